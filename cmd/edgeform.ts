@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+/**
+ * The edgeform entry point: yargs wiring only, and the one place errors become exit codes.
+ */
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import yargs, { type Argv } from 'yargs';
+import { redact, secretsFromEnv } from '../src/api/redact.js';
+import { UsageError } from '../src/cli/command.js';
+import { EdgeformError } from '../src/errors.js';
+import { commands } from '../src/cli/commands.js';
+import { createIO, ExitCode, type CliIO, type CreateIOOptions } from '../src/cli/io.js';
+import { VERSION } from '../src/version.js';
+
+/** Runs edgeform with argv (without node and script) and returns the exit code. */
+export async function runCli(argv: string[], ioOptions: CreateIOOptions = {}): Promise<number> {
+  const colorFlag = !argv.includes('--no-color') && !argv.includes('--color=false');
+  const io = createIO({ ...ioOptions, colorFlag });
+  let exitCode: number = ExitCode.ok;
+  let ran = false;
+
+  let parser: Argv = yargs(argv)
+    .scriptName('edgeform')
+    .usage('Usage: $0 <command> [options]\n\nDeclarative reconcile tool for the edge platform: plan, apply and drift from YAML stacks.')
+    .version(VERSION)
+    .alias('version', 'v')
+    .help()
+    .alias('help', 'h')
+    .option('color', {
+      type: 'boolean',
+      default: true,
+      description: 'Colour the output (--no-color or NO_COLOR turn it off; never on a non-TTY)',
+    })
+    .strict()
+    .recommendCommands()
+    .demandCommand(1, 'Name a command: see edgeform --help.')
+    .wrap(Math.min(100, process.stdout.columns ?? 100))
+    .exitProcess(false)
+    .fail((message: string | undefined, error: Error | undefined) => {
+      throw error ?? new UsageError(message ?? 'invalid invocation');
+    });
+
+  for (const command of commands) {
+    parser = parser.command(command.command, command.describe, command.builder, async (args) => {
+      ran = true;
+      exitCode = await command.run(args, io);
+    });
+  }
+
+  try {
+    const parsed = await parser.parseAsync();
+    if (!ran && parsed._.length > 0) throw new UsageError(`unknown command "${String(parsed._[0])}"`);
+    return ran ? exitCode : ExitCode.ok;
+  } catch (error) {
+    return reportError(error, io);
+  }
+}
+
+function reportError(error: unknown, io: CliIO): number {
+  const secrets = secretsFromEnv(io.env);
+  if (error instanceof UsageError) {
+    io.err(redact(`Error: ${error.message}\nRun 'edgeform --help' for usage.`, secrets));
+    return ExitCode.error;
+  }
+  if (error instanceof EdgeformError) {
+    io.err(redact(`Error: ${error.message}`, secrets));
+    return ExitCode.error;
+  }
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  io.err(redact(`Error: an unexpected error occurred; this is a bug in edgeform, please report it.\n${detail}`, secrets));
+  return ExitCode.error;
+}
+
+function isMain(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isMain()) {
+  process.exitCode = await runCli(process.argv.slice(2));
+}

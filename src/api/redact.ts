@@ -1,0 +1,26 @@
+/** The replacement shown wherever a secret would have been printed. */
+export const REDACTED = '[REDACTED]';
+
+/** Name of the only place the API key comes from. */
+export const API_KEY_ENV = 'EDGEFORM_API_KEY';
+
+/**
+ * Replaces every occurrence of each secret (and of its URL-encoded and JSON-escaped forms)
+ * with [REDACTED]. Keys contain `$`, so matching is literal, never a RegExp built from the key.
+ */
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (!secret) continue;
+    for (const form of new Set([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)])) {
+      if (form.length > 0) out = out.split(form).join(REDACTED);
+    }
+  }
+  return out;
+}
+
+/** The secrets edgeform knows about in an environment: the API key, if set. */
+export function secretsFromEnv(env: NodeJS.ProcessEnv): string[] {
+  const key = env[API_KEY_ENV];
+  return key ? [key] : [];
+}

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+
+describe('edgeform CLI', () => {
+  it('prints its version with --version and exits 0', async () => {
+    const result = await runCli(['--version']);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it('rejects an unknown command with a clear message and exit 1, no stack trace', async () => {
+    const result = await runCli(['frobnicate']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('frobnicate');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('rejects an unknown flag with exit 1, no stack trace', async () => {
+    const result = await runCli(['--frobnicate']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('asks for a command when none is given', async () => {
+    const result = await runCli([]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('edgeform --help');
+  });
+});
