@@ -1,0 +1,160 @@
+/**
+ * A dependency graph of addresses: `dependsOn` edges point from a node to the nodes it waits
+ * for. Pure; used by validation (cycles), the planner (order) and the executor (walk).
+ */
+export interface DependencyGraph {
+  /** Nodes in declaration order; the tie-breaker for every ordering below. */
+  readonly nodes: readonly string[];
+  /** node → the nodes it depends on (only nodes of the graph). */
+  readonly dependencies: ReadonlyMap<string, readonly string[]>;
+  /** node → the nodes that depend on it directly. */
+  readonly dependants: ReadonlyMap<string, readonly string[]>;
+}
+
+/**
+ * Builds a graph from nodes and their dependencies. Dependencies naming unknown nodes are
+ * dropped here (validation reports them); duplicates are folded.
+ */
+export function buildGraph(entries: Iterable<{ address: string; dependsOn: readonly string[] }>): DependencyGraph {
+  const list = [...entries];
+  const known = new Set(list.map((e) => e.address));
+  const dependencies = new Map<string, string[]>();
+  const dependants = new Map<string, string[]>();
+  for (const { address } of list) {
+    dependencies.set(address, []);
+    dependants.set(address, []);
+  }
+  for (const { address, dependsOn } of list) {
+    const deps = dependencies.get(address)!;
+    for (const dep of dependsOn) {
+      if (!known.has(dep) || deps.includes(dep)) continue;
+      deps.push(dep);
+      dependants.get(dep)!.push(address);
+    }
+  }
+  return { nodes: list.map((e) => e.address), dependencies, dependants };
+}
+
+/**
+ * Every cycle of the graph, one per strongly connected component with more than one node
+ * (or a self-loop), each as a closed path `[a, b, ..., a]` starting at its earliest-declared
+ * node. Tarjan's algorithm, iterative so deep graphs do not overflow the stack.
+ */
+export function findCycles(graph: DependencyGraph): string[][] {
+  const order = new Map(graph.nodes.map((n, i) => [n, i]));
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const components: string[][] = [];
+  let counter = 0;
+
+  for (const root of graph.nodes) {
+    if (index.has(root)) continue;
+    const work: { node: string; next: number }[] = [{ node: root, next: 0 }];
+    index.set(root, counter);
+    low.set(root, counter++);
+    stack.push(root);
+    onStack.add(root);
+    while (work.length > 0) {
+      const frame = work[work.length - 1]!;
+      const deps = graph.dependencies.get(frame.node) ?? [];
+      if (frame.next < deps.length) {
+        const dep = deps[frame.next++]!;
+        if (!index.has(dep)) {
+          index.set(dep, counter);
+          low.set(dep, counter++);
+          stack.push(dep);
+          onStack.add(dep);
+          work.push({ node: dep, next: 0 });
+        } else if (onStack.has(dep)) {
+          low.set(frame.node, Math.min(low.get(frame.node)!, index.get(dep)!));
+        }
+        continue;
+      }
+      work.pop();
+      const parent = work[work.length - 1];
+      if (parent) low.set(parent.node, Math.min(low.get(parent.node)!, low.get(frame.node)!));
+      if (low.get(frame.node) === index.get(frame.node)) {
+        const component: string[] = [];
+        let member: string;
+        do {
+          member = stack.pop()!;
+          onStack.delete(member);
+          component.push(member);
+        } while (member !== frame.node);
+        const selfLoop = (graph.dependencies.get(frame.node) ?? []).includes(frame.node);
+        if (component.length > 1 || selfLoop) components.push(component);
+      }
+    }
+  }
+
+  return components
+    .map((component) => cyclePath(graph, new Set(component), order))
+    .sort((a, b) => order.get(a[0]!)! - order.get(b[0]!)!);
+}
+
+/** A closed walk through one strongly connected component, from its earliest-declared node. */
+function cyclePath(graph: DependencyGraph, members: Set<string>, order: Map<string, number>): string[] {
+  const start = [...members].sort((a, b) => order.get(a)! - order.get(b)!)[0]!;
+  // Breadth-first search for the shortest way back to start inside the component.
+  const previous = new Map<string, string>();
+  const queue = [start];
+  while (queue.length > 0) {
+    const node = queue.shift()!;
+    for (const dep of graph.dependencies.get(node) ?? []) {
+      if (!members.has(dep)) continue;
+      if (dep === start) {
+        const path = [start];
+        for (let at: string | undefined = node; at !== undefined && at !== start; at = previous.get(at)) path.splice(1, 0, at);
+        path.push(start);
+        return path;
+      }
+      if (!previous.has(dep)) {
+        previous.set(dep, node);
+        queue.push(dep);
+      }
+    }
+  }
+  return [start, start];
+}
+
+/**
+ * Nodes ordered so every node comes after all of its dependencies; among nodes that are
+ * ready at the same time, declaration order wins (stable, so plans read like the stack).
+ * Throws if the graph has a cycle: validation rejects cyclic stacks before this is called.
+ */
+export function topologicalOrder(graph: DependencyGraph): string[] {
+  const order = new Map(graph.nodes.map((n, i) => [n, i]));
+  const remaining = new Map(graph.nodes.map((n) => [n, (graph.dependencies.get(n) ?? []).length]));
+  const ready = graph.nodes.filter((n) => remaining.get(n) === 0);
+  const result: string[] = [];
+  while (ready.length > 0) {
+    ready.sort((a, b) => order.get(a)! - order.get(b)!);
+    const node = ready.shift()!;
+    result.push(node);
+    for (const dependant of graph.dependants.get(node) ?? []) {
+      const left = remaining.get(dependant)! - 1;
+      remaining.set(dependant, left);
+      if (left === 0) ready.push(dependant);
+    }
+  }
+  if (result.length !== graph.nodes.length) {
+    const cycle = findCycles(graph)[0] ?? [];
+    throw new Error(`dependency cycle: ${cycle.join(' -> ')}`);
+  }
+  return result;
+}
+
+/** Every node that depends on `address`, directly or through others, in topological order. */
+export function transitiveDependants(graph: DependencyGraph, address: string): string[] {
+  const seen = new Set<string>();
+  const queue = [...(graph.dependants.get(address) ?? [])];
+  while (queue.length > 0) {
+    const node = queue.shift()!;
+    if (seen.has(node)) continue;
+    seen.add(node);
+    queue.push(...(graph.dependants.get(node) ?? []));
+  }
+  return topologicalOrder(graph).filter((n) => seen.has(n));
+}

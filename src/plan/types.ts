@@ -1,0 +1,91 @@
+import type { Diagnostic } from '../config/diagnostics.js';
+import type { CheckType, ResourceType } from '../config/types.js';
+
+/** Version of the saved-plan and JSON plan format; bumped on any incompatible change. */
+export const PLAN_FORMAT_VERSION = '1.0';
+
+/** What apply will do to one resource. `read` is the action of checks. */
+export type Action = 'no-op' | 'update' | 'delete' | 'read';
+
+/** One changed leaf of a resource, as the renderers show it. */
+export interface FieldChange {
+  /** Attribute path from the resource root, e.g. ["flavor_id"] or ["tags", "env"]. */
+  path: string[];
+  op: 'add' | 'update' | 'remove';
+  /** The platform's value (absent for add). */
+  before?: unknown;
+  /** The stack's value (absent for remove). */
+  after?: unknown;
+}
+
+/**
+ * The planned change of one resource: a plain JSON value, saved verbatim in plan files, so
+ * apply executes exactly what was shown.
+ */
+export interface ResourceChange {
+  address: string;
+  type: ResourceType;
+  name: string;
+  action: Action;
+  /** The resource's declared attributes (ids included): what apply re-reads and acts on. */
+  desired: Record<string, unknown>;
+  /** Observed values of the declared fields; null when the resource does not exist. */
+  before: Record<string, unknown> | null;
+  /** Values after apply; null when the resource will be deleted or stays absent. */
+  after: Record<string, unknown> | null;
+  changes: FieldChange[];
+  /** Provider-specific instructions for apply (the tags merge patch, the upgrade path, ...). */
+  payload?: Record<string, unknown>;
+  /** sha256 of `before`: a saved plan is stale when a re-read gives another fingerprint. */
+  fingerprint: string;
+  /** The platform task holding the resource's lock when it was read; apply waits for it first. */
+  lockTaskId?: string | null;
+  dependsOn: string[];
+  warnings: string[];
+  /** Human notes shown under the resource (e.g. "upgrade path: v1.29.8 -> v1.30.6 -> v1.31.3"). */
+  notes: string[];
+}
+
+export type CheckStatus = 'pass' | 'fail' | 'error';
+
+/** The outcome of one read-only check. */
+export interface CheckResult {
+  address: string;
+  type: CheckType;
+  name: string;
+  action: 'read';
+  status: CheckStatus;
+  /** One line saying what was found, e.g. "missing languages: ger" or "3 tasks match (max 0)". */
+  message: string;
+  details?: Record<string, unknown>;
+  dependsOn: string[];
+}
+
+/** Counts of the planned actions, as the summary line prints them. */
+export interface PlanSummary {
+  add: number;
+  change: number;
+  destroy: number;
+  read: number;
+}
+
+/**
+ * A plan is a value: what apply will do, made by a pure function of (stack, observed state).
+ * `applyable` is true when there is something to do and nothing errored.
+ */
+export interface Plan {
+  format_version: typeof PLAN_FORMAT_VERSION;
+  edgeform_version: string;
+  created_at: string;
+  /** The API origin the plan was read from; apply refuses a plan made for another one. */
+  base_url: string;
+  stack: { sources: string[]; digest: string };
+  /** Resources in dependency order. */
+  resource_changes: ResourceChange[];
+  checks: CheckResult[];
+  /** Plan errors and warnings: failed reads, unreachable targets, read-only tag keys, ... */
+  diagnostics: Diagnostic[];
+  summary: PlanSummary;
+  applyable: boolean;
+  errored: boolean;
+}
