@@ -39,8 +39,10 @@ export interface ResourceChange {
   /** sha256 of `before`: a saved plan is stale when a re-read gives another fingerprint. */
   fingerprint: string;
   /** The platform task holding the resource's lock when it was read; apply waits for it first. */
-  lockTaskId?: string | null;
-  dependsOn: string[];
+  lock_task_id: string | null;
+  depends_on: string[];
+  /** Per map field (e.g. tags), how many entries are unchanged and hidden from the diff. */
+  unchanged_elements?: Record<string, number>;
   warnings: string[];
   /** Human notes shown under the resource (e.g. "upgrade path: v1.29.8 -> v1.30.6 -> v1.31.3"). */
   notes: string[];
@@ -58,7 +60,7 @@ export interface CheckResult {
   /** One line saying what was found, e.g. "missing languages: ger" or "3 tasks match (max 0)". */
   message: string;
   details?: Record<string, unknown>;
-  dependsOn: string[];
+  depends_on: string[];
 }
 
 /** Counts of the planned actions, as the summary line prints them. */

@@ -1,0 +1,23 @@
+import { structuredPatch } from 'diff';
+
+/** A value as the plan shows it: strings quoted, everything else as compact JSON. */
+export function formatValue(value: unknown): string {
+  if (value === undefined) return '(unset)';
+  return JSON.stringify(value);
+}
+
+/** True when a change between two values is best shown as a unified diff of lines. */
+export function isMultiline(before: unknown, after: unknown): boolean {
+  return (typeof before === 'string' && before.includes('\n')) || (typeof after === 'string' && after.includes('\n'));
+}
+
+/** The hunks of a unified diff between two multi-line strings (no file headers). */
+export function unifiedDiffLines(before: string, after: string): string[] {
+  const patch = structuredPatch('before', 'after', before, after, '', '', { context: 3 });
+  const lines: string[] = [];
+  for (const hunk of patch.hunks) {
+    lines.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`);
+    for (const line of hunk.lines) if (!line.startsWith('\\')) lines.push(line);
+  }
+  return lines;
+}

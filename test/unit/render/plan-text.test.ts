@@ -1,0 +1,115 @@
+import kleur from 'kleur';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { renderPlanText } from '../../../src/render/plan-text.js';
+import { change, check, plan } from '../../helpers/plan.js';
+
+beforeAll(() => {
+  kleur.enabled = false;
+});
+
+const fip = change({
+  address: 'cloud_floating_ip.web_ip',
+  action: 'update',
+  changes: [
+    { path: ['tags', 'env'], op: 'update', before: 'staging', after: 'prod' },
+    { path: ['tags', 'owner'], op: 'remove', before: 'alice' },
+    { path: ['tags', 'tier'], op: 'add', after: 'gold' },
+  ],
+  unchanged_elements: { tags: 1 },
+});
+const vm = change({
+  address: 'cloud_instance.web_vm',
+  action: 'update',
+  changes: [{ path: ['flavor_id'], op: 'update', before: 'g2-standard-2-4', after: 'g2-standard-4-8' }],
+});
+const app = change({ address: 'fastedge_app.legacy_app', action: 'delete', before: { app_id: 1234, name: 'legacy-app' } });
+
+describe('renderPlanText', () => {
+  it('shows a legend, the addresses by action, changed fields only and the summary', () => {
+    const text = renderPlanText(plan([fip, vm, app], [check({ address: 'streaming_video_subtitles.subs', status: 'pass', message: 'eng, ger present' })]));
+    expect(text).toBe(
+      [
+        'Resource actions are indicated with the following symbols:',
+        '   ~ update in-place',
+        '   - destroy',
+        '  <= read (checks)',
+        '',
+        'edgeform will perform the following actions:',
+        '',
+        '   ~ cloud_floating_ip.web_ip',
+        '   ~ cloud_instance.web_vm',
+        '   - fastedge_app.legacy_app',
+        '',
+        '  # cloud_floating_ip.web_ip will be updated in-place',
+        '   ~ cloud_floating_ip.web_ip',
+        '    ~ tags:',
+        '        ~ "env"   = "staging" -> "prod"',
+        '        - "owner" = "alice"',
+        '        + "tier"  = "gold"',
+        '          # (1 unchanged element hidden)',
+        '',
+        '  # cloud_instance.web_vm will be updated in-place',
+        '   ~ cloud_instance.web_vm',
+        '    ~ flavor_id: "g2-standard-2-4" -> "g2-standard-4-8"',
+        '',
+        '  # fastedge_app.legacy_app will be destroyed',
+        '   - fastedge_app.legacy_app',
+        '      app_id: 1234',
+        '      name: "legacy-app"',
+        '',
+        'Checks:',
+        '  <= streaming_video_subtitles.subs: passed: eng, ger present',
+        '',
+        'Plan: 0 to add, 2 to change, 1 to destroy.',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('says there are no changes when everything matches', () => {
+    const text = renderPlanText(plan([change({ address: 'cloud_instance.web_vm', action: 'no-op' })]));
+    expect(text).toBe('No changes. Your infrastructure matches the configuration.\n');
+  });
+
+  it('shows multi-line values as a unified diff', () => {
+    const text = renderPlanText(
+      plan([change({ address: 'cloud_instance.web_vm', action: 'update', changes: [{ path: ['script'], op: 'update', before: 'a\nb\nc\n', after: 'a\nB\nc\n' }] })]),
+    );
+    expect(text).toContain(['    ~ script:', '        @@ -1,3 +1,3 @@', '         a', '        -b', '        +B', '         c'].join('\n'));
+  });
+
+  it('shows notes and lock warnings under the resource', () => {
+    const text = renderPlanText(
+      plan([
+        change({
+          address: 'cloud_k8s_cluster.prod',
+          action: 'update',
+          changes: [{ path: ['version'], op: 'update', before: 'v1.29.8', after: 'v1.31.3' }],
+          notes: ['upgrade path: v1.29.8 -> v1.30.6 -> v1.31.3'],
+          warnings: ['locked by running platform task t-1'],
+        }),
+      ]),
+    );
+    expect(text).toContain('      ! locked by running platform task t-1\n    ~ version: "v1.29.8" -> "v1.31.3"\n      # upgrade path: v1.29.8 -> v1.30.6 -> v1.31.3\n');
+  });
+
+  it('marks failing checks and prints diagnostics through the given formatter', () => {
+    const p = plan([], [check({ address: 'streaming_ai_tasks.no_failures', status: 'fail', message: '2 tasks match (max 0)' })], {
+      diagnostics: [{ severity: 'error', code: 'plan-error', summary: 'reading x failed' }],
+    });
+    const text = renderPlanText(p, { formatDiagnostics: (d) => `DIAG ${d.length}` });
+    expect(text).toContain('  <= streaming_ai_tasks.no_failures: FAILED: 2 tasks match (max 0)\n');
+    expect(text).toContain('DIAG 1\n');
+    expect(text.trimEnd().split('\n').at(-1)).toBe('Plan failed: 1 error; nothing can be applied until it is fixed.');
+  });
+
+  it('uses ANSI colours only when kleur is enabled', () => {
+    kleur.enabled = true;
+    try {
+      expect(renderPlanText(plan([vm]))).toContain('\u001b[');
+    } finally {
+      kleur.enabled = false;
+    }
+    expect(renderPlanText(plan([vm]))).not.toContain('\u001b[');
+  });
+});
