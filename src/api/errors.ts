@@ -1,0 +1,284 @@
+/**
+ * Typed errors of the API layer, one class per HTTP status family plus connection, timeout,
+ * configuration and task failures (Stainless-style). Callers branch on `instanceof` or the
+ * stable `code`, never on message text. Every message is built from already redacted parts.
+ */
+import { STATUS_CODES } from 'node:http';
+import { EdgeformError } from '../errors.js';
+
+/**
+ * Whether a failed request reached the platform: `false` only when that is proven (the
+ * connection was never made), `true` when it certainly did, `'unknown'` otherwise.
+ */
+export type RequestSent = boolean | 'unknown';
+
+/** What an {@link ApiError} knows about the failed exchange. */
+export interface ApiErrorDetails {
+  method: string;
+  /** The API path as the caller gave it (no base URL prefix, no query). */
+  path: string;
+  status: number;
+  /** From the `X-Request-ID` header or a cloud error body's `request_id`; quote it to support. */
+  requestId: string | null;
+  /** First path segment: cloud, fastedge, streaming, iam, ... */
+  product: string;
+  /** The parsed error body (JSON value, text, or null when empty), secrets redacted. */
+  body: unknown;
+  /** The platform's own human-readable explanation, when the body carried one. */
+  platformMessage: string | null;
+  /** The wait the response asked for (Retry-After / Retry-After-Ms), if any. */
+  retryAfterMs?: number | null;
+  /** Extra clause appended to the message, e.g. why it was not retried. */
+  note?: string;
+}
+
+/**
+ * The platform answered with a non-2xx status. Message form:
+ * `PATCH /cloud/v2/floatingips/1/76/…: 409 Conflict: <platform message> (request_id …)`.
+ */
+export class ApiError extends EdgeformError {
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  readonly requestId: string | null;
+  readonly product: string;
+  readonly body: unknown;
+  readonly platformMessage: string | null;
+  readonly retryAfterMs: number | null;
+
+  constructor(details: ApiErrorDetails, code = 'EDGEFORM_API_ERROR') {
+    super(code, describeApiError(details));
+    this.method = details.method;
+    this.path = details.path;
+    this.status = details.status;
+    this.requestId = details.requestId;
+    this.product = details.product;
+    this.body = details.body;
+    this.platformMessage = details.platformMessage;
+    this.retryAfterMs = details.retryAfterMs ?? null;
+  }
+}
+
+/** 400: the platform rejected the request as malformed or invalid. */
+export class BadRequestError extends ApiError {
+  constructor(details: ApiErrorDetails) {
+    super(details, 'EDGEFORM_API_BAD_REQUEST');
+  }
+}
+
+/** 401: the API key is missing, invalid or expired. */
+export class AuthenticationError extends ApiError {
+  constructor(details: ApiErrorDetails) {
+    super(details, 'EDGEFORM_API_AUTHENTICATION');
+  }
+}
+
+/** 403: the key is valid but may not do this (on cloud often a capacity problem instead). */
+export class PermissionDeniedError extends ApiError {
+  constructor(details: ApiErrorDetails) {
+    super(details, 'EDGEFORM_API_PERMISSION_DENIED');
+  }
+}
+
+/** 404: the resource does not exist; providers turn this into "gone", not a failure. */
+export class NotFoundError extends ApiError {
+  constructor(details: ApiErrorDetails) {
+    super(details, 'EDGEFORM_API_NOT_FOUND');
+  }
+}
+
+/** 409: the resource is locked or in a conflicting state. */
+export class ConflictError extends ApiError {
+  constructor(details: ApiErrorDetails) {
+    super(details, 'EDGEFORM_API_CONFLICT');
+  }
+}
+
+/** 422: the request was well-formed but semantically refused. */
+export class UnprocessableEntityError extends ApiError {
+  constructor(details: ApiErrorDetails) {
+    super(details, 'EDGEFORM_API_UNPROCESSABLE_ENTITY');
+  }
+}
+
+/** 429: rate limited (or, on FastEdge, a count quota); thrown once retries are used up. */
+export class RateLimitError extends ApiError {
+  constructor(details: ApiErrorDetails) {
+    super(details, 'EDGEFORM_API_RATE_LIMIT');
+  }
+}
+
+/** 5xx: the platform failed; thrown once retries (where allowed) are used up. */
+export class InternalServerError extends ApiError {
+  constructor(details: ApiErrorDetails) {
+    super(details, 'EDGEFORM_API_INTERNAL_SERVER');
+  }
+}
+
+/** Builds the {@link ApiError} subclass that matches the status. */
+export function createApiError(details: ApiErrorDetails): ApiError {
+  const { status } = details;
+  if (status === 400) return new BadRequestError(details);
+  if (status === 401) return new AuthenticationError(details);
+  if (status === 403) return new PermissionDeniedError(details);
+  if (status === 404) return new NotFoundError(details);
+  if (status === 409) return new ConflictError(details);
+  if (status === 422) return new UnprocessableEntityError(details);
+  if (status === 429) return new RateLimitError(details);
+  if (status >= 500 && status <= 599) return new InternalServerError(details);
+  return new ApiError(details);
+}
+
+/** What an {@link ApiConnectionError} knows. */
+export interface ApiConnectionErrorDetails {
+  method: string;
+  path: string;
+  requestSent: RequestSent;
+  /** Short machine reason from the underlying error, e.g. ECONNREFUSED, UND_ERR_SOCKET. */
+  reason: string;
+  /** The underlying error's (redacted) message. */
+  detail: string;
+  /** Extra clause appended to the message, e.g. why it was not retried. */
+  note?: string;
+  /** The underlying error, already sanitized (message, stack and cause chain redacted). */
+  cause?: Error;
+}
+
+/**
+ * No HTTP answer: connection refused, reset, DNS or TLS failure. `requestSent` says whether a
+ * task-starting request may have taken effect anyway (then re-reading is the only safe move).
+ */
+export class ApiConnectionError extends EdgeformError {
+  readonly method: string;
+  readonly path: string;
+  readonly requestSent: RequestSent;
+  readonly reason: string;
+
+  constructor(details: ApiConnectionErrorDetails, code = 'EDGEFORM_API_CONNECTION', message?: string) {
+    super(code, message ?? describeConnectionError(details), details.cause ? { cause: details.cause } : undefined);
+    this.method = details.method;
+    this.path = details.path;
+    this.requestSent = details.requestSent;
+    this.reason = details.reason;
+  }
+}
+
+/**
+ * Which wait ran out. A `connect` timeout proves the request never reached the platform;
+ * `headers` / `body` mean it was sent; `request` (the overall per-request limit) is unknown.
+ */
+export type TimeoutPhase = 'connect' | 'headers' | 'body' | 'request';
+
+/** What an {@link ApiTimeoutError} knows. */
+export interface ApiTimeoutErrorDetails extends ApiConnectionErrorDetails {
+  phase: TimeoutPhase;
+  /** The limit that ran out, when known. */
+  timeoutMs: number | null;
+}
+
+/** A timeout while connecting or waiting for the answer; a kind of connection failure. */
+export class ApiTimeoutError extends ApiConnectionError {
+  readonly phase: TimeoutPhase;
+  readonly timeoutMs: number | null;
+
+  constructor(details: ApiTimeoutErrorDetails) {
+    super(details, 'EDGEFORM_API_TIMEOUT', describeTimeout(details));
+    this.phase = details.phase;
+    this.timeoutMs = details.timeoutMs;
+  }
+}
+
+/** A 2xx answer whose body could not be parsed as the JSON it claimed to be. */
+export class ApiResponseParseError extends EdgeformError {
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  readonly requestId: string | null;
+
+  constructor(details: { method: string; path: string; status: number; requestId: string | null; detail: string }) {
+    super(
+      'EDGEFORM_API_BAD_RESPONSE',
+      `${details.method} ${details.path}: ${details.status} answer is not valid JSON (${details.detail})${formatRequestId(details.requestId)}`,
+    );
+    this.method = details.method;
+    this.path = details.path;
+    this.status = details.status;
+    this.requestId = details.requestId;
+  }
+}
+
+/**
+ * The API settings are unusable: key missing (`EDGEFORM_API_KEY_MISSING`), base URL invalid
+ * (`EDGEFORM_BASE_URL_INVALID`) or plain http to a non-loopback host (`EDGEFORM_BASE_URL_INSECURE`).
+ */
+export class ApiConfigError extends EdgeformError {
+  constructor(code: 'EDGEFORM_API_KEY_MISSING' | 'EDGEFORM_API_KEY_INVALID' | 'EDGEFORM_BASE_URL_INVALID' | 'EDGEFORM_BASE_URL_INSECURE', message: string) {
+    super(code, message);
+  }
+}
+
+/** A cloud task ended in ERROR; `error` is the platform's reason text. */
+export class TaskFailedError extends EdgeformError {
+  readonly taskId: string;
+  readonly taskType: string;
+  readonly error: string | null;
+
+  constructor(details: { taskId: string; taskType: string; error: string | null }) {
+    super('EDGEFORM_TASK_FAILED', `task ${details.taskId} (${details.taskType}) failed: ${details.error ?? 'the platform gave no reason'}`);
+    this.taskId = details.taskId;
+    this.taskType = details.taskType;
+    this.error = details.error;
+  }
+}
+
+/** A cloud task did not finish within its timeout; it may still be running on the platform. */
+export class TaskTimeoutError extends EdgeformError {
+  readonly taskId: string;
+  readonly taskType: string;
+  readonly elapsedMs: number;
+  readonly lastState: string | null;
+
+  constructor(details: { taskId: string; taskType: string; elapsedMs: number; lastState: string | null }) {
+    super(
+      'EDGEFORM_TASK_TIMEOUT',
+      `task ${details.taskId} (${details.taskType}) did not finish within ${Math.round(details.elapsedMs / 1000)} s` +
+        `${details.lastState ? ` (last state ${details.lastState})` : ''}; it may still be running on the platform`,
+    );
+    this.taskId = details.taskId;
+    this.taskType = details.taskType;
+    this.elapsedMs = details.elapsedMs;
+    this.lastState = details.lastState;
+  }
+}
+
+function describeApiError(d: ApiErrorDetails): string {
+  const statusText = STATUS_CODES[d.status] ?? 'Unknown Status';
+  const platform = d.platformMessage ? `: ${d.platformMessage}` : '';
+  const note = d.note ? `; ${d.note}` : '';
+  return `${d.method} ${d.path}: ${d.status} ${statusText}${platform}${formatRequestId(d.requestId)}${note}`;
+}
+
+function describeConnectionError(d: ApiConnectionErrorDetails): string {
+  return `${d.method} ${d.path}: connection failed (${d.detail})${describeSent(d.requestSent)}${d.note ? `; ${d.note}` : ''}`;
+}
+
+function describeTimeout(d: ApiTimeoutErrorDetails): string {
+  const what = {
+    connect: 'connecting',
+    headers: 'waiting for the response headers',
+    body: 'reading the response body',
+    request: 'waiting for the whole request',
+  }[d.phase];
+  const limit = d.timeoutMs !== null ? ` after ${d.timeoutMs} ms` : '';
+  return `${d.method} ${d.path}: timed out ${what}${limit}${describeSent(d.requestSent)}${d.note ? `; ${d.note}` : ''}`;
+}
+
+function describeSent(sent: RequestSent): string {
+  if (sent === false) return '; the request never reached the platform';
+  if (sent === true) return '; the request reached the platform and may have taken effect';
+  return '; the request may have reached the platform';
+}
+
+function formatRequestId(requestId: string | null): string {
+  return requestId ? ` (request_id ${requestId})` : '';
+}

@@ -1,0 +1,237 @@
+/**
+ * Retry policy of the API client: which failures are retried in which mode, how long to wait
+ * (pure functions of attempt, headers, clock and random source, so tests inject both), and the
+ * run-wide budget that makes an outage fail fast instead of multiplying waits.
+ */
+import type { RequestSent } from './errors.js';
+
+/**
+ * How a request may be retried, chosen by the caller who knows what the request does:
+ * - `idempotent`: repeating it cannot do harm (GET, DELETE, the tag merge-patch PATCH), so
+ *   every transient failure is retried.
+ * - `never-reached-only`: it starts work (POSTs that create tasks), so it is repeated only
+ *   when the platform provably never acted on it: the connection was never made, or the
+ *   platform answered 429 / 503 (refused at the door).
+ */
+export type RetryMode = 'idempotent' | 'never-reached-only';
+
+/** Tunables of the backoff. Defaults in {@link DEFAULT_RETRY_POLICY}. */
+export interface RetryPolicy {
+  /** Total attempts per request, the first included. */
+  maxAttempts: number;
+  /** Backoff before the first retry; doubles per attempt. */
+  baseDelayMs: number;
+  /** Cap of the exponential backoff (before jitter). */
+  maxDelayMs: number;
+  /** Longest Retry-After / Retry-After-Ms edgeform honours; a longer one means give up. */
+  maxRetryAfterMs: number;
+  /** `full`: uniform in [0, d]; `equal`: uniform in [d/2, d] (never retries instantly). */
+  jitter: 'full' | 'equal';
+}
+
+/** 4 attempts, 0.5 s·2ⁿ capped at 8 s with equal jitter, Retry-After honoured up to 60 s. */
+export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
+  maxAttempts: 4,
+  baseDelayMs: 500,
+  maxDelayMs: 8_000,
+  maxRetryAfterMs: 60_000,
+  jitter: 'equal',
+});
+
+/** Statuses that mean "try again later" for an idempotent request. */
+export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
+
+/**
+ * Statuses that prove the platform did not act on the request (rate limited or unavailable),
+ * so even a task-starting POST may be sent again.
+ */
+export const NEVER_REACHED_STATUSES: ReadonlySet<number> = new Set([429, 503]);
+
+/** What went wrong with one attempt, as far as the retry decision needs to know. */
+export type AttemptFailure =
+  | { kind: 'status'; status: number }
+  | {
+      kind: 'network';
+      /** Whether the request reached the server: false only when that is proven. */
+      requestSent: RequestSent;
+      /** False for failures that repeating cannot cure (TLS certificate, invalid request). */
+      transient: boolean;
+    };
+
+/** Whether a failure may be retried in a mode (attempt counts and budget aside). */
+export function isRetryableFailure(mode: RetryMode, failure: AttemptFailure): boolean {
+  if (failure.kind === 'status') {
+    return (mode === 'idempotent' ? RETRYABLE_STATUSES : NEVER_REACHED_STATUSES).has(failure.status);
+  }
+  if (!failure.transient) return false;
+  return mode === 'idempotent' || failure.requestSent === false;
+}
+
+/** Inputs of {@link computeRetryDelay}; everything time- or chance-dependent is injected. */
+export interface RetryDelayInput {
+  /** How many attempts have failed so far (1 after the first failure). */
+  attempt: number;
+  /** The `Retry-After` response header, seconds or an HTTP date, if any. */
+  retryAfterHeader?: string | readonly string[] | null;
+  /** The `Retry-After-Ms` response header, milliseconds, if any (takes precedence). */
+  retryAfterMsHeader?: string | readonly string[] | null;
+  /** Current time in epoch milliseconds, to turn an HTTP-date Retry-After into a delay. */
+  now: number;
+  /** A random number in [0, 1). */
+  random: () => number;
+  policy?: Readonly<RetryPolicy>;
+}
+
+/**
+ * The wait before the next attempt, in milliseconds, or `give-up` when the platform asked for
+ * a longer wait than edgeform is willing to spend. A valid Retry-After(-Ms) is used as given
+ * (the platform knows best); otherwise exponential backoff with jitter. Pure.
+ */
+export function computeRetryDelay(input: RetryDelayInput): number | 'give-up' {
+  const policy = input.policy ?? DEFAULT_RETRY_POLICY;
+  const asked = parseRetryAfter(input.retryAfterHeader, input.retryAfterMsHeader, input.now);
+  if (asked !== null) return asked > policy.maxRetryAfterMs ? 'give-up' : asked;
+  return computeBackoff(input.attempt, input.random, policy);
+}
+
+/** Exponential backoff with jitter for the given failed-attempt count (≥ 1). Pure. */
+export function computeBackoff(attempt: number, random: () => number, policy: Readonly<RetryPolicy> = DEFAULT_RETRY_POLICY): number {
+  const exponent = Math.max(0, attempt - 1);
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.min(exponent, 30));
+  const r = clampUnit(random());
+  const delay = policy.jitter === 'full' ? ceiling * r : ceiling / 2 + (ceiling / 2) * r;
+  return Math.round(delay);
+}
+
+/**
+ * The delay a response asks for, in ms, or null when it asks for none or the headers are
+ * malformed. `Retry-After-Ms` wins over `Retry-After`; a date in the past means 0.
+ */
+export function parseRetryAfter(
+  retryAfterHeader: string | readonly string[] | null | undefined,
+  retryAfterMsHeader: string | readonly string[] | null | undefined,
+  now: number,
+): number | null {
+  const ms = firstValue(retryAfterMsHeader);
+  if (ms !== undefined && /^\s*\d+(\.\d+)?\s*$/.test(ms)) return Math.ceil(Number(ms));
+  const value = firstValue(retryAfterHeader);
+  if (value === undefined) return null;
+  if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000;
+  const date = Date.parse(value);
+  if (Number.isNaN(date) || !/[a-z]/i.test(value)) return null;
+  return Math.max(0, date - now);
+}
+
+/**
+ * Retries left for a whole run, shared by every client and request in it, so that when the
+ * platform is down the run fails after a bounded total wait rather than per-request waits
+ * multiplied by the number of resources.
+ */
+export interface RetryBudget {
+  readonly maxRetries: number;
+  readonly maxDelayMs: number;
+  readonly retriesUsed: number;
+  readonly delayUsedMs: number;
+  /** Whether one more retry after waiting delayMs fits in the budget. */
+  canAfford(delayMs: number): boolean;
+  /** Records one retry and its wait. */
+  consume(delayMs: number): void;
+  /** A sentence for error messages, e.g. "20 retries, 41 s of backoff used this run". */
+  describe(): string;
+}
+
+/** Limits of a {@link RetryBudget}; defaults: 20 retries and 120 s of total backoff per run. */
+export interface RetryBudgetOptions {
+  maxRetries?: number;
+  maxDelayMs?: number;
+}
+
+/** Creates a fresh run-wide retry budget. */
+export function createRetryBudget(options: RetryBudgetOptions = {}): RetryBudget {
+  const maxRetries = options.maxRetries ?? 20;
+  const maxDelayMs = options.maxDelayMs ?? 120_000;
+  let retriesUsed = 0;
+  let delayUsedMs = 0;
+  return {
+    maxRetries,
+    maxDelayMs,
+    get retriesUsed() {
+      return retriesUsed;
+    },
+    get delayUsedMs() {
+      return delayUsedMs;
+    },
+    canAfford: (delayMs) => retriesUsed < maxRetries && delayUsedMs + delayMs <= maxDelayMs,
+    consume: (delayMs) => {
+      retriesUsed += 1;
+      delayUsedMs += delayMs;
+    },
+    describe: () => `${retriesUsed} of ${maxRetries} retries and ${formatSeconds(delayUsedMs)} of ${formatSeconds(maxDelayMs)} backoff used this run`,
+  };
+}
+
+/** Why a failed attempt is not retried. */
+export type GiveUpReason = 'not-retryable' | 'attempts-exhausted' | 'retry-after-too-long' | 'budget-exhausted';
+
+/** Outcome of {@link decideRetry}. `note` is a clause for the error message ('' when nothing to add). */
+export type RetryDecision = { retry: true; delayMs: number } | { retry: false; reason: GiveUpReason; note: string };
+
+/** Inputs of {@link decideRetry}. */
+export interface RetryDecisionInput extends RetryDelayInput {
+  mode: RetryMode;
+  failure: AttemptFailure;
+  budget?: RetryBudget;
+}
+
+/**
+ * Decides whether to retry a failed attempt and after how long: retryable in this mode,
+ * attempts left, Retry-After acceptable, budget left. Pure apart from reading the budget
+ * (the caller consumes it when it acts on a `retry: true`).
+ */
+export function decideRetry(input: RetryDecisionInput): RetryDecision {
+  const policy = input.policy ?? DEFAULT_RETRY_POLICY;
+  const after = input.attempt > 1 ? ` after ${input.attempt} attempts` : '';
+  if (!isRetryableFailure(input.mode, input.failure)) {
+    const unsafe =
+      input.failure.kind === 'network' && input.failure.transient && input.mode === 'never-reached-only'
+        ? 'not retried: the request may have reached the platform and is not safe to send twice'
+        : '';
+    return { retry: false, reason: 'not-retryable', note: [unsafe, after.trim()].filter(Boolean).join('; ') };
+  }
+  if (input.attempt >= policy.maxAttempts) {
+    return { retry: false, reason: 'attempts-exhausted', note: `gave up${after}` };
+  }
+  const delay = computeRetryDelay({ ...input, policy });
+  if (delay === 'give-up') {
+    const asked = parseRetryAfter(input.retryAfterHeader, input.retryAfterMsHeader, input.now) ?? 0;
+    return {
+      retry: false,
+      reason: 'retry-after-too-long',
+      note: `the platform asked to retry after ${formatSeconds(asked)}, longer than the ${formatSeconds(policy.maxRetryAfterMs)} edgeform waits${after}`,
+    };
+  }
+  if (input.budget && !input.budget.canAfford(delay)) {
+    return {
+      retry: false,
+      reason: 'budget-exhausted',
+      note: `not retried: the run's retry budget is exhausted (${input.budget.describe()})${after}`,
+    };
+  }
+  return { retry: true, delayMs: delay };
+}
+
+function firstValue(header: string | readonly string[] | null | undefined): string | undefined {
+  if (header === null || header === undefined) return undefined;
+  const value = typeof header === 'string' ? header : header[0];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function clampUnit(n: number): number {
+  if (!Number.isFinite(n) || n < 0) return 0;
+  return n >= 1 ? 1 : n;
+}
+
+function formatSeconds(ms: number): string {
+  const s = ms / 1000;
+  return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
+}

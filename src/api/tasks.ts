@@ -1,0 +1,148 @@
+/**
+ * Waiting on cloud tasks. Cloud writes answer `{"tasks": [uuid, ...]}`; the work is done only
+ * when `GET /cloud/v1/tasks/{id}` says FINISHED (or failed when it says ERROR). Polling starts
+ * at once, then backs off (1 s doubling to 5 s) under a per-task timeout.
+ */
+import { EdgeformError } from '../errors.js';
+import type { ApiClient } from './client.js';
+import { TaskFailedError, TaskTimeoutError } from './errors.js';
+import { apiPath } from './path.js';
+import { abortReason, sleep as realSleep, type Sleep } from './sleep.js';
+
+/** A cloud task's lifecycle state: NEW → RUNNING → FINISHED | ERROR. */
+export type TaskState = 'NEW' | 'RUNNING' | 'FINISHED' | 'ERROR';
+
+/** A cloud task as `GET /cloud/v1/tasks/{id}` returns it (TaskSerializer; extra fields kept). */
+export interface Task {
+  id: string;
+  state: TaskState;
+  task_type: string;
+  user_id?: number;
+  created_on: string | null;
+  updated_on?: string | null;
+  finished_on?: string | null;
+  /** The failure reason when state is ERROR. */
+  error?: string | null;
+  /** Ids of what the task created, keyed by kind (`instances`, `floatingips`, ...). */
+  created_resources?: Record<string, unknown> | null;
+  detailed_state?: string | null;
+  data?: unknown;
+  project_id?: number | null;
+  region_id?: number | null;
+  request_id?: string | null;
+  [field: string]: unknown;
+}
+
+/** The `{"tasks": [...]}` answer of an asynchronous cloud write. */
+export interface TaskIds {
+  tasks: string[];
+}
+
+/** The poll backoff: first poll at once, then initialMs, doubling up to maxMs. */
+export interface TaskPollSchedule {
+  initialMs: number;
+  maxMs: number;
+}
+
+/** 1 s, 2 s, 4 s, then every 5 s. */
+export const DEFAULT_TASK_POLL_SCHEDULE: Readonly<TaskPollSchedule> = Object.freeze({ initialMs: 1_000, maxMs: 5_000 });
+
+/** Default per-task timeout: 20 minutes. */
+export const DEFAULT_TASK_TIMEOUT_MS = 20 * 60_000;
+
+/** Default timeout for Kubernetes tasks (a rolling upgrade replaces every node): 60 minutes. */
+export const K8S_TASK_TIMEOUT_MS = 60 * 60_000;
+
+/** The wait before the next poll, after `pollsDone` polls (≥ 1). Pure. */
+export function taskPollDelay(pollsDone: number, schedule: Readonly<TaskPollSchedule> = DEFAULT_TASK_POLL_SCHEDULE): number {
+  const exponent = Math.max(0, pollsDone - 1);
+  return Math.min(schedule.maxMs, schedule.initialMs * 2 ** Math.min(exponent, 30));
+}
+
+/** How long a task of this type may run before edgeform stops waiting (k8s work gets longer). */
+export function defaultTaskTimeout(taskType: string): number {
+  return taskType === 'upgrade_k8s_cluster_v2' || /k8s/i.test(taskType) ? K8S_TASK_TIMEOUT_MS : DEFAULT_TASK_TIMEOUT_MS;
+}
+
+/** Options of {@link pollTask} and {@link waitForTasks}. */
+export interface PollTaskOptions {
+  /** Per-task timeout; default defaultTaskTimeout(task_type) once the first poll tells the type. */
+  timeoutMs?: number;
+  /** Stops polling; the call then rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Injected for tests (e.g. one that advances the emulator's clock). */
+  sleep?: Sleep;
+  /** Injected for tests: the clock the timeout is measured on. */
+  now?: () => number;
+  /** Called with every task state read, for progress output. */
+  onPoll?: (task: Task) => void;
+  schedule?: Readonly<TaskPollSchedule>;
+}
+
+/**
+ * Polls one task until FINISHED (resolves with it) or ERROR (rejects with TaskFailedError
+ * carrying the platform's reason). Rejects with TaskTimeoutError after the timeout, with the
+ * API's errors when polling itself fails, and with the signal's reason when aborted.
+ */
+export async function pollTask(client: Pick<ApiClient, 'get' | 'redact'>, taskId: string, options: PollTaskOptions = {}): Promise<Task> {
+  const { signal, onPoll } = options;
+  const sleep = options.sleep ?? realSleep;
+  const now = options.now ?? Date.now;
+  const start = now();
+  let timeoutMs = options.timeoutMs;
+  let polls = 0;
+  for (;;) {
+    if (signal?.aborted) throw abortReason(signal);
+    const { body } = await client.get<unknown>(apiPath`/cloud/v1/tasks/${taskId}`, { retry: 'idempotent', ...(signal ? { signal } : {}) });
+    const task = asTask(body, taskId);
+    polls += 1;
+    onPoll?.(task);
+    if (task.state === 'FINISHED') return task;
+    if (task.state === 'ERROR') {
+      throw new TaskFailedError({ taskId, taskType: task.task_type, error: typeof task.error === 'string' ? client.redact(task.error) : null });
+    }
+    timeoutMs ??= defaultTaskTimeout(task.task_type);
+    const elapsedMs = now() - start;
+    if (elapsedMs >= timeoutMs) throw new TaskTimeoutError({ taskId, taskType: task.task_type, elapsedMs, lastState: task.state });
+    await sleep(Math.min(taskPollDelay(polls, options.schedule), timeoutMs - elapsedMs), signal);
+  }
+}
+
+/**
+ * Polls several tasks at once and resolves with them in the order of `taskIds`. The first
+ * failure (task ERROR, timeout, API error) stops the other pollers and is what rejects.
+ */
+export async function waitForTasks(client: Pick<ApiClient, 'get' | 'redact'>, taskIds: readonly string[], options: PollTaskOptions = {}): Promise<Task[]> {
+  const outer = options.signal;
+  if (outer?.aborted) throw abortReason(outer);
+  const controller = new AbortController();
+  const onOuterAbort = () => controller.abort(outer?.reason);
+  outer?.addEventListener('abort', onOuterAbort, { once: true });
+  let failure: { error: unknown } | null = null;
+  try {
+    const settled = await Promise.allSettled(
+      taskIds.map((id) =>
+        pollTask(client, id, { ...options, signal: controller.signal }).catch((error: unknown) => {
+          if (failure === null && !controller.signal.aborted) {
+            failure = { error };
+            controller.abort(new DOMException('another task failed', 'AbortError'));
+          }
+          throw error;
+        }),
+      ),
+    );
+    if (outer?.aborted) throw abortReason(outer);
+    if (failure !== null) throw (failure as { error: unknown }).error;
+    return settled.map((r) => (r as PromiseFulfilledResult<Task>).value);
+  } finally {
+    outer?.removeEventListener('abort', onOuterAbort);
+  }
+}
+
+function asTask(body: unknown, taskId: string): Task {
+  if (typeof body === 'object' && body !== null && typeof (body as { state?: unknown }).state === 'string') {
+    const task = body as Task;
+    return { ...task, id: typeof task.id === 'string' ? task.id : taskId, task_type: typeof task.task_type === 'string' ? task.task_type : 'unknown' };
+  }
+  throw new EdgeformError('EDGEFORM_TASK_BAD_RESPONSE', `GET /cloud/v1/tasks/${taskId}: the answer is not a task (no "state" field)`);
+}
