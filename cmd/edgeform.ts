@@ -49,6 +49,8 @@ export async function runCli(argv: string[], ioOptions: CreateIOOptions = {}): P
 
   try {
     const parsed = await parser.parseAsync();
+    // With exitProcess(false) yargs prints `COMMAND --help` itself and runs nothing: that is success.
+    if (!ran && parsed.help === true) return ExitCode.ok;
     if (!ran && parsed._.length > 0) throw new UsageError(`unknown command "${String(parsed._[0])}"`);
     return ran ? exitCode : ExitCode.ok;
   } catch (error) {

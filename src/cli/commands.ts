@@ -1,4 +1,9 @@
 import type { Command } from './command.js';
+import { schemaCommand } from './schema.js';
+import { validateCommand } from './validate.js';
 
 /** Every command edgeform has, in the order `--help` lists them. */
-export const commands: Command<any>[] = [];
+export const commands: Command<any>[] = [
+  validateCommand,
+  schemaCommand,
+];

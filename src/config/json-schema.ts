@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { DEFAULTS_SCHEMA } from './defaults.js';
+import { PROVIDER_SCHEMA, STACK_VERSION } from './load-stack.js';
+import { CHECK_KINDS, RESOURCE_KINDS, type KindSpec } from './schemas/index.js';
+import { ADDRESS_PATTERN, NAME_PATTERN } from './validate-block.js';
+
+type JsonSchema = Record<string, unknown>;
+
+const ENV_REFERENCE_PATTERN = '^\\$\\{env:[A-Za-z_][A-Za-z0-9_]*\\}$';
+
+/**
+ * A block as written in a file: `type` first (editors offer its values and then the fields
+ * of that kind), the kind's fields, `depends_on`. Only identity fields are required here;
+ * any other field may come from `defaults:`, which a per-file schema cannot see.
+ */
+function fileBlockSchema(kind: KindSpec) {
+  const fields = Object.entries(kind.shape.shape as Record<string, z.ZodType>).map(([f, s]) => [f, kind.identity.includes(f) ? s : s.optional()]);
+  return z.strictObject({
+    type: z.literal(kind.type).describe(kind.description),
+    ...(Object.fromEntries(fields) as Record<string, z.ZodType>),
+    depends_on: z
+      .array(z.string().regex(ADDRESS_PATTERN))
+      .optional()
+      .describe('Addresses (TYPE.NAME) of blocks this one runs after.'),
+  });
+}
+
+/** The whole stack file as one zod schema, used only to generate the editor JSON Schema. */
+function stackFileSchema() {
+  const blocks = (kinds: Record<string, KindSpec>) => {
+    const [first, ...rest] = Object.values(kinds).map(fileBlockSchema);
+    return z.record(z.string().regex(NAME_PATTERN), z.discriminatedUnion('type', [first!, ...rest]));
+  };
+  return z
+    .strictObject({
+      version: z
+        .literal(STACK_VERSION)
+        .optional()
+        .describe('Stack file version, always 1. Required once per stack (in a directory stack, in at least one file).'),
+      provider: PROVIDER_SCHEMA.optional().describe('Where the platform is. The API key is never here: set EDGEFORM_API_KEY.'),
+      defaults: DEFAULTS_SCHEMA.optional().describe('Fields filled into every block whose kind has them and which omits them.'),
+      resources: blocks(RESOURCE_KINDS).optional().describe('Resources by NAME; the address of each is TYPE.NAME.'),
+      checks: blocks(CHECK_KINDS).optional().describe('Read-only assertions by NAME, evaluated by plan and drift.'),
+    })
+    .meta({ title: 'edgeform stack file', description: 'A stack: the desired state edgeform reconciles. See docs/stack-file.md.' });
+}
+
+/**
+ * The JSON Schema (draft 2020-12) of a stack file, generated from the zod schemas that
+ * `edgeform validate` uses, for editors (yaml-language-server). Blocks are a union
+ * discriminated by `type`. Wherever a value may be interpolated, `${env:NAME}` is also
+ * accepted, since the editor cannot know the variable's value. Deterministic output.
+ */
+export function buildStackJsonSchema(): JsonSchema {
+  const schema = z.toJSONSchema(stackFileSchema(), { target: 'draft-2020-12', io: 'input' }) as JsonSchema;
+  const properties = schema.properties as Record<string, JsonSchema>;
+  properties.provider = allowEnvInFields(properties.provider!, []);
+  properties.defaults = allowEnvInFields(properties.defaults!, []);
+  for (const section of ['resources', 'checks']) {
+    const union = (properties[section]!.additionalProperties as JsonSchema).oneOf as JsonSchema[];
+    union.forEach((block, i) => (union[i] = allowEnvInFields(block, ['type', 'depends_on'])));
+  }
+  return {
+    ...schema,
+    $defs: { env_reference: { type: 'string', pattern: ENV_REFERENCE_PATTERN, description: 'An ${env:NAME} reference, resolved by edgeform.' } },
+  };
+}
+
+/** An object schema whose field values (except `keep`) also accept an ${env:NAME} string. */
+function allowEnvInFields(object: JsonSchema, keep: readonly string[]): JsonSchema {
+  const properties = object.properties as Record<string, JsonSchema> | undefined;
+  if (!properties) return object;
+  const out: Record<string, JsonSchema> = {};
+  for (const [field, value] of Object.entries(properties)) out[field] = keep.includes(field) ? value : allowEnv(value);
+  return { ...object, properties: out };
+}
+
+function allowEnv(schema: JsonSchema): JsonSchema {
+  if (schema.type === 'object') {
+    const withFields = allowEnvInFields(schema, []);
+    const extra = schema.additionalProperties;
+    return typeof extra === 'object' && extra !== null ? { ...withFields, additionalProperties: allowEnv(extra as JsonSchema) } : withFields;
+  }
+  if (schema.type === 'array' && typeof schema.items === 'object') return { ...schema, items: allowEnv(schema.items as JsonSchema) };
+  if (Array.isArray(schema.anyOf)) return { ...schema, anyOf: (schema.anyOf as JsonSchema[]).map(allowEnv) };
+  if (schema.type === 'null' || (schema.type === 'string' && Object.keys(schema).every((k) => ['type', 'description', 'default'].includes(k)))) return schema;
+  const { description, default: fallback, ...rule } = schema;
+  return {
+    ...(description !== undefined ? { description } : {}),
+    ...(fallback !== undefined ? { default: fallback } : {}),
+    anyOf: [rule, { $ref: '#/$defs/env_reference' }],
+  };
+}

@@ -1,0 +1,241 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { buildGraph, findCycles } from '../plan/graph.js';
+import { canonicalJson } from '../plan/fingerprint.js';
+import { validateDefaults } from './defaults.js';
+import { hasErrors, type Diagnostic, type SourceRange } from './diagnostics.js';
+import { didYouMean } from './did-you-mean.js';
+import { issuesToDiagnostics } from './issue-diagnostics.js';
+import { readStackFiles, type Env } from './stack-files.js';
+import type { SourceNode } from './source-tree.js';
+import type { CheckBlock, ResourceBlock, Stack } from './types.js';
+import { validateBlock, type RawBlock, type TypedBlock } from './validate-block.js';
+
+/** The top-level keys of a stack file. */
+export const TOP_LEVEL_KEYS = ['version', 'provider', 'defaults', 'resources', 'checks'] as const;
+
+/** The only stack file version this edgeform reads. */
+export const STACK_VERSION = 1;
+
+/** `provider:`: where the platform is. The API key is never here (EDGEFORM_API_KEY). */
+export const PROVIDER_SCHEMA = z.strictObject({
+  base_url: z
+    .url({ protocol: /^https?$/, error: 'must be an http or https URL such as https://api.gcore.com' })
+    .optional()
+    .describe('Platform API base URL (default https://api.gcore.com); EDGEFORM_BASE_URL overrides it.'),
+});
+
+/** What loadStack found: the stack when it is valid, every diagnostic, and the text of every file read. */
+export interface LoadStackResult {
+  /** Present only when there are no errors (warnings allowed). */
+  stack?: Stack;
+  /** Every problem found, in file order then source position. */
+  diagnostics: Diagnostic[];
+  /** filename → text, for code frames when rendering diagnostics. */
+  files: ReadonlyMap<string, string>;
+}
+
+interface Setting {
+  node: SourceNode;
+  filename: string;
+}
+
+/**
+ * Reads, validates and resolves a stack: a YAML file or a directory of `*.yaml`/`*.yml`
+ * files (sorted, merged). Never throws for a problem in the input and never touches the
+ * network: every problem is a Diagnostic with an exact range, and all of them are reported.
+ * A directory stack takes `provider:` and `defaults:` from at most one file; `version: 1`
+ * must appear in at least one file, and every file that states it must say 1.
+ */
+export async function loadStack(path: string, env: Env = process.env): Promise<LoadStackResult> {
+  const { files, diagnostics } = await readStackFiles(path, env);
+  const fileTexts = new Map(files.map((f) => [f.filename, f.text]));
+  if (files.length === 0) return { diagnostics, files: fileTexts };
+
+  const settings: Partial<Record<'version' | 'provider' | 'defaults', Setting>> = {};
+  const rawBlocks: RawBlock[] = [];
+  for (const file of files) {
+    if (!file.root) continue;
+    const entries = file.root.entries;
+    if (!entries) {
+      diagnostics.push(error('invalid-type', 'a stack file must be a mapping with version, resources and checks', file.root.range));
+      continue;
+    }
+    for (const [key, child] of entries) {
+      const keyRange = child.keyRange ?? child.range;
+      if (key === 'version' || key === 'provider' || key === 'defaults') {
+        const first = settings[key];
+        if (key === 'version') checkVersion(child, diagnostics);
+        if (first && key !== 'version') {
+          diagnostics.push(
+            error('conflicting-setting', `${key} is already set in ${at(first.node.keyRange!)}`, keyRange, {
+              detail: `A directory stack takes ${key}: from one file only; keep it in ${first.filename}.`,
+            }),
+          );
+        } else if (!first) {
+          settings[key] = { node: child, filename: file.filename };
+        }
+      } else if (key === 'resources' || key === 'checks') {
+        if (child.value === null) continue;
+        if (!child.entries) {
+          diagnostics.push(error('invalid-type', `${key} must be a mapping of NAME → block`, child.range));
+          continue;
+        }
+        for (const [name, node] of child.entries) rawBlocks.push({ section: key, name, node });
+      } else {
+        diagnostics.push(
+          error('unknown-field', `unknown top-level field "${key}"${didYouMean(key, TOP_LEVEL_KEYS)}`, keyRange, {
+            detail: `A stack file has: ${TOP_LEVEL_KEYS.join(', ')}.`,
+          }),
+        );
+      }
+    }
+  }
+  const anySyntaxErrors = files.some((f) => f.syntaxErrors);
+  if (!settings.version && !anySyntaxErrors) {
+    const first = files[0]!;
+    diagnostics.push(
+      error('missing-version', 'the stack does not state its version', startOf(first.filename), {
+        detail: `Add "version: ${STACK_VERSION}" at the top of the file (in a directory stack, of one of its files).`,
+      }),
+    );
+  }
+
+  const provider = settings.provider ? validateProvider(settings.provider.node, diagnostics) : {};
+  const defaults = settings.defaults ? validateDefaults(settings.defaults.node, diagnostics) : new Map<string, SourceNode>();
+
+  const usedDefaults = new Set<string>();
+  const typed = new Map<string, TypedBlock>();
+  for (const raw of rawBlocks) {
+    const result = validateBlock(raw, defaults, usedDefaults, diagnostics);
+    if (!result) continue;
+    const previous = typed.get(result.address);
+    if (previous) {
+      diagnostics.push(
+        error('duplicate-address', `duplicate address ${result.address}`, result.keyRange, {
+          address: result.address,
+          detail: `${result.address} is already declared at ${at(previous.keyRange)}; addresses are unique across the whole stack.`,
+        }),
+      );
+      continue;
+    }
+    typed.set(result.address, result);
+  }
+  // A file with broken YAML may hold the blocks others depend on: do not guess.
+  if (!anySyntaxErrors) diagnostics.push(...checkDependencies(typed));
+
+  for (const [field, node] of defaults) {
+    if (!usedDefaults.has(field) && typed.size > 0) {
+      diagnostics.push({
+        severity: 'warning',
+        code: 'unused-default',
+        summary: `defaults.${field} is not used: no block of this stack takes ${field}`,
+        range: node.keyRange ?? node.range,
+      });
+    }
+  }
+  if (rawBlocks.length === 0 && !hasErrors(diagnostics)) {
+    diagnostics.push({ severity: 'warning', code: 'empty-stack', summary: 'the stack declares no resources and no checks', range: startOf(files[0]!.filename) });
+  }
+
+  const sorted = sortDiagnostics(diagnostics, files.map((f) => f.filename));
+  if (hasErrors(sorted)) return { diagnostics: sorted, files: fileTexts };
+  const blocks = [...typed.values()].map((t) => t.block!);
+  const resources = blocks.filter((b): b is ResourceBlock => b.kind === 'resource');
+  const checks = blocks.filter((b): b is CheckBlock => b.kind === 'check');
+  const stack: Stack = {
+    version: STACK_VERSION,
+    sources: files.map((f) => f.filename),
+    provider,
+    resources,
+    checks,
+    digest: digestStack(provider, resources, checks),
+  };
+  return { stack, diagnostics: sorted, files: fileTexts };
+}
+
+/**
+ * sha256 (hex) of the canonical JSON of what the stack asks for: version, provider, and
+ * each block's address, type, attributes and dependencies, blocks sorted by address. File
+ * names, comments, formatting and declaration order do not change it; a changed value or
+ * environment variable does.
+ */
+export function digestStack(provider: Stack['provider'], resources: readonly ResourceBlock[], checks: readonly CheckBlock[]): string {
+  const view = (blocks: readonly (ResourceBlock | CheckBlock)[]) =>
+    [...blocks]
+      .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0))
+      .map((b) => ({ address: b.address, type: b.type, attributes: b.attributes, depends_on: [...b.dependsOn].sort() }));
+  const canonical = canonicalJson({ version: STACK_VERSION, provider, resources: view(resources), checks: view(checks) });
+  return createHash('sha256').update(canonical).digest('hex');
+}
+
+function checkVersion(node: SourceNode, diagnostics: Diagnostic[]): void {
+  if (node.value === STACK_VERSION) return;
+  if (typeof node.value === 'number' && Number.isInteger(node.value)) {
+    diagnostics.push(
+      error('unsupported-version', `stack version ${node.value} is not supported; this edgeform reads version ${STACK_VERSION}`, node.range),
+    );
+  } else {
+    diagnostics.push(error('invalid-type', `version must be the integer ${STACK_VERSION}`, node.range, { detail: `Write "version: ${STACK_VERSION}" (no quotes).` }));
+  }
+}
+
+function validateProvider(node: SourceNode, diagnostics: Diagnostic[]): Stack['provider'] {
+  if (!node.entries) {
+    if (node.value !== null) diagnostics.push(error('invalid-type', 'provider must be a mapping', node.range));
+    return {};
+  }
+  const result = PROVIDER_SCHEMA.safeParse(node.value, { reportInput: true });
+  if (result.success) return result.data;
+  diagnostics.push(...issuesToDiagnostics(result.error.issues, { root: node, schema: PROVIDER_SCHEMA, subject: 'provider' }));
+  return {};
+}
+
+function checkDependencies(blocks: ReadonlyMap<string, TypedBlock>): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const addresses = [...blocks.keys()];
+  for (const block of blocks.values()) {
+    for (const dep of block.dependsOn) {
+      if (blocks.has(dep.address)) continue;
+      out.push(
+        error('unknown-dependency', `depends_on names ${dep.address}, which is not in the stack${didYouMean(dep.address, addresses)}`, dep.range, {
+          address: block.address,
+        }),
+      );
+    }
+  }
+  const graph = buildGraph([...blocks.values()].map((b) => ({ address: b.address, dependsOn: b.dependsOn.map((d) => d.address) })));
+  for (const cycle of findCycles(graph)) {
+    const [from, to] = [cycle[0]!, cycle[1]!];
+    const edge = blocks.get(from)!.dependsOn.find((d) => d.address === to)!;
+    out.push(
+      error('dependency-cycle', `dependency cycle: ${cycle.join(' -> ')}`, edge.range, {
+        address: from,
+        detail: 'A block runs only after everything it depends on, so a cycle can never start; remove one of these depends_on entries.',
+      }),
+    );
+  }
+  return out;
+}
+
+function error(code: string, summary: string, range: SourceRange, extra: { detail?: string; address?: string } = {}): Diagnostic {
+  return { severity: 'error', code, summary, ...extra, range };
+}
+
+function startOf(filename: string): SourceRange {
+  return { filename, start: { line: 1, column: 1 }, end: { line: 1, column: 1 } };
+}
+
+function at(range: SourceRange): string {
+  return `${range.filename}:${range.start.line}:${range.start.column}`;
+}
+
+function sortDiagnostics(diagnostics: readonly Diagnostic[], filenames: readonly string[]): Diagnostic[] {
+  const order = new Map(filenames.map((f, i) => [f, i]));
+  const key = (d: Diagnostic): [number, number, number] =>
+    d.range ? [order.get(d.range.filename) ?? -1, d.range.start.line, d.range.start.column] : [-2, 0, 0];
+  return [...diagnostics].sort((a, b) => {
+    const [x, y] = [key(a), key(b)];
+    return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
+  });
+}

@@ -1,0 +1,25 @@
+import type { z } from 'zod';
+
+/**
+ * Everything edgeform knows about one resource or check kind's stack block. `shape` is the
+ * strict object of attributes (no `type`, no `depends_on`); `schema` adds the cross-field
+ * rules and is what the loader validates with. `identity` names the fields that pick the
+ * one platform object a block manages: they are required in the block itself and may never
+ * come from `defaults:` (a default id would point every block at the same object).
+ */
+export interface KindSpec<Shape extends z.ZodObject = z.ZodObject> {
+  readonly type: string;
+  readonly kind: 'resource' | 'check';
+  readonly description: string;
+  readonly identity: readonly string[];
+  readonly shape: Shape;
+  readonly schema: z.ZodType<z.output<Shape>>;
+}
+
+/** Declares a kind whose only rules are those of its strict object shape. */
+export function defineKind<Shape extends z.ZodObject>(
+  spec: Omit<KindSpec<Shape>, 'schema'> & { schema?: z.ZodType<z.output<Shape>> },
+): KindSpec<Shape> {
+  // A strict object is its own validator when the kind has no cross-field rules.
+  return { ...spec, schema: spec.schema ?? (spec.shape as unknown as z.ZodType<z.output<Shape>>) };
+}

@@ -1,0 +1,19 @@
+/** The one place an API key may come from; every secret-in-stack diagnostic names it. */
+export const API_KEY_ENV = 'EDGEFORM_API_KEY';
+
+const SECRET_WORDS = ['apikey', 'token', 'secret', 'authorization', 'password', 'passwd'];
+
+/**
+ * True for a key that names a credential (api_key, apiKey, api-key, token, client_secret,
+ * Authorization, password, ...): compared case-insensitively with `-`/`_` removed, so
+ * spelling variants cannot slip through.
+ */
+export function isSecretFieldName(key: string): boolean {
+  const normal = key.toLowerCase().replace(/[-_\s.]/g, '');
+  return SECRET_WORDS.some((word) => normal.includes(word));
+}
+
+/** True for a string shaped like a platform API key (`<digits>$<long token>`, e.g. `29841$c767b250…`). */
+export function looksLikeApiKey(value: string): boolean {
+  return /\b\d+\$[A-Za-z0-9]{16,}/.test(value);
+}

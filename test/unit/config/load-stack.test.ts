@@ -1,0 +1,161 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadStack } from '../../../src/config/load-stack.js';
+import { writeStackFiles } from '../../helpers/stack-files.js';
+
+const FIP = '726ecfcc-7fd0-4e30-a86e-7892524aa483';
+const VM = 'a7e7e8d6-0b4c-4c2e-9d1e-2f0f0c7b9a11';
+
+async function load(files: Record<string, string>, target = 'stack.yaml', env: Record<string, string> = {}) {
+  const dir = writeStackFiles(files);
+  return { dir, ...(await loadStack(target === '.' ? dir : join(dir, target), env)) };
+}
+
+describe('loadStack: a valid stack', () => {
+  const text = `version: 1
+defaults:
+  project_id: 1
+  region_id: 76
+resources:
+  web_ip:
+    type: cloud_floating_ip
+    floating_ip_id: ${FIP}
+    region_id: 77
+    tags: { env: prod, owner: null }
+  web_vm:
+    type: cloud_instance
+    instance_id: ${VM}
+    flavor_id: g2-standard-4-8
+    depends_on: [cloud_floating_ip.web_ip]
+checks:
+  failures:
+    type: streaming_ai_tasks
+    max_count: 0
+`;
+
+  it('fills defaults into blocks that take the field and omit it, never over a block value', async () => {
+    const { stack, diagnostics } = await load({ 'stack.yaml': text });
+    expect(diagnostics).toEqual([]);
+    expect(stack!.resources.map((r) => r.attributes)).toEqual([
+      { project_id: 1, region_id: 77, floating_ip_id: FIP, tags: { env: 'prod', owner: null }, tags_policy: 'authoritative', ensure: 'present' },
+      { project_id: 1, region_id: 76, instance_id: VM, flavor_id: 'g2-standard-4-8', ensure: 'present' },
+    ]);
+    expect(stack!.checks[0]!.attributes).toEqual({ where: {}, max_count: 0 });
+  });
+
+  it('gives every block its address, kind, dependencies and source ranges', async () => {
+    const { stack, dir } = await load({ 'stack.yaml': text });
+    const vm = stack!.resources[1]!;
+    expect(vm).toMatchObject({ kind: 'resource', type: 'cloud_instance', name: 'web_vm', address: 'cloud_instance.web_vm', dependsOn: ['cloud_floating_ip.web_ip'] });
+    expect(vm.range).toEqual({ filename: join(dir, 'stack.yaml'), start: { line: 11, column: 3 }, end: { line: 11, column: 9 } });
+    expect(vm.fieldRanges.flavor_id).toMatchObject({ start: { line: 14, column: 16 }, end: { line: 14, column: 31 } });
+    // An inherited field points at the defaults entry it came from.
+    expect(vm.fieldRanges.project_id).toMatchObject({ start: { line: 3, column: 15 } });
+    expect(stack!.checks[0]!.kind).toBe('check');
+    expect(stack!.sources).toEqual([join(dir, 'stack.yaml')]);
+  });
+
+  it('warns about a default no block uses, and stays valid', async () => {
+    const { stack, diagnostics } = await load({ 'stack.yaml': `${text.replace('defaults:\n', 'defaults:\n  reseller_id: 7\n')}` });
+    expect(stack).toBeDefined();
+    expect(diagnostics.map((d) => [d.severity, d.code, d.range?.start.line])).toEqual([['warning', 'unused-default', 3]]);
+  });
+
+  it('warns about an empty stack', async () => {
+    const { stack, diagnostics } = await load({ 'stack.yaml': 'version: 1\n' });
+    expect(stack).toMatchObject({ resources: [], checks: [] });
+    expect(diagnostics.map((d) => d.code)).toEqual(['empty-stack']);
+  });
+});
+
+describe('loadStack: digest', () => {
+  const a = `version: 1\nresources:\n  app:\n    type: fastedge_app\n    app_id: 1234\n  player:\n    type: streaming_player\n    player_id: 55\n    depends_on: [fastedge_app.app]\n`;
+
+  it('is a sha256 hex that ignores comments, formatting, key order and block order', async () => {
+    const reordered = `# a comment\nresources:\n  player: { depends_on: [fastedge_app.app], player_id: 55, type: streaming_player }\n  app:\n    app_id: 1234   # same app\n    type: fastedge_app\nversion: 1\n`;
+    const first = (await load({ 'stack.yaml': a })).stack!.digest;
+    expect(first).toMatch(/^[0-9a-f]{64}$/);
+    expect((await load({ 'stack.yaml': reordered })).stack!.digest).toBe(first);
+  });
+
+  it('is the same for a directory stack holding the same blocks', async () => {
+    const split = { 'a.yaml': 'version: 1\nresources:\n  app:\n    type: fastedge_app\n    app_id: 1234\n', 'b.yaml': 'resources:\n  player:\n    type: streaming_player\n    player_id: 55\n    depends_on: [fastedge_app.app]\n' };
+    expect((await load(split, '.')).stack!.digest).toBe((await load({ 'stack.yaml': a })).stack!.digest);
+  });
+
+  it('changes when a value, a default-filled value, a dependency or the provider changes', async () => {
+    const base = (await load({ 'stack.yaml': a })).stack!.digest;
+    const variants = [
+      a.replace('1234', '1235'),
+      a.replace('    depends_on: [fastedge_app.app]\n', ''),
+      a.replace('    app_id: 1234\n', '    app_id: 1234\n    ensure: absent\n'),
+      `${a}provider:\n  base_url: https://example.com\n`,
+    ];
+    for (const text of variants) expect((await load({ 'stack.yaml': text })).stack!.digest).not.toBe(base);
+  });
+});
+
+describe('loadStack: directory stacks', () => {
+  it('merges *.yaml and *.yml in sorted order and ignores other files', async () => {
+    const { stack, dir } = await load(
+      {
+        'b.yml': 'resources:\n  b:\n    type: fastedge_app\n    app_id: 2\n',
+        'a.yaml': 'version: 1\nresources:\n  a:\n    type: fastedge_app\n    app_id: 1\n',
+        'notes.txt': 'not yaml: [',
+        'sub/c.yaml': 'resources: {c: {type: fastedge_app, app_id: 3}}\n',
+      },
+      '.',
+    );
+    expect(stack!.sources).toEqual([join(dir, 'a.yaml'), join(dir, 'b.yml')]);
+    expect(stack!.resources.map((r) => r.address)).toEqual(['fastedge_app.a', 'fastedge_app.b']);
+  });
+
+  it('accepts version in several files when each says 1', async () => {
+    const { stack } = await load({ 'a.yaml': 'version: 1\n', 'b.yaml': 'version: 1\nresources: {app: {type: fastedge_app, app_id: 1}}\n' }, '.');
+    expect(stack).toBeDefined();
+  });
+
+  it('takes provider and defaults from one file only, naming the first place', async () => {
+    const { diagnostics, dir } = await load(
+      { 'a.yaml': 'version: 1\nprovider: {base_url: "https://a.example"}\n', 'b.yaml': 'provider: {base_url: "https://a.example"}\n' },
+      '.',
+    );
+    expect(diagnostics.map((d) => [d.code, d.range?.filename, d.summary])).toEqual([
+      ['conflicting-setting', join(dir, 'b.yaml'), `provider is already set in ${join(dir, 'a.yaml')}:2:1`],
+    ]);
+  });
+
+  it('lets blocks in one file depend on blocks of another', async () => {
+    const { stack } = await load({ 'a.yaml': 'version: 1\nresources: {a: {type: fastedge_app, app_id: 1, depends_on: [fastedge_app.b]}}\n', 'b.yaml': 'resources: {b: {type: fastedge_app, app_id: 2}}\n' }, '.');
+    expect(stack!.resources[0]!.dependsOn).toEqual(['fastedge_app.b']);
+  });
+
+  it('reports a directory without stack files', async () => {
+    const { diagnostics } = await load({ 'README.md': '#' }, '.');
+    expect(diagnostics.map((d) => d.code)).toEqual(['no-stack-files']);
+  });
+
+  it('does not report dependencies as missing when another file has broken YAML', async () => {
+    const { diagnostics } = await load({ 'a.yaml': 'version: 1\nresources: {a: {type: fastedge_app, app_id: 1, depends_on: [fastedge_app.b]}}\n', 'b.yaml': 'resources: {b: [\n' }, '.');
+    expect(diagnostics.length).toBeGreaterThan(0);
+    expect(new Set(diagnostics.map((d) => d.code))).toEqual(new Set(['yaml-syntax']));
+  });
+});
+
+describe('loadStack: paths and secrets', () => {
+  it('reports a path that does not exist without a range', async () => {
+    const result = await loadStack('no/such/stack.yaml', {});
+    expect(result.diagnostics).toEqual([expect.objectContaining({ code: 'stack-not-found', summary: 'no such file or directory: no/such/stack.yaml' })]);
+    expect(result.diagnostics[0]!.range).toBeUndefined();
+  });
+
+  it('masks secret values in the file text it returns for code frames, keeping positions', async () => {
+    const text = 'version: 1\nprovider:\n  apiKey: 29841$c767b250aaaabbbbccccdddd\n';
+    const { files, diagnostics, dir } = await load({ 'stack.yaml': text });
+    expect(diagnostics.map((d) => d.code)).toEqual(['secret-in-stack']);
+    const shown = files.get(join(dir, 'stack.yaml'))!;
+    expect(shown).not.toContain('c767b250');
+    expect(shown).toHaveLength(text.length);
+    expect(JSON.stringify(diagnostics)).not.toContain('c767b250');
+  });
+});
