@@ -1,4 +1,5 @@
 import type { Command } from './command.js';
+import { emulatorCommand } from './emulator.js';
 import { schemaCommand } from './schema.js';
 import { validateCommand } from './validate.js';
 
@@ -6,4 +7,5 @@ import { validateCommand } from './validate.js';
 export const commands: Command<any>[] = [
   validateCommand,
   schemaCommand,
+  emulatorCommand,
 ];

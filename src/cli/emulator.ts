@@ -1,0 +1,114 @@
+import { startEmulator, type EmulatorOptions } from '../emulator/index.js';
+import { defineCommand, UsageError } from './command.js';
+import { ExitCode, type CliIO } from './io.js';
+
+interface EmulatorArgs {
+  host: string;
+  port: number;
+  fixtures?: string;
+  latency: number;
+  jitter: number;
+  failRate: number;
+  rateLimitRate: number;
+  taskDuration: number;
+  readLag: number;
+  apiKey?: string;
+  control: boolean;
+  log: boolean;
+}
+
+/** Quotes a value for a POSIX shell: single quotes, so the `$` in API keys is not expanded. */
+export function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+function checkArgs(args: EmulatorArgs): EmulatorOptions {
+  const whole = (flag: string, value: number, max = Number.MAX_SAFE_INTEGER): number => {
+    if (!Number.isInteger(value) || value < 0 || value > max) throw new UsageError(`--${flag} must be a whole number from 0 to ${max}, got ${String(value)}`);
+    return value;
+  };
+  const share = (flag: string, value: number): number => {
+    if (!Number.isFinite(value) || value < 0 || value > 1) throw new UsageError(`--${flag} must be a probability between 0 and 1 (e.g. 0.1), got ${String(value)}`);
+    return value;
+  };
+  if (args.apiKey !== undefined && (args.apiKey === '' || /\s/.test(args.apiKey))) throw new UsageError('--api-key must be non-empty and contain no whitespace');
+  const options: EmulatorOptions = {
+    host: args.host,
+    port: whole('port', args.port, 65535),
+    latencyMs: whole('latency', args.latency),
+    jitterMs: whole('jitter', args.jitter),
+    failRate: share('fail-rate', args.failRate),
+    rateLimitRate: share('rate-limit-rate', args.rateLimitRate),
+    taskDurationMs: whole('task-duration', args.taskDuration),
+    readLagMs: whole('read-lag', args.readLag),
+    control: args.control,
+  };
+  if (args.fixtures !== undefined) options.fixtures = args.fixtures;
+  if (args.apiKey !== undefined) options.apiKey = args.apiKey;
+  return options;
+}
+
+function listenForSignals(): { received: Promise<NodeJS.Signals>; stop: () => void } {
+  let onSignal: (signal: NodeJS.Signals) => void = () => {};
+  const stop = (): void => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  const received = new Promise<NodeJS.Signals>((resolve) => {
+    onSignal = (signal) => {
+      stop();
+      resolve(signal);
+    };
+  });
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return { received, stop };
+}
+
+function printBanner(io: CliIO, url: string, apiKey: string, control: boolean): void {
+  io.out(`edgeform emulator listening on ${url}${control ? ' (control routes on: /__emulator/)' : ''}`);
+  io.out('Point edgeform at it with:');
+  io.out(`export EDGEFORM_BASE_URL=${url}`);
+  io.out(`export EDGEFORM_API_KEY=${shellQuote(apiKey)}`);
+  io.out('Press Ctrl-C to stop.');
+}
+
+/** `edgeform emulator`: serve the local platform emulator until SIGINT/SIGTERM, then exit 0. */
+export const emulatorCommand = defineCommand<EmulatorArgs>({
+  command: 'emulator',
+  describe: 'Run the local platform emulator (for demos, tests and trying stacks safely)',
+  builder: (y) =>
+    y
+      .option('host', { type: 'string', default: '127.0.0.1', describe: 'Interface to listen on' })
+      .option('port', { type: 'number', default: 8787, describe: 'Port to listen on (0 picks a free port)' })
+      .option('fixtures', { type: 'string', describe: 'YAML file seeding the platform (see docs/emulator.md)' })
+      .option('latency', { type: 'number', default: 0, describe: 'Delay every answer by MS milliseconds' })
+      .option('jitter', { type: 'number', default: 0, describe: 'Add up to MS more milliseconds at random' })
+      .option('fail-rate', { type: 'number', default: 0, describe: 'Share (0..1) of requests answered 503' })
+      .option('rate-limit-rate', { type: 'number', default: 0, describe: 'Share (0..1) of requests answered 429 with Retry-After: 1' })
+      .option('task-duration', { type: 'number', default: 2000, describe: 'How long a cloud task takes, in milliseconds' })
+      .option('read-lag', { type: 'number', default: 0, describe: 'After a resize, GET instance shows the old flavor this long (ms)' })
+      .option('api-key', { type: 'string', describe: 'API key to accept (default: a generated key containing $)' })
+      .option('control', { type: 'boolean', default: false, describe: 'Serve the test-only /__emulator/ control routes' })
+      .option('log', { type: 'boolean', default: false, describe: 'Print one line per request to stderr' }),
+  async run(args, io) {
+    const options = checkArgs(args);
+    if (args.log) options.log = (line) => io.err(line);
+    const signals = listenForSignals();
+    let emulator;
+    try {
+      emulator = await startEmulator(options);
+    } catch (error) {
+      signals.stop();
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE') throw new UsageError(`port ${args.port} on ${args.host} is already in use; pick another with --port (0 picks a free one)`);
+      if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`cannot listen on host ${args.host}`);
+      throw error;
+    }
+    printBanner(io, emulator.url, emulator.apiKey, args.control);
+    const received = await signals.received;
+    io.err(`Received ${received}; stopping the emulator.`);
+    await emulator.close();
+    return ExitCode.ok;
+  },
+});

@@ -1,0 +1,122 @@
+import type { EmulatorClock } from './clock.js';
+import type { Product, Reply } from './reply.js';
+import type { EmulatorState } from './store.js';
+
+/** Settings a handler needs besides the state: how long tasks take, how long reads lag. */
+export interface RouteSettings {
+  taskDurationMs: number;
+  readLagMs: number;
+}
+
+/** Everything a route handler sees about one request. */
+export interface RouteContext {
+  method: string;
+  /** Request path without the query string. */
+  path: string;
+  /** The matched route pattern, e.g. /cloud/v1/tasks/{task_id}. */
+  route: string;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  /** Parsed JSON body; undefined when the request had no body. */
+  body: unknown;
+  /** Id of this request; cloud answers carry it in X-Request-ID and error bodies. */
+  requestId: string;
+  /** Emulator time when the request started (after tasks were settled). */
+  now: number;
+  state: EmulatorState;
+  clock: EmulatorClock;
+  settings: RouteSettings;
+}
+
+/** One route: a method, a path pattern with {params}, the product that answers it and its handler. */
+export interface RouteDefinition {
+  method: string;
+  pattern: string;
+  product: Product;
+  handler: (ctx: RouteContext) => Reply;
+}
+
+/** The outcome of matching a request against the routes. */
+export type RouteMatch =
+  | { kind: 'found'; route: RouteDefinition; params: Record<string, string> }
+  | { kind: 'method-not-allowed'; pattern: string; product: Product; allowed: string[] }
+  | { kind: 'not-found' };
+
+interface Node {
+  statics: Map<string, Node>;
+  param?: { name: string; node: Node };
+  methods: Map<string, RouteDefinition>;
+  pattern?: string;
+}
+
+const newNode = (): Node => ({ statics: new Map(), methods: new Map() });
+
+/**
+ * A segment trie: matching costs one map lookup per path segment, whatever the number of
+ * routes. A static segment wins over a {param} at the same position.
+ */
+export class Router {
+  private readonly root = newNode();
+
+  /** Adds a route; throws when the same method and pattern is added twice. */
+  add(route: RouteDefinition): void {
+    let node = this.root;
+    for (const segment of splitPath(route.pattern)) {
+      const param = /^\{(\w+)\}$/.exec(segment);
+      if (param) {
+        const name = param[1] as string;
+        if (node.param && node.param.name !== name) throw new Error(`route ${route.pattern}: conflicting parameter names at one position`);
+        node.param ??= { name, node: newNode() };
+        node = node.param.node;
+      } else {
+        let next = node.statics.get(segment);
+        if (!next) node.statics.set(segment, (next = newNode()));
+        node = next;
+      }
+    }
+    const method = route.method.toUpperCase();
+    if (node.methods.has(method)) throw new Error(`duplicate route ${method} ${route.pattern}`);
+    node.pattern = route.pattern;
+    node.methods.set(method, route);
+  }
+
+  /** Finds the route for a method and path (path without query string). */
+  match(method: string, path: string): RouteMatch {
+    let segments: string[];
+    try {
+      segments = splitPath(path).map((s) => decodeURIComponent(s));
+    } catch {
+      return { kind: 'not-found' };
+    }
+    const params: Record<string, string> = {};
+    const node = this.walk(this.root, segments, 0, params);
+    if (!node || node.methods.size === 0) return { kind: 'not-found' };
+    const route = node.methods.get(method.toUpperCase()) ?? (method.toUpperCase() === 'HEAD' ? node.methods.get('GET') : undefined);
+    if (route) return { kind: 'found', route, params };
+    const first = node.methods.values().next().value as RouteDefinition;
+    return { kind: 'method-not-allowed', pattern: node.pattern ?? path, product: first.product, allowed: [...node.methods.keys()] };
+  }
+
+  private walk(node: Node, segments: string[], index: number, params: Record<string, string>): Node | undefined {
+    if (index === segments.length) return node;
+    const segment = segments[index] as string;
+    const next = node.statics.get(segment);
+    if (next) {
+      const found = this.walk(next, segments, index + 1, params);
+      if (found && found.methods.size > 0) return found;
+    }
+    if (node.param && segment !== '') {
+      const found = this.walk(node.param.node, segments, index + 1, params);
+      if (found && found.methods.size > 0) {
+        params[node.param.name] = segment;
+        return found;
+      }
+    }
+    return undefined;
+  }
+}
+
+function splitPath(path: string): string[] {
+  const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  return trimmed.split('/').slice(1);
+}

@@ -1,0 +1,40 @@
+import { isPlainObject, parseIntStrict } from '../format.js';
+import { cloudError, fail } from '../reply.js';
+import type { RouteContext } from '../router.js';
+
+/** project_id and region_id from the path; answers 400 ValidationError when not integers. */
+export function cloudPlacement(ctx: RouteContext): { projectId: number; regionId: number } {
+  const projectId = parseIntStrict(ctx.params.project_id);
+  const regionId = parseIntStrict(ctx.params.region_id);
+  if (projectId === undefined) fail(cloudError(400, `project_id: Input should be a valid integer, got "${ctx.params.project_id}"`, ctx.requestId));
+  if (regionId === undefined) fail(cloudError(400, `region_id: Input should be a valid integer, got "${ctx.params.region_id}"`, ctx.requestId));
+  return { projectId, regionId };
+}
+
+/** limit/offset query parameters of a cloud list (limit 1..max, default max; offset ≥ 0); 400 otherwise. */
+export function cloudPaging(ctx: RouteContext, maxLimit = 1000): { limit: number; offset: number } {
+  const limitText = ctx.query.get('limit');
+  const offsetText = ctx.query.get('offset');
+  const limit = limitText === null ? maxLimit : parseIntStrict(limitText);
+  const offset = offsetText === null ? 0 : parseIntStrict(offsetText);
+  if (limit === undefined || limit < 1 || limit > maxLimit) fail(cloudError(400, `limit: Input should be an integer between 1 and ${maxLimit}`, ctx.requestId));
+  if (offset === undefined || offset < 0) fail(cloudError(400, 'offset: Input should be an integer greater than or equal to 0', ctx.requestId));
+  return { limit, offset };
+}
+
+/** The JSON object body of a request; 400 ValidationError when missing or not an object. */
+export function cloudObjectBody(ctx: RouteContext): Record<string, unknown> {
+  if (ctx.body === undefined) fail(cloudError(400, 'Request body is required: a JSON object', ctx.requestId));
+  if (!isPlainObject(ctx.body)) fail(cloudError(400, 'Input should be a valid dictionary (a JSON object)', ctx.requestId));
+  return ctx.body;
+}
+
+/** Values of a repeatable query parameter, accepting both `name=a&name=b` and `name[]=a`. */
+export function queryList(query: URLSearchParams, name: string): string[] {
+  return [...query.getAll(name), ...query.getAll(`${name}[]`)];
+}
+
+/** 409 ConflictError for a resource locked by a running task. */
+export function lockedConflict(ctx: RouteContext, what: string, taskId: string): never {
+  fail(cloudError(409, `${what} is locked by task ${taskId}; wait until the task finishes`, ctx.requestId));
+}

@@ -1,0 +1,153 @@
+import { UUID_PATTERN, formatOffsetDate, isPlainObject } from '../format.js';
+import { cloudError, fail, jsonReply, type Reply } from '../reply.js';
+import type { RouteContext, Router } from '../router.js';
+import type { EmulatorState, FloatingIpRecord } from '../store.js';
+import { applyTagsPatch, parseTagsPatch, readOnlyKeysTouched, sameTags, type TagsPatch } from '../tags.js';
+import { startTask } from '../tasks.js';
+import { cloudObjectBody, cloudPaging, cloudPlacement, lockedConflict, queryList } from './cloud-common.js';
+import { renderInstanceInFloating } from './cloud-instances.js';
+
+const V1_ONE = '/cloud/v1/floatingips/{project_id}/{region_id}/{floating_ip_id}';
+const V1_LIST = '/cloud/v1/floatingips/{project_id}/{region_id}';
+const V2_ONE = '/cloud/v2/floatingips/{project_id}/{region_id}/{floating_ip_id}';
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+/** A floating IP in the FloatingIPSerializer shape. */
+export function renderFloatingIp(fip: FloatingIpRecord): Record<string, unknown> {
+  return {
+    created_at: formatOffsetDate(fip.created_at),
+    creator_task_id: fip.creator_task_id,
+    fixed_ip_address: fip.fixed_ip_address,
+    floating_ip_address: fip.floating_ip_address,
+    id: fip.id,
+    port_id: fip.port_id,
+    project_id: fip.project_id,
+    region: fip.region,
+    region_id: fip.region_id,
+    router_id: fip.router_id,
+    status: fip.status,
+    tags: fip.tags.map((t) => ({ ...t })),
+    task_id: fip.task_id,
+    updated_at: formatOffsetDate(fip.updated_at),
+  };
+}
+
+function renderDetailed(state: EmulatorState, fip: FloatingIpRecord, now: number): Record<string, unknown> {
+  const vm = fip.instance_id ? state.instances.get(fip.instance_id) : undefined;
+  return { ...renderFloatingIp(fip), instance: vm ? renderInstanceInFloating(state, vm, now) : null, loadbalancer: null };
+}
+
+function findFloatingIp(ctx: RouteContext): FloatingIpRecord {
+  const { projectId, regionId } = cloudPlacement(ctx);
+  const id = ctx.params.floating_ip_id ?? '';
+  if (!UUID_PATTERN.test(id)) fail(cloudError(400, `floating_ip_id: Input should be a valid UUID, got "${id}"`, ctx.requestId));
+  const fip = ctx.state.floatingIps.get(id);
+  if (!fip || fip.project_id !== projectId || fip.region_id !== regionId) fail(cloudError(404, `Floating IP ${id} not found`, ctx.requestId));
+  return fip;
+}
+
+/** Validates `tags` of a PATCH body; 400 for a malformed patch or one touching a read-only tag. */
+function parseTags(ctx: RouteContext, fip: FloatingIpRecord, value: unknown): TagsPatch {
+  const parsed = parseTagsPatch(value);
+  if (!parsed.ok) fail(cloudError(400, parsed.message, ctx.requestId));
+  const readOnly = readOnlyKeysTouched(fip.tags, parsed.patch);
+  if (readOnly.length > 0) {
+    fail(cloudError(400, `tags: ${readOnly.map((k) => `"${k}"`).join(', ')} ${readOnly.length === 1 ? 'is a read-only tag' : 'are read-only tags'} and cannot be modified`, ctx.requestId));
+  }
+  return parsed.patch;
+}
+
+function getFloatingIp(ctx: RouteContext): Reply {
+  return jsonReply(200, renderFloatingIp(findFloatingIp(ctx)));
+}
+
+function listFloatingIps(ctx: RouteContext): Reply {
+  const { projectId, regionId } = cloudPlacement(ctx);
+  const { limit, offset } = cloudPaging(ctx);
+  const status = ctx.query.get('status');
+  if (status !== null && !['ACTIVE', 'DOWN', 'ERROR'].includes(status)) fail(cloudError(400, "status: Input should be 'ACTIVE', 'DOWN' or 'ERROR'", ctx.requestId));
+  const tagKeys = queryList(ctx.query, 'tag_key');
+  let tagKeyValue: Record<string, unknown> | undefined;
+  const tkv = ctx.query.get('tag_key_value');
+  if (tkv !== null) {
+    try {
+      const parsed: unknown = JSON.parse(tkv);
+      if (!isPlainObject(parsed)) throw new Error('not an object');
+      tagKeyValue = parsed;
+    } catch {
+      fail(cloudError(400, 'tag_key_value: Input should be a JSON object of tag keys and values', ctx.requestId));
+    }
+  }
+  const matching: FloatingIpRecord[] = [];
+  for (const fip of ctx.state.floatingIps.values()) {
+    if (fip.project_id !== projectId || fip.region_id !== regionId) continue;
+    if (status !== null && fip.status !== status) continue;
+    if (tagKeys.length > 0 && !tagKeys.every((k) => fip.tags.some((t) => t.key === k))) continue;
+    if (tagKeyValue && !Object.entries(tagKeyValue).every(([k, v]) => fip.tags.some((t) => t.key === k && t.value === v))) continue;
+    matching.push(fip);
+  }
+  const results = matching.slice(offset, offset + limit).map((fip) => renderDetailed(ctx.state, fip, ctx.now));
+  return jsonReply(200, { count: matching.length, results });
+}
+
+/** PATCH /cloud/v2/...: validates, answers {"tasks": []} when nothing would change, else starts update_floating_ip. */
+function patchFloatingIpV2(ctx: RouteContext): Reply {
+  const fip = findFloatingIp(ctx);
+  const body = cloudObjectBody(ctx);
+  const tags = 'tags' in body ? parseTags(ctx, fip, body.tags) : undefined;
+  let port: { port_id: string | null; fixed_ip_address: string | null } | undefined;
+  if ('port_id' in body) {
+    const portId = body.port_id;
+    if (portId !== null && (typeof portId !== 'string' || !UUID_PATTERN.test(portId))) fail(cloudError(400, 'port_id: Input should be a valid UUID or null', ctx.requestId));
+    const fixed = body.fixed_ip_address;
+    if (fixed !== undefined && fixed !== null && (typeof fixed !== 'string' || !IPV4.test(fixed))) fail(cloudError(400, 'fixed_ip_address: Input should be a valid IPv4 address or null', ctx.requestId));
+    port = portId === null ? { port_id: null, fixed_ip_address: null } : { port_id: portId, fixed_ip_address: (fixed as string | null | undefined) ?? fip.fixed_ip_address ?? '10.0.0.2' };
+  } else if (body.fixed_ip_address !== undefined && body.fixed_ip_address !== null) {
+    fail(cloudError(400, 'fixed_ip_address: port_id is required when fixed_ip_address is given', ctx.requestId));
+  }
+  if (fip.task_id) lockedConflict(ctx, `Floating IP ${fip.id}`, fip.task_id);
+  const tagsChange = tags !== undefined && !sameTags(applyTagsPatch(fip.tags, tags), fip.tags);
+  const portChange = port !== undefined && (port.port_id !== fip.port_id || port.fixed_ip_address !== fip.fixed_ip_address);
+  if (!tagsChange && !portChange) return jsonReply(200, { tasks: [] });
+  const task = startTask(
+    ctx.state,
+    {
+      taskType: 'update_floating_ip',
+      kind: 'floating_ip',
+      resourceId: fip.id,
+      projectId: fip.project_id,
+      regionId: fip.region_id,
+      effect: { type: 'update_floating_ip', tags: tagsChange ? tags : undefined, port: portChange ? port : undefined },
+      data: body,
+      requestId: ctx.requestId,
+    },
+    ctx.now,
+    ctx.settings.taskDurationMs,
+  );
+  return jsonReply(200, { tasks: [task.id] });
+}
+
+/** Deprecated PATCH /cloud/v1/...: applies the tags merge patch synchronously and answers the floating IP. */
+function patchFloatingIpV1(ctx: RouteContext): Reply {
+  const fip = findFloatingIp(ctx);
+  const body = cloudObjectBody(ctx);
+  const tags = 'tags' in body ? parseTags(ctx, fip, body.tags) : undefined;
+  if (fip.task_id) lockedConflict(ctx, `Floating IP ${fip.id}`, fip.task_id);
+  if (tags !== undefined) {
+    const next = applyTagsPatch(fip.tags, tags);
+    if (!sameTags(next, fip.tags)) {
+      fip.tags = next;
+      fip.updated_at = ctx.now;
+    }
+  }
+  const successor = `/cloud/v2/floatingips/${fip.project_id}/${fip.region_id}/${fip.id}`;
+  return jsonReply(200, renderFloatingIp(fip), { Deprecation: 'true', Link: `<${successor}>; rel="successor-version"` });
+}
+
+/** Registers the floating IP routes: GET one and list (v1), PATCH v2 (task update_floating_ip), deprecated PATCH v1. */
+export function registerFloatingIpRoutes(router: Router): void {
+  router.add({ method: 'GET', pattern: V1_ONE, product: 'cloud', handler: getFloatingIp });
+  router.add({ method: 'PATCH', pattern: V1_ONE, product: 'cloud', handler: patchFloatingIpV1 });
+  router.add({ method: 'GET', pattern: V1_LIST, product: 'cloud', handler: listFloatingIps });
+  router.add({ method: 'PATCH', pattern: V2_ONE, product: 'cloud', handler: patchFloatingIpV2 });
+}

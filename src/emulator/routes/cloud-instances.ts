@@ -1,0 +1,141 @@
+import { formatOffsetDate } from '../format.js';
+import { cloudError, fail, jsonReply, type Reply } from '../reply.js';
+import type { RouteContext, Router } from '../router.js';
+import type { EmulatorState, FlavorRecord, InstanceRecord } from '../store.js';
+import { startTask } from '../tasks.js';
+import { cloudObjectBody, cloudPlacement, lockedConflict } from './cloud-common.js';
+
+const BASE = '/cloud/v1/instances/{project_id}/{region_id}/{instance_id}';
+
+/** The flavor GET shows at `now`: the old one while a finished resize is still within its read lag. */
+export function visibleFlavorId(vm: InstanceRecord, now: number): string {
+  return vm.stale_flavor && now < vm.stale_flavor.until ? vm.stale_flavor.flavor_id : vm.flavor_id;
+}
+
+function renderFlavor(flavor: FlavorRecord): Record<string, unknown> {
+  return {
+    flavor_id: flavor.flavor_id,
+    flavor_name: flavor.flavor_name,
+    vcpus: flavor.vcpus,
+    ram: flavor.ram,
+    architecture: flavor.architecture,
+    os_type: flavor.os_type,
+    hardware_description: { vcpus: `${flavor.vcpus} vCPU`, ram: `${flavor.ram} MiB` },
+  };
+}
+
+function renderCommon(vm: InstanceRecord): Record<string, unknown> {
+  return {
+    id: vm.id,
+    name: vm.name,
+    created_at: formatOffsetDate(vm.created_at),
+    status: vm.status,
+    vm_state: vm.vm_state,
+    task_state: vm.task_state,
+    task_id: vm.task_id,
+    creator_task_id: vm.creator_task_id,
+    instance_description: vm.instance_description,
+    addresses: structuredClone(vm.addresses),
+    security_groups: vm.security_groups.map((name) => ({ name })),
+    ssh_key_name: vm.ssh_key_name,
+    volumes: vm.volumes.map((v) => ({ ...v })),
+    tags: vm.tags.map((t) => ({ ...t })),
+    project_id: vm.project_id,
+    region_id: vm.region_id,
+    region: vm.region,
+  };
+}
+
+/** An instance in the InstanceSerializer shape as GET shows it at `now`. */
+export function renderInstance(state: EmulatorState, vm: InstanceRecord, now: number): Record<string, unknown> {
+  return {
+    ...renderCommon(vm),
+    flavor: renderFlavor(state.ensureFlavor(visibleFlavorId(vm, now))),
+    blackhole_ports: [],
+    ddos_profile: null,
+    fixed_ip_assignments: [],
+    instance_isolation: null,
+  };
+}
+
+/** An instance in the InstanceInFloatingSerializer shape (the floating IP list's `instance`). */
+export function renderInstanceInFloating(state: EmulatorState, vm: InstanceRecord, now: number): Record<string, unknown> {
+  const flavor = state.ensureFlavor(visibleFlavorId(vm, now));
+  return {
+    ...renderCommon(vm),
+    creator_task_id: vm.creator_task_id ?? '',
+    flavor: { flavor_id: flavor.flavor_id, flavor_name: flavor.flavor_name, vcpus: flavor.vcpus, ram: flavor.ram },
+  };
+}
+
+function findInstance(ctx: RouteContext): InstanceRecord {
+  const { projectId, regionId } = cloudPlacement(ctx);
+  const id = ctx.params.instance_id ?? '';
+  const vm = ctx.state.instances.get(id);
+  if (!vm || vm.project_id !== projectId || vm.region_id !== regionId) fail(cloudError(404, `Instance ${id} not found`, ctx.requestId));
+  return vm;
+}
+
+function getInstance(ctx: RouteContext): Reply {
+  return jsonReply(200, renderInstance(ctx.state, findInstance(ctx), ctx.now));
+}
+
+function listAvailableFlavors(ctx: RouteContext): Reply {
+  const vm = findInstance(ctx);
+  const withPrices = ctx.query.get('include_prices') === 'true';
+  const results = vm.available_flavors.map((id) => {
+    const f = ctx.state.ensureFlavor(id);
+    const item: Record<string, unknown> = {
+      flavor_id: f.flavor_id,
+      flavor_name: f.flavor_name,
+      vcpus: f.vcpus,
+      ram: f.ram,
+      disabled: f.disabled,
+      os_type: f.os_type,
+      architecture: f.architecture,
+      hardware_description: { vcpus: `${f.vcpus} vCPU`, ram: `${f.ram} MiB` },
+      capacity: null,
+      reserved_capacity: null,
+    };
+    if (withPrices) Object.assign(item, { currency_code: null, price_per_hour: null, price_per_month: null, price_status: null });
+    return item;
+  });
+  return jsonReply(200, { count: results.length, results });
+}
+
+function changeFlavor(ctx: RouteContext): Reply {
+  const vm = findInstance(ctx);
+  const body = cloudObjectBody(ctx);
+  const flavorId = body.flavor_id;
+  if (flavorId === undefined) fail(cloudError(400, 'flavor_id: Field required', ctx.requestId));
+  if (typeof flavorId !== 'string' || flavorId === '') fail(cloudError(400, 'flavor_id: Input should be a valid string', ctx.requestId));
+  if (vm.task_id) lockedConflict(ctx, `Instance ${vm.id}`, vm.task_id);
+  if (vm.status !== 'ACTIVE' && vm.status !== 'SHUTOFF') fail(cloudError(409, `Instance ${vm.id} is in status ${vm.status}; it can be resized only when ACTIVE or SHUTOFF`, ctx.requestId));
+  if (!vm.available_flavors.includes(flavorId)) {
+    fail(cloudError(400, `Flavor ${flavorId} is not available for instance ${vm.id}; available: ${vm.available_flavors.join(', ')}`, ctx.requestId));
+  }
+  if (flavorId === vm.flavor_id) fail(cloudError(400, `Instance ${vm.id} already has flavor ${flavorId}`, ctx.requestId));
+  const task = startTask(
+    ctx.state,
+    {
+      taskType: 'resize_vm',
+      kind: 'instance',
+      resourceId: vm.id,
+      projectId: vm.project_id,
+      regionId: vm.region_id,
+      effect: { type: 'resize_vm', flavor_id: flavorId, previous_status: vm.status, read_lag_ms: ctx.settings.readLagMs },
+      data: { flavor_id: flavorId },
+      requestId: ctx.requestId,
+    },
+    ctx.now,
+    ctx.settings.taskDurationMs,
+  );
+  return jsonReply(200, { tasks: [task.id] });
+}
+
+/** Registers the instance routes: GET one, GET available_flavors, POST changeflavor (task resize_vm). */
+export function registerInstanceRoutes(router: Router): void {
+  router.add({ method: 'GET', pattern: BASE, product: 'cloud', handler: getInstance });
+  router.add({ method: 'GET', pattern: `${BASE}/available_flavors`, product: 'cloud', handler: listAvailableFlavors });
+  router.add({ method: 'POST', pattern: `${BASE}/changeflavor`, product: 'cloud', handler: changeFlavor });
+}

@@ -1,0 +1,127 @@
+import { formatNaiveDate, isPlainObject, parseIntStrict } from '../format.js';
+import { cloudError, emptyReply, fail, jsonReply, type Reply } from '../reply.js';
+import type { RouteContext, Router } from '../router.js';
+import type { QuotaRequestRecord } from '../store.js';
+import { cloudObjectBody, cloudPaging, queryList } from './cloud-common.js';
+
+const LIST = '/cloud/v2/limits_request';
+const ONE = '/cloud/v2/limits_request/{request_id}';
+const STATUSES = ['done', 'in progress', 'rejected'] as const;
+
+/** Keys allowed in requested_limits.global_limits (CreateGlobalQuotasLimitsSerializer). */
+export const GLOBAL_LIMIT_KEYS: ReadonlySet<string> = new Set([
+  'inference_cpu_millicore_count_limit', 'inference_gpu_a100_count_limit', 'inference_gpu_h100_count_limit', 'inference_gpu_l40s_count_limit',
+  'inference_instance_count_limit', 'keypair_count_limit', 'project_count_limit',
+]);
+
+/** Keys allowed in each requested_limits.regional_limits item (RegionalQuotasLimitsSerializer). */
+export const REGIONAL_LIMIT_KEYS: ReadonlySet<string> = new Set([
+  'region_id', 'baremetal_basic_count_limit', 'baremetal_gpu_a100_count_limit', 'baremetal_gpu_count_limit', 'baremetal_gpu_h100_count_limit',
+  'baremetal_gpu_h200_count_limit', 'baremetal_gpu_l40s_count_limit', 'baremetal_hf_count_limit', 'baremetal_infrastructure_count_limit',
+  'baremetal_network_count_limit', 'baremetal_storage_count_limit', 'caas_container_count_limit', 'caas_cpu_count_limit', 'caas_gpu_count_limit',
+  'caas_ram_size_limit', 'cluster_count_limit', 'cpu_count_limit', 'dbaas_postgres_cluster_count_limit', 'external_ip_count_limit',
+  'faas_cpu_count_limit', 'faas_function_count_limit', 'faas_namespace_count_limit', 'faas_ram_size_limit', 'firewall_count_limit',
+  'floating_count_limit', 'gpu_count_limit', 'gpu_virtual_a100_count_limit', 'gpu_virtual_h100_count_limit', 'gpu_virtual_h200_count_limit',
+  'gpu_virtual_l40s_count_limit', 'image_count_limit', 'image_size_limit', 'ipu_count_limit', 'laas_topic_count_limit', 'loadbalancer_count_limit',
+  'network_count_limit', 'ram_limit', 'registry_count_limit', 'registry_storage_limit', 'router_count_limit', 'secret_count_limit',
+  'servergroup_count_limit', 'sfs_count_limit', 'sfs_size_limit', 'shared_vm_count_limit', 'snapshot_schedule_count_limit', 'subnet_count_limit',
+  'vm_count_limit', 'volume_count_limit', 'volume_size_limit', 'volume_snapshots_count_limit', 'volume_snapshots_size_limit',
+]);
+
+/** A quota limit request in the LimitsRequestSerializer shape. */
+export function renderQuotaRequest(r: QuotaRequestRecord): Record<string, unknown> {
+  return {
+    id: r.id,
+    client_id: r.client_id,
+    status: r.status,
+    description: r.description,
+    requested_limits: structuredClone(r.requested_limits),
+    created_at: formatNaiveDate(r.created_at),
+    updated_at: r.updated_at === null ? null : formatNaiveDate(r.updated_at),
+  };
+}
+
+function findRequest(ctx: RouteContext): QuotaRequestRecord {
+  const text = ctx.params.request_id;
+  const id = parseIntStrict(text);
+  if (id === undefined) fail(cloudError(400, `request_id: Input should be a valid integer, got "${text}"`, ctx.requestId));
+  const request = ctx.state.quotaRequests.get(id);
+  if (!request) fail(cloudError(404, `Limits request ${id} not found`, ctx.requestId));
+  return request;
+}
+
+function listRequests(ctx: RouteContext): Reply {
+  const { limit, offset } = cloudPaging(ctx);
+  const statuses = queryList(ctx.query, 'status');
+  for (const s of statuses) {
+    if (!(STATUSES as readonly string[]).includes(s)) fail(cloudError(400, `status: Input should be 'done', 'in progress' or 'rejected', got "${s}"`, ctx.requestId));
+  }
+  const ids = queryList(ctx.query, 'request_ids').map((t) => {
+    const id = parseIntStrict(t);
+    if (id === undefined) fail(cloudError(400, `request_ids: Input should be a valid integer, got "${t}"`, ctx.requestId));
+    return id;
+  });
+  const matching = [...ctx.state.quotaRequests.values()]
+    .filter((r) => (statuses.length === 0 || statuses.includes(r.status)) && (ids.length === 0 || ids.includes(r.id)))
+    .sort((a, b) => a.id - b.id);
+  return jsonReply(200, { count: matching.length, results: matching.slice(offset, offset + limit).map(renderQuotaRequest) });
+}
+
+function getRequest(ctx: RouteContext): Reply {
+  return jsonReply(200, renderQuotaRequest(findRequest(ctx)));
+}
+
+function deleteRequest(ctx: RouteContext): Reply {
+  const request = findRequest(ctx);
+  ctx.state.quotaRequests.delete(request.id);
+  return emptyReply(204);
+}
+
+function checkLimits(ctx: RouteContext, value: unknown, allowed: ReadonlySet<string>, where: string): Record<string, number> {
+  if (!isPlainObject(value)) fail(cloudError(400, `${where}: Input should be a valid dictionary`, ctx.requestId));
+  for (const [key, v] of Object.entries(value)) {
+    if (!allowed.has(key)) fail(cloudError(400, `${where}.${key}: Extra inputs are not permitted`, ctx.requestId));
+    if (typeof v !== 'number' || !Number.isInteger(v)) fail(cloudError(400, `${where}.${key}: Input should be a valid integer`, ctx.requestId));
+  }
+  return value as Record<string, number>;
+}
+
+function createRequest(ctx: RouteContext): Reply {
+  const body = cloudObjectBody(ctx);
+  if (body.description === undefined) fail(cloudError(400, 'description: Field required', ctx.requestId));
+  if (typeof body.description !== 'string') fail(cloudError(400, 'description: Input should be a valid string', ctx.requestId));
+  if (body.description.length > 1000) fail(cloudError(400, 'description: String should have at most 1000 characters', ctx.requestId));
+  if (body.requested_limits === undefined) fail(cloudError(400, 'requested_limits: Field required', ctx.requestId));
+  if (!isPlainObject(body.requested_limits)) fail(cloudError(400, 'requested_limits: Input should be a valid dictionary', ctx.requestId));
+  const limits: QuotaRequestRecord['requested_limits'] = {};
+  for (const key of Object.keys(body.requested_limits)) {
+    if (key !== 'global_limits' && key !== 'regional_limits') fail(cloudError(400, `requested_limits.${key}: Extra inputs are not permitted`, ctx.requestId));
+  }
+  const { global_limits: global, regional_limits: regional } = body.requested_limits;
+  if (global !== undefined) limits.global_limits = { ...checkLimits(ctx, global, GLOBAL_LIMIT_KEYS, 'requested_limits.global_limits') };
+  if (regional !== undefined) {
+    if (!Array.isArray(regional)) fail(cloudError(400, 'requested_limits.regional_limits: Input should be a valid list', ctx.requestId));
+    limits.regional_limits = regional.map((item, i) => ({ ...checkLimits(ctx, item, REGIONAL_LIMIT_KEYS, `requested_limits.regional_limits[${i}]`) }));
+  }
+  let id = 1;
+  for (const existing of ctx.state.quotaRequests.keys()) id = Math.max(id, existing + 1);
+  const record: QuotaRequestRecord = {
+    id,
+    client_id: ctx.state.defaults.client_id,
+    status: 'in progress',
+    description: body.description,
+    requested_limits: limits,
+    created_at: ctx.now,
+    updated_at: null,
+  };
+  ctx.state.quotaRequests.set(id, record);
+  return jsonReply(201, renderQuotaRequest(record));
+}
+
+/** Registers the quota limit request routes: list, GET one, POST (201), DELETE (204). */
+export function registerQuotaRoutes(router: Router): void {
+  router.add({ method: 'GET', pattern: LIST, product: 'cloud', handler: listRequests });
+  router.add({ method: 'POST', pattern: LIST, product: 'cloud', handler: createRequest });
+  router.add({ method: 'GET', pattern: ONE, product: 'cloud', handler: getRequest });
+  router.add({ method: 'DELETE', pattern: ONE, product: 'cloud', handler: deleteRequest });
+}

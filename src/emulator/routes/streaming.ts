@@ -1,0 +1,149 @@
+import { AI_TASK_STATUSES } from '../fixtures.js';
+import { UUID_PATTERN, parseDate, parseIntStrict } from '../format.js';
+import { emptyReply, fail, jsonReply, type Reply } from '../reply.js';
+import type { RouteContext, Router } from '../router.js';
+import type { AiTaskRecord, PlayerRecord } from '../store.js';
+
+/** Players per page of GET /streaming/players (the platform does not document its page size). */
+export const PLAYERS_PAGE_SIZE = 25;
+
+function streamingError(status: 400 | 404 | 422, error: string): never {
+  return fail(jsonReply(status, { status, error }));
+}
+
+function notFound(what: string): never {
+  return streamingError(404, `Not Found. ${what} was not found; check the initial parameters of the request.`);
+}
+
+function pathId(ctx: RouteContext, name: string): number {
+  const text = ctx.params[name] ?? '';
+  const id = parseIntStrict(text);
+  if (id === undefined || id < 1) streamingError(400, `Bad Request. ${name} must be a positive integer, got "${text}".`);
+  return id;
+}
+
+function pageParam(ctx: RouteContext, name: string, fallback: number, status: 400 | 422): number {
+  const text = ctx.query.get(name);
+  if (text === null) return fallback;
+  const value = parseIntStrict(text);
+  if (value === undefined || value < 1) streamingError(status, `${status === 400 ? 'Bad Request' : 'Unprocessable Entity'}. ${name} must be an integer ≥ 1, got "${text}".`);
+  return value;
+}
+
+// ---- players ----
+
+function findPlayer(ctx: RouteContext): PlayerRecord {
+  const id = pathId(ctx, 'player_id');
+  const player = ctx.state.players.get(id);
+  if (!player) notFound(`Player ${id}`);
+  return player;
+}
+
+function listPlayers(ctx: RouteContext): Reply {
+  const page = pageParam(ctx, 'page', 1, 400);
+  const all = [...ctx.state.players.values()].sort((a, b) => a.id - b.id);
+  const start = (page - 1) * PLAYERS_PAGE_SIZE;
+  return jsonReply(200, all.slice(start, start + PLAYERS_PAGE_SIZE).map((p) => ({ ...p })));
+}
+
+function getPlayer(ctx: RouteContext): Reply {
+  return jsonReply(200, { ...findPlayer(ctx) });
+}
+
+function deletePlayer(ctx: RouteContext): Reply {
+  const player = findPlayer(ctx);
+  ctx.state.players.delete(player.id);
+  return emptyReply(204);
+}
+
+// ---- subtitles ----
+
+function listSubtitles(ctx: RouteContext): Reply {
+  const id = pathId(ctx, 'video_id');
+  const video = ctx.state.videos.get(id);
+  if (!video) notFound(`Video ${id}`);
+  return jsonReply(200, video.subtitles.map((s) => ({ id: s.id, name: s.name, language: s.language, vtt: s.vtt })));
+}
+
+// ---- AI tasks ----
+
+const AI_ORDERINGS = ['task_id', 'status', 'task_name', 'started_at'] as const;
+function searchableText(task: AiTaskRecord): string {
+  return [task.task_id, task.task_name, task.status, flattenValues(task.task_data)].join('\n').toLowerCase();
+}
+
+function flattenValues(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value !== 'object') return String(value);
+  return Object.entries(value as Record<string, unknown>)
+    .map(([k, v]) => `${k}\n${flattenValues(v)}`)
+    .join('\n');
+}
+
+function enumParam<T extends string>(ctx: RouteContext, name: string, allowed: readonly T[]): T | undefined {
+  const value = ctx.query.get(name);
+  if (value === null) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) streamingError(422, `Unprocessable Entity. ${name} must be one of ${allowed.join(', ')}; got "${value}".`);
+  return value as T;
+}
+
+/** Whether a task was created within the instant or prefix given (a day, an hour, ... or an exact datetime). */
+function createdMatches(task: AiTaskRecord, text: string): boolean {
+  const iso = new Date(task.created_at).toISOString();
+  const from = parseDate(text);
+  const normalized = new Date(from).toISOString();
+  const precision = /T\d{2}:\d{2}:\d{2}/.test(text) ? 19 : /T\d{2}:\d{2}/.test(text) ? 16 : /T\d{2}/.test(text) ? 13 : 10;
+  return iso.slice(0, precision) === normalized.slice(0, precision);
+}
+
+function listAiTasks(ctx: RouteContext): Reply {
+  const taskId = ctx.query.get('task_id');
+  if (taskId !== null && !UUID_PATTERN.test(taskId)) streamingError(422, `Unprocessable Entity. task_id must be a UUID; got "${taskId}".`);
+  const taskName = enumParam(ctx, 'task_name', ['transcription', 'content-moderation'] as const);
+  const status = enumParam(ctx, 'status', AI_TASK_STATUSES);
+  const ordering = enumParam(ctx, 'ordering', AI_ORDERINGS);
+  const dateCreated = ctx.query.get('date_created');
+  if (dateCreated !== null && Number.isNaN(parseDate(dateCreated))) streamingError(422, `Unprocessable Entity. date_created must be an ISO 8601 datetime; got "${dateCreated}".`);
+  const search = ctx.query.get('search')?.toLowerCase();
+  const page = pageParam(ctx, 'page', 1, 422);
+  const limit = pageParam(ctx, 'limit', 10, 422);
+
+  const matching = ctx.state.aiTasks.filter(
+    (t) =>
+      (taskId === null || t.task_id.toLowerCase() === taskId.toLowerCase()) &&
+      (taskName === undefined || t.task_name === taskName) &&
+      (status === undefined || t.status === status) &&
+      (dateCreated === null || createdMatches(t, dateCreated)) &&
+      (search === undefined || search === '' || searchableText(t).includes(search)),
+  );
+  if (ordering === undefined || ordering === 'started_at') {
+    const sign = ordering === undefined ? -1 : 1;
+    matching.sort((a, b) => sign * (a.started_at - b.started_at) || a.task_id.localeCompare(b.task_id));
+  } else {
+    matching.sort((a, b) => a[ordering].localeCompare(b[ordering]) || b.started_at - a.started_at);
+  }
+  const pages = Math.max(1, Math.ceil(matching.length / limit));
+  if (page > pages) streamingError(404, 'Not Found. Invalid page.');
+  const start = (page - 1) * limit;
+  return jsonReply(200, {
+    count: matching.length,
+    next: page < pages ? `page=${page + 1}` : null,
+    previous: page > 1 ? `page=${page - 1}` : null,
+    results: matching.slice(start, start + limit).map((t) => ({
+      task_id: t.task_id,
+      task_name: t.task_name,
+      status: t.status,
+      progress: t.progress,
+      task_data: structuredClone(t.task_data),
+    })),
+  });
+}
+
+/** Registers the streaming routes: players (list, GET, DELETE), video subtitles, AI task list. */
+export function registerStreamingRoutes(router: Router): void {
+  router.add({ method: 'GET', pattern: '/streaming/players', product: 'streaming', handler: listPlayers });
+  router.add({ method: 'GET', pattern: '/streaming/players/{player_id}', product: 'streaming', handler: getPlayer });
+  router.add({ method: 'DELETE', pattern: '/streaming/players/{player_id}', product: 'streaming', handler: deletePlayer });
+  router.add({ method: 'GET', pattern: '/streaming/videos/{video_id}/subtitles', product: 'streaming', handler: listSubtitles });
+  router.add({ method: 'GET', pattern: '/streaming/ai/tasks', product: 'streaming', handler: listAiTasks });
+}

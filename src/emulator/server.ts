@@ -1,0 +1,305 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { EdgeformError } from '../errors.js';
+import { INVALID_TOKEN_BODY, MISSING_CREDENTIALS_BODY, checkAuth } from './auth.js';
+import { createClock, type EmulatorClock } from './clock.js';
+import { registerControlRoutes } from './control.js';
+import { EmulatorFaults } from './faults.js';
+import { loadFixtures, type EmulatorFixtures, type NormalizedFixtures } from './fixtures.js';
+import { newUuid } from './format.js';
+import { ReplyError, productError, productOfPath, reasonPhrase, type Product, type Reply } from './reply.js';
+import { createRequestLog, type RequestLog, type RequestLogEntry } from './request-log.js';
+import { Router, type RouteContext, type RouteSettings } from './router.js';
+import { registerFloatingIpRoutes } from './routes/cloud-floating-ips.js';
+import { registerInstanceRoutes } from './routes/cloud-instances.js';
+import { registerFastEdgeRoutes } from './routes/fastedge.js';
+import { registerIamRoutes } from './routes/iam.js';
+import { registerK8sRoutes } from './routes/k8s.js';
+import { registerQuotaRoutes } from './routes/quota.js';
+import { registerStreamingRoutes } from './routes/streaming.js';
+import { registerTaskRoutes } from './routes/tasks.js';
+import { EmulatorState } from './store.js';
+
+/** How to start the emulator. Every field is optional. */
+export interface EmulatorOptions {
+  /** Interface to listen on; default 127.0.0.1. */
+  host?: string;
+  /** Port; default 8787; 0 picks a free one (tests). */
+  port?: number;
+  /** The API key requests must carry; default a generated `emu$<hex>` key (real keys contain `$`). */
+  apiKey?: string;
+  /** A YAML fixtures file path or an object of the same shape; default an empty world. */
+  fixtures?: string | EmulatorFixtures;
+  /** Delay before every answer (real ms), plus up to jitterMs more at random. */
+  latencyMs?: number;
+  jitterMs?: number;
+  /** Share 0..1 of requests answered 503 without changing anything (FastEdge: text/plain). */
+  failRate?: number;
+  /** Share 0..1 of requests answered 429 with Retry-After: 1. */
+  rateLimitRate?: number;
+  /** How long a cloud task takes on the emulator clock; default 2000. */
+  taskDurationMs?: number;
+  /** After a resize task finished, GET instance shows the old flavor this long (emulator clock); default 0. */
+  readLagMs?: number;
+  /** true: the clock starts at 2026-01-01T00:00:00Z and moves only through clock.advance(ms). */
+  manualClock?: boolean;
+  /** Serve the /__emulator/ control routes (off by default). */
+  control?: boolean;
+  /** Randomness for faults and jitter (tests pass a seeded one); default Math.random. */
+  random?: () => number;
+  /** Receives one line per request; default none. */
+  log?: (line: string) => void;
+}
+
+/** A running emulator. */
+export interface Emulator {
+  /** Base URL without trailing slash, e.g. http://127.0.0.1:54321. */
+  url: string;
+  apiKey: string;
+  /** The in-memory platform; tests read and mutate it directly. */
+  state: EmulatorState;
+  clock: EmulatorClock;
+  faults: EmulatorFaults;
+  /** Every request seen, with countByRoute(). */
+  requests: RequestLog;
+  /** Back to the fixtures: state, tasks, request log, faults (options + fixture faults) and the clock's start. */
+  reset(): void;
+  /** Stops listening and closes every connection. */
+  close(): Promise<void>;
+}
+
+/** Thrown for options that make no sense (negative latency, a rate above 1, ...). */
+export class EmulatorOptionsError extends EdgeformError {
+  constructor(message: string) {
+    super('EDGEFORM_EMULATOR_OPTIONS', message);
+  }
+}
+
+const MAX_BODY_BYTES = 5 * 1024 * 1024;
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+/** Generates an API key in the platform's style: it contains a `$`. */
+export function generateApiKey(): string {
+  return `emu$${randomBytes(16).toString('hex')}`;
+}
+
+function checkOptions(o: EmulatorOptions): void {
+  const nonNegative = (name: keyof EmulatorOptions, value: number | undefined): void => {
+    if (value !== undefined && (!Number.isFinite(value) || value < 0)) throw new EmulatorOptionsError(`${name} must be a number ≥ 0, got ${value}`);
+  };
+  const share = (name: keyof EmulatorOptions, value: number | undefined): void => {
+    if (value !== undefined && (!Number.isFinite(value) || value < 0 || value > 1)) throw new EmulatorOptionsError(`${name} must be between 0 and 1, got ${value}`);
+  };
+  if (o.port !== undefined && (!Number.isInteger(o.port) || o.port < 0 || o.port > 65535)) throw new EmulatorOptionsError(`port must be an integer 0..65535, got ${o.port}`);
+  nonNegative('latencyMs', o.latencyMs);
+  nonNegative('jitterMs', o.jitterMs);
+  nonNegative('taskDurationMs', o.taskDurationMs);
+  nonNegative('readLagMs', o.readLagMs);
+  share('failRate', o.failRate);
+  share('rateLimitRate', o.rateLimitRate);
+  if (o.apiKey !== undefined && (o.apiKey === '' || /\s/.test(o.apiKey))) throw new EmulatorOptionsError('apiKey must be non-empty and contain no whitespace');
+}
+
+function applyBaseFaults(faults: EmulatorFaults, o: EmulatorOptions, f: NormalizedFixtures): void {
+  faults.clear();
+  const ff = f.faults;
+  faults.set({
+    latencyMs: o.latencyMs ?? ff?.latency_ms ?? 0,
+    jitterMs: o.jitterMs ?? ff?.jitter_ms ?? 0,
+    failRate: o.failRate ?? ff?.fail_rate ?? 0,
+    rateLimitRate: o.rateLimitRate ?? ff?.rate_limit_rate ?? 0,
+  });
+  for (const rule of ff?.fail_next ?? []) faults.failNext({ method: rule.method, path: rule.path, status: rule.status, count: rule.count, retryAfter: rule.retry_after });
+  for (const rule of ff?.drop_next ?? []) faults.dropNext({ method: rule.method, path: rule.path, when: rule.when });
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(tooLarge ? 'too-large' : chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Starts the platform emulator: a node:http server holding the platform's resources in memory.
+ * No timer drives state: due tasks are settled at the start of every request and on
+ * clock.advance, so tests are deterministic.
+ */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  checkOptions(options);
+  const fixtures = loadFixtures(options.fixtures);
+  const host = options.host ?? '127.0.0.1';
+  const apiKey = options.apiKey ?? generateApiKey();
+  const random = options.random ?? Math.random;
+  const settings: RouteSettings = { taskDurationMs: options.taskDurationMs ?? 2000, readLagMs: options.readLagMs ?? 0 };
+
+  const state = new EmulatorState();
+  state.load(fixtures);
+  const clock = createClock({ manual: options.manualClock === true, onAdvance: (now) => state.settle(now) });
+  const faults = new EmulatorFaults();
+  applyBaseFaults(faults, options, fixtures);
+  const requests = createRequestLog();
+  const reset = (): void => {
+    clock.rewind();
+    state.load(fixtures);
+    requests.length = 0;
+    applyBaseFaults(faults, options, fixtures);
+  };
+
+  const router = new Router();
+  registerFloatingIpRoutes(router);
+  registerInstanceRoutes(router);
+  registerK8sRoutes(router);
+  registerTaskRoutes(router);
+  registerQuotaRoutes(router);
+  registerFastEdgeRoutes(router);
+  registerStreamingRoutes(router);
+  registerIamRoutes(router);
+  if (options.control === true) registerControlRoutes(router, { state, clock, faults, requests, reset });
+
+  const send = (req: IncomingMessage, res: ServerResponse, entry: RequestLogEntry, product: Product, requestId: string, reply: Reply, started: number): void => {
+    const headers: Record<string, string | number> = { ...reply.headers };
+    if (product === 'cloud') headers['X-Request-ID'] = requestId;
+    let payload: string | undefined;
+    if (reply.json !== undefined) {
+      payload = JSON.stringify(reply.json);
+      headers['Content-Type'] = 'application/json';
+    } else if (reply.text !== undefined) {
+      payload = reply.text;
+      headers['Content-Type'] = 'text/plain; charset=utf-8';
+    }
+    headers['Content-Length'] = payload === undefined ? 0 : Buffer.byteLength(payload);
+    entry.status = reply.status;
+    res.writeHead(reply.status, headers);
+    res.end(req.method === 'HEAD' ? undefined : payload);
+    options.log?.(`${entry.method} ${req.url ?? entry.path} ${reply.status} ${Date.now() - started}ms`);
+  };
+
+  const drop = (req: IncomingMessage, entry: RequestLogEntry, started: number): void => {
+    entry.status = 0;
+    req.socket.destroy();
+    options.log?.(`${entry.method} ${req.url ?? entry.path} dropped ${Date.now() - started}ms`);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const started = Date.now();
+    const method = (req.method ?? 'GET').toUpperCase();
+    const rawUrl = req.url ?? '/';
+    const q = rawUrl.indexOf('?');
+    const path = q >= 0 ? rawUrl.slice(0, q) : rawUrl;
+    const query = new URLSearchParams(q >= 0 ? rawUrl.slice(q + 1) : '');
+    const match = router.match(method, path);
+    const route = match.kind === 'found' ? match.route.pattern : match.kind === 'method-not-allowed' ? match.pattern : '(unmatched)';
+    const product: Product = match.kind === 'found' ? match.route.product : match.kind === 'method-not-allowed' ? match.product : productOfPath(path);
+    const requestId = newUuid();
+    const entry: RequestLogEntry = { method, path, route, status: 0, time: clock.now() };
+    requests.push(entry);
+    const answer = (reply: Reply): void => send(req, res, entry, product, requestId, reply, started);
+
+    const raw = await readBody(req);
+    const isControl = match.kind === 'found' && match.route.product === 'control';
+    let dropAfter = false;
+    if (!isControl) {
+      const delay = faults.delayFor(random);
+      if (delay > 0) await sleep(delay);
+      const decision = faults.decide(method, path, match.kind === 'found' ? match.route.pattern : undefined, random);
+      if (decision?.kind === 'fail') {
+        const reply = productError(product, decision.status, `${reasonPhrase(decision.status)} (injected by the emulator)`, requestId);
+        if (decision.retryAfter !== undefined) reply.headers = { ...reply.headers, 'Retry-After': String(decision.retryAfter) };
+        return answer(reply);
+      }
+      if (decision?.kind === 'drop') {
+        if (decision.when === 'before') return drop(req, entry, started);
+        dropAfter = true;
+      }
+      if (match.kind === 'not-found') return answer(productError(product, 404, `The requested URL ${path} was not found on this server.`, requestId));
+      const auth = checkAuth(req.headers.authorization, apiKey);
+      if (auth !== 'ok') {
+        return answer({ status: 401, json: auth === 'missing' ? MISSING_CREDENTIALS_BODY : INVALID_TOKEN_BODY, headers: { 'WWW-Authenticate': 'APIKey' } });
+      }
+    }
+    if (match.kind === 'method-not-allowed') {
+      const reply = productError(product, 405, product === 'iam' ? `Method "${method}" not allowed.` : 'HTTP 405: Method Not Allowed', requestId);
+      reply.headers = { ...reply.headers, Allow: match.allowed.join(', ') };
+      return answer(reply);
+    }
+    if (raw === 'too-large') return answer(productError(product, 413, 'Request body too large', requestId));
+
+    let body: unknown;
+    if (raw.length > 0 && BODY_METHODS.has(method)) {
+      try {
+        body = JSON.parse(raw.toString('utf8'));
+      } catch (error) {
+        const detail = (error as Error).message;
+        return answer(productError(product, 400, product === 'iam' ? `JSON parse error - ${detail}` : `Invalid JSON in request body: ${detail}`, requestId));
+      }
+    }
+
+    state.settle(clock.now());
+    const ctx: RouteContext = { method, path, route, params: match.params, query, body, requestId, now: clock.now(), state, clock, settings };
+    let reply: Reply;
+    try {
+      reply = match.route.handler(ctx);
+    } catch (error) {
+      if (!(error instanceof ReplyError)) {
+        options.log?.(`emulator bug while handling ${method} ${path}: ${(error as Error).stack ?? String(error)}`);
+        reply = productError(product, 500, 'Internal error in the emulator', requestId);
+      } else {
+        reply = error.reply;
+      }
+    }
+    if (dropAfter) return drop(req, entry, started);
+    answer(reply);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      options.log?.(`emulator bug: ${(error as Error).stack ?? String(error)}`);
+      if (!res.headersSent) {
+        res.writeHead(500, { 'Content-Type': 'text/plain' });
+        res.end('internal emulator error');
+      } else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 8787, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const hostPart = address.family === 'IPv6' || host.includes(':') ? `[${address.address}]` : host;
+  const url = `http://${hostPart}:${address.port}`;
+
+  let closed: Promise<void> | undefined;
+  return {
+    url,
+    apiKey,
+    state,
+    clock,
+    faults,
+    requests,
+    reset,
+    close(): Promise<void> {
+      closed ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { CLI_PATH } from '../helpers/cli.js';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const FIP = '726ecfcc-7fd0-4e30-a86e-7892524aa483';
+
+describe('edgeform emulator (built CLI)', () => {
+  it('prints the base URL and key, serves the demo world with that key, and exits 0 on SIGTERM', async () => {
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), NO_COLOR: '1' };
+    const child = spawn(process.execPath, [CLI_PATH, 'emulator', '--port', '0', '--fixtures', 'examples/emulator/fixtures.yaml'], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    try {
+      const banner = await new Promise<string>((resolve, reject) => {
+        child.stdout.setEncoding('utf8').on('data', (d: string) => {
+          stdout += d;
+          if (/EDGEFORM_API_KEY=.*\n/.test(stdout)) resolve(stdout);
+        });
+        child.on('close', () => reject(new Error(`emulator exited early:\n${stdout}\n${stderr}`)));
+      });
+      const url = /export EDGEFORM_BASE_URL=(\S+)/.exec(banner)?.[1];
+      const key = /export EDGEFORM_API_KEY='([^']+)'/.exec(banner)?.[1];
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:(?!0\b)\d+$/);
+      expect(key).toContain('$');
+      const res = await fetch(`${url}/cloud/v1/floatingips/1/76/${FIP}`, { headers: { Authorization: `APIKey ${key}` } });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { floating_ip_address: string }).floating_ip_address).toBe('203.0.113.10');
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  });
+
+  it('rejects a fail rate above 1 with a clear message and exit 1', async () => {
+    const child = spawn(process.execPath, [CLI_PATH, 'emulator', '--fail-rate', '1.5'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(1);
+    expect(stderr).toContain('--fail-rate must be a probability between 0 and 1');
+  });
+});

@@ -1,0 +1,48 @@
+import { startEmulator, demoFixturesPath, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
+
+/** A parsed answer of the emulator. */
+export interface EmulatorResponse {
+  status: number;
+  headers: Headers;
+  /** Raw body text ('' when none). */
+  text: string;
+  /** Parsed JSON body, or undefined when the body is empty or not JSON. */
+  body: any;
+}
+
+/** An emulator started for a test, with a small fetch helper that sends the right API key. */
+export interface TestEmulator extends Emulator {
+  call(method: string, path: string, options?: { body?: unknown; rawBody?: string; headers?: Record<string, string>; auth?: string | null }): Promise<EmulatorResponse>;
+}
+
+/** Well-known ids of the demo world (docs/demo-world.md). */
+export const DEMO = {
+  fip: '726ecfcc-7fd0-4e30-a86e-7892524aa483',
+  fipDown: '5f0c3a1e-2b7d-4c9a-8e61-0d2b3c4f5a6b',
+  instance: 'a7e7e8d6-0b4c-4c2e-9d1e-2f0f0c7b9a11',
+  cluster: 'prod-eu',
+} as const;
+
+/** Starts the emulator on 127.0.0.1:0 with the demo world and a manual clock unless told otherwise. */
+export async function startTestEmulator(options: EmulatorOptions = {}): Promise<TestEmulator> {
+  const emulator = await startEmulator({ port: 0, fixtures: demoFixturesPath, manualClock: true, ...options });
+  const call: TestEmulator['call'] = async (method, path, o = {}) => {
+    const headers: Record<string, string> = { ...o.headers };
+    if (o.auth !== null) headers.Authorization = o.auth ?? `APIKey ${emulator.apiKey}`;
+    let body: string | undefined = o.rawBody;
+    if (o.body !== undefined) {
+      body = JSON.stringify(o.body);
+      headers['Content-Type'] = 'application/json';
+    }
+    const res = await fetch(`${emulator.url}${path}`, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, headers: res.headers, text, body: parsed };
+  };
+  return Object.assign(emulator, { call });
+}

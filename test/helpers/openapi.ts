@@ -1,0 +1,124 @@
+import { readFileSync } from 'node:fs';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { parse } from 'yaml';
+
+/**
+ * The vendor's OpenAPI 3.1 files, in the shared folder beside the repository
+ * (CI clones the repo with shared/ next to it).
+ */
+export const OPENAPI_DIR = new URL('../../../shared/reference/openapi/', import.meta.url);
+
+// ajv-formats is CommonJS; under NodeNext its default import is the module object.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
+
+/** One loaded vendor spec with its own validator instance. */
+export interface OpenApiSpec {
+  file: string;
+  doc: any;
+  ajv: Ajv2020;
+}
+
+const specs = new Map<string, OpenApiSpec>();
+
+// The vendor's real datetimes are ISO 8601 but not always RFC 3339: "2019-06-13T13:58:12+0000"
+// (offset without colon, floating IPs) and "2019-07-26T13:25:03" (no offset, quota requests).
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?$/i;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+/**
+ * Documented relaxations of the vendor schemas (generator quirks, not emulator leniency):
+ * - `nullable: true` (an OpenAPI 3.0 leftover) and `default: null` on a typed schema mean the
+ *   value may be null — the vendor's own default would fail its schema otherwise;
+ * - paginator links `next`/`previous` typed as string may be null (the specification: "string or null").
+ */
+function relax(node: unknown, key?: string): void {
+  if (Array.isArray(node)) {
+    for (const item of node) relax(item);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  const schema = node as Record<string, unknown>;
+  const nullable = schema.nullable === true || (Object.hasOwn(schema, 'default') && schema.default === null) || ((key === 'next' || key === 'previous') && schema.type === 'string');
+  if (nullable && typeof schema.type === 'string' && schema.type !== 'null') {
+    schema.type = [schema.type, 'null'];
+    if (Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...schema.enum, null];
+  }
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === 'properties' && v && typeof v === 'object') {
+      for (const [name, prop] of Object.entries(v as Record<string, unknown>)) relax(prop, name);
+    } else relax(v);
+  }
+}
+
+function rewriteRefs(node: unknown, id: string): unknown {
+  if (Array.isArray(node)) return node.map((n) => rewriteRefs(n, id));
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#') ? `${id}${v}` : rewriteRefs(v, id);
+  return out;
+}
+
+/** Loads (once per test file) and prepares a vendor spec, e.g. loadSpec('cloud_api.yaml'). */
+export function loadSpec(file: string): OpenApiSpec {
+  let spec = specs.get(file);
+  if (spec) return spec;
+  const doc = parse(readFileSync(new URL(file, OPENAPI_DIR), 'utf8')) as any;
+  relax(doc.components);
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+  addFormats(ajv);
+  ajv.addFormat('date-time', ISO_DATE_TIME);
+  ajv.addFormat('uuid4', UUID);
+  ajv.addFormat('ipvanyaddress', (s: string) => IPV4.test(s) || (s.includes(':') && /^[0-9a-f:.]+$/i.test(s)));
+  ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
+  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) });
+  ajv.addSchema({ $id: file, components: doc.components }, file);
+  spec = { file, doc, ajv };
+  specs.set(file, spec);
+  return spec;
+}
+
+function operation(spec: OpenApiSpec, method: string, path: string): any {
+  const op = spec.doc.paths?.[path]?.[method.toLowerCase()];
+  if (!op) throw new Error(`${spec.file}: no operation ${method} ${path}`);
+  return op;
+}
+
+function compile(spec: OpenApiSpec, schema: unknown): ValidateFunction {
+  const copy = rewriteRefs(structuredClone(schema), spec.file) as Record<string, unknown>;
+  relax(copy);
+  return spec.ajv.compile(copy);
+}
+
+/** The validator of an operation's response body for a status (JSON unless told otherwise). */
+export function responseValidator(file: string, method: string, path: string, status: number, contentType = 'application/json'): ValidateFunction {
+  const spec = loadSpec(file);
+  let response = operation(spec, method, path).responses?.[String(status)];
+  if (response?.$ref) response = spec.doc.components.responses[response.$ref.split('/').pop()];
+  const schema = response?.content?.[contentType]?.schema;
+  if (!schema) throw new Error(`${file}: ${method} ${path} has no ${contentType} schema for ${status}`);
+  return compile(spec, schema);
+}
+
+/** The validator of an operation's JSON request body. */
+export function requestValidator(file: string, method: string, path: string): ValidateFunction {
+  const spec = loadSpec(file);
+  const schema = operation(spec, method, path).requestBody?.content?.['application/json']?.schema;
+  if (!schema) throw new Error(`${file}: ${method} ${path} has no JSON request body`);
+  return compile(spec, schema);
+}
+
+/** The validator of a named component schema. */
+export function componentValidator(file: string, name: string): ValidateFunction {
+  const spec = loadSpec(file);
+  return compile(spec, { $ref: `#/components/schemas/${name}` });
+}
+
+/** Throws with ajv's messages when data does not validate. */
+export function expectValid(validate: ValidateFunction, data: unknown): void {
+  if (!validate(data)) {
+    const errors = (validate.errors ?? []).slice(0, 8).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+    throw new Error(`does not match the vendor schema:\n  ${errors.join('\n  ')}\nbody: ${JSON.stringify(data).slice(0, 800)}`);
+  }
+}

@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+
+type Task = { task_id: string; task_name: string; status: string; task_data: Record<string, unknown> };
+
+describe('emulator streaming AI tasks', () => {
+  let emu: TestEmulator;
+  const list = async (query = ''): Promise<{ status: number; body: any }> => emu.call('GET', `/streaming/ai/tasks${query}`);
+  beforeAll(async () => {
+    emu = await startTestEmulator();
+  });
+  afterAll(() => emu.close());
+
+  it('pages 10 tasks by default with count, next and previous', async () => {
+    const res = await list();
+    expect(res.body.count).toBe(15);
+    expect(res.body.results).toHaveLength(10);
+    expect(res.body.next).toBe('page=2');
+    expect(res.body.previous).toBeNull();
+  });
+
+  it('answers the second page with previous page=1 and no next', async () => {
+    const res = await list('?page=2');
+    expect(res.body.results).toHaveLength(5);
+    expect(res.body.next).toBeNull();
+    expect(res.body.previous).toBe('page=1');
+  });
+
+  it('honours limit', async () => {
+    const res = await list('?limit=4&page=3');
+    expect(res.body.results).toHaveLength(4);
+    expect(res.body).toMatchObject({ next: 'page=4', previous: 'page=2' });
+  });
+
+  it('answers 404 for a page past the end', async () => {
+    const res = await list('?page=3');
+    expect(res.status).toBe(404);
+    expect(res.body.status).toBe(404);
+  });
+
+  it('orders by started_at descending by default', async () => {
+    const all = (await list('?limit=15')).body.results as Task[];
+    const started = all.map((t) => emu.state.aiTasks.find((x) => x.task_id === t.task_id)!.started_at);
+    expect(started).toEqual([...started].sort((a, b) => b - a));
+  });
+
+  it.each(['task_id', 'status', 'task_name'] as const)('orders by %s ascending', async (field) => {
+    const all = (await list(`?limit=15&ordering=${field}`)).body.results as Task[];
+    const values = all.map((t) => t[field]);
+    expect(values).toEqual([...values].sort());
+  });
+
+  it('orders by started_at ascending', async () => {
+    const all = (await list('?limit=15&ordering=started_at')).body.results as Task[];
+    const started = all.map((t) => emu.state.aiTasks.find((x) => x.task_id === t.task_id)!.started_at);
+    expect(started).toEqual([...started].sort((a, b) => a - b));
+  });
+
+  it('filters by status', async () => {
+    const res = await list('?status=SUCCESS&limit=20');
+    expect(res.body.count).toBe(12);
+  });
+
+  it('filters by task_name and status together', async () => {
+    const res = await list('?task_name=content-moderation&status=FAILURE');
+    expect(res.body.count).toBe(1);
+    expect((await list('?task_name=transcription&status=FAILURE')).body.count).toBe(0);
+  });
+
+  it('filters by task_id', async () => {
+    const id = emu.state.aiTasks[3]!.task_id;
+    const res = await list(`?task_id=${id}`);
+    expect(res.body.results.map((t: Task) => t.task_id)).toEqual([id]);
+  });
+
+  it('filters by date_created (a day)', async () => {
+    const res = await list('?date_created=2025-12-01');
+    expect(res.body.count).toBe(1);
+  });
+
+  it('searches task_data partially and case-insensitively (origin host)', async () => {
+    const res = await list('?search=S3.EU-WEST-1&limit=20');
+    expect(res.body.count).toBe(5);
+    for (const t of res.body.results as Task[]) expect(String(t.task_data.url)).toContain('s3.eu-west-1');
+  });
+
+  it('searches the moderation category', async () => {
+    const res = await list('?search=nsfw');
+    expect(res.body.count).toBe(2);
+  });
+
+  it('searches over status and task_name', async () => {
+    expect((await list('?search=pend')).body.count).toBe(1);
+    expect((await list('?search=MODERATION&limit=20')).body.count).toBe(5);
+  });
+
+  it('searches a partial task_id', async () => {
+    const id = emu.state.aiTasks[7]!.task_id;
+    expect((await list(`?search=${id.slice(0, 13)}`)).body.results.map((t: Task) => t.task_id)).toContain(id);
+  });
+
+  it.each([['status=DONE'], ['task_name=translation'], ['ordering=-started_at'], ['page=0'], ['limit=abc'], ['task_id=not-a-uuid']])(
+    'answers 422 {status, error} for an invalid parameter %s',
+    async (query) => {
+      const res = await list(`?${query}`);
+      expect(res.status).toBe(422);
+      expect(res.body.status).toBe(422);
+      expect(typeof res.body.error).toBe('string');
+    },
+  );
+});

@@ -1,0 +1,211 @@
+/**
+ * Contract tests: every answer of the emulator validates against the response schema of the
+ * same operation in the vendor's OpenAPI files, and sample requests the vendor schema rejects
+ * are rejected by the emulator too. The relaxations applied to the vendor schemas are listed in
+ * test/helpers/openapi.ts.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { componentValidator, expectValid, requestValidator, responseValidator } from '../../helpers/openapi.js';
+
+const CLOUD = 'cloud_api.yaml';
+const FASTEDGE = 'fastedge_api.yaml';
+const STREAMING = 'streaming_api.yaml';
+const IAM = 'iam_reseller_api.yaml';
+
+const P = {
+  fip: '/cloud/v1/floatingips/{project_id}/{region_id}/{floating_ip_id}',
+  fipList: '/cloud/v1/floatingips/{project_id}/{region_id}',
+  fipV2: '/cloud/v2/floatingips/{project_id}/{region_id}/{floating_ip_id}',
+  instance: '/cloud/v1/instances/{project_id}/{region_id}/{instance_id}',
+  flavors: '/cloud/v1/instances/{project_id}/{region_id}/{instance_id}/available_flavors',
+  resize: '/cloud/v1/instances/{project_id}/{region_id}/{instance_id}/changeflavor',
+  clusters: '/cloud/v2/k8s/clusters/{project_id}/{region_id}',
+  cluster: '/cloud/v2/k8s/clusters/{project_id}/{region_id}/{cluster_name}',
+  upgradeVersions: '/cloud/v2/k8s/clusters/{project_id}/{region_id}/{cluster_name}/upgrade_versions',
+  upgrade: '/cloud/v2/k8s/clusters/{project_id}/{region_id}/{cluster_name}/upgrade',
+  task: '/cloud/v1/tasks/{task_id}',
+  quotas: '/cloud/v2/limits_request',
+  quota: '/cloud/v2/limits_request/{request_id}',
+  apps: '/fastedge/v1/apps',
+  app: '/fastedge/v1/apps/{app_id}',
+  players: '/streaming/players',
+  player: '/streaming/players/{player_id}',
+  subtitles: '/streaming/videos/{video_id}/subtitles',
+  aiTasks: '/streaming/ai/tasks',
+  settings: '/iam/reselling/resellers/{resellerId}/notification_settings',
+  setting: '/iam/reselling/resellers/{resellerId}/notification_settings/{notificationSettingsId}',
+};
+
+const fip = `/cloud/v1/floatingips/1/76/${DEMO.fip}`;
+const fipV2 = `/cloud/v2/floatingips/1/76/${DEMO.fip}`;
+const vm = `/cloud/v1/instances/1/76/${DEMO.instance}`;
+const cluster = '/cloud/v2/k8s/clusters/1/76/prod-eu';
+const setting = '/iam/reselling/resellers/7/notification_settings/3';
+
+describe('emulator contract with the vendor OpenAPI (responses)', () => {
+  let emu: TestEmulator;
+  beforeAll(async () => {
+    emu = await startTestEmulator({ taskDurationMs: 1000 });
+  });
+  beforeEach(() => emu.reset());
+  afterAll(() => emu.close());
+
+  async function expectResponse(file: string, method: string, template: string, path: string, status: number, body?: unknown): Promise<any> {
+    const res = await emu.call(method, path, body === undefined ? {} : { body });
+    expect(res.status).toBe(status);
+    expectValid(responseValidator(file, method, template, status), res.body);
+    return res.body;
+  }
+
+  it('GET floating IP matches FloatingIPSerializer', () => expectResponse(CLOUD, 'GET', P.fip, fip, 200));
+  it('GET floating IP list matches FloatingIPDetailedCollectionSerializer (with an instance)', () => expectResponse(CLOUD, 'GET', P.fipList, '/cloud/v1/floatingips/1/76', 200));
+  it('PATCH v2 floating IP matches TaskIDsSerializer', () => expectResponse(CLOUD, 'PATCH', P.fipV2, fipV2, 200, { tags: { env: 'prod' } }));
+  it('PATCH v2 floating IP without change matches TaskIDsSerializer', () => expectResponse(CLOUD, 'PATCH', P.fipV2, fipV2, 200, { tags: { env: 'staging' } }));
+  it('deprecated PATCH v1 floating IP matches FloatingIPSerializer', () => expectResponse(CLOUD, 'PATCH', P.fip, fip, 200, { tags: { env: 'prod' } }));
+
+  it('a locked floating IP still matches FloatingIPSerializer', async () => {
+    await emu.call('PATCH', fipV2, { body: { tags: null } });
+    const body = await expectResponse(CLOUD, 'GET', P.fip, fip, 200);
+    expect(body.task_id).not.toBeNull();
+  });
+
+  it('GET instance matches InstanceSerializer', () => expectResponse(CLOUD, 'GET', P.instance, vm, 200));
+  it('GET available_flavors matches InstanceFlavorExtendedCollectionSerializer', () => expectResponse(CLOUD, 'GET', P.flavors, `${vm}/available_flavors`, 200));
+  it('GET available_flavors with prices matches too', () => expectResponse(CLOUD, 'GET', P.flavors, `${vm}/available_flavors?include_prices=true`, 200));
+  it('POST changeflavor matches TaskIDsSerializer', () => expectResponse(CLOUD, 'POST', P.resize, `${vm}/changeflavor`, 200, { flavor_id: 'g2-standard-4-8' }));
+
+  it('a resizing instance matches InstanceSerializer', async () => {
+    await emu.call('POST', `${vm}/changeflavor`, { body: { flavor_id: 'g2-standard-4-8' } });
+    expect((await expectResponse(CLOUD, 'GET', P.instance, vm, 200)).status).toBe('RESIZE');
+  });
+
+  it('GET cluster matches K8sClusterV2Serializer', () => expectResponse(CLOUD, 'GET', P.cluster, cluster, 200));
+  it('GET cluster list matches K8sClusterV2CollectionSerializer', () => expectResponse(CLOUD, 'GET', P.clusters, '/cloud/v2/k8s/clusters/1/76', 200));
+  it('GET upgrade_versions matches K8sClusterVersionV2CollectionSerializer', () => expectResponse(CLOUD, 'GET', P.upgradeVersions, `${cluster}/upgrade_versions`, 200));
+  it('POST upgrade matches TaskIDsSerializer', () => expectResponse(CLOUD, 'POST', P.upgrade, `${cluster}/upgrade`, 200, { version: 'v1.30.6' }));
+
+  it('GET task matches TaskSerializer in every state', async () => {
+    emu.state.setNextTaskError('instance', DEMO.instance, 'Quota limit for vcpu exceeded');
+    const failing = (await emu.call('POST', `${vm}/changeflavor`, { body: { flavor_id: 'g2-standard-4-8' } })).body.tasks[0];
+    const upgrade = (await emu.call('POST', `${cluster}/upgrade`, { body: { version: 'v1.30.6' } })).body.tasks[0];
+    expect((await expectResponse(CLOUD, 'GET', P.task, `/cloud/v1/tasks/${upgrade}`, 200)).state).toBe('NEW');
+    emu.clock.advance(1);
+    expect((await expectResponse(CLOUD, 'GET', P.task, `/cloud/v1/tasks/${upgrade}`, 200)).state).toBe('RUNNING');
+    emu.clock.advance(1000);
+    expect((await expectResponse(CLOUD, 'GET', P.task, `/cloud/v1/tasks/${upgrade}`, 200)).state).toBe('FINISHED');
+    expect((await expectResponse(CLOUD, 'GET', P.task, `/cloud/v1/tasks/${failing}`, 200)).state).toBe('ERROR');
+  });
+
+  it('GET quota request list matches LimitsRequestCollectionSerializer', () => expectResponse(CLOUD, 'GET', P.quotas, P.quotas, 200));
+  it('GET quota request matches LimitsRequestSerializer', () => expectResponse(CLOUD, 'GET', P.quota, '/cloud/v2/limits_request/43', 200));
+
+  it('POST quota request answers 201 and its body matches LimitsRequestSerializer (the vendor documents no body)', async () => {
+    const res = await emu.call('POST', P.quotas, { body: { description: 'x', requested_limits: { regional_limits: [{ region_id: 76, cpu_count_limit: 8 }] } } });
+    expect(res.status).toBe(201);
+    expectValid(componentValidator(CLOUD, 'LimitsRequestSerializer'), res.body);
+  });
+
+  it('DELETE quota request answers 204 as documented', async () => {
+    expect((await emu.call('DELETE', '/cloud/v2/limits_request/42')).status).toBe(204);
+  });
+
+  it('cloud error bodies match NotFoundErrorSchema', async () => {
+    const res = await emu.call('GET', '/cloud/v1/tasks/00000000-0000-4000-8000-000000000000');
+    expectValid(componentValidator(CLOUD, 'NotFoundErrorSchema'), res.body);
+  });
+
+  it('GET FastEdge apps matches the listApps response', () => expectResponse(FASTEDGE, 'GET', P.apps, P.apps, 200));
+  it('GET FastEdge app matches app', () => expectResponse(FASTEDGE, 'GET', P.app, '/fastedge/v1/apps/1300', 200));
+  it('DELETE FastEdge app with a malformed id matches error (400)', () => expectResponse(FASTEDGE, 'DELETE', P.app, '/fastedge/v1/apps/x', 400));
+
+  it('DELETE FastEdge app 503 is a text/plain string', async () => {
+    emu.faults.failNext({ path: P.app, status: 503 });
+    const res = await emu.call('DELETE', '/fastedge/v1/apps/1234');
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+    expectValid(responseValidator(FASTEDGE, 'DELETE', P.app, 503, 'text/plain'), res.text);
+  });
+
+  it('GET players matches a player array', () => expectResponse(STREAMING, 'GET', P.players, P.players, 200));
+  it('GET player matches player', () => expectResponse(STREAMING, 'GET', P.player, '/streaming/players/60', 200));
+  it('GET subtitles matches a subtitle array', () => expectResponse(STREAMING, 'GET', P.subtitles, '/streaming/videos/9876/subtitles', 200));
+  it('GET subtitles 400 matches badrequest', () => expectResponse(STREAMING, 'GET', P.subtitles, '/streaming/videos/x/subtitles', 400));
+  it('GET subtitles 404 matches notfound', () => expectResponse(STREAMING, 'GET', P.subtitles, '/streaming/videos/1/subtitles', 404));
+  it('GET AI tasks matches ai_tasks_list (first page)', () => expectResponse(STREAMING, 'GET', P.aiTasks, P.aiTasks, 200));
+  it('GET AI tasks matches ai_tasks_list (last page, next null)', () => expectResponse(STREAMING, 'GET', P.aiTasks, `${P.aiTasks}?page=2`, 200));
+  it('GET AI tasks 404 matches notfound', () => expectResponse(STREAMING, 'GET', P.aiTasks, `${P.aiTasks}?page=9`, 404));
+  it('GET AI tasks 422 matches upgraderequired', () => expectResponse(STREAMING, 'GET', P.aiTasks, `${P.aiTasks}?status=DONE`, 422));
+
+  it('GET notification settings matches NotificationSettingsPaginatedArray', () => expectResponse(IAM, 'GET', P.settings, '/iam/reselling/resellers/7/notification_settings?limit=1', 200));
+  it('GET notification setting matches NotificationSettingsRead', () => expectResponse(IAM, 'GET', P.setting, setting, 200));
+  it('PATCH notification setting matches NotificationSettingsRead', () =>
+    expectResponse(IAM, 'PATCH', P.setting, setting, 200, { notification_type: 'failed_login', email: 'sec@example.com', enabled: true }));
+
+  it('PATCH notification setting 400 matches iam_reseller_ValidationError', async () => {
+    const res = await emu.call('PATCH', setting, { body: { notification_type: 'nope', email: 'x' } });
+    expect(res.status).toBe(400);
+    expectValid(componentValidator(IAM, 'iam_reseller_ValidationError'), res.body);
+    expect(res.body.errors).toBeDefined();
+  });
+
+  it('PATCH notification setting with malformed JSON matches JSONParseError', async () => {
+    const res = await emu.call('PATCH', setting, { rawBody: '{', headers: { 'Content-Type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expectValid(componentValidator(IAM, 'JSONParseError'), res.body);
+  });
+});
+
+describe('emulator contract with the vendor OpenAPI (requests)', () => {
+  let emu: TestEmulator;
+  beforeAll(async () => {
+    emu = await startTestEmulator({ taskDurationMs: 1000 });
+  });
+  beforeEach(() => emu.reset());
+  afterAll(() => emu.close());
+
+  const cases: Array<{ name: string; file: string; method: string; template: string; path: string; body: unknown }> = [
+    { name: 'notification setting with a bad e-mail', file: IAM, method: 'PATCH', template: P.setting, path: setting, body: { notification_type: 'failed_login', email: 'nope' } },
+    { name: 'notification setting with an e-mail over 254 characters', file: IAM, method: 'PATCH', template: P.setting, path: setting, body: { notification_type: 'failed_login', email: `${'a'.repeat(60)}@${'b'.repeat(200)}.com` } },
+    { name: 'notification setting with a bad notification_type', file: IAM, method: 'PATCH', template: P.setting, path: setting, body: { notification_type: 'login', email: 'a@example.com' } },
+    { name: 'notification setting without email', file: IAM, method: 'PATCH', template: P.setting, path: setting, body: { notification_type: 'failed_login' } },
+    { name: 'notification setting with a string enabled', file: IAM, method: 'PATCH', template: P.setting, path: setting, body: { notification_type: 'failed_login', email: 'a@example.com', enabled: 'yes' } },
+    { name: 'changeflavor without flavor_id', file: CLOUD, method: 'POST', template: P.resize, path: `${vm}/changeflavor`, body: {} },
+    { name: 'changeflavor with a numeric flavor_id', file: CLOUD, method: 'POST', template: P.resize, path: `${vm}/changeflavor`, body: { flavor_id: 4 } },
+    { name: 'upgrade without version', file: CLOUD, method: 'POST', template: P.upgrade, path: `${cluster}/upgrade`, body: {} },
+    { name: 'tags with an empty value', file: CLOUD, method: 'PATCH', template: P.fipV2, path: fipV2, body: { tags: { env: '' } } },
+    { name: 'tags with a tab in a value', file: CLOUD, method: 'PATCH', template: P.fipV2, path: fipV2, body: { tags: { env: 'a\tb' } } },
+    { name: 'tags with a numeric value', file: CLOUD, method: 'PATCH', template: P.fipV2, path: fipV2, body: { tags: { env: 1 } } },
+    { name: 'tags with a 256-character key', file: CLOUD, method: 'PATCH', template: P.fipV2, path: fipV2, body: { tags: { ['k'.repeat(256)]: 'v' } } },
+    { name: 'tags as a list', file: CLOUD, method: 'PATCH', template: P.fipV2, path: fipV2, body: { tags: ['env'] } },
+    { name: 'deprecated v1 tags with an empty value', file: CLOUD, method: 'PATCH', template: P.fip, path: fip, body: { tags: { env: '' } } },
+    { name: 'port_id that is not a UUID', file: CLOUD, method: 'PATCH', template: P.fipV2, path: fipV2, body: { port_id: 'port-1' } },
+    { name: 'quota request without description', file: CLOUD, method: 'POST', template: P.quotas, path: P.quotas, body: { requested_limits: {} } },
+    { name: 'quota request with an unknown global limit', file: CLOUD, method: 'POST', template: P.quotas, path: P.quotas, body: { description: 'x', requested_limits: { global_limits: { vm_count_limit: 1 } } } },
+    { name: 'quota request with a non-integer limit', file: CLOUD, method: 'POST', template: P.quotas, path: P.quotas, body: { description: 'x', requested_limits: { regional_limits: [{ region_id: 76, cpu_count_limit: 'many' }] } } },
+  ];
+
+  it.each(cases)('rejects what the vendor schema rejects: $name', async ({ file, method, template, path, body }) => {
+    expect(requestValidator(file, method, template)(body)).toBe(false);
+    const res = await emu.call(method, path, { body });
+    expect(res.status).toBe(400);
+  });
+
+  const valid: Array<{ name: string; file: string; method: string; template: string; path: string; body: unknown }> = [
+    { name: 'notification setting', file: IAM, method: 'PATCH', template: P.setting, path: setting, body: { notification_type: 'deletion_request', email: 'a.b+c@example.co.uk' } },
+    { name: 'changeflavor', file: CLOUD, method: 'POST', template: P.resize, path: `${vm}/changeflavor`, body: { flavor_id: 'g2-standard-8-16' } },
+    { name: 'tags merge patch', file: CLOUD, method: 'PATCH', template: P.fipV2, path: fipV2, body: { tags: { env: 'prod', owner: null, 'new-tag': 'a b' } } },
+    { name: 'tags: null', file: CLOUD, method: 'PATCH', template: P.fipV2, path: fipV2, body: { tags: null } },
+    { name: 'upgrade', file: CLOUD, method: 'POST', template: P.upgrade, path: `${cluster}/upgrade`, body: { version: 'v1.30.6' } },
+    { name: 'quota request', file: CLOUD, method: 'POST', template: P.quotas, path: P.quotas, body: { description: 'x', requested_limits: { global_limits: { keypair_count_limit: 3 } } } },
+  ];
+
+  it.each(valid)('accepts what the vendor schema accepts: $name', async ({ file, method, template, path, body }) => {
+    expectValid(requestValidator(file, method, template), body);
+    const res = await emu.call(method, path, { body });
+    expect(res.status).toBeLessThan(300);
+  });
+
+  it('rejects tag keys outside the documented key pattern ^[^\\s=]+$ (the schema lists it as patternProperties, which alone does not forbid other keys)', async () => {
+    for (const key of ['a=b', 'a b']) expect((await emu.call('PATCH', fipV2, { body: { tags: { [key]: 'x' } } })).status).toBe(400);
+  });
+});
