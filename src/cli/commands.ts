@@ -1,11 +1,13 @@
 import type { Command } from './command.js';
 import { emulatorCommand } from './emulator.js';
+import { planCommand } from './plan.js';
 import { schemaCommand } from './schema.js';
 import { validateCommand } from './validate.js';
 
 /** Every command edgeform has, in the order `--help` lists them. */
 export const commands: Command<any>[] = [
   validateCommand,
+  planCommand,
   schemaCommand,
   emulatorCommand,
 ];

@@ -1,0 +1,81 @@
+import type { ApiClient } from '../api/client.js';
+import { createApiClientFromEnv } from '../api/client.js';
+import { createRetryBudget } from '../api/retry.js';
+import type { Diagnostic } from '../config/diagnostics.js';
+import { hasErrors } from '../config/diagnostics.js';
+import { loadStack } from '../config/load-stack.js';
+import type { Stack } from '../config/types.js';
+import { buildPlan } from '../plan/planner.js';
+import { selectTargets } from '../plan/targets.js';
+import type { Plan } from '../plan/types.js';
+import { createProviderContext } from '../providers/context.js';
+import type { ProviderContext } from '../providers/provider.js';
+import { readStack } from '../providers/read-stack.js';
+import { registry } from '../providers/registry.js';
+import { VERSION } from '../version.js';
+
+/** Settings shared by plan, apply and drift. */
+export interface PlanStackOptions {
+  path: string;
+  env: NodeJS.ProcessEnv;
+  parallelism: number;
+  targets: readonly string[];
+  signal: AbortSignal;
+  taskTimeoutMs?: number;
+  onProgress?: (message: string, detail?: { taskIds?: string[] }) => void;
+}
+
+/** A stack that could not be used: its diagnostics, and nothing was sent to the API. */
+export interface InvalidStack {
+  kind: 'invalid';
+  diagnostics: Diagnostic[];
+}
+
+/** A stack that was read and planned; the caller owns (and closes) the client. */
+export interface PlannedStack {
+  kind: 'planned';
+  stack: Stack;
+  plan: Plan;
+  api: ApiClient;
+  ctx: ProviderContext;
+  selected: ReadonlySet<string>;
+}
+
+/** Connects to the platform the stack names (EDGEFORM_BASE_URL first), with the key from the environment. */
+export function connect(stack: Stack, options: Pick<PlanStackOptions, 'env' | 'signal' | 'taskTimeoutMs' | 'onProgress'>): { api: ApiClient; ctx: ProviderContext } {
+  const api = createApiClientFromEnv({ env: options.env, stackBaseUrl: stack.provider.base_url, retryBudget: createRetryBudget() });
+  const ctx = createProviderContext({ api, signal: options.signal, taskTimeoutMs: options.taskTimeoutMs, onProgress: options.onProgress });
+  return { api, ctx };
+}
+
+/**
+ * The pipeline `plan`, `apply` and `drift` share: parse and validate the stack (nothing is
+ * sent when it is invalid), check --target addresses, read the live state, build the plan.
+ */
+export async function planStack(options: PlanStackOptions): Promise<InvalidStack | PlannedStack> {
+  const loaded = await loadStack(options.path, options.env);
+  if (!loaded.stack || hasErrors(loaded.diagnostics)) return { kind: 'invalid', diagnostics: loaded.diagnostics };
+  const stack = loaded.stack;
+  const targets = selectTargets(stack, options.targets);
+  if (hasErrors(targets.diagnostics)) return { kind: 'invalid', diagnostics: [...loaded.diagnostics, ...targets.diagnostics] };
+
+  const { api, ctx } = connect(stack, options);
+  try {
+    const observations = await readStack(ctx, stack, registry, { parallelism: options.parallelism, selected: targets.selected });
+    const plan = buildPlan({
+      stack,
+      selected: targets.selected,
+      reads: observations.reads,
+      checks: observations.checks,
+      planners: registry.resources,
+      baseUrl: api.baseUrl,
+      createdAt: new Date().toISOString(),
+      edgeformVersion: VERSION,
+      diagnostics: loaded.diagnostics,
+    });
+    return { kind: 'planned', stack, plan, api, ctx, selected: targets.selected };
+  } catch (error) {
+    await api.close();
+    throw error;
+  }
+}

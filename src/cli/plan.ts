@@ -1,0 +1,106 @@
+import { writeFile } from 'node:fs/promises';
+import kleur from 'kleur';
+import { redact, secretsFromEnv } from '../api/redact.js';
+import type { Diagnostic } from '../config/diagnostics.js';
+import { formatDiagnosticsJson, formatDiagnosticsText } from '../render/diagnostics.js';
+import { toPlanJson } from '../render/plan-json.js';
+import { renderPlanMarkdown } from '../render/plan-markdown.js';
+import { renderPlanText } from '../render/plan-text.js';
+import type { Plan } from '../plan/types.js';
+import { defineCommand, UsageError } from './command.js';
+import { ExitCode, type CliIO } from './io.js';
+import { planStack } from './plan-stack.js';
+import { withInterrupts } from './interrupt.js';
+
+export type PlanFormat = 'text' | 'json' | 'markdown';
+
+interface PlanArgs {
+  path: string;
+  format: PlanFormat;
+  out?: string;
+  detailedExitcode: boolean;
+  parallelism: number;
+  target: string[];
+}
+
+/** `edgeform plan`: read the live state and show exactly what apply would do. */
+export const planCommand = defineCommand<PlanArgs>({
+  command: 'plan <path>',
+  describe: 'Show what apply would change (reads the platform, changes nothing)',
+  builder: (y) =>
+    y
+      .positional('path', { type: 'string', describe: 'Stack file or directory of *.yaml files', demandOption: true })
+      .option('format', { choices: ['text', 'json', 'markdown'] as const, default: 'text' as const, describe: 'Output format' })
+      .option('out', { type: 'string', describe: 'Write the plan to this file, for `edgeform apply FILE`' })
+      .option('detailed-exitcode', { type: 'boolean', default: false, describe: 'Exit 0 with no changes, 2 with changes, 1 on error' })
+      .option('parallelism', { type: 'number', default: 10, describe: 'Resources read at the same time' })
+      .option('target', { type: 'string', array: true, default: [] as string[], describe: 'Plan only this address and what it depends on (repeatable)' }),
+  async run(args, io) {
+    checkParallelism(args.parallelism);
+    return withInterrupts(io, async (signal) => {
+      const result = await planStack({ path: args.path, env: io.env, parallelism: args.parallelism, targets: args.target, signal });
+      if (result.kind === 'invalid') {
+        printInvalid(io, args.format, args.path, result.diagnostics);
+        return ExitCode.error;
+      }
+      try {
+        io.out(renderPlan(result.plan, args.format, args.path, io));
+        if (args.out) {
+          if (result.plan.errored) io.err(`The plan has errors, so it was not saved to ${args.out}.`);
+          else await savePlan(args.out, result.plan, io);
+        }
+        return planExitCode(result.plan, args.detailedExitcode);
+      } finally {
+        await result.api.close();
+      }
+    });
+  },
+});
+
+/** Exit code of a plan: 1 errored; with --detailed-exitcode 2 when there are changes. */
+export function planExitCode(plan: Plan, detailed: boolean): number {
+  if (plan.errored) return ExitCode.error;
+  if (detailed && plan.summary.change + plan.summary.destroy > 0) return ExitCode.changes;
+  return ExitCode.ok;
+}
+
+/** Renders a plan in one of the three formats. */
+export function renderPlan(plan: Plan, format: PlanFormat, stackLabel: string, io: CliIO): string {
+  const formatDiagnostics = (d: readonly Diagnostic[]) => formatDiagnosticsText(d);
+  if (format === 'json') return JSON.stringify(toPlanJson(plan), null, 2);
+  if (format === 'markdown') {
+    const enabled = kleur.enabled;
+    kleur.enabled = false;
+    try {
+      return renderPlanMarkdown(plan, renderPlanText(plan, { formatDiagnostics }), { stackLabel });
+    } finally {
+      kleur.enabled = enabled;
+    }
+  }
+  void io;
+  return renderPlanText(plan, { formatDiagnostics });
+}
+
+/** Prints the diagnostics of a stack that could not be planned, in the requested format. */
+export function printInvalid(io: CliIO, format: PlanFormat, stackLabel: string, diagnostics: Diagnostic[]): void {
+  if (format === 'json') {
+    io.out(formatDiagnosticsJson(diagnostics));
+    return;
+  }
+  const text = formatDiagnosticsText(diagnostics);
+  if (format === 'markdown') {
+    io.out(`<!-- edgeform:plan stack=${stackLabel} -->\n### edgeform plan for \`${stackLabel}\`\n\n**The stack is invalid**; nothing was read or changed.\n\n\`\`\`text\n${text.trimEnd()}\n\`\`\`\n`);
+    return;
+  }
+  io.err(text);
+}
+
+/** Writes the Plan value as JSON; secrets are redacted again as a last line of defence. */
+async function savePlan(file: string, plan: Plan, io: CliIO): Promise<void> {
+  await writeFile(file, `${redact(JSON.stringify(plan, null, 2), secretsFromEnv(io.env))}\n`, { mode: 0o600 });
+  io.err(`Saved the plan to ${file}. To perform exactly these actions, run: edgeform apply ${file}`);
+}
+
+function checkParallelism(n: number): void {
+  if (!Number.isInteger(n) || n < 1 || n > 100) throw new UsageError(`--parallelism must be a whole number from 1 to 100, got ${String(n)}`);
+}

@@ -1,0 +1,174 @@
+import type { Diagnostic, SourceRange } from '../config/diagnostics.js';
+import type { Block, ResourceBlock, ResourceType, Stack } from '../config/types.js';
+import type { CheckOutcome, DynamicResourceProvider, Observation, ReadResult, ResourceProvider } from '../providers/provider.js';
+import { fingerprint } from './fingerprint.js';
+import { buildGraph, topologicalOrder } from './graph.js';
+import { PLAN_FORMAT_VERSION, type CheckResult, type Plan, type ResourceChange } from './types.js';
+
+/** The pure parts of each provider, which is all the planner needs. */
+export type ResourcePlanners = { [T in ResourceType]: Pick<ResourceProvider<T>, 'plan' | 'summarize' | 'idField'> };
+
+/** Diagnostic code of a resource that should exist but does not (drift counts it as drift). */
+export const RESOURCE_MISSING = 'resource-missing';
+
+/** Everything a plan is made from; no I/O happens in buildPlan. */
+export interface PlanInput {
+  stack: Stack;
+  /** Blocks to plan (after --target selection); every block when undefined. */
+  selected?: ReadonlySet<string>;
+  reads: ReadonlyMap<string, ReadResult>;
+  checks: ReadonlyMap<string, CheckOutcome>;
+  planners: ResourcePlanners;
+  baseUrl: string;
+  createdAt: string;
+  edgeformVersion: string;
+  /** Diagnostics found before reading (e.g. unknown --target); they make the plan errored. */
+  diagnostics?: Diagnostic[];
+}
+
+/**
+ * Builds the plan: a pure function of the stack and what was observed. Resources whose read
+ * failed or whose desired state cannot be reached become error diagnostics with their address
+ * and location; every other resource is still planned.
+ */
+export function buildPlan(input: PlanInput): Plan {
+  const { stack } = input;
+  const blocks = new Map<string, Block>([...stack.resources, ...stack.checks].map((b) => [b.address, b]));
+  const order = topologicalOrder(buildGraph(blocks.values())).filter((a) => !input.selected || input.selected.has(a));
+  const diagnostics: Diagnostic[] = [...(input.diagnostics ?? [])];
+  const resourceChanges: ResourceChange[] = [];
+  const checks: CheckResult[] = [];
+
+  for (const address of order) {
+    const block = blocks.get(address)!;
+    if (block.kind === 'check') {
+      const outcome = input.checks.get(address) ?? { status: 'error', message: 'the check was not evaluated' };
+      checks.push({ address, type: block.type, name: block.name, action: 'read', ...outcome, depends_on: block.dependsOn });
+      if (outcome.status === 'error') diagnostics.push(blockError(block, `check ${address} could not be evaluated: ${outcome.message}`));
+      continue;
+    }
+    const read = input.reads.get(address);
+    if (!read) {
+      diagnostics.push(blockError(block, `${address} was not read`));
+      continue;
+    }
+    if (!read.ok) {
+      diagnostics.push({ ...blockError(block, `reading ${address} failed: ${read.error.summary}`), detail: read.error.detail });
+      continue;
+    }
+    const planned = planResource(block, read.observation, input.planners);
+    diagnostics.push(...planned.diagnostics);
+    if (planned.change) resourceChanges.push(planned.change);
+  }
+
+  const summary = {
+    add: 0,
+    change: resourceChanges.filter((c) => c.action === 'update').length,
+    destroy: resourceChanges.filter((c) => c.action === 'delete').length,
+    read: checks.length,
+  };
+  const errored = diagnostics.some((d) => d.severity === 'error');
+  return {
+    format_version: PLAN_FORMAT_VERSION,
+    edgeform_version: input.edgeformVersion,
+    created_at: input.createdAt,
+    base_url: input.baseUrl,
+    stack: { sources: stack.sources, digest: stack.digest },
+    resource_changes: resourceChanges,
+    checks,
+    diagnostics,
+    summary,
+    applyable: !errored && summary.change + summary.destroy > 0,
+    errored,
+  };
+}
+
+function planResource(block: ResourceBlock, observed: Observation, planners: ResourcePlanners): { change?: ResourceChange; diagnostics: Diagnostic[] } {
+  const planner = planners[block.type] as unknown as PurePlanner;
+  const desired = block.attributes as Record<string, unknown> & { ensure: 'present' | 'absent' };
+  const base = {
+    address: block.address,
+    type: block.type,
+    name: block.name,
+    desired,
+    depends_on: block.dependsOn,
+    lock_task_id: observed.exists ? (observed.lockTaskId ?? null) : null,
+  };
+
+  if (desired.ensure === 'absent') {
+    const before = observedFields(planner, desired, observed);
+    return {
+      diagnostics: [],
+      change: {
+        ...base,
+        action: observed.exists ? 'delete' : 'no-op',
+        before,
+        after: null,
+        changes: [],
+        fingerprint: fingerprint(before),
+        warnings: lockWarnings(base.lock_task_id),
+        notes: observed.exists ? [] : ['already absent'],
+      },
+    };
+  }
+
+  if (!observed.exists) {
+    const id = desired[planner.idField];
+    return {
+      diagnostics: [
+        {
+          ...blockError(
+            block,
+            `${block.address}: ${block.type} ${JSON.stringify(id)} does not exist; edgeform adopts existing resources by id`,
+            planner.idField,
+            'Check the id, or remove the block if the resource was deleted on purpose.',
+          ),
+          code: RESOURCE_MISSING,
+        },
+      ],
+    };
+  }
+
+  const result = planner.plan(desired, observed.state);
+  if (result.errors.length > 0) {
+    return { diagnostics: result.errors.map((e) => blockError(block, `${block.address}: ${e.summary}`, e.field, e.detail)) };
+  }
+  return {
+    diagnostics: [],
+    change: {
+      ...base,
+      action: result.action,
+      before: result.before,
+      after: result.after,
+      changes: result.changes,
+      unchanged_elements: result.unchanged_elements,
+      payload: result.payload,
+      fingerprint: fingerprint(result.before),
+      warnings: [...lockWarnings(base.lock_task_id), ...result.warnings],
+      notes: result.notes,
+    },
+  };
+}
+
+/**
+ * The observed fields a plan fingerprints for one resource: the provider's summary of a
+ * resource to delete, its diff's `before` otherwise, null when it does not exist. Apply calls
+ * this on a fresh read to tell whether a saved plan is stale.
+ */
+export function observedFields(planner: PurePlanner, desired: Record<string, unknown>, observed: Observation): Record<string, unknown> | null {
+  if (!observed.exists) return null;
+  if (desired.ensure === 'absent') return planner.summarize(observed.state);
+  return planner.plan(desired, observed.state).before;
+}
+
+/** The pure parts of one provider, typed for plan data. */
+type PurePlanner = Pick<DynamicResourceProvider, 'plan' | 'summarize' | 'idField'>;
+
+function lockWarnings(lockTaskId: string | null | undefined): string[] {
+  return lockTaskId ? [`locked by running platform task ${lockTaskId}; apply waits for it to finish before changing anything`] : [];
+}
+
+function blockError(block: Block, summary: string, field?: string, detail?: string): Diagnostic {
+  const range: SourceRange | undefined = (field && block.fieldRanges[field]) || block.range;
+  return { severity: 'error', code: 'plan-error', summary, detail, address: block.address, range };
+}

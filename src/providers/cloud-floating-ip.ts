@@ -1,0 +1,76 @@
+import { apiPath } from '../api/path.js';
+import { planTagsPatch, userTags, type LiveTag } from '../plan/merge-patch.js';
+import type { ResourceProvider } from './provider.js';
+import { readOrGone, startTasks } from './shared.js';
+
+interface FloatingIp {
+  id: string;
+  floating_ip_address: string | null;
+  status: string | null;
+  tags: LiveTag[];
+  task_id: string | null;
+}
+
+const fipPath = (version: 'v1' | 'v2', p: number, r: number, id: string) => apiPath`/cloud/${version}/floatingips/${p}/${r}/${id}`;
+
+/**
+ * Cloud floating IPs: edgeform manages their tags. Tags are changed with the v2 PATCH, whose
+ * `tags` is a JSON Merge Patch (RFC 7386) and which answers with tasks (an empty list when
+ * nothing would change); the deprecated synchronous v1 PATCH is never used. Read-only tags
+ * belong to the platform. While a task changes the IP, `task_id` holds that task (the lock).
+ */
+export const cloudFloatingIp: ResourceProvider<'cloud_floating_ip'> = {
+  kind: 'resource',
+  type: 'cloud_floating_ip',
+  idField: 'floating_ip_id',
+  verbs: { update: ['Modifying', 'Modified'], delete: ['Destroying', 'Destroyed'] },
+
+  async read(ctx, desired) {
+    const path = fipPath('v1', desired.project_id, desired.region_id, desired.floating_ip_id);
+    const fip = await readOrGone(async () => (await ctx.api.request<FloatingIp>({ method: 'GET', path, signal: ctx.signal })).body);
+    if (!fip) return { exists: false };
+    return {
+      exists: true,
+      state: { floating_ip_id: fip.id, floating_ip_address: fip.floating_ip_address, status: fip.status, tags: fip.tags.map(({ key, value, read_only }) => ({ key, value, read_only })) },
+      lockTaskId: fip.task_id,
+    };
+  },
+
+  summarize: (state) => ({ floating_ip_id: state.floating_ip_id, floating_ip_address: state.floating_ip_address, tags: userTags(state.tags as LiveTag[]) }),
+
+  plan(desired, state) {
+    const live = state.tags as LiveTag[];
+    const before = { floating_ip_id: state.floating_ip_id, tags: userTags(live) };
+    if (desired.tags === undefined) return { action: 'no-op', before, after: before, changes: [], errors: [], warnings: [], notes: [] };
+    const tags = planTagsPatch(live, desired.tags, desired.tags_policy);
+    const errors = tags.readOnlyKeys.map((key) => ({
+      field: 'tags',
+      summary: `tag "${key}" is read-only on the platform and cannot be set or removed`,
+      detail: `Remove "${key}" from tags; the platform keeps read-only tags as they are.`,
+    }));
+    return {
+      action: tags.patch === undefined ? 'no-op' : 'update',
+      before,
+      after: { floating_ip_id: state.floating_ip_id, tags: tags.after },
+      changes: tags.changes,
+      unchanged_elements: { tags: tags.unchanged },
+      payload: tags.patch === undefined ? undefined : { tags_patch: tags.patch },
+      errors,
+      warnings: [],
+      notes: tags.patch === null ? ['every user tag is removed with "tags": null; read-only tags stay'] : [],
+    };
+  },
+
+  async apply(ctx, change) {
+    const d = change.desired as { project_id: number; region_id: number; floating_ip_id: string };
+    const path = fipPath('v2', d.project_id, d.region_id, d.floating_ip_id);
+    const body = { tags: change.payload?.tags_patch ?? null };
+    // The merge patch is idempotent, so the client may retry it; no recovery read is needed.
+    await startTasks(
+      ctx,
+      async () => (await ctx.api.request<{ tasks: string[] }>({ method: 'PATCH', path, body, retry: 'idempotent', signal: ctx.signal })).body,
+      async () => ({ kind: 'not-started' }),
+      'update_floating_ip',
+    );
+  },
+};

@@ -1,0 +1,94 @@
+import { apiPath } from '../api/path.js';
+import type { ResourceProvider } from './provider.js';
+import { readOrGone, startTasks } from './shared.js';
+
+interface Instance {
+  id: string;
+  name: string;
+  status: string;
+  task_id: string | null;
+  flavor: { flavor_id: string };
+}
+
+interface FlavorCollection {
+  results: { flavor_id?: string; flavor_name?: string }[];
+}
+
+const instancePath = (p: number, r: number, id: string) => apiPath`/cloud/v1/instances/${p}/${r}/${id}`;
+
+/**
+ * Cloud instances: edgeform manages their flavor. The flavor lives at `flavor.flavor_id`;
+ * a resize (changeflavor) is allowed only to a flavor listed by `available_flavors`, runs as
+ * a `resize_vm` task (status RESIZE meanwhile), and the new flavor can read as the old one
+ * for a short while after the task FINISHED, so apply re-reads until it shows.
+ */
+export const cloudInstance: ResourceProvider<'cloud_instance'> = {
+  kind: 'resource',
+  type: 'cloud_instance',
+  idField: 'instance_id',
+  verbs: { update: ['Resizing', 'Resized'], delete: ['Destroying', 'Destroyed'] },
+
+  async read(ctx, desired) {
+    const path = instancePath(desired.project_id, desired.region_id, desired.instance_id);
+    const vm = await readOrGone(async () => (await ctx.api.request<Instance>({ method: 'GET', path, signal: ctx.signal })).body);
+    if (!vm) return { exists: false };
+    const state: Record<string, unknown> = { instance_id: vm.id, name: vm.name, status: vm.status, flavor_id: vm.flavor.flavor_id };
+    // Only a resize needs the list of flavors the instance may move to.
+    if (vm.flavor.flavor_id !== desired.flavor_id) {
+      const flavors = (await ctx.api.request<FlavorCollection>({ method: 'GET', path: `${path}/available_flavors`, signal: ctx.signal })).body;
+      state.available_flavors = flavors.results.map((f) => f.flavor_id ?? f.flavor_name).filter((f): f is string => typeof f === 'string');
+    }
+    return { exists: true, state, lockTaskId: vm.task_id };
+  },
+
+  summarize: (state) => ({ instance_id: state.instance_id, name: state.name, flavor_id: state.flavor_id }),
+
+  plan(desired, state) {
+    const before = { instance_id: state.instance_id, flavor_id: state.flavor_id };
+    const after = { instance_id: state.instance_id, flavor_id: desired.flavor_id };
+    if (state.flavor_id === desired.flavor_id) return { action: 'no-op', before, after, changes: [], errors: [], warnings: [], notes: [] };
+    const available = (state.available_flavors as string[] | undefined) ?? [];
+    if (!available.includes(desired.flavor_id)) {
+      return {
+        action: 'no-op',
+        before,
+        after,
+        changes: [],
+        errors: [
+          {
+            field: 'flavor_id',
+            summary: `flavor "${desired.flavor_id}" is not available for instance ${String(state.name)}`,
+            detail: `Flavors this instance can be resized to: ${available.length > 0 ? available.join(', ') : 'none'}.`,
+          },
+        ],
+        warnings: [],
+        notes: [],
+      };
+    }
+    return {
+      action: 'update',
+      before,
+      after,
+      changes: [{ path: ['flavor_id'], op: 'update', before: state.flavor_id, after: desired.flavor_id }],
+      payload: { flavor_id: desired.flavor_id },
+      errors: [],
+      warnings: [],
+      notes: [],
+    };
+  },
+
+  async apply(ctx, change) {
+    const d = change.desired as { project_id: number; region_id: number; instance_id: string; flavor_id: string };
+    const path = instancePath(d.project_id, d.region_id, d.instance_id);
+    await startTasks(
+      ctx,
+      async () => (await ctx.api.request<{ tasks: string[] }>({ method: 'POST', path: `${path}/changeflavor`, body: { flavor_id: d.flavor_id }, retry: 'never-reached-only', signal: ctx.signal })).body,
+      async () => {
+        const vm = (await ctx.api.request<Instance>({ method: 'GET', path, signal: ctx.signal })).body;
+        if (vm.task_id) return { kind: 'running', taskId: vm.task_id };
+        return vm.flavor.flavor_id === d.flavor_id ? { kind: 'done' } : { kind: 'not-started' };
+      },
+      'resize_vm',
+    );
+  },
+};

@@ -1,0 +1,35 @@
+import type { ApiClient } from '../api/client.js';
+import { defaultTaskTimeout, waitForTasks, type Task } from '../api/tasks.js';
+import type { ProviderContext } from './provider.js';
+
+/** Settings of {@link createProviderContext}. */
+export interface ProviderContextOptions {
+  api: ApiClient;
+  signal?: AbortSignal;
+  /** Per-task timeout overriding the per-type default (--task-timeout). */
+  taskTimeoutMs?: number;
+  /** Every task state read while waiting (for progress lines). */
+  onTaskPoll?: (task: Task) => void;
+  onProgress?: (message: string, detail?: { taskIds?: string[] }) => void;
+}
+
+/** The context providers run in: one API client, one cancellation signal, shared task waiting. */
+export function createProviderContext(options: ProviderContextOptions): ProviderContext {
+  const signal = options.signal ?? new AbortController().signal;
+  return {
+    api: options.api,
+    signal,
+    async waitForTasks(taskIds, wait = {}) {
+      if (taskIds.length === 0) return;
+      await waitForTasks(options.api, taskIds, {
+        signal,
+        timeoutMs: options.taskTimeoutMs ?? (wait.taskType ? defaultTaskTimeout(wait.taskType) : undefined),
+        onPoll: (task) => {
+          options.onTaskPoll?.(task);
+          wait.onPoll?.(task);
+        },
+      });
+    },
+    progress: (message, detail) => options.onProgress?.(message, detail),
+  };
+}

@@ -1,0 +1,114 @@
+import type { ApiClient } from '../api/client.js';
+import type { CheckAttributes, CheckType, ResourceAttributes, ResourceType } from '../config/types.js';
+import type { CheckStatus, FieldChange, ResourceChange } from '../plan/types.js';
+
+/** What a provider may use for I/O: the API client, cancellation, task waiting and progress. */
+export interface ProviderContext {
+  api: ApiClient;
+  signal: AbortSignal;
+  /** Waits for cloud tasks to reach FINISHED (throws TaskFailedError on ERROR). */
+  waitForTasks(taskIds: readonly string[], options?: { taskType?: string; onPoll?: (task: { id: string; state: string }) => void }): Promise<void>;
+  /** Progress notes for long actions ("upgrading to v1.30.6 [task 1f2e...]"). */
+  progress(message: string, detail?: { taskIds?: string[] }): void;
+}
+
+/**
+ * What a read found. `state` is the provider's own plain-JSON projection of the platform's
+ * answer (enough to diff and to re-plan); `lockTaskId` is the platform's lock (`task_id`).
+ */
+export type Observation =
+  | { exists: false }
+  | { exists: true; state: Record<string, unknown>; lockTaskId?: string | null };
+
+/** The result of reading one resource: what was observed, or why the read failed. */
+export type ReadResult = { ok: true; observation: Observation } | { ok: false; error: { summary: string; detail?: string } };
+
+/** A problem with the desired state found while planning; `field` points the diagnostic at it. */
+export interface PlanProblem {
+  field?: string;
+  summary: string;
+  detail?: string;
+}
+
+/**
+ * What a provider's pure diff decides for a resource that exists and should exist (the
+ * planner itself handles `ensure: absent` and resources that are gone).
+ */
+export interface ProviderPlan {
+  action: 'no-op' | 'update';
+  /** Observed values of the declared fields. */
+  before: Record<string, unknown>;
+  /** Values after apply. */
+  after: Record<string, unknown>;
+  changes: FieldChange[];
+  unchanged_elements?: Record<string, number>;
+  payload?: Record<string, unknown>;
+  errors: PlanProblem[];
+  warnings: string[];
+  notes: string[];
+}
+
+/**
+ * One resource kind. `read` and `apply` do I/O through the context; `plan` and `converged`
+ * are pure. A provider never imports another provider; the planner and executor reach it
+ * only through this interface and the registry.
+ */
+export interface ResourceProvider<T extends ResourceType = ResourceType> {
+  kind: 'resource';
+  type: T;
+  /** Past-tense and progressive verbs for progress lines, e.g. ["Resizing", "Resized"]. */
+  verbs: { update: [string, string]; delete: [string, string] };
+  /** The attribute holding the platform id, where "does not exist" diagnostics point. */
+  idField: keyof ResourceAttributes[T] & string;
+  /** Reads the live resource; a 404 is `{exists: false}`, never an error. */
+  read(ctx: ProviderContext, desired: ResourceAttributes[T]): Promise<Observation>;
+  /** The identifying and declared fields of an existing resource, as `before` shows them. Pure. */
+  summarize(state: Record<string, unknown>): Record<string, unknown>;
+  /** Diffs desired against an existing resource's state: action, changes, plan errors. Pure. */
+  plan(desired: ResourceAttributes[T], state: Record<string, unknown>): ProviderPlan;
+  /**
+   * Carries out a planned change (update or delete): starts the work and waits on its tasks.
+   * The executor has already waited for any lock, and re-reads afterwards until a fresh plan
+   * of the resource is a no-op (or, for a delete, the resource is gone).
+   */
+  apply(ctx: ProviderContext, change: ResourceChange): Promise<void>;
+}
+
+/** The outcome of evaluating one check. */
+export interface CheckOutcome {
+  status: CheckStatus;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/** One check kind: a read-only assertion; never changes anything. */
+export interface CheckProvider<T extends CheckType = CheckType> {
+  kind: 'check';
+  type: T;
+  evaluate(ctx: ProviderContext, desired: CheckAttributes[T]): Promise<CheckOutcome>;
+}
+
+/** Resource and check providers by type. */
+export interface ProviderRegistry {
+  resources: { [T in ResourceType]: ResourceProvider<T> };
+  checks: { [T in CheckType]: CheckProvider<T> };
+}
+
+/**
+ * A resource provider seen through plan data, where desired attributes are plain records
+ * (they were validated by the stack schema, or come from a saved plan made from one).
+ */
+export interface DynamicResourceProvider {
+  type: ResourceType;
+  idField: string;
+  verbs: ResourceProvider['verbs'];
+  read(ctx: ProviderContext, desired: Record<string, unknown>): Promise<Observation>;
+  summarize(state: Record<string, unknown>): Record<string, unknown>;
+  plan(desired: Record<string, unknown>, state: Record<string, unknown>): ProviderPlan;
+  apply(ctx: ProviderContext, change: ResourceChange): Promise<void>;
+}
+
+/** The provider of a resource type, typed for plan data. */
+export function resourceProvider(providers: ProviderRegistry['resources'], type: ResourceType): DynamicResourceProvider {
+  return providers[type] as unknown as DynamicResourceProvider;
+}
