@@ -1,4 +1,6 @@
+import { applyCommand } from './apply.js';
 import type { Command } from './command.js';
+import { driftCommand } from './drift.js';
 import { emulatorCommand } from './emulator.js';
 import { planCommand } from './plan.js';
 import { schemaCommand } from './schema.js';
@@ -8,6 +10,8 @@ import { validateCommand } from './validate.js';
 export const commands: Command<any>[] = [
   validateCommand,
   planCommand,
+  applyCommand,
+  driftCommand,
   schemaCommand,
   emulatorCommand,
 ];

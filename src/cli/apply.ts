@@ -1,0 +1,240 @@
+import { readFile, stat } from 'node:fs/promises';
+import { createInterface } from 'node:readline/promises';
+import pLimit from 'p-limit';
+import { createApiClient } from '../api/client.js';
+import { resolveApiKey } from '../api/auth.js';
+import { BASE_URL_ENV, normalizeBaseUrl } from '../api/base-url.js';
+import { createRetryBudget } from '../api/retry.js';
+import { sleep } from '../api/sleep.js';
+import { executePlan } from '../apply/executor.js';
+import { succeeded, type ApplyOutcome } from '../apply/outcome.js';
+import { fingerprint } from '../plan/fingerprint.js';
+import { observedFields } from '../plan/planner.js';
+import { describeStaleness, looksLikePlanFile, parsePlanFile, StalePlanError, type StaleResource } from '../plan/saved-plan.js';
+import type { Plan } from '../plan/types.js';
+import { createProviderContext } from '../providers/context.js';
+import { resourceProvider, type ProviderContext } from '../providers/provider.js';
+import { registry } from '../providers/registry.js';
+import { createJsonApplyView, createTextApplyView, type ApplyView, type RunningAction } from '../render/apply-view.js';
+import { defineCommand, UsageError } from './command.js';
+import { ExitCode, type CliIO } from './io.js';
+import { planStack } from './plan-stack.js';
+import { printInvalid, renderPlan } from './plan.js';
+
+interface ApplyArgs {
+  path: string;
+  autoApprove: boolean;
+  parallelism: number;
+  taskTimeout?: string;
+  target: string[];
+  format: 'text' | 'json';
+}
+
+/** `edgeform apply`: carry out a plan, from a stack (after approval) or a saved plan file. */
+export const applyCommand = defineCommand<ApplyArgs>({
+  command: 'apply <path>',
+  describe: 'Apply a stack (after showing its plan) or a saved plan file',
+  builder: (y) =>
+    y
+      .positional('path', { type: 'string', describe: 'Stack file, directory, or a plan file written by plan --out', demandOption: true })
+      .option('auto-approve', { type: 'boolean', default: false, describe: 'Do not ask for confirmation (for pipelines)' })
+      .option('parallelism', { type: 'number', default: 10, describe: 'Actions run at the same time' })
+      .option('task-timeout', { type: 'string', describe: 'Longest wait for one platform task, e.g. 30m, 90s (default 20m; 60m for k8s upgrades)' })
+      .option('target', { type: 'string', array: true, default: [] as string[], describe: 'Apply only this address and what it depends on (repeatable)' })
+      .option('format', { choices: ['text', 'json'] as const, default: 'text' as const, describe: 'Progress output: text, or one JSON event per line' }),
+  async run(args, io) {
+    if (!Number.isInteger(args.parallelism) || args.parallelism < 1 || args.parallelism > 100) throw new UsageError(`--parallelism must be a whole number from 1 to 100, got ${String(args.parallelism)}`);
+    const taskTimeoutMs = args.taskTimeout === undefined ? undefined : parseDuration(args.taskTimeout);
+    const interrupts = new ApplyInterrupts(io);
+    try {
+      const planFile = await readPlanFileIfAny(args.path);
+      if (planFile !== undefined) {
+        if (args.target.length > 0) throw new UsageError('--target cannot be used with a saved plan; it applies exactly what it contains');
+        return await applySavedPlan(args, io, interrupts, taskTimeoutMs, parsePlanFile(planFile, args.path));
+      }
+      return await applyStack(args, io, interrupts, taskTimeoutMs);
+    } finally {
+      interrupts.dispose();
+    }
+  },
+});
+
+async function applyStack(args: ApplyArgs, io: CliIO, interrupts: ApplyInterrupts, taskTimeoutMs: number | undefined): Promise<number> {
+  const result = await planStack({ path: args.path, env: io.env, parallelism: args.parallelism, targets: args.target, signal: interrupts.abort.signal, taskTimeoutMs });
+  if (result.kind === 'invalid') {
+    printInvalid(io, 'text', args.path, result.diagnostics);
+    return ExitCode.error;
+  }
+  try {
+    const { plan } = result;
+    const show = args.format === 'json' ? (text: string) => io.err(text) : (text: string) => io.out(text);
+    show(renderPlan(plan, 'text', args.path, io));
+    if (plan.errored) return ExitCode.error;
+    if (!plan.applyable) return ExitCode.ok;
+    if (!args.autoApprove) {
+      if (!io.stdin.isTTY) {
+        io.err('Error: apply needs approval, and this is not an interactive terminal.\nPass --auto-approve to apply without asking, or save a plan with `edgeform plan --out plan.json` and run `edgeform apply plan.json`.');
+        return ExitCode.error;
+      }
+      if (!(await confirm(io))) {
+        io.out('Apply cancelled: nothing was changed.');
+        return ExitCode.error;
+      }
+    }
+    return await execute(plan, result.ctx, args, io, interrupts);
+  } finally {
+    await result.api.close();
+  }
+}
+
+async function applySavedPlan(args: ApplyArgs, io: CliIO, interrupts: ApplyInterrupts, taskTimeoutMs: number | undefined, plan: Plan): Promise<number> {
+  const envBase = io.env[BASE_URL_ENV];
+  if (envBase && normalizeBaseUrl(envBase, BASE_URL_ENV) !== plan.base_url) {
+    throw new StalePlanError(`the saved plan was made against ${plan.base_url}, but ${BASE_URL_ENV} points at ${normalizeBaseUrl(envBase, BASE_URL_ENV)}; refusing to apply it elsewhere`);
+  }
+  if (!plan.applyable) {
+    io.out('The saved plan has no changes to apply.');
+    return ExitCode.ok;
+  }
+  const api = createApiClient({ baseUrl: plan.base_url, apiKey: resolveApiKey(io.env), retryBudget: createRetryBudget() });
+  try {
+    const ctx = createProviderContext({ api, signal: interrupts.abort.signal, taskTimeoutMs });
+    const stale = await findStaleResources(plan, ctx, args.parallelism);
+    if (stale.length > 0) {
+      const lines = stale.flatMap((s) => [`  ${s.address}:`, ...s.differences.map((d) => `    ${d}`)]);
+      throw new StalePlanError(`Saved plan is stale: the platform changed since the plan was made. Nothing was applied.\n${lines.join('\n')}\nRun edgeform plan again and review the new plan.`);
+    }
+    return await execute(plan, ctx, args, io, interrupts);
+  } finally {
+    await api.close();
+  }
+}
+
+/** Re-reads every resource the plan changes and returns those whose observed fields changed. */
+async function findStaleResources(plan: Plan, ctx: ProviderContext, parallelism: number): Promise<StaleResource[]> {
+  const limit = pLimit(parallelism);
+  const touched = plan.resource_changes.filter((c) => c.action === 'update' || c.action === 'delete');
+  const results = await Promise.all(
+    touched.map((change) =>
+      limit(async () => {
+        const provider = resourceProvider(registry.resources, change.type);
+        const fresh = observedFields(provider, change.desired, await provider.read(ctx, change.desired));
+        return fingerprint(fresh) === change.fingerprint ? null : describeStaleness(change, fresh);
+      }),
+    ),
+  );
+  return results.filter((r): r is StaleResource => r !== null);
+}
+
+async function execute(plan: Plan, ctx: ProviderContext, args: ApplyArgs, io: CliIO, interrupts: ApplyInterrupts): Promise<number> {
+  const verbsOf = (c: Plan['resource_changes'][number]) => resourceProvider(registry.resources, c.type).verbs[c.action === 'delete' ? 'delete' : 'update'];
+  const view: ApplyView = args.format === 'json' ? createJsonApplyView((l) => io.out(l)) : createTextApplyView((l) => io.out(l), verbsOf);
+  const running = new Map<string, RunningAction>();
+  interrupts.attach(view, () => [...running.values()]);
+  const heartbeat = setInterval(() => view.tick(), 10_000);
+  heartbeat.unref();
+  let outcome: ApplyOutcome;
+  try {
+    outcome = await executePlan({
+      plan,
+      providers: registry.resources,
+      ctx,
+      parallelism: args.parallelism,
+      stop: interrupts.stop.signal,
+      confirm: { attempts: 12, delayMs: (n) => Math.min(500 * n, 3000), sleep },
+      hooks: {
+        onStart(change) {
+          running.set(change.address, { address: change.address, taskIds: [] });
+          view.onStart?.(change);
+        },
+        onProgress(change, message, taskIds) {
+          running.set(change.address, { address: change.address, taskIds: [...taskIds] });
+          view.onProgress?.(change, message, taskIds);
+        },
+        onFinish(change, result) {
+          running.delete(change.address);
+          view.onFinish?.(change, result);
+        },
+      },
+    });
+  } finally {
+    clearInterval(heartbeat);
+  }
+  view.summary(outcome);
+  if (outcome.interrupted) return ExitCode.interrupted;
+  return succeeded(outcome) ? ExitCode.ok : ExitCode.error;
+}
+
+/**
+ * Two-stage interrupts: the first SIGINT/SIGTERM stops new actions and lets running ones
+ * finish (`stop`); the second abandons them at once (`abort`), listing their task ids.
+ */
+class ApplyInterrupts {
+  readonly stop = new AbortController();
+  readonly abort = new AbortController();
+  private view?: ApplyView;
+  private running: () => RunningAction[] = () => [];
+  private readonly handler = () => this.onSignal();
+
+  constructor(private readonly io: CliIO) {
+    process.on('SIGINT', this.handler);
+    process.on('SIGTERM', this.handler);
+  }
+
+  attach(view: ApplyView, running: () => RunningAction[]): void {
+    this.view = view;
+    this.running = running;
+  }
+
+  private onSignal(): void {
+    if (!this.view) {
+      // Still planning or reading: nothing was changed yet, so stop at once.
+      this.io.err('\nInterrupted before any change was made; stopping.');
+      this.stop.abort();
+      this.abort.abort(new Error('interrupted'));
+      return;
+    }
+    if (!this.stop.signal.aborted) {
+      this.stop.abort();
+      this.view.interruptRequested(this.running());
+      return;
+    }
+    if (!this.abort.signal.aborted) {
+      this.view.abortRequested(this.running());
+      this.abort.abort(new Error('interrupted twice'));
+    }
+  }
+
+  dispose(): void {
+    process.off('SIGINT', this.handler);
+    process.off('SIGTERM', this.handler);
+  }
+}
+
+async function readPlanFileIfAny(path: string): Promise<string | undefined> {
+  const info = await stat(path).catch(() => null);
+  if (!info?.isFile()) return undefined;
+  const text = await readFile(path, 'utf8');
+  return looksLikePlanFile(text) ? text : undefined;
+}
+
+async function confirm(io: CliIO): Promise<boolean> {
+  const rl = createInterface({ input: io.stdin, output: io.stdout });
+  try {
+    const answer = await rl.question('\nDo you want to perform these actions?\n  edgeform will perform the actions described above.\n  Only \'yes\' will be accepted to approve.\n\n  Enter a value: ');
+    return answer.trim() === 'yes';
+  } finally {
+    rl.close();
+  }
+}
+
+/** "90s", "30m", "1h", "1500ms" or plain seconds, as milliseconds. */
+export function parseDuration(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (!match) throw new UsageError(`--task-timeout: "${text}" is not a duration such as 90s, 30m or 1h`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
+  const ms = Number(match[1]) * unit;
+  if (ms <= 0) throw new UsageError('--task-timeout must be more than zero');
+  return ms;
+}
+

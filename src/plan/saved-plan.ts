@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { EdgeformError } from '../errors.js';
+import { PLAN_FORMAT_VERSION, type Plan, type ResourceChange } from './types.js';
+
+/** A saved plan cannot be applied as it is: stale, incompatible, or for another platform. */
+export class StalePlanError extends EdgeformError {
+  constructor(message: string) {
+    super('EDGEFORM_STALE_PLAN', message);
+  }
+}
+
+/** A file that is not a plan edgeform can read. */
+export class PlanFileError extends EdgeformError {
+  constructor(message: string) {
+    super('EDGEFORM_PLAN_FILE', message);
+  }
+}
+
+const fieldChange = z.object({ path: z.array(z.string()), op: z.enum(['add', 'update', 'remove']), before: z.unknown().optional(), after: z.unknown().optional() });
+const record = z.record(z.string(), z.unknown());
+
+const planFileSchema = z.object({
+  format_version: z.string(),
+  edgeform_version: z.string(),
+  created_at: z.string(),
+  base_url: z.string(),
+  stack: z.object({ sources: z.array(z.string()), digest: z.string() }),
+  resource_changes: z.array(
+    z.object({
+      address: z.string(),
+      type: z.enum(['cloud_floating_ip', 'cloud_instance', 'cloud_k8s_cluster', 'fastedge_app', 'streaming_player', 'iam_reseller_notification_setting', 'cloud_quota_limit_request']),
+      name: z.string(),
+      action: z.enum(['no-op', 'update', 'delete', 'read']),
+      desired: record,
+      before: record.nullable(),
+      after: record.nullable(),
+      changes: z.array(fieldChange),
+      payload: record.optional(),
+      fingerprint: z.string(),
+      lock_task_id: z.string().nullable(),
+      depends_on: z.array(z.string()),
+      unchanged_elements: z.record(z.string(), z.number()).optional(),
+      warnings: z.array(z.string()),
+      notes: z.array(z.string()),
+    }),
+  ),
+  checks: z.array(record),
+  diagnostics: z.array(record),
+  summary: z.object({ add: z.number(), change: z.number(), destroy: z.number(), read: z.number() }),
+  applyable: z.boolean(),
+  errored: z.boolean(),
+});
+
+/** True when the text looks like a saved plan rather than a stack (a JSON object with format_version). */
+export function looksLikePlanFile(text: string): boolean {
+  const trimmed = text.trimStart();
+  if (!trimmed.startsWith('{')) return false;
+  try {
+    const value = JSON.parse(trimmed) as Record<string, unknown>;
+    return typeof value === 'object' && value !== null && 'format_version' in value && 'resource_changes' in value;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Parses a saved plan and refuses what apply must not run: another format version, a plan
+ * with errors, or a file that is not a plan.
+ */
+export function parsePlanFile(text: string, file: string): Plan {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new PlanFileError(`${file} is not a saved plan: ${(error as Error).message}`);
+  }
+  const version = (json as { format_version?: unknown })?.format_version;
+  if (typeof version === 'string' && version.split('.')[0] !== PLAN_FORMAT_VERSION.split('.')[0]) {
+    throw new StalePlanError(`${file} was written in plan format ${version}; this edgeform reads format ${PLAN_FORMAT_VERSION}. Run edgeform plan again.`);
+  }
+  const parsed = planFileSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new PlanFileError(`${file} is not a valid saved plan: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  const plan = parsed.data as unknown as Plan;
+  if (plan.errored) throw new PlanFileError(`${file} is a plan with errors; it cannot be applied. Fix them and run edgeform plan again.`);
+  return plan;
+}
+
+/** One resource whose observed fields changed since the plan was made. */
+export interface StaleResource {
+  address: string;
+  /** Human lines: `flavor_id: "a" when planned, now "b"`. */
+  differences: string[];
+}
+
+/**
+ * How a fresh observation differs from what the plan saw: compares the planned `before`
+ * with the fresh one field by field (the fingerprints already differ).
+ */
+export function describeStaleness(change: ResourceChange, fresh: Record<string, unknown> | null): StaleResource {
+  const differences: string[] = [];
+  if (change.before === null && fresh !== null) differences.push('did not exist when planned, exists now');
+  else if (change.before !== null && fresh === null) differences.push('existed when planned, is gone now');
+  else if (change.before !== null && fresh !== null) {
+    for (const key of new Set([...Object.keys(change.before), ...Object.keys(fresh)])) {
+      const a = JSON.stringify(change.before[key]);
+      const b = JSON.stringify(fresh[key]);
+      if (a !== b) differences.push(`${key}: ${a ?? '(unset)'} when planned, now ${b ?? '(unset)'}`);
+    }
+  }
+  return { address: change.address, differences };
+}

@@ -1,0 +1,138 @@
+import kleur from 'kleur';
+import type { ApplyHooks } from '../apply/executor.js';
+import { countOutcome, type ApplyOutcome, type ResourceOutcome } from '../apply/outcome.js';
+import type { ResourceChange } from '../plan/types.js';
+
+/** A running action, as interrupt messages list it. */
+export interface RunningAction {
+  address: string;
+  taskIds: readonly string[];
+}
+
+/** How apply reports itself: the executor's hooks plus interrupts, heartbeats and the summary. */
+export interface ApplyView extends ApplyHooks {
+  /** Called every 10 s while actions run, for "Still resizing... [20s elapsed]". */
+  tick(): void;
+  interruptRequested(running: readonly RunningAction[]): void;
+  abortRequested(running: readonly RunningAction[]): void;
+  summary(outcome: ApplyOutcome): void;
+}
+
+/** Verbs a view uses per resource (from the provider: ["Resizing", "Resized"]). */
+export type VerbsOf = (change: ResourceChange) => [string, string];
+
+const short = (id: string) => (id.length > 12 ? `${id.slice(0, 8)}…` : id);
+const seconds = (ms: number) => `${Math.round(ms / 1000)}s`;
+
+/** The human view: one line per start, progress note and finish; a summary at the end. */
+export function createTextApplyView(write: (line: string) => void, verbsOf: VerbsOf, now: () => number = Date.now): ApplyView {
+  const started = new Map<string, { change: ResourceChange; at: number; taskIds: readonly string[] }>();
+  const taskNote = (ids: readonly string[]) => (ids.length > 0 ? ` [task ${ids.map(short).join(', ')}]` : '');
+  return {
+    onStart(change) {
+      started.set(change.address, { change, at: now(), taskIds: [] });
+      write(`${kleur.bold(change.address)}: ${verbsOf(change)[0]}...`);
+    },
+    onProgress(change, message, taskIds) {
+      const s = started.get(change.address);
+      if (s) s.taskIds = [...taskIds];
+      write(`${kleur.bold(change.address)}: ${message}`);
+    },
+    onFinish(change, outcome) {
+      const s = started.get(change.address);
+      started.delete(change.address);
+      const elapsed = s ? ` after ${seconds(now() - s.at)}` : '';
+      const [progressive, done] = verbsOf(change);
+      if (outcome.status === 'applied') write(`${kleur.bold(change.address)}: ${kleur.green(done)}${elapsed}${taskNote(outcome.taskIds)}`);
+      else if (outcome.status === 'unchanged' && s) write(`${kleur.bold(change.address)}: already as planned; nothing sent${elapsed}`);
+      else if (outcome.status === 'failed') write(`${kleur.bold(change.address)}: ${kleur.red(`${progressive} failed`)}${elapsed}${taskNote(outcome.taskIds)}: ${outcome.error ?? 'unknown error'}`);
+      else if (outcome.status === 'aborted') write(`${kleur.bold(change.address)}: ${kleur.red('abandoned')}${taskNote(outcome.taskIds)}`);
+    },
+    tick() {
+      for (const s of started.values()) {
+        const [progressive] = verbsOf(s.change);
+        write(`${kleur.bold(s.change.address)}: Still ${progressive.toLowerCase()}... [${seconds(now() - s.at)} elapsed]${taskNote(s.taskIds)}`);
+      }
+    },
+    interruptRequested(running) {
+      write(kleur.yellow(`\nInterrupt received: no new actions will start. Waiting for ${running.length} running action${running.length === 1 ? '' : 's'} to finish; interrupt again to stop waiting.`));
+      for (const r of running) write(`  ${r.address}${taskNote(r.taskIds)}`);
+    },
+    abortRequested(running) {
+      write(kleur.red('\nSecond interrupt: stopped waiting. These actions were still running; their platform tasks go on without edgeform:'));
+      for (const r of running) write(`  ${r.address}: ${r.taskIds.length > 0 ? `task ${r.taskIds.join(', ')}` : 'no task id known yet'}`);
+      if (running.length > 0) write('A later edgeform plan or apply sees the platform lock on these resources and waits for the task instead of sending a second change.');
+    },
+    summary(outcome) {
+      write('');
+      for (const line of summaryLines(outcome)) write(line);
+    },
+  };
+}
+
+/** The closing lines of an apply: one success line, or every list that is not empty. */
+export function summaryLines(outcome: ApplyOutcome): string[] {
+  const n = countOutcome(outcome);
+  const counts = `Resources: ${n.added} added, ${n.changed} changed, ${n.destroyed} destroyed.`;
+  if (!outcome.interrupted && n.failed === 0 && n.skipped === 0 && n.notStarted === 0) return [kleur.green(kleur.bold(`Apply complete! ${counts}`))];
+  const lines = [kleur.red(kleur.bold(outcome.interrupted ? `Apply interrupted. ${counts}` : `Apply failed. ${counts}`))];
+  const group = (title: string, list: ResourceOutcome[], describe: (r: ResourceOutcome) => string) => {
+    if (list.length === 0) return;
+    lines.push('', `${title} (${list.length}):`, ...list.map((r) => `  ${describe(r)}`));
+  };
+  const tasks = (r: ResourceOutcome) => (r.taskIds.length > 0 ? ` [task ${r.taskIds.join(', ')}]` : '');
+  const by = (status: ResourceOutcome['status']) => outcome.resources.filter((r) => r.status === status);
+  group('Applied', by('applied'), (r) => `${r.address} (${r.action})${tasks(r)}`);
+  group('Failed', by('failed'), (r) => `${r.address} (${r.action})${tasks(r)}: ${r.error ?? 'unknown error'}`);
+  group('Still running on the platform', by('aborted'), (r) => `${r.address} (${r.action})${tasks(r)}`);
+  group('Skipped', by('skipped'), (r) => `${r.address}: depends on ${r.skippedBecause}, which failed`);
+  group('Not started', by('not-started'), (r) => `${r.address} (${r.action})`);
+  lines.push('', 'Run edgeform apply again to converge: finished work is not repeated.');
+  return lines;
+}
+
+/** The machine view: one JSON object per line, each with `type` and `timestamp`. */
+export function createJsonApplyView(write: (line: string) => void, now: () => number = Date.now): ApplyView {
+  const startedAt = new Map<string, number>();
+  const running = new Map<string, readonly string[]>();
+  const emit = (type: string, fields: Record<string, unknown>) => write(JSON.stringify({ type, timestamp: new Date(now()).toISOString(), ...fields }));
+  return {
+    onStart(change) {
+      startedAt.set(change.address, now());
+      running.set(change.address, []);
+      emit('apply_start', { address: change.address, action: change.action });
+    },
+    onProgress(change, message, taskIds) {
+      running.set(change.address, [...taskIds]);
+      emit('apply_progress', { address: change.address, action: change.action, message, task_ids: taskIds, elapsed_ms: now() - (startedAt.get(change.address) ?? now()) });
+    },
+    onFinish(change, outcome) {
+      running.delete(change.address);
+      const base = { address: change.address, action: change.action, status: outcome.status, task_ids: outcome.taskIds, elapsed_ms: outcome.elapsedMs ?? 0 };
+      if (outcome.status === 'applied' || outcome.status === 'unchanged') emit('apply_complete', base);
+      else emit('apply_errored', { ...base, error: outcome.error ?? null, skipped_because: outcome.skippedBecause ?? null });
+    },
+    tick() {
+      for (const [address, taskIds] of running) emit('apply_progress', { address, message: 'still running', task_ids: taskIds, elapsed_ms: now() - (startedAt.get(address) ?? now()) });
+    },
+    interruptRequested(list) {
+      emit('interrupt', { stage: 'stop', running: list.map((r) => ({ address: r.address, task_ids: r.taskIds })) });
+    },
+    abortRequested(list) {
+      emit('interrupt', { stage: 'abort', running: list.map((r) => ({ address: r.address, task_ids: r.taskIds })) });
+    },
+    summary(outcome) {
+      const n = countOutcome(outcome);
+      emit('change_summary', {
+        add: n.added,
+        change: n.changed,
+        destroy: n.destroyed,
+        failed: n.failed,
+        skipped: n.skipped,
+        not_started: n.notStarted,
+        interrupted: outcome.interrupted,
+        resources: outcome.resources.map((r) => ({ address: r.address, action: r.action, status: r.status, task_ids: r.taskIds, error: r.error ?? null, skipped_because: r.skippedBecause ?? null })),
+      });
+    },
+  };
+}

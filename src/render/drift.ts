@@ -1,0 +1,59 @@
+import kleur from 'kleur';
+import type { DriftReport } from '../plan/drift.js';
+import { formatValue } from './values.js';
+
+const ABSENT = '(absent)';
+const show = (v: unknown) => (v === undefined ? ABSENT : formatValue(v));
+
+/** The drift report for a terminal or a log. */
+export function renderDriftText(report: DriftReport): string {
+  const out: string[] = [headline(report), ''];
+  for (const r of report.drifted) {
+    if (r.kind === 'changed') {
+      out.push(`  ${kleur.yellow('~')} ${r.address} has drifted`);
+      const width = Math.max(...r.fields.map((f) => f.field.length));
+      for (const f of r.fields) out.push(`      ${f.field.padEnd(width)}  stack: ${show(f.stack)}  platform: ${show(f.platform)}`);
+    } else {
+      out.push(`  ${kleur.red('!')} ${r.address} ${r.message}`);
+    }
+  }
+  for (const c of report.failing_checks) out.push(`  ${kleur.red('✗')} ${c.address}: check failed: ${c.message}`);
+  for (const e of report.errors) out.push(`  ${kleur.red('error:')} ${e.summary}${e.detail ? `\n      ${e.detail}` : ''}`);
+  if (out[out.length - 1] !== '') out.push('');
+  return `${out.join('\n')}\n`.replace(/\n\n\n$/, '\n\n');
+}
+
+function headline(report: DriftReport): string {
+  const { drifted, failing_checks, errors, resources, checks } = report.summary;
+  if (errors > 0) return kleur.red(`Drift check failed: ${errors} error${errors === 1 ? '' : 's'}; the platform could not be compared with the stack completely.`);
+  if (report.in_sync) return kleur.green(`No drift. ${resources} resource${resources === 1 ? '' : 's'} and ${checks} check${checks === 1 ? '' : 's'} match the stack.`);
+  const parts = [drifted > 0 ? `${drifted} resource${drifted === 1 ? '' : 's'} differ${drifted === 1 ? 's' : ''} from the stack` : '', failing_checks > 0 ? `${failing_checks} check${failing_checks === 1 ? '' : 's'} failing` : ''];
+  return kleur.yellow(`Drift detected: ${parts.filter(Boolean).join(', ')}.`);
+}
+
+/** The drift report as a Markdown issue body: headline, a table of fields, checks, errors. */
+export function renderDriftMarkdown(report: DriftReport, stackLabel: string): string {
+  const out = [`<!-- edgeform:drift stack=${stackLabel} -->`, `### edgeform drift for \`${stackLabel}\``, '', kleurless(headline(report)), ''];
+  const cell = (v: unknown) => (v === undefined ? '_absent_' : `\`${formatValue(v).replace(/\|/g, '\\|').replace(/`/g, 'ˋ')}\``);
+  if (report.drifted.length > 0) {
+    out.push('| resource | field | stack | platform |', '|---|---|---|---|');
+    for (const r of report.drifted) {
+      if (r.kind === 'changed') for (const f of r.fields) out.push(`| \`${r.address}\` | \`${f.field}\` | ${cell(f.stack)} | ${cell(f.platform)} |`);
+      else out.push(`| \`${r.address}\` | | ${r.kind === 'missing' ? 'present' : 'absent'} | ${r.kind === 'missing' ? '**gone**' : '**exists**'} |`);
+    }
+    out.push('');
+  }
+  if (report.failing_checks.length > 0) {
+    out.push('**Failing checks**', '', ...report.failing_checks.map((c) => `- \`${c.address}\`: ${c.message}`), '');
+  }
+  if (report.errors.length > 0) {
+    out.push('**Errors**', '', ...report.errors.map((e) => `- ${e.summary}`), '');
+  }
+  out.push(`_Checked ${report.summary.resources} resources and ${report.summary.checks} checks at ${report.created_at} against ${report.base_url}._`, '');
+  return out.join('\n');
+}
+
+function kleurless(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\u001b\[[0-9;]*m/g, '');
+}
