@@ -18,7 +18,7 @@ import { registry } from '../providers/registry.js';
 import { createJsonApplyView, createTextApplyView, type ApplyView, type RunningAction } from '../render/apply-view.js';
 import { defineCommand, UsageError } from './command.js';
 import { ExitCode, type CliIO } from './io.js';
-import { planStack } from './plan-stack.js';
+import { planStack, pollScheduleFromEnv } from './plan-stack.js';
 import { printInvalid, renderPlan } from './plan.js';
 
 interface ApplyArgs {
@@ -98,7 +98,7 @@ async function applySavedPlan(args: ApplyArgs, io: CliIO, interrupts: ApplyInter
   }
   const api = createApiClient({ baseUrl: plan.base_url, apiKey: resolveApiKey(io.env), retryBudget: createRetryBudget() });
   try {
-    const ctx = createProviderContext({ api, signal: interrupts.abort.signal, taskTimeoutMs });
+    const ctx = createProviderContext({ api, signal: interrupts.abort.signal, taskTimeoutMs, pollSchedule: pollScheduleFromEnv(io.env) });
     const stale = await findStaleResources(plan, ctx, args.parallelism);
     if (stale.length > 0) {
       const lines = stale.flatMap((s) => [`  ${s.address}:`, ...s.differences.map((d) => `    ${d}`)]);

@@ -1,5 +1,7 @@
 import type { ApiClient } from '../api/client.js';
 import { createApiClientFromEnv } from '../api/client.js';
+import type { TaskPollSchedule } from '../api/tasks.js';
+import { UsageError } from './command.js';
 import { createRetryBudget } from '../api/retry.js';
 import type { Diagnostic } from '../config/diagnostics.js';
 import { hasErrors } from '../config/diagnostics.js';
@@ -44,8 +46,23 @@ export interface PlannedStack {
 /** Connects to the platform the stack names (EDGEFORM_BASE_URL first), with the key from the environment. */
 export function connect(stack: Stack, options: Pick<PlanStackOptions, 'env' | 'signal' | 'taskTimeoutMs' | 'onProgress'>): { api: ApiClient; ctx: ProviderContext } {
   const api = createApiClientFromEnv({ env: options.env, stackBaseUrl: stack.provider.base_url, retryBudget: createRetryBudget() });
-  const ctx = createProviderContext({ api, signal: options.signal, taskTimeoutMs: options.taskTimeoutMs, onProgress: options.onProgress });
+  const ctx = createProviderContext({ api, signal: options.signal, taskTimeoutMs: options.taskTimeoutMs, pollSchedule: pollScheduleFromEnv(options.env), onProgress: options.onProgress });
   return { api, ctx };
+}
+
+/** Name of the variable that caps the wait between task polls, in milliseconds. */
+export const POLL_INTERVAL_ENV = 'EDGEFORM_TASK_POLL_INTERVAL';
+
+/**
+ * The task poll schedule: 1 s doubling to 5 s, or capped at EDGEFORM_TASK_POLL_INTERVAL ms
+ * (useful against the emulator, or to poll less often under rate limits).
+ */
+export function pollScheduleFromEnv(env: NodeJS.ProcessEnv): TaskPollSchedule | undefined {
+  const raw = env[POLL_INTERVAL_ENV];
+  if (raw === undefined || raw === '') return undefined;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 10 || ms > 600_000) throw new UsageError(`${POLL_INTERVAL_ENV} must be a whole number of milliseconds from 10 to 600000, got "${raw}"`);
+  return { initialMs: Math.min(1_000, ms), maxMs: ms };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ApiClient } from '../api/client.js';
-import { defaultTaskTimeout, waitForTasks, type Task } from '../api/tasks.js';
+import { defaultTaskTimeout, waitForTasks, type Task, type TaskPollSchedule } from '../api/tasks.js';
 import type { ProviderContext } from './provider.js';
 
 /** Settings of {@link createProviderContext}. */
@@ -8,6 +8,8 @@ export interface ProviderContextOptions {
   signal?: AbortSignal;
   /** Per-task timeout overriding the per-type default (--task-timeout). */
   taskTimeoutMs?: number;
+  /** Task poll backoff (EDGEFORM_TASK_POLL_INTERVAL caps it); default 1 s doubling to 5 s. */
+  pollSchedule?: TaskPollSchedule;
   /** Every task state read while waiting (for progress lines). */
   onTaskPoll?: (task: Task) => void;
   onProgress?: (message: string, detail?: { taskIds?: string[] }) => void;
@@ -24,6 +26,7 @@ export function createProviderContext(options: ProviderContextOptions): Provider
       await waitForTasks(options.api, taskIds, {
         signal,
         timeoutMs: options.taskTimeoutMs ?? (wait.taskType ? defaultTaskTimeout(wait.taskType) : undefined),
+        schedule: options.pollSchedule,
         onPoll: (task) => {
           options.onTaskPoll?.(task);
           wait.onPoll?.(task);
