@@ -127,16 +127,44 @@ function cyclePath(graph: DependencyGraph, members: Set<string>, order: Map<stri
 export function topologicalOrder(graph: DependencyGraph): string[] {
   const order = new Map(graph.nodes.map((n, i) => [n, i]));
   const remaining = new Map(graph.nodes.map((n) => [n, (graph.dependencies.get(n) ?? []).length]));
-  const ready = graph.nodes.filter((n) => remaining.get(n) === 0);
+  // Ready nodes by declaration index, smallest first (a binary min-heap: O(n log n) overall).
+  const heap: number[] = [];
+  const push = (i: number) => {
+    heap.push(i);
+    for (let c = heap.length - 1; c > 0; ) {
+      const p = (c - 1) >> 1;
+      if (heap[p]! <= heap[c]!) break;
+      [heap[p], heap[c]] = [heap[c]!, heap[p]!];
+      c = p;
+    }
+  };
+  const pop = (): number => {
+    const top = heap[0]!;
+    const last = heap.pop()!;
+    if (heap.length > 0) {
+      heap[0] = last;
+      for (let p = 0; ; ) {
+        const l = 2 * p + 1;
+        const r = l + 1;
+        let m = p;
+        if (l < heap.length && heap[l]! < heap[m]!) m = l;
+        if (r < heap.length && heap[r]! < heap[m]!) m = r;
+        if (m === p) break;
+        [heap[p], heap[m]] = [heap[m]!, heap[p]!];
+        p = m;
+      }
+    }
+    return top;
+  };
+  graph.nodes.forEach((n, i) => remaining.get(n) === 0 && push(i));
   const result: string[] = [];
-  while (ready.length > 0) {
-    ready.sort((a, b) => order.get(a)! - order.get(b)!);
-    const node = ready.shift()!;
+  while (heap.length > 0) {
+    const node = graph.nodes[pop()]!;
     result.push(node);
     for (const dependant of graph.dependants.get(node) ?? []) {
       const left = remaining.get(dependant)! - 1;
       remaining.set(dependant, left);
-      if (left === 0) ready.push(dependant);
+      if (left === 0) push(order.get(dependant)!);
     }
   }
   if (result.length !== graph.nodes.length) {
