@@ -37,7 +37,7 @@ export async function runCli(argv: string[], ioOptions: CreateIOOptions = {}): P
     .wrap(Math.min(100, process.stdout.columns ?? 100))
     .exitProcess(false)
     .fail((message: string | undefined, error: Error | undefined) => {
-      throw error ?? new UsageError(message ?? 'invalid invocation');
+      throw error ?? new UsageError(explainUsage(message ?? 'invalid invocation'));
     });
 
   for (const command of commands) {
@@ -56,6 +56,12 @@ export async function runCli(argv: string[], ioOptions: CreateIOOptions = {}): P
   } catch (error) {
     return reportError(error, io);
   }
+}
+
+/** yargs' terse messages in words a new user can act on. */
+function explainUsage(message: string): string {
+  if (message.startsWith('Not enough non-option arguments')) return 'missing PATH: give a stack file or a directory of *.yaml files (apply also takes a plan file from plan --out)';
+  return message;
 }
 
 function reportError(error: unknown, io: CliIO): number {

@@ -19,8 +19,8 @@ export function renderDriftText(report: DriftReport): string {
   }
   for (const c of report.failing_checks) out.push(`  ${kleur.red('✗')} ${c.address}: check failed: ${c.message}`);
   for (const e of report.errors) out.push(`  ${kleur.red('error:')} ${e.summary}${e.detail ? `\n      ${e.detail}` : ''}`);
-  if (out[out.length - 1] !== '') out.push('');
-  return `${out.join('\n')}\n`.replace(/\n\n\n$/, '\n\n');
+  while (out[out.length - 1] === '') out.pop();
+  return out.join('\n');
 }
 
 function headline(report: DriftReport): string {
