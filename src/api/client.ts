@@ -48,7 +48,7 @@ export interface ApiRequestOptions {
   signal?: AbortSignal;
   /**
    * Retry mode. Defaults: GET, PUT and DELETE `idempotent`; POST and PATCH
-   * `never-reached-only` (pass `idempotent` for the tag merge-patch PATCH).
+   * `never-reached-only` (pass `idempotent` for a PATCH that is synchronous and idempotent).
    */
   retry?: RetryMode;
   /** Overrides the whole-request timeout for this call. */

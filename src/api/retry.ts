@@ -7,7 +7,7 @@ import type { RequestSent } from './errors.js';
 
 /**
  * How a request may be retried, chosen by the caller who knows what the request does:
- * - `idempotent`: repeating it cannot do harm (GET, DELETE, the tag merge-patch PATCH), so
+ * - `idempotent`: repeating it cannot do harm (GET, DELETE, a synchronous settings PATCH), so
  *   every transient failure is retried.
  * - `never-reached-only`: it starts work (POSTs that create tasks), so it is repeated only
  *   when the platform provably never acted on it: the connection was never made, or the

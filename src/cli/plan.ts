@@ -1,10 +1,10 @@
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import kleur from 'kleur';
 import { redact, secretsFromEnv } from '../api/redact.js';
 import type { Diagnostic } from '../config/diagnostics.js';
 import { formatDiagnosticsJson, formatDiagnosticsText } from '../render/diagnostics.js';
 import { toPlanJson } from '../render/plan-json.js';
-import { renderPlanMarkdown } from '../render/plan-markdown.js';
+import { planMarker, renderPlanMarkdown } from '../render/plan-markdown.js';
 import { renderPlanText } from '../render/plan-text.js';
 import type { Plan } from '../plan/types.js';
 import { defineCommand, UsageError } from './command.js';
@@ -44,9 +44,11 @@ export const planCommand = defineCommand<PlanArgs>({
         return ExitCode.error;
       }
       try {
-        io.out(renderPlan(result.plan, args.format, args.path, io));
+        // The plan shows desired values and platform answers; a stack may have pulled the key
+        // into one of them through ${env:...}, so the output is redacted like the saved file.
+        io.out(redact(renderPlan(result.plan, args.format, args.path, io), secretsFromEnv(io.env)));
         if (args.out) {
-          if (result.plan.errored) io.err(`The plan has errors, so it was not saved to ${args.out}.`);
+          if (result.plan.errored) await refuseToSave(args.out, io);
           else await savePlan(args.out, result.plan, io);
         }
         return planExitCode(result.plan, args.detailedExitcode);
@@ -83,13 +85,15 @@ export function renderPlan(plan: Plan, format: PlanFormat, stackLabel: string, i
 
 /** Prints the diagnostics of a stack that could not be planned, in the requested format. */
 export function printInvalid(io: CliIO, format: PlanFormat, stackLabel: string, diagnostics: Diagnostic[]): void {
+  const secrets = secretsFromEnv(io.env);
   if (format === 'json') {
-    io.out(formatDiagnosticsJson(diagnostics));
+    io.out(redact(formatDiagnosticsJson(diagnostics), secrets));
     return;
   }
-  const text = formatDiagnosticsText(diagnostics);
+  const text = redact(formatDiagnosticsText(diagnostics), secrets);
   if (format === 'markdown') {
-    io.out(`<!-- edgeform:plan stack=${stackLabel} -->\n### edgeform plan for \`${stackLabel}\`\n\n**The stack is invalid**; nothing was read or changed.\n\n\`\`\`text\n${text.trimEnd()}\n\`\`\`\n`);
+    const fence = '`'.repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+    io.out(`${planMarker(stackLabel)}\n### edgeform plan for \`${stackLabel}\`\n\n**The stack is invalid**; nothing was read or changed.\n\n${fence}text\n${text.trimEnd()}\n${fence}\n`);
     return;
   }
   io.err(text);
@@ -99,6 +103,21 @@ export function printInvalid(io: CliIO, format: PlanFormat, stackLabel: string, 
 async function savePlan(file: string, plan: Plan, io: CliIO): Promise<void> {
   await writeFile(file, `${redact(JSON.stringify(plan, null, 2), secretsFromEnv(io.env))}\n`, { mode: 0o600 });
   io.err(`Saved the plan to ${file}. To perform exactly these actions, run: edgeform apply ${file}`);
+}
+
+/**
+ * An errored plan is not saved; a plan file left at the same path by an earlier run is removed,
+ * so a pipeline's next step can never apply an old plan by mistake.
+ */
+async function refuseToSave(file: string, io: CliIO): Promise<void> {
+  const removed = await rm(file).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return false;
+      throw error;
+    },
+  );
+  io.err(`The plan has errors, so it was not saved to ${file}.${removed ? ` The older plan file at ${file} was removed so it cannot be applied by mistake.` : ''}`);
 }
 
 function checkParallelism(n: number): void {

@@ -154,6 +154,12 @@ class Converter {
   private convertScalar(value: unknown, range: SourceRange): SourceNode {
     if (typeof value !== 'string') return { value, range };
     const result = interpolate(value, this.env);
+    if ((result.ok && result.references.includes(API_KEY_ENV)) || (!result.ok && result.reason === 'unset' && result.name === API_KEY_ENV)) {
+      this.error('secret-in-stack', `\${env:${API_KEY_ENV}} would put the API key into the stack; a stack never holds secrets`, range, {
+        detail: `edgeform reads ${API_KEY_ENV} itself; no field of a stack needs the key.`,
+      });
+      return { value: '', range, failed: true, secret: true };
+    }
     if (!result.ok) {
       if (result.reason === 'unset') {
         this.error('unset-env', `environment variable ${result.name} is not set`, range, {

@@ -62,15 +62,23 @@ export const cloudFloatingIp: ResourceProvider<'cloud_floating_ip'> = {
   },
 
   async apply(ctx, change) {
-    const d = change.desired as { project_id: number; region_id: number; floating_ip_id: string };
+    const d = change.desired as { project_id: number; region_id: number; floating_ip_id: string; tags?: Record<string, string | null>; tags_policy: 'authoritative' | 'merge' };
     const path = fipPath('v2', d.project_id, d.region_id, d.floating_ip_id);
     const body = { tags: change.payload?.tags_patch ?? null };
-    // The merge patch is idempotent, so the client may retry it; no recovery read is needed.
+    // The PATCH starts a task that locks the IP, so a blind retry after a lost answer would be
+    // refused with 409. After an ambiguous failure the IP is re-read instead: its lock is our
+    // task (wait for it), matching tags mean it already ran, and otherwise the patch, being
+    // idempotent, is sent once more.
     await startTasks(
       ctx,
-      async () => (await ctx.api.request<{ tasks: string[] }>({ method: 'PATCH', path, body, retry: 'idempotent', signal: ctx.signal })).body,
-      async () => ({ kind: 'not-started' }),
+      async () => (await ctx.api.request<{ tasks: string[] }>({ method: 'PATCH', path, body, retry: 'never-reached-only', signal: ctx.signal })).body,
+      async () => {
+        const fip = (await ctx.api.request<FloatingIp>({ method: 'GET', path: fipPath('v1', d.project_id, d.region_id, d.floating_ip_id), signal: ctx.signal })).body;
+        if (fip.task_id) return { kind: 'running', taskId: fip.task_id };
+        return d.tags === undefined || planTagsPatch(fip.tags, d.tags, d.tags_policy).patch === undefined ? { kind: 'done' } : { kind: 'not-started' };
+      },
       'update_floating_ip',
+      { resendIfNotStarted: true },
     );
   },
 };

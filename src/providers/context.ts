@@ -1,4 +1,5 @@
 import type { ApiClient } from '../api/client.js';
+import type { Sleep } from '../api/sleep.js';
 import { defaultTaskTimeout, waitForTasks, type Task, type TaskPollSchedule } from '../api/tasks.js';
 import type { ProviderContext } from './provider.js';
 
@@ -13,6 +14,10 @@ export interface ProviderContextOptions {
   /** Every task state read while waiting (for progress lines). */
   onTaskPoll?: (task: Task) => void;
   onProgress?: (message: string, detail?: { taskIds?: string[] }) => void;
+  /** Injected for tests: the wait between task polls (e.g. one that advances the emulator's clock). */
+  sleep?: Sleep;
+  /** Injected for tests: the clock task timeouts are measured on. */
+  now?: () => number;
 }
 
 /** The context providers run in: one API client, one cancellation signal, shared task waiting. */
@@ -27,6 +32,8 @@ export function createProviderContext(options: ProviderContextOptions): Provider
         signal,
         timeoutMs: options.taskTimeoutMs ?? (wait.taskType ? defaultTaskTimeout(wait.taskType) : undefined),
         schedule: options.pollSchedule,
+        ...(options.sleep ? { sleep: options.sleep } : {}),
+        ...(options.now ? { now: options.now } : {}),
         onPoll: (task) => {
           options.onTaskPoll?.(task);
           wait.onPoll?.(task);

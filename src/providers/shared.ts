@@ -29,13 +29,16 @@ export type Recovery = { kind: 'running'; taskId: string } | { kind: 'done' } | 
  * that leaves it unknown whether the platform received it (reset or timeout after sending),
  * the request is never sent again: the resource is re-read instead; a lock means our task is
  * running (wait for it), the desired state means it already finished, and anything else is
- * reported with the original error so a later run can decide.
+ * reported with the original error so a later run can decide. A request that is safe to
+ * repeat once nothing runs (`resendIfNotStarted`, the tags merge patch) is sent once more
+ * instead when the re-read shows it never started.
  */
 export async function startTasks(
   ctx: ProviderContext,
   send: () => Promise<{ tasks: string[] }>,
   recover: () => Promise<Recovery>,
   taskType: string,
+  options: { resendIfNotStarted?: boolean } = {},
 ): Promise<void> {
   let tasks: string[];
   try {
@@ -49,7 +52,8 @@ export async function startTasks(
       await ctx.waitForTasks([found.taskId], { taskType });
       return;
     }
-    throw error;
+    if (!options.resendIfNotStarted) throw error;
+    ({ tasks } = await send());
   }
   if (tasks.length > 0) ctx.progress(`waiting on ${tasks.length === 1 ? 'task' : 'tasks'} ${tasks.join(', ')}`, { taskIds: tasks });
   await ctx.waitForTasks(tasks, { taskType });

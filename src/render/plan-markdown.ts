@@ -36,7 +36,9 @@ export function renderPlanMarkdown(plan: Plan, textPlan: string, options: { stac
   head.push('');
 
   const rows = [
-    ...plan.resource_changes.filter((c) => c.action !== 'no-op').map((c) => `| \`${SYMBOL[c.action as 'update' | 'delete']}\` ${c.action} | \`${c.address}\` |`),
+    ...(['update', 'delete'] as const).flatMap((action) =>
+      plan.resource_changes.filter((c) => c.action === action).map((c) => `| \`${SYMBOL[action]}\` ${action} | \`${c.address}\` |`),
+    ),
     ...plan.checks.map((c) => `| \`<=\` read | \`${c.address}\` (${c.status}) |`),
   ];
   const tableHead = rows.length > 0 ? ['| action | address |', '|---|---|'] : [];

@@ -1,0 +1,92 @@
+import { createApiClient, type ApiClient, type ApiRequestOptions } from '../../src/api/client.js';
+import type { Sleep } from '../../src/api/sleep.js';
+import type { CheckBlock, ResourceBlock } from '../../src/config/types.js';
+import type { Emulator } from '../../src/emulator/index.js';
+import { buildPlan } from '../../src/plan/planner.js';
+import type { Plan, ResourceChange } from '../../src/plan/types.js';
+import { createProviderContext } from '../../src/providers/context.js';
+import type { ProviderContext } from '../../src/providers/provider.js';
+import { readStack } from '../../src/providers/read-stack.js';
+import { registry } from '../../src/providers/registry.js';
+import { stackOf } from './stack.js';
+
+/** One request as a provider handed it to the API client (what the wire body was built from). */
+export interface SentRequest {
+  method: ApiRequestOptions['method'];
+  path: string;
+  query?: ApiRequestOptions['query'];
+  body?: unknown;
+}
+
+/** A provider context wired to an emulator, with everything it waited for recorded. */
+export interface ProviderHarness {
+  ctx: ProviderContext;
+  api: ApiClient;
+  /** Requests the providers sent through the client, in order (retries are not repeated here). */
+  sent: SentRequest[];
+  /** Every retry backoff the API client waited, in ms (recorded, never slept). */
+  retryDelays: number[];
+  /** Every wait between task polls, in ms; each one advanced the emulator's clock by as much. */
+  pollDelays: number[];
+  /** Progress lines the providers reported. */
+  progress: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * Builds a provider context against an emulator over loopback HTTP. Nothing waits on the wall
+ * clock: retry sleeps are recorded and resolve at once (jitter fixed at 0, so a first backoff is
+ * exactly 250 ms), and task-poll sleeps move the emulator's manual clock forward instead.
+ */
+export function createProviderHarness(emu: Pick<Emulator, 'url' | 'apiKey' | 'clock'>): ProviderHarness {
+  const retryDelays: number[] = [];
+  const pollDelays: number[] = [];
+  const progress: string[] = [];
+  const sent: SentRequest[] = [];
+  const recordingSleep: Sleep = async (ms) => {
+    retryDelays.push(ms);
+  };
+  const advancingSleep: Sleep = async (ms) => {
+    pollDelays.push(ms);
+    emu.clock.advance(ms);
+  };
+  const client = createApiClient({ baseUrl: emu.url, apiKey: emu.apiKey, sleep: recordingSleep, random: () => 0, now: () => 0 });
+  const api: ApiClient = {
+    ...client,
+    request: (options) => {
+      sent.push({ method: options.method, path: options.path, ...(options.query ? { query: options.query } : {}), ...(options.body !== undefined ? { body: options.body } : {}) });
+      return client.request(options);
+    },
+  };
+  const ctx = createProviderContext({ api, sleep: advancingSleep, now: () => emu.clock.now(), onProgress: (message) => progress.push(message) });
+  return { ctx, api, sent, retryDelays, pollDelays, progress, close: () => client.close() };
+}
+
+/** Reads one block through the real read path and plans it with the real planner. */
+export async function planBlocks(ctx: ProviderContext, resources: ResourceBlock[], checks: CheckBlock[] = []): Promise<Plan> {
+  const stack = stackOf(resources, checks);
+  const observations = await readStack(ctx, stack, registry, { parallelism: 4 });
+  return buildPlan({
+    stack,
+    reads: observations.reads,
+    checks: observations.checks,
+    planners: registry.resources,
+    baseUrl: 'http://127.0.0.1:1',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    edgeformVersion: '0.0.0-test',
+  });
+}
+
+/** The planned change of a one-resource stack; fails the test when the plan errored. */
+export async function planChange(ctx: ProviderContext, block: ResourceBlock): Promise<ResourceChange> {
+  const plan = await planBlocks(ctx, [block]);
+  if (plan.errored) throw new Error(`the plan errored: ${plan.diagnostics.map((d) => d.summary).join('; ')}`);
+  const change = plan.resource_changes.find((c) => c.address === block.address);
+  if (!change) throw new Error(`no change planned for ${block.address}`);
+  return change;
+}
+
+/** Requests the emulator saw for one route pattern, as `METHOD route` strings in order. */
+export function routesSeen(emu: Pick<Emulator, 'requests'>, filter: (route: string) => boolean = () => true): string[] {
+  return emu.requests.filter((r) => filter(r.route)).map((r) => `${r.method} ${r.route}`);
+}

@@ -1,0 +1,155 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ResourceAttributes } from '../../../src/config/types.js';
+import { cloudFloatingIp } from '../../../src/providers/cloud-floating-ip.js';
+import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { createProviderHarness, planChange, routesSeen, type ProviderHarness } from '../../helpers/providers.js';
+import { resource } from '../../helpers/stack.js';
+
+const V1_ONE = '/cloud/v1/floatingips/{project_id}/{region_id}/{floating_ip_id}';
+const V2_ONE = '/cloud/v2/floatingips/{project_id}/{region_id}/{floating_ip_id}';
+const MISSING = '00000000-0000-4000-8000-000000000000';
+
+const desired = (over: Partial<ResourceAttributes['cloud_floating_ip']> = {}): ResourceAttributes['cloud_floating_ip'] => ({
+  project_id: 1,
+  region_id: 76,
+  floating_ip_id: DEMO.fip,
+  tags: { env: 'prod', team: 'edge' },
+  tags_policy: 'authoritative',
+  ensure: 'present',
+  ...over,
+});
+
+let emu: TestEmulator;
+let h: ProviderHarness;
+
+beforeAll(async () => {
+  emu = await startTestEmulator();
+});
+afterAll(() => emu.close());
+beforeEach(() => {
+  emu.reset();
+  h = createProviderHarness(emu);
+});
+afterEach(() => h.close());
+
+/** The live tags of a floating IP in the emulator, user and read-only, as key=value strings. */
+function liveTags(id: string): string[] {
+  return emu.state.floatingIps.get(id)!.tags.map((t) => `${t.key}=${t.value}${t.read_only ? ' (read-only)' : ''}`).sort();
+}
+
+describe('cloud_floating_ip read', () => {
+  it('observes the address, status, every tag with its read-only flag, and no lock', async () => {
+    const observed = await cloudFloatingIp.read(h.ctx, desired());
+    expect(observed).toEqual({
+      exists: true,
+      state: {
+        floating_ip_id: DEMO.fip,
+        floating_ip_address: '203.0.113.10',
+        status: 'ACTIVE',
+        tags: expect.arrayContaining([
+          { key: 'env', value: 'staging', read_only: false },
+          { key: 'team', value: 'edge', read_only: false },
+          { key: 'owner', value: 'alice', read_only: false },
+          { key: 'managed-by', value: 'platform', read_only: true },
+        ]),
+      },
+      lockTaskId: null,
+    });
+    expect(observed.exists && observed.state.tags).toHaveLength(4);
+  });
+
+  it('answers a floating IP the platform does not know (404) as not existing', async () => {
+    expect(await cloudFloatingIp.read(h.ctx, desired({ floating_ip_id: MISSING }))).toEqual({ exists: false });
+  });
+
+  it('retries a 503 once with one recorded backoff and then reads the floating IP', async () => {
+    emu.faults.failNext({ method: 'GET', path: V1_ONE, status: 503, count: 1 });
+    const observed = await cloudFloatingIp.read(h.ctx, desired());
+    expect(observed.exists).toBe(true);
+    expect(h.retryDelays).toEqual([250]);
+    expect(routesSeen(emu)).toEqual([`GET ${V1_ONE}`, `GET ${V1_ONE}`]);
+  });
+
+  it('waits exactly as long as a 429 Retry-After asks before reading again', async () => {
+    emu.faults.failNext({ method: 'GET', path: V1_ONE, status: 429, retryAfter: 7 });
+    expect((await cloudFloatingIp.read(h.ctx, desired())).exists).toBe(true);
+    expect(h.retryDelays).toEqual([7000]);
+  });
+
+  it('reports the lock of a running task as lockTaskId', async () => {
+    const started = await emu.call('PATCH', `/cloud/v2/floatingips/1/76/${DEMO.fip}`, { body: { tags: { tier: 'gold' } } });
+    const [taskId] = started.body.tasks as string[];
+    const observed = await cloudFloatingIp.read(h.ctx, desired());
+    expect(observed).toMatchObject({ exists: true, lockTaskId: taskId });
+  });
+});
+
+describe('cloud_floating_ip apply', () => {
+  it('sends the computed merge patch with the v2 PATCH (never v1) and ends with the desired tags', async () => {
+    const change = await planChange(h.ctx, resource('cloud_floating_ip', 'web_ip', desired()));
+    expect(change.action).toBe('update');
+    await cloudFloatingIp.apply(h.ctx, change);
+
+    const patches = h.sent.filter((r) => r.method === 'PATCH');
+    expect(patches).toEqual([{ method: 'PATCH', path: `/cloud/v2/floatingips/1/76/${DEMO.fip}`, body: { tags: { env: 'prod', owner: null } } }]);
+    expect(routesSeen(emu, (r) => r.startsWith('/cloud/v1/floatingips') || r.startsWith('/cloud/v2/floatingips')).filter((r) => r.startsWith('PATCH'))).toEqual([`PATCH ${V2_ONE}`]);
+    // The emulator's task recorded the body it received.
+    const task = [...emu.state.tasks.values()].find((t) => t.task_type === 'update_floating_ip');
+    expect(task?.data).toEqual({ tags: { env: 'prod', owner: null } });
+    expect(h.pollDelays.length).toBeGreaterThan(0);
+    expect(liveTags(DEMO.fip)).toEqual(['env=prod', 'managed-by=platform (read-only)', 'team=edge']);
+  });
+
+  it('sends tags: null when every user tag goes, and the read-only tag stays', async () => {
+    const change = await planChange(h.ctx, resource('cloud_floating_ip', 'web_ip', desired({ tags: {} })));
+    await cloudFloatingIp.apply(h.ctx, change);
+    expect(h.sent.filter((r) => r.method === 'PATCH').map((r) => r.body)).toEqual([{ tags: null }]);
+    expect(liveTags(DEMO.fip)).toEqual(['managed-by=platform (read-only)']);
+  });
+
+  it('patches only the listed keys under tags_policy merge and leaves unlisted tags alone', async () => {
+    const change = await planChange(
+      h.ctx,
+      resource('cloud_floating_ip', 'media_ip', desired({ floating_ip_id: DEMO.fipDown, tags_policy: 'merge', tags: { team: 'media', 'cost-center': null } })),
+    );
+    await cloudFloatingIp.apply(h.ctx, change);
+    expect(h.sent.filter((r) => r.method === 'PATCH').map((r) => r.body)).toEqual([{ tags: { 'cost-center': null, team: 'media' } }]);
+    expect(liveTags(DEMO.fipDown)).toEqual(['env=prod', 'team=media']);
+  });
+
+  it('plans a no-op after the apply: the platform is in the desired state', async () => {
+    await cloudFloatingIp.apply(h.ctx, await planChange(h.ctx, resource('cloud_floating_ip', 'web_ip', desired())));
+    const again = await planChange(h.ctx, resource('cloud_floating_ip', 'web_ip', desired()));
+    expect(again.action).toBe('no-op');
+  });
+});
+
+describe('cloud_floating_ip apply after an ambiguous failure', () => {
+  it('finishes a PATCH whose answer was lost without a second task: it waits on the task found in task_id', async () => {
+    emu.faults.dropNext({ method: 'PATCH', path: V2_ONE, when: 'after' });
+    const change = await planChange(h.ctx, resource('cloud_floating_ip', 'web_ip', desired()));
+    await cloudFloatingIp.apply(h.ctx, change);
+    expect(routesSeen(emu, (r) => r === V2_ONE)).toEqual([`PATCH ${V2_ONE}`]);
+    expect([...emu.state.tasks.values()].filter((t) => t.task_type === 'update_floating_ip')).toHaveLength(1);
+    expect(liveTags(DEMO.fip)).toEqual(['env=prod', 'managed-by=platform (read-only)', 'team=edge']);
+  });
+
+  it('retries a PATCH the platform refused with 503 and applies the patch once', async () => {
+    emu.faults.failNext({ method: 'PATCH', path: V2_ONE, status: 503 });
+    const change = await planChange(h.ctx, resource('cloud_floating_ip', 'web_ip', desired()));
+    await cloudFloatingIp.apply(h.ctx, change);
+    expect(h.retryDelays).toEqual([250]);
+    expect(liveTags(DEMO.fip)).toEqual(['env=prod', 'managed-by=platform (read-only)', 'team=edge']);
+  });
+});
+
+describe('cloud_floating_ip apply after a PATCH lost before it was acted on', () => {
+  it('re-reads, finds no lock and the old tags, and sends the idempotent patch once more', async () => {
+    emu.faults.dropNext({ method: 'PATCH', path: V2_ONE, when: 'before' });
+    const change = await planChange(h.ctx, resource('cloud_floating_ip', 'web_ip', desired()));
+    await cloudFloatingIp.apply(h.ctx, change);
+    expect(routesSeen(emu, (r) => r === V2_ONE)).toEqual([`PATCH ${V2_ONE}`, `PATCH ${V2_ONE}`]);
+    expect([...emu.state.tasks.values()].filter((t) => t.task_type === 'update_floating_ip')).toHaveLength(1);
+    expect(liveTags(DEMO.fip)).toEqual(['env=prod', 'managed-by=platform (read-only)', 'team=edge']);
+  });
+});

@@ -1,0 +1,114 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ApiConnectionError } from '../../../src/api/errors.js';
+import type { ResourceAttributes } from '../../../src/config/types.js';
+import { cloudInstance } from '../../../src/providers/cloud-instance.js';
+import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { createProviderHarness, planBlocks, planChange, routesSeen, type ProviderHarness } from '../../helpers/providers.js';
+import { resource } from '../../helpers/stack.js';
+
+const ONE = '/cloud/v1/instances/{project_id}/{region_id}/{instance_id}';
+const CHANGEFLAVOR = `${ONE}/changeflavor`;
+const MISSING = '00000000-0000-4000-8000-000000000000';
+
+const desired = (over: Partial<ResourceAttributes['cloud_instance']> = {}): ResourceAttributes['cloud_instance'] => ({
+  project_id: 1,
+  region_id: 76,
+  instance_id: DEMO.instance,
+  flavor_id: 'g2-standard-4-8',
+  ensure: 'present',
+  ...over,
+});
+
+let emu: TestEmulator;
+let h: ProviderHarness;
+
+beforeAll(async () => {
+  emu = await startTestEmulator();
+});
+afterAll(() => emu.close());
+beforeEach(() => {
+  emu.reset();
+  h = createProviderHarness(emu);
+});
+afterEach(() => h.close());
+
+describe('cloud_instance read', () => {
+  it('observes name, status, flavor and the flavors a resize may move to', async () => {
+    expect(await cloudInstance.read(h.ctx, desired())).toEqual({
+      exists: true,
+      state: {
+        instance_id: DEMO.instance,
+        name: 'web-1',
+        status: 'ACTIVE',
+        flavor_id: 'g2-standard-2-4',
+        available_flavors: ['g2-standard-2-4', 'g2-standard-4-8', 'g2-standard-8-16'],
+      },
+      lockTaskId: null,
+    });
+  });
+
+  it('does not ask for available flavors when the flavor already matches', async () => {
+    const observed = await cloudInstance.read(h.ctx, desired({ flavor_id: 'g2-standard-2-4' }));
+    expect(observed).toMatchObject({ exists: true, state: { flavor_id: 'g2-standard-2-4' } });
+    expect(routesSeen(emu)).toEqual([`GET ${ONE}`]);
+  });
+
+  it('answers an instance the platform does not know (404) as not existing', async () => {
+    expect(await cloudInstance.read(h.ctx, desired({ instance_id: MISSING }))).toEqual({ exists: false });
+  });
+
+  it('retries a 503 once with one recorded backoff and then reads the instance', async () => {
+    emu.faults.failNext({ method: 'GET', path: ONE, status: 503, count: 1 });
+    expect((await cloudInstance.read(h.ctx, desired())).exists).toBe(true);
+    expect(h.retryDelays).toEqual([250]);
+  });
+
+  it('waits exactly as long as a 429 Retry-After asks before reading again', async () => {
+    emu.faults.failNext({ method: 'GET', path: ONE, status: 429, retryAfter: 3 });
+    expect((await cloudInstance.read(h.ctx, desired())).exists).toBe(true);
+    expect(h.retryDelays).toEqual([3000]);
+  });
+
+  it('plans a flavor the instance cannot move to as an error listing the ones it can', async () => {
+    const plan = await planBlocks(h.ctx, [resource('cloud_instance', 'web_vm', desired({ flavor_id: 'g2-standard-32-64' }))]);
+    expect(plan.errored).toBe(true);
+    expect(plan.diagnostics[0]?.summary).toContain('flavor "g2-standard-32-64" is not available for instance web-1');
+    expect(plan.diagnostics[0]?.detail).toBe('Flavors this instance can be resized to: g2-standard-2-4, g2-standard-4-8, g2-standard-8-16.');
+  });
+});
+
+describe('cloud_instance apply', () => {
+  it('resizes with one changeflavor POST, waits on its task, and the instance ends on the new flavor', async () => {
+    const change = await planChange(h.ctx, resource('cloud_instance', 'web_vm', desired()));
+    expect(change.action).toBe('update');
+    await cloudInstance.apply(h.ctx, change);
+
+    expect(h.sent.filter((r) => r.method === 'POST')).toEqual([{ method: 'POST', path: `/cloud/v1/instances/1/76/${DEMO.instance}/changeflavor`, body: { flavor_id: 'g2-standard-4-8' } }]);
+    expect(h.pollDelays.length).toBeGreaterThan(0);
+    const vm = emu.state.instances.get(DEMO.instance)!;
+    expect(vm.flavor_id).toBe('g2-standard-4-8');
+    expect(vm.task_id).toBeNull();
+    expect((await planChange(h.ctx, resource('cloud_instance', 'web_vm', desired()))).action).toBe('no-op');
+  });
+
+  it('never re-sends a dropped changeflavor: it re-reads and waits on the task found in task_id', async () => {
+    emu.faults.dropNext({ method: 'POST', path: CHANGEFLAVOR, when: 'after' });
+    const change = await planChange(h.ctx, resource('cloud_instance', 'web_vm', desired()));
+    await cloudInstance.apply(h.ctx, change);
+
+    expect(routesSeen(emu, (r) => r === CHANGEFLAVOR)).toEqual([`POST ${CHANGEFLAVOR}`]);
+    const resizes = [...emu.state.tasks.values()].filter((t) => t.task_type === 'resize_vm');
+    expect(resizes).toHaveLength(1);
+    expect(h.progress.some((p) => p.includes(`waiting on the task found on the resource [task ${resizes[0]!.id}]`))).toBe(true);
+    expect(emu.requests.some((r) => r.path === `/cloud/v1/tasks/${resizes[0]!.id}`)).toBe(true);
+    expect(emu.state.instances.get(DEMO.instance)!.flavor_id).toBe('g2-standard-4-8');
+  });
+
+  it('reports a changeflavor dropped before it reached the platform without sending it twice', async () => {
+    emu.faults.dropNext({ method: 'POST', path: CHANGEFLAVOR, when: 'before' });
+    const change = await planChange(h.ctx, resource('cloud_instance', 'web_vm', desired()));
+    await expect(cloudInstance.apply(h.ctx, change)).rejects.toBeInstanceOf(ApiConnectionError);
+    expect(routesSeen(emu, (r) => r === CHANGEFLAVOR)).toEqual([`POST ${CHANGEFLAVOR}`]);
+    expect(emu.state.instances.get(DEMO.instance)!.flavor_id).toBe('g2-standard-2-4');
+  });
+});

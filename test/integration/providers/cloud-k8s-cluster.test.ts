@@ -1,0 +1,103 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ResourceAttributes } from '../../../src/config/types.js';
+import { cloudK8sCluster } from '../../../src/providers/cloud-k8s-cluster.js';
+import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { createProviderHarness, planBlocks, planChange, routesSeen, type ProviderHarness } from '../../helpers/providers.js';
+import { resource } from '../../helpers/stack.js';
+
+const ONE = '/cloud/v2/k8s/clusters/{project_id}/{region_id}/{cluster_name}';
+const UPGRADE_VERSIONS = `${ONE}/upgrade_versions`;
+const UPGRADE = `${ONE}/upgrade`;
+
+const desired = (over: Partial<ResourceAttributes['cloud_k8s_cluster']> = {}): ResourceAttributes['cloud_k8s_cluster'] => ({
+  project_id: 1,
+  region_id: 76,
+  cluster_name: DEMO.cluster,
+  version: 'v1.31.3',
+  ensure: 'present',
+  ...over,
+});
+
+let emu: TestEmulator;
+let h: ProviderHarness;
+
+beforeAll(async () => {
+  emu = await startTestEmulator();
+});
+afterAll(() => emu.close());
+beforeEach(() => {
+  emu.reset();
+  h = createProviderHarness(emu);
+});
+afterEach(() => h.close());
+
+const liveVersion = () => emu.state.k8sClusters.get(`1/76/${DEMO.cluster}`)!.version;
+
+describe('cloud_k8s_cluster read', () => {
+  it('observes version and status, and the next versions the platform offers', async () => {
+    expect(await cloudK8sCluster.read(h.ctx, desired())).toEqual({
+      exists: true,
+      state: { cluster_name: 'prod-eu', version: 'v1.29.8', status: 'Provisioned', upgrade_versions: ['v1.30.6'] },
+      lockTaskId: null,
+    });
+  });
+
+  it('answers a cluster the platform does not know (404) as not existing', async () => {
+    expect(await cloudK8sCluster.read(h.ctx, desired({ cluster_name: 'nope' }))).toEqual({ exists: false });
+  });
+
+  it('retries a 503 once with one recorded backoff and then reads the cluster', async () => {
+    emu.faults.failNext({ method: 'GET', path: ONE, status: 503, count: 1 });
+    expect((await cloudK8sCluster.read(h.ctx, desired())).exists).toBe(true);
+    expect(h.retryDelays).toEqual([250]);
+  });
+
+  it('waits exactly as long as a 429 Retry-After asks before reading again', async () => {
+    emu.faults.failNext({ method: 'GET', path: UPGRADE_VERSIONS, status: 429, retryAfter: 2 });
+    expect(await cloudK8sCluster.read(h.ctx, desired())).toMatchObject({ exists: true, state: { upgrade_versions: ['v1.30.6'] } });
+    expect(h.retryDelays).toEqual([2000]);
+  });
+
+  it('plans a two-minor jump as a path of two steps', async () => {
+    const change = await planChange(h.ctx, resource('cloud_k8s_cluster', 'cluster', desired()));
+    expect(change.payload).toEqual({ upgrade_path: ['v1.30.6', 'v1.31.3'] });
+    expect(change.notes[0]).toContain('upgrade path: v1.29.8 -> v1.30.6 -> v1.31.3 (2 steps;');
+  });
+
+  it('refuses a downgrade with a plan error', async () => {
+    const plan = await planBlocks(h.ctx, [resource('cloud_k8s_cluster', 'cluster', desired({ version: 'v1.28.9' }))]);
+    expect(plan.errored).toBe(true);
+    expect(plan.diagnostics[0]?.summary).toBe('cloud_k8s_cluster.cluster: downgrading from v1.29.8 to v1.28.9 is not supported; the platform only upgrades');
+  });
+});
+
+describe('cloud_k8s_cluster apply', () => {
+  it('performs a two-step path as two upgrade POSTs, asking upgrade_versions before each', async () => {
+    const change = await planChange(h.ctx, resource('cloud_k8s_cluster', 'cluster', desired()));
+    await cloudK8sCluster.apply(h.ctx, change);
+
+    expect(routesSeen(emu, (r) => r === UPGRADE || r === UPGRADE_VERSIONS)).toEqual([
+      // the plan's read
+      `GET ${UPGRADE_VERSIONS}`,
+      // step 1
+      `GET ${UPGRADE_VERSIONS}`,
+      `POST ${UPGRADE}`,
+      // step 2
+      `GET ${UPGRADE_VERSIONS}`,
+      `POST ${UPGRADE}`,
+    ]);
+    expect(h.sent.filter((r) => r.method === 'POST').map((r) => r.body)).toEqual([{ version: 'v1.30.6' }, { version: 'v1.31.3' }]);
+    expect(liveVersion()).toBe('v1.31.3');
+    expect(emu.state.k8sClusters.get(`1/76/${DEMO.cluster}`)!.status).toBe('Provisioned');
+    expect((await planChange(h.ctx, resource('cloud_k8s_cluster', 'cluster', desired()))).action).toBe('no-op');
+  });
+
+  it('never re-sends a dropped upgrade POST: it waits on the task found in task_id and goes on', async () => {
+    emu.faults.dropNext({ method: 'POST', path: UPGRADE, when: 'after' });
+    const change = await planChange(h.ctx, resource('cloud_k8s_cluster', 'cluster', desired()));
+    await cloudK8sCluster.apply(h.ctx, change);
+    expect(routesSeen(emu, (r) => r === UPGRADE)).toEqual([`POST ${UPGRADE}`, `POST ${UPGRADE}`]);
+    expect([...emu.state.tasks.values()].filter((t) => t.task_type === 'upgrade_k8s_cluster_v2')).toHaveLength(2);
+    expect(liveVersion()).toBe('v1.31.3');
+  });
+});

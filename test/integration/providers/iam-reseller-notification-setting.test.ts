@@ -1,0 +1,87 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ResourceAttributes } from '../../../src/config/types.js';
+import { iamResellerNotificationSetting } from '../../../src/providers/iam-reseller-notification-setting.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { createProviderHarness, planChange, type ProviderHarness } from '../../helpers/providers.js';
+import { resource } from '../../helpers/stack.js';
+
+const ONE = '/iam/reselling/resellers/{resellerId}/notification_settings/{notificationSettingsId}';
+
+const desired = (over: Partial<ResourceAttributes['iam_reseller_notification_setting']> = {}): ResourceAttributes['iam_reseller_notification_setting'] => ({
+  reseller_id: 7,
+  notification_settings_id: 3,
+  notification_type: 'failed_login',
+  email: 'sec@example.com',
+  enabled: true,
+  ensure: 'present',
+  ...over,
+});
+
+let emu: TestEmulator;
+let h: ProviderHarness;
+
+beforeAll(async () => {
+  emu = await startTestEmulator();
+});
+afterAll(() => emu.close());
+beforeEach(() => {
+  emu.reset();
+  h = createProviderHarness(emu);
+});
+afterEach(() => h.close());
+
+describe('iam_reseller_notification_setting read', () => {
+  it('observes the type, e-mail and enabled flag', async () => {
+    expect(await iamResellerNotificationSetting.read(h.ctx, desired())).toEqual({
+      exists: true,
+      state: { notification_settings_id: 3, notification_type: 'failed_login', email: 'ops@example.com', enabled: false },
+    });
+  });
+
+  it('answers a setting the platform does not know (404) as not existing', async () => {
+    expect(await iamResellerNotificationSetting.read(h.ctx, desired({ notification_settings_id: 99 }))).toEqual({ exists: false });
+  });
+
+  it('retries a 503 once with one recorded backoff and then reads the setting', async () => {
+    emu.faults.failNext({ method: 'GET', path: ONE, status: 503, count: 1 });
+    expect((await iamResellerNotificationSetting.read(h.ctx, desired())).exists).toBe(true);
+    expect(h.retryDelays).toEqual([250]);
+  });
+
+  it('waits exactly as long as a 429 Retry-After asks before reading again', async () => {
+    emu.faults.failNext({ method: 'GET', path: ONE, status: 429, retryAfter: 9 });
+    expect((await iamResellerNotificationSetting.read(h.ctx, desired())).exists).toBe(true);
+    expect(h.retryDelays).toEqual([9000]);
+  });
+});
+
+describe('iam_reseller_notification_setting apply', () => {
+  it('sends the full body in the PATCH and the platform ends with the desired setting', async () => {
+    const change = await planChange(h.ctx, resource('iam_reseller_notification_setting', 'login_alerts', desired()));
+    expect(change.changes.map((c) => c.path.join('.'))).toEqual(['email', 'enabled']);
+    await iamResellerNotificationSetting.apply(h.ctx, change);
+
+    expect(h.sent.filter((r) => r.method === 'PATCH')).toEqual([
+      { method: 'PATCH', path: '/iam/reselling/resellers/7/notification_settings/3', body: { notification_type: 'failed_login', email: 'sec@example.com', enabled: true } },
+    ]);
+    expect(emu.requests.filter((r) => r.method === 'PATCH').map((r) => r.status)).toEqual([200]);
+    expect(emu.state.notificationSettings.get(3)).toMatchObject({ notification_type: 'failed_login', email: 'sec@example.com', enabled: true });
+    expect(emu.state.notificationSettings.get(4)).toMatchObject({ email: 'billing@example.com', enabled: true });
+  });
+
+  it('sends the unchanged type and e-mail, and the platform enabled flag, when only the e-mail changes and enabled is unset', async () => {
+    const { enabled: _, ...withoutEnabled } = desired();
+    const change = await planChange(h.ctx, resource('iam_reseller_notification_setting', 'login_alerts', withoutEnabled as ResourceAttributes['iam_reseller_notification_setting']));
+    await iamResellerNotificationSetting.apply(h.ctx, change);
+    expect(h.sent.filter((r) => r.method === 'PATCH').map((r) => r.body)).toEqual([{ notification_type: 'failed_login', email: 'sec@example.com', enabled: false }]);
+    expect(emu.state.notificationSettings.get(3)).toMatchObject({ email: 'sec@example.com', enabled: false });
+  });
+
+  it('plans a setting that matches as a no-op', async () => {
+    const change = await planChange(
+      h.ctx,
+      resource('iam_reseller_notification_setting', 'deletion_requests', desired({ notification_settings_id: 4, notification_type: 'deletion_request', email: 'billing@example.com' })),
+    );
+    expect(change.action).toBe('no-op');
+  });
+});

@@ -1,0 +1,109 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { EmulatorFixtures } from '../../../src/emulator/index.js';
+import { streamingAiTasks } from '../../../src/providers/streaming-ai-tasks.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { createProviderHarness, type ProviderHarness } from '../../helpers/providers.js';
+
+const LIST = '/streaming/ai/tasks';
+
+/** A UUID made from a number, so seeded task ids are stable and distinct. */
+const uuidOf = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+
+/** 130 failed transcriptions (two pages of 100) and 5 successful content moderations. */
+const manyTasks: EmulatorFixtures = {
+  ai_tasks: [
+    ...Array.from({ length: 130 }, (_, i) => ({
+      task_id: uuidOf(i + 1),
+      task_name: 'transcription' as const,
+      status: 'FAILURE' as const,
+      created_at: new Date(Date.UTC(2025, 11, 1, 0, i)).toISOString(),
+    })),
+    ...Array.from({ length: 5 }, (_, i) => ({
+      task_id: uuidOf(1000 + i),
+      task_name: 'content-moderation' as const,
+      status: 'SUCCESS' as const,
+      created_at: new Date(Date.UTC(2025, 11, 2, 0, i)).toISOString(),
+    })),
+  ],
+};
+
+describe('streaming_ai_tasks check on the demo world', () => {
+  let emu: TestEmulator;
+  let h: ProviderHarness;
+  beforeAll(async () => {
+    emu = await startTestEmulator();
+  });
+  afterAll(() => emu.close());
+  beforeEach(() => {
+    emu.reset();
+    h = createProviderHarness(emu);
+  });
+  afterEach(() => h.close());
+
+  it('passes when no task matches and max_count is 0', async () => {
+    const outcome = await streamingAiTasks.evaluate(h.ctx, { where: { task_name: 'transcription', status: 'FAILURE' }, max_count: 0 });
+    expect(outcome).toMatchObject({ status: 'pass', message: '0 tasks match (max 0)', details: { count: 0, task_ids: [] } });
+  });
+
+  it('fails when more tasks match than max_count, naming them', async () => {
+    const outcome = await streamingAiTasks.evaluate(h.ctx, { where: { status: 'FAILURE' }, max_count: 0 });
+    expect(outcome).toMatchObject({ status: 'fail', message: '1 task matches (max 0): 93d544be-eeee-4355-af02-14835508e050' });
+  });
+
+  it('fails when fewer tasks match than min_count', async () => {
+    const outcome = await streamingAiTasks.evaluate(h.ctx, { where: { status: 'SUCCESS' }, min_count: 13 });
+    expect(outcome.status).toBe('fail');
+    expect(outcome.message).toMatch(/^12 tasks match \(min 13\): /);
+  });
+
+  it('sends every filter of where to the list endpoint', async () => {
+    await streamingAiTasks.evaluate(h.ctx, { where: { task_name: 'transcription', status: 'PENDING', date_created: '2025-12-14T11:31:00Z', search: 'demo-14' }, max_count: 5 });
+    expect(h.sent).toEqual([
+      {
+        method: 'GET',
+        path: LIST,
+        query: { task_name: 'transcription', status: 'PENDING', date_created: '2025-12-14T11:31:00Z', search: 'demo-14', page: '1', limit: '100' },
+      },
+    ]);
+  });
+
+  it('retries a 503 once with one recorded backoff and then counts', async () => {
+    emu.faults.failNext({ method: 'GET', path: LIST, status: 503, count: 1 });
+    expect((await streamingAiTasks.evaluate(h.ctx, { where: { status: 'PENDING' }, max_count: 5 })).status).toBe('pass');
+    expect(h.retryDelays).toEqual([250]);
+  });
+});
+
+describe('streaming_ai_tasks check over several pages', () => {
+  let emu: TestEmulator;
+  let h: ProviderHarness;
+  beforeAll(async () => {
+    emu = await startTestEmulator({ fixtures: manyTasks });
+  });
+  afterAll(() => emu.close());
+  beforeEach(() => {
+    emu.reset();
+    h = createProviderHarness(emu);
+  });
+  afterEach(() => h.close());
+
+  it('follows the next pages and counts every matching task', async () => {
+    const outcome = await streamingAiTasks.evaluate(h.ctx, { where: { task_name: 'transcription', status: 'FAILURE' }, max_count: 0 });
+    expect(outcome.status).toBe('fail');
+    expect(outcome.details?.count).toBe(130);
+    expect(new Set(outcome.details?.task_ids as string[]).size).toBe(130);
+    expect(outcome.message).toMatch(/^130 tasks match \(max 0\): .*, … \(125 more\)$/);
+    expect(h.sent.map((r) => r.query?.page)).toEqual(['1', '2']);
+  });
+
+  it('passes min_count when the matches span pages', async () => {
+    const outcome = await streamingAiTasks.evaluate(h.ctx, { where: { status: 'FAILURE' }, min_count: 101, max_count: 130 });
+    expect(outcome).toMatchObject({ status: 'pass', details: { count: 130 } });
+  });
+
+  it('reads one page when the matches fit in it', async () => {
+    const outcome = await streamingAiTasks.evaluate(h.ctx, { where: { status: 'SUCCESS' }, min_count: 5 });
+    expect(outcome).toMatchObject({ status: 'pass', details: { count: 5 } });
+    expect(emu.requests).toHaveLength(1);
+  });
+});
