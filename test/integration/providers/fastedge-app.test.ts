@@ -47,7 +47,7 @@ describe('fastedge_app apply', () => {
   it('deletes an app planned for deletion, and the platform no longer has it', async () => {
     const change = await planChange(h.ctx, absent);
     expect(change.action).toBe('delete');
-    expect(change.before).toEqual({ app_id: 1234, name: 'legacy-app' });
+    expect(change.before).toEqual({ app_id: 1234, name: 'legacy-app', status: 1 });
     await fastedgeApp.apply(h.ctx, change);
     expect(emu.state.fastedgeApps.has(1234)).toBe(false);
     expect(emu.state.fastedgeApps.has(1300)).toBe(true);

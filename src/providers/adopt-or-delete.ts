@@ -1,0 +1,43 @@
+import type { ResourceProvider } from './provider.js';
+import { deleteIfPresent, readOrGone } from './shared.js';
+
+/** The kinds edgeform only adopts (ensure: present) or deletes (ensure: absent). */
+type DeletableType = 'fastedge_app' | 'streaming_player' | 'cloud_quota_limit_request';
+
+/** What differs between the adopt-or-delete kinds: where the resource lives and what `before` shows. */
+export interface DeletableKind<T extends DeletableType> {
+  type: T;
+  idField: ResourceProvider<T>['idField'] & string;
+  /** The resource's path (GET and DELETE) from its id. */
+  path: (id: number) => string;
+  /** The fields of the platform's answer that `before` shows (identifying ones). */
+  fields: readonly string[];
+}
+
+/**
+ * A provider for a kind edgeform adopts by id or deletes, with no fields to update: read
+ * through GET (404 is "gone"), delete through DELETE (404 counts as done, the request is
+ * idempotent and retried).
+ */
+export function defineDeletableProvider<T extends DeletableType>(kind: DeletableKind<T>): ResourceProvider<T> {
+  const project = (id: unknown, body: Record<string, unknown>) => ({ [kind.idField]: id, ...Object.fromEntries(kind.fields.map((f) => [f, body[f] ?? null])) });
+  const provider: ResourceProvider<DeletableType> = {
+    kind: 'resource',
+    type: kind.type,
+    idField: kind.idField as never,
+    verbs: { update: ['Updating', 'Updated'], delete: ['Destroying', 'Destroyed'] },
+    async read(ctx, desired) {
+      const id = (desired as Record<string, unknown>)[kind.idField] as number;
+      const body = await readOrGone(async () => (await ctx.api.request<Record<string, unknown>>({ method: 'GET', path: kind.path(id), signal: ctx.signal })).body);
+      return body ? { exists: true, state: project(id, body) } : { exists: false };
+    },
+    summarize: (state) => ({ ...state }),
+    plan: (_desired, state) => ({ action: 'no-op', before: { ...state }, after: { ...state }, changes: [], errors: [], warnings: [], notes: [] }),
+    async apply(ctx, change) {
+      const id = change.desired[kind.idField] as number;
+      await deleteIfPresent(() => ctx.api.request({ method: 'DELETE', path: kind.path(id), retry: 'idempotent', signal: ctx.signal }));
+    },
+  };
+  return provider as unknown as ResourceProvider<T>;
+}
+
