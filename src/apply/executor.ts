@@ -147,19 +147,40 @@ async function runAction(change: ResourceChange, options: ExecuteOptions): Promi
     ...(error === undefined ? {} : { error: error instanceof Error ? error.message : String(error) }),
   });
   try {
-    let observed = await provider.read(ctx, change.desired);
+    const observed = await provider.read(ctx, change.desired);
     if (observed.exists && observed.lockTaskId) {
-      ctx.progress(`waiting for the platform task that holds the lock [task ${observed.lockTaskId}]`, { taskIds: [observed.lockTaskId] });
-      await ctx.waitForTasks([observed.lockTaskId]);
-      observed = await provider.read(ctx, change.desired);
+      const finished = await waitForLock(ctx, observed.lockTaskId);
+      // A finished lock task may have made this very change (an earlier, abandoned run), and
+      // reads can lag it: re-read as after our own task before deciding to send anything.
+      const settled = await readUntilDone(provider, change, ctx, finished ? options.confirm : { ...options.confirm, attempts: 1 });
+      if (settled.done) return result('unchanged');
+    } else if (isDone(provider, change, observed)) {
+      return result('unchanged');
     }
-    if (isDone(provider, change, observed)) return result('unchanged');
     await provider.apply(ctx, change);
     await confirm(provider, change, ctx, options.confirm);
     return result('applied');
   } catch (error) {
     if (options.ctx.signal.aborted) return result('aborted', error);
     return result('failed', error);
+  }
+}
+
+/**
+ * Waits for the task holding a resource's lock. That task is not this change: when it ends in
+ * ERROR the lock is released all the same, so the change goes on from a fresh read (the
+ * failure is reported as progress, not as this resource's failure).
+ */
+async function waitForLock(ctx: ProviderContext, taskId: string): Promise<boolean> {
+  ctx.progress(`waiting for the platform task that holds the lock [task ${taskId}]`, { taskIds: [taskId] });
+  try {
+    await ctx.waitForTasks([taskId]);
+    return true;
+  } catch (error) {
+    // The stable code of the API's TaskFailedError (apply/ does not import api/).
+    if (!(error instanceof EdgeformError) || error.code !== 'EDGEFORM_TASK_FAILED') throw error;
+    ctx.progress(`the lock is released: ${error.message}; going on with the planned change`);
+    return false;
   }
 }
 
@@ -171,14 +192,21 @@ function isDone(provider: DynamicResourceProvider, change: ResourceChange, obser
   return again.action === 'no-op' && again.errors.length === 0;
 }
 
-/** Re-reads until the planned result shows (the platform's reads can lag a finished task). */
-async function confirm(provider: DynamicResourceProvider, change: ResourceChange, ctx: ProviderContext, policy: ConfirmPolicy): Promise<void> {
+/** Re-reads (up to the policy's attempts) until the planned result shows; returns the last observation. */
+async function readUntilDone(provider: DynamicResourceProvider, change: ResourceChange, ctx: ProviderContext, policy: ConfirmPolicy): Promise<{ done: boolean; observed: Observation }> {
   let observed: Observation = { exists: false };
-  for (let attempt = 0; attempt < policy.attempts; attempt++) {
+  for (let attempt = 0; attempt < Math.max(1, policy.attempts); attempt++) {
     if (attempt > 0) await policy.sleep(policy.delayMs(attempt), ctx.signal);
     observed = await provider.read(ctx, change.desired);
-    if (isDone(provider, change, observed)) return;
+    if (isDone(provider, change, observed)) return { done: true, observed };
   }
+  return { done: false, observed };
+}
+
+/** Re-reads until the planned result shows (the platform's reads can lag a finished task). */
+async function confirm(provider: DynamicResourceProvider, change: ResourceChange, ctx: ProviderContext, policy: ConfirmPolicy): Promise<void> {
+  const { done, observed } = await readUntilDone(provider, change, ctx, policy);
+  if (done) return;
   const seen = observed.exists ? provider.summarize(observed.state) : null;
   throw new InconsistentResultError(change.address, change.after, seen);
 }

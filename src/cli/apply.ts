@@ -17,6 +17,7 @@ import { resourceProvider, type ProviderContext } from '../providers/provider.js
 import { registry } from '../providers/registry.js';
 import { createJsonApplyView, createTextApplyView, type ApplyView, type RunningAction } from '../render/apply-view.js';
 import { defineCommand, UsageError } from './command.js';
+import { InterruptedError } from './interrupt.js';
 import { ExitCode, type CliIO } from './io.js';
 import { planStack, pollScheduleFromEnv } from './plan-stack.js';
 import { printInvalid, renderPlan } from './plan.js';
@@ -53,6 +54,10 @@ export const applyCommand = defineCommand<ApplyArgs>({
         return await applySavedPlan(args, io, interrupts, taskTimeoutMs, parsePlanFile(planFile, args.path));
       }
       return await applyStack(args, io, interrupts, taskTimeoutMs);
+    } catch (error) {
+      // Interrupted while reading (planning, or checking a saved plan): nothing was changed.
+      if (interrupts.abort.signal.aborted) return ExitCode.interrupted;
+      throw error;
     } finally {
       interrupts.dispose();
     }
@@ -70,15 +75,17 @@ async function applyStack(args: ApplyArgs, io: CliIO, interrupts: ApplyInterrupt
     const show = args.format === 'json' ? (text: string) => io.err(text) : (text: string) => io.out(text);
     show(renderPlan(plan, 'text', args.path, io));
     if (plan.errored) return ExitCode.error;
-    if (!plan.applyable) return ExitCode.ok;
+    // Nothing to change: no question; the executor only reports every resource unchanged.
+    if (!plan.applyable) return await execute(plan, result.ctx, args, io, interrupts);
     if (!args.autoApprove) {
       if (!io.stdin.isTTY) {
         io.err('Error: apply needs approval, and this is not an interactive terminal.\nPass --auto-approve to apply without asking, or save a plan with `edgeform plan --out plan.json` and run `edgeform apply plan.json`.');
         return ExitCode.error;
       }
-      if (!(await confirm(io))) {
-        io.out('Apply cancelled: nothing was changed.');
-        return ExitCode.error;
+      const answer = await askApproval(io, args.format === 'json' ? io.stderr : io.stdout, interrupts.abort.signal);
+      if (answer !== 'approved') {
+        show('Apply cancelled: nothing was changed.');
+        return answer === 'interrupted' ? ExitCode.interrupted : ExitCode.error;
       }
     }
     return await execute(plan, result.ctx, args, io, interrupts);
@@ -191,7 +198,7 @@ class ApplyInterrupts {
       // Still planning or reading: nothing was changed yet, so stop at once.
       this.io.err('\nInterrupted before any change was made; stopping.');
       this.stop.abort();
-      this.abort.abort(new Error('interrupted'));
+      this.abort.abort(new InterruptedError('interrupted before any change was made'));
       return;
     }
     if (!this.stop.signal.aborted) {
@@ -201,7 +208,7 @@ class ApplyInterrupts {
     }
     if (!this.abort.signal.aborted) {
       this.view.abortRequested(this.running());
-      this.abort.abort(new Error('interrupted twice'));
+      this.abort.abort(new InterruptedError('interrupted twice'));
     }
   }
 
@@ -218,14 +225,35 @@ async function readPlanFileIfAny(path: string): Promise<string | undefined> {
   return looksLikePlanFile(text) ? text : undefined;
 }
 
-async function confirm(io: CliIO): Promise<boolean> {
-  const rl = createInterface({ input: io.stdin, output: io.stdout });
-  try {
-    const answer = await rl.question('\nDo you want to perform these actions?\n  edgeform will perform the actions described above.\n  Only \'yes\' will be accepted to approve.\n\n  Enter a value: ');
-    return answer.trim() === 'yes';
-  } finally {
-    rl.close();
-  }
+/**
+ * Asks for approval on the terminal (on stderr with --format json, so stdout stays JSON lines).
+ * Only "yes" approves and the end of the input declines; Ctrl+C at the prompt (readline's
+ * SIGINT in raw mode) or a SIGINT/SIGTERM to the process interrupts.
+ */
+async function askApproval(io: CliIO, output: CliIO['stdout'], signal: AbortSignal): Promise<'approved' | 'declined' | 'interrupted'> {
+  const rl = createInterface({ input: io.stdin, output });
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (answer: 'approved' | 'declined' | 'interrupted') => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      resolve(answer);
+      rl.close();
+    };
+    const onAbort = () => settle('interrupted');
+    if (signal.aborted) return settle('interrupted');
+    signal.addEventListener('abort', onAbort, { once: true });
+    rl.on('SIGINT', () => {
+      output.write('\n');
+      settle('interrupted');
+    });
+    rl.on('close', () => settle('declined'));
+    rl.question('\nDo you want to perform these actions?\n  edgeform will perform the actions described above.\n  Only \'yes\' will be accepted to approve.\n\n  Enter a value: ').then(
+      (answer) => settle(answer.trim() === 'yes' ? 'approved' : 'declined'),
+      () => settle('declined'),
+    );
+  });
 }
 
 /** "90s", "30m", "1h", "1500ms" or plain seconds, as milliseconds. */

@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { createApiClient, type ApiClient } from '../../src/api/client.js';
+import { loadStack } from '../../src/config/load-stack.js';
+import { demoFixturesPath, type EmulatorFixtures } from '../../src/emulator/index.js';
+import { buildPlan } from '../../src/plan/planner.js';
+import type { Plan } from '../../src/plan/types.js';
+import { createProviderContext } from '../../src/providers/context.js';
+import type { ProviderContext } from '../../src/providers/provider.js';
+import { readStack } from '../../src/providers/read-stack.js';
+import { registry } from '../../src/providers/registry.js';
+import type { Emulator } from '../../src/emulator/index.js';
+import { writeStackFiles } from './stack-files.js';
+import { waitFor } from './wait.js';
+
+/** The demo world's fixtures as a plain object, to extend with more resources for one test. */
+export function demoFixtures(): EmulatorFixtures & { floating_ips: Record<string, unknown>[]; instances: Record<string, unknown>[] } {
+  return parse(readFileSync(demoFixturesPath, 'utf8')) as ReturnType<typeof demoFixtures>;
+}
+
+/** A client and provider context against an emulator, polling tasks every few real milliseconds. */
+export function connectTo(emu: Emulator, signal?: AbortSignal): { api: ApiClient; ctx: ProviderContext } {
+  const api = createApiClient({ baseUrl: emu.url, apiKey: emu.apiKey });
+  const ctx = createProviderContext({ api, signal, pollSchedule: { initialMs: 5, maxMs: 10 } });
+  return { api, ctx };
+}
+
+/** Writes a stack, reads it from the emulator and plans it, as `edgeform plan` does. */
+export async function planYaml(ctx: ProviderContext, baseUrl: string, yaml: string): Promise<Plan> {
+  const path = join(writeStackFiles({ 'stack.yaml': yaml }), 'stack.yaml');
+  const loaded = await loadStack(path, {});
+  if (!loaded.stack) throw new Error(`invalid test stack: ${loaded.diagnostics.map((d) => d.summary).join('; ')}`);
+  const observed = await readStack(ctx, loaded.stack, registry, { parallelism: 10 });
+  const plan = buildPlan({
+    stack: loaded.stack,
+    reads: observed.reads,
+    checks: observed.checks,
+    planners: registry.resources,
+    baseUrl,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    edgeformVersion: '0.0.0-test',
+  });
+  const errors = plan.diagnostics.filter((d) => d.severity === 'error');
+  if (errors.length > 0) throw new Error(`test stack does not plan: ${errors.map((d) => d.summary).join('; ')}`);
+  return plan;
+}
+
+/** Write requests (anything but GET) the emulator has seen, as `METHOD path`. */
+export function writesSeen(emu: Emulator): string[] {
+  return emu.requests.filter((r) => r.method !== 'GET' && !r.path.startsWith('/__emulator/')).map((r) => `${r.method} ${r.path}`);
+}
+
+/**
+ * Moves a manual emulator clock whenever a task is pending, until `done` settles: lets work
+ * that waits on tasks run to completion without any wall-clock dependency.
+ */
+export async function driveTasks<T>(emu: Emulator, done: Promise<T>, stepMs = 2000): Promise<T> {
+  let finished = false;
+  const result = done.finally(() => {
+    finished = true;
+  });
+  while (!finished) {
+    await Promise.race([result.catch(() => undefined), waitFor(() => finished || emu.state.pendingTasks.length > 0, { timeoutMs: 20_000, what: 'a pending task or the end' })]);
+    if (!finished && emu.state.pendingTasks.length > 0) emu.clock.advance(stepMs);
+  }
+  return result;
+}
+
+/** The environment that points the CLI at an emulator, polling tasks every 20 ms. */
+export function emulatorEnv(emu: Emulator): Record<string, string> {
+  return { EDGEFORM_BASE_URL: emu.url, EDGEFORM_API_KEY: emu.apiKey, EDGEFORM_TASK_POLL_INTERVAL: '20' };
+}

@@ -1,0 +1,293 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ApiClient } from '../../../src/api/client.js';
+import { executePlan, type ApplyHooks, type ConfirmPolicy, type ExecuteOptions } from '../../../src/apply/executor.js';
+import type { ApplyOutcome } from '../../../src/apply/outcome.js';
+import type { EmulatorOptions } from '../../../src/emulator/index.js';
+import type { Plan } from '../../../src/plan/types.js';
+import type { ProviderContext } from '../../../src/providers/provider.js';
+import { registry } from '../../../src/providers/registry.js';
+import { connectTo, demoFixtures, driveTasks, planYaml, writesSeen } from '../../helpers/apply.js';
+import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { waitFor } from '../../helpers/wait.js';
+
+const HEADER = 'version: 1\ndefaults: { project_id: 1, region_id: 76 }\nresources:\n';
+const WEB_IP = `  web_ip: { type: cloud_floating_ip, floating_ip_id: ${DEMO.fip}, tags: { env: prod, team: edge } }\n`;
+const WEB_VM = `  web_vm: { type: cloud_instance, instance_id: ${DEMO.instance}, flavor_id: g2-standard-4-8 }\n`;
+const CLUSTER_AFTER_VM = '  cluster: { type: cloud_k8s_cluster, cluster_name: prod-eu, version: v1.30.6, depends_on: [cloud_instance.web_vm] }\n';
+
+/** Extra floating IPs seeded beside the demo world: `1f000000-0000-4000-8000-0000000000NN`. */
+const extraFipId = (n: number) => `1f000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+function withExtraFloatingIps(count: number): EmulatorOptions['fixtures'] {
+  const fixtures = demoFixtures();
+  for (let n = 1; n <= count; n++) fixtures.floating_ips.push({ id: extraFipId(n), floating_ip_address: `203.0.113.${100 + n}`, tags: { env: 'staging' } });
+  return fixtures;
+}
+
+const extraFipBlocks = (count: number) =>
+  Array.from({ length: count }, (_, i) => `  ip_${i + 1}: { type: cloud_floating_ip, floating_ip_id: ${extraFipId(i + 1)}, tags: { env: prod } }\n`).join('');
+
+/** Confirmation re-reads that never wait on the wall clock. */
+const quickConfirm: ConfirmPolicy = { attempts: 3, delayMs: () => 0, sleep: () => Promise.resolve() };
+
+/** Records starts and finishes as "start A" and "finish A status", and the task ids each action reported. */
+function recordingHooks(): ApplyHooks & { events: string[]; running: Set<string>; maxRunning: number; taskIds: Map<string, readonly string[]> } {
+  const hooks = {
+    events: [] as string[],
+    running: new Set<string>(),
+    maxRunning: 0,
+    taskIds: new Map<string, readonly string[]>(),
+    onProgress(change: { address: string }, _message: string, taskIds: readonly string[]) {
+      hooks.taskIds.set(change.address, [...taskIds]);
+    },
+    onStart(change: { address: string }) {
+      hooks.events.push(`start ${change.address}`);
+      hooks.running.add(change.address);
+      hooks.maxRunning = Math.max(hooks.maxRunning, hooks.running.size);
+    },
+    onFinish(change: { address: string }, outcome: { status: string }) {
+      hooks.events.push(`finish ${change.address} ${outcome.status}`);
+      hooks.running.delete(change.address);
+    },
+  };
+  return hooks;
+}
+
+const taskOf = (emu: TestEmulator, resourceId: string) => [...emu.state.tasks.values()].filter((t) => t.resource_id === resourceId);
+
+describe('executePlan against the emulator', () => {
+  let emu: TestEmulator | undefined;
+  let api: ApiClient | undefined;
+
+  afterEach(async () => {
+    await api?.close();
+    await emu?.close();
+    api = undefined;
+    emu = undefined;
+  });
+
+  async function setUp(options: EmulatorOptions, yaml: string, abort?: AbortController): Promise<{ emu: TestEmulator; ctx: ProviderContext; plan: Plan }> {
+    emu = await startTestEmulator(options);
+    const connected = connectTo(emu, abort?.signal);
+    api = connected.api;
+    const plan = await planYaml(connected.ctx, emu.url, HEADER + yaml);
+    emu.requests.length = 0;
+    return { emu, ctx: connected.ctx, plan };
+  }
+
+  const execute = (options: Pick<ExecuteOptions, 'plan' | 'ctx'> & Partial<ExecuteOptions>): Promise<ApplyOutcome> =>
+    executePlan({ providers: registry.resources, parallelism: 10, confirm: quickConfirm, ...options });
+
+  it('starts a dependant only after the task of its dependency finished', async () => {
+    const { emu, ctx, plan } = await setUp({ taskDurationMs: 2000 }, WEB_VM + CLUSTER_AFTER_VM);
+    const hooks = recordingHooks();
+    const run = execute({ plan, ctx, hooks });
+
+    const resize = await waitFor(() => taskOf(emu, DEMO.instance)[0], { what: 'the resize task' });
+    await waitFor(() => emu.requests.filter((r) => r.path === `/cloud/v1/tasks/${resize.id}`).length >= 3, { what: 'polls of the running resize' });
+    expect(emu.requests.filter((r) => r.path.includes('/k8s/'))).toEqual([]);
+    expect(hooks.events).toEqual(['start cloud_instance.web_vm']);
+
+    emu.clock.advance(2000);
+    const outcome = await driveTasks(emu, run);
+
+    expect(outcome.resources.map((r) => r.status)).toEqual(['applied', 'applied']);
+    expect(hooks.events).toEqual(['start cloud_instance.web_vm', 'finish cloud_instance.web_vm applied', 'start cloud_k8s_cluster.cluster', 'finish cloud_k8s_cluster.cluster applied']);
+    const firstClusterRequest = emu.requests.findIndex((r) => r.path.includes('/k8s/'));
+    const lastResizePoll = emu.requests.findLastIndex((r) => r.path === `/cloud/v1/tasks/${resize.id}`);
+    expect(firstClusterRequest).toBeGreaterThan(lastResizePoll);
+    expect(emu.requests[firstClusterRequest]!.time).toBeGreaterThanOrEqual(resize.finish_at);
+  });
+
+  it('fails a resource whose task ends in ERROR, skips its dependants naming the root cause, and completes an independent branch', async () => {
+    const alertsAfterCluster = '  alerts: { type: iam_reseller_notification_setting, reseller_id: 7, notification_settings_id: 3, notification_type: failed_login, email: sec@example.com, enabled: true, depends_on: [cloud_k8s_cluster.cluster] }\n';
+    const { emu, ctx, plan } = await setUp({ taskDurationMs: 0 }, WEB_IP + WEB_VM + CLUSTER_AFTER_VM + alertsAfterCluster);
+    emu.state.setNextTaskError('instance', DEMO.instance, 'No valid host was found for flavor g2-standard-4-8');
+    const hooks = recordingHooks();
+
+    const outcome = await execute({ plan, ctx, hooks });
+
+    const [fipTask] = taskOf(emu, DEMO.fip);
+    const [vmTask] = taskOf(emu, DEMO.instance);
+    const byAddress = Object.fromEntries(outcome.resources.map((r) => [r.address, r]));
+    expect(outcome.resources.map((r) => r.address)).toEqual(plan.resource_changes.map((c) => c.address));
+    expect(byAddress).toEqual({
+      'cloud_floating_ip.web_ip': { address: 'cloud_floating_ip.web_ip', action: 'update', status: 'applied', taskIds: [fipTask!.id], elapsedMs: expect.any(Number) },
+      'cloud_instance.web_vm': {
+        address: 'cloud_instance.web_vm',
+        action: 'update',
+        status: 'failed',
+        taskIds: [vmTask!.id],
+        elapsedMs: expect.any(Number),
+        error: `task ${vmTask!.id} (resize_vm) failed: No valid host was found for flavor g2-standard-4-8`,
+      },
+      'cloud_k8s_cluster.cluster': { address: 'cloud_k8s_cluster.cluster', action: 'update', status: 'skipped', taskIds: [], skippedBecause: 'cloud_instance.web_vm' },
+      'iam_reseller_notification_setting.alerts': { address: 'iam_reseller_notification_setting.alerts', action: 'update', status: 'skipped', taskIds: [], skippedBecause: 'cloud_instance.web_vm' },
+    });
+    expect(outcome).toMatchObject({ interrupted: false, aborted: false });
+    expect(hooks.events.filter((e) => e.startsWith('finish')).sort()).toEqual([
+      'finish cloud_floating_ip.web_ip applied',
+      'finish cloud_instance.web_vm failed',
+      'finish cloud_k8s_cluster.cluster skipped',
+      'finish iam_reseller_notification_setting.alerts skipped',
+    ]);
+    expect([...writesSeen(emu)].sort()).toEqual([`PATCH /cloud/v2/floatingips/1/76/${DEMO.fip}`, `POST /cloud/v1/instances/1/76/${DEMO.instance}/changeflavor`]);
+  });
+
+  it('waits for the task holding a floating IP lock before patching it', async () => {
+    emu = await startTestEmulator({ taskDurationMs: 2000 });
+    const foreign = await emu.call('PATCH', `/cloud/v2/floatingips/1/76/${DEMO.fip}`, { body: { tags: { owner: 'bob' } } });
+    const lockId = foreign.body.tasks[0] as string;
+    const connected = connectTo(emu);
+    api = connected.api;
+    const plan = await planYaml(connected.ctx, emu.url, HEADER + WEB_IP);
+    expect(plan.resource_changes[0]!.lock_task_id).toBe(lockId);
+    emu.requests.length = 0;
+    const hooks = recordingHooks();
+    const run = execute({ plan, ctx: connected.ctx, hooks });
+
+    await waitFor(() => emu!.requests.filter((r) => r.path === `/cloud/v1/tasks/${lockId}`).length >= 3, { what: 'polls of the lock task' });
+    expect(writesSeen(emu)).toEqual([]);
+
+    emu.clock.advance(2000);
+    const lockFinishedAt = emu.clock.now();
+    const outcome = await driveTasks(emu, run);
+
+    const patches = emu.requests.filter((r) => r.method === 'PATCH');
+    expect(patches).toHaveLength(1);
+    expect(patches[0]!.time).toBeGreaterThanOrEqual(lockFinishedAt);
+    const ours = taskOf(emu, DEMO.fip).find((t) => t.id !== lockId)!;
+    expect(outcome.resources).toEqual([expect.objectContaining({ status: 'applied', taskIds: [lockId, ours.id] })]);
+    expect(emu.state.floatingIps.get(DEMO.fip)!.tags).toEqual([
+      { key: 'env', value: 'prod', read_only: false },
+      { key: 'team', value: 'edge', read_only: false },
+      { key: 'managed-by', value: 'platform', read_only: true },
+    ]);
+  });
+
+  it('goes on with its change when the task holding the lock ends in ERROR', async () => {
+    emu = await startTestEmulator({ taskDurationMs: 2000 });
+    emu.state.setNextTaskError('floating_ip', DEMO.fip, 'Port binding failed');
+    const foreign = await emu.call('PATCH', `/cloud/v2/floatingips/1/76/${DEMO.fip}`, { body: { tags: { owner: 'bob' } } });
+    const lockId = foreign.body.tasks[0] as string;
+    const connected = connectTo(emu);
+    api = connected.api;
+    const plan = await planYaml(connected.ctx, emu.url, HEADER + WEB_IP);
+    emu.requests.length = 0;
+    const run = execute({ plan, ctx: connected.ctx });
+
+    await waitFor(() => emu!.requests.some((r) => r.path === `/cloud/v1/tasks/${lockId}`), { what: 'a poll of the lock task' });
+    const outcome = await driveTasks(emu, run);
+
+    const ours = taskOf(emu, DEMO.fip).find((t) => t.id !== lockId)!;
+    expect(outcome.resources).toEqual([expect.objectContaining({ status: 'applied', taskIds: [lockId, ours.id] })]);
+    expect(writesSeen(emu)).toEqual([`PATCH /cloud/v2/floatingips/1/76/${DEMO.fip}`]);
+    expect(emu.state.floatingIps.get(DEMO.fip)!.tags.filter((t) => !t.read_only)).toEqual([
+      { key: 'env', value: 'prod', read_only: false },
+      { key: 'team', value: 'edge', read_only: false },
+    ]);
+  });
+
+  it('sends no second resize when the task holding the lock made the planned change, even while reads lag', async () => {
+    emu = await startTestEmulator({ taskDurationMs: 2000, readLagMs: 1500 });
+    const foreign = await emu.call('POST', `/cloud/v1/instances/1/76/${DEMO.instance}/changeflavor`, { body: { flavor_id: 'g2-standard-4-8' } });
+    const lockId = foreign.body.tasks[0] as string;
+    const connected = connectTo(emu);
+    api = connected.api;
+    const plan = await planYaml(connected.ctx, emu.url, HEADER + WEB_VM);
+    expect(plan.resource_changes[0]).toMatchObject({ action: 'update', lock_task_id: lockId });
+    emu.requests.length = 0;
+    const confirm: ConfirmPolicy = { attempts: 5, delayMs: () => 1000, sleep: async (ms) => emu!.clock.advance(ms) };
+    const run = execute({ plan, ctx: connected.ctx, confirm });
+
+    await waitFor(() => emu!.requests.some((r) => r.path === `/cloud/v1/tasks/${lockId}`), { what: 'a poll of the lock task' });
+    emu.clock.advance(2000);
+    const outcome = await run;
+
+    expect(outcome.resources).toEqual([expect.objectContaining({ status: 'unchanged', taskIds: [lockId] })]);
+    expect(writesSeen(emu)).toEqual([]);
+  });
+
+  it('runs at most --parallelism actions at once, and does reach that many', async () => {
+    const { emu, ctx, plan } = await setUp({ taskDurationMs: 2000, fixtures: withExtraFloatingIps(8) }, extraFipBlocks(8));
+    const hooks = recordingHooks();
+    const run = execute({ plan, ctx, hooks, parallelism: 3 });
+
+    await waitFor(() => emu.state.pendingTasks.length === 3, { what: 'three held tasks' });
+    expect(hooks.running.size).toBe(3);
+    expect(hooks.events.filter((e) => e.startsWith('start'))).toHaveLength(3);
+
+    const outcome = await driveTasks(emu, run);
+    expect(hooks.maxRunning).toBe(3);
+    expect(outcome.resources.map((r) => r.status)).toEqual(Array(8).fill('applied'));
+  });
+
+  it('re-reads until a resize shows after the read lag of a finished task', async () => {
+    const { emu, ctx, plan } = await setUp({ taskDurationMs: 0, readLagMs: 1500 }, WEB_VM);
+    const confirm: ConfirmPolicy = { attempts: 5, delayMs: () => 1000, sleep: async (ms) => emu.clock.advance(ms) };
+
+    const outcome = await execute({ plan, ctx, confirm });
+
+    expect(outcome.resources).toEqual([expect.objectContaining({ status: 'applied' })]);
+    const post = emu.requests.findIndex((r) => r.method === 'POST');
+    const confirmReads = emu.requests.slice(post).filter((r) => r.method === 'GET' && r.path === `/cloud/v1/instances/1/76/${DEMO.instance}`);
+    expect(confirmReads.map((r) => r.time - emu.requests[post]!.time)).toEqual([0, 1000, 2000]);
+  });
+
+  it('fails with "inconsistent result after apply" when the re-read never shows the planned result', async () => {
+    const { emu, ctx, plan } = await setUp({ taskDurationMs: 0, readLagMs: 60_000 }, WEB_VM);
+    const confirm: ConfirmPolicy = { attempts: 3, delayMs: () => 1000, sleep: async (ms) => emu.clock.advance(ms) };
+
+    const outcome = await execute({ plan, ctx, confirm });
+
+    const [resize] = taskOf(emu, DEMO.instance);
+    expect(outcome.resources).toEqual([expect.objectContaining({ status: 'failed', taskIds: [resize!.id] })]);
+    expect(outcome.resources[0]!.error).toContain('inconsistent result after apply: cloud_instance.web_vm');
+    expect(outcome.resources[0]!.error).toContain('"flavor_id":"g2-standard-2-4"');
+  });
+
+  it('after a stop starts nothing new, lets running actions finish, and leaves the rest not started', async () => {
+    const { emu, ctx, plan } = await setUp({ taskDurationMs: 2000, fixtures: withExtraFloatingIps(4) }, extraFipBlocks(4));
+    const stop = new AbortController();
+    const run = execute({ plan, ctx, parallelism: 2, stop: stop.signal });
+
+    await waitFor(() => emu.state.pendingTasks.length === 2, { what: 'two held tasks' });
+    stop.abort();
+    emu.clock.advance(2000);
+    const outcome = await run;
+
+    expect(outcome.resources.map((r) => `${r.address} ${r.status}`)).toEqual([
+      'cloud_floating_ip.ip_1 applied',
+      'cloud_floating_ip.ip_2 applied',
+      'cloud_floating_ip.ip_3 not-started',
+      'cloud_floating_ip.ip_4 not-started',
+    ]);
+    expect(outcome).toMatchObject({ interrupted: true, aborted: false });
+    expect(writesSeen(emu)).toEqual([`PATCH /cloud/v2/floatingips/1/76/${extraFipId(1)}`, `PATCH /cloud/v2/floatingips/1/76/${extraFipId(2)}`]);
+  });
+
+  it('on abort reports the running actions as aborted with their task ids', async () => {
+    const abort = new AbortController();
+    const { emu, ctx, plan } = await setUp({ taskDurationMs: 2000, fixtures: withExtraFloatingIps(4) }, extraFipBlocks(4), abort);
+    const stop = new AbortController();
+    const hooks = recordingHooks();
+    const run = execute({ plan, ctx, parallelism: 2, stop: stop.signal, hooks });
+
+    // Abort once the executor knows both task ids (the answers to both PATCHes arrived).
+    await waitFor(() => hooks.taskIds.size === 2, { what: 'both actions waiting on their tasks' });
+    stop.abort();
+    abort.abort(new Error('interrupted twice'));
+    const outcome = await run;
+
+    const [task1] = taskOf(emu, extraFipId(1));
+    const [task2] = taskOf(emu, extraFipId(2));
+    expect(outcome.resources.map(({ address, status, taskIds }) => ({ address, status, taskIds }))).toEqual([
+      { address: 'cloud_floating_ip.ip_1', status: 'aborted', taskIds: [task1!.id] },
+      { address: 'cloud_floating_ip.ip_2', status: 'aborted', taskIds: [task2!.id] },
+      { address: 'cloud_floating_ip.ip_3', status: 'not-started', taskIds: [] },
+      { address: 'cloud_floating_ip.ip_4', status: 'not-started', taskIds: [] },
+    ]);
+    expect(outcome).toMatchObject({ interrupted: true, aborted: true });
+    expect(emu.state.pendingTasks.map((t) => t.id).sort()).toEqual([task1!.id, task2!.id].sort());
+  });
+});
