@@ -14,6 +14,9 @@ export class InconsistentResultError extends EdgeformError {
   }
 }
 
+/** Reads after a lock task finished before concluding it was not this change (~3 s with the CLI's policy). */
+const LOCK_SETTLE_READS = 4;
+
 /** What the executor reports while it works; the text and JSON views implement these. */
 export interface ApplyHooks {
   onStart?(change: ResourceChange): void;
@@ -128,6 +131,7 @@ async function runAction(change: ResourceChange, options: ExecuteOptions): Promi
   const started = Date.now();
   const ctx: ProviderContext = {
     ...options.ctx,
+    stopping: options.stop,
     async waitForTasks(ids, wait) {
       for (const id of ids) if (!taskIds.includes(id)) taskIds.push(id);
       await options.ctx.waitForTasks(ids, wait);
@@ -151,8 +155,10 @@ async function runAction(change: ResourceChange, options: ExecuteOptions): Promi
     if (observed.exists && observed.lockTaskId) {
       const finished = await waitForLock(ctx, observed.lockTaskId);
       // A finished lock task may have made this very change (an earlier, abandoned run), and
-      // reads can lag it: re-read as after our own task before deciding to send anything.
-      const settled = await readUntilDone(provider, change, ctx, finished ? options.confirm : { ...options.confirm, attempts: 1 });
+      // reads can lag it: re-read a few times before deciding to send anything. Only a few:
+      // when the lock was someone else's change, the resource will never look done.
+      const attempts = finished ? Math.min(options.confirm.attempts, LOCK_SETTLE_READS) : 1;
+      const settled = await readUntilDone(provider, change, ctx, { ...options.confirm, attempts });
       if (settled.done) return result('unchanged');
     } else if (isDone(provider, change, observed)) {
       return result('unchanged');

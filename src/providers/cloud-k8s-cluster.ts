@@ -79,6 +79,9 @@ export const cloudK8sCluster: ResourceProvider<'cloud_k8s_cluster'> = {
     for (let step = 1; step <= maxSteps; step++) {
       const cluster = await readCluster(ctx, d.project_id, d.region_id, d.cluster_name);
       if (cluster.version === d.version) return;
+      if (step > 1 && ctx.stopping?.aborted) {
+        throw new EdgeformError('EDGEFORM_STOPPED', `stopped at ${cluster.version} on the way to ${d.version} because of the interrupt; no further upgrade step was started. Run apply again to continue.`);
+      }
       const next = nextUpgradeStep(cluster.version, d.version, await readUpgradeVersions(ctx, d.project_id, d.region_id, d.cluster_name));
       if (next.kind === 'error') throw new EdgeformError('EDGEFORM_UPGRADE_PATH', `cannot continue the upgrade of ${d.cluster_name}: ${next.message}`);
       ctx.progress(`upgrading ${cluster.version} -> ${next.version}`);

@@ -5,7 +5,13 @@ import type { CheckStatus, FieldChange, ResourceChange } from '../plan/types.js'
 /** What a provider may use for I/O: the API client, cancellation, task waiting and progress. */
 export interface ProviderContext {
   api: ApiClient;
+  /** Aborted to stop at once (second interrupt): requests and task waits end. */
   signal: AbortSignal;
+  /**
+   * Aborted on the first interrupt: finish the platform operation under way, start no other
+   * (a multi-step action stops between steps).
+   */
+  stopping?: AbortSignal;
   /** Waits for cloud tasks to reach FINISHED (throws TaskFailedError on ERROR). */
   waitForTasks(taskIds: readonly string[], options?: { taskType?: string; onPoll?: (task: { id: string; state: string }) => void }): Promise<void>;
   /** Progress notes for long actions ("upgrading to v1.30.6 [task 1f2e...]"). */

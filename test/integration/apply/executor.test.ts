@@ -208,6 +208,29 @@ describe('executePlan against the emulator', () => {
     expect(writesSeen(emu)).toEqual([]);
   });
 
+  it('after a lock held by someone else\'s change, re-reads only a few times and then sends its own change', async () => {
+    emu = await startTestEmulator({ taskDurationMs: 2000 });
+    const foreign = await emu.call('POST', `/cloud/v1/instances/1/76/${DEMO.instance}/changeflavor`, { body: { flavor_id: 'g2-standard-8-16' } });
+    const lockId = foreign.body.tasks[0] as string;
+    const connected = connectTo(emu);
+    api = connected.api;
+    const plan = await planYaml(connected.ctx, emu.url, HEADER + WEB_VM);
+    emu.requests.length = 0;
+    const confirm: ConfirmPolicy = { attempts: 12, delayMs: () => 1000, sleep: async (ms) => emu!.clock.advance(ms) };
+    const run = execute({ plan, ctx: connected.ctx, confirm });
+
+    await waitFor(() => emu!.requests.some((r) => r.path === `/cloud/v1/tasks/${lockId}`), { what: 'a poll of the lock task' });
+    emu.clock.advance(2000);
+    const outcome = await driveTasks(emu, run);
+
+    expect(outcome.resources).toEqual([expect.objectContaining({ status: 'applied' })]);
+    const post = emu.requests.findIndex((r) => r.method === 'POST');
+    const lockDone = emu.requests.findIndex((r) => r.path === `/cloud/v1/tasks/${lockId}`);
+    const settleReads = emu.requests.slice(lockDone, post).filter((r) => r.method === 'GET' && r.path === `/cloud/v1/instances/1/76/${DEMO.instance}`);
+    expect(settleReads).toHaveLength(4);
+    expect(emu.state.instances.get(DEMO.instance)!.flavor_id).toBe('g2-standard-4-8');
+  });
+
   it('runs at most --parallelism actions at once, and does reach that many', async () => {
     const { emu, ctx, plan } = await setUp({ taskDurationMs: 2000, fixtures: withExtraFloatingIps(8) }, extraFipBlocks(8));
     const hooks = recordingHooks();

@@ -92,6 +92,16 @@ describe('cloud_k8s_cluster apply', () => {
     expect((await planChange(h.ctx, resource('cloud_k8s_cluster', 'cluster', desired()))).action).toBe('no-op');
   });
 
+  it('after the first interrupt, finishes the step under way and starts no further step', async () => {
+    const stopping = new AbortController();
+    const change = await planChange(h.ctx, resource('cloud_k8s_cluster', 'cluster', desired()));
+    // The stop arrives while step 1 runs (first progress note of the upgrade).
+    const ctx = { ...h.ctx, stopping: stopping.signal, progress: () => stopping.abort() };
+    await expect(cloudK8sCluster.apply(ctx, change)).rejects.toThrow('stopped at v1.30.6 on the way to v1.31.3 because of the interrupt');
+    expect(routesSeen(emu, (r) => r === UPGRADE)).toEqual([`POST ${UPGRADE}`]);
+    expect(liveVersion()).toBe('v1.30.6');
+  });
+
   it('never re-sends a dropped upgrade POST: it waits on the task found in task_id and goes on', async () => {
     emu.faults.dropNext({ method: 'POST', path: UPGRADE, when: 'after' });
     const change = await planChange(h.ctx, resource('cloud_k8s_cluster', 'cluster', desired()));
