@@ -1,13 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { createAjv } from '../helpers/ajv.js';
 import { runCli } from '../helpers/cli.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
-const addFormats = (addFormatsModule as unknown as { default: typeof addFormatsModule }).default ?? addFormatsModule;
 
 /** Every example stack: the top-level examples/*.yaml files and the directory stack. */
 const EXAMPLE_FILES = readdirSync('examples')
@@ -97,9 +95,7 @@ describe('edgeform schema', () => {
   }
 
   function compile(json: Record<string, unknown>) {
-    const ajv = new Ajv2020({ strict: false, allErrors: true });
-    addFormats(ajv);
-    return ajv.compile(json);
+    return createAjv().compile(json);
   }
 
   it('prints a draft 2020-12 JSON Schema that ajv compiles', async () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { createAjv } from './ajv.js';
 import { parse } from 'yaml';
 
 /**
@@ -8,9 +8,6 @@ import { parse } from 'yaml';
  * (CI clones the repo with shared/ next to it).
  */
 export const OPENAPI_DIR = new URL('../../../shared/reference/openapi/', import.meta.url);
-
-// ajv-formats is CommonJS; under NodeNext its default import is the module object.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
 
 /** One loaded vendor spec with its own validator instance. */
 export interface OpenApiSpec {
@@ -66,8 +63,7 @@ export function loadSpec(file: string): OpenApiSpec {
   if (spec) return spec;
   const doc = parse(readFileSync(new URL(file, OPENAPI_DIR), 'utf8')) as any;
   relax(doc.components);
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
-  addFormats(ajv);
+  const ajv = createAjv({ validateFormats: true });
   ajv.addFormat('date-time', ISO_DATE_TIME);
   ajv.addFormat('uuid4', UUID);
   ajv.addFormat('ipvanyaddress', (s: string) => IPV4.test(s) || (s.includes(':') && /^[0-9a-f:.]+$/i.test(s)));

@@ -1,0 +1,12 @@
+import { Ajv2020, type Options } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+
+// ajv-formats is CommonJS; under NodeNext its default import is the module object.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
+
+/** A JSON Schema 2020-12 validator with the standard formats (date-time, email, uuid, ...). */
+export function createAjv(options: Options = {}): Ajv2020 {
+  const ajv = new Ajv2020({ strict: false, allErrors: true, ...options });
+  addFormats(ajv);
+  return ajv;
+}
