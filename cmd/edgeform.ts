@@ -5,7 +5,6 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import yargs, { type Argv } from 'yargs';
-import { redact, secretsFromEnv } from '../src/api/redact.js';
 import { UsageError } from '../src/cli/command.js';
 import { EdgeformError } from '../src/errors.js';
 import { commands } from '../src/cli/commands.js';
@@ -65,17 +64,16 @@ function explainUsage(message: string): string {
 }
 
 function reportError(error: unknown, io: CliIO): number {
-  const secrets = secretsFromEnv(io.env);
   if (error instanceof UsageError) {
-    io.err(redact(`Error: ${error.message}\nRun 'edgeform --help' for usage.`, secrets));
+    io.err(`Error: ${error.message}\nRun 'edgeform --help' for usage.`);
     return ExitCode.error;
   }
   if (error instanceof EdgeformError) {
-    io.err(redact(`Error: ${error.message}`, secrets));
+    io.err(`Error: ${error.message}`);
     return ExitCode.error;
   }
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  io.err(redact(`Error: an unexpected error occurred; this is a bug in edgeform, please report it.\n${detail}`, secrets));
+  io.err(`Error: an unexpected error occurred; this is a bug in edgeform, please report it.\n${detail}`);
   return ExitCode.error;
 }
 

@@ -73,7 +73,7 @@ async function applyStack(args: ApplyArgs, io: CliIO, interrupts: ApplyInterrupt
   try {
     const { plan } = result;
     const show = args.format === 'json' ? (text: string) => io.err(text) : (text: string) => io.out(text);
-    show(renderPlan(plan, 'text', args.path, io));
+    show(renderPlan(plan, 'text', args.path));
     if (plan.errored) return ExitCode.error;
     // Nothing to change: no question; the executor only reports every resource unchanged.
     if (!plan.applyable) return await execute(plan, result.ctx, args, io, interrupts);

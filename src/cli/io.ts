@@ -1,4 +1,5 @@
 import kleur from 'kleur';
+import { redact, secretsFromEnv } from '../api/redact.js';
 
 /** Where a command writes and what it knows about its terminal; built once by the entry point. */
 export interface CliIO {
@@ -29,7 +30,11 @@ export interface CreateIOOptions {
   colorFlag?: boolean;
 }
 
-/** Decides colour once (NO_COLOR, --no-color, TTY) and sets kleur accordingly. */
+/**
+ * Decides colour once (NO_COLOR, --no-color, TTY) and sets kleur accordingly. Everything
+ * written through `out` and `err` is redacted of the API key: the one boundary every
+ * command's output crosses, so no view can leak it (a stack may pull it into a value).
+ */
 export function createIO(options: CreateIOOptions = {}): CliIO {
   const env = options.env ?? process.env;
   const stdout = options.stdout ?? process.stdout;
@@ -38,13 +43,14 @@ export function createIO(options: CreateIOOptions = {}): CliIO {
   const noColorEnv = env.NO_COLOR !== undefined && env.NO_COLOR !== '';
   const color = options.colorFlag !== false && !noColorEnv && stdout.isTTY === true;
   kleur.enabled = color;
+  const secrets = secretsFromEnv(env);
   return {
     env,
     stdout,
     stderr,
     stdin,
     color,
-    out: (text) => void stdout.write(text.endsWith('\n') ? text : `${text}\n`),
-    err: (text) => void stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+    out: (text) => void stdout.write(redact(text.endsWith('\n') ? text : `${text}\n`, secrets)),
+    err: (text) => void stderr.write(redact(text.endsWith('\n') ? text : `${text}\n`, secrets)),
   };
 }

@@ -44,9 +44,7 @@ export const planCommand = defineCommand<PlanArgs>({
         return ExitCode.error;
       }
       try {
-        // The plan shows desired values and platform answers; a stack may have pulled the key
-        // into one of them through ${env:...}, so the output is redacted like the saved file.
-        io.out(redact(renderPlan(result.plan, args.format, args.path, io), secretsFromEnv(io.env)));
+        io.out(renderPlan(result.plan, args.format, args.path));
         if (args.out) {
           if (result.plan.errored) await refuseToSave(args.out, io);
           else await savePlan(args.out, result.plan, io);
@@ -67,7 +65,7 @@ export function planExitCode(plan: Plan, detailed: boolean): number {
 }
 
 /** Renders a plan in one of the three formats. */
-export function renderPlan(plan: Plan, format: PlanFormat, stackLabel: string, io: CliIO): string {
+export function renderPlan(plan: Plan, format: PlanFormat, stackLabel: string): string {
   const formatDiagnostics = (d: readonly Diagnostic[]) => formatDiagnosticsText(d);
   if (format === 'json') return JSON.stringify(toPlanJson(plan), null, 2);
   if (format === 'markdown') {
@@ -79,18 +77,16 @@ export function renderPlan(plan: Plan, format: PlanFormat, stackLabel: string, i
       kleur.enabled = enabled;
     }
   }
-  void io;
   return renderPlanText(plan, { formatDiagnostics });
 }
 
 /** Prints the diagnostics of a stack that could not be planned, in the requested format. */
 export function printInvalid(io: CliIO, format: PlanFormat, stackLabel: string, diagnostics: Diagnostic[]): void {
-  const secrets = secretsFromEnv(io.env);
   if (format === 'json') {
-    io.out(redact(formatDiagnosticsJson(diagnostics), secrets));
+    io.out(formatDiagnosticsJson(diagnostics));
     return;
   }
-  const text = redact(formatDiagnosticsText(diagnostics), secrets);
+  const text = formatDiagnosticsText(diagnostics);
   if (format === 'markdown') {
     const fence = '`'.repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
     io.out(`${planMarker(stackLabel)}\n### edgeform plan for \`${stackLabel}\`\n\n**The stack is invalid**; nothing was read or changed.\n\n${fence}text\n${text.trimEnd()}\n${fence}\n`);
@@ -99,7 +95,7 @@ export function printInvalid(io: CliIO, format: PlanFormat, stackLabel: string, 
   io.err(text);
 }
 
-/** Writes the Plan value as JSON; secrets are redacted again as a last line of defence. */
+/** Writes the Plan value as JSON (a file does not pass through io, so it is redacted here). */
 async function savePlan(file: string, plan: Plan, io: CliIO): Promise<void> {
   await writeFile(file, `${redact(JSON.stringify(plan, null, 2), secretsFromEnv(io.env))}\n`, { mode: 0o600 });
   io.err(`Saved the plan to ${file}. To perform exactly these actions, run: edgeform apply ${file}`);

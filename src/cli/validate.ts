@@ -1,4 +1,3 @@
-import { redact, secretsFromEnv } from '../api/redact.js';
 import { loadStack } from '../config/load-stack.js';
 import { formatDiagnosticsJson, formatDiagnosticsText } from '../render/diagnostics.js';
 import { defineCommand } from './command.js';
@@ -23,13 +22,11 @@ export const validateCommand = defineCommand<ValidateArgs>({
       .option('format', { choices: ['text', 'json'] as const, default: 'text' as const, describe: 'Output format' }),
   async run(args, io) {
     const { stack, diagnostics, files } = await loadStack(args.path, io.env);
-    // Diagnostics never hold secret values, and the frames' files are masked; this is the last line of defence.
-    const secrets = secretsFromEnv(io.env);
     if (args.format === 'json') {
-      io.out(redact(formatDiagnosticsJson(diagnostics), secrets));
+      io.out(formatDiagnosticsJson(diagnostics));
       return stack ? ExitCode.ok : ExitCode.error;
     }
-    if (diagnostics.length > 0) io.err(redact(formatDiagnosticsText(diagnostics, { files, color: io.color }), secrets));
+    if (diagnostics.length > 0) io.err(formatDiagnosticsText(diagnostics, { files, color: io.color }));
     if (!stack) return ExitCode.error;
     const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
     io.out(`Success! The stack is valid (${count(stack.resources.length, 'resource')}, ${count(stack.checks.length, 'check')}).`);
