@@ -1,9 +1,11 @@
 import { readFile, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import pLimit from 'p-limit';
 import { createApiClient } from '../api/client.js';
 import { resolveApiKey } from '../api/auth.js';
-import { BASE_URL_ENV, normalizeBaseUrl } from '../api/base-url.js';
+import { BASE_URL_ENV, resolveBaseUrl } from '../api/base-url.js';
+import { loadStack } from '../config/load-stack.js';
 import { createRetryBudget } from '../api/retry.js';
 import { sleep } from '../api/sleep.js';
 import { executePlan } from '../apply/executor.js';
@@ -95,10 +97,7 @@ async function applyStack(args: ApplyArgs, io: CliIO, interrupts: ApplyInterrupt
 }
 
 async function applySavedPlan(args: ApplyArgs, io: CliIO, interrupts: ApplyInterrupts, taskTimeoutMs: number | undefined, plan: Plan): Promise<number> {
-  const envBase = io.env[BASE_URL_ENV];
-  if (envBase && normalizeBaseUrl(envBase, BASE_URL_ENV) !== plan.base_url) {
-    throw new StalePlanError(`the saved plan was made against ${plan.base_url}, but ${BASE_URL_ENV} points at ${normalizeBaseUrl(envBase, BASE_URL_ENV)}; refusing to apply it elsewhere`);
-  }
+  await checkPlanDestination(plan, io.env);
   if (!plan.applyable) {
     io.out('The saved plan has no changes to apply.');
     return ExitCode.ok;
@@ -115,6 +114,28 @@ async function applySavedPlan(args: ApplyArgs, io: CliIO, interrupts: ApplyInter
   } finally {
     await api.close();
   }
+}
+
+/**
+ * A saved plan never decides where the API key goes: the platform is resolved as for any run
+ * (EDGEFORM_BASE_URL, else the stack's provider.base_url, else the default), and a plan made
+ * against another one is refused.
+ */
+async function checkPlanDestination(plan: Plan, env: NodeJS.ProcessEnv): Promise<void> {
+  const target = resolveBaseUrl({ env, stackBaseUrl: await stackBaseUrl(plan.stack.sources, env) });
+  if (target === plan.base_url) return;
+  const source = env[BASE_URL_ENV] ? BASE_URL_ENV : 'the stack and the default';
+  throw new StalePlanError(
+    `the saved plan was made against ${plan.base_url}, but this run would talk to ${target} (from ${source}); refusing to apply it elsewhere. To apply it to ${plan.base_url}, set ${BASE_URL_ENV}=${plan.base_url}.`,
+  );
+}
+
+/** The provider.base_url of the stack a plan was made from, when its files are still readable. */
+async function stackBaseUrl(sources: readonly string[], env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  if (sources.length === 0) return undefined;
+  const path = sources.length === 1 ? sources[0]! : dirname(sources[0]!);
+  const loaded = await loadStack(path, env).catch(() => undefined);
+  return loaded?.stack?.provider.base_url;
 }
 
 /** Re-reads every resource the plan changes and returns those whose observed fields changed. */
