@@ -97,7 +97,8 @@ class Converter {
     private readonly diagnostics: Diagnostic[],
   ) {}
 
-  convert(node: Node, aliasChain: readonly Node[]): SourceNode {
+  /** `parentKey` is the mapping key this node is the value of (tag maps are user data, see convertMap). */
+  convert(node: Node, aliasChain: readonly Node[], parentKey?: string): SourceNode {
     const range = this.toRange(node.range ?? [0, 0]);
     if (isAlias(node)) {
       const target = node.resolve(this.doc);
@@ -106,9 +107,9 @@ class Converter {
         return { value: null, range, failed: true };
       }
       // An alias takes its target's value but points diagnostics at the alias itself.
-      return { ...this.convert(target, [...aliasChain, target]), range };
+      return { ...this.convert(target, [...aliasChain, target], parentKey), range };
     }
-    if (isMap(node)) return this.convertMap(node, range, aliasChain);
+    if (isMap(node)) return this.convertMap(node, range, aliasChain, parentKey === 'tags');
     if (isSeq(node)) {
       const items = node.items.map((item) => (item ? this.convert(item as Node, aliasChain) : { value: null, range }));
       return { value: items.map((i) => i.value), range, items };
@@ -121,7 +122,11 @@ class Converter {
     return { value: null, range };
   }
 
-  private convertMap(node: YAMLMap, range: SourceRange, aliasChain: readonly Node[]): SourceNode {
+  /**
+   * Keys naming a credential are refused, except in a tag map: tag keys are the user's labels
+   * (`token-bucket: on`), and a key-shaped tag value is still caught by the value check.
+   */
+  private convertMap(node: YAMLMap, range: SourceRange, aliasChain: readonly Node[], isTagMap: boolean): SourceNode {
     const entries = new Map<string, SourceNode>();
     for (const pair of node.items) {
       const keyNode = pair.key as Node | null;
@@ -131,7 +136,7 @@ class Converter {
         continue;
       }
       const key = String(keyNode.value);
-      if (isSecretFieldName(key)) {
+      if (!isTagMap && isSecretFieldName(key)) {
         this.error('secret-in-stack', `"${key}" looks like a credential; a stack never holds secrets`, keyRange, {
           detail: `Remove it and set the API key in the environment variable ${API_KEY_ENV} instead.`,
         });
@@ -145,7 +150,7 @@ class Converter {
         continue;
       }
       const valueNode = pair.value as Node | null;
-      const child = valueNode ? this.convert(valueNode, aliasChain) : { value: null, range: keyRange };
+      const child = valueNode ? this.convert(valueNode, aliasChain, key) : { value: null, range: keyRange };
       entries.set(key, { ...child, keyRange });
     }
     return { value: Object.fromEntries([...entries].map(([k, v]) => [k, v.value])), range, entries };

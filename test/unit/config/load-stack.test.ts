@@ -159,3 +159,31 @@ describe('loadStack: paths and secrets', () => {
     expect(JSON.stringify(diagnostics)).not.toContain('c767b250');
   });
 });
+
+describe('loadStack: credentials', () => {
+  const stack = (tags: string) => `version: 1
+resources:
+  web_ip:
+    type: cloud_floating_ip
+    project_id: 1
+    region_id: 76
+    floating_ip_id: ${FIP}
+    tags: ${tags}
+`;
+
+  it('accepts tag keys that merely contain a credential word: tags are the user\'s labels', async () => {
+    const { stack: loaded, diagnostics } = await load({ 'stack.yaml': stack('{ token-bucket: "on", secret-scanning: enabled }') });
+    expect(diagnostics).toEqual([]);
+    expect(loaded?.resources[0]?.attributes).toMatchObject({ tags: { 'token-bucket': 'on', 'secret-scanning': 'enabled' } });
+  });
+
+  it('still refuses a tag value shaped like an API key', async () => {
+    const { diagnostics } = await load({ 'stack.yaml': stack('{ note: "29841$c767b250a1b2c3d4e5f6a7b8" }') });
+    expect(diagnostics.map((d) => d.code)).toContain('secret-in-stack');
+  });
+
+  it('still refuses a credential-named field outside tags', async () => {
+    const { diagnostics } = await load({ 'stack.yaml': `${stack('{ env: prod }')}    api_token: x\n` });
+    expect(diagnostics.map((d) => d.code)).toContain('secret-in-stack');
+  });
+});
