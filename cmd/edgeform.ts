@@ -35,8 +35,12 @@ export async function runCli(argv: string[], ioOptions: CreateIOOptions = {}): P
     .demandCommand(1, 'Name a command: see edgeform --help.')
     .wrap(Math.min(100, process.stdout.columns ?? 100))
     .exitProcess(false)
-    .fail((message: string | undefined, error: Error | undefined) => {
-      throw error ?? new UsageError(explainUsage(message ?? 'invalid invocation'));
+    .fail((message: string | undefined, error: Error | undefined, context: unknown) => {
+      if (error) throw error;
+      // yargs 18 passes its usage object here (its typings still say the yargs instance).
+      const unknown = unknownFlags(argv, context as UsageContext);
+      if (unknown.length > 0) throw new UsageError(`unknown ${unknown.length === 1 ? 'flag' : 'flags'} ${unknown.join(', ')}`);
+      throw new UsageError(explainUsage(message ?? 'invalid invocation'));
     });
 
   for (const command of commands) {
@@ -55,6 +59,31 @@ export async function runCli(argv: string[], ioOptions: CreateIOOptions = {}): P
   } catch (error) {
     return reportError(error, io);
   }
+}
+
+/** What yargs passes to its fail handler: its usage object, which knows the options in scope. */
+interface UsageContext {
+  getDescriptions?(): Record<string, unknown>;
+}
+
+/**
+ * The --flags of argv that the command being parsed does not know. yargs reports a missing
+ * positional first when an unknown flag swallowed it (`plan --bogus stack.yaml`), so the
+ * unknown flag is named here instead.
+ */
+function unknownFlags(argv: readonly string[], context: UsageContext): string[] {
+  // Every option edgeform declares has a description, so the described ones are the known ones.
+  const known = new Set<string>(['help', 'version', ...Object.keys(context.getDescriptions?.() ?? {})]);
+  if (known.size === 2) return [];
+  const camel = (s: string) => s.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+  return argv
+    .filter((a) => a.startsWith('--') && a.length > 2)
+    .map((a) => a.slice(2).split('=')[0]!)
+    .filter((name) => {
+      const base = name.startsWith('no-') ? name.slice(3) : name;
+      return !known.has(base) && !known.has(camel(base));
+    })
+    .map((name) => `--${name}`);
 }
 
 /** yargs' terse messages in words a new user can act on. */

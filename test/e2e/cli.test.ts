@@ -27,3 +27,19 @@ describe('edgeform CLI', () => {
     expect(result.stderr).toContain('edgeform --help');
   });
 });
+
+describe('edgeform CLI usage errors', () => {
+  it('names an unknown flag even when it swallowed the PATH argument', async () => {
+    for (const args of [['plan', '--bogus', 'stack.yaml'], ['plan', 'stack.yaml', '--bogus'], ['validate', '--bogus=1', 'stack.yaml']]) {
+      const result = await runCli(args);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('unknown flag --bogus');
+    }
+  });
+
+  it('says what a missing PATH is', async () => {
+    const result = await runCli(['plan', '--no-color']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('missing PATH: give a stack file or a directory of *.yaml files');
+  });
+});
