@@ -223,11 +223,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         if (decision.when === 'before') return drop(req, entry, started);
         dropAfter = true;
       }
-      if (match.kind === 'not-found') return answer(productError(product, 404, `The requested URL ${path} was not found on this server.`, requestId));
+      // The control routes, when off, do not exist at all; every platform path needs the key
+      // first (an unknown one too, as on the platform: 401 before 404).
+      if (match.kind === 'not-found' && path.startsWith('/__emulator/')) return answer(productError(product, 404, `The requested URL ${path} was not found on this server.`, requestId));
       const auth = checkAuth(req.headers.authorization, apiKey);
       if (auth !== 'ok') {
         return answer({ status: 401, json: auth === 'missing' ? MISSING_CREDENTIALS_BODY : INVALID_TOKEN_BODY, headers: { 'WWW-Authenticate': 'APIKey' } });
       }
+      if (match.kind === 'not-found') return answer(productError(product, 404, `The requested URL ${path} was not found on this server.`, requestId));
     }
     if (match.kind === 'method-not-allowed') {
       const reply = productError(product, 405, product === 'iam' ? `Method "${method}" not allowed.` : 'HTTP 405: Method Not Allowed', requestId);

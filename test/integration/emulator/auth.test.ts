@@ -27,6 +27,11 @@ describe('emulator auth', () => {
     expect(res.status).toBe(200);
   });
 
+  it('checks the key before routing: an unknown platform path without a key is 401, with a key 404', async () => {
+    expect((await emu.call('GET', '/cloud/v1/nothing-here', { auth: null })).status).toBe(401);
+    expect((await emu.call('GET', '/cloud/v1/nothing-here')).status).toBe(404);
+  });
+
   it('answers 401 with a JSON detail when the header is missing', async () => {
     const res = await emu.call('GET', FIP, { auth: null });
     expect(res.status).toBe(401);
