@@ -1,25 +1,6 @@
 import type { TagsPolicy } from '../config/types.js';
 import type { FieldChange } from './types.js';
 
-/** A JSON value as RFC 7386 sees it. */
-export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
-
-/**
- * Applies an RFC 7386 JSON Merge Patch to a target and returns the result (inputs untouched):
- * a non-object patch replaces the target; in an object patch, null removes a member and any
- * other value is merged recursively.
- */
-export function applyMergePatch(target: Json | undefined, patch: Json): Json {
-  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
-  const result: { [key: string]: Json } =
-    target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...target } : {};
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete result[key];
-    else result[key] = applyMergePatch(result[key], value);
-  }
-  return result;
-}
-
 /** A tag as the platform returns it. */
 export interface LiveTag {
   key: string;

@@ -1,13 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { applyMergePatch, planTagsPatch, userTags, type Json, type LiveTag } from '../../../src/plan/merge-patch.js';
+import { applyTagsPatch } from '../../../src/emulator/tags.js';
+import { planTagsPatch, userTags, type LiveTag } from '../../../src/plan/merge-patch.js';
+import { applyMergePatch, type Json } from '../../helpers/merge-patch.js';
 
 const user = (key: string, value: string): LiveTag => ({ key, value, read_only: false });
 const ro = (key: string, value: string): LiveTag => ({ key, value, read_only: true });
 
-/** What the platform does with a tags patch: merge into the user tags, keep read-only ones. */
+/**
+ * What the platform does with a tags patch, twice over: by RFC 7386 on the user tags, and by
+ * the emulator's own implementation. Both must agree and keep the read-only tags.
+ */
 function platformApply(live: LiveTag[], patch: Record<string, string | null> | null): Record<string, string> {
-  if (patch === null) return {};
-  return applyMergePatch(userTags(live), patch) as Record<string, string>;
+  const byRfc = patch === null ? {} : (applyMergePatch(userTags(live), patch) as Record<string, string>);
+  const byEmulator = applyTagsPatch(live, patch);
+  expect(userTags(byEmulator)).toEqual(byRfc);
+  expect(byEmulator.filter((t) => t.read_only)).toEqual(live.filter((t) => t.read_only));
+  return byRfc;
 }
 
 describe('applyMergePatch (RFC 7386)', () => {
