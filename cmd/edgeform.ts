@@ -8,6 +8,7 @@ import yargs, { type Argv } from 'yargs';
 import { UsageError } from '../src/cli/command.js';
 import { EdgeformError } from '../src/errors.js';
 import { commands } from '../src/cli/commands.js';
+import { InterruptedError } from '../src/cli/interrupt.js';
 import { createIO, ExitCode, type CliIO, type CreateIOOptions } from '../src/cli/io.js';
 import { VERSION } from '../src/version.js';
 
@@ -96,6 +97,10 @@ function reportError(error: unknown, io: CliIO): number {
   if (error instanceof UsageError) {
     io.err(`Error: ${error.message}\nRun 'edgeform --help' for usage.`);
     return ExitCode.error;
+  }
+  if (error instanceof InterruptedError) {
+    io.err(`Interrupted: ${error.message}.`);
+    return ExitCode.interrupted;
   }
   if (error instanceof EdgeformError) {
     io.err(`Error: ${error.message}`);

@@ -1,8 +1,9 @@
+import { API_KEY_ENV } from '../env.js';
+
+export { API_KEY_ENV };
+
 /** The replacement shown wherever a secret would have been printed. */
 export const REDACTED = '[REDACTED]';
-
-/** Name of the only place the API key comes from. */
-export const API_KEY_ENV = 'EDGEFORM_API_KEY';
 
 /**
  * Replaces every occurrence of each secret (and of its URL-encoded and JSON-escaped forms)

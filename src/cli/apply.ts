@@ -21,7 +21,7 @@ import { createJsonApplyView, createTextApplyView, type ApplyView, type RunningA
 import { defineCommand, UsageError } from './command.js';
 import { InterruptedError } from './interrupt.js';
 import { ExitCode, type CliIO } from './io.js';
-import { planStack, pollScheduleFromEnv } from './plan-stack.js';
+import { checkParallelism, planStack, poolSize, pollScheduleFromEnv } from './plan-stack.js';
 import { printInvalid, renderPlan } from './plan.js';
 
 interface ApplyArgs {
@@ -46,7 +46,7 @@ export const applyCommand = defineCommand<ApplyArgs>({
       .option('target', { type: 'string', array: true, default: [] as string[], describe: 'Apply only this address and what it depends on (repeatable)' })
       .option('format', { choices: ['text', 'json'] as const, default: 'text' as const, describe: 'Progress output: text, or one JSON event per line' }),
   async run(args, io) {
-    if (!Number.isInteger(args.parallelism) || args.parallelism < 1 || args.parallelism > 100) throw new UsageError(`--parallelism must be a whole number from 1 to 100, got ${String(args.parallelism)}`);
+    checkParallelism(args.parallelism);
     const taskTimeoutMs = args.taskTimeout === undefined ? undefined : parseDuration(args.taskTimeout);
     const interrupts = new ApplyInterrupts(io);
     try {
@@ -102,7 +102,7 @@ async function applySavedPlan(args: ApplyArgs, io: CliIO, interrupts: ApplyInter
     io.out('The saved plan has no changes to apply.');
     return ExitCode.ok;
   }
-  const api = createApiClient({ baseUrl: plan.base_url, apiKey: resolveApiKey(io.env), retryBudget: createRetryBudget() });
+  const api = createApiClient({ baseUrl: plan.base_url, apiKey: resolveApiKey(io.env), retryBudget: createRetryBudget(), connections: poolSize(args.parallelism) });
   try {
     const ctx = createProviderContext({ api, signal: interrupts.abort.signal, taskTimeoutMs, pollSchedule: pollScheduleFromEnv(io.env) });
     const stale = await findStaleResources(plan, ctx, args.parallelism);

@@ -1,10 +1,10 @@
 import { buildDriftReport, type DriftReport } from '../plan/drift.js';
 import { renderDriftMarkdown, renderDriftText } from '../render/drift.js';
 import { toDiagnosticsJson } from '../render/diagnostics.js';
-import { defineCommand, UsageError } from './command.js';
+import { defineCommand } from './command.js';
 import { ExitCode } from './io.js';
 import { withInterrupts } from './interrupt.js';
-import { planStack } from './plan-stack.js';
+import { checkParallelism, planStack } from './plan-stack.js';
 import { printInvalid } from './plan.js';
 
 interface DriftArgs {
@@ -29,7 +29,7 @@ export const driftCommand = defineCommand<DriftArgs>({
       .option('detailed-exitcode', { type: 'boolean', default: true, describe: 'Exit 2 when drift is found (default); --no-detailed-exitcode exits 0 on drift, 1 only on errors' })
       .option('parallelism', { type: 'number', default: 10, describe: 'Resources read at the same time' }),
   async run(args, io) {
-    if (!Number.isInteger(args.parallelism) || args.parallelism < 1 || args.parallelism > 100) throw new UsageError(`--parallelism must be a whole number from 1 to 100, got ${String(args.parallelism)}`);
+    checkParallelism(args.parallelism);
     return withInterrupts(io, async (signal) => {
       const result = await planStack({ path: args.path, env: io.env, parallelism: args.parallelism, targets: [], signal });
       if (result.kind === 'invalid') {

@@ -44,10 +44,20 @@ export interface PlannedStack {
 }
 
 /** Connects to the platform the stack names (EDGEFORM_BASE_URL first), with the key from the environment. */
-export function connect(stack: Stack, options: Pick<PlanStackOptions, 'env' | 'signal' | 'taskTimeoutMs' | 'onProgress'>): { api: ApiClient; ctx: ProviderContext } {
-  const api = createApiClientFromEnv({ env: options.env, stackBaseUrl: stack.provider.base_url, retryBudget: createRetryBudget() });
+export function connect(stack: Stack, options: Pick<PlanStackOptions, 'env' | 'signal' | 'taskTimeoutMs' | 'onProgress' | 'parallelism'>): { api: ApiClient; ctx: ProviderContext } {
+  const api = createApiClientFromEnv({ env: options.env, stackBaseUrl: stack.provider.base_url, retryBudget: createRetryBudget(), connections: poolSize(options.parallelism) });
   const ctx = createProviderContext({ api, signal: options.signal, taskTimeoutMs: options.taskTimeoutMs, pollSchedule: pollScheduleFromEnv(options.env), onProgress: options.onProgress });
   return { api, ctx };
+}
+
+/** Connections to the platform: one per parallel action, and a few for task polls. */
+export function poolSize(parallelism: number): number {
+  return Math.max(10, parallelism + 4);
+}
+
+/** Refuses a --parallelism that is not a whole number from 1 to 100. */
+export function checkParallelism(n: number): void {
+  if (!Number.isInteger(n) || n < 1 || n > 100) throw new UsageError(`--parallelism must be a whole number from 1 to 100, got ${String(n)}`);
 }
 
 /** Name of the variable that caps the wait between task polls, in milliseconds. */

@@ -7,9 +7,9 @@ import { toPlanJson } from '../render/plan-json.js';
 import { planMarker, renderPlanMarkdown } from '../render/plan-markdown.js';
 import { renderPlanText } from '../render/plan-text.js';
 import type { Plan } from '../plan/types.js';
-import { defineCommand, UsageError } from './command.js';
+import { defineCommand } from './command.js';
 import { ExitCode, type CliIO } from './io.js';
-import { planStack } from './plan-stack.js';
+import { checkParallelism, planStack } from './plan-stack.js';
 import { withInterrupts } from './interrupt.js';
 
 export type PlanFormat = 'text' | 'json' | 'markdown';
@@ -116,6 +116,3 @@ async function refuseToSave(file: string, io: CliIO): Promise<void> {
   io.err(`The plan has errors, so it was not saved to ${file}.${removed ? ` The older plan file at ${file} was removed so it cannot be applied by mistake.` : ''}`);
 }
 
-function checkParallelism(n: number): void {
-  if (!Number.isInteger(n) || n < 1 || n > 100) throw new UsageError(`--parallelism must be a whole number from 1 to 100, got ${String(n)}`);
-}

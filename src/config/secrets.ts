@@ -1,5 +1,7 @@
+import { API_KEY_ENV } from '../env.js';
+
 /** The one place an API key may come from; every secret-in-stack diagnostic names it. */
-export const API_KEY_ENV = 'EDGEFORM_API_KEY';
+export { API_KEY_ENV };
 
 const SECRET_WORDS = ['apikey', 'token', 'secret', 'authorization', 'password', 'passwd'];
 

@@ -2,7 +2,7 @@ import type { Plan } from '../plan/types.js';
 import { toDiagnosticsJson } from './diagnostics.js';
 
 /**
- * The machine-readable plan (documented in docs/plan-json.md), modelled on
+ * The machine-readable plan (documented in docs/formats.md), modelled on
  * `terraform show -json`: versioned, with `resource_changes[].change.actions`, checks,
  * diagnostics, `applyable` and `errored`. Field names never change within a format version.
  */

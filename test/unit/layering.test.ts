@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
  * `type` lists folders that may only be imported with `import type` (no runtime dependency).
  */
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
-const SHARED = ['errors.ts', 'version.ts'];
+const SHARED = ['errors.ts', 'version.ts', 'env.ts'];
 const RULES: Record<string, { runtime: string[]; type?: string[] }> = {
   api: { runtime: [] },
   config: { runtime: ['plan'] },
