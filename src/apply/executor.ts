@@ -1,5 +1,8 @@
 import { EdgeformError } from '../errors.js';
+import { fingerprint } from '../plan/fingerprint.js';
 import { buildGraph, transitiveDependants } from '../plan/graph.js';
+import { observedFields } from '../plan/planner.js';
+import { describeStaleness, StalePlanError, type StaleResource } from '../plan/saved-plan.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
 import { resourceProvider, type DynamicResourceProvider, type Observation, type ProviderContext, type ProviderRegistry } from '../providers/provider.js';
 import type { ApplyOutcome, ResourceOutcome } from './outcome.js';
@@ -11,6 +14,30 @@ export class InconsistentResultError extends EdgeformError {
       'EDGEFORM_INCONSISTENT_RESULT',
       `inconsistent result after apply: ${address} still does not show the planned result.\n  planned:  ${JSON.stringify(planned)}\n  observed: ${JSON.stringify(observed)}`,
     );
+  }
+}
+
+/**
+ * A platform task that held a resource's lock changed the resource's observed fields, so the
+ * planned action (e.g. a tags merge patch) was computed from a state that is gone: it is not
+ * sent. A stale plan for one resource, hence `EDGEFORM_STALE_PLAN`.
+ */
+export class ChangedWhileLockedError extends StalePlanError {
+  readonly address: string;
+  readonly lockTaskId: string;
+  /** How the observed fields differ from the plan's `before`, one human line each. */
+  readonly differences: readonly string[];
+  constructor(stale: StaleResource, lockTaskId: string) {
+    super(
+      [
+        `${stale.address} changed while platform task ${lockTaskId} held its lock, so the planned change was not sent:`,
+        ...stale.differences.map((d) => `  ${d}`),
+        'Run edgeform plan again and review the new plan.',
+      ].join('\n'),
+    );
+    this.address = stale.address;
+    this.lockTaskId = lockTaskId;
+    this.differences = stale.differences;
   }
 }
 
@@ -45,29 +72,44 @@ export interface ExecuteOptions {
 
 /**
  * Runs exactly the actions of a plan, walking its dependency graph with bounded parallelism.
- * A resource starts only when everything it depends on has finished successfully; dependants
- * of a failure are skipped (naming the root cause once); independent branches go on. Before
- * acting, the executor re-reads the resource and waits for a platform lock (`task_id`); after
- * acting, it re-reads until the planned result shows.
+ * A resource starts only when everything it depends on has finished successfully and every
+ * check it depends on passed (checks are not run again: the plan's result counts); dependants
+ * of a failure or of a check that did not pass are skipped (naming the root cause once);
+ * independent branches go on. Before acting, the executor re-reads the resource and waits for
+ * a platform lock (`task_id`), and sends nothing when the lock's task changed what the plan saw
+ * or a first interrupt came meanwhile; after acting, it re-reads until the planned result shows.
  */
 export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome> {
   const { plan, hooks = {} } = options;
   const changes = new Map(plan.resource_changes.map((c) => [c.address, c]));
-  const graph = buildGraph(plan.resource_changes.map((c) => ({ address: c.address, dependsOn: c.depends_on })));
+  // Checks are nodes of the graph too: never executed, they gate their dependants with the
+  // result the plan evaluated (a check that did not pass is a root cause, like a failure).
+  const checks = new Map(plan.checks.map((c) => [c.address, c]));
+  const graph = buildGraph([...plan.resource_changes, ...plan.checks].map((n) => ({ address: n.address, dependsOn: n.depends_on })));
   const outcomes = new Map<string, ResourceOutcome>();
   const running = new Map<string, Promise<void>>();
   const abort = options.ctx.signal;
 
-  const ready = (address: string) => (graph.dependencies.get(address) ?? []).every((d) => {
-    const o = outcomes.get(d);
-    return o !== undefined && (o.status === 'applied' || o.status === 'unchanged');
-  });
-  const blockedBy = (address: string): string | undefined => {
-    for (const dep of graph.dependencies.get(address) ?? []) {
-      const o = outcomes.get(dep);
-      if (o && o.status !== 'applied' && o.status !== 'unchanged') return o.skippedBecause ?? dep;
+  /** Whether a node is done and good ('ok'), not yet ('pending'), or will never be (its root cause). */
+  const stateOf = (address: string): 'ok' | 'pending' | { rootCause: string } => {
+    const check = checks.get(address);
+    if (check) {
+      if (check.status !== 'pass') return { rootCause: address };
+      return dependenciesState(address);
     }
-    return undefined;
+    const o = outcomes.get(address);
+    if (o === undefined) return 'pending';
+    if (o.status === 'applied' || o.status === 'unchanged') return 'ok';
+    return { rootCause: o.skippedBecause ?? address };
+  };
+  const dependenciesState = (address: string): 'ok' | 'pending' | { rootCause: string } => {
+    let pending = false;
+    for (const dep of graph.dependencies.get(address) ?? []) {
+      const state = stateOf(dep);
+      if (typeof state === 'object') return state;
+      if (state === 'pending') pending = true;
+    }
+    return pending ? 'pending' : 'ok';
   };
 
   const finish = (change: ResourceChange, outcome: ResourceOutcome) => {
@@ -75,8 +117,8 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
     hooks.onFinish?.(change, outcome);
     if (outcome.status === 'failed' || outcome.status === 'skipped') {
       for (const dependant of transitiveDependants(graph, change.address)) {
-        if (outcomes.has(dependant)) continue;
-        const d = changes.get(dependant)!;
+        const d = changes.get(dependant);
+        if (!d || outcomes.has(dependant)) continue;
         const root = outcome.skippedBecause ?? change.address;
         const skipped: ResourceOutcome = { address: dependant, action: d.action, status: 'skipped', taskIds: [], skippedBecause: root };
         outcomes.set(dependant, skipped);
@@ -90,12 +132,12 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
       for (const change of plan.resource_changes) {
         if (running.size >= options.parallelism) break;
         if (outcomes.has(change.address) || running.has(change.address)) continue;
-        const cause = blockedBy(change.address);
-        if (cause) {
-          finish(change, { address: change.address, action: change.action, status: 'skipped', taskIds: [], skippedBecause: cause });
+        const state = dependenciesState(change.address);
+        if (typeof state === 'object') {
+          finish(change, { address: change.address, action: change.action, status: 'skipped', taskIds: [], skippedBecause: state.rootCause });
           continue;
         }
-        if (!ready(change.address)) continue;
+        if (state === 'pending') continue;
         if (change.action === 'no-op') {
           finish(change, { address: change.address, action: change.action, status: 'unchanged', taskIds: [] });
           continue;
@@ -152,17 +194,23 @@ async function runAction(change: ResourceChange, options: ExecuteOptions): Promi
   });
   try {
     const observed = await provider.read(ctx, change.desired);
-    if (observed.exists && observed.lockTaskId) {
-      const finished = await waitForLock(ctx, observed.lockTaskId);
+    let current = observed;
+    const lockTaskId = observed.exists ? observed.lockTaskId : undefined;
+    if (lockTaskId) {
+      const finished = await waitForLock(ctx, lockTaskId);
       // A finished lock task may have made this very change (an earlier, abandoned run), and
       // reads can lag it: re-read a few times before deciding to send anything. Only a few:
       // when the lock was someone else's change, the resource will never look done.
       const attempts = finished ? Math.min(options.confirm.attempts, LOCK_SETTLE_READS) : 1;
       const settled = await readUntilDone(provider, change, ctx, { ...options.confirm, attempts });
       if (settled.done) return result('unchanged');
+      current = settled.observed;
     } else if (isDone(provider, change, observed)) {
       return result('unchanged');
     }
+    // A first interrupt that came during the lock wait or the reads: nothing was sent yet.
+    if (options.stop?.aborted) return result('not-started');
+    if (lockTaskId) assertUnchangedSincePlan(provider, change, current, lockTaskId);
     await provider.apply(ctx, change);
     await confirm(provider, change, ctx, options.confirm);
     return result('applied');
@@ -188,6 +236,15 @@ async function waitForLock(ctx: ProviderContext, taskId: string): Promise<boolea
     ctx.progress(`the lock is released: ${error.message}; going on with the planned change`);
     return false;
   }
+}
+
+/**
+ * Throws ChangedWhileLockedError when the resource's observed fields are no longer those the
+ * plan was made from: the planned payload would act on a state that is gone.
+ */
+function assertUnchangedSincePlan(provider: DynamicResourceProvider, change: ResourceChange, observed: Observation, lockTaskId: string): void {
+  const fresh = observedFields(provider, change.desired, observed);
+  if (fingerprint(fresh) !== change.fingerprint) throw new ChangedWhileLockedError(describeStaleness(change, fresh), lockTaskId);
 }
 
 /** Whether an observation already shows what the change wants. */

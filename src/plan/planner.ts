@@ -38,12 +38,15 @@ export function buildPlan(input: PlanInput): Plan {
   const diagnostics: Diagnostic[] = [...(input.diagnostics ?? [])];
   const resourceChanges: ResourceChange[] = [];
   const checks: CheckResult[] = [];
+  const checkResults = new Map<string, CheckResult>();
 
   for (const address of order) {
     const block = blocks.get(address)!;
     if (block.kind === 'check') {
       const outcome = input.checks.get(address) ?? { status: 'error', message: 'the check was not evaluated' };
-      checks.push({ address, type: block.type, name: block.name, action: 'read', ...outcome, depends_on: block.dependsOn });
+      const result: CheckResult = { address, type: block.type, name: block.name, action: 'read', ...outcome, depends_on: block.dependsOn };
+      checks.push(result);
+      checkResults.set(address, result);
       if (outcome.status === 'error') diagnostics.push(blockError(block, `check ${address} could not be evaluated: ${outcome.message}`));
       continue;
     }
@@ -56,7 +59,7 @@ export function buildPlan(input: PlanInput): Plan {
       diagnostics.push({ ...blockError(block, `reading ${address} failed: ${read.error.summary}`), detail: read.error.detail });
       continue;
     }
-    const planned = planResource(block, read.observation, input.planners);
+    const planned = planResource(block, read.observation, input.planners, failingCheckWarnings(block, checkResults));
     diagnostics.push(...planned.diagnostics);
     if (planned.change) resourceChanges.push(planned.change);
   }
@@ -83,7 +86,7 @@ export function buildPlan(input: PlanInput): Plan {
   };
 }
 
-function planResource(block: ResourceBlock, observed: Observation, planners: ResourcePlanners): { change?: ResourceChange; diagnostics: Diagnostic[] } {
+function planResource(block: ResourceBlock, observed: Observation, planners: ResourcePlanners, checkWarnings: string[]): { change?: ResourceChange; diagnostics: Diagnostic[] } {
   const planner = planners[block.type] as unknown as PurePlanner;
   const desired = block.attributes as Record<string, unknown> & { ensure: 'present' | 'absent' };
   const base = {
@@ -106,7 +109,7 @@ function planResource(block: ResourceBlock, observed: Observation, planners: Res
         after: null,
         changes: [],
         fingerprint: fingerprint(before),
-        warnings: lockWarnings(base.lock_task_id),
+        warnings: [...lockWarnings(base.lock_task_id), ...checkWarnings],
         notes: observed.exists ? [] : ['already absent'],
       },
     };
@@ -144,7 +147,7 @@ function planResource(block: ResourceBlock, observed: Observation, planners: Res
       unchanged_elements: result.unchanged_elements,
       payload: result.payload,
       fingerprint: fingerprint(result.before),
-      warnings: [...lockWarnings(base.lock_task_id), ...result.warnings],
+      warnings: [...lockWarnings(base.lock_task_id), ...checkWarnings, ...result.warnings],
       notes: result.notes,
     },
   };
@@ -166,6 +169,20 @@ type PurePlanner = Pick<DynamicResourceProvider, 'plan' | 'summarize' | 'idField
 
 function lockWarnings(lockTaskId: string | null | undefined): string[] {
   return lockTaskId ? [`locked by running platform task ${lockTaskId}; apply waits for it to finish before changing anything`] : [];
+}
+
+/**
+ * Warnings for a resource whose depends_on names a check that did not pass: apply skips it
+ * (the check is a gate), so the plan says so next to the change. Checks come before their
+ * dependants in plan order, so their results are known here.
+ */
+function failingCheckWarnings(block: ResourceBlock, checks: ReadonlyMap<string, CheckResult>): string[] {
+  return block.dependsOn.flatMap((address) => {
+    const check = checks.get(address);
+    if (!check || check.status === 'pass') return [];
+    const why = check.status === 'fail' ? 'which is failing' : 'which could not be evaluated';
+    return [`depends on check ${address}, ${why}; apply will skip this resource`];
+  });
 }
 
 function blockError(block: Block, summary: string, field?: string, detail?: string): Diagnostic {

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmulatorOptions } from '../../src/emulator/index.js';
-import { driveTasks, emulatorEnv, writesSeen } from '../helpers/apply.js';
+import { driveTasks, emulatorEnv, extraFipBlocks, withExtraFloatingIps, writesSeen } from '../helpers/apply.js';
 import { runCli, startCli, type CliResult } from '../helpers/cli.js';
 import { DEMO, startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { startLoopbackServer } from '../helpers/loopback-server.js';
@@ -245,6 +245,63 @@ describe('edgeform apply (e2e)', () => {
       expect(emu.state.k8sClusters.get('1/76/prod-eu')!.version).toBe('v1.30.6');
       expect(countOf(emu, FIP_PATCH)).toBe(1);
     });
+  });
+
+  it('skips a resource that depends on a failing check, naming the check, sends nothing for it, and exits 1', async () => {
+    const { emu, env } = await start();
+    const stack = stackFile(`version: 1
+defaults: { project_id: 1, region_id: 76 }
+resources:
+  web_ip: { type: cloud_floating_ip, floating_ip_id: ${DEMO.fip}, tags: { env: prod, team: edge }, depends_on: [streaming_video_subtitles.tour_subtitles] }
+  web_vm: { type: cloud_instance, instance_id: ${DEMO.instance}, flavor_id: g2-standard-4-8 }
+checks:
+  tour_subtitles: { type: streaming_video_subtitles, video_id: 9877, languages: [eng, ger] }
+`);
+
+    const result = await runCli(['apply', stack, '--auto-approve'], { env });
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('! depends on check streaming_video_subtitles.tour_subtitles, which is failing; apply will skip this resource');
+    const [vmTask] = taskIdsOf(emu, DEMO.instance);
+    expect(result.stdout.slice(result.stdout.indexOf('Apply failed.'))).toBe(
+      [
+        'Apply failed. Resources: 0 added, 1 changed, 0 destroyed.',
+        '',
+        'Applied (1):',
+        `  cloud_instance.web_vm (update) [task ${vmTask}]`,
+        '',
+        'Skipped (1):',
+        '  cloud_floating_ip.web_ip: depends on streaming_video_subtitles.tour_subtitles, which failed',
+        '',
+        'Run edgeform apply again to converge: finished work is not repeated.',
+        '',
+      ].join('\n'),
+    );
+    expect(result.stdout).not.toMatch(/cloud_floating_ip\.web_ip: Modifying/);
+    expect(writesSeen(emu)).toEqual([RESIZE_POST]);
+    expect(userTags(emu, DEMO.fip)).toEqual({ env: 'staging', owner: 'alice', team: 'edge' });
+  });
+
+  it('--parallelism 3 runs at most three actions at once, and does reach three', async () => {
+    const { emu, env } = await start({ taskDurationMs: 2000, fixtures: withExtraFloatingIps(8) });
+    const stack = stackFile(`version: 1\ndefaults: { project_id: 1, region_id: 76 }\nresources:\n${extraFipBlocks(8)}`);
+    const cli = startCli(['apply', stack, '--auto-approve', '--format', 'json', '--parallelism', '3'], { env: { ...env, EDGEFORM_TASK_POLL_INTERVAL: '50' } });
+
+    // Every task is held by the manual clock until the test moves it, so three start and wait.
+    await waitFor(() => emu.state.pendingTasks.length === 3, { what: 'three held tasks', timeoutMs: 20_000 });
+    const result = await driveTasks(emu, cli.exited);
+
+    expect(result.code).toBe(0);
+    const events = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string; address?: string; status?: string });
+    let running = 0;
+    let maxRunning = 0;
+    for (const e of events) {
+      if (e.type === 'apply_start') maxRunning = Math.max(maxRunning, ++running);
+      else if (e.type === 'apply_complete' || e.type === 'apply_errored') running--;
+    }
+    expect(maxRunning).toBe(3);
+    expect(events.filter((e) => e.type === 'apply_start')).toHaveLength(8);
+    expect(events.at(-1)).toMatchObject({ type: 'change_summary', change: 8, failed: 0 });
   });
 
   it('--format json writes one event object per line, each with a type and a timestamp', async () => {

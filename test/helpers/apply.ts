@@ -19,6 +19,20 @@ export function demoFixtures(): EmulatorFixtures & { floating_ips: Record<string
   return parse(readFileSync(demoFixturesPath, 'utf8')) as ReturnType<typeof demoFixtures>;
 }
 
+/** Extra floating IPs seeded beside the demo world: `1f000000-0000-4000-8000-0000000000NN`. */
+export const extraFipId = (n: number) => `1f000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+/** The demo world plus `count` extra floating IPs (tagged env: staging), as emulator fixtures. */
+export function withExtraFloatingIps(count: number): ReturnType<typeof demoFixtures> {
+  const fixtures = demoFixtures();
+  for (let n = 1; n <= count; n++) fixtures.floating_ips.push({ id: extraFipId(n), floating_ip_address: `203.0.113.${100 + n}`, tags: { env: 'staging' } });
+  return fixtures;
+}
+
+/** Stack blocks `ip_1`..`ip_N` (under `resources:`) that retag the extra floating IPs to env: prod. */
+export const extraFipBlocks = (count: number) =>
+  Array.from({ length: count }, (_, i) => `  ip_${i + 1}: { type: cloud_floating_ip, floating_ip_id: ${extraFipId(i + 1)}, tags: { env: prod } }\n`).join('');
+
 /** A client and provider context against an emulator, polling tasks every few real milliseconds. */
 export function connectTo(emu: Emulator, signal?: AbortSignal): { api: ApiClient; ctx: ProviderContext } {
   const api = createApiClient({ baseUrl: emu.url, apiKey: emu.apiKey });

@@ -6,7 +6,7 @@ import type { EmulatorOptions } from '../../../src/emulator/index.js';
 import type { Plan } from '../../../src/plan/types.js';
 import type { ProviderContext } from '../../../src/providers/provider.js';
 import { registry } from '../../../src/providers/registry.js';
-import { connectTo, demoFixtures, driveTasks, planYaml, writesSeen } from '../../helpers/apply.js';
+import { connectTo, driveTasks, extraFipBlocks, extraFipId, planYaml, withExtraFloatingIps, writesSeen } from '../../helpers/apply.js';
 import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -14,18 +14,6 @@ const HEADER = 'version: 1\ndefaults: { project_id: 1, region_id: 76 }\nresource
 const WEB_IP = `  web_ip: { type: cloud_floating_ip, floating_ip_id: ${DEMO.fip}, tags: { env: prod, team: edge } }\n`;
 const WEB_VM = `  web_vm: { type: cloud_instance, instance_id: ${DEMO.instance}, flavor_id: g2-standard-4-8 }\n`;
 const CLUSTER_AFTER_VM = '  cluster: { type: cloud_k8s_cluster, cluster_name: prod-eu, version: v1.30.6, depends_on: [cloud_instance.web_vm] }\n';
-
-/** Extra floating IPs seeded beside the demo world: `1f000000-0000-4000-8000-0000000000NN`. */
-const extraFipId = (n: number) => `1f000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
-
-function withExtraFloatingIps(count: number): EmulatorOptions['fixtures'] {
-  const fixtures = demoFixtures();
-  for (let n = 1; n <= count; n++) fixtures.floating_ips.push({ id: extraFipId(n), floating_ip_address: `203.0.113.${100 + n}`, tags: { env: 'staging' } });
-  return fixtures;
-}
-
-const extraFipBlocks = (count: number) =>
-  Array.from({ length: count }, (_, i) => `  ip_${i + 1}: { type: cloud_floating_ip, floating_ip_id: ${extraFipId(i + 1)}, tags: { env: prod } }\n`).join('');
 
 /** Confirmation re-reads that never wait on the wall clock. */
 const quickConfirm: ConfirmPolicy = { attempts: 3, delayMs: () => 0, sleep: () => Promise.resolve() };
@@ -53,6 +41,7 @@ function recordingHooks(): ApplyHooks & { events: string[]; running: Set<string>
   return hooks;
 }
 
+const userTagsOf = (emu: TestEmulator, id: string) => Object.fromEntries(emu.state.floatingIps.get(id)!.tags.filter((t) => !t.read_only).map((t) => [t.key, t.value]));
 const taskOf = (emu: TestEmulator, resourceId: string) => [...emu.state.tasks.values()].filter((t) => t.resource_id === resourceId);
 
 describe('executePlan against the emulator', () => {
@@ -134,9 +123,39 @@ describe('executePlan against the emulator', () => {
     expect([...writesSeen(emu)].sort()).toEqual([`PATCH /cloud/v2/floatingips/1/76/${DEMO.fip}`, `POST /cloud/v1/instances/1/76/${DEMO.instance}/changeflavor`]);
   });
 
+  it('skips a resource that depends on a failing check, and its dependants, naming the check; a passing check lets its dependant run', async () => {
+    const yaml =
+      `  web_ip: { type: cloud_floating_ip, floating_ip_id: ${DEMO.fip}, tags: { env: prod, team: edge }, depends_on: [streaming_video_subtitles.tour_subtitles] }\n` +
+      `  media_ip: { type: cloud_floating_ip, floating_ip_id: ${DEMO.fipDown}, tags_policy: merge, tags: { team: media }, depends_on: [cloud_floating_ip.web_ip] }\n` +
+      `  web_vm: { type: cloud_instance, instance_id: ${DEMO.instance}, flavor_id: g2-standard-4-8, depends_on: [streaming_video_subtitles.keynote_subtitles] }\n` +
+      'checks:\n' +
+      '  tour_subtitles: { type: streaming_video_subtitles, video_id: 9877, languages: [eng, ger] }\n' +
+      '  keynote_subtitles: { type: streaming_video_subtitles, video_id: 9876, languages: [eng, ger] }\n';
+    const { emu, ctx, plan } = await setUp({ taskDurationMs: 0 }, yaml);
+    expect(plan.checks.map((c) => [c.address, c.status])).toEqual([
+      ['streaming_video_subtitles.tour_subtitles', 'fail'],
+      ['streaming_video_subtitles.keynote_subtitles', 'pass'],
+    ]);
+    const warningsOf = (address: string) => plan.resource_changes.find((c) => c.address === address)!.warnings;
+    expect(warningsOf('cloud_floating_ip.web_ip')).toEqual(['depends on check streaming_video_subtitles.tour_subtitles, which is failing; apply will skip this resource']);
+    expect(warningsOf('cloud_instance.web_vm')).toEqual([]);
+    const hooks = recordingHooks();
+
+    const outcome = await execute({ plan, ctx, hooks });
+
+    expect(outcome.resources.map(({ address, status, skippedBecause }) => ({ address, status, skippedBecause }))).toEqual([
+      { address: 'cloud_floating_ip.web_ip', status: 'skipped', skippedBecause: 'streaming_video_subtitles.tour_subtitles' },
+      { address: 'cloud_floating_ip.media_ip', status: 'skipped', skippedBecause: 'streaming_video_subtitles.tour_subtitles' },
+      { address: 'cloud_instance.web_vm', status: 'applied', skippedBecause: undefined },
+    ]);
+    expect(hooks.events.filter((e) => e.startsWith('start'))).toEqual(['start cloud_instance.web_vm']);
+    expect(writesSeen(emu)).toEqual([`POST /cloud/v1/instances/1/76/${DEMO.instance}/changeflavor`]);
+  });
+
   it('waits for the task holding a floating IP lock before patching it', async () => {
     emu = await startTestEmulator({ taskDurationMs: 2000 });
-    const foreign = await emu.call('PATCH', `/cloud/v2/floatingips/1/76/${DEMO.fip}`, { body: { tags: { owner: 'bob' } } });
+    // Someone detaches the IP from its port: a lock task that leaves the tags the plan saw alone.
+    const foreign = await emu.call('PATCH', `/cloud/v2/floatingips/1/76/${DEMO.fip}`, { body: { port_id: null } });
     const lockId = foreign.body.tasks[0] as string;
     const connected = connectTo(emu);
     api = connected.api;
@@ -163,6 +182,32 @@ describe('executePlan against the emulator', () => {
       { key: 'team', value: 'edge', read_only: false },
       { key: 'managed-by', value: 'platform', read_only: true },
     ]);
+  });
+
+  it('fails, sending nothing, when the task holding the lock changed what the plan saw (the planned patch is stale)', async () => {
+    emu = await startTestEmulator({ taskDurationMs: 2000 });
+    const foreign = await emu.call('PATCH', `/cloud/v2/floatingips/1/76/${DEMO.fip}`, { body: { tags: { other: 'x' } } });
+    const lockId = foreign.body.tasks[0] as string;
+    const connected = connectTo(emu);
+    api = connected.api;
+    const plan = await planYaml(connected.ctx, emu.url, HEADER + WEB_IP);
+    expect(plan.resource_changes[0]!.payload).toEqual({ tags_patch: { env: 'prod', owner: null } });
+    const run = execute({ plan, ctx: connected.ctx });
+
+    await waitFor(() => emu!.requests.some((r) => r.path === `/cloud/v1/tasks/${lockId}`), { what: 'a poll of the lock task' });
+    emu.clock.advance(2000);
+    const outcome = await driveTasks(emu, run);
+
+    expect(outcome.resources).toEqual([expect.objectContaining({ status: 'failed', taskIds: [lockId] })]);
+    expect(outcome.resources[0]!.error).toBe(
+      [
+        `cloud_floating_ip.web_ip changed while platform task ${lockId} held its lock, so the planned change was not sent:`,
+        '  tags: {"env":"staging","owner":"alice","team":"edge"} when planned, now {"env":"staging","other":"x","owner":"alice","team":"edge"}',
+        'Run edgeform plan again and review the new plan.',
+      ].join('\n'),
+    );
+    expect(emu.requests.filter((r) => r.method === 'PATCH').map((r) => r.path)).toEqual([`/cloud/v2/floatingips/1/76/${DEMO.fip}`]);
+    expect(taskOf(emu, DEMO.fip).map((t) => t.id)).toEqual([lockId]);
   });
 
   it('goes on with its change when the task holding the lock ends in ERROR', async () => {
@@ -210,6 +255,29 @@ describe('executePlan against the emulator', () => {
 
   it('after a lock held by someone else\'s change, re-reads only a few times and then sends its own change', async () => {
     emu = await startTestEmulator({ taskDurationMs: 2000 });
+    const foreign = await emu.call('PATCH', `/cloud/v2/floatingips/1/76/${DEMO.fip}`, { body: { port_id: null } });
+    const lockId = foreign.body.tasks[0] as string;
+    const connected = connectTo(emu);
+    api = connected.api;
+    const plan = await planYaml(connected.ctx, emu.url, HEADER + WEB_IP);
+    emu.requests.length = 0;
+    const confirm: ConfirmPolicy = { attempts: 12, delayMs: () => 1000, sleep: async (ms) => emu!.clock.advance(ms) };
+    const run = execute({ plan, ctx: connected.ctx, confirm });
+
+    await waitFor(() => emu!.requests.some((r) => r.path === `/cloud/v1/tasks/${lockId}`), { what: 'a poll of the lock task' });
+    emu.clock.advance(2000);
+    const outcome = await driveTasks(emu, run);
+
+    expect(outcome.resources).toEqual([expect.objectContaining({ status: 'applied' })]);
+    const patch = emu.requests.findIndex((r) => r.method === 'PATCH');
+    const lockDone = emu.requests.findIndex((r) => r.path === `/cloud/v1/tasks/${lockId}`);
+    const settleReads = emu.requests.slice(lockDone, patch).filter((r) => r.method === 'GET' && r.path === `/cloud/v1/floatingips/1/76/${DEMO.fip}`);
+    expect(settleReads).toHaveLength(4);
+    expect(userTagsOf(emu, DEMO.fip)).toEqual({ env: 'prod', team: 'edge' });
+  });
+
+  it('after a lock held by someone else\'s change to a planned field, re-reads only a few times and then fails without sending', async () => {
+    emu = await startTestEmulator({ taskDurationMs: 2000 });
     const foreign = await emu.call('POST', `/cloud/v1/instances/1/76/${DEMO.instance}/changeflavor`, { body: { flavor_id: 'g2-standard-8-16' } });
     const lockId = foreign.body.tasks[0] as string;
     const connected = connectTo(emu);
@@ -223,12 +291,14 @@ describe('executePlan against the emulator', () => {
     emu.clock.advance(2000);
     const outcome = await driveTasks(emu, run);
 
-    expect(outcome.resources).toEqual([expect.objectContaining({ status: 'applied' })]);
-    const post = emu.requests.findIndex((r) => r.method === 'POST');
+    expect(outcome.resources).toEqual([expect.objectContaining({ status: 'failed', taskIds: [lockId] })]);
+    expect(outcome.resources[0]!.error).toContain(`cloud_instance.web_vm changed while platform task ${lockId} held its lock`);
+    expect(outcome.resources[0]!.error).toContain('flavor_id: "g2-standard-2-4" when planned, now "g2-standard-8-16"');
     const lockDone = emu.requests.findIndex((r) => r.path === `/cloud/v1/tasks/${lockId}`);
-    const settleReads = emu.requests.slice(lockDone, post).filter((r) => r.method === 'GET' && r.path === `/cloud/v1/instances/1/76/${DEMO.instance}`);
+    const settleReads = emu.requests.slice(lockDone).filter((r) => r.method === 'GET' && r.path === `/cloud/v1/instances/1/76/${DEMO.instance}`);
     expect(settleReads).toHaveLength(4);
-    expect(emu.state.instances.get(DEMO.instance)!.flavor_id).toBe('g2-standard-4-8');
+    expect(writesSeen(emu)).toEqual([]);
+    expect(emu.state.instances.get(DEMO.instance)!.flavor_id).toBe('g2-standard-8-16');
   });
 
   it('runs at most --parallelism actions at once, and does reach that many', async () => {
@@ -287,6 +357,27 @@ describe('executePlan against the emulator', () => {
     ]);
     expect(outcome).toMatchObject({ interrupted: true, aborted: false });
     expect(writesSeen(emu)).toEqual([`PATCH /cloud/v2/floatingips/1/76/${extraFipId(1)}`, `PATCH /cloud/v2/floatingips/1/76/${extraFipId(2)}`]);
+  });
+
+  it('after a stop that came while it waited on a lock, sends nothing and reports the resource not started', async () => {
+    emu = await startTestEmulator({ taskDurationMs: 2000 });
+    const foreign = await emu.call('PATCH', `/cloud/v2/floatingips/1/76/${DEMO.fip}`, { body: { tags: { owner: 'bob' } } });
+    const lockId = foreign.body.tasks[0] as string;
+    const connected = connectTo(emu);
+    api = connected.api;
+    const plan = await planYaml(connected.ctx, emu.url, HEADER + WEB_IP);
+    const stop = new AbortController();
+    const run = execute({ plan, ctx: connected.ctx, stop: stop.signal });
+
+    await waitFor(() => emu!.requests.filter((r) => r.path === `/cloud/v1/tasks/${lockId}`).length >= 2, { what: 'polls of the lock task' });
+    stop.abort();
+    emu.clock.advance(2000);
+    const outcome = await driveTasks(emu, run);
+
+    expect(outcome.resources).toEqual([expect.objectContaining({ address: 'cloud_floating_ip.web_ip', status: 'not-started', taskIds: [lockId] })]);
+    expect(outcome).toMatchObject({ interrupted: true, aborted: false });
+    expect(emu.requests.filter((r) => r.method === 'PATCH').map((r) => r.path)).toEqual([`/cloud/v2/floatingips/1/76/${DEMO.fip}`]);
+    expect(taskOf(emu, DEMO.fip).map((t) => t.id)).toEqual([lockId]);
   });
 
   it('on abort reports the running actions as aborted with their task ids', async () => {
