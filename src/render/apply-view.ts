@@ -1,6 +1,7 @@
 import kleur from 'kleur';
 import type { ApplyHooks } from '../apply/executor.js';
 import { countOutcome, type ApplyOutcome, type ResourceOutcome } from '../apply/outcome.js';
+import { CHECK_TYPES } from '../config/types.js';
 import type { ResourceChange } from '../plan/types.js';
 
 /** A running action, as interrupt messages list it. */
@@ -47,6 +48,7 @@ export function createTextApplyView(write: (line: string) => void, verbsOf: Verb
       else if (outcome.status === 'unchanged' && s) write(`${kleur.bold(change.address)}: already as planned; nothing sent${elapsed}`);
       else if (outcome.status === 'failed') write(`${kleur.bold(change.address)}: ${kleur.red(`${progressive} failed`)}${elapsed}${taskNote(outcome.taskIds)}: ${outcome.error ?? 'unknown error'}`);
       else if (outcome.status === 'aborted') write(`${kleur.bold(change.address)}: ${kleur.red('abandoned')}${taskNote(outcome.taskIds)}`);
+      else if (outcome.status === 'not-started' && s) write(`${kleur.bold(change.address)}: not started: stopped by the interrupt before anything was sent`);
     },
     tick() {
       for (const s of started.values()) {
@@ -70,6 +72,11 @@ export function createTextApplyView(write: (line: string) => void, verbsOf: Verb
   };
 }
 
+/** Whether an address names a check (its type is a check kind). */
+function isCheck(address: string | undefined): boolean {
+  return address !== undefined && (CHECK_TYPES as readonly string[]).includes(address.split('.')[0]!);
+}
+
 /** The closing lines of an apply: one success line, or every list that is not empty. */
 export function summaryLines(outcome: ApplyOutcome): string[] {
   const n = countOutcome(outcome);
@@ -85,7 +92,7 @@ export function summaryLines(outcome: ApplyOutcome): string[] {
   group('Applied', by('applied'), (r) => `${r.address} (${r.action})${tasks(r)}`);
   group('Failed', by('failed'), (r) => `${r.address} (${r.action})${tasks(r)}: ${r.error ?? 'unknown error'}`);
   group('Still running on the platform', by('aborted'), (r) => `${r.address} (${r.action})${tasks(r)}`);
-  group('Skipped', by('skipped'), (r) => `${r.address}: depends on ${r.skippedBecause}, which failed`);
+  group('Skipped', by('skipped'), (r) => `${r.address}: depends on ${r.skippedBecause}, which ${isCheck(r.skippedBecause) ? 'is failing' : 'failed'}`);
   group('Not started', by('not-started'), (r) => `${r.address} (${r.action})`);
   lines.push('', 'Run edgeform apply again to converge: finished work is not repeated.');
   return lines;

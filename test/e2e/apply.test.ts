@@ -271,7 +271,7 @@ checks:
         `  cloud_instance.web_vm (update) [task ${vmTask}]`,
         '',
         'Skipped (1):',
-        '  cloud_floating_ip.web_ip: depends on streaming_video_subtitles.tour_subtitles, which failed',
+        '  cloud_floating_ip.web_ip: depends on streaming_video_subtitles.tour_subtitles, which is failing',
         '',
         'Run edgeform apply again to converge: finished work is not repeated.',
         '',

@@ -1,0 +1,88 @@
+import kleur from 'kleur';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createJsonApplyView, createTextApplyView, summaryLines } from '../../../src/render/apply-view.js';
+import { change } from '../../helpers/plan.js';
+
+beforeAll(() => {
+  kleur.enabled = false;
+});
+
+const vm = change({ address: 'cloud_instance.web_vm', action: 'update' });
+const verbs = (): [string, string] => ['Resizing', 'Resized'];
+
+describe('the text apply view', () => {
+  it('prints a start, progress, a heartbeat with the elapsed time and task, and a finish', () => {
+    const lines: string[] = [];
+    let now = 0;
+    const view = createTextApplyView((l) => lines.push(l), verbs, () => now);
+    view.onStart!(vm);
+    view.onProgress!(vm, 'waiting on task 1f2e3d4c-aaaa-bbbb', ['1f2e3d4c-aaaa-bbbb']);
+    now = 20_000;
+    view.tick();
+    now = 41_000;
+    view.onFinish!(vm, { address: vm.address, action: 'update', status: 'applied', taskIds: ['1f2e3d4c-aaaa-bbbb'] });
+    expect(lines).toEqual([
+      'cloud_instance.web_vm: Resizing...',
+      'cloud_instance.web_vm: waiting on task 1f2e3d4c-aaaa-bbbb',
+      'cloud_instance.web_vm: Still resizing... [20s elapsed] [task 1f2e3d4c…]',
+      'cloud_instance.web_vm: Resized after 41s [task 1f2e3d4c…]',
+    ]);
+  });
+
+  it('says so when a started resource ends not started because of the interrupt', () => {
+    const lines: string[] = [];
+    const view = createTextApplyView((l) => lines.push(l), verbs, () => 0);
+    view.onStart!(vm);
+    view.onFinish!(vm, { address: vm.address, action: 'update', status: 'not-started', taskIds: [] });
+    expect(lines[1]).toBe('cloud_instance.web_vm: not started: stopped by the interrupt before anything was sent');
+  });
+});
+
+describe('summaryLines', () => {
+  it('is one line when everything was applied', () => {
+    expect(summaryLines({ interrupted: false, aborted: false, resources: [{ address: vm.address, action: 'update', status: 'applied', taskIds: [] }] })).toEqual([
+      'Apply complete! Resources: 0 added, 1 changed, 0 destroyed.',
+    ]);
+  });
+
+  it('lists failed, skipped (a failed resource or a failing check) and not-started resources', () => {
+    const lines = summaryLines({
+      interrupted: false,
+      aborted: false,
+      resources: [
+        { address: 'cloud_instance.web_vm', action: 'update', status: 'failed', taskIds: ['t1'], error: 'task t1 (resize_vm) ended in ERROR: quota' },
+        { address: 'cloud_k8s_cluster.prod', action: 'update', status: 'skipped', taskIds: [], skippedBecause: 'cloud_instance.web_vm' },
+        { address: 'cloud_floating_ip.ip', action: 'update', status: 'skipped', taskIds: [], skippedBecause: 'streaming_video_subtitles.subs' },
+        { address: 'fastedge_app.old', action: 'delete', status: 'not-started', taskIds: [] },
+      ],
+    });
+    expect(lines).toEqual([
+      'Apply failed. Resources: 0 added, 0 changed, 0 destroyed.',
+      '',
+      'Failed (1):',
+      '  cloud_instance.web_vm (update) [task t1]: task t1 (resize_vm) ended in ERROR: quota',
+      '',
+      'Skipped (2):',
+      '  cloud_k8s_cluster.prod: depends on cloud_instance.web_vm, which failed',
+      '  cloud_floating_ip.ip: depends on streaming_video_subtitles.subs, which is failing',
+      '',
+      'Not started (1):',
+      '  fastedge_app.old (delete)',
+      '',
+      'Run edgeform apply again to converge: finished work is not repeated.',
+    ]);
+  });
+});
+
+describe('the JSON apply view', () => {
+  it('writes one event per line with type and timestamp', () => {
+    const lines: string[] = [];
+    const view = createJsonApplyView((l) => lines.push(l), () => Date.UTC(2026, 0, 1));
+    view.onStart!(vm);
+    view.onFinish!(vm, { address: vm.address, action: 'update', status: 'failed', taskIds: ['t1'], error: 'boom', elapsedMs: 5 });
+    expect(lines.map((l) => JSON.parse(l))).toEqual([
+      { type: 'apply_start', timestamp: '2026-01-01T00:00:00.000Z', address: vm.address, action: 'update' },
+      { type: 'apply_errored', timestamp: '2026-01-01T00:00:00.000Z', address: vm.address, action: 'update', status: 'failed', task_ids: ['t1'], elapsed_ms: 5, error: 'boom', skipped_because: null },
+    ]);
+  });
+});
