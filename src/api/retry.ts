@@ -12,8 +12,10 @@ import type { RequestSent } from './errors.js';
  * - `never-reached-only`: it starts work (POSTs that create tasks), so it is repeated only
  *   when the platform provably never acted on it: the connection was never made, or the
  *   platform answered 429 / 503 (refused at the door).
+ * - `none`: never retried here, because the caller repeats the request on its own schedule
+ *   (task polls) and must not spend the run-wide retry budget on it.
  */
-export type RetryMode = 'idempotent' | 'never-reached-only';
+export type RetryMode = 'idempotent' | 'never-reached-only' | 'none';
 
 /** Tunables of the backoff. Defaults in {@link DEFAULT_RETRY_POLICY}. */
 export interface RetryPolicy {
@@ -60,6 +62,7 @@ export type AttemptFailure =
 
 /** Whether a failure may be retried in a mode (attempt counts and budget aside). */
 export function isRetryableFailure(mode: RetryMode, failure: AttemptFailure): boolean {
+  if (mode === 'none') return false;
   if (failure.kind === 'status') {
     return (mode === 'idempotent' ? RETRYABLE_STATUSES : NEVER_REACHED_STATUSES).has(failure.status);
   }

@@ -1,11 +1,14 @@
 /**
  * Waiting on cloud tasks. Cloud writes answer `{"tasks": [uuid, ...]}`; the work is done only
  * when `GET /cloud/v1/tasks/{id}` says FINISHED (or failed when it says ERROR). Polling starts
- * at once, then backs off (1 s doubling to 5 s) under a per-task timeout.
+ * at once, then backs off (1 s doubling to 5 s) under a per-task timeout. A poll that fails
+ * transiently does not fail the wait (the task runs on whether or not we can read it): the next
+ * poll of the schedule tries again.
  */
 import { EdgeformError } from '../errors.js';
 import type { ApiClient } from './client.js';
-import { TaskFailedError, TaskTimeoutError } from './errors.js';
+import { ApiConnectionError, ApiError, TaskFailedError, TaskTimeoutError } from './errors.js';
+import { RETRYABLE_STATUSES } from './retry.js';
 import { apiPath } from './path.js';
 import { abortReason, sleep as realSleep, type Sleep } from './sleep.js';
 
@@ -53,6 +56,47 @@ export const DEFAULT_TASK_TIMEOUT_MS = 20 * 60_000;
 /** Default timeout for Kubernetes tasks (a rolling upgrade replaces every node): 60 minutes. */
 export const K8S_TASK_TIMEOUT_MS = 60 * 60_000;
 
+/** Failed polls in a row after which edgeform stops waiting on a task (about 100 s of outage). */
+export const MAX_CONSECUTIVE_POLL_FAILURES = 20;
+
+/** Longest Retry-After a failed poll honours; longer asks wait this long and poll again. */
+const MAX_POLL_RETRY_AFTER_MS = 60_000;
+
+/**
+ * Reading a task failed too many times in a row (outage, rate limit) to go on waiting. The task
+ * itself may be fine and still running; `cause` is the last poll's error.
+ */
+export class TaskPollError extends EdgeformError {
+  readonly taskId: string;
+  /** Failed polls in a row. */
+  readonly failures: number;
+  /** The state the last successful poll read, or null when none succeeded. */
+  readonly lastState: string | null;
+
+  constructor(details: { taskId: string; failures: number; lastState: string | null; error: Error }) {
+    super(
+      'EDGEFORM_TASK_POLL_FAILED',
+      `could not read task ${details.taskId}: ${details.failures} polls in a row failed` +
+        `${details.lastState ? ` (last state read ${details.lastState})` : ''}; the task may still be running on the platform. ` +
+        `Last error: ${details.error.message}`,
+      { cause: details.error },
+    );
+    this.taskId = details.taskId;
+    this.failures = details.failures;
+    this.lastState = details.lastState;
+  }
+}
+
+/**
+ * Whether a failed poll may just be tried again on the poll schedule: no answer, or an answer
+ * that means "not now" (408, 429, 5xx gateway and availability errors). Anything else (404, other
+ * 4xx) says the poll itself is wrong and fails the wait.
+ */
+export function isTransientPollFailure(error: unknown): error is Error {
+  if (error instanceof ApiConnectionError) return true;
+  return error instanceof ApiError && RETRYABLE_STATUSES.has(error.status);
+}
+
 /** The wait before the next poll, after `pollsDone` polls (≥ 1). Pure. */
 export function taskPollDelay(pollsDone: number, schedule: Readonly<TaskPollSchedule> = DEFAULT_TASK_POLL_SCHEDULE): number {
   const exponent = Math.max(0, pollsDone - 1);
@@ -81,8 +125,11 @@ export interface PollTaskOptions {
 
 /**
  * Polls one task until FINISHED (resolves with it) or ERROR (rejects with TaskFailedError
- * carrying the platform's reason). Rejects with TaskTimeoutError after the timeout, with the
- * API's errors when polling itself fails, and with the signal's reason when aborted.
+ * carrying the platform's reason). Rejects with TaskTimeoutError after the timeout and with the
+ * signal's reason when aborted. Polls are not retried by the client (they would spend the
+ * run-wide retry budget): a transient failure (see isTransientPollFailure) waits for the next
+ * poll of the schedule (or a longer Retry-After), and only MAX_CONSECUTIVE_POLL_FAILURES in a
+ * row reject, with TaskPollError. Other API errors (404, other 4xx) reject at once.
  */
 export async function pollTask(client: Pick<ApiClient, 'get' | 'redact'>, taskId: string, options: PollTaskOptions = {}): Promise<Task> {
   const { signal, onPoll } = options;
@@ -91,20 +138,39 @@ export async function pollTask(client: Pick<ApiClient, 'get' | 'redact'>, taskId
   const start = now();
   let timeoutMs = options.timeoutMs;
   let polls = 0;
+  let failures = 0;
+  let last: Task | null = null;
   for (;;) {
     if (signal?.aborted) throw abortReason(signal);
-    const { body } = await client.get<unknown>(apiPath`/cloud/v1/tasks/${taskId}`, { retry: 'idempotent', ...(signal ? { signal } : {}) });
-    const task = asTask(body, taskId);
-    polls += 1;
-    onPoll?.(task);
-    if (task.state === 'FINISHED') return task;
-    if (task.state === 'ERROR') {
-      throw new TaskFailedError({ taskId, taskType: task.task_type, error: typeof task.error === 'string' ? client.redact(task.error) : null });
+    let body: unknown;
+    let retryAfterMs = 0;
+    try {
+      ({ body } = await client.get<unknown>(apiPath`/cloud/v1/tasks/${taskId}`, { retry: 'none', ...(signal ? { signal } : {}) }));
+      failures = 0;
+    } catch (error) {
+      if (signal?.aborted || !isTransientPollFailure(error)) throw error;
+      failures += 1;
+      if (failures >= MAX_CONSECUTIVE_POLL_FAILURES) throw new TaskPollError({ taskId, failures, lastState: last?.state ?? null, error });
+      retryAfterMs = Math.min(error instanceof ApiError ? (error.retryAfterMs ?? 0) : 0, MAX_POLL_RETRY_AFTER_MS);
     }
-    timeoutMs ??= defaultTaskTimeout(task.task_type);
+    polls += 1;
+    if (body !== undefined) {
+      const task = asTask(body, taskId);
+      last = task;
+      onPoll?.(task);
+      if (task.state === 'FINISHED') return task;
+      if (task.state === 'ERROR') {
+        throw new TaskFailedError({ taskId, taskType: task.task_type, error: typeof task.error === 'string' ? client.redact(task.error) : null });
+      }
+      timeoutMs ??= defaultTaskTimeout(task.task_type);
+    }
+    // Until a poll tells the task type, a failing wait is bounded by the general default.
+    const limitMs = timeoutMs ?? DEFAULT_TASK_TIMEOUT_MS;
     const elapsedMs = now() - start;
-    if (elapsedMs >= timeoutMs) throw new TaskTimeoutError({ taskId, taskType: task.task_type, elapsedMs, lastState: task.state });
-    await sleep(Math.min(taskPollDelay(polls, options.schedule), timeoutMs - elapsedMs), signal);
+    if (elapsedMs >= limitMs) {
+      throw new TaskTimeoutError({ taskId, taskType: last?.task_type ?? 'unknown', elapsedMs, lastState: last?.state ?? null });
+    }
+    await sleep(Math.min(Math.max(taskPollDelay(polls, options.schedule), retryAfterMs), limitMs - elapsedMs), signal);
   }
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RESOURCE_TYPES, type ResourceType } from '../config/types.js';
 import { EdgeformError } from '../errors.js';
 import { PLAN_FORMAT_VERSION, type Plan, type ResourceChange } from './types.js';
 
@@ -28,7 +29,7 @@ const planFileSchema = z.object({
   resource_changes: z.array(
     z.object({
       address: z.string(),
-      type: z.enum(['cloud_floating_ip', 'cloud_instance', 'cloud_k8s_cluster', 'fastedge_app', 'streaming_player', 'iam_reseller_notification_setting', 'cloud_quota_limit_request']),
+      type: z.enum(RESOURCE_TYPES),
       name: z.string(),
       action: z.enum(['no-op', 'update', 'delete', 'read']),
       desired: record,
@@ -51,6 +52,24 @@ const planFileSchema = z.object({
   errored: z.boolean(),
 });
 
+/**
+ * What an update of each kind must carry in `payload` for its provider to act on it (the shapes
+ * the providers' plan() produce); null for kinds that are only adopted or deleted, which have
+ * no update. Every resource type must be listed, so a new kind makes its author decide.
+ */
+const UPDATE_PAYLOADS: { readonly [T in ResourceType]: z.ZodType | null } = {
+  // tags_patch: null is a real patch (remove every user tag); a missing key is not.
+  cloud_floating_ip: z.object({ tags_patch: z.record(z.string(), z.string().nullable()).nullable() }),
+  cloud_instance: z.object({ flavor_id: z.string().min(1) }),
+  cloud_k8s_cluster: z.object({ upgrade_path: z.array(z.string()).min(1) }),
+  iam_reseller_notification_setting: z.object({
+    body: z.object({ notification_type: z.string().min(1), email: z.string().min(1), enabled: z.boolean() }),
+  }),
+  fastedge_app: null,
+  streaming_player: null,
+  cloud_quota_limit_request: null,
+};
+
 /** True when the text looks like a saved plan rather than a stack (a JSON object with format_version). */
 export function looksLikePlanFile(text: string): boolean {
   const trimmed = text.trimStart();
@@ -64,8 +83,10 @@ export function looksLikePlanFile(text: string): boolean {
 }
 
 /**
- * Parses a saved plan and refuses what apply must not run: another format version, a plan
- * with errors, or a file that is not a plan.
+ * Parses a saved plan and refuses what apply must not run: another major format version or a
+ * newer minor one (written by a newer edgeform, it may mean what this build cannot do), an
+ * update whose payload is not what its provider needs, a plan with errors, or a file that is
+ * not a plan.
  */
 export function parsePlanFile(text: string, file: string): Plan {
   let json: unknown;
@@ -74,18 +95,44 @@ export function parsePlanFile(text: string, file: string): Plan {
   } catch (error) {
     throw new PlanFileError(`${file} is not a saved plan: ${(error as Error).message}`);
   }
-  const version = (json as { format_version?: unknown })?.format_version;
-  if (typeof version === 'string' && version.split('.')[0] !== PLAN_FORMAT_VERSION.split('.')[0]) {
-    throw new StalePlanError(`${file} was written in plan format ${version}; this edgeform reads format ${PLAN_FORMAT_VERSION}. Run edgeform plan again.`);
-  }
+  checkFormatVersion((json as { format_version?: unknown } | null)?.format_version, file);
   const parsed = planFileSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new PlanFileError(`${file} is not a valid saved plan: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
   }
+  parsed.data.resource_changes.forEach((change, index) => checkUpdatePayload(change, index, file));
   const plan = parsed.data as unknown as Plan;
   if (plan.errored) throw new PlanFileError(`${file} is a plan with errors; it cannot be applied. Fix them and run edgeform plan again.`);
   return plan;
+}
+
+function checkFormatVersion(version: unknown, file: string): void {
+  const match = typeof version === 'string' ? /^(\d+)\.(\d+)$/.exec(version) : null;
+  if (!match) throw new PlanFileError(`${file} is not a valid saved plan: format_version: expected "MAJOR.MINOR", got ${JSON.stringify(version) ?? 'nothing'}`);
+  const [major, minor] = [Number(match[1]), Number(match[2])];
+  const [ownMajor, ownMinor] = PLAN_FORMAT_VERSION.split('.').map(Number) as [number, number];
+  if (major !== ownMajor) {
+    throw new StalePlanError(`${file} was written in plan format ${version as string}; this edgeform reads format ${PLAN_FORMAT_VERSION}. Run edgeform plan again.`);
+  }
+  if (minor > ownMinor) {
+    throw new StalePlanError(
+      `${file} was written in plan format ${version as string} by a newer edgeform; this edgeform reads format ${PLAN_FORMAT_VERSION} and older. Upgrade edgeform or run edgeform plan again with this one.`,
+    );
+  }
+}
+
+function checkUpdatePayload(change: { address: string; type: ResourceType; action: string; payload?: unknown }, index: number, file: string): void {
+  if (change.action !== 'update') return;
+  const where = `resource_changes.${index} (${change.address})`;
+  const schema = UPDATE_PAYLOADS[change.type];
+  if (schema === null) throw new PlanFileError(`${file} is not a valid saved plan: ${where}: ${change.type} cannot be updated; edgeform only adopts or deletes it`);
+  if (change.payload === undefined) throw new PlanFileError(`${file} is not a valid saved plan: ${where}: payload: an update needs its payload`);
+  const parsed = schema.safeParse(change.payload);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new PlanFileError(`${file} is not a valid saved plan: ${where}: ${['payload', ...issue.path.map(String)].join('.')}: ${issue.message}`);
+  }
 }
 
 /** One resource whose observed fields changed since the plan was made. */

@@ -1,5 +1,5 @@
 import type { ResourceProvider } from './provider.js';
-import { deleteIfPresent, readOrGone } from './shared.js';
+import { deleteIfPresent, readOrGone, requireAction } from './shared.js';
 
 /** The kinds edgeform only adopts (ensure: present) or deletes (ensure: absent). */
 type DeletableType = 'fastedge_app' | 'streaming_player' | 'cloud_quota_limit_request';
@@ -34,6 +34,7 @@ export function defineDeletableProvider<T extends DeletableType>(kind: Deletable
     summarize: (state) => ({ ...state }),
     plan: (_desired, state) => ({ action: 'no-op', before: { ...state }, after: { ...state }, changes: [], errors: [], warnings: [], notes: [] }),
     async apply(ctx, change) {
+      requireAction(change, 'delete');
       const id = change.desired[kind.idField] as number;
       await deleteIfPresent(() => ctx.api.request({ method: 'DELETE', path: kind.path(id), retry: 'idempotent', signal: ctx.signal }));
     },

@@ -1,7 +1,7 @@
 import { apiPath } from '../api/path.js';
 import { planTagsPatch, userTags, type LiveTag } from '../plan/merge-patch.js';
 import type { ResourceProvider } from './provider.js';
-import { readOrGone, startTasks } from './shared.js';
+import { readOrGone, requirePayload, startTasks } from './shared.js';
 
 interface FloatingIp {
   id: string;
@@ -64,11 +64,12 @@ export const cloudFloatingIp: ResourceProvider<'cloud_floating_ip'> = {
   async apply(ctx, change) {
     const d = change.desired as { project_id: number; region_id: number; floating_ip_id: string; tags?: Record<string, string | null>; tags_policy: 'authoritative' | 'merge' };
     const path = fipPath('v2', d.project_id, d.region_id, d.floating_ip_id);
-    const body = { tags: change.payload?.tags_patch ?? null };
-    // The PATCH starts a task that locks the IP, so a blind retry after a lost answer would be
-    // refused with 409. After an ambiguous failure the IP is re-read instead: its lock is our
-    // task (wait for it), matching tags mean it already ran, and otherwise the patch, being
-    // idempotent, is sent once more.
+    // `null` is a real patch (remove every user tag), so a missing patch must never default to it.
+    const body = { tags: requirePayload(change, 'tags_patch', isTagsPatch, 'a merge patch of tags (an object of string or null values, or null)') };
+    // The PATCH starts a task that locks the IP, so a blind retry after an answer that may have
+    // been acted on (lost answer, 408/500/502/504) would be refused with 409. The IP is re-read
+    // instead: its lock is our task (wait for it), matching tags mean it already ran, and
+    // otherwise the patch, being idempotent, is sent again (a few times at most).
     await startTasks(
       ctx,
       async () => (await ctx.api.request<{ tasks: string[] }>({ method: 'PATCH', path, body, retry: 'never-reached-only', signal: ctx.signal })).body,
@@ -82,3 +83,9 @@ export const cloudFloatingIp: ResourceProvider<'cloud_floating_ip'> = {
     );
   },
 };
+
+function isTagsPatch(value: unknown): value is Record<string, string | null> | null {
+  if (value === null) return true;
+  if (typeof value !== 'object' || Array.isArray(value)) return false;
+  return Object.values(value).every((v) => v === null || typeof v === 'string');
+}

@@ -1,6 +1,6 @@
 import { apiPath } from '../api/path.js';
 import type { ResourceProvider } from './provider.js';
-import { readOrGone, startTasks } from './shared.js';
+import { PlanPayloadError, readOrGone, requirePayload, startTasks } from './shared.js';
 
 interface Instance {
   id: string;
@@ -78,15 +78,18 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
   },
 
   async apply(ctx, change) {
-    const d = change.desired as { project_id: number; region_id: number; instance_id: string; flavor_id: string };
+    const d = change.desired as { project_id: number; region_id: number; instance_id: string };
+    const flavorId = requirePayload(change, 'flavor_id', (v): v is string => typeof v === 'string' && v !== '', 'a flavor id');
+    if (flavorId !== change.desired.flavor_id) throw new PlanPayloadError(change, `payload.flavor_id "${flavorId}" is not the desired flavor_id "${String(change.desired.flavor_id)}"`);
     const path = instancePath(d.project_id, d.region_id, d.instance_id);
+    // changeflavor is never sent twice: after an unknown outcome the instance is re-read.
     await startTasks(
       ctx,
-      async () => (await ctx.api.request<{ tasks: string[] }>({ method: 'POST', path: `${path}/changeflavor`, body: { flavor_id: d.flavor_id }, retry: 'never-reached-only', signal: ctx.signal })).body,
+      async () => (await ctx.api.request<{ tasks: string[] }>({ method: 'POST', path: `${path}/changeflavor`, body: { flavor_id: flavorId }, retry: 'never-reached-only', signal: ctx.signal })).body,
       async () => {
         const vm = (await ctx.api.request<Instance>({ method: 'GET', path, signal: ctx.signal })).body;
         if (vm.task_id) return { kind: 'running', taskId: vm.task_id };
-        return vm.flavor.flavor_id === d.flavor_id ? { kind: 'done' } : { kind: 'not-started' };
+        return vm.flavor.flavor_id === flavorId ? { kind: 'done' } : { kind: 'not-started' };
       },
       'resize_vm',
     );

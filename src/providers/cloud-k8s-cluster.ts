@@ -1,8 +1,8 @@
 import { apiPath } from '../api/path.js';
 import { EdgeformError } from '../errors.js';
-import { describeStep, nextUpgradeStep, planUpgradePath } from '../plan/upgrade-path.js';
+import { describeStep, nextUpgradeStep, parseK8sVersion, planUpgradePath } from '../plan/upgrade-path.js';
 import type { ProviderContext, ResourceProvider } from './provider.js';
-import { readOrGone, startTasks } from './shared.js';
+import { readOrGone, requirePayload, startTasks } from './shared.js';
 
 interface Cluster {
   name: string;
@@ -26,11 +26,37 @@ async function readUpgradeVersions(ctx: ProviderContext, p: number, r: number, n
   return body.results.map((v) => v.version);
 }
 
+/** Reads of a cluster after a finished step before giving up on seeing the step's version. */
+export const STEP_SETTLE_READS = 10;
+
+/** The wait between those reads. */
+export const STEP_SETTLE_DELAY_MS = 2_000;
+
+/** What the upgrade loop does after reading the cluster. */
+export type UpgradeProgress = { kind: 'done' } | { kind: 'await-previous'; version: string } | { kind: 'next-step' };
+
+/**
+ * Decides the upgrade loop's next move from the version the cluster reads (`live`), the stack's
+ * `target`, and the version the last finished step upgraded to (`awaiting`, null before the
+ * first step). While the cluster still reads older than that step, the read lags the finished
+ * task: wait and read again rather than start the same step twice. Pure.
+ */
+export function decideUpgradeProgress(input: { live: string; target: string; awaiting: string | null }): UpgradeProgress {
+  if (input.live === input.target) return { kind: 'done' };
+  if (input.awaiting === null) return { kind: 'next-step' };
+  const live = parseK8sVersion(input.live);
+  const awaited = parseK8sVersion(input.awaiting);
+  if (live && awaited && live.compare(awaited) < 0) return { kind: 'await-previous', version: input.awaiting };
+  return { kind: 'next-step' };
+}
+
 /**
  * Managed Kubernetes clusters (v2 API, addressed by name): edgeform manages the version.
  * The platform upgrades one minor version at a time and offers the allowed next versions in
  * `upgrade_versions`, so a jump of several minors is planned as a path and applied step by
  * step, asking the platform for the next version before each step. Downgrades are refused.
+ * After a step's task finished, the cluster may read its old version for a while; the next
+ * step starts only once the finished one shows.
  */
 export const cloudK8sCluster: ResourceProvider<'cloud_k8s_cluster'> = {
   kind: 'resource',
@@ -74,17 +100,38 @@ export const cloudK8sCluster: ResourceProvider<'cloud_k8s_cluster'> = {
 
   async apply(ctx, change) {
     const d = change.desired as { project_id: number; region_id: number; cluster_name: string; version: string };
+    const planned = requirePayload(change, 'upgrade_path', isUpgradePath, 'a non-empty list of versions');
     const path = clusterPath(d.project_id, d.region_id, d.cluster_name);
-    const maxSteps = ((change.payload?.upgrade_path as string[] | undefined)?.length ?? 1) + 1;
-    for (let step = 1; step <= maxSteps; step++) {
+    const maxSteps = planned.length + 1;
+    let steps = 0;
+    let awaiting: string | null = null;
+    let lagReads = 0;
+    for (;;) {
       const cluster = await readCluster(ctx, d.project_id, d.region_id, d.cluster_name);
-      if (cluster.version === d.version) return;
-      if (step > 1 && ctx.stopping?.aborted) {
+      const progress = decideUpgradeProgress({ live: cluster.version, target: d.version, awaiting });
+      if (progress.kind === 'done') return;
+      if (progress.kind === 'await-previous') {
+        lagReads += 1;
+        if (lagReads >= STEP_SETTLE_READS) {
+          throw new EdgeformError(
+            'EDGEFORM_INCONSISTENT_RESULT',
+            `inconsistent result after apply: the upgrade of ${d.cluster_name} to ${progress.version} finished, but the cluster still reads ${cluster.version} after ${lagReads} reads; no further step was started. Run apply again once the cluster shows ${progress.version}.`,
+          );
+        }
+        await ctx.sleep(STEP_SETTLE_DELAY_MS);
+        continue;
+      }
+      lagReads = 0;
+      if (steps >= maxSteps) {
+        throw new EdgeformError('EDGEFORM_UPGRADE_PATH', `the upgrade of ${d.cluster_name} did not reach ${d.version} after ${maxSteps} steps`);
+      }
+      if (steps > 0 && ctx.stopping?.aborted) {
         throw new EdgeformError('EDGEFORM_STOPPED', `stopped at ${cluster.version} on the way to ${d.version} because of the interrupt; no further upgrade step was started. Run apply again to continue.`);
       }
       const next = nextUpgradeStep(cluster.version, d.version, await readUpgradeVersions(ctx, d.project_id, d.region_id, d.cluster_name));
       if (next.kind === 'error') throw new EdgeformError('EDGEFORM_UPGRADE_PATH', `cannot continue the upgrade of ${d.cluster_name}: ${next.message}`);
       ctx.progress(`upgrading ${cluster.version} -> ${next.version}`);
+      // The upgrade POST is never sent twice: after an unknown outcome the cluster is re-read.
       await startTasks(
         ctx,
         async () => (await ctx.api.request<{ tasks: string[] }>({ method: 'POST', path: `${path}/upgrade`, body: { version: next.version }, retry: 'never-reached-only', signal: ctx.signal })).body,
@@ -95,7 +142,12 @@ export const cloudK8sCluster: ResourceProvider<'cloud_k8s_cluster'> = {
         },
         'upgrade_k8s_cluster_v2',
       );
+      steps += 1;
+      awaiting = next.version;
     }
-    throw new EdgeformError('EDGEFORM_UPGRADE_PATH', `the upgrade of ${d.cluster_name} did not reach ${d.version} after ${maxSteps} steps`);
   },
 };
+
+function isUpgradePath(value: unknown): value is string[] {
+  return Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string');
+}

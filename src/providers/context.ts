@@ -1,5 +1,5 @@
 import type { ApiClient } from '../api/client.js';
-import type { Sleep } from '../api/sleep.js';
+import { sleep as realSleep, type Sleep } from '../api/sleep.js';
 import { defaultTaskTimeout, waitForTasks, type Task, type TaskPollSchedule } from '../api/tasks.js';
 import type { ProviderContext } from './provider.js';
 
@@ -14,7 +14,10 @@ export interface ProviderContextOptions {
   /** Every task state read while waiting (for progress lines). */
   onTaskPoll?: (task: Task) => void;
   onProgress?: (message: string, detail?: { taskIds?: string[] }) => void;
-  /** Injected for tests: the wait between task polls (e.g. one that advances the emulator's clock). */
+  /**
+   * Injected for tests: the wait between task polls and behind ctx.sleep (e.g. one that advances
+   * the emulator's clock); default the real abortable sleep.
+   */
   sleep?: Sleep;
   /** Injected for tests: the clock task timeouts are measured on. */
   now?: () => number;
@@ -23,6 +26,7 @@ export interface ProviderContextOptions {
 /** The context providers run in: one API client, one cancellation signal, shared task waiting. */
 export function createProviderContext(options: ProviderContextOptions): ProviderContext {
   const signal = options.signal ?? new AbortController().signal;
+  const sleep = options.sleep ?? realSleep;
   return {
     api: options.api,
     signal,
@@ -32,7 +36,7 @@ export function createProviderContext(options: ProviderContextOptions): Provider
         signal,
         timeoutMs: options.taskTimeoutMs ?? (wait.taskType ? defaultTaskTimeout(wait.taskType) : undefined),
         schedule: options.pollSchedule,
-        ...(options.sleep ? { sleep: options.sleep } : {}),
+        sleep,
         ...(options.now ? { now: options.now } : {}),
         onPoll: (task) => {
           options.onTaskPoll?.(task);
@@ -41,5 +45,6 @@ export function createProviderContext(options: ProviderContextOptions): Provider
       });
     },
     progress: (message, detail) => options.onProgress?.(message, detail),
+    sleep: (ms) => sleep(ms, signal),
   };
 }

@@ -1,7 +1,7 @@
 import { apiPath } from '../api/path.js';
 import type { FieldChange } from '../plan/types.js';
 import type { ResourceProvider } from './provider.js';
-import { readOrGone } from './shared.js';
+import { readOrGone, requirePayload } from './shared.js';
 
 interface NotificationSetting {
   id: number;
@@ -58,6 +58,14 @@ export const iamResellerNotificationSetting: ResourceProvider<'iam_reseller_noti
 
   async apply(ctx, change) {
     const d = change.desired as { reseller_id: number; notification_settings_id: number };
-    await ctx.api.request({ method: 'PATCH', path: settingPath(d.reseller_id, d.notification_settings_id), body: change.payload?.body, retry: 'idempotent', signal: ctx.signal });
+    const body = requirePayload(change, 'body', isFullBody, 'the full setting (notification_type, email and enabled)');
+    await ctx.api.request({ method: 'PATCH', path: settingPath(d.reseller_id, d.notification_settings_id), body, retry: 'idempotent', signal: ctx.signal });
   },
 };
+
+/** The PATCH body the platform requires: all three fields. */
+function isFullBody(value: unknown): value is Pick<NotificationSetting, 'notification_type' | 'email' | 'enabled'> {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v.notification_type === 'string' && typeof v.email === 'string' && typeof v.enabled === 'boolean';
+}

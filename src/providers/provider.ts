@@ -16,6 +16,11 @@ export interface ProviderContext {
   waitForTasks(taskIds: readonly string[], options?: { taskType?: string; onPoll?: (task: { id: string; state: string }) => void }): Promise<void>;
   /** Progress notes for long actions ("upgrading to v1.30.6 [task 1f2e...]"). */
   progress(message: string, detail?: { taskIds?: string[] }): void;
+  /**
+   * Waits ms milliseconds (a provider's own waits: backoff before re-sending, re-reads while
+   * the platform's reads lag); rejects with the signal's reason as soon as `signal` aborts.
+   */
+  sleep(ms: number): Promise<void>;
 }
 
 /**

@@ -22,12 +22,17 @@ export interface SentRequest {
 export interface ProviderHarness {
   ctx: ProviderContext;
   api: ApiClient;
-  /** Requests the providers sent through the client, in order (retries are not repeated here). */
+  /**
+   * Every request the providers handed to the client (request, get, post, patch, put and delete
+   * alike), in order; the client's own retries are not repeated here.
+   */
   sent: SentRequest[];
   /** Every retry backoff the API client waited, in ms (recorded, never slept). */
   retryDelays: number[];
   /** Every wait between task polls, in ms; each one advanced the emulator's clock by as much. */
   pollDelays: number[];
+  /** Every wait a provider itself took through ctx.sleep, in ms; each one advanced the emulator's clock too. */
+  providerSleeps: number[];
   /** Progress lines the providers reported. */
   progress: string[];
   close(): Promise<void>;
@@ -36,13 +41,15 @@ export interface ProviderHarness {
 /**
  * Builds a provider context against an emulator over loopback HTTP. Nothing waits on the wall
  * clock: retry sleeps are recorded and resolve at once (jitter fixed at 0, so a first backoff is
- * exactly 250 ms), and task-poll sleeps move the emulator's manual clock forward instead.
+ * exactly 250 ms), and task-poll sleeps and the providers' own waits (ctx.sleep) move the
+ * emulator's manual clock forward instead.
  */
 export function createProviderHarness(emu: Pick<Emulator, 'url' | 'apiKey' | 'clock'>): ProviderHarness {
   const retryDelays: number[] = [];
   const pollDelays: number[] = [];
   const progress: string[] = [];
   const sent: SentRequest[] = [];
+  const providerSleeps: number[] = [];
   const recordingSleep: Sleep = async (ms) => {
     retryDelays.push(ms);
   };
@@ -51,15 +58,31 @@ export function createProviderHarness(emu: Pick<Emulator, 'url' | 'apiKey' | 'cl
     emu.clock.advance(ms);
   };
   const client = createApiClient({ baseUrl: emu.url, apiKey: emu.apiKey, sleep: recordingSleep, random: () => 0, now: () => 0 });
+  const request: ApiClient['request'] = (options) => {
+    sent.push({ method: options.method, path: options.path, ...(options.query ? { query: options.query } : {}), ...(options.body !== undefined ? { body: options.body } : {}) });
+    return client.request(options);
+  };
+  // The convenience methods go through the recording `request`, so `sent` misses nothing.
   const api: ApiClient = {
     ...client,
-    request: (options) => {
-      sent.push({ method: options.method, path: options.path, ...(options.query ? { query: options.query } : {}), ...(options.body !== undefined ? { body: options.body } : {}) });
-      return client.request(options);
+    request,
+    get: (path, opts) => request({ ...opts, method: 'GET', path }),
+    post: (path, body, opts) => request({ ...opts, method: 'POST', path, body }),
+    patch: (path, body, opts) => request({ ...opts, method: 'PATCH', path, body }),
+    put: (path, body, opts) => request({ ...opts, method: 'PUT', path, body }),
+    delete: (path, opts) => request({ ...opts, method: 'DELETE', path }),
+  };
+  const base = createProviderContext({ api, sleep: advancingSleep, now: () => emu.clock.now(), onProgress: (message) => progress.push(message) });
+  // The context's own sleep is the injected one above; here provider waits are recorded on their
+  // own so tests can tell them (resend backoff, read-lag re-reads) from poll intervals.
+  const ctx: ProviderContext = {
+    ...base,
+    sleep: async (ms) => {
+      providerSleeps.push(ms);
+      emu.clock.advance(ms);
     },
   };
-  const ctx = createProviderContext({ api, sleep: advancingSleep, now: () => emu.clock.now(), onProgress: (message) => progress.push(message) });
-  return { ctx, api, sent, retryDelays, pollDelays, progress, close: () => client.close() };
+  return { ctx, api, sent, retryDelays, pollDelays, providerSleeps, progress, close: () => client.close() };
 }
 
 /** Reads one block through the real read path and plans it with the real planner. */

@@ -8,8 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../../src/api/client.js';
 import { ApiConnectionError, AuthenticationError, NotFoundError, TaskFailedError } from '../../../src/api/errors.js';
+import { createRetryBudget } from '../../../src/api/retry.js';
 import { apiPath } from '../../../src/api/path.js';
-import { pollTask, waitForTasks, type Task, type TaskIds } from '../../../src/api/tasks.js';
+import { pollTask, TaskPollError, waitForTasks, type Task, type TaskIds } from '../../../src/api/tasks.js';
 import { startEmulator } from '../../../src/emulator/index.js';
 
 const FIXTURES = fileURLToPath(new URL('../../../examples/emulator/fixtures.yaml', import.meta.url));
@@ -193,5 +194,70 @@ describe('tasks', () => {
     const res = await api.get<Task>(apiPath`/cloud/v1/tasks/${body.tasks[0]!}`);
     expect(res.body).toMatchObject({ id: body.tasks[0], state: 'NEW', task_type: 'resize_vm' });
     expect(res.body).toHaveProperty('created_on');
+  });
+});
+
+describe('task polling through transient failures', () => {
+  const TASK_ROUTE = '/cloud/v1/tasks/{task_id}';
+  const startResize = async () => (await api.post<TaskIds>(CHANGEFLAVOR_PATH, { flavor_id: 'g2-standard-4-8' })).body.tasks[0]!;
+  const clockSleep = (waits: number[]) => async (ms: number) => {
+    waits.push(ms);
+    emu.clock.advance(ms);
+  };
+
+  it('keeps polling on its own schedule through failed polls and never spends the run-wide retry budget', async () => {
+    const budget = createRetryBudget();
+    const polling = createApiClient({ baseUrl: emu.url, apiKey: emu.apiKey, sleep: async (ms) => void sleeps.push(ms), random: () => 0, retryBudget: budget });
+    try {
+      const taskId = (await polling.post<TaskIds>(CHANGEFLAVOR_PATH, { flavor_id: 'g2-standard-4-8' })).body.tasks[0]!;
+      emu.faults.failNext({ method: 'GET', path: TASK_ROUTE, status: 502, count: 3 });
+      const waits: number[] = [];
+      const task = await pollTask(polling, taskId, { now: () => emu.clock.now(), sleep: clockSleep(waits) });
+      expect(task.state).toBe('FINISHED');
+      expect(requestsTo('GET', `/cloud/v1/tasks/${taskId}`).map((r) => r.status).slice(0, 4)).toEqual([502, 502, 502, 200]);
+      expect(waits.slice(0, 3)).toEqual([1000, 2000, 4000]);
+      expect(sleeps).toEqual([]);
+      expect(budget.retriesUsed).toBe(0);
+    } finally {
+      await polling.close();
+    }
+  });
+
+  it('polls a running task to the end when the run-wide retry budget is already exhausted', async () => {
+    const budget = createRetryBudget({ maxRetries: 1 });
+    budget.consume(500);
+    const polling = createApiClient({ baseUrl: emu.url, apiKey: emu.apiKey, sleep: async (ms) => void sleeps.push(ms), random: () => 0, retryBudget: budget });
+    try {
+      const taskId = (await polling.post<TaskIds>(CHANGEFLAVOR_PATH, { flavor_id: 'g2-standard-4-8' })).body.tasks[0]!;
+      emu.faults.failNext({ method: 'GET', path: TASK_ROUTE, status: 503, count: 2 });
+      emu.faults.failNext({ method: 'GET', path: TASK_ROUTE, status: 429, count: 1, retryAfter: 7 });
+      const waits: number[] = [];
+      const task = await pollTask(polling, taskId, { now: () => emu.clock.now(), sleep: clockSleep(waits) });
+      expect(task.state).toBe('FINISHED');
+      // After the 429 the poller waits the longer of its own step (4 s) and Retry-After (7 s).
+      expect(waits.slice(0, 3)).toEqual([1000, 2000, 7000]);
+      expect(sleeps).toEqual([]);
+    } finally {
+      await polling.close();
+    }
+  });
+
+  it('gives up after 20 failed polls in a row, saying which task may still be running', async () => {
+    const taskId = await startResize();
+    emu.faults.failNext({ method: 'GET', path: TASK_ROUTE, status: 503, count: 100 });
+    const error = (await pollTask(api, taskId, { now: () => emu.clock.now(), sleep: clockSleep([]) }).catch((e: unknown) => e)) as TaskPollError;
+    expect(error).toBeInstanceOf(TaskPollError);
+    expect(error).toMatchObject({ code: 'EDGEFORM_TASK_POLL_FAILED', taskId, failures: 20 });
+    expect(error.message).toContain(`task ${taskId}`);
+    expect(error.message).toContain('may still be running');
+    expect(error.message).toContain('503 Service Unavailable');
+    expect(requestsTo('GET', `/cloud/v1/tasks/${taskId}`)).toHaveLength(20);
+  });
+
+  it('fails at once on a 404 task', async () => {
+    const missing = '00000000-0000-4000-8000-000000000000';
+    const error = await pollTask(api, missing, { now: () => emu.clock.now(), sleep: clockSleep([]) }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(requestsTo('GET', `/cloud/v1/tasks/${missing}`)).toHaveLength(1);
   });
 });

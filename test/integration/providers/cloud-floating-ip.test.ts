@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { InternalServerError } from '../../../src/api/errors.js';
 import type { ResourceAttributes } from '../../../src/config/types.js';
 import { cloudFloatingIp } from '../../../src/providers/cloud-floating-ip.js';
 import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
@@ -151,5 +152,69 @@ describe('cloud_floating_ip apply after a PATCH lost before it was acted on', ()
     expect(routesSeen(emu, (r) => r === V2_ONE)).toEqual([`PATCH ${V2_ONE}`, `PATCH ${V2_ONE}`]);
     expect([...emu.state.tasks.values()].filter((t) => t.task_type === 'update_floating_ip')).toHaveLength(1);
     expect(liveTags(DEMO.fip)).toEqual(['env=prod', 'managed-by=platform (read-only)', 'team=edge']);
+  });
+});
+
+describe('cloud_floating_ip apply after a 408/500/502/504 answer (outcome unknown)', () => {
+  const patches = () => h.sent.filter((r) => r.method === 'PATCH');
+  const readsBetween = () => routesSeen(emu, (r) => r === V1_ONE || r === V2_ONE);
+
+  for (const status of [502, 500, 504, 408]) {
+    it(`re-reads after a ${status} on the PATCH, finds it not started, and sends the patch once more`, async () => {
+      const change = await planChange(h.ctx, resource('cloud_floating_ip', 'web_ip', desired()));
+      emu.requests.length = 0;
+      emu.faults.failNext({ method: 'PATCH', path: V2_ONE, status });
+      await cloudFloatingIp.apply(h.ctx, change);
+      expect(patches().map((r) => r.body)).toEqual([{ tags: { env: 'prod', owner: null } }, { tags: { env: 'prod', owner: null } }]);
+      // The client did not retry on its own (the PATCH starts a task); the provider re-read first.
+      expect(h.retryDelays).toEqual([]);
+      expect(readsBetween()).toEqual([`PATCH ${V2_ONE}`, `GET ${V1_ONE}`, `PATCH ${V2_ONE}`]);
+      expect(h.providerSleeps).toHaveLength(1);
+      expect(h.providerSleeps[0]).toBeGreaterThanOrEqual(250);
+      expect(h.providerSleeps[0]).toBeLessThanOrEqual(500);
+      expect([...emu.state.tasks.values()].filter((t) => t.task_type === 'update_floating_ip')).toHaveLength(1);
+      expect(liveTags(DEMO.fip)).toEqual(['env=prod', 'managed-by=platform (read-only)', 'team=edge']);
+    });
+  }
+
+  it('gives up after 3 PATCHes when every one answers 502, with the platform message', async () => {
+    const change = await planChange(h.ctx, resource('cloud_floating_ip', 'web_ip', desired()));
+    emu.faults.failNext({ method: 'PATCH', path: V2_ONE, status: 502, count: 10 });
+    const error = await cloudFloatingIp.apply(h.ctx, change).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect(error).toMatchObject({ status: 502 });
+    expect((error as Error).message).toContain('502 Bad Gateway: Bad Gateway (injected by the emulator)');
+    expect(patches()).toHaveLength(3);
+    expect(h.providerSleeps).toHaveLength(2);
+    expect(liveTags(DEMO.fip)).toEqual(['env=staging', 'managed-by=platform (read-only)', 'owner=alice', 'team=edge']);
+  });
+
+  it('does not resend when the re-read after a 502 shows the tags already as desired', async () => {
+    const change = await planChange(h.ctx, resource('cloud_floating_ip', 'web_ip', desired()));
+    // Someone else (or a lost earlier attempt) already made the change.
+    await emu.call('PATCH', `/cloud/v2/floatingips/1/76/${DEMO.fip}`, { body: { tags: { env: 'prod', owner: null } } });
+    emu.clock.advance(60_000);
+    emu.faults.failNext({ method: 'PATCH', path: V2_ONE, status: 502 });
+    await cloudFloatingIp.apply(h.ctx, change);
+    expect(patches()).toHaveLength(1);
+  });
+});
+
+describe('cloud_floating_ip apply of a change without its payload', () => {
+  it('refuses a change without tags_patch and sends nothing (it would otherwise remove every user tag)', async () => {
+    const change = await planChange(h.ctx, resource('cloud_floating_ip', 'web_ip', desired()));
+    for (const payload of [undefined, {}]) {
+      const broken = { ...change, payload };
+      if (payload === undefined) delete broken.payload;
+      await expect(cloudFloatingIp.apply(h.ctx, broken)).rejects.toMatchObject({ code: 'EDGEFORM_PLAN_PAYLOAD', message: expect.stringContaining('tags_patch') });
+    }
+    expect(h.sent.filter((r) => r.method === 'PATCH')).toEqual([]);
+    expect(liveTags(DEMO.fip)).toEqual(['env=staging', 'managed-by=platform (read-only)', 'owner=alice', 'team=edge']);
+  });
+
+  it('sends tags: null when the payload says so explicitly', async () => {
+    const change = await planChange(h.ctx, resource('cloud_floating_ip', 'web_ip', desired()));
+    await cloudFloatingIp.apply(h.ctx, { ...change, payload: { tags_patch: null } });
+    expect(h.sent.filter((r) => r.method === 'PATCH').map((r) => r.body)).toEqual([{ tags: null }]);
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ApiConnectionError } from '../../../src/api/errors.js';
+import { ApiConnectionError, InternalServerError } from '../../../src/api/errors.js';
 import type { ResourceAttributes } from '../../../src/config/types.js';
 import { cloudInstance } from '../../../src/providers/cloud-instance.js';
 import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
@@ -110,5 +110,39 @@ describe('cloud_instance apply', () => {
     await expect(cloudInstance.apply(h.ctx, change)).rejects.toBeInstanceOf(ApiConnectionError);
     expect(routesSeen(emu, (r) => r === CHANGEFLAVOR)).toEqual([`POST ${CHANGEFLAVOR}`]);
     expect(emu.state.instances.get(DEMO.instance)!.flavor_id).toBe('g2-standard-2-4');
+  });
+});
+
+describe('cloud_instance apply after a 5xx answer (outcome unknown)', () => {
+  for (const status of [502, 500, 504]) {
+    it(`never re-sends a changeflavor answered ${status}: it re-reads, finds nothing started, and fails with the original error`, async () => {
+      const change = await planChange(h.ctx, resource('cloud_instance', 'web_vm', desired()));
+      emu.requests.length = 0;
+      emu.faults.failNext({ method: 'POST', path: CHANGEFLAVOR, status });
+      const error = await cloudInstance.apply(h.ctx, change).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InternalServerError);
+      expect(error).toMatchObject({ status, method: 'POST' });
+      expect(routesSeen(emu, (r) => r === CHANGEFLAVOR || r === ONE)).toEqual([`POST ${CHANGEFLAVOR}`, `GET ${ONE}`]);
+      expect(h.retryDelays).toEqual([]);
+      expect(emu.state.instances.get(DEMO.instance)!.flavor_id).toBe('g2-standard-2-4');
+    });
+  }
+});
+
+describe('provider harness', () => {
+  it('records requests made through the convenience methods too (task polls go through api.get)', async () => {
+    const change = await planChange(h.ctx, resource('cloud_instance', 'web_vm', desired()));
+    await cloudInstance.apply(h.ctx, change);
+    const taskId = [...emu.state.tasks.values()].find((t) => t.task_type === 'resize_vm')!.id;
+    expect(h.sent).toContainEqual({ method: 'GET', path: `/cloud/v1/tasks/${taskId}` });
+  });
+});
+
+describe('cloud_instance apply of a change without its payload', () => {
+  it('refuses a change without flavor_id and sends nothing', async () => {
+    const change = await planChange(h.ctx, resource('cloud_instance', 'web_vm', desired()));
+    const { payload: _, ...broken } = change;
+    await expect(cloudInstance.apply(h.ctx, broken)).rejects.toMatchObject({ code: 'EDGEFORM_PLAN_PAYLOAD', message: expect.stringContaining('flavor_id') });
+    expect(h.sent.filter((r) => r.method === 'POST')).toEqual([]);
   });
 });

@@ -1,6 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { InternalServerError } from '../../../src/api/errors.js';
 import type { ResourceAttributes } from '../../../src/config/types.js';
-import { cloudK8sCluster } from '../../../src/providers/cloud-k8s-cluster.js';
+import { cloudK8sCluster, decideUpgradeProgress } from '../../../src/providers/cloud-k8s-cluster.js';
+import type { ProviderContext } from '../../../src/providers/provider.js';
 import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { createProviderHarness, planBlocks, planChange, routesSeen, type ProviderHarness } from '../../helpers/providers.js';
 import { resource } from '../../helpers/stack.js';
@@ -109,5 +111,104 @@ describe('cloud_k8s_cluster apply', () => {
     expect(routesSeen(emu, (r) => r === UPGRADE)).toEqual([`POST ${UPGRADE}`, `POST ${UPGRADE}`]);
     expect([...emu.state.tasks.values()].filter((t) => t.task_type === 'upgrade_k8s_cluster_v2')).toHaveLength(2);
     expect(liveVersion()).toBe('v1.31.3');
+  });
+});
+
+describe('cloud_k8s_cluster apply after a 5xx answer (outcome unknown)', () => {
+  it('never re-sends an upgrade answered 502: it re-reads, finds nothing started, and fails with the original error', async () => {
+    const change = await planChange(h.ctx, resource('cloud_k8s_cluster', 'cluster', desired()));
+    emu.faults.failNext({ method: 'POST', path: UPGRADE, status: 502 });
+    const error = await cloudK8sCluster.apply(h.ctx, change).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect(error).toMatchObject({ status: 502 });
+    expect(routesSeen(emu, (r) => r === UPGRADE)).toEqual([`POST ${UPGRADE}`]);
+    expect(routesSeen(emu).at(-1)).toBe(`GET ${ONE}`);
+    expect(liveVersion()).toBe('v1.29.8');
+  });
+});
+
+/**
+ * A context whose cluster reads lag each finished upgrade: once a step's tasks finished, the
+ * emulator's cluster is set back to the version it had before the step, and the real version
+ * shows again only after `showAfterSleeps` provider sleeps (never when null).
+ */
+function laggingContext(showAfterSleeps: number | null): ProviderContext {
+  const cluster = () => emu.state.k8sClusters.get(`1/76/${DEMO.cluster}`)!;
+  let hidden: string | null = null;
+  let sleeps = 0;
+  return {
+    ...h.ctx,
+    async waitForTasks(ids, options) {
+      const before = cluster().version;
+      await h.ctx.waitForTasks(ids, options);
+      hidden = cluster().version;
+      cluster().version = before;
+      sleeps = 0;
+    },
+    async sleep(ms) {
+      await h.ctx.sleep(ms);
+      sleeps += 1;
+      if (hidden !== null && showAfterSleeps !== null && sleeps >= showAfterSleeps) {
+        cluster().version = hidden;
+        hidden = null;
+      }
+    },
+  };
+}
+
+describe('cloud_k8s_cluster apply when reads lag a finished step', () => {
+  it('re-reads until the step shows before asking for the next step: two upgrade POSTs, no repeat', async () => {
+    const change = await planChange(h.ctx, resource('cloud_k8s_cluster', 'cluster', desired()));
+    await cloudK8sCluster.apply(laggingContext(2), change);
+    expect(h.sent.filter((r) => r.method === 'POST').map((r) => r.body)).toEqual([{ version: 'v1.30.6' }, { version: 'v1.31.3' }]);
+    expect(routesSeen(emu, (r) => r === UPGRADE)).toEqual([`POST ${UPGRADE}`, `POST ${UPGRADE}`]);
+    // Two lagging reads after each step (the second step's lag delays "done" the same way).
+    expect(h.providerSleeps).toHaveLength(4);
+    expect(liveVersion()).toBe('v1.31.3');
+  });
+
+  it('fails with an inconsistent-result error when the step never shows, without a second POST', async () => {
+    const change = await planChange(h.ctx, resource('cloud_k8s_cluster', 'cluster', desired()));
+    const error = (await cloudK8sCluster.apply(laggingContext(null), change).catch((e: unknown) => e)) as Error & { code?: string };
+    expect(error.message).toContain('inconsistent result after apply');
+    expect(error.message).toContain('v1.30.6');
+    expect(error.code).toBe('EDGEFORM_INCONSISTENT_RESULT');
+    expect(routesSeen(emu, (r) => r === UPGRADE)).toEqual([`POST ${UPGRADE}`]);
+    expect(h.providerSleeps).toHaveLength(9);
+  });
+});
+
+describe('decideUpgradeProgress (what the upgrade loop does after each read)', () => {
+  it('is done when the cluster reads the target', () => {
+    expect(decideUpgradeProgress({ live: 'v1.31.3', target: 'v1.31.3', awaiting: 'v1.31.3' })).toEqual({ kind: 'done' });
+    expect(decideUpgradeProgress({ live: 'v1.31.3', target: 'v1.31.3', awaiting: null })).toEqual({ kind: 'done' });
+  });
+
+  it('starts the first step when nothing is awaited', () => {
+    expect(decideUpgradeProgress({ live: 'v1.29.8', target: 'v1.31.3', awaiting: null })).toEqual({ kind: 'next-step' });
+  });
+
+  it('waits while the cluster still reads a version older than the finished step', () => {
+    expect(decideUpgradeProgress({ live: 'v1.29.8', target: 'v1.31.3', awaiting: 'v1.30.6' })).toEqual({ kind: 'await-previous', version: 'v1.30.6' });
+    expect(decideUpgradeProgress({ live: 'v1.30.6', target: 'v1.31.3', awaiting: 'v1.31.3' })).toEqual({ kind: 'await-previous', version: 'v1.31.3' });
+  });
+
+  it('goes on once the step shows, or when the cluster is already past it', () => {
+    expect(decideUpgradeProgress({ live: 'v1.30.6', target: 'v1.31.3', awaiting: 'v1.30.6' })).toEqual({ kind: 'next-step' });
+    expect(decideUpgradeProgress({ live: 'v1.30.7', target: 'v1.32.1', awaiting: 'v1.30.6' })).toEqual({ kind: 'next-step' });
+  });
+
+  it('compares versions as versions, not strings', () => {
+    expect(decideUpgradeProgress({ live: 'v1.9.0', target: 'v1.11.0', awaiting: 'v1.10.2' })).toEqual({ kind: 'await-previous', version: 'v1.10.2' });
+  });
+});
+
+describe('cloud_k8s_cluster apply of a change without its payload', () => {
+  it('refuses a change without upgrade_path and sends nothing', async () => {
+    const change = await planChange(h.ctx, resource('cloud_k8s_cluster', 'cluster', desired()));
+    const { payload: _, ...broken } = change;
+    await expect(cloudK8sCluster.apply(h.ctx, broken)).rejects.toMatchObject({ code: 'EDGEFORM_PLAN_PAYLOAD', message: expect.stringContaining('upgrade_path') });
+    await expect(cloudK8sCluster.apply(h.ctx, { ...change, payload: { upgrade_path: [] } })).rejects.toMatchObject({ code: 'EDGEFORM_PLAN_PAYLOAD' });
+    expect(h.sent.filter((r) => r.method === 'POST')).toEqual([]);
   });
 });

@@ -76,3 +76,12 @@ describe('fastedge_app apply', () => {
     expect(routesSeen(emu)).toEqual([`GET ${ONE}`]);
   });
 });
+
+describe('fastedge_app apply of anything but a delete', () => {
+  it('refuses an update (a tampered plan) instead of deleting the app', async () => {
+    const change = await planChange(h.ctx, absent);
+    await expect(fastedgeApp.apply(h.ctx, { ...change, action: 'update' })).rejects.toMatchObject({ code: 'EDGEFORM_PLAN_PAYLOAD' });
+    expect(emu.requests.filter((r) => r.method === 'DELETE')).toEqual([]);
+    expect(emu.state.fastedgeApps.has(1234)).toBe(true);
+  });
+});

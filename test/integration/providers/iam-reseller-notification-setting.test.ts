@@ -85,3 +85,13 @@ describe('iam_reseller_notification_setting apply', () => {
     expect(change.action).toBe('no-op');
   });
 });
+
+describe('iam_reseller_notification_setting apply of a change without its payload', () => {
+  it('refuses a change without the body and sends nothing', async () => {
+    const change = await planChange(h.ctx, resource('iam_reseller_notification_setting', 'login_alerts', desired()));
+    const { payload: _, ...broken } = change;
+    await expect(iamResellerNotificationSetting.apply(h.ctx, broken)).rejects.toMatchObject({ code: 'EDGEFORM_PLAN_PAYLOAD', message: expect.stringContaining('body') });
+    await expect(iamResellerNotificationSetting.apply(h.ctx, { ...change, payload: { body: { email: 'x@example.com' } } })).rejects.toMatchObject({ code: 'EDGEFORM_PLAN_PAYLOAD' });
+    expect(h.sent.filter((r) => r.method === 'PATCH')).toEqual([]);
+  });
+});

@@ -128,6 +128,11 @@ describe('isRetryableFailure', () => {
     expect(isRetryableFailure('never-reached-only', net(true))).toBe(false);
   });
 
+  it('retries nothing in mode none (the caller has its own schedule: task polls)', () => {
+    expect([408, 429, 500, 502, 503, 504].filter((s) => isRetryableFailure('none', status(s)))).toEqual([]);
+    expect([false, 'unknown', true].filter((sent) => isRetryableFailure('none', net(sent as boolean | 'unknown')))).toEqual([]);
+  });
+
   it('never retries permanent failures (TLS, invalid request)', () => {
     expect(isRetryableFailure('idempotent', net(false, false))).toBe(false);
     expect(isRetryableFailure('never-reached-only', net(false, false))).toBe(false);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiCallOptions, ApiResponse } from '../../../src/api/client.js';
-import { TaskFailedError, TaskTimeoutError } from '../../../src/api/errors.js';
-import { defaultTaskTimeout, pollTask, taskPollDelay, waitForTasks, type Task } from '../../../src/api/tasks.js';
+import { ApiConnectionError, ApiTimeoutError, createApiError, TaskFailedError, TaskTimeoutError } from '../../../src/api/errors.js';
+import { defaultTaskTimeout, MAX_CONSECUTIVE_POLL_FAILURES, pollTask, TaskPollError, taskPollDelay, waitForTasks, type Task } from '../../../src/api/tasks.js';
 
 describe('taskPollDelay', () => {
   it('waits 1 s after the first poll, doubling to a 5 s cap', () => {
@@ -130,5 +130,123 @@ describe('waitForTasks', () => {
   it('resolves with an empty list for no tasks', async () => {
     const s = scripted([]);
     await expect(waitForTasks(s.client, [])).resolves.toEqual([]);
+  });
+});
+
+/** A failing answer of the client, as it throws them. */
+const httpError = (status: number, retryAfterMs: number | null = null) =>
+  createApiError({ method: 'GET', path: '/cloud/v1/tasks/t-1', status, requestId: null, product: 'cloud', body: null, platformMessage: 'injected', retryAfterMs });
+const connectionError = () => new ApiConnectionError({ method: 'GET', path: '/cloud/v1/tasks/t-1', requestSent: 'unknown', reason: 'ECONNRESET', detail: 'socket hang up' });
+const timeoutError = () =>
+  new ApiTimeoutError({ method: 'GET', path: '/cloud/v1/tasks/t-1', requestSent: true, reason: 'UND_ERR_HEADERS_TIMEOUT', detail: 'headers', phase: 'headers', timeoutMs: 30_000 });
+
+/** Like scripted, but each step is a task state or an error the client throws. */
+function scriptedWithFailures(steps: Array<Partial<Task> | Error>) {
+  let t = 0;
+  const gets: Array<{ path: string; retry: unknown }> = [];
+  const sleeps: number[] = [];
+  const client = {
+    redact: (s: string) => s,
+    get: async <T>(path: string, opts?: ApiCallOptions): Promise<ApiResponse<T>> => {
+      gets.push({ path, retry: opts?.retry });
+      const step = steps[Math.min(gets.length - 1, steps.length - 1)]!;
+      if (step instanceof Error) throw step;
+      const body = { id: 't-1', task_type: 'resize_vm', created_on: null, ...step } as unknown as T;
+      return { status: 200, headers: {}, body, requestId: null };
+    },
+  };
+  return {
+    client,
+    gets,
+    sleeps,
+    now: () => t,
+    sleep: async (ms: number) => {
+      sleeps.push(ms);
+      t += ms;
+    },
+  };
+}
+
+describe('pollTask through transient poll failures', () => {
+  it('asks the client not to retry: the poll schedule is the retry, and the run-wide budget is left alone', async () => {
+    const s = scriptedWithFailures([{ state: 'FINISHED' }]);
+    await pollTask(s.client, 't-1', { sleep: s.sleep, now: s.now });
+    expect(s.gets.map((g) => g.retry)).toEqual(['none']);
+  });
+
+  for (const [name, make] of [
+    ['a connection error', connectionError],
+    ['a timeout', timeoutError],
+    ...[408, 429, 500, 502, 503, 504].map((status) => [`HTTP ${status}`, () => httpError(status)] as const),
+  ] as const) {
+    it(`keeps polling a running task after ${name}`, async () => {
+      const s = scriptedWithFailures([{ state: 'RUNNING' }, make(), make(), { state: 'RUNNING' }, { state: 'FINISHED' }]);
+      const task = await pollTask(s.client, 't-1', { sleep: s.sleep, now: s.now });
+      expect(task.state).toBe('FINISHED');
+      expect(s.gets).toHaveLength(5);
+      expect(s.sleeps).toEqual([1000, 2000, 4000, 5000]);
+    });
+  }
+
+  it('keeps polling when the first poll fails', async () => {
+    const s = scriptedWithFailures([httpError(502), { state: 'FINISHED' }]);
+    expect((await pollTask(s.client, 't-1', { sleep: s.sleep, now: s.now })).state).toBe('FINISHED');
+    expect(s.sleeps).toEqual([1000]);
+  });
+
+  it('waits as long as a Retry-After asks when that is longer than the poll step', async () => {
+    const s = scriptedWithFailures([{ state: 'RUNNING' }, httpError(429, 9000), { state: 'FINISHED' }]);
+    await pollTask(s.client, 't-1', { sleep: s.sleep, now: s.now });
+    expect(s.sleeps).toEqual([1000, 9000]);
+  });
+
+  it(`gives up after ${MAX_CONSECUTIVE_POLL_FAILURES} failed polls in a row with the last error and the task id`, async () => {
+    const last = httpError(503);
+    const s = scriptedWithFailures([{ state: 'RUNNING' }, ...Array.from({ length: MAX_CONSECUTIVE_POLL_FAILURES - 1 }, () => httpError(502)), last]);
+    const error = (await pollTask(s.client, 't-1', { sleep: s.sleep, now: s.now }).catch((e: unknown) => e)) as TaskPollError;
+    expect(MAX_CONSECUTIVE_POLL_FAILURES).toBe(20);
+    expect(error).toBeInstanceOf(TaskPollError);
+    expect(error).toMatchObject({ code: 'EDGEFORM_TASK_POLL_FAILED', taskId: 't-1', failures: 20, lastState: 'RUNNING' });
+    expect(error.cause).toBe(last);
+    expect(error.message).toContain('task t-1');
+    expect(error.message).toContain('may still be running on the platform');
+    expect(error.message).toContain(last.message);
+    expect(s.gets).toHaveLength(21);
+  });
+
+  it('counts only failures in a row: a successful poll starts the count again', async () => {
+    const burst = Array.from({ length: MAX_CONSECUTIVE_POLL_FAILURES - 1 }, () => httpError(503));
+    const s = scriptedWithFailures([...burst, { state: 'RUNNING' }, ...burst, { state: 'FINISHED' }]);
+    expect((await pollTask(s.client, 't-1', { sleep: s.sleep, now: s.now, timeoutMs: 3_600_000 })).state).toBe('FINISHED');
+  });
+
+  it('still times out on schedule while polls fail', async () => {
+    const s = scriptedWithFailures([{ state: 'RUNNING' }, httpError(503)]);
+    const error = await pollTask(s.client, 't-1', { sleep: s.sleep, now: s.now, timeoutMs: 10_000 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TaskTimeoutError);
+    expect(error).toMatchObject({ taskId: 't-1', elapsedMs: 10_000, lastState: 'RUNNING' });
+    expect(s.sleeps).toEqual([1000, 2000, 4000, 3000]);
+  });
+
+  for (const status of [400, 401, 403, 404, 409]) {
+    it(`fails at once on HTTP ${status}`, async () => {
+      const s = scriptedWithFailures([{ state: 'RUNNING' }, httpError(status)]);
+      const error = await pollTask(s.client, 't-1', { sleep: s.sleep, now: s.now }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ status });
+      expect(s.gets).toHaveLength(2);
+    });
+  }
+
+  it('stops at once when aborted during a failed poll', async () => {
+    const controller = new AbortController();
+    const reason = new Error('interrupted');
+    const client = {
+      redact: (x: string) => x,
+      get: async <T>(): Promise<ApiResponse<T>> => {
+        controller.abort(reason);
+        throw reason;
+      },
+    };
+    await expect(pollTask(client, 't-1', { signal: controller.signal, sleep: async () => {} })).rejects.toBe(reason);
   });
 });

@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { RESOURCE_TYPES } from '../../../src/config/types.js';
+import { parsePlanFile, PlanFileError, StalePlanError } from '../../../src/plan/saved-plan.js';
+import { PLAN_FORMAT_VERSION, type Plan, type ResourceChange } from '../../../src/plan/types.js';
+import { change, plan } from '../../helpers/plan.js';
+
+const FIP = 'cloud_floating_ip.web_ip';
+
+/** A valid update of each kind that has one, as the providers plan them. */
+const updates: Record<string, Partial<ResourceChange> & Pick<ResourceChange, 'address' | 'action'>> = {
+  fip: { address: FIP, action: 'update', payload: { tags_patch: { env: 'prod', owner: null } } },
+  fipAllTags: { address: 'cloud_floating_ip.other', action: 'update', payload: { tags_patch: null } },
+  instance: { address: 'cloud_instance.web_vm', action: 'update', payload: { flavor_id: 'g2-standard-4-8' } },
+  k8s: { address: 'cloud_k8s_cluster.cluster', action: 'update', payload: { upgrade_path: ['v1.30.6', 'v1.31.3'] } },
+  notification: {
+    address: 'iam_reseller_notification_setting.login_alerts',
+    action: 'update',
+    payload: { body: { notification_type: 'failed_login', email: 'sec@example.com', enabled: true } },
+  },
+};
+
+const text = (p: Plan | Record<string, unknown>) => JSON.stringify(p);
+const parse = (p: Plan | Record<string, unknown>) => parsePlanFile(text(p), 'plan.json');
+const failure = (p: Plan | Record<string, unknown>): Error => {
+  try {
+    parse(p);
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected the plan to be refused');
+};
+/** A plan of one change, with a payload replaced (undefined removes it). */
+const withPayload = (base: Partial<ResourceChange> & Pick<ResourceChange, 'address' | 'action'>, payload: Record<string, unknown> | undefined) => {
+  const c = change({ ...base });
+  if (payload === undefined) delete c.payload;
+  else c.payload = payload;
+  return plan([c]);
+};
+
+describe('parsePlanFile', () => {
+  it('reads back a plan of every kind of update and a delete', () => {
+    const p = plan([...Object.values(updates).map((u) => change(u)), change({ address: 'fastedge_app.legacy', action: 'delete' })]);
+    expect(parse(p)).toEqual(p);
+  });
+
+  describe('format version', () => {
+    it('reads its own format', () => {
+      expect(parse(plan([])).format_version).toBe(PLAN_FORMAT_VERSION);
+    });
+
+    it('refuses a newer minor version, written by a newer edgeform', () => {
+      const [major, minor] = PLAN_FORMAT_VERSION.split('.').map(Number) as [number, number];
+      const newer = `${major}.${minor + 1}`;
+      const error = failure({ ...plan([]), format_version: newer });
+      expect(error).toBeInstanceOf(StalePlanError);
+      expect(error.message).toContain(`plan format ${newer}`);
+      expect(error.message).toContain('newer edgeform');
+    });
+
+    it('refuses another major version', () => {
+      const major = Number(PLAN_FORMAT_VERSION.split('.')[0]);
+      expect(failure({ ...plan([]), format_version: `${major + 1}.0` })).toBeInstanceOf(StalePlanError);
+      expect(failure({ ...plan([]), format_version: `${major - 1}.9` })).toBeInstanceOf(StalePlanError);
+    });
+
+    it('refuses a format version that is not MAJOR.MINOR', () => {
+      for (const version of ['1', 'one', '1.x', '', 1]) {
+        const error = failure({ ...plan([]), format_version: version });
+        expect(error).toBeInstanceOf(PlanFileError);
+        expect(error.message).toContain('format_version');
+      }
+    });
+  });
+
+  describe('resource types', () => {
+    it('accepts every resource type edgeform manages', () => {
+      const p = plan(RESOURCE_TYPES.map((type) => change({ address: `${type}.x`, action: 'delete' })));
+      expect(parse(p).resource_changes.map((c) => c.type)).toEqual([...RESOURCE_TYPES]);
+    });
+
+    it('refuses an unknown type', () => {
+      const error = failure(plan([change({ address: 'cloud_bogus.x', action: 'delete' })]));
+      expect(error).toBeInstanceOf(PlanFileError);
+      expect(error.message).toContain('resource_changes.0.type');
+    });
+  });
+
+  describe('update payloads', () => {
+    it('accepts tags: null (every user tag removed) as a floating IP patch', () => {
+      expect(parse(plan([change(updates.fipAllTags!)])).resource_changes[0]!.payload).toEqual({ tags_patch: null });
+    });
+
+    const refused: Array<[string, keyof typeof updates, Record<string, unknown> | undefined, string]> = [
+      ['a floating IP update without a payload', 'fip', undefined, 'payload'],
+      ['a floating IP update without tags_patch (it would remove every user tag)', 'fip', {}, 'payload.tags_patch'],
+      ['a floating IP patch with a number value', 'fip', { tags_patch: { env: 1 } }, 'payload.tags_patch.env'],
+      ['a floating IP patch that is a list', 'fip', { tags_patch: ['env'] }, 'payload.tags_patch'],
+      ['an instance update without flavor_id', 'instance', {}, 'payload.flavor_id'],
+      ['an instance update with a numeric flavor_id', 'instance', { flavor_id: 4 }, 'payload.flavor_id'],
+      ['a cluster upgrade without a path', 'k8s', {}, 'payload.upgrade_path'],
+      ['a cluster upgrade with an empty path', 'k8s', { upgrade_path: [] }, 'payload.upgrade_path'],
+      ['a cluster upgrade path of numbers', 'k8s', { upgrade_path: [1, 2] }, 'payload.upgrade_path.0'],
+      ['a notification update without a body', 'notification', {}, 'payload.body'],
+      ['a notification body without enabled', 'notification', { body: { notification_type: 'failed_login', email: 'a@b.c' } }, 'payload.body.enabled'],
+      ['a notification body without email', 'notification', { body: { notification_type: 'failed_login', enabled: true } }, 'payload.body.email'],
+    ];
+    for (const [what, kind, payload, path] of refused) {
+      it(`refuses ${what}, naming the address and the field`, () => {
+        const error = failure(withPayload(updates[kind]!, payload));
+        expect(error).toBeInstanceOf(PlanFileError);
+        expect(error.message).toContain(updates[kind]!.address);
+        expect(error.message).toContain(path);
+      });
+    }
+
+    it('refuses an update of a kind edgeform only adopts or deletes', () => {
+      const error = failure(plan([change({ address: 'fastedge_app.legacy', action: 'update', payload: {} })]));
+      expect(error).toBeInstanceOf(PlanFileError);
+      expect(error.message).toContain('fastedge_app.legacy');
+      expect(error.message).toContain('cannot be updated');
+    });
+
+    it('does not look at the payload of a delete or a no-op', () => {
+      expect(() => parse(plan([change({ address: FIP, action: 'no-op' }), change({ address: 'streaming_player.old', action: 'delete' })]))).not.toThrow();
+    });
+  });
+
+  it('still refuses a plan with errors', () => {
+    const p = plan([], [], { diagnostics: [{ severity: 'error', code: 'X', summary: 'bad' }] as Plan['diagnostics'] });
+    expect(failure(p)).toBeInstanceOf(PlanFileError);
+  });
+});
