@@ -1,7 +1,9 @@
 import { createApiClient, type ApiClient, type ApiRequestOptions } from '../../src/api/client.js';
 import type { Sleep } from '../../src/api/sleep.js';
 import type { CheckBlock, ResourceBlock } from '../../src/config/types.js';
-import type { Emulator } from '../../src/emulator/index.js';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import type { Emulator, EmulatorOptions } from '../../src/emulator/index.js';
+import { startTestEmulator, type TestEmulator } from './emulator.js';
 import { buildPlan } from '../../src/plan/planner.js';
 import type { Plan, ResourceChange } from '../../src/plan/types.js';
 import { createProviderContext } from '../../src/providers/context.js';
@@ -112,4 +114,24 @@ export async function planChange(ctx: ProviderContext, block: ResourceBlock): Pr
 /** Requests the emulator saw for one route pattern, as `METHOD route` strings in order. */
 export function routesSeen(emu: Pick<Emulator, 'requests'>, filter: (route: string) => boolean = () => true): string[] {
   return emu.requests.filter((r) => filter(r.route)).map((r) => `${r.method} ${r.route}`);
+}
+
+/**
+ * Registers the usual lifecycle of a provider test file: one demo-world emulator for the
+ * file (manual clock), reset before each test with a fresh harness, both closed afterwards.
+ * `use` receives them before each test.
+ */
+export function useProviderHarness(use: (emu: TestEmulator, harness: ProviderHarness) => void, options: EmulatorOptions = {}): void {
+  let emu: TestEmulator;
+  let harness: ProviderHarness;
+  beforeAll(async () => {
+    emu = await startTestEmulator(options);
+  });
+  afterAll(() => emu.close());
+  beforeEach(() => {
+    emu.reset();
+    harness = createProviderHarness(emu);
+    use(emu, harness);
+  });
+  afterEach(() => harness.close());
 }

@@ -1,9 +1,9 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InternalServerError } from '../../../src/api/errors.js';
 import type { ResourceAttributes } from '../../../src/config/types.js';
 import { cloudFloatingIp } from '../../../src/providers/cloud-floating-ip.js';
-import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
-import { createProviderHarness, planChange, routesSeen, type ProviderHarness } from '../../helpers/providers.js';
+import { DEMO, type TestEmulator } from '../../helpers/emulator.js';
+import { planChange, routesSeen, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
 import { resource } from '../../helpers/stack.js';
 
 const V1_ONE = '/cloud/v1/floatingips/{project_id}/{region_id}/{floating_ip_id}';
@@ -23,15 +23,10 @@ const desired = (over: Partial<ResourceAttributes['cloud_floating_ip']> = {}): R
 let emu: TestEmulator;
 let h: ProviderHarness;
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
+useProviderHarness((e, harness) => {
+  emu = e;
+  h = harness;
 });
-afterAll(() => emu.close());
-beforeEach(() => {
-  emu.reset();
-  h = createProviderHarness(emu);
-});
-afterEach(() => h.close());
 
 /** The live tags of a floating IP in the emulator, user and read-only, as key=value strings. */
 function liveTags(id: string): string[] {

@@ -1,9 +1,9 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiConnectionError, InternalServerError } from '../../../src/api/errors.js';
 import type { ResourceAttributes } from '../../../src/config/types.js';
 import { cloudInstance } from '../../../src/providers/cloud-instance.js';
-import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
-import { createProviderHarness, planBlocks, planChange, routesSeen, type ProviderHarness } from '../../helpers/providers.js';
+import { DEMO, type TestEmulator } from '../../helpers/emulator.js';
+import { planBlocks, planChange, routesSeen, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
 import { resource } from '../../helpers/stack.js';
 
 const ONE = '/cloud/v1/instances/{project_id}/{region_id}/{instance_id}';
@@ -22,15 +22,10 @@ const desired = (over: Partial<ResourceAttributes['cloud_instance']> = {}): Reso
 let emu: TestEmulator;
 let h: ProviderHarness;
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
+useProviderHarness((e, harness) => {
+  emu = e;
+  h = harness;
 });
-afterAll(() => emu.close());
-beforeEach(() => {
-  emu.reset();
-  h = createProviderHarness(emu);
-});
-afterEach(() => h.close());
 
 describe('cloud_instance read', () => {
   it('observes name, status, flavor and the flavors a resize may move to', async () => {

@@ -1,10 +1,10 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InternalServerError } from '../../../src/api/errors.js';
 import type { ResourceAttributes } from '../../../src/config/types.js';
 import { cloudK8sCluster, decideUpgradeProgress } from '../../../src/providers/cloud-k8s-cluster.js';
 import type { ProviderContext } from '../../../src/providers/provider.js';
-import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
-import { createProviderHarness, planBlocks, planChange, routesSeen, type ProviderHarness } from '../../helpers/providers.js';
+import { DEMO, type TestEmulator } from '../../helpers/emulator.js';
+import { planBlocks, planChange, routesSeen, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
 import { resource } from '../../helpers/stack.js';
 
 const ONE = '/cloud/v2/k8s/clusters/{project_id}/{region_id}/{cluster_name}';
@@ -23,15 +23,10 @@ const desired = (over: Partial<ResourceAttributes['cloud_k8s_cluster']> = {}): R
 let emu: TestEmulator;
 let h: ProviderHarness;
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
+useProviderHarness((e, harness) => {
+  emu = e;
+  h = harness;
 });
-afterAll(() => emu.close());
-beforeEach(() => {
-  emu.reset();
-  h = createProviderHarness(emu);
-});
-afterEach(() => h.close());
 
 const liveVersion = () => emu.state.k8sClusters.get(`1/76/${DEMO.cluster}`)!.version;
 

@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fastedgeApp } from '../../../src/providers/fastedge-app.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
-import { createProviderHarness, planChange, routesSeen, type ProviderHarness } from '../../helpers/providers.js';
+import { type TestEmulator } from '../../helpers/emulator.js';
+import { planChange, routesSeen, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
 import { resource } from '../../helpers/stack.js';
 
 const ONE = '/fastedge/v1/apps/{app_id}';
@@ -9,15 +9,10 @@ const ONE = '/fastedge/v1/apps/{app_id}';
 let emu: TestEmulator;
 let h: ProviderHarness;
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
+useProviderHarness((e, harness) => {
+  emu = e;
+  h = harness;
 });
-afterAll(() => emu.close());
-beforeEach(() => {
-  emu.reset();
-  h = createProviderHarness(emu);
-});
-afterEach(() => h.close());
 
 const absent = resource('fastedge_app', 'legacy_app', { app_id: 1234, ensure: 'absent' });
 

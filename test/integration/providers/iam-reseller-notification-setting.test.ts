@@ -1,8 +1,8 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ResourceAttributes } from '../../../src/config/types.js';
 import { iamResellerNotificationSetting } from '../../../src/providers/iam-reseller-notification-setting.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
-import { createProviderHarness, planChange, type ProviderHarness } from '../../helpers/providers.js';
+import { type TestEmulator } from '../../helpers/emulator.js';
+import { planChange, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
 import { resource } from '../../helpers/stack.js';
 
 const ONE = '/iam/reselling/resellers/{resellerId}/notification_settings/{notificationSettingsId}';
@@ -20,15 +20,10 @@ const desired = (over: Partial<ResourceAttributes['iam_reseller_notification_set
 let emu: TestEmulator;
 let h: ProviderHarness;
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
+useProviderHarness((e, harness) => {
+  emu = e;
+  h = harness;
 });
-afterAll(() => emu.close());
-beforeEach(() => {
-  emu.reset();
-  h = createProviderHarness(emu);
-});
-afterEach(() => h.close());
 
 describe('iam_reseller_notification_setting read', () => {
   it('observes the type, e-mail and enabled flag', async () => {

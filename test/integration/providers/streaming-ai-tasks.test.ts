@@ -1,8 +1,8 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EmulatorFixtures } from '../../../src/emulator/index.js';
 import { streamingAiTasks } from '../../../src/providers/streaming-ai-tasks.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
-import { createProviderHarness, type ProviderHarness } from '../../helpers/providers.js';
+import { type TestEmulator } from '../../helpers/emulator.js';
+import { type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
 
 const LIST = '/streaming/ai/tasks';
 
@@ -30,15 +30,10 @@ const manyTasks: EmulatorFixtures = {
 describe('streaming_ai_tasks check on the demo world', () => {
   let emu: TestEmulator;
   let h: ProviderHarness;
-  beforeAll(async () => {
-    emu = await startTestEmulator();
+  useProviderHarness((e, harness) => {
+    emu = e;
+    h = harness;
   });
-  afterAll(() => emu.close());
-  beforeEach(() => {
-    emu.reset();
-    h = createProviderHarness(emu);
-  });
-  afterEach(() => h.close());
 
   it('passes when no task matches and max_count is 0', async () => {
     const outcome = await streamingAiTasks.evaluate(h.ctx, { where: { task_name: 'transcription', status: 'FAILURE' }, max_count: 0 });
@@ -77,15 +72,10 @@ describe('streaming_ai_tasks check on the demo world', () => {
 describe('streaming_ai_tasks check over several pages', () => {
   let emu: TestEmulator;
   let h: ProviderHarness;
-  beforeAll(async () => {
-    emu = await startTestEmulator({ fixtures: manyTasks });
-  });
-  afterAll(() => emu.close());
-  beforeEach(() => {
-    emu.reset();
-    h = createProviderHarness(emu);
-  });
-  afterEach(() => h.close());
+  useProviderHarness((e, harness) => {
+    emu = e;
+    h = harness;
+  }, { fixtures: manyTasks });
 
   it('follows the next pages and counts every matching task', async () => {
     const outcome = await streamingAiTasks.evaluate(h.ctx, { where: { task_name: 'transcription', status: 'FAILURE' }, max_count: 0 });

@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { streamingPlayer } from '../../../src/providers/streaming-player.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
-import { createProviderHarness, planChange, type ProviderHarness } from '../../helpers/providers.js';
+import { type TestEmulator } from '../../helpers/emulator.js';
+import { planChange, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
 import { resource } from '../../helpers/stack.js';
 
 const ONE = '/streaming/players/{player_id}';
@@ -9,15 +9,10 @@ const ONE = '/streaming/players/{player_id}';
 let emu: TestEmulator;
 let h: ProviderHarness;
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
+useProviderHarness((e, harness) => {
+  emu = e;
+  h = harness;
 });
-afterAll(() => emu.close());
-beforeEach(() => {
-  emu.reset();
-  h = createProviderHarness(emu);
-});
-afterEach(() => h.close());
 
 const absent = resource('streaming_player', 'old_player', { player_id: 55, ensure: 'absent' });
 

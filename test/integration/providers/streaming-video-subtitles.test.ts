@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { streamingVideoSubtitles } from '../../../src/providers/streaming-video-subtitles.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
-import { createProviderHarness, planBlocks, type ProviderHarness } from '../../helpers/providers.js';
+import { type TestEmulator } from '../../helpers/emulator.js';
+import { planBlocks, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
 import { checkBlock } from '../../helpers/stack.js';
 
 const SUBTITLES = '/streaming/videos/{video_id}/subtitles';
@@ -9,15 +9,10 @@ const SUBTITLES = '/streaming/videos/{video_id}/subtitles';
 let emu: TestEmulator;
 let h: ProviderHarness;
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
+useProviderHarness((e, harness) => {
+  emu = e;
+  h = harness;
 });
-afterAll(() => emu.close());
-beforeEach(() => {
-  emu.reset();
-  h = createProviderHarness(emu);
-});
-afterEach(() => h.close());
 
 describe('streaming_video_subtitles check', () => {
   it('passes when every required language has a subtitle', async () => {
