@@ -1,4 +1,4 @@
-import { rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import kleur from 'kleur';
 import { redact, secretsFromEnv } from '../api/redact.js';
 import type { Diagnostic } from '../config/diagnostics.js';
@@ -6,8 +6,9 @@ import { formatDiagnosticsJson, formatDiagnosticsText } from '../render/diagnost
 import { toPlanJson } from '../render/plan-json.js';
 import { planMarker, renderPlanMarkdown } from '../render/plan-markdown.js';
 import { renderPlanText } from '../render/plan-text.js';
+import { looksLikePlanFile } from '../plan/saved-plan.js';
 import type { Plan } from '../plan/types.js';
-import { defineCommand } from './command.js';
+import { defineCommand, UsageError } from './command.js';
 import { ExitCode, type CliIO } from './io.js';
 import { checkParallelism, planStack } from './plan-stack.js';
 import { withInterrupts } from './interrupt.js';
@@ -95,8 +96,25 @@ export function printInvalid(io: CliIO, format: PlanFormat, stackLabel: string, 
   io.err(text);
 }
 
-/** Writes the Plan value as JSON (a file does not pass through io, so it is redacted here). */
+/** What is at a --out path now: nothing, an earlier plan file, or something else (never touched). */
+async function existingFileKind(file: string): Promise<'none' | 'plan' | 'other'> {
+  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw error;
+  });
+  if (text === null) return 'none';
+  return looksLikePlanFile(text) ? 'plan' : 'other';
+}
+
+/**
+ * Writes the Plan value as JSON (a file does not pass through io, so it is redacted here).
+ * Only a new file or an earlier plan file is written over: `--out stack.yaml` by mistake must
+ * not destroy the stack.
+ */
 async function savePlan(file: string, plan: Plan, io: CliIO): Promise<void> {
+  if ((await existingFileKind(file)) === 'other') {
+    throw new UsageError(`--out ${file}: the file exists and is not an edgeform plan file; refusing to overwrite it (choose another path)`);
+  }
   await writeFile(file, `${redact(JSON.stringify(plan, null, 2), secretsFromEnv(io.env))}\n`, { mode: 0o600 });
   io.err(`Saved the plan to ${file}. To perform exactly these actions, run: edgeform apply ${file}`);
 }
@@ -106,13 +124,7 @@ async function savePlan(file: string, plan: Plan, io: CliIO): Promise<void> {
  * so a pipeline's next step can never apply an old plan by mistake.
  */
 async function refuseToSave(file: string, io: CliIO): Promise<void> {
-  const removed = await rm(file).then(
-    () => true,
-    (error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return false;
-      throw error;
-    },
-  );
-  io.err(`The plan has errors, so it was not saved to ${file}.${removed ? ` The older plan file at ${file} was removed so it cannot be applied by mistake.` : ''}`);
+  const removed = (await existingFileKind(file)) === 'plan' && (await rm(file).then(() => true));
+io.err(`The plan has errors, so it was not saved to ${file}.${removed ? ` The older plan file at ${file} was removed so it cannot be applied by mistake.` : ''}`);
 }
 

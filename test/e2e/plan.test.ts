@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -196,6 +196,20 @@ describe('edgeform plan --out', () => {
     expect(result.code).toBe(1);
     expect(existsSync(file)).toBe(false);
     expect(result.stderr).toContain(`The older plan file at ${file} was removed`);
+  });
+
+  it('never removes or overwrites a file at --out that is not a plan file', async () => {
+    const file = tempFile('notes.txt');
+    writeFileSync(file, 'my notes\n');
+    emu.faults.failNext({ method: 'GET', path: INSTANCE, status: 403 });
+    const errored = await plan(['examples/quickstart.yaml', '--out', file]);
+    expect(errored.code).toBe(1);
+    expect(readFileSync(file, 'utf8')).toBe('my notes\n');
+
+    const refused = await plan(['examples/quickstart.yaml', '--out', file]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('the file exists and is not an edgeform plan file; refusing to overwrite it');
+    expect(readFileSync(file, 'utf8')).toBe('my notes\n');
   });
 });
 
