@@ -15,7 +15,7 @@ import { observedFields } from '../plan/planner.js';
 import { describeStaleness, looksLikePlanFile, parsePlanFile, StalePlanError, type StaleResource } from '../plan/saved-plan.js';
 import type { Plan } from '../plan/types.js';
 import { createProviderContext } from '../providers/context.js';
-import { resourceProvider, type ProviderContext } from '../providers/provider.js';
+import { resourceProvider, type CheckProvider, type ProviderContext } from '../providers/provider.js';
 import { registry } from '../providers/registry.js';
 import { createJsonApplyView, createTextApplyView, type ApplyView, type RunningAction } from '../render/apply-view.js';
 import { defineCommand, UsageError } from './command.js';
@@ -110,10 +110,29 @@ async function applySavedPlan(args: ApplyArgs, io: CliIO, interrupts: ApplyInter
       const lines = stale.flatMap((s) => [`  ${s.address}:`, ...s.differences.map((d) => `    ${d}`)]);
       throw new StalePlanError(`Saved plan is stale: the platform changed since the plan was made. Nothing was applied.\n${lines.join('\n')}\nRun edgeform plan again and review the new plan.`);
     }
-    return await execute(plan, ctx, args, io, interrupts);
+    return await execute(await withFreshChecks(plan, ctx, io), ctx, args, io, interrupts);
   } finally {
     await api.close();
   }
+}
+
+/**
+ * The checks of a saved plan evaluated again: a check a resource depends on is a gate, and
+ * whether subtitles are ready is a question for now, not for when the plan was made.
+ */
+async function withFreshChecks(plan: Plan, ctx: ProviderContext, io: CliIO): Promise<Plan> {
+  const checks = await Promise.all(
+    plan.checks.map(async (check) => {
+      const provider = registry.checks[check.type] as unknown as CheckProvider;
+      const fresh = await provider.evaluate(ctx, check.desired as never).catch((error: unknown) => ({
+        status: 'error' as const,
+        message: error instanceof Error ? error.message : String(error),
+      }));
+      if (fresh.status !== check.status) io.out(`${check.address}: was ${check.status} when planned, is ${fresh.status} now: ${fresh.message}`);
+      return { ...check, status: fresh.status, message: fresh.message };
+    }),
+  );
+  return { ...plan, checks };
 }
 
 /**

@@ -60,6 +60,8 @@ export interface CheckResult {
   /** One line saying what was found, e.g. "missing languages: ger" or "3 tasks match (max 0)". */
   message: string;
   details?: Record<string, unknown>;
+  /** The check's attributes, so a saved plan's gates can be evaluated again before apply. */
+  desired: Record<string, unknown>;
   depends_on: string[];
 }
 

@@ -24,7 +24,7 @@ export function change(partial: Partial<ResourceChange> & Pick<ResourceChange, '
 /** A check result with defaults. */
 export function check(partial: Partial<CheckResult> & Pick<CheckResult, 'address' | 'status' | 'message'>): CheckResult {
   const [type, name] = partial.address.split('.') as [CheckResult['type'], string];
-  return { type, name, action: 'read', depends_on: [], ...partial };
+  return { type, name, action: 'read', desired: {}, depends_on: [], ...partial };
 }
 
 /** A plan around the given changes and checks, with summary and flags computed as buildPlan does. */

@@ -73,3 +73,36 @@ describe('apply PLANFILE sends the key only where this run is configured to', ()
     expect(emu.state.instances.get(DEMO.instance)!.flavor_id).toBe('g2-standard-4-8');
   });
 });
+
+describe('apply PLANFILE evaluates the checks that gate resources again', () => {
+  it('skips a resource whose gating check passed when planned but fails now', async () => {
+    const emu = await startTestEmulator({ taskDurationMs: 0 });
+    try {
+      const dir = writeStackFiles({
+        'stack.yaml': [
+          'version: 1',
+          'defaults: { project_id: 1, region_id: 76 }',
+          'resources:',
+          `  web_vm: { type: cloud_instance, instance_id: ${DEMO.instance}, flavor_id: g2-standard-4-8, depends_on: [streaming_video_subtitles.tour] }`,
+          'checks:',
+          '  tour: { type: streaming_video_subtitles, video_id: 9877, languages: [eng] }',
+          '',
+        ].join('\n'),
+      });
+      const env = { EDGEFORM_BASE_URL: emu.url, EDGEFORM_API_KEY: emu.apiKey, EDGEFORM_TASK_POLL_INTERVAL: '20' };
+      const file = join(dir, 'plan.json');
+      expect((await runCli(['plan', join(dir, 'stack.yaml'), '--out', file], { env })).code).toBe(0);
+
+      // The English subtitles are withdrawn between plan and apply.
+      emu.state.videos.get(9877)!.subtitles = [];
+
+      const result = await runCli(['apply', file], { env });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain('streaming_video_subtitles.tour: was pass when planned, is fail now');
+      expect(result.stdout).toContain('cloud_instance.web_vm: depends on streaming_video_subtitles.tour, which is failing');
+      expect(emu.requests.filter((r) => r.method === 'POST')).toEqual([]);
+    } finally {
+      await emu.close();
+    }
+  });
+});
