@@ -69,7 +69,10 @@ function printBanner(io: CliIO, url: string, apiKey: string, control: boolean): 
   io.out(`edgeform emulator listening on ${url}${control ? ' (control routes on: /__emulator/)' : ''}`);
   io.out('Point edgeform at it with:');
   io.out(`export EDGEFORM_BASE_URL=${url}`);
-  io.out(`export EDGEFORM_API_KEY=${shellQuote(apiKey)}`);
+  // The output never shows the key EDGEFORM_API_KEY holds; when the emulator was given that
+  // same key there is nothing to export.
+  if (apiKey === io.env.EDGEFORM_API_KEY) io.out('(EDGEFORM_API_KEY in this environment already holds the key the emulator accepts.)');
+  else io.out(`export EDGEFORM_API_KEY=${shellQuote(apiKey)}`);
   io.out('Press Ctrl-C to stop.');
 }
 

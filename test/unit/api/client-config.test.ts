@@ -18,8 +18,8 @@ describe('createApiClientFromEnv', () => {
   });
 
   it('redacts its key and extra secrets from any text', async () => {
-    const api = createApiClient({ baseUrl: 'https://api.gcore.com', apiKey: 'k$ey', secrets: ['other'] });
-    expect(api.redact('k$ey and other and k%24ey')).toBe('[REDACTED] and [REDACTED] and [REDACTED]');
+    const api = createApiClient({ baseUrl: 'https://api.gcore.com', apiKey: '42$secretkey', secrets: ['other-secret'] });
+    expect(api.redact('42$secretkey and other-secret and 42%24secretkey')).toBe('[REDACTED] and [REDACTED] and [REDACTED]');
     await api.close();
   });
 });

@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { errors } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { REDACTED } from '../../../src/api/redact.js';
+import { REDACTED, redact } from '../../../src/api/redact.js';
 import { redactDeep, sanitizeError, scrubOwnError } from '../../../src/api/sanitize.js';
 
 const KEY = '29841$c767b250a9f4e7d1$x/y+z';
@@ -69,5 +69,17 @@ describe('redactDeep', () => {
     expect(JSON.stringify(clean)).not.toContain('c767b250a9f4e7d1');
     expect(clean.message).toBe(`Bad permanent token: ${REDACTED}`);
     expect(value.message).toContain(KEY);
+  });
+});
+
+describe('redact', () => {
+  it('replaces the key, its URL-encoded and its JSON-escaped forms', () => {
+    const key = '29841$c767"b250';
+    expect(redact(`a ${key} b ${encodeURIComponent(key)} c ${JSON.stringify(key).slice(1, -1)}`, [key])).toBe('a [REDACTED] b [REDACTED] c [REDACTED]');
+  });
+
+  it('does not search for a "secret" too short to be a key, which would mangle ordinary words', () => {
+    expect(redact('Success! The stack is valid.', ['e'])).toBe('Success! The stack is valid.');
+    expect(redact('x', [''])).toBe('x');
   });
 });
