@@ -41,6 +41,11 @@ export async function runCli(argv: string[], ioOptions: CreateIOOptions = {}): P
       // yargs 18 passes its usage object here (its typings still say the yargs instance).
       const unknown = unknownFlags(argv, context as UsageContext);
       if (unknown.length > 0) throw new UsageError(`unknown ${unknown.length === 1 ? 'flag' : 'flags'} ${unknown.join(', ')}`);
+      const first = argv.find((a) => !a.startsWith('-'));
+      if (first && message?.startsWith('Did you mean')) throw new UsageError(`unknown command "${first}". ${message}`);
+      if (first && message?.startsWith('Unknown argument') && !commands.some((c) => c.command.split(' ')[0] === first)) {
+        throw new UsageError(`unknown command "${first}"; the commands are ${commands.map((c) => c.command.split(' ')[0]).join(', ')}`);
+      }
       throw new UsageError(explainUsage(message ?? 'invalid invocation'));
     });
 

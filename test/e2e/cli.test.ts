@@ -37,6 +37,14 @@ describe('edgeform CLI usage errors', () => {
     }
   });
 
+  it('names an unknown command and suggests the nearest one', async () => {
+    const unknown = await runCli(['bogus']);
+    expect(unknown.stderr).toContain('unknown command "bogus"; the commands are validate, plan, apply, drift, schema, emulator');
+    const typo = await runCli(['plna', 'stack.yaml']);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain('unknown command "plna". Did you mean plan?');
+  });
+
   it('says what a missing PATH is', async () => {
     const result = await runCli(['plan', '--no-color']);
     expect(result.code).toBe(1);
