@@ -16,9 +16,12 @@ const emulator = await startEmulator({ port: 0, fixtures: demoFixturesPath, task
 const env = { ...process.env, EDGEFORM_BASE_URL: emulator.url, EDGEFORM_API_KEY: emulator.apiKey };
 let failed = false;
 
+/** Bold headings on a terminal, plain text for NO_COLOR or a pipe (as the CLI itself does). */
+const bold = (text: string) => (process.stdout.isTTY && !process.env.NO_COLOR ? `\x1b[1m${text}\x1b[0m` : text);
+
 /** Runs the CLI as a child process (asynchronously: the emulator lives in this process). */
 async function step(title: string, args: string[], expectedCode: number): Promise<void> {
-  process.stdout.write(`\n\x1b[1m━━ ${title}\x1b[0m\n$ edgeform ${args.join(' ')}\n\n`);
+  process.stdout.write(`\n${bold(`━━ ${title}`)}\n$ edgeform ${args.join(' ')}\n\n`);
   const child = spawn(process.execPath, [CLI, ...args], { env, stdio: 'inherit' });
   const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
   const ok = status === expectedCode;
@@ -32,7 +35,7 @@ try {
   await step('2. Apply it (waiting on the platform tasks)', ['apply', STACK, '--auto-approve'], 0);
   await step('3. The scheduled drift check: in sync', ['drift', STACK], 0);
 
-  process.stdout.write('\n\x1b[1m━━ 4. Someone changes a tag by hand, outside edgeform\x1b[0m\n');
+  process.stdout.write(`\n${bold('━━ 4. Someone changes a tag by hand, outside edgeform')}\n`);
   const response = await fetch(`${emulator.url}/cloud/v1/floatingips/1/76/726ecfcc-7fd0-4e30-a86e-7892524aa483`, {
     method: 'PATCH',
     headers: { authorization: `APIKey ${emulator.apiKey}`, 'content-type': 'application/json' },
