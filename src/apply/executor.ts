@@ -1,10 +1,9 @@
 import { EdgeformError } from '../errors.js';
-import { fingerprint } from '../plan/fingerprint.js';
+import { canonicalJson } from '../plan/fingerprint.js';
 import { buildGraph, transitiveDependants } from '../plan/graph.js';
-import { observedFields } from '../plan/planner.js';
 import { describeStaleness, StalePlanError, type StaleResource } from '../plan/saved-plan.js';
-import type { Plan, ResourceChange } from '../plan/types.js';
-import { resourceProvider, type DynamicResourceProvider, type Observation, type ProviderContext, type ProviderRegistry } from '../providers/provider.js';
+import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
+import { resourceProvider, type DynamicResourceProvider, type FinishedTask, type Observation, type ProviderContext, type ProviderRegistry } from '../providers/provider.js';
 import type { ApplyOutcome, ResourceOutcome } from './outcome.js';
 
 /** The re-read after an action found something other than the planned result. */
@@ -17,31 +16,41 @@ export class InconsistentResultError extends EdgeformError {
   }
 }
 
+/** Where the lock behind a stale change was seen: held while apply waited, or only when planned. */
+export type StaleLock = { taskId: string; seen: 'at-apply' | 'at-plan' };
+
 /**
- * A platform task that held a resource's lock changed the resource's observed fields, so the
- * planned action (e.g. a tags merge patch) was computed from a state that is gone: it is not
- * sent. A stale plan for one resource, hence `EDGEFORM_STALE_PLAN`.
+ * The resource changed since the plan was made, so that the planned change is no longer what
+ * a fresh plan would do: it would change other fields, or end elsewhere (e.g. a task that held
+ * the lock added a tag the tags merge patch knows nothing of). Nothing is sent. A stale plan
+ * for one resource, hence `EDGEFORM_STALE_PLAN`.
  */
-export class ChangedWhileLockedError extends StalePlanError {
+export class ChangedSincePlanError extends StalePlanError {
   readonly address: string;
-  readonly lockTaskId: string;
-  /** How the observed fields differ from the plan's `before`, one human line each. */
+  /** The platform task that held the resource's lock (while apply waited, or when planned); null when none. */
+  readonly lockTaskId: string | null;
+  /** How the observed fields differ from the plan's `before` (and what else a fresh plan finds), one human line each. */
   readonly differences: readonly string[];
-  constructor(stale: StaleResource, lockTaskId: string) {
-    super(
-      [
-        `${stale.address} changed while platform task ${lockTaskId} held its lock, so the planned change was not sent:`,
-        ...stale.differences.map((d) => `  ${d}`),
-        'Run edgeform plan again and review the new plan.',
-      ].join('\n'),
-    );
+  constructor(stale: StaleResource, lock: StaleLock | null) {
+    const what =
+      lock === null
+        ? 'changed since the plan was made'
+        : lock.seen === 'at-apply'
+          ? `changed while platform task ${lock.taskId} held its lock`
+          : `changed since the plan was made (platform task ${lock.taskId} held its lock then)`;
+    super([`${stale.address} ${what}, so the planned change was not sent:`, ...stale.differences.map((d) => `  ${d}`), 'Run edgeform plan again and review the new plan.'].join('\n'));
     this.address = stale.address;
-    this.lockTaskId = lockTaskId;
+    this.lockTaskId = lock?.taskId ?? null;
     this.differences = stale.differences;
   }
 }
 
-/** Reads after a lock task finished before concluding it was not this change (~3 s with the CLI's policy). */
+/**
+ * Reads after a lock task of another type than the provider's own update finished, before
+ * going on (~3 s with the CLI's policy): such a task is not this change, so only its own
+ * read lag is waited out. A lock task of the provider's own type may be this very change,
+ * abandoned by an earlier run, and gets the full confirm policy.
+ */
 const LOCK_SETTLE_READS = 4;
 
 /** What the executor reports while it works; the text and JSON views implement these. */
@@ -64,7 +73,11 @@ export interface ExecuteOptions {
   /** The context actions run in; aborting its signal stops everything at once. */
   ctx: ProviderContext;
   parallelism: number;
-  /** Aborted on the first interrupt: no new action starts; running ones finish. */
+  /**
+   * Aborted on the first interrupt: no new action starts; running ones finish what they sent.
+   * An action still waiting on a lock (or re-reading after it) ends at once, not started; a
+   * multi-step change stops between steps and ends `stopped`.
+   */
   stop?: AbortSignal;
   hooks?: ApplyHooks;
   confirm: ConfirmPolicy;
@@ -75,9 +88,11 @@ export interface ExecuteOptions {
  * A resource starts only when everything it depends on has finished successfully and every
  * check it depends on passed (checks are not run again: the plan's result counts); dependants
  * of a failure or of a check that did not pass are skipped (naming the root cause once);
- * independent branches go on. Before acting, the executor re-reads the resource and waits for
- * a platform lock (`task_id`), and sends nothing when the lock's task changed what the plan saw
- * or a first interrupt came meanwhile; after acting, it re-reads until the planned result shows.
+ * independent branches go on; a no-op is unchanged whatever it depends on. Before acting, the
+ * executor re-reads the resource and waits for a platform lock (`task_id`); right before an
+ * update is sent, a fresh plan of the resource must still be the planned change (see
+ * checkStillPlanned), else nothing is sent. A first interrupt during the lock wait or the reads
+ * ends the resource not started; after acting, it re-reads until the planned result shows.
  */
 export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome> {
   const { plan, hooks = {} } = options;
@@ -87,6 +102,9 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
   const checks = new Map(plan.checks.map((c) => [c.address, c]));
   const graph = buildGraph([...plan.resource_changes, ...plan.checks].map((n) => ({ address: n.address, dependsOn: n.depends_on })));
   const outcomes = new Map<string, ResourceOutcome>();
+  // No-ops reported unchanged although a dependency failed or a check they depend on did not
+  // pass: their dependants are still skipped, naming that root cause.
+  const gatedNoOps = new Map<string, string>();
   const running = new Map<string, Promise<void>>();
   const abort = options.ctx.signal;
 
@@ -99,7 +117,10 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
     }
     const o = outcomes.get(address);
     if (o === undefined) return 'pending';
-    if (o.status === 'applied' || o.status === 'unchanged') return 'ok';
+    if (o.status === 'applied' || o.status === 'unchanged') {
+      const rootCause = gatedNoOps.get(address);
+      return rootCause === undefined ? 'ok' : { rootCause };
+    }
     return { rootCause: o.skippedBecause ?? address };
   };
   const dependenciesState = (address: string): 'ok' | 'pending' | { rootCause: string } => {
@@ -120,9 +141,12 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
         const d = changes.get(dependant);
         if (!d || outcomes.has(dependant)) continue;
         const root = outcome.skippedBecause ?? change.address;
-        const skipped: ResourceOutcome = { address: dependant, action: d.action, status: 'skipped', taskIds: [], skippedBecause: root };
-        outcomes.set(dependant, skipped);
-        hooks.onFinish?.(d, skipped);
+        // A no-op has nothing to skip (see the walk below); its dependants are skipped all the same.
+        if (d.action === 'no-op') gatedNoOps.set(dependant, root);
+        const propagated: ResourceOutcome =
+          d.action === 'no-op' ? { address: dependant, action: d.action, status: 'unchanged', taskIds: [] } : { address: dependant, action: d.action, status: 'skipped', taskIds: [], skippedBecause: root };
+        outcomes.set(dependant, propagated);
+        hooks.onFinish?.(d, propagated);
       }
     }
   };
@@ -133,13 +157,16 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
         if (running.size >= options.parallelism) break;
         if (outcomes.has(change.address) || running.has(change.address)) continue;
         const state = dependenciesState(change.address);
-        if (typeof state === 'object') {
-          finish(change, { address: change.address, action: change.action, status: 'skipped', taskIds: [], skippedBecause: state.rootCause });
+        if (state === 'pending') continue;
+        // A no-op has nothing to skip: it is unchanged before any gate applies (a failing check
+        // it depends on must not fail the run), while its dependants still see the gate.
+        if (change.action === 'no-op') {
+          if (typeof state === 'object') gatedNoOps.set(change.address, state.rootCause);
+          finish(change, { address: change.address, action: change.action, status: 'unchanged', taskIds: [] });
           continue;
         }
-        if (state === 'pending') continue;
-        if (change.action === 'no-op') {
-          finish(change, { address: change.address, action: change.action, status: 'unchanged', taskIds: [] });
+        if (typeof state === 'object') {
+          finish(change, { address: change.address, action: change.action, status: 'skipped', taskIds: [], skippedBecause: state.rootCause });
           continue;
         }
         running.set(
@@ -169,14 +196,15 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
 async function runAction(change: ResourceChange, options: ExecuteOptions): Promise<ResourceOutcome> {
   const provider = resourceProvider(options.providers, change.type);
   const hooks = options.hooks ?? {};
+  const stop = options.stop;
   const taskIds: string[] = [];
   const started = Date.now();
   const ctx: ProviderContext = {
     ...options.ctx,
-    stopping: options.stop,
+    stopping: stop,
     async waitForTasks(ids, wait) {
       for (const id of ids) if (!taskIds.includes(id)) taskIds.push(id);
-      await options.ctx.waitForTasks(ids, wait);
+      return options.ctx.waitForTasks(ids, wait);
     },
     progress(message, detail) {
       for (const id of detail?.taskIds ?? []) if (!taskIds.includes(id)) taskIds.push(id);
@@ -192,60 +220,97 @@ async function runAction(change: ResourceChange, options: ExecuteOptions): Promi
     elapsedMs: Date.now() - started,
     ...(error === undefined ? {} : { error: error instanceof Error ? error.message : String(error) }),
   });
+  let sent = false;
   try {
     const observed = await provider.read(ctx, change.desired);
     let current = observed;
     const lockTaskId = observed.exists ? observed.lockTaskId : undefined;
     if (lockTaskId) {
-      const finished = await waitForLock(ctx, lockTaskId);
-      // A finished lock task may have made this very change (an earlier, abandoned run), and
-      // reads can lag it: re-read a few times before deciding to send anything. Only a few:
-      // when the lock was someone else's change, the resource will never look done.
-      const attempts = finished ? Math.min(options.confirm.attempts, LOCK_SETTLE_READS) : 1;
-      const settled = await readUntilDone(provider, change, ctx, { ...options.confirm, attempts });
+      const lock = await waitForLock(ctx, lockTaskId, stop);
+      if (lock.kind === 'stopped') return result('not-started');
+      // A finished lock task of the provider's own kind may have made this very change (an
+      // earlier, abandoned run), and reads can lag it: re-read with the full policy before
+      // deciding to send anything. Another kind of task only gets a few reads for its own lag.
+      const ownKind = lock.kind === 'finished' && provider.taskType !== undefined && lock.tasks.some((t) => t.task_type === provider.taskType);
+      const attempts = lock.kind !== 'finished' ? 1 : ownKind ? options.confirm.attempts : Math.min(options.confirm.attempts, LOCK_SETTLE_READS);
+      const settled = await readUntilDone(provider, change, ctx, { ...options.confirm, attempts }, stop);
+      if (settled === 'stopped') return result('not-started');
       if (settled.done) return result('unchanged');
       current = settled.observed;
     } else if (isDone(provider, change, observed)) {
       return result('unchanged');
     }
     // A first interrupt that came during the lock wait or the reads: nothing was sent yet.
-    if (options.stop?.aborted) return result('not-started');
-    if (lockTaskId) assertUnchangedSincePlan(provider, change, current, lockTaskId);
+    if (stop?.aborted) return result('not-started');
+    if (change.action === 'update') {
+      const lock: StaleLock | null = lockTaskId ? { taskId: lockTaskId, seen: 'at-apply' } : change.lock_task_id ? { taskId: change.lock_task_id, seen: 'at-plan' } : null;
+      if (checkStillPlanned(provider, change, current, lock) === 'unchanged') return result('unchanged');
+    }
+    sent = true;
     await provider.apply(ctx, change);
     await confirm(provider, change, ctx, options.confirm);
     return result('applied');
   } catch (error) {
     if (options.ctx.signal.aborted) return result('aborted', error);
+    // A multi-step change the first interrupt stopped between steps: interrupted, not failed.
+    if (sent && stop?.aborted && error instanceof EdgeformError && error.code === 'EDGEFORM_STOPPED') return result('stopped', error);
     return result('failed', error);
   }
 }
 
+/** How the wait for a lock ended. */
+type LockWait = { kind: 'finished'; tasks: FinishedTask[] } | { kind: 'failed' } | { kind: 'stopped' };
+
 /**
  * Waits for the task holding a resource's lock. That task is not this change: when it ends in
  * ERROR the lock is released all the same, so the change goes on from a fresh read (the
- * failure is reported as progress, not as this resource's failure).
+ * failure is reported as progress, not as this resource's failure). The first interrupt
+ * (`stop`) ends the wait at once: the lock task runs on, and nothing was sent.
  */
-async function waitForLock(ctx: ProviderContext, taskId: string): Promise<boolean> {
+async function waitForLock(ctx: ProviderContext, taskId: string, stop: AbortSignal | undefined): Promise<LockWait> {
   ctx.progress(`waiting for the platform task that holds the lock [task ${taskId}]`, { taskIds: [taskId] });
+  if (stop?.aborted) return { kind: 'stopped' };
   try {
-    await ctx.waitForTasks([taskId]);
-    return true;
+    return { kind: 'finished', tasks: await ctx.waitForTasks([taskId], stop ? { signal: stop } : {}) };
   } catch (error) {
+    if (stop?.aborted && !ctx.signal.aborted) return { kind: 'stopped' };
     // The stable code of the API's TaskFailedError (apply/ does not import api/).
     if (!(error instanceof EdgeformError) || error.code !== 'EDGEFORM_TASK_FAILED') throw error;
     ctx.progress(`the lock is released: ${error.message}; going on with the planned change`);
-    return false;
+    return { kind: 'failed' };
   }
 }
 
 /**
- * Throws ChangedWhileLockedError when the resource's observed fields are no longer those the
- * plan was made from: the planned payload would act on a state that is gone.
+ * Decides, from a fresh read right before an update is sent, whether the planned change still
+ * stands: a fresh plan of the resource (the provider's pure plan) that is a no-op means it is
+ * already done ('unchanged'); one whose changes are exactly the planned ones (same fields,
+ * same from and to values) and ends at the same `after` is what the user approved ('send'), as
+ * is one the provider recognises as progress along the planned change (a k8s upgrade whose
+ * first step was already made). Anything else (a field now changing from another value, other
+ * fields, another result, a plan error, the resource gone) throws ChangedSincePlanError: a
+ * resize from a flavor the plan never showed is not what was approved.
  */
-function assertUnchangedSincePlan(provider: DynamicResourceProvider, change: ResourceChange, observed: Observation, lockTaskId: string): void {
-  const fresh = observedFields(provider, change.desired, observed);
-  if (fingerprint(fresh) !== change.fingerprint) throw new ChangedWhileLockedError(describeStaleness(change, fresh), lockTaskId);
+function checkStillPlanned(provider: DynamicResourceProvider, change: ResourceChange, observed: Observation, lock: StaleLock | null): 'unchanged' | 'send' {
+  if (!observed.exists) throw new ChangedSincePlanError(describeStaleness(change, null), lock);
+  const fresh = provider.plan(change.desired, observed.state);
+  if (fresh.errors.length === 0 && fresh.action === 'no-op') return 'unchanged';
+  const planned = new Set(change.changes.map(changeKey));
+  const unplanned = fresh.changes.filter((c) => !planned.has(changeKey(c)));
+  const sameResult = canonicalJson(fresh.after) === canonicalJson(change.after);
+  const progressed = provider.isProgressOf?.(change, fresh) === true;
+  if (fresh.errors.length === 0 && sameResult && (unplanned.length === 0 || progressed)) return 'send';
+  const differences = describeStaleness(change, fresh.before).differences;
+  for (const e of fresh.errors) differences.push(`now: ${e.summary}`);
+  if (differences.length === 0) {
+    if (unplanned.length > 0) differences.push(`a fresh plan also changes ${unplanned.map((c) => c.path.join('.')).join(', ')}`);
+    if (!sameResult) differences.push(`a fresh plan ends at ${JSON.stringify(fresh.after)}, the plan at ${JSON.stringify(change.after)}`);
+  }
+  throw new ChangedSincePlanError({ address: change.address, differences }, lock);
 }
+
+/** A change as the user saw it in the plan: the field, and where it goes from and to. */
+const changeKey = (c: FieldChange) => canonicalJson([c.path, c.op, c.before ?? null, c.after ?? null]);
 
 /** Whether an observation already shows what the change wants. */
 function isDone(provider: DynamicResourceProvider, change: ResourceChange, observed: Observation): boolean {
@@ -255,11 +320,35 @@ function isDone(provider: DynamicResourceProvider, change: ResourceChange, obser
   return again.action === 'no-op' && again.errors.length === 0;
 }
 
-/** Re-reads (up to the policy's attempts) until the planned result shows; returns the last observation. */
-async function readUntilDone(provider: DynamicResourceProvider, change: ResourceChange, ctx: ProviderContext, policy: ConfirmPolicy): Promise<{ done: boolean; observed: Observation }> {
+/** The last observation of a series of re-reads, and whether it shows the planned result. */
+type Settled = { done: boolean; observed: Observation };
+
+/**
+ * Re-reads (up to the policy's attempts) until the planned result shows; returns the last
+ * observation, or 'stopped' when `stop` aborted before the next read (its waits end at once).
+ */
+function readUntilDone(provider: DynamicResourceProvider, change: ResourceChange, ctx: ProviderContext, policy: ConfirmPolicy): Promise<Settled>;
+function readUntilDone(provider: DynamicResourceProvider, change: ResourceChange, ctx: ProviderContext, policy: ConfirmPolicy, stop: AbortSignal | undefined): Promise<Settled | 'stopped'>;
+async function readUntilDone(
+  provider: DynamicResourceProvider,
+  change: ResourceChange,
+  ctx: ProviderContext,
+  policy: ConfirmPolicy,
+  stop?: AbortSignal,
+): Promise<Settled | 'stopped'> {
+  const signal = stop ? AbortSignal.any([ctx.signal, stop]) : ctx.signal;
   let observed: Observation = { exists: false };
   for (let attempt = 0; attempt < Math.max(1, policy.attempts); attempt++) {
-    if (attempt > 0) await policy.sleep(policy.delayMs(attempt), ctx.signal);
+    if (attempt > 0) {
+      if (stop?.aborted) return 'stopped';
+      try {
+        await policy.sleep(policy.delayMs(attempt), signal);
+      } catch (error) {
+        if (stop?.aborted && !ctx.signal.aborted) return 'stopped';
+        throw error;
+      }
+      if (stop?.aborted) return 'stopped';
+    }
     observed = await provider.read(ctx, change.desired);
     if (isDone(provider, change, observed)) return { done: true, observed };
   }

@@ -7,7 +7,15 @@ export type ResourceStatus =
   /** Nothing to do (no-op in the plan, or the platform already matched). */
   | 'unchanged'
   | 'failed'
-  /** Not started because a resource it depends on failed or was skipped. */
+  /**
+   * Started, and stopped part-way by the first interrupt (a multi-step change, e.g. a k8s
+   * upgrade between steps); what finished stays, and a later apply continues from there.
+   */
+  | 'stopped'
+  /**
+   * Not started because a resource it depends on failed or was skipped, or a check it depends
+   * on did not pass (never a no-op: it has nothing to skip and is `unchanged`).
+   */
   | 'skipped'
   /** Not started because the run was interrupted first. */
   | 'not-started'
@@ -21,7 +29,7 @@ export interface ResourceOutcome {
   status: ResourceStatus;
   /** Platform tasks this resource started or waited on. */
   taskIds: string[];
-  /** Failure message (already redacted), for failed and aborted resources. */
+  /** Failure message (already redacted), for failed, stopped and aborted resources. */
   error?: string;
   /** For skipped resources: the failed resource that is the root cause. */
   skippedBecause?: string;
@@ -35,16 +43,36 @@ export interface ApplyOutcome {
   aborted: boolean;
 }
 
-/** Counts for the summary line (`Apply complete! Resources: 0 added, 3 changed, 2 destroyed.`). */
-export function countOutcome(outcome: ApplyOutcome): { added: number; changed: number; destroyed: number; failed: number; skipped: number; notStarted: number } {
+/** How many resources ended in each state that the summaries count (change_summary's fields). */
+export interface OutcomeCounts {
+  added: number;
+  /** Updates applied. */
+  changed: number;
+  /** Deletes applied. */
+  destroyed: number;
+  failed: number;
+  skipped: number;
+  /** Stopped part-way by the first interrupt: interrupted, not failed. */
+  stopped: number;
+  /** Still running on the platform when the run was aborted (second interrupt). */
+  aborted: number;
+  /** Never started because of the interrupt (aborted ones are counted apart). */
+  notStarted: number;
+}
+
+/** Counts for the summary line (`Apply complete! Resources: 0 added, 3 changed, 2 destroyed.`) and change_summary. */
+export function countOutcome(outcome: ApplyOutcome): OutcomeCounts {
   const applied = outcome.resources.filter((r) => r.status === 'applied');
+  const count = (status: ResourceStatus) => outcome.resources.filter((r) => r.status === status).length;
   return {
     added: 0,
     changed: applied.filter((r) => r.action === 'update').length,
     destroyed: applied.filter((r) => r.action === 'delete').length,
-    failed: outcome.resources.filter((r) => r.status === 'failed').length,
-    skipped: outcome.resources.filter((r) => r.status === 'skipped').length,
-    notStarted: outcome.resources.filter((r) => r.status === 'not-started' || r.status === 'aborted').length,
+    failed: count('failed'),
+    skipped: count('skipped'),
+    stopped: count('stopped'),
+    aborted: count('aborted'),
+    notStarted: count('not-started'),
   };
 }
 

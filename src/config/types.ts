@@ -12,6 +12,13 @@ export const RESOURCE_TYPES = [
 ] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
 
+/**
+ * The kinds edgeform can delete (`ensure: absent`); it only adopts them by id otherwise. Every
+ * other kind accepts only `ensure: present`, so a plan that deletes one is refused.
+ */
+export const DELETABLE_TYPES = ['fastedge_app', 'streaming_player', 'cloud_quota_limit_request'] as const satisfies readonly ResourceType[];
+export type DeletableType = (typeof DELETABLE_TYPES)[number];
+
 /** Read-only assertions evaluated by plan and drift. */
 export const CHECK_TYPES = ['streaming_video_subtitles', 'streaming_ai_tasks'] as const;
 export type CheckType = (typeof CHECK_TYPES)[number];

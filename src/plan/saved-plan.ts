@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RESOURCE_TYPES, type ResourceType } from '../config/types.js';
+import { DELETABLE_TYPES, RESOURCE_TYPES, type ResourceType } from '../config/types.js';
 import { EdgeformError } from '../errors.js';
 import { PLAN_FORMAT_VERSION, type Plan, type ResourceChange } from './types.js';
 
@@ -31,7 +31,7 @@ const planFileSchema = z.object({
       address: z.string(),
       type: z.enum(RESOURCE_TYPES),
       name: z.string(),
-      action: z.enum(['no-op', 'update', 'delete', 'read']),
+      action: z.enum(['no-op', 'update', 'delete']),
       desired: record,
       before: record.nullable(),
       after: record.nullable(),
@@ -85,8 +85,10 @@ export function looksLikePlanFile(text: string): boolean {
 /**
  * Parses a saved plan and refuses what apply must not run: another major format version or a
  * newer minor one (written by a newer edgeform, it may mean what this build cannot do), an
- * update whose payload is not what its provider needs, a plan with errors, or a file that is
- * not a plan.
+ * action its kind or `ensure` does not allow (a delete of a kind edgeform cannot delete or of
+ * one the stack keeps, an update of one the stack deletes), an update whose payload is not
+ * what its provider needs, a plan with errors, or a file that is not a plan (the JSON
+ * rendering of `plan --format json` included).
  */
 export function parsePlanFile(text: string, file: string): Plan {
   let json: unknown;
@@ -95,13 +97,19 @@ export function parsePlanFile(text: string, file: string): Plan {
   } catch (error) {
     throw new PlanFileError(`${file} is not a saved plan: ${(error as Error).message}`);
   }
+  if (isPlanJsonRendering(json)) {
+    throw new PlanFileError(`${file} is the JSON rendering of a plan (plan --format json), not a plan file; save one with edgeform plan --out FILE`);
+  }
   checkFormatVersion((json as { format_version?: unknown } | null)?.format_version, file);
   const parsed = planFileSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new PlanFileError(`${file} is not a valid saved plan: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
   }
-  parsed.data.resource_changes.forEach((change, index) => checkUpdatePayload(change, index, file));
+  parsed.data.resource_changes.forEach((change, index) => {
+    checkAction(change, index, file);
+    checkUpdatePayload(change, index, file);
+  });
   const plan = parsed.data as unknown as Plan;
   if (plan.errored) throw new PlanFileError(`${file} is a plan with errors; it cannot be applied. Fix them and run edgeform plan again.`);
   return plan;
@@ -119,6 +127,33 @@ function checkFormatVersion(version: unknown, file: string): void {
     throw new StalePlanError(
       `${file} was written in plan format ${version as string} by a newer edgeform; this edgeform reads format ${PLAN_FORMAT_VERSION} and older. Upgrade edgeform or run edgeform plan again with this one.`,
     );
+  }
+}
+
+/** The output of `plan --format json` (see render/plan-json.ts): its changes carry `change.actions`. */
+function isPlanJsonRendering(json: unknown): boolean {
+  const changes = (json as { resource_changes?: unknown } | null)?.resource_changes;
+  if (!Array.isArray(changes)) return false;
+  return changes.some((c) => Array.isArray((c as { change?: { actions?: unknown } } | null)?.change?.actions));
+}
+
+/**
+ * Refuses an action the stack could not have planned: a delete of a kind edgeform cannot
+ * delete or whose `ensure` is not absent, an update of a resource whose `ensure` is absent.
+ */
+function checkAction(change: { address: string; type: ResourceType; action: string; desired: Record<string, unknown> }, index: number, file: string): void {
+  const where = `resource_changes.${index} (${change.address})`;
+  const ensure = change.desired.ensure;
+  if (change.action === 'delete') {
+    if (!(DELETABLE_TYPES as readonly ResourceType[]).includes(change.type)) {
+      throw new PlanFileError(`${file} is not a valid saved plan: ${where}: action: edgeform cannot delete a ${change.type}`);
+    }
+    if (ensure !== 'absent') {
+      throw new PlanFileError(`${file} is not a valid saved plan: ${where}: action: a delete needs desired.ensure: absent, got ${JSON.stringify(ensure) ?? 'nothing'}`);
+    }
+  }
+  if (change.action === 'update' && ensure === 'absent') {
+    throw new PlanFileError(`${file} is not a valid saved plan: ${where}: action: an update of a resource whose desired.ensure is absent`);
   }
 }
 

@@ -1,8 +1,6 @@
+import type { DeletableType } from '../config/types.js';
 import type { ResourceProvider } from './provider.js';
 import { deleteIfPresent, readOrGone, requireAction } from './shared.js';
-
-/** The kinds edgeform only adopts (ensure: present) or deletes (ensure: absent). */
-type DeletableType = 'fastedge_app' | 'streaming_player' | 'cloud_quota_limit_request';
 
 /** What differs between the adopt-or-delete kinds: where the resource lives and what `before` shows. */
 export interface DeletableKind<T extends DeletableType> {

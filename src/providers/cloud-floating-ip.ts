@@ -1,7 +1,7 @@
 import { apiPath } from '../api/path.js';
 import { planTagsPatch, userTags, type LiveTag } from '../plan/merge-patch.js';
 import type { ResourceProvider } from './provider.js';
-import { readOrGone, requirePayload, startTasks } from './shared.js';
+import { readOrGone, requireAction, requirePayload, startTasks } from './shared.js';
 
 interface FloatingIp {
   id: string;
@@ -23,6 +23,7 @@ export const cloudFloatingIp: ResourceProvider<'cloud_floating_ip'> = {
   kind: 'resource',
   type: 'cloud_floating_ip',
   idField: 'floating_ip_id',
+  taskType: 'update_floating_ip',
   verbs: { update: ['Modifying', 'Modified'], delete: ['Destroying', 'Destroyed'] },
 
   async read(ctx, desired) {
@@ -62,6 +63,7 @@ export const cloudFloatingIp: ResourceProvider<'cloud_floating_ip'> = {
   },
 
   async apply(ctx, change) {
+    requireAction(change, 'update');
     const d = change.desired as { project_id: number; region_id: number; floating_ip_id: string; tags?: Record<string, string | null>; tags_policy: 'authoritative' | 'merge' };
     const path = fipPath('v2', d.project_id, d.region_id, d.floating_ip_id);
     // `null` is a real patch (remove every user tag), so a missing patch must never default to it.

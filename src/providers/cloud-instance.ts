@@ -1,6 +1,6 @@
 import { apiPath } from '../api/path.js';
 import type { ResourceProvider } from './provider.js';
-import { PlanPayloadError, readOrGone, requirePayload, startTasks } from './shared.js';
+import { PlanPayloadError, readOrGone, requireAction, requirePayload, startTasks } from './shared.js';
 
 interface Instance {
   id: string;
@@ -26,6 +26,7 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
   kind: 'resource',
   type: 'cloud_instance',
   idField: 'instance_id',
+  taskType: 'resize_vm',
   verbs: { update: ['Resizing', 'Resized'], delete: ['Destroying', 'Destroyed'] },
 
   async read(ctx, desired) {
@@ -78,6 +79,7 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
   },
 
   async apply(ctx, change) {
+    requireAction(change, 'update');
     const d = change.desired as { project_id: number; region_id: number; instance_id: string };
     const flavorId = requirePayload(change, 'flavor_id', (v): v is string => typeof v === 'string' && v !== '', 'a flavor id');
     if (flavorId !== change.desired.flavor_id) throw new PlanPayloadError(change, `payload.flavor_id "${flavorId}" is not the desired flavor_id "${String(change.desired.flavor_id)}"`);

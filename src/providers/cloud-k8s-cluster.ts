@@ -1,8 +1,9 @@
 import { apiPath } from '../api/path.js';
+import { canonicalJson } from '../plan/fingerprint.js';
 import { EdgeformError } from '../errors.js';
 import { describeStep, nextUpgradeStep, parseK8sVersion, planUpgradePath } from '../plan/upgrade-path.js';
 import type { ProviderContext, ResourceProvider } from './provider.js';
-import { readOrGone, requirePayload, startTasks } from './shared.js';
+import { readOrGone, requireAction, requirePayload, startTasks } from './shared.js';
 
 interface Cluster {
   name: string;
@@ -62,6 +63,7 @@ export const cloudK8sCluster: ResourceProvider<'cloud_k8s_cluster'> = {
   kind: 'resource',
   type: 'cloud_k8s_cluster',
   idField: 'cluster_name',
+  taskType: 'upgrade_k8s_cluster_v2',
   verbs: { update: ['Upgrading', 'Upgraded'], delete: ['Destroying', 'Destroyed'] },
 
   async read(ctx, desired) {
@@ -98,7 +100,15 @@ export const cloudK8sCluster: ResourceProvider<'cloud_k8s_cluster'> = {
     };
   },
 
+  /** A cluster already at a step of the planned upgrade path (someone, or an earlier run, made it) is on the way. */
+  isProgressOf(change, fresh) {
+    const path = (change.payload?.upgrade_path as string[] | undefined) ?? [];
+    const now = fresh.before.version;
+    return typeof now === 'string' && path.includes(now) && canonicalJson(fresh.after) === canonicalJson(change.after);
+  },
+
   async apply(ctx, change) {
+    requireAction(change, 'update');
     const d = change.desired as { project_id: number; region_id: number; cluster_name: string; version: string };
     const planned = requirePayload(change, 'upgrade_path', isUpgradePath, 'a non-empty list of versions');
     const path = clusterPath(d.project_id, d.region_id, d.cluster_name);

@@ -31,9 +31,9 @@ export function createProviderContext(options: ProviderContextOptions): Provider
     api: options.api,
     signal,
     async waitForTasks(taskIds, wait = {}) {
-      if (taskIds.length === 0) return;
-      await waitForTasks(options.api, taskIds, {
-        signal,
+      if (taskIds.length === 0) return [];
+      return waitForTasks(options.api, taskIds, {
+        signal: wait.signal ? AbortSignal.any([signal, wait.signal]) : signal,
         timeoutMs: options.taskTimeoutMs ?? (wait.taskType ? defaultTaskTimeout(wait.taskType) : undefined),
         schedule: options.pollSchedule,
         sleep,

@@ -1,7 +1,7 @@
 import { apiPath } from '../api/path.js';
 import type { FieldChange } from '../plan/types.js';
 import type { ResourceProvider } from './provider.js';
-import { readOrGone, requirePayload } from './shared.js';
+import { readOrGone, requireAction, requirePayload } from './shared.js';
 
 interface NotificationSetting {
   id: number;
@@ -57,6 +57,7 @@ export const iamResellerNotificationSetting: ResourceProvider<'iam_reseller_noti
   },
 
   async apply(ctx, change) {
+    requireAction(change, 'update');
     const d = change.desired as { reseller_id: number; notification_settings_id: number };
     const body = requirePayload(change, 'body', isFullBody, 'the full setting (notification_type, email and enabled)');
     await ctx.api.request({ method: 'PATCH', path: settingPath(d.reseller_id, d.notification_settings_id), body, retry: 'idempotent', signal: ctx.signal });

@@ -12,8 +12,13 @@ export interface ProviderContext {
    * (a multi-step action stops between steps).
    */
   stopping?: AbortSignal;
-  /** Waits for cloud tasks to reach FINISHED (throws TaskFailedError on ERROR). */
-  waitForTasks(taskIds: readonly string[], options?: { taskType?: string; onPoll?: (task: { id: string; state: string }) => void }): Promise<void>;
+  /**
+   * Waits for cloud tasks to reach FINISHED and resolves with them, in the order of `taskIds`
+   * (throws TaskFailedError on ERROR). `signal` ends this wait early (rejecting with its
+   * reason) without aborting the context: the executor cuts a lock wait short on the first
+   * interrupt this way.
+   */
+  waitForTasks(taskIds: readonly string[], options?: { taskType?: string; onPoll?: (task: { id: string; state: string }) => void; signal?: AbortSignal }): Promise<FinishedTask[]>;
   /** Progress notes for long actions ("upgrading to v1.30.6 [task 1f2e...]"). */
   progress(message: string, detail?: { taskIds?: string[] }): void;
   /**
@@ -21,6 +26,14 @@ export interface ProviderContext {
    * the platform's reads lag); rejects with the signal's reason as soon as `signal` aborts.
    */
   sleep(ms: number): Promise<void>;
+}
+
+/** A cloud task that reached FINISHED, as far as callers of waitForTasks need it. */
+export interface FinishedTask {
+  id: string;
+  /** The platform's task type, e.g. `resize_vm`: who held a lock, in kind if not in person. */
+  task_type: string;
+  state: string;
 }
 
 /**
@@ -71,6 +84,13 @@ export interface ResourceProvider<T extends ResourceType = ResourceType> {
   verbs: { update: [string, string]; delete: [string, string] };
   /** The attribute holding the platform id, where "does not exist" diagnostics point. */
   idField: keyof ResourceAttributes[T] & string;
+  /**
+   * The platform task type this provider's update starts (e.g. `resize_vm`), when it starts
+   * tasks. A finished lock task of this type may be this very change, abandoned by an earlier
+   * run whose answer reads lag, so the executor then waits the full confirm policy for it to
+   * show before sending anything.
+   */
+  taskType?: string;
   /** Reads the live resource; a 404 is `{exists: false}`, never an error. */
   read(ctx: ProviderContext, desired: ResourceAttributes[T]): Promise<Observation>;
   /** The identifying and declared fields of an existing resource, as `before` shows them. Pure. */
@@ -83,6 +103,12 @@ export interface ResourceProvider<T extends ResourceType = ResourceType> {
    * of the resource is a no-op (or, for a delete, the resource is gone).
    */
   apply(ctx: ProviderContext, change: ResourceChange): Promise<void>;
+  /**
+   * Whether a fresh plan of the resource is progress along the planned change rather than a
+   * different change (a k8s cluster already one step along the planned upgrade path). Pure;
+   * when absent, only a fresh plan with exactly the planned changes counts as the same.
+   */
+  isProgressOf?(change: ResourceChange, fresh: ProviderPlan): boolean;
 }
 
 /** The outcome of evaluating one check. */
@@ -112,11 +138,13 @@ export interface ProviderRegistry {
 export interface DynamicResourceProvider {
   type: ResourceType;
   idField: string;
+  taskType?: string;
   verbs: ResourceProvider['verbs'];
   read(ctx: ProviderContext, desired: Record<string, unknown>): Promise<Observation>;
   summarize(state: Record<string, unknown>): Record<string, unknown>;
   plan(desired: Record<string, unknown>, state: Record<string, unknown>): ProviderPlan;
   apply(ctx: ProviderContext, change: ResourceChange): Promise<void>;
+  isProgressOf?(change: ResourceChange, fresh: ProviderPlan): boolean;
 }
 
 /** The provider of a resource type, typed for plan data. */

@@ -1,4 +1,4 @@
-import { ApiConnectionError, ApiError, NotFoundError } from '../api/errors.js';
+import { ApiConnectionError, ApiError, ConflictError, NotFoundError } from '../api/errors.js';
 import { computeBackoff } from '../api/retry.js';
 import { EdgeformError } from '../errors.js';
 import type { ResourceChange } from '../plan/types.js';
@@ -31,7 +31,10 @@ export function requirePayload<T>(change: ResourceChange, field: string, valid: 
   return value;
 }
 
-/** Refuses any action but `expected` (a provider that cannot update must never act on an "update"). */
+/**
+ * Refuses any action but `expected`: a provider that cannot update must never act on an
+ * "update", nor one that cannot delete on a "delete" (it would send its update instead).
+ */
 export function requireAction(change: ResourceChange, expected: ResourceChange['action']): void {
   if (change.action !== expected) throw new PlanPayloadError(change, `this kind supports only ${expected}, the change says ${change.action}`);
 }
@@ -78,14 +81,31 @@ export function isUnknownOutcome(error: unknown): boolean {
   return error instanceof ApiError && UNKNOWN_OUTCOME_STATUSES.has(error.status);
 }
 
+/** Lock tasks waited on in one recovery before giving up on the resource ever being free. */
+export const MAX_LOCK_WAITS = 3;
+
+/** The resource stayed locked by one task after another while edgeform tried to recover. */
+export class StillLockedError extends EdgeformError {
+  readonly taskId: string;
+  constructor(taskId: string, waits: number) {
+    super('EDGEFORM_STILL_LOCKED', `the resource is still locked by task ${taskId} after ${waits} waits on its lock; nothing more was sent. Run apply again once it is free.`);
+    this.taskId = taskId;
+  }
+}
+
 /**
  * Starts asynchronous work (a task-starting POST or PATCH) and waits on its tasks. When a send
  * fails with an unknown outcome (see isUnknownOutcome), the request is not blindly sent again
  * (a task it started would hold the lock, and a second one would be refused with 409): the
- * resource is re-read instead. A lock means our task is running (wait for it); the desired state
- * means it already finished; "not started" is reported with the original error, so a later run
- * can decide, unless the request is safe to repeat once nothing runs (`resendIfNotStarted`, the
- * tags merge patch): that is sent again after the client's backoff, MAX_SENDS times in all.
+ * resource is re-read instead. The desired state means it already finished; a lock means a task
+ * is running, ours or someone else's: it is waited on. A POST is never sent twice, so after that
+ * wait its caller's own re-read judges the result. A request that is safe to repeat once nothing
+ * runs (`resendIfNotStarted`, the tags merge patch) re-reads after the wait and decides again:
+ * done, locked again (wait again, MAX_LOCK_WAITS in all), or not started (send again after the
+ * client's backoff, MAX_SENDS sends in all). A 409 answering such a resend means a task holds the
+ * lock (ours made visible late, or someone else's) and is recovered from the same way; a 409 to
+ * the first send is the caller's to handle. Otherwise "not started" is reported with the
+ * original error, so a later run can decide.
  */
 export async function startTasks(
   ctx: ProviderContext,
@@ -94,28 +114,51 @@ export async function startTasks(
   taskType: string,
   options: { resendIfNotStarted?: boolean; maxSends?: number } = {},
 ): Promise<void> {
-  const maxSends = options.resendIfNotStarted ? (options.maxSends ?? MAX_SENDS) : 1;
-  let tasks: string[] | undefined;
-  for (let sent = 1; tasks === undefined; sent++) {
+  const resendable = options.resendIfNotStarted === true;
+  const maxSends = resendable ? (options.maxSends ?? MAX_SENDS) : 1;
+  for (let sent = 1; ; sent++) {
+    let tasks: string[];
     try {
       ({ tasks } = await send());
     } catch (error) {
-      if (!isUnknownOutcome(error)) throw error;
-      const found = await recover();
-      if (found.kind === 'done') return;
-      if (found.kind === 'running') {
-        ctx.progress(`the request's outcome was unknown; waiting on the task found on the resource [task ${found.taskId}]`, { taskIds: [found.taskId] });
-        await ctx.waitForTasks([found.taskId], { taskType });
-        return;
-      }
+      const lockedOnResend = sent > 1 && error instanceof ConflictError;
+      if (!isUnknownOutcome(error) && !lockedOnResend) throw error;
+      const reason = lockedOnResend ? 'the platform refused the resend (409): a task holds the lock' : "the request's outcome was unknown";
+      const found = await settleRecovery(ctx, recover, taskType, reason, resendable);
+      if (found === 'done' || found === 'waited') return;
       if (sent >= maxSends) throw error;
       const delayMs = computeBackoff(sent, Math.random);
       ctx.progress(`the request failed and the resource shows it did not start (${describeFailure(error)}); sending it again in ${delayMs} ms`);
       await ctx.sleep(delayMs);
+      continue;
     }
+    if (tasks.length > 0) ctx.progress(`waiting on ${tasks.length === 1 ? 'task' : 'tasks'} ${tasks.join(', ')}`, { taskIds: tasks });
+    await ctx.waitForTasks(tasks, { taskType });
+    return;
   }
-  if (tasks.length > 0) ctx.progress(`waiting on ${tasks.length === 1 ? 'task' : 'tasks'} ${tasks.join(', ')}`, { taskIds: tasks });
-  await ctx.waitForTasks(tasks, { taskType });
+}
+
+/**
+ * Re-reads after a failed send and waits on any lock found. `waited` (only when the request
+ * cannot be resent): a lock was waited on and the caller's re-read judges the result, which
+ * may lag the finished task. Otherwise the resource is re-read after each wait until it is
+ * done or shows nothing started.
+ */
+async function settleRecovery(
+  ctx: ProviderContext,
+  recover: () => Promise<Recovery>,
+  taskType: string,
+  reason: string,
+  resendable: boolean,
+): Promise<'done' | 'not-started' | 'waited'> {
+  for (let waits = 0; ; waits++) {
+    const found = await recover();
+    if (found.kind !== 'running') return found.kind;
+    if (waits >= MAX_LOCK_WAITS) throw new StillLockedError(found.taskId, waits);
+    ctx.progress(`${reason}; waiting on the task found on the resource [task ${found.taskId}]`, { taskIds: [found.taskId] });
+    await ctx.waitForTasks([found.taskId], { taskType });
+    if (!resendable) return 'waited';
+  }
 }
 
 function describeFailure(error: unknown): string {

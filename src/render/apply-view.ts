@@ -47,6 +47,7 @@ export function createTextApplyView(write: (line: string) => void, verbsOf: Verb
       if (outcome.status === 'applied') write(`${kleur.bold(change.address)}: ${kleur.green(done)}${elapsed}${taskNote(outcome.taskIds)}`);
       else if (outcome.status === 'unchanged' && s) write(`${kleur.bold(change.address)}: already as planned; nothing sent${elapsed}`);
       else if (outcome.status === 'failed') write(`${kleur.bold(change.address)}: ${kleur.red(`${progressive} failed`)}${elapsed}${taskNote(outcome.taskIds)}: ${outcome.error ?? 'unknown error'}`);
+      else if (outcome.status === 'stopped') write(`${kleur.bold(change.address)}: ${kleur.yellow('stopped part-way by the interrupt')}${elapsed}${taskNote(outcome.taskIds)}: ${outcome.error ?? 'no further step was started'}`);
       else if (outcome.status === 'aborted') write(`${kleur.bold(change.address)}: ${kleur.red('abandoned')}${taskNote(outcome.taskIds)}`);
       else if (outcome.status === 'not-started' && s) write(`${kleur.bold(change.address)}: not started: stopped by the interrupt before anything was sent`);
     },
@@ -81,7 +82,7 @@ function isCheck(address: string | undefined): boolean {
 export function summaryLines(outcome: ApplyOutcome): string[] {
   const n = countOutcome(outcome);
   const counts = `Resources: ${n.added} added, ${n.changed} changed, ${n.destroyed} destroyed.`;
-  if (!outcome.interrupted && n.failed === 0 && n.skipped === 0 && n.notStarted === 0) return [kleur.green(kleur.bold(`Apply complete! ${counts}`))];
+  if (!outcome.interrupted && n.failed === 0 && n.skipped === 0 && n.stopped === 0 && n.aborted === 0 && n.notStarted === 0) return [kleur.green(kleur.bold(`Apply complete! ${counts}`))];
   const lines = [kleur.red(kleur.bold(outcome.interrupted ? `Apply interrupted. ${counts}` : `Apply failed. ${counts}`))];
   const group = (title: string, list: ResourceOutcome[], describe: (r: ResourceOutcome) => string) => {
     if (list.length === 0) return;
@@ -91,6 +92,7 @@ export function summaryLines(outcome: ApplyOutcome): string[] {
   const by = (status: ResourceOutcome['status']) => outcome.resources.filter((r) => r.status === status);
   group('Applied', by('applied'), (r) => `${r.address} (${r.action})${tasks(r)}`);
   group('Failed', by('failed'), (r) => `${r.address} (${r.action})${tasks(r)}: ${r.error ?? 'unknown error'}`);
+  group('Stopped part-way', by('stopped'), (r) => `${r.address} (${r.action})${tasks(r)}: ${r.error ?? 'stopped by the interrupt'}`);
   group('Still running on the platform', by('aborted'), (r) => `${r.address} (${r.action})${tasks(r)}`);
   group('Skipped', by('skipped'), (r) => `${r.address}: depends on ${r.skippedBecause}, which ${isCheck(r.skippedBecause) ? 'is failing' : 'failed'}`);
   group('Not started', by('not-started'), (r) => `${r.address} (${r.action})`);
@@ -98,7 +100,16 @@ export function summaryLines(outcome: ApplyOutcome): string[] {
   return lines;
 }
 
-/** The machine view: one JSON object per line, each with `type` and `timestamp`. */
+/**
+ * The machine view: one JSON object per line, each with `type` and `timestamp`. Events:
+ * `apply_start`, `apply_progress`, `apply_complete` (applied, unchanged), `apply_errored`
+ * (failed, stopped, skipped, not-started, aborted; with `error` and `skipped_because`),
+ * `interrupt` (stage stop | abort), and last `change_summary`: `add`, `change`, `destroy`,
+ * `failed`, `skipped`, `stopped` (started, stopped part-way by the interrupt), `aborted` (still
+ * running on the platform when the run was abandoned), `not_started` (never started; aborted
+ * ones are not counted here), `interrupted`, and `resources` (address, action, status,
+ * task_ids, error, skipped_because).
+ */
 export function createJsonApplyView(write: (line: string) => void, now: () => number = Date.now): ApplyView {
   const startedAt = new Map<string, number>();
   const running = new Map<string, readonly string[]>();
@@ -136,6 +147,8 @@ export function createJsonApplyView(write: (line: string) => void, now: () => nu
         destroy: n.destroyed,
         failed: n.failed,
         skipped: n.skipped,
+        stopped: n.stopped,
+        aborted: n.aborted,
         not_started: n.notStarted,
         interrupted: outcome.interrupted,
         resources: outcome.resources.map((r) => ({ address: r.address, action: r.action, status: r.status, task_ids: r.taskIds, error: r.error ?? null, skipped_because: r.skippedBecause ?? null })),

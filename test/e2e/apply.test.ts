@@ -282,6 +282,24 @@ checks:
     expect(userTags(emu, DEMO.fip)).toEqual({ env: 'staging', owner: 'alice', team: 'edge' });
   });
 
+  it('exits 0 when only a resource with nothing to change depends on a failing check', async () => {
+    const { emu, env } = await start();
+    const stack = stackFile(`version: 1
+defaults: { project_id: 1, region_id: 76 }
+resources:
+  web_ip: { type: cloud_floating_ip, floating_ip_id: ${DEMO.fip}, tags: { env: staging, owner: alice, team: edge }, depends_on: [streaming_video_subtitles.tour_subtitles] }
+checks:
+  tour_subtitles: { type: streaming_video_subtitles, video_id: 9877, languages: [eng, ger] }
+`);
+
+    const result = await runCli(['apply', stack, '--auto-approve'], { env });
+
+    expect(result.stdout).toContain('Apply complete! Resources: 0 added, 0 changed, 0 destroyed.');
+    expect(result.stdout).not.toContain('Skipped');
+    expect(result.code).toBe(0);
+    expect(writesSeen(emu)).toEqual([]);
+  });
+
   it('--parallelism 3 runs at most three actions at once, and does reach three', async () => {
     const { emu, env } = await start({ taskDurationMs: 2000, fixtures: withExtraFloatingIps(8) });
     const stack = stackFile(`version: 1\ndefaults: { project_id: 1, region_id: 76 }\nresources:\n${extraFipBlocks(8)}`);

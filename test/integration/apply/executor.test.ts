@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../../src/api/client.js';
 import { executePlan, type ApplyHooks, type ConfirmPolicy, type ExecuteOptions } from '../../../src/apply/executor.js';
-import type { ApplyOutcome } from '../../../src/apply/outcome.js';
+import { countOutcome, succeeded, type ApplyOutcome } from '../../../src/apply/outcome.js';
 import type { EmulatorOptions } from '../../../src/emulator/index.js';
+import { startTask } from '../../../src/emulator/tasks.js';
 import type { Plan } from '../../../src/plan/types.js';
 import type { ProviderContext } from '../../../src/providers/provider.js';
 import { registry } from '../../../src/providers/registry.js';
@@ -14,6 +15,10 @@ const HEADER = 'version: 1\ndefaults: { project_id: 1, region_id: 76 }\nresource
 const WEB_IP = `  web_ip: { type: cloud_floating_ip, floating_ip_id: ${DEMO.fip}, tags: { env: prod, team: edge } }\n`;
 const WEB_VM = `  web_vm: { type: cloud_instance, instance_id: ${DEMO.instance}, flavor_id: g2-standard-4-8 }\n`;
 const CLUSTER_AFTER_VM = '  cluster: { type: cloud_k8s_cluster, cluster_name: prod-eu, version: v1.30.6, depends_on: [cloud_instance.web_vm] }\n';
+/** Two upgrade steps from the demo cluster's v1.29.8: v1.30.6, then v1.31.3. */
+const CLUSTER_LATEST = '  cluster: { type: cloud_k8s_cluster, cluster_name: prod-eu, version: v1.31.3 }\n';
+const UPGRADE_POST = 'POST /cloud/v2/k8s/clusters/1/76/prod-eu/upgrade';
+const RESIZE_POST = `POST /cloud/v1/instances/1/76/${DEMO.instance}/changeflavor`;
 
 /** Confirmation re-reads that never wait on the wall clock. */
 const quickConfirm: ConfirmPolicy = { attempts: 3, delayMs: () => 0, sleep: () => Promise.resolve() };
@@ -43,6 +48,30 @@ function recordingHooks(): ApplyHooks & { events: string[]; running: Set<string>
 
 const userTagsOf = (emu: TestEmulator, id: string) => Object.fromEntries(emu.state.floatingIps.get(id)!.tags.filter((t) => !t.read_only).map((t) => [t.key, t.value]));
 const taskOf = (emu: TestEmulator, resourceId: string) => [...emu.state.tasks.values()].filter((t) => t.resource_id === resourceId);
+
+/**
+ * Locks the demo floating IP with a task of another type than the provider's own update (the
+ * platform runs several kinds of task on an IP; the emulator's routes start only
+ * update_floating_ip): detaches it from its port, leaving the tags alone.
+ */
+function lockFipWithPortTask(emu: TestEmulator): string {
+  const task = startTask(
+    emu.state,
+    {
+      taskType: 'detach_floating_ip',
+      kind: 'floating_ip',
+      resourceId: DEMO.fip,
+      projectId: 1,
+      regionId: 76,
+      effect: { type: 'update_floating_ip', port: { port_id: null, fixed_ip_address: null } },
+      data: { port_id: null },
+      requestId: 'test-detach',
+    },
+    emu.clock.now(),
+    2000,
+  );
+  return task.id;
+}
 
 describe('executePlan against the emulator', () => {
   let emu: TestEmulator | undefined;
@@ -152,6 +181,56 @@ describe('executePlan against the emulator', () => {
     expect(writesSeen(emu)).toEqual([`POST /cloud/v1/instances/1/76/${DEMO.instance}/changeflavor`]);
   });
 
+  it('reports a no-op that depends on a failing check unchanged (nothing to skip), and still skips what depends on it', async () => {
+    const yaml =
+      `  web_ip: { type: cloud_floating_ip, floating_ip_id: ${DEMO.fip}, tags: { env: staging, owner: alice, team: edge }, depends_on: [streaming_video_subtitles.tour_subtitles] }\n` +
+      `  media_ip: { type: cloud_floating_ip, floating_ip_id: ${DEMO.fipDown}, tags_policy: merge, tags: { team: media }, depends_on: [cloud_floating_ip.web_ip] }\n` +
+      'checks:\n' +
+      '  tour_subtitles: { type: streaming_video_subtitles, video_id: 9877, languages: [eng, ger] }\n';
+    const { emu, ctx, plan } = await setUp({ taskDurationMs: 0 }, yaml);
+    expect(plan.checks.map((c) => c.status)).toEqual(['fail']);
+    expect(plan.resource_changes.map((c) => c.action)).toEqual(['no-op', 'update']);
+
+    const outcome = await execute({ plan, ctx });
+
+    expect(outcome.resources.map(({ address, status, skippedBecause }) => ({ address, status, skippedBecause }))).toEqual([
+      { address: 'cloud_floating_ip.web_ip', status: 'unchanged', skippedBecause: undefined },
+      { address: 'cloud_floating_ip.media_ip', status: 'skipped', skippedBecause: 'streaming_video_subtitles.tour_subtitles' },
+    ]);
+    expect(writesSeen(emu)).toEqual([]);
+  });
+
+  it('reports a no-op that depends on a failed resource unchanged, and skips what depends on it naming the failure', async () => {
+    const yaml =
+      WEB_VM +
+      `  web_ip: { type: cloud_floating_ip, floating_ip_id: ${DEMO.fip}, tags: { env: staging, owner: alice, team: edge }, depends_on: [cloud_instance.web_vm] }\n` +
+      `  media_ip: { type: cloud_floating_ip, floating_ip_id: ${DEMO.fipDown}, tags_policy: merge, tags: { team: media }, depends_on: [cloud_floating_ip.web_ip] }\n`;
+    const { emu, ctx, plan } = await setUp({ taskDurationMs: 0 }, yaml);
+    emu.state.setNextTaskError('instance', DEMO.instance, 'No valid host was found');
+
+    const outcome = await execute({ plan, ctx });
+
+    expect(outcome.resources.map(({ address, status, skippedBecause }) => ({ address, status, skippedBecause }))).toEqual([
+      { address: 'cloud_instance.web_vm', status: 'failed', skippedBecause: undefined },
+      { address: 'cloud_floating_ip.web_ip', status: 'unchanged', skippedBecause: undefined },
+      { address: 'cloud_floating_ip.media_ip', status: 'skipped', skippedBecause: 'cloud_instance.web_vm' },
+    ]);
+    expect(writesSeen(emu)).toEqual([RESIZE_POST]);
+  });
+
+  it('reports every resource unchanged when only no-ops depend on a failing check', async () => {
+    const yaml =
+      `  web_ip: { type: cloud_floating_ip, floating_ip_id: ${DEMO.fip}, tags: { env: staging, owner: alice, team: edge }, depends_on: [streaming_video_subtitles.tour_subtitles] }\n` +
+      'checks:\n' +
+      '  tour_subtitles: { type: streaming_video_subtitles, video_id: 9877, languages: [eng, ger] }\n';
+    const { ctx, plan } = await setUp({ taskDurationMs: 0 }, yaml);
+
+    const outcome = await execute({ plan, ctx });
+
+    expect(outcome.resources).toEqual([{ address: 'cloud_floating_ip.web_ip', action: 'no-op', status: 'unchanged', taskIds: [] }]);
+    expect(succeeded(outcome)).toBe(true);
+  });
+
   it('waits for the task holding a floating IP lock before patching it', async () => {
     emu = await startTestEmulator({ taskDurationMs: 2000 });
     // Someone detaches the IP from its port: a lock task that leaves the tags the plan saw alone.
@@ -253,10 +332,9 @@ describe('executePlan against the emulator', () => {
     expect(writesSeen(emu)).toEqual([]);
   });
 
-  it('after a lock held by someone else\'s change, re-reads only a few times and then sends its own change', async () => {
+  it('after a lock held by a task of another kind, re-reads only a few times and then sends its own change', async () => {
     emu = await startTestEmulator({ taskDurationMs: 2000 });
-    const foreign = await emu.call('PATCH', `/cloud/v2/floatingips/1/76/${DEMO.fip}`, { body: { port_id: null } });
-    const lockId = foreign.body.tasks[0] as string;
+    const lockId = lockFipWithPortTask(emu);
     const connected = connectTo(emu);
     api = connected.api;
     const plan = await planYaml(connected.ctx, emu.url, HEADER + WEB_IP);
@@ -276,7 +354,7 @@ describe('executePlan against the emulator', () => {
     expect(userTagsOf(emu, DEMO.fip)).toEqual({ env: 'prod', team: 'edge' });
   });
 
-  it('after a lock held by someone else\'s change to a planned field, re-reads only a few times and then fails without sending', async () => {
+  it('after a lock held by a resize to another flavor, settles with the full policy, then refuses: a resize from a flavor the plan never showed is not what was approved', async () => {
     emu = await startTestEmulator({ taskDurationMs: 2000 });
     const foreign = await emu.call('POST', `/cloud/v1/instances/1/76/${DEMO.instance}/changeflavor`, { body: { flavor_id: 'g2-standard-8-16' } });
     const lockId = foreign.body.tasks[0] as string;
@@ -292,13 +370,82 @@ describe('executePlan against the emulator', () => {
     const outcome = await driveTasks(emu, run);
 
     expect(outcome.resources).toEqual([expect.objectContaining({ status: 'failed', taskIds: [lockId] })]);
-    expect(outcome.resources[0]!.error).toContain(`cloud_instance.web_vm changed while platform task ${lockId} held its lock`);
+    expect(outcome.resources[0]!.error).toContain('changed while platform task');
     expect(outcome.resources[0]!.error).toContain('flavor_id: "g2-standard-2-4" when planned, now "g2-standard-8-16"');
     const lockDone = emu.requests.findIndex((r) => r.path === `/cloud/v1/tasks/${lockId}`);
     const settleReads = emu.requests.slice(lockDone).filter((r) => r.method === 'GET' && r.path === `/cloud/v1/instances/1/76/${DEMO.instance}`);
-    expect(settleReads).toHaveLength(4);
+    // A resize_vm lock may be this very change, abandoned by an earlier run: the full policy.
+    expect(settleReads.length).toBeGreaterThanOrEqual(12);
     expect(writesSeen(emu)).toEqual([]);
     expect(emu.state.instances.get(DEMO.instance)!.flavor_id).toBe('g2-standard-8-16');
+  });
+
+  it('after a lock held by an upgrade step toward its target, goes on from there to the target (the planned result still holds)', async () => {
+    emu = await startTestEmulator({ taskDurationMs: 2000 });
+    const connected = connectTo(emu);
+    api = connected.api;
+    const plan = await planYaml(connected.ctx, emu.url, HEADER + CLUSTER_LATEST);
+    expect(plan.resource_changes[0]).toMatchObject({ action: 'update', lock_task_id: null, payload: { upgrade_path: ['v1.30.6', 'v1.31.3'] } });
+    // Step 1 of this very change, left running by a run interrupted twice (or anyone's upgrade).
+    const foreign = await emu.call('POST', '/cloud/v2/k8s/clusters/1/76/prod-eu/upgrade', { body: { version: 'v1.30.6' } });
+    const lockId = foreign.body.tasks[0] as string;
+    emu.requests.length = 0;
+    const run = execute({ plan, ctx: connected.ctx });
+
+    await waitFor(() => emu!.requests.some((r) => r.path === `/cloud/v1/tasks/${lockId}`), { what: 'a poll of the lock task' });
+    const outcome = await driveTasks(emu, run);
+
+    const ours = taskOf(emu, `1/76/${DEMO.cluster}`).filter((t) => t.id !== lockId);
+    expect(outcome.resources).toEqual([expect.objectContaining({ status: 'applied', taskIds: [lockId, ...ours.map((t) => t.id)] })]);
+    expect(writesSeen(emu)).toEqual([UPGRADE_POST]);
+    expect(ours.map((t) => t.data)).toEqual([{ version: 'v1.31.3' }]);
+    expect(emu.state.k8sClusters.get(`1/76/${DEMO.cluster}`)!.version).toBe('v1.31.3');
+  });
+
+  it('fails, sending nothing, when a lock seen at plan time ended before apply and changed what the plan saw', async () => {
+    emu = await startTestEmulator({ taskDurationMs: 2000 });
+    const foreign = await emu.call('PATCH', `/cloud/v2/floatingips/1/76/${DEMO.fip}`, { body: { tags: { other: 'x' } } });
+    const lockId = foreign.body.tasks[0] as string;
+    const connected = connectTo(emu);
+    api = connected.api;
+    const plan = await planYaml(connected.ctx, emu.url, HEADER + WEB_IP);
+    expect(plan.resource_changes[0]).toMatchObject({ lock_task_id: lockId, payload: { tags_patch: { env: 'prod', owner: null } } });
+    emu.clock.advance(2000);
+    expect(emu.state.floatingIps.get(DEMO.fip)!.task_id).toBeNull();
+    emu.requests.length = 0;
+
+    const outcome = await driveTasks(emu, execute({ plan, ctx: connected.ctx }));
+
+    expect(outcome.resources).toEqual([expect.objectContaining({ status: 'failed', taskIds: [] })]);
+    expect(outcome.resources[0]!.error).toBe(
+      [
+        `cloud_floating_ip.web_ip changed since the plan was made (platform task ${lockId} held its lock then), so the planned change was not sent:`,
+        '  tags: {"env":"staging","owner":"alice","team":"edge"} when planned, now {"env":"staging","other":"x","owner":"alice","team":"edge"}',
+        'Run edgeform plan again and review the new plan.',
+      ].join('\n'),
+    );
+    expect(writesSeen(emu)).toEqual([]);
+    expect(userTagsOf(emu, DEMO.fip)).toEqual({ env: 'staging', other: 'x', owner: 'alice', team: 'edge' });
+  });
+
+  it('after a lock held by a task of its own kind, settles with the full confirm policy: no second resize while reads lag', async () => {
+    emu = await startTestEmulator({ taskDurationMs: 2000, readLagMs: 8000 });
+    const foreign = await emu.call('POST', `/cloud/v1/instances/1/76/${DEMO.instance}/changeflavor`, { body: { flavor_id: 'g2-standard-4-8' } });
+    const lockId = foreign.body.tasks[0] as string;
+    const connected = connectTo(emu);
+    api = connected.api;
+    const plan = await planYaml(connected.ctx, emu.url, HEADER + WEB_VM);
+    expect(plan.resource_changes[0]).toMatchObject({ action: 'update', lock_task_id: lockId });
+    const confirm: ConfirmPolicy = { attempts: 12, delayMs: () => 1000, sleep: async (ms) => emu!.clock.advance(ms) };
+    const run = execute({ plan, ctx: connected.ctx, confirm });
+
+    await waitFor(() => emu!.requests.some((r) => r.path === `/cloud/v1/tasks/${lockId}`), { what: 'a poll of the lock task' });
+    emu.clock.advance(2000);
+    const outcome = await driveTasks(emu, run);
+
+    expect(outcome.resources).toEqual([expect.objectContaining({ status: 'unchanged', taskIds: [lockId] })]);
+    expect(writesSeen(emu)).toEqual([RESIZE_POST]);
+    expect(taskOf(emu, DEMO.instance).map((t) => t.id)).toEqual([lockId]);
   });
 
   it('runs at most --parallelism actions at once, and does reach that many', async () => {
@@ -378,6 +525,83 @@ describe('executePlan against the emulator', () => {
     expect(outcome).toMatchObject({ interrupted: true, aborted: false });
     expect(emu.requests.filter((r) => r.method === 'PATCH').map((r) => r.path)).toEqual([`/cloud/v2/floatingips/1/76/${DEMO.fip}`]);
     expect(taskOf(emu, DEMO.fip).map((t) => t.id)).toEqual([lockId]);
+  });
+
+  it('a stop during the wait on a lock ends the wait at once: not started, nothing sent, the lock task left running', async () => {
+    emu = await startTestEmulator({ taskDurationMs: 3_600_000 });
+    const foreign = await emu.call('PATCH', `/cloud/v2/floatingips/1/76/${DEMO.fip}`, { body: { port_id: null } });
+    const lockId = foreign.body.tasks[0] as string;
+    const connected = connectTo(emu);
+    api = connected.api;
+    const plan = await planYaml(connected.ctx, emu.url, HEADER + WEB_IP);
+    emu.requests.length = 0;
+    const stop = new AbortController();
+    const hooks = recordingHooks();
+    let settled = false;
+    const run = execute({ plan, ctx: connected.ctx, stop: stop.signal, hooks }).finally(() => {
+      settled = true;
+    });
+
+    await waitFor(() => emu!.requests.filter((r) => r.path === `/cloud/v1/tasks/${lockId}`).length >= 2, { what: 'polls of the lock task' });
+    const clockAtStop = emu.clock.now();
+    stop.abort();
+    await waitFor(() => settled, { timeoutMs: 5_000, what: 'execute to resolve without the lock task finishing' });
+    const outcome = await run;
+
+    expect(emu.clock.now()).toBe(clockAtStop);
+    expect(outcome.resources).toEqual([expect.objectContaining({ address: 'cloud_floating_ip.web_ip', status: 'not-started', taskIds: [lockId] })]);
+    expect(outcome).toMatchObject({ interrupted: true, aborted: false });
+    expect(hooks.events).toEqual(['start cloud_floating_ip.web_ip', 'finish cloud_floating_ip.web_ip not-started']);
+    expect(writesSeen(emu)).toEqual([]);
+    expect(emu.state.pendingTasks.map((t) => t.id)).toEqual([lockId]);
+  });
+
+  it('a stop during the settle reads after a lock sends nothing and reports the resource not started', async () => {
+    emu = await startTestEmulator({ taskDurationMs: 2000 });
+    const lockId = lockFipWithPortTask(emu);
+    const connected = connectTo(emu);
+    api = connected.api;
+    const plan = await planYaml(connected.ctx, emu.url, HEADER + WEB_IP);
+    emu.requests.length = 0;
+    const stop = new AbortController();
+    let reads = 0;
+    // The second settle read's wait is where the interrupt comes.
+    const confirm: ConfirmPolicy = {
+      attempts: 12,
+      delayMs: () => 1000,
+      sleep: async (ms) => {
+        if (++reads === 2) stop.abort();
+        emu!.clock.advance(ms);
+      },
+    };
+    const run = execute({ plan, ctx: connected.ctx, stop: stop.signal, confirm });
+
+    await waitFor(() => emu!.requests.some((r) => r.path === `/cloud/v1/tasks/${lockId}`), { what: 'a poll of the lock task' });
+    emu.clock.advance(2000);
+    const outcome = await run;
+
+    expect(outcome.resources).toEqual([expect.objectContaining({ status: 'not-started', taskIds: [lockId] })]);
+    const settleReads = emu.requests.filter((r) => r.method === 'GET' && r.path === `/cloud/v1/floatingips/1/76/${DEMO.fip}`);
+    expect(settleReads.length).toBeLessThanOrEqual(3);
+    expect(writesSeen(emu)).toEqual([]);
+  });
+
+  it('reports a k8s upgrade stopped between steps by the interrupt as stopped, not failed', async () => {
+    const { emu, ctx, plan } = await setUp({ taskDurationMs: 2000 }, CLUSTER_LATEST);
+    const stop = new AbortController();
+    const run = execute({ plan, ctx, stop: stop.signal });
+
+    await waitFor(() => emu.state.pendingTasks.length === 1, { what: 'the first upgrade step' });
+    stop.abort();
+    const outcome = await driveTasks(emu, run);
+
+    const [step1] = taskOf(emu, `1/76/${DEMO.cluster}`);
+    expect(outcome.resources).toEqual([expect.objectContaining({ address: 'cloud_k8s_cluster.cluster', status: 'stopped', taskIds: [step1!.id] })]);
+    expect(outcome.resources[0]!.error).toContain('stopped at v1.30.6 on the way to v1.31.3 because of the interrupt');
+    expect(outcome).toMatchObject({ interrupted: true, aborted: false });
+    expect(countOutcome(outcome)).toMatchObject({ changed: 0, failed: 0, stopped: 1, notStarted: 0, aborted: 0 });
+    expect(writesSeen(emu)).toEqual([UPGRADE_POST]);
+    expect(emu.state.k8sClusters.get(`1/76/${DEMO.cluster}`)!.version).toBe('v1.30.6');
   });
 
   it('on abort reports the running actions as aborted with their task ids', async () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { InternalServerError } from '../../../src/api/errors.js';
+import { ConflictError, InternalServerError } from '../../../src/api/errors.js';
 import type { ResourceAttributes } from '../../../src/config/types.js';
 import { cloudFloatingIp } from '../../../src/providers/cloud-floating-ip.js';
+import { StillLockedError } from '../../../src/providers/shared.js';
 import { DEMO, type TestEmulator } from '../../helpers/emulator.js';
 import { planChange, routesSeen, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
 import { resource } from '../../helpers/stack.js';
@@ -211,5 +212,91 @@ describe('cloud_floating_ip apply of a change without its payload', () => {
     const change = await planChange(h.ctx, resource('cloud_floating_ip', 'web_ip', desired()));
     await cloudFloatingIp.apply(h.ctx, { ...change, payload: { tags_patch: null } });
     expect(h.sent.filter((r) => r.method === 'PATCH').map((r) => r.body)).toEqual([{ tags: null }]);
+  });
+});
+
+describe('cloud_floating_ip apply of anything but an update', () => {
+  it('refuses a delete (a tampered plan) of a kind edgeform cannot delete, and sends nothing', async () => {
+    const change = await planChange(h.ctx, resource('cloud_floating_ip', 'web_ip', desired()));
+    expect(change.action).toBe('update');
+    const before = h.sent.length;
+    await expect(cloudFloatingIp.apply(h.ctx, { ...change, action: 'delete' })).rejects.toMatchObject({ code: 'EDGEFORM_PLAN_PAYLOAD', message: expect.stringContaining('delete') });
+    expect(h.sent.slice(before)).toEqual([]);
+    expect(liveTags(DEMO.fip)).toEqual(['env=staging', 'managed-by=platform (read-only)', 'owner=alice', 'team=edge']);
+  });
+});
+
+describe('cloud_floating_ip apply when another task holds the lock during recovery', () => {
+  const FIP_PATH = `/cloud/v2/floatingips/1/76/${DEMO.fip}`;
+  const ours = { tags: { env: 'prod', owner: null } };
+  const patches = () => h.sent.filter((r) => r.method === 'PATCH');
+  /** Starts someone else's tags change on the IP; its task holds the lock for the emulator's task duration. */
+  const foreignPatch = async (): Promise<string> => {
+    const started = await emu.call('PATCH', FIP_PATH, { body: { tags: { tier: 'gold' } } });
+    expect(started.status).toBe(200);
+    return (started.body.tasks as string[])[0]!;
+  };
+
+  it('still applies our patch after the foreign task finishes when the PATCH answered 502, with at most 3 PATCHes', async () => {
+    const change = await planChange(h.ctx, resource('cloud_floating_ip', 'web_ip', desired()));
+    const foreignTask = await foreignPatch();
+    emu.faults.failNext({ method: 'PATCH', path: V2_ONE, status: 502 });
+    await cloudFloatingIp.apply(h.ctx, change);
+
+    expect(patches().length).toBeLessThanOrEqual(3);
+    expect(patches().map((r) => r.body)).toEqual([ours, ours]);
+    expect(h.sent).toContainEqual({ method: 'GET', path: `/cloud/v1/tasks/${foreignTask}` });
+    expect(h.progress.some((p) => p.includes(`[task ${foreignTask}]`))).toBe(true);
+    const tasks = [...emu.state.tasks.values()].filter((t) => t.task_type === 'update_floating_ip');
+    expect(tasks.map((t) => t.data)).toEqual([{ tags: { tier: 'gold' } }, ours]);
+    expect(emu.state.floatingIps.get(DEMO.fip)!.task_id).toBeNull();
+    expect(liveTags(DEMO.fip)).toEqual(['env=prod', 'managed-by=platform (read-only)', 'team=edge', 'tier=gold']);
+  });
+
+  it('waits on the lock when a resend is answered 409, then sends again and succeeds', async () => {
+    const change = await planChange(h.ctx, resource('cloud_floating_ip', 'web_ip', desired()));
+    emu.requests.length = 0;
+    emu.faults.failNext({ method: 'PATCH', path: V2_ONE, status: 502 });
+    // Someone else's task takes the lock while we back off before the resend.
+    let foreignTask: string | undefined;
+    const ctx = {
+      ...h.ctx,
+      sleep: async (ms: number) => {
+        await h.ctx.sleep(ms);
+        foreignTask ??= await foreignPatch();
+      },
+    };
+    await cloudFloatingIp.apply(ctx, change);
+
+    expect(foreignTask).toBeDefined();
+    expect(patches().map((r) => r.body)).toEqual([ours, ours, ours]);
+    // Ours: 502, then 409 (the foreign task's lock), then accepted; the foreign PATCH in between.
+    expect(emu.requests.filter((r) => r.method === 'PATCH').map((r) => r.status)).toEqual([502, 200, 409, 200]);
+    expect(h.sent).toContainEqual({ method: 'GET', path: `/cloud/v1/tasks/${foreignTask!}` });
+    expect(liveTags(DEMO.fip)).toEqual(['env=prod', 'managed-by=platform (read-only)', 'team=edge', 'tier=gold']);
+  });
+
+  it('stops waiting on a lock that never clears after 3 tasks and sends nothing more', async () => {
+    const change = await planChange(h.ctx, resource('cloud_floating_ip', 'web_ip', desired()));
+    const foreignTask = await foreignPatch();
+    emu.clock.advance(60_000);
+    await emu.call('GET', `/cloud/v1/floatingips/1/76/${DEMO.fip}`);
+    // A stale lock: the finished task's id stays on the IP.
+    emu.state.floatingIps.get(DEMO.fip)!.task_id = foreignTask;
+    emu.faults.failNext({ method: 'PATCH', path: V2_ONE, status: 502 });
+    const error = await cloudFloatingIp.apply(h.ctx, change).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StillLockedError);
+    expect(error).toMatchObject({ code: 'EDGEFORM_STILL_LOCKED', taskId: foreignTask });
+    expect(patches()).toHaveLength(1);
+  });
+
+  it('gives up with the 409 when every send is used up', async () => {
+    const change = await planChange(h.ctx, resource('cloud_floating_ip', 'web_ip', desired()));
+    emu.faults.failNext({ method: 'PATCH', path: V2_ONE, status: 502 });
+    emu.faults.failNext({ method: 'PATCH', path: V2_ONE, status: 409, count: 10 });
+    const error = await cloudFloatingIp.apply(h.ctx, change).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConflictError);
+    expect(patches()).toHaveLength(3);
+    expect(liveTags(DEMO.fip)).toEqual(['env=staging', 'managed-by=platform (read-only)', 'owner=alice', 'team=edge']);
   });
 });

@@ -124,6 +124,19 @@ describe('cloud_instance apply after a 5xx answer (outcome unknown)', () => {
   }
 });
 
+describe('cloud_instance apply when another task holds the lock during recovery', () => {
+  it('never re-sends a changeflavor answered 502: it waits on the lock the re-read found and sends nothing more', async () => {
+    const change = await planChange(h.ctx, resource('cloud_instance', 'web_vm', desired()));
+    const foreign = await emu.call('POST', `/cloud/v1/instances/1/76/${DEMO.instance}/changeflavor`, { body: { flavor_id: 'g2-standard-8-16' } });
+    const [foreignTask] = foreign.body.tasks as string[];
+    emu.faults.failNext({ method: 'POST', path: CHANGEFLAVOR, status: 502 });
+    await cloudInstance.apply(h.ctx, change).catch(() => undefined);
+    expect(h.sent.filter((r) => r.method === 'POST')).toHaveLength(1);
+    expect(h.sent).toContainEqual({ method: 'GET', path: `/cloud/v1/tasks/${foreignTask!}` });
+    expect(emu.state.instances.get(DEMO.instance)!.flavor_id).toBe('g2-standard-8-16');
+  });
+});
+
 describe('provider harness', () => {
   it('records requests made through the convenience methods too (task polls go through api.get)', async () => {
     const change = await planChange(h.ctx, resource('cloud_instance', 'web_vm', desired()));
@@ -139,5 +152,16 @@ describe('cloud_instance apply of a change without its payload', () => {
     const { payload: _, ...broken } = change;
     await expect(cloudInstance.apply(h.ctx, broken)).rejects.toMatchObject({ code: 'EDGEFORM_PLAN_PAYLOAD', message: expect.stringContaining('flavor_id') });
     expect(h.sent.filter((r) => r.method === 'POST')).toEqual([]);
+  });
+});
+
+describe('cloud_instance apply of anything but an update', () => {
+  it('refuses a delete (a tampered plan) of a kind edgeform cannot delete, and sends nothing', async () => {
+    const change = await planChange(h.ctx, resource('cloud_instance', 'web_vm', desired()));
+    expect(change.action).toBe('update');
+    const before = h.sent.length;
+    await expect(cloudInstance.apply(h.ctx, { ...change, action: 'delete' })).rejects.toMatchObject({ code: 'EDGEFORM_PLAN_PAYLOAD', message: expect.stringContaining('delete') });
+    expect(h.sent.slice(before)).toEqual([]);
+    expect(emu.state.instances.get(DEMO.instance)!.flavor_id).toBe('g2-standard-2-4');
   });
 });

@@ -135,10 +135,11 @@ function laggingContext(showAfterSleeps: number | null): ProviderContext {
     ...h.ctx,
     async waitForTasks(ids, options) {
       const before = cluster().version;
-      await h.ctx.waitForTasks(ids, options);
+      const finished = await h.ctx.waitForTasks(ids, options);
       hidden = cluster().version;
       cluster().version = before;
       sleeps = 0;
+      return finished;
     },
     async sleep(ms) {
       await h.ctx.sleep(ms);
@@ -205,5 +206,16 @@ describe('cloud_k8s_cluster apply of a change without its payload', () => {
     await expect(cloudK8sCluster.apply(h.ctx, broken)).rejects.toMatchObject({ code: 'EDGEFORM_PLAN_PAYLOAD', message: expect.stringContaining('upgrade_path') });
     await expect(cloudK8sCluster.apply(h.ctx, { ...change, payload: { upgrade_path: [] } })).rejects.toMatchObject({ code: 'EDGEFORM_PLAN_PAYLOAD' });
     expect(h.sent.filter((r) => r.method === 'POST')).toEqual([]);
+  });
+});
+
+describe('cloud_k8s_cluster apply of anything but an update', () => {
+  it('refuses a delete (a tampered plan) of a kind edgeform cannot delete, and sends nothing', async () => {
+    const change = await planChange(h.ctx, resource('cloud_k8s_cluster', 'cluster', desired()));
+    expect(change.action).toBe('update');
+    const before = h.sent.length;
+    await expect(cloudK8sCluster.apply(h.ctx, { ...change, action: 'delete' })).rejects.toMatchObject({ code: 'EDGEFORM_PLAN_PAYLOAD', message: expect.stringContaining('delete') });
+    expect(h.sent.slice(before)).toEqual([]);
+    expect(liveVersion()).toBe('v1.29.8');
   });
 });

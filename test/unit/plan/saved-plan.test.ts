@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { RESOURCE_TYPES } from '../../../src/config/types.js';
+import { DELETABLE_TYPES, RESOURCE_TYPES, type ResourceType } from '../../../src/config/types.js';
 import { parsePlanFile, PlanFileError, StalePlanError } from '../../../src/plan/saved-plan.js';
 import { PLAN_FORMAT_VERSION, type Plan, type ResourceChange } from '../../../src/plan/types.js';
+import { toPlanJson } from '../../../src/render/plan-json.js';
 import { change, plan } from '../../helpers/plan.js';
 
 const FIP = 'cloud_floating_ip.web_ip';
@@ -18,6 +19,10 @@ const updates: Record<string, Partial<ResourceChange> & Pick<ResourceChange, 'ad
     payload: { body: { notification_type: 'failed_login', email: 'sec@example.com', enabled: true } },
   },
 };
+
+/** A delete as the planner writes it: the stack says ensure: absent. */
+const deletion = (address: string, over: Partial<ResourceChange> = {}) => change({ address, action: 'delete', desired: { ensure: 'absent' }, ...over });
+const isDeletable = (type: ResourceType) => (DELETABLE_TYPES as readonly ResourceType[]).includes(type);
 
 const text = (p: Plan | Record<string, unknown>) => JSON.stringify(p);
 const parse = (p: Plan | Record<string, unknown>) => parsePlanFile(text(p), 'plan.json');
@@ -39,7 +44,7 @@ const withPayload = (base: Partial<ResourceChange> & Pick<ResourceChange, 'addre
 
 describe('parsePlanFile', () => {
   it('reads back a plan of every kind of update and a delete', () => {
-    const p = plan([...Object.values(updates).map((u) => change(u)), change({ address: 'fastedge_app.legacy', action: 'delete' })]);
+    const p = plan([...Object.values(updates).map((u) => change(u)), deletion('fastedge_app.legacy')]);
     expect(parse(p)).toEqual(p);
   });
 
@@ -74,7 +79,7 @@ describe('parsePlanFile', () => {
 
   describe('resource types', () => {
     it('accepts every resource type edgeform manages', () => {
-      const p = plan(RESOURCE_TYPES.map((type) => change({ address: `${type}.x`, action: 'delete' })));
+      const p = plan(RESOURCE_TYPES.map((type) => (isDeletable(type) ? deletion(`${type}.x`) : change({ address: `${type}.x`, action: 'no-op' }))));
       expect(parse(p).resource_changes.map((c) => c.type)).toEqual([...RESOURCE_TYPES]);
     });
 
@@ -121,8 +126,66 @@ describe('parsePlanFile', () => {
     });
 
     it('does not look at the payload of a delete or a no-op', () => {
-      expect(() => parse(plan([change({ address: FIP, action: 'no-op' }), change({ address: 'streaming_player.old', action: 'delete' })]))).not.toThrow();
+      expect(() => parse(plan([change({ address: FIP, action: 'no-op' }), deletion('streaming_player.old')]))).not.toThrow();
     });
+  });
+
+  describe('action against the kind and ensure', () => {
+    const refusal = (c: ResourceChange): Error => {
+      const error = failure(plan([c]));
+      expect(error).toBeInstanceOf(PlanFileError);
+      expect(error.message).toContain(c.address);
+      return error;
+    };
+
+    it('accepts a delete of every kind edgeform can delete when ensure is absent', () => {
+      expect(DELETABLE_TYPES.length).toBeGreaterThan(0);
+      expect(() => parse(plan(DELETABLE_TYPES.map((type) => deletion(`${type}.x`))))).not.toThrow();
+    });
+
+    for (const type of RESOURCE_TYPES.filter((t) => !isDeletable(t))) {
+      it(`refuses a delete of ${type}, which edgeform cannot delete`, () => {
+        expect(refusal(deletion(`${type}.x`)).message).toContain(`edgeform cannot delete a ${type}`);
+      });
+    }
+
+    it('refuses a delete of the floating IP change edited to action: delete (it would have sent the tags PATCH)', () => {
+      const edited = change({ ...updates.fip!, action: 'delete', desired: { ensure: 'present' } });
+      expect(refusal(edited).message).toContain('cannot delete a cloud_floating_ip');
+    });
+
+    it('refuses a delete when desired.ensure is not absent', () => {
+      for (const desired of [{ ensure: 'present' }, {}]) {
+        const message = refusal(deletion('fastedge_app.legacy', { desired })).message;
+        expect(message).toContain('resource_changes.0');
+        expect(message).toContain('ensure');
+      }
+    });
+
+    it('refuses an update when desired.ensure is absent', () => {
+      const message = refusal(change({ ...updates.instance!, desired: { ensure: 'absent' } })).message;
+      expect(message).toContain('update');
+      expect(message).toContain('ensure');
+    });
+
+    it('accepts a no-op whatever ensure says (already absent, or nothing to change)', () => {
+      expect(() => parse(plan([change({ address: 'fastedge_app.gone', action: 'no-op', desired: { ensure: 'absent' } }), change({ address: FIP, action: 'no-op', desired: { ensure: 'present' } })]))).not.toThrow();
+    });
+  });
+
+  describe('the JSON rendering of a plan', () => {
+    it('is refused with a message that says how to save a plan file', () => {
+      const rendered = toPlanJson(plan([change(updates.fip!), deletion('fastedge_app.legacy')]));
+      const error = failure(rendered);
+      expect(error).toBeInstanceOf(PlanFileError);
+      expect(error.message).toBe('plan.json is the JSON rendering of a plan (plan --format json), not a plan file; save one with edgeform plan --out FILE');
+    });
+  });
+
+  it('refuses a resource change whose action is read (the action of checks)', () => {
+    const p = plan([change({ address: 'cloud_instance.web_vm', action: 'no-op' })]);
+    (p.resource_changes[0] as { action: string }).action = 'read';
+    expect(failure(p)).toBeInstanceOf(PlanFileError);
   });
 
   it('still refuses a plan with errors', () => {

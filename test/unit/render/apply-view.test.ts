@@ -1,5 +1,6 @@
 import kleur from 'kleur';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { countOutcome, type ApplyOutcome } from '../../../src/apply/outcome.js';
 import { createJsonApplyView, createTextApplyView, summaryLines } from '../../../src/render/apply-view.js';
 import { change } from '../../helpers/plan.js';
 
@@ -8,7 +9,21 @@ beforeAll(() => {
 });
 
 const vm = change({ address: 'cloud_instance.web_vm', action: 'update' });
+const cluster = change({ address: 'cloud_k8s_cluster.prod', action: 'update' });
 const verbs = (): [string, string] => ['Resizing', 'Resized'];
+const STOPPED_ERROR = 'stopped at v1.30.6 on the way to v1.31.3 because of the interrupt; no further upgrade step was started. Run apply again to continue.';
+
+/** An interrupted apply with one resource in every state an interrupt leaves. */
+const interrupted: ApplyOutcome = {
+  interrupted: true,
+  aborted: true,
+  resources: [
+    { address: 'cloud_floating_ip.ip', action: 'update', status: 'applied', taskIds: ['t0'] },
+    { address: 'cloud_k8s_cluster.prod', action: 'update', status: 'stopped', taskIds: ['t1'], error: STOPPED_ERROR },
+    { address: 'cloud_instance.web_vm', action: 'update', status: 'aborted', taskIds: ['t2'], error: 'interrupted twice' },
+    { address: 'fastedge_app.old', action: 'delete', status: 'not-started', taskIds: [] },
+  ],
+};
 
 describe('the text apply view', () => {
   it('prints a start, progress, a heartbeat with the elapsed time and task, and a finish', () => {
@@ -35,6 +50,16 @@ describe('the text apply view', () => {
     view.onStart!(vm);
     view.onFinish!(vm, { address: vm.address, action: 'update', status: 'not-started', taskIds: [] });
     expect(lines[1]).toBe('cloud_instance.web_vm: not started: stopped by the interrupt before anything was sent');
+  });
+
+  it('says a resource stopped part-way by the interrupt is stopped, with the reason and its tasks', () => {
+    const lines: string[] = [];
+    let now = 0;
+    const view = createTextApplyView((l) => lines.push(l), () => ['Upgrading', 'Upgraded'], () => now);
+    view.onStart!(cluster);
+    now = 30_000;
+    view.onFinish!(cluster, { address: cluster.address, action: 'update', status: 'stopped', taskIds: ['t1'], error: STOPPED_ERROR });
+    expect(lines[1]).toBe(`cloud_k8s_cluster.prod: stopped part-way by the interrupt after 30s [task t1]: ${STOPPED_ERROR}`);
   });
 });
 
@@ -74,7 +99,43 @@ describe('summaryLines', () => {
   });
 });
 
+describe('countOutcome', () => {
+  it('counts stopped, aborted and not-started resources apart', () => {
+    expect(countOutcome(interrupted)).toEqual({ added: 0, changed: 1, destroyed: 0, failed: 0, skipped: 0, stopped: 1, aborted: 1, notStarted: 1 });
+  });
+});
+
+describe('summaryLines after an interrupt', () => {
+  it('lists applied, stopped part-way, still running and not-started resources', () => {
+    expect(summaryLines(interrupted)).toEqual([
+      'Apply interrupted. Resources: 0 added, 1 changed, 0 destroyed.',
+      '',
+      'Applied (1):',
+      '  cloud_floating_ip.ip (update) [task t0]',
+      '',
+      'Stopped part-way (1):',
+      `  cloud_k8s_cluster.prod (update) [task t1]: ${STOPPED_ERROR}`,
+      '',
+      'Still running on the platform (1):',
+      '  cloud_instance.web_vm (update) [task t2]',
+      '',
+      'Not started (1):',
+      '  fastedge_app.old (delete)',
+      '',
+      'Run edgeform apply again to converge: finished work is not repeated.',
+    ]);
+  });
+});
+
 describe('the JSON apply view', () => {
+  it('counts stopped, aborted and not-started resources apart in change_summary', () => {
+    const lines: string[] = [];
+    createJsonApplyView((l) => lines.push(l), () => Date.UTC(2026, 0, 1)).summary(interrupted);
+    const summary = JSON.parse(lines[0]!) as Record<string, unknown>;
+    expect(summary).toMatchObject({ type: 'change_summary', add: 0, change: 1, destroy: 0, failed: 0, skipped: 0, stopped: 1, aborted: 1, not_started: 1, interrupted: true });
+    expect((summary.resources as { status: string }[]).map((r) => r.status)).toEqual(['applied', 'stopped', 'aborted', 'not-started']);
+  });
+
   it('writes one event per line with type and timestamp', () => {
     const lines: string[] = [];
     const view = createJsonApplyView((l) => lines.push(l), () => Date.UTC(2026, 0, 1));
