@@ -96,6 +96,28 @@ describe('executePlan against the emulator', () => {
   const execute = (options: Pick<ExecuteOptions, 'plan' | 'ctx'> & Partial<ExecuteOptions>): Promise<ApplyOutcome> =>
     executePlan({ providers: registry.resources, parallelism: 10, confirm: quickConfirm, ...options });
 
+  /**
+   * Starts an emulator, takes a platform lock with `lock` (which returns the lock task id),
+   * plans `yaml` and starts executing it; resolves once the executor polls the lock task.
+   */
+  async function executeBehindLock(options: EmulatorOptions, lock: (emu: TestEmulator) => Promise<string>, yaml: string, extra: Partial<ExecuteOptions> = {}) {
+    emu = await startTestEmulator(options);
+    const lockId = await lock(emu);
+    const connected = connectTo(emu);
+    api = connected.api;
+    const plan = await planYaml(connected.ctx, emu.url, HEADER + yaml);
+    emu.requests.length = 0;
+    const run = execute({ plan, ctx: connected.ctx, ...extra });
+    await waitFor(() => emu!.requests.some((r) => r.path === `/cloud/v1/tasks/${lockId}`), { what: 'a poll of the lock task' });
+    return { emu, lockId, plan, run };
+  }
+
+  /** A lock taken by another client's request (its first task). */
+  const foreign = (method: string, path: string, body: unknown) => async (e: TestEmulator) => (await e.call(method, path, { body })).body.tasks[0] as string;
+  const FIP_V2 = `/cloud/v2/floatingips/1/76/${DEMO.fip}`;
+  const RESIZE = `/cloud/v1/instances/1/76/${DEMO.instance}/changeflavor`;
+  const clockConfirm = (attempts: number): ConfirmPolicy => ({ attempts, delayMs: () => 1000, sleep: async (ms) => emu!.clock.advance(ms) });
+
   it('starts a dependant only after the task of its dependency finished', async () => {
     const { emu, ctx, plan } = await setUp({ taskDurationMs: 2000 }, WEB_VM + CLUSTER_AFTER_VM);
     const hooks = recordingHooks();
@@ -264,16 +286,8 @@ describe('executePlan against the emulator', () => {
   });
 
   it('fails, sending nothing, when the task holding the lock changed what the plan saw (the planned patch is stale)', async () => {
-    emu = await startTestEmulator({ taskDurationMs: 2000 });
-    const foreign = await emu.call('PATCH', `/cloud/v2/floatingips/1/76/${DEMO.fip}`, { body: { tags: { other: 'x' } } });
-    const lockId = foreign.body.tasks[0] as string;
-    const connected = connectTo(emu);
-    api = connected.api;
-    const plan = await planYaml(connected.ctx, emu.url, HEADER + WEB_IP);
+    const { emu, lockId, plan, run } = await executeBehindLock({ taskDurationMs: 2000 }, foreign('PATCH', FIP_V2, { tags: { other: 'x' } }), WEB_IP);
     expect(plan.resource_changes[0]!.payload).toEqual({ tags_patch: { env: 'prod', owner: null } });
-    const run = execute({ plan, ctx: connected.ctx });
-
-    await waitFor(() => emu!.requests.some((r) => r.path === `/cloud/v1/tasks/${lockId}`), { what: 'a poll of the lock task' });
     emu.clock.advance(2000);
     const outcome = await driveTasks(emu, run);
 
@@ -285,22 +299,16 @@ describe('executePlan against the emulator', () => {
         'Run edgeform plan again and review the new plan.',
       ].join('\n'),
     );
-    expect(emu.requests.filter((r) => r.method === 'PATCH').map((r) => r.path)).toEqual([`/cloud/v2/floatingips/1/76/${DEMO.fip}`]);
+    expect(writesSeen(emu)).toEqual([]);
     expect(taskOf(emu, DEMO.fip).map((t) => t.id)).toEqual([lockId]);
   });
 
   it('goes on with its change when the task holding the lock ends in ERROR', async () => {
-    emu = await startTestEmulator({ taskDurationMs: 2000 });
-    emu.state.setNextTaskError('floating_ip', DEMO.fip, 'Port binding failed');
-    const foreign = await emu.call('PATCH', `/cloud/v2/floatingips/1/76/${DEMO.fip}`, { body: { tags: { owner: 'bob' } } });
-    const lockId = foreign.body.tasks[0] as string;
-    const connected = connectTo(emu);
-    api = connected.api;
-    const plan = await planYaml(connected.ctx, emu.url, HEADER + WEB_IP);
-    emu.requests.length = 0;
-    const run = execute({ plan, ctx: connected.ctx });
-
-    await waitFor(() => emu!.requests.some((r) => r.path === `/cloud/v1/tasks/${lockId}`), { what: 'a poll of the lock task' });
+    const failingLock = async (e: TestEmulator) => {
+      e.state.setNextTaskError('floating_ip', DEMO.fip, 'Port binding failed');
+      return foreign('PATCH', FIP_V2, { tags: { owner: 'bob' } })(e);
+    };
+    const { emu, lockId, run } = await executeBehindLock({ taskDurationMs: 2000 }, failingLock, WEB_IP);
     const outcome = await driveTasks(emu, run);
 
     const ours = taskOf(emu, DEMO.fip).find((t) => t.id !== lockId)!;
@@ -313,18 +321,8 @@ describe('executePlan against the emulator', () => {
   });
 
   it('sends no second resize when the task holding the lock made the planned change, even while reads lag', async () => {
-    emu = await startTestEmulator({ taskDurationMs: 2000, readLagMs: 1500 });
-    const foreign = await emu.call('POST', `/cloud/v1/instances/1/76/${DEMO.instance}/changeflavor`, { body: { flavor_id: 'g2-standard-4-8' } });
-    const lockId = foreign.body.tasks[0] as string;
-    const connected = connectTo(emu);
-    api = connected.api;
-    const plan = await planYaml(connected.ctx, emu.url, HEADER + WEB_VM);
+    const { emu, lockId, plan, run } = await executeBehindLock({ taskDurationMs: 2000, readLagMs: 1500 }, foreign('POST', RESIZE, { flavor_id: 'g2-standard-4-8' }), WEB_VM, { confirm: clockConfirm(5) });
     expect(plan.resource_changes[0]).toMatchObject({ action: 'update', lock_task_id: lockId });
-    emu.requests.length = 0;
-    const confirm: ConfirmPolicy = { attempts: 5, delayMs: () => 1000, sleep: async (ms) => emu!.clock.advance(ms) };
-    const run = execute({ plan, ctx: connected.ctx, confirm });
-
-    await waitFor(() => emu!.requests.some((r) => r.path === `/cloud/v1/tasks/${lockId}`), { what: 'a poll of the lock task' });
     emu.clock.advance(2000);
     const outcome = await run;
 
@@ -333,16 +331,7 @@ describe('executePlan against the emulator', () => {
   });
 
   it('after a lock held by a task of another kind, re-reads only a few times and then sends its own change', async () => {
-    emu = await startTestEmulator({ taskDurationMs: 2000 });
-    const lockId = lockFipWithPortTask(emu);
-    const connected = connectTo(emu);
-    api = connected.api;
-    const plan = await planYaml(connected.ctx, emu.url, HEADER + WEB_IP);
-    emu.requests.length = 0;
-    const confirm: ConfirmPolicy = { attempts: 12, delayMs: () => 1000, sleep: async (ms) => emu!.clock.advance(ms) };
-    const run = execute({ plan, ctx: connected.ctx, confirm });
-
-    await waitFor(() => emu!.requests.some((r) => r.path === `/cloud/v1/tasks/${lockId}`), { what: 'a poll of the lock task' });
+    const { emu, lockId, run } = await executeBehindLock({ taskDurationMs: 2000 }, async (e) => lockFipWithPortTask(e), WEB_IP, { confirm: clockConfirm(12) });
     emu.clock.advance(2000);
     const outcome = await driveTasks(emu, run);
 
@@ -355,17 +344,7 @@ describe('executePlan against the emulator', () => {
   });
 
   it('after a lock held by a resize to another flavor, settles with the full policy, then refuses: a resize from a flavor the plan never showed is not what was approved', async () => {
-    emu = await startTestEmulator({ taskDurationMs: 2000 });
-    const foreign = await emu.call('POST', `/cloud/v1/instances/1/76/${DEMO.instance}/changeflavor`, { body: { flavor_id: 'g2-standard-8-16' } });
-    const lockId = foreign.body.tasks[0] as string;
-    const connected = connectTo(emu);
-    api = connected.api;
-    const plan = await planYaml(connected.ctx, emu.url, HEADER + WEB_VM);
-    emu.requests.length = 0;
-    const confirm: ConfirmPolicy = { attempts: 12, delayMs: () => 1000, sleep: async (ms) => emu!.clock.advance(ms) };
-    const run = execute({ plan, ctx: connected.ctx, confirm });
-
-    await waitFor(() => emu!.requests.some((r) => r.path === `/cloud/v1/tasks/${lockId}`), { what: 'a poll of the lock task' });
+    const { emu, lockId, run } = await executeBehindLock({ taskDurationMs: 2000 }, foreign('POST', RESIZE, { flavor_id: 'g2-standard-8-16' }), WEB_VM, { confirm: clockConfirm(12) });
     emu.clock.advance(2000);
     const outcome = await driveTasks(emu, run);
 
