@@ -215,17 +215,6 @@ describe('cloud_floating_ip apply of a change without its payload', () => {
   });
 });
 
-describe('cloud_floating_ip apply of anything but an update', () => {
-  it('refuses a delete (a tampered plan) of a kind edgeform cannot delete, and sends nothing', async () => {
-    const change = await planChange(h.ctx, resource('cloud_floating_ip', 'web_ip', desired()));
-    expect(change.action).toBe('update');
-    const before = h.sent.length;
-    await expect(cloudFloatingIp.apply(h.ctx, { ...change, action: 'delete' })).rejects.toMatchObject({ code: 'EDGEFORM_PLAN_PAYLOAD', message: expect.stringContaining('delete') });
-    expect(h.sent.slice(before)).toEqual([]);
-    expect(liveTags(DEMO.fip)).toEqual(['env=staging', 'managed-by=platform (read-only)', 'owner=alice', 'team=edge']);
-  });
-});
-
 describe('cloud_floating_ip apply when another task holds the lock during recovery', () => {
   const FIP_PATH = `/cloud/v2/floatingips/1/76/${DEMO.fip}`;
   const ours = { tags: { env: 'prod', owner: null } };

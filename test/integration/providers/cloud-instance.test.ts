@@ -155,13 +155,3 @@ describe('cloud_instance apply of a change without its payload', () => {
   });
 });
 
-describe('cloud_instance apply of anything but an update', () => {
-  it('refuses a delete (a tampered plan) of a kind edgeform cannot delete, and sends nothing', async () => {
-    const change = await planChange(h.ctx, resource('cloud_instance', 'web_vm', desired()));
-    expect(change.action).toBe('update');
-    const before = h.sent.length;
-    await expect(cloudInstance.apply(h.ctx, { ...change, action: 'delete' })).rejects.toMatchObject({ code: 'EDGEFORM_PLAN_PAYLOAD', message: expect.stringContaining('delete') });
-    expect(h.sent.slice(before)).toEqual([]);
-    expect(emu.state.instances.get(DEMO.instance)!.flavor_id).toBe('g2-standard-2-4');
-  });
-});

@@ -209,13 +209,3 @@ describe('cloud_k8s_cluster apply of a change without its payload', () => {
   });
 });
 
-describe('cloud_k8s_cluster apply of anything but an update', () => {
-  it('refuses a delete (a tampered plan) of a kind edgeform cannot delete, and sends nothing', async () => {
-    const change = await planChange(h.ctx, resource('cloud_k8s_cluster', 'cluster', desired()));
-    expect(change.action).toBe('update');
-    const before = h.sent.length;
-    await expect(cloudK8sCluster.apply(h.ctx, { ...change, action: 'delete' })).rejects.toMatchObject({ code: 'EDGEFORM_PLAN_PAYLOAD', message: expect.stringContaining('delete') });
-    expect(h.sent.slice(before)).toEqual([]);
-    expect(liveVersion()).toBe('v1.29.8');
-  });
-});

@@ -91,13 +91,3 @@ describe('iam_reseller_notification_setting apply of a change without its payloa
   });
 });
 
-describe('iam_reseller_notification_setting apply of anything but an update', () => {
-  it('refuses a delete (a tampered plan) of a kind edgeform cannot delete, and sends nothing', async () => {
-    const change = await planChange(h.ctx, resource('iam_reseller_notification_setting', 'login_alerts', desired()));
-    expect(change.action).toBe('update');
-    const before = h.sent.length;
-    await expect(iamResellerNotificationSetting.apply(h.ctx, { ...change, action: 'delete' })).rejects.toMatchObject({ code: 'EDGEFORM_PLAN_PAYLOAD', message: expect.stringContaining('delete') });
-    expect(h.sent.slice(before)).toEqual([]);
-    expect(emu.state.notificationSettings.get(3)).toMatchObject({ email: 'ops@example.com', enabled: false });
-  });
-});

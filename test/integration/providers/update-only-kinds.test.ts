@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import type { ResourceBlock } from '../../../src/config/types.js';
+import { resourceProvider } from '../../../src/providers/provider.js';
+import { registry } from '../../../src/providers/registry.js';
+import { DEMO, type TestEmulator } from '../../helpers/emulator.js';
+import { planChange, useProviderHarness, type ProviderHarness } from '../../helpers/providers.js';
+import { resource } from '../../helpers/stack.js';
+
+let emu: TestEmulator;
+let h: ProviderHarness;
+useProviderHarness((e, harness) => {
+  emu = e;
+  h = harness;
+});
+
+const base = { project_id: 1, region_id: 76, ensure: 'present' as const };
+/** Each kind edgeform can update but never delete, with a planned update on the demo world. */
+const kinds: [string, () => ResourceBlock, () => unknown][] = [
+  ['cloud_floating_ip', () => resource('cloud_floating_ip', 'web_ip', { ...base, floating_ip_id: DEMO.fip, tags: { env: 'prod' }, tags_policy: 'authoritative' }), () => emu.state.floatingIps.get(DEMO.fip)!.tags],
+  ['cloud_instance', () => resource('cloud_instance', 'web_vm', { ...base, instance_id: DEMO.instance, flavor_id: 'g2-standard-4-8' }), () => emu.state.instances.get(DEMO.instance)!.flavor_id],
+  ['cloud_k8s_cluster', () => resource('cloud_k8s_cluster', 'cluster', { ...base, cluster_name: DEMO.cluster, version: 'v1.31.3' }), () => emu.state.k8sClusters.get(`1/76/${DEMO.cluster}`)!.version],
+  [
+    'iam_reseller_notification_setting',
+    () => resource('iam_reseller_notification_setting', 'alerts', { reseller_id: 7, notification_settings_id: 3, notification_type: 'failed_login', email: 'sec@example.com', enabled: true, ensure: 'present' }),
+    () => emu.state.notificationSettings.get(3),
+  ],
+];
+
+describe('the kinds edgeform cannot delete', () => {
+  it.each(kinds)('%s refuses a delete (a tampered plan) and sends nothing', async (_type, block, live) => {
+    const change = await planChange(h.ctx, block());
+    expect(change.action).toBe('update');
+    const before = h.sent.length;
+    const state = structuredClone(live());
+    const provider = resourceProvider(registry.resources, change.type);
+    await expect(provider.apply(h.ctx, { ...change, action: 'delete' })).rejects.toMatchObject({ code: 'EDGEFORM_PLAN_PAYLOAD', message: expect.stringContaining('delete') });
+    expect(h.sent.slice(before)).toEqual([]);
+    expect(live()).toEqual(state);
+  });
+});
