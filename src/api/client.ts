@@ -5,8 +5,8 @@
  * and secret redaction of everything it throws.
  */
 import { Pool } from 'undici';
-import { authorizationHeader, resolveApiKey } from './auth.js';
-import { normalizeBaseUrl, resolveBaseUrl } from './base-url.js';
+import { authorizationHeader } from './auth.js';
+import { normalizeBaseUrl } from './base-url.js';
 import { parseErrorBody, productOf } from './error-body.js';
 import { ApiConnectionError, ApiResponseParseError, ApiTimeoutError, createApiError, type TimeoutPhase } from './errors.js';
 import { classifyNetworkError } from './network-failure.js';
@@ -316,19 +316,6 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     redact: (text) => redact(text, secrets),
     close: () => pool.close(),
   };
-}
-
-/** Inputs of {@link createApiClientFromEnv}. */
-export interface ApiClientFromEnvOptions extends Omit<ApiClientOptions, 'baseUrl' | 'apiKey'> {
-  env: NodeJS.ProcessEnv;
-  /** The stack's `provider.base_url`, if any. */
-  stackBaseUrl?: string | null;
-}
-
-/** A client configured the standard way: base URL by resolveBaseUrl, key from EDGEFORM_API_KEY. */
-export function createApiClientFromEnv(options: ApiClientFromEnvOptions): ApiClient {
-  const { env, stackBaseUrl, ...rest } = options;
-  return createApiClient({ ...rest, baseUrl: resolveBaseUrl({ env, stackBaseUrl: stackBaseUrl ?? null }), apiKey: resolveApiKey(env) });
 }
 
 /** The retry mode a method gets when the caller does not choose one. */

@@ -91,7 +91,7 @@ export interface ExecuteOptions {
  * independent branches go on; a no-op is unchanged whatever it depends on. Before acting, the
  * executor re-reads the resource and waits for a platform lock (`task_id`); right before an
  * update is sent, a fresh plan of the resource must still be the planned change (see
- * checkStillPlanned), else nothing is sent. A first interrupt during the lock wait or the reads
+ * assertStillPlanned), else nothing is sent. A first interrupt during the lock wait or the reads
  * ends the resource not started; after acting, it re-reads until the planned result shows.
  */
 export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome> {
@@ -244,7 +244,7 @@ async function runAction(change: ResourceChange, options: ExecuteOptions): Promi
     if (stop?.aborted) return result('not-started');
     if (change.action === 'update') {
       const lock: StaleLock | null = lockTaskId ? { taskId: lockTaskId, seen: 'at-apply' } : change.lock_task_id ? { taskId: change.lock_task_id, seen: 'at-plan' } : null;
-      if (checkStillPlanned(provider, change, current, lock) === 'unchanged') return result('unchanged');
+      assertStillPlanned(provider, change, current, lock);
     }
     sent = true;
     await provider.apply(ctx, change);
@@ -282,24 +282,22 @@ async function waitForLock(ctx: ProviderContext, taskId: string, stop: AbortSign
 }
 
 /**
- * Decides, from a fresh read right before an update is sent, whether the planned change still
- * stands: a fresh plan of the resource (the provider's pure plan) that is a no-op means it is
- * already done ('unchanged'); one whose changes are exactly the planned ones (same fields,
- * same from and to values) and ends at the same `after` is what the user approved ('send'), as
- * is one the provider recognises as progress along the planned change (a k8s upgrade whose
- * first step was already made). Anything else (a field now changing from another value, other
- * fields, another result, a plan error, the resource gone) throws ChangedSincePlanError: a
- * resize from a flavor the plan never showed is not what was approved.
+ * Right before an update is sent (the resource is known not to be done yet): a fresh plan of
+ * the resource (the provider's pure plan) must have exactly the planned changes (same fields,
+ * same from and to values) and end at the same `after`, or be progress the provider recognises
+ * along the planned change (a k8s upgrade whose first step was already made). Anything else (a
+ * field now changing from another value, other fields, another result, a plan error, the
+ * resource gone) throws ChangedSincePlanError: a resize from a flavor the plan never showed is
+ * not what was approved.
  */
-function checkStillPlanned(provider: DynamicResourceProvider, change: ResourceChange, observed: Observation, lock: StaleLock | null): 'unchanged' | 'send' {
+function assertStillPlanned(provider: DynamicResourceProvider, change: ResourceChange, observed: Observation, lock: StaleLock | null): void {
   if (!observed.exists) throw new ChangedSincePlanError(describeStaleness(change, null), lock);
   const fresh = provider.plan(change.desired, observed.state);
-  if (fresh.errors.length === 0 && fresh.action === 'no-op') return 'unchanged';
   const planned = new Set(change.changes.map(changeKey));
   const unplanned = fresh.changes.filter((c) => !planned.has(changeKey(c)));
   const sameResult = canonicalJson(fresh.after) === canonicalJson(change.after);
   const progressed = provider.isProgressOf?.(change, fresh) === true;
-  if (fresh.errors.length === 0 && sameResult && (unplanned.length === 0 || progressed)) return 'send';
+  if (fresh.errors.length === 0 && sameResult && (unplanned.length === 0 || progressed)) return;
   const differences = describeStaleness(change, fresh.before).differences;
   for (const e of fresh.errors) differences.push(`now: ${e.summary}`);
   if (differences.length === 0) {

@@ -1,27 +1,21 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import pLimit from 'p-limit';
-import { createApiClient } from '../api/client.js';
-import { resolveApiKey } from '../api/auth.js';
 import { BASE_URL_ENV, resolveBaseUrl } from '../api/base-url.js';
-import { loadStack } from '../config/load-stack.js';
-import { createRetryBudget } from '../api/retry.js';
 import { sleep } from '../api/sleep.js';
 import { executePlan } from '../apply/executor.js';
 import { succeeded, type ApplyOutcome } from '../apply/outcome.js';
-import { fingerprint } from '../plan/fingerprint.js';
-import { observedFields } from '../plan/planner.js';
-import { describeStaleness, looksLikePlanFile, parsePlanFile, StalePlanError, type StaleResource } from '../plan/saved-plan.js';
+import { findStaleResources, withFreshChecks } from '../apply/saved-plan-checks.js';
+import { loadStack } from '../config/load-stack.js';
+import { looksLikePlanFile, parsePlanFile, StalePlanError } from '../plan/saved-plan.js';
 import type { Plan } from '../plan/types.js';
-import { createProviderContext } from '../providers/context.js';
-import { resourceProvider, type CheckProvider, type ProviderContext } from '../providers/provider.js';
+import { resourceProvider, type ProviderContext } from '../providers/provider.js';
 import { registry } from '../providers/registry.js';
 import { createJsonApplyView, createTextApplyView, type ApplyView, type RunningAction } from '../render/apply-view.js';
 import { defineCommand, UsageError } from './command.js';
 import { InterruptedError } from './interrupt.js';
 import { ExitCode, type CliIO } from './io.js';
-import { checkParallelism, planStack, poolSize, pollScheduleFromEnv } from './plan-stack.js';
+import { checkParallelism, connect, planStack } from './plan-stack.js';
 import { printInvalid, renderPlan } from './plan.js';
 
 interface ApplyArgs {
@@ -102,37 +96,19 @@ async function applySavedPlan(args: ApplyArgs, io: CliIO, interrupts: ApplyInter
     io.out('The saved plan has no changes to apply.');
     return ExitCode.ok;
   }
-  const api = createApiClient({ baseUrl: plan.base_url, apiKey: resolveApiKey(io.env), retryBudget: createRetryBudget(), connections: poolSize(args.parallelism) });
+  const { api, ctx } = connect(plan.base_url, { env: io.env, signal: interrupts.abort.signal, taskTimeoutMs, parallelism: args.parallelism });
   try {
-    const ctx = createProviderContext({ api, signal: interrupts.abort.signal, taskTimeoutMs, pollSchedule: pollScheduleFromEnv(io.env) });
-    const stale = await findStaleResources(plan, ctx, args.parallelism);
+    const stale = await findStaleResources(plan, registry.resources, ctx, args.parallelism);
     if (stale.length > 0) {
       const lines = stale.flatMap((s) => [`  ${s.address}:`, ...s.differences.map((d) => `    ${d}`)]);
       throw new StalePlanError(`Saved plan is stale: the platform changed since the plan was made. Nothing was applied.\n${lines.join('\n')}\nRun edgeform plan again and review the new plan.`);
     }
-    return await execute(await withFreshChecks(plan, ctx, io), ctx, args, io, interrupts);
+    const refreshed = await withFreshChecks(plan, registry.checks, ctx);
+    for (const { check, was } of refreshed.changed) io.out(`${check.address}: was ${was} when planned, is ${check.status} now: ${check.message}`);
+    return await execute(refreshed.plan, ctx, args, io, interrupts);
   } finally {
     await api.close();
   }
-}
-
-/**
- * The checks of a saved plan evaluated again: a check a resource depends on is a gate, and
- * whether subtitles are ready is a question for now, not for when the plan was made.
- */
-async function withFreshChecks(plan: Plan, ctx: ProviderContext, io: CliIO): Promise<Plan> {
-  const checks = await Promise.all(
-    plan.checks.map(async (check) => {
-      const provider = registry.checks[check.type] as unknown as CheckProvider;
-      const fresh = await provider.evaluate(ctx, check.desired as never).catch((error: unknown) => ({
-        status: 'error' as const,
-        message: error instanceof Error ? error.message : String(error),
-      }));
-      if (fresh.status !== check.status) io.out(`${check.address}: was ${check.status} when planned, is ${fresh.status} now: ${fresh.message}`);
-      return { ...check, status: fresh.status, message: fresh.message };
-    }),
-  );
-  return { ...plan, checks };
 }
 
 /**
@@ -155,22 +131,6 @@ async function stackBaseUrl(sources: readonly string[], env: NodeJS.ProcessEnv):
   const path = sources.length === 1 ? sources[0]! : dirname(sources[0]!);
   const loaded = await loadStack(path, env).catch(() => undefined);
   return loaded?.stack?.provider.base_url;
-}
-
-/** Re-reads every resource the plan changes and returns those whose observed fields changed. */
-async function findStaleResources(plan: Plan, ctx: ProviderContext, parallelism: number): Promise<StaleResource[]> {
-  const limit = pLimit(parallelism);
-  const touched = plan.resource_changes.filter((c) => c.action === 'update' || c.action === 'delete');
-  const results = await Promise.all(
-    touched.map((change) =>
-      limit(async () => {
-        const provider = resourceProvider(registry.resources, change.type);
-        const fresh = observedFields(provider, change.desired, await provider.read(ctx, change.desired));
-        return fingerprint(fresh) === change.fingerprint ? null : describeStaleness(change, fresh);
-      }),
-    ),
-  );
-  return results.filter((r): r is StaleResource => r !== null);
 }
 
 async function execute(plan: Plan, ctx: ProviderContext, args: ApplyArgs, io: CliIO, interrupts: ApplyInterrupts): Promise<number> {

@@ -1,5 +1,7 @@
 import type { ApiClient } from '../api/client.js';
-import { createApiClientFromEnv } from '../api/client.js';
+import { resolveApiKey } from '../api/auth.js';
+import { resolveBaseUrl } from '../api/base-url.js';
+import { createApiClient } from '../api/client.js';
 import type { TaskPollSchedule } from '../api/tasks.js';
 import { UsageError } from './command.js';
 import { createRetryBudget } from '../api/retry.js';
@@ -24,7 +26,6 @@ export interface PlanStackOptions {
   targets: readonly string[];
   signal: AbortSignal;
   taskTimeoutMs?: number;
-  onProgress?: (message: string, detail?: { taskIds?: string[] }) => void;
 }
 
 /** A stack that could not be used: its diagnostics, and nothing was sent to the API. */
@@ -40,13 +41,16 @@ export interface PlannedStack {
   plan: Plan;
   api: ApiClient;
   ctx: ProviderContext;
-  selected: ReadonlySet<string>;
 }
 
-/** Connects to the platform the stack names (EDGEFORM_BASE_URL first), with the key from the environment. */
-export function connect(stack: Stack, options: Pick<PlanStackOptions, 'env' | 'signal' | 'taskTimeoutMs' | 'onProgress' | 'parallelism'>): { api: ApiClient; ctx: ProviderContext } {
-  const api = createApiClientFromEnv({ env: options.env, stackBaseUrl: stack.provider.base_url, retryBudget: createRetryBudget(), connections: poolSize(options.parallelism) });
-  const ctx = createProviderContext({ api, signal: options.signal, taskTimeoutMs: options.taskTimeoutMs, pollSchedule: pollScheduleFromEnv(options.env), onProgress: options.onProgress });
+/**
+ * Connects to the platform at `baseUrl` with the key from the environment: one retry budget
+ * for the run, a pool sized to --parallelism, the task poll schedule of the environment.
+ * Callers resolve `baseUrl` with resolveBaseUrl (a saved plan never chooses it).
+ */
+export function connect(baseUrl: string, options: Pick<PlanStackOptions, 'env' | 'signal' | 'taskTimeoutMs' | 'parallelism'>): { api: ApiClient; ctx: ProviderContext } {
+  const api = createApiClient({ baseUrl, apiKey: resolveApiKey(options.env), retryBudget: createRetryBudget(), connections: poolSize(options.parallelism) });
+  const ctx = createProviderContext({ api, signal: options.signal, taskTimeoutMs: options.taskTimeoutMs, pollSchedule: pollScheduleFromEnv(options.env) });
   return { api, ctx };
 }
 
@@ -86,7 +90,7 @@ export async function planStack(options: PlanStackOptions): Promise<InvalidStack
   const targets = selectTargets(stack, options.targets);
   if (hasErrors(targets.diagnostics)) return { kind: 'invalid', diagnostics: [...loaded.diagnostics, ...targets.diagnostics] };
 
-  const { api, ctx } = connect(stack, options);
+  const { api, ctx } = connect(resolveBaseUrl({ env: options.env, stackBaseUrl: stack.provider.base_url }), options);
   try {
     const observations = await readStack(ctx, stack, registry, { parallelism: options.parallelism, selected: targets.selected });
     const plan = buildPlan({
@@ -100,7 +104,7 @@ export async function planStack(options: PlanStackOptions): Promise<InvalidStack
       edgeformVersion: VERSION,
       diagnostics: loaded.diagnostics,
     });
-    return { kind: 'planned', stack, plan, api, ctx, selected: targets.selected };
+    return { kind: 'planned', stack, plan, api, ctx };
   } catch (error) {
     await api.close();
     throw error;

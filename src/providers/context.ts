@@ -1,6 +1,6 @@
 import type { ApiClient } from '../api/client.js';
 import { sleep as realSleep, type Sleep } from '../api/sleep.js';
-import { defaultTaskTimeout, waitForTasks, type Task, type TaskPollSchedule } from '../api/tasks.js';
+import { defaultTaskTimeout, waitForTasks, type TaskPollSchedule } from '../api/tasks.js';
 import type { ProviderContext } from './provider.js';
 
 /** Settings of {@link createProviderContext}. */
@@ -11,8 +11,6 @@ export interface ProviderContextOptions {
   taskTimeoutMs?: number;
   /** Task poll backoff (EDGEFORM_TASK_POLL_INTERVAL caps it); default 1 s doubling to 5 s. */
   pollSchedule?: TaskPollSchedule;
-  /** Every task state read while waiting (for progress lines). */
-  onTaskPoll?: (task: Task) => void;
   onProgress?: (message: string, detail?: { taskIds?: string[] }) => void;
   /**
    * Injected for tests: the wait between task polls and behind ctx.sleep (e.g. one that advances
@@ -38,10 +36,6 @@ export function createProviderContext(options: ProviderContextOptions): Provider
         schedule: options.pollSchedule,
         sleep,
         ...(options.now ? { now: options.now } : {}),
-        onPoll: (task) => {
-          options.onTaskPoll?.(task);
-          wait.onPoll?.(task);
-        },
       });
     },
     progress: (message, detail) => options.onProgress?.(message, detail),

@@ -18,7 +18,7 @@ export interface ProviderContext {
    * reason) without aborting the context: the executor cuts a lock wait short on the first
    * interrupt this way.
    */
-  waitForTasks(taskIds: readonly string[], options?: { taskType?: string; onPoll?: (task: { id: string; state: string }) => void; signal?: AbortSignal }): Promise<FinishedTask[]>;
+  waitForTasks(taskIds: readonly string[], options?: { taskType?: string; signal?: AbortSignal }): Promise<FinishedTask[]>;
   /** Progress notes for long actions ("upgrading to v1.30.6 [task 1f2e...]"). */
   progress(message: string, detail?: { taskIds?: string[] }): void;
   /**
