@@ -9,7 +9,7 @@ import { findStaleResources, withFreshChecks } from '../apply/saved-plan-checks.
 import { loadStack } from '../config/load-stack.js';
 import { looksLikePlanFile, parsePlanFile, StalePlanError } from '../plan/saved-plan.js';
 import type { Plan } from '../plan/types.js';
-import { resourceProvider, type ProviderContext } from '../providers/provider.js';
+import { payloadSchemas, resourceProvider, type ProviderContext } from '../providers/provider.js';
 import { registry } from '../providers/registry.js';
 import { createJsonApplyView, createTextApplyView, type ApplyView, type RunningAction } from '../render/apply-view.js';
 import { defineCommand, UsageError } from './command.js';
@@ -47,7 +47,7 @@ export const applyCommand = defineCommand<ApplyArgs>({
       const planFile = await readPlanFileIfAny(args.path);
       if (planFile !== undefined) {
         if (args.target.length > 0) throw new UsageError('--target cannot be used with a saved plan; it applies exactly what it contains');
-        return await applySavedPlan(args, io, interrupts, taskTimeoutMs, parsePlanFile(planFile, args.path));
+        return await applySavedPlan(args, io, interrupts, taskTimeoutMs, parsePlanFile(planFile, args.path, payloadSchemas(registry.resources)));
       }
       return await applyStack(args, io, interrupts, taskTimeoutMs);
     } catch (error) {

@@ -53,22 +53,11 @@ const planFileSchema = z.object({
 });
 
 /**
- * What an update of each kind must carry in `payload` for its provider to act on it (the shapes
- * the providers' plan() produce); null for kinds that are only adopted or deleted, which have
- * no update. Every resource type must be listed, so a new kind makes its author decide.
+ * What an update of each kind must carry in `payload`: the providers' own schemas (see
+ * payloadSchemas in src/providers/provider.ts; plan/ does not import providers, so the caller
+ * passes them). A kind without a schema cannot be updated, only adopted or deleted.
  */
-const UPDATE_PAYLOADS: { readonly [T in ResourceType]: z.ZodType | null } = {
-  // tags_patch: null is a real patch (remove every user tag); a missing key is not.
-  cloud_floating_ip: z.object({ tags_patch: z.record(z.string(), z.string().nullable()).nullable() }),
-  cloud_instance: z.object({ flavor_id: z.string().min(1) }),
-  cloud_k8s_cluster: z.object({ upgrade_path: z.array(z.string()).min(1) }),
-  iam_reseller_notification_setting: z.object({
-    body: z.object({ notification_type: z.string().min(1), email: z.string().min(1), enabled: z.boolean() }),
-  }),
-  fastedge_app: null,
-  streaming_player: null,
-  cloud_quota_limit_request: null,
-};
+export type PayloadSchemas = Partial<Record<ResourceType, z.ZodType>>;
 
 /** True when the text looks like a saved plan rather than a stack (a JSON object with format_version). */
 export function looksLikePlanFile(text: string): boolean {
@@ -90,7 +79,7 @@ export function looksLikePlanFile(text: string): boolean {
  * what its provider needs, a plan with errors, or a file that is not a plan (the JSON
  * rendering of `plan --format json` included).
  */
-export function parsePlanFile(text: string, file: string): Plan {
+export function parsePlanFile(text: string, file: string, payloads: PayloadSchemas): Plan {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -108,7 +97,7 @@ export function parsePlanFile(text: string, file: string): Plan {
   }
   parsed.data.resource_changes.forEach((change, index) => {
     checkAction(change, index, file);
-    checkUpdatePayload(change, index, file);
+    checkUpdatePayload(change, index, file, payloads);
   });
   const plan = parsed.data as unknown as Plan;
   if (plan.errored) throw new PlanFileError(`${file} is a plan with errors; it cannot be applied. Fix them and run edgeform plan again.`);
@@ -157,11 +146,11 @@ function checkAction(change: { address: string; type: ResourceType; action: stri
   }
 }
 
-function checkUpdatePayload(change: { address: string; type: ResourceType; action: string; payload?: unknown }, index: number, file: string): void {
+function checkUpdatePayload(change: { address: string; type: ResourceType; action: string; payload?: unknown }, index: number, file: string, payloads: PayloadSchemas): void {
   if (change.action !== 'update') return;
   const where = `resource_changes.${index} (${change.address})`;
-  const schema = UPDATE_PAYLOADS[change.type];
-  if (schema === null) throw new PlanFileError(`${file} is not a valid saved plan: ${where}: ${change.type} cannot be updated; edgeform only adopts or deletes it`);
+  const schema = payloads[change.type];
+  if (schema === undefined) throw new PlanFileError(`${file} is not a valid saved plan: ${where}: ${change.type} cannot be updated; edgeform only adopts or deletes it`);
   if (change.payload === undefined) throw new PlanFileError(`${file} is not a valid saved plan: ${where}: payload: an update needs its payload`);
   const parsed = schema.safeParse(change.payload);
   if (!parsed.success) {

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { apiPath } from '../api/path.js';
 import { planTagsPatch, userTags, type LiveTag } from '../plan/merge-patch.js';
 import type { ResourceProvider } from './provider.js';
@@ -11,6 +12,9 @@ interface FloatingIp {
   task_id: string | null;
 }
 
+/** The update's payload: the tags merge patch (null is a real patch: remove every user tag). */
+const payloadSchema = z.object({ tags_patch: z.record(z.string(), z.string().nullable()).nullable() });
+
 const fipPath = (version: 'v1' | 'v2', p: number, r: number, id: string) => apiPath`/cloud/${version}/floatingips/${p}/${r}/${id}`;
 
 /**
@@ -20,6 +24,7 @@ const fipPath = (version: 'v1' | 'v2', p: number, r: number, id: string) => apiP
  * belong to the platform. While a task changes the IP, `task_id` holds that task (the lock).
  */
 export const cloudFloatingIp: ResourceProvider<'cloud_floating_ip'> = {
+  payloadSchema,
   kind: 'resource',
   type: 'cloud_floating_ip',
   idField: 'floating_ip_id',
@@ -67,7 +72,7 @@ export const cloudFloatingIp: ResourceProvider<'cloud_floating_ip'> = {
     const d = change.desired as { project_id: number; region_id: number; floating_ip_id: string; tags?: Record<string, string | null>; tags_policy: 'authoritative' | 'merge' };
     const path = fipPath('v2', d.project_id, d.region_id, d.floating_ip_id);
     // `null` is a real patch (remove every user tag), so a missing patch must never default to it.
-    const body = { tags: requirePayload(change, 'tags_patch', isTagsPatch, 'a merge patch of tags (an object of string or null values, or null)') };
+    const body = { tags: requirePayload(change, payloadSchema).tags_patch };
     // The PATCH starts a task that locks the IP, so a blind retry after an answer that may have
     // been acted on (lost answer, 408/500/502/504) would be refused with 409. The IP is re-read
     // instead: its lock is our task (wait for it), matching tags mean it already ran, and
@@ -85,9 +90,3 @@ export const cloudFloatingIp: ResourceProvider<'cloud_floating_ip'> = {
     );
   },
 };
-
-function isTagsPatch(value: unknown): value is Record<string, string | null> | null {
-  if (value === null) return true;
-  if (typeof value !== 'object' || Array.isArray(value)) return false;
-  return Object.values(value).every((v) => v === null || typeof v === 'string');
-}

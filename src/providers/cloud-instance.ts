@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { apiPath } from '../api/path.js';
 import type { ResourceProvider } from './provider.js';
 import { PlanPayloadError, readOrGone, requireAction, requirePayload, startTasks } from './shared.js';
@@ -14,6 +15,9 @@ interface FlavorCollection {
   results: { flavor_id?: string; flavor_name?: string }[];
 }
 
+/** The update's payload: the flavor to resize to. */
+const payloadSchema = z.object({ flavor_id: z.string().min(1) });
+
 const instancePath = (p: number, r: number, id: string) => apiPath`/cloud/v1/instances/${p}/${r}/${id}`;
 
 /**
@@ -23,6 +27,7 @@ const instancePath = (p: number, r: number, id: string) => apiPath`/cloud/v1/ins
  * for a short while after the task FINISHED, so apply re-reads until it shows.
  */
 export const cloudInstance: ResourceProvider<'cloud_instance'> = {
+  payloadSchema,
   kind: 'resource',
   type: 'cloud_instance',
   idField: 'instance_id',
@@ -81,7 +86,7 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
   async apply(ctx, change) {
     requireAction(change, 'update');
     const d = change.desired as { project_id: number; region_id: number; instance_id: string };
-    const flavorId = requirePayload(change, 'flavor_id', (v): v is string => typeof v === 'string' && v !== '', 'a flavor id');
+    const flavorId = requirePayload(change, payloadSchema).flavor_id;
     if (flavorId !== change.desired.flavor_id) throw new PlanPayloadError(change, `payload.flavor_id "${flavorId}" is not the desired flavor_id "${String(change.desired.flavor_id)}"`);
     const path = instancePath(d.project_id, d.region_id, d.instance_id);
     // changeflavor is never sent twice: after an unknown outcome the instance is re-read.

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { apiPath } from '../api/path.js';
 import { canonicalJson } from '../plan/fingerprint.js';
 import { EdgeformError } from '../errors.js';
@@ -15,6 +16,9 @@ interface Cluster {
 interface VersionCollection {
   results: { version: string }[];
 }
+
+/** The update's payload: the planned path of versions, one minor version a step. */
+const payloadSchema = z.object({ upgrade_path: z.array(z.string()).min(1) });
 
 const clusterPath = (p: number, r: number, name: string) => apiPath`/cloud/v2/k8s/clusters/${p}/${r}/${name}`;
 
@@ -60,6 +64,7 @@ export function decideUpgradeProgress(input: { live: string; target: string; awa
  * step starts only once the finished one shows.
  */
 export const cloudK8sCluster: ResourceProvider<'cloud_k8s_cluster'> = {
+  payloadSchema,
   kind: 'resource',
   type: 'cloud_k8s_cluster',
   idField: 'cluster_name',
@@ -110,7 +115,7 @@ export const cloudK8sCluster: ResourceProvider<'cloud_k8s_cluster'> = {
   async apply(ctx, change) {
     requireAction(change, 'update');
     const d = change.desired as { project_id: number; region_id: number; cluster_name: string; version: string };
-    const planned = requirePayload(change, 'upgrade_path', isUpgradePath, 'a non-empty list of versions');
+    const planned = requirePayload(change, payloadSchema).upgrade_path;
     const path = clusterPath(d.project_id, d.region_id, d.cluster_name);
     const maxSteps = planned.length + 1;
     let steps = 0;
@@ -157,7 +162,3 @@ export const cloudK8sCluster: ResourceProvider<'cloud_k8s_cluster'> = {
     }
   },
 };
-
-function isUpgradePath(value: unknown): value is string[] {
-  return Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string');
-}

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { apiPath } from '../api/path.js';
 import type { FieldChange } from '../plan/types.js';
 import type { ResourceProvider } from './provider.js';
@@ -11,6 +12,9 @@ interface NotificationSetting {
   enabled: boolean;
 }
 
+/** The update's payload: the full PATCH body the platform requires (all three fields). */
+const payloadSchema = z.object({ body: z.object({ notification_type: z.string().min(1), email: z.string().min(1), enabled: z.boolean() }) });
+
 const settingPath = (reseller: number, id: number) => apiPath`/iam/reselling/resellers/${reseller}/notification_settings/${id}`;
 
 const FIELDS = ['notification_type', 'email', 'enabled'] as const;
@@ -21,6 +25,7 @@ const FIELDS = ['notification_type', 'email', 'enabled'] as const;
  * sends all three fields, taking `enabled` from the platform when the stack leaves it out.
  */
 export const iamResellerNotificationSetting: ResourceProvider<'iam_reseller_notification_setting'> = {
+  payloadSchema,
   kind: 'resource',
   type: 'iam_reseller_notification_setting',
   idField: 'notification_settings_id',
@@ -59,14 +64,7 @@ export const iamResellerNotificationSetting: ResourceProvider<'iam_reseller_noti
   async apply(ctx, change) {
     requireAction(change, 'update');
     const d = change.desired as { reseller_id: number; notification_settings_id: number };
-    const body = requirePayload(change, 'body', isFullBody, 'the full setting (notification_type, email and enabled)');
+    const { body } = requirePayload(change, payloadSchema);
     await ctx.api.request({ method: 'PATCH', path: settingPath(d.reseller_id, d.notification_settings_id), body, retry: 'idempotent', signal: ctx.signal });
   },
 };
-
-/** The PATCH body the platform requires: all three fields. */
-function isFullBody(value: unknown): value is Pick<NotificationSetting, 'notification_type' | 'email' | 'enabled'> {
-  if (typeof value !== 'object' || value === null) return false;
-  const v = value as Record<string, unknown>;
-  return typeof v.notification_type === 'string' && typeof v.email === 'string' && typeof v.enabled === 'boolean';
-}

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { ApiClient } from '../api/client.js';
 import type { CheckAttributes, CheckType, ResourceAttributes, ResourceType } from '../config/types.js';
 import type { CheckStatus, FieldChange, ResourceChange } from '../plan/types.js';
@@ -109,6 +110,11 @@ export interface ResourceProvider<T extends ResourceType = ResourceType> {
    * when absent, only a fresh plan with exactly the planned changes counts as the same.
    */
   isProgressOf?(change: ResourceChange, fresh: ProviderPlan): boolean;
+  /**
+   * The shape of the `payload` its updates carry; absent for kinds that cannot be updated.
+   * A saved plan is checked against it when read, and apply checks it again before sending.
+   */
+  payloadSchema?: z.ZodType;
 }
 
 /** The outcome of evaluating one check. */
@@ -145,9 +151,19 @@ export interface DynamicResourceProvider {
   plan(desired: Record<string, unknown>, state: Record<string, unknown>): ProviderPlan;
   apply(ctx: ProviderContext, change: ResourceChange): Promise<void>;
   isProgressOf?(change: ResourceChange, fresh: ProviderPlan): boolean;
+  payloadSchema?: z.ZodType;
 }
 
 /** The provider of a resource type, typed for plan data. */
 export function resourceProvider(providers: ProviderRegistry['resources'], type: ResourceType): DynamicResourceProvider {
   return providers[type] as unknown as DynamicResourceProvider;
+}
+
+/** The payload schema of every resource type that can be updated (for reading saved plans). */
+export function payloadSchemas(providers: ProviderRegistry['resources']): Partial<Record<ResourceType, z.ZodType>> {
+  const schemas: Partial<Record<ResourceType, z.ZodType>> = {};
+  for (const [type, provider] of Object.entries(providers) as [ResourceType, { payloadSchema?: z.ZodType }][]) {
+    if (provider.payloadSchema) schemas[type] = provider.payloadSchema;
+  }
+  return schemas;
 }

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { ApiConnectionError, ApiError, ConflictError, NotFoundError } from '../api/errors.js';
 import { computeBackoff } from '../api/retry.js';
 import { EdgeformError } from '../errors.js';
@@ -18,17 +19,18 @@ export class PlanPayloadError extends EdgeformError {
 }
 
 /**
- * The payload field a change must carry, checked with `valid`; throws PlanPayloadError naming
- * the field and what it should be when it is missing or malformed.
+ * The change's payload, checked against the provider's schema; throws PlanPayloadError naming
+ * the first field that is missing or malformed.
  */
-export function requirePayload<T>(change: ResourceChange, field: string, valid: (value: unknown) => value is T, expected: string): T {
-  const payload = change.payload;
-  if (payload === undefined || payload === null || !Object.hasOwn(payload, field)) {
-    throw new PlanPayloadError(change, `the change has no payload.${field} (${expected})`);
+export function requirePayload<S extends z.ZodType>(change: ResourceChange, schema: S): z.infer<S> {
+  if (change.payload === undefined || change.payload === null) {
+    const fields = schema instanceof z.ZodObject ? Object.keys(schema.shape).map((f) => `payload.${f}`).join(', ') : 'a payload';
+    throw new PlanPayloadError(change, `the change has no payload (it needs ${fields})`);
   }
-  const value = payload[field];
-  if (!valid(value)) throw new PlanPayloadError(change, `payload.${field} is not ${expected}`);
-  return value;
+  const parsed = schema.safeParse(change.payload);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new PlanPayloadError(change, `${['payload', ...issue.path.map(String)].join('.')}: ${issue.message}`);
 }
 
 /**
