@@ -63,13 +63,13 @@ export const applyCommand = defineCommand<ApplyArgs>({
 async function applyStack(args: ApplyArgs, io: CliIO, interrupts: ApplyInterrupts, taskTimeoutMs: number | undefined): Promise<number> {
   const result = await planStack({ path: args.path, env: io.env, parallelism: args.parallelism, targets: args.target, signal: interrupts.abort.signal, taskTimeoutMs });
   if (result.kind === 'invalid') {
-    printInvalid(io, 'text', args.path, result.diagnostics);
+    printInvalid(io, 'text', args.path, result);
     return ExitCode.error;
   }
   try {
     const { plan } = result;
     const show = args.format === 'json' ? (text: string) => io.err(text) : (text: string) => io.out(text);
-    show(renderPlan(plan, 'text', args.path));
+    show(renderPlan(plan, 'text', args.path, result.files));
     if (plan.errored) return ExitCode.error;
     // Nothing to change: no question; the executor only reports every resource unchanged.
     if (!plan.applyable) return await execute(plan, result.ctx, args, io, interrupts);

@@ -33,7 +33,7 @@ export const driftCommand = defineCommand<DriftArgs>({
     return withInterrupts(io, async (signal) => {
       const result = await planStack({ path: args.path, env: io.env, parallelism: args.parallelism, targets: [], signal });
       if (result.kind === 'invalid') {
-        printInvalid(io, args.format, args.path, result.diagnostics);
+        printInvalid(io, args.format, args.path, result);
         return ExitCode.error;
       }
       try {

@@ -32,6 +32,8 @@ export interface PlanStackOptions {
 export interface InvalidStack {
   kind: 'invalid';
   diagnostics: Diagnostic[];
+  /** The stack files' text (secrets masked), for the diagnostics' code frames. */
+  files: ReadonlyMap<string, string>;
 }
 
 /** A stack that was read and planned; the caller owns (and closes) the client. */
@@ -41,6 +43,8 @@ export interface PlannedStack {
   plan: Plan;
   api: ApiClient;
   ctx: ProviderContext;
+  /** The stack files' text (secrets masked), for the plan's diagnostics. */
+  files: ReadonlyMap<string, string>;
 }
 
 /**
@@ -85,10 +89,10 @@ export function pollScheduleFromEnv(env: NodeJS.ProcessEnv): TaskPollSchedule | 
  */
 export async function planStack(options: PlanStackOptions): Promise<InvalidStack | PlannedStack> {
   const loaded = await loadStack(options.path, options.env);
-  if (!loaded.stack || hasErrors(loaded.diagnostics)) return { kind: 'invalid', diagnostics: loaded.diagnostics };
+  if (!loaded.stack || hasErrors(loaded.diagnostics)) return { kind: 'invalid', diagnostics: loaded.diagnostics, files: loaded.files };
   const stack = loaded.stack;
   const targets = selectTargets(stack, options.targets);
-  if (hasErrors(targets.diagnostics)) return { kind: 'invalid', diagnostics: [...loaded.diagnostics, ...targets.diagnostics] };
+  if (hasErrors(targets.diagnostics)) return { kind: 'invalid', diagnostics: [...loaded.diagnostics, ...targets.diagnostics], files: loaded.files };
 
   const { api, ctx } = connect(resolveBaseUrl({ env: options.env, stackBaseUrl: stack.provider.base_url }), options);
   try {
@@ -104,7 +108,7 @@ export async function planStack(options: PlanStackOptions): Promise<InvalidStack
       edgeformVersion: VERSION,
       diagnostics: loaded.diagnostics,
     });
-    return { kind: 'planned', stack, plan, api, ctx };
+    return { kind: 'planned', stack, plan, api, ctx, files: loaded.files };
   } catch (error) {
     await api.close();
     throw error;

@@ -41,11 +41,11 @@ export const planCommand = defineCommand<PlanArgs>({
     return withInterrupts(io, async (signal) => {
       const result = await planStack({ path: args.path, env: io.env, parallelism: args.parallelism, targets: args.target, signal });
       if (result.kind === 'invalid') {
-        printInvalid(io, args.format, args.path, result.diagnostics);
+        printInvalid(io, args.format, args.path, result);
         return ExitCode.error;
       }
       try {
-        io.out(renderPlan(result.plan, args.format, args.path));
+        io.out(renderPlan(result.plan, args.format, args.path, result.files));
         if (args.out) {
           if (result.plan.errored) await refuseToSave(args.out, io);
           else await savePlan(args.out, result.plan, io);
@@ -66,8 +66,8 @@ export function planExitCode(plan: Plan, detailed: boolean): number {
 }
 
 /** Renders a plan in one of the three formats. */
-export function renderPlan(plan: Plan, format: PlanFormat, stackLabel: string): string {
-  const formatDiagnostics = (d: readonly Diagnostic[]) => formatDiagnosticsText(d);
+export function renderPlan(plan: Plan, format: PlanFormat, stackLabel: string, files: ReadonlyMap<string, string>): string {
+  const formatDiagnostics = (d: readonly Diagnostic[]) => formatDiagnosticsText(d, { files });
   if (format === 'json') return JSON.stringify(toPlanJson(plan), null, 2);
   if (format === 'markdown') {
     const enabled = kleur.enabled;
@@ -82,12 +82,12 @@ export function renderPlan(plan: Plan, format: PlanFormat, stackLabel: string): 
 }
 
 /** Prints the diagnostics of a stack that could not be planned, in the requested format. */
-export function printInvalid(io: CliIO, format: PlanFormat, stackLabel: string, diagnostics: Diagnostic[]): void {
+export function printInvalid(io: CliIO, format: PlanFormat, stackLabel: string, { diagnostics, files }: { diagnostics: Diagnostic[]; files: ReadonlyMap<string, string> }): void {
   if (format === 'json') {
     io.out(formatDiagnosticsJson(diagnostics));
     return;
   }
-  const text = formatDiagnosticsText(diagnostics);
+  const text = formatDiagnosticsText(diagnostics, { files });
   if (format === 'markdown') {
     const fence = '`'.repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
     io.out(`${planMarker(stackLabel)}\n### edgeform plan for \`${stackLabel}\`\n\n**The stack is invalid**; nothing was read or changed.\n\n${fence}text\n${text.trimEnd()}\n${fence}\n`);

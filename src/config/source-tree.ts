@@ -69,11 +69,6 @@ export function readSourceFile(filename: string, text: string, env: Readonly<Rec
   return { filename, text: maskSpans(text, converter.secretSpans), root, diagnostics, syntaxErrors };
 }
 
-/** `text` with every secret value of the stack file masked, for code frames (see SourceFile.text). */
-export function maskSecrets(filename: string, text: string): string {
-  return readSourceFile(filename, text, {}).text;
-}
-
 function maskSpans(text: string, spans: ReadonlyArray<readonly [number, number]>): string {
   let out = text;
   for (const [start, end] of spans) out = out.slice(0, start) + out.slice(start, end).replace(/[^\n]/g, '*') + out.slice(end);

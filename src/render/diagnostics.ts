@@ -1,8 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { codeFrameColumns } from '@babel/code-frame';
 import kleur from 'kleur';
 import type { Diagnostic } from '../config/diagnostics.js';
-import { maskSecrets } from '../config/source-tree.js';
 import { CHECK_TYPES } from '../config/types.js';
 
 /** Version of the JSON diagnostics document; bumped only on an incompatible change. */
@@ -38,11 +36,8 @@ export function formatCounts(diagnostics: readonly Diagnostic[]): string {
 
 /** Options of formatDiagnosticsText. */
 export interface TextOptions {
-  /**
-   * filename → text the ranges point into (LoadStackResult.files, secrets already masked);
-   * default: read them from disk and mask their secrets, best effort.
-   */
-  files?: ReadonlyMap<string, string>;
+  /** filename → text the ranges point into (LoadStackResult.files, secrets already masked). */
+  files: ReadonlyMap<string, string>;
   /** Colour and syntax highlighting; default: whatever the CLI decided (kleur.enabled). */
   color?: boolean;
 }
@@ -52,9 +47,9 @@ export interface TextOptions {
  * ADDRESS`, a code frame of the spot (highlighted only with colour), the detail, and a final
  * `N errors, M warnings` line. Filenames are shown as the user gave them.
  */
-export function formatDiagnosticsText(diagnostics: readonly Diagnostic[], options: TextOptions = {}): string {
+export function formatDiagnosticsText(diagnostics: readonly Diagnostic[], options: TextOptions): string {
   const color = options.color ?? kleur.enabled;
-  const files = options.files ?? readReferencedFiles(diagnostics);
+  const { files } = options;
   const paint = (style: (s: string) => string, text: string): string => (color ? style(text) : text);
   const blocks = diagnostics.map((d) => {
     const label = d.severity === 'error' ? paint(kleur.bold().red, 'error') : paint(kleur.bold().yellow, 'warning');
@@ -94,18 +89,6 @@ export function toDiagnosticsJson(diagnostics: readonly Diagnostic[]): Diagnosti
       range: d.range ? { filename: d.range.filename, start: { ...d.range.start }, end: { ...d.range.end } } : null,
     })),
   };
-}
-
-function readReferencedFiles(diagnostics: readonly Diagnostic[]): Map<string, string> {
-  const files = new Map<string, string>();
-  for (const filename of new Set(diagnostics.flatMap((d) => (d.range ? [d.range.filename] : [])))) {
-    try {
-      files.set(filename, maskSecrets(filename, readFileSync(filename, 'utf8')));
-    } catch {
-      // No frame for a file that cannot be read; the location line still says where.
-    }
-  }
-  return files;
 }
 
 function isCheckAddress(address: string): boolean {

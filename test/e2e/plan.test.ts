@@ -65,6 +65,8 @@ describe('edgeform plan: exit codes', () => {
     expect(result.stdout).toContain('error: reading cloud_instance.web_vm failed:');
     expect(result.stdout).toContain('Forbidden (injected by the emulator)');
     expect(result.stdout).toContain('  on resource cloud_instance.web_vm');
+    // The code frame of the resource's block, from the stack text loadStack already read.
+    expect(result.stdout).toMatch(/> \s*\d+ \|\s+web_vm:/);
     for (const address of ['cloud_floating_ip.web_ip', 'cloud_k8s_cluster.cluster', 'fastedge_app.legacy_app', 'iam_reseller_notification_setting.login_alerts']) {
       expect(result.stdout).toContain(`# ${address} will be`);
     }
@@ -245,6 +247,7 @@ describe('edgeform plan: refusing to start', () => {
     const result = await plan(['test/fixtures/invalid/bad-uuid/stack.yaml']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('test/fixtures/invalid/bad-uuid/stack.yaml:6:21: error: floating_ip_id must be a UUID');
+    expect(result.stderr).toMatch(/> 6 \|/);
     expect(emu.requests).toHaveLength(0);
   });
 
