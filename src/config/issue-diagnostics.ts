@@ -75,6 +75,10 @@ export function issuesToDiagnostics(issues: readonly z.core.$ZodIssue[], context
       text.summary += ` in ${context.subject}`;
       if (path.length === 1) text.detail = context.missingDetail?.(String(path[0]));
     }
+    // A value that came from the environment may be a secret: say where it came from, never what it is.
+    if (node.interpolated && text.detail?.startsWith('Got ')) {
+      text.detail = `The value comes from ${node.envReference ? `\${env:${node.envReference}}` : 'an ${env:...} reference'}; it is not shown.`;
+    }
     const useKey = !complete || issue.code === 'invalid_key';
     at(useKey ? (node.keyRange ?? node.range) : node.range, text);
   }

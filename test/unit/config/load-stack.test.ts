@@ -187,3 +187,20 @@ resources:
     expect(diagnostics.map((d) => d.code)).toContain('secret-in-stack');
   });
 });
+
+describe('loadStack: values from the environment', () => {
+  it('never shows an interpolated value in a diagnostic, only where it came from', async () => {
+    const text = `version: 1
+resources:
+  alerts:
+    type: iam_reseller_notification_setting
+    reseller_id: 7
+    notification_settings_id: 3
+    notification_type: \${env:NT}
+    email: ops@example.com
+`;
+    const { diagnostics } = await load({ 'stack.yaml': text }, 'stack.yaml', { NT: 'topsecretvalue' });
+    expect(diagnostics).toEqual([expect.objectContaining({ code: 'invalid-value', detail: 'The value comes from ${env:NT}; it is not shown.' })]);
+    expect(JSON.stringify(diagnostics)).not.toContain('topsecretvalue');
+  });
+});
