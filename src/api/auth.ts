@@ -3,7 +3,7 @@
  * `Authorization: APIKey <key>`, the one scheme every product accepts.
  */
 import { ApiConfigError } from './errors.js';
-import { API_KEY_ENV } from './redact.js';
+import { API_KEY_ENV } from '../env.js';
 
 /**
  * The API key from the environment, trimmed. Throws {@link ApiConfigError} when it is missing

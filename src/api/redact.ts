@@ -1,7 +1,5 @@
 import { API_KEY_ENV } from '../env.js';
 
-export { API_KEY_ENV };
-
 /** Platform API keys are long (`<id>$<64 hex>`); anything shorter than this is not redacted. */
 export const MIN_SECRET_LENGTH = 6;
 

@@ -1,3 +1,4 @@
+import { API_KEY_ENV } from '../env.js';
 import { startEmulator, type EmulatorOptions } from '../emulator/index.js';
 import { defineCommand, UsageError } from './command.js';
 import { ExitCode, type CliIO } from './io.js';
@@ -71,8 +72,8 @@ function printBanner(io: CliIO, url: string, apiKey: string, control: boolean): 
   io.out(`export EDGEFORM_BASE_URL=${url}`);
   // The output never shows the key EDGEFORM_API_KEY holds; when the emulator was given that
   // same key there is nothing to export.
-  if (apiKey === io.env.EDGEFORM_API_KEY) io.out('(EDGEFORM_API_KEY in this environment already holds the key the emulator accepts.)');
-  else io.out(`export EDGEFORM_API_KEY=${shellQuote(apiKey)}`);
+  if (apiKey === io.env[API_KEY_ENV]) io.out(`(${API_KEY_ENV} in this environment already holds the key the emulator accepts.)`);
+  else io.out(`export ${API_KEY_ENV}=${shellQuote(apiKey)}`);
   io.out('Press Ctrl-C to stop.');
 }
 

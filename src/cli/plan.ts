@@ -4,7 +4,7 @@ import { redact, secretsFromEnv } from '../api/redact.js';
 import type { Diagnostic } from '../config/diagnostics.js';
 import { formatDiagnosticsJson, formatDiagnosticsText } from '../render/diagnostics.js';
 import { toPlanJson } from '../render/plan-json.js';
-import { planMarker, renderPlanMarkdown } from '../render/plan-markdown.js';
+import { commentMarker, renderPlanMarkdown } from '../render/plan-markdown.js';
 import { renderPlanText } from '../render/plan-text.js';
 import { looksLikePlanFile } from '../plan/saved-plan.js';
 import type { Plan } from '../plan/types.js';
@@ -90,7 +90,7 @@ export function printInvalid(io: CliIO, format: PlanFormat, stackLabel: string, 
   const text = formatDiagnosticsText(diagnostics, { files });
   if (format === 'markdown') {
     const fence = '`'.repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
-    io.out(`${planMarker(stackLabel)}\n### edgeform plan for \`${stackLabel}\`\n\n**The stack is invalid**; nothing was read or changed.\n\n${fence}text\n${text.trimEnd()}\n${fence}\n`);
+    io.out(`${commentMarker('plan', stackLabel)}\n### edgeform plan for \`${stackLabel}\`\n\n**The stack is invalid**; nothing was read or changed.\n\n${fence}text\n${text.trimEnd()}\n${fence}\n`);
     return;
   }
   io.err(text);

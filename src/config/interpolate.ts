@@ -6,7 +6,8 @@ export type Interpolation =
 
 const REFERENCE = /\$\$\{|\$\{([^}]*)\}?/g;
 const ENV_NAME = /^env:([A-Za-z_][A-Za-z0-9_]*)$/;
-const WHOLE_REFERENCE = /^\$\{env:[A-Za-z_][A-Za-z0-9_]*\}$/;
+/** A string that is exactly one ${env:NAME} reference (also the JSON Schema's pattern for such values). */
+export const WHOLE_REFERENCE = /^\$\{env:[A-Za-z_][A-Za-z0-9_]*\}$/;
 
 /**
  * Expands `${env:NAME}` from `env` in one string. `$${` stands for a literal `${`; any other

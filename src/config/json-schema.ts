@@ -3,10 +3,11 @@ import { DEFAULTS_SCHEMA } from './defaults.js';
 import { PROVIDER_SCHEMA, STACK_VERSION } from './load-stack.js';
 import { CHECK_KINDS, RESOURCE_KINDS, type KindSpec } from './schemas/index.js';
 import { ADDRESS_PATTERN, NAME_PATTERN } from './validate-block.js';
+import { WHOLE_REFERENCE } from './interpolate.js';
 
 type JsonSchema = Record<string, unknown>;
 
-const ENV_REFERENCE_PATTERN = '^\\$\\{env:[A-Za-z_][A-Za-z0-9_]*\\}$';
+const ENV_REFERENCE_PATTERN = WHOLE_REFERENCE.source;
 
 /**
  * A block as written in a file: `type` first (editors offer its values and then the fields

@@ -1,7 +1,3 @@
-import { API_KEY_ENV } from '../env.js';
-
-/** The one place an API key may come from; every secret-in-stack diagnostic names it. */
-export { API_KEY_ENV };
 
 const SECRET_WORDS = ['apikey', 'token', 'secret', 'authorization', 'password', 'passwd'];
 

@@ -1,7 +1,8 @@
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node, type YAMLMap } from 'yaml';
 import type { Diagnostic, SourceRange } from './diagnostics.js';
 import { interpolate, isWholeReference } from './interpolate.js';
-import { API_KEY_ENV, isSecretFieldName, looksLikeApiKey } from './secrets.js';
+import { API_KEY_ENV } from '../env.js';
+import { isSecretFieldName, looksLikeApiKey } from './secrets.js';
 
 /**
  * One YAML value with where it stands: the plain value (strings already interpolated) plus

@@ -23,6 +23,11 @@ export type DeletableType = (typeof DELETABLE_TYPES)[number];
 export const CHECK_TYPES = ['streaming_video_subtitles', 'streaming_ai_tasks'] as const;
 export type CheckType = (typeof CHECK_TYPES)[number];
 
+/** Whether an address (TYPE.NAME) names a check rather than a resource. */
+export function isCheckAddress(address: string): boolean {
+  return (CHECK_TYPES as readonly string[]).includes(address.split('.')[0]!);
+}
+
 export type Ensure = 'present' | 'absent';
 export type TagsPolicy = 'authoritative' | 'merge';
 

@@ -251,8 +251,6 @@ export type EmulatorFixtures = z.input<typeof fixturesSchema>;
 /** Fixtures after validation, with every default filled in. */
 export type NormalizedFixtures = z.output<typeof fixturesSchema>;
 
-/** The `faults:` section after validation. */
-export type FixtureFaults = z.output<typeof faultsSchema>;
 
 /**
  * Loads and validates fixtures from a YAML file path or an object of the same shape. Errors

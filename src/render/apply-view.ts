@@ -1,7 +1,7 @@
 import kleur from 'kleur';
 import type { ApplyHooks } from '../apply/executor.js';
 import { countOutcome, type ApplyOutcome, type ResourceOutcome } from '../apply/outcome.js';
-import { CHECK_TYPES } from '../config/types.js';
+import { isCheckAddress } from '../config/types.js';
 import type { ResourceChange } from '../plan/types.js';
 
 /** A running action, as interrupt messages list it. */
@@ -73,11 +73,6 @@ export function createTextApplyView(write: (line: string) => void, verbsOf: Verb
   };
 }
 
-/** Whether an address names a check (its type is a check kind). */
-function isCheck(address: string | undefined): boolean {
-  return address !== undefined && (CHECK_TYPES as readonly string[]).includes(address.split('.')[0]!);
-}
-
 /** The closing lines of an apply: one success line, or every list that is not empty. */
 export function summaryLines(outcome: ApplyOutcome): string[] {
   const n = countOutcome(outcome);
@@ -94,7 +89,7 @@ export function summaryLines(outcome: ApplyOutcome): string[] {
   group('Failed', by('failed'), (r) => `${r.address} (${r.action})${tasks(r)}: ${r.error ?? 'unknown error'}`);
   group('Stopped part-way', by('stopped'), (r) => `${r.address} (${r.action})${tasks(r)}: ${r.error ?? 'stopped by the interrupt'}`);
   group('Still running on the platform', by('aborted'), (r) => `${r.address} (${r.action})${tasks(r)}`);
-  group('Skipped', by('skipped'), (r) => `${r.address}: depends on ${r.skippedBecause}, which ${isCheck(r.skippedBecause) ? 'is failing' : 'failed'}`);
+  group('Skipped', by('skipped'), (r) => `${r.address}: depends on ${r.skippedBecause}, which ${r.skippedBecause !== undefined && isCheckAddress(r.skippedBecause) ? 'is failing' : 'failed'}`);
   group('Not started', by('not-started'), (r) => `${r.address} (${r.action})`);
   lines.push('', 'Run edgeform apply again to converge: finished work is not repeated.');
   return lines;
@@ -111,18 +106,19 @@ export function summaryLines(outcome: ApplyOutcome): string[] {
  * task_ids, error, skipped_because).
  */
 export function createJsonApplyView(write: (line: string) => void, now: () => number = Date.now): ApplyView {
-  const startedAt = new Map<string, number>();
-  const running = new Map<string, readonly string[]>();
+  const running = new Map<string, { change: ResourceChange; at: number; taskIds: readonly string[] }>();
   const emit = (type: string, fields: Record<string, unknown>) => write(JSON.stringify({ type, timestamp: new Date(now()).toISOString(), ...fields }));
+  const progress = (r: { change: ResourceChange; at: number; taskIds: readonly string[] }, message: string) =>
+    emit('apply_progress', { address: r.change.address, action: r.change.action, message, task_ids: r.taskIds, elapsed_ms: now() - r.at });
   return {
     onStart(change) {
-      startedAt.set(change.address, now());
-      running.set(change.address, []);
+      running.set(change.address, { change, at: now(), taskIds: [] });
       emit('apply_start', { address: change.address, action: change.action });
     },
     onProgress(change, message, taskIds) {
-      running.set(change.address, [...taskIds]);
-      emit('apply_progress', { address: change.address, action: change.action, message, task_ids: taskIds, elapsed_ms: now() - (startedAt.get(change.address) ?? now()) });
+      const r = { change, at: running.get(change.address)?.at ?? now(), taskIds: [...taskIds] };
+      running.set(change.address, r);
+      progress(r, message);
     },
     onFinish(change, outcome) {
       running.delete(change.address);
@@ -131,7 +127,7 @@ export function createJsonApplyView(write: (line: string) => void, now: () => nu
       else emit('apply_errored', { ...base, error: outcome.error ?? null, skipped_because: outcome.skippedBecause ?? null });
     },
     tick() {
-      for (const [address, taskIds] of running) emit('apply_progress', { address, message: 'still running', task_ids: taskIds, elapsed_ms: now() - (startedAt.get(address) ?? now()) });
+      for (const r of running.values()) progress(r, 'still running');
     },
     interruptRequested(list) {
       emit('interrupt', { stage: 'stop', running: list.map((r) => ({ address: r.address, task_ids: r.taskIds })) });

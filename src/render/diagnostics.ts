@@ -1,7 +1,7 @@
 import { codeFrameColumns } from '@babel/code-frame';
 import kleur from 'kleur';
 import type { Diagnostic } from '../config/diagnostics.js';
-import { CHECK_TYPES } from '../config/types.js';
+import { isCheckAddress } from '../config/types.js';
 
 /** Version of the JSON diagnostics document; bumped only on an incompatible change. */
 export const DIAGNOSTICS_FORMAT_VERSION = '1.0';
@@ -89,10 +89,6 @@ export function toDiagnosticsJson(diagnostics: readonly Diagnostic[]): Diagnosti
       range: d.range ? { filename: d.range.filename, start: { ...d.range.start }, end: { ...d.range.end } } : null,
     })),
   };
-}
-
-function isCheckAddress(address: string): boolean {
-  return (CHECK_TYPES as readonly string[]).includes(address.split('.')[0]!);
 }
 
 function indent(text: string): string {

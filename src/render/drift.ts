@@ -1,5 +1,6 @@
 import kleur from 'kleur';
 import type { DriftReport } from '../plan/drift.js';
+import { commentMarker } from './plan-markdown.js';
 import { formatValue } from './values.js';
 
 const ABSENT = '(absent)';
@@ -33,7 +34,7 @@ function headline(report: DriftReport): string {
 
 /** The drift report as a Markdown issue body: headline, a table of fields, checks, errors. */
 export function renderDriftMarkdown(report: DriftReport, stackLabel: string): string {
-  const out = [`<!-- edgeform:drift stack=${stackLabel} -->`, `### edgeform drift for \`${stackLabel}\``, '', kleurless(headline(report)), ''];
+  const out = [commentMarker('drift', stackLabel), `### edgeform drift for \`${stackLabel}\``, '', kleurless(headline(report)), ''];
   const cell = (v: unknown) => (v === undefined ? '_absent_' : `\`${formatValue(v).replace(/\|/g, '\\|').replace(/`/g, 'ˋ')}\``);
   if (report.drifted.length > 0) {
     out.push('| resource | field | stack | platform |', '|---|---|---|---|');

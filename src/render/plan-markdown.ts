@@ -3,9 +3,12 @@ import type { Plan } from '../plan/types.js';
 /** GitHub's limit for a comment body is 65,536 characters; stay clearly below it. */
 export const MARKDOWN_LIMIT = 65_000;
 
-/** The hidden marker CI looks for to update one sticky comment per stack. */
-export function planMarker(stackLabel: string): string {
-  return `<!-- edgeform:plan stack=${stackLabel.replace(/--/g, '-\u2011')} -->`;
+/**
+ * The hidden marker CI looks for to update one sticky comment (or issue) per stack and kind;
+ * `--` in the label is broken up so it cannot end the HTML comment.
+ */
+export function commentMarker(kind: 'plan' | 'drift', stackLabel: string): string {
+  return `<!-- edgeform:${kind} stack=${stackLabel.replace(/--/g, '-\u2011')} -->`;
 }
 
 const SYMBOL = { update: '~', delete: '-', read: '<=' } as const;
@@ -20,7 +23,7 @@ export function renderPlanMarkdown(plan: Plan, textPlan: string, options: { stac
   const limit = options.limit ?? MARKDOWN_LIMIT;
   const { change, destroy } = plan.summary;
   const failedChecks = plan.checks.filter((c) => c.status !== 'pass');
-  const head: string[] = [planMarker(options.stackLabel), `### edgeform plan for \`${options.stackLabel}\``, ''];
+  const head: string[] = [commentMarker('plan', options.stackLabel), `### edgeform plan for \`${options.stackLabel}\``, ''];
 
   const errors = plan.diagnostics.filter((d) => d.severity === 'error');
   if (plan.errored) head.push(`**Plan failed** with ${errors.length} error${errors.length === 1 ? '' : 's'}; nothing can be applied until ${errors.length === 1 ? 'it is' : 'they are'} fixed.`);

@@ -128,6 +128,17 @@ describe('summaryLines after an interrupt', () => {
 });
 
 describe('the JSON apply view', () => {
+  it('gives heartbeat progress events the action and elapsed time like the others', () => {
+    const lines: string[] = [];
+    let now = Date.UTC(2026, 0, 1);
+    const view = createJsonApplyView((l) => lines.push(l), () => now);
+    view.onStart!(vm);
+    view.onProgress!(vm, 'waiting on task t1', ['t1']);
+    now += 20_000;
+    view.tick();
+    expect(JSON.parse(lines.at(-1)!)).toEqual({ type: 'apply_progress', timestamp: '2026-01-01T00:00:20.000Z', address: vm.address, action: 'update', message: 'still running', task_ids: ['t1'], elapsed_ms: 20_000 });
+  });
+
   it('counts stopped, aborted and not-started resources apart in change_summary', () => {
     const lines: string[] = [];
     createJsonApplyView((l) => lines.push(l), () => Date.UTC(2026, 0, 1)).summary(interrupted);

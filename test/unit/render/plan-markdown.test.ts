@@ -1,6 +1,6 @@
 import kleur from 'kleur';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { renderPlanMarkdown } from '../../../src/render/plan-markdown.js';
+import { commentMarker, renderPlanMarkdown } from '../../../src/render/plan-markdown.js';
 import { renderPlanText } from '../../../src/render/plan-text.js';
 import { change, plan } from '../../helpers/plan.js';
 
@@ -58,5 +58,15 @@ describe('renderPlanMarkdown', () => {
     const out = md(p);
     expect(out).toContain('````text\n');
     expect(out).toMatch(/\n````\n\n<\/details>\n$/);
+  });
+});
+
+describe('commentMarker', () => {
+  it('cannot be ended early by a -- in the stack label, for plan and drift alike', () => {
+    for (const kind of ['plan', 'drift'] as const) {
+      const marker = commentMarker(kind, 'stacks/a--b.yaml');
+      expect(marker.startsWith(`<!-- edgeform:${kind} stack=stacks/a`)).toBe(true);
+      expect(marker.slice(4, -3)).not.toContain('--');
+    }
   });
 });
