@@ -22,6 +22,7 @@ import {
 } from './retry.js';
 import { redactDeep, sanitizeError, scrubOwnError } from './sanitize.js';
 import { abortReason, sleep as realSleep, type Sleep } from './sleep.js';
+import { EdgeformError } from '../errors.js';
 import { VERSION } from '../version.js';
 
 /** HTTP methods the platform's API uses. */
@@ -299,7 +300,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     } catch (error) {
       // Aborts surface as the caller's own reason; anything unexpected is sanitized.
       if (req.signal?.aborted && error === req.signal.reason) throw error;
-      if (error instanceof Error && 'code' in error && String((error as { code: unknown }).code).startsWith('EDGEFORM_')) throw error;
+      if (error instanceof EdgeformError) throw error;
       if (req.signal?.aborted) throw abortReason(req.signal);
       throw sanitizeError(error, secrets);
     }

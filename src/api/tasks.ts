@@ -8,7 +8,7 @@
 import { EdgeformError } from '../errors.js';
 import type { ApiClient } from './client.js';
 import { ApiConnectionError, ApiError, TaskFailedError, TaskTimeoutError } from './errors.js';
-import { RETRYABLE_STATUSES } from './retry.js';
+import { DEFAULT_RETRY_POLICY, RETRYABLE_STATUSES } from './retry.js';
 import { apiPath } from './path.js';
 import { abortReason, sleep as realSleep, type Sleep } from './sleep.js';
 
@@ -59,8 +59,6 @@ export const K8S_TASK_TIMEOUT_MS = 60 * 60_000;
 /** Failed polls in a row after which edgeform stops waiting on a task (about 100 s of outage). */
 export const MAX_CONSECUTIVE_POLL_FAILURES = 20;
 
-/** Longest Retry-After a failed poll honours; longer asks wait this long and poll again. */
-const MAX_POLL_RETRY_AFTER_MS = 60_000;
 
 /**
  * Reading a task failed too many times in a row (outage, rate limit) to go on waiting. The task
@@ -151,7 +149,7 @@ export async function pollTask(client: Pick<ApiClient, 'get' | 'redact'>, taskId
       if (signal?.aborted || !isTransientPollFailure(error)) throw error;
       failures += 1;
       if (failures >= MAX_CONSECUTIVE_POLL_FAILURES) throw new TaskPollError({ taskId, failures, lastState: last?.state ?? null, error });
-      retryAfterMs = Math.min(error instanceof ApiError ? (error.retryAfterMs ?? 0) : 0, MAX_POLL_RETRY_AFTER_MS);
+      retryAfterMs = Math.min(error instanceof ApiError ? (error.retryAfterMs ?? 0) : 0, DEFAULT_RETRY_POLICY.maxRetryAfterMs);
     }
     polls += 1;
     if (body !== undefined) {

@@ -1,3 +1,4 @@
+import { describeValueType } from './describe-issue.js';
 import type { z } from 'zod';
 import type { Diagnostic, SourceRange } from './diagnostics.js';
 import { didYouMean } from './did-you-mean.js';
@@ -47,7 +48,7 @@ export function validateBlock(raw: RawBlock, defaults: ReadonlyMap<string, Sourc
     });
   }
   if (!node.entries) {
-    error('invalid-type', `${noun} "${name}" must be a mapping with a type field, not ${describe(node.value)}`, node.range);
+    error('invalid-type', `${noun} "${name}" must be a mapping with a type field, not ${describeValueType(node.value)}`, node.range);
     return undefined;
   }
   const kind = resolveKind(raw, keyRange, error);
@@ -116,7 +117,7 @@ function resolveKind(
     return undefined;
   }
   if (typeof typeNode.value !== 'string') {
-    error('invalid-type', `type must be a string, not ${describe(typeNode.value)}`, typeNode.range);
+    error('invalid-type', `type must be a string, not ${describeValueType(typeNode.value)}`, typeNode.range);
     return undefined;
   }
   if (typeNode.interpolated) {
@@ -144,7 +145,7 @@ function readDependsOn(
 ): Array<{ address: string; range: SourceRange }> {
   if (!node || node.value === null) return [];
   if (!node.items) {
-    error('invalid-type', `depends_on must be a list of addresses, not ${describe(node.value)}`, node.range, {
+    error('invalid-type', `depends_on must be a list of addresses, not ${describeValueType(node.value)}`, node.range, {
       address,
       detail: 'Write depends_on: [cloud_instance.web_vm, ...].',
     });
@@ -162,10 +163,4 @@ function readDependsOn(
     out.push({ address: item.value, range: item.range });
   }
   return out;
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'empty';
-  if (Array.isArray(value)) return 'a list';
-  return typeof value === 'object' ? 'a mapping' : `a ${typeof value}`;
 }
