@@ -1,13 +1,12 @@
-import { readFile, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readFile, realpath, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { BASE_URL_ENV, resolveBaseUrl } from '../api/base-url.js';
+import { BASE_URL_ENV } from '../api/base-url.js';
 import { sleep } from '../api/sleep.js';
 import { executePlan } from '../apply/executor.js';
 import { succeeded, type ApplyOutcome } from '../apply/outcome.js';
-import { findStaleResources, withFreshChecks } from '../apply/saved-plan-checks.js';
-import { loadStack } from '../config/load-stack.js';
-import { looksLikePlanFile, parsePlanFile, StalePlanError } from '../plan/saved-plan.js';
+import type { Stack } from '../config/types.js';
+import { comparePlans, isPlanFileCandidate, parsePlanFile, PlanFileError, savedTargets, StalePlanError } from '../plan/saved-plan.js';
 import type { Plan } from '../plan/types.js';
 import { payloadSchemas, resourceProvider, type ProviderContext } from '../providers/provider.js';
 import { registry } from '../providers/registry.js';
@@ -15,7 +14,7 @@ import { createJsonApplyView, createTextApplyView, type ApplyView, type RunningA
 import { defineCommand, UsageError } from './command.js';
 import { InterruptedError } from './interrupt.js';
 import { ExitCode, type CliIO } from './io.js';
-import { checkParallelism, connect, planStack } from './plan-stack.js';
+import { checkParallelism, planStack } from './plan-stack.js';
 import { printInvalid, renderPlan } from './plan.js';
 
 interface ApplyArgs {
@@ -25,6 +24,7 @@ interface ApplyArgs {
   taskTimeout?: string;
   target: string[];
   format: 'text' | 'json';
+  stack?: string;
 }
 
 /** `edgeform apply`: carry out a plan, from a stack (after approval) or a saved plan file. */
@@ -38,7 +38,8 @@ export const applyCommand = defineCommand<ApplyArgs>({
       .option('parallelism', { type: 'number', default: 10, describe: 'Actions run at the same time' })
       .option('task-timeout', { type: 'string', describe: 'Longest wait for one platform task, e.g. 30m, 90s (default 20m; 60m for k8s upgrades)' })
       .option('target', { type: 'string', array: true, default: [] as string[], describe: 'Apply only this address and what it depends on (repeatable)' })
-      .option('format', { choices: ['text', 'json'] as const, default: 'text' as const, describe: 'Progress output: text, or one JSON event per line' }),
+      .option('format', { choices: ['text', 'json'] as const, default: 'text' as const, describe: 'Progress output: text, or one JSON event per line' })
+      .option('stack', { type: 'string', describe: 'With a saved plan: the stack it was made from (default: the path the plan recorded, inside the working directory)' }),
   async run(args, io) {
     checkParallelism(args.parallelism);
     const taskTimeoutMs = args.taskTimeout === undefined ? undefined : parseDuration(args.taskTimeout);
@@ -49,6 +50,7 @@ export const applyCommand = defineCommand<ApplyArgs>({
         if (args.target.length > 0) throw new UsageError('--target cannot be used with a saved plan; it applies exactly what it contains');
         return await applySavedPlan(args, io, interrupts, taskTimeoutMs, parsePlanFile(planFile, args.path, payloadSchemas(registry.resources)));
       }
+      if (args.stack !== undefined) throw new UsageError('--stack is only for a saved plan: give the stack as PATH instead');
       return await applyStack(args, io, interrupts, taskTimeoutMs);
     } catch (error) {
       // Interrupted while reading (planning, or checking a saved plan): nothing was changed.
@@ -90,47 +92,96 @@ async function applyStack(args: ApplyArgs, io: CliIO, interrupts: ApplyInterrupt
   }
 }
 
-async function applySavedPlan(args: ApplyArgs, io: CliIO, interrupts: ApplyInterrupts, taskTimeoutMs: number | undefined, plan: Plan): Promise<number> {
-  await checkPlanDestination(plan, io.env);
-  if (!plan.applyable) {
+/**
+ * `apply PLANFILE`: the plan file says what was reviewed, never what is sent. The stack it was
+ * made from is read again from the working tree (or --stack) and must have the plan's digest;
+ * the platform is the one this run resolves (EDGEFORM_BASE_URL, else that stack's base_url) and
+ * must be the plan's; the live state is read and planned again, and only a fresh plan equal to
+ * the saved one is executed, so every request body is derived here and now.
+ */
+async function applySavedPlan(args: ApplyArgs, io: CliIO, interrupts: ApplyInterrupts, taskTimeoutMs: number | undefined, saved: Plan): Promise<number> {
+  if (!saved.applyable) {
     io.out('The saved plan has no changes to apply.');
     return ExitCode.ok;
   }
-  const { api, ctx } = connect(plan.base_url, { env: io.env, signal: interrupts.abort.signal, taskTimeoutMs, parallelism: args.parallelism });
+  const stackPath = await locatePlannedStack(saved, args.stack, args.path);
+  const result = await planStack({
+    path: stackPath,
+    env: io.env,
+    parallelism: args.parallelism,
+    signal: interrupts.abort.signal,
+    taskTimeoutMs,
+    targets: (stack) => savedTargets(saved, [...stack.resources, ...stack.checks].map((b) => b.address)),
+    admit: (stack, baseUrl) => admitSavedPlan(saved, stack, baseUrl, stackPath, io.env),
+  });
+  if (result.kind === 'invalid') {
+    io.err(`The stack ${stackPath} that the saved plan was made from is not valid now; nothing was applied.`);
+    printInvalid(io, 'text', stackPath, result);
+    return ExitCode.error;
+  }
   try {
-    const stale = await findStaleResources(plan, registry.resources, ctx, args.parallelism);
+    const fresh = result.plan;
+    if (fresh.errored) {
+      io.err(renderPlan(fresh, 'text', stackPath, result.files));
+      throw new StalePlanError('Planning the stack again for the saved plan failed (see above); nothing was applied. Run edgeform plan again.');
+    }
+    const stale = comparePlans(saved, fresh);
     if (stale.length > 0) {
       const lines = stale.flatMap((s) => [`  ${s.address}:`, ...s.differences.map((d) => `    ${d}`)]);
-      throw new StalePlanError(`Saved plan is stale: the platform changed since the plan was made. Nothing was applied.\n${lines.join('\n')}\nRun edgeform plan again and review the new plan.`);
+      const edited = stale.some((s) => s.differences.some((d) => d.includes('plan file')));
+      const what = edited ? 'Saved plan does not match what its stack and the platform give now' : 'Saved plan is stale: the platform changed since the plan was made';
+      throw new StalePlanError(`${what}. Nothing was applied.\n${lines.join('\n')}\nRun edgeform plan again and review the new plan.`);
     }
-    const refreshed = await withFreshChecks(plan, registry.checks, ctx);
-    for (const { check, was } of refreshed.changed) io.out(`${check.address}: was ${was} when planned, is ${check.status} now: ${check.message}`);
-    return await execute(refreshed.plan, ctx, args, io, interrupts);
+    const savedChecks = new Map(saved.checks.map((c) => [c.address, c]));
+    for (const check of fresh.checks) {
+      const was = savedChecks.get(check.address)?.status;
+      if (was !== undefined && was !== check.status) io.out(`${check.address}: was ${was} when planned, is ${check.status} now: ${check.message}`);
+    }
+    return await execute(fresh, result.ctx, args, io, interrupts);
   } finally {
-    await api.close();
+    await result.api.close();
   }
 }
 
 /**
- * A saved plan never decides where the API key goes: the platform is resolved as for any run
- * (EDGEFORM_BASE_URL, else the stack's provider.base_url, else the default), and a plan made
- * against another one is refused.
+ * Refuses a saved plan before anything is sent when the stack on disk is not the one it was
+ * made from (digest), or this run would talk to another platform than the plan was read from.
  */
-async function checkPlanDestination(plan: Plan, env: NodeJS.ProcessEnv): Promise<void> {
-  const target = resolveBaseUrl({ env, stackBaseUrl: await stackBaseUrl(plan.stack.sources, env) });
-  if (target === plan.base_url) return;
+function admitSavedPlan(saved: Plan, stack: Stack, baseUrl: string, stackPath: string, env: NodeJS.ProcessEnv): void {
+  if (stack.digest !== saved.stack.digest) {
+    throw new StalePlanError(
+      `the stack at ${stackPath} is not the stack the saved plan was made from (its digest is ${stack.digest.slice(0, 12)}…, the plan's ${saved.stack.digest.slice(0, 12)}…); nothing was applied. Check out the commit the plan was made from, or run edgeform plan again.`,
+    );
+  }
+  if (baseUrl === saved.base_url) return;
   const source = env[BASE_URL_ENV] ? BASE_URL_ENV : 'the stack and the default';
   throw new StalePlanError(
-    `the saved plan was made against ${plan.base_url}, but this run would talk to ${target} (from ${source}); refusing to apply it elsewhere. To apply it to ${plan.base_url}, set ${BASE_URL_ENV}=${plan.base_url}.`,
+    `the saved plan was made against ${saved.base_url}, but this run would talk to ${baseUrl} (from ${source}); refusing to apply it elsewhere. To apply it to ${saved.base_url}, set ${BASE_URL_ENV}=${saved.base_url}.`,
   );
 }
 
-/** The provider.base_url of the stack a plan was made from, when its files are still readable. */
-async function stackBaseUrl(sources: readonly string[], env: NodeJS.ProcessEnv): Promise<string | undefined> {
-  if (sources.length === 0) return undefined;
-  const path = sources.length === 1 ? sources[0]! : dirname(sources[0]!);
-  const loaded = await loadStack(path, env).catch(() => undefined);
-  return loaded?.stack?.provider.base_url;
+/**
+ * The stack a saved plan is applied with: --stack when given; else the path the plan recorded,
+ * which must lie inside the working directory (the checkout the pipeline reviewed). A plan file
+ * can be edited, so it never chooses a file elsewhere on the machine, whose provider.base_url
+ * would decide where the key is sent.
+ */
+async function locatePlannedStack(saved: Plan, explicit: string | undefined, planFile: string): Promise<string> {
+  if (explicit !== undefined) return explicit;
+  const sources = saved.stack.sources;
+  const dirs = new Set(sources.map((s) => dirname(s)));
+  if (sources.length > 1 && dirs.size > 1) throw new PlanFileError(`${planFile} is a corrupt plan file: its stack sources are not one file or one directory`);
+  const recorded = sources.length === 1 ? sources[0]! : [...dirs][0]!;
+  const cwd = await realpath(process.cwd());
+  const where = await realpath(resolve(cwd, recorded)).catch(() => null);
+  if (where === null) {
+    throw new StalePlanError(`the stack the saved plan was made from (${recorded}) is not in this working directory; run apply where plan ran, or name the stack with --stack PATH`);
+  }
+  const inside = relative(cwd, where);
+  if (inside.startsWith('..') || isAbsolute(inside)) {
+    throw new StalePlanError(`the saved plan names a stack outside this working directory (${recorded}); apply reads the stack only from the working tree. Run apply where plan ran, or name the stack with --stack PATH`);
+  }
+  return recorded;
 }
 
 async function execute(plan: Plan, ctx: ProviderContext, args: ApplyArgs, io: CliIO, interrupts: ApplyInterrupts): Promise<number> {
@@ -218,11 +269,12 @@ class ApplyInterrupts {
   }
 }
 
+/** The text of PATH when apply should read it as a saved plan (see isPlanFileCandidate), else undefined. */
 async function readPlanFileIfAny(path: string): Promise<string | undefined> {
   const info = await stat(path).catch(() => null);
   if (!info?.isFile()) return undefined;
-  const text = await readFile(path, 'utf8');
-  return looksLikePlanFile(text) ? text : undefined;
+  const bytes = await readFile(path);
+  return isPlanFileCandidate(path, bytes) ? bytes.toString('utf8') : undefined;
 }
 
 /**

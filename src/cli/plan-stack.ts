@@ -23,9 +23,15 @@ export interface PlanStackOptions {
   path: string;
   env: NodeJS.ProcessEnv;
   parallelism: number;
-  targets: readonly string[];
+  /** --target addresses, or a function of the loaded stack that chooses them. */
+  targets: readonly string[] | ((stack: Stack) => readonly string[]);
   signal: AbortSignal;
   taskTimeoutMs?: number;
+  /**
+   * Called with the valid stack and the base URL it resolves to, before anything is sent: throws
+   * to refuse the run (a saved plan made from another stack or for another platform).
+   */
+  admit?: (stack: Stack, baseUrl: string) => void;
 }
 
 /** A stack that could not be used: its diagnostics, and nothing was sent to the API. */
@@ -91,10 +97,12 @@ export async function planStack(options: PlanStackOptions): Promise<InvalidStack
   const loaded = await loadStack(options.path, options.env);
   if (!loaded.stack || hasErrors(loaded.diagnostics)) return { kind: 'invalid', diagnostics: loaded.diagnostics, files: loaded.files };
   const stack = loaded.stack;
-  const targets = selectTargets(stack, options.targets);
+  const targets = selectTargets(stack, typeof options.targets === 'function' ? options.targets(stack) : options.targets);
   if (hasErrors(targets.diagnostics)) return { kind: 'invalid', diagnostics: [...loaded.diagnostics, ...targets.diagnostics], files: loaded.files };
 
-  const { api, ctx } = connect(resolveBaseUrl({ env: options.env, stackBaseUrl: stack.provider.base_url }), options);
+  const baseUrl = resolveBaseUrl({ env: options.env, stackBaseUrl: stack.provider.base_url });
+  options.admit?.(stack, baseUrl);
+  const { api, ctx } = connect(baseUrl, options);
   try {
     const observations = await readStack(ctx, stack, registry, { parallelism: options.parallelism, selected: targets.selected });
     const plan = buildPlan({

@@ -1,4 +1,5 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
+import { isAbsolute, relative, resolve } from 'node:path';
 import kleur from 'kleur';
 import { redact, secretsFromEnv } from '../api/redact.js';
 import type { Diagnostic } from '../config/diagnostics.js';
@@ -115,8 +116,18 @@ async function savePlan(file: string, plan: Plan, io: CliIO): Promise<void> {
   if ((await existingFileKind(file)) === 'other') {
     throw new UsageError(`--out ${file}: the file exists and is not an edgeform plan file; refusing to overwrite it (choose another path)`);
   }
-  await writeFile(file, `${redact(JSON.stringify(plan, null, 2), secretsFromEnv(io.env))}\n`, { mode: 0o600 });
+  const saved: Plan = { ...plan, stack: { ...plan.stack, sources: plan.stack.sources.map(relativeToWorkingDirectory) } };
+  await writeFile(file, `${redact(JSON.stringify(saved, null, 2), secretsFromEnv(io.env))}\n`, { mode: 0o600 });
   io.err(`Saved the plan to ${file}. To perform exactly these actions, run: edgeform apply ${file}`);
+}
+
+/**
+ * A stack file's path relative to the working directory when it lies inside it, so that apply
+ * finds the stack again in another checkout of the same repository (see locatePlannedStack).
+ */
+function relativeToWorkingDirectory(source: string): string {
+  const inside = relative(process.cwd(), resolve(source));
+  return inside === '' || inside.startsWith('..') || isAbsolute(inside) ? source : inside;
 }
 
 /**

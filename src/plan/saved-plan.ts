@@ -1,6 +1,9 @@
+import { isUtf8 } from 'node:buffer';
 import { z } from 'zod';
-import { DELETABLE_TYPES, RESOURCE_TYPES, type ResourceType } from '../config/types.js';
+import { CHECK_TYPES, DELETABLE_TYPES, RESOURCE_TYPES, type ResourceType } from '../config/types.js';
 import { EdgeformError } from '../errors.js';
+import { canonicalJson } from './fingerprint.js';
+import { buildGraph, findCycles } from './graph.js';
 import { PLAN_FORMAT_VERSION, type Plan, type ResourceChange } from './types.js';
 
 /** A saved plan cannot be applied as it is: stale, incompatible, or for another platform. */
@@ -17,17 +20,22 @@ export class PlanFileError extends EdgeformError {
   }
 }
 
-const fieldChange = z.object({ path: z.array(z.string()), op: z.enum(['add', 'update', 'remove']), before: z.unknown().optional(), after: z.unknown().optional() });
+const fieldChange = z.strictObject({ path: z.array(z.string()), op: z.enum(['add', 'update', 'remove']), before: z.unknown().optional(), after: z.unknown().optional() });
 const record = z.record(z.string(), z.unknown());
+const position = z.strictObject({ line: z.number(), column: z.number() });
 
-const planFileSchema = z.object({
+/**
+ * The structure of a plan file, exactly: unknown keys anywhere are refused, so an edit that adds
+ * what this edgeform would ignore is not silently carried along.
+ */
+const planFileSchema = z.strictObject({
   format_version: z.string(),
   edgeform_version: z.string(),
   created_at: z.string(),
   base_url: z.string(),
-  stack: z.object({ sources: z.array(z.string()), digest: z.string() }),
+  stack: z.strictObject({ sources: z.array(z.string()).min(1), digest: z.string().regex(/^[0-9a-f]{64}$/, 'expected a sha256 hex digest') }),
   resource_changes: z.array(
-    z.object({
+    z.strictObject({
       address: z.string(),
       type: z.enum(RESOURCE_TYPES),
       name: z.string(),
@@ -45,9 +53,30 @@ const planFileSchema = z.object({
       notes: z.array(z.string()),
     }),
   ),
-  checks: z.array(record),
-  diagnostics: z.array(record),
-  summary: z.object({ add: z.number(), change: z.number(), destroy: z.number(), read: z.number() }),
+  checks: z.array(
+    z.strictObject({
+      address: z.string(),
+      type: z.enum(CHECK_TYPES),
+      name: z.string(),
+      action: z.literal('read'),
+      status: z.enum(['pass', 'fail', 'error']),
+      message: z.string(),
+      details: record.optional(),
+      desired: record,
+      depends_on: z.array(z.string()),
+    }),
+  ),
+  diagnostics: z.array(
+    z.strictObject({
+      severity: z.enum(['error', 'warning']),
+      code: z.string(),
+      summary: z.string(),
+      detail: z.string().optional(),
+      address: z.string().optional(),
+      range: z.strictObject({ filename: z.string(), start: position, end: position }).optional(),
+    }),
+  ),
+  summary: z.strictObject({ add: z.number(), change: z.number(), destroy: z.number(), read: z.number() }),
   applyable: z.boolean(),
   errored: z.boolean(),
 });
@@ -58,6 +87,20 @@ const planFileSchema = z.object({
  * passes them). A kind without a schema cannot be updated, only adopted or deleted.
  */
 export type PayloadSchemas = Partial<Record<ResourceType, z.ZodType>>;
+
+/**
+ * Whether `apply PATH` should read a file as a saved plan rather than a stack: not a *.yaml /
+ * *.yml file, and either named *.json, or JSON-looking (it starts with `{`), or not text at
+ * all. Such a file that does not parse is a corrupt plan file, never a stack with odd errors.
+ */
+export function isPlanFileCandidate(path: string, bytes: Uint8Array): boolean {
+  if (/\.ya?ml$/i.test(path)) return false;
+  if (/\.json$/i.test(path)) return true;
+  let i = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  while (i < bytes.length && (bytes[i] === 0x20 || bytes[i] === 0x0a || bytes[i] === 0x0d || bytes[i] === 0x09)) i++;
+  if (bytes[i] === 0x7b /* { */) return true;
+  return bytes.includes(0) || !isUtf8(bytes);
+}
 
 /** True when the text looks like a saved plan rather than a stack (a JSON object with format_version). */
 export function looksLikePlanFile(text: string): boolean {
@@ -84,7 +127,7 @@ export function parsePlanFile(text: string, file: string, payloads: PayloadSchem
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new PlanFileError(`${file} is not a saved plan: ${(error as Error).message}`);
+    throw new PlanFileError(`${file} is a corrupt plan file: it is not valid JSON (${(error as Error).message}). Save a new one with edgeform plan --out FILE.`);
   }
   if (isPlanJsonRendering(json)) {
     throw new PlanFileError(`${file} is the JSON rendering of a plan (plan --format json), not a plan file; save one with edgeform plan --out FILE`);
@@ -93,20 +136,42 @@ export function parsePlanFile(text: string, file: string, payloads: PayloadSchem
   const parsed = planFileSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new PlanFileError(`${file} is not a valid saved plan: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    throw new PlanFileError(`${file} is a corrupt plan file: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
   }
   parsed.data.resource_changes.forEach((change, index) => {
     checkAction(change, index, file);
     checkUpdatePayload(change, index, file, payloads);
   });
-  const plan = parsed.data as unknown as Plan;
+  const plan = parsed.data as Plan;
+  checkGraph(plan, file);
   if (plan.errored) throw new PlanFileError(`${file} is a plan with errors; it cannot be applied. Fix them and run edgeform plan again.`);
   return plan;
 }
 
+/**
+ * Refuses a dependency structure the planner could never have written: an address twice, a
+ * depends_on naming something not in the plan (a plan holds every dependency of what it holds),
+ * or a cycle.
+ */
+function checkGraph(plan: Plan, file: string): void {
+  const nodes = [...plan.resource_changes, ...plan.checks];
+  const seen = new Set<string>();
+  nodes.forEach((node) => {
+    if (seen.has(node.address)) throw new PlanFileError(`${file} is a corrupt plan file: ${node.address} appears more than once`);
+    seen.add(node.address);
+    if (node.address !== `${node.type}.${node.name}`) throw new PlanFileError(`${file} is a corrupt plan file: address ${node.address} does not match type ${node.type} and name ${node.name}`);
+  });
+  for (const node of nodes) {
+    const missing = node.depends_on.find((d) => !seen.has(d));
+    if (missing !== undefined) throw new PlanFileError(`${file} is a corrupt plan file: ${node.address} depends on ${missing}, which is not in the plan`);
+  }
+  const cycles = findCycles(buildGraph(nodes.map((n) => ({ address: n.address, dependsOn: n.depends_on }))));
+  if (cycles.length > 0) throw new PlanFileError(`${file} is a corrupt plan file: dependency cycle ${[...cycles[0]!, cycles[0]![0]!].join(' -> ')}`);
+}
+
 function checkFormatVersion(version: unknown, file: string): void {
   const match = typeof version === 'string' ? /^(\d+)\.(\d+)$/.exec(version) : null;
-  if (!match) throw new PlanFileError(`${file} is not a valid saved plan: format_version: expected "MAJOR.MINOR", got ${JSON.stringify(version) ?? 'nothing'}`);
+  if (!match) throw new PlanFileError(`${file} is a corrupt plan file: format_version: expected "MAJOR.MINOR", got ${JSON.stringify(version) ?? 'nothing'}`);
   const [major, minor] = [Number(match[1]), Number(match[2])];
   const [ownMajor, ownMinor] = PLAN_FORMAT_VERSION.split('.').map(Number) as [number, number];
   if (major !== ownMajor) {
@@ -135,14 +200,14 @@ function checkAction(change: { address: string; type: ResourceType; action: stri
   const ensure = change.desired.ensure;
   if (change.action === 'delete') {
     if (!(DELETABLE_TYPES as readonly ResourceType[]).includes(change.type)) {
-      throw new PlanFileError(`${file} is not a valid saved plan: ${where}: action: edgeform cannot delete a ${change.type}`);
+      throw new PlanFileError(`${file} is a corrupt plan file: ${where}: action: edgeform cannot delete a ${change.type}`);
     }
     if (ensure !== 'absent') {
-      throw new PlanFileError(`${file} is not a valid saved plan: ${where}: action: a delete needs desired.ensure: absent, got ${JSON.stringify(ensure) ?? 'nothing'}`);
+      throw new PlanFileError(`${file} is a corrupt plan file: ${where}: action: a delete needs desired.ensure: absent, got ${JSON.stringify(ensure) ?? 'nothing'}`);
     }
   }
   if (change.action === 'update' && ensure === 'absent') {
-    throw new PlanFileError(`${file} is not a valid saved plan: ${where}: action: an update of a resource whose desired.ensure is absent`);
+    throw new PlanFileError(`${file} is a corrupt plan file: ${where}: action: an update of a resource whose desired.ensure is absent`);
   }
 }
 
@@ -150,12 +215,12 @@ function checkUpdatePayload(change: { address: string; type: ResourceType; actio
   if (change.action !== 'update') return;
   const where = `resource_changes.${index} (${change.address})`;
   const schema = payloads[change.type];
-  if (schema === undefined) throw new PlanFileError(`${file} is not a valid saved plan: ${where}: ${change.type} cannot be updated; edgeform only adopts or deletes it`);
-  if (change.payload === undefined) throw new PlanFileError(`${file} is not a valid saved plan: ${where}: payload: an update needs its payload`);
+  if (schema === undefined) throw new PlanFileError(`${file} is a corrupt plan file: ${where}: ${change.type} cannot be updated; edgeform only adopts or deletes it`);
+  if (change.payload === undefined) throw new PlanFileError(`${file} is a corrupt plan file: ${where}: payload: an update needs its payload`);
   const parsed = schema.safeParse(change.payload);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new PlanFileError(`${file} is not a valid saved plan: ${where}: ${['payload', ...issue.path.map(String)].join('.')}: ${issue.message}`);
+    throw new PlanFileError(`${file} is a corrupt plan file: ${where}: ${['payload', ...issue.path.map(String)].join('.')}: ${issue.message}`);
   }
 }
 
@@ -176,10 +241,73 @@ export function describeStaleness(change: ResourceChange, fresh: Record<string, 
   else if (change.before !== null && fresh === null) differences.push('existed when planned, is gone now');
   else if (change.before !== null && fresh !== null) {
     for (const key of new Set([...Object.keys(change.before), ...Object.keys(fresh)])) {
-      const a = JSON.stringify(change.before[key]);
-      const b = JSON.stringify(fresh[key]);
+      const a = canonicalJson(change.before[key]);
+      const b = canonicalJson(fresh[key]);
       if (a !== b) differences.push(`${key}: ${a ?? '(unset)'} when planned, now ${b ?? '(unset)'}`);
     }
   }
   return { address: change.address, differences };
+}
+
+/** The parts of a planned change that decide what apply sends; all must match a fresh plan. */
+const DECIDING_FIELDS = ['type', 'name', 'action', 'desired', 'after', 'changes', 'payload', 'depends_on', 'unchanged_elements'] as const;
+
+/**
+ * How a saved plan differs from the plan made now from the stack on disk and the live state
+ * (same stack digest, same targets): per address, what the platform changed since (`before`)
+ * and what in the plan file is not what this stack and state give (an edited plan file).
+ * Empty when apply may go on: it then executes the fresh plan, whose every request body was
+ * derived here and now, never taken from the file. Lock task ids, warnings and check results
+ * are not compared (locks are waited for; checks are evaluated again and gate as they are now).
+ */
+export function comparePlans(saved: Plan, fresh: Plan): StaleResource[] {
+  const freshByAddress = new Map(fresh.resource_changes.map((c) => [c.address, c]));
+  const savedAddresses = new Set(saved.resource_changes.map((c) => c.address));
+  const stale: StaleResource[] = [];
+  for (const change of saved.resource_changes) {
+    const now = freshByAddress.get(change.address);
+    if (now === undefined) {
+      stale.push({ address: change.address, differences: ['is in the plan file, but a plan of this stack now has no change for it'] });
+      continue;
+    }
+    // The platform changed: what follows from it (changes, payload, after) differs too, and is not news.
+    if (canonicalJson(change.before) !== canonicalJson(now.before)) {
+      stale.push(describeStaleness(change, now.before));
+      continue;
+    }
+    const edited: string[] = DECIDING_FIELDS.filter((field) => canonicalJson(change[field]) !== canonicalJson(now[field]));
+    if (change.fingerprint !== now.fingerprint) edited.push('fingerprint');
+    if (edited.length > 0) stale.push({ address: change.address, differences: [`${edited.join(', ')} in the plan file ${edited.length === 1 ? 'is' : 'are'} not what the stack and the platform give now`] });
+  }
+  for (const change of fresh.resource_changes) {
+    if (!savedAddresses.has(change.address)) stale.push({ address: change.address, differences: ['a plan of this stack now has it, but the plan file does not'] });
+  }
+  const freshChecks = new Map(fresh.checks.map((c) => [c.address, c]));
+  for (const check of saved.checks) {
+    const now = freshChecks.get(check.address);
+    if (now === undefined || canonicalJson([check.type, check.desired, check.depends_on]) !== canonicalJson([now.type, now.desired, now.depends_on])) {
+      stale.push({ address: check.address, differences: ['the check in the plan file is not the check of this stack'] });
+    }
+  }
+  const savedChecks = new Set(saved.checks.map((c) => c.address));
+  for (const check of fresh.checks) {
+    if (!savedChecks.has(check.address)) stale.push({ address: check.address, differences: ['a plan of this stack now has this check, but the plan file does not'] });
+  }
+  return stale;
+}
+
+/**
+ * The addresses a saved plan covers, when they are fewer than the stack's: the --target
+ * selection to plan again with. Throws StalePlanError when the plan holds an address the stack
+ * does not declare (nothing of it can have been reviewed from this stack).
+ */
+export function savedTargets(saved: Plan, stackAddresses: readonly string[]): string[] {
+  const covered = [...saved.resource_changes, ...saved.checks].map((n) => n.address);
+  const declared = new Set(stackAddresses);
+  const foreign = covered.filter((a) => !declared.has(a));
+  if (foreign.length > 0) {
+    throw new StalePlanError(`the saved plan has ${foreign.join(', ')}, which its stack does not declare; nothing was applied. Run edgeform plan again and review the new plan.`);
+  }
+  const set = new Set(covered);
+  return covered.length === stackAddresses.length && stackAddresses.every((a) => set.has(a)) ? [] : covered;
 }

@@ -20,6 +20,7 @@ describe('apply PLANFILE sends the key only where this run is configured to', ()
     return emu;
   }
 
+  /** A stack directory with stack.yaml; plan and apply run in it, as a pipeline runs in its checkout. */
   function stackFor(baseUrl?: string): string {
     const dir = writeStackFiles({
       'stack.yaml': [
@@ -31,15 +32,15 @@ describe('apply PLANFILE sends the key only where this run is configured to', ()
         '',
       ].join('\n'),
     });
-    return join(dir, 'stack.yaml');
+    return dir;
   }
 
   it('refuses a plan whose base_url points elsewhere, even with EDGEFORM_BASE_URL unset, and sends nothing', async () => {
     const emu = await emulator();
-    const stack = stackFor();
-    const file = join(writeStackFiles({}), 'plan.json');
+    const cwd = stackFor();
+    const file = join(cwd, 'plan.json');
     const env = { EDGEFORM_BASE_URL: emu.url, EDGEFORM_API_KEY: emu.apiKey, EDGEFORM_TASK_POLL_INTERVAL: '20' };
-    expect((await runCli(['plan', stack, '--out', file], { env })).code).toBe(0);
+    expect((await runCli(['plan', 'stack.yaml', '--out', file], { env, cwd })).code).toBe(0);
 
     // Someone edits the plan to point at their own listener.
     const seen: IncomingHttpHeaders[] = [];
@@ -52,7 +53,7 @@ describe('apply PLANFILE sends the key only where this run is configured to', ()
     const evil = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
     writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), base_url: evil }));
 
-    const result = await runCli(['apply', file], { env: { EDGEFORM_API_KEY: emu.apiKey } });
+    const result = await runCli(['apply', file], { env: { EDGEFORM_API_KEY: emu.apiKey }, cwd });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`the saved plan was made against ${evil}, but this run would talk to https://api.gcore.com`);
     expect(result.stderr).toContain(`set EDGEFORM_BASE_URL=${evil}`);
@@ -62,12 +63,12 @@ describe('apply PLANFILE sends the key only where this run is configured to', ()
 
   it("applies a plan made against the stack's provider.base_url without EDGEFORM_BASE_URL", async () => {
     const emu = await emulator();
-    const stack = stackFor(emu.url);
-    const file = join(writeStackFiles({}), 'plan.json');
+    const cwd = stackFor(emu.url);
+    const file = join(cwd, 'plan.json');
     const env = { EDGEFORM_API_KEY: emu.apiKey, EDGEFORM_TASK_POLL_INTERVAL: '20' };
-    expect((await runCli(['plan', stack, '--out', file], { env })).code).toBe(0);
+    expect((await runCli(['plan', 'stack.yaml', '--out', file], { env, cwd })).code).toBe(0);
 
-    const result = await runCli(['apply', file], { env });
+    const result = await runCli(['apply', file], { env, cwd });
     expect(result.stdout).toContain('Apply complete! Resources: 0 added, 1 changed, 0 destroyed.');
     expect(result.code).toBe(0);
     expect(emu.state.instances.get(DEMO.instance)!.flavor_id).toBe('g2-standard-4-8');
@@ -91,12 +92,12 @@ describe('apply PLANFILE evaluates the checks that gate resources again', () => 
       });
       const env = { EDGEFORM_BASE_URL: emu.url, EDGEFORM_API_KEY: emu.apiKey, EDGEFORM_TASK_POLL_INTERVAL: '20' };
       const file = join(dir, 'plan.json');
-      expect((await runCli(['plan', join(dir, 'stack.yaml'), '--out', file], { env })).code).toBe(0);
+      expect((await runCli(['plan', 'stack.yaml', '--out', file], { env, cwd: dir })).code).toBe(0);
 
       // The English subtitles are withdrawn between plan and apply.
       emu.state.videos.get(9877)!.subtitles = [];
 
-      const result = await runCli(['apply', file], { env });
+      const result = await runCli(['apply', file], { env, cwd: dir });
       expect(result.code).toBe(1);
       expect(result.stdout).toContain('streaming_video_subtitles.tour: was pass when planned, is fail now');
       expect(result.stdout).toContain('cloud_instance.web_vm: depends on streaming_video_subtitles.tour, which is failing');

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { DELETABLE_TYPES, RESOURCE_TYPES, type ResourceType } from '../../../src/config/types.js';
-import { parsePlanFile, PlanFileError, StalePlanError } from '../../../src/plan/saved-plan.js';
+import { comparePlans, isPlanFileCandidate, parsePlanFile, PlanFileError, savedTargets, StalePlanError } from '../../../src/plan/saved-plan.js';
 import { payloadSchemas } from '../../../src/providers/provider.js';
 import { registry } from '../../../src/providers/registry.js';
 import { PLAN_FORMAT_VERSION, type Plan, type ResourceChange } from '../../../src/plan/types.js';
 import { toPlanJson } from '../../../src/render/plan-json.js';
-import { change, plan } from '../../helpers/plan.js';
+import { change, check, plan } from '../../helpers/plan.js';
 
 const FIP = 'cloud_floating_ip.web_ip';
 
@@ -193,5 +193,84 @@ describe('parsePlanFile', () => {
   it('still refuses a plan with errors', () => {
     const p = plan([], [], { diagnostics: [{ severity: 'error', code: 'X', summary: 'bad' }] as Plan['diagnostics'] });
     expect(failure(p)).toBeInstanceOf(PlanFileError);
+  });
+});
+
+describe('comparePlans', () => {
+  const fip = () => change({ ...updates.fip!, desired: { floating_ip_id: 'x', tags: { env: 'prod' } }, before: { tags: { env: 'dev', owner: 'a' } }, after: { tags: { env: 'prod' } } });
+  const saved = () => plan([fip()]);
+
+  it('finds nothing when the fresh plan is the saved one (lock ids, warnings and check results aside)', () => {
+    const fresh = plan([{ ...fip(), lock_task_id: 'task-1', warnings: ['locked'] }]);
+    expect(comparePlans(saved(), fresh)).toEqual([]);
+  });
+
+  it('names how the platform changed when the observed fields differ, not the fields that follow from it', () => {
+    const moved = { ...fip(), before: { tags: { env: 'staging', owner: 'a' } }, payload: { tags_patch: { env: 'prod', owner: null, x: null } } };
+    expect(comparePlans(saved(), plan([moved]))).toEqual([{ address: FIP, differences: ['tags: {"env":"dev","owner":"a"} when planned, now {"env":"staging","owner":"a"}'] }]);
+  });
+
+  for (const field of ['payload', 'desired', 'after', 'changes', 'depends_on', 'action'] as const) {
+    it(`names an edited ${field} when the platform did not change`, () => {
+      const edited = saved();
+      (edited.resource_changes[0] as unknown as Record<string, unknown>)[field] = field === 'action' ? 'delete' : field === 'depends_on' ? ['cloud_instance.x'] : field === 'changes' ? [{ path: ['x'], op: 'add', after: 1 }] : { edited: true };
+      const [stale] = comparePlans(edited, saved());
+      expect(stale?.address).toBe(FIP);
+      expect(stale?.differences.join('\n')).toContain(`${field} in the plan file`);
+    });
+  }
+
+  it('names a change in only one of the two plans', () => {
+    const extra = change({ address: 'fastedge_app.legacy', action: 'delete', desired: { ensure: 'absent' } });
+    expect(comparePlans(plan([fip(), extra]), saved()).map((s) => s.address)).toEqual(['fastedge_app.legacy']);
+    expect(comparePlans(saved(), plan([fip(), extra]))[0]?.differences).toEqual(['a plan of this stack now has it, but the plan file does not']);
+  });
+
+  it('names a check whose attributes were edited, but not one whose result changed', () => {
+    const gate = check({ address: 'streaming_video_subtitles.tour', status: 'pass', message: 'ok', desired: { video_id: 1, languages: ['eng'] } });
+    expect(comparePlans(plan([fip()], [gate]), plan([fip()], [{ ...gate, status: 'fail', message: 'missing eng' }]))).toEqual([]);
+    const edited = { ...gate, desired: { video_id: 1, languages: [] } };
+    expect(comparePlans(plan([fip()], [edited]), plan([fip()], [gate])).map((s) => s.address)).toEqual(['streaming_video_subtitles.tour']);
+  });
+});
+
+describe('savedTargets', () => {
+  const p = plan([change({ address: FIP, action: 'no-op' })]);
+  it('is empty when the plan covers the whole stack, else the covered addresses', () => {
+    expect(savedTargets(p, [FIP])).toEqual([]);
+    expect(savedTargets(p, [FIP, 'cloud_instance.web_vm'])).toEqual([FIP]);
+  });
+  it('refuses an address the stack does not declare', () => {
+    expect(() => savedTargets(p, ['cloud_instance.web_vm'])).toThrow(StalePlanError);
+  });
+});
+
+describe('isPlanFileCandidate', () => {
+  const bytes = (s: string) => Buffer.from(s);
+  it('reads *.yaml and *.yml as stacks whatever they hold', () => {
+    expect(isPlanFileCandidate('stack.yaml', bytes('{"format_version": "1.0"}'))).toBe(false);
+    expect(isPlanFileCandidate('STACK.YML', Buffer.from([0, 1, 2]))).toBe(false);
+  });
+  it('reads *.json, JSON-looking text and binary content as plan files', () => {
+    expect(isPlanFileCandidate('plan.json', bytes('version: 1'))).toBe(true);
+    expect(isPlanFileCandidate('plan', bytes('\ufeff  \n{"format_ver'))).toBe(true);
+    expect(isPlanFileCandidate('plan.bin', Buffer.from([0x00, 0x13, 0x37]))).toBe(true);
+    expect(isPlanFileCandidate('plan.bin', Buffer.from([0xff, 0xfe, 0x41]))).toBe(true);
+  });
+  it('reads other text as a stack', () => {
+    expect(isPlanFileCandidate('stack', bytes('version: 1\nresources: {}\n'))).toBe(false);
+  });
+});
+
+describe('a depends_on structure the planner could not have written', () => {
+  it('refuses a cycle, naming it', () => {
+    const a = change({ address: 'cloud_instance.a', action: 'no-op', depends_on: ['cloud_instance.b'] });
+    const b = change({ address: 'cloud_instance.b', action: 'no-op', depends_on: ['cloud_instance.a'] });
+    const error = failure(plan([a, b]));
+    expect(error).toBeInstanceOf(PlanFileError);
+    expect(error.message).toMatch(/corrupt plan file: dependency cycle cloud_instance\.(a|b) -> cloud_instance\.(a|b) -> cloud_instance\.(a|b)/);
+  });
+  it('refuses a dependency that is not in the plan', () => {
+    expect(failure(plan([change({ address: 'cloud_instance.a', action: 'no-op', depends_on: ['cloud_instance.gone'] })])).message).toContain('depends on cloud_instance.gone, which is not in the plan');
   });
 });
