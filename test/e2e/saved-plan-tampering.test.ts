@@ -82,6 +82,14 @@ describe('apply PLANFILE applies only what was reviewed', () => {
     expect(result.code).toBe(0);
   });
 
+  it('applies a plan made with --target, planning the same selection again', async () => {
+    expect((await runCli(['plan', 'stack.yaml', '--target', 'cloud_floating_ip.web_ip', '--out', 'plan.json'], { env, cwd })).code).toBe(0);
+    const result = await apply();
+    expect(result.stdout).toContain('Apply complete! Resources: 0 added, 1 changed, 0 destroyed.');
+    expect(result.code).toBe(0);
+    expect(writes().map((r) => r.path)).toEqual([`/cloud/v2/floatingips/1/76/${DEMO.fip}`]);
+  });
+
   it('refuses a plan whose tags payload was edited while its shown changes were left alone, sending nothing', async () => {
     edit((p) => {
       byAddress(p, 'cloud_floating_ip.web_ip').payload.tags_patch.backdoor = 'yes';
