@@ -3,11 +3,8 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv } from './ajv.js';
 import { parse } from 'yaml';
 
-/**
- * The vendor's OpenAPI 3.1 files, in the shared folder beside the repository
- * (CI clones the repo with shared/ next to it).
- */
-export const OPENAPI_DIR = new URL('../../../shared/reference/openapi/', import.meta.url);
+/** The vendor's OpenAPI 3.1 files the contract tests use, committed with their source (see its README.md). */
+export const OPENAPI_DIR = new URL('../fixtures/openapi/', import.meta.url);
 
 /** One loaded vendor spec with its own validator instance. */
 export interface OpenApiSpec {

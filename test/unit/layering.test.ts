@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The architecture of ../shared/STYLE.md, enforced: which folder of src/ may import which.
+ * The architecture of docs/architecture.md, enforced: which folder of src/ may import which.
  * `type` lists folders that may only be imported with `import type` (no runtime dependency).
  */
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
