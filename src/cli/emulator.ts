@@ -1,5 +1,5 @@
 import { API_KEY_ENV } from '../env.js';
-import { startEmulator, type EmulatorOptions } from '../emulator/index.js';
+import { MAX_SEED, startEmulator, type Emulator, type EmulatorOptions } from '../emulator/index.js';
 import { defineCommand, UsageError } from './command.js';
 import { ExitCode, type CliIO } from './io.js';
 
@@ -11,6 +11,10 @@ interface EmulatorArgs {
   jitter: number;
   failRate: number;
   rateLimitRate: number;
+  dropBeforeRate: number;
+  dropAfterRate: number;
+  taskFailRate: number;
+  seed?: number;
   taskDuration: number;
   readLag: number;
   apiKey?: string;
@@ -40,10 +44,14 @@ function checkArgs(args: EmulatorArgs): EmulatorOptions {
     jitterMs: whole('jitter', args.jitter),
     failRate: share('fail-rate', args.failRate),
     rateLimitRate: share('rate-limit-rate', args.rateLimitRate),
+    dropBeforeRate: share('drop-before-rate', args.dropBeforeRate),
+    dropAfterRate: share('drop-after-rate', args.dropAfterRate),
+    taskFailRate: share('task-fail-rate', args.taskFailRate),
     taskDurationMs: whole('task-duration', args.taskDuration),
     readLagMs: whole('read-lag', args.readLag),
     control: args.control,
   };
+  if (args.seed !== undefined) options.seed = whole('seed', args.seed, MAX_SEED);
   if (args.fixtures !== undefined) options.fixtures = args.fixtures;
   if (args.apiKey !== undefined) options.apiKey = args.apiKey;
   return options;
@@ -66,8 +74,13 @@ function listenForSignals(): { received: Promise<NodeJS.Signals>; stop: () => vo
   return { received, stop };
 }
 
-function printBanner(io: CliIO, url: string, apiKey: string, control: boolean): void {
+function printBanner(io: CliIO, emulator: Emulator, control: boolean): void {
+  const { url, apiKey } = emulator;
   io.out(`edgeform emulator listening on ${url}${control ? ' (control routes on: /__emulator/)' : ''}`);
+  const f = emulator.faults.current;
+  if (f.failRate + f.rateLimitRate + f.dropBeforeRate + f.dropAfterRate + f.taskFailRate + f.jitterMs > 0) {
+    io.out(`Injecting faults with seed ${emulator.faults.seed} (--seed ${emulator.faults.seed} repeats them).`);
+  }
   io.out('Point edgeform at it with:');
   io.out(`export EDGEFORM_BASE_URL=${url}`);
   // The output never shows the key EDGEFORM_API_KEY holds; when the emulator was given that
@@ -90,6 +103,10 @@ export const emulatorCommand = defineCommand<EmulatorArgs>({
       .option('jitter', { type: 'number', default: 0, describe: 'Add up to MS more milliseconds at random' })
       .option('fail-rate', { type: 'number', default: 0, describe: 'Share (0..1) of requests answered 503' })
       .option('rate-limit-rate', { type: 'number', default: 0, describe: 'Share (0..1) of requests answered 429 with Retry-After: 1' })
+      .option('drop-before-rate', { type: 'number', default: 0, describe: 'Share (0..1) of requests whose connection is dropped before anything is done' })
+      .option('drop-after-rate', { type: 'number', default: 0, describe: 'Share (0..1) of requests whose connection is dropped after the change was made' })
+      .option('task-fail-rate', { type: 'number', default: 0, describe: 'Share (0..1) of cloud tasks that end in ERROR' })
+      .option('seed', { type: 'number', describe: 'Seed of the faults: the same seed repeats the same faults (default: random, shown in the banner)' })
       .option('task-duration', { type: 'number', default: 2000, describe: 'How long a cloud task takes, in milliseconds' })
       .option('read-lag', { type: 'number', default: 0, describe: 'After a resize, GET instance shows the old flavor this long (ms)' })
       .option('api-key', { type: 'string', describe: 'API key to accept (default: a generated key containing $)' })
@@ -109,7 +126,7 @@ export const emulatorCommand = defineCommand<EmulatorArgs>({
       if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`cannot listen on host ${args.host}`);
       throw error;
     }
-    printBanner(io, emulator.url, emulator.apiKey, args.control);
+    printBanner(io, emulator, args.control);
     const received = await signals.received;
     io.err(`Received ${received}; stopping the emulator.`);
     await emulator.close();

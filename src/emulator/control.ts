@@ -1,5 +1,5 @@
 import type { EmulatorClock } from './clock.js';
-import type { DropNextRule, EmulatorFaults, FailNextRule, FaultSettings } from './faults.js';
+import { isSeed, MAX_SEED, type DropNextRule, type EmulatorFaults, type FailNextRule, type FaultSettings } from './faults.js';
 import { isPlainObject } from './format.js';
 import { fail, jsonReply, type Reply } from './reply.js';
 import type { RequestLog } from './request-log.js';
@@ -34,8 +34,9 @@ function asRules<T>(value: unknown, name: string): T[] {
 
 /**
  * Registers the test-only routes under /__emulator/ (no auth, no faults): GET state, POST reset,
- * POST clock/advance {ms}, GET and POST faults {set, failNext, dropNext, clear}, GET requests,
- * POST next-task-error {kind, id, message}. Only registered when control is enabled.
+ * POST clock/advance {ms}, GET and POST faults {seed, set, failNext, dropNext, clear}, GET
+ * requests, GET mutations, POST next-task-error {kind, id, message}. Only registered when
+ * control is enabled.
  */
 export function registerControlRoutes(router: Router, target: ControlTarget): void {
   const add = (method: string, pattern: string, handler: (ctx: RouteContext) => Reply): void =>
@@ -53,12 +54,16 @@ export function registerControlRoutes(router: Router, target: ControlTarget): vo
     const now = target.clock.now();
     return jsonReply(200, { now: new Date(now).toISOString(), now_ms: now });
   });
-  const faultsView = (): Reply => jsonReply(200, { ...target.faults.current, ...target.faults.pending() });
+  const faultsView = (): Reply => jsonReply(200, { seed: target.faults.seed, ...target.faults.current, ...target.faults.pending() });
   add('GET', '/__emulator/faults', faultsView);
   add('POST', '/__emulator/faults', (ctx) => {
     const body = objectBody(ctx);
     try {
       if (body.clear === true) target.faults.clear();
+      if (body.seed !== undefined) {
+        if (!isSeed(body.seed)) badRequest(`seed must be a whole number from 0 to ${MAX_SEED}`);
+        target.faults.reseed(body.seed);
+      }
       if (body.set !== undefined) {
         if (!isPlainObject(body.set)) badRequest('set must be an object');
         target.faults.set(body.set as Partial<FaultSettings>);
@@ -72,6 +77,7 @@ export function registerControlRoutes(router: Router, target: ControlTarget): vo
     return faultsView();
   });
   add('GET', '/__emulator/requests', () => jsonReply(200, { requests: [...target.requests], counts: target.requests.countByRoute() }));
+  add('GET', '/__emulator/mutations', () => jsonReply(200, { mutations: target.state.mutations }));
   add('POST', '/__emulator/next-task-error', (ctx) => {
     const { kind, id, message } = objectBody(ctx);
     if (kind !== 'floating_ip' && kind !== 'instance' && kind !== 'k8s_cluster') badRequest('kind must be floating_ip, instance or k8s_cluster');

@@ -1,14 +1,29 @@
-/** Fault rates and delays applied to every (non-control) request. */
+import { createHash } from 'node:crypto';
+import type { TaskResourceKind } from './store.js';
+
+/** Fault rates and delays applied to every (non-control) request, and to every task started. */
 export interface FaultSettings {
   /** Delay added before every answer, in real milliseconds. */
   latencyMs: number;
-  /** Up to this many more milliseconds, drawn at random per request. */
+  /** Up to this many more milliseconds, drawn per request from the seed. */
   jitterMs: number;
   /** Share (0..1) of requests answered 503 without changing anything. */
   failRate: number;
   /** Share (0..1) of requests answered 429 with Retry-After: 1. */
   rateLimitRate: number;
+  /** Share (0..1) of requests whose connection is dropped before anything is done. */
+  dropBeforeRate: number;
+  /** Share (0..1) of requests whose connection is dropped after the change was made (the answer is lost). */
+  dropAfterRate: number;
+  /** Share (0..1) of cloud tasks that end in ERROR (leaving the resource unchanged). */
+  taskFailRate: number;
 }
+
+const NO_FAULTS: Readonly<FaultSettings> = Object.freeze({ latencyMs: 0, jitterMs: 0, failRate: 0, rateLimitRate: 0, dropBeforeRate: 0, dropAfterRate: 0, taskFailRate: 0 });
+const SHARES: ReadonlySet<keyof FaultSettings> = new Set(['failRate', 'rateLimitRate', 'dropBeforeRate', 'dropAfterRate', 'taskFailRate']);
+
+/** The message of a task that ends in ERROR because of `taskFailRate`. */
+export const INJECTED_TASK_ERROR = 'Task failed (injected by the emulator)';
 
 /** Answer the next matching request(s) with `status` instead of running them (nothing changes). */
 export interface FailNextRule {
@@ -36,22 +51,96 @@ export type FaultDecision =
   | { kind: 'drop'; when: 'before' | 'after' }
   | undefined;
 
+/** What faults do to one request: how long to wait before answering, and the fault if any. */
+export interface RequestFaults {
+  /** Real milliseconds to wait before answering (latency plus this request's jitter). */
+  delayMs: number;
+  fault: FaultDecision;
+}
+
+/** What faults decide for a task about to start: its id, and the error it will end in (null: it succeeds). */
+export interface TaskDraw {
+  id: string;
+  error: string | null;
+}
+
+/** The largest seed: seeds are whole numbers from 0 to 2^32 - 1. */
+export const MAX_SEED = 0xffff_ffff;
+
+/** Whether a value is a valid seed (a whole number from 0 to MAX_SEED). */
+export function isSeed(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_SEED;
+}
+
+/** A random seed, for an emulator started without one. */
+export function randomSeed(): number {
+  return Math.floor(Math.random() * (MAX_SEED + 1));
+}
+
 /**
- * Fault injection: rates and latency for every request, plus one-shot rules (failNext,
- * dropNext) that match the exact path or the route pattern. One-shot rules are checked in the
- * order they were added; the first match wins.
+ * Eight uniform numbers in [0, 1) derived from the seed and a key (SHA-256, 32 bits each).
+ * A keyed hash rather than a generator stream: a draw depends only on what it is for, never on
+ * how many draws other requests made before it, so parallel requests arriving in another order
+ * see the same faults.
+ */
+function keyedUnits(seed: number, key: string): number[] {
+  const digest = createHash('sha256').update(`${seed}\u0000${key}`).digest();
+  return Array.from({ length: 8 }, (_, i) => digest.readUInt32BE(i * 4) / 0x1_0000_0000);
+}
+
+/** A version-4-shaped UUID derived from the seed and a key. */
+function keyedUuid(seed: number, key: string): string {
+  const h = createHash('sha256').update(`${seed}\u0000uuid\u0000${key}`).digest('hex');
+  const variant = ((parseInt(h.charAt(16), 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
+ * Fault injection: rates and latency for every request and every task, plus one-shot rules
+ * (failNext, dropNext) that match the exact path or the route pattern. One-shot rules are
+ * checked in the order they were added; the first match wins.
+ *
+ * Every chance is drawn from the seed and a stable key, never from the arrival order: the n-th
+ * request with a given method and path (`GET /cloud/v1/... #3`), or the n-th task started on a
+ * given resource. The same seed therefore gives each request the same fault whatever the
+ * interleaving of parallel requests, and task ids are derived the same way so that task polls
+ * (whose paths carry the id) repeat too.
  */
 export class EmulatorFaults {
-  private settings: FaultSettings = { latencyMs: 0, jitterMs: 0, failRate: 0, rateLimitRate: 0 };
+  private settings: FaultSettings = { ...NO_FAULTS };
   private failRules: Array<FailNextRule & { remaining: number }> = [];
   private dropRules: DropNextRule[] = [];
+  private currentSeed: number;
+  /** Requests seen per `METHOD path`, and tasks started per `kind id`: the counters the keys carry. */
+  private readonly seen = new Map<string, number>();
+
+  constructor(seed: number = randomSeed()) {
+    if (!isSeed(seed)) throw new RangeError(`faults: the seed must be a whole number from 0 to ${MAX_SEED}`);
+    this.currentSeed = seed;
+  }
+
+  /** The seed every draw derives from. */
+  get seed(): number {
+    return this.currentSeed;
+  }
+
+  /**
+   * Sets the seed and restarts the counters of the keys, so the same sequence of requests and
+   * tasks sees the same faults (and task ids) again. emulator.reset() does this with the start seed.
+   */
+  reseed(seed: number): void {
+    if (!isSeed(seed)) throw new RangeError(`faults.reseed: the seed must be a whole number from 0 to ${MAX_SEED}`);
+    this.currentSeed = seed;
+    this.seen.clear();
+  }
 
   /** Changes some of the rates and delays; unmentioned settings stay. */
   set(settings: Partial<FaultSettings>): void {
     for (const [key, value] of Object.entries(settings) as Array<[keyof FaultSettings, number | undefined]>) {
       if (value === undefined) continue;
-      if (!Number.isFinite(value) || value < 0) throw new RangeError(`faults.set: ${key} must be a number ≥ 0`);
-      if ((key === 'failRate' || key === 'rateLimitRate') && value > 1) throw new RangeError(`faults.set: ${key} must be between 0 and 1`);
+      if (!(key in NO_FAULTS)) throw new RangeError(`faults.set: unknown setting ${String(key)}`);
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new RangeError(`faults.set: ${key} must be a number ≥ 0`);
+      if (SHARES.has(key) && value > 1) throw new RangeError(`faults.set: ${key} must be between 0 and 1`);
       this.settings[key] = value;
     }
   }
@@ -75,11 +164,11 @@ export class EmulatorFaults {
     this.dropRules.push({ ...rule });
   }
 
-  /** Removes every one-shot rule and sets every rate and delay back to 0. */
+  /** Removes every one-shot rule and sets every rate and delay back to 0 (the seed and its counters stay). */
   clear(): void {
     this.failRules = [];
     this.dropRules = [];
-    this.settings = { latencyMs: 0, jitterMs: 0, failRate: 0, rateLimitRate: 0 };
+    this.settings = { ...NO_FAULTS };
   }
 
   /** The pending one-shot rules (for the control routes and debugging). */
@@ -90,17 +179,50 @@ export class EmulatorFaults {
     };
   }
 
-  /** Real milliseconds to wait before answering this request. */
-  delayFor(random: () => number): number {
-    const { latencyMs, jitterMs } = this.settings;
-    return latencyMs + (jitterMs > 0 ? Math.floor(random() * (jitterMs + 1)) : 0);
+  /**
+   * Decides (and consumes) the faults of one request: a one-shot failNext or dropNext rule
+   * first, then the rates (503, 429, drop before, drop after, each drawn on its own), and the
+   * delay. Every draw comes from the seed and the key `METHOD path #n`.
+   */
+  decide(method: string, path: string, route: string | undefined): RequestFaults {
+    const [fail = 0, limit = 0, dropBefore = 0, dropAfter = 0, jitter = 0] = keyedUnits(this.currentSeed, this.nextKey(`${method} ${path}`));
+    const { latencyMs, jitterMs, failRate, rateLimitRate, dropBeforeRate, dropAfterRate } = this.settings;
+    const delayMs = latencyMs + (jitterMs > 0 ? Math.floor(jitter * (jitterMs + 1)) : 0);
+    return { delayMs, fault: this.oneShot(method, path, route) ?? rateFault() };
+
+    function rateFault(): FaultDecision {
+      if (fail < failRate) return { kind: 'fail', status: 503 };
+      if (limit < rateLimitRate) return { kind: 'fail', status: 429, retryAfter: 1 };
+      if (dropBefore < dropBeforeRate) return { kind: 'drop', when: 'before' };
+      if (dropAfter < dropAfterRate) return { kind: 'drop', when: 'after' };
+      return undefined;
+    }
   }
 
   /**
-   * Decides (and consumes) the fault for one request: a one-shot failNext or dropNext rule
-   * first, then the random 503 and 429 rates.
+   * Draws for a task about to start on a resource (the n-th on it): its id, and whether it ends
+   * in ERROR because of `taskFailRate`. `taken` tells ids already in use, which are skipped (a
+   * reseed without a reset restarts the counters while old tasks remain).
    */
-  decide(method: string, path: string, route: string | undefined, random: () => number): FaultDecision {
+  drawTask(kind: TaskResourceKind, resourceId: string, taken: (id: string) => boolean): TaskDraw {
+    let key = this.nextKey(`task ${kind} ${resourceId}`);
+    const [failure = 0] = keyedUnits(this.currentSeed, key);
+    let id = keyedUuid(this.currentSeed, key);
+    while (taken(id)) {
+      key = this.nextKey(`task ${kind} ${resourceId}`);
+      id = keyedUuid(this.currentSeed, key);
+    }
+    return { id, error: failure < this.settings.taskFailRate ? INJECTED_TASK_ERROR : null };
+  }
+
+  /** `name #n`, n counting from 0 per name. */
+  private nextKey(name: string): string {
+    const n = this.seen.get(name) ?? 0;
+    this.seen.set(name, n + 1);
+    return `${name} #${n}`;
+  }
+
+  private oneShot(method: string, path: string, route: string | undefined): FaultDecision {
     const matches = (rule: { method?: string | undefined; path: string }): boolean =>
       (rule.method === undefined || rule.method.toUpperCase() === method) && (rule.path === path || rule.path === route);
     const failIndex = this.failRules.findIndex(matches);
@@ -115,8 +237,6 @@ export class EmulatorFaults {
       const [rule] = this.dropRules.splice(dropIndex, 1);
       return { kind: 'drop', when: (rule as DropNextRule).when };
     }
-    if (this.settings.failRate > 0 && random() < this.settings.failRate) return { kind: 'fail', status: 503 };
-    if (this.settings.rateLimitRate > 0 && random() < this.settings.rateLimitRate) return { kind: 'fail', status: 429, retryAfter: 1 };
     return undefined;
   }
 }

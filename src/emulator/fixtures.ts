@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { EdgeformError } from '../errors.js';
+import { MAX_SEED } from './faults.js';
 import { UUID_PATTERN, parseDate } from './format.js';
 
 /** Absolute path of examples/emulator/fixtures.yaml, the demo world (docs/demo-world.md). */
@@ -215,6 +216,10 @@ const faultsSchema = z.strictObject({
   jitter_ms: int.min(0).optional(),
   fail_rate: z.number().min(0).max(1).optional(),
   rate_limit_rate: z.number().min(0).max(1).optional(),
+  drop_before_rate: z.number().min(0).max(1).optional(),
+  drop_after_rate: z.number().min(0).max(1).optional(),
+  task_fail_rate: z.number().min(0).max(1).optional(),
+  seed: int.min(0).max(MAX_SEED).optional(),
   fail_next: z
     .array(z.strictObject({ ...pathRule, status: int.min(100).max(599), count: positiveInt.optional(), retry_after: int.min(0).optional() }))
     .default([]),

@@ -17,7 +17,8 @@ export type {
   TaskResourceKind,
 } from './store.js';
 export { createClock, MANUAL_CLOCK_START, type EmulatorClock } from './clock.js';
-export { EmulatorFaults, type FaultSettings, type FailNextRule, type DropNextRule } from './faults.js';
+export { EmulatorFaults, INJECTED_TASK_ERROR, MAX_SEED, type FaultSettings, type FailNextRule, type DropNextRule, type RequestFaults, type TaskDraw } from './faults.js';
+export type { MutationLog, MutationLogEntry, MutationKind } from './mutation-log.js';
 export { loadFixtures, demoFixturesPath, EmulatorFixturesError, type EmulatorFixtures, type NormalizedFixtures } from './fixtures.js';
 export type { RequestLog, RequestLogEntry } from './request-log.js';
 export { renderTask, taskState, type TaskRecord, type TaskState } from './tasks.js';

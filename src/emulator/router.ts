@@ -1,11 +1,14 @@
 import type { EmulatorClock } from './clock.js';
 import type { Product, Reply } from './reply.js';
-import type { EmulatorState } from './store.js';
+import type { TaskDraw } from './faults.js';
+import type { EmulatorState, TaskResourceKind } from './store.js';
 
-/** Settings a handler needs besides the state: how long tasks take, how long reads lag. */
+/** Settings a handler needs besides the state: how long tasks take, how long reads lag, what faults say of a new task. */
 export interface RouteSettings {
   taskDurationMs: number;
   readLagMs: number;
+  /** The id and injected error of the next task on a resource (EmulatorFaults.drawTask). */
+  drawTask(kind: TaskResourceKind, resourceId: string, taken: (id: string) => boolean): TaskDraw;
 }
 
 /** Everything a route handler sees about one request. */

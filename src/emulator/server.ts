@@ -5,9 +5,10 @@ import { EdgeformError } from '../errors.js';
 import { INVALID_TOKEN_BODY, MISSING_CREDENTIALS_BODY, checkAuth } from './auth.js';
 import { createClock, type EmulatorClock } from './clock.js';
 import { registerControlRoutes } from './control.js';
-import { EmulatorFaults } from './faults.js';
+import { EmulatorFaults, isSeed, MAX_SEED, randomSeed } from './faults.js';
 import { loadFixtures, type EmulatorFixtures, type NormalizedFixtures } from './fixtures.js';
 import { newUuid } from './format.js';
+import type { MutationLog } from './mutation-log.js';
 import { ReplyError, productError, productOfPath, reasonPhrase, type Product, type Reply } from './reply.js';
 import { createRequestLog, type RequestLog, type RequestLogEntry } from './request-log.js';
 import { Router, type RouteContext, type RouteSettings } from './router.js';
@@ -31,13 +32,26 @@ export interface EmulatorOptions {
   apiKey?: string;
   /** A YAML fixtures file path or an object of the same shape; default an empty world. */
   fixtures?: string | EmulatorFixtures;
-  /** Delay before every answer (real ms), plus up to jitterMs more at random. */
+  /** Delay before every answer (real ms), plus up to jitterMs more drawn from the seed. */
   latencyMs?: number;
   jitterMs?: number;
   /** Share 0..1 of requests answered 503 without changing anything (FastEdge: text/plain). */
   failRate?: number;
   /** Share 0..1 of requests answered 429 with Retry-After: 1. */
   rateLimitRate?: number;
+  /** Share 0..1 of requests whose connection is dropped before anything is done. */
+  dropBeforeRate?: number;
+  /** Share 0..1 of requests whose connection is dropped after the change was made (the answer is lost). */
+  dropAfterRate?: number;
+  /** Share 0..1 of cloud tasks that end in ERROR, leaving the resource unchanged. */
+  taskFailRate?: number;
+  /**
+   * Seed of every fault draw and task id (a whole number 0..2^32-1): the same seed gives each
+   * request (the n-th with its method and path) and each task (the n-th on its resource) the
+   * same fault whatever the arrival order. Default: the fixtures' seed, else a random one
+   * (`faults.seed` tells which).
+   */
+  seed?: number;
   /** How long a cloud task takes on the emulator clock; default 2000. */
   taskDurationMs?: number;
   /** After a resize task finished, GET instance shows the old flavor this long (emulator clock); default 0. */
@@ -46,8 +60,6 @@ export interface EmulatorOptions {
   manualClock?: boolean;
   /** Serve the /__emulator/ control routes (off by default). */
   control?: boolean;
-  /** Randomness for faults and jitter (tests pass a seeded one); default Math.random. */
-  random?: () => number;
   /** Receives one line per request; default none. */
   log?: (line: string) => void;
 }
@@ -63,7 +75,9 @@ export interface Emulator {
   faults: EmulatorFaults;
   /** Every request seen, with countByRoute(). */
   requests: RequestLog;
-  /** Back to the fixtures: state, tasks, request log, faults (options + fixture faults) and the clock's start. */
+  /** Every change the emulator made, in order (the same array as state.mutations). */
+  mutations: MutationLog;
+  /** Back to the fixtures: state, tasks, request and mutation logs, faults (options + fixture faults, the start seed) and the clock's start. */
   reset(): void;
   /** Stops listening and closes every connection. */
   close(): Promise<void>;
@@ -98,17 +112,25 @@ function checkOptions(o: EmulatorOptions): void {
   nonNegative('readLagMs', o.readLagMs);
   share('failRate', o.failRate);
   share('rateLimitRate', o.rateLimitRate);
+  share('dropBeforeRate', o.dropBeforeRate);
+  share('dropAfterRate', o.dropAfterRate);
+  share('taskFailRate', o.taskFailRate);
+  if (o.seed !== undefined && !isSeed(o.seed)) throw new EmulatorOptionsError(`seed must be a whole number from 0 to ${MAX_SEED}, got ${o.seed}`);
   if (o.apiKey !== undefined && (o.apiKey === '' || /\s/.test(o.apiKey))) throw new EmulatorOptionsError('apiKey must be non-empty and contain no whitespace');
 }
 
-function applyBaseFaults(faults: EmulatorFaults, o: EmulatorOptions, f: NormalizedFixtures): void {
+function applyBaseFaults(faults: EmulatorFaults, o: EmulatorOptions, f: NormalizedFixtures, seed: number): void {
   faults.clear();
+  faults.reseed(seed);
   const ff = f.faults;
   faults.set({
     latencyMs: o.latencyMs ?? ff?.latency_ms ?? 0,
     jitterMs: o.jitterMs ?? ff?.jitter_ms ?? 0,
     failRate: o.failRate ?? ff?.fail_rate ?? 0,
     rateLimitRate: o.rateLimitRate ?? ff?.rate_limit_rate ?? 0,
+    dropBeforeRate: o.dropBeforeRate ?? ff?.drop_before_rate ?? 0,
+    dropAfterRate: o.dropAfterRate ?? ff?.drop_after_rate ?? 0,
+    taskFailRate: o.taskFailRate ?? ff?.task_fail_rate ?? 0,
   });
   for (const rule of ff?.fail_next ?? []) faults.failNext({ method: rule.method, path: rule.path, status: rule.status, count: rule.count, retryAfter: rule.retry_after });
   for (const rule of ff?.drop_next ?? []) faults.dropNext({ method: rule.method, path: rule.path, when: rule.when });
@@ -141,20 +163,24 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const fixtures = loadFixtures(options.fixtures);
   const host = options.host ?? '127.0.0.1';
   const apiKey = options.apiKey ?? generateApiKey();
-  const random = options.random ?? Math.random;
-  const settings: RouteSettings = { taskDurationMs: options.taskDurationMs ?? 2000, readLagMs: options.readLagMs ?? 0 };
+  const seed = options.seed ?? fixtures.faults?.seed ?? randomSeed();
+  const faults = new EmulatorFaults(seed);
+  const settings: RouteSettings = {
+    taskDurationMs: options.taskDurationMs ?? 2000,
+    readLagMs: options.readLagMs ?? 0,
+    drawTask: (kind, resourceId, taken) => faults.drawTask(kind, resourceId, taken),
+  };
 
   const state = new EmulatorState();
   state.load(fixtures);
   const clock = createClock({ manual: options.manualClock === true, onAdvance: (now) => state.settle(now) });
-  const faults = new EmulatorFaults();
-  applyBaseFaults(faults, options, fixtures);
+  applyBaseFaults(faults, options, fixtures, seed);
   const requests = createRequestLog();
   const reset = (): void => {
     clock.rewind();
     state.load(fixtures);
     requests.length = 0;
-    applyBaseFaults(faults, options, fixtures);
+    applyBaseFaults(faults, options, fixtures, seed);
   };
 
   const router = new Router();
@@ -211,9 +237,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const isControl = match.kind === 'found' && match.route.product === 'control';
     let dropAfter = false;
     if (!isControl) {
-      const delay = faults.delayFor(random);
-      if (delay > 0) await sleep(delay);
-      const decision = faults.decide(method, path, match.kind === 'found' ? match.route.pattern : undefined, random);
+      const { delayMs, fault: decision } = faults.decide(method, path, match.kind === 'found' ? match.route.pattern : undefined);
+      if (delayMs > 0) await sleep(delayMs);
       if (decision?.kind === 'fail') {
         const reply = productError(product, decision.status, `${reasonPhrase(decision.status)} (injected by the emulator)`, requestId);
         if (decision.retryAfter !== undefined) reply.headers = { ...reply.headers, 'Retry-After': String(decision.retryAfter) };
@@ -296,6 +321,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     clock,
     faults,
     requests,
+    mutations: state.mutations,
     reset,
     close(): Promise<void> {
       closed ??= new Promise<void>((resolve) => {

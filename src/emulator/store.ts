@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { NormalizedFixtures } from './fixtures.js';
 import { parseDate } from './format.js';
+import type { MutationKind, MutationLog } from './mutation-log.js';
 import type { Tag } from './tags.js';
 import { settleTasks, type TaskRecord } from './tasks.js';
 
@@ -208,6 +209,13 @@ export class EmulatorState {
   readonly notificationSettings = new Map<number, NotificationSettingRecord>();
   readonly quotaRequests = new Map<number, QuotaRequestRecord>();
   defaults = { project_id: 1, region_id: 76, region: 'Luxembourg 1', user_id: 1, client_id: 1 };
+  /** Every change made since the fixtures were loaded, in order (see MutationLogEntry). */
+  readonly mutations: MutationLog = [];
+
+  /** Appends a change to the mutation log; routes and the task engine call it when a change takes effect. */
+  recordMutation(time: number, kind: MutationKind, id: string | number, change: string, after: Record<string, unknown> = {}, taskId: string | null = null): void {
+    this.mutations.push({ time, kind, id: String(id), change, after, taskId });
+  }
 
   /** The key of a cluster in `k8sClusters`. */
   static clusterKey(projectId: number, regionId: number, name: string): string {
@@ -239,6 +247,7 @@ export class EmulatorState {
       map.clear();
     }
     this.pendingTasks.length = 0;
+    this.mutations.length = 0;
     this.defaults = { ...f.defaults };
     const d = f.defaults;
     const place = (x: { project_id?: number | undefined; region_id?: number | undefined; region?: string | undefined }): Placement => ({

@@ -76,3 +76,8 @@ export function sameTags(a: readonly Tag[], b: readonly Tag[]): boolean {
     return other !== undefined && other.value === t.value && other.read_only === t.read_only;
   });
 }
+
+/** User tags as a plain map (read-only tags left out), as the mutation log shows them. */
+export function userTagMap(tags: readonly Tag[]): Record<string, string> {
+  return Object.fromEntries(tags.filter((t) => !t.read_only).map((t) => [t.key, t.value]));
+}

@@ -1,6 +1,6 @@
 import { formatTaskDate, newUuid } from './format.js';
 import type { EmulatorState, TaskResourceKind } from './store.js';
-import { applyTagsPatch, type TagsPatch } from './tags.js';
+import { applyTagsPatch, userTagMap, type TagsPatch } from './tags.js';
 
 /** What a task does to its resource when it finishes successfully. */
 export type TaskEffect =
@@ -57,13 +57,15 @@ export interface StartTaskInput {
 
 /**
  * Starts a task on a resource: locks it (task_id), shows the in-progress status, consumes the
- * resource's `next_task_error`, and queues the task to settle `durationMs` later.
+ * resource's `next_task_error`, and queues the task to settle `durationMs` later. `draw` (the
+ * faults' TaskDraw) gives the task's id and an injected error; without it the id is random.
+ * The resource's own `next_task_error` wins over an injected one.
  */
-export function startTask(state: EmulatorState, input: StartTaskInput, now: number, durationMs: number): TaskRecord {
+export function startTask(state: EmulatorState, input: StartTaskInput, now: number, durationMs: number, draw?: { id: string; error: string | null }): TaskRecord {
   const target = state.findTaskTarget(input.kind, input.resourceId);
   if (!target) throw new Error(`startTask: no ${input.kind} ${input.resourceId}`);
   const task: TaskRecord = {
-    id: newUuid(),
+    id: draw?.id ?? newUuid(),
     task_type: input.taskType,
     project_id: input.projectId,
     region_id: input.regionId,
@@ -74,7 +76,7 @@ export function startTask(state: EmulatorState, input: StartTaskInput, now: numb
     resource_id: input.resourceId,
     created_at: now,
     finish_at: now + Math.max(0, durationMs),
-    planned_error: target.next_task_error,
+    planned_error: target.next_task_error ?? draw?.error ?? null,
     effect: input.effect,
     data: input.data,
     settled: false,
@@ -123,13 +125,20 @@ function finishTask(state: EmulatorState, task: TaskRecord): void {
       if (!fip) return;
       if (fip.task_id === task.id) fip.task_id = null;
       if (!ok) return;
-      if (effect.tags !== undefined) fip.tags = applyTagsPatch(fip.tags, effect.tags);
+      const after: Record<string, unknown> = {};
+      if (effect.tags !== undefined) {
+        fip.tags = applyTagsPatch(fip.tags, effect.tags);
+        after.tags = userTagMap(fip.tags);
+      }
       if (effect.port) {
         fip.port_id = effect.port.port_id;
         fip.fixed_ip_address = effect.port.fixed_ip_address;
         fip.status = effect.port.port_id === null ? 'DOWN' : 'ACTIVE';
+        after.port_id = fip.port_id;
+        after.fixed_ip_address = fip.fixed_ip_address;
       }
       fip.updated_at = task.finish_at;
+      state.recordMutation(task.finish_at, 'floating_ip', fip.id, task.task_type, after, task.id);
       return;
     }
     case 'resize_vm': {
@@ -143,6 +152,7 @@ function finishTask(state: EmulatorState, task: TaskRecord): void {
         vm.stale_flavor = { flavor_id: vm.flavor_id, until: task.finish_at + effect.read_lag_ms };
       }
       vm.flavor_id = effect.flavor_id;
+      state.recordMutation(task.finish_at, 'instance', vm.id, task.task_type, { flavor_id: vm.flavor_id }, task.id);
       return;
     }
     case 'upgrade_k8s_cluster_v2': {
@@ -150,7 +160,9 @@ function finishTask(state: EmulatorState, task: TaskRecord): void {
       if (!cluster) return;
       if (cluster.task_id === task.id) cluster.task_id = null;
       cluster.status = effect.previous_status === 'Provisioning' ? 'Provisioned' : effect.previous_status;
-      if (ok) cluster.version = effect.version;
+      if (!ok) return;
+      cluster.version = effect.version;
+      state.recordMutation(task.finish_at, 'k8s_cluster', task.resource_id, task.task_type, { version: cluster.version }, task.id);
       return;
     }
   }

@@ -35,6 +35,47 @@ describe('edgeform emulator (built CLI)', () => {
     expect(await exited).toBe(0);
   });
 
+  it('with faults on, names the seed in the banner; --seed repeats the same faults', async () => {
+    const args = ['emulator', '--port', '0', '--fixtures', 'examples/emulator/fixtures.yaml', '--fail-rate', '0.5', '--drop-after-rate', '0.2', '--task-fail-rate', '0.1', '--seed', '4242'];
+    const statuses: number[][] = [];
+    for (let run = 0; run < 2; run++) {
+      const child = spawn(process.execPath, [CLI_PATH, ...args], { cwd: REPO, env: { ...(process.env as Record<string, string>), NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+      try {
+        let stdout = '';
+        const banner = await new Promise<string>((resolve, reject) => {
+          child.stdout.setEncoding('utf8').on('data', (d: string) => {
+            stdout += d;
+            if (/EDGEFORM_API_KEY=.*\n/.test(stdout)) resolve(stdout);
+          });
+          child.on('close', () => reject(new Error(`emulator exited early:\n${stdout}`)));
+        });
+        expect(banner).toContain('Injecting faults with seed 4242 (--seed 4242 repeats them).');
+        const url = /export EDGEFORM_BASE_URL=(\S+)/.exec(banner)?.[1];
+        const key = /export EDGEFORM_API_KEY='([^']+)'/.exec(banner)?.[1];
+        const seen: number[] = [];
+        for (let i = 0; i < 12; i++) {
+          seen.push(await fetch(`${url}/cloud/v1/floatingips/1/76/${FIP}`, { headers: { Authorization: `APIKey ${key}` } }).then((r) => r.status, () => 0));
+        }
+        statuses.push(seen);
+      } finally {
+        child.kill('SIGTERM');
+      }
+      expect(await exited).toBe(0);
+    }
+    expect(statuses[1]).toEqual(statuses[0]);
+    expect(new Set(statuses[0])).toEqual(new Set([200, 503, 0]));
+  });
+
+  it('rejects a seed that is not a whole number from 0 to 2^32 - 1', async () => {
+    const child = spawn(process.execPath, [CLI_PATH, 'emulator', '--seed', '-3'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(1);
+    expect(stderr).toContain('--seed must be a whole number from 0 to 4294967295');
+  });
+
   it('rejects a fail rate above 1 with a clear message and exit 1', async () => {
     const child = spawn(process.execPath, [CLI_PATH, 'emulator', '--fail-rate', '1.5'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';

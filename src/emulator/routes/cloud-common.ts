@@ -1,6 +1,7 @@
 import { isPlainObject, parseIntStrict } from '../format.js';
 import { cloudError, fail } from '../reply.js';
 import type { RouteContext } from '../router.js';
+import { startTask, type StartTaskInput, type TaskRecord } from '../tasks.js';
 
 /** project_id and region_id from the path; answers 400 ValidationError when not integers. */
 export function cloudPlacement(ctx: RouteContext): { projectId: number; regionId: number } {
@@ -37,4 +38,13 @@ export function queryList(query: URLSearchParams, name: string): string[] {
 /** 409 ConflictError for a resource locked by a running task. */
 export function lockedConflict(ctx: RouteContext, what: string, taskId: string): never {
   fail(cloudError(409, `${what} is locked by task ${taskId}; wait until the task finishes`, ctx.requestId));
+}
+
+/**
+ * Starts a task for a request: its duration from the settings, its id and any injected
+ * failure drawn from the faults' seed (see EmulatorFaults.drawTask).
+ */
+export function startRequestTask(ctx: RouteContext, input: StartTaskInput): TaskRecord {
+  const draw = ctx.settings.drawTask(input.kind, input.resourceId, (id) => ctx.state.tasks.has(id));
+  return startTask(ctx.state, input, ctx.now, ctx.settings.taskDurationMs, draw);
 }

@@ -2,9 +2,8 @@ import { UUID_PATTERN, formatOffsetDate, isPlainObject } from '../format.js';
 import { cloudError, fail, jsonReply, type Reply } from '../reply.js';
 import type { RouteContext, Router } from '../router.js';
 import type { EmulatorState, FloatingIpRecord } from '../store.js';
-import { applyTagsPatch, parseTagsPatch, readOnlyKeysTouched, sameTags, type TagsPatch } from '../tags.js';
-import { startTask } from '../tasks.js';
-import { cloudObjectBody, cloudPaging, cloudPlacement, lockedConflict, queryList } from './cloud-common.js';
+import { applyTagsPatch, parseTagsPatch, readOnlyKeysTouched, sameTags, userTagMap, type TagsPatch } from '../tags.js';
+import { cloudObjectBody, cloudPaging, cloudPlacement, lockedConflict, queryList, startRequestTask } from './cloud-common.js';
 import { renderInstanceInFloating } from './cloud-instances.js';
 
 const V1_ONE = '/cloud/v1/floatingips/{project_id}/{region_id}/{floating_ip_id}';
@@ -109,21 +108,16 @@ function patchFloatingIpV2(ctx: RouteContext): Reply {
   const tagsChange = tags !== undefined && !sameTags(applyTagsPatch(fip.tags, tags), fip.tags);
   const portChange = port !== undefined && (port.port_id !== fip.port_id || port.fixed_ip_address !== fip.fixed_ip_address);
   if (!tagsChange && !portChange) return jsonReply(200, { tasks: [] });
-  const task = startTask(
-    ctx.state,
-    {
-      taskType: 'update_floating_ip',
-      kind: 'floating_ip',
-      resourceId: fip.id,
-      projectId: fip.project_id,
-      regionId: fip.region_id,
-      effect: { type: 'update_floating_ip', tags: tagsChange ? tags : undefined, port: portChange ? port : undefined },
-      data: body,
-      requestId: ctx.requestId,
-    },
-    ctx.now,
-    ctx.settings.taskDurationMs,
-  );
+  const task = startRequestTask(ctx, {
+    taskType: 'update_floating_ip',
+    kind: 'floating_ip',
+    resourceId: fip.id,
+    projectId: fip.project_id,
+    regionId: fip.region_id,
+    effect: { type: 'update_floating_ip', tags: tagsChange ? tags : undefined, port: portChange ? port : undefined },
+    data: body,
+    requestId: ctx.requestId,
+  });
   return jsonReply(200, { tasks: [task.id] });
 }
 
@@ -138,6 +132,7 @@ function patchFloatingIpV1(ctx: RouteContext): Reply {
     if (!sameTags(next, fip.tags)) {
       fip.tags = next;
       fip.updated_at = ctx.now;
+      ctx.state.recordMutation(ctx.now, 'floating_ip', fip.id, 'update', { tags: userTagMap(fip.tags) });
     }
   }
   const successor = `/cloud/v2/floatingips/${fip.project_id}/${fip.region_id}/${fip.id}`;

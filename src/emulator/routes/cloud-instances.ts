@@ -2,8 +2,7 @@ import { formatOffsetDate } from '../format.js';
 import { cloudError, fail, jsonReply, type Reply } from '../reply.js';
 import type { RouteContext, Router } from '../router.js';
 import type { EmulatorState, FlavorRecord, InstanceRecord } from '../store.js';
-import { startTask } from '../tasks.js';
-import { cloudObjectBody, cloudPlacement, lockedConflict } from './cloud-common.js';
+import { cloudObjectBody, cloudPlacement, lockedConflict, startRequestTask } from './cloud-common.js';
 
 const BASE = '/cloud/v1/instances/{project_id}/{region_id}/{instance_id}';
 
@@ -115,21 +114,16 @@ function changeFlavor(ctx: RouteContext): Reply {
     fail(cloudError(400, `Flavor ${flavorId} is not available for instance ${vm.id}; available: ${vm.available_flavors.join(', ')}`, ctx.requestId));
   }
   if (flavorId === vm.flavor_id) fail(cloudError(400, `Instance ${vm.id} already has flavor ${flavorId}`, ctx.requestId));
-  const task = startTask(
-    ctx.state,
-    {
-      taskType: 'resize_vm',
-      kind: 'instance',
-      resourceId: vm.id,
-      projectId: vm.project_id,
-      regionId: vm.region_id,
-      effect: { type: 'resize_vm', flavor_id: flavorId, previous_status: vm.status, read_lag_ms: ctx.settings.readLagMs },
-      data: { flavor_id: flavorId },
-      requestId: ctx.requestId,
-    },
-    ctx.now,
-    ctx.settings.taskDurationMs,
-  );
+  const task = startRequestTask(ctx, {
+    taskType: 'resize_vm',
+    kind: 'instance',
+    resourceId: vm.id,
+    projectId: vm.project_id,
+    regionId: vm.region_id,
+    effect: { type: 'resize_vm', flavor_id: flavorId, previous_status: vm.status, read_lag_ms: ctx.settings.readLagMs },
+    data: { flavor_id: flavorId },
+    requestId: ctx.requestId,
+  });
   return jsonReply(200, { tasks: [task.id] });
 }
 

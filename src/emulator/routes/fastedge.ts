@@ -92,6 +92,7 @@ function getApp(ctx: RouteContext): Reply {
 function deleteApp(ctx: RouteContext): Reply {
   const app = findApp(ctx);
   ctx.state.fastedgeApps.delete(app.id);
+  ctx.state.recordMutation(ctx.now, 'fastedge_app', app.id, 'delete');
   return emptyReply(204);
 }
 

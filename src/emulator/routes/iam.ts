@@ -91,9 +91,13 @@ function patchSetting(ctx: RouteContext): Reply {
   }
   if (enabled !== undefined && typeof enabled !== 'boolean') errors.enabled = ['Must be a valid boolean.'];
   if (Object.keys(errors).length > 0) validationError(errors);
+  const before = renderNotificationSetting(setting);
   setting.notification_type = type as NotificationSettingRecord['notification_type'];
   setting.email = email as string;
   if (typeof enabled === 'boolean') setting.enabled = enabled;
+  const after = renderNotificationSetting(setting);
+  const changed = Object.fromEntries(Object.entries(after).filter(([field, value]) => before[field] !== value));
+  if (Object.keys(changed).length > 0) ctx.state.recordMutation(ctx.now, 'notification_setting', setting.id, 'update', changed);
   return jsonReply(200, renderNotificationSetting(setting));
 }
 

@@ -3,8 +3,7 @@ import { formatOffsetDate } from '../format.js';
 import { cloudError, fail, jsonReply, type Reply } from '../reply.js';
 import type { RouteContext, Router } from '../router.js';
 import { EmulatorState, type K8sClusterRecord } from '../store.js';
-import { startTask } from '../tasks.js';
-import { cloudObjectBody, cloudPlacement, lockedConflict } from './cloud-common.js';
+import { cloudObjectBody, cloudPlacement, lockedConflict, startRequestTask } from './cloud-common.js';
 
 const LIST = '/cloud/v2/k8s/clusters/{project_id}/{region_id}';
 const ONE = `${LIST}/{cluster_name}`;
@@ -94,21 +93,16 @@ function upgradeCluster(ctx: RouteContext): Reply {
     const hint = offered.length > 0 ? `available: ${offered.join(', ')}` : 'no upgrade is available';
     fail(cloudError(400, `Cluster ${cluster.name} (${cluster.version}) cannot be upgraded to ${version}; ${hint}`, ctx.requestId));
   }
-  const task = startTask(
-    ctx.state,
-    {
-      taskType: 'upgrade_k8s_cluster_v2',
-      kind: 'k8s_cluster',
-      resourceId: EmulatorState.clusterKey(cluster.project_id, cluster.region_id, cluster.name),
-      projectId: cluster.project_id,
-      regionId: cluster.region_id,
-      effect: { type: 'upgrade_k8s_cluster_v2', version, previous_status: cluster.status },
-      data: { version },
-      requestId: ctx.requestId,
-    },
-    ctx.now,
-    ctx.settings.taskDurationMs,
-  );
+  const task = startRequestTask(ctx, {
+    taskType: 'upgrade_k8s_cluster_v2',
+    kind: 'k8s_cluster',
+    resourceId: EmulatorState.clusterKey(cluster.project_id, cluster.region_id, cluster.name),
+    projectId: cluster.project_id,
+    regionId: cluster.region_id,
+    effect: { type: 'upgrade_k8s_cluster_v2', version, previous_status: cluster.status },
+    data: { version },
+    requestId: ctx.requestId,
+  });
   return jsonReply(200, { tasks: [task.id] });
 }
 

@@ -74,6 +74,7 @@ function getRequest(ctx: RouteContext): Reply {
 function deleteRequest(ctx: RouteContext): Reply {
   const request = findRequest(ctx);
   ctx.state.quotaRequests.delete(request.id);
+  ctx.state.recordMutation(ctx.now, 'quota_request', request.id, 'delete');
   return emptyReply(204);
 }
 
@@ -115,6 +116,7 @@ function createRequest(ctx: RouteContext): Reply {
     updated_at: null,
   };
   ctx.state.quotaRequests.set(id, record);
+  ctx.state.recordMutation(ctx.now, 'quota_request', id, 'create', { description: record.description, requested_limits: structuredClone(limits) });
   return jsonReply(201, renderQuotaRequest(record));
 }
 

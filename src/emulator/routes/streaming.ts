@@ -53,6 +53,7 @@ function getPlayer(ctx: RouteContext): Reply {
 function deletePlayer(ctx: RouteContext): Reply {
   const player = findPlayer(ctx);
   ctx.state.players.delete(player.id);
+  ctx.state.recordMutation(ctx.now, 'streaming_player', player.id, 'delete');
   return emptyReply(204);
 }
 

@@ -1,0 +1,242 @@
+import { createApiClient, type ApiClient } from '../../src/api/client.js';
+import type { RetryBudget, RetryPolicy } from '../../src/api/retry.js';
+import type { Sleep } from '../../src/api/sleep.js';
+import type { ConfirmPolicy } from '../../src/apply/executor.js';
+import type { ApplyOutcome } from '../../src/apply/outcome.js';
+import type { Emulator, EmulatorFixtures, MutationKind, MutationLogEntry } from '../../src/emulator/index.js';
+import { canonicalJson } from '../../src/plan/fingerprint.js';
+import type { Plan, ResourceChange } from '../../src/plan/types.js';
+import { createProviderContext } from '../../src/providers/context.js';
+import type { ProviderContext } from '../../src/providers/provider.js';
+
+/**
+ * A generated world for chaos tests: emulator fixtures and a stack of 200 resources over every
+ * resource kind, with updates (tags, resizes, one- and two-step upgrades, settings), deletes,
+ * resources already as desired and already gone, and dependencies (a cluster on an instance, a
+ * setting on a floating IP) so that failures skip dependants.
+ */
+export interface ChaosWorld {
+  fixtures: EmulatorFixtures;
+  /** The stack file's text. */
+  yaml: string;
+  /** Resources in the stack. */
+  size: number;
+}
+
+const id = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${String(n).padStart(12, '0')}`;
+const FLAVORS = ['g2-standard-2-4', 'g2-standard-4-8', 'g2-standard-8-16'];
+
+/** Builds the chaos world: 50 floating IPs, 35 instances, 25 clusters, 30 settings, 20 each of apps, players, quota requests. */
+export function chaosWorld(): ChaosWorld {
+  const floating_ips: Record<string, unknown>[] = [];
+  const instances: Record<string, unknown>[] = [];
+  const k8s_clusters: Record<string, unknown>[] = [];
+  const notification_settings: Record<string, unknown>[] = [];
+  const fastedge_apps: Record<string, unknown>[] = [];
+  const streaming_players: Record<string, unknown>[] = [];
+  const quota_requests: Record<string, unknown>[] = [];
+  const blocks: string[] = [];
+  const block = (name: string, fields: Record<string, unknown>) => blocks.push(`  ${name}: ${JSON.stringify(fields)}`);
+
+  for (let i = 1; i <= 50; i++) {
+    const tags = { env: 'staging', team: `t${i % 3}`, owner: `o${i}` };
+    floating_ips.push({ id: id('1f000000', i), floating_ip_address: `198.51.100.${i}`, tags, ...(i % 5 === 0 ? { read_only_tags: { 'managed-by': 'platform' } } : {}) });
+    const desired =
+      i % 5 === 0 ? { tags } // already as desired
+      : i % 10 === 7 ? { tags: {} } // every user tag removed: the patch is null
+      : i % 4 === 1 ? { tags_policy: 'merge', tags: { owner: null, tier: 'gold' } }
+      : { tags: { env: 'prod', team: `t${i % 3}` } };
+    block(`ip_${i}`, { type: 'cloud_floating_ip', floating_ip_id: id('1f000000', i), ...desired });
+  }
+  for (let i = 1; i <= 35; i++) {
+    instances.push({ id: id('2a000000', i), name: `vm-${i}`, status: 'ACTIVE', flavor_id: FLAVORS[0], available_flavors: FLAVORS });
+    block(`vm_${i}`, { type: 'cloud_instance', instance_id: id('2a000000', i), flavor_id: i % 7 === 0 ? FLAVORS[0] : FLAVORS[1 + (i % 2)] });
+  }
+  for (let i = 1; i <= 25; i++) {
+    k8s_clusters.push({ name: `cluster-${i}`, version: 'v1.29.8', status: 'Provisioned' });
+    const version = i % 8 === 0 ? 'v1.29.8' : i % 3 === 0 ? 'v1.31.3' : 'v1.30.6';
+    block(`cluster_${i}`, { type: 'cloud_k8s_cluster', cluster_name: `cluster-${i}`, version, depends_on: [`cloud_instance.vm_${i}`] });
+  }
+  for (let i = 1; i <= 30; i++) {
+    const type = i % 2 === 0 ? 'failed_login' : 'deletion_request';
+    notification_settings.push({ id: 100 + i, reseller: 7, notification_type: type, email: `ops${i}@example.com`, enabled: false });
+    const wanted = i % 6 === 0 ? { email: `ops${i}@example.com`, enabled: false } : { email: `sec${i}@example.com`, enabled: true };
+    block(`alerts_${i}`, {
+      type: 'iam_reseller_notification_setting',
+      reseller_id: 7,
+      notification_settings_id: 100 + i,
+      notification_type: type,
+      ...wanted,
+      ...(i <= 25 ? { depends_on: [`cloud_floating_ip.ip_${i}`] } : {}),
+    });
+  }
+  for (let i = 1; i <= 20; i++) {
+    // Every 5th is kept (adopted as it is); every 10th from 3 is already gone.
+    const ensure = i % 5 === 0 ? 'present' : 'absent';
+    const seeded = i % 10 !== 3;
+    if (seeded) {
+      fastedge_apps.push({ id: 2000 + i, name: `app-${i}` });
+      streaming_players.push({ id: 500 + i, name: `player-${i}` });
+      quota_requests.push({ id: 900 + i, status: 'in progress', description: `request ${i}`, requested_limits: { regional_limits: [{ region_id: 76, cpu_count_limit: 8 * i }] } });
+    }
+    block(`app_${i}`, { type: 'fastedge_app', app_id: 2000 + i, ensure });
+    block(`player_${i}`, { type: 'streaming_player', player_id: 500 + i, ensure, ...(i % 2 === 0 ? { depends_on: [`fastedge_app.app_${i}`] } : {}) });
+    block(`quota_${i}`, { type: 'cloud_quota_limit_request', request_id: 900 + i, ensure });
+  }
+  return {
+    fixtures: {
+      k8s_versions: ['v1.28.9', 'v1.29.8', 'v1.30.6', 'v1.31.3', 'v1.32.1'],
+      floating_ips,
+      instances,
+      k8s_clusters,
+      notification_settings,
+      fastedge_apps,
+      streaming_players,
+      quota_requests,
+    } as EmulatorFixtures,
+    yaml: `version: 1\ndefaults: { project_id: 1, region_id: 76 }\nresources:\n${blocks.join('\n')}\n`,
+    size: blocks.length,
+  };
+}
+
+/** Which emulator resource a planned change acts on, as the mutation log names it. */
+export function emulatorResource(change: ResourceChange): string {
+  const d = change.desired as Record<string, unknown>;
+  const place = (kind: MutationKind, id: unknown) => `${kind} ${String(id)}`;
+  switch (change.type) {
+    case 'cloud_floating_ip':
+      return place('floating_ip', d.floating_ip_id);
+    case 'cloud_instance':
+      return place('instance', d.instance_id);
+    case 'cloud_k8s_cluster':
+      return place('k8s_cluster', `${String(d.project_id)}/${String(d.region_id)}/${String(d.cluster_name)}`);
+    case 'iam_reseller_notification_setting':
+      return place('notification_setting', d.notification_settings_id);
+    case 'fastedge_app':
+      return place('fastedge_app', d.app_id);
+    case 'streaming_player':
+      return place('streaming_player', d.player_id);
+    case 'cloud_quota_limit_request':
+      return place('quota_request', d.request_id);
+  }
+}
+
+/** One mutation as `change {after}`, for comparing with what a plan expects. */
+export function describeMutation(m: Pick<MutationLogEntry, 'change' | 'after'>): string {
+  return `${m.change} ${canonicalJson(m.after)}`;
+}
+
+/**
+ * The mutations a planned change should cause, in order, each exactly once: a resize, a tags
+ * update, one upgrade per step of the planned path, a settings update, a delete; none for a no-op.
+ */
+export function expectedMutations(change: ResourceChange): string[] {
+  if (change.action === 'no-op') return [];
+  if (change.action === 'delete') return [describeMutation({ change: 'delete', after: {} })];
+  const after = change.after as Record<string, unknown>;
+  switch (change.type) {
+    case 'cloud_floating_ip':
+      return [describeMutation({ change: 'update_floating_ip', after: { tags: after.tags } })];
+    case 'cloud_instance':
+      return [describeMutation({ change: 'resize_vm', after: { flavor_id: after.flavor_id } })];
+    case 'cloud_k8s_cluster':
+      return ((change.payload?.upgrade_path as string[] | undefined) ?? []).map((version) => describeMutation({ change: 'upgrade_k8s_cluster_v2', after: { version } }));
+    case 'iam_reseller_notification_setting':
+      return [describeMutation({ change: 'update', after: Object.fromEntries(change.changes.map((c) => [c.path[0], c.after])) })];
+    default:
+      throw new Error(`no update is expected of ${change.type}`);
+  }
+}
+
+/** Mutations per emulator resource (`kind id`), described, in order. */
+export function mutationsByResource(mutations: readonly MutationLogEntry[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const m of mutations) {
+    const key = `${m.kind} ${m.id}`;
+    out.set(key, [...(out.get(key) ?? []), describeMutation(m)]);
+  }
+  return out;
+}
+
+const isStrictPrefix = (part: readonly string[], whole: readonly string[]) => part.length < whole.length && part.every((m, i) => m === whole[i]);
+
+/**
+ * Compares what an apply reported with what the emulator did (its mutation log for that run),
+ * and returns every disagreement as a line (none: the report is true):
+ * - applied: the planned mutations happened, each exactly once (a two-step upgrade: both steps);
+ * - unchanged: nothing happened;
+ * - failed, skipped, not started: the change was not made; at most a strict prefix of it (a
+ *   multi-step upgrade that failed part-way). A change made although the report says it was not
+ *   (e.g. acknowledged, and its confirmation failed) is a disagreement;
+ * - nothing outside the stack changed.
+ */
+export function compareWithMutations(plan: Plan, outcome: ApplyOutcome, mutations: readonly MutationLogEntry[]): string[] {
+  const done = mutationsByResource(mutations);
+  const problems: string[] = [];
+  const statusOf = new Map(outcome.resources.map((r) => [r.address, r]));
+  for (const change of plan.resource_changes) {
+    const key = emulatorResource(change);
+    const actual = done.get(key) ?? [];
+    done.delete(key);
+    const expected = expectedMutations(change);
+    const result = statusOf.get(change.address);
+    const said = result ? `${result.status}${result.error ? ` (${result.error.split('\n')[0]})` : ''}` : 'not reported';
+    const show = (list: readonly string[]) => (list.length === 0 ? 'nothing' : list.join(' ; '));
+    if (result?.status === 'applied') {
+      if (canonicalJson(actual) !== canonicalJson(expected)) problems.push(`${change.address}: reported applied, but the emulator did ${show(actual)}; the plan expects ${show(expected)}`);
+    } else if (result?.status === 'unchanged') {
+      if (actual.length > 0) problems.push(`${change.address}: reported unchanged, but the emulator did ${show(actual)}`);
+    } else if (actual.length > 0 && !isStrictPrefix(actual, expected)) {
+      problems.push(`${change.address}: reported ${said}, but the emulator did ${show(actual)}`);
+    }
+  }
+  for (const [key, list] of done) problems.push(`${key}: not in the plan, but the emulator did ${list.join(' ; ')}`);
+  return problems;
+}
+
+/** Statuses of an outcome counted, e.g. `{applied: 120, unchanged: 40, failed: 30, skipped: 10}`. */
+export function countStatuses(outcome: ApplyOutcome): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const r of outcome.resources) counts[r.status] = (counts[r.status] ?? 0) + 1;
+  return counts;
+}
+
+/**
+ * A provider context as `edgeform apply` builds it (one client, the run's retry budget, the
+ * default task poll schedule, the CLI's confirmation policy), except that nothing waits on the
+ * wall clock: every wait (retry backoff, Retry-After, task poll interval, confirmation re-read,
+ * a provider's own pause) moves the emulator's manual clock forward instead, so platform time
+ * passes as it would and the test takes no longer than its requests.
+ */
+export function createChaosContext(
+  emu: Pick<Emulator, 'url' | 'apiKey' | 'clock'>,
+  options: { retryBudget?: RetryBudget; retryPolicy?: Partial<RetryPolicy>; connections?: number } = {},
+): {
+  api: ApiClient;
+  ctx: ProviderContext;
+  confirm: ConfirmPolicy;
+  /** Every retry wait the client asked for, in ms. */
+  retryDelays: number[];
+} {
+  const retryDelays: number[] = [];
+  const advance: Sleep = async (ms) => {
+    emu.clock.advance(ms);
+  };
+  const api = createApiClient({
+    baseUrl: emu.url,
+    apiKey: emu.apiKey,
+    connections: options.connections ?? 14,
+    ...(options.retryBudget ? { retryBudget: options.retryBudget } : {}),
+    ...(options.retryPolicy ? { retryPolicy: options.retryPolicy } : {}),
+    sleep: async (ms) => {
+      retryDelays.push(ms);
+      emu.clock.advance(ms);
+    },
+    // Backoff jitter fixed at the middle: the same seed spends the same retry budget.
+    random: () => 0.5,
+    now: () => emu.clock.now(),
+  });
+  const ctx = createProviderContext({ api, sleep: advance, now: () => emu.clock.now() });
+  const confirm: ConfirmPolicy = { attempts: 12, delayMs: (n) => Math.min(500 * n, 3000), sleep: advance };
+  return { api, ctx, confirm, retryDelays };
+}
