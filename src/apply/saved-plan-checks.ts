@@ -1,4 +1,5 @@
 import pLimit from 'p-limit';
+import { EdgeformError } from '../errors.js';
 import { fingerprint } from '../plan/fingerprint.js';
 import { observedFields } from '../plan/planner.js';
 import { describeStaleness, type StaleResource } from '../plan/saved-plan.js';
@@ -6,8 +7,22 @@ import type { CheckResult, Plan } from '../plan/types.js';
 import { resourceProvider, type CheckProvider, type ProviderContext, type ProviderRegistry } from '../providers/provider.js';
 
 /**
+ * Re-reading a resource of a saved plan failed. The message names the resource, as a failed
+ * read in a plan does, since the failure itself (an API error, an answer of the wrong shape)
+ * knows only the request; `cause` is that failure.
+ */
+export class ReadFailedError extends EdgeformError {
+  readonly address: string;
+  constructor(address: string, cause: EdgeformError) {
+    super('EDGEFORM_READ_FAILED', `reading ${address} failed: ${cause.message}`, { cause });
+    this.address = address;
+  }
+}
+
+/**
  * Re-reads every resource a saved plan changes and returns those whose observed fields no
  * longer have the plan's fingerprint (with how they changed): a stale plan is refused whole.
+ * A read that fails rejects with ReadFailedError naming the resource.
  */
 export async function findStaleResources(plan: Plan, providers: ProviderRegistry['resources'], ctx: ProviderContext, parallelism: number): Promise<StaleResource[]> {
   const limit = pLimit(parallelism);
@@ -16,7 +31,11 @@ export async function findStaleResources(plan: Plan, providers: ProviderRegistry
     touched.map((change) =>
       limit(async () => {
         const provider = resourceProvider(providers, change.type);
-        const fresh = observedFields(provider, change.desired, await provider.read(ctx, change.desired));
+        const observed = await provider.read(ctx, change.desired).catch((error: unknown) => {
+          if (ctx.signal.aborted || !(error instanceof EdgeformError)) throw error;
+          throw new ReadFailedError(change.address, error);
+        });
+        const fresh = observedFields(provider, change.desired, observed);
         return fingerprint(fresh) === change.fingerprint ? null : describeStaleness(change, fresh);
       }),
     ),
