@@ -1,14 +1,25 @@
 /**
  * The API client: the one place edgeform talks HTTP. One undici Pool for the platform's origin
  * (bounded connections, keep-alive), the auth and identity headers, JSON in and out, connect /
- * headers / body / whole-request timeouts, retries by mode with a run-wide budget, typed errors,
- * and secret redaction of everything it throws.
+ * headers / body / whole-request timeouts, retries by mode with a run-wide budget, a cap on the
+ * size of answers, answers checked against the caller's schema, typed errors, and secret
+ * redaction of everything it throws.
  */
-import { Pool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
+import type { z } from 'zod';
+import { checkAnswer, type AnswerForm } from './answer.js';
 import { authorizationHeader } from './auth.js';
 import { normalizeBaseUrl } from './base-url.js';
 import { parseErrorBody, productOf } from './error-body.js';
-import { ApiConnectionError, ApiResponseParseError, ApiTimeoutError, createApiError, type TimeoutPhase } from './errors.js';
+import {
+  ApiConnectionError,
+  ApiResponseParseError,
+  ApiResponseTooLargeError,
+  ApiTimeoutError,
+  createApiError,
+  UnexpectedResponseError,
+  type TimeoutPhase,
+} from './errors.js';
 import { classifyNetworkError } from './network-failure.js';
 import { redact } from './redact.js';
 import {
@@ -37,8 +48,8 @@ export type Query = Readonly<Record<string, QueryValue>>;
 /** Response headers as undici gives them: lower-case names. */
 export type ResponseHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
-/** One API call. */
-export interface ApiRequestOptions {
+/** One API call; `T` is the answer's type, which `schema` checks. */
+export interface ApiRequestOptions<T = unknown> {
   method: HttpMethod;
   /** Path under the base URL, starting with the product: `/cloud/v1/tasks/…`. Build it with apiPath. */
   path: string;
@@ -54,10 +65,17 @@ export interface ApiRequestOptions {
   retry?: RetryMode;
   /** Overrides the whole-request timeout for this call. */
   timeoutMs?: number;
+  /**
+   * The shape of the fields the caller uses of a 2xx answer (loose objects, so extra fields are
+   * fine). The body is parsed with it, and an answer that does not fit is refused with
+   * UnexpectedResponseError naming the request and the field. Every answer whose body is read
+   * should give one: the platform's answers are untrusted input.
+   */
+  schema?: z.ZodType<T>;
 }
 
 /** Options of the convenience methods: everything but method, path and body. */
-export type ApiCallOptions = Omit<ApiRequestOptions, 'method' | 'path' | 'body'>;
+export type ApiCallOptions<T = unknown> = Omit<ApiRequestOptions<T>, 'method' | 'path' | 'body'>;
 
 /** A successful (2xx) answer. `body` is the parsed JSON, the text of a non-JSON answer, or null when empty. */
 export interface ApiResponse<T> {
@@ -79,6 +97,13 @@ export interface ApiTimeouts {
   /** The whole attempt, connect to last body byte. */
   requestMs: number;
 }
+
+/**
+ * The largest answer body read by default, 16 MiB: far above any answer edgeform reads (a full
+ * page of 1000 cloud resources is a few MiB), far below what would exhaust memory when several
+ * reads run at once.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 /** 10 s to connect, 30 s for headers, 30 s between body chunks, 90 s per attempt. */
 export const DEFAULT_TIMEOUTS: Readonly<ApiTimeouts> = Object.freeze({
@@ -107,6 +132,13 @@ export interface ApiClientOptions {
   /** Most concurrent connections to the platform (default 10). */
   connections?: number;
   timeouts?: Partial<ApiTimeouts>;
+  /**
+   * The largest answer body read (default {@link DEFAULT_MAX_RESPONSE_BYTES}). A larger 2xx
+   * answer is refused with ApiResponseTooLargeError without being buffered: a Content-Length
+   * over it before reading, otherwise once the bytes read pass it. A larger error answer keeps
+   * its status but not its body. Either way the connection is closed.
+   */
+  maxResponseBytes?: number;
   retryPolicy?: Partial<RetryPolicy>;
   /** The run-wide retry budget; share one between all clients of a run. None = unlimited. */
   retryBudget?: RetryBudget;
@@ -126,16 +158,18 @@ export interface ApiClient {
   /** The normalised base URL requests go to. */
   readonly baseUrl: string;
   /**
-   * Sends a request, retrying per its mode, and resolves with a 2xx answer. Rejects with an
-   * ApiError subclass for other statuses, ApiConnectionError / ApiTimeoutError when there was
-   * no answer, or the signal's reason when aborted. Nothing it rejects with contains a secret.
+   * Sends a request, retrying per its mode, and resolves with a 2xx answer (its body parsed
+   * with `schema` when given). Rejects with an ApiError subclass for other statuses,
+   * ApiConnectionError / ApiTimeoutError when there was no answer, UnexpectedResponseError (or
+   * its subclasses for a body that is not JSON or too large) for a 2xx answer it cannot use,
+   * or the signal's reason when aborted. Nothing it rejects with contains a secret.
    */
-  request<T = unknown>(options: ApiRequestOptions): Promise<ApiResponse<T>>;
-  get<T = unknown>(path: string, options?: ApiCallOptions): Promise<ApiResponse<T>>;
-  post<T = unknown>(path: string, body?: unknown, options?: ApiCallOptions): Promise<ApiResponse<T>>;
-  patch<T = unknown>(path: string, body?: unknown, options?: ApiCallOptions): Promise<ApiResponse<T>>;
-  put<T = unknown>(path: string, body?: unknown, options?: ApiCallOptions): Promise<ApiResponse<T>>;
-  delete<T = unknown>(path: string, options?: ApiCallOptions): Promise<ApiResponse<T>>;
+  request<T = unknown>(options: ApiRequestOptions<T>): Promise<ApiResponse<T>>;
+  get<T = unknown>(path: string, options?: ApiCallOptions<T>): Promise<ApiResponse<T>>;
+  post<T = unknown>(path: string, body?: unknown, options?: ApiCallOptions<T>): Promise<ApiResponse<T>>;
+  patch<T = unknown>(path: string, body?: unknown, options?: ApiCallOptions<T>): Promise<ApiResponse<T>>;
+  put<T = unknown>(path: string, body?: unknown, options?: ApiCallOptions<T>): Promise<ApiResponse<T>>;
+  delete<T = unknown>(path: string, options?: ApiCallOptions<T>): Promise<ApiResponse<T>>;
   /** Redacts this client's secrets from a text (for callers that print platform text). */
   redact(text: string): string;
   /** Closes the connection pool after in-flight requests finish. */
@@ -148,6 +182,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const url = new URL(baseUrl);
   const prefix = url.pathname.replace(/\/+$/, '');
   const timeouts: ApiTimeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retryPolicy };
   const secrets = [options.apiKey, ...(options.secrets ?? [])].filter((s) => s.length > 0);
   const sleep = options.sleep ?? realSleep;
@@ -179,7 +214,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         toError: (note: string) => Error;
       };
 
-  async function attempt<T>(req: ApiRequestOptions, payload: string | undefined): Promise<Outcome<T>> {
+  async function attempt<T>(req: ApiRequestOptions<T>, payload: string | undefined): Promise<Outcome<T>> {
     const timeoutMs = req.timeoutMs ?? timeouts.requestMs;
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new DOMException('request timed out', 'TimeoutError')), timeoutMs);
@@ -194,30 +229,32 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         body: payload,
         signal: controller.signal,
       });
-      const text = await res.body.text();
       const resHeaders = res.headers as ResponseHeaders;
       const rawRequestId = firstHeader(resHeaders['x-request-id']);
       const headerRequestId = rawRequestId === undefined ? null : redact(rawRequestId, secrets);
       const contentType = firstHeader(resHeaders['content-type']);
+      const declaredBytes = parseContentLength(firstHeader(resHeaders['content-length']));
+      const text = await readCapped(res.body, declaredBytes, maxResponseBytes);
 
       if (res.statusCode >= 200 && res.statusCode < 300) {
-        const parsed = parseSuccessBody(text, contentType);
-        if (!parsed.ok) {
-          return {
-            kind: 'fatal',
-            error: new ApiResponseParseError({
-              method: req.method,
-              path: redact(req.path, secrets),
-              status: res.statusCode,
-              requestId: headerRequestId,
-              detail: redact(parsed.detail, secrets),
-            }),
-          };
+        const exchange = { method: req.method, path: redact(req.path, secrets), status: res.statusCode, requestId: headerRequestId };
+        if (text === null) {
+          const declared = declaredBytes !== null && declaredBytes > maxResponseBytes ? declaredBytes : null;
+          return { kind: 'fatal', error: new ApiResponseTooLargeError({ ...exchange, limitBytes: maxResponseBytes, declaredBytes: declared }) };
         }
-        return { kind: 'ok', response: { status: res.statusCode, headers: resHeaders, body: parsed.value as T, requestId: headerRequestId } };
+        const parsed = parseSuccessBody(text, contentType);
+        if (!parsed.ok) return { kind: 'fatal', error: new ApiResponseParseError({ ...exchange, detail: redact(parsed.detail, secrets) }) };
+        let body = parsed.value as T;
+        if (req.schema) {
+          const checked = checkAnswer(req.schema, parsed.value, parsed.form, (t) => redact(t, secrets));
+          if (!checked.ok) return { kind: 'fatal', error: new UnexpectedResponseError({ ...exchange, ...checked.mismatch }) };
+          body = checked.value;
+        }
+        return { kind: 'ok', response: { status: res.statusCode, headers: resHeaders, body, requestId: headerRequestId } };
       }
 
-      const parsed = parseErrorBody(text, contentType);
+      // An error answer too large to read keeps its status; its body is not needed for that.
+      const parsed = parseErrorBody(text ?? '', contentType);
       const status = res.statusCode;
       const retryAfter = resHeaders['retry-after'];
       const retryAfterMs = resHeaders['retry-after-ms'];
@@ -270,7 +307,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
   }
 
-  async function request<T>(req: ApiRequestOptions): Promise<ApiResponse<T>> {
+  async function request<T>(req: ApiRequestOptions<T>): Promise<ApiResponse<T>> {
     const mode = req.retry ?? defaultRetryMode(req.method);
     try {
       // Serialised once, outside the transport, so a bad body is a plain programming error.
@@ -339,16 +376,56 @@ export function buildPath(prefix: string, path: string, query?: Query): string {
   return `${joined}${joined.includes('?') ? '&' : '?'}${qs}`;
 }
 
-function parseSuccessBody(text: string, contentType: string | undefined): { ok: true; value: unknown } | { ok: false; detail: string } {
-  if (text.trim() === '') return { ok: true, value: null };
+/** A response body as text, or null when it is larger than `limit` bytes (the stream is then destroyed, unread). */
+async function readCapped(body: Dispatcher.ResponseData['body'], declaredBytes: number | null, limit: number): Promise<string | null> {
+  // Destroying an unfinished undici body aborts the request (closing the connection) and emits
+  // the abort as an 'error' nobody else listens to.
+  const discard = () => {
+    body.on('error', () => undefined);
+    body.destroy();
+  };
+  if (declaredBytes !== null && declaredBytes > limit) {
+    discard();
+    return null;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      discard();
+      return null;
+    }
+    chunks.push(chunk);
+  }
+  // TextDecoder drops a leading byte order mark, as undici's body.text() does.
+  return new TextDecoder().decode(Buffer.concat(chunks, size));
+}
+
+/** A Content-Length header's value, or null when absent or not a plain decimal number. */
+function parseContentLength(value: string | undefined): number | null {
+  return value !== undefined && /^\d{1,15}$/.test(value.trim()) ? Number(value.trim()) : null;
+}
+
+type SuccessBody = { ok: true; value: unknown; form: AnswerForm } | { ok: false; detail: string };
+
+function parseSuccessBody(text: string, contentType: string | undefined): SuccessBody {
+  if (text.trim() === '') return { ok: true, value: null, form: { kind: 'empty' } };
   const claimsJson = /json/i.test(contentType ?? '');
-  if (!claimsJson && !/^\s*[[{]/.test(text)) return { ok: true, value: text };
+  const asText: SuccessBody = { ok: true, value: text, form: { kind: 'text', mediaType: mediaTypeOf(contentType) } };
+  if (!claimsJson && !/^\s*[[{]/.test(text)) return asText;
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    return { ok: true, value: JSON.parse(text) as unknown, form: { kind: 'json' } };
   } catch (error) {
-    if (!claimsJson) return { ok: true, value: text };
+    if (!claimsJson) return asText;
     return { ok: false, detail: error instanceof Error ? error.message : 'parse error' };
   }
+}
+
+/** The media type of a Content-Type (`text/html`), or null when absent or odd (it is printed). */
+function mediaTypeOf(contentType: string | undefined): string | null {
+  const type = contentType?.split(';', 1)[0]?.trim().toLowerCase() ?? '';
+  return /^[a-z0-9.+-]{1,40}\/[a-z0-9.+-]{1,40}$/.test(type) ? type : null;
 }
 
 function phaseTimeout(phase: Exclude<TimeoutPhase, 'request'>, timeouts: ApiTimeouts): number {

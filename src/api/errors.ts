@@ -1,7 +1,8 @@
 /**
  * Typed errors of the API layer, one class per HTTP status family plus connection, timeout,
- * configuration and task failures (Stainless-style). Callers branch on `instanceof` or the
- * stable `code`, never on message text. Every message is built from already redacted parts.
+ * unusable answers, configuration and task failures (Stainless-style). Callers branch on
+ * `instanceof` or the stable `code`, never on message text. Every message is built from
+ * already redacted parts.
  */
 import { STATUS_CODES } from 'node:http';
 import { EdgeformError } from '../errors.js';
@@ -188,22 +189,83 @@ export class ApiTimeoutError extends ApiConnectionError {
   }
 }
 
-/** A 2xx answer whose body could not be parsed as the JSON it claimed to be. */
-export class ApiResponseParseError extends EdgeformError {
+/** What an {@link UnexpectedResponseError} knows: the exchange and the first field that did not fit. */
+export interface UnexpectedResponseDetails {
+  method: string;
+  /** The API path as the caller gave it (redacted). */
+  path: string;
+  status: number;
+  requestId: string | null;
+  /** Where in the answer, e.g. `tags.0.key`; empty for the answer as a whole. */
+  field: string;
+  /** What edgeform reads there, e.g. `string`, `object`, `one of "NEW", "RUNNING"`. */
+  expected: string;
+  /** What the answer had there, described (never the whole body), e.g. `number`, `an empty body`. */
+  got: string;
+  /** Further fields that did not fit, besides the one named. */
+  moreProblems?: number;
+}
+
+/**
+ * A 2xx answer edgeform cannot use: not the shape of the fields it reads (the schema the caller
+ * gave the request), not JSON ({@link ApiResponseParseError}) or too large to read
+ * ({@link ApiResponseTooLargeError}). Every platform answer is untrusted input, so this is a
+ * runtime error naming the request, the field and what was expected, never a crash. Message form:
+ * `GET /cloud/v1/floatingips/1/76/…: unexpected 200 answer: tags.0.key: expected string, got number`.
+ */
+export class UnexpectedResponseError extends EdgeformError {
   readonly method: string;
   readonly path: string;
   readonly status: number;
   readonly requestId: string | null;
+  readonly field: string;
+  readonly expected: string;
+  readonly got: string;
 
-  constructor(details: { method: string; path: string; status: number; requestId: string | null; detail: string }) {
-    super(
-      'EDGEFORM_API_BAD_RESPONSE',
-      `${details.method} ${details.path}: ${details.status} answer is not valid JSON (${details.detail})${formatRequestId(details.requestId)}`,
-    );
+  constructor(details: UnexpectedResponseDetails, code = 'EDGEFORM_UNEXPECTED_RESPONSE', message?: string) {
+    super(code, message ?? describeUnexpected(details));
     this.method = details.method;
     this.path = details.path;
     this.status = details.status;
     this.requestId = details.requestId;
+    this.field = details.field;
+    this.expected = details.expected;
+    this.got = details.got;
+  }
+}
+
+/** A 2xx answer whose body could not be parsed as the JSON it claimed to be. */
+export class ApiResponseParseError extends UnexpectedResponseError {
+  constructor(details: { method: string; path: string; status: number; requestId: string | null; detail: string }) {
+    super(
+      { ...details, field: '', expected: 'JSON', got: `invalid JSON (${details.detail})` },
+      'EDGEFORM_API_BAD_RESPONSE',
+      `${details.method} ${details.path}: ${details.status} answer is not valid JSON (${details.detail})${formatRequestId(details.requestId)}`,
+    );
+  }
+}
+
+/**
+ * A 2xx answer larger than the client's limit (ApiClientOptions.maxResponseBytes). It is refused
+ * without being buffered: a Content-Length over the limit before reading anything, otherwise as
+ * soon as the bytes read pass it; the connection is closed either way.
+ */
+export class ApiResponseTooLargeError extends UnexpectedResponseError {
+  readonly limitBytes: number;
+  /** The Content-Length the answer declared, or null when it declared none. */
+  readonly declaredBytes: number | null;
+
+  constructor(details: { method: string; path: string; status: number; requestId: string | null; limitBytes: number; declaredBytes: number | null }) {
+    const limit = formatBytes(details.limitBytes);
+    const got = details.declaredBytes === null ? `more than ${limit}` : `Content-Length ${details.declaredBytes} bytes`;
+    const what = details.declaredBytes === null ? `is larger than the ${limit} limit; edgeform stopped reading it` : `declares ${details.declaredBytes} bytes, more than the ${limit} limit; it was not read`;
+    super(
+      { ...details, field: '', expected: `at most ${limit}`, got },
+      'EDGEFORM_API_RESPONSE_TOO_LARGE',
+      `${details.method} ${details.path}: the ${details.status} answer ${what}${formatRequestId(details.requestId)}`,
+    );
+    this.limitBytes = details.limitBytes;
+    this.declaredBytes = details.declaredBytes;
   }
 }
 
@@ -277,6 +339,19 @@ function describeSent(sent: RequestSent): string {
   if (sent === false) return '; the request never reached the platform';
   if (sent === true) return '; the request reached the platform and may have taken effect';
   return '; the request may have reached the platform';
+}
+
+function describeUnexpected(d: UnexpectedResponseDetails): string {
+  const where = d.field === '' ? '' : `${d.field}: `;
+  const more = d.moreProblems ? ` (and ${d.moreProblems} more ${d.moreProblems === 1 ? 'problem' : 'problems'})` : '';
+  return `${d.method} ${d.path}: unexpected ${d.status} answer: ${where}expected ${d.expected}, got ${d.got}${more}${formatRequestId(d.requestId)}`;
+}
+
+function formatBytes(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  if (Number.isInteger(mib)) return `${mib} MiB`;
+  const kib = bytes / 1024;
+  return Number.isInteger(kib) ? `${kib} KiB` : `${bytes} bytes`;
 }
 
 function formatRequestId(requestId: string | null): string {

@@ -5,6 +5,7 @@
  * transiently does not fail the wait (the task runs on whether or not we can read it): the next
  * poll of the schedule tries again.
  */
+import { z } from 'zod';
 import { EdgeformError } from '../errors.js';
 import type { ApiClient } from './client.js';
 import { ApiConnectionError, ApiError, TaskFailedError, TaskTimeoutError } from './errors.js';
@@ -12,27 +13,34 @@ import { DEFAULT_RETRY_POLICY, RETRYABLE_STATUSES } from './retry.js';
 import { apiPath } from './path.js';
 import { abortReason, sleep as realSleep, type Sleep } from './sleep.js';
 
-/** A cloud task's lifecycle state: NEW → RUNNING → FINISHED | ERROR. */
-export type TaskState = 'NEW' | 'RUNNING' | 'FINISHED' | 'ERROR';
+/** The states of a cloud task: NEW → RUNNING → FINISHED | ERROR. */
+const TASK_STATES = ['NEW', 'RUNNING', 'FINISHED', 'ERROR'] as const;
 
-/** A cloud task as `GET /cloud/v1/tasks/{id}` returns it (TaskSerializer; extra fields kept). */
+/** A cloud task's lifecycle state: NEW → RUNNING → FINISHED | ERROR. */
+export type TaskState = (typeof TASK_STATES)[number];
+
+/**
+ * The fields of a task answer that edgeform reads (TaskSerializer; other fields pass through).
+ * A state outside the four is refused rather than waited on until the timeout.
+ */
+const taskAnswer = z.looseObject({
+  id: z.string().optional(),
+  state: z.enum(TASK_STATES),
+  task_type: z.string().optional(),
+  error: z.string().nullish(),
+});
+
+/**
+ * A cloud task as `GET /cloud/v1/tasks/{id}` returns it (TaskSerializer): the fields edgeform
+ * reads, checked; every other field as the platform sent it, unchecked.
+ */
 export interface Task {
   id: string;
   state: TaskState;
+  /** The platform's task type (`resize_vm`, ...); `unknown` when the answer has none. */
   task_type: string;
-  user_id?: number;
-  created_on: string | null;
-  updated_on?: string | null;
-  finished_on?: string | null;
   /** The failure reason when state is ERROR. */
   error?: string | null;
-  /** Ids of what the task created, keyed by kind (`instances`, `floatingips`, ...). */
-  created_resources?: Record<string, unknown> | null;
-  detailed_state?: string | null;
-  data?: unknown;
-  project_id?: number | null;
-  region_id?: number | null;
-  request_id?: string | null;
   [field: string]: unknown;
 }
 
@@ -40,6 +48,9 @@ export interface Task {
 export interface TaskIds {
   tasks: string[];
 }
+
+/** The schema of a {@link TaskIds} answer, for the requests that start cloud tasks. */
+export const taskIdsSchema: z.ZodType<TaskIds> = z.looseObject({ tasks: z.array(z.string().min(1)) });
 
 /** The poll backoff: first poll at once, then initialMs, doubling up to maxMs. */
 export interface TaskPollSchedule {
@@ -127,7 +138,8 @@ export interface PollTaskOptions {
  * signal's reason when aborted. Polls are not retried by the client (they would spend the
  * run-wide retry budget): a transient failure (see isTransientPollFailure) waits for the next
  * poll of the schedule (or a longer Retry-After), and only MAX_CONSECUTIVE_POLL_FAILURES in a
- * row reject, with TaskPollError. Other API errors (404, other 4xx) reject at once.
+ * row reject, with TaskPollError. Other API errors (404, other 4xx) reject at once, and so does
+ * an answer that is not a task (UnexpectedResponseError: no state, or one outside the four).
  */
 export async function pollTask(client: Pick<ApiClient, 'get' | 'redact'>, taskId: string, options: PollTaskOptions = {}): Promise<Task> {
   const { signal, onPoll } = options;
@@ -140,10 +152,10 @@ export async function pollTask(client: Pick<ApiClient, 'get' | 'redact'>, taskId
   let last: Task | null = null;
   for (;;) {
     if (signal?.aborted) throw abortReason(signal);
-    let body: unknown;
+    let body: z.infer<typeof taskAnswer> | undefined;
     let retryAfterMs = 0;
     try {
-      ({ body } = await client.get<unknown>(apiPath`/cloud/v1/tasks/${taskId}`, { retry: 'none', ...(signal ? { signal } : {}) }));
+      ({ body } = await client.get(apiPath`/cloud/v1/tasks/${taskId}`, { schema: taskAnswer, retry: 'none', ...(signal ? { signal } : {}) }));
       failures = 0;
     } catch (error) {
       if (signal?.aborted || !isTransientPollFailure(error)) throw error;
@@ -153,7 +165,7 @@ export async function pollTask(client: Pick<ApiClient, 'get' | 'redact'>, taskId
     }
     polls += 1;
     if (body !== undefined) {
-      const task = asTask(body, taskId);
+      const task: Task = { ...body, id: body.id ?? taskId, task_type: body.task_type ?? 'unknown' };
       last = task;
       onPoll?.(task);
       if (task.state === 'FINISHED') return task;
@@ -203,10 +215,3 @@ export async function waitForTasks(client: Pick<ApiClient, 'get' | 'redact'>, ta
   }
 }
 
-function asTask(body: unknown, taskId: string): Task {
-  if (typeof body === 'object' && body !== null && typeof (body as { state?: unknown }).state === 'string') {
-    const task = body as Task;
-    return { ...task, id: typeof task.id === 'string' ? task.id : taskId, task_type: typeof task.task_type === 'string' ? task.task_type : 'unknown' };
-  }
-  throw new EdgeformError('EDGEFORM_TASK_BAD_RESPONSE', `GET /cloud/v1/tasks/${taskId}: the answer is not a task (no "state" field)`);
-}

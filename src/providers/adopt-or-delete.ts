@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { DeletableType } from '../config/types.js';
 import type { ResourceProvider } from './provider.js';
 import { deleteIfPresent, readOrGone, requireAction } from './shared.js';
@@ -8,8 +9,12 @@ export interface DeletableKind<T extends DeletableType> {
   idField: ResourceProvider<T>['idField'] & string;
   /** The resource's path (GET and DELETE) from its id. */
   path: (id: number) => string;
-  /** The fields of the platform's answer that `before` shows (identifying ones). */
-  fields: readonly string[];
+  /**
+   * The fields of the platform's answer that `before` shows (identifying ones), with their
+   * shapes: the answer is checked against them (other fields pass through), and an optional
+   * field that is absent shows as null.
+   */
+  fields: Readonly<Record<string, z.ZodType>>;
 }
 
 /**
@@ -18,7 +23,8 @@ export interface DeletableKind<T extends DeletableType> {
  * idempotent and retried).
  */
 export function defineDeletableProvider<T extends DeletableType>(kind: DeletableKind<T>): ResourceProvider<T> {
-  const project = (id: unknown, body: Record<string, unknown>) => ({ [kind.idField]: id, ...Object.fromEntries(kind.fields.map((f) => [f, body[f] ?? null])) });
+  const answer = z.looseObject(kind.fields);
+  const project = (id: unknown, body: Record<string, unknown>) => ({ [kind.idField]: id, ...Object.fromEntries(Object.keys(kind.fields).map((f) => [f, body[f] ?? null])) });
   const provider: ResourceProvider<DeletableType> = {
     kind: 'resource',
     type: kind.type,
@@ -26,7 +32,7 @@ export function defineDeletableProvider<T extends DeletableType>(kind: Deletable
     verbs: { update: ['Updating', 'Updated'], delete: ['Destroying', 'Destroyed'] },
     async read(ctx, desired) {
       const id = (desired as Record<string, unknown>)[kind.idField] as number;
-      const body = await readOrGone(async () => (await ctx.api.request<Record<string, unknown>>({ method: 'GET', path: kind.path(id), signal: ctx.signal })).body);
+      const body = await readOrGone(async () => (await ctx.api.get(kind.path(id), { schema: answer, signal: ctx.signal })).body);
       return body ? { exists: true, state: project(id, body) } : { exists: false };
     },
     summarize: (state) => ({ ...state }),

@@ -1,16 +1,21 @@
 import { z } from 'zod';
 import { apiPath } from '../api/path.js';
+import { taskIdsSchema } from '../api/tasks.js';
 import { planTagsPatch, userTags, type LiveTag } from '../plan/merge-patch.js';
 import type { ResourceProvider } from './provider.js';
 import { readOrGone, requireAction, requirePayload, startTasks } from './shared.js';
 
-interface FloatingIp {
-  id: string;
-  floating_ip_address: string | null;
-  status: string | null;
-  tags: LiveTag[];
-  task_id: string | null;
-}
+/**
+ * The fields of a floating IP answer (FloatingIPSerializer) edgeform reads: the tags and the
+ * lock it plans from are required; the address and status are only shown.
+ */
+const floatingIpAnswer = z.looseObject({
+  id: z.string(),
+  floating_ip_address: z.string().nullish(),
+  status: z.string().nullish(),
+  tags: z.array(z.looseObject({ key: z.string(), value: z.string(), read_only: z.boolean() })),
+  task_id: z.string().nullable(),
+});
 
 /** The update's payload: the tags merge patch (null is a real patch: remove every user tag). */
 const payloadSchema = z.object({ tags_patch: z.record(z.string(), z.string().nullable()).nullable() });
@@ -33,11 +38,16 @@ export const cloudFloatingIp: ResourceProvider<'cloud_floating_ip'> = {
 
   async read(ctx, desired) {
     const path = fipPath('v1', desired.project_id, desired.region_id, desired.floating_ip_id);
-    const fip = await readOrGone(async () => (await ctx.api.request<FloatingIp>({ method: 'GET', path, signal: ctx.signal })).body);
+    const fip = await readOrGone(async () => (await ctx.api.get(path, { schema: floatingIpAnswer, signal: ctx.signal })).body);
     if (!fip) return { exists: false };
     return {
       exists: true,
-      state: { floating_ip_id: fip.id, floating_ip_address: fip.floating_ip_address, status: fip.status, tags: fip.tags.map(({ key, value, read_only }) => ({ key, value, read_only })) },
+      state: {
+        floating_ip_id: fip.id,
+        floating_ip_address: fip.floating_ip_address ?? null,
+        status: fip.status ?? null,
+        tags: fip.tags.map(({ key, value, read_only }) => ({ key, value, read_only })),
+      },
       lockTaskId: fip.task_id,
     };
   },
@@ -79,9 +89,9 @@ export const cloudFloatingIp: ResourceProvider<'cloud_floating_ip'> = {
     // otherwise the patch, being idempotent, is sent again (a few times at most).
     await startTasks(
       ctx,
-      async () => (await ctx.api.request<{ tasks: string[] }>({ method: 'PATCH', path, body, retry: 'never-reached-only', signal: ctx.signal })).body,
+      async () => (await ctx.api.patch(path, body, { schema: taskIdsSchema, retry: 'never-reached-only', signal: ctx.signal })).body,
       async () => {
-        const fip = (await ctx.api.request<FloatingIp>({ method: 'GET', path: fipPath('v1', d.project_id, d.region_id, d.floating_ip_id), signal: ctx.signal })).body;
+        const fip = (await ctx.api.get(fipPath('v1', d.project_id, d.region_id, d.floating_ip_id), { schema: floatingIpAnswer, signal: ctx.signal })).body;
         if (fip.task_id) return { kind: 'running', taskId: fip.task_id };
         return d.tags === undefined || planTagsPatch(fip.tags, d.tags, d.tags_policy).patch === undefined ? { kind: 'done' } : { kind: 'not-started' };
       },

@@ -1,19 +1,22 @@
 import { z } from 'zod';
 import { apiPath } from '../api/path.js';
+import { taskIdsSchema } from '../api/tasks.js';
 import type { ResourceProvider } from './provider.js';
 import { PlanPayloadError, readOrGone, requireAction, requirePayload, startTasks } from './shared.js';
 
-interface Instance {
-  id: string;
-  name: string;
-  status: string;
-  task_id: string | null;
-  flavor: { flavor_id: string };
-}
+/** The fields of an instance answer (InstanceSerializer) edgeform reads; the flavor id is nested. */
+const instanceAnswer = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  status: z.string(),
+  task_id: z.string().nullable(),
+  flavor: z.looseObject({ flavor_id: z.string() }),
+});
 
-interface FlavorCollection {
-  results: { flavor_id?: string; flavor_name?: string }[];
-}
+/** The flavors an instance may be resized to (InstanceFlavorExtendedCollectionSerializer). */
+const flavorsAnswer = z.looseObject({
+  results: z.array(z.looseObject({ flavor_id: z.string().optional(), flavor_name: z.string().optional() })),
+});
 
 /** The update's payload: the flavor to resize to. */
 const payloadSchema = z.object({ flavor_id: z.string().min(1) });
@@ -36,13 +39,13 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
 
   async read(ctx, desired) {
     const path = instancePath(desired.project_id, desired.region_id, desired.instance_id);
-    const vm = await readOrGone(async () => (await ctx.api.request<Instance>({ method: 'GET', path, signal: ctx.signal })).body);
+    const vm = await readOrGone(async () => (await ctx.api.get(path, { schema: instanceAnswer, signal: ctx.signal })).body);
     if (!vm) return { exists: false };
     const state: Record<string, unknown> = { instance_id: vm.id, name: vm.name, status: vm.status, flavor_id: vm.flavor.flavor_id };
     // Only a resize needs the list of flavors the instance may move to.
     if (vm.flavor.flavor_id !== desired.flavor_id) {
-      const flavors = (await ctx.api.request<FlavorCollection>({ method: 'GET', path: `${path}/available_flavors`, signal: ctx.signal })).body;
-      state.available_flavors = flavors.results.map((f) => f.flavor_id ?? f.flavor_name).filter((f): f is string => typeof f === 'string');
+      const flavors = (await ctx.api.get(`${path}/available_flavors`, { schema: flavorsAnswer, signal: ctx.signal })).body;
+      state.available_flavors = flavors.results.map((f) => f.flavor_id ?? f.flavor_name).filter((f): f is string => f !== undefined);
     }
     return { exists: true, state, lockTaskId: vm.task_id };
   },
@@ -92,9 +95,9 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
     // changeflavor is never sent twice: after an unknown outcome the instance is re-read.
     await startTasks(
       ctx,
-      async () => (await ctx.api.request<{ tasks: string[] }>({ method: 'POST', path: `${path}/changeflavor`, body: { flavor_id: flavorId }, retry: 'never-reached-only', signal: ctx.signal })).body,
+      async () => (await ctx.api.post(`${path}/changeflavor`, { flavor_id: flavorId }, { schema: taskIdsSchema, retry: 'never-reached-only', signal: ctx.signal })).body,
       async () => {
-        const vm = (await ctx.api.request<Instance>({ method: 'GET', path, signal: ctx.signal })).body;
+        const vm = (await ctx.api.get(path, { schema: instanceAnswer, signal: ctx.signal })).body;
         if (vm.task_id) return { kind: 'running', taskId: vm.task_id };
         return vm.flavor.flavor_id === flavorId ? { kind: 'done' } : { kind: 'not-started' };
       },

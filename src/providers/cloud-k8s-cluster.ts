@@ -1,21 +1,24 @@
 import { z } from 'zod';
 import { apiPath } from '../api/path.js';
+import { taskIdsSchema } from '../api/tasks.js';
 import { canonicalJson } from '../plan/fingerprint.js';
 import { EdgeformError } from '../errors.js';
 import { describeStep, nextUpgradeStep, parseK8sVersion, planUpgradePath } from '../plan/upgrade-path.js';
 import type { ProviderContext, ResourceProvider } from './provider.js';
 import { readOrGone, requireAction, requirePayload, startTasks } from './shared.js';
 
-interface Cluster {
-  name: string;
-  version: string;
-  status: string;
-  task_id?: string | null;
-}
+/** The fields of a cluster answer (K8sClusterV2Serializer) edgeform reads; `task_id` defaults to null. */
+const clusterAnswer = z.looseObject({
+  name: z.string(),
+  version: z.string(),
+  status: z.string(),
+  task_id: z.string().nullish(),
+});
 
-interface VersionCollection {
-  results: { version: string }[];
-}
+type Cluster = z.infer<typeof clusterAnswer>;
+
+/** The versions a cluster may be upgraded to next (K8sClusterVersionV2CollectionSerializer). */
+const versionsAnswer = z.looseObject({ results: z.array(z.looseObject({ version: z.string() })) });
 
 /** The update's payload: the planned path of versions, one minor version a step. */
 const payloadSchema = z.object({ upgrade_path: z.array(z.string()).min(1) });
@@ -23,11 +26,11 @@ const payloadSchema = z.object({ upgrade_path: z.array(z.string()).min(1) });
 const clusterPath = (p: number, r: number, name: string) => apiPath`/cloud/v2/k8s/clusters/${p}/${r}/${name}`;
 
 async function readCluster(ctx: ProviderContext, p: number, r: number, name: string): Promise<Cluster> {
-  return (await ctx.api.request<Cluster>({ method: 'GET', path: clusterPath(p, r, name), signal: ctx.signal })).body;
+  return (await ctx.api.get(clusterPath(p, r, name), { schema: clusterAnswer, signal: ctx.signal })).body;
 }
 
 async function readUpgradeVersions(ctx: ProviderContext, p: number, r: number, name: string): Promise<string[]> {
-  const body = (await ctx.api.request<VersionCollection>({ method: 'GET', path: `${clusterPath(p, r, name)}/upgrade_versions`, signal: ctx.signal })).body;
+  const body = (await ctx.api.get(`${clusterPath(p, r, name)}/upgrade_versions`, { schema: versionsAnswer, signal: ctx.signal })).body;
   return body.results.map((v) => v.version);
 }
 
@@ -149,7 +152,7 @@ export const cloudK8sCluster: ResourceProvider<'cloud_k8s_cluster'> = {
       // The upgrade POST is never sent twice: after an unknown outcome the cluster is re-read.
       await startTasks(
         ctx,
-        async () => (await ctx.api.request<{ tasks: string[] }>({ method: 'POST', path: `${path}/upgrade`, body: { version: next.version }, retry: 'never-reached-only', signal: ctx.signal })).body,
+        async () => (await ctx.api.post(`${path}/upgrade`, { version: next.version }, { schema: taskIdsSchema, retry: 'never-reached-only', signal: ctx.signal })).body,
         async () => {
           const now = await readCluster(ctx, d.project_id, d.region_id, d.cluster_name);
           if (now.task_id) return { kind: 'running', taskId: now.task_id };

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { apiPath } from '../api/path.js';
 import { defineDeletableProvider } from './adopt-or-delete.js';
 
@@ -9,5 +10,5 @@ export const cloudQuotaLimitRequest = defineDeletableProvider({
   type: 'cloud_quota_limit_request',
   idField: 'request_id',
   path: (id) => apiPath`/cloud/v2/limits_request/${id}`,
-  fields: ['status', 'description'],
+  fields: { status: z.string(), description: z.string().nullish() },
 });

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { apiPath } from '../api/path.js';
 import { defineDeletableProvider } from './adopt-or-delete.js';
 
@@ -10,5 +11,5 @@ export const fastedgeApp = defineDeletableProvider({
   type: 'fastedge_app',
   idField: 'app_id',
   path: (id) => apiPath`/fastedge/v1/apps/${id}`,
-  fields: ['name', 'status'],
+  fields: { name: z.string(), status: z.number().int() },
 });

@@ -4,13 +4,13 @@ import type { FieldChange } from '../plan/types.js';
 import type { ResourceProvider } from './provider.js';
 import { readOrGone, requireAction, requirePayload } from './shared.js';
 
-interface NotificationSetting {
-  id: number;
-  reseller: number;
-  notification_type: string;
-  email: string;
-  enabled: boolean;
-}
+/** The fields of a notification setting answer (NotificationSettingsRead) edgeform reads. */
+const settingAnswer = z.looseObject({
+  id: z.number().int(),
+  notification_type: z.string(),
+  email: z.string(),
+  enabled: z.boolean(),
+});
 
 /** The update's payload: the full PATCH body the platform requires (all three fields). */
 const payloadSchema = z.object({ body: z.object({ notification_type: z.string().min(1), email: z.string().min(1), enabled: z.boolean() }) });
@@ -33,7 +33,7 @@ export const iamResellerNotificationSetting: ResourceProvider<'iam_reseller_noti
 
   async read(ctx, desired) {
     const path = settingPath(desired.reseller_id, desired.notification_settings_id);
-    const s = await readOrGone(async () => (await ctx.api.request<NotificationSetting>({ method: 'GET', path, signal: ctx.signal })).body);
+    const s = await readOrGone(async () => (await ctx.api.get(path, { schema: settingAnswer, signal: ctx.signal })).body);
     if (!s) return { exists: false };
     return { exists: true, state: { notification_settings_id: s.id, notification_type: s.notification_type, email: s.email, enabled: s.enabled } };
   },

@@ -1,11 +1,12 @@
+import { z } from 'zod';
 import { EdgeformError } from '../errors.js';
 import type { CheckProvider } from './provider.js';
 
-interface AiTaskPage {
-  count: number;
-  next: string | null;
-  results: { task_id: string; task_name: string; status: string }[];
-}
+/** The fields of a page of the AI task list (ai_tasks_list) edgeform reads; `next` is `page=<n>` or null. */
+const aiTaskPageAnswer = z.looseObject({
+  next: z.string().nullish(),
+  results: z.array(z.looseObject({ task_id: z.string() })),
+});
 
 /** Results per page requested while counting, and the most pages followed before giving up. */
 const PAGE_SIZE = 100;
@@ -23,11 +24,12 @@ export const streamingAiTasks: CheckProvider<'streaming_ai_tasks'> = {
   async evaluate(ctx, desired) {
     const filters: Record<string, string> = {};
     for (const [key, value] of Object.entries(desired.where)) if (value !== undefined) filters[key] = String(value);
-    const matched: AiTaskPage['results'] = [];
+    const matched: { task_id: string }[] = [];
     let page = 1;
     for (let pages = 0; ; pages++) {
       if (pages >= MAX_PAGES) throw new EdgeformError('EDGEFORM_PAGING', `streaming AI task list did not end after ${MAX_PAGES} pages`);
-      const body = (await ctx.api.request<AiTaskPage>({ method: 'GET', path: '/streaming/ai/tasks', query: { ...filters, page: String(page), limit: String(PAGE_SIZE) }, signal: ctx.signal })).body;
+      const query = { ...filters, page: String(page), limit: String(PAGE_SIZE) };
+      const body = (await ctx.api.get('/streaming/ai/tasks', { schema: aiTaskPageAnswer, query, signal: ctx.signal })).body;
       matched.push(...body.results);
       const next = body.next ? new URLSearchParams(body.next.includes('?') ? body.next.slice(body.next.indexOf('?') + 1) : body.next).get('page') : null;
       if (!next || body.results.length === 0) break;

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { apiPath } from '../api/path.js';
 import { defineDeletableProvider } from './adopt-or-delete.js';
 
@@ -6,5 +7,5 @@ export const streamingPlayer = defineDeletableProvider({
   type: 'streaming_player',
   idField: 'player_id',
   path: (id) => apiPath`/streaming/players/${id}`,
-  fields: ['name'],
+  fields: { name: z.string() },
 });

@@ -1,12 +1,10 @@
+import { z } from 'zod';
 import { NotFoundError } from '../api/errors.js';
 import { apiPath } from '../api/path.js';
 import type { CheckProvider } from './provider.js';
 
-interface Subtitle {
-  id: number;
-  name: string;
-  language: string;
-}
+/** The fields of a video's subtitle list (a bare array of `subtitle`) edgeform reads. */
+const subtitlesAnswer = z.array(z.looseObject({ language: z.string() }));
 
 /**
  * Check: a video has subtitles in every required language. A video the platform does not
@@ -17,9 +15,9 @@ export const streamingVideoSubtitles: CheckProvider<'streaming_video_subtitles'>
   type: 'streaming_video_subtitles',
 
   async evaluate(ctx, desired) {
-    let subtitles: Subtitle[];
+    let subtitles: z.infer<typeof subtitlesAnswer>;
     try {
-      subtitles = (await ctx.api.request<Subtitle[]>({ method: 'GET', path: apiPath`/streaming/videos/${desired.video_id}/subtitles`, signal: ctx.signal })).body;
+      subtitles = (await ctx.api.get(apiPath`/streaming/videos/${desired.video_id}/subtitles`, { schema: subtitlesAnswer, signal: ctx.signal })).body;
     } catch (error) {
       if (error instanceof NotFoundError) {
         return { status: 'fail', message: `video ${desired.video_id} not found: ${error.platformMessage ?? 'the platform answered 404'}` };

@@ -8,6 +8,7 @@ import { createApiClient, type ApiClient, type ApiClientOptions } from '../../..
 import {
   ApiConnectionError,
   ApiResponseParseError,
+  ApiResponseTooLargeError,
   ApiTimeoutError,
   InternalServerError,
   NotFoundError,
@@ -82,6 +83,47 @@ describe('request shape', () => {
     const { api } = client(s.url);
     expect((await api.get('/text')).body).toBe('1234');
     await expect(api.get('/json')).rejects.toBeInstanceOf(ApiResponseParseError);
+  });
+});
+
+describe('answer size limit', () => {
+  const LIMIT = 1024;
+  const sendText = (res: Parameters<Parameters<typeof startLoopbackServer>[0]>[1], status: number, text: string, headers: Record<string, string> = {}) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(text);
+  };
+  /** A JSON object of exactly `bytes` bytes. */
+  const objectOf = (bytes: number) => `{"p":"${'x'.repeat(bytes - 8)}"}`;
+
+  it('reads an answer of exactly the limit and refuses one byte more, with or without Content-Length', async () => {
+    const s = await server((req, res) => {
+      const bytes = req.url.startsWith('/at') ? LIMIT : LIMIT + 1;
+      sendText(res, 200, objectOf(bytes), req.url.endsWith('/declared') ? { 'content-length': String(bytes) } : {});
+    });
+    const { api } = client(s.url, { maxResponseBytes: LIMIT });
+    expect((await api.get<{ p: string }>('/at/declared')).body.p).toHaveLength(LIMIT - 8);
+    expect((await api.get<{ p: string }>('/at/chunked')).body.p).toHaveLength(LIMIT - 8);
+    await expect(api.get('/over/declared')).rejects.toMatchObject({ code: 'EDGEFORM_API_RESPONSE_TOO_LARGE', declaredBytes: LIMIT + 1 });
+    const chunked = await api.get('/over/chunked').catch((e: unknown) => e);
+    expect(chunked).toBeInstanceOf(ApiResponseTooLargeError);
+    expect(chunked).toMatchObject({ declaredBytes: null, limitBytes: LIMIT, message: 'GET /over/chunked: the 200 answer is larger than the 1 KiB limit; edgeform stopped reading it' });
+  });
+
+  it('keeps the status of an error answer over the limit, without its body, and retries it as usual', async () => {
+    let n = 0;
+    const s = await server((_req, res) => (++n === 1 ? sendText(res, 503, `{"message":"${'busy '.repeat(1000)}"}`) : sendJson(res, 200, { id: 1 })));
+    const { api, sleeps } = client(s.url, { maxResponseBytes: LIMIT });
+    expect((await api.get('/cloud/v1/x')).body).toEqual({ id: 1 });
+    expect(sleeps).toEqual([250]);
+    const s2 = await server((_req, res) => sendText(res, 404, `{"message":"${'gone '.repeat(1000)}"}`));
+    const error = await client(s2.url, { maxResponseBytes: LIMIT }).api.get('/cloud/v1/y').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error).toMatchObject({ body: null, platformMessage: null });
+  });
+
+  it('drops a leading byte order mark, as before', async () => {
+    const s = await server((_req, res) => sendText(res, 200, '\uFEFF{"id":1}'));
+    expect((await client(s.url).api.get('/x')).body).toEqual({ id: 1 });
   });
 });
 
