@@ -12,6 +12,7 @@ import type { Plan } from '../plan/types.js';
 import { payloadSchemas, resourceProvider, type ProviderContext } from '../providers/provider.js';
 import { registry } from '../providers/registry.js';
 import { createJsonApplyView, createTextApplyView, type ApplyView, type RunningAction } from '../render/apply-view.js';
+import { formatMessage } from '../render/values.js';
 import { defineCommand, UsageError } from './command.js';
 import { InterruptedError } from './interrupt.js';
 import { ExitCode, type CliIO } from './io.js';
@@ -104,7 +105,7 @@ async function applySavedPlan(args: ApplyArgs, io: CliIO, interrupts: ApplyInter
       throw new StalePlanError(`Saved plan is stale: the platform changed since the plan was made. Nothing was applied.\n${lines.join('\n')}\nRun edgeform plan again and review the new plan.`);
     }
     const refreshed = await withFreshChecks(plan, registry.checks, ctx);
-    for (const { check, was } of refreshed.changed) io.out(`${check.address}: was ${was} when planned, is ${check.status} now: ${check.message}`);
+    for (const { check, was } of refreshed.changed) io.out(`${check.address}: was ${was} when planned, is ${check.status} now: ${formatMessage(check.message)}`);
     return await execute(refreshed.plan, ctx, args, io, interrupts);
   } finally {
     await api.close();
