@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import { checkAnswer, type AnswerForm } from './answer.js';
 import { authorizationHeader } from './auth.js';
 import { normalizeBaseUrl } from './base-url.js';
-import { parseErrorBody, productOf } from './error-body.js';
+import { parseErrorBody, productOf, toOneLine } from './error-body.js';
 import {
   ApiConnectionError,
   ApiResponseParseError,
@@ -272,7 +272,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
             requestId: headerRequestId ?? (parsed.requestId === null ? null : redact(parsed.requestId, secrets)),
             product: productOf(req.path),
             body: redactDeep(parsed.body, secrets),
-            platformMessage: parsed.platformMessage === null ? null : redact(parsed.platformMessage, secrets),
+            platformMessage: parsed.platformMessage === null ? null : toOneLine(redact(parsed.platformMessage, secrets)),
             retryAfterMs: parseRetryAfter(retryAfter, retryAfterMs, now()),
             note,
           }),

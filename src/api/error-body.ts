@@ -81,7 +81,16 @@ function requestIdFromJson(json: unknown): string | null {
 function messageFromText(text: string, contentType: string | null | undefined): string | null {
   // A gateway's HTML error page says nothing the status line does not.
   if (/html/i.test(contentType ?? '') || /^<(!doctype|html)/i.test(text)) return null;
-  return clip(text.replace(/\s+/g, ' '));
+  return clip(toOneLine(text));
+}
+
+/**
+ * Platform text made one line: every run of whitespace, line breaks (and NEL) included, becomes
+ * one space, so a message the platform wrote cannot start a line of edgeform's output of its own.
+ * The client applies it after redaction, so a key wrapped over two lines is still found.
+ */
+export function toOneLine(text: string): string {
+  return text.replace(/[\s\u0085]+/g, ' ').trim();
 }
 
 function looksJson(text: string, contentType: string | null | undefined): boolean {

@@ -1,30 +1,359 @@
+/**
+ * Keeping secrets (the API key) out of everything edgeform prints or writes.
+ *
+ * A platform may echo the key back in many shapes: whole, cut short, URL-encoded, JSON-escaped,
+ * HTML-escaped (`&#36;`, `&#x24;`, `&dollar;` for `$`), base64 or base64url (of the key or of
+ * the `APIKey <key>` header value), or wrapped over lines. Redaction therefore looks for every
+ * run of at least {@link MIN_FRAGMENT_LENGTH} characters of the key or of one of those forms,
+ * extends each run as far as it goes, and replaces it with {@link REDACTED}:
+ *
+ * - Needles: the key and its canonical forms (URL-encoded, JSON-escaped, HTML-escaped in
+ *   decimal, hex and named references, base64 and base64url of the key and of `APIKey <key>`),
+ *   plus the base64 of the key as it reads at each of the three byte alignments it can have
+ *   inside a longer base64 text (so the key is found in the base64 of any text containing it).
+ * - Two passes over the text: as written, and a decoded view (HTML character references,
+ *   `%XX`, `\uXXXX`/`\xXX`/`\"`/`\\`/`\/`, and line breaks with the blanks around them
+ *   removed), whose matches map back to the original characters. The decoded view catches the
+ *   variants no list of forms can enumerate (`&#X24;`, `%2f` vs `%2F`, mixed styles, a key wrapped
+ *   over two lines).
+ * - Matching is a q-gram filter: only every (m − q + 1)-th position of the text is looked up (a
+ *   4-character hash in a map of the needles' 4-grams); each hit is verified and extended
+ *   character by character. Any run of m ≥ 8 matching characters contains a sampled 4-gram, so
+ *   nothing is missed, and the cost is linear in the text (40 MB take under a second).
+ *
+ * False positives: a platform key is `<id>$<64 hex>`. Runs of 8 characters from the 64 hex
+ * digits do not occur in ordinary output by chance (about 57 · 16⁻⁸ ≈ 1.3·10⁻⁸ per 8-character
+ * window of hex text). The token id before the `$` is not secret (the platform lists it) and a
+ * run made only of its digits could be any number in the output (a project id, a timestamp), so
+ * a match lying entirely within that id is not redacted; `12345$ab` (id, `$`, two secret digits)
+ * is, as it cannot occur by chance. Keys shorter than {@link MIN_SECRET_LENGTH} are not searched
+ * for; keys shorter than {@link MIN_FRAGMENT_LENGTH} only as a whole.
+ *
+ * What stays: fewer than 8 consecutive characters of the key (at the edges of a match, between
+ * escapes of an exotic key that itself contains escape-like text) and the 1–3 base64 characters
+ * that mix the key's first or last bytes with the text around it.
+ */
 import { API_KEY_ENV } from '../env.js';
 
-/** Platform API keys are long (`<id>$<64 hex>`); anything shorter than this is not redacted. */
+/** Secrets shorter than this are never searched for: no platform key is that short. */
 export const MIN_SECRET_LENGTH = 6;
+
+/** The shortest run of a secret's characters (or of an encoded form) that counts as a leak. */
+export const MIN_FRAGMENT_LENGTH = 8;
 
 /** The replacement shown wherever a secret would have been printed. */
 export const REDACTED = '[REDACTED]';
 
-/**
- * Replaces every occurrence of each secret (and of its URL-encoded and JSON-escaped forms)
- * with [REDACTED]. Keys contain `$`, so matching is literal, never a RegExp built from the key.
- * Secrets shorter than MIN_SECRET_LENGTH are not searched for: no platform key is that short,
- * and redacting a one-letter "key" would mangle every word that contains the letter.
- */
-export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length < MIN_SECRET_LENGTH) continue;
-    for (const form of new Set([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)])) {
-      if (form.length > 0) out = out.split(form).join(REDACTED);
-    }
-  }
-  return out;
+/** Replaces every trace of a fixed set of secrets in a text (see the module comment). */
+export type Redactor = (text: string) => string;
+
+/** A string to look for; runs must reach past `publicPrefix` characters and be `minRun` long. */
+interface Needle {
+  text: string;
+  minRun: number;
+  publicPrefix: number;
 }
 
-/** The secrets edgeform knows about in an environment: the API key, if set. */
+const Q = 4;
+
+/**
+ * Builds a redactor for these secrets: the needles and their index are computed once, so the
+ * returned function costs one linear scan per text (plus one of the decoded view).
+ */
+export function createRedactor(secrets: readonly string[]): Redactor {
+  const needles = dedupeNeedles(secrets.filter((s) => s.length >= MIN_SECRET_LENGTH).flatMap(needlesOf));
+  if (needles.length === 0) return (text) => text;
+  const minRun = Math.min(...needles.map((n) => n.minRun));
+  const q = Math.min(Q, minRun);
+  const step = minRun - q + 1;
+  const index = new Map<number, number[]>();
+  // A bit per 20-bit digest of the q-grams: most positions of a text are rejected by one
+  // typed-array read instead of a map lookup.
+  const filter = new Uint8Array(1 << 17);
+  needles.forEach((needle, k) => {
+    for (let j = 0; j + q <= needle.text.length; j++) {
+      const h = gramHash(needle.text, j, q);
+      const list = index.get(h);
+      if (list) list.push(k, j);
+      else index.set(h, [k, j]);
+      const d = digest(h);
+      filter[d >>> 3]! |= 1 << (d & 7);
+    }
+  });
+
+  const scan = (text: string): number[] => {
+    const spans: number[] = [];
+    const n = text.length;
+    for (let p = 0; p + q <= n; p += step) {
+      const h = gramHash(text, p, q);
+      const d = digest(h);
+      if ((filter[d >>> 3]! & (1 << (d & 7))) === 0) continue;
+      const candidates = index.get(h);
+      if (candidates === undefined) continue;
+      for (let c = 0; c < candidates.length; c += 2) {
+        const needle = needles[candidates[c]!]!;
+        const j = candidates[c + 1]!;
+        const t = needle.text;
+        let r = 0;
+        while (p + r < n && j + r < t.length && text.charCodeAt(p + r) === t.charCodeAt(j + r)) r++;
+        if (r < q) continue; // a hash collision: runs left of p are found from their own samples
+        let l = 0;
+        while (p - l > 0 && j - l > 0 && text.charCodeAt(p - l - 1) === t.charCodeAt(j - l - 1)) l++;
+        if (l + r >= needle.minRun && j + r > needle.publicPrefix) spans.push(p - l, p + r);
+      }
+    }
+    return spans;
+  };
+
+  return (text) => {
+    if (text.length < minRun) return text;
+    const spans = scan(text);
+    const view = decodedView(text);
+    if (view !== null) {
+      const found = scan(view.text);
+      for (let i = 0; i < found.length; i += 2) spans.push(view.originalStart(found[i]!), view.originalEnd(found[i + 1]! - 1));
+    }
+    return spans.length === 0 ? text : replaceSpans(text, spans);
+  };
+}
+
+const cache = new Map<string, Redactor>();
+
+/**
+ * Replaces every trace of each secret in `text` (the key, its fragments of 8 or more characters,
+ * and its encoded forms; see the module comment) with [REDACTED]. Matching is literal, never a
+ * RegExp built from the key. Redactors are cached per set of secrets.
+ */
+export function redact(text: string, secrets: readonly string[]): string {
+  const id = secrets.join('\u0000');
+  let redactor = cache.get(id);
+  if (redactor === undefined) {
+    if (cache.size >= 8) cache.clear();
+    redactor = createRedactor(secrets);
+    cache.set(id, redactor);
+  }
+  return redactor(text);
+}
+
+/** The secrets edgeform knows about in an environment: the API key (trimmed, as it is sent), if set. */
 export function secretsFromEnv(env: NodeJS.ProcessEnv): string[] {
-  const key = env[API_KEY_ENV];
+  const key = env[API_KEY_ENV]?.trim();
   return key ? [key] : [];
+}
+
+/** The key, its canonical encoded forms, and its base64 at the three byte alignments. */
+function needlesOf(secret: string): Needle[] {
+  const idLength = /^\d+(?=\$)/.exec(secret)?.[0].length ?? 0;
+  const minRun = Math.min(MIN_FRAGMENT_LENGTH, secret.length);
+  // Encodings leave digits alone, so the id stays a prefix of the same length.
+  const textual = [secret, urlEncoded(secret), JSON.stringify(secret).slice(1, -1), ...htmlEscapedForms(secret)];
+  const needles: Needle[] = textual.filter((t) => t !== '').map((t) => ({ text: t, minRun: t === secret ? minRun : Math.min(MIN_FRAGMENT_LENGTH, t.length), publicPrefix: idLength }));
+
+  const bytes = Buffer.from(secret, 'utf8');
+  const header = Buffer.from(`APIKey ${secret}`, 'utf8');
+  const base64Chars = (prefixBytes: number) => Math.floor((prefixBytes * 4) / 3);
+  const encoded: { b64: string; publicPrefix: number }[] = [
+    { b64: bytes.toString('base64'), publicPrefix: base64Chars(idLength) },
+    { b64: header.toString('base64'), publicPrefix: base64Chars(7 + idLength) },
+  ];
+  // Inside the base64 of a longer text the key may start at any byte offset; the characters
+  // that encode whole 3-byte groups of the key are the same for every offset ≡ a (mod 3).
+  for (let skip = 0; skip < 3; skip++) {
+    const whole = Math.floor((bytes.length - skip) / 3) * 3;
+    if (whole > 0) encoded.push({ b64: bytes.subarray(skip, skip + whole).toString('base64'), publicPrefix: base64Chars(Math.max(0, idLength - skip)) });
+  }
+  for (const { b64, publicPrefix } of encoded) {
+    for (const text of [b64, b64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')]) {
+      if (text.length >= MIN_FRAGMENT_LENGTH) needles.push({ text, minRun: MIN_FRAGMENT_LENGTH, publicPrefix });
+    }
+  }
+  return needles;
+}
+
+function dedupeNeedles(needles: Needle[]): Needle[] {
+  const seen = new Map<string, Needle>();
+  for (const n of needles) {
+    const had = seen.get(n.text);
+    if (had === undefined) seen.set(n.text, n);
+    else seen.set(n.text, { text: n.text, minRun: Math.min(had.minRun, n.minRun), publicPrefix: Math.min(had.publicPrefix, n.publicPrefix) });
+  }
+  return [...seen.values()];
+}
+
+function urlEncoded(secret: string): string {
+  try {
+    return encodeURIComponent(secret);
+  } catch {
+    return ''; // a lone surrogate: no URL can carry it
+  }
+}
+
+/** HTML5 names of the ASCII characters that have one (both directions use this table). */
+const NAMED_REFERENCES: Record<string, string> = {
+  excl: '!', quot: '"', num: '#', dollar: '$', percnt: '%', amp: '&', apos: "'", lpar: '(', rpar: ')', ast: '*',
+  plus: '+', comma: ',', period: '.', sol: '/', colon: ':', semi: ';', lt: '<', equals: '=', gt: '>', quest: '?',
+  commat: '@', lsqb: '[', bsol: '\\', rsqb: ']', Hat: '^', lowbar: '_', grave: '`', lcub: '{', verbar: '|', rcub: '}',
+  nbsp: '\u00a0',
+};
+const NAME_OF = new Map(Object.entries(NAMED_REFERENCES).map(([name, char]) => [char, name]));
+
+/**
+ * The key as HTML escapers write it: `&<>"'` escaped (most template engines), those and `$`,
+ * or every character but letters and digits (OWASP-style encoders); each in decimal, hex and
+ * named style.
+ */
+function htmlEscapedForms(secret: string): string[] {
+  const styles = [(c: string) => `&#${c.codePointAt(0)};`, (c: string) => `&#x${c.codePointAt(0)!.toString(16)};`, (c: string) => (NAME_OF.has(c) ? `&${NAME_OF.get(c)};` : `&#${c.codePointAt(0)};`)];
+  return styles.flatMap((style) => [/[&<>"']/g, /[&<>"'$]/g, /[^A-Za-z0-9]/gu].map((chars) => secret.replace(chars, style)));
+}
+
+/** A hash of `q` characters at `p` (low bytes packed; collisions are caught by verification). */
+function gramHash(s: string, p: number, q: number): number {
+  let h = 0;
+  for (let i = 0; i < q; i++) h = ((h << 8) | (s.charCodeAt(p + i) & 0xff)) >>> 0;
+  return h;
+}
+
+/** 20 bits of a q-gram hash, for the filter. */
+function digest(h: number): number {
+  return (h ^ (h >>> 12)) & 0xfffff;
+}
+
+/** Sorts, merges (overlapping or touching) and replaces spans given as flat [start, end, ...]. */
+function replaceSpans(text: string, flat: number[]): string {
+  const spans: [number, number][] = [];
+  for (let i = 0; i < flat.length; i += 2) spans.push([flat[i]!, flat[i + 1]!]);
+  spans.sort((a, b) => a[0] - b[0]);
+  const merged: [number, number][] = [];
+  for (const [start, end] of spans) {
+    const last = merged[merged.length - 1];
+    if (last !== undefined && start <= last[1]) last[1] = Math.max(last[1], end);
+    else merged.push([start, end]);
+  }
+  const parts: string[] = [];
+  let at = 0;
+  for (const [start, end] of merged) {
+    parts.push(text.slice(at, start), REDACTED);
+    at = end;
+  }
+  parts.push(text.slice(at));
+  return parts.join('');
+}
+
+/** A decoded copy of a text and the way back from its positions to the original's. */
+interface DecodedView {
+  text: string;
+  /** Original index of the first character that became view character `i`. */
+  originalStart(i: number): number;
+  /** Original index just after the characters that became view character `i`. */
+  originalEnd(i: number): number;
+}
+
+const TOKEN_START = /[&%\\\r\n]/;
+const HTML_REFERENCE = /&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z][A-Za-z0-9]{1,31}))(;?)/y;
+const PERCENT = /%([0-9a-fA-F]{2})/y;
+const BACKSLASH = /\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(["\\/']))/y;
+const BLANK = (c: number) => c === 0x20 || c === 0x09;
+
+/**
+ * The text with character references, percent-escapes and backslash escapes decoded and line
+ * breaks (with the blanks around them) removed; null when there is nothing to decode. The
+ * mapping is kept sparse: one entry per decoded token, so plain text costs nothing.
+ */
+function decodedView(text: string): DecodedView | null {
+  if (!TOKEN_START.test(text)) return null;
+  const parts: string[] = [];
+  // Tokens as [viewIndex, originalStart, originalLength, viewLength]; between them view and
+  // original advance together.
+  const tokens: number[] = [];
+  let view = 0;
+  let plainFrom = 0;
+  let i = 0;
+  const n = text.length;
+  const emit = (start: number, end: number, decoded: string) => {
+    if (plainFrom < start) {
+      parts.push(text.slice(plainFrom, start));
+      view += start - plainFrom;
+    }
+    tokens.push(view, start, end - start, decoded.length);
+    parts.push(decoded);
+    view += decoded.length;
+    plainFrom = end;
+  };
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 0x0a || c === 0x0d) {
+      let start = i;
+      while (start > plainFrom && BLANK(text.charCodeAt(start - 1))) start--;
+      let end = i;
+      while (end < n && (text.charCodeAt(end) === 0x0a || text.charCodeAt(end) === 0x0d || BLANK(text.charCodeAt(end)))) end++;
+      emit(start, end, '');
+      i = end;
+      continue;
+    }
+    const decoded = c === 0x26 ? htmlReference(text, i) : c === 0x25 ? percentEscape(text, i) : c === 0x5c ? backslashEscape(text, i) : null;
+    if (decoded !== null) {
+      emit(i, i + decoded.length, decoded.value);
+      i += decoded.length;
+    } else {
+      i++;
+    }
+  }
+  if (tokens.length === 0) return null;
+  parts.push(text.slice(plainFrom));
+  const decodedText = parts.join('');
+
+  // The last token at or before view index v (binary search over the token list).
+  const tokenAt = (v: number): number => {
+    let lo = 0;
+    let hi = tokens.length / 4 - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (tokens[mid * 4]! <= v) {
+        found = mid;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return found;
+  };
+  const locate = (v: number): { start: number; end: number } => {
+    // The last token starting at or before v either covers v or is followed by plain text up
+    // to v (an empty token at v, a removed line break, is followed by v itself).
+    const k = tokenAt(v);
+    if (k < 0) return { start: v, end: v + 1 };
+    const [tv, ts, tl, vl] = [tokens[k * 4]!, tokens[k * 4 + 1]!, tokens[k * 4 + 2]!, tokens[k * 4 + 3]!];
+    if (v < tv + vl) return { start: ts, end: ts + tl }; // inside a decoded token: the whole token
+    const o = ts + tl + (v - tv - vl);
+    return { start: o, end: o + 1 };
+  };
+  return { text: decodedText, originalStart: (v) => locate(v).start, originalEnd: (v) => locate(v).end };
+}
+
+function htmlReference(text: string, at: number): { value: string; length: number } | null {
+  HTML_REFERENCE.lastIndex = at;
+  const m = HTML_REFERENCE.exec(text);
+  if (m === null) return null;
+  if (m[3] !== undefined) {
+    const char = NAMED_REFERENCES[m[3]];
+    return char !== undefined && m[4] === ';' ? { value: char, length: m[0].length } : null;
+  }
+  const code = m[1] !== undefined ? Number.parseInt(m[1], 10) : Number.parseInt(m[2]!, 16);
+  return code <= 0x10ffff ? { value: String.fromCodePoint(code), length: m[0].length } : null;
+}
+
+function percentEscape(text: string, at: number): { value: string; length: number } | null {
+  PERCENT.lastIndex = at;
+  const m = PERCENT.exec(text);
+  return m === null ? null : { value: String.fromCharCode(Number.parseInt(m[1]!, 16)), length: 3 };
+}
+
+function backslashEscape(text: string, at: number): { value: string; length: number } | null {
+  BACKSLASH.lastIndex = at;
+  const m = BACKSLASH.exec(text);
+  if (m === null) return null;
+  const value = m[1] !== undefined ? String.fromCharCode(Number.parseInt(m[1], 16)) : m[2] !== undefined ? String.fromCharCode(Number.parseInt(m[2], 16)) : m[3]!;
+  return { value, length: m[0].length };
 }

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { EdgeformError } from '../errors.js';
 import type { ApiClient } from './client.js';
+import { toOneLine } from './error-body.js';
 import { ApiConnectionError, ApiError, TaskFailedError, TaskTimeoutError } from './errors.js';
 import { DEFAULT_RETRY_POLICY, RETRYABLE_STATUSES } from './retry.js';
 import { apiPath } from './path.js';
@@ -170,7 +171,7 @@ export async function pollTask(client: Pick<ApiClient, 'get' | 'redact'>, taskId
       onPoll?.(task);
       if (task.state === 'FINISHED') return task;
       if (task.state === 'ERROR') {
-        throw new TaskFailedError({ taskId, taskType: task.task_type, error: typeof task.error === 'string' ? client.redact(task.error) : null });
+        throw new TaskFailedError({ taskId, taskType: task.task_type, error: typeof task.error === 'string' ? toOneLine(client.redact(task.error)) : null });
       }
       timeoutMs ??= defaultTaskTimeout(task.task_type);
     }

@@ -11,6 +11,7 @@ import type { Plan } from '../plan/types.js';
 import { payloadSchemas, resourceProvider, type ProviderContext } from '../providers/provider.js';
 import { registry } from '../providers/registry.js';
 import { createJsonApplyView, createTextApplyView, type ApplyView, type RunningAction } from '../render/apply-view.js';
+import { formatMessage } from '../render/values.js';
 import { defineCommand, UsageError } from './command.js';
 import { InterruptedError } from './interrupt.js';
 import { ExitCode, type CliIO } from './io.js';
@@ -135,7 +136,7 @@ async function applySavedPlan(args: ApplyArgs, io: CliIO, interrupts: ApplyInter
     const savedChecks = new Map(saved.checks.map((c) => [c.address, c]));
     for (const check of fresh.checks) {
       const was = savedChecks.get(check.address)?.status;
-      if (was !== undefined && was !== check.status) io.out(`${check.address}: was ${was} when planned, is ${check.status} now: ${check.message}`);
+      if (was !== undefined && was !== check.status) io.out(`${check.address}: was ${was} when planned, is ${check.status} now: ${formatMessage(check.message)}`);
     }
     return await execute(fresh, result.ctx, args, io, interrupts);
   } finally {

@@ -1,5 +1,6 @@
 import kleur from 'kleur';
-import { redact, secretsFromEnv } from '../api/redact.js';
+import { createRedactor, secretsFromEnv } from '../api/redact.js';
+import { escapeTerminalOutput } from '../render/values.js';
 
 /** Where a command writes and what it knows about its terminal; built once by the entry point. */
 export interface CliIO {
@@ -32,8 +33,11 @@ export interface CreateIOOptions {
 
 /**
  * Decides colour once (NO_COLOR, --no-color, TTY) and sets kleur accordingly. Everything
- * written through `out` and `err` is redacted of the API key: the one boundary every
- * command's output crosses, so no view can leak it (a stack may pull it into a value).
+ * written through `out` and `err` crosses one boundary, for every command: the API key is
+ * redacted (with its fragments and encoded forms; a stack may pull it into a value, the
+ * platform may echo it), and control and bidi characters are escaped (colour sequences pass
+ * only when colour is on). Views escape platform values themselves (render/values.ts); this
+ * is the last line of defence for text they did not produce, such as error messages.
  */
 export function createIO(options: CreateIOOptions = {}): CliIO {
   const env = options.env ?? process.env;
@@ -43,14 +47,15 @@ export function createIO(options: CreateIOOptions = {}): CliIO {
   const noColorEnv = env.NO_COLOR !== undefined && env.NO_COLOR !== '';
   const color = options.colorFlag !== false && !noColorEnv && stdout.isTTY === true;
   kleur.enabled = color;
-  const secrets = secretsFromEnv(env);
+  const redact = createRedactor(secretsFromEnv(env));
+  const clean = (text: string) => escapeTerminalOutput(redact(text.endsWith('\n') ? text : `${text}\n`), { color });
   return {
     env,
     stdout,
     stderr,
     stdin,
     color,
-    out: (text) => void stdout.write(redact(text.endsWith('\n') ? text : `${text}\n`, secrets)),
-    err: (text) => void stderr.write(redact(text.endsWith('\n') ? text : `${text}\n`, secrets)),
+    out: (text) => void stdout.write(clean(text)),
+    err: (text) => void stderr.write(clean(text)),
   };
 }

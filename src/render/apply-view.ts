@@ -3,6 +3,7 @@ import type { ApplyHooks } from '../apply/executor.js';
 import { countOutcome, type ApplyOutcome, type ResourceOutcome } from '../apply/outcome.js';
 import { isCheckAddress } from '../config/types.js';
 import type { ResourceChange } from '../plan/types.js';
+import { formatMessage, formatName } from './values.js';
 
 /** A running action, as interrupt messages list it. */
 export interface RunningAction {
@@ -22,10 +23,11 @@ export interface ApplyView extends ApplyHooks {
 /** Verbs a view uses per resource (from the provider: ["Resizing", "Resized"]). */
 export type VerbsOf = (change: ResourceChange) => [string, string];
 
-const short = (id: string) => (id.length > 12 ? `${id.slice(0, 8)}…` : id);
+const short = (id: string) => formatName(id.length > 12 ? `${id.slice(0, 8)}…` : id);
+const ids = (taskIds: readonly string[]) => taskIds.map(formatName).join(', ');
 const seconds = (ms: number) => `${Math.round(ms / 1000)}s`;
 
-/** The human view: one line per start, progress note and finish; a summary at the end. */
+/** The human view: one line per start, progress note and finish; a summary at the end. Platform text (task ids, messages, errors) is escaped. */
 export function createTextApplyView(write: (line: string) => void, verbsOf: VerbsOf, now: () => number = Date.now): ApplyView {
   const started = new Map<string, { change: ResourceChange; at: number; taskIds: readonly string[] }>();
   const taskNote = (ids: readonly string[]) => (ids.length > 0 ? ` [task ${ids.map(short).join(', ')}]` : '');
@@ -37,7 +39,7 @@ export function createTextApplyView(write: (line: string) => void, verbsOf: Verb
     onProgress(change, message, taskIds) {
       const s = started.get(change.address);
       if (s) s.taskIds = [...taskIds];
-      write(`${kleur.bold(change.address)}: ${message}`);
+      write(`${kleur.bold(change.address)}: ${formatMessage(message)}`);
     },
     onFinish(change, outcome) {
       const s = started.get(change.address);
@@ -46,8 +48,8 @@ export function createTextApplyView(write: (line: string) => void, verbsOf: Verb
       const [progressive, done] = verbsOf(change);
       if (outcome.status === 'applied') write(`${kleur.bold(change.address)}: ${kleur.green(done)}${elapsed}${taskNote(outcome.taskIds)}`);
       else if (outcome.status === 'unchanged' && s) write(`${kleur.bold(change.address)}: already as planned; nothing sent${elapsed}`);
-      else if (outcome.status === 'failed') write(`${kleur.bold(change.address)}: ${kleur.red(`${progressive} failed`)}${elapsed}${taskNote(outcome.taskIds)}: ${outcome.error ?? 'unknown error'}`);
-      else if (outcome.status === 'stopped') write(`${kleur.bold(change.address)}: ${kleur.yellow('stopped part-way by the interrupt')}${elapsed}${taskNote(outcome.taskIds)}: ${outcome.error ?? 'no further step was started'}`);
+      else if (outcome.status === 'failed') write(`${kleur.bold(change.address)}: ${kleur.red(`${progressive} failed`)}${elapsed}${taskNote(outcome.taskIds)}: ${formatMessage(outcome.error ?? 'unknown error')}`);
+      else if (outcome.status === 'stopped') write(`${kleur.bold(change.address)}: ${kleur.yellow('stopped part-way by the interrupt')}${elapsed}${taskNote(outcome.taskIds)}: ${formatMessage(outcome.error ?? 'no further step was started')}`);
       else if (outcome.status === 'aborted') write(`${kleur.bold(change.address)}: ${kleur.red('abandoned')}${taskNote(outcome.taskIds)}`);
       else if (outcome.status === 'not-started' && s) write(`${kleur.bold(change.address)}: not started: stopped by the interrupt before anything was sent`);
     },
@@ -63,7 +65,7 @@ export function createTextApplyView(write: (line: string) => void, verbsOf: Verb
     },
     abortRequested(running) {
       write(kleur.red('\nSecond interrupt: stopped waiting. These actions were still running; their platform tasks go on without edgeform:'));
-      for (const r of running) write(`  ${r.address}: ${r.taskIds.length > 0 ? `task ${r.taskIds.join(', ')}` : 'no task id known yet'}`);
+      for (const r of running) write(`  ${r.address}: ${r.taskIds.length > 0 ? `task ${ids(r.taskIds)}` : 'no task id known yet'}`);
       if (running.length > 0) write('A later edgeform plan or apply sees the platform lock on these resources and waits for the task instead of sending a second change.');
     },
     summary(outcome) {
@@ -73,7 +75,7 @@ export function createTextApplyView(write: (line: string) => void, verbsOf: Verb
   };
 }
 
-/** The closing lines of an apply: one success line, or every list that is not empty. */
+/** The closing lines of an apply: one success line, or every list that is not empty (platform text escaped). */
 export function summaryLines(outcome: ApplyOutcome): string[] {
   const n = countOutcome(outcome);
   const counts = `Resources: ${n.added} added, ${n.changed} changed, ${n.destroyed} destroyed.`;
@@ -83,11 +85,11 @@ export function summaryLines(outcome: ApplyOutcome): string[] {
     if (list.length === 0) return;
     lines.push('', `${title} (${list.length}):`, ...list.map((r) => `  ${describe(r)}`));
   };
-  const tasks = (r: ResourceOutcome) => (r.taskIds.length > 0 ? ` [task ${r.taskIds.join(', ')}]` : '');
+  const tasks = (r: ResourceOutcome) => (r.taskIds.length > 0 ? ` [task ${ids(r.taskIds)}]` : '');
   const by = (status: ResourceOutcome['status']) => outcome.resources.filter((r) => r.status === status);
   group('Applied', by('applied'), (r) => `${r.address} (${r.action})${tasks(r)}`);
-  group('Failed', by('failed'), (r) => `${r.address} (${r.action})${tasks(r)}: ${r.error ?? 'unknown error'}`);
-  group('Stopped part-way', by('stopped'), (r) => `${r.address} (${r.action})${tasks(r)}: ${r.error ?? 'stopped by the interrupt'}`);
+  group('Failed', by('failed'), (r) => `${r.address} (${r.action})${tasks(r)}: ${formatMessage(r.error ?? 'unknown error')}`);
+  group('Stopped part-way', by('stopped'), (r) => `${r.address} (${r.action})${tasks(r)}: ${formatMessage(r.error ?? 'stopped by the interrupt')}`);
   group('Still running on the platform', by('aborted'), (r) => `${r.address} (${r.action})${tasks(r)}`);
   group('Skipped', by('skipped'), (r) => `${r.address}: depends on ${r.skippedBecause}, which ${r.skippedBecause !== undefined && isCheckAddress(r.skippedBecause) ? 'is failing' : 'failed'}`);
   group('Not started', by('not-started'), (r) => `${r.address} (${r.action})`);

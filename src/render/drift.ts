@@ -1,25 +1,26 @@
 import kleur from 'kleur';
 import type { DriftReport } from '../plan/drift.js';
 import { commentMarker } from './plan-markdown.js';
-import { formatValue } from './values.js';
+import { formatMessage, formatName, formatValue, markdownCode } from './values.js';
 
 const ABSENT = '(absent)';
 const show = (v: unknown) => (v === undefined ? ABSENT : formatValue(v));
 
-/** The drift report for a terminal or a log. */
+/** The drift report for a terminal or a log; platform text (tag keys, values, messages) escaped. */
 export function renderDriftText(report: DriftReport): string {
   const out: string[] = [headline(report), ''];
   for (const r of report.drifted) {
     if (r.kind === 'changed') {
       out.push(`  ${kleur.yellow('~')} ${r.address} has drifted`);
-      const width = Math.max(...r.fields.map((f) => f.field.length));
-      for (const f of r.fields) out.push(`      ${f.field.padEnd(width)}  stack: ${show(f.stack)}  platform: ${show(f.platform)}`);
+      const fields = r.fields.map((f) => ({ ...f, field: formatName(f.field) }));
+      const width = Math.max(...fields.map((f) => f.field.length));
+      for (const f of fields) out.push(`      ${f.field.padEnd(width)}  stack: ${show(f.stack)}  platform: ${show(f.platform)}`);
     } else {
-      out.push(`  ${kleur.red('!')} ${r.address} ${r.message}`);
+      out.push(`  ${kleur.red('!')} ${r.address} ${formatMessage(r.message)}`);
     }
   }
-  for (const c of report.failing_checks) out.push(`  ${kleur.red('✗')} ${c.address}: check failed: ${c.message}`);
-  for (const e of report.errors) out.push(`  ${kleur.red('error:')} ${e.summary}${e.detail ? `\n      ${e.detail}` : ''}`);
+  for (const c of report.failing_checks) out.push(`  ${kleur.red('✗')} ${c.address}: check failed: ${formatMessage(c.message)}`);
+  for (const e of report.errors) out.push(`  ${kleur.red('error:')} ${formatMessage(e.summary)}${e.detail ? `\n      ${formatMessage(e.detail)}` : ''}`);
   while (out[out.length - 1] === '') out.pop();
   return out.join('\n');
 }
@@ -32,23 +33,27 @@ function headline(report: DriftReport): string {
   return kleur.yellow(`Drift detected: ${parts.filter(Boolean).join(', ')}.`);
 }
 
-/** The drift report as a Markdown issue body: headline, a table of fields, checks, errors. */
+/**
+ * The drift report as a Markdown issue body: headline, a table of fields, checks, errors. Every
+ * platform-derived text is a code span (markdownCode), so it cannot inject HTML, links,
+ * mentions or table cells.
+ */
 export function renderDriftMarkdown(report: DriftReport, stackLabel: string): string {
   const out = [commentMarker('drift', stackLabel), `### edgeform drift for \`${stackLabel}\``, '', kleurless(headline(report)), ''];
-  const cell = (v: unknown) => (v === undefined ? '_absent_' : `\`${formatValue(v).replace(/\|/g, '\\|').replace(/`/g, 'ˋ')}\``);
+  const cell = (v: unknown) => (v === undefined ? '_absent_' : markdownCode(formatValue(v), { inTable: true }));
   if (report.drifted.length > 0) {
     out.push('| resource | field | stack | platform |', '|---|---|---|---|');
     for (const r of report.drifted) {
-      if (r.kind === 'changed') for (const f of r.fields) out.push(`| \`${r.address}\` | \`${f.field}\` | ${cell(f.stack)} | ${cell(f.platform)} |`);
+      if (r.kind === 'changed') for (const f of r.fields) out.push(`| \`${r.address}\` | ${markdownCode(f.field, { inTable: true })} | ${cell(f.stack)} | ${cell(f.platform)} |`);
       else out.push(`| \`${r.address}\` | | ${r.kind === 'missing' ? 'present' : 'absent'} | ${r.kind === 'missing' ? '**gone**' : '**exists**'} |`);
     }
     out.push('');
   }
   if (report.failing_checks.length > 0) {
-    out.push('**Failing checks**', '', ...report.failing_checks.map((c) => `- \`${c.address}\`: ${c.message}`), '');
+    out.push('**Failing checks**', '', ...report.failing_checks.map((c) => `- \`${c.address}\`: ${markdownCode(c.message)}`), '');
   }
   if (report.errors.length > 0) {
-    out.push('**Errors**', '', ...report.errors.map((e) => `- ${e.summary}`), '');
+    out.push('**Errors**', '', ...report.errors.map((e) => `- ${markdownCode(e.summary)}`), '');
   }
   out.push(`_Checked ${report.summary.resources} resources and ${report.summary.checks} checks at ${report.created_at} against ${report.base_url}._`, '');
   return out.join('\n');

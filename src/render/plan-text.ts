@@ -1,7 +1,7 @@
 import kleur from 'kleur';
 import type { Diagnostic } from '../config/diagnostics.js';
 import type { Action, CheckResult, FieldChange, Plan, ResourceChange } from '../plan/types.js';
-import { formatValue, isMultiline, unifiedDiffLines } from './values.js';
+import { formatMessage, formatName, formatValue, isMultiline, unifiedDiffLines } from './values.js';
 
 /** How each action is marked, described and coloured, in the order the legend lists them. */
 const ACTIONS: Record<Exclude<Action, 'no-op'>, { symbol: string; legend: string; verb: string; paint: (s: string) => string }> = {
@@ -16,7 +16,8 @@ export type DiagnosticFormatter = (diagnostics: readonly Diagnostic[]) => string
 /**
  * The plan for a terminal or a pull request: legend, addresses by action, per-resource
  * changed fields only, checks, diagnostics, and the summary line. Colour follows kleur's
- * global switch (set once by the CLI from NO_COLOR, --no-color and the TTY).
+ * global switch (set once by the CLI from NO_COLOR, --no-color and the TTY). Platform text is
+ * escaped (values.ts), so it never writes a raw control character.
  */
 export function renderPlanText(plan: Plan, options: { formatDiagnostics?: DiagnosticFormatter } = {}): string {
   const out: string[] = [];
@@ -42,7 +43,7 @@ export function renderPlanText(plan: Plan, options: { formatDiagnostics?: Diagno
   }
 
   for (const change of plan.resource_changes.filter((c) => c.action === 'no-op' && c.warnings.length > 0)) {
-    out.push(`  # ${change.address} is up to date`, ...change.warnings.map((w) => `    ${kleur.yellow('!')} ${w}`), '');
+    out.push(`  # ${change.address} is up to date`, ...change.warnings.map((w) => `    ${kleur.yellow('!')} ${formatMessage(w)}`), '');
   }
 
   if (plan.checks.length > 0) {
@@ -74,13 +75,13 @@ function renderResource(change: ResourceChange): string[] {
   const action = ACTIONS[change.action as 'update' | 'delete'];
   const lines = [`  ${kleur.bold(`# ${change.address}`)} ${action.verb}`];
   lines.push(`  ${action.paint(action.symbol.padStart(2))} ${change.address}`);
-  for (const warning of change.warnings) lines.push(`      ${kleur.yellow('!')} ${warning}`);
+  for (const warning of change.warnings) lines.push(`      ${kleur.yellow('!')} ${formatMessage(warning)}`);
   if (change.action === 'delete') {
-    for (const [key, value] of Object.entries(change.before ?? {})) lines.push(`      ${key}: ${formatValue(value)}`);
+    for (const [key, value] of Object.entries(change.before ?? {})) lines.push(`      ${formatName(key)}: ${formatValue(value)}`);
   } else {
     lines.push(...renderFieldChanges(change));
   }
-  for (const note of change.notes) lines.push(`      ${kleur.dim(`# ${note}`)}`);
+  for (const note of change.notes) lines.push(`      ${kleur.dim(`# ${formatMessage(note)}`)}`);
   return lines;
 }
 
@@ -89,7 +90,7 @@ function renderFieldChanges(change: ResourceChange): string[] {
   const lines: string[] = [];
   const groups = new Map<string, FieldChange[]>();
   for (const c of change.changes) {
-    const head = c.path[0]!;
+    const head = formatName(c.path[0]!);
     groups.set(head, [...(groups.get(head) ?? []), c]);
   }
   for (const [field, fieldChanges] of groups) {
@@ -99,9 +100,9 @@ function renderFieldChanges(change: ResourceChange): string[] {
       continue;
     }
     lines.push(`    ${kleur.yellow('~')} ${field}:`);
-    const width = Math.max(...nested.map((c) => JSON.stringify(c.path.slice(1).join('.')).length));
+    const width = Math.max(...nested.map((c) => formatValue(c.path.slice(1).join('.')).length));
     for (const c of nested) {
-      const key = JSON.stringify(c.path.slice(1).join('.')).padEnd(width);
+      const key = formatValue(c.path.slice(1).join('.')).padEnd(width);
       if (c.op === 'add') lines.push(`        ${kleur.green('+')} ${key} = ${formatValue(c.after)}`);
       else if (c.op === 'remove') lines.push(`        ${kleur.red('-')} ${key.trimEnd()}${' '.repeat(width - key.trimEnd().length)} = ${formatValue(c.before)}`);
       else lines.push(`        ${kleur.yellow('~')} ${key} = ${formatValue(c.before)} -> ${formatValue(c.after)}`);
@@ -117,7 +118,7 @@ function renderScalar(field: string, c: FieldChange): string[] {
     const diff = unifiedDiffLines(String(c.before ?? ''), String(c.after ?? ''));
     return [
       `    ${kleur.yellow('~')} ${field}:`,
-      ...diff.map((line) => `        ${line.startsWith('+') ? kleur.green(line) : line.startsWith('-') ? kleur.red(line) : line}`),
+      ...diff.map(formatName).map((line) => `        ${line.startsWith('+') ? kleur.green(line) : line.startsWith('-') ? kleur.red(line) : line}`),
     ];
   }
   if (c.op === 'add') return [`    ${kleur.green('+')} ${field}: ${formatValue(c.after)}`];
@@ -128,5 +129,5 @@ function renderScalar(field: string, c: FieldChange): string[] {
 function renderCheck(check: CheckResult): string {
   const status =
     check.status === 'pass' ? kleur.green('passed') : check.status === 'fail' ? kleur.red('FAILED') : kleur.red('ERROR');
-  return `  ${ACTIONS.read.paint('<=')} ${check.address}: ${status}: ${check.message}`;
+  return `  ${ACTIONS.read.paint('<=')} ${check.address}: ${status}: ${formatMessage(check.message)}`;
 }

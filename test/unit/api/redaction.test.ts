@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { errors } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { REDACTED, redact } from '../../../src/api/redact.js';
+import { createRedactor, REDACTED, redact, secretsFromEnv } from '../../../src/api/redact.js';
 import { redactDeep, sanitizeError, scrubOwnError } from '../../../src/api/sanitize.js';
 
 const KEY = '29841$c767b250a9f4e7d1$x/y+z';
@@ -81,5 +81,58 @@ describe('redact', () => {
   it('does not search for a "secret" too short to be a key, which would mangle ordinary words', () => {
     expect(redact('Success! The stack is valid.', ['e'])).toBe('Success! The stack is valid.');
     expect(redact('x', [''])).toBe('x');
+    expect(redact('the word stack is fine', ['stack'])).toBe('the word stack is fine');
+  });
+
+  it('redacts a key shorter than 8 characters only as a whole, and fragments of 8 or more of a longer one', () => {
+    expect(redact('a k$y123 b k$y12 c', ['k$y123'])).toBe(`a ${REDACTED} b k$y12 c`);
+    expect(redact('was 42$secr or 42$secre…', ['42$secretkey'])).toBe(`was 42$secr or ${REDACTED}…`);
+  });
+
+  it('redacts fragments of 8 characters or more, wherever they start', () => {
+    const key = `29841$${'c767b250a9f4e7d1'.repeat(4)}`;
+    expect(redact(`Invalid token ${key.slice(0, 12)}… (ends ${key.slice(-8)})`, [key])).toBe(`Invalid token ${REDACTED}… (ends ${REDACTED})`);
+    expect(redact(`id 29841$c7 and 7 hex ${key.slice(20, 27)}`, [key])).toBe(`id ${REDACTED} and 7 hex ${key.slice(20, 27)}`);
+  });
+
+  it('leaves the public token id alone, even when it is 8 digits or more, but not the id with its $', () => {
+    const key = `1234567890$${'ab'.repeat(32)}`;
+    expect(redact('project 1234567890, user 34567890', [key])).toBe('project 1234567890, user 34567890');
+    expect(redact('token 1234567890$ab…', [key])).toBe(`token ${REDACTED}…`);
+  });
+
+  it('redacts HTML-escaped, base64, base64url and line-wrapped forms, as the platform may echo them', () => {
+    const key = `29841$${'c767b250a9f4e7d1'.repeat(4)}`;
+    const b64 = (s: string) => Buffer.from(s).toString('base64');
+    for (const form of [
+      key.replace('$', '&#36;'),
+      key.replace('$', '&#x24;'),
+      key.replace('$', '&dollar;'),
+      key.replace('$', '\\u0024'),
+      b64(key),
+      Buffer.from(`APIKey ${key}`).toString('base64url'),
+      `${key.slice(0, 30)}\n      ${key.slice(30)}`,
+    ]) {
+      expect(redact(`task error: ${form}; retry`, [key])).toBe(`task error: ${REDACTED}; retry`);
+    }
+    // Inside the base64 of a longer text (a basic-auth header, a JSON blob), the key's bytes are found at any offset.
+    const blob = b64(`{"user":"ci","key":"${key}"}`);
+    const out = redact(blob, [key]);
+    expect(out).toContain(REDACTED);
+    expect(out.length).toBeLessThan(blob.length - 70);
+  });
+
+  it('leaves ordinary output alone: uuids, hex digests, numbers', () => {
+    const key = `29841$${'c767b250a9f4e7d1'.repeat(4)}`;
+    const text = 'cloud_floating_ip.web_ip [task 726ecfcc-7fd0-4e30-a86e-7892524aa483] sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 29841\n';
+    expect(createRedactor([key])(text)).toBe(text);
+  });
+});
+
+describe('secretsFromEnv', () => {
+  it('takes the key as the client sends it: trimmed, so a key read with its newline is still found', () => {
+    expect(secretsFromEnv({ EDGEFORM_API_KEY: ' 29841$abcdef0123\n' })).toEqual(['29841$abcdef0123']);
+    expect(secretsFromEnv({ EDGEFORM_API_KEY: '  ' })).toEqual([]);
+    expect(secretsFromEnv({})).toEqual([]);
   });
 });

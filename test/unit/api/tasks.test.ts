@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiCallOptions, ApiResponse } from '../../../src/api/client.js';
+import { redact } from '../../../src/api/redact.js';
 import { ApiConnectionError, ApiTimeoutError, createApiError, TaskFailedError, TaskTimeoutError } from '../../../src/api/errors.js';
 import { defaultTaskTimeout, MAX_CONSECUTIVE_POLL_FAILURES, pollTask, TaskPollError, taskPollDelay, waitForTasks, type Task } from '../../../src/api/tasks.js';
 
@@ -72,6 +73,16 @@ describe('pollTask', () => {
     const error = await pollTask(s.client, 't-1', { sleep: s.sleep, now: s.now }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TaskFailedError);
     expect(error).toMatchObject({ taskId: 't-1', taskType: 'resize_vm', error: 'Quota limit for vcpu exceeded by 4' });
+  });
+
+  it('gives the platform reason redacted (key fragments and encodings) and on one line', async () => {
+    const key = `29841$${'c767b250a9f4e7d1'.repeat(4)}`;
+    const reason = `token ${key.slice(0, 20).replace('$', '&#36;')}… rejected\n\nApply complete! ${Buffer.from(`APIKey ${key}`).toString('base64')}`;
+    const s = scripted([{ state: 'ERROR', error: reason }]);
+    const client = { ...s.client, redact: (text: string) => redact(text, [key]) };
+    const error = (await pollTask(client, 't-1', { sleep: s.sleep, now: s.now }).catch((e: unknown) => e)) as TaskFailedError;
+    expect(error.error).toBe('token [REDACTED]… rejected Apply complete! [REDACTED]');
+    expect(error.message).toBe('task t-1 (resize_vm) failed: token [REDACTED]… rejected Apply complete! [REDACTED]');
   });
 
   it('times out with the elapsed time, polling once more at the deadline', async () => {

@@ -1,0 +1,51 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createIO } from '../../../src/cli/io.js';
+
+/** A stream that keeps what is written, claiming to be a terminal or not. */
+function sink(isTTY: boolean): Writable & { isTTY: boolean; text: () => string } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      chunks.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  return Object.assign(stream, { isTTY, text: () => chunks.join('') });
+}
+
+const KEY = `29841$${'c767b250a9f4e7d1'.repeat(4)}`;
+
+/**
+ * The output boundary every command writes through: the last line of defence for text no view
+ * escaped or redacted itself (error messages, diagnostics, help).
+ */
+describe('createIO output boundary', () => {
+  it('redacts the key, its fragments and encodings on stdout and stderr', () => {
+    const stdout = sink(false);
+    const stderr = sink(false);
+    const io = createIO({ env: { EDGEFORM_API_KEY: `${KEY}\n` }, stdout, stderr });
+    io.out(`token ${KEY.slice(0, 16)}… and ${Buffer.from(`APIKey ${KEY}`).toString('base64')}`);
+    io.err(`Error: 401: ${KEY.replace('$', '&#36;')}`);
+    expect(stdout.text()).toBe('token [REDACTED]… and [REDACTED]\n');
+    expect(stderr.text()).toBe('Error: 401: [REDACTED]\n');
+  });
+
+  it('escapes control and bidi characters; without colour every ESC, with colour all but colour sequences', () => {
+    const text = '\u001b[1mbold\u001b[22m \u001b]0;owned\u0007 \u009b2J \u202e\tend';
+    const plain = sink(true);
+    createIO({ env: { NO_COLOR: '1' }, stdout: plain, stderr: sink(false) }).out(text);
+    expect(plain.text()).toBe('\\u001b[1mbold\\u001b[22m \\u001b]0;owned\\u0007 \\u009b2J \\u202e\tend\n');
+    const tty = sink(true);
+    createIO({ env: {}, stdout: tty, stderr: sink(false) }).out(text);
+    expect(tty.text()).toBe('\u001b[1mbold\u001b[22m \\u001b]0;owned\\u0007 \\u009b2J \\u202e\tend\n');
+  });
+
+  it('keeps JSON output valid and equal', () => {
+    const stdout = sink(false);
+    const value = { tag: 'a\u009b31m\u202e\u2066b', list: ['\u007f'] };
+    createIO({ env: {}, stdout, stderr: sink(false) }).out(JSON.stringify(value, null, 2));
+    expect(stdout.text()).not.toMatch(/[\u007f-\u009f\u202e\u2066]/);
+    expect(JSON.parse(stdout.text())).toEqual(value);
+  });
+});
