@@ -3,7 +3,7 @@ import { apiPath } from '../api/path.js';
 import { canonicalJson } from '../plan/fingerprint.js';
 import { EdgeformError } from '../errors.js';
 import { describeStep, nextUpgradeStep, parseK8sVersion, planUpgradePath } from '../plan/upgrade-path.js';
-import type { ProviderContext, ResourceProvider } from './provider.js';
+import type { ApplyResult, ProviderContext, ResourceProvider } from './provider.js';
 import { readOrGone, requireAction, requirePayload, startTasks } from './shared.js';
 
 interface Cluster {
@@ -61,7 +61,9 @@ export function decideUpgradeProgress(input: { live: string; target: string; awa
  * `upgrade_versions`, so a jump of several minors is planned as a path and applied step by
  * step, asking the platform for the next version before each step. Downgrades are refused.
  * After a step's task finished, the cluster may read its old version for a while; the next
- * step starts only once the finished one shows.
+ * step starts only once the finished one shows. Once the last step's task finished, the
+ * platform has acknowledged the change: a read failing after that is left to the executor's
+ * confirmation (a warning), not a failure of the upgrade.
  */
 export const cloudK8sCluster: ResourceProvider<'cloud_k8s_cluster'> = {
   payloadSchema,
@@ -120,9 +122,17 @@ export const cloudK8sCluster: ResourceProvider<'cloud_k8s_cluster'> = {
     const maxSteps = planned.length + 1;
     let steps = 0;
     let awaiting: string | null = null;
+    let lastStep: ApplyResult = undefined;
     let lagReads = 0;
     for (;;) {
-      const cluster = await readCluster(ctx, d.project_id, d.region_id, d.cluster_name);
+      let cluster: Cluster;
+      try {
+        cluster = await readCluster(ctx, d.project_id, d.region_id, d.cluster_name);
+      } catch (error) {
+        // The last step finished (acknowledged): confirming it is the executor's re-read.
+        if (awaiting === d.version && lastStep !== 'unacknowledged' && !ctx.signal.aborted) return;
+        throw error;
+      }
       const progress = decideUpgradeProgress({ live: cluster.version, target: d.version, awaiting });
       if (progress.kind === 'done') return;
       if (progress.kind === 'await-previous') {
@@ -147,7 +157,7 @@ export const cloudK8sCluster: ResourceProvider<'cloud_k8s_cluster'> = {
       if (next.kind === 'error') throw new EdgeformError('EDGEFORM_UPGRADE_PATH', `cannot continue the upgrade of ${d.cluster_name}: ${next.message}`);
       ctx.progress(`upgrading ${cluster.version} -> ${next.version}`);
       // The upgrade POST is never sent twice: after an unknown outcome the cluster is re-read.
-      await startTasks(
+      lastStep = await startTasks(
         ctx,
         async () => (await ctx.api.request<{ tasks: string[] }>({ method: 'POST', path: `${path}/upgrade`, body: { version: next.version }, retry: 'never-reached-only', signal: ctx.signal })).body,
         async () => {
