@@ -1,4 +1,5 @@
 import pLimit from 'p-limit';
+import { RunFatalError } from '../errors.js';
 import { fingerprint } from '../plan/fingerprint.js';
 import { observedFields } from '../plan/planner.js';
 import { describeStaleness, type StaleResource } from '../plan/saved-plan.js';
@@ -33,17 +34,18 @@ export interface ChangedCheck {
 /**
  * A saved plan with its checks evaluated again: a check a resource depends on is a gate, and
  * whether subtitles are ready is a question for now, not for when the plan was made. Checks
- * only read; one that cannot be evaluated now has status `error`.
+ * only read; one that cannot be evaluated now has status `error` (a RunFatalError, the key
+ * refused or the platform unavailable, is thrown instead: the run stops on it).
  */
 export async function withFreshChecks(plan: Plan, checks: ProviderRegistry['checks'], ctx: ProviderContext): Promise<{ plan: Plan; changed: ChangedCheck[] }> {
   const changed: ChangedCheck[] = [];
   const fresh = await Promise.all(
     plan.checks.map(async (check) => {
       const provider = checks[check.type] as unknown as CheckProvider;
-      const outcome = await provider.evaluate(ctx, check.desired as never).catch((error: unknown) => ({
-        status: 'error' as const,
-        message: error instanceof Error ? error.message : String(error),
-      }));
+      const outcome = await provider.evaluate(ctx, check.desired as never).catch((error: unknown) => {
+        if (error instanceof RunFatalError) throw error;
+        return { status: 'error' as const, message: error instanceof Error ? error.message : String(error) };
+      });
       const result: CheckResult = { ...check, status: outcome.status, message: outcome.message };
       if (outcome.status !== check.status) changed.push({ check: result, was: check.status });
       return result;
