@@ -11,3 +11,12 @@ export class EdgeformError extends Error {
     this.code = code;
   }
 }
+
+/**
+ * A failure after which no request of this run can succeed: the platform refused the API key,
+ * or it cannot be reached (or fails so many requests that the run's retry quota ran out). The
+ * run stops with this one error instead of reporting it once per resource: plan, drift and the
+ * reads of a saved plan end at once, apply starts no further action. The API layer defines the
+ * subclasses; every layer recognises them with `instanceof RunFatalError`.
+ */
+export class RunFatalError extends EdgeformError {}

@@ -1,8 +1,8 @@
 /**
  * The API client: the one place edgeform talks HTTP. One undici Pool for the platform's origin
  * (bounded connections, keep-alive), the auth and identity headers, JSON in and out, connect /
- * headers / body / whole-request timeouts, retries by mode with a run-wide budget, a cap on the
- * size of answers, answers checked against the caller's schema, typed errors, and secret
+ * headers / body / whole-request timeouts, retries by mode within a run-wide retry quota, a cap
+ * on the size of answers, answers checked against the caller's schema, typed errors, and secret
  * redaction of everything it throws.
  */
 import { Pool, type Dispatcher } from 'undici';
@@ -17,18 +17,19 @@ import {
   ApiResponseTooLargeError,
   ApiTimeoutError,
   createApiError,
+  toRunFatalError,
   UnexpectedResponseError,
   type TimeoutPhase,
 } from './errors.js';
-import { classifyNetworkError } from './network-failure.js';
+import { classifyNetworkError, isUnreachable } from './network-failure.js';
 import { redact } from './redact.js';
 import {
   DEFAULT_RETRY_POLICY,
   decideRetry,
   parseRetryAfter,
   type AttemptFailure,
-  type RetryBudget,
   type RetryMode,
+  type RetryQuota,
   type RetryPolicy,
 } from './retry.js';
 import { redactDeep, sanitizeError, scrubOwnError } from './sanitize.js';
@@ -140,8 +141,8 @@ export interface ApiClientOptions {
    */
   maxResponseBytes?: number;
   retryPolicy?: Partial<RetryPolicy>;
-  /** The run-wide retry budget; share one between all clients of a run. None = unlimited. */
-  retryBudget?: RetryBudget;
+  /** The run-wide retry quota; share one between all clients of a run. None = unlimited. */
+  retryQuota?: RetryQuota;
   /** Injected for tests: waits between retries. */
   sleep?: Sleep;
   /** Injected for tests: jitter source in [0, 1). */
@@ -174,6 +175,13 @@ export interface ApiClient {
   redact(text: string): string;
   /** Closes the connection pool after in-flight requests finish. */
   close(): Promise<void>;
+}
+
+/** Why the client gave up on a request, for the error it throws. */
+interface GaveUp {
+  /** Clause appended to the message ('' when nothing to add). */
+  note: string;
+  quotaExhausted: boolean;
 }
 
 /** Builds a client for one platform endpoint and key. */
@@ -211,7 +219,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         reason: string;
         retryAfter?: string | string[] | undefined;
         retryAfterMs?: string | string[] | undefined;
-        toError: (note: string) => Error;
+        toError: (why: GaveUp) => Error;
       };
 
   async function attempt<T>(req: ApiRequestOptions<T>, payload: string | undefined): Promise<Outcome<T>> {
@@ -264,7 +272,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         reason: `HTTP ${status}`,
         retryAfter,
         retryAfterMs,
-        toError: (note) =>
+        toError: ({ note, quotaExhausted }) =>
           createApiError({
             method: req.method,
             path: redact(req.path, secrets),
@@ -275,6 +283,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
             platformMessage: parsed.platformMessage === null ? null : toOneLine(redact(parsed.platformMessage, secrets)),
             retryAfterMs: parseRetryAfter(retryAfter, retryAfterMs, now()),
             note,
+            quotaExhausted,
           }),
       };
     } catch (error) {
@@ -286,20 +295,20 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           kind: 'failed',
           failure: { kind: 'network', requestSent: 'unknown', transient: true },
           reason: 'request timeout',
-          toError: (note) =>
-            new ApiTimeoutError({ method: req.method, path, requestSent: 'unknown', reason: 'EDGEFORM_REQUEST_TIMEOUT', detail: cause.message, phase: 'request', timeoutMs, note, cause }),
+          toError: ({ note, quotaExhausted }) =>
+            new ApiTimeoutError({ method: req.method, path, requestSent: 'unknown', reason: 'EDGEFORM_REQUEST_TIMEOUT', detail: cause.message, phase: 'request', timeoutMs, note, quotaExhausted, cause }),
         };
       }
       const failure = classifyNetworkError(error);
       const detail = cause.message === '' ? failure.reason : cause.message.includes(failure.reason) ? cause.message : `${failure.reason}: ${cause.message}`;
-      const base = { method: req.method, path, requestSent: failure.requestSent, reason: failure.reason, detail, cause };
+      const base = { method: req.method, path, requestSent: failure.requestSent, reason: failure.reason, detail, cause, unreachable: isUnreachable(failure) };
       const phase = failure.timeoutPhase;
       return {
         kind: 'failed',
         failure: { kind: 'network', requestSent: failure.requestSent, transient: failure.transient },
         reason: failure.reason,
-        toError: (note) =>
-          phase ? new ApiTimeoutError({ ...base, phase, timeoutMs: phaseTimeout(phase, timeouts), note }) : new ApiConnectionError({ ...base, note }),
+        toError: ({ note, quotaExhausted }) =>
+          phase ? new ApiTimeoutError({ ...base, phase, timeoutMs: phaseTimeout(phase, timeouts), note, quotaExhausted }) : new ApiConnectionError({ ...base, note, quotaExhausted }),
       };
     } finally {
       clearTimeout(timer);
@@ -312,10 +321,16 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     try {
       // Serialised once, outside the transport, so a bad body is a plain programming error.
       const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
+      const quota = options.retryQuota;
+      // The cost of the last retry, refunded to the quota when the request then succeeds.
+      let retryCost: number | null = null;
       for (let n = 1; ; n++) {
         if (req.signal?.aborted) throw abortReason(req.signal);
         const outcome = await attempt<T>(req, payload);
-        if (outcome.kind === 'ok') return outcome.response;
+        if (outcome.kind === 'ok') {
+          quota?.recordSuccess(retryCost);
+          return outcome.response;
+        }
         if (outcome.kind === 'aborted') throw outcome.reason;
         if (outcome.kind === 'fatal') throw scrubOwnError(outcome.error, secrets);
         const decision = decideRetry({
@@ -327,10 +342,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           now: now(),
           random,
           policy,
-          ...(options.retryBudget ? { budget: options.retryBudget } : {}),
+          ...(quota ? { quota } : {}),
         });
-        if (!decision.retry) throw scrubOwnError(outcome.toError(decision.note), secrets);
-        options.retryBudget?.consume(decision.delayMs);
+        if (!decision.retry) throw scrubOwnError(outcome.toError({ note: decision.note, quotaExhausted: decision.reason === 'quota-exhausted' }), secrets);
+        if (quota && decision.cost !== undefined) {
+          quota.take(decision.cost);
+          retryCost = decision.cost;
+        }
         options.onRetry?.({ method: req.method, path: redact(req.path, secrets), attempt: n, delayMs: decision.delayMs, reason: outcome.reason });
         await sleep(decision.delayMs, req.signal);
       }
@@ -353,6 +371,33 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     delete: (path, opts) => request({ ...opts, method: 'DELETE', path }),
     redact: (text) => redact(text, secrets),
     close: () => pool.close(),
+  };
+}
+
+/**
+ * The same client, except that a failure which means no request of this run can succeed (see
+ * toRunFatalError: the key refused, the platform unreachable after retries, the retry quota
+ * empty) rejects with a RunFatalError naming the platform, its `cause` the original error. The
+ * provider context hands providers this view, so plan, drift and apply all stop on one error.
+ */
+export function withRunFatalErrors(api: ApiClient): ApiClient {
+  const request = async <T>(req: ApiRequestOptions<T>): Promise<ApiResponse<T>> => {
+    try {
+      return await api.request<T>(req);
+    } catch (error) {
+      throw toRunFatalError(error, { baseUrl: api.baseUrl, singleAttempt: (req.retry ?? defaultRetryMode(req.method)) === 'none' }) ?? error;
+    }
+  };
+  return {
+    baseUrl: api.baseUrl,
+    request,
+    get: (path, opts) => request({ ...opts, method: 'GET', path }),
+    post: (path, body, opts) => request({ ...opts, method: 'POST', path, body }),
+    patch: (path, body, opts) => request({ ...opts, method: 'PATCH', path, body }),
+    put: (path, body, opts) => request({ ...opts, method: 'PUT', path, body }),
+    delete: (path, opts) => request({ ...opts, method: 'DELETE', path }),
+    redact: (text) => api.redact(text),
+    close: () => api.close(),
   };
 }
 

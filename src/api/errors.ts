@@ -5,7 +5,8 @@
  * already redacted parts.
  */
 import { STATUS_CODES } from 'node:http';
-import { EdgeformError } from '../errors.js';
+import { API_KEY_ENV } from '../env.js';
+import { EdgeformError, RunFatalError } from '../errors.js';
 
 /**
  * Whether a failed request reached the platform: `false` only when that is proven (the
@@ -31,6 +32,8 @@ export interface ApiErrorDetails {
   retryAfterMs?: number | null;
   /** Extra clause appended to the message, e.g. why it was not retried. */
   note?: string;
+  /** The request was not retried because the run's retry quota was empty. */
+  quotaExhausted?: boolean;
 }
 
 /**
@@ -46,6 +49,8 @@ export class ApiError extends EdgeformError {
   readonly body: unknown;
   readonly platformMessage: string | null;
   readonly retryAfterMs: number | null;
+  /** Not retried because the run's retry quota was empty (the platform fails too many requests). */
+  readonly quotaExhausted: boolean;
 
   constructor(details: ApiErrorDetails, code = 'EDGEFORM_API_ERROR') {
     super(code, describeApiError(details));
@@ -57,6 +62,7 @@ export class ApiError extends EdgeformError {
     this.body = details.body;
     this.platformMessage = details.platformMessage;
     this.retryAfterMs = details.retryAfterMs ?? null;
+    this.quotaExhausted = details.quotaExhausted === true;
   }
 }
 
@@ -143,6 +149,14 @@ export interface ApiConnectionErrorDetails {
   note?: string;
   /** The underlying error, already sanitized (message, stack and cause chain redacted). */
   cause?: Error;
+  /**
+   * No connection to the platform could be made at all (refused, DNS, host or network
+   * unreachable, connect timeout, TLS handshake refused): it is down or not where the base URL
+   * says, as opposed to a connection that broke mid-exchange.
+   */
+  unreachable?: boolean;
+  /** The request was not retried because the run's retry quota was empty. */
+  quotaExhausted?: boolean;
 }
 
 /**
@@ -154,6 +168,10 @@ export class ApiConnectionError extends EdgeformError {
   readonly path: string;
   readonly requestSent: RequestSent;
   readonly reason: string;
+  /** No connection could be made at all (see {@link ApiConnectionErrorDetails.unreachable}). */
+  readonly unreachable: boolean;
+  /** Not retried because the run's retry quota was empty. */
+  readonly quotaExhausted: boolean;
 
   constructor(details: ApiConnectionErrorDetails, code = 'EDGEFORM_API_CONNECTION', message?: string) {
     super(code, message ?? describeConnectionError(details), details.cause ? { cause: details.cause } : undefined);
@@ -161,6 +179,8 @@ export class ApiConnectionError extends EdgeformError {
     this.path = details.path;
     this.requestSent = details.requestSent;
     this.reason = details.reason;
+    this.unreachable = details.unreachable === true;
+    this.quotaExhausted = details.quotaExhausted === true;
   }
 }
 
@@ -311,6 +331,53 @@ export class TaskTimeoutError extends EdgeformError {
     this.elapsedMs = details.elapsedMs;
     this.lastState = details.lastState;
   }
+}
+
+/**
+ * The platform refused the API key (401 Unauthorized): no request of this run can succeed, so the
+ * run stops with this one error. `cause` is the AuthenticationError of the first request refused.
+ */
+export class ApiKeyRefusedError extends RunFatalError {
+  readonly baseUrl: string;
+
+  constructor(baseUrl: string, cause: ApiError) {
+    super(
+      'EDGEFORM_API_KEY_REFUSED',
+      `the platform at ${baseUrl} refused the API key in ${API_KEY_ENV}: ${cause.message}. Check that the key is current and was issued for this platform.`,
+      { cause },
+    );
+    this.baseUrl = baseUrl;
+  }
+}
+
+/**
+ * The platform cannot be reached (no connection could be made even after retries), or it fails
+ * so many requests that the run's retry quota ran out: the run stops with this one error.
+ * `cause` is the last request's ApiConnectionError or ApiError.
+ */
+export class PlatformUnavailableError extends RunFatalError {
+  readonly baseUrl: string;
+
+  constructor(baseUrl: string, cause: ApiError | ApiConnectionError) {
+    super('EDGEFORM_PLATFORM_UNAVAILABLE', `the platform at ${baseUrl} is unavailable: ${cause.message}`, { cause });
+    this.baseUrl = baseUrl;
+  }
+}
+
+/**
+ * The run-fatal error an API failure amounts to, or null when it concerns only its own request:
+ * a 401 (the key is refused, whatever the request), a connection that could not be made at all
+ * after the client's retries (`singleAttempt`: the request is not retried by the client, as task
+ * polls are, so one refused connection proves nothing), or a retry refused because the run's retry
+ * quota is empty. A 403 is not fatal: the platform answers it for one project's permissions and,
+ * on cloud, for capacity, while other requests of the run may well succeed.
+ */
+export function toRunFatalError(error: unknown, context: { baseUrl: string; singleAttempt: boolean }): RunFatalError | null {
+  if (error instanceof RunFatalError) return error;
+  if (error instanceof AuthenticationError) return new ApiKeyRefusedError(context.baseUrl, error);
+  if (error instanceof ApiConnectionError && (error.quotaExhausted || (error.unreachable && !context.singleAttempt))) return new PlatformUnavailableError(context.baseUrl, error);
+  if (error instanceof ApiError && error.quotaExhausted) return new PlatformUnavailableError(context.baseUrl, error);
+  return null;
 }
 
 function describeApiError(d: ApiErrorDetails): string {

@@ -61,6 +61,15 @@ export function classifyNetworkError(error: unknown): NetworkFailure {
   return { timeoutPhase: null, requestSent: 'unknown', transient: false, reason };
 }
 
+/**
+ * Whether a failure proves the platform could not be reached at all: no connection was made
+ * (refused, DNS, host or network unreachable, connect timeout, TLS handshake failed), as opposed
+ * to a connection that broke mid-exchange or a request undici refused to send (a local problem).
+ */
+export function isUnreachable(failure: NetworkFailure): boolean {
+  return failure.requestSent === false && !BEFORE_SENDING.has(failure.reason);
+}
+
 function isTlsFailure(code: string): boolean {
   return code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || /CERT|SELF_SIGNED|UNABLE_TO_/.test(code);
 }

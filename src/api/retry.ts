@@ -1,7 +1,7 @@
 /**
  * Retry policy of the API client: which failures are retried in which mode, how long to wait
  * (pure functions of attempt, headers, clock and random source, so tests inject both), and the
- * run-wide budget that makes an outage fail fast instead of multiplying waits.
+ * run-wide retry quota that makes an outage fail fast instead of multiplying waits.
  */
 import type { RequestSent } from './errors.js';
 
@@ -13,14 +13,19 @@ import type { RequestSent } from './errors.js';
  *   when the platform provably never acted on it: the connection was never made, or the
  *   platform answered 429 / 503 (refused at the door).
  * - `none`: never retried here, because the caller repeats the request on its own schedule
- *   (task polls) and must not spend the run-wide retry budget on it.
+ *   (task polls) and must not spend the run-wide retry quota on it.
  */
 export type RetryMode = 'idempotent' | 'never-reached-only' | 'none';
 
 /** Tunables of the backoff. Defaults in {@link DEFAULT_RETRY_POLICY}. */
 export interface RetryPolicy {
-  /** Total attempts per request, the first included. */
+  /** Total attempts per request when the platform answered (429, 5xx), the first included. */
   maxAttempts: number;
+  /**
+   * Total attempts per request when the last one got no answer (connection refused or lost, a
+   * timeout): a platform that is down should be reported in seconds, not after a long backoff.
+   */
+  maxConnectionAttempts: number;
   /** Backoff before the first retry; doubles per attempt. */
   baseDelayMs: number;
   /** Cap of the exponential backoff (before jitter). */
@@ -31,9 +36,15 @@ export interface RetryPolicy {
   jitter: 'full' | 'equal';
 }
 
-/** 4 attempts, 0.5 s·2ⁿ capped at 8 s with equal jitter, Retry-After honoured up to 60 s. */
+/**
+ * 6 attempts while the platform answers (so a request gets through 15% of 429/503 answers with
+ * odds of 10⁻⁵ of failing: a 200-resource apply survives them), 4 while it does not answer at
+ * all; 0.5 s·2ⁿ capped at 8 s with equal jitter, Retry-After honoured up to 60 s. The run-wide
+ * retry quota bounds the total either way.
+ */
 export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
-  maxAttempts: 4,
+  maxAttempts: 6,
+  maxConnectionAttempts: 4,
   baseDelayMs: 500,
   maxDelayMs: 8_000,
   maxRetryAfterMs: 60_000,
@@ -60,7 +71,7 @@ export type AttemptFailure =
       transient: boolean;
     };
 
-/** Whether a failure may be retried in a mode (attempt counts and budget aside). */
+/** Whether a failure may be retried in a mode (attempt counts and quota aside). */
 export function isRetryableFailure(mode: RetryMode, failure: AttemptFailure): boolean {
   if (mode === 'none') return false;
   if (failure.kind === 'status') {
@@ -126,70 +137,95 @@ export function parseRetryAfter(
 }
 
 /**
- * Retries left for a whole run, shared by every client and request in it, so that when the
- * platform is down the run fails after a bounded total wait rather than per-request waits
- * multiplied by the number of resources.
+ * The run's retry quota, modelled on the AWS SDKs' "standard" retry mode: a bucket of tokens
+ * shared by every request of the run. A retry takes tokens (more after a timeout or a
+ * connection failure, which cost the platform and the run more); every success puts tokens
+ * back: the cost of the retry that led to it, or a small increment when it needed none. While
+ * most requests succeed the bucket stays full however long the run, so the allowance scales
+ * with the work; when the platform is really down nothing refills it, retries stop once it is
+ * empty, and the run fails fast instead of multiplying waits by the number of resources.
  */
-export interface RetryBudget {
-  readonly maxRetries: number;
-  readonly maxDelayMs: number;
-  readonly retriesUsed: number;
-  readonly delayUsedMs: number;
-  /** Whether one more retry after waiting delayMs fits in the budget. */
-  canAfford(delayMs: number): boolean;
-  /** Records one retry and its wait. */
-  consume(delayMs: number): void;
-  /** A sentence for error messages, e.g. "20 retries, 41 s of backoff used this run". */
+export interface RetryQuota {
+  /** Tokens when full (and at the start of the run). */
+  readonly capacity: number;
+  /** Tokens left now. */
+  readonly available: number;
+  /** Tokens a retry after this failure costs. */
+  costOf(failure: AttemptFailure): number;
+  /** Whether a retry of that cost can be paid for now. */
+  canAfford(cost: number): boolean;
+  /** Takes the tokens of one retry (the caller checked canAfford). */
+  take(cost: number): void;
+  /**
+   * Records a successful request: refunds `retryCost`, the cost of the retry that led to the
+   * success, or adds the no-retry increment when it succeeded at once (null); never above capacity.
+   */
+  recordSuccess(retryCost: number | null): void;
+  /** A clause for error messages, e.g. "3 of 500 tokens left; a retry costs 5, 10 after a timeout or connection failure". */
   describe(): string;
 }
 
-/** Limits of a {@link RetryBudget}; defaults: 20 retries and 120 s of total backoff per run. */
-export interface RetryBudgetOptions {
-  maxRetries?: number;
-  maxDelayMs?: number;
+/** Sizes of a {@link RetryQuota}; the defaults are the AWS SDKs' standard retry mode. */
+export interface RetryQuotaOptions {
+  /** Tokens when full; default 500. */
+  capacity?: number;
+  /** Cost of retrying after an HTTP answer (429, 5xx); default 5. */
+  retryCost?: number;
+  /** Cost of retrying after a timeout or a connection failure; default 10. */
+  connectionRetryCost?: number;
+  /** Tokens a request that succeeded without a retry adds; default 1. */
+  noRetryIncrement?: number;
 }
 
-/** Creates a fresh run-wide retry budget. */
-export function createRetryBudget(options: RetryBudgetOptions = {}): RetryBudget {
-  const maxRetries = options.maxRetries ?? 20;
-  const maxDelayMs = options.maxDelayMs ?? 120_000;
-  let retriesUsed = 0;
-  let delayUsedMs = 0;
+/** The AWS SDKs' standard-mode sizes: 500 tokens, 5 a retry, 10 after a timeout, 1 back per success. */
+export const DEFAULT_RETRY_QUOTA: Readonly<Required<RetryQuotaOptions>> = Object.freeze({
+  capacity: 500,
+  retryCost: 5,
+  connectionRetryCost: 10,
+  noRetryIncrement: 1,
+});
+
+/** Creates a full retry quota for one run; share it between every client of the run. */
+export function createRetryQuota(options: RetryQuotaOptions = {}): RetryQuota {
+  const { capacity, retryCost, connectionRetryCost, noRetryIncrement } = { ...DEFAULT_RETRY_QUOTA, ...options };
+  let available = capacity;
   return {
-    maxRetries,
-    maxDelayMs,
-    get retriesUsed() {
-      return retriesUsed;
+    capacity,
+    get available() {
+      return available;
     },
-    get delayUsedMs() {
-      return delayUsedMs;
+    costOf: (failure) => (failure.kind === 'network' ? connectionRetryCost : retryCost),
+    canAfford: (cost) => cost <= available,
+    take: (cost) => {
+      available = Math.max(0, available - cost);
     },
-    canAfford: (delayMs) => retriesUsed < maxRetries && delayUsedMs + delayMs <= maxDelayMs,
-    consume: (delayMs) => {
-      retriesUsed += 1;
-      delayUsedMs += delayMs;
+    recordSuccess: (cost) => {
+      available = Math.min(capacity, available + (cost ?? noRetryIncrement));
     },
-    describe: () => `${retriesUsed} of ${maxRetries} retries and ${formatSeconds(delayUsedMs)} of ${formatSeconds(maxDelayMs)} backoff used this run`,
+    describe: () => `${available} of ${capacity} tokens left; a retry costs ${retryCost}, ${connectionRetryCost} after a timeout or connection failure, and successes refill it`,
   };
 }
 
 /** Why a failed attempt is not retried. */
-export type GiveUpReason = 'not-retryable' | 'attempts-exhausted' | 'retry-after-too-long' | 'budget-exhausted';
+export type GiveUpReason = 'not-retryable' | 'attempts-exhausted' | 'retry-after-too-long' | 'quota-exhausted';
 
-/** Outcome of {@link decideRetry}. `note` is a clause for the error message ('' when nothing to add). */
-export type RetryDecision = { retry: true; delayMs: number } | { retry: false; reason: GiveUpReason; note: string };
+/**
+ * Outcome of {@link decideRetry}. A retry carries the tokens it costs when there is a quota;
+ * `note` is a clause for the error message ('' when nothing to add).
+ */
+export type RetryDecision = { retry: true; delayMs: number; cost?: number } | { retry: false; reason: GiveUpReason; note: string };
 
 /** Inputs of {@link decideRetry}. */
 export interface RetryDecisionInput extends RetryDelayInput {
   mode: RetryMode;
   failure: AttemptFailure;
-  budget?: RetryBudget;
+  quota?: RetryQuota;
 }
 
 /**
  * Decides whether to retry a failed attempt and after how long: retryable in this mode,
- * attempts left, Retry-After acceptable, budget left. Pure apart from reading the budget
- * (the caller consumes it when it acts on a `retry: true`).
+ * attempts left, Retry-After acceptable, tokens left in the quota. Pure apart from reading the
+ * quota (the caller takes the cost when it acts on a `retry: true`).
  */
 export function decideRetry(input: RetryDecisionInput): RetryDecision {
   const policy = input.policy ?? DEFAULT_RETRY_POLICY;
@@ -201,7 +237,7 @@ export function decideRetry(input: RetryDecisionInput): RetryDecision {
         : '';
     return { retry: false, reason: 'not-retryable', note: [unsafe, after.trim()].filter(Boolean).join('; ') };
   }
-  if (input.attempt >= policy.maxAttempts) {
+  if (input.attempt >= (input.failure.kind === 'network' ? policy.maxConnectionAttempts : policy.maxAttempts)) {
     return { retry: false, reason: 'attempts-exhausted', note: `gave up${after}` };
   }
   const delay = computeRetryDelay({ ...input, policy });
@@ -213,14 +249,16 @@ export function decideRetry(input: RetryDecisionInput): RetryDecision {
       note: `the platform asked to retry after ${formatSeconds(asked)}, longer than the ${formatSeconds(policy.maxRetryAfterMs)} edgeform waits${after}`,
     };
   }
-  if (input.budget && !input.budget.canAfford(delay)) {
+  if (!input.quota) return { retry: true, delayMs: delay };
+  const cost = input.quota.costOf(input.failure);
+  if (!input.quota.canAfford(cost)) {
     return {
       retry: false,
-      reason: 'budget-exhausted',
-      note: `not retried: the run's retry budget is exhausted (${input.budget.describe()})${after}`,
+      reason: 'quota-exhausted',
+      note: `not retried: the run's retry quota is exhausted, too many requests are failing (${input.quota.describe()})${after}`,
     };
   }
-  return { retry: true, delayMs: delay };
+  return { retry: true, delayMs: delay, cost };
 }
 
 function firstValue(header: string | readonly string[] | null | undefined): string | undefined {

@@ -137,7 +137,7 @@ export interface PollTaskOptions {
  * Polls one task until FINISHED (resolves with it) or ERROR (rejects with TaskFailedError
  * carrying the platform's reason). Rejects with TaskTimeoutError after the timeout and with the
  * signal's reason when aborted. Polls are not retried by the client (they would spend the
- * run-wide retry budget): a transient failure (see isTransientPollFailure) waits for the next
+ * run-wide retry quota): a transient failure (see isTransientPollFailure) waits for the next
  * poll of the schedule (or a longer Retry-After), and only MAX_CONSECUTIVE_POLL_FAILURES in a
  * row reject, with TaskPollError. Other API errors (404, other 4xx) reject at once, and so does
  * an answer that is not a task (UnexpectedResponseError: no state, or one outside the four).

@@ -1,10 +1,10 @@
-import { EdgeformError } from '../errors.js';
+import { EdgeformError, RunFatalError } from '../errors.js';
 import { canonicalJson } from '../plan/fingerprint.js';
 import { buildGraph, transitiveDependants } from '../plan/graph.js';
 import { describeStaleness, StalePlanError, type StaleResource } from '../plan/saved-plan.js';
 import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
 import { resourceProvider, type DynamicResourceProvider, type FinishedTask, type Observation, type ProviderContext, type ProviderRegistry } from '../providers/provider.js';
-import type { ApplyOutcome, ResourceOutcome } from './outcome.js';
+import type { ApplyOutcome, ResourceOutcome, RunError } from './outcome.js';
 
 /** The re-read after an action found something other than the planned result. */
 export class InconsistentResultError extends EdgeformError {
@@ -58,6 +58,11 @@ export interface ApplyHooks {
   onStart?(change: ResourceChange): void;
   onProgress?(change: ResourceChange, message: string, taskIds: readonly string[]): void;
   onFinish?(change: ResourceChange, outcome: ResourceOutcome): void;
+  /**
+   * A run-fatal error (the key refused, the platform unavailable) stopped the run: called once,
+   * when it first happens; no action starts after it, running ones end on their own.
+   */
+  onRunError?(error: RunError): void;
 }
 
 /** How the executor re-reads a resource after acting, until it shows the planned result. */
@@ -92,7 +97,11 @@ export interface ExecuteOptions {
  * executor re-reads the resource and waits for a platform lock (`task_id`); right before an
  * update is sent, a fresh plan of the resource must still be the planned change (see
  * assertStillPlanned), else nothing is sent. A first interrupt during the lock wait or the reads
- * ends the resource not started; after acting, it re-reads until the planned result shows.
+ * ends the resource not started; after acting, it re-reads until the planned result shows. Once
+ * the platform acknowledged a change, a failing confirming read leaves it applied with a warning
+ * and its dependants go on. A RunFatalError (the key refused, the platform unavailable) stops the
+ * run: no further action starts, the rest are not started, and `runError` names it (an action
+ * that had sent nothing yet ends not started, one that had sent something failed).
  */
 export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome> {
   const { plan, hooks = {} } = options;
@@ -107,6 +116,12 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
   const gatedNoOps = new Map<string, string>();
   const running = new Map<string, Promise<void>>();
   const abort = options.ctx.signal;
+  let runError: RunError | undefined;
+  const stopRun = (error: RunFatalError) => {
+    if (runError !== undefined) return;
+    runError = { code: error.code, message: error.message };
+    hooks.onRunError?.(runError);
+  };
 
   /** Whether a node is done and good ('ok'), not yet ('pending'), or will never be (its root cause). */
   const stateOf = (address: string): 'ok' | 'pending' | { rootCause: string } => {
@@ -152,7 +167,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
   };
 
   for (;;) {
-    if (!abort.aborted && !options.stop?.aborted) {
+    if (!abort.aborted && !options.stop?.aborted && runError === undefined) {
       for (const change of plan.resource_changes) {
         if (running.size >= options.parallelism) break;
         if (outcomes.has(change.address) || running.has(change.address)) continue;
@@ -171,7 +186,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
         }
         running.set(
           change.address,
-          runAction(change, options).then((outcome) => {
+          runAction(change, options, stopRun).then((outcome) => {
             running.delete(change.address);
             finish(change, outcome);
           }),
@@ -189,11 +204,15 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
     resources: plan.resource_changes.map((c) => outcomes.get(c.address)!),
     interrupted: options.stop?.aborted === true || abort.aborted,
     aborted: abort.aborted,
+    ...(runError === undefined ? {} : { runError }),
   };
 }
 
-/** One update or delete: wait for a lock, act, confirm. Never throws; failures become outcomes. */
-async function runAction(change: ResourceChange, options: ExecuteOptions): Promise<ResourceOutcome> {
+/**
+ * One update or delete: wait for a lock, act, confirm. Never throws; failures become outcomes,
+ * and a RunFatalError is also handed to `stopRun`.
+ */
+async function runAction(change: ResourceChange, options: ExecuteOptions, stopRun: (error: RunFatalError) => void): Promise<ResourceOutcome> {
   const provider = resourceProvider(options.providers, change.type);
   const hooks = options.hooks ?? {};
   const stop = options.stop;
@@ -212,13 +231,14 @@ async function runAction(change: ResourceChange, options: ExecuteOptions): Promi
     },
   };
   hooks.onStart?.(change);
-  const result = (status: ResourceOutcome['status'], error?: unknown): ResourceOutcome => ({
+  const result = (status: ResourceOutcome['status'], error?: unknown, warnings: string[] = []): ResourceOutcome => ({
     address: change.address,
     action: change.action,
     status,
     taskIds,
     elapsedMs: Date.now() - started,
     ...(error === undefined ? {} : { error: error instanceof Error ? error.message : String(error) }),
+    ...(warnings.length === 0 ? {} : { warnings }),
   });
   let sent = false;
   try {
@@ -247,15 +267,26 @@ async function runAction(change: ResourceChange, options: ExecuteOptions): Promi
       assertStillPlanned(provider, change, current, lock);
     }
     sent = true;
-    await provider.apply(ctx, change);
-    await confirm(provider, change, ctx, options.confirm);
-    return result('applied');
+    const acknowledged = (await provider.apply(ctx, change)) !== 'unacknowledged';
+    const warning = await confirm(provider, change, ctx, options.confirm, acknowledged);
+    if (warning instanceof RunFatalError) stopRun(warning);
+    return result('applied', undefined, warning === null ? [] : [describeUnconfirmed(warning)]);
   } catch (error) {
     if (options.ctx.signal.aborted) return result('aborted', error);
     // A multi-step change the first interrupt stopped between steps: interrupted, not failed.
     if (sent && stop?.aborted && error instanceof EdgeformError && error.code === 'EDGEFORM_STOPPED') return result('stopped', error);
+    if (error instanceof RunFatalError) {
+      stopRun(error);
+      // Nothing was sent: the run stopped before this change; the run's error says why.
+      if (!sent) return result('not-started');
+    }
     return result('failed', error);
   }
+}
+
+/** The warning of an acknowledged change whose confirming read failed. */
+function describeUnconfirmed(error: EdgeformError): string {
+  return `the platform acknowledged the change, but the read that confirms it failed: ${error.message}. Run edgeform plan to check it.`;
 }
 
 /** How the wait for a lock ended. */
@@ -353,10 +384,21 @@ async function readUntilDone(
   return { done: false, observed };
 }
 
-/** Re-reads until the planned result shows (the platform's reads can lag a finished task). */
-async function confirm(provider: DynamicResourceProvider, change: ResourceChange, ctx: ProviderContext, policy: ConfirmPolicy): Promise<void> {
-  const { done, observed } = await readUntilDone(provider, change, ctx, policy);
-  if (done) return;
-  const seen = observed.exists ? provider.summarize(observed.state) : null;
+/**
+ * Re-reads until the planned result shows (the platform's reads can lag a finished task).
+ * Resolves with null when it shows; throws InconsistentResultError when the reads worked but
+ * show another result. When a read fails, the change stands if the platform acknowledged it:
+ * resolves with that read's error (for a warning); otherwise the error is thrown.
+ */
+async function confirm(provider: DynamicResourceProvider, change: ResourceChange, ctx: ProviderContext, policy: ConfirmPolicy, acknowledged: boolean): Promise<EdgeformError | null> {
+  let settled: Settled;
+  try {
+    settled = await readUntilDone(provider, change, ctx, policy);
+  } catch (error) {
+    if (acknowledged && !ctx.signal.aborted && error instanceof EdgeformError) return error;
+    throw error;
+  }
+  if (settled.done) return null;
+  const seen = settled.observed.exists ? provider.summarize(settled.observed.state) : null;
   throw new InconsistentResultError(change.address, change.after, seen);
 }

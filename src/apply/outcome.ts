@@ -2,7 +2,10 @@ import type { Action } from '../plan/types.js';
 
 /** How one resource of an apply ended. */
 export type ResourceStatus =
-  /** The change was made and confirmed by a re-read. */
+  /**
+   * The change was made: confirmed by a re-read, or acknowledged by the platform (its tasks
+   * FINISHED, the request answered 2xx) while the confirming read failed (then with a warning).
+   */
   | 'applied'
   /** Nothing to do (no-op in the plan, or the platform already matched). */
   | 'unchanged'
@@ -17,7 +20,7 @@ export type ResourceStatus =
    * on did not pass (never a no-op: it has nothing to skip and is `unchanged`).
    */
   | 'skipped'
-  /** Not started because the run was interrupted first. */
+  /** Not started because the run was interrupted, or stopped by a run-fatal error, first. */
   | 'not-started'
   /** Was running when the run was aborted; its platform tasks may still be running. */
   | 'aborted';
@@ -33,7 +36,23 @@ export interface ResourceOutcome {
   error?: string;
   /** For skipped resources: the failed resource that is the root cause. */
   skippedBecause?: string;
+  /**
+   * Things the user should know about a resource that did not fail, e.g. an applied change
+   * whose confirming read failed (already redacted). Absent when there are none.
+   */
+  warnings?: string[];
   elapsedMs?: number;
+}
+
+/**
+ * The error that stopped the whole run (the platform refused the API key, or is unavailable):
+ * no action started after it, and the rest are `not-started`.
+ */
+export interface RunError {
+  /** The stable EDGEFORM_* code, e.g. EDGEFORM_API_KEY_REFUSED, EDGEFORM_PLATFORM_UNAVAILABLE. */
+  code: string;
+  /** The message (already redacted). */
+  message: string;
 }
 
 /** Everything an apply did, in plan order. */
@@ -41,6 +60,8 @@ export interface ApplyOutcome {
   resources: ResourceOutcome[];
   interrupted: boolean;
   aborted: boolean;
+  /** Set when a run-fatal error stopped the run. */
+  runError?: RunError;
 }
 
 /** How many resources ended in each state that the summaries count (change_summary's fields). */
@@ -56,7 +77,7 @@ export interface OutcomeCounts {
   stopped: number;
   /** Still running on the platform when the run was aborted (second interrupt). */
   aborted: number;
-  /** Never started because of the interrupt (aborted ones are counted apart). */
+  /** Never started because of the interrupt or a run-fatal error (aborted ones are counted apart). */
   notStarted: number;
 }
 
@@ -76,7 +97,7 @@ export function countOutcome(outcome: ApplyOutcome): OutcomeCounts {
   };
 }
 
-/** True when every resource ended applied or unchanged. */
+/** True when every resource ended applied or unchanged and no run-fatal error stopped the run. */
 export function succeeded(outcome: ApplyOutcome): boolean {
-  return outcome.resources.every((r) => r.status === 'applied' || r.status === 'unchanged');
+  return outcome.runError === undefined && outcome.resources.every((r) => r.status === 'applied' || r.status === 'unchanged');
 }

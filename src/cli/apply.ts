@@ -7,6 +7,7 @@ import { executePlan } from '../apply/executor.js';
 import { succeeded, type ApplyOutcome } from '../apply/outcome.js';
 import type { Stack } from '../config/types.js';
 import { comparePlans, isPlanFileCandidate, parsePlanFile, PlanFileError, savedTargets, StalePlanError } from '../plan/saved-plan.js';
+import { EdgeformError } from '../errors.js';
 import type { Plan } from '../plan/types.js';
 import { payloadSchemas, resourceProvider, type ProviderContext } from '../providers/provider.js';
 import { registry } from '../providers/registry.js';
@@ -56,6 +57,9 @@ export const applyCommand = defineCommand<ApplyArgs>({
     } catch (error) {
       // Interrupted while reading (planning, or checking a saved plan): nothing was changed.
       if (interrupts.abort.signal.aborted) return ExitCode.interrupted;
+      // The key refused, the platform unavailable, a stale plan...: the error boundary prints it,
+      // and JSON output still ends with its change_summary.
+      if (args.format === 'json' && error instanceof EdgeformError) summarizeNotRun(io, error);
       throw error;
     } finally {
       interrupts.dispose();
@@ -222,6 +226,18 @@ async function execute(plan: Plan, ctx: ProviderContext, args: ApplyArgs, io: Cl
   view.summary(outcome);
   if (outcome.interrupted) return ExitCode.interrupted;
   return succeeded(outcome) ? ExitCode.ok : ExitCode.error;
+}
+
+/**
+ * With --format json, the events of an apply that stopped on an error before it ran anything:
+ * `run_error` and a `change_summary` with no resources, whose `run_error` says why. A machine
+ * reading stdout always finds the summary last; the text of the error goes to stderr as usual.
+ */
+function summarizeNotRun(io: CliIO, error: EdgeformError): void {
+  const view = createJsonApplyView((l) => io.out(l));
+  const runError = { code: error.code, message: error.message };
+  view.onRunError?.(runError);
+  view.summary({ resources: [], interrupted: false, aborted: false, runError });
 }
 
 /**

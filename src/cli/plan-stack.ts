@@ -4,7 +4,7 @@ import { resolveBaseUrl } from '../api/base-url.js';
 import { createApiClient } from '../api/client.js';
 import type { TaskPollSchedule } from '../api/tasks.js';
 import { UsageError } from './command.js';
-import { createRetryBudget } from '../api/retry.js';
+import { createRetryQuota } from '../api/retry.js';
 import type { Diagnostic } from '../config/diagnostics.js';
 import { hasErrors } from '../config/diagnostics.js';
 import { loadStack } from '../config/load-stack.js';
@@ -54,12 +54,12 @@ export interface PlannedStack {
 }
 
 /**
- * Connects to the platform at `baseUrl` with the key from the environment: one retry budget
+ * Connects to the platform at `baseUrl` with the key from the environment: one retry quota
  * for the run, a pool sized to --parallelism, the task poll schedule of the environment.
  * Callers resolve `baseUrl` with resolveBaseUrl (a saved plan never chooses it).
  */
 export function connect(baseUrl: string, options: Pick<PlanStackOptions, 'env' | 'signal' | 'taskTimeoutMs' | 'parallelism'>): { api: ApiClient; ctx: ProviderContext } {
-  const api = createApiClient({ baseUrl, apiKey: resolveApiKey(options.env), retryBudget: createRetryBudget(), connections: poolSize(options.parallelism) });
+  const api = createApiClient({ baseUrl, apiKey: resolveApiKey(options.env), retryQuota: createRetryQuota(), connections: poolSize(options.parallelism) });
   const ctx = createProviderContext({ api, signal: options.signal, taskTimeoutMs: options.taskTimeoutMs, pollSchedule: pollScheduleFromEnv(options.env) });
   return { api, ctx };
 }

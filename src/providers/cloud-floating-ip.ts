@@ -87,7 +87,7 @@ export const cloudFloatingIp: ResourceProvider<'cloud_floating_ip'> = {
     // been acted on (lost answer, 408/500/502/504) would be refused with 409. The IP is re-read
     // instead: its lock is our task (wait for it), matching tags mean it already ran, and
     // otherwise the patch, being idempotent, is sent again (a few times at most).
-    await startTasks(
+    return startTasks(
       ctx,
       async () => (await ctx.api.patch(path, body, { schema: taskIdsSchema, retry: 'never-reached-only', signal: ctx.signal })).body,
       async () => {

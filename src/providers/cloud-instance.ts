@@ -93,7 +93,7 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
     if (flavorId !== change.desired.flavor_id) throw new PlanPayloadError(change, `payload.flavor_id "${flavorId}" is not the desired flavor_id "${String(change.desired.flavor_id)}"`);
     const path = instancePath(d.project_id, d.region_id, d.instance_id);
     // changeflavor is never sent twice: after an unknown outcome the instance is re-read.
-    await startTasks(
+    return startTasks(
       ctx,
       async () => (await ctx.api.post(`${path}/changeflavor`, { flavor_id: flavorId }, { schema: taskIdsSchema, retry: 'never-reached-only', signal: ctx.signal })).body,
       async () => {

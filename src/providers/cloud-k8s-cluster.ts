@@ -4,7 +4,7 @@ import { taskIdsSchema } from '../api/tasks.js';
 import { canonicalJson } from '../plan/fingerprint.js';
 import { EdgeformError } from '../errors.js';
 import { describeStep, nextUpgradeStep, parseK8sVersion, planUpgradePath } from '../plan/upgrade-path.js';
-import type { ProviderContext, ResourceProvider } from './provider.js';
+import type { ApplyResult, ProviderContext, ResourceProvider } from './provider.js';
 import { readOrGone, requireAction, requirePayload, startTasks } from './shared.js';
 
 /** The fields of a cluster answer (K8sClusterV2Serializer) edgeform reads; `task_id` defaults to null. */
@@ -64,7 +64,9 @@ export function decideUpgradeProgress(input: { live: string; target: string; awa
  * `upgrade_versions`, so a jump of several minors is planned as a path and applied step by
  * step, asking the platform for the next version before each step. Downgrades are refused.
  * After a step's task finished, the cluster may read its old version for a while; the next
- * step starts only once the finished one shows.
+ * step starts only once the finished one shows. Once the last step's task finished, the
+ * platform has acknowledged the change: a read failing after that is left to the executor's
+ * confirmation (a warning), not a failure of the upgrade.
  */
 export const cloudK8sCluster: ResourceProvider<'cloud_k8s_cluster'> = {
   payloadSchema,
@@ -123,9 +125,17 @@ export const cloudK8sCluster: ResourceProvider<'cloud_k8s_cluster'> = {
     const maxSteps = planned.length + 1;
     let steps = 0;
     let awaiting: string | null = null;
+    let lastStep: ApplyResult = undefined;
     let lagReads = 0;
     for (;;) {
-      const cluster = await readCluster(ctx, d.project_id, d.region_id, d.cluster_name);
+      let cluster: Cluster;
+      try {
+        cluster = await readCluster(ctx, d.project_id, d.region_id, d.cluster_name);
+      } catch (error) {
+        // The last step finished (acknowledged): confirming it is the executor's re-read.
+        if (awaiting === d.version && lastStep !== 'unacknowledged' && !ctx.signal.aborted) return;
+        throw error;
+      }
       const progress = decideUpgradeProgress({ live: cluster.version, target: d.version, awaiting });
       if (progress.kind === 'done') return;
       if (progress.kind === 'await-previous') {
@@ -150,7 +160,7 @@ export const cloudK8sCluster: ResourceProvider<'cloud_k8s_cluster'> = {
       if (next.kind === 'error') throw new EdgeformError('EDGEFORM_UPGRADE_PATH', `cannot continue the upgrade of ${d.cluster_name}: ${next.message}`);
       ctx.progress(`upgrading ${cluster.version} -> ${next.version}`);
       // The upgrade POST is never sent twice: after an unknown outcome the cluster is re-read.
-      await startTasks(
+      lastStep = await startTasks(
         ctx,
         async () => (await ctx.api.post(`${path}/upgrade`, { version: next.version }, { schema: taskIdsSchema, retry: 'never-reached-only', signal: ctx.signal })).body,
         async () => {

@@ -1,4 +1,4 @@
-import type { ApiClient } from '../api/client.js';
+import { withRunFatalErrors, type ApiClient } from '../api/client.js';
 import { sleep as realSleep, type Sleep } from '../api/sleep.js';
 import { defaultTaskTimeout, waitForTasks, type TaskPollSchedule } from '../api/tasks.js';
 import type { ProviderContext } from './provider.js';
@@ -21,16 +21,21 @@ export interface ProviderContextOptions {
   now?: () => number;
 }
 
-/** The context providers run in: one API client, one cancellation signal, shared task waiting. */
+/**
+ * The context providers run in: one API client, one cancellation signal, shared task waiting.
+ * Its client rejects with a RunFatalError when a failure means the whole run must stop (the key
+ * refused, the platform unreachable or failing beyond the retry quota), task polls included.
+ */
 export function createProviderContext(options: ProviderContextOptions): ProviderContext {
   const signal = options.signal ?? new AbortController().signal;
   const sleep = options.sleep ?? realSleep;
+  const api = withRunFatalErrors(options.api);
   return {
-    api: options.api,
+    api,
     signal,
     async waitForTasks(taskIds, wait = {}) {
       if (taskIds.length === 0) return [];
-      return waitForTasks(options.api, taskIds, {
+      return waitForTasks(api, taskIds, {
         signal: wait.signal ? AbortSignal.any([signal, wait.signal]) : signal,
         timeoutMs: options.taskTimeoutMs ?? (wait.taskType ? defaultTaskTimeout(wait.taskType) : undefined),
         schedule: options.pollSchedule,

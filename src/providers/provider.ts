@@ -101,9 +101,11 @@ export interface ResourceProvider<T extends ResourceType = ResourceType> {
   /**
    * Carries out a planned change (update or delete): starts the work and waits on its tasks.
    * The executor has already waited for any lock, and re-reads afterwards until a fresh plan
-   * of the resource is a no-op (or, for a delete, the resource is gone).
+   * of the resource is a no-op (or, for a delete, the resource is gone). Resolves once the
+   * platform acknowledged the change (see ApplyResult); a read of its own after that point that
+   * fails must not fail the change (leave the confirmation to the executor's re-read).
    */
-  apply(ctx: ProviderContext, change: ResourceChange): Promise<void>;
+  apply(ctx: ProviderContext, change: ResourceChange): Promise<ApplyResult>;
   /**
    * Whether a fresh plan of the resource is progress along the planned change rather than a
    * different change (a k8s cluster already one step along the planned upgrade path). Pure;
@@ -116,6 +118,16 @@ export interface ResourceProvider<T extends ResourceType = ResourceType> {
    */
   payloadSchema?: z.ZodType;
 }
+
+/**
+ * What a provider's apply resolves with. Nothing: the platform acknowledged the change itself
+ * (its tasks FINISHED, or the request was answered 2xx; a delete also when the resource was
+ * already gone), so a read failing after this point leaves the change applied with a warning
+ * that it could not be confirmed. `'unacknowledged'`: the outcome is known only from the
+ * executor's re-read to come (after an ambiguous send, a task found holding the lock was waited
+ * on, which may not be this change's), so a read that fails then fails the resource.
+ */
+export type ApplyResult = void | 'unacknowledged';
 
 /** The outcome of evaluating one check. */
 export interface CheckOutcome {
@@ -149,7 +161,7 @@ export interface DynamicResourceProvider {
   read(ctx: ProviderContext, desired: Record<string, unknown>): Promise<Observation>;
   summarize(state: Record<string, unknown>): Record<string, unknown>;
   plan(desired: Record<string, unknown>, state: Record<string, unknown>): ProviderPlan;
-  apply(ctx: ProviderContext, change: ResourceChange): Promise<void>;
+  apply(ctx: ProviderContext, change: ResourceChange): Promise<ApplyResult>;
   isProgressOf?(change: ResourceChange, fresh: ProviderPlan): boolean;
   payloadSchema?: z.ZodType;
 }

@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
 import type { CheckBlock, ResourceBlock, Stack } from '../config/types.js';
-import { EdgeformError } from '../errors.js';
+import { EdgeformError, RunFatalError } from '../errors.js';
 import { resourceProvider, type CheckOutcome, type ProviderContext, type ProviderRegistry, type ReadResult } from './provider.js';
 
 /** What reading a stack observed: per resource address a read result, per check its outcome. */
@@ -13,6 +13,9 @@ export interface StackObservations {
  * Reads every selected resource and evaluates every selected check, at most `parallelism`
  * at a time (reads are independent of each other, whatever the dependency order). A failed
  * read is recorded with the platform's message so the rest of the stack is still planned.
+ * A RunFatalError (the key refused, the platform unavailable) stops the reading instead: reads
+ * still queued never start, those in flight are aborted, and it rejects with that one error
+ * rather than one diagnostic per resource.
  */
 export async function readStack(
   ctx: ProviderContext,
@@ -24,21 +27,37 @@ export async function readStack(
   const isSelected = (address: string) => !options.selected || options.selected.has(address);
   const reads = new Map<string, ReadResult>();
   const checks = new Map<string, CheckOutcome>();
+  // The first run-fatal error: aborts the reads in flight (through their signal) and skips the rest.
+  const halt = new AbortController();
+  const readCtx: ProviderContext = { ...ctx, signal: AbortSignal.any([ctx.signal, halt.signal]) };
+  let fatal: RunFatalError | null = null;
+  /** The failure's message, or null when the reading stops (this error or an earlier one is fatal). */
+  const failure = (error: unknown): string | null => {
+    if (fatal === null && error instanceof RunFatalError && !ctx.signal.aborted) {
+      fatal = error;
+      halt.abort(error);
+    }
+    return fatal === null ? describeFailure(error, ctx.signal) : null;
+  };
 
   const readResource = async (block: ResourceBlock): Promise<void> => {
+    if (fatal !== null) return;
     const provider = resourceProvider(registry.resources, block.type);
     try {
-      reads.set(block.address, { ok: true, observation: await provider.read(ctx, block.attributes as Record<string, unknown>) });
+      reads.set(block.address, { ok: true, observation: await provider.read(readCtx, block.attributes as Record<string, unknown>) });
     } catch (error) {
-      reads.set(block.address, { ok: false, error: { summary: describeFailure(error, ctx.signal) } });
+      const summary = failure(error);
+      if (summary !== null) reads.set(block.address, { ok: false, error: { summary } });
     }
   };
   const evaluateCheck = async (block: CheckBlock): Promise<void> => {
+    if (fatal !== null) return;
     const provider = registry.checks[block.type] as { evaluate(c: ProviderContext, d: unknown): Promise<CheckOutcome> };
     try {
-      checks.set(block.address, await provider.evaluate(ctx, block.attributes));
+      checks.set(block.address, await provider.evaluate(readCtx, block.attributes));
     } catch (error) {
-      checks.set(block.address, { status: 'error', message: describeFailure(error, ctx.signal) });
+      const message = failure(error);
+      if (message !== null) checks.set(block.address, { status: 'error', message });
     }
   };
 
@@ -46,6 +65,7 @@ export async function readStack(
     ...stack.resources.filter((b) => isSelected(b.address)).map((b) => limit(() => readResource(b))),
     ...stack.checks.filter((b) => isSelected(b.address)).map((b) => limit(() => evaluateCheck(b))),
   ]);
+  if (fatal !== null) throw fatal;
   return { reads, checks };
 }
 

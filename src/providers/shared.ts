@@ -3,7 +3,7 @@ import { ApiConnectionError, ApiError, ConflictError, NotFoundError } from '../a
 import { computeBackoff } from '../api/retry.js';
 import { EdgeformError } from '../errors.js';
 import type { ResourceChange } from '../plan/types.js';
-import type { ProviderContext } from './provider.js';
+import type { ApplyResult, ProviderContext } from './provider.js';
 
 /**
  * A change lacks what its provider needs to carry it out (a saved plan edited by hand or
@@ -107,7 +107,9 @@ export class StillLockedError extends EdgeformError {
  * client's backoff, MAX_SENDS sends in all). A 409 answering such a resend means a task holds the
  * lock (ours made visible late, or someone else's) and is recovered from the same way; a 409 to
  * the first send is the caller's to handle. Otherwise "not started" is reported with the
- * original error, so a later run can decide.
+ * original error, so a later run can decide. Resolves with nothing once the platform acknowledged
+ * the change (its tasks FINISHED, or a re-read shows it done), and with 'unacknowledged' when a
+ * task found on the resource was waited on and only the caller's re-read can tell the result.
  */
 export async function startTasks(
   ctx: ProviderContext,
@@ -115,7 +117,7 @@ export async function startTasks(
   recover: () => Promise<Recovery>,
   taskType: string,
   options: { resendIfNotStarted?: boolean; maxSends?: number } = {},
-): Promise<void> {
+): Promise<ApplyResult> {
   const resendable = options.resendIfNotStarted === true;
   const maxSends = resendable ? (options.maxSends ?? MAX_SENDS) : 1;
   for (let sent = 1; ; sent++) {
@@ -127,7 +129,8 @@ export async function startTasks(
       if (!isUnknownOutcome(error) && !lockedOnResend) throw error;
       const reason = lockedOnResend ? 'the platform refused the resend (409): a task holds the lock' : "the request's outcome was unknown";
       const found = await settleRecovery(ctx, recover, taskType, reason, resendable);
-      if (found === 'done' || found === 'waited') return;
+      if (found === 'done') return;
+      if (found === 'waited') return 'unacknowledged';
       if (sent >= maxSends) throw error;
       const delayMs = computeBackoff(sent, Math.random);
       ctx.progress(`the request failed and the resource shows it did not start (${describeFailure(error)}); sending it again in ${delayMs} ms`);

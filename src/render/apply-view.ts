@@ -27,10 +27,15 @@ const short = (id: string) => formatName(id.length > 12 ? `${id.slice(0, 8)}…`
 const ids = (taskIds: readonly string[]) => taskIds.map(formatName).join(', ');
 const seconds = (ms: number) => `${Math.round(ms / 1000)}s`;
 
-/** The human view: one line per start, progress note and finish; a summary at the end. Platform text (task ids, messages, errors) is escaped. */
+/**
+ * The human view: one line per start, progress note and finish (and one per warning); a
+ * run-fatal error once, when it happens; a summary at the end. Platform text (task ids,
+ * messages, errors) is escaped.
+ */
 export function createTextApplyView(write: (line: string) => void, verbsOf: VerbsOf, now: () => number = Date.now): ApplyView {
   const started = new Map<string, { change: ResourceChange; at: number; taskIds: readonly string[] }>();
   const taskNote = (ids: readonly string[]) => (ids.length > 0 ? ` [task ${ids.map(short).join(', ')}]` : '');
+  let runStopped = false;
   return {
     onStart(change) {
       started.set(change.address, { change, at: now(), taskIds: [] });
@@ -51,7 +56,14 @@ export function createTextApplyView(write: (line: string) => void, verbsOf: Verb
       else if (outcome.status === 'failed') write(`${kleur.bold(change.address)}: ${kleur.red(`${progressive} failed`)}${elapsed}${taskNote(outcome.taskIds)}: ${formatMessage(outcome.error ?? 'unknown error')}`);
       else if (outcome.status === 'stopped') write(`${kleur.bold(change.address)}: ${kleur.yellow('stopped part-way by the interrupt')}${elapsed}${taskNote(outcome.taskIds)}: ${formatMessage(outcome.error ?? 'no further step was started')}`);
       else if (outcome.status === 'aborted') write(`${kleur.bold(change.address)}: ${kleur.red('abandoned')}${taskNote(outcome.taskIds)}`);
-      else if (outcome.status === 'not-started' && s) write(`${kleur.bold(change.address)}: not started: stopped by the interrupt before anything was sent`);
+      else if (outcome.status === 'not-started' && s) write(`${kleur.bold(change.address)}: not started: ${runStopped ? 'the run stopped' : 'stopped by the interrupt'} before anything was sent`);
+      for (const warning of outcome.warnings ?? []) write(`${kleur.bold(change.address)}: ${kleur.yellow('warning')}: ${formatMessage(warning)}`);
+    },
+    onRunError(error) {
+      runStopped = true;
+      const waiting = started.size > 0 ? ` Waiting for ${started.size} running action${started.size === 1 ? '' : 's'} to finish.` : '';
+      write(kleur.red(`\nError: ${formatMessage(error.message)}`));
+      write(`No new actions will start.${waiting}`);
     },
     tick() {
       for (const s of started.values()) {
@@ -75,16 +87,27 @@ export function createTextApplyView(write: (line: string) => void, verbsOf: Verb
   };
 }
 
-/** The closing lines of an apply: one success line, or every list that is not empty (platform text escaped). */
+/**
+ * The closing lines of an apply: one success line, or every list that is not empty; then the
+ * warnings. Resources a run-fatal error kept from starting are counted, not listed (the error
+ * itself was shown when it happened). Platform text is escaped.
+ */
 export function summaryLines(outcome: ApplyOutcome): string[] {
   const n = countOutcome(outcome);
   const counts = `Resources: ${n.added} added, ${n.changed} changed, ${n.destroyed} destroyed.`;
-  if (!outcome.interrupted && n.failed === 0 && n.skipped === 0 && n.stopped === 0 && n.aborted === 0 && n.notStarted === 0) return [kleur.green(kleur.bold(`Apply complete! ${counts}`))];
-  const lines = [kleur.red(kleur.bold(outcome.interrupted ? `Apply interrupted. ${counts}` : `Apply failed. ${counts}`))];
   const group = (title: string, list: ResourceOutcome[], describe: (r: ResourceOutcome) => string) => {
     if (list.length === 0) return;
     lines.push('', `${title} (${list.length}):`, ...list.map((r) => `  ${describe(r)}`));
   };
+  const warned = outcome.resources.filter((r) => (r.warnings?.length ?? 0) > 0);
+  const warnings = () => group('Warnings', warned, (r) => `${r.address}: ${(r.warnings ?? []).map(formatMessage).join('; ')}`);
+  const lines: string[] = [];
+  if (!outcome.interrupted && outcome.runError === undefined && n.failed === 0 && n.skipped === 0 && n.stopped === 0 && n.aborted === 0 && n.notStarted === 0) {
+    lines.push(kleur.green(kleur.bold(`Apply complete! ${counts}`)));
+    warnings();
+    return lines;
+  }
+  lines.push(kleur.red(kleur.bold(outcome.interrupted ? `Apply interrupted. ${counts}` : `Apply failed. ${counts}`)));
   const tasks = (r: ResourceOutcome) => (r.taskIds.length > 0 ? ` [task ${ids(r.taskIds)}]` : '');
   const by = (status: ResourceOutcome['status']) => outcome.resources.filter((r) => r.status === status);
   group('Applied', by('applied'), (r) => `${r.address} (${r.action})${tasks(r)}`);
@@ -92,20 +115,27 @@ export function summaryLines(outcome: ApplyOutcome): string[] {
   group('Stopped part-way', by('stopped'), (r) => `${r.address} (${r.action})${tasks(r)}: ${formatMessage(r.error ?? 'stopped by the interrupt')}`);
   group('Still running on the platform', by('aborted'), (r) => `${r.address} (${r.action})${tasks(r)}`);
   group('Skipped', by('skipped'), (r) => `${r.address}: depends on ${r.skippedBecause}, which ${r.skippedBecause !== undefined && isCheckAddress(r.skippedBecause) ? 'is failing' : 'failed'}`);
-  group('Not started', by('not-started'), (r) => `${r.address} (${r.action})`);
+  if (outcome.runError !== undefined) {
+    const notStarted = by('not-started').length;
+    if (notStarted > 0) lines.push('', `Not started (${notStarted}): the run stopped on the error above before anything was sent for them.`);
+  } else {
+    group('Not started', by('not-started'), (r) => `${r.address} (${r.action})`);
+  }
+  warnings();
   lines.push('', 'Run edgeform apply again to converge: finished work is not repeated.');
   return lines;
 }
 
 /**
  * The machine view: one JSON object per line, each with `type` and `timestamp`. Events:
- * `apply_start`, `apply_progress`, `apply_complete` (applied, unchanged), `apply_errored`
- * (failed, stopped, skipped, not-started, aborted; with `error` and `skipped_because`),
- * `interrupt` (stage stop | abort), and last `change_summary`: `add`, `change`, `destroy`,
+ * `apply_start`, `apply_progress`, `apply_complete` (applied, unchanged; with `warnings`),
+ * `apply_errored` (failed, stopped, skipped, not-started, aborted; with `error` and
+ * `skipped_because`), `interrupt` (stage stop | abort), `run_error` (`code`, `message`: a
+ * run-fatal error stopped the run), and last `change_summary`: `add`, `change`, `destroy`,
  * `failed`, `skipped`, `stopped` (started, stopped part-way by the interrupt), `aborted` (still
  * running on the platform when the run was abandoned), `not_started` (never started; aborted
- * ones are not counted here), `interrupted`, and `resources` (address, action, status,
- * task_ids, error, skipped_because).
+ * ones are not counted here), `warned`, `interrupted`, `run_error` (null or `{code, message}`),
+ * and `resources` (address, action, status, task_ids, error, skipped_because, warnings).
  */
 export function createJsonApplyView(write: (line: string) => void, now: () => number = Date.now): ApplyView {
   const running = new Map<string, { change: ResourceChange; at: number; taskIds: readonly string[] }>();
@@ -125,7 +155,7 @@ export function createJsonApplyView(write: (line: string) => void, now: () => nu
     onFinish(change, outcome) {
       running.delete(change.address);
       const base = { address: change.address, action: change.action, status: outcome.status, task_ids: outcome.taskIds, elapsed_ms: outcome.elapsedMs ?? 0 };
-      if (outcome.status === 'applied' || outcome.status === 'unchanged') emit('apply_complete', base);
+      if (outcome.status === 'applied' || outcome.status === 'unchanged') emit('apply_complete', { ...base, warnings: outcome.warnings ?? [] });
       else emit('apply_errored', { ...base, error: outcome.error ?? null, skipped_because: outcome.skippedBecause ?? null });
     },
     tick() {
@@ -136,6 +166,9 @@ export function createJsonApplyView(write: (line: string) => void, now: () => nu
     },
     abortRequested(list) {
       emit('interrupt', { stage: 'abort', running: list.map((r) => ({ address: r.address, task_ids: r.taskIds })) });
+    },
+    onRunError(error) {
+      emit('run_error', { code: error.code, message: error.message });
     },
     summary(outcome) {
       const n = countOutcome(outcome);
@@ -148,8 +181,18 @@ export function createJsonApplyView(write: (line: string) => void, now: () => nu
         stopped: n.stopped,
         aborted: n.aborted,
         not_started: n.notStarted,
+        warned: outcome.resources.filter((r) => (r.warnings?.length ?? 0) > 0).length,
         interrupted: outcome.interrupted,
-        resources: outcome.resources.map((r) => ({ address: r.address, action: r.action, status: r.status, task_ids: r.taskIds, error: r.error ?? null, skipped_because: r.skippedBecause ?? null })),
+        run_error: outcome.runError ?? null,
+        resources: outcome.resources.map((r) => ({
+          address: r.address,
+          action: r.action,
+          status: r.status,
+          task_ids: r.taskIds,
+          error: r.error ?? null,
+          skipped_because: r.skippedBecause ?? null,
+          warnings: r.warnings ?? [],
+        })),
       });
     },
   };

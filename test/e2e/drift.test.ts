@@ -85,12 +85,13 @@ describe('edgeform drift (e2e)', () => {
     expect(result.code).toBe(2);
   });
 
-  it('exits 1, never "in sync", when the API is unreachable', async () => {
+  it('exits 1, never "in sync", when the API is unreachable, with one error naming the platform', async () => {
     await start();
-    const result = await runCli(['drift', stack], { env: { ...env, EDGEFORM_BASE_URL: await closedPort() } });
+    const url = await closedPort();
+    const result = await runCli(['drift', stack], { env: { ...env, EDGEFORM_BASE_URL: url } });
     expect(result.code).toBe(1);
     expect(result.stdout).not.toContain('No drift');
-    expect(result.stdout).toContain('Drift check failed');
+    expect(result.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(new RegExp(`^Error: the platform at ${url}/? is unavailable: GET .*ECONNREFUSED`))]);
   });
 
   it('--format json keeps a stable structure', async () => {

@@ -1,5 +1,5 @@
 import { createApiClient, type ApiClient } from '../../src/api/client.js';
-import type { RetryBudget, RetryPolicy } from '../../src/api/retry.js';
+import type { RetryQuota, RetryPolicy } from '../../src/api/retry.js';
 import type { Sleep } from '../../src/api/sleep.js';
 import type { ConfirmPolicy } from '../../src/apply/executor.js';
 import type { ApplyOutcome } from '../../src/apply/outcome.js';
@@ -210,7 +210,7 @@ export function countStatuses(outcome: ApplyOutcome): Record<string, number> {
  */
 export function createChaosContext(
   emu: Pick<Emulator, 'url' | 'apiKey' | 'clock'>,
-  options: { retryBudget?: RetryBudget; retryPolicy?: Partial<RetryPolicy>; connections?: number } = {},
+  options: { retryQuota?: RetryQuota; retryPolicy?: Partial<RetryPolicy>; connections?: number } = {},
 ): {
   api: ApiClient;
   ctx: ProviderContext;
@@ -226,7 +226,7 @@ export function createChaosContext(
     baseUrl: emu.url,
     apiKey: emu.apiKey,
     connections: options.connections ?? 14,
-    ...(options.retryBudget ? { retryBudget: options.retryBudget } : {}),
+    ...(options.retryQuota ? { retryQuota: options.retryQuota } : {}),
     ...(options.retryPolicy ? { retryPolicy: options.retryPolicy } : {}),
     sleep: async (ms) => {
       retryDelays.push(ms);

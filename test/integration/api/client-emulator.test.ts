@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../../src/api/client.js';
 import { ApiConnectionError, AuthenticationError, NotFoundError, TaskFailedError } from '../../../src/api/errors.js';
-import { createRetryBudget } from '../../../src/api/retry.js';
+import { createRetryQuota } from '../../../src/api/retry.js';
 import { apiPath } from '../../../src/api/path.js';
 import { pollTask, TaskPollError, waitForTasks, type Task, type TaskIds } from '../../../src/api/tasks.js';
 import { startEmulator } from '../../../src/emulator/index.js';
@@ -205,9 +205,9 @@ describe('task polling through transient failures', () => {
     emu.clock.advance(ms);
   };
 
-  it('keeps polling on its own schedule through failed polls and never spends the run-wide retry budget', async () => {
-    const budget = createRetryBudget();
-    const polling = createApiClient({ baseUrl: emu.url, apiKey: emu.apiKey, sleep: async (ms) => void sleeps.push(ms), random: () => 0, retryBudget: budget });
+  it('keeps polling on its own schedule through failed polls and never spends the run-wide retry quota', async () => {
+    const quota = createRetryQuota();
+    const polling = createApiClient({ baseUrl: emu.url, apiKey: emu.apiKey, sleep: async (ms) => void sleeps.push(ms), random: () => 0, retryQuota: quota });
     try {
       const taskId = (await polling.post<TaskIds>(CHANGEFLAVOR_PATH, { flavor_id: 'g2-standard-4-8' })).body.tasks[0]!;
       emu.faults.failNext({ method: 'GET', path: TASK_ROUTE, status: 502, count: 3 });
@@ -217,16 +217,16 @@ describe('task polling through transient failures', () => {
       expect(requestsTo('GET', `/cloud/v1/tasks/${taskId}`).map((r) => r.status).slice(0, 4)).toEqual([502, 502, 502, 200]);
       expect(waits.slice(0, 3)).toEqual([1000, 2000, 4000]);
       expect(sleeps).toEqual([]);
-      expect(budget.retriesUsed).toBe(0);
+      expect(quota.available).toBe(quota.capacity);
     } finally {
       await polling.close();
     }
   });
 
-  it('polls a running task to the end when the run-wide retry budget is already exhausted', async () => {
-    const budget = createRetryBudget({ maxRetries: 1 });
-    budget.consume(500);
-    const polling = createApiClient({ baseUrl: emu.url, apiKey: emu.apiKey, sleep: async (ms) => void sleeps.push(ms), random: () => 0, retryBudget: budget });
+  it('polls a running task to the end when the run-wide retry quota is already exhausted', async () => {
+    const quota = createRetryQuota({ capacity: 5 });
+    quota.take(5);
+    const polling = createApiClient({ baseUrl: emu.url, apiKey: emu.apiKey, sleep: async (ms) => void sleeps.push(ms), random: () => 0, retryQuota: quota });
     try {
       const taskId = (await polling.post<TaskIds>(CHANGEFLAVOR_PATH, { flavor_id: 'g2-standard-4-8' })).body.tasks[0]!;
       emu.faults.failNext({ method: 'GET', path: TASK_ROUTE, status: 503, count: 2 });

@@ -14,7 +14,7 @@ import {
   NotFoundError,
   RateLimitError,
 } from '../../../src/api/errors.js';
-import { createRetryBudget } from '../../../src/api/retry.js';
+import { createRetryQuota } from '../../../src/api/retry.js';
 import { VERSION } from '../../../src/version.js';
 import { closedPort, sendJson, startLoopbackServer, type LoopbackServer } from '../../helpers/loopback-server.js';
 
@@ -165,14 +165,14 @@ describe('retries', () => {
     expect(retries).toEqual([1, 2]);
   });
 
-  it('gives up after 4 attempts and says so', async () => {
+  it('gives up after 6 attempts and says so', async () => {
     const s = await server((_req, res) => sendJson(res, 500, { exception_class: 'InternalServerError', message: 'boom', request_id: 'r-9' }));
     const { api, sleeps } = client(s.url);
     const error = await api.get('/cloud/v1/x').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InternalServerError);
-    expect((error as Error).message).toBe('GET /cloud/v1/x: 500 Internal Server Error: boom (request_id r-9); gave up after 4 attempts');
-    expect(s.requests).toHaveLength(4);
-    expect(sleeps).toHaveLength(3);
+    expect((error as Error).message).toBe('GET /cloud/v1/x: 500 Internal Server Error: boom (request_id r-9); gave up after 6 attempts');
+    expect(s.requests).toHaveLength(6);
+    expect(sleeps).toHaveLength(5);
   });
 
   it('does not retry a 404', async () => {
@@ -209,15 +209,30 @@ describe('retries', () => {
     expect(sleeps).toEqual([]);
   });
 
-  it('shares one retry budget across requests, so an outage fails fast', async () => {
+  it('shares one retry quota across requests, so an outage fails fast', async () => {
     const s = await server((_req, res) => sendJson(res, 503, { message: 'down' }));
-    const budget = createRetryBudget({ maxRetries: 3 });
-    const { api, sleeps } = client(s.url, { retryBudget: budget });
-    await expect(api.get('/a')).rejects.toThrow(/gave up after 4 attempts/);
+    const quota = createRetryQuota({ capacity: 25 });
+    const { api, sleeps } = client(s.url, { retryQuota: quota });
+    await expect(api.get('/a')).rejects.toThrow(/gave up after 6 attempts/);
     const error = await api.get('/b').catch((e: unknown) => e);
-    expect((error as Error).message).toMatch(/retry budget is exhausted \(3 of 3 retries/);
-    expect(sleeps).toHaveLength(3);
-    expect(s.requests).toHaveLength(5);
+    expect((error as Error).message).toMatch(/retry quota is exhausted, too many requests are failing \(0 of 25 tokens left/);
+    expect(error).toMatchObject({ quotaExhausted: true });
+    expect(sleeps).toHaveLength(5);
+    expect(s.requests).toHaveLength(7);
+  });
+
+  it('refills the quota as requests succeed: the cost of the retry that led to a success, one for a success at once', async () => {
+    let n = 0;
+    const s = await server((_req, res) => (++n === 2 ? sendJson(res, 503, { message: 'blip' }) : sendJson(res, 200, {})));
+    const quota = createRetryQuota({ capacity: 20 });
+    quota.take(10);
+    const { api } = client(s.url, { retryQuota: quota });
+    await api.get('/a');
+    expect(quota.available).toBe(11);
+    // 503 (a retry costs 5), then 200: the 5 come back.
+    await api.get('/b');
+    expect(quota.available).toBe(11);
+    expect(s.requests).toHaveLength(3);
   });
 });
 

@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
  * never one exact outcome; nothing waits on the wall clock.
  */
 import { runCli } from '../../../cmd/edgeform.js';
-import { createRetryBudget, type RetryBudget, type RetryPolicy } from '../../../src/api/retry.js';
+import { createRetryQuota, type RetryQuota, type RetryPolicy } from '../../../src/api/retry.js';
 import { executePlan } from '../../../src/apply/executor.js';
 import type { ApplyOutcome } from '../../../src/apply/outcome.js';
 import { INJECTED_TASK_ERROR, type FaultSettings, type MutationLogEntry } from '../../../src/emulator/index.js';
@@ -65,7 +65,7 @@ describe('apply under chaos: the report matches what the platform did', () => {
    * every task still running settle, compares the report with the emulator's mutation log, then
    * re-runs `edgeform apply` with faults off and `edgeform plan --detailed-exitcode` (in-process CLI).
    */
-  async function runChaos(seed: number, faults: Partial<FaultSettings>, retries: { retryBudget: RetryBudget; retryPolicy?: Partial<RetryPolicy> }): Promise<ChaosResult> {
+  async function runChaos(seed: number, faults: Partial<FaultSettings>, retries: { retryQuota: RetryQuota; retryPolicy?: Partial<RetryPolicy> }): Promise<ChaosResult> {
     const world = chaosWorld();
     const stackPath = join(writeStackFiles({ 'stack.yaml': world.yaml }), 'stack.yaml');
     emu = await startTestEmulator({ fixtures: world.fixtures, taskDurationMs: 2000, seed });
@@ -147,10 +147,10 @@ describe('apply under chaos: the report matches what the platform did', () => {
   // but the emulator did <the change>": resizes, upgrades, tags, settings and deletes that were
   // acknowledged and made, whose confirmation read met the exhausted budget. That is the
   // `reportProblems` assertion; the re-run, the convergence check and the final plan pass today.
-  describe.skip('with the retry budget `edgeform apply` uses (enabled once the retry quota lands)', () => {
+  describe("with the retry quota `edgeform apply` uses", () => {
     for (const seed of SEEDS) {
       it(`seed ${seed}: ${FULL_CHAOS_TITLE}`, async () => {
-        expectContractHeld(await runChaos(seed, FULL_CHAOS, { retryBudget: createRetryBudget() }));
+        expectContractHeld(await runChaos(seed, FULL_CHAOS, { retryQuota: createRetryQuota() }));
       });
     }
   });
@@ -161,7 +161,7 @@ describe('apply under chaos: the report matches what the platform did', () => {
   describe('with retries unconstrained (the harness, at the same fault rates)', () => {
     for (const seed of SEEDS) {
       it(`seed ${seed}: ${FULL_CHAOS_TITLE}`, async () => {
-        const unconstrained = { retryBudget: createRetryBudget({ maxRetries: 1_000_000, maxDelayMs: Number.MAX_SAFE_INTEGER }), retryPolicy: { maxAttempts: 8 } };
+        const unconstrained = { retryQuota: createRetryQuota({ capacity: 1_000_000_000 }), retryPolicy: { maxAttempts: 8 } };
         expectContractHeld(await runChaos(seed, FULL_CHAOS, unconstrained));
       });
     }

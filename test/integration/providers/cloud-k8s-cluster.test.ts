@@ -109,6 +109,34 @@ describe('cloud_k8s_cluster apply', () => {
   });
 });
 
+describe('cloud_k8s_cluster apply when a read fails after a step finished', () => {
+  /** A context that makes every read of the cluster fail (all 4 attempts) once the nth step's task is being waited on. */
+  const readsFailAfterStep = (n: number): ProviderContext => {
+    let waits = 0;
+    return {
+      ...h.ctx,
+      progress(message, detail) {
+        h.ctx.progress(message, detail);
+        if (message.startsWith('waiting on task') && ++waits === n) emu.faults.failNext({ method: 'GET', path: ONE, status: 503, count: 6 });
+      },
+    };
+  };
+
+  it('resolves once the last step finished (acknowledged), leaving the confirmation to the executor', async () => {
+    const change = await planChange(h.ctx, resource('cloud_k8s_cluster', 'cluster', desired()));
+    await expect(cloudK8sCluster.apply(readsFailAfterStep(2), change)).resolves.toBeUndefined();
+    expect(routesSeen(emu, (r) => r === UPGRADE)).toEqual([`POST ${UPGRADE}`, `POST ${UPGRADE}`]);
+    expect(liveVersion()).toBe('v1.31.3');
+  });
+
+  it('fails when the read after an earlier step fails: the upgrade is not complete', async () => {
+    const change = await planChange(h.ctx, resource('cloud_k8s_cluster', 'cluster', desired()));
+    await expect(cloudK8sCluster.apply(readsFailAfterStep(1), change)).rejects.toBeInstanceOf(InternalServerError);
+    expect(routesSeen(emu, (r) => r === UPGRADE)).toEqual([`POST ${UPGRADE}`]);
+    expect(liveVersion()).toBe('v1.30.6');
+  });
+});
+
 describe('cloud_k8s_cluster apply after a 5xx answer (outcome unknown)', () => {
   it('never re-sends an upgrade answered 502: it re-reads, finds nothing started, and fails with the original error', async () => {
     const change = await planChange(h.ctx, resource('cloud_k8s_cluster', 'cluster', desired()));

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ApiConnectionError,
   ApiError,
+  ApiKeyRefusedError,
   ApiTimeoutError,
   AuthenticationError,
   BadRequestError,
@@ -10,13 +11,15 @@ import {
   InternalServerError,
   NotFoundError,
   PermissionDeniedError,
+  PlatformUnavailableError,
   RateLimitError,
   TaskFailedError,
   TaskTimeoutError,
+  toRunFatalError,
   UnprocessableEntityError,
   type ApiErrorDetails,
 } from '../../../src/api/errors.js';
-import { EdgeformError } from '../../../src/errors.js';
+import { EdgeformError, RunFatalError } from '../../../src/errors.js';
 
 const details = (status: number, extra: Partial<ApiErrorDetails> = {}): ApiErrorDetails => ({
   method: 'PATCH',
@@ -101,5 +104,52 @@ describe('task errors', () => {
     expect(error.code).toBe('EDGEFORM_TASK_TIMEOUT');
     expect(error.elapsedMs).toBe(1_200_000);
     expect(error.message).toContain('1200 s');
+  });
+});
+
+describe('toRunFatalError', () => {
+  const BASE = 'https://api.example.com';
+  const retried = { baseUrl: BASE, singleAttempt: false };
+  const refused = (extra: Partial<ConstructorParameters<typeof ApiConnectionError>[0]> = {}) =>
+    new ApiConnectionError({ method: 'GET', path: '/cloud/v1/x', requestSent: false, reason: 'ECONNREFUSED', detail: 'connect ECONNREFUSED 10.0.0.1:443', unreachable: true, note: 'gave up after 4 attempts', ...extra });
+
+  it('a 401 means the key is refused, for any request: one ApiKeyRefusedError naming the platform and the variable', () => {
+    const cause = createApiError(details(401, { method: 'GET', platformMessage: 'Given token not valid for any token type', requestId: 'r-1' }));
+    for (const singleAttempt of [false, true]) {
+      const fatal = toRunFatalError(cause, { baseUrl: BASE, singleAttempt });
+      expect(fatal).toBeInstanceOf(ApiKeyRefusedError);
+      expect(fatal).toBeInstanceOf(RunFatalError);
+      expect(fatal).toMatchObject({ code: 'EDGEFORM_API_KEY_REFUSED', baseUrl: BASE, cause });
+      expect(fatal?.message).toBe(
+        `the platform at ${BASE} refused the API key in EDGEFORM_API_KEY: GET /cloud/v2/floatingips/1/76/726ecfcc: 401 Unauthorized: Given token not valid for any token type (request_id r-1). Check that the key is current and was issued for this platform.`,
+      );
+    }
+  });
+
+  it('a connection that could not be made after the retries means the platform is unavailable', () => {
+    const cause = refused();
+    const fatal = toRunFatalError(cause, retried);
+    expect(fatal).toBeInstanceOf(PlatformUnavailableError);
+    expect(fatal).toMatchObject({ code: 'EDGEFORM_PLATFORM_UNAVAILABLE', cause });
+    expect(fatal?.message).toBe(`the platform at ${BASE} is unavailable: ${cause.message}`);
+  });
+
+  it('a retry refused because the run\'s retry quota is empty means the platform is unavailable, whatever the failure', () => {
+    expect(toRunFatalError(createApiError(details(503, { quotaExhausted: true })), retried)).toBeInstanceOf(PlatformUnavailableError);
+    expect(toRunFatalError(refused({ unreachable: false, requestSent: 'unknown', reason: 'ECONNRESET', quotaExhausted: true }), retried)).toBeInstanceOf(PlatformUnavailableError);
+  });
+
+  it('concerns only its own request otherwise: a 403, a 5xx, a reset connection, one refused task poll', () => {
+    expect(toRunFatalError(createApiError(details(403)), retried)).toBeNull();
+    expect(toRunFatalError(createApiError(details(503)), retried)).toBeNull();
+    expect(toRunFatalError(createApiError(details(404)), retried)).toBeNull();
+    expect(toRunFatalError(refused({ unreachable: false, requestSent: 'unknown', reason: 'ECONNRESET' }), retried)).toBeNull();
+    expect(toRunFatalError(refused(), { baseUrl: BASE, singleAttempt: true })).toBeNull();
+    expect(toRunFatalError(new Error('boom'), retried)).toBeNull();
+  });
+
+  it('passes a run-fatal error through unchanged', () => {
+    const fatal = new PlatformUnavailableError(BASE, refused());
+    expect(toRunFatalError(fatal, retried)).toBe(fatal);
   });
 });

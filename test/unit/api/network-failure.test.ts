@@ -1,6 +1,6 @@
 import { errors } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { classifyNetworkError } from '../../../src/api/network-failure.js';
+import { classifyNetworkError, isUnreachable } from '../../../src/api/network-failure.js';
 
 const sysError = (code: string, syscall?: string) => Object.assign(new Error(`${syscall ?? 'read'} ${code}`), { code, ...(syscall ? { syscall } : {}) });
 
@@ -58,5 +58,26 @@ describe('classifyNetworkError', () => {
   it('anything unknown is not retried and not assumed unsent', () => {
     expect(classifyNetworkError(new Error('weird'))).toEqual({ timeoutPhase: null, requestSent: 'unknown', transient: false, reason: 'Error' });
     expect(classifyNetworkError('a string')).toMatchObject({ requestSent: 'unknown', transient: false, reason: 'unknown' });
+  });
+});
+
+describe('isUnreachable', () => {
+  it('is true when no connection to the platform could be made: refused, DNS, unreachable host, connect timeout, TLS', () => {
+    for (const error of [
+      sysError('ECONNREFUSED', 'connect'),
+      sysError('ENOTFOUND', 'getaddrinfo'),
+      sysError('EHOSTUNREACH', 'connect'),
+      sysError('ETIMEDOUT', 'connect'),
+      new errors.ConnectTimeoutError(),
+      sysError('CERT_HAS_EXPIRED'),
+    ]) {
+      expect(isUnreachable(classifyNetworkError(error))).toBe(true);
+    }
+  });
+
+  it('is false for a connection that broke mid-exchange, a timeout after sending, or a request undici refused to send', () => {
+    for (const error of [sysError('ECONNRESET'), new errors.SocketError('other side closed'), new errors.HeadersTimeoutError(), new errors.InvalidArgumentError('bad'), new errors.ClientClosedError(), new Error('weird')]) {
+      expect(isUnreachable(classifyNetworkError(error))).toBe(false);
+    }
   });
 });

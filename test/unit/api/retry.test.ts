@@ -1,15 +1,19 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   computeBackoff,
   computeRetryDelay,
-  createRetryBudget,
+  createRetryQuota,
   decideRetry,
   DEFAULT_RETRY_POLICY,
   isRetryableFailure,
   parseRetryAfter,
   type AttemptFailure,
+  type RetryMode,
   type RetryPolicy,
+  type RetryQuota,
 } from '../../../src/api/retry.js';
+import { seededRandom } from '../../helpers/seeded-random.js';
 
 const NOW = Date.parse('2025-01-01T12:00:00Z');
 const fixed = (r: number) => () => r;
@@ -139,27 +143,113 @@ describe('isRetryableFailure', () => {
   });
 });
 
-describe('createRetryBudget', () => {
-  it('allows at most maxRetries retries', () => {
-    const budget = createRetryBudget({ maxRetries: 2 });
-    expect(budget.canAfford(10)).toBe(true);
-    budget.consume(10);
-    budget.consume(10);
-    expect(budget.canAfford(0)).toBe(false);
-    expect(budget.retriesUsed).toBe(2);
+const HTTP_503: AttemptFailure = { kind: 'status', status: 503 };
+const REFUSED: AttemptFailure = { kind: 'network', requestSent: false, transient: true };
+
+describe('createRetryQuota', () => {
+  it('starts full with the AWS standard-mode sizes: 500 tokens, a retry costs 5, or 10 after a timeout or connection failure', () => {
+    const quota = createRetryQuota();
+    expect([quota.capacity, quota.available]).toEqual([500, 500]);
+    expect(quota.costOf(HTTP_503)).toBe(5);
+    expect(quota.costOf({ kind: 'status', status: 429 })).toBe(5);
+    expect(quota.costOf(REFUSED)).toBe(10);
+    expect(quota.costOf({ kind: 'network', requestSent: 'unknown', transient: true })).toBe(10);
   });
 
-  it('bounds the total backoff time', () => {
-    const budget = createRetryBudget({ maxRetries: 100, maxDelayMs: 1000 });
-    budget.consume(900);
-    expect(budget.canAfford(100)).toBe(true);
-    expect(budget.canAfford(101)).toBe(false);
-    expect(budget.delayUsedMs).toBe(900);
+  it('pays for retries until fewer tokens are left than a retry costs', () => {
+    const quota = createRetryQuota({ capacity: 12 });
+    expect(quota.canAfford(5)).toBe(true);
+    quota.take(5);
+    quota.take(5);
+    expect(quota.available).toBe(2);
+    expect(quota.canAfford(5)).toBe(false);
   });
 
-  it('defaults to 20 retries and 120 s', () => {
-    const budget = createRetryBudget();
-    expect([budget.maxRetries, budget.maxDelayMs]).toEqual([20, 120_000]);
+  it('refunds the cost of the retry that led to a success, and adds one for a success without retry, never above capacity', () => {
+    const quota = createRetryQuota({ capacity: 20 });
+    quota.take(10);
+    quota.recordSuccess(10);
+    expect(quota.available).toBe(20);
+    quota.take(5);
+    quota.recordSuccess(null);
+    expect(quota.available).toBe(16);
+    for (let i = 0; i < 10; i++) quota.recordSuccess(null);
+    expect(quota.available).toBe(20);
+  });
+
+  it('stays between 0 and its capacity whatever happens', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.constantFrom(5, 10).map((c) => ({ take: c })), fc.option(fc.constantFrom(5, 10), { nil: null }).map((c) => ({ success: c }))), { maxLength: 300 }), (ops) => {
+        const quota = createRetryQuota({ capacity: 50 });
+        for (const op of ops) {
+          if ('take' in op) {
+            if (quota.canAfford(op.take)) quota.take(op.take);
+          } else quota.recordSuccess(op.success);
+          expect(quota.available).toBeGreaterThanOrEqual(0);
+          expect(quota.available).toBeLessThanOrEqual(50);
+        }
+      }),
+    );
+  });
+
+  it('describes what is left and what a retry costs', () => {
+    const quota = createRetryQuota({ capacity: 10 });
+    quota.take(7);
+    expect(quota.describe()).toBe('3 of 10 tokens left; a retry costs 5, 10 after a timeout or connection failure, and successes refill it');
+  });
+});
+
+/**
+ * Runs `requests` requests through decideRetry and one quota, each attempt failing with
+ * `failureRate` (as the client does: take the cost on a retry, refund on success). Pure.
+ */
+function simulateRun(quota: RetryQuota, requests: number, failureRate: number, random: () => number, mode: RetryMode = 'idempotent') {
+  const ends = { succeeded: 0, attemptsExhausted: 0, quotaExhausted: 0, retries: 0 };
+  for (let r = 0; r < requests; r++) {
+    let retryCost: number | null = null;
+    for (let attempt = 1; ; attempt++) {
+      if (random() >= failureRate) {
+        quota.recordSuccess(retryCost);
+        ends.succeeded += 1;
+        break;
+      }
+      const d = decideRetry({ mode, failure: HTTP_503, attempt, now: NOW, random, quota });
+      if (!d.retry) {
+        if (d.reason === 'quota-exhausted') ends.quotaExhausted += 1;
+        else ends.attemptsExhausted += 1;
+        break;
+      }
+      quota.take(d.cost ?? 0);
+      retryCost = d.cost ?? null;
+      ends.retries += 1;
+    }
+  }
+  return ends;
+}
+
+describe('the retry quota over a whole run', () => {
+  it('scales with the work: 5,000 requests at a 15% failure rate never empty it', () => {
+    const quota = createRetryQuota();
+    const run = simulateRun(quota, 5_000, 0.15, seededRandom(1));
+    expect(run.quotaExhausted).toBe(0);
+    expect(run.retries).toBeGreaterThan(500);
+    expect(run.succeeded + run.attemptsExhausted).toBe(5_000);
+  });
+
+  it('makes an API that is really down fail fast: at most 100 retries in all, then every request fails at its first attempt', () => {
+    const quota = createRetryQuota();
+    const run = simulateRun(quota, 1_000, 1, seededRandom(2));
+    expect(run.retries).toBe(100);
+    expect(run.succeeded).toBe(0);
+    expect(run.quotaExhausted).toBeGreaterThan(950);
+  });
+
+  it('fills up again once requests succeed', () => {
+    const quota = createRetryQuota();
+    simulateRun(quota, 200, 1, seededRandom(3));
+    expect(quota.available).toBeLessThan(5);
+    simulateRun(quota, 600, 0, seededRandom(4));
+    expect(quota.available).toBe(500);
   });
 });
 
@@ -171,9 +261,16 @@ describe('decideRetry', () => {
     expect(decideRetry({ ...base, attempt: 3, failure: { kind: 'status', status: 503 } })).toEqual({ retry: true, delayMs: 1000 });
   });
 
-  it('gives up after 4 attempts in total and says so', () => {
-    const d = decideRetry({ ...base, attempt: 4, failure: { kind: 'status', status: 503 } });
-    expect(d).toEqual({ retry: false, reason: 'attempts-exhausted', note: 'gave up after 4 attempts' });
+  it('gives up after 6 attempts in total while the platform answers, and says so', () => {
+    expect(decideRetry({ ...base, attempt: 5, failure: { kind: 'status', status: 503 } })).toMatchObject({ retry: true });
+    const d = decideRetry({ ...base, attempt: 6, failure: { kind: 'status', status: 503 } });
+    expect(d).toEqual({ retry: false, reason: 'attempts-exhausted', note: 'gave up after 6 attempts' });
+  });
+
+  it('gives up after 4 attempts when the platform does not answer, so an outage is reported in seconds', () => {
+    const failure = { kind: 'network', requestSent: false, transient: true } as const;
+    expect(decideRetry({ ...base, attempt: 3, failure })).toMatchObject({ retry: true });
+    expect(decideRetry({ ...base, attempt: 4, failure })).toEqual({ retry: false, reason: 'attempts-exhausted', note: 'gave up after 4 attempts' });
   });
 
   it('gives up on a Retry-After longer than 60 s and says so', () => {
@@ -186,21 +283,27 @@ describe('decideRetry', () => {
     }
   });
 
-  it('stops when the run-wide budget is exhausted and says so', () => {
-    const budget = createRetryBudget({ maxRetries: 1 });
-    budget.consume(250);
-    const d = decideRetry({ ...base, attempt: 1, failure: { kind: 'status', status: 503 }, budget });
-    expect(d.retry).toBe(false);
-    if (!d.retry) {
-      expect(d.reason).toBe('budget-exhausted');
-      expect(d.note).toMatch(/retry budget is exhausted \(1 of 1 retries/);
-    }
+  it('stops when the run-wide quota cannot pay for the retry and says so', () => {
+    const quota = createRetryQuota({ capacity: 14 });
+    quota.take(10);
+    const d = decideRetry({ ...base, attempt: 2, failure: { kind: 'status', status: 503 }, quota });
+    expect(d).toEqual({
+      retry: false,
+      reason: 'quota-exhausted',
+      note: "not retried: the run's retry quota is exhausted, too many requests are failing (4 of 14 tokens left; a retry costs 5, 10 after a timeout or connection failure, and successes refill it) after 2 attempts",
+    });
   });
 
-  it('does not consume the budget itself', () => {
-    const budget = createRetryBudget({ maxRetries: 1 });
-    decideRetry({ ...base, attempt: 1, failure: { kind: 'status', status: 503 }, budget });
-    expect(budget.retriesUsed).toBe(0);
+  it('charges a connection failure more than an HTTP answer', () => {
+    const quota = createRetryQuota({ capacity: 9 });
+    expect(decideRetry({ ...base, attempt: 1, failure: HTTP_503, quota })).toEqual({ retry: true, delayMs: 250, cost: 5 });
+    expect(decideRetry({ ...base, attempt: 1, failure: REFUSED, quota })).toMatchObject({ retry: false, reason: 'quota-exhausted' });
+  });
+
+  it('does not take from the quota itself', () => {
+    const quota = createRetryQuota({ capacity: 5 });
+    decideRetry({ ...base, attempt: 1, failure: { kind: 'status', status: 503 }, quota });
+    expect(quota.available).toBe(5);
   });
 
   it('explains why an ambiguous POST failure is not retried', () => {

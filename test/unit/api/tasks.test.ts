@@ -192,7 +192,7 @@ function scriptedWithFailures(steps: Array<Partial<Task> | Error>) {
 }
 
 describe('pollTask through transient poll failures', () => {
-  it('asks the client not to retry: the poll schedule is the retry, and the run-wide budget is left alone', async () => {
+  it('asks the client not to retry: the poll schedule is the retry, and the run-wide retry quota is left alone', async () => {
     const s = scriptedWithFailures([{ state: 'FINISHED' }]);
     await pollTask(s.client, 't-1', { sleep: s.sleep, now: s.now });
     expect(s.gets.map((g) => g.retry)).toEqual(['none']);

@@ -158,3 +158,87 @@ describe('the JSON apply view', () => {
     ]);
   });
 });
+
+describe('warnings of an applied change', () => {
+  const WARNING = 'the platform acknowledged the change, but the read that confirms it failed: GET /x: 503 Service Unavailable; gave up after 4 attempts. Run edgeform plan to check it.';
+  const applied = { address: vm.address, action: 'update' as const, status: 'applied' as const, taskIds: ['t1'], warnings: [WARNING] };
+
+  it('the text view prints the finish, then the warning', () => {
+    const lines: string[] = [];
+    const view = createTextApplyView((l) => lines.push(l), verbs, () => 0);
+    view.onStart!(vm);
+    view.onFinish!(vm, applied);
+    expect(lines.slice(1)).toEqual(['cloud_instance.web_vm: Resized after 0s [task t1]', `cloud_instance.web_vm: warning: ${WARNING}`]);
+  });
+
+  it('the summary is still a success, followed by the warnings', () => {
+    expect(summaryLines({ interrupted: false, aborted: false, resources: [applied] })).toEqual([
+      'Apply complete! Resources: 0 added, 1 changed, 0 destroyed.',
+      '',
+      'Warnings (1):',
+      `  cloud_instance.web_vm: ${WARNING}`,
+    ]);
+  });
+
+  it('the JSON view carries them in apply_complete and in the summary', () => {
+    const lines: string[] = [];
+    const view = createJsonApplyView((l) => lines.push(l), () => Date.UTC(2026, 0, 1));
+    view.onFinish!(vm, { ...applied, elapsedMs: 3 });
+    view.summary({ interrupted: false, aborted: false, resources: [applied] });
+    const [complete, summary] = lines.map((l) => JSON.parse(l));
+    expect(complete).toEqual({ type: 'apply_complete', timestamp: '2026-01-01T00:00:00.000Z', address: vm.address, action: 'update', status: 'applied', task_ids: ['t1'], elapsed_ms: 3, warnings: [WARNING] });
+    expect(summary).toMatchObject({ type: 'change_summary', change: 1, failed: 0, warned: 1, run_error: null });
+    expect(summary.resources[0].warnings).toEqual([WARNING]);
+  });
+});
+
+describe('a run-fatal error', () => {
+  const runError = { code: 'EDGEFORM_API_KEY_REFUSED', message: 'the platform at http://127.0.0.1:1 refused the API key in EDGEFORM_API_KEY: GET /x: 401 Unauthorized' };
+  const stopped: ApplyOutcome = {
+    interrupted: false,
+    aborted: false,
+    runError,
+    resources: [
+      { address: 'cloud_floating_ip.ip', action: 'update', status: 'applied', taskIds: ['t0'] },
+      { address: vm.address, action: 'update', status: 'not-started', taskIds: [] },
+      { address: 'fastedge_app.old', action: 'delete', status: 'not-started', taskIds: [] },
+    ],
+  };
+
+  it('the text view prints it once when it happens, and says why a started resource ends not started', () => {
+    const lines: string[] = [];
+    const view = createTextApplyView((l) => lines.push(l), verbs, () => 0);
+    view.onStart!(vm);
+    view.onRunError!(runError);
+    view.onFinish!(vm, { address: vm.address, action: 'update', status: 'not-started', taskIds: [] });
+    expect(lines).toEqual([
+      'cloud_instance.web_vm: Resizing...',
+      `\nError: ${runError.message}`,
+      'No new actions will start. Waiting for 1 running action to finish.',
+      'cloud_instance.web_vm: not started: the run stopped before anything was sent',
+    ]);
+  });
+
+  it('the summary fails and counts what never started instead of listing it', () => {
+    expect(summaryLines(stopped)).toEqual([
+      'Apply failed. Resources: 0 added, 1 changed, 0 destroyed.',
+      '',
+      'Applied (1):',
+      '  cloud_floating_ip.ip (update) [task t0]',
+      '',
+      'Not started (2): the run stopped on the error above before anything was sent for them.',
+      '',
+      'Run edgeform apply again to converge: finished work is not repeated.',
+    ]);
+  });
+
+  it('the JSON view emits run_error when it happens and ends with a change_summary that names it', () => {
+    const lines: string[] = [];
+    const view = createJsonApplyView((l) => lines.push(l), () => Date.UTC(2026, 0, 1));
+    view.onRunError!(runError);
+    view.summary(stopped);
+    const [event, summary] = lines.map((l) => JSON.parse(l));
+    expect(event).toEqual({ type: 'run_error', timestamp: '2026-01-01T00:00:00.000Z', ...runError });
+    expect(summary).toMatchObject({ type: 'change_summary', change: 1, not_started: 2, interrupted: false, run_error: runError });
+  });
+});

@@ -1,0 +1,94 @@
+/**
+ * A platform that refuses the whole run (a wrong API key, nothing listening at the base URL):
+ * plan, drift and apply stop with one clear error and exit 1, and `apply --format json` still
+ * ends its stdout with the change_summary event.
+ */
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { emulatorEnv, extraFipBlocks, withExtraFloatingIps, writesSeen } from '../helpers/apply.js';
+import { runCli } from '../helpers/cli.js';
+import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { closedPort } from '../helpers/loopback-server.js';
+import { writeStackFiles } from '../helpers/stack-files.js';
+
+const RESOURCES = 30;
+const WRONG_KEY = 'wrong$key-4f1d';
+
+let emu: TestEmulator | undefined;
+afterEach(async () => {
+  await emu?.close();
+  emu = undefined;
+});
+
+async function setUp(): Promise<{ emu: TestEmulator; stack: string; env: Record<string, string> }> {
+  emu = await startTestEmulator({ taskDurationMs: 0, fixtures: withExtraFloatingIps(RESOURCES) });
+  const stack = join(writeStackFiles({ 'stack.yaml': `version: 1\ndefaults: { project_id: 1, region_id: 76 }\nresources:\n${extraFipBlocks(RESOURCES)}` }), 'stack.yaml');
+  return { emu, stack, env: emulatorEnv(emu) };
+}
+
+const lines = (text: string) => text.split('\n').filter((l) => l !== '');
+
+describe('a refused API key', () => {
+  it('apply --format json: one error on stderr, JSON events on stdout ending with change_summary naming it, exit 1', async () => {
+    const { emu, stack, env } = await setUp();
+    const result = await runCli(['apply', stack, '--auto-approve', '--format', 'json'], { env: { ...env, EDGEFORM_API_KEY: WRONG_KEY } });
+
+    expect(result.code).toBe(1);
+    const refused = new RegExp(`^the platform at ${emu.url} refused the API key in EDGEFORM_API_KEY: GET /cloud/v1/floatingips/.*: 401 Unauthorized`);
+    expect(lines(result.stderr)).toEqual([expect.stringMatching(new RegExp(`^Error: ${refused.source.slice(1)}`))]);
+    const events = lines(result.stdout).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(events.map((e) => e.type)).toEqual(['run_error', 'change_summary']);
+    expect(events.at(-1)).toMatchObject({
+      type: 'change_summary',
+      add: 0,
+      change: 0,
+      destroy: 0,
+      failed: 0,
+      run_error: { code: 'EDGEFORM_API_KEY_REFUSED', message: expect.stringMatching(refused) },
+      resources: [],
+    });
+    expect(`${result.stdout}${result.stderr}`).not.toContain(WRONG_KEY);
+    // The reading stopped: at most the reads already in flight (--parallelism 10), nothing written.
+    expect(emu.requests.length).toBeLessThanOrEqual(10);
+    expect(writesSeen(emu)).toEqual([]);
+  });
+
+  it('apply (text): one error line, nothing else, exit 1', async () => {
+    const { stack, env } = await setUp();
+    const result = await runCli(['apply', stack, '--auto-approve'], { env: { ...env, EDGEFORM_API_KEY: WRONG_KEY } });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(lines(result.stderr)).toEqual([expect.stringMatching(/^Error: the platform at .* refused the API key in EDGEFORM_API_KEY: GET .*401 Unauthorized/)]);
+  });
+
+  it('plan --format json and drift: one error line, exit 1', async () => {
+    const { stack, env } = await setUp();
+    for (const args of [['plan', stack, '--format', 'json'], ['drift', stack]]) {
+      const result = await runCli(args, { env: { ...env, EDGEFORM_API_KEY: WRONG_KEY } });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(lines(result.stderr)).toEqual([expect.stringMatching(/^Error: the platform at .* refused the API key in EDGEFORM_API_KEY/)]);
+    }
+  });
+});
+
+describe('an unreachable platform (nothing listens at the base URL)', () => {
+  it('plan and apply: one error line naming the platform, exit 1', async () => {
+    const { stack, env } = await setUp();
+    const url = await closedPort();
+    for (const args of [['plan', stack], ['apply', stack, '--auto-approve']]) {
+      const result = await runCli(args, { env: { ...env, EDGEFORM_BASE_URL: url } });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(lines(result.stderr)).toEqual([expect.stringMatching(new RegExp(`^Error: the platform at ${url}/? is unavailable: GET .*ECONNREFUSED.*gave up after 4 attempts$`))]);
+    }
+  });
+
+  it('apply --format json ends with change_summary naming the platform unavailable', async () => {
+    const { stack, env } = await setUp();
+    const result = await runCli(['apply', stack, '--auto-approve', '--format', 'json'], { env: { ...env, EDGEFORM_BASE_URL: await closedPort() } });
+    expect(result.code).toBe(1);
+    const last = JSON.parse(lines(result.stdout).at(-1)!) as Record<string, unknown>;
+    expect(last).toMatchObject({ type: 'change_summary', run_error: { code: 'EDGEFORM_PLATFORM_UNAVAILABLE' } });
+  });
+});
