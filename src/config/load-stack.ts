@@ -106,7 +106,9 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
 
   const usedDefaults = new Set<string>();
   const typed = new Map<string, TypedBlock>();
-  for (const raw of rawBlocks) {
+  for (const [index, raw] of rawBlocks.entries()) {
+    // Validating many blocks takes a while: let a signal (Ctrl-C) be handled in between.
+    if (index % 1000 === 999) await new Promise((resolve) => setImmediate(resolve));
     const result = validateBlock(raw, defaults, usedDefaults, diagnostics);
     if (!result) continue;
     const previous = typed.get(result.address);
