@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli as runCliInProcess } from '../../cmd/edgeform.js';
+import { runCli as runCliInProcess } from '../../cmd/run-cli.js';
 import { captureStream } from '../helpers/capture.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { DEMO, startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
