@@ -33,7 +33,7 @@ export interface SourceFile {
   filename: string;
   /** The file's text with secret values masked by `*` (same length, so positions hold): safe to print. */
   text: string;
-  /** Undefined when the file is empty or has YAML syntax errors. */
+  /** Undefined when the file is empty, has YAML syntax errors or crossed a limit. */
   root?: SourceNode;
   diagnostics: Diagnostic[];
   /** True when the YAML itself was broken or a limit stopped reading it (the root, if any, is partial). */
@@ -85,7 +85,9 @@ export function readSourceFile(filename: string, text: string, env: Readonly<Rec
   if (syntaxErrors || doc.contents === null) return { filename, text, diagnostics, syntaxErrors };
   const converter = new Converter(doc, env, toRange, diagnostics, budget);
   const root = converter.convert(doc.contents, [], undefined, 1);
-  return { filename, text: maskSpans(text, converter.secretSpans), root, diagnostics, syntaxErrors: converter.stopped };
+  // A limit stopped the conversion: the partial tree would only add noise, like broken YAML.
+  if (converter.stopped) return { filename, text: maskSpans(text, converter.secretSpans), diagnostics, syntaxErrors: true };
+  return { filename, text: maskSpans(text, converter.secretSpans), root, diagnostics, syntaxErrors: false };
 }
 
 /** Characters the YAML spec does not allow in a stream (C0 but tab and line breaks, DEL, C1 but NEL, U+FFFE, U+FFFF). */

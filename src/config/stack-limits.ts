@@ -57,14 +57,22 @@ const MARKERS = new Set<string>([CST.DOCUMENT, CST.SCALAR, CST.FLOW_END]);
 
 /**
  * Counts the values of a YAML text with the yaml library's lexer (a generator: no tree is
- * built) and checks flow nesting and the length of every token, so a file that would exhaust
- * memory or the call stack in the parser is refused first. Takes `budget.values` for the
- * values found. Linear in the text's length.
+ * built) and checks nesting and the length of every token, so a file that would exhaust
+ * memory or the call stack in the parser is refused first, at a place that does not depend
+ * on how deep the parser's stack happens to be. Takes `budget.values` for the values found.
+ * Linear in the text's length.
+ *
+ * Nesting is flow brackets plus block levels: a value, `-` or `?` that starts further right
+ * than the open block levels opens one more (`- - - x` opens three), one at or left of a level
+ * closes it: the levels the converter counts, give or take a key and its value on one line.
  */
 export function scanYaml(text: string, budget: StackBudget): ScanProblem | undefined {
   let values = 0;
-  let depth = 0;
+  let flowDepth = 0;
+  /** Columns of the open block levels. */
+  const blockColumns: number[] = [];
   let offset = 0;
+  let lineStart = 0;
   let previous = '';
   for (const token of new Lexer().lex(text)) {
     const type = CST.tokenType(token);
@@ -78,7 +86,8 @@ export function scanYaml(text: string, budget: StackBudget): ScanProblem | undef
       };
     }
     previous = token;
-    if (VALUE_TOKENS.has(type)) {
+    const isValue = VALUE_TOKENS.has(type);
+    if (isValue) {
       values += 1;
       if (values > budget.values) {
         return {
@@ -89,13 +98,20 @@ export function scanYaml(text: string, budget: StackBudget): ScanProblem | undef
         };
       }
     }
-    if (type === 'flow-seq-start' || type === 'flow-map-start') {
-      depth += 1;
-      if (depth > MAX_DEPTH) return tooDeep(offset);
-    } else if ((type === 'flow-seq-end' || type === 'flow-map-end') && depth > 0) {
-      depth -= 1;
+    if (type === 'doc-start') blockColumns.length = 0;
+    if (flowDepth === 0 && (isValue || type === 'explicit-key-ind')) {
+      const column = offset - lineStart;
+      while (blockColumns.length > 0 && blockColumns[blockColumns.length - 1]! >= column) blockColumns.pop();
+      blockColumns.push(column);
     }
-    if (!MARKERS.has(token)) offset += token.length;
+    if (type === 'flow-seq-start' || type === 'flow-map-start') flowDepth += 1;
+    else if ((type === 'flow-seq-end' || type === 'flow-map-end') && flowDepth > 0) flowDepth -= 1;
+    // The outermost flow collection opened a block level already.
+    if (blockColumns.length + Math.max(flowDepth - 1, 0) > MAX_DEPTH) return tooDeep(offset);
+    if (MARKERS.has(token)) continue;
+    const newline = token.lastIndexOf('\n');
+    if (newline !== -1) lineStart = offset + newline + 1;
+    offset += token.length;
   }
   budget.values -= values;
   return undefined;

@@ -30,7 +30,19 @@ describe('scanYaml: counting before parsing', () => {
 
   it('refuses flow nesting deeper than MAX_DEPTH at the bracket that goes too deep, before the parser overflows its stack', () => {
     const text = `a: ${'['.repeat(100_000)}${']'.repeat(100_000)}`;
-    expect(scanYaml(text, createStackBudget())).toMatchObject({ code: 'too-deep', offset: 3 + MAX_DEPTH });
+    // The root mapping is level 1, so the MAX_DEPTH-th bracket is one too many.
+    expect(scanYaml(text, createStackBudget())).toMatchObject({ code: 'too-deep', offset: 3 + MAX_DEPTH - 1 });
+  });
+
+  it('refuses block nesting deeper than MAX_DEPTH, also when the levels share a line', () => {
+    expect(scanYaml(`${'- '.repeat(100_000)}1\n`, createStackBudget())).toMatchObject({ code: 'too-deep', offset: 2 * MAX_DEPTH });
+    const indented = Array.from({ length: 100 }, (_, i) => `${' '.repeat(i)}k${i}:\n`).join('');
+    expect(scanYaml(indented, createStackBudget())).toMatchObject({ code: 'too-deep', offset: indented.indexOf(`k${MAX_DEPTH}:`) });
+  });
+
+  it('counts no levels for comments, block scalar lines or lines of a flow collection', () => {
+    const text = `a:\n${'  '.repeat(80)}# deep comment\nb: |\n${Array.from({ length: 80 }, (_, i) => `  ${' '.repeat(i)}text`).join('\n')}\nc: [\n${Array.from({ length: 80 }, (_, i) => `${' '.repeat(i)}${i},`).join('\n')}\n]\n`;
+    expect(scanYaml(text, createStackBudget())).toBeUndefined();
   });
 
   it('refuses a value longer than MAX_VALUE_LENGTH at the value', () => {
@@ -66,8 +78,10 @@ describe('readSourceFile: bounded reading', () => {
     expect(located(text)).toEqual([`too-deep ${MAX_DEPTH + 1}:${MAX_DEPTH + 1}`]);
   });
 
-  it('reports a parser stack overflow as nesting too deep, not as a crash', () => {
-    expect(located('- '.repeat(50_000) + '1\n')[0]).toMatch(/^too-deep /);
+  it('refuses nesting deeper than MAX_DEPTH that only aliases build, at the alias', () => {
+    const half = MAX_DEPTH / 2 + 5;
+    const text = `a: &a ${'['.repeat(half)}x${']'.repeat(half)}\nb: ${'['.repeat(half)}*a${']'.repeat(half)}\n`;
+    expect(located(text)).toEqual([`too-deep 2:${4 + half}`]);
   });
 
   it('refuses the first raw control character of the file, where it is', () => {
