@@ -12,8 +12,8 @@ import { writeStackFiles } from '../helpers/stack-files.js';
  * (82 files, exact diagnostics in expected.json) and the huge ones generated here into a
  * temporary directory. Each must be refused with located errors and exit 1, without a stack
  * trace or "bug in edgeform", without a raw control character or the API key in the output,
- * with bounded output, and with nothing sent to the platform (plan points at a loopback
- * server that records every request). The generated ones also run as a process whose V8 heap
+ * with bounded output, and with nothing sent to the platform (plan and apply point at a
+ * loopback server that records every request). The generated ones also run as a process whose V8 heap
  * is capped at 192 MB, so "bounded memory" is a crash away from failing, not a wall clock.
  */
 
@@ -105,13 +105,13 @@ afterAll(async () => {
   await server.close();
 });
 
-/** What every refusal has in common, in any format. */
-function expectCleanRefusal(code: number | null, stdout: string, stderr: string): void {
+/** What every refusal has in common, in any format (`apiKey`: the key the run had). */
+function expectCleanRefusal(code: number | null, stdout: string, stderr: string, apiKey = API_KEY): void {
   expect(code).toBe(1);
   for (const text of [stdout, stderr]) {
     expect(text).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
     expect(text).not.toContain('bug in edgeform');
-    expect(text).not.toContain(API_KEY);
+    expect(text).not.toContain(apiKey);
     expect(text).not.toMatch(RAW_CONTROL);
   }
   expect(stdout.length + stderr.length).toBeLessThan(MAX_OUTPUT);
@@ -145,13 +145,13 @@ describe('the bad-input corpus', () => {
       expect(doc.diagnostics.length).toBe(c.count ?? doc.diagnostics.length);
       expect(doc.diagnostics.every((d) => d.range !== null)).toBe(true);
       // JSON lists everything; only the text view is bounded.
-      if (!c.count) expectCleanRefusal(result.code, result.stdout, result.stderr);
+      if (!c.count) expectCleanRefusal(result.code, result.stdout, result.stderr, c.env.EDGEFORM_API_KEY);
     });
 
-    it('plan refuses it with located errors in text, exit 1, and sends nothing', async () => {
+    it.each([['plan'], ['apply', '--auto-approve']])('%s refuses it with located errors in text, exit 1, and sends nothing', async (...command) => {
       const before = server.requests.length;
-      const result = await run(['plan', c.path], c.env);
-      expectCleanRefusal(result.code, result.stdout, result.stderr);
+      const result = await run([...command, c.path], c.env);
+      expectCleanRefusal(result.code, result.stdout, result.stderr, c.env.EDGEFORM_API_KEY);
       const located = [...result.stderr.matchAll(LOCATED)];
       expect(located.length).toBe(Math.min(c.count ?? c.expected.length, 50));
       const [first] = located;
