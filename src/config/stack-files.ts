@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeStackText } from './decode-text.js';
-import type { Diagnostic } from './diagnostics.js';
+import { addDiagnostics, type Diagnostic } from './diagnostics.js';
 import { readSourceFile, type SourceFile } from './source-tree.js';
 import { createStackBudget, MAX_STACK_BYTES } from './stack-limits.js';
 
@@ -71,7 +71,7 @@ export async function readStackFiles(path: string, env: Env): Promise<{ files: S
     }
     const file = readSourceFile(filename, decoded.text, env, budget);
     files.push(file);
-    diagnostics.push(...file.diagnostics);
+    addDiagnostics(diagnostics, file.diagnostics);
     // Let a signal (Ctrl-C) be handled between files.
     await new Promise((resolve) => setImmediate(resolve));
   }

@@ -13,8 +13,9 @@ import { writeStackFiles } from '../helpers/stack-files.js';
  * temporary directory. Each must be refused with located errors and exit 1, without a stack
  * trace or "bug in edgeform", without a raw control character or the API key in the output,
  * with bounded output, and with nothing sent to the platform (plan and apply point at a
- * loopback server that records every request). The generated ones also run as a process whose V8 heap
- * is capped at 192 MB, so "bounded memory" is a crash away from failing, not a wall clock.
+ * loopback server that records every request). The generated ones also run as a process whose
+ * V8 heap is capped (192 MB; 384 MB for 200,000 errors), so "bounded memory" is a crash away
+ * from failing, not a wall clock.
  */
 
 const FIXTURES = 'test/fixtures/invalid';
@@ -41,6 +42,8 @@ interface Case {
   exact: boolean;
   /** How many diagnostics there are when the expected list only starts them. */
   count?: number;
+  /** The V8 heap the process may use, in MB (default 192). */
+  heapMb?: number;
 }
 
 function committedCases(): Case[] {
@@ -85,6 +88,13 @@ function generatedCases(): Case[] {
       count: 60_000,
     },
     { name: '8,000 errors', path: write('errors-8000', `version: 1\nresources:\n${errors8000}`), expected: [{ code: 'invalid-value', line: 5, column: 13 }], count: 8_000 },
+    {
+      name: '200,000 errors in one list',
+      path: write('errors-200000', `version: 1\nchecks:\n  subs:\n    type: streaming_video_subtitles\n    video_id: 1\n    languages: [${Array(200_000).fill('1').join(', ')}]\n`),
+      expected: [{ code: 'invalid-type', line: 6, column: 17 }],
+      count: 200_000,
+      heapMb: 384,
+    },
     { name: '300,000 values', path: write('too-many-values', `${HEAD}    app_id: [${'0,'.repeat(300_000)}0]\n`), expected: [{ code: 'stack-too-large', line: 5, column: 14 + 2 * 249_992 }] },
     { name: '100,000 nested flow lists', path: write('deep-flow', `${HEAD}    app_id: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`), expected: [{ code: 'too-deep', line: 5, column: 13 + 61 }] },
     { name: '50,000 nested block lists', path: write('deep-block', `${'- '.repeat(50_000)}1\n`), expected: [{ code: 'too-deep', line: 1, column: 2 * 64 + 1 }] },
@@ -160,9 +170,9 @@ describe('the bad-input corpus', () => {
     });
   });
 
-  describe.each(generated)('$name, as a process with a 192 MB heap', (c) => {
+  describe.each(generated)('$name, as a process with a bounded heap', (c) => {
     it('exits 1 with bounded output', async () => {
-      const result = await runCli(['validate', c.path], { env: { NODE_OPTIONS: '--max-old-space-size=192' } });
+      const result = await runCli(['validate', c.path], { env: { NODE_OPTIONS: `--max-old-space-size=${c.heapMb ?? 192}` } });
       expect(result.signal).toBeNull();
       expectCleanRefusal(result.code, result.stdout, result.stderr);
       expect(result.stderr.trimEnd()).toMatch(/\d+ errors?, \d+ warnings?$/);

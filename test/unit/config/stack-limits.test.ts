@@ -110,6 +110,15 @@ describe('readSourceFile: bounded reading', () => {
   });
 });
 
+describe('many errors', () => {
+  it('reports 200,000 errors of one block (a spread of that many arguments overflows the call stack)', async () => {
+    const dir = writeStackFiles({ 'stack.yaml': `version: 1\nchecks:\n  subs:\n    type: streaming_video_subtitles\n    video_id: 1\n    languages: [${Array(200_000).fill('1').join(', ')}]\n` });
+    const { diagnostics } = await loadStack(join(dir, 'stack.yaml'), {});
+    expect(diagnostics).toHaveLength(200_000);
+    expect(diagnostics[199_999]).toMatchObject({ code: 'invalid-type', summary: 'languages[199999] must be a string, not an integer' });
+  });
+});
+
 describe('the API key in a stack value (EDGEFORM_API_KEY set)', () => {
   const key = 'test$0123456789abcdef';
   const ip = (tags: string) => `${HEAD}  ip:\n    type: cloud_floating_ip\n    project_id: 1\n    region_id: 76\n    floating_ip_id: ${FIP}\n    tags:\n${tags}`;
