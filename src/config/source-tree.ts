@@ -174,7 +174,7 @@ class Converter {
   convert(node: Node, aliasChain: readonly Node[], parentKey: string | undefined, depth: number): SourceNode {
     const range = this.toRange(node.range ?? [0, 0]);
     if (this.stopped) return { value: null, range, failed: true };
-    if (depth > MAX_DEPTH) return this.stop(tooDeep(0), range);
+    if (depth > MAX_DEPTH) return this.stop(tooDeep(), range);
     if (--this.budget.expanded < 0) {
       return this.stop(
         {

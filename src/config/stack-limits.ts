@@ -107,7 +107,7 @@ export function scanYaml(text: string, budget: StackBudget): ScanProblem | undef
     if (type === 'flow-seq-start' || type === 'flow-map-start') flowDepth += 1;
     else if ((type === 'flow-seq-end' || type === 'flow-map-end') && flowDepth > 0) flowDepth -= 1;
     // The outermost flow collection opened a block level already.
-    if (blockColumns.length + Math.max(flowDepth - 1, 0) > MAX_DEPTH) return tooDeep(offset);
+    if (blockColumns.length + Math.max(flowDepth - 1, 0) > MAX_DEPTH) return { ...tooDeep(), offset };
     if (MARKERS.has(token)) continue;
     const newline = token.lastIndexOf('\n');
     if (newline !== -1) lineStart = offset + newline + 1;
@@ -118,11 +118,10 @@ export function scanYaml(text: string, budget: StackBudget): ScanProblem | undef
 }
 
 /** The problem of a value nested deeper than MAX_DEPTH (the lexer's and the converter's words). */
-export function tooDeep(offset: number): ScanProblem {
+export function tooDeep(): Omit<ScanProblem, 'offset'> {
   return {
     code: 'too-deep',
     summary: `values are nested more than ${MAX_DEPTH} levels deep here`,
     detail: 'A stack needs only a few levels; edgeform refuses deeper nesting so that reading it stays bounded.',
-    offset,
   };
 }

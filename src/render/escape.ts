@@ -23,7 +23,7 @@ export function escapeControlChars(text: string, options: { keepNewlines?: boole
   return text.replace(options.keepNewlines ? UNSAFE : UNSAFE_OR_NEWLINE, visibleEscape);
 }
 
-/** How many characters escapeControlChars(text, { keepNewlines }) returns, without building it. */
+/** How many characters escapeControlChars(text) returns, without building it. */
 export function escapedLength(text: string): number {
   let extra = 0;
   for (const match of text.matchAll(UNSAFE_OR_NEWLINE)) extra += visibleEscape(match[0]).length - match[0].length;
