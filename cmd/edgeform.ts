@@ -1,119 +1,23 @@
 #!/usr/bin/env node
 /**
- * The edgeform entry point: yargs wiring only, and the one place errors become exit codes.
+ * The edgeform executable. Its first act, before the command line and its dependencies are
+ * loaded (which takes a noticeable moment), is to handle SIGINT and SIGTERM: a signal at any
+ * point of the run then ends it with exit 130 and a line on stderr, never with the default
+ * death by signal (exit 143 for SIGTERM) that a CI system reports as a crash. Commands that
+ * handle interrupts themselves (plan, drift: cancel reads; apply: two stages) add their own
+ * listeners, and while one is installed this handler leaves the signal to it. Only node:
+ * built-ins are imported statically here; the rest is imported once the handlers are in place.
  */
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import yargs, { type Argv } from 'yargs';
-import { UsageError } from '../src/cli/command.js';
-import { EdgeformError } from '../src/errors.js';
-import { commands } from '../src/cli/commands.js';
-import { InterruptedError } from '../src/cli/interrupt.js';
-import { createIO, ExitCode, type CliIO, type CreateIOOptions } from '../src/cli/io.js';
-import { VERSION } from '../src/version.js';
 
-/** Runs edgeform with argv (without node and script) and returns the exit code. */
-export async function runCli(argv: string[], ioOptions: CreateIOOptions = {}): Promise<number> {
-  const colorFlag = !argv.includes('--no-color') && !argv.includes('--color=false');
-  const io = createIO({ ...ioOptions, colorFlag });
-  let exitCode: number = ExitCode.ok;
-  let ran = false;
+/** The exit code of an interrupted run (ExitCode.interrupted; not imported, to load nothing first). */
+const INTERRUPTED = 130;
 
-  let parser: Argv = yargs(argv)
-    .scriptName('edgeform')
-    .usage('Usage: $0 <command> [options]\n\nDeclarative reconcile tool for the edge platform: plan, apply and drift from YAML stacks.')
-    .version(VERSION)
-    .alias('version', 'v')
-    .help()
-    .alias('help', 'h')
-    .option('color', {
-      type: 'boolean',
-      default: true,
-      description: 'Colour the output (--no-color or NO_COLOR turn it off; never on a non-TTY)',
-    })
-    .strict()
-    .recommendCommands()
-    .demandCommand(1, 'Name a command: see edgeform --help.')
-    .wrap(Math.min(100, process.stdout.columns ?? 100))
-    .exitProcess(false)
-    .fail((message: string | undefined, error: Error | undefined, context: unknown) => {
-      if (error) throw error;
-      // yargs 18 passes its usage object here (its typings still say the yargs instance).
-      const unknown = unknownFlags(argv, context as UsageContext);
-      if (unknown.length > 0) throw new UsageError(`unknown ${unknown.length === 1 ? 'flag' : 'flags'} ${unknown.join(', ')}`);
-      const first = argv.find((a) => !a.startsWith('-'));
-      if (first && message?.startsWith('Did you mean')) throw new UsageError(`unknown command "${first}". ${message}`);
-      if (first && message?.startsWith('Unknown argument') && !commands.some((c) => c.command.split(' ')[0] === first)) {
-        throw new UsageError(`unknown command "${first}"; the commands are ${commands.map((c) => c.command.split(' ')[0]).join(', ')}`);
-      }
-      throw new UsageError(explainUsage(message ?? 'invalid invocation'));
-    });
-
-  for (const command of commands) {
-    parser = parser.command(command.command, command.describe, command.builder, async (args) => {
-      ran = true;
-      exitCode = await command.run(args, io);
-    });
-  }
-
-  try {
-    const parsed = await parser.parseAsync();
-    // With exitProcess(false) yargs prints `COMMAND --help` itself and runs nothing: that is success.
-    if (!ran && parsed.help === true) return ExitCode.ok;
-    if (!ran && parsed._.length > 0) throw new UsageError(`unknown command "${String(parsed._[0])}"`);
-    return ran ? exitCode : ExitCode.ok;
-  } catch (error) {
-    return reportError(error, io);
-  }
-}
-
-/** What yargs passes to its fail handler: its usage object, which knows the options in scope. */
-interface UsageContext {
-  getDescriptions?(): Record<string, unknown>;
-}
-
-/**
- * The --flags of argv that the command being parsed does not know. yargs reports a missing
- * positional first when an unknown flag swallowed it (`plan --bogus stack.yaml`), so the
- * unknown flag is named here instead.
- */
-function unknownFlags(argv: readonly string[], context: UsageContext): string[] {
-  // Every option edgeform declares has a description, so the described ones are the known ones.
-  const known = new Set<string>(['help', 'version', ...Object.keys(context.getDescriptions?.() ?? {})]);
-  if (known.size === 2) return [];
-  const camel = (s: string) => s.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
-  return argv
-    .filter((a) => a.startsWith('--') && a.length > 2)
-    .map((a) => a.slice(2).split('=')[0]!)
-    .filter((name) => {
-      const base = name.startsWith('no-') ? name.slice(3) : name;
-      return !known.has(base) && !known.has(camel(base));
-    })
-    .map((name) => `--${name}`);
-}
-
-/** yargs' terse messages in words a new user can act on. */
-function explainUsage(message: string): string {
-  if (message.startsWith('Not enough non-option arguments')) return 'missing PATH: give a stack file or a directory of *.yaml files (apply also takes a plan file from plan --out)';
-  return message;
-}
-
-function reportError(error: unknown, io: CliIO): number {
-  if (error instanceof UsageError) {
-    io.err(`Error: ${error.message}\nRun 'edgeform --help' for usage.`);
-    return ExitCode.error;
-  }
-  if (error instanceof InterruptedError) {
-    io.err(`Interrupted: ${error.message}.`);
-    return ExitCode.interrupted;
-  }
-  if (error instanceof EdgeformError) {
-    io.err(`Error: ${error.message}`);
-    return ExitCode.error;
-  }
-  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  io.err(`Error: an unexpected error occurred; this is a bug in edgeform, please report it.\n${detail}`);
-  return ExitCode.error;
+function onSignal(signal: NodeJS.Signals): void {
+  if (process.listenerCount(signal) > 1) return;
+  process.stderr.write(`\nInterrupted (${signal}); stopping. Nothing was changed.\n`);
+  process.exit(INTERRUPTED);
 }
 
 function isMain(): boolean {
@@ -127,5 +31,11 @@ function isMain(): boolean {
 }
 
 if (isMain()) {
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  // `ps` and /proc show "edgeform plan stack.yaml" rather than node and a script path; also the
+  // sign (for tests, through /proc/PID/comm) that the handlers are in place.
+  process.title = ['edgeform', ...process.argv.slice(2)].join(' ');
+  const { runCli } = await import('./run-cli.js');
   process.exitCode = await runCli(process.argv.slice(2));
 }

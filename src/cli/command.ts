@@ -4,7 +4,7 @@ import type { CliIO } from './io.js';
 
 /**
  * One edgeform command: yargs flags plus a run function that turns typed options into an
- * exit code. Commands never call process.exit; cmd/edgeform.ts is the one error boundary.
+ * exit code. Commands never call process.exit; cmd/run-cli.ts is the one error boundary.
  */
 export interface Command<A = Record<string, unknown>> {
   command: string;

@@ -95,6 +95,8 @@ export function pollScheduleFromEnv(env: NodeJS.ProcessEnv): TaskPollSchedule | 
  */
 export async function planStack(options: PlanStackOptions): Promise<InvalidStack | PlannedStack> {
   const loaded = await loadStack(options.path, options.env);
+  // Interrupted while the stack was read: connect to nothing.
+  options.signal.throwIfAborted();
   if (!loaded.stack || hasErrors(loaded.diagnostics)) return { kind: 'invalid', diagnostics: loaded.diagnostics, files: loaded.files };
   const stack = loaded.stack;
   const targets = selectTargets(stack, typeof options.targets === 'function' ? options.targets(stack) : options.targets);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Diagnostic } from './diagnostics.js';
+import { addDiagnostics, type Diagnostic } from './diagnostics.js';
 import { didYouMean } from './did-you-mean.js';
 import { issuesToDiagnostics } from './issue-diagnostics.js';
 import { ALL_KINDS } from './schemas/index.js';
@@ -72,7 +72,7 @@ export function validateDefaults(node: SourceNode, diagnostics: Diagnostic[]): M
   }
   const result = DEFAULTS_SCHEMA.safeParse(values, { reportInput: true });
   if (!result.success) {
-    diagnostics.push(...issuesToDiagnostics(result.error.issues, { root: node, schema: DEFAULTS_SCHEMA, subject: 'defaults' }));
+    addDiagnostics(diagnostics, issuesToDiagnostics(result.error.issues, { root: node, schema: DEFAULTS_SCHEMA, subject: 'defaults' }));
   }
   return accepted;
 }

@@ -22,7 +22,7 @@ export function formatPath(path: readonly PropertyKey[]): string {
 export function describeValueType(value: unknown): string {
   if (value === null || value === undefined) return 'nothing (null)';
   if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'an integer' : 'a number';
+  if (typeof value === 'number') return Number.isNaN(value) ? 'NaN (not a number)' : !Number.isFinite(value) ? 'infinity' : Number.isInteger(value) ? 'an integer' : 'a number';
   if (typeof value === 'object') return 'a mapping';
   return typeof value === 'boolean' ? 'a boolean' : 'a string';
 }

@@ -31,3 +31,11 @@ export interface Diagnostic {
 export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
   return diagnostics.some((d) => d.severity === 'error');
 }
+
+/**
+ * Appends `more` to `diagnostics`. Not `push(...more)`: a spread passes every element as an
+ * argument, and a stack with 200,000 errors in one block overflows the call stack that way.
+ */
+export function addDiagnostics(diagnostics: Diagnostic[], more: readonly Diagnostic[]): void {
+  for (const d of more) diagnostics.push(d);
+}

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { buildGraph, findCycles } from '../plan/graph.js';
 import { canonicalJson } from '../plan/fingerprint.js';
 import { validateDefaults } from './defaults.js';
-import { hasErrors, type Diagnostic, type SourceRange } from './diagnostics.js';
+import { addDiagnostics, hasErrors, type Diagnostic, type SourceRange } from './diagnostics.js';
 import { didYouMean } from './did-you-mean.js';
 import { issuesToDiagnostics } from './issue-diagnostics.js';
 import { readStackFiles, type Env } from './stack-files.js';
@@ -106,7 +106,9 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
 
   const usedDefaults = new Set<string>();
   const typed = new Map<string, TypedBlock>();
-  for (const raw of rawBlocks) {
+  for (const [index, raw] of rawBlocks.entries()) {
+    // Validating many blocks takes a while: let a signal (Ctrl-C) be handled in between.
+    if (index % 1000 === 999) await new Promise((resolve) => setImmediate(resolve));
     const result = validateBlock(raw, defaults, usedDefaults, diagnostics);
     if (!result) continue;
     const previous = typed.get(result.address);
@@ -122,7 +124,7 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
     typed.set(result.address, result);
   }
   // A file with broken YAML may hold the blocks others depend on: do not guess.
-  if (!anySyntaxErrors) diagnostics.push(...checkDependencies(typed));
+  if (!anySyntaxErrors) addDiagnostics(diagnostics, checkDependencies(typed));
 
   for (const [field, node] of defaults) {
     if (!usedDefaults.has(field) && typed.size > 0) {
@@ -187,7 +189,7 @@ function validateProvider(node: SourceNode, diagnostics: Diagnostic[]): Stack['p
   }
   const result = PROVIDER_SCHEMA.safeParse(node.value, { reportInput: true });
   if (result.success) return result.data;
-  diagnostics.push(...issuesToDiagnostics(result.error.issues, { root: node, schema: PROVIDER_SCHEMA, subject: 'provider' }));
+  addDiagnostics(diagnostics, issuesToDiagnostics(result.error.issues, { root: node, schema: PROVIDER_SCHEMA, subject: 'provider' }));
   return {};
 }
 

@@ -15,3 +15,15 @@ export function isSecretFieldName(key: string): boolean {
 export function looksLikeApiKey(value: string): boolean {
   return /\b\d+\$[A-Za-z0-9]{16,}/.test(value);
 }
+
+/** Keys shorter than this are not searched for (as in the API client's redaction): no platform key is that short. */
+const MIN_API_KEY_LENGTH = 6;
+
+/**
+ * True when `text` contains the API key edgeform runs with (EDGEFORM_API_KEY), whatever its
+ * shape: a value that equals the key, or holds it, would end up on the platform (a tag) or in
+ * a plan. Matching is literal (keys contain `$`).
+ */
+export function containsApiKey(text: string, apiKey: string | undefined): boolean {
+  return apiKey !== undefined && apiKey.length >= MIN_API_KEY_LENGTH && text.includes(apiKey);
+}

@@ -1,8 +1,9 @@
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node, type YAMLMap } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Alias, type Document, type Node, type YAMLMap, type YAMLError } from 'yaml';
 import type { Diagnostic, SourceRange } from './diagnostics.js';
 import { interpolate, isWholeReference } from './interpolate.js';
 import { API_KEY_ENV } from '../env.js';
-import { isSecretFieldName, looksLikeApiKey } from './secrets.js';
+import { containsApiKey, isSecretFieldName, looksLikeApiKey } from './secrets.js';
+import { createStackBudget, MAX_ALIAS_COUNT, MAX_DEPTH, MAX_STACK_VALUES, scanYaml, tooDeep, type StackBudget } from './stack-limits.js';
 
 /**
  * One YAML value with where it stands: the plain value (strings already interpolated) plus
@@ -32,48 +33,102 @@ export interface SourceFile {
   filename: string;
   /** The file's text with secret values masked by `*` (same length, so positions hold): safe to print. */
   text: string;
-  /** Undefined when the file is empty or has YAML syntax errors. */
+  /** Undefined when the file is empty, has YAML syntax errors or crossed a limit. */
   root?: SourceNode;
   diagnostics: Diagnostic[];
-  /** True when the YAML itself was broken (the root, if any, is partial). */
+  /** True when the YAML itself was broken or a limit stopped reading it (the root, if any, is partial). */
   syntaxErrors: boolean;
 }
 
 /**
  * Parses one stack file with the yaml Document API and turns it into a SourceNode tree:
  * positions come from node ranges (LineCounter, 1-based); `${env:NAME}` is expanded in
- * string scalars; duplicate keys, secrets, unset variables and unresolvable aliases are
- * reported as diagnostics at their exact place.
+ * string scalars; duplicate keys, secrets (and any value that contains the API key of
+ * `env`), unset variables and unresolvable aliases are reported as diagnostics at their
+ * exact place. Bounded: the file is counted with the lexer before it is parsed (`budget`,
+ * shared by the files of a stack, see stack-limits.ts), nesting deeper than MAX_DEPTH and
+ * alias expansion beyond the yaml library's maxAliasCount or the value budget are errors.
  */
-export function readSourceFile(filename: string, text: string, env: Readonly<Record<string, string | undefined>>): SourceFile {
+export function readSourceFile(filename: string, text: string, env: Readonly<Record<string, string | undefined>>, budget: StackBudget = createStackBudget()): SourceFile {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, keepSourceTokens: true, prettyErrors: false, uniqueKeys: false });
   const toRange = ([start, end]: readonly [number, number] | readonly number[]): SourceRange => {
     const a = lineCounter.linePos(start!);
     const b = lineCounter.linePos(end ?? start!);
     return { filename, start: { line: a.line, column: a.col }, end: { line: b.line, column: b.col } };
   };
-  const diagnostics: Diagnostic[] = doc.errors.map((error) => ({
-    severity: 'error',
-    code: 'yaml-syntax',
-    summary: `invalid YAML: ${firstLine(error.message)}`,
-    detail: `YAML error ${error.code}.`,
-    range: toRange(error.pos),
-  }));
+  const scanProblem = scanYaml(text, budget);
+  if (scanProblem) {
+    const at = positionAt(text, scanProblem.offset);
+    const range = { filename, start: at, end: at };
+    return { filename, text, diagnostics: [{ severity: 'error', code: scanProblem.code, summary: scanProblem.summary, detail: scanProblem.detail, range }], syntaxErrors: true };
+  }
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false });
+  const diagnostics: Diagnostic[] = doc.errors.map((error) => ({ severity: 'error', ...describeYamlError(error), range: toRange(error.pos) }));
+  const control = NON_PRINTABLE.exec(text);
+  if (control) {
+    const code = control[0].charCodeAt(0);
+    const shown = code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`;
+    diagnostics.push({
+      severity: 'error',
+      code: 'invalid-character',
+      summary: `the file holds the control character ${shown} here; YAML allows only printable characters`,
+      detail: 'Control characters (such as ESC, which starts terminal escape sequences) have no place in a stack; write them as escapes in a double-quoted string if you really mean them. Only the first one is reported.',
+      range: toRange([control.index, control.index + 1]),
+    });
+  }
   for (const warning of doc.warnings) {
+    // An unknown tag is an error of its own (Converter), not also a warning.
+    if (warning.code === 'TAG_RESOLVE_FAILED') continue;
     diagnostics.push({ severity: 'warning', code: 'yaml-warning', summary: firstLine(warning.message), range: toRange(warning.pos) });
   }
   const syntaxErrors = doc.errors.length > 0;
   if (syntaxErrors || doc.contents === null) return { filename, text, diagnostics, syntaxErrors };
-  const converter = new Converter(doc, env, toRange, diagnostics);
-  const root = converter.convert(doc.contents, []);
-  return { filename, text: maskSpans(text, converter.secretSpans), root, diagnostics, syntaxErrors };
+  const converter = new Converter(doc, env, toRange, diagnostics, budget);
+  const root = converter.convert(doc.contents, [], undefined, 1);
+  // A limit stopped the conversion: the partial tree would only add noise, like broken YAML.
+  if (converter.stopped) return { filename, text: maskSpans(text, converter.secretSpans), diagnostics, syntaxErrors: true };
+  return { filename, text: maskSpans(text, converter.secretSpans), root, diagnostics, syntaxErrors: false };
 }
 
+/** Characters the YAML spec does not allow in a stream (C0 but tab and line breaks, DEL, C1 but NEL, U+FFFE, U+FFFF). */
+const NON_PRINTABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f\ufffe\uffff]/;
+
+/** The yaml library's errors in a stack's words; its own message otherwise. */
+function describeYamlError(error: YAMLError): { code: string; summary: string; detail?: string } {
+  if (error.code === 'MULTIPLE_DOCS') {
+    return { code: 'yaml-syntax', summary: 'a second YAML document starts here; a stack file holds one document', detail: 'Remove the "---" line, or split the documents into files of a directory stack.' };
+  }
+  if (/Maximum call stack size exceeded/.test(error.message)) {
+    return { code: 'too-deep', summary: 'values are nested too deeply to read', detail: `A stack needs only a few levels; edgeform refuses nesting deeper than ${MAX_DEPTH}.` };
+  }
+  return { code: 'yaml-syntax', summary: `invalid YAML: ${firstLine(error.message)}`, detail: `YAML error ${error.code}.` };
+}
+
+/** The 1-based line and column of an offset (for problems found before the yaml library counted lines). */
+function positionAt(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line += 1;
+    lineStart = i + 1;
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+/** The text with every span's characters (but line breaks) replaced by `*`; one pass, whatever the number of spans. */
 function maskSpans(text: string, spans: ReadonlyArray<readonly [number, number]>): string {
-  let out = text;
-  for (const [start, end] of spans) out = out.slice(0, start) + out.slice(start, end).replace(/[^\n]/g, '*') + out.slice(end);
-  return out;
+  if (spans.length === 0) return text;
+  const sorted = [...spans].sort((a, b) => a[0] - b[0]);
+  const parts: string[] = [];
+  let at = 0;
+  for (const [start, end] of sorted) {
+    if (end <= at) continue;
+    const from = Math.max(start, at);
+    parts.push(text.slice(at, from), text.slice(from, end).replace(/[^\n]/g, '*'));
+    at = end;
+  }
+  parts.push(text.slice(at));
+  return parts.join('');
 }
 
 function firstLine(message: string): string {
@@ -82,32 +137,97 @@ function firstLine(message: string): string {
 
 type ToRange = (range: readonly number[]) => SourceRange;
 
+/** The context the yaml library resolves aliases with: its alias count limit, and one anchor lookup for the whole document. */
+type AliasContext = NonNullable<Parameters<Alias['resolve']>[1]>;
+
+/** Tags of the YAML core schema; any other (`!!binary`, `!!js/function`, `!custom`) is refused. */
+const CORE_TAGS = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`));
+
+/** A string with a lone UTF-16 surrogate (from a "\ud800" escape): not Unicode, so not sendable. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 class Converter {
   /** Offsets of values that must never be printed (credentials, API-key-like strings). */
   readonly secretSpans: Array<readonly [number, number]> = [];
+  private readonly aliasContext: AliasContext;
+  private readonly apiKey: string | undefined;
+  /** The outermost alias being expanded, if any: where a limit crossed inside its target is reported. */
+  private expanding: SourceRange | undefined;
+  /** Set once a limit was reported: the rest of the file is not converted (and not reported on). */
+  stopped = false;
 
   constructor(
     private readonly doc: Document,
     private readonly env: Readonly<Record<string, string | undefined>>,
     private readonly toRange: ToRange,
     private readonly diagnostics: Diagnostic[],
-  ) {}
+    private readonly budget: StackBudget,
+  ) {
+    this.aliasContext = { anchors: new Map(), doc, keep: false, mapAsMap: false, mapKeyWarned: true, maxAliasCount: MAX_ALIAS_COUNT };
+    this.apiKey = env[API_KEY_ENV];
+  }
 
-  /** `parentKey` is the mapping key this node is the value of (tag maps are user data, see convertMap). */
-  convert(node: Node, aliasChain: readonly Node[], parentKey?: string): SourceNode {
+  /**
+   * `parentKey` is the mapping key this node is the value of (tag maps are user data, see
+   * convertMap); `depth` is 1 for the document's root.
+   */
+  convert(node: Node, aliasChain: readonly Node[], parentKey: string | undefined, depth: number): SourceNode {
     const range = this.toRange(node.range ?? [0, 0]);
+    if (this.stopped) return { value: null, range, failed: true };
+    if (depth > MAX_DEPTH) return this.stop(tooDeep(), range);
+    if (--this.budget.expanded < 0) {
+      return this.stop(
+        {
+          code: 'stack-too-large',
+          summary: `the stack holds more than ${MAX_STACK_VALUES.toLocaleString('en-US')} values once its aliases are expanded; edgeform reads at most that many`,
+          detail: 'An alias copies its anchor\'s whole value; write shared fields once under defaults: instead.',
+        },
+        range,
+      );
+    }
     if (isAlias(node)) {
-      const target = node.resolve(this.doc);
+      let target: Node | undefined;
+      try {
+        target = node.resolve(this.doc, this.aliasContext);
+      } catch (error) {
+        if (!(error instanceof ReferenceError) || !/alias count/i.test(error.message)) throw error;
+        return this.stop(
+          {
+            code: 'too-many-aliases',
+            summary: `alias *${node.source} expands too much: the aliases of this file would build a huge value (an alias bomb?)`,
+            detail: `The yaml library allows an anchor to be used at most ${MAX_ALIAS_COUNT.toLocaleString('en-US')} times, fewer when its value holds aliases itself; write shared fields once under defaults: instead.`,
+          },
+          range,
+        );
+      }
       if (!target || aliasChain.includes(target)) {
-        this.error('yaml-syntax', `alias *${node.source} refers to no anchor`, range);
+        this.error('yaml-syntax', target ? `alias *${node.source} refers to a value that contains it` : `alias *${node.source} refers to no anchor`, range);
         return { value: null, range, failed: true };
       }
-      // An alias takes its target's value but points diagnostics at the alias itself.
-      return { ...this.convert(target, [...aliasChain, target], parentKey), range };
+      // An alias takes its target's value but points diagnostics at the alias itself; a limit
+      // crossed while expanding it is reported at the outermost alias being expanded.
+      const outer = this.expanding;
+      this.expanding ??= range;
+      try {
+        return { ...this.convert(target, [...aliasChain, target], parentKey, depth), range };
+      } finally {
+        this.expanding = outer;
+      }
     }
-    if (isMap(node)) return this.convertMap(node, range, aliasChain, parentKey === 'tags');
+    if (node.tag && !CORE_TAGS.has(node.tag)) {
+      const tag = node.tag.replace(/^tag:yaml\.org,2002:/, '!!');
+      this.error('unsupported-yaml', `the YAML tag ${tag} is not supported`, range, {
+        detail: 'A stack holds plain strings, numbers, booleans, lists and mappings; remove the tag.',
+      });
+      return { value: null, range, failed: true };
+    }
+    if (isMap(node)) return this.convertMap(node, range, aliasChain, parentKey === 'tags', depth);
     if (isSeq(node)) {
-      const items = node.items.map((item) => (item ? this.convert(item as Node, aliasChain) : { value: null, range }));
+      const items: SourceNode[] = [];
+      for (const item of node.items) {
+        if (this.stopped) break;
+        items.push(item ? this.convert(item as Node, aliasChain, undefined, depth + 1) : { value: null, range });
+      }
       return { value: items.map((i) => i.value), range, items };
     }
     if (isScalar(node)) {
@@ -118,13 +238,21 @@ class Converter {
     return { value: null, range };
   }
 
+  /** Reports a limit once and stops converting the file: what follows would only add noise (or cost). */
+  private stop(problem: { code: string; summary: string; detail: string }, range: SourceRange): SourceNode {
+    this.stopped = true;
+    this.error(problem.code, problem.summary, this.expanding ?? range, { detail: problem.detail });
+    return { value: null, range, failed: true };
+  }
+
   /**
    * Keys naming a credential are refused, except in a tag map: tag keys are the user's labels
    * (`token-bucket: on`), and a key-shaped tag value is still caught by the value check.
    */
-  private convertMap(node: YAMLMap, range: SourceRange, aliasChain: readonly Node[], isTagMap: boolean): SourceNode {
+  private convertMap(node: YAMLMap, range: SourceRange, aliasChain: readonly Node[], isTagMap: boolean, depth: number): SourceNode {
     const entries = new Map<string, SourceNode>();
     for (const pair of node.items) {
+      if (this.stopped) break;
       const keyNode = pair.key as Node | null;
       const keyRange = this.toRange(keyNode?.range ?? node.range ?? [0, 0]);
       if (!isScalar(keyNode) || keyNode.value === null || typeof keyNode.value === 'object') {
@@ -132,6 +260,13 @@ class Converter {
         continue;
       }
       const key = String(keyNode.value);
+      if (containsApiKey(key, this.apiKey)) {
+        this.error('secret-in-stack', `this key contains the API key (the value of ${API_KEY_ENV}); a stack never holds secrets`, keyRange, {
+          detail: 'The key is not shown. Remove it from the stack.',
+        });
+        if (keyNode.range) this.secretSpans.push([keyNode.range[0], keyNode.range[1]]);
+        continue;
+      }
       if (!isTagMap && isSecretFieldName(key)) {
         this.error('secret-in-stack', `"${key}" looks like a credential; a stack never holds secrets`, keyRange, {
           detail: `Remove it and set the API key in the environment variable ${API_KEY_ENV} instead.`,
@@ -140,13 +275,23 @@ class Converter {
         if (secret) this.secretSpans.push([secret[0], secret[1]]);
         continue;
       }
+      if (key === '<<' && !keyNode.type?.startsWith('QUOTE')) {
+        this.error('unsupported-yaml', 'merge keys (<<) are not supported', keyRange, {
+          detail: 'Write the fields out, or put fields every block shares under defaults:.',
+        });
+        continue;
+      }
+      if (LONE_SURROGATE.test(key)) {
+        this.error('invalid-key', 'this key holds an unpaired UTF-16 surrogate (a "\\ud800"-style escape), which is not valid Unicode', keyRange);
+        continue;
+      }
       const previous = entries.get(key);
       if (previous) {
         this.error('duplicate-key', `duplicate key "${key}" (first defined at line ${previous.keyRange!.start.line})`, keyRange);
         continue;
       }
       const valueNode = pair.value as Node | null;
-      const child = valueNode ? this.convert(valueNode, aliasChain, key) : { value: null, range: keyRange };
+      const child = valueNode ? this.convert(valueNode, aliasChain, key, depth + 1) : { value: null, range: keyRange };
       entries.set(key, { ...child, keyRange });
     }
     return { value: Object.fromEntries([...entries].map(([k, v]) => [k, v.value])), range, entries };
@@ -173,11 +318,22 @@ class Converter {
       }
       return { value, range, failed: true };
     }
+    if (containsApiKey(result.value, this.apiKey)) {
+      const from = result.references.map((name) => `\${env:${name}}`).join(', ');
+      this.error('secret-in-stack', `this value contains the API key (the value of ${API_KEY_ENV}); a stack never holds secrets`, range, {
+        detail: from ? `It comes from ${from}; the value is not shown. Point the variable at something else.` : 'The value is not shown. Remove it from the stack.',
+      });
+      return { value: '', range, failed: true, secret: containsApiKey(value, this.apiKey) };
+    }
     if (looksLikeApiKey(result.value)) {
       this.error('secret-in-stack', 'this value looks like a platform API key; a stack never holds secrets', range, {
         detail: `Remove it and set the API key in the environment variable ${API_KEY_ENV} instead.`,
       });
       return { value: '', range, failed: true, secret: true };
+    }
+    if (LONE_SURROGATE.test(result.value)) {
+      this.error('invalid-value', 'this string holds an unpaired UTF-16 surrogate (a "\\ud800"-style escape), which is not valid Unicode', range);
+      return { value, range, failed: true };
     }
     const node: SourceNode = { value: result.value, range };
     if (result.references.length > 0 || value !== result.value) node.interpolated = true;

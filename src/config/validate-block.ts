@@ -1,6 +1,6 @@
 import { describeValueType } from './describe-issue.js';
 import type { z } from 'zod';
-import type { Diagnostic, SourceRange } from './diagnostics.js';
+import { addDiagnostics, type Diagnostic, type SourceRange } from './diagnostics.js';
 import { didYouMean } from './did-you-mean.js';
 import { issuesToDiagnostics } from './issue-diagnostics.js';
 import { CHECK_KINDS, RESOURCE_KINDS, type KindSpec } from './schemas/index.js';
@@ -76,8 +76,9 @@ export function validateBlock(raw: RawBlock, defaults: ReadonlyMap<string, Sourc
 
   const result = kind.schema.safeParse(attributes, { reportInput: true });
   if (!result.success) {
-    diagnostics.push(
-      ...issuesToDiagnostics(result.error.issues, {
+    addDiagnostics(
+      diagnostics,
+      issuesToDiagnostics(result.error.issues, {
         root: node,
         schema: kind.shape,
         subject: kind.type,

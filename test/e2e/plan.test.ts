@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli as runCliInProcess } from '../../cmd/edgeform.js';
+import { runCli as runCliInProcess } from '../../cmd/run-cli.js';
 import { captureStream } from '../helpers/capture.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { DEMO, startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
@@ -313,7 +313,7 @@ describe('edgeform plan: the API key', () => {
     expect(emu.requests).toHaveLength(0);
   });
 
-  it.each(['text', 'json', 'markdown'])('redacts the key from a %s plan even when a stack pulls it in through another variable', async (format) => {
+  it.each(['text', 'json', 'markdown'])('refuses in %s a stack that pulls the key in through another variable, without printing it, and sends nothing', async (format) => {
     const dir = writeStackFiles({
       'stack.yaml': [
         'version: 1',
@@ -334,8 +334,10 @@ describe('edgeform plan: the API key', () => {
     const file = tempFile('plan.json');
     const result = await plan([join(dir, 'stack.yaml'), '--format', format, '--out', file], { EDGEFORM_TEST_COPY: emu.apiKey });
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain('[REDACTED]');
+    expect(`${result.stdout}${result.stderr}`.match(/this value contains the API key/g)).toHaveLength(2);
+    expect(`${result.stdout}${result.stderr}`).not.toContain('[REDACTED]');
     expect(existsSync(file)).toBe(false);
+    expect(emu.requests).toHaveLength(0);
   });
 
   it('never appears in anything plan printed or saved in this file', () => {

@@ -7,9 +7,11 @@ import { DEMO, startTestEmulator, type TestEmulator } from '../helpers/emulator.
 import { writeStackFiles } from '../helpers/stack-files.js';
 
 /**
- * The key must never be printed, whatever route it takes into the output. Here a stack pulls
- * it into a tag value through another variable (MY_TOKEN holds the same text), so it appears
- * in plans, drift reports and apply progress unless the output boundary redacts it.
+ * The key must never be printed, whatever route it takes into the output. A stack can no
+ * longer bring it in (a value that equals or contains EDGEFORM_API_KEY is an error, tested
+ * at the end), so here the platform does: the floating IP carries a tag whose value is the
+ * key (the platform stores what it was once sent), so it appears in plans, drift reports and
+ * apply progress unless the output boundary redacts it.
  */
 describe('the API key never appears in output', () => {
   let emu: TestEmulator;
@@ -19,6 +21,8 @@ describe('the API key never appears in output', () => {
 
   beforeEach(async () => {
     emu = await startTestEmulator({ taskDurationMs: 0 });
+    const seeded = await emu.call('PATCH', `/cloud/v1/floatingips/1/76/${DEMO.fip}`, { body: { tags: { note: emu.apiKey } } });
+    expect(seeded.status).toBe(200);
     dir = writeStackFiles({
       'stack.yaml': [
         'version: 1',
@@ -27,11 +31,11 @@ describe('the API key never appears in output', () => {
         '  web_ip:',
         '    type: cloud_floating_ip',
         `    floating_ip_id: ${DEMO.fip}`,
-        '    tags: { env: prod, team: edge, note: "${env:MY_TOKEN}" }',
+        '    tags: { env: prod, team: edge }',
         '',
       ].join('\n'),
     });
-    env = { ...emulatorEnv(emu), MY_TOKEN: emu.apiKey };
+    env = emulatorEnv(emu);
   });
 
   afterEach(async () => {
@@ -44,8 +48,8 @@ describe('the API key never appears in output', () => {
     await emu.close();
   });
 
-  const run = async (args: string[]) => {
-    const result = await runCli(args, { env });
+  const run = async (args: string[], extraEnv: Record<string, string> = {}) => {
+    const result = await runCli(args, { env: { ...env, ...extraEnv } });
     outputs.push(result);
     return result;
   };
@@ -66,6 +70,7 @@ describe('the API key never appears in output', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('[REDACTED]');
     emu.reset();
+    await emu.call('PATCH', `/cloud/v1/floatingips/1/76/${DEMO.fip}`, { body: { tags: { note: emu.apiKey } } });
     const json = await run(['apply', join(dir, 'stack.yaml'), '--auto-approve', '--format', 'json']);
     expect(json.code).toBe(0);
   });
@@ -81,8 +86,32 @@ describe('the API key never appears in output', () => {
   it('in validate output and error messages', async () => {
     const r = await run(['validate', join(dir, 'stack.yaml'), '--format', 'json']);
     expect(r.code).toBe(0);
-    const refused = await runCli(['plan', join(dir, 'stack.yaml')], { env: { ...env, EDGEFORM_BASE_URL: `http://example.com/${emu.apiKey}` } });
-    outputs.push(refused);
+    const refused = await run(['plan', join(dir, 'stack.yaml')], { EDGEFORM_BASE_URL: `http://example.com/${emu.apiKey}` });
     expect(refused.code).toBe(1);
+  });
+
+  it('is refused in a stack value, also through another variable, by every command, and never reaches the platform', async () => {
+    const pulled = writeStackFiles({
+      'stack.yaml': [
+        'version: 1',
+        'defaults: { project_id: 1, region_id: 76 }',
+        'resources:',
+        '  web_ip:',
+        '    type: cloud_floating_ip',
+        `    floating_ip_id: ${DEMO.fip}`,
+        '    tags: { env: prod, team: edge, note: "${env:MY_TOKEN}" }',
+        '',
+      ].join('\n'),
+    });
+    const path = join(pulled, 'stack.yaml');
+    const before = emu.requests.length;
+    for (const args of [['validate', path], ['plan', path], ['apply', path, '--auto-approve'], ['drift', path]]) {
+      const r = await run(args, { MY_TOKEN: emu.apiKey });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`${path}:7:42: error: this value contains the API key (the value of EDGEFORM_API_KEY); a stack never holds secrets`);
+      expect(r.stderr).toContain('It comes from ${env:MY_TOKEN}; the value is not shown.');
+      expect(r.stderr).not.toContain('[REDACTED]');
+    }
+    expect(emu.requests.length).toBe(before);
   });
 });

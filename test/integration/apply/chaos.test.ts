@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
  * finished. The tests therefore assert the contract, which must hold for every interleaving,
  * never one exact outcome; nothing waits on the wall clock.
  */
-import { runCli } from '../../../cmd/edgeform.js';
+import { runCli } from '../../../cmd/run-cli.js';
 import { createRetryQuota, type RetryQuota, type RetryPolicy } from '../../../src/api/retry.js';
 import { executePlan } from '../../../src/apply/executor.js';
 import type { ApplyOutcome } from '../../../src/apply/outcome.js';

@@ -15,16 +15,17 @@ interface Expected {
 const ROOT = 'test/fixtures/invalid';
 const cases = readdirSync(ROOT).sort();
 
-describe('invalid stacks (test/fixtures/invalid/<case>: stack.yaml or stack/, expected.json)', () => {
-  it('has a corpus of at least 25 cases', () => {
-    expect(cases.length).toBeGreaterThanOrEqual(25);
+describe('invalid stacks (test/fixtures/invalid/<case>: stack.yaml or stack/, expected.json, optional env.json)', () => {
+  it('has a corpus of at least 60 cases', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(60);
   });
 
   it.each(cases)('%s: reports exactly the expected diagnostics', async (name) => {
     const dir = join(ROOT, name);
     const target = existsSync(join(dir, 'stack.yaml')) ? join(dir, 'stack.yaml') : join(dir, 'stack');
     const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) as Expected[];
-    const result = await loadStack(target, {});
+    const env = existsSync(join(dir, 'env.json')) ? (JSON.parse(readFileSync(join(dir, 'env.json'), 'utf8')) as Record<string, string>) : {};
+    const result = await loadStack(target, env);
     const actual: Expected[] = result.diagnostics.map((d) => ({
       severity: d.severity,
       code: d.code,

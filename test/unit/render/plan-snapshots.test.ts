@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../../cmd/edgeform.js';
+import { runCli } from '../../../cmd/run-cli.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { captureStream, maskVolatile } from '../../helpers/capture.js';
 
