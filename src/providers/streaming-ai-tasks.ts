@@ -30,7 +30,8 @@ export const streamingAiTasks: CheckProvider<'streaming_ai_tasks'> = {
       if (pages >= MAX_PAGES) throw new EdgeformError('EDGEFORM_PAGING', `streaming AI task list did not end after ${MAX_PAGES} pages`);
       const query = { ...filters, page: String(page), limit: String(PAGE_SIZE) };
       const body = (await ctx.api.get('/streaming/ai/tasks', { schema: aiTaskPageAnswer, query, signal: ctx.signal })).body;
-      matched.push(...body.results);
+      // Not push(...results): a spread of a huge page would overflow the call stack.
+      for (const task of body.results) matched.push(task);
       const next = body.next ? new URLSearchParams(body.next.includes('?') ? body.next.slice(body.next.indexOf('?') + 1) : body.next).get('page') : null;
       if (!next || body.results.length === 0) break;
       page = Number(next);
