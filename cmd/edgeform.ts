@@ -5,10 +5,8 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import yargs, { type Argv } from 'yargs';
-import { UsageError } from '../src/cli/command.js';
-import { EdgeformError } from '../src/errors.js';
+import { EdgeformError, InterruptedError, UsageError } from '../src/errors.js';
 import { commands } from '../src/cli/commands.js';
-import { InterruptedError } from '../src/cli/interrupt.js';
 import { createIO, ExitCode, type CliIO, type CreateIOOptions } from '../src/cli/io.js';
 import { VERSION } from '../src/version.js';
 

@@ -3,18 +3,17 @@ import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { BASE_URL_ENV } from '../api/base-url.js';
 import { sleep } from '../api/sleep.js';
-import { executePlan } from '../apply/executor.js';
+import { CONFIRM_POLICY, executePlan } from '../apply/executor.js';
 import { succeeded, type ApplyOutcome } from '../apply/outcome.js';
 import type { Stack } from '../config/types.js';
-import { comparePlans, isPlanFileCandidate, parsePlanFile, PlanFileError, savedTargets, StalePlanError } from '../plan/saved-plan.js';
-import { EdgeformError } from '../errors.js';
+import { comparePlans, isPlanFileCandidate, parsePlanFile, savedTargets } from '../plan/saved-plan.js';
+import { EdgeformError, InterruptedError, PlanFileError, StalePlanError, UsageError } from '../errors.js';
 import type { Plan } from '../plan/types.js';
 import { payloadSchemas, resourceProvider, type ProviderContext } from '../providers/provider.js';
 import { registry } from '../providers/registry.js';
 import { createJsonApplyView, createTextApplyView, type ApplyView, type RunningAction } from '../render/apply-view.js';
 import { formatMessage } from '../render/values.js';
-import { defineCommand, UsageError } from './command.js';
-import { InterruptedError } from './interrupt.js';
+import { defineCommand } from './command.js';
 import { ExitCode, type CliIO } from './io.js';
 import { checkParallelism, planStack } from './plan-stack.js';
 import { printInvalid, renderPlan } from './plan.js';
@@ -204,7 +203,7 @@ async function execute(plan: Plan, ctx: ProviderContext, args: ApplyArgs, io: Cl
       ctx,
       parallelism: args.parallelism,
       stop: interrupts.stop.signal,
-      confirm: { attempts: 12, delayMs: (n) => Math.min(500 * n, 3000), sleep },
+      confirm: { ...CONFIRM_POLICY, sleep },
       hooks: {
         onStart(change) {
           running.set(change.address, { address: change.address, taskIds: [] });
