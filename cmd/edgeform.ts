@@ -12,8 +12,7 @@ import { VERSION } from '../src/version.js';
 
 /** Runs edgeform with argv (without node and script) and returns the exit code. */
 export async function runCli(argv: string[], ioOptions: CreateIOOptions = {}): Promise<number> {
-  const colorFlag = !argv.includes('--no-color') && !argv.includes('--color=false');
-  const io = createIO({ ...ioOptions, colorFlag });
+  const io = createIO({ ...ioOptions, argv });
   let exitCode: number = ExitCode.ok;
   let ran = false;
 

@@ -1,7 +1,7 @@
 import { codeFrameColumns } from '@babel/code-frame';
-import kleur from 'kleur';
 import type { Diagnostic } from '../config/diagnostics.js';
 import { isCheckAddress } from '../config/types.js';
+import { createColors } from './colors.js';
 
 /** Version of the JSON diagnostics document; bumped only on an incompatible change. */
 export const DIAGNOSTICS_FORMAT_VERSION = '1.0';
@@ -38,7 +38,7 @@ export function formatCounts(diagnostics: readonly Diagnostic[]): string {
 export interface TextOptions {
   /** filename → text the ranges point into (LoadStackResult.files, secrets already masked). */
   files: ReadonlyMap<string, string>;
-  /** Colour and syntax highlighting; default: whatever the CLI decided (kleur.enabled). */
+  /** Colour and syntax highlighting (the view's decision); default: none. */
   color?: boolean;
 }
 
@@ -48,13 +48,13 @@ export interface TextOptions {
  * `N errors, M warnings` line. Filenames are shown as the user gave them.
  */
 export function formatDiagnosticsText(diagnostics: readonly Diagnostic[], options: TextOptions): string {
-  const color = options.color ?? kleur.enabled;
+  const color = options.color ?? false;
   const { files } = options;
-  const paint = (style: (s: string) => string, text: string): string => (color ? style(text) : text);
+  const colors = createColors(color);
   const blocks = diagnostics.map((d) => {
-    const label = d.severity === 'error' ? paint(kleur.bold().red, 'error') : paint(kleur.bold().yellow, 'warning');
+    const label = d.severity === 'error' ? colors.paint(['bold', 'red'], 'error') : colors.paint(['bold', 'yellow'], 'warning');
     const where = d.range ? `${d.range.filename}:${d.range.start.line}:${d.range.start.column}: ` : '';
-    const lines = [`${paint(kleur.bold, where)}${label}: ${paint(kleur.bold, d.summary)}`];
+    const lines = [`${colors.bold(where)}${label}: ${colors.bold(d.summary)}`];
     if (d.address) lines.push(`  on ${isCheckAddress(d.address) ? 'check' : 'resource'} ${d.address}`);
     const text = d.range ? files.get(d.range.filename) : undefined;
     if (d.range && text !== undefined) {
