@@ -4,17 +4,14 @@
  * signals safe.
  */
 import yargs, { type Argv } from 'yargs';
-import { UsageError } from '../src/cli/command.js';
-import { EdgeformError } from '../src/errors.js';
+import { EdgeformError, InterruptedError, UsageError } from '../src/errors.js';
 import { commands } from '../src/cli/commands.js';
-import { InterruptedError } from '../src/cli/interrupt.js';
 import { createIO, ExitCode, type CliIO, type CreateIOOptions } from '../src/cli/io.js';
 import { VERSION } from '../src/version.js';
 
 /** Runs edgeform with argv (without node and script) and returns the exit code. */
 export async function runCli(argv: string[], ioOptions: CreateIOOptions = {}): Promise<number> {
-  const colorFlag = !argv.includes('--no-color') && !argv.includes('--color=false');
-  const io = createIO({ ...ioOptions, colorFlag });
+  const io = createIO({ ...ioOptions, argv });
   let exitCode: number = ExitCode.ok;
   let ran = false;
 

@@ -1,7 +1,14 @@
 /**
- * Base of every runtime error edgeform raises on purpose. `code` is stable (EDGEFORM_*), so
- * callers branch on `instanceof` or `code`, never on message text; the CLI boundary prints
- * these as plain messages and anything else as a bug.
+ * The runtime errors every layer may raise or recognise, in one module (HTTP-specific ones are in
+ * src/api/errors.ts). Callers recognise them with `instanceof`, never by comparing `code` strings
+ * or message text; `code` is stable (EDGEFORM_*) for machines reading the output. Only the CLI
+ * boundary (cmd/edgeform.ts) turns them into exit codes. This module imports nothing, so
+ * api/, providers/, plan/, apply/ and cli/ can all depend on it.
+ */
+
+/**
+ * Base of every runtime error edgeform raises on purpose. The CLI boundary prints these as plain
+ * messages and anything else as a bug.
  */
 export class EdgeformError extends Error {
   readonly code: string;
@@ -20,3 +27,171 @@ export class EdgeformError extends Error {
  * subclasses; every layer recognises them with `instanceof RunFatalError`.
  */
 export class RunFatalError extends EdgeformError {}
+
+/** A problem the user can fix in the invocation; printed without a stack trace, exit 1. */
+export class UsageError extends EdgeformError {
+  constructor(message: string) {
+    super('EDGEFORM_USAGE', message);
+  }
+}
+
+/** The user interrupted the run (SIGINT/SIGTERM); exit code 130. */
+export class InterruptedError extends EdgeformError {
+  constructor(message = 'interrupted') {
+    super('EDGEFORM_INTERRUPTED', message);
+  }
+}
+
+/**
+ * A multi-step change (a Kubernetes upgrade, one minor version at a time) that the first
+ * interrupt stopped between steps: no further step was started. The executor reports it as
+ * `stopped`, not failed.
+ */
+export class StoppedError extends EdgeformError {
+  constructor(message: string) {
+    super('EDGEFORM_STOPPED', message);
+  }
+}
+
+/** A cloud task ended in ERROR; `error` is the platform's reason text. */
+export class TaskFailedError extends EdgeformError {
+  readonly taskId: string;
+  readonly taskType: string;
+  readonly error: string | null;
+
+  constructor(details: { taskId: string; taskType: string; error: string | null }) {
+    super('EDGEFORM_TASK_FAILED', `task ${details.taskId} (${details.taskType}) failed: ${details.error ?? 'the platform gave no reason'}`);
+    this.taskId = details.taskId;
+    this.taskType = details.taskType;
+    this.error = details.error;
+  }
+}
+
+/** A cloud task did not finish within its timeout; it may still be running on the platform. */
+export class TaskTimeoutError extends EdgeformError {
+  readonly taskId: string;
+  readonly taskType: string;
+  readonly elapsedMs: number;
+  readonly lastState: string | null;
+
+  constructor(details: { taskId: string; taskType: string; elapsedMs: number; lastState: string | null }) {
+    super(
+      'EDGEFORM_TASK_TIMEOUT',
+      `task ${details.taskId} (${details.taskType}) did not finish within ${Math.round(details.elapsedMs / 1000)} s` +
+        `${details.lastState ? ` (last state ${details.lastState})` : ''}; it may still be running on the platform`,
+    );
+    this.taskId = details.taskId;
+    this.taskType = details.taskType;
+    this.elapsedMs = details.elapsedMs;
+    this.lastState = details.lastState;
+  }
+}
+
+/**
+ * Reading a task failed too many times in a row (outage, rate limit) to go on waiting. The task
+ * itself may be fine and still running; `cause` is the last poll's error.
+ */
+export class TaskPollError extends EdgeformError {
+  readonly taskId: string;
+  /** Failed polls in a row. */
+  readonly failures: number;
+  /** The state the last successful poll read, or null when none succeeded. */
+  readonly lastState: string | null;
+
+  constructor(details: { taskId: string; failures: number; lastState: string | null; error: Error }) {
+    super(
+      'EDGEFORM_TASK_POLL_FAILED',
+      `could not read task ${details.taskId}: ${details.failures} polls in a row failed` +
+        `${details.lastState ? ` (last state read ${details.lastState})` : ''}; the task may still be running on the platform. ` +
+        `Last error: ${details.error.message}`,
+      { cause: details.error },
+    );
+    this.taskId = details.taskId;
+    this.failures = details.failures;
+    this.lastState = details.lastState;
+  }
+}
+
+/**
+ * The resource stayed locked by one task after another while a provider tried to recover from
+ * a send whose outcome was unknown; nothing more was sent.
+ */
+export class StillLockedError extends EdgeformError {
+  readonly taskId: string;
+  constructor(taskId: string, waits: number) {
+    super('EDGEFORM_STILL_LOCKED', `the resource is still locked by task ${taskId} after ${waits} waits on its lock; nothing more was sent. Run apply again once it is free.`);
+    this.taskId = taskId;
+  }
+}
+
+/**
+ * The reads after an action show something other than the planned result. Given the address,
+ * the planned and the observed fields, the message shows both; a provider that knows more (a
+ * k8s upgrade step whose version never shows) gives its own message.
+ */
+export class InconsistentResultError extends EdgeformError {
+  constructor(detail: string | { address: string; planned: unknown; observed: unknown }) {
+    super(
+      'EDGEFORM_INCONSISTENT_RESULT',
+      typeof detail === 'string'
+        ? detail
+        : `inconsistent result after apply: ${detail.address} still does not show the planned result.\n  planned:  ${JSON.stringify(detail.planned)}\n  observed: ${JSON.stringify(detail.observed)}`,
+    );
+  }
+}
+
+/**
+ * A change lacks what its provider needs to carry it out (a saved plan edited by hand or
+ * written by another build). Refused before anything is sent: guessing could do harm (a
+ * floating IP patch of `null` removes every user tag).
+ */
+export class PlanPayloadError extends EdgeformError {
+  readonly address: string;
+  constructor(change: { address: string; action: string }, problem: string) {
+    super('EDGEFORM_PLAN_PAYLOAD', `${change.address}: cannot ${change.action} from this plan: ${problem}. Run edgeform plan again.`);
+    this.address = change.address;
+  }
+}
+
+/** A saved plan cannot be applied as it is: stale, incompatible, or for another platform. */
+export class StalePlanError extends EdgeformError {
+  constructor(message: string) {
+    super('EDGEFORM_STALE_PLAN', message);
+  }
+}
+
+/** Where the lock behind a stale change was seen: held while apply waited, or only when planned. */
+export type StaleLock = { taskId: string; seen: 'at-apply' | 'at-plan' };
+
+/**
+ * The resource changed since the plan was made, so that the planned change is no longer what
+ * a fresh plan would do: it would change other fields, or end elsewhere (e.g. a task that held
+ * the lock added a tag the tags merge patch knows nothing of). Nothing is sent. A stale plan
+ * for one resource, hence `EDGEFORM_STALE_PLAN`.
+ */
+export class ChangedSincePlanError extends StalePlanError {
+  readonly address: string;
+  /** The platform task that held the resource's lock (while apply waited, or when planned); null when none. */
+  readonly lockTaskId: string | null;
+  /** How the observed fields differ from the plan's `before` (and what else a fresh plan finds), one human line each. */
+  readonly differences: readonly string[];
+  constructor(stale: { address: string; differences: readonly string[] }, lock: StaleLock | null) {
+    const what =
+      lock === null
+        ? 'changed since the plan was made'
+        : lock.seen === 'at-apply'
+          ? `changed while platform task ${lock.taskId} held its lock`
+          : `changed since the plan was made (platform task ${lock.taskId} held its lock then)`;
+    super([`${stale.address} ${what}, so the planned change was not sent:`, ...stale.differences.map((d) => `  ${d}`), 'Run edgeform plan again and review the new plan.'].join('\n'));
+    this.address = stale.address;
+    this.lockTaskId = lock?.taskId ?? null;
+    this.differences = stale.differences;
+  }
+}
+
+/** A file that is not a plan edgeform can read. */
+export class PlanFileError extends EdgeformError {
+  constructor(message: string) {
+    super('EDGEFORM_PLAN_FILE', message);
+  }
+}

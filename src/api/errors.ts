@@ -1,8 +1,9 @@
 /**
  * Typed errors of the API layer, one class per HTTP status family plus connection, timeout,
- * unusable answers, configuration and task failures (Stainless-style). Callers branch on
- * `instanceof` or the stable `code`, never on message text. Every message is built from
- * already redacted parts.
+ * unusable answers, configuration and the run-fatal errors (Stainless-style). Callers recognise
+ * them with `instanceof`, never by comparing `code` strings or message text. Every message is
+ * built from already redacted parts. The errors every layer shares (task failures, stale plans,
+ * interrupts, ...) are in src/errors.ts.
  */
 import { STATUS_CODES } from 'node:http';
 import { API_KEY_ENV } from '../env.js';
@@ -296,40 +297,6 @@ export class ApiResponseTooLargeError extends UnexpectedResponseError {
 export class ApiConfigError extends EdgeformError {
   constructor(code: 'EDGEFORM_API_KEY_MISSING' | 'EDGEFORM_API_KEY_INVALID' | 'EDGEFORM_BASE_URL_INVALID' | 'EDGEFORM_BASE_URL_INSECURE', message: string) {
     super(code, message);
-  }
-}
-
-/** A cloud task ended in ERROR; `error` is the platform's reason text. */
-export class TaskFailedError extends EdgeformError {
-  readonly taskId: string;
-  readonly taskType: string;
-  readonly error: string | null;
-
-  constructor(details: { taskId: string; taskType: string; error: string | null }) {
-    super('EDGEFORM_TASK_FAILED', `task ${details.taskId} (${details.taskType}) failed: ${details.error ?? 'the platform gave no reason'}`);
-    this.taskId = details.taskId;
-    this.taskType = details.taskType;
-    this.error = details.error;
-  }
-}
-
-/** A cloud task did not finish within its timeout; it may still be running on the platform. */
-export class TaskTimeoutError extends EdgeformError {
-  readonly taskId: string;
-  readonly taskType: string;
-  readonly elapsedMs: number;
-  readonly lastState: string | null;
-
-  constructor(details: { taskId: string; taskType: string; elapsedMs: number; lastState: string | null }) {
-    super(
-      'EDGEFORM_TASK_TIMEOUT',
-      `task ${details.taskId} (${details.taskType}) did not finish within ${Math.round(details.elapsedMs / 1000)} s` +
-        `${details.lastState ? ` (last state ${details.lastState})` : ''}; it may still be running on the platform`,
-    );
-    this.taskId = details.taskId;
-    this.taskType = details.taskType;
-    this.elapsedMs = details.elapsedMs;
-    this.lastState = details.lastState;
   }
 }
 

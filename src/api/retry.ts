@@ -3,7 +3,7 @@
  * (pure functions of attempt, headers, clock and random source, so tests inject both), and the
  * run-wide retry quota that makes an outage fail fast instead of multiplying waits.
  */
-import type { RequestSent } from './errors.js';
+import { ApiConnectionError, ApiError, type RequestSent } from './errors.js';
 
 /**
  * How a request may be retried, chosen by the caller who knows what the request does:
@@ -59,6 +59,23 @@ export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 5
  * so even a task-starting POST may be sent again.
  */
 export const NEVER_REACHED_STATUSES: ReadonlySet<number> = new Set([429, 503]);
+
+/**
+ * Statuses after which the platform may or may not have acted on a request: the transient ones
+ * that are not refusals at the door (a timeout or a gateway / server error can come after the
+ * work was started). Derived, so the three sets cannot disagree.
+ */
+export const UNKNOWN_OUTCOME_STATUSES: ReadonlySet<number> = new Set([...RETRYABLE_STATUSES].filter((status) => !NEVER_REACHED_STATUSES.has(status)));
+
+/**
+ * Whether a failed send leaves its outcome unknown: the connection was lost after sending (or
+ * may have been), or the platform answered one of {@link UNKNOWN_OUTCOME_STATUSES} (408, 500,
+ * 502, 504), which can come after it acted. Callers that start work re-read instead of resending.
+ */
+export function isUnknownOutcome(error: unknown): boolean {
+  if (error instanceof ApiConnectionError) return error.requestSent !== false;
+  return error instanceof ApiError && UNKNOWN_OUTCOME_STATUSES.has(error.status);
+}
 
 /** What went wrong with one attempt, as far as the retry decision needs to know. */
 export type AttemptFailure =

@@ -6,10 +6,10 @@
  * poll of the schedule tries again.
  */
 import { z } from 'zod';
-import { EdgeformError } from '../errors.js';
+import { TaskFailedError, TaskPollError, TaskTimeoutError } from '../errors.js';
 import type { ApiClient } from './client.js';
 import { toOneLine } from './error-body.js';
-import { ApiConnectionError, ApiError, TaskFailedError, TaskTimeoutError } from './errors.js';
+import { ApiConnectionError, ApiError } from './errors.js';
 import { DEFAULT_RETRY_POLICY, RETRYABLE_STATUSES } from './retry.js';
 import { apiPath } from './path.js';
 import { abortReason, sleep as realSleep, type Sleep } from './sleep.js';
@@ -71,31 +71,6 @@ export const K8S_TASK_TIMEOUT_MS = 60 * 60_000;
 /** Failed polls in a row after which edgeform stops waiting on a task (about 100 s of outage). */
 export const MAX_CONSECUTIVE_POLL_FAILURES = 20;
 
-
-/**
- * Reading a task failed too many times in a row (outage, rate limit) to go on waiting. The task
- * itself may be fine and still running; `cause` is the last poll's error.
- */
-export class TaskPollError extends EdgeformError {
-  readonly taskId: string;
-  /** Failed polls in a row. */
-  readonly failures: number;
-  /** The state the last successful poll read, or null when none succeeded. */
-  readonly lastState: string | null;
-
-  constructor(details: { taskId: string; failures: number; lastState: string | null; error: Error }) {
-    super(
-      'EDGEFORM_TASK_POLL_FAILED',
-      `could not read task ${details.taskId}: ${details.failures} polls in a row failed` +
-        `${details.lastState ? ` (last state read ${details.lastState})` : ''}; the task may still be running on the platform. ` +
-        `Last error: ${details.error.message}`,
-      { cause: details.error },
-    );
-    this.taskId = details.taskId;
-    this.failures = details.failures;
-    this.lastState = details.lastState;
-  }
-}
 
 /**
  * Whether a failed poll may just be tried again on the poll schedule: no answer, or an answer

@@ -1,53 +1,14 @@
-import { EdgeformError, RunFatalError } from '../errors.js';
+import { ChangedSincePlanError, EdgeformError, InconsistentResultError, RunFatalError, StoppedError, TaskFailedError, type StaleLock } from '../errors.js';
 import { canonicalJson } from '../plan/fingerprint.js';
 import { buildGraph, transitiveDependants } from '../plan/graph.js';
-import { describeStaleness, StalePlanError, type StaleResource } from '../plan/saved-plan.js';
+import { describeStaleness } from '../plan/saved-plan.js';
 import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
 import { resourceProvider, type DynamicResourceProvider, type FinishedTask, type Observation, type ProviderContext, type ProviderRegistry } from '../providers/provider.js';
 import type { ApplyOutcome, ResourceOutcome, RunError } from './outcome.js';
 
-/** The re-read after an action found something other than the planned result. */
-export class InconsistentResultError extends EdgeformError {
-  constructor(address: string, planned: unknown, observed: unknown) {
-    super(
-      'EDGEFORM_INCONSISTENT_RESULT',
-      `inconsistent result after apply: ${address} still does not show the planned result.\n  planned:  ${JSON.stringify(planned)}\n  observed: ${JSON.stringify(observed)}`,
-    );
-  }
-}
-
-/** Where the lock behind a stale change was seen: held while apply waited, or only when planned. */
-export type StaleLock = { taskId: string; seen: 'at-apply' | 'at-plan' };
-
-/**
- * The resource changed since the plan was made, so that the planned change is no longer what
- * a fresh plan would do: it would change other fields, or end elsewhere (e.g. a task that held
- * the lock added a tag the tags merge patch knows nothing of). Nothing is sent. A stale plan
- * for one resource, hence `EDGEFORM_STALE_PLAN`.
- */
-export class ChangedSincePlanError extends StalePlanError {
-  readonly address: string;
-  /** The platform task that held the resource's lock (while apply waited, or when planned); null when none. */
-  readonly lockTaskId: string | null;
-  /** How the observed fields differ from the plan's `before` (and what else a fresh plan finds), one human line each. */
-  readonly differences: readonly string[];
-  constructor(stale: StaleResource, lock: StaleLock | null) {
-    const what =
-      lock === null
-        ? 'changed since the plan was made'
-        : lock.seen === 'at-apply'
-          ? `changed while platform task ${lock.taskId} held its lock`
-          : `changed since the plan was made (platform task ${lock.taskId} held its lock then)`;
-    super([`${stale.address} ${what}, so the planned change was not sent:`, ...stale.differences.map((d) => `  ${d}`), 'Run edgeform plan again and review the new plan.'].join('\n'));
-    this.address = stale.address;
-    this.lockTaskId = lock?.taskId ?? null;
-    this.differences = stale.differences;
-  }
-}
-
 /**
  * Reads after a lock task of another type than the provider's own update finished, before
- * going on (~3 s with the CLI's policy): such a task is not this change, so only its own
+ * going on (~3 s with CONFIRM_POLICY): such a task is not this change, so only its own
  * read lag is waited out. A lock task of the provider's own type may be this very change,
  * abandoned by an earlier run, and gets the full confirm policy.
  */
@@ -71,6 +32,17 @@ export interface ConfirmPolicy {
   delayMs: (attempt: number) => number;
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
 }
+
+/**
+ * The re-reads apply makes to confirm a change (and to let reads catch up after a lock task of
+ * its own kind): 12 reads, 0.5 s more apart each time up to 3 s (about 25 s in all), since the
+ * platform's reads can lag a finished task. The caller adds how to sleep (the wall clock, or a
+ * test's clock).
+ */
+export const CONFIRM_POLICY: Readonly<Pick<ConfirmPolicy, 'attempts' | 'delayMs'>> = Object.freeze({
+  attempts: 12,
+  delayMs: (attempt: number) => Math.min(500 * attempt, 3000),
+});
 
 export interface ExecuteOptions {
   plan: Plan;
@@ -274,7 +246,7 @@ async function runAction(change: ResourceChange, options: ExecuteOptions, stopRu
   } catch (error) {
     if (options.ctx.signal.aborted) return result('aborted', error);
     // A multi-step change the first interrupt stopped between steps: interrupted, not failed.
-    if (sent && stop?.aborted && error instanceof EdgeformError && error.code === 'EDGEFORM_STOPPED') return result('stopped', error);
+    if (sent && stop?.aborted && error instanceof StoppedError) return result('stopped', error);
     if (error instanceof RunFatalError) {
       stopRun(error);
       // Nothing was sent: the run stopped before this change; the run's error says why.
@@ -305,8 +277,7 @@ async function waitForLock(ctx: ProviderContext, taskId: string, stop: AbortSign
     return { kind: 'finished', tasks: await ctx.waitForTasks([taskId], stop ? { signal: stop } : {}) };
   } catch (error) {
     if (stop?.aborted && !ctx.signal.aborted) return { kind: 'stopped' };
-    // The stable code of the API's TaskFailedError (apply/ does not import api/).
-    if (!(error instanceof EdgeformError) || error.code !== 'EDGEFORM_TASK_FAILED') throw error;
+    if (!(error instanceof TaskFailedError)) throw error;
     ctx.progress(`the lock is released: ${error.message}; going on with the planned change`);
     return { kind: 'failed' };
   }
@@ -400,5 +371,5 @@ async function confirm(provider: DynamicResourceProvider, change: ResourceChange
   }
   if (settled.done) return null;
   const seen = settled.observed.exists ? provider.summarize(settled.observed.state) : null;
-  throw new InconsistentResultError(change.address, change.after, seen);
+  throw new InconsistentResultError({ address: change.address, planned: change.after, observed: seen });
 }

@@ -3,21 +3,18 @@ import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { BASE_URL_ENV } from '../api/base-url.js';
 import { sleep } from '../api/sleep.js';
-import { executePlan } from '../apply/executor.js';
+import { CONFIRM_POLICY, executePlan } from '../apply/executor.js';
 import { succeeded, type ApplyOutcome } from '../apply/outcome.js';
 import type { Stack } from '../config/types.js';
-import { comparePlans, isPlanFileCandidate, parsePlanFile, PlanFileError, savedTargets, StalePlanError } from '../plan/saved-plan.js';
-import { EdgeformError } from '../errors.js';
+import { comparePlans, isPlanFileCandidate, parsePlanFile, savedTargets } from '../plan/saved-plan.js';
+import { EdgeformError, InterruptedError, PlanFileError, StalePlanError, UsageError } from '../errors.js';
 import type { Plan } from '../plan/types.js';
 import { payloadSchemas, resourceProvider, type ProviderContext } from '../providers/provider.js';
 import { registry } from '../providers/registry.js';
-import { createJsonApplyView, createTextApplyView, type ApplyView, type RunningAction } from '../render/apply-view.js';
-import { formatMessage } from '../render/values.js';
-import { defineCommand, UsageError } from './command.js';
-import { InterruptedError } from './interrupt.js';
+import { APPLY_FORMATS, createApplyView, type ApplyFormat, type ApplyView, type RunningAction } from '../render/apply-view.js';
+import { defineCommand } from './command.js';
 import { ExitCode, type CliIO } from './io.js';
 import { checkParallelism, planStack } from './plan-stack.js';
-import { printInvalid, renderPlan } from './plan.js';
 
 interface ApplyArgs {
   path: string;
@@ -25,7 +22,7 @@ interface ApplyArgs {
   parallelism: number;
   taskTimeout?: string;
   target: string[];
-  format: 'text' | 'json';
+  format: ApplyFormat;
   stack?: string;
 }
 
@@ -40,26 +37,28 @@ export const applyCommand = defineCommand<ApplyArgs>({
       .option('parallelism', { type: 'number', default: 10, describe: 'Actions run at the same time' })
       .option('task-timeout', { type: 'string', describe: 'Longest wait for one platform task, e.g. 30m, 90s (default 20m; 60m for k8s upgrades)' })
       .option('target', { type: 'string', array: true, default: [] as string[], describe: 'Apply only this address and what it depends on (repeatable)' })
-      .option('format', { choices: ['text', 'json'] as const, default: 'text' as const, describe: 'Progress output: text, or one JSON event per line' })
+      .option('format', { choices: APPLY_FORMATS, default: 'text' as const, describe: 'Progress output: text, or one JSON event per line' })
       .option('stack', { type: 'string', describe: 'With a saved plan: the stack it was made from (default: the path the plan recorded, inside the working directory)' }),
   async run(args, io) {
     checkParallelism(args.parallelism);
     const taskTimeoutMs = args.taskTimeout === undefined ? undefined : parseDuration(args.taskTimeout);
-    const interrupts = new ApplyInterrupts(io);
+    const verbsOf = (c: Plan['resource_changes'][number]) => resourceProvider(registry.resources, c.type).verbs[c.action === 'delete' ? 'delete' : 'update'];
+    const view = createApplyView(args.format, io, { verbsOf });
+    const interrupts = new ApplyInterrupts(view);
     try {
       const planFile = await readPlanFileIfAny(args.path);
       if (planFile !== undefined) {
         if (args.target.length > 0) throw new UsageError('--target cannot be used with a saved plan; it applies exactly what it contains');
-        return await applySavedPlan(args, io, interrupts, taskTimeoutMs, parsePlanFile(planFile, args.path, payloadSchemas(registry.resources)));
+        return await applySavedPlan(args, io, view, interrupts, taskTimeoutMs, parsePlanFile(planFile, args.path, payloadSchemas(registry.resources)));
       }
       if (args.stack !== undefined) throw new UsageError('--stack is only for a saved plan: give the stack as PATH instead');
-      return await applyStack(args, io, interrupts, taskTimeoutMs);
+      return await applyStack(args, io, view, interrupts, taskTimeoutMs);
     } catch (error) {
       // Interrupted while reading (planning, or checking a saved plan): nothing was changed.
       if (interrupts.abort.signal.aborted) return ExitCode.interrupted;
       // The key refused, the platform unavailable, a stale plan...: the error boundary prints it,
-      // and JSON output still ends with its change_summary.
-      if (args.format === 'json' && error instanceof EdgeformError) summarizeNotRun(io, error);
+      // and the view says the run did not happen (JSON output still ends with its change_summary).
+      if (error instanceof EdgeformError) view.notRun({ code: error.code, message: error.message });
       throw error;
     } finally {
       interrupts.dispose();
@@ -67,31 +66,30 @@ export const applyCommand = defineCommand<ApplyArgs>({
   },
 });
 
-async function applyStack(args: ApplyArgs, io: CliIO, interrupts: ApplyInterrupts, taskTimeoutMs: number | undefined): Promise<number> {
+async function applyStack(args: ApplyArgs, io: CliIO, view: ApplyView, interrupts: ApplyInterrupts, taskTimeoutMs: number | undefined): Promise<number> {
   const result = await planStack({ path: args.path, env: io.env, parallelism: args.parallelism, targets: args.target, signal: interrupts.abort.signal, taskTimeoutMs });
   if (result.kind === 'invalid') {
-    printInvalid(io, 'text', args.path, result);
+    view.invalidStack(result.diagnostics, result.files);
     return ExitCode.error;
   }
   try {
     const { plan } = result;
-    const show = args.format === 'json' ? (text: string) => io.err(text) : (text: string) => io.out(text);
-    show(renderPlan(plan, 'text', args.path, result.files));
+    view.plan(plan, result.files);
     if (plan.errored) return ExitCode.error;
     // Nothing to change: no question; the executor only reports every resource unchanged.
-    if (!plan.applyable) return await execute(plan, result.ctx, args, io, interrupts);
+    if (!plan.applyable) return await execute(plan, result.ctx, args, view, interrupts);
     if (!args.autoApprove) {
       if (!io.stdin.isTTY) {
-        io.err('Error: apply needs approval, and this is not an interactive terminal.\nPass --auto-approve to apply without asking, or save a plan with `edgeform plan --out plan.json` and run `edgeform apply plan.json`.');
+        view.approvalUnavailable();
         return ExitCode.error;
       }
-      const answer = await askApproval(io, args.format === 'json' ? io.stderr : io.stdout, interrupts.abort.signal);
+      const answer = await askApproval(io, view.promptStream === 'stderr' ? io.stderr : io.stdout, interrupts.abort.signal);
       if (answer !== 'approved') {
-        show('Apply cancelled: nothing was changed.');
+        view.cancelled();
         return answer === 'interrupted' ? ExitCode.interrupted : ExitCode.error;
       }
     }
-    return await execute(plan, result.ctx, args, io, interrupts);
+    return await execute(plan, result.ctx, args, view, interrupts);
   } finally {
     await result.api.close();
   }
@@ -104,9 +102,9 @@ async function applyStack(args: ApplyArgs, io: CliIO, interrupts: ApplyInterrupt
  * must be the plan's; the live state is read and planned again, and only a fresh plan equal to
  * the saved one is executed, so every request body is derived here and now.
  */
-async function applySavedPlan(args: ApplyArgs, io: CliIO, interrupts: ApplyInterrupts, taskTimeoutMs: number | undefined, saved: Plan): Promise<number> {
+async function applySavedPlan(args: ApplyArgs, io: CliIO, view: ApplyView, interrupts: ApplyInterrupts, taskTimeoutMs: number | undefined, saved: Plan): Promise<number> {
   if (!saved.applyable) {
-    io.out('The saved plan has no changes to apply.');
+    view.savedPlanEmpty();
     return ExitCode.ok;
   }
   const stackPath = await locatePlannedStack(saved, args.stack, args.path);
@@ -120,14 +118,13 @@ async function applySavedPlan(args: ApplyArgs, io: CliIO, interrupts: ApplyInter
     admit: (stack, baseUrl) => admitSavedPlan(saved, stack, baseUrl, stackPath, io.env),
   });
   if (result.kind === 'invalid') {
-    io.err(`The stack ${stackPath} that the saved plan was made from is not valid now; nothing was applied.`);
-    printInvalid(io, 'text', stackPath, result);
+    view.savedStackInvalid(stackPath, result.diagnostics, result.files);
     return ExitCode.error;
   }
   try {
     const fresh = result.plan;
     if (fresh.errored) {
-      io.err(renderPlan(fresh, 'text', stackPath, result.files));
+      view.replanFailed(fresh, result.files);
       throw new StalePlanError('Planning the stack again for the saved plan failed (see above); nothing was applied. Run edgeform plan again.');
     }
     const stale = comparePlans(saved, fresh);
@@ -140,9 +137,9 @@ async function applySavedPlan(args: ApplyArgs, io: CliIO, interrupts: ApplyInter
     const savedChecks = new Map(saved.checks.map((c) => [c.address, c]));
     for (const check of fresh.checks) {
       const was = savedChecks.get(check.address)?.status;
-      if (was !== undefined && was !== check.status) io.out(`${check.address}: was ${was} when planned, is ${check.status} now: ${formatMessage(check.message)}`);
+      if (was !== undefined && was !== check.status) view.checkChanged(check, was);
     }
-    return await execute(fresh, result.ctx, args, io, interrupts);
+    return await execute(fresh, result.ctx, args, view, interrupts);
   } finally {
     await result.api.close();
   }
@@ -189,11 +186,9 @@ async function locatePlannedStack(saved: Plan, explicit: string | undefined, pla
   return recorded;
 }
 
-async function execute(plan: Plan, ctx: ProviderContext, args: ApplyArgs, io: CliIO, interrupts: ApplyInterrupts): Promise<number> {
-  const verbsOf = (c: Plan['resource_changes'][number]) => resourceProvider(registry.resources, c.type).verbs[c.action === 'delete' ? 'delete' : 'update'];
-  const view: ApplyView = args.format === 'json' ? createJsonApplyView((l) => io.out(l)) : createTextApplyView((l) => io.out(l), verbsOf);
+async function execute(plan: Plan, ctx: ProviderContext, args: ApplyArgs, view: ApplyView, interrupts: ApplyInterrupts): Promise<number> {
   const running = new Map<string, RunningAction>();
-  interrupts.attach(view, () => [...running.values()]);
+  interrupts.executing(() => [...running.values()]);
   const heartbeat = setInterval(() => view.tick(), 10_000);
   heartbeat.unref();
   let outcome: ApplyOutcome;
@@ -204,7 +199,7 @@ async function execute(plan: Plan, ctx: ProviderContext, args: ApplyArgs, io: Cl
       ctx,
       parallelism: args.parallelism,
       stop: interrupts.stop.signal,
-      confirm: { attempts: 12, delayMs: (n) => Math.min(500 * n, 3000), sleep },
+      confirm: { ...CONFIRM_POLICY, sleep },
       hooks: {
         onStart(change) {
           running.set(change.address, { address: change.address, taskIds: [] });
@@ -229,42 +224,30 @@ async function execute(plan: Plan, ctx: ProviderContext, args: ApplyArgs, io: Cl
 }
 
 /**
- * With --format json, the events of an apply that stopped on an error before it ran anything:
- * `run_error` and a `change_summary` with no resources, whose `run_error` says why. A machine
- * reading stdout always finds the summary last; the text of the error goes to stderr as usual.
- */
-function summarizeNotRun(io: CliIO, error: EdgeformError): void {
-  const view = createJsonApplyView((l) => io.out(l));
-  const runError = { code: error.code, message: error.message };
-  view.onRunError?.(runError);
-  view.summary({ resources: [], interrupted: false, aborted: false, runError });
-}
-
-/**
  * Two-stage interrupts: the first SIGINT/SIGTERM stops new actions and lets running ones
  * finish (`stop`); the second abandons them at once (`abort`), listing their task ids.
  */
 class ApplyInterrupts {
   readonly stop = new AbortController();
   readonly abort = new AbortController();
-  private view?: ApplyView;
-  private running: () => RunningAction[] = () => [];
+  /** The running actions, once the executor runs; undefined while planning or reading. */
+  private running?: () => RunningAction[];
   private readonly handler = () => this.onSignal();
 
-  constructor(private readonly io: CliIO) {
+  constructor(private readonly view: ApplyView) {
     process.on('SIGINT', this.handler);
     process.on('SIGTERM', this.handler);
   }
 
-  attach(view: ApplyView, running: () => RunningAction[]): void {
-    this.view = view;
+  /** The executor starts: interrupts from now on stop new actions, then abandon running ones. */
+  executing(running: () => RunningAction[]): void {
     this.running = running;
   }
 
   private onSignal(): void {
-    if (!this.view) {
+    if (!this.running) {
       // Still planning or reading: nothing was changed yet, so stop at once.
-      this.io.err('\nInterrupted before any change was made; stopping.');
+      this.view.interruptedBeforeChanges();
       this.stop.abort();
       this.abort.abort(new InterruptedError('interrupted before any change was made'));
       return;

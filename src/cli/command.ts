@@ -1,4 +1,3 @@
-import { EdgeformError } from '../errors.js';
 import type { Argv } from 'yargs';
 import type { CliIO } from './io.js';
 
@@ -11,13 +10,6 @@ export interface Command<A = Record<string, unknown>> {
   describe: string;
   builder: (yargs: Argv) => Argv;
   run: (args: A, io: CliIO) => Promise<number>;
-}
-
-/** Thrown for a problem the user can fix in the invocation; printed without a stack trace, exit 1. */
-export class UsageError extends EdgeformError {
-  constructor(message: string) {
-    super('EDGEFORM_USAGE', message);
-  }
 }
 
 /** Declares a command with its argument type checked at the definition site. */

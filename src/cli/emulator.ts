@@ -1,6 +1,7 @@
 import { API_KEY_ENV } from '../env.js';
 import { MAX_SEED, startEmulator, type Emulator, type EmulatorOptions } from '../emulator/index.js';
-import { defineCommand, UsageError } from './command.js';
+import { UsageError } from '../errors.js';
+import { defineCommand } from './command.js';
 import { ExitCode, type CliIO } from './io.js';
 
 interface EmulatorArgs {

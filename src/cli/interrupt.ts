@@ -1,12 +1,5 @@
-import { EdgeformError } from '../errors.js';
+import { InterruptedError } from '../errors.js';
 import { ExitCode, type CliIO } from './io.js';
-
-/** Raised when the user interrupted the run (SIGINT/SIGTERM); exit code 130. */
-export class InterruptedError extends EdgeformError {
-  constructor(message = 'interrupted') {
-    super('EDGEFORM_INTERRUPTED', message);
-  }
-}
 
 /**
  * Runs a read-only operation that SIGINT/SIGTERM cancel: the signal aborts in-flight

@@ -1,4 +1,3 @@
-import kleur from 'kleur';
 import { createRedactor, secretsFromEnv } from '../api/redact.js';
 import { escapeTerminalOutput } from '../render/values.js';
 
@@ -8,7 +7,7 @@ export interface CliIO {
   readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };
   readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
   readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
-  /** Whether ANSI colours are on (off for NO_COLOR, --no-color and a non-TTY stdout). */
+  /** Whether ANSI colours are on (see decideColor); the views build their colourisers from it. */
   readonly color: boolean;
   out(text: string): void;
   err(text: string): void;
@@ -27,12 +26,24 @@ export interface CreateIOOptions {
   stdout?: CliIO['stdout'];
   stderr?: CliIO['stderr'];
   stdin?: CliIO['stdin'];
-  /** false when --no-color was given. */
-  colorFlag?: boolean;
+  /** The command line (without node and script), for --no-color. */
+  argv?: readonly string[];
 }
 
 /**
- * Decides colour once (NO_COLOR, --no-color, TTY) and sets kleur accordingly. Everything
+ * Whether this run writes colour: never with --no-color (or --color=false), never when NO_COLOR
+ * is set to anything but the empty string, and only when stdout is a terminal. The one place
+ * edgeform decides colour; views only build their colourisers from the answer (CliIO.color).
+ * argv is read here rather than from yargs because the output boundary exists before parsing.
+ */
+export function decideColor(options: { argv: readonly string[]; env: NodeJS.ProcessEnv; stdout: { isTTY?: boolean } }): boolean {
+  const flag = !options.argv.includes('--no-color') && !options.argv.includes('--color=false');
+  const noColorEnv = options.env.NO_COLOR !== undefined && options.env.NO_COLOR !== '';
+  return flag && !noColorEnv && options.stdout.isTTY === true;
+}
+
+/**
+ * Decides colour once (decideColor) for everything the run writes. Everything
  * written through `out` and `err` crosses one boundary, for every command: the API key is
  * redacted (with its fragments and encoded forms; a stack may pull it into a value, the
  * platform may echo it), and control and bidi characters are escaped (colour sequences pass
@@ -44,9 +55,7 @@ export function createIO(options: CreateIOOptions = {}): CliIO {
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
   const stdin = options.stdin ?? process.stdin;
-  const noColorEnv = env.NO_COLOR !== undefined && env.NO_COLOR !== '';
-  const color = options.colorFlag !== false && !noColorEnv && stdout.isTTY === true;
-  kleur.enabled = color;
+  const color = decideColor({ argv: options.argv ?? [], env, stdout });
   const redact = createRedactor(secretsFromEnv(env));
   const clean = (text: string) => escapeTerminalOutput(redact(text.endsWith('\n') ? text : `${text}\n`), { color });
   return {

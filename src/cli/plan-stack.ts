@@ -3,7 +3,7 @@ import { resolveApiKey } from '../api/auth.js';
 import { resolveBaseUrl } from '../api/base-url.js';
 import { createApiClient } from '../api/client.js';
 import type { TaskPollSchedule } from '../api/tasks.js';
-import { UsageError } from './command.js';
+import { UsageError } from '../errors.js';
 import { createRetryQuota } from '../api/retry.js';
 import type { Diagnostic } from '../config/diagnostics.js';
 import { hasErrors } from '../config/diagnostics.js';

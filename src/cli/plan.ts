@@ -1,20 +1,14 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
-import kleur from 'kleur';
 import { redact, secretsFromEnv } from '../api/redact.js';
-import type { Diagnostic } from '../config/diagnostics.js';
-import { formatDiagnosticsJson, formatDiagnosticsText } from '../render/diagnostics.js';
-import { toPlanJson } from '../render/plan-json.js';
-import { commentMarker, renderPlanMarkdown } from '../render/plan-markdown.js';
-import { renderPlanText } from '../render/plan-text.js';
+import { createPlanView, PLAN_FORMATS, type PlanFormat, type PlanView } from '../render/plan-view.js';
 import { looksLikePlanFile } from '../plan/saved-plan.js';
 import type { Plan } from '../plan/types.js';
-import { defineCommand, UsageError } from './command.js';
+import { UsageError } from '../errors.js';
+import { defineCommand } from './command.js';
 import { ExitCode, type CliIO } from './io.js';
 import { checkParallelism, planStack } from './plan-stack.js';
 import { withInterrupts } from './interrupt.js';
-
-export type PlanFormat = 'text' | 'json' | 'markdown';
 
 interface PlanArgs {
   path: string;
@@ -32,24 +26,25 @@ export const planCommand = defineCommand<PlanArgs>({
   builder: (y) =>
     y
       .positional('path', { type: 'string', describe: 'Stack file or directory of *.yaml files', demandOption: true })
-      .option('format', { choices: ['text', 'json', 'markdown'] as const, default: 'text' as const, describe: 'Output format' })
+      .option('format', { choices: PLAN_FORMATS, default: 'text' as const, describe: 'Output format' })
       .option('out', { type: 'string', describe: 'Write the plan to this file, for `edgeform apply FILE`' })
       .option('detailed-exitcode', { type: 'boolean', default: false, describe: 'Exit 0 with no changes, 2 with changes, 1 on error' })
       .option('parallelism', { type: 'number', default: 10, describe: 'Resources read at the same time' })
       .option('target', { type: 'string', array: true, default: [] as string[], describe: 'Plan only this address and what it depends on (repeatable)' }),
   async run(args, io) {
     checkParallelism(args.parallelism);
+    const view = createPlanView(args.format, io, { stackLabel: args.path });
     return withInterrupts(io, async (signal) => {
       const result = await planStack({ path: args.path, env: io.env, parallelism: args.parallelism, targets: args.target, signal });
       if (result.kind === 'invalid') {
-        printInvalid(io, args.format, args.path, result);
+        view.invalidStack(result.diagnostics, result.files);
         return ExitCode.error;
       }
       try {
-        io.out(renderPlan(result.plan, args.format, args.path, result.files));
+        view.plan(result.plan, result.files);
         if (args.out) {
-          if (result.plan.errored) await refuseToSave(args.out, io);
-          else await savePlan(args.out, result.plan, io);
+          if (result.plan.errored) await refuseToSave(args.out, view);
+          else await savePlan(args.out, result.plan, io.env, view);
         }
         return planExitCode(result.plan, args.detailedExitcode);
       } finally {
@@ -64,37 +59,6 @@ export function planExitCode(plan: Plan, detailed: boolean): number {
   if (plan.errored) return ExitCode.error;
   if (detailed && plan.summary.change + plan.summary.destroy > 0) return ExitCode.changes;
   return ExitCode.ok;
-}
-
-/** Renders a plan in one of the three formats. */
-export function renderPlan(plan: Plan, format: PlanFormat, stackLabel: string, files: ReadonlyMap<string, string>): string {
-  const formatDiagnostics = (d: readonly Diagnostic[]) => formatDiagnosticsText(d, { files });
-  if (format === 'json') return JSON.stringify(toPlanJson(plan), null, 2);
-  if (format === 'markdown') {
-    const enabled = kleur.enabled;
-    kleur.enabled = false;
-    try {
-      return renderPlanMarkdown(plan, renderPlanText(plan, { formatDiagnostics }), { stackLabel });
-    } finally {
-      kleur.enabled = enabled;
-    }
-  }
-  return renderPlanText(plan, { formatDiagnostics });
-}
-
-/** Prints the diagnostics of a stack that could not be planned, in the requested format. */
-export function printInvalid(io: CliIO, format: PlanFormat, stackLabel: string, { diagnostics, files }: { diagnostics: Diagnostic[]; files: ReadonlyMap<string, string> }): void {
-  if (format === 'json') {
-    io.out(formatDiagnosticsJson(diagnostics));
-    return;
-  }
-  const text = formatDiagnosticsText(diagnostics, { files });
-  if (format === 'markdown') {
-    const fence = '`'.repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
-    io.out(`${commentMarker('plan', stackLabel)}\n### edgeform plan for \`${stackLabel}\`\n\n**The stack is invalid**; nothing was read or changed.\n\n${fence}text\n${text.trimEnd()}\n${fence}\n`);
-    return;
-  }
-  io.err(text);
 }
 
 /** What is at a --out path now: nothing, an earlier plan file, or something else (never touched). */
@@ -112,13 +76,13 @@ async function existingFileKind(file: string): Promise<'none' | 'plan' | 'other'
  * Only a new file or an earlier plan file is written over: `--out stack.yaml` by mistake must
  * not destroy the stack.
  */
-async function savePlan(file: string, plan: Plan, io: CliIO): Promise<void> {
+async function savePlan(file: string, plan: Plan, env: CliIO['env'], view: PlanView): Promise<void> {
   if ((await existingFileKind(file)) === 'other') {
     throw new UsageError(`--out ${file}: the file exists and is not an edgeform plan file; refusing to overwrite it (choose another path)`);
   }
   const saved: Plan = { ...plan, stack: { ...plan.stack, sources: plan.stack.sources.map(relativeToWorkingDirectory) } };
-  await writeFile(file, `${redact(JSON.stringify(saved, null, 2), secretsFromEnv(io.env))}\n`, { mode: 0o600 });
-  io.err(`Saved the plan to ${file}. To perform exactly these actions, run: edgeform apply ${file}`);
+  await writeFile(file, `${redact(JSON.stringify(saved, null, 2), secretsFromEnv(env))}\n`, { mode: 0o600 });
+  view.saved(file);
 }
 
 /**
@@ -134,8 +98,8 @@ function relativeToWorkingDirectory(source: string): string {
  * An errored plan is not saved; a plan file left at the same path by an earlier run is removed,
  * so a pipeline's next step can never apply an old plan by mistake.
  */
-async function refuseToSave(file: string, io: CliIO): Promise<void> {
+async function refuseToSave(file: string, view: PlanView): Promise<void> {
   const removed = (await existingFileKind(file)) === 'plan' && (await rm(file).then(() => true));
-io.err(`The plan has errors, so it was not saved to ${file}.${removed ? ` The older plan file at ${file} was removed so it cannot be applied by mistake.` : ''}`);
+  view.notSaved(file, removed);
 }
 

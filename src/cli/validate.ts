@@ -1,11 +1,11 @@
 import { loadStack } from '../config/load-stack.js';
-import { formatDiagnosticsJson, formatDiagnosticsText } from '../render/diagnostics.js';
+import { createValidateView, VALIDATE_FORMATS, type ValidateFormat } from '../render/validate-view.js';
 import { defineCommand } from './command.js';
 import { ExitCode } from './io.js';
 
 interface ValidateArgs {
   path: string;
-  format: 'text' | 'json';
+  format: ValidateFormat;
 }
 
 /**
@@ -19,17 +19,11 @@ export const validateCommand = defineCommand<ValidateArgs>({
   builder: (y) =>
     y
       .positional('path', { type: 'string', describe: 'Stack file or directory of *.yaml files', demandOption: true })
-      .option('format', { choices: ['text', 'json'] as const, default: 'text' as const, describe: 'Output format' }),
+      .option('format', { choices: VALIDATE_FORMATS, default: 'text' as const, describe: 'Output format' }),
   async run(args, io) {
+    const view = createValidateView(args.format, io);
     const { stack, diagnostics, files } = await loadStack(args.path, io.env);
-    if (args.format === 'json') {
-      io.out(formatDiagnosticsJson(diagnostics));
-      return stack ? ExitCode.ok : ExitCode.error;
-    }
-    if (diagnostics.length > 0) io.err(formatDiagnosticsText(diagnostics, { files, color: io.color }));
-    if (!stack) return ExitCode.error;
-    const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
-    io.out(`Success! The stack is valid (${count(stack.resources.length, 'resource')}, ${count(stack.checks.length, 'check')}).`);
-    return ExitCode.ok;
+    view.result(stack ? { resources: stack.resources.length, checks: stack.checks.length } : null, diagnostics, files);
+    return stack ? ExitCode.ok : ExitCode.error;
   },
 });

@@ -1,24 +1,10 @@
 import { isUtf8 } from 'node:buffer';
 import { z } from 'zod';
 import { CHECK_TYPES, DELETABLE_TYPES, RESOURCE_TYPES, type ResourceType } from '../config/types.js';
-import { EdgeformError } from '../errors.js';
+import { PlanFileError, StalePlanError } from '../errors.js';
 import { canonicalJson } from './fingerprint.js';
 import { buildGraph, findCycles } from './graph.js';
 import { PLAN_FORMAT_VERSION, type Plan, type ResourceChange } from './types.js';
-
-/** A saved plan cannot be applied as it is: stale, incompatible, or for another platform. */
-export class StalePlanError extends EdgeformError {
-  constructor(message: string) {
-    super('EDGEFORM_STALE_PLAN', message);
-  }
-}
-
-/** A file that is not a plan edgeform can read. */
-export class PlanFileError extends EdgeformError {
-  constructor(message: string) {
-    super('EDGEFORM_PLAN_FILE', message);
-  }
-}
 
 const fieldChange = z.strictObject({ path: z.array(z.string()), op: z.enum(['add', 'update', 'remove']), before: z.unknown().optional(), after: z.unknown().optional() });
 const record = z.record(z.string(), z.unknown());

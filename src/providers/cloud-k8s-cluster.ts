@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { apiPath } from '../api/path.js';
 import { taskIdsSchema } from '../api/tasks.js';
 import { canonicalJson } from '../plan/fingerprint.js';
-import { EdgeformError } from '../errors.js';
+import { EdgeformError, InconsistentResultError, StoppedError } from '../errors.js';
 import { describeStep, nextUpgradeStep, parseK8sVersion, planUpgradePath } from '../plan/upgrade-path.js';
 import type { ApplyResult, ProviderContext, ResourceProvider } from './provider.js';
 import { readOrGone, requireAction, requirePayload, startTasks } from './shared.js';
@@ -141,8 +141,7 @@ export const cloudK8sCluster: ResourceProvider<'cloud_k8s_cluster'> = {
       if (progress.kind === 'await-previous') {
         lagReads += 1;
         if (lagReads >= STEP_SETTLE_READS) {
-          throw new EdgeformError(
-            'EDGEFORM_INCONSISTENT_RESULT',
+          throw new InconsistentResultError(
             `inconsistent result after apply: the upgrade of ${d.cluster_name} to ${progress.version} finished, but the cluster still reads ${cluster.version} after ${lagReads} reads; no further step was started. Run apply again once the cluster shows ${progress.version}.`,
           );
         }
@@ -154,7 +153,7 @@ export const cloudK8sCluster: ResourceProvider<'cloud_k8s_cluster'> = {
         throw new EdgeformError('EDGEFORM_UPGRADE_PATH', `the upgrade of ${d.cluster_name} did not reach ${d.version} after ${maxSteps} steps`);
       }
       if (steps > 0 && ctx.stopping?.aborted) {
-        throw new EdgeformError('EDGEFORM_STOPPED', `stopped at ${cluster.version} on the way to ${d.version} because of the interrupt; no further upgrade step was started. Run apply again to continue.`);
+        throw new StoppedError(`stopped at ${cluster.version} on the way to ${d.version} because of the interrupt; no further upgrade step was started. Run apply again to continue.`);
       }
       const next = nextUpgradeStep(cluster.version, d.version, await readUpgradeVersions(ctx, d.project_id, d.region_id, d.cluster_name));
       if (next.kind === 'error') throw new EdgeformError('EDGEFORM_UPGRADE_PATH', `cannot continue the upgrade of ${d.cluster_name}: ${next.message}`);

@@ -1,22 +1,9 @@
 import { z } from 'zod';
 import { ApiConnectionError, ApiError, ConflictError, NotFoundError } from '../api/errors.js';
-import { computeBackoff } from '../api/retry.js';
-import { EdgeformError } from '../errors.js';
+import { computeBackoff, isUnknownOutcome } from '../api/retry.js';
+import { PlanPayloadError, StillLockedError } from '../errors.js';
 import type { ResourceChange } from '../plan/types.js';
 import type { ApplyResult, ProviderContext } from './provider.js';
-
-/**
- * A change lacks what its provider needs to carry it out (a saved plan edited by hand or
- * written by another build). Refused before anything is sent: guessing could do harm (a
- * floating IP patch of `null` removes every user tag).
- */
-export class PlanPayloadError extends EdgeformError {
-  readonly address: string;
-  constructor(change: Pick<ResourceChange, 'address' | 'action'>, problem: string) {
-    super('EDGEFORM_PLAN_PAYLOAD', `${change.address}: cannot ${change.action} from this plan: ${problem}. Run edgeform plan again.`);
-    this.address = change.address;
-  }
-}
 
 /**
  * The change's payload, checked against the provider's schema; throws PlanPayloadError naming
@@ -64,36 +51,11 @@ export async function deleteIfPresent(remove: () => Promise<unknown>): Promise<v
 /** What a re-read after an ambiguous failure found. */
 export type Recovery = { kind: 'running'; taskId: string } | { kind: 'done' } | { kind: 'not-started' };
 
-/**
- * Answers after which the platform may or may not have acted on a request: a timeout or a
- * gateway / server error can come after the work was started. (429 and 503 are refusals at the
- * door; the client already retried those where allowed.)
- */
-const UNKNOWN_OUTCOME_STATUSES: ReadonlySet<number> = new Set([408, 500, 502, 504]);
-
 /** Sends of a resendable request in all, the first included. */
 export const MAX_SENDS = 3;
 
-/**
- * Whether a failed send leaves its outcome unknown: the connection was lost after sending (or
- * may have been), or the platform answered 408/500/502/504, which can come after it acted.
- */
-export function isUnknownOutcome(error: unknown): boolean {
-  if (error instanceof ApiConnectionError) return error.requestSent !== false;
-  return error instanceof ApiError && UNKNOWN_OUTCOME_STATUSES.has(error.status);
-}
-
 /** Lock tasks waited on in one recovery before giving up on the resource ever being free. */
 export const MAX_LOCK_WAITS = 3;
-
-/** The resource stayed locked by one task after another while edgeform tried to recover. */
-export class StillLockedError extends EdgeformError {
-  readonly taskId: string;
-  constructor(taskId: string, waits: number) {
-    super('EDGEFORM_STILL_LOCKED', `the resource is still locked by task ${taskId} after ${waits} waits on its lock; nothing more was sent. Run apply again once it is free.`);
-    this.taskId = taskId;
-  }
-}
 
 /**
  * Starts asynchronous work (a task-starting POST or PATCH) and waits on its tasks. When a send

@@ -1,9 +1,17 @@
-import kleur from 'kleur';
 import type { ApplyHooks } from '../apply/executor.js';
-import { countOutcome, type ApplyOutcome, type ResourceOutcome } from '../apply/outcome.js';
+import { countOutcome, type ApplyOutcome, type ResourceOutcome, type RunError } from '../apply/outcome.js';
+import type { Diagnostic } from '../config/diagnostics.js';
 import { isCheckAddress } from '../config/types.js';
-import type { ResourceChange } from '../plan/types.js';
+import type { CheckResult, Plan, ResourceChange } from '../plan/types.js';
+import { createColors, NO_COLORS, type Colors } from './colors.js';
 import { formatMessage, formatName } from './values.js';
+import { diagnosticsText, planText, type StackFiles, type ViewOutput } from './view.js';
+
+/** The formats of `edgeform apply`. */
+export const APPLY_FORMATS = ['text', 'json'] as const;
+
+/** One of {@link APPLY_FORMATS}. */
+export type ApplyFormat = (typeof APPLY_FORMATS)[number];
 
 /** A running action, as interrupt messages list it. */
 export interface RunningAction {
@@ -11,78 +19,149 @@ export interface RunningAction {
   taskIds: readonly string[];
 }
 
-/** How apply reports itself: the executor's hooks plus interrupts, heartbeats and the summary. */
+/**
+ * Everything `edgeform apply` prints: before it acts (the plan to approve, a saved plan's
+ * checks), the executor's hooks while it acts, interrupts, heartbeats and the summary. One
+ * implementation per format, chosen by {@link createApplyView}.
+ */
 export interface ApplyView extends ApplyHooks {
+  /** Where the approval question is asked: stdout, or stderr when stdout carries JSON lines. */
+  readonly promptStream: 'stdout' | 'stderr';
+  /** The stack is invalid: nothing was read or changed. */
+  invalidStack(diagnostics: readonly Diagnostic[], files: StackFiles): void;
+  /** The plan of the stack, before approval. */
+  plan(plan: Plan, files: StackFiles): void;
+  /** Approval is needed and there is no terminal to ask on. */
+  approvalUnavailable(): void;
+  /** The user did not approve: nothing was changed. */
+  cancelled(): void;
+  /** The saved plan has no changes. */
+  savedPlanEmpty(): void;
+  /** The stack a saved plan was made from is invalid now. */
+  savedStackInvalid(stackPath: string, diagnostics: readonly Diagnostic[], files: StackFiles): void;
+  /** Planning the stack again for a saved plan failed: the fresh plan, showing why. */
+  replanFailed(plan: Plan, files: StackFiles): void;
+  /** A check's result is not what it was when the saved plan was made. */
+  checkChanged(check: CheckResult, was: CheckResult['status']): void;
+  /** The first interrupt came while planning or reading: nothing was changed. */
+  interruptedBeforeChanges(): void;
   /** Called every 10 s while actions run, for "Still resizing... [20s elapsed]". */
   tick(): void;
   interruptRequested(running: readonly RunningAction[]): void;
   abortRequested(running: readonly RunningAction[]): void;
   summary(outcome: ApplyOutcome): void;
+  /** The run stopped on an error before it ran anything (the error itself goes to stderr, from the CLI's error boundary). */
+  notRun(error: RunError): void;
 }
 
 /** Verbs a view uses per resource (from the provider: ["Resizing", "Resized"]). */
 export type VerbsOf = (change: ResourceChange) => [string, string];
+
+/** What an apply view needs besides its output. */
+export interface ApplyViewOptions {
+  verbsOf: VerbsOf;
+  /** The clock of elapsed times and timestamps (tests fix it). */
+  now?: () => number;
+}
+
+/** The view of a format: text (for people, coloured when the run's colour is on) or JSON lines (for machines). */
+export function createApplyView(format: ApplyFormat, output: ViewOutput, options: ApplyViewOptions): ApplyView {
+  const views: Record<ApplyFormat, () => ApplyView> = {
+    text: () => createTextApplyView(output, options),
+    json: () => createJsonApplyView(output, options),
+  };
+  return views[format]();
+}
+
+/**
+ * What apply prints the same way in every format: an invalid stack's diagnostics, a saved
+ * plan's notes and a changed check, the early interrupt. The text goes where it always has
+ * (stdout or stderr), coloured as the run's colour says.
+ */
+function createCommonApplyView(output: ViewOutput, colors: Colors) {
+  return {
+    invalidStack: (diagnostics: readonly Diagnostic[], files: StackFiles) => output.err(diagnosticsText(diagnostics, files, colors)),
+    approvalUnavailable: () =>
+      output.err('Error: apply needs approval, and this is not an interactive terminal.\nPass --auto-approve to apply without asking, or save a plan with `edgeform plan --out plan.json` and run `edgeform apply plan.json`.'),
+    savedPlanEmpty: () => output.out('The saved plan has no changes to apply.'),
+    savedStackInvalid(stackPath: string, diagnostics: readonly Diagnostic[], files: StackFiles) {
+      output.err(`The stack ${stackPath} that the saved plan was made from is not valid now; nothing was applied.`);
+      output.err(diagnosticsText(diagnostics, files, colors));
+    },
+    replanFailed: (plan: Plan, files: StackFiles) => output.err(planText(plan, files, colors)),
+    checkChanged: (check: CheckResult, was: CheckResult['status']) => output.out(`${check.address}: was ${was} when planned, is ${check.status} now: ${formatMessage(check.message)}`),
+    interruptedBeforeChanges: () => output.err('\nInterrupted before any change was made; stopping.'),
+  };
+}
 
 const short = (id: string) => formatName(id.length > 12 ? `${id.slice(0, 8)}…` : id);
 const ids = (taskIds: readonly string[]) => taskIds.map(formatName).join(', ');
 const seconds = (ms: number) => `${Math.round(ms / 1000)}s`;
 
 /**
- * The human view: one line per start, progress note and finish (and one per warning); a
- * run-fatal error once, when it happens; a summary at the end. Platform text (task ids,
- * messages, errors) is escaped.
+ * The human view: the plan and the question on stdout; then one line per start, progress note
+ * and finish (and one per warning); a run-fatal error once, when it happens; a summary at the
+ * end. Coloured when the run's colour is on. Platform text (task ids, messages, errors) is escaped.
  */
-export function createTextApplyView(write: (line: string) => void, verbsOf: VerbsOf, now: () => number = Date.now): ApplyView {
+export function createTextApplyView(output: ViewOutput, options: ApplyViewOptions): ApplyView {
+  const { verbsOf, now = Date.now } = options;
+  const colors = createColors(output.color);
+  const write = (line: string) => output.out(line);
   const started = new Map<string, { change: ResourceChange; at: number; taskIds: readonly string[] }>();
   const taskNote = (ids: readonly string[]) => (ids.length > 0 ? ` [task ${ids.map(short).join(', ')}]` : '');
   let runStopped = false;
   return {
+    ...createCommonApplyView(output, colors),
+    promptStream: 'stdout',
+    plan: (plan, files) => output.out(planText(plan, files, colors)),
+    cancelled: () => output.out('Apply cancelled: nothing was changed.'),
+    notRun() {},
     onStart(change) {
       started.set(change.address, { change, at: now(), taskIds: [] });
-      write(`${kleur.bold(change.address)}: ${verbsOf(change)[0]}...`);
+      write(`${colors.bold(change.address)}: ${verbsOf(change)[0]}...`);
     },
     onProgress(change, message, taskIds) {
       const s = started.get(change.address);
       if (s) s.taskIds = [...taskIds];
-      write(`${kleur.bold(change.address)}: ${formatMessage(message)}`);
+      write(`${colors.bold(change.address)}: ${formatMessage(message)}`);
     },
     onFinish(change, outcome) {
       const s = started.get(change.address);
       started.delete(change.address);
       const elapsed = s ? ` after ${seconds(now() - s.at)}` : '';
       const [progressive, done] = verbsOf(change);
-      if (outcome.status === 'applied') write(`${kleur.bold(change.address)}: ${kleur.green(done)}${elapsed}${taskNote(outcome.taskIds)}`);
-      else if (outcome.status === 'unchanged' && s) write(`${kleur.bold(change.address)}: already as planned; nothing sent${elapsed}`);
-      else if (outcome.status === 'failed') write(`${kleur.bold(change.address)}: ${kleur.red(`${progressive} failed`)}${elapsed}${taskNote(outcome.taskIds)}: ${formatMessage(outcome.error ?? 'unknown error')}`);
-      else if (outcome.status === 'stopped') write(`${kleur.bold(change.address)}: ${kleur.yellow('stopped part-way by the interrupt')}${elapsed}${taskNote(outcome.taskIds)}: ${formatMessage(outcome.error ?? 'no further step was started')}`);
-      else if (outcome.status === 'aborted') write(`${kleur.bold(change.address)}: ${kleur.red('abandoned')}${taskNote(outcome.taskIds)}`);
-      else if (outcome.status === 'not-started' && s) write(`${kleur.bold(change.address)}: not started: ${runStopped ? 'the run stopped' : 'stopped by the interrupt'} before anything was sent`);
-      for (const warning of outcome.warnings ?? []) write(`${kleur.bold(change.address)}: ${kleur.yellow('warning')}: ${formatMessage(warning)}`);
+      if (outcome.status === 'applied') write(`${colors.bold(change.address)}: ${colors.green(done)}${elapsed}${taskNote(outcome.taskIds)}`);
+      else if (outcome.status === 'unchanged' && s) write(`${colors.bold(change.address)}: already as planned; nothing sent${elapsed}`);
+      else if (outcome.status === 'failed') write(`${colors.bold(change.address)}: ${colors.red(`${progressive} failed`)}${elapsed}${taskNote(outcome.taskIds)}: ${formatMessage(outcome.error ?? 'unknown error')}`);
+      else if (outcome.status === 'stopped') write(`${colors.bold(change.address)}: ${colors.yellow('stopped part-way by the interrupt')}${elapsed}${taskNote(outcome.taskIds)}: ${formatMessage(outcome.error ?? 'no further step was started')}`);
+      else if (outcome.status === 'aborted') write(`${colors.bold(change.address)}: ${colors.red('abandoned')}${taskNote(outcome.taskIds)}`);
+      else if (outcome.status === 'not-started' && s) write(`${colors.bold(change.address)}: not started: ${runStopped ? 'the run stopped' : 'stopped by the interrupt'} before anything was sent`);
+      for (const warning of outcome.warnings ?? []) write(`${colors.bold(change.address)}: ${colors.yellow('warning')}: ${formatMessage(warning)}`);
     },
     onRunError(error) {
       runStopped = true;
       const waiting = started.size > 0 ? ` Waiting for ${started.size} running action${started.size === 1 ? '' : 's'} to finish.` : '';
-      write(kleur.red(`\nError: ${formatMessage(error.message)}`));
+      write(colors.red(`\nError: ${formatMessage(error.message)}`));
       write(`No new actions will start.${waiting}`);
     },
     tick() {
       for (const s of started.values()) {
         const [progressive] = verbsOf(s.change);
-        write(`${kleur.bold(s.change.address)}: Still ${progressive.toLowerCase()}... [${seconds(now() - s.at)} elapsed]${taskNote(s.taskIds)}`);
+        write(`${colors.bold(s.change.address)}: Still ${progressive.toLowerCase()}... [${seconds(now() - s.at)} elapsed]${taskNote(s.taskIds)}`);
       }
     },
     interruptRequested(running) {
-      write(kleur.yellow(`\nInterrupt received: no new actions will start. Waiting for ${running.length} running action${running.length === 1 ? '' : 's'} to finish; interrupt again to stop waiting.`));
+      write(colors.yellow(`\nInterrupt received: no new actions will start. Waiting for ${running.length} running action${running.length === 1 ? '' : 's'} to finish; interrupt again to stop waiting.`));
       for (const r of running) write(`  ${r.address}${taskNote(r.taskIds)}`);
     },
     abortRequested(running) {
-      write(kleur.red('\nSecond interrupt: stopped waiting. These actions were still running; their platform tasks go on without edgeform:'));
+      write(colors.red('\nSecond interrupt: stopped waiting. These actions were still running; their platform tasks go on without edgeform:'));
       for (const r of running) write(`  ${r.address}: ${r.taskIds.length > 0 ? `task ${ids(r.taskIds)}` : 'no task id known yet'}`);
       if (running.length > 0) write('A later edgeform plan or apply sees the platform lock on these resources and waits for the task instead of sending a second change.');
     },
     summary(outcome) {
       write('');
-      for (const line of summaryLines(outcome)) write(line);
+      for (const line of summaryLines(outcome, colors)) write(line);
     },
   };
 }
@@ -92,7 +171,7 @@ export function createTextApplyView(write: (line: string) => void, verbsOf: Verb
  * warnings. Resources a run-fatal error kept from starting are counted, not listed (the error
  * itself was shown when it happened). Platform text is escaped.
  */
-export function summaryLines(outcome: ApplyOutcome): string[] {
+export function summaryLines(outcome: ApplyOutcome, colors: Colors = NO_COLORS): string[] {
   const n = countOutcome(outcome);
   const counts = `Resources: ${n.added} added, ${n.changed} changed, ${n.destroyed} destroyed.`;
   const group = (title: string, list: ResourceOutcome[], describe: (r: ResourceOutcome) => string) => {
@@ -103,11 +182,11 @@ export function summaryLines(outcome: ApplyOutcome): string[] {
   const warnings = () => group('Warnings', warned, (r) => `${r.address}: ${(r.warnings ?? []).map(formatMessage).join('; ')}`);
   const lines: string[] = [];
   if (!outcome.interrupted && outcome.runError === undefined && n.failed === 0 && n.skipped === 0 && n.stopped === 0 && n.aborted === 0 && n.notStarted === 0) {
-    lines.push(kleur.green(kleur.bold(`Apply complete! ${counts}`)));
+    lines.push(colors.green(colors.bold(`Apply complete! ${counts}`)));
     warnings();
     return lines;
   }
-  lines.push(kleur.red(kleur.bold(outcome.interrupted ? `Apply interrupted. ${counts}` : `Apply failed. ${counts}`)));
+  lines.push(colors.red(colors.bold(outcome.interrupted ? `Apply interrupted. ${counts}` : `Apply failed. ${counts}`)));
   const tasks = (r: ResourceOutcome) => (r.taskIds.length > 0 ? ` [task ${ids(r.taskIds)}]` : '');
   const by = (status: ResourceOutcome['status']) => outcome.resources.filter((r) => r.status === status);
   group('Applied', by('applied'), (r) => `${r.address} (${r.action})${tasks(r)}`);
@@ -127,7 +206,8 @@ export function summaryLines(outcome: ApplyOutcome): string[] {
 }
 
 /**
- * The machine view: one JSON object per line, each with `type` and `timestamp`. Events:
+ * The machine view: stdout carries JSON lines only (the plan and the question go to stderr, as
+ * text), one JSON object per line, each with `type` and `timestamp`. Events:
  * `apply_start`, `apply_progress`, `apply_complete` (applied, unchanged; with `warnings`),
  * `apply_errored` (failed, stopped, skipped, not-started, aborted; with `error` and
  * `skipped_because`), `interrupt` (stage stop | abort), `run_error` (`code`, `message`: a
@@ -137,12 +217,23 @@ export function summaryLines(outcome: ApplyOutcome): string[] {
  * ones are not counted here), `warned`, `interrupted`, `run_error` (null or `{code, message}`),
  * and `resources` (address, action, status, task_ids, error, skipped_because, warnings).
  */
-export function createJsonApplyView(write: (line: string) => void, now: () => number = Date.now): ApplyView {
+export function createJsonApplyView(output: ViewOutput, options: Pick<ApplyViewOptions, 'now'> = {}): ApplyView {
+  const { now = Date.now } = options;
+  const colors = createColors(output.color);
+  const write = (line: string) => output.out(line);
   const running = new Map<string, { change: ResourceChange; at: number; taskIds: readonly string[] }>();
   const emit = (type: string, fields: Record<string, unknown>) => write(JSON.stringify({ type, timestamp: new Date(now()).toISOString(), ...fields }));
   const progress = (r: { change: ResourceChange; at: number; taskIds: readonly string[] }, message: string) =>
     emit('apply_progress', { address: r.change.address, action: r.change.action, message, task_ids: r.taskIds, elapsed_ms: now() - r.at });
-  return {
+  const view: ApplyView = {
+    ...createCommonApplyView(output, colors),
+    promptStream: 'stderr',
+    plan: (plan, files) => output.err(planText(plan, files, colors)),
+    cancelled: () => output.err('Apply cancelled: nothing was changed.'),
+    notRun(error) {
+      view.onRunError?.(error);
+      view.summary({ resources: [], interrupted: false, aborted: false, runError: error });
+    },
     onStart(change) {
       running.set(change.address, { change, at: now(), taskIds: [] });
       emit('apply_start', { address: change.address, action: change.action });
@@ -196,4 +287,5 @@ export function createJsonApplyView(write: (line: string) => void, now: () => nu
       });
     },
   };
+  return view;
 }

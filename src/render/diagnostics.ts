@@ -1,7 +1,7 @@
 import { codeFrameColumns, type BabelCodeFrameOptions } from '@babel/code-frame';
-import kleur from 'kleur';
 import type { Diagnostic, SourceRange } from '../config/diagnostics.js';
 import { isCheckAddress } from '../config/types.js';
+import { createColors } from './colors.js';
 import { clipText, escapeControlChars, escapedLength } from './escape.js';
 
 /** Version of the JSON diagnostics document; bumped only on an incompatible change. */
@@ -39,7 +39,7 @@ export function formatCounts(diagnostics: readonly Diagnostic[]): string {
 export interface TextOptions {
   /** filename → text the ranges point into (LoadStackResult.files, secrets already masked). */
   files: ReadonlyMap<string, string>;
-  /** Colour and syntax highlighting; default: whatever the CLI decided (kleur.enabled). */
+  /** Colour and syntax highlighting (the view's decision); default: none. */
   color?: boolean;
 }
 
@@ -68,8 +68,8 @@ const MAX_FRAMED_LINES = 5;
  * Linear in the number of diagnostics: each file is split into lines once.
  */
 export function formatDiagnosticsText(diagnostics: readonly Diagnostic[], options: TextOptions): string {
-  const color = options.color ?? kleur.enabled;
-  const paint = (style: (s: string) => string, text: string): string => (color ? style(text) : text);
+  const color = options.color ?? false;
+  const colors = createColors(color);
   const sources = new Map<string, SourceLines | undefined>();
   const sourceOf = (filename: string): SourceLines | undefined => {
     if (!sources.has(filename)) {
@@ -80,9 +80,9 @@ export function formatDiagnosticsText(diagnostics: readonly Diagnostic[], option
   };
   const shown = diagnostics.slice(0, MAX_PRINTED_DIAGNOSTICS);
   const blocks = shown.map((d) => {
-    const label = d.severity === 'error' ? paint(kleur.bold().red, 'error') : paint(kleur.bold().yellow, 'warning');
+    const label = d.severity === 'error' ? colors.paint(['bold', 'red'], 'error') : colors.paint(['bold', 'yellow'], 'warning');
     const where = d.range ? `${escapeControlChars(d.range.filename)}:${d.range.start.line}:${d.range.start.column}: ` : '';
-    const lines = [`${paint(kleur.bold, where)}${label}: ${paint(kleur.bold, message(d.summary))}`];
+    const lines = [`${colors.bold(where)}${label}: ${colors.bold(message(d.summary))}`];
     if (d.address) lines.push(`  on ${isCheckAddress(d.address) ? 'check' : 'resource'} ${message(d.address)}`);
     const source = d.range ? sourceOf(d.range.filename) : undefined;
     const frame = d.range && source ? codeFrame(source, d.range, color) : undefined;

@@ -1,13 +1,13 @@
-import kleur from 'kleur';
 import type { Diagnostic } from '../config/diagnostics.js';
 import type { Action, CheckResult, FieldChange, Plan, ResourceChange } from '../plan/types.js';
+import { NO_COLORS, type Colors } from './colors.js';
 import { formatMessage, formatName, formatValue, isMultiline, unifiedDiffLines } from './values.js';
 
 /** How each action is marked, described and coloured, in the order the legend lists them. */
-const ACTIONS: Record<Exclude<Action, 'no-op'>, { symbol: string; legend: string; verb: string; paint: (s: string) => string }> = {
-  update: { symbol: '~', legend: 'update in-place', verb: 'will be updated in-place', paint: (s) => kleur.yellow(s) },
-  delete: { symbol: '-', legend: 'destroy', verb: 'will be destroyed', paint: (s) => kleur.red(s) },
-  read: { symbol: '<=', legend: 'read (checks)', verb: 'will be read', paint: (s) => kleur.cyan(s) },
+const ACTIONS: Record<Exclude<Action, 'no-op'>, { symbol: string; legend: string; verb: string; style: 'yellow' | 'red' | 'cyan' }> = {
+  update: { symbol: '~', legend: 'update in-place', verb: 'will be updated in-place', style: 'yellow' },
+  delete: { symbol: '-', legend: 'destroy', verb: 'will be destroyed', style: 'red' },
+  read: { symbol: '<=', legend: 'read (checks)', verb: 'will be read', style: 'cyan' },
 };
 
 /** Renders diagnostics (errors and warnings) for the terminal; supplied by the caller. */
@@ -15,11 +15,13 @@ export type DiagnosticFormatter = (diagnostics: readonly Diagnostic[]) => string
 
 /**
  * The plan for a terminal or a pull request: legend, addresses by action, per-resource
- * changed fields only, checks, diagnostics, and the summary line. Colour follows kleur's
- * global switch (set once by the CLI from NO_COLOR, --no-color and the TTY). Platform text is
- * escaped (values.ts), so it never writes a raw control character.
+ * changed fields only, checks, diagnostics, and the summary line. Coloured by `colors` (the
+ * view's colouriser; none by default). Platform text is escaped (values.ts), so it never writes
+ * a raw control character.
  */
-export function renderPlanText(plan: Plan, options: { formatDiagnostics?: DiagnosticFormatter } = {}): string {
+export function renderPlanText(plan: Plan, options: { formatDiagnostics?: DiagnosticFormatter; colors?: Colors } = {}): string {
+  const colors = options.colors ?? NO_COLORS;
+  const mark = (action: Exclude<Action, 'no-op'>) => colors[ACTIONS[action].style](ACTIONS[action].symbol.padStart(2));
   const out: string[] = [];
   const changes = plan.resource_changes.filter((c) => c.action !== 'no-op');
   const used = new Set<Exclude<Action, 'no-op'>>(changes.map((c) => c.action as Exclude<Action, 'no-op'>));
@@ -28,7 +30,7 @@ export function renderPlanText(plan: Plan, options: { formatDiagnostics?: Diagno
   if (used.size > 0) {
     out.push('Resource actions are indicated with the following symbols:');
     for (const [action, a] of Object.entries(ACTIONS)) {
-      if (used.has(action as Exclude<Action, 'no-op'>)) out.push(`  ${a.paint(a.symbol.padStart(2))} ${a.legend}`);
+      if (used.has(action as Exclude<Action, 'no-op'>)) out.push(`  ${mark(action as Exclude<Action, 'no-op'>)} ${a.legend}`);
     }
     out.push('');
   }
@@ -36,57 +38,57 @@ export function renderPlanText(plan: Plan, options: { formatDiagnostics?: Diagno
   if (changes.length > 0) {
     out.push('edgeform will perform the following actions:', '');
     for (const action of ['update', 'delete'] as const) {
-      for (const c of changes.filter((x) => x.action === action)) out.push(`  ${ACTIONS[action].paint(ACTIONS[action].symbol.padStart(2))} ${c.address}`);
+      for (const c of changes.filter((x) => x.action === action)) out.push(`  ${mark(action)} ${c.address}`);
     }
     out.push('');
-    for (const change of changes) out.push(...renderResource(change), '');
+    for (const change of changes) out.push(...renderResource(change, colors), '');
   }
 
   for (const change of plan.resource_changes.filter((c) => c.action === 'no-op' && c.warnings.length > 0)) {
-    out.push(`  # ${change.address} is up to date`, ...change.warnings.map((w) => `    ${kleur.yellow('!')} ${formatMessage(w)}`), '');
+    out.push(`  # ${change.address} is up to date`, ...change.warnings.map((w) => `    ${colors.yellow('!')} ${formatMessage(w)}`), '');
   }
 
   if (plan.checks.length > 0) {
     out.push('Checks:');
-    for (const check of plan.checks) out.push(renderCheck(check));
+    for (const check of plan.checks) out.push(renderCheck(check, colors));
     out.push('');
   }
 
   if (plan.diagnostics.length > 0 && options.formatDiagnostics) out.push(options.formatDiagnostics(plan.diagnostics).trimEnd(), '');
 
-  out.push(summaryLine(plan));
+  out.push(summaryLine(plan, colors));
   return `${out.join('\n')}\n`;
 }
 
 /** The last line of a plan: counts, "No changes", or why nothing can be applied. */
-export function summaryLine(plan: Plan): string {
+export function summaryLine(plan: Plan, colors: Colors = NO_COLORS): string {
   const { change, destroy } = plan.summary;
   const errors = plan.diagnostics.filter((d) => d.severity === 'error').length;
   const counts = `${plan.summary.add} to add, ${change} to change, ${destroy} to destroy.`;
   if (plan.errored) {
     const resources = change + destroy > 0 ? ` The rest of the plan: ${counts}` : '';
-    return kleur.red(`Plan failed: ${errors} error${errors === 1 ? '' : 's'}; nothing can be applied until ${errors === 1 ? 'it is' : 'they are'} fixed.${resources}`);
+    return colors.red(`Plan failed: ${errors} error${errors === 1 ? '' : 's'}; nothing can be applied until ${errors === 1 ? 'it is' : 'they are'} fixed.${resources}`);
   }
-  if (change + destroy === 0) return kleur.green('No changes. Your infrastructure matches the configuration.');
-  return `${kleur.bold('Plan:')} ${counts}`;
+  if (change + destroy === 0) return colors.green('No changes. Your infrastructure matches the configuration.');
+  return `${colors.bold('Plan:')} ${counts}`;
 }
 
-function renderResource(change: ResourceChange): string[] {
+function renderResource(change: ResourceChange, colors: Colors): string[] {
   const action = ACTIONS[change.action as 'update' | 'delete'];
-  const lines = [`  ${kleur.bold(`# ${change.address}`)} ${action.verb}`];
-  lines.push(`  ${action.paint(action.symbol.padStart(2))} ${change.address}`);
-  for (const warning of change.warnings) lines.push(`      ${kleur.yellow('!')} ${formatMessage(warning)}`);
+  const lines = [`  ${colors.bold(`# ${change.address}`)} ${action.verb}`];
+  lines.push(`  ${colors[action.style](action.symbol.padStart(2))} ${change.address}`);
+  for (const warning of change.warnings) lines.push(`      ${colors.yellow('!')} ${formatMessage(warning)}`);
   if (change.action === 'delete') {
     for (const [key, value] of Object.entries(change.before ?? {})) lines.push(`      ${formatName(key)}: ${formatValue(value)}`);
   } else {
-    lines.push(...renderFieldChanges(change));
+    lines.push(...renderFieldChanges(change, colors));
   }
-  for (const note of change.notes) lines.push(`      ${kleur.dim(`# ${formatMessage(note)}`)}`);
+  for (const note of change.notes) lines.push(`      ${colors.dim(`# ${formatMessage(note)}`)}`);
   return lines;
 }
 
 /** Changed fields only: scalars as `~ field: a -> b`, maps per key, multi-line strings as a diff. */
-function renderFieldChanges(change: ResourceChange): string[] {
+function renderFieldChanges(change: ResourceChange, colors: Colors): string[] {
   const lines: string[] = [];
   const groups = new Map<string, FieldChange[]>();
   for (const c of change.changes) {
@@ -96,38 +98,37 @@ function renderFieldChanges(change: ResourceChange): string[] {
   for (const [field, fieldChanges] of groups) {
     const nested = fieldChanges.filter((c) => c.path.length > 1);
     if (nested.length === 0) {
-      for (const c of fieldChanges) lines.push(...renderScalar(field, c));
+      for (const c of fieldChanges) lines.push(...renderScalar(field, c, colors));
       continue;
     }
-    lines.push(`    ${kleur.yellow('~')} ${field}:`);
+    lines.push(`    ${colors.yellow('~')} ${field}:`);
     const width = Math.max(...nested.map((c) => formatValue(c.path.slice(1).join('.')).length));
     for (const c of nested) {
       const key = formatValue(c.path.slice(1).join('.')).padEnd(width);
-      if (c.op === 'add') lines.push(`        ${kleur.green('+')} ${key} = ${formatValue(c.after)}`);
-      else if (c.op === 'remove') lines.push(`        ${kleur.red('-')} ${key.trimEnd()}${' '.repeat(width - key.trimEnd().length)} = ${formatValue(c.before)}`);
-      else lines.push(`        ${kleur.yellow('~')} ${key} = ${formatValue(c.before)} -> ${formatValue(c.after)}`);
+      if (c.op === 'add') lines.push(`        ${colors.green('+')} ${key} = ${formatValue(c.after)}`);
+      else if (c.op === 'remove') lines.push(`        ${colors.red('-')} ${key.trimEnd()}${' '.repeat(width - key.trimEnd().length)} = ${formatValue(c.before)}`);
+      else lines.push(`        ${colors.yellow('~')} ${key} = ${formatValue(c.before)} -> ${formatValue(c.after)}`);
     }
     const unchanged = change.unchanged_elements?.[field] ?? 0;
-    if (unchanged > 0) lines.push(`          ${kleur.dim(`# (${unchanged} unchanged ${unchanged === 1 ? 'element' : 'elements'} hidden)`)}`);
+    if (unchanged > 0) lines.push(`          ${colors.dim(`# (${unchanged} unchanged ${unchanged === 1 ? 'element' : 'elements'} hidden)`)}`);
   }
   return lines;
 }
 
-function renderScalar(field: string, c: FieldChange): string[] {
+function renderScalar(field: string, c: FieldChange, colors: Colors): string[] {
   if (isMultiline(c.before, c.after)) {
     const diff = unifiedDiffLines(String(c.before ?? ''), String(c.after ?? ''));
     return [
-      `    ${kleur.yellow('~')} ${field}:`,
-      ...diff.map(formatName).map((line) => `        ${line.startsWith('+') ? kleur.green(line) : line.startsWith('-') ? kleur.red(line) : line}`),
+      `    ${colors.yellow('~')} ${field}:`,
+      ...diff.map(formatName).map((line) => `        ${line.startsWith('+') ? colors.green(line) : line.startsWith('-') ? colors.red(line) : line}`),
     ];
   }
-  if (c.op === 'add') return [`    ${kleur.green('+')} ${field}: ${formatValue(c.after)}`];
-  if (c.op === 'remove') return [`    ${kleur.red('-')} ${field}: ${formatValue(c.before)}`];
-  return [`    ${kleur.yellow('~')} ${field}: ${formatValue(c.before)} -> ${formatValue(c.after)}`];
+  if (c.op === 'add') return [`    ${colors.green('+')} ${field}: ${formatValue(c.after)}`];
+  if (c.op === 'remove') return [`    ${colors.red('-')} ${field}: ${formatValue(c.before)}`];
+  return [`    ${colors.yellow('~')} ${field}: ${formatValue(c.before)} -> ${formatValue(c.after)}`];
 }
 
-function renderCheck(check: CheckResult): string {
-  const status =
-    check.status === 'pass' ? kleur.green('passed') : check.status === 'fail' ? kleur.red('FAILED') : kleur.red('ERROR');
-  return `  ${ACTIONS.read.paint('<=')} ${check.address}: ${status}: ${formatMessage(check.message)}`;
+function renderCheck(check: CheckResult, colors: Colors): string {
+  const status = check.status === 'pass' ? colors.green('passed') : check.status === 'fail' ? colors.red('FAILED') : colors.red('ERROR');
+  return `  ${colors[ACTIONS.read.style]('<=')} ${check.address}: ${status}: ${formatMessage(check.message)}`;
 }

@@ -1,7 +1,7 @@
 import { createApiClient, type ApiClient } from '../../src/api/client.js';
 import type { RetryQuota, RetryPolicy } from '../../src/api/retry.js';
 import type { Sleep } from '../../src/api/sleep.js';
-import type { ConfirmPolicy } from '../../src/apply/executor.js';
+import { CONFIRM_POLICY, type ConfirmPolicy } from '../../src/apply/executor.js';
 import type { ApplyOutcome } from '../../src/apply/outcome.js';
 import type { Emulator, EmulatorFixtures, MutationKind, MutationLogEntry } from '../../src/emulator/index.js';
 import { canonicalJson } from '../../src/plan/fingerprint.js';
@@ -237,6 +237,6 @@ export function createChaosContext(
     now: () => emu.clock.now(),
   });
   const ctx = createProviderContext({ api, sleep: advance, now: () => emu.clock.now() });
-  const confirm: ConfirmPolicy = { attempts: 12, delayMs: (n) => Math.min(500 * n, 3000), sleep: advance };
+  const confirm: ConfirmPolicy = { ...CONFIRM_POLICY, sleep: advance };
   return { api, ctx, confirm, retryDelays };
 }

@@ -53,4 +53,17 @@ describe('layering', () => {
     }
     expect(offenders).toEqual([]);
   });
+
+  it('leaves formats and colour to the views: only src/render/colors.ts uses kleur, and no command looks at --format', () => {
+    const kleurUsers: string[] = [];
+    const formatSwitches: string[] = [];
+    for (const file of files(SRC)) {
+      const at = relative(SRC, file);
+      const text = readFileSync(file, 'utf8');
+      if (/from\s+'kleur'/.test(text) && at !== join('render', 'colors.ts')) kleurUsers.push(at);
+      if (at.startsWith(`cli${'/'}`) && /\bformat\s*[!=]==|switch\s*\([^)]*format/.test(text)) formatSwitches.push(at);
+    }
+    expect(kleurUsers).toEqual([]);
+    expect(formatSwitches).toEqual([]);
+  });
 });

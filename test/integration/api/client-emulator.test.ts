@@ -7,11 +7,12 @@ import { inspect } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../../src/api/client.js';
-import { ApiConnectionError, AuthenticationError, NotFoundError, TaskFailedError } from '../../../src/api/errors.js';
+import { ApiConnectionError, AuthenticationError, NotFoundError } from '../../../src/api/errors.js';
 import { createRetryQuota } from '../../../src/api/retry.js';
 import { apiPath } from '../../../src/api/path.js';
-import { pollTask, TaskPollError, waitForTasks, type Task, type TaskIds } from '../../../src/api/tasks.js';
+import { pollTask, waitForTasks, type Task, type TaskIds } from '../../../src/api/tasks.js';
 import { startEmulator } from '../../../src/emulator/index.js';
+import { TaskFailedError, TaskPollError } from '../../../src/errors.js';
 
 const FIXTURES = fileURLToPath(new URL('../../../examples/emulator/fixtures.yaml', import.meta.url));
 const FIP = '726ecfcc-7fd0-4e30-a86e-7892524aa483';

@@ -13,8 +13,6 @@ import {
   PermissionDeniedError,
   PlatformUnavailableError,
   RateLimitError,
-  TaskFailedError,
-  TaskTimeoutError,
   toRunFatalError,
   UnprocessableEntityError,
   type ApiErrorDetails,
@@ -89,21 +87,6 @@ describe('connection errors', () => {
     expect(error.code).toBe('EDGEFORM_API_TIMEOUT');
     expect(error.phase).toBe('headers');
     expect(error.message).toBe('GET /x: timed out waiting for the response headers after 30000 ms; the request reached the platform and may have taken effect');
-  });
-});
-
-describe('task errors', () => {
-  it('TaskFailedError carries the platform reason', () => {
-    const error = new TaskFailedError({ taskId: 't1', taskType: 'resize_vm', error: 'Quota limit for vcpu exceeded' });
-    expect(error.code).toBe('EDGEFORM_TASK_FAILED');
-    expect(error.message).toBe('task t1 (resize_vm) failed: Quota limit for vcpu exceeded');
-  });
-
-  it('TaskTimeoutError carries the elapsed time', () => {
-    const error = new TaskTimeoutError({ taskId: 't1', taskType: 'resize_vm', elapsedMs: 1_200_000, lastState: 'RUNNING' });
-    expect(error.code).toBe('EDGEFORM_TASK_TIMEOUT');
-    expect(error.elapsedMs).toBe(1_200_000);
-    expect(error.message).toContain('1200 s');
   });
 });
 

@@ -7,12 +7,14 @@ import {
   decideRetry,
   DEFAULT_RETRY_POLICY,
   isRetryableFailure,
+  isUnknownOutcome,
   parseRetryAfter,
   type AttemptFailure,
   type RetryMode,
   type RetryPolicy,
   type RetryQuota,
 } from '../../../src/api/retry.js';
+import { ApiConnectionError, createApiError } from '../../../src/api/errors.js';
 import { seededRandom } from '../../helpers/seeded-random.js';
 
 const NOW = Date.parse('2025-01-01T12:00:00Z');
@@ -140,6 +142,23 @@ describe('isRetryableFailure', () => {
   it('never retries permanent failures (TLS, invalid request)', () => {
     expect(isRetryableFailure('idempotent', net(false, false))).toBe(false);
     expect(isRetryableFailure('never-reached-only', net(false, false))).toBe(false);
+  });
+});
+
+describe('isUnknownOutcome', () => {
+  const answered = (status: number) => createApiError({ method: 'POST', path: '/x', status, requestId: null, product: 'cloud', body: null, platformMessage: null });
+  const lost = (requestSent: boolean | 'unknown') => new ApiConnectionError({ method: 'POST', path: '/x', requestSent, reason: 'UND_ERR_SOCKET', detail: 'other side closed' });
+
+  it('leaves the outcome of a send unknown after exactly the transient answers that are not refusals at the door', () => {
+    const unknown = [400, 404, 408, 409, 422, 429, 500, 501, 502, 503, 504].filter((s) => isUnknownOutcome(answered(s)));
+    expect(unknown).toEqual([408, 500, 502, 504]);
+  });
+
+  it('leaves it unknown after a connection that may have reached the platform, never after one that provably did not', () => {
+    expect(isUnknownOutcome(lost(true))).toBe(true);
+    expect(isUnknownOutcome(lost('unknown'))).toBe(true);
+    expect(isUnknownOutcome(lost(false))).toBe(false);
+    expect(isUnknownOutcome(new Error('not from the API'))).toBe(false);
   });
 });
 

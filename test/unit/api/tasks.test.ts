@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiCallOptions, ApiResponse } from '../../../src/api/client.js';
 import { redact } from '../../../src/api/redact.js';
-import { ApiConnectionError, ApiTimeoutError, createApiError, TaskFailedError, TaskTimeoutError } from '../../../src/api/errors.js';
-import { defaultTaskTimeout, MAX_CONSECUTIVE_POLL_FAILURES, pollTask, TaskPollError, taskPollDelay, waitForTasks, type Task } from '../../../src/api/tasks.js';
+import { ApiConnectionError, ApiTimeoutError, createApiError } from '../../../src/api/errors.js';
+import { defaultTaskTimeout, MAX_CONSECUTIVE_POLL_FAILURES, pollTask, taskPollDelay, waitForTasks, type Task } from '../../../src/api/tasks.js';
+import { TaskFailedError, TaskPollError, TaskTimeoutError } from '../../../src/errors.js';
 
 describe('taskPollDelay', () => {
   it('waits 1 s after the first poll, doubling to a 5 s cap', () => {

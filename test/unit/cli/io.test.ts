@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createIO } from '../../../src/cli/io.js';
+import { createIO, decideColor } from '../../../src/cli/io.js';
 
 /** A stream that keeps what is written, claiming to be a terminal or not. */
 function sink(isTTY: boolean): Writable & { isTTY: boolean; text: () => string } {
@@ -47,5 +47,27 @@ describe('createIO output boundary', () => {
     createIO({ env: {}, stdout, stderr: sink(false) }).out(JSON.stringify(value, null, 2));
     expect(stdout.text()).not.toMatch(/[\u007f-\u009f\u202e\u2066]/);
     expect(JSON.parse(stdout.text())).toEqual(value);
+  });
+});
+
+describe('decideColor, the one place edgeform decides colour', () => {
+  const tty = { isTTY: true };
+
+  it('colours a terminal when nothing says otherwise', () => {
+    expect(decideColor({ argv: ['plan', 'stack.yaml'], env: {}, stdout: tty })).toBe(true);
+    expect(decideColor({ argv: ['plan', 'stack.yaml'], env: { NO_COLOR: '' }, stdout: tty })).toBe(true);
+  });
+
+  it('never colours with --no-color or --color=false, with NO_COLOR set, or off a terminal', () => {
+    expect(decideColor({ argv: ['plan', 'stack.yaml', '--no-color'], env: {}, stdout: tty })).toBe(false);
+    expect(decideColor({ argv: ['plan', '--color=false', 'stack.yaml'], env: {}, stdout: tty })).toBe(false);
+    expect(decideColor({ argv: ['plan', 'stack.yaml'], env: { NO_COLOR: '1' }, stdout: tty })).toBe(false);
+    expect(decideColor({ argv: ['plan', 'stack.yaml'], env: {}, stdout: { isTTY: false } })).toBe(false);
+    expect(decideColor({ argv: ['plan', 'stack.yaml'], env: {}, stdout: {} })).toBe(false);
+  });
+
+  it('is what the output boundary tells the views', () => {
+    expect(createIO({ env: {}, stdout: sink(true), stderr: sink(false), argv: ['plan', 'x'] }).color).toBe(true);
+    expect(createIO({ env: {}, stdout: sink(true), stderr: sink(false), argv: ['plan', 'x', '--no-color'] }).color).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DELETABLE_TYPES, RESOURCE_TYPES, type ResourceType } from '../../../src/config/types.js';
-import { comparePlans, isPlanFileCandidate, parsePlanFile, PlanFileError, savedTargets, StalePlanError } from '../../../src/plan/saved-plan.js';
+import { PlanFileError, StalePlanError } from '../../../src/errors.js';
+import { comparePlans, isPlanFileCandidate, parsePlanFile, savedTargets } from '../../../src/plan/saved-plan.js';
 import { payloadSchemas } from '../../../src/providers/provider.js';
 import { registry } from '../../../src/providers/registry.js';
 import { PLAN_FORMAT_VERSION, type Plan, type ResourceChange } from '../../../src/plan/types.js';

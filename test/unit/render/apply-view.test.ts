@@ -1,12 +1,8 @@
-import kleur from 'kleur';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { countOutcome, type ApplyOutcome } from '../../../src/apply/outcome.js';
 import { createJsonApplyView, createTextApplyView, summaryLines } from '../../../src/render/apply-view.js';
 import { change } from '../../helpers/plan.js';
-
-beforeAll(() => {
-  kleur.enabled = false;
-});
+import { writingTo } from '../../helpers/view-output.js';
 
 const vm = change({ address: 'cloud_instance.web_vm', action: 'update' });
 const cluster = change({ address: 'cloud_k8s_cluster.prod', action: 'update' });
@@ -29,7 +25,7 @@ describe('the text apply view', () => {
   it('prints a start, progress, a heartbeat with the elapsed time and task, and a finish', () => {
     const lines: string[] = [];
     let now = 0;
-    const view = createTextApplyView((l) => lines.push(l), verbs, () => now);
+    const view = createTextApplyView(writingTo(lines), { verbsOf: verbs, now: () => now });
     view.onStart!(vm);
     view.onProgress!(vm, 'waiting on task 1f2e3d4c-aaaa-bbbb', ['1f2e3d4c-aaaa-bbbb']);
     now = 20_000;
@@ -46,7 +42,7 @@ describe('the text apply view', () => {
 
   it('says so when a started resource ends not started because of the interrupt', () => {
     const lines: string[] = [];
-    const view = createTextApplyView((l) => lines.push(l), verbs, () => 0);
+    const view = createTextApplyView(writingTo(lines), { verbsOf: verbs, now: () => 0 });
     view.onStart!(vm);
     view.onFinish!(vm, { address: vm.address, action: 'update', status: 'not-started', taskIds: [] });
     expect(lines[1]).toBe('cloud_instance.web_vm: not started: stopped by the interrupt before anything was sent');
@@ -55,7 +51,7 @@ describe('the text apply view', () => {
   it('says a resource stopped part-way by the interrupt is stopped, with the reason and its tasks', () => {
     const lines: string[] = [];
     let now = 0;
-    const view = createTextApplyView((l) => lines.push(l), () => ['Upgrading', 'Upgraded'], () => now);
+    const view = createTextApplyView(writingTo(lines), { verbsOf: () => ['Upgrading', 'Upgraded'], now: () => now });
     view.onStart!(cluster);
     now = 30_000;
     view.onFinish!(cluster, { address: cluster.address, action: 'update', status: 'stopped', taskIds: ['t1'], error: STOPPED_ERROR });
@@ -131,7 +127,7 @@ describe('the JSON apply view', () => {
   it('gives heartbeat progress events the action and elapsed time like the others', () => {
     const lines: string[] = [];
     let now = Date.UTC(2026, 0, 1);
-    const view = createJsonApplyView((l) => lines.push(l), () => now);
+    const view = createJsonApplyView(writingTo(lines), { now: () => now });
     view.onStart!(vm);
     view.onProgress!(vm, 'waiting on task t1', ['t1']);
     now += 20_000;
@@ -141,7 +137,7 @@ describe('the JSON apply view', () => {
 
   it('counts stopped, aborted and not-started resources apart in change_summary', () => {
     const lines: string[] = [];
-    createJsonApplyView((l) => lines.push(l), () => Date.UTC(2026, 0, 1)).summary(interrupted);
+    createJsonApplyView(writingTo(lines), { now: () => Date.UTC(2026, 0, 1) }).summary(interrupted);
     const summary = JSON.parse(lines[0]!) as Record<string, unknown>;
     expect(summary).toMatchObject({ type: 'change_summary', add: 0, change: 1, destroy: 0, failed: 0, skipped: 0, stopped: 1, aborted: 1, not_started: 1, interrupted: true });
     expect((summary.resources as { status: string }[]).map((r) => r.status)).toEqual(['applied', 'stopped', 'aborted', 'not-started']);
@@ -149,7 +145,7 @@ describe('the JSON apply view', () => {
 
   it('writes one event per line with type and timestamp', () => {
     const lines: string[] = [];
-    const view = createJsonApplyView((l) => lines.push(l), () => Date.UTC(2026, 0, 1));
+    const view = createJsonApplyView(writingTo(lines), { now: () => Date.UTC(2026, 0, 1) });
     view.onStart!(vm);
     view.onFinish!(vm, { address: vm.address, action: 'update', status: 'failed', taskIds: ['t1'], error: 'boom', elapsedMs: 5 });
     expect(lines.map((l) => JSON.parse(l))).toEqual([
@@ -165,7 +161,7 @@ describe('warnings of an applied change', () => {
 
   it('the text view prints the finish, then the warning', () => {
     const lines: string[] = [];
-    const view = createTextApplyView((l) => lines.push(l), verbs, () => 0);
+    const view = createTextApplyView(writingTo(lines), { verbsOf: verbs, now: () => 0 });
     view.onStart!(vm);
     view.onFinish!(vm, applied);
     expect(lines.slice(1)).toEqual(['cloud_instance.web_vm: Resized after 0s [task t1]', `cloud_instance.web_vm: warning: ${WARNING}`]);
@@ -182,7 +178,7 @@ describe('warnings of an applied change', () => {
 
   it('the JSON view carries them in apply_complete and in the summary', () => {
     const lines: string[] = [];
-    const view = createJsonApplyView((l) => lines.push(l), () => Date.UTC(2026, 0, 1));
+    const view = createJsonApplyView(writingTo(lines), { now: () => Date.UTC(2026, 0, 1) });
     view.onFinish!(vm, { ...applied, elapsedMs: 3 });
     view.summary({ interrupted: false, aborted: false, resources: [applied] });
     const [complete, summary] = lines.map((l) => JSON.parse(l));
@@ -207,7 +203,7 @@ describe('a run-fatal error', () => {
 
   it('the text view prints it once when it happens, and says why a started resource ends not started', () => {
     const lines: string[] = [];
-    const view = createTextApplyView((l) => lines.push(l), verbs, () => 0);
+    const view = createTextApplyView(writingTo(lines), { verbsOf: verbs, now: () => 0 });
     view.onStart!(vm);
     view.onRunError!(runError);
     view.onFinish!(vm, { address: vm.address, action: 'update', status: 'not-started', taskIds: [] });
@@ -234,7 +230,7 @@ describe('a run-fatal error', () => {
 
   it('the JSON view emits run_error when it happens and ends with a change_summary that names it', () => {
     const lines: string[] = [];
-    const view = createJsonApplyView((l) => lines.push(l), () => Date.UTC(2026, 0, 1));
+    const view = createJsonApplyView(writingTo(lines), { now: () => Date.UTC(2026, 0, 1) });
     view.onRunError!(runError);
     view.summary(stopped);
     const [event, summary] = lines.map((l) => JSON.parse(l));

@@ -1,12 +1,13 @@
-import kleur from 'kleur';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ApplyOutcome } from '../../../src/apply/outcome.js';
 import { buildDriftReport } from '../../../src/plan/drift.js';
 import { createTextApplyView, summaryLines } from '../../../src/render/apply-view.js';
+import { createColors } from '../../../src/render/colors.js';
 import { renderDriftMarkdown, renderDriftText } from '../../../src/render/drift.js';
 import { renderPlanMarkdown } from '../../../src/render/plan-markdown.js';
 import { renderPlanText } from '../../../src/render/plan-text.js';
 import { change, check, plan } from '../../helpers/plan.js';
+import { writingTo } from '../../helpers/view-output.js';
 
 /**
  * Platform values reach every view: a tag key or value, a task id, a task's or the platform's
@@ -38,10 +39,6 @@ const subtitles = check({ address: 'streaming_video_subtitles.subs', status: 'fa
 const thePlan = plan([fip, app], [subtitles]);
 
 describe('no view writes a raw control character from a platform value', () => {
-  beforeEach(() => {
-    kleur.enabled = false;
-  });
-
   it('plan text shows tag keys, values, warnings, notes, multi-line diffs and check messages escaped', () => {
     const text = renderPlanText(thePlan);
     expect(text).not.toMatch(RAW_CONTROL);
@@ -80,7 +77,7 @@ describe('no view writes a raw control character from a platform value', () => {
 
   it('the apply view escapes task ids, progress messages and errors', () => {
     const lines: string[] = [];
-    const view = createTextApplyView((l) => lines.push(l), () => ['Updating', 'Updated'], () => 0);
+    const view = createTextApplyView(writingTo(lines), { verbsOf: () => ['Updating', 'Updated'], now: () => 0 });
     view.onStart!(fip);
     view.onProgress!(fip, `waiting on task ${EVIL_KEY}`, [EVIL_KEY]);
     view.onFinish!(fip, { address: fip.address, action: 'update', status: 'failed', taskIds: [EVIL_KEY], error: `task failed: ${EVIL_MESSAGE}` });
@@ -93,15 +90,11 @@ describe('no view writes a raw control character from a platform value', () => {
   });
 
   describe('with colour on', () => {
-    beforeEach(() => {
-      kleur.enabled = true;
-    });
-    afterEach(() => {
-      kleur.enabled = false;
-    });
+    const colors = createColors(true);
 
     it('writes only its own colour sequences, never one from a value', () => {
-      const text = renderPlanText(thePlan) + renderDriftText(buildDriftReport(thePlan));
+      const text = renderPlanText(thePlan, { colors }) + renderDriftText(buildDriftReport(thePlan), colors);
+      expect(text).toContain('\u001b[33m~\u001b[39m');
       // eslint-disable-next-line no-control-regex
       const withoutColour = text.replace(/\u001b\[[0-9;]*m/g, '');
       expect(withoutColour).not.toMatch(RAW_CONTROL);

@@ -1,12 +1,7 @@
-import kleur from 'kleur';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { commentMarker, renderPlanMarkdown } from '../../../src/render/plan-markdown.js';
 import { renderPlanText } from '../../../src/render/plan-text.js';
 import { change, plan } from '../../helpers/plan.js';
-
-beforeAll(() => {
-  kleur.enabled = false;
-});
 
 const many = (n: number) =>
   Array.from({ length: n }, (_, i) =>

@@ -1,11 +1,7 @@
-import kleur from 'kleur';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { createColors } from '../../../src/render/colors.js';
 import { renderPlanText } from '../../../src/render/plan-text.js';
 import { change, check, plan } from '../../helpers/plan.js';
-
-beforeAll(() => {
-  kleur.enabled = false;
-});
 
 const fip = change({
   address: 'cloud_floating_ip.web_ip',
@@ -103,13 +99,9 @@ describe('renderPlanText', () => {
     expect(text.trimEnd().split('\n').at(-1)).toBe('Plan failed: 1 error; nothing can be applied until it is fixed.');
   });
 
-  it('uses ANSI colours only when kleur is enabled', () => {
-    kleur.enabled = true;
-    try {
-      expect(renderPlanText(plan([vm]))).toContain('\u001b[');
-    } finally {
-      kleur.enabled = false;
-    }
+  it('uses ANSI colours only when its colouriser is on', () => {
+    expect(renderPlanText(plan([vm]), { colors: createColors(true) })).toContain('\u001b[');
+    expect(renderPlanText(plan([vm]), { colors: createColors(false) })).not.toContain('\u001b[');
     expect(renderPlanText(plan([vm]))).not.toContain('\u001b[');
   });
 });

@@ -1,0 +1,39 @@
+import type { Diagnostic } from '../config/diagnostics.js';
+import type { Plan } from '../plan/types.js';
+import type { Colors } from './colors.js';
+import { formatDiagnosticsText } from './diagnostics.js';
+import { commentMarker } from './plan-markdown.js';
+import { renderPlanText } from './plan-text.js';
+
+/**
+ * Where a view writes, and the run's colour decision. The CLI's output boundary (CliIO)
+ * satisfies it: what a view writes is redacted and escaped there, one line or block per call.
+ */
+export interface ViewOutput {
+  /** Whether colour is on for this run (decided once by the CLI); views of uncoloured formats ignore it. */
+  readonly color: boolean;
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/** A stack's files by name (secrets masked), for the code frames of its diagnostics. */
+export type StackFiles = ReadonlyMap<string, string>;
+
+/** Diagnostics as compiler-style text, coloured as `colors` says. */
+export function diagnosticsText(diagnostics: readonly Diagnostic[], files: StackFiles, colors: Colors): string {
+  return formatDiagnosticsText(diagnostics, { files, color: colors.enabled });
+}
+
+/** The text plan with its diagnostics, coloured as `colors` says. */
+export function planText(plan: Plan, files: StackFiles, colors: Colors): string {
+  return renderPlanText(plan, { colors, formatDiagnostics: (d) => diagnosticsText(d, files, colors) });
+}
+
+/**
+ * A stack that could not be planned, as a Markdown comment (plan and drift): the diagnostics'
+ * text in a fence it cannot close, under the plan comment's marker and heading.
+ */
+export function invalidStackMarkdown(stackLabel: string, diagnostics: string): string {
+  const fence = '`'.repeat(Math.max(3, ...[...diagnostics.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+  return `${commentMarker('plan', stackLabel)}\n### edgeform plan for \`${stackLabel}\`\n\n**The stack is invalid**; nothing was read or changed.\n\n${fence}text\n${diagnostics.trimEnd()}\n${fence}\n`;
+}
