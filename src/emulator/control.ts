@@ -1,5 +1,6 @@
 import type { EmulatorClock } from './clock.js';
-import { isSeed, MAX_SEED, type DropNextRule, type EmulatorFaults, type FailNextRule, type FaultSettings } from './faults.js';
+import type { DropNextRule, EmulatorFaults, FailNextRule, FaultSettings } from './faults.js';
+import { isSeed, MAX_SEED } from './options.js';
 import { isPlainObject } from './format.js';
 import { fail, jsonReply, type Reply } from './reply.js';
 import type { RequestLog } from './request-log.js';

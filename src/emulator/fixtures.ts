@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { EdgeformError } from '../errors.js';
-import { MAX_SEED } from './faults.js';
+import { FAULT_SETTINGS, MAX_SEED, type FaultFixtureKey } from './options.js';
 import { UUID_PATTERN, parseDate } from './format.js';
 
 /** Absolute path of examples/emulator/fixtures.yaml, the demo world (docs/demo-world.md). */
@@ -211,14 +211,13 @@ const quotaRequestSchema = z.strictObject({
 
 const pathRule = { method: z.string().optional(), path: z.string().startsWith('/') };
 
+// The fault settings of NUMERIC_OPTIONS by their fixtures keys: milliseconds as whole numbers, shares 0..1.
+const faultSettingsShape = Object.fromEntries(
+  FAULT_SETTINGS.map(({ fixture, share }) => [fixture, (share ? z.number().min(0).max(1) : int.min(0)).optional()]),
+) as Record<FaultFixtureKey, z.ZodOptional<z.ZodNumber>>;
+
 const faultsSchema = z.strictObject({
-  latency_ms: int.min(0).optional(),
-  jitter_ms: int.min(0).optional(),
-  fail_rate: z.number().min(0).max(1).optional(),
-  rate_limit_rate: z.number().min(0).max(1).optional(),
-  drop_before_rate: z.number().min(0).max(1).optional(),
-  drop_after_rate: z.number().min(0).max(1).optional(),
-  task_fail_rate: z.number().min(0).max(1).optional(),
+  ...faultSettingsShape,
   seed: int.min(0).max(MAX_SEED).optional(),
   fail_next: z
     .array(z.strictObject({ ...pathRule, status: int.min(100).max(599), count: positiveInt.optional(), retry_after: int.min(0).optional() }))

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { EdgeformError } from '../errors.js';
 import { INVALID_TOKEN_BODY, MISSING_CREDENTIALS_BODY, checkAuth } from './auth.js';
 import { createClock, type EmulatorClock } from './clock.js';
 import { registerControlRoutes } from './control.js';
-import { EmulatorFaults, isSeed, MAX_SEED, randomSeed } from './faults.js';
+import { EmulatorFaults, randomSeed } from './faults.js';
 import { loadFixtures, type EmulatorFixtures, type NormalizedFixtures } from './fixtures.js';
 import { newUuid } from './format.js';
+import { checkEmulatorOptions, FAULT_SETTINGS, type EmulatorOptions } from './options.js';
 import type { MutationLog } from './mutation-log.js';
 import { ReplyError, productError, productOfPath, reasonPhrase, type Product, type Reply } from './reply.js';
 import { createRequestLog, type RequestLog, type RequestLogEntry } from './request-log.js';
@@ -21,48 +21,6 @@ import { registerQuotaRoutes } from './routes/quota.js';
 import { registerStreamingRoutes } from './routes/streaming.js';
 import { registerTaskRoutes } from './routes/tasks.js';
 import { EmulatorState } from './store.js';
-
-/** How to start the emulator. Every field is optional. */
-export interface EmulatorOptions {
-  /** Interface to listen on; default 127.0.0.1. */
-  host?: string;
-  /** Port; default 8787; 0 picks a free one (tests). */
-  port?: number;
-  /** The API key requests must carry; default a generated `emu$<hex>` key (real keys contain `$`). */
-  apiKey?: string;
-  /** A YAML fixtures file path or an object of the same shape; default an empty world. */
-  fixtures?: string | EmulatorFixtures;
-  /** Delay before every answer (real ms), plus up to jitterMs more drawn from the seed. */
-  latencyMs?: number;
-  jitterMs?: number;
-  /** Share 0..1 of requests answered 503 without changing anything (FastEdge: text/plain). */
-  failRate?: number;
-  /** Share 0..1 of requests answered 429 with Retry-After: 1. */
-  rateLimitRate?: number;
-  /** Share 0..1 of requests whose connection is dropped before anything is done. */
-  dropBeforeRate?: number;
-  /** Share 0..1 of requests whose connection is dropped after the change was made (the answer is lost). */
-  dropAfterRate?: number;
-  /** Share 0..1 of cloud tasks that end in ERROR, leaving the resource unchanged. */
-  taskFailRate?: number;
-  /**
-   * Seed of every fault draw and task id (a whole number 0..2^32-1): the same seed gives each
-   * request (the n-th with its method and path) and each task (the n-th on its resource) the
-   * same fault whatever the arrival order. Default: the fixtures' seed, else a random one
-   * (`faults.seed` tells which).
-   */
-  seed?: number;
-  /** How long a cloud task takes on the emulator clock; default 2000. */
-  taskDurationMs?: number;
-  /** After a resize task finished, GET instance shows the old flavor this long (emulator clock); default 0. */
-  readLagMs?: number;
-  /** true: the clock starts at 2026-01-01T00:00:00Z and moves only through clock.advance(ms). */
-  manualClock?: boolean;
-  /** Serve the /__emulator/ control routes (off by default). */
-  control?: boolean;
-  /** Receives one line per request; default none. */
-  log?: (line: string) => void;
-}
 
 /** A running emulator. */
 export interface Emulator {
@@ -83,13 +41,6 @@ export interface Emulator {
   close(): Promise<void>;
 }
 
-/** Thrown for options that make no sense (negative latency, a rate above 1, ...). */
-export class EmulatorOptionsError extends EdgeformError {
-  constructor(message: string) {
-    super('EDGEFORM_EMULATOR_OPTIONS', message);
-  }
-}
-
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -98,40 +49,11 @@ export function generateApiKey(): string {
   return `emu$${randomBytes(16).toString('hex')}`;
 }
 
-function checkOptions(o: EmulatorOptions): void {
-  const nonNegative = (name: keyof EmulatorOptions, value: number | undefined): void => {
-    if (value !== undefined && (!Number.isFinite(value) || value < 0)) throw new EmulatorOptionsError(`${name} must be a number ≥ 0, got ${value}`);
-  };
-  const share = (name: keyof EmulatorOptions, value: number | undefined): void => {
-    if (value !== undefined && (!Number.isFinite(value) || value < 0 || value > 1)) throw new EmulatorOptionsError(`${name} must be between 0 and 1, got ${value}`);
-  };
-  if (o.port !== undefined && (!Number.isInteger(o.port) || o.port < 0 || o.port > 65535)) throw new EmulatorOptionsError(`port must be an integer 0..65535, got ${o.port}`);
-  nonNegative('latencyMs', o.latencyMs);
-  nonNegative('jitterMs', o.jitterMs);
-  nonNegative('taskDurationMs', o.taskDurationMs);
-  nonNegative('readLagMs', o.readLagMs);
-  share('failRate', o.failRate);
-  share('rateLimitRate', o.rateLimitRate);
-  share('dropBeforeRate', o.dropBeforeRate);
-  share('dropAfterRate', o.dropAfterRate);
-  share('taskFailRate', o.taskFailRate);
-  if (o.seed !== undefined && !isSeed(o.seed)) throw new EmulatorOptionsError(`seed must be a whole number from 0 to ${MAX_SEED}, got ${o.seed}`);
-  if (o.apiKey !== undefined && (o.apiKey === '' || /\s/.test(o.apiKey))) throw new EmulatorOptionsError('apiKey must be non-empty and contain no whitespace');
-}
-
 function applyBaseFaults(faults: EmulatorFaults, o: EmulatorOptions, f: NormalizedFixtures, seed: number): void {
   faults.clear();
   faults.reseed(seed);
   const ff = f.faults;
-  faults.set({
-    latencyMs: o.latencyMs ?? ff?.latency_ms ?? 0,
-    jitterMs: o.jitterMs ?? ff?.jitter_ms ?? 0,
-    failRate: o.failRate ?? ff?.fail_rate ?? 0,
-    rateLimitRate: o.rateLimitRate ?? ff?.rate_limit_rate ?? 0,
-    dropBeforeRate: o.dropBeforeRate ?? ff?.drop_before_rate ?? 0,
-    dropAfterRate: o.dropAfterRate ?? ff?.drop_after_rate ?? 0,
-    taskFailRate: o.taskFailRate ?? ff?.task_fail_rate ?? 0,
-  });
+  faults.set(Object.fromEntries(FAULT_SETTINGS.map(({ name, fixture }) => [name, o[name] ?? ff?.[fixture] ?? 0])));
   for (const rule of ff?.fail_next ?? []) faults.failNext({ method: rule.method, path: rule.path, status: rule.status, count: rule.count, retryAfter: rule.retry_after });
   for (const rule of ff?.drop_next ?? []) faults.dropNext({ method: rule.method, path: rule.path, when: rule.when });
 }
@@ -159,7 +81,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * clock.advance, so tests are deterministic.
  */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  checkOptions(options);
+  checkEmulatorOptions(options);
   const fixtures = loadFixtures(options.fixtures);
   const host = options.host ?? '127.0.0.1';
   const apiKey = options.apiKey ?? generateApiKey();
