@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { FAULT_SETTINGS, faultSettingProblem, isSeed, MAX_SEED } from './options.js';
-import type { TaskResourceKind } from './store.js';
 
 /** Fault rates and delays applied to every (non-control) request, and to every task started. */
 export interface FaultSettings {
@@ -195,7 +194,7 @@ export class EmulatorFaults {
    * in ERROR because of `taskFailRate`. `taken` tells ids already in use, which are skipped (a
    * reseed without a reset restarts the counters while old tasks remain).
    */
-  drawTask(kind: TaskResourceKind, resourceId: string, taken: (id: string) => boolean): TaskDraw {
+  drawTask(kind: string, resourceId: string, taken: (id: string) => boolean): TaskDraw {
     let key = this.nextKey(`task ${kind} ${resourceId}`);
     const [failure = 0] = keyedUnits(this.currentSeed, key);
     let id = keyedUuid(this.currentSeed, key);

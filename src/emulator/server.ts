@@ -8,19 +8,11 @@ import { EmulatorFaults, randomSeed } from './faults.js';
 import { loadFixtures, type EmulatorFixtures, type NormalizedFixtures } from './fixtures.js';
 import { newUuid } from './format.js';
 import { checkEmulatorOptions, FAULT_SETTINGS, type EmulatorOptions } from './options.js';
-import type { MutationLog } from './mutation-log.js';
-import { ReplyError, productError, productOfPath, reasonPhrase, type Product, type Reply } from './reply.js';
+import { CONTROL_PRODUCT, ReplyError, reasonPhrase, type ApiProduct, type Reply } from './reply.js';
 import { createRequestLog, type RequestLog, type RequestLogEntry } from './request-log.js';
 import { Router, type RouteContext, type RouteSettings } from './router.js';
-import { registerFloatingIpRoutes } from './routes/cloud-floating-ips.js';
-import { registerInstanceRoutes } from './routes/cloud-instances.js';
-import { registerFastEdgeRoutes } from './routes/fastedge.js';
-import { registerIamRoutes } from './routes/iam.js';
-import { registerK8sRoutes } from './routes/k8s.js';
-import { registerQuotaRoutes } from './routes/quota.js';
-import { registerStreamingRoutes } from './routes/streaming.js';
-import { registerTaskRoutes } from './routes/tasks.js';
-import { EmulatorState } from './store.js';
+import { EMULATOR_SERVICES } from './services/index.js';
+import { createEmulatorState, loadState, type EmulatorMutationLog, type EmulatorState } from './store.js';
 
 /** A running emulator. */
 export interface Emulator {
@@ -34,7 +26,7 @@ export interface Emulator {
   /** Every request seen, with countByRoute(). */
   requests: RequestLog;
   /** Every change the emulator made, in order (the same array as state.mutations). */
-  mutations: MutationLog;
+  mutations: EmulatorMutationLog;
   /** Back to the fixtures: state, tasks, request and mutation logs, faults (options + fixture faults, the start seed) and the clock's start. */
   reset(): void;
   /** Stops listening and closes every connection. */
@@ -75,6 +67,13 @@ function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The products of the services, for answering paths no route matches in the shape of the product they belong to. */
+const PRODUCTS: readonly ApiProduct[] = [...new Set(EMULATOR_SERVICES.map((service) => service.product))];
+
+function productOfPath(path: string): ApiProduct {
+  return PRODUCTS.find((product) => path.startsWith(product.pathPrefix)) ?? CONTROL_PRODUCT;
+}
+
 /**
  * Starts the platform emulator: a node:http server holding the platform's resources in memory.
  * No timer drives state: due tasks are settled at the start of every request and on
@@ -93,32 +92,27 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     drawTask: (kind, resourceId, taken) => faults.drawTask(kind, resourceId, taken),
   };
 
-  const state = new EmulatorState();
-  state.load(fixtures);
+  const state = createEmulatorState();
+  loadState(state, fixtures);
   const clock = createClock({ manual: options.manualClock === true, onAdvance: (now) => state.settle(now) });
   applyBaseFaults(faults, options, fixtures, seed);
   const requests = createRequestLog();
   const reset = (): void => {
     clock.rewind();
-    state.load(fixtures);
+    loadState(state, fixtures);
     requests.length = 0;
     applyBaseFaults(faults, options, fixtures, seed);
   };
 
-  const router = new Router();
-  registerFloatingIpRoutes(router);
-  registerInstanceRoutes(router);
-  registerK8sRoutes(router);
-  registerTaskRoutes(router);
-  registerQuotaRoutes(router);
-  registerFastEdgeRoutes(router);
-  registerStreamingRoutes(router);
-  registerIamRoutes(router);
+  const router = new Router<EmulatorState>();
+  for (const service of EMULATOR_SERVICES) {
+    for (const route of service.routes) router.add({ ...route, product: service.product });
+  }
   if (options.control === true) registerControlRoutes(router, { state, clock, faults, requests, reset });
 
-  const send = (req: IncomingMessage, res: ServerResponse, entry: RequestLogEntry, product: Product, requestId: string, reply: Reply, started: number): void => {
+  const send = (req: IncomingMessage, res: ServerResponse, entry: RequestLogEntry, product: ApiProduct, requestId: string, reply: Reply, started: number): void => {
     const headers: Record<string, string | number> = { ...reply.headers };
-    if (product === 'cloud') headers['X-Request-ID'] = requestId;
+    if (product.requestIdHeader === true) headers['X-Request-ID'] = requestId;
     let payload: string | undefined;
     if (reply.json !== undefined) {
       payload = JSON.stringify(reply.json);
@@ -149,20 +143,20 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const query = new URLSearchParams(q >= 0 ? rawUrl.slice(q + 1) : '');
     const match = router.match(method, path);
     const route = match.kind === 'found' ? match.route.pattern : match.kind === 'method-not-allowed' ? match.pattern : '(unmatched)';
-    const product: Product = match.kind === 'found' ? match.route.product : match.kind === 'method-not-allowed' ? match.product : productOfPath(path);
+    const product: ApiProduct = match.kind === 'found' ? match.route.product : match.kind === 'method-not-allowed' ? match.product : productOfPath(path);
     const requestId = newUuid();
     const entry: RequestLogEntry = { method, path, route, status: 0, time: clock.now() };
     requests.push(entry);
     const answer = (reply: Reply): void => send(req, res, entry, product, requestId, reply, started);
 
     const raw = await readBody(req);
-    const isControl = match.kind === 'found' && match.route.product === 'control';
+    const isControl = match.kind === 'found' && match.route.product === CONTROL_PRODUCT;
     let dropAfter = false;
     if (!isControl) {
       const { delayMs, fault: decision } = faults.decide(method, path, match.kind === 'found' ? match.route.pattern : undefined);
       if (delayMs > 0) await sleep(delayMs);
       if (decision?.kind === 'fail') {
-        const reply = productError(product, decision.status, `${reasonPhrase(decision.status)} (injected by the emulator)`, requestId);
+        const reply = product.error(decision.status, `${reasonPhrase(decision.status)} (injected by the emulator)`, requestId);
         if (decision.retryAfter !== undefined) reply.headers = { ...reply.headers, 'Retry-After': String(decision.retryAfter) };
         return answer(reply);
       }
@@ -172,19 +166,19 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       }
       // The control routes, when off, do not exist at all; every platform path needs the key
       // first (an unknown one too, as on the platform: 401 before 404).
-      if (match.kind === 'not-found' && path.startsWith('/__emulator/')) return answer(productError(product, 404, `The requested URL ${path} was not found on this server.`, requestId));
+      if (match.kind === 'not-found' && path.startsWith(CONTROL_PRODUCT.pathPrefix)) return answer(product.error(404, `The requested URL ${path} was not found on this server.`, requestId));
       const auth = checkAuth(req.headers.authorization, apiKey);
       if (auth !== 'ok') {
         return answer({ status: 401, json: auth === 'missing' ? MISSING_CREDENTIALS_BODY : INVALID_TOKEN_BODY, headers: { 'WWW-Authenticate': 'APIKey' } });
       }
-      if (match.kind === 'not-found') return answer(productError(product, 404, `The requested URL ${path} was not found on this server.`, requestId));
+      if (match.kind === 'not-found') return answer(product.error(404, `The requested URL ${path} was not found on this server.`, requestId));
     }
     if (match.kind === 'method-not-allowed') {
-      const reply = productError(product, 405, product === 'iam' ? `Method "${method}" not allowed.` : 'HTTP 405: Method Not Allowed', requestId);
+      const reply = product.error(405, product.methodNotAllowedMessage?.(method) ?? 'HTTP 405: Method Not Allowed', requestId);
       reply.headers = { ...reply.headers, Allow: match.allowed.join(', ') };
       return answer(reply);
     }
-    if (raw === 'too-large') return answer(productError(product, 413, 'Request body too large', requestId));
+    if (raw === 'too-large') return answer(product.error(413, 'Request body too large', requestId));
 
     let body: unknown;
     if (raw.length > 0 && BODY_METHODS.has(method)) {
@@ -192,19 +186,20 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         body = JSON.parse(raw.toString('utf8'));
       } catch (error) {
         const detail = (error as Error).message;
-        return answer(productError(product, 400, product === 'iam' ? `JSON parse error - ${detail}` : `Invalid JSON in request body: ${detail}`, requestId));
+        return answer(product.error(400, product.invalidJsonMessage?.(detail) ?? `Invalid JSON in request body: ${detail}`, requestId));
       }
     }
 
-    state.settle(clock.now());
-    const ctx: RouteContext = { method, path, route, params: match.params, query, body, requestId, now: clock.now(), state, clock, settings };
+    const now = clock.now();
+    state.settle(now);
+    const ctx: RouteContext<EmulatorState> = { method, path, route, params: match.params, query, body, requestId, now, state, clock, settings };
     let reply: Reply;
     try {
       reply = match.route.handler(ctx);
     } catch (error) {
       if (!(error instanceof ReplyError)) {
         options.log?.(`emulator bug while handling ${method} ${path}: ${(error as Error).stack ?? String(error)}`);
-        reply = productError(product, 500, 'Internal error in the emulator', requestId);
+        reply = product.error(500, 'Internal error in the emulator', requestId);
       } else {
         reply = error.reply;
       }
