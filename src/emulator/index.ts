@@ -4,8 +4,8 @@
  * This barrel is what the CLI and the tests use; the rest stays inside src/emulator/.
  */
 export { startEmulator, type Emulator } from './server.js';
-export { EmulatorOptionsError, NUMERIC_OPTION_NAMES, emulatorFlag, flagProblem, isValidApiKey, type EmulatorOptions } from './options.js';
-export type { EmulatorState, MutationLogEntry } from './store.js';
+export { NUMERIC_OPTION_NAMES, emulatorFlag, flagProblem, isValidApiKey, type EmulatorOptions } from './options.js';
+export type { MutationLogEntry } from './store.js';
 export type { MutationKind } from './services/index.js';
 export { INJECTED_TASK_ERROR, type FaultSettings } from './faults.js';
 export { loadFixtures, demoFixturesPath, EmulatorFixturesError, type EmulatorFixtures } from './fixtures.js';

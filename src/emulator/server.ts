@@ -37,7 +37,7 @@ const MAX_BODY_BYTES = 5 * 1024 * 1024;
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 /** Generates an API key in the platform's style: it contains a `$`. */
-export function generateApiKey(): string {
+function generateApiKey(): string {
   return `emu$${randomBytes(16).toString('hex')}`;
 }
 
