@@ -1,5 +1,5 @@
 import { API_KEY_ENV } from '../env.js';
-import { MAX_SEED, startEmulator, type Emulator, type EmulatorOptions } from '../emulator/index.js';
+import { NUMERIC_OPTION_NAMES, emulatorFlag, flagProblem, isValidApiKey, startEmulator, type Emulator, type EmulatorOptions } from '../emulator/index.js';
 import { UsageError } from '../errors.js';
 import { defineCommand } from './command.js';
 import { ExitCode, type CliIO } from './io.js';
@@ -28,31 +28,19 @@ export function shellQuote(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
+const camelCase = (flag: string): string => flag.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+
 function checkArgs(args: EmulatorArgs): EmulatorOptions {
-  const whole = (flag: string, value: number, max = Number.MAX_SAFE_INTEGER): number => {
-    if (!Number.isInteger(value) || value < 0 || value > max) throw new UsageError(`--${flag} must be a whole number from 0 to ${max}, got ${String(value)}`);
-    return value;
-  };
-  const share = (flag: string, value: number): number => {
-    if (!Number.isFinite(value) || value < 0 || value > 1) throw new UsageError(`--${flag} must be a probability between 0 and 1 (e.g. 0.1), got ${String(value)}`);
-    return value;
-  };
-  if (args.apiKey !== undefined && (args.apiKey === '' || /\s/.test(args.apiKey))) throw new UsageError('--api-key must be non-empty and contain no whitespace');
-  const options: EmulatorOptions = {
-    host: args.host,
-    port: whole('port', args.port, 65535),
-    latencyMs: whole('latency', args.latency),
-    jitterMs: whole('jitter', args.jitter),
-    failRate: share('fail-rate', args.failRate),
-    rateLimitRate: share('rate-limit-rate', args.rateLimitRate),
-    dropBeforeRate: share('drop-before-rate', args.dropBeforeRate),
-    dropAfterRate: share('drop-after-rate', args.dropAfterRate),
-    taskFailRate: share('task-fail-rate', args.taskFailRate),
-    taskDurationMs: whole('task-duration', args.taskDuration),
-    readLagMs: whole('read-lag', args.readLag),
-    control: args.control,
-  };
-  if (args.seed !== undefined) options.seed = whole('seed', args.seed, MAX_SEED);
+  if (args.apiKey !== undefined && !isValidApiKey(args.apiKey)) throw new UsageError('--api-key must be non-empty and contain no whitespace');
+  const options: EmulatorOptions = { host: args.host, control: args.control };
+  for (const name of NUMERIC_OPTION_NAMES) {
+    // yargs hands each flag over camel-cased as well: --fail-rate as failRate.
+    const value = (args as unknown as Record<string, number | undefined>)[camelCase(emulatorFlag(name))];
+    if (value === undefined) continue;
+    const problem = flagProblem(name, value);
+    if (problem !== undefined) throw new UsageError(problem);
+    options[name] = value;
+  }
   if (args.fixtures !== undefined) options.fixtures = args.fixtures;
   if (args.apiKey !== undefined) options.apiKey = args.apiKey;
   return options;

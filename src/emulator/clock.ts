@@ -14,25 +14,33 @@ export interface EmulatorClock {
 
 /**
  * Creates a clock: `Date.now() + offset` by default, or fully manual (starting at
- * MANUAL_CLOCK_START and moving only through `advance`). `onAdvance` runs after each move;
- * `rewind` puts the clock back to its start.
+ * MANUAL_CLOCK_START and moving only through `advance`). It never goes back, even when the
+ * system clock does (tasks settle once their finish time is reached and must stay finished).
+ * `onAdvance` runs after each move; `rewind` puts the clock back to its start.
  */
 export function createClock(options: { manual?: boolean; onAdvance?: (now: number) => void } = {}): EmulatorClock & { rewind(): void } {
   let offset = 0;
   let manualNow = MANUAL_CLOCK_START;
+  let latest = Number.NEGATIVE_INFINITY;
   const manual = options.manual === true;
   const clock: EmulatorClock & { rewind(): void } = {
-    now: manual ? () => manualNow : () => Date.now() + offset,
+    now: manual
+      ? () => manualNow
+      : () => {
+          latest = Math.max(latest, Date.now() + offset);
+          return latest;
+        },
     advance(ms: number): void {
       if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`clock.advance needs a finite number of milliseconds ≥ 0, got ${ms}`);
       if (manual) manualNow += ms;
       else offset += ms;
       options.onAdvance?.(clock.now());
     },
-    /** Back to the start: offset 0, or MANUAL_CLOCK_START for a manual clock (used by emulator.reset()). */
+    /** Back to the start: offset 0, or MANUAL_CLOCK_START for a manual clock (used by emulator.reset(), which reloads the state too). */
     rewind(): void {
       offset = 0;
       manualNow = MANUAL_CLOCK_START;
+      latest = Number.NEGATIVE_INFINITY;
     },
   };
   return clock;

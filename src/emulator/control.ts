@@ -1,10 +1,12 @@
 import type { EmulatorClock } from './clock.js';
-import { isSeed, MAX_SEED, type DropNextRule, type EmulatorFaults, type FailNextRule, type FaultSettings } from './faults.js';
+import type { DropNextRule, EmulatorFaults, FailNextRule, FaultSettings } from './faults.js';
 import { isPlainObject } from './format.js';
-import { fail, jsonReply, type Reply } from './reply.js';
+import { isSeed, MAX_SEED } from './options.js';
+import { CONTROL_PRODUCT, fail, jsonReply, type Reply } from './reply.js';
 import type { RequestLog } from './request-log.js';
 import type { RouteContext, Router } from './router.js';
-import type { EmulatorState, TaskResourceKind } from './store.js';
+import type { TaskResourceKind } from './services/index.js';
+import { dumpState, type EmulatorState } from './store.js';
 
 /** What the control routes act on. */
 export interface ControlTarget {
@@ -25,6 +27,11 @@ function objectBody(ctx: RouteContext): Record<string, unknown> {
   return ctx.body;
 }
 
+/** `a, b or c`. */
+function orList(items: string[]): string {
+  return items.length > 1 ? `${items.slice(0, -1).join(', ')} or ${items.at(-1)}` : (items[0] ?? '');
+}
+
 function asRules<T>(value: unknown, name: string): T[] {
   if (value === undefined) return [];
   const list = Array.isArray(value) ? value : [value];
@@ -38,11 +45,14 @@ function asRules<T>(value: unknown, name: string): T[] {
  * requests, GET mutations, POST next-task-error {kind, id, message}. Only registered when
  * control is enabled.
  */
-export function registerControlRoutes(router: Router, target: ControlTarget): void {
+export function registerControlRoutes(router: Router<EmulatorState>, target: ControlTarget): void {
   const add = (method: string, pattern: string, handler: (ctx: RouteContext) => Reply): void =>
-    router.add({ method, pattern, product: 'control', handler });
+    router.add({ method, pattern, product: CONTROL_PRODUCT, handler });
 
-  add('GET', '/__emulator/state', () => jsonReply(200, { now: new Date(target.clock.now()).toISOString(), ...target.state.toJSON() }));
+  add('GET', '/__emulator/state', () => {
+    const now = target.clock.now();
+    return jsonReply(200, { now: new Date(now).toISOString(), ...dumpState(target.state, now) });
+  });
   add('POST', '/__emulator/reset', () => {
     target.reset();
     return jsonReply(200, { ok: true });
@@ -80,7 +90,8 @@ export function registerControlRoutes(router: Router, target: ControlTarget): vo
   add('GET', '/__emulator/mutations', () => jsonReply(200, { mutations: target.state.mutations }));
   add('POST', '/__emulator/next-task-error', (ctx) => {
     const { kind, id, message } = objectBody(ctx);
-    if (kind !== 'floating_ip' && kind !== 'instance' && kind !== 'k8s_cluster') badRequest('kind must be floating_ip, instance or k8s_cluster');
+    const kinds = [...target.state.taskTargets.keys()];
+    if (typeof kind !== 'string' || !kinds.includes(kind)) badRequest(`kind must be ${orList(kinds)}`);
     if (typeof id !== 'string' || typeof message !== 'string' || message === '') badRequest('id and message must be non-empty strings');
     try {
       target.state.setNextTaskError(kind as TaskResourceKind, id as string, message as string);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { TaskResourceKind } from './store.js';
+import { FAULT_SETTINGS, faultSettingProblem, isSeed, MAX_SEED } from './options.js';
 
 /** Fault rates and delays applied to every (non-control) request, and to every task started. */
 export interface FaultSettings {
@@ -19,8 +19,7 @@ export interface FaultSettings {
   taskFailRate: number;
 }
 
-const NO_FAULTS: Readonly<FaultSettings> = Object.freeze({ latencyMs: 0, jitterMs: 0, failRate: 0, rateLimitRate: 0, dropBeforeRate: 0, dropAfterRate: 0, taskFailRate: 0 });
-const SHARES: ReadonlySet<keyof FaultSettings> = new Set(['failRate', 'rateLimitRate', 'dropBeforeRate', 'dropAfterRate', 'taskFailRate']);
+const NO_FAULTS: Readonly<FaultSettings> = Object.freeze(Object.fromEntries(FAULT_SETTINGS.map((s) => [s.name, 0])) as unknown as FaultSettings);
 
 /** The message of a task that ends in ERROR because of `taskFailRate`. */
 export const INJECTED_TASK_ERROR = 'Task failed (injected by the emulator)';
@@ -62,14 +61,6 @@ export interface RequestFaults {
 export interface TaskDraw {
   id: string;
   error: string | null;
-}
-
-/** The largest seed: seeds are whole numbers from 0 to 2^32 - 1. */
-export const MAX_SEED = 0xffff_ffff;
-
-/** Whether a value is a valid seed (a whole number from 0 to MAX_SEED). */
-export function isSeed(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_SEED;
 }
 
 /** A random seed, for an emulator started without one. */
@@ -138,9 +129,8 @@ export class EmulatorFaults {
   set(settings: Partial<FaultSettings>): void {
     for (const [key, value] of Object.entries(settings) as Array<[keyof FaultSettings, number | undefined]>) {
       if (value === undefined) continue;
-      if (!(key in NO_FAULTS)) throw new RangeError(`faults.set: unknown setting ${String(key)}`);
-      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new RangeError(`faults.set: ${key} must be a number ≥ 0`);
-      if (SHARES.has(key) && value > 1) throw new RangeError(`faults.set: ${key} must be between 0 and 1`);
+      const problem = faultSettingProblem(key, value);
+      if (problem !== undefined) throw new RangeError(problem);
       this.settings[key] = value;
     }
   }
@@ -204,7 +194,7 @@ export class EmulatorFaults {
    * in ERROR because of `taskFailRate`. `taken` tells ids already in use, which are skipped (a
    * reseed without a reset restarts the counters while old tasks remain).
    */
-  drawTask(kind: TaskResourceKind, resourceId: string, taken: (id: string) => boolean): TaskDraw {
+  drawTask(kind: string, resourceId: string, taken: (id: string) => boolean): TaskDraw {
     let key = this.nextKey(`task ${kind} ${resourceId}`);
     const [failure = 0] = keyedUnits(this.currentSeed, key);
     let id = keyedUuid(this.currentSeed, key);

@@ -1,25 +1,11 @@
 /**
  * The platform emulator: a faithful local copy of the platform API (the way LocalStack serves
  * AWS users), backing `npm run demo` and every integration and e2e test. See docs/emulator.md.
+ * This barrel is what the CLI and the tests use; the rest stays inside src/emulator/.
  */
-export { startEmulator, generateApiKey, EmulatorOptionsError, type Emulator, type EmulatorOptions } from './server.js';
-export { EmulatorState } from './store.js';
-export type {
-  FloatingIpRecord,
-  InstanceRecord,
-  K8sClusterRecord,
-  FastEdgeAppRecord,
-  PlayerRecord,
-  VideoRecord,
-  AiTaskRecord,
-  NotificationSettingRecord,
-  QuotaRequestRecord,
-  TaskResourceKind,
-} from './store.js';
-export { createClock, MANUAL_CLOCK_START, type EmulatorClock } from './clock.js';
-export { EmulatorFaults, INJECTED_TASK_ERROR, MAX_SEED, type FaultSettings, type FailNextRule, type DropNextRule, type RequestFaults, type TaskDraw } from './faults.js';
-export type { MutationLog, MutationLogEntry, MutationKind } from './mutation-log.js';
-export { loadFixtures, demoFixturesPath, EmulatorFixturesError, type EmulatorFixtures, type NormalizedFixtures } from './fixtures.js';
-export type { RequestLog, RequestLogEntry } from './request-log.js';
-export { renderTask, taskState, type TaskRecord, type TaskState } from './tasks.js';
-export type { Tag } from './tags.js';
+export { startEmulator, type Emulator } from './server.js';
+export { NUMERIC_OPTION_NAMES, emulatorFlag, flagProblem, isValidApiKey, type EmulatorOptions } from './options.js';
+export type { MutationLogEntry } from './store.js';
+export type { MutationKind } from './services/index.js';
+export { INJECTED_TASK_ERROR, type FaultSettings } from './faults.js';
+export { loadFixtures, demoFixturesPath, EmulatorFixturesError, type EmulatorFixtures } from './fixtures.js';

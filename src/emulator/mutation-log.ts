@@ -1,16 +1,14 @@
-/** Kinds of resources the emulator records changes of (the store's names). */
-export type MutationKind = 'floating_ip' | 'instance' | 'k8s_cluster' | 'fastedge_app' | 'streaming_player' | 'notification_setting' | 'quota_request';
-
 /**
  * One change the emulator made to a resource, at the moment it took effect: a task's effect
  * when the task finished successfully, or a synchronous write (DELETE, PATCH, POST) that changed
  * something. A request that left the resource as it was (an idempotent repeat, a PATCH of equal
  * values, a task that ended in ERROR) is not a change and is not recorded.
  */
-export interface MutationLogEntry {
+export interface MutationLogEntry<Kind extends string = string> {
   /** Emulator time (ms epoch) when the change took effect. */
   time: number;
-  kind: MutationKind;
+  /** The kind of resource, as the service that changed it names it (services/index.ts: MutationKind). */
+  kind: Kind;
   /** The resource's id as the store keys it: a UUID, a number as text, or a cluster's `project/region/name`. */
   id: string;
   /** What was done: the task type (resize_vm, upgrade_k8s_cluster_v2, update_floating_ip), `update`, `create` or `delete`. */
@@ -26,4 +24,4 @@ export interface MutationLogEntry {
  * apply's report with (was each reported change made, exactly once; was nothing else changed?).
  * Emptied by reset().
  */
-export type MutationLog = MutationLogEntry[];
+export type MutationLog<Kind extends string = string> = MutationLogEntry<Kind>[];

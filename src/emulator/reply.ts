@@ -1,5 +1,20 @@
-/** Which product answers a route; it decides the shape of error bodies. */
-export type Product = 'cloud' | 'fastedge' | 'streaming' | 'iam' | 'control';
+/**
+ * An API family of the platform (cloud, FastEdge, streaming, IAM) and the emulator's control
+ * routes: the shape of the errors it answers. Every service names the product it belongs to;
+ * several services share one (all cloud services answer cloud errors).
+ */
+export interface ApiProduct {
+  /** Paths starting with this belong to the product, also when no route matches them (`/cloud/`). */
+  readonly pathPrefix: string;
+  /** Whether answers carry the request id in an X-Request-ID header (cloud). */
+  readonly requestIdHeader?: boolean;
+  /** The error answer for a status the route itself does not special-case (faults, unknown routes, wrong methods, malformed bodies). */
+  error(status: number, message: string, requestId: string): Reply;
+  /** The message of a 405; default `HTTP 405: Method Not Allowed`. */
+  methodNotAllowedMessage?(method: string): string;
+  /** The message of a 400 for a body that is not JSON; default `Invalid JSON in request body: <detail>`. */
+  invalidJsonMessage?(detail: string): string;
+}
 
 /**
  * What a route handler answers. Handlers return a value instead of writing to the socket,
@@ -24,20 +39,6 @@ export function emptyReply(status: number, headers?: Record<string, string>): Re
   return headers ? { status, headers } : { status };
 }
 
-const CLOUD_CLASS_BY_STATUS: Record<number, string> = {
-  400: 'ValidationError',
-  401: 'NotAuthenticated',
-  403: 'ForbiddenError',
-  404: 'NotFoundError',
-  405: 'HTTPError',
-  409: 'ConflictError',
-  429: 'TooManyRequests',
-  500: 'InternalServerError',
-  502: 'BadGateway',
-  503: 'ServiceUnavailable',
-  504: 'GatewayTimeout',
-};
-
 const REASONS: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
@@ -59,46 +60,11 @@ export function reasonPhrase(status: number): string {
   return REASONS[status] ?? 'Error';
 }
 
-/** Cloud error body `{exception_class, message, request_id}`; the server adds the matching X-Request-ID header. */
-export function cloudError(status: number, message: string, requestId: string, exceptionClass?: string): Reply {
-  return jsonReply(status, {
-    exception_class: exceptionClass ?? CLOUD_CLASS_BY_STATUS[status] ?? 'HTTPError',
-    message,
-    request_id: requestId,
-  });
-}
-
-/**
- * The error answer of a product for a status the route itself does not special-case
- * (faults, unknown routes, wrong methods, malformed bodies). FastEdge 404 has no body and
- * its 5xx are text/plain, per the specification.
- */
-export function productError(product: Product, status: number, message: string, requestId: string): Reply {
-  switch (product) {
-    case 'cloud':
-      return cloudError(status, message, requestId);
-    case 'fastedge':
-      if (status === 404) return emptyReply(404);
-      if (status >= 500) return { status, text: message };
-      return jsonReply(status, { error: message });
-    case 'streaming':
-      return jsonReply(status, { status, error: `${reasonPhrase(status)}. ${message}` });
-    case 'iam':
-      if (status === 400) return jsonReply(400, { message });
-      return jsonReply(status, { detail: message });
-    case 'control':
-      return jsonReply(status, { error: message });
-  }
-}
-
-/** The product a request path belongs to, from its first segment. */
-export function productOfPath(path: string): Product {
-  if (path.startsWith('/cloud/')) return 'cloud';
-  if (path.startsWith('/fastedge/')) return 'fastedge';
-  if (path.startsWith('/streaming/')) return 'streaming';
-  if (path.startsWith('/iam/')) return 'iam';
-  return 'control';
-}
+/** The answers of the test-only /__emulator/ routes, and of paths no product claims: `{"error": message}`. */
+export const CONTROL_PRODUCT: ApiProduct = {
+  pathPrefix: '/__emulator/',
+  error: (status, message) => jsonReply(status, { error: message }),
+};
 
 /**
  * Thrown by request helpers (parameter and body checks) to answer at once with `reply`; the

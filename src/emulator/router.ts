@@ -1,18 +1,21 @@
 import type { EmulatorClock } from './clock.js';
-import type { Product, Reply } from './reply.js';
+import type { CoreState } from './core-state.js';
 import type { TaskDraw } from './faults.js';
-import type { EmulatorState, TaskResourceKind } from './store.js';
+import type { ApiProduct, Reply } from './reply.js';
 
 /** Settings a handler needs besides the state: how long tasks take, how long reads lag, what faults say of a new task. */
 export interface RouteSettings {
   taskDurationMs: number;
   readLagMs: number;
   /** The id and injected error of the next task on a resource (EmulatorFaults.drawTask). */
-  drawTask(kind: TaskResourceKind, resourceId: string, taken: (id: string) => boolean): TaskDraw;
+  drawTask(kind: string, resourceId: string, taken: (id: string) => boolean): TaskDraw;
 }
 
-/** Everything a route handler sees about one request. */
-export interface RouteContext {
+/**
+ * Everything a route handler sees about one request. `State` is what the handler's service
+ * needs of the state besides the shared core: its own slice (and those of services it reads).
+ */
+export interface RouteContext<State extends object = object> {
   method: string;
   /** Request path without the query string. */
   path: string;
@@ -26,43 +29,47 @@ export interface RouteContext {
   requestId: string;
   /** Emulator time when the request started (after tasks were settled). */
   now: number;
-  state: EmulatorState;
+  state: CoreState & State;
   clock: EmulatorClock;
   settings: RouteSettings;
 }
 
-/** One route: a method, a path pattern with {params}, the product that answers it and its handler. */
-export interface RouteDefinition {
+/** A route as a service declares it: a method, a path pattern with {params}, and its handler. */
+export interface ServiceRoute<State extends object = object> {
   method: string;
   pattern: string;
-  product: Product;
-  handler: (ctx: RouteContext) => Reply;
+  handler: (ctx: RouteContext<State>) => Reply;
+}
+
+/** A route as the router holds it: with the product (API family) whose error shapes it answers in. */
+export interface RouteDefinition<State extends object = object> extends ServiceRoute<State> {
+  product: ApiProduct;
 }
 
 /** The outcome of matching a request against the routes. */
-export type RouteMatch =
-  | { kind: 'found'; route: RouteDefinition; params: Record<string, string> }
-  | { kind: 'method-not-allowed'; pattern: string; product: Product; allowed: string[] }
+export type RouteMatch<State extends object = object> =
+  | { kind: 'found'; route: RouteDefinition<State>; params: Record<string, string> }
+  | { kind: 'method-not-allowed'; pattern: string; product: ApiProduct; allowed: string[] }
   | { kind: 'not-found' };
 
-interface Node {
-  statics: Map<string, Node>;
-  param?: { name: string; node: Node };
-  methods: Map<string, RouteDefinition>;
+interface Node<State extends object> {
+  statics: Map<string, Node<State>>;
+  param?: { name: string; node: Node<State> };
+  methods: Map<string, RouteDefinition<State>>;
   pattern?: string;
 }
 
-const newNode = (): Node => ({ statics: new Map(), methods: new Map() });
+const newNode = <State extends object>(): Node<State> => ({ statics: new Map(), methods: new Map() });
 
 /**
  * A segment trie: matching costs one map lookup per path segment, whatever the number of
  * routes. A static segment wins over a {param} at the same position.
  */
-export class Router {
-  private readonly root = newNode();
+export class Router<State extends object = object> {
+  private readonly root = newNode<State>();
 
   /** Adds a route; throws when the same method and pattern is added twice. */
-  add(route: RouteDefinition): void {
+  add(route: RouteDefinition<State>): void {
     let node = this.root;
     for (const segment of splitPath(route.pattern)) {
       const param = /^\{(\w+)\}$/.exec(segment);
@@ -84,7 +91,7 @@ export class Router {
   }
 
   /** Finds the route for a method and path (path without query string). */
-  match(method: string, path: string): RouteMatch {
+  match(method: string, path: string): RouteMatch<State> {
     let segments: string[];
     try {
       segments = splitPath(path).map((s) => decodeURIComponent(s));
@@ -96,11 +103,11 @@ export class Router {
     if (!node || node.methods.size === 0) return { kind: 'not-found' };
     const route = node.methods.get(method.toUpperCase()) ?? (method.toUpperCase() === 'HEAD' ? node.methods.get('GET') : undefined);
     if (route) return { kind: 'found', route, params };
-    const first = node.methods.values().next().value as RouteDefinition;
+    const first = node.methods.values().next().value as RouteDefinition<State>;
     return { kind: 'method-not-allowed', pattern: node.pattern ?? path, product: first.product, allowed: [...node.methods.keys()] };
   }
 
-  private walk(node: Node, segments: string[], index: number, params: Record<string, string>): Node | undefined {
+  private walk(node: Node<State>, segments: string[], index: number, params: Record<string, string>): Node<State> | undefined {
     if (index === segments.length) return node;
     const segment = segments[index] as string;
     const next = node.statics.get(segment);

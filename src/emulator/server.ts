@@ -1,68 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { EdgeformError } from '../errors.js';
 import { INVALID_TOKEN_BODY, MISSING_CREDENTIALS_BODY, checkAuth } from './auth.js';
 import { createClock, type EmulatorClock } from './clock.js';
 import { registerControlRoutes } from './control.js';
-import { EmulatorFaults, isSeed, MAX_SEED, randomSeed } from './faults.js';
+import { EmulatorFaults, randomSeed } from './faults.js';
 import { loadFixtures, type EmulatorFixtures, type NormalizedFixtures } from './fixtures.js';
 import { newUuid } from './format.js';
-import type { MutationLog } from './mutation-log.js';
-import { ReplyError, productError, productOfPath, reasonPhrase, type Product, type Reply } from './reply.js';
+import { checkEmulatorOptions, FAULT_SETTINGS, type EmulatorOptions } from './options.js';
+import { CONTROL_PRODUCT, ReplyError, reasonPhrase, type ApiProduct, type Reply } from './reply.js';
 import { createRequestLog, type RequestLog, type RequestLogEntry } from './request-log.js';
 import { Router, type RouteContext, type RouteSettings } from './router.js';
-import { registerFloatingIpRoutes } from './routes/cloud-floating-ips.js';
-import { registerInstanceRoutes } from './routes/cloud-instances.js';
-import { registerFastEdgeRoutes } from './routes/fastedge.js';
-import { registerIamRoutes } from './routes/iam.js';
-import { registerK8sRoutes } from './routes/k8s.js';
-import { registerQuotaRoutes } from './routes/quota.js';
-import { registerStreamingRoutes } from './routes/streaming.js';
-import { registerTaskRoutes } from './routes/tasks.js';
-import { EmulatorState } from './store.js';
-
-/** How to start the emulator. Every field is optional. */
-export interface EmulatorOptions {
-  /** Interface to listen on; default 127.0.0.1. */
-  host?: string;
-  /** Port; default 8787; 0 picks a free one (tests). */
-  port?: number;
-  /** The API key requests must carry; default a generated `emu$<hex>` key (real keys contain `$`). */
-  apiKey?: string;
-  /** A YAML fixtures file path or an object of the same shape; default an empty world. */
-  fixtures?: string | EmulatorFixtures;
-  /** Delay before every answer (real ms), plus up to jitterMs more drawn from the seed. */
-  latencyMs?: number;
-  jitterMs?: number;
-  /** Share 0..1 of requests answered 503 without changing anything (FastEdge: text/plain). */
-  failRate?: number;
-  /** Share 0..1 of requests answered 429 with Retry-After: 1. */
-  rateLimitRate?: number;
-  /** Share 0..1 of requests whose connection is dropped before anything is done. */
-  dropBeforeRate?: number;
-  /** Share 0..1 of requests whose connection is dropped after the change was made (the answer is lost). */
-  dropAfterRate?: number;
-  /** Share 0..1 of cloud tasks that end in ERROR, leaving the resource unchanged. */
-  taskFailRate?: number;
-  /**
-   * Seed of every fault draw and task id (a whole number 0..2^32-1): the same seed gives each
-   * request (the n-th with its method and path) and each task (the n-th on its resource) the
-   * same fault whatever the arrival order. Default: the fixtures' seed, else a random one
-   * (`faults.seed` tells which).
-   */
-  seed?: number;
-  /** How long a cloud task takes on the emulator clock; default 2000. */
-  taskDurationMs?: number;
-  /** After a resize task finished, GET instance shows the old flavor this long (emulator clock); default 0. */
-  readLagMs?: number;
-  /** true: the clock starts at 2026-01-01T00:00:00Z and moves only through clock.advance(ms). */
-  manualClock?: boolean;
-  /** Serve the /__emulator/ control routes (off by default). */
-  control?: boolean;
-  /** Receives one line per request; default none. */
-  log?: (line: string) => void;
-}
+import { EMULATOR_SERVICES } from './services/index.js';
+import { createEmulatorState, loadState, type EmulatorMutationLog, type EmulatorState } from './store.js';
 
 /** A running emulator. */
 export interface Emulator {
@@ -76,62 +26,26 @@ export interface Emulator {
   /** Every request seen, with countByRoute(). */
   requests: RequestLog;
   /** Every change the emulator made, in order (the same array as state.mutations). */
-  mutations: MutationLog;
+  mutations: EmulatorMutationLog;
   /** Back to the fixtures: state, tasks, request and mutation logs, faults (options + fixture faults, the start seed) and the clock's start. */
   reset(): void;
   /** Stops listening and closes every connection. */
   close(): Promise<void>;
 }
 
-/** Thrown for options that make no sense (negative latency, a rate above 1, ...). */
-export class EmulatorOptionsError extends EdgeformError {
-  constructor(message: string) {
-    super('EDGEFORM_EMULATOR_OPTIONS', message);
-  }
-}
-
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 /** Generates an API key in the platform's style: it contains a `$`. */
-export function generateApiKey(): string {
+function generateApiKey(): string {
   return `emu$${randomBytes(16).toString('hex')}`;
-}
-
-function checkOptions(o: EmulatorOptions): void {
-  const nonNegative = (name: keyof EmulatorOptions, value: number | undefined): void => {
-    if (value !== undefined && (!Number.isFinite(value) || value < 0)) throw new EmulatorOptionsError(`${name} must be a number ≥ 0, got ${value}`);
-  };
-  const share = (name: keyof EmulatorOptions, value: number | undefined): void => {
-    if (value !== undefined && (!Number.isFinite(value) || value < 0 || value > 1)) throw new EmulatorOptionsError(`${name} must be between 0 and 1, got ${value}`);
-  };
-  if (o.port !== undefined && (!Number.isInteger(o.port) || o.port < 0 || o.port > 65535)) throw new EmulatorOptionsError(`port must be an integer 0..65535, got ${o.port}`);
-  nonNegative('latencyMs', o.latencyMs);
-  nonNegative('jitterMs', o.jitterMs);
-  nonNegative('taskDurationMs', o.taskDurationMs);
-  nonNegative('readLagMs', o.readLagMs);
-  share('failRate', o.failRate);
-  share('rateLimitRate', o.rateLimitRate);
-  share('dropBeforeRate', o.dropBeforeRate);
-  share('dropAfterRate', o.dropAfterRate);
-  share('taskFailRate', o.taskFailRate);
-  if (o.seed !== undefined && !isSeed(o.seed)) throw new EmulatorOptionsError(`seed must be a whole number from 0 to ${MAX_SEED}, got ${o.seed}`);
-  if (o.apiKey !== undefined && (o.apiKey === '' || /\s/.test(o.apiKey))) throw new EmulatorOptionsError('apiKey must be non-empty and contain no whitespace');
 }
 
 function applyBaseFaults(faults: EmulatorFaults, o: EmulatorOptions, f: NormalizedFixtures, seed: number): void {
   faults.clear();
   faults.reseed(seed);
   const ff = f.faults;
-  faults.set({
-    latencyMs: o.latencyMs ?? ff?.latency_ms ?? 0,
-    jitterMs: o.jitterMs ?? ff?.jitter_ms ?? 0,
-    failRate: o.failRate ?? ff?.fail_rate ?? 0,
-    rateLimitRate: o.rateLimitRate ?? ff?.rate_limit_rate ?? 0,
-    dropBeforeRate: o.dropBeforeRate ?? ff?.drop_before_rate ?? 0,
-    dropAfterRate: o.dropAfterRate ?? ff?.drop_after_rate ?? 0,
-    taskFailRate: o.taskFailRate ?? ff?.task_fail_rate ?? 0,
-  });
+  faults.set(Object.fromEntries(FAULT_SETTINGS.map(({ name, fixture }) => [name, o[name] ?? ff?.[fixture] ?? 0])));
   for (const rule of ff?.fail_next ?? []) faults.failNext({ method: rule.method, path: rule.path, status: rule.status, count: rule.count, retryAfter: rule.retry_after });
   for (const rule of ff?.drop_next ?? []) faults.dropNext({ method: rule.method, path: rule.path, when: rule.when });
 }
@@ -153,13 +67,20 @@ function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The products of the services, for answering paths no route matches in the shape of the product they belong to. */
+const PRODUCTS: readonly ApiProduct[] = [...new Set(EMULATOR_SERVICES.map((service) => service.product))];
+
+function productOfPath(path: string): ApiProduct {
+  return PRODUCTS.find((product) => path.startsWith(product.pathPrefix)) ?? CONTROL_PRODUCT;
+}
+
 /**
  * Starts the platform emulator: a node:http server holding the platform's resources in memory.
  * No timer drives state: due tasks are settled at the start of every request and on
  * clock.advance, so tests are deterministic.
  */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  checkOptions(options);
+  checkEmulatorOptions(options);
   const fixtures = loadFixtures(options.fixtures);
   const host = options.host ?? '127.0.0.1';
   const apiKey = options.apiKey ?? generateApiKey();
@@ -171,32 +92,27 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     drawTask: (kind, resourceId, taken) => faults.drawTask(kind, resourceId, taken),
   };
 
-  const state = new EmulatorState();
-  state.load(fixtures);
+  const state = createEmulatorState();
+  loadState(state, fixtures);
   const clock = createClock({ manual: options.manualClock === true, onAdvance: (now) => state.settle(now) });
   applyBaseFaults(faults, options, fixtures, seed);
   const requests = createRequestLog();
   const reset = (): void => {
     clock.rewind();
-    state.load(fixtures);
+    loadState(state, fixtures);
     requests.length = 0;
     applyBaseFaults(faults, options, fixtures, seed);
   };
 
-  const router = new Router();
-  registerFloatingIpRoutes(router);
-  registerInstanceRoutes(router);
-  registerK8sRoutes(router);
-  registerTaskRoutes(router);
-  registerQuotaRoutes(router);
-  registerFastEdgeRoutes(router);
-  registerStreamingRoutes(router);
-  registerIamRoutes(router);
+  const router = new Router<EmulatorState>();
+  for (const service of EMULATOR_SERVICES) {
+    for (const route of service.routes) router.add({ ...route, product: service.product });
+  }
   if (options.control === true) registerControlRoutes(router, { state, clock, faults, requests, reset });
 
-  const send = (req: IncomingMessage, res: ServerResponse, entry: RequestLogEntry, product: Product, requestId: string, reply: Reply, started: number): void => {
+  const send = (req: IncomingMessage, res: ServerResponse, entry: RequestLogEntry, product: ApiProduct, requestId: string, reply: Reply, started: number): void => {
     const headers: Record<string, string | number> = { ...reply.headers };
-    if (product === 'cloud') headers['X-Request-ID'] = requestId;
+    if (product.requestIdHeader === true) headers['X-Request-ID'] = requestId;
     let payload: string | undefined;
     if (reply.json !== undefined) {
       payload = JSON.stringify(reply.json);
@@ -227,20 +143,20 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const query = new URLSearchParams(q >= 0 ? rawUrl.slice(q + 1) : '');
     const match = router.match(method, path);
     const route = match.kind === 'found' ? match.route.pattern : match.kind === 'method-not-allowed' ? match.pattern : '(unmatched)';
-    const product: Product = match.kind === 'found' ? match.route.product : match.kind === 'method-not-allowed' ? match.product : productOfPath(path);
+    const product: ApiProduct = match.kind === 'found' ? match.route.product : match.kind === 'method-not-allowed' ? match.product : productOfPath(path);
     const requestId = newUuid();
     const entry: RequestLogEntry = { method, path, route, status: 0, time: clock.now() };
     requests.push(entry);
     const answer = (reply: Reply): void => send(req, res, entry, product, requestId, reply, started);
 
     const raw = await readBody(req);
-    const isControl = match.kind === 'found' && match.route.product === 'control';
+    const isControl = match.kind === 'found' && match.route.product === CONTROL_PRODUCT;
     let dropAfter = false;
     if (!isControl) {
       const { delayMs, fault: decision } = faults.decide(method, path, match.kind === 'found' ? match.route.pattern : undefined);
       if (delayMs > 0) await sleep(delayMs);
       if (decision?.kind === 'fail') {
-        const reply = productError(product, decision.status, `${reasonPhrase(decision.status)} (injected by the emulator)`, requestId);
+        const reply = product.error(decision.status, `${reasonPhrase(decision.status)} (injected by the emulator)`, requestId);
         if (decision.retryAfter !== undefined) reply.headers = { ...reply.headers, 'Retry-After': String(decision.retryAfter) };
         return answer(reply);
       }
@@ -250,19 +166,19 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       }
       // The control routes, when off, do not exist at all; every platform path needs the key
       // first (an unknown one too, as on the platform: 401 before 404).
-      if (match.kind === 'not-found' && path.startsWith('/__emulator/')) return answer(productError(product, 404, `The requested URL ${path} was not found on this server.`, requestId));
+      if (match.kind === 'not-found' && path.startsWith(CONTROL_PRODUCT.pathPrefix)) return answer(product.error(404, `The requested URL ${path} was not found on this server.`, requestId));
       const auth = checkAuth(req.headers.authorization, apiKey);
       if (auth !== 'ok') {
         return answer({ status: 401, json: auth === 'missing' ? MISSING_CREDENTIALS_BODY : INVALID_TOKEN_BODY, headers: { 'WWW-Authenticate': 'APIKey' } });
       }
-      if (match.kind === 'not-found') return answer(productError(product, 404, `The requested URL ${path} was not found on this server.`, requestId));
+      if (match.kind === 'not-found') return answer(product.error(404, `The requested URL ${path} was not found on this server.`, requestId));
     }
     if (match.kind === 'method-not-allowed') {
-      const reply = productError(product, 405, product === 'iam' ? `Method "${method}" not allowed.` : 'HTTP 405: Method Not Allowed', requestId);
+      const reply = product.error(405, product.methodNotAllowedMessage?.(method) ?? 'HTTP 405: Method Not Allowed', requestId);
       reply.headers = { ...reply.headers, Allow: match.allowed.join(', ') };
       return answer(reply);
     }
-    if (raw === 'too-large') return answer(productError(product, 413, 'Request body too large', requestId));
+    if (raw === 'too-large') return answer(product.error(413, 'Request body too large', requestId));
 
     let body: unknown;
     if (raw.length > 0 && BODY_METHODS.has(method)) {
@@ -270,19 +186,20 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         body = JSON.parse(raw.toString('utf8'));
       } catch (error) {
         const detail = (error as Error).message;
-        return answer(productError(product, 400, product === 'iam' ? `JSON parse error - ${detail}` : `Invalid JSON in request body: ${detail}`, requestId));
+        return answer(product.error(400, product.invalidJsonMessage?.(detail) ?? `Invalid JSON in request body: ${detail}`, requestId));
       }
     }
 
-    state.settle(clock.now());
-    const ctx: RouteContext = { method, path, route, params: match.params, query, body, requestId, now: clock.now(), state, clock, settings };
+    const now = clock.now();
+    state.settle(now);
+    const ctx: RouteContext<EmulatorState> = { method, path, route, params: match.params, query, body, requestId, now, state, clock, settings };
     let reply: Reply;
     try {
       reply = match.route.handler(ctx);
     } catch (error) {
       if (!(error instanceof ReplyError)) {
         options.log?.(`emulator bug while handling ${method} ${path}: ${(error as Error).stack ?? String(error)}`);
-        reply = productError(product, 500, 'Internal error in the emulator', requestId);
+        reply = product.error(500, 'Internal error in the emulator', requestId);
       } else {
         reply = error.reply;
       }

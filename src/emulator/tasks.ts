@@ -1,18 +1,14 @@
+import type { CoreState } from './core-state.js';
 import { formatTaskDate, newUuid } from './format.js';
-import type { EmulatorState, TaskResourceKind } from './store.js';
-import { applyTagsPatch, userTagMap, type TagsPatch } from './tags.js';
 
-/** What a task does to its resource when it finishes successfully. */
-export type TaskEffect =
-  | {
-      type: 'update_floating_ip';
-      /** Tags merge patch; undefined when the request did not mention tags. */
-      tags?: TagsPatch | undefined;
-      /** New association; undefined when the request did not mention port_id. */
-      port?: { port_id: string | null; fixed_ip_address: string | null } | undefined;
-    }
-  | { type: 'resize_vm'; flavor_id: string; previous_status: string; read_lag_ms: number }
-  | { type: 'upgrade_k8s_cluster_v2'; version: string; previous_status: 'Provisioned' | 'Provisioning' | 'Deleting' };
+/**
+ * What a task does to its resource when it finishes successfully. Each cloud service declares
+ * its own effects (as type aliases, so they fit this shape); `type` names the effect.
+ */
+export interface TaskEffect {
+  type: string;
+  [field: string]: unknown;
+}
 
 /** Cloud task states, as GET /cloud/v1/tasks/{task_id} reports them. */
 export type TaskState = 'NEW' | 'RUNNING' | 'FINISHED' | 'ERROR';
@@ -20,9 +16,10 @@ export type TaskState = 'NEW' | 'RUNNING' | 'FINISHED' | 'ERROR';
 /**
  * A cloud task. Its state is never stored: it is derived from the emulator clock
  * (NEW at creation, RUNNING from 1 ms later, FINISHED or ERROR at `finish_at`), and its
- * effect is applied exactly once, when the state settles (`settled`).
+ * effect is applied exactly once, when the clock reaches `finish_at` (the clock never goes
+ * back, so a task is settled exactly when its state says it ended).
  */
-export interface TaskRecord {
+export interface TaskRecord<Effect extends TaskEffect = TaskEffect> {
   id: string;
   task_type: string;
   project_id: number;
@@ -30,23 +27,51 @@ export interface TaskRecord {
   user_id: number;
   client_id: number;
   request_id: string;
-  resource_kind: TaskResourceKind;
-  /** Floating IP or instance id, or the cluster key `project/region/name`. */
+  /** The kind of resource the task works on: the kind of its service's TaskTarget. */
+  resource_kind: string;
+  /** The resource's id as its TaskTarget finds it: a floating IP or instance id, a cluster key `project/region/name`, ... */
   resource_id: string;
   created_at: number;
   finish_at: number;
   /** When set, the task ends in ERROR with this message and leaves the resource unchanged. */
   planned_error: string | null;
-  effect: TaskEffect;
+  effect: Effect;
   /** The request body that started the task (TaskSerializer `data`). */
   data: unknown;
-  settled: boolean;
+}
+
+/** What a task locks: the platform's lock field and the emulator's one-shot failure. */
+export interface Lockable {
+  /** The task holding the lock, or null. */
+  task_id: string | null;
+  /** When set, the next task started on this resource ends in ERROR with this message. */
+  next_task_error: string | null;
+}
+
+/**
+ * How one kind of cloud resource takes part in tasks; the service owning the resource declares
+ * it. The engine locks and unlocks the resource; the target shows it busy and applies the effect.
+ * (Methods, so that a target of a specific resource and effect is a TaskTarget.)
+ */
+export interface TaskTarget<Kind extends string = string, Resource extends Lockable = Lockable, Effect extends TaskEffect = TaskEffect, State extends object = object> {
+  /** The resource kind (`instance`): the tasks' `resource_kind`, the key of their fault draws, the kind of next-task-error. */
+  readonly kind: Kind;
+  /** The resource a task names, or undefined when it is gone. */
+  find(state: State, id: string): Resource | undefined;
+  /** Shows the resource busy (e.g. status RESIZE) when a task starts on it; the engine has locked it already. */
+  begin?(resource: Resource, effect: Effect): void;
+  /**
+   * Ends the task on the resource (the engine has released the lock): restores its status and,
+   * when `ok`, applies the effect and records it in the mutation log.
+   */
+  finish(state: CoreState & State, resource: Resource, task: TaskRecord<Effect>, ok: boolean): void;
 }
 
 /** What a route knows when it starts a task. */
 export interface StartTaskInput {
   taskType: string;
-  kind: TaskResourceKind;
+  /** The TaskTarget kind of the resource. */
+  kind: string;
   resourceId: string;
   projectId: number;
   regionId: number;
@@ -56,14 +81,15 @@ export interface StartTaskInput {
 }
 
 /**
- * Starts a task on a resource: locks it (task_id), shows the in-progress status, consumes the
+ * Starts a task on a resource: locks it (task_id), lets its target show it busy, consumes the
  * resource's `next_task_error`, and queues the task to settle `durationMs` later. `draw` (the
  * faults' TaskDraw) gives the task's id and an injected error; without it the id is random.
  * The resource's own `next_task_error` wins over an injected one.
  */
-export function startTask(state: EmulatorState, input: StartTaskInput, now: number, durationMs: number, draw?: { id: string; error: string | null }): TaskRecord {
-  const target = state.findTaskTarget(input.kind, input.resourceId);
-  if (!target) throw new Error(`startTask: no ${input.kind} ${input.resourceId}`);
+export function startTask(state: CoreState, input: StartTaskInput, now: number, durationMs: number, draw?: { id: string; error: string | null }): TaskRecord {
+  const target = state.taskTargets.get(input.kind);
+  const resource = target?.find(state, input.resourceId);
+  if (!target || !resource) throw new Error(`startTask: no ${input.kind} ${input.resourceId}`);
   const task: TaskRecord = {
     id: draw?.id ?? newUuid(),
     task_type: input.taskType,
@@ -76,19 +102,13 @@ export function startTask(state: EmulatorState, input: StartTaskInput, now: numb
     resource_id: input.resourceId,
     created_at: now,
     finish_at: now + Math.max(0, durationMs),
-    planned_error: target.next_task_error ?? draw?.error ?? null,
+    planned_error: resource.next_task_error ?? draw?.error ?? null,
     effect: input.effect,
     data: input.data,
-    settled: false,
   };
-  target.next_task_error = null;
-  target.task_id = task.id;
-  if (input.effect.type === 'resize_vm' && 'task_state' in target) {
-    target.status = 'RESIZE';
-    target.task_state = 'resize_prep';
-  } else if (input.effect.type === 'upgrade_k8s_cluster_v2' && 'pools' in target) {
-    target.status = 'Provisioning';
-  }
+  resource.next_task_error = null;
+  resource.task_id = task.id;
+  target.begin?.(resource, input.effect);
   state.tasks.set(task.id, task);
   insertPending(state.pendingTasks, task);
   if (task.finish_at <= now) settleTasks(state, now);
@@ -107,7 +127,7 @@ function insertPending(queue: TaskRecord[], task: TaskRecord): void {
 }
 
 /** Settles every pending task due at `now`, in finish order, applying each effect once. */
-export function settleTasks(state: EmulatorState, now: number): void {
+export function settleTasks(state: CoreState, now: number): void {
   const queue = state.pendingTasks;
   let due = 0;
   while (due < queue.length && (queue[due] as TaskRecord).finish_at <= now) due++;
@@ -115,62 +135,17 @@ export function settleTasks(state: EmulatorState, now: number): void {
   for (const task of queue.splice(0, due)) finishTask(state, task);
 }
 
-function finishTask(state: EmulatorState, task: TaskRecord): void {
-  task.settled = true;
-  const ok = task.planned_error === null;
-  const effect = task.effect;
-  switch (effect.type) {
-    case 'update_floating_ip': {
-      const fip = state.floatingIps.get(task.resource_id);
-      if (!fip) return;
-      if (fip.task_id === task.id) fip.task_id = null;
-      if (!ok) return;
-      const after: Record<string, unknown> = {};
-      if (effect.tags !== undefined) {
-        fip.tags = applyTagsPatch(fip.tags, effect.tags);
-        after.tags = userTagMap(fip.tags);
-      }
-      if (effect.port) {
-        fip.port_id = effect.port.port_id;
-        fip.fixed_ip_address = effect.port.fixed_ip_address;
-        fip.status = effect.port.port_id === null ? 'DOWN' : 'ACTIVE';
-        after.port_id = fip.port_id;
-        after.fixed_ip_address = fip.fixed_ip_address;
-      }
-      fip.updated_at = task.finish_at;
-      state.recordMutation(task.finish_at, 'floating_ip', fip.id, task.task_type, after, task.id);
-      return;
-    }
-    case 'resize_vm': {
-      const vm = state.instances.get(task.resource_id);
-      if (!vm) return;
-      if (vm.task_id === task.id) vm.task_id = null;
-      vm.task_state = null;
-      vm.status = effect.previous_status;
-      if (!ok) return;
-      if (effect.read_lag_ms > 0 && vm.flavor_id !== effect.flavor_id) {
-        vm.stale_flavor = { flavor_id: vm.flavor_id, until: task.finish_at + effect.read_lag_ms };
-      }
-      vm.flavor_id = effect.flavor_id;
-      state.recordMutation(task.finish_at, 'instance', vm.id, task.task_type, { flavor_id: vm.flavor_id }, task.id);
-      return;
-    }
-    case 'upgrade_k8s_cluster_v2': {
-      const cluster = state.k8sClusters.get(task.resource_id);
-      if (!cluster) return;
-      if (cluster.task_id === task.id) cluster.task_id = null;
-      cluster.status = effect.previous_status === 'Provisioning' ? 'Provisioned' : effect.previous_status;
-      if (!ok) return;
-      cluster.version = effect.version;
-      state.recordMutation(task.finish_at, 'k8s_cluster', task.resource_id, task.task_type, { version: cluster.version }, task.id);
-      return;
-    }
-  }
+function finishTask(state: CoreState, task: TaskRecord): void {
+  const target = state.taskTargets.get(task.resource_kind);
+  const resource = target?.find(state, task.resource_id);
+  if (!target || !resource) return;
+  if (resource.task_id === task.id) resource.task_id = null;
+  target.finish(state, resource, task, task.planned_error === null);
 }
 
 /** The state of a task at `now`, derived from the clock. */
 export function taskState(task: TaskRecord, now: number): TaskState {
-  if (task.settled || now >= task.finish_at) return task.planned_error === null ? 'FINISHED' : 'ERROR';
+  if (now >= task.finish_at) return task.planned_error === null ? 'FINISHED' : 'ERROR';
   return now > task.created_at ? 'RUNNING' : 'NEW';
 }
 

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { NUMERIC_OPTION_NAMES, emulatorFlag } from '../../src/emulator/index.js';
 import { CLI_PATH } from '../helpers/cli.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -83,5 +84,20 @@ describe('edgeform emulator (built CLI)', () => {
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code).toBe(1);
     expect(stderr).toContain('--fail-rate must be a probability between 0 and 1');
+  });
+
+  it('takes every numeric emulator option as a flag and checks it against the same range', async () => {
+    for (const name of NUMERIC_OPTION_NAMES) {
+      const flag = emulatorFlag(name);
+      const args = ['emulator', ...(flag === 'port' ? [] : ['--port', '0']), `--${flag}`, '-1'];
+      const child = spawn(process.execPath, [CLI_PATH, ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      // A flag the CLI ignored would start the emulator instead of failing: stop it then.
+      const timer = setTimeout(() => child.kill('SIGTERM'), 10_000);
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      clearTimeout(timer);
+      expect({ flag, code, stderr }).toEqual({ flag, code: 1, stderr: expect.stringContaining(`--${flag} must be a `) });
+    }
   });
 });

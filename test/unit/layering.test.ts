@@ -66,4 +66,29 @@ describe('layering', () => {
     expect(kleurUsers).toEqual([]);
     expect(formatSwitches).toEqual([]);
   });
+
+  it('keeps the emulator services apart from the code that composes them', () => {
+    // A service (src/emulator/services/<name>/) codes against the shared machinery (tasks,
+    // clock, reply, ...) and may read another service; it never imports the modules that iterate
+    // the registry, nor the registry. The shared machinery never imports a service. Every
+    // service folder is in the registry.
+    const EMULATOR = join(SRC, 'emulator');
+    const COMPOSITION = ['index.ts', 'server.ts', 'store.ts', 'fixtures.ts', 'control.ts', 'services/index.ts'];
+    const offenders: string[] = [];
+    for (const file of files(EMULATOR)) {
+      const from = relative(EMULATOR, file);
+      const isService = from.startsWith('services/') && from !== 'services/index.ts';
+      const isShared = !from.startsWith('services/') && !COMPOSITION.includes(from);
+      for (const m of readFileSync(file, 'utf8').matchAll(/^(?:import|export)\s+(?:type\s+)?[^;]*?from\s+'(\.[^']+)'/gms)) {
+        const target = relative(EMULATOR, resolve(dirname(file), m[1]!)).replace(/\.js$/, '.ts');
+        if (isService && COMPOSITION.includes(target)) offenders.push(`emulator/${from} imports ${m[1]} (a service must not depend on the composition)`);
+        if (isShared && target.startsWith('services/')) offenders.push(`emulator/${from} imports ${m[1]} (shared machinery must not depend on a service)`);
+      }
+    }
+    const registry = readFileSync(join(EMULATOR, 'services/index.ts'), 'utf8');
+    for (const name of readdirSync(join(EMULATOR, 'services'))) {
+      if (statSync(join(EMULATOR, 'services', name)).isDirectory() && !registry.includes(`from './${name}/index.js'`)) offenders.push(`emulator/services/${name}/ is not in the registry`);
+    }
+    expect(offenders).toEqual([]);
+  });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
-import { upgradeVersions } from '../../../src/emulator/routes/k8s.js';
+import { upgradeVersions } from '../../../src/emulator/services/k8s/routes.js';
 
 const ONE = '/cloud/v2/k8s/clusters/1/76/prod-eu';
 

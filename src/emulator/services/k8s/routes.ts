@@ -1,9 +1,12 @@
 import semver from 'semver';
-import { formatOffsetDate } from '../format.js';
-import { cloudError, fail, jsonReply, type Reply } from '../reply.js';
-import type { RouteContext, Router } from '../router.js';
-import { EmulatorState, type K8sClusterRecord } from '../store.js';
-import { cloudObjectBody, cloudPlacement, lockedConflict, startRequestTask } from './cloud-common.js';
+import { cloudError, cloudObjectBody, cloudPlacement, lockedConflict, startRequestTask } from '../../cloud-common.js';
+import { formatOffsetDate } from '../../format.js';
+import { fail, jsonReply, type Reply } from '../../reply.js';
+import type { RouteContext, ServiceRoute } from '../../router.js';
+import { clusterKey } from './cluster-key.js';
+import type { K8sClusterRecord, K8sSlice, UpgradeEffect } from './index.js';
+
+type Ctx = RouteContext<K8sSlice>;
 
 const LIST = '/cloud/v2/k8s/clusters/{project_id}/{region_id}';
 const ONE = `${LIST}/{cluster_name}`;
@@ -54,15 +57,15 @@ export function renderCluster(c: K8sClusterRecord): Record<string, unknown> {
   };
 }
 
-function findCluster(ctx: RouteContext): K8sClusterRecord {
+function findCluster(ctx: Ctx): K8sClusterRecord {
   const { projectId, regionId } = cloudPlacement(ctx);
   const name = ctx.params.cluster_name ?? '';
-  const cluster = ctx.state.k8sClusters.get(EmulatorState.clusterKey(projectId, regionId, name));
+  const cluster = ctx.state.k8sClusters.get(clusterKey(projectId, regionId, name));
   if (!cluster) fail(cloudError(404, `Cluster ${name} not found`, ctx.requestId));
   return cluster;
 }
 
-function listClusters(ctx: RouteContext): Reply {
+function listClusters(ctx: Ctx): Reply {
   const { projectId, regionId } = cloudPlacement(ctx);
   const results: Record<string, unknown>[] = [];
   for (const c of ctx.state.k8sClusters.values()) {
@@ -71,17 +74,17 @@ function listClusters(ctx: RouteContext): Reply {
   return jsonReply(200, { count: results.length, results });
 }
 
-function getCluster(ctx: RouteContext): Reply {
+function getCluster(ctx: Ctx): Reply {
   return jsonReply(200, renderCluster(findCluster(ctx)));
 }
 
-function getUpgradeVersions(ctx: RouteContext): Reply {
+function getUpgradeVersions(ctx: Ctx): Reply {
   const cluster = findCluster(ctx);
   const results = upgradeVersions(ctx.state.k8sVersions, cluster.version).map((version) => ({ version }));
   return jsonReply(200, { count: results.length, results });
 }
 
-function upgradeCluster(ctx: RouteContext): Reply {
+function upgradeCluster(ctx: Ctx): Reply {
   const cluster = findCluster(ctx);
   const body = cloudObjectBody(ctx);
   const version = body.version;
@@ -96,20 +99,20 @@ function upgradeCluster(ctx: RouteContext): Reply {
   const task = startRequestTask(ctx, {
     taskType: 'upgrade_k8s_cluster_v2',
     kind: 'k8s_cluster',
-    resourceId: EmulatorState.clusterKey(cluster.project_id, cluster.region_id, cluster.name),
+    resourceId: clusterKey(cluster.project_id, cluster.region_id, cluster.name),
     projectId: cluster.project_id,
     regionId: cluster.region_id,
-    effect: { type: 'upgrade_k8s_cluster_v2', version, previous_status: cluster.status },
+    effect: { type: 'upgrade_k8s_cluster_v2', version, previous_status: cluster.status } satisfies UpgradeEffect,
     data: { version },
     requestId: ctx.requestId,
   });
   return jsonReply(200, { tasks: [task.id] });
 }
 
-/** Registers the Kubernetes cluster v2 routes: list, GET by name, upgrade_versions, upgrade (task upgrade_k8s_cluster_v2). */
-export function registerK8sRoutes(router: Router): void {
-  router.add({ method: 'GET', pattern: LIST, product: 'cloud', handler: listClusters });
-  router.add({ method: 'GET', pattern: ONE, product: 'cloud', handler: getCluster });
-  router.add({ method: 'GET', pattern: `${ONE}/upgrade_versions`, product: 'cloud', handler: getUpgradeVersions });
-  router.add({ method: 'POST', pattern: `${ONE}/upgrade`, product: 'cloud', handler: upgradeCluster });
-}
+/** The Kubernetes cluster v2 routes: list, GET by name, upgrade_versions, upgrade (task upgrade_k8s_cluster_v2). */
+export const k8sRoutes: ServiceRoute<K8sSlice>[] = [
+  { method: 'GET', pattern: LIST, handler: listClusters },
+  { method: 'GET', pattern: ONE, handler: getCluster },
+  { method: 'GET', pattern: `${ONE}/upgrade_versions`, handler: getUpgradeVersions },
+  { method: 'POST', pattern: `${ONE}/upgrade`, handler: upgradeCluster },
+];

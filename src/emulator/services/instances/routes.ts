@@ -1,8 +1,11 @@
-import { formatOffsetDate } from '../format.js';
-import { cloudError, fail, jsonReply, type Reply } from '../reply.js';
-import type { RouteContext, Router } from '../router.js';
-import type { EmulatorState, FlavorRecord, InstanceRecord } from '../store.js';
-import { cloudObjectBody, cloudPlacement, lockedConflict, startRequestTask } from './cloud-common.js';
+import { cloudError, cloudObjectBody, cloudPlacement, lockedConflict, startRequestTask } from '../../cloud-common.js';
+import { formatOffsetDate } from '../../format.js';
+import { fail, jsonReply, type Reply } from '../../reply.js';
+import type { RouteContext, ServiceRoute } from '../../router.js';
+import { ensureFlavor, type FlavorRecord } from './flavors.js';
+import type { InstanceRecord, InstanceSlice, ResizeEffect } from './index.js';
+
+type Ctx = RouteContext<InstanceSlice>;
 
 const BASE = '/cloud/v1/instances/{project_id}/{region_id}/{instance_id}';
 
@@ -46,10 +49,10 @@ function renderCommon(vm: InstanceRecord): Record<string, unknown> {
 }
 
 /** An instance in the InstanceSerializer shape as GET shows it at `now`. */
-export function renderInstance(state: EmulatorState, vm: InstanceRecord, now: number): Record<string, unknown> {
+export function renderInstance(state: InstanceSlice, vm: InstanceRecord, now: number): Record<string, unknown> {
   return {
     ...renderCommon(vm),
-    flavor: renderFlavor(state.ensureFlavor(visibleFlavorId(vm, now))),
+    flavor: renderFlavor(ensureFlavor(state, visibleFlavorId(vm, now))),
     blackhole_ports: [],
     ddos_profile: null,
     fixed_ip_assignments: [],
@@ -58,8 +61,8 @@ export function renderInstance(state: EmulatorState, vm: InstanceRecord, now: nu
 }
 
 /** An instance in the InstanceInFloatingSerializer shape (the floating IP list's `instance`). */
-export function renderInstanceInFloating(state: EmulatorState, vm: InstanceRecord, now: number): Record<string, unknown> {
-  const flavor = state.ensureFlavor(visibleFlavorId(vm, now));
+export function renderInstanceInFloating(state: InstanceSlice, vm: InstanceRecord, now: number): Record<string, unknown> {
+  const flavor = ensureFlavor(state, visibleFlavorId(vm, now));
   return {
     ...renderCommon(vm),
     creator_task_id: vm.creator_task_id ?? '',
@@ -67,7 +70,7 @@ export function renderInstanceInFloating(state: EmulatorState, vm: InstanceRecor
   };
 }
 
-function findInstance(ctx: RouteContext): InstanceRecord {
+function findInstance(ctx: Ctx): InstanceRecord {
   const { projectId, regionId } = cloudPlacement(ctx);
   const id = ctx.params.instance_id ?? '';
   const vm = ctx.state.instances.get(id);
@@ -75,15 +78,15 @@ function findInstance(ctx: RouteContext): InstanceRecord {
   return vm;
 }
 
-function getInstance(ctx: RouteContext): Reply {
+function getInstance(ctx: Ctx): Reply {
   return jsonReply(200, renderInstance(ctx.state, findInstance(ctx), ctx.now));
 }
 
-function listAvailableFlavors(ctx: RouteContext): Reply {
+function listAvailableFlavors(ctx: Ctx): Reply {
   const vm = findInstance(ctx);
   const withPrices = ctx.query.get('include_prices') === 'true';
   const results = vm.available_flavors.map((id) => {
-    const f = ctx.state.ensureFlavor(id);
+    const f = ensureFlavor(ctx.state, id);
     const item: Record<string, unknown> = {
       flavor_id: f.flavor_id,
       flavor_name: f.flavor_name,
@@ -102,7 +105,7 @@ function listAvailableFlavors(ctx: RouteContext): Reply {
   return jsonReply(200, { count: results.length, results });
 }
 
-function changeFlavor(ctx: RouteContext): Reply {
+function changeFlavor(ctx: Ctx): Reply {
   const vm = findInstance(ctx);
   const body = cloudObjectBody(ctx);
   const flavorId = body.flavor_id;
@@ -120,16 +123,16 @@ function changeFlavor(ctx: RouteContext): Reply {
     resourceId: vm.id,
     projectId: vm.project_id,
     regionId: vm.region_id,
-    effect: { type: 'resize_vm', flavor_id: flavorId, previous_status: vm.status, read_lag_ms: ctx.settings.readLagMs },
+    effect: { type: 'resize_vm', flavor_id: flavorId, previous_status: vm.status, read_lag_ms: ctx.settings.readLagMs } satisfies ResizeEffect,
     data: { flavor_id: flavorId },
     requestId: ctx.requestId,
   });
   return jsonReply(200, { tasks: [task.id] });
 }
 
-/** Registers the instance routes: GET one, GET available_flavors, POST changeflavor (task resize_vm). */
-export function registerInstanceRoutes(router: Router): void {
-  router.add({ method: 'GET', pattern: BASE, product: 'cloud', handler: getInstance });
-  router.add({ method: 'GET', pattern: `${BASE}/available_flavors`, product: 'cloud', handler: listAvailableFlavors });
-  router.add({ method: 'POST', pattern: `${BASE}/changeflavor`, product: 'cloud', handler: changeFlavor });
-}
+/** The instance routes: GET one, GET available_flavors, POST changeflavor (task resize_vm). */
+export const instanceRoutes: ServiceRoute<InstanceSlice>[] = [
+  { method: 'GET', pattern: BASE, handler: getInstance },
+  { method: 'GET', pattern: `${BASE}/available_flavors`, handler: listAvailableFlavors },
+  { method: 'POST', pattern: `${BASE}/changeflavor`, handler: changeFlavor },
+];

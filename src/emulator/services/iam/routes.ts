@@ -1,11 +1,14 @@
-import { isPlainObject, parseIntStrict } from '../format.js';
-import { fail, jsonReply, type Reply } from '../reply.js';
-import type { RouteContext, Router } from '../router.js';
-import type { NotificationSettingRecord } from '../store.js';
+import { isPlainObject, parseIntStrict } from '../../format.js';
+import { fail, jsonReply, type Reply } from '../../reply.js';
+import type { RouteContext, ServiceRoute } from '../../router.js';
+import type { IamSlice, NotificationSettingRecord } from './index.js';
+
+type Ctx = RouteContext<IamSlice>;
 
 const LIST = '/iam/reselling/resellers/{resellerId}/notification_settings';
 const ONE = `${LIST}/{notificationSettingsId}`;
-const TYPES = ['deletion_request', 'failed_login'] as const;
+/** The kinds of notification a reseller can set. */
+export const NOTIFICATION_TYPES = ['deletion_request', 'failed_login'] as const;
 // The same address check as ajv-formats' `email`, so the emulator accepts what the vendor schema accepts.
 const EMAIL = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
 const ORDER_FIELDS = ['id', 'reseller', 'notification_type', 'email', 'enabled'] as const;
@@ -18,14 +21,14 @@ function notFound(): never {
   return fail(jsonReply(404, { detail: 'Not found.' }));
 }
 
-function pathInt(ctx: RouteContext, name: string): number {
+function pathInt(ctx: Ctx, name: string): number {
   const text = ctx.params[name] ?? '';
   const value = parseIntStrict(text);
   if (value === undefined) validationError({ [name]: ['A valid integer is required.'] });
   return value;
 }
 
-function queryInt(ctx: RouteContext, name: string, min: number): number | undefined {
+function queryInt(ctx: Ctx, name: string, min: number): number | undefined {
   const text = ctx.query.get(name);
   if (text === null || text === '') return undefined;
   const value = parseIntStrict(text);
@@ -38,7 +41,7 @@ export function renderNotificationSetting(s: NotificationSettingRecord): Record<
   return { id: s.id, reseller: s.reseller, notification_type: s.notification_type, email: s.email, enabled: s.enabled };
 }
 
-function findSetting(ctx: RouteContext): NotificationSettingRecord {
+function findSetting(ctx: Ctx): NotificationSettingRecord {
   const resellerId = pathInt(ctx, 'resellerId');
   const id = pathInt(ctx, 'notificationSettingsId');
   const setting = ctx.state.notificationSettings.get(id);
@@ -46,7 +49,7 @@ function findSetting(ctx: RouteContext): NotificationSettingRecord {
   return setting;
 }
 
-function listSettings(ctx: RouteContext): Reply {
+function listSettings(ctx: Ctx): Reply {
   const resellerId = pathInt(ctx, 'resellerId');
   const limit = queryInt(ctx, 'limit', 1);
   const offset = queryInt(ctx, 'offset', 0) ?? 0;
@@ -67,12 +70,12 @@ function listSettings(ctx: RouteContext): Reply {
   return jsonReply(200, { count: all.length, next, previous, results: all.slice(offset, end).map(renderNotificationSetting) });
 }
 
-function getSetting(ctx: RouteContext): Reply {
+function getSetting(ctx: Ctx): Reply {
   return jsonReply(200, renderNotificationSetting(findSetting(ctx)));
 }
 
 /** PATCH with the NotificationSettingsWrite body: notification_type and email required, enabled optional. */
-function patchSetting(ctx: RouteContext): Reply {
+function patchSetting(ctx: Ctx): Reply {
   const setting = findSetting(ctx);
   const body = ctx.body;
   if (body === undefined) validationError({ non_field_errors: ['No data provided'] });
@@ -80,7 +83,7 @@ function patchSetting(ctx: RouteContext): Reply {
   const errors: Record<string, string[]> = {};
   const { notification_type: type, email, enabled } = body;
   if (type === undefined) errors.notification_type = ['This field is required.'];
-  else if (typeof type !== 'string' || !(TYPES as readonly string[]).includes(type)) errors.notification_type = [`"${String(type)}" is not a valid choice.`];
+  else if (typeof type !== 'string' || !(NOTIFICATION_TYPES as readonly string[]).includes(type)) errors.notification_type = [`"${String(type)}" is not a valid choice.`];
   if (email === undefined) errors.email = ['This field is required.'];
   else if (typeof email !== 'string') errors.email = ['Not a valid string.'];
   else {
@@ -101,9 +104,9 @@ function patchSetting(ctx: RouteContext): Reply {
   return jsonReply(200, renderNotificationSetting(setting));
 }
 
-/** Registers the reseller notification setting routes (iam_reseller_api.yaml): list, GET one, PATCH. */
-export function registerIamRoutes(router: Router): void {
-  router.add({ method: 'GET', pattern: LIST, product: 'iam', handler: listSettings });
-  router.add({ method: 'GET', pattern: ONE, product: 'iam', handler: getSetting });
-  router.add({ method: 'PATCH', pattern: ONE, product: 'iam', handler: patchSetting });
-}
+/** The reseller notification setting routes (iam_reseller_api.yaml): list, GET one, PATCH. */
+export const iamRoutes: ServiceRoute<IamSlice>[] = [
+  { method: 'GET', pattern: LIST, handler: listSettings },
+  { method: 'GET', pattern: ONE, handler: getSetting },
+  { method: 'PATCH', pattern: ONE, handler: patchSetting },
+];

@@ -1,7 +1,9 @@
-import { parseIntStrict } from '../format.js';
-import { emptyReply, fail, jsonReply, type Reply } from '../reply.js';
-import type { RouteContext, Router } from '../router.js';
-import type { FastEdgeAppRecord } from '../store.js';
+import { parseIntStrict } from '../../format.js';
+import { emptyReply, fail, jsonReply, type Reply } from '../../reply.js';
+import type { RouteContext, ServiceRoute } from '../../router.js';
+import type { FastEdgeAppRecord, FastEdgeSlice } from './index.js';
+
+type Ctx = RouteContext<FastEdgeSlice>;
 
 const LIST = '/fastedge/v1/apps';
 const ONE = '/fastedge/v1/apps/{app_id}';
@@ -35,7 +37,7 @@ export function renderApp(app: FastEdgeAppRecord): Record<string, unknown> {
   return { ...renderAppShort(app), env: { ...app.env }, rsp_headers: { ...app.rsp_headers }, secrets: {}, stores: {} };
 }
 
-function findApp(ctx: RouteContext): FastEdgeAppRecord {
+function findApp(ctx: Ctx): FastEdgeAppRecord {
   const text = ctx.params.app_id ?? '';
   const id = parseIntStrict(text);
   if (id === undefined || id < 1) badRequest(`invalid app id "${text}": must be a positive integer`);
@@ -44,7 +46,7 @@ function findApp(ctx: RouteContext): FastEdgeAppRecord {
   return app;
 }
 
-function intParam(ctx: RouteContext, name: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
+function intParam(ctx: Ctx, name: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
   const text = ctx.query.get(name);
   if (text === null) return undefined;
   const value = parseIntStrict(text);
@@ -52,7 +54,7 @@ function intParam(ctx: RouteContext, name: string, min: number, max = Number.MAX
   return value;
 }
 
-function listApps(ctx: RouteContext): Reply {
+function listApps(ctx: Ctx): Reply {
   const limit = intParam(ctx, 'limit', 1, 1000);
   const offset = intParam(ctx, 'offset', 0) ?? 0;
   const status = intParam(ctx, 'status', 0, 5);
@@ -85,20 +87,20 @@ function listApps(ctx: RouteContext): Reply {
   return jsonReply(200, { apps: page.map(renderAppShort), count: matching.length });
 }
 
-function getApp(ctx: RouteContext): Reply {
+function getApp(ctx: Ctx): Reply {
   return jsonReply(200, renderApp(findApp(ctx)));
 }
 
-function deleteApp(ctx: RouteContext): Reply {
+function deleteApp(ctx: Ctx): Reply {
   const app = findApp(ctx);
   ctx.state.fastedgeApps.delete(app.id);
   ctx.state.recordMutation(ctx.now, 'fastedge_app', app.id, 'delete');
   return emptyReply(204);
 }
 
-/** Registers the FastEdge app routes: list `{apps, count}`, GET one, DELETE (204; 400 `{error}`; 404 without body). */
-export function registerFastEdgeRoutes(router: Router): void {
-  router.add({ method: 'GET', pattern: LIST, product: 'fastedge', handler: listApps });
-  router.add({ method: 'GET', pattern: ONE, product: 'fastedge', handler: getApp });
-  router.add({ method: 'DELETE', pattern: ONE, product: 'fastedge', handler: deleteApp });
-}
+/** The FastEdge app routes: list `{apps, count}`, GET one, DELETE (204; 400 `{error}`; 404 without body). */
+export const fastedgeRoutes: ServiceRoute<FastEdgeSlice>[] = [
+  { method: 'GET', pattern: LIST, handler: listApps },
+  { method: 'GET', pattern: ONE, handler: getApp },
+  { method: 'DELETE', pattern: ONE, handler: deleteApp },
+];

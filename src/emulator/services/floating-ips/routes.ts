@@ -1,10 +1,14 @@
-import { UUID_PATTERN, formatOffsetDate, isPlainObject } from '../format.js';
-import { cloudError, fail, jsonReply, type Reply } from '../reply.js';
-import type { RouteContext, Router } from '../router.js';
-import type { EmulatorState, FloatingIpRecord } from '../store.js';
-import { applyTagsPatch, parseTagsPatch, readOnlyKeysTouched, sameTags, userTagMap, type TagsPatch } from '../tags.js';
-import { cloudObjectBody, cloudPaging, cloudPlacement, lockedConflict, queryList, startRequestTask } from './cloud-common.js';
-import { renderInstanceInFloating } from './cloud-instances.js';
+import { cloudError, cloudObjectBody, cloudPaging, cloudPlacement, lockedConflict, queryList, startRequestTask } from '../../cloud-common.js';
+import { UUID_PATTERN, formatOffsetDate, isPlainObject } from '../../format.js';
+import { fail, jsonReply, type Reply } from '../../reply.js';
+import type { RouteContext, ServiceRoute } from '../../router.js';
+import { applyTagsPatch, parseTagsPatch, readOnlyKeysTouched, sameTags, userTagMap, type TagsPatch } from '../../tags.js';
+import type { InstanceSlice } from '../instances/index.js';
+import { renderInstanceInFloating } from '../instances/routes.js';
+import type { FloatingIpEffect, FloatingIpRecord, FloatingIpSlice } from './index.js';
+
+/** The floating IP list shows each IP's instance, so the routes read the instance service's slice too. */
+type Ctx = RouteContext<FloatingIpSlice & InstanceSlice>;
 
 const V1_ONE = '/cloud/v1/floatingips/{project_id}/{region_id}/{floating_ip_id}';
 const V1_LIST = '/cloud/v1/floatingips/{project_id}/{region_id}';
@@ -31,12 +35,12 @@ export function renderFloatingIp(fip: FloatingIpRecord): Record<string, unknown>
   };
 }
 
-function renderDetailed(state: EmulatorState, fip: FloatingIpRecord, now: number): Record<string, unknown> {
+function renderDetailed(state: FloatingIpSlice & InstanceSlice, fip: FloatingIpRecord, now: number): Record<string, unknown> {
   const vm = fip.instance_id ? state.instances.get(fip.instance_id) : undefined;
   return { ...renderFloatingIp(fip), instance: vm ? renderInstanceInFloating(state, vm, now) : null, loadbalancer: null };
 }
 
-function findFloatingIp(ctx: RouteContext): FloatingIpRecord {
+function findFloatingIp(ctx: Ctx): FloatingIpRecord {
   const { projectId, regionId } = cloudPlacement(ctx);
   const id = ctx.params.floating_ip_id ?? '';
   if (!UUID_PATTERN.test(id)) fail(cloudError(400, `floating_ip_id: Input should be a valid UUID, got "${id}"`, ctx.requestId));
@@ -46,7 +50,7 @@ function findFloatingIp(ctx: RouteContext): FloatingIpRecord {
 }
 
 /** Validates `tags` of a PATCH body; 400 for a malformed patch or one touching a read-only tag. */
-function parseTags(ctx: RouteContext, fip: FloatingIpRecord, value: unknown): TagsPatch {
+function parseTags(ctx: Ctx, fip: FloatingIpRecord, value: unknown): TagsPatch {
   const parsed = parseTagsPatch(value);
   if (!parsed.ok) fail(cloudError(400, parsed.message, ctx.requestId));
   const readOnly = readOnlyKeysTouched(fip.tags, parsed.patch);
@@ -56,11 +60,11 @@ function parseTags(ctx: RouteContext, fip: FloatingIpRecord, value: unknown): Ta
   return parsed.patch;
 }
 
-function getFloatingIp(ctx: RouteContext): Reply {
+function getFloatingIp(ctx: Ctx): Reply {
   return jsonReply(200, renderFloatingIp(findFloatingIp(ctx)));
 }
 
-function listFloatingIps(ctx: RouteContext): Reply {
+function listFloatingIps(ctx: Ctx): Reply {
   const { projectId, regionId } = cloudPlacement(ctx);
   const { limit, offset } = cloudPaging(ctx);
   const status = ctx.query.get('status');
@@ -90,7 +94,7 @@ function listFloatingIps(ctx: RouteContext): Reply {
 }
 
 /** PATCH /cloud/v2/...: validates, answers {"tasks": []} when nothing would change, else starts update_floating_ip. */
-function patchFloatingIpV2(ctx: RouteContext): Reply {
+function patchFloatingIpV2(ctx: Ctx): Reply {
   const fip = findFloatingIp(ctx);
   const body = cloudObjectBody(ctx);
   const tags = 'tags' in body ? parseTags(ctx, fip, body.tags) : undefined;
@@ -114,7 +118,7 @@ function patchFloatingIpV2(ctx: RouteContext): Reply {
     resourceId: fip.id,
     projectId: fip.project_id,
     regionId: fip.region_id,
-    effect: { type: 'update_floating_ip', tags: tagsChange ? tags : undefined, port: portChange ? port : undefined },
+    effect: { type: 'update_floating_ip', tags: tagsChange ? tags : undefined, port: portChange ? port : undefined } satisfies FloatingIpEffect,
     data: body,
     requestId: ctx.requestId,
   });
@@ -122,7 +126,7 @@ function patchFloatingIpV2(ctx: RouteContext): Reply {
 }
 
 /** Deprecated PATCH /cloud/v1/...: applies the tags merge patch synchronously and answers the floating IP. */
-function patchFloatingIpV1(ctx: RouteContext): Reply {
+function patchFloatingIpV1(ctx: Ctx): Reply {
   const fip = findFloatingIp(ctx);
   const body = cloudObjectBody(ctx);
   const tags = 'tags' in body ? parseTags(ctx, fip, body.tags) : undefined;
@@ -139,10 +143,10 @@ function patchFloatingIpV1(ctx: RouteContext): Reply {
   return jsonReply(200, renderFloatingIp(fip), { Deprecation: 'true', Link: `<${successor}>; rel="successor-version"` });
 }
 
-/** Registers the floating IP routes: GET one and list (v1), PATCH v2 (task update_floating_ip), deprecated PATCH v1. */
-export function registerFloatingIpRoutes(router: Router): void {
-  router.add({ method: 'GET', pattern: V1_ONE, product: 'cloud', handler: getFloatingIp });
-  router.add({ method: 'PATCH', pattern: V1_ONE, product: 'cloud', handler: patchFloatingIpV1 });
-  router.add({ method: 'GET', pattern: V1_LIST, product: 'cloud', handler: listFloatingIps });
-  router.add({ method: 'PATCH', pattern: V2_ONE, product: 'cloud', handler: patchFloatingIpV2 });
-}
+/** The floating IP routes: GET one and list (v1), PATCH v2 (task update_floating_ip), deprecated PATCH v1. */
+export const floatingIpRoutes: ServiceRoute<FloatingIpSlice & InstanceSlice>[] = [
+  { method: 'GET', pattern: V1_ONE, handler: getFloatingIp },
+  { method: 'PATCH', pattern: V1_ONE, handler: patchFloatingIpV1 },
+  { method: 'GET', pattern: V1_LIST, handler: listFloatingIps },
+  { method: 'PATCH', pattern: V2_ONE, handler: patchFloatingIpV2 },
+];

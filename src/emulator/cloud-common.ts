@@ -1,7 +1,61 @@
-import { isPlainObject, parseIntStrict } from '../format.js';
-import { cloudError, fail } from '../reply.js';
-import type { RouteContext } from '../router.js';
-import { startTask, type StartTaskInput, type TaskRecord } from '../tasks.js';
+import { z } from 'zod';
+import type { WorldDefaults } from './core-state.js';
+import { int } from './fixture-parts.js';
+import { isPlainObject, parseIntStrict } from './format.js';
+import { fail, jsonReply, type ApiProduct, type Reply } from './reply.js';
+import type { RouteContext } from './router.js';
+import { startTask, type StartTaskInput, type TaskRecord } from './tasks.js';
+
+// What the cloud services (floating IPs, instances, Kubernetes, tasks, quota requests) share.
+
+const CLOUD_CLASS_BY_STATUS: Record<number, string> = {
+  400: 'ValidationError',
+  401: 'NotAuthenticated',
+  403: 'ForbiddenError',
+  404: 'NotFoundError',
+  405: 'HTTPError',
+  409: 'ConflictError',
+  429: 'TooManyRequests',
+  500: 'InternalServerError',
+  502: 'BadGateway',
+  503: 'ServiceUnavailable',
+  504: 'GatewayTimeout',
+};
+
+/** Cloud error body `{exception_class, message, request_id}`; the server adds the matching X-Request-ID header. */
+export function cloudError(status: number, message: string, requestId: string, exceptionClass?: string): Reply {
+  return jsonReply(status, {
+    exception_class: exceptionClass ?? CLOUD_CLASS_BY_STATUS[status] ?? 'HTTPError',
+    message,
+    request_id: requestId,
+  });
+}
+
+/** The cloud API: errors `{exception_class, message, request_id}` and an X-Request-ID header on every answer. */
+export const CLOUD_PRODUCT: ApiProduct = {
+  pathPrefix: '/cloud/',
+  requestIdHeader: true,
+  error: (status, message, requestId) => cloudError(status, message, requestId),
+};
+
+/** Where a cloud resource lives. */
+export interface Placement {
+  project_id: number;
+  region_id: number;
+  region: string;
+}
+
+/** The placement fields of a cloud fixture: each defaults to the fixtures' world. */
+export const placementFixture = {
+  project_id: int.optional(),
+  region_id: int.optional(),
+  region: z.string().optional(),
+};
+
+/** A fixture record's placement, the world's where it names none. */
+export function placeIn(world: WorldDefaults, x: { project_id?: number | undefined; region_id?: number | undefined; region?: string | undefined }): Placement {
+  return { project_id: x.project_id ?? world.project_id, region_id: x.region_id ?? world.region_id, region: x.region ?? world.region };
+}
 
 /** project_id and region_id from the path; answers 400 ValidationError when not integers. */
 export function cloudPlacement(ctx: RouteContext): { projectId: number; regionId: number } {

@@ -1,8 +1,12 @@
-import { AI_TASK_STATUSES } from '../fixtures.js';
-import { UUID_PATTERN, parseDate, parseIntStrict } from '../format.js';
-import { emptyReply, fail, jsonReply, type Reply } from '../reply.js';
-import type { RouteContext, Router } from '../router.js';
-import type { AiTaskRecord, PlayerRecord } from '../store.js';
+import { UUID_PATTERN, parseDate, parseIntStrict } from '../../format.js';
+import { emptyReply, fail, jsonReply, type Reply } from '../../reply.js';
+import type { RouteContext, ServiceRoute } from '../../router.js';
+import type { AiTaskRecord, PlayerRecord, StreamingSlice } from './index.js';
+
+type Ctx = RouteContext<StreamingSlice>;
+
+/** AI task statuses; RECEIVED is accepted as a filter value by the platform too. */
+export const AI_TASK_STATUSES = ['FAILURE', 'PENDING', 'RECEIVED', 'RETRY', 'REVOKED', 'STARTED', 'SUCCESS'] as const;
 
 /** Players per page of GET /streaming/players (the platform does not document its page size). */
 export const PLAYERS_PAGE_SIZE = 25;
@@ -15,14 +19,14 @@ function notFound(what: string): never {
   return streamingError(404, `Not Found. ${what} was not found; check the initial parameters of the request.`);
 }
 
-function pathId(ctx: RouteContext, name: string): number {
+function pathId(ctx: Ctx, name: string): number {
   const text = ctx.params[name] ?? '';
   const id = parseIntStrict(text);
   if (id === undefined || id < 1) streamingError(400, `Bad Request. ${name} must be a positive integer, got "${text}".`);
   return id;
 }
 
-function pageParam(ctx: RouteContext, name: string, fallback: number, status: 400 | 422): number {
+function pageParam(ctx: Ctx, name: string, fallback: number, status: 400 | 422): number {
   const text = ctx.query.get(name);
   if (text === null) return fallback;
   const value = parseIntStrict(text);
@@ -32,25 +36,25 @@ function pageParam(ctx: RouteContext, name: string, fallback: number, status: 40
 
 // ---- players ----
 
-function findPlayer(ctx: RouteContext): PlayerRecord {
+function findPlayer(ctx: Ctx): PlayerRecord {
   const id = pathId(ctx, 'player_id');
   const player = ctx.state.players.get(id);
   if (!player) notFound(`Player ${id}`);
   return player;
 }
 
-function listPlayers(ctx: RouteContext): Reply {
+function listPlayers(ctx: Ctx): Reply {
   const page = pageParam(ctx, 'page', 1, 400);
   const all = [...ctx.state.players.values()].sort((a, b) => a.id - b.id);
   const start = (page - 1) * PLAYERS_PAGE_SIZE;
   return jsonReply(200, all.slice(start, start + PLAYERS_PAGE_SIZE).map((p) => ({ ...p })));
 }
 
-function getPlayer(ctx: RouteContext): Reply {
+function getPlayer(ctx: Ctx): Reply {
   return jsonReply(200, { ...findPlayer(ctx) });
 }
 
-function deletePlayer(ctx: RouteContext): Reply {
+function deletePlayer(ctx: Ctx): Reply {
   const player = findPlayer(ctx);
   ctx.state.players.delete(player.id);
   ctx.state.recordMutation(ctx.now, 'streaming_player', player.id, 'delete');
@@ -59,7 +63,7 @@ function deletePlayer(ctx: RouteContext): Reply {
 
 // ---- subtitles ----
 
-function listSubtitles(ctx: RouteContext): Reply {
+function listSubtitles(ctx: Ctx): Reply {
   const id = pathId(ctx, 'video_id');
   const video = ctx.state.videos.get(id);
   if (!video) notFound(`Video ${id}`);
@@ -81,7 +85,7 @@ function flattenValues(value: unknown): string {
     .join('\n');
 }
 
-function enumParam<T extends string>(ctx: RouteContext, name: string, allowed: readonly T[]): T | undefined {
+function enumParam<T extends string>(ctx: Ctx, name: string, allowed: readonly T[]): T | undefined {
   const value = ctx.query.get(name);
   if (value === null) return undefined;
   if (!(allowed as readonly string[]).includes(value)) streamingError(422, `Unprocessable Entity. ${name} must be one of ${allowed.join(', ')}; got "${value}".`);
@@ -97,7 +101,7 @@ function createdMatches(task: AiTaskRecord, text: string): boolean {
   return iso.slice(0, precision) === normalized.slice(0, precision);
 }
 
-function listAiTasks(ctx: RouteContext): Reply {
+function listAiTasks(ctx: Ctx): Reply {
   const taskId = ctx.query.get('task_id');
   if (taskId !== null && !UUID_PATTERN.test(taskId)) streamingError(422, `Unprocessable Entity. task_id must be a UUID; got "${taskId}".`);
   const taskName = enumParam(ctx, 'task_name', ['transcription', 'content-moderation'] as const);
@@ -140,11 +144,11 @@ function listAiTasks(ctx: RouteContext): Reply {
   });
 }
 
-/** Registers the streaming routes: players (list, GET, DELETE), video subtitles, AI task list. */
-export function registerStreamingRoutes(router: Router): void {
-  router.add({ method: 'GET', pattern: '/streaming/players', product: 'streaming', handler: listPlayers });
-  router.add({ method: 'GET', pattern: '/streaming/players/{player_id}', product: 'streaming', handler: getPlayer });
-  router.add({ method: 'DELETE', pattern: '/streaming/players/{player_id}', product: 'streaming', handler: deletePlayer });
-  router.add({ method: 'GET', pattern: '/streaming/videos/{video_id}/subtitles', product: 'streaming', handler: listSubtitles });
-  router.add({ method: 'GET', pattern: '/streaming/ai/tasks', product: 'streaming', handler: listAiTasks });
-}
+/** The streaming routes: players (list, GET, DELETE), video subtitles, AI task list. */
+export const streamingRoutes: ServiceRoute<StreamingSlice>[] = [
+  { method: 'GET', pattern: '/streaming/players', handler: listPlayers },
+  { method: 'GET', pattern: '/streaming/players/{player_id}', handler: getPlayer },
+  { method: 'DELETE', pattern: '/streaming/players/{player_id}', handler: deletePlayer },
+  { method: 'GET', pattern: '/streaming/videos/{video_id}/subtitles', handler: listSubtitles },
+  { method: 'GET', pattern: '/streaming/ai/tasks', handler: listAiTasks },
+];

@@ -1,12 +1,15 @@
-import { formatNaiveDate, isPlainObject, parseIntStrict } from '../format.js';
-import { cloudError, emptyReply, fail, jsonReply, type Reply } from '../reply.js';
-import type { RouteContext, Router } from '../router.js';
-import type { QuotaRequestRecord } from '../store.js';
-import { cloudObjectBody, cloudPaging, queryList } from './cloud-common.js';
+import { cloudError, cloudObjectBody, cloudPaging, queryList } from '../../cloud-common.js';
+import { formatNaiveDate, isPlainObject, parseIntStrict } from '../../format.js';
+import { emptyReply, fail, jsonReply, type Reply } from '../../reply.js';
+import type { RouteContext, ServiceRoute } from '../../router.js';
+import type { QuotaRequestRecord, QuotaSlice } from './index.js';
+
+type Ctx = RouteContext<QuotaSlice>;
 
 const LIST = '/cloud/v2/limits_request';
 const ONE = '/cloud/v2/limits_request/{request_id}';
-const STATUSES = ['done', 'in progress', 'rejected'] as const;
+/** The statuses of a quota limit request. */
+export const QUOTA_REQUEST_STATUSES = ['done', 'in progress', 'rejected'] as const;
 
 /** Keys allowed in requested_limits.global_limits (CreateGlobalQuotasLimitsSerializer). */
 export const GLOBAL_LIMIT_KEYS: ReadonlySet<string> = new Set([
@@ -41,7 +44,7 @@ export function renderQuotaRequest(r: QuotaRequestRecord): Record<string, unknow
   };
 }
 
-function findRequest(ctx: RouteContext): QuotaRequestRecord {
+function findRequest(ctx: Ctx): QuotaRequestRecord {
   const text = ctx.params.request_id;
   const id = parseIntStrict(text);
   if (id === undefined) fail(cloudError(400, `request_id: Input should be a valid integer, got "${text}"`, ctx.requestId));
@@ -50,11 +53,11 @@ function findRequest(ctx: RouteContext): QuotaRequestRecord {
   return request;
 }
 
-function listRequests(ctx: RouteContext): Reply {
+function listRequests(ctx: Ctx): Reply {
   const { limit, offset } = cloudPaging(ctx);
   const statuses = queryList(ctx.query, 'status');
   for (const s of statuses) {
-    if (!(STATUSES as readonly string[]).includes(s)) fail(cloudError(400, `status: Input should be 'done', 'in progress' or 'rejected', got "${s}"`, ctx.requestId));
+    if (!(QUOTA_REQUEST_STATUSES as readonly string[]).includes(s)) fail(cloudError(400, `status: Input should be 'done', 'in progress' or 'rejected', got "${s}"`, ctx.requestId));
   }
   const ids = queryList(ctx.query, 'request_ids').map((t) => {
     const id = parseIntStrict(t);
@@ -67,18 +70,18 @@ function listRequests(ctx: RouteContext): Reply {
   return jsonReply(200, { count: matching.length, results: matching.slice(offset, offset + limit).map(renderQuotaRequest) });
 }
 
-function getRequest(ctx: RouteContext): Reply {
+function getRequest(ctx: Ctx): Reply {
   return jsonReply(200, renderQuotaRequest(findRequest(ctx)));
 }
 
-function deleteRequest(ctx: RouteContext): Reply {
+function deleteRequest(ctx: Ctx): Reply {
   const request = findRequest(ctx);
   ctx.state.quotaRequests.delete(request.id);
   ctx.state.recordMutation(ctx.now, 'quota_request', request.id, 'delete');
   return emptyReply(204);
 }
 
-function checkLimits(ctx: RouteContext, value: unknown, allowed: ReadonlySet<string>, where: string): Record<string, number> {
+function checkLimits(ctx: Ctx, value: unknown, allowed: ReadonlySet<string>, where: string): Record<string, number> {
   if (!isPlainObject(value)) fail(cloudError(400, `${where}: Input should be a valid dictionary`, ctx.requestId));
   for (const [key, v] of Object.entries(value)) {
     if (!allowed.has(key)) fail(cloudError(400, `${where}.${key}: Extra inputs are not permitted`, ctx.requestId));
@@ -87,7 +90,7 @@ function checkLimits(ctx: RouteContext, value: unknown, allowed: ReadonlySet<str
   return value as Record<string, number>;
 }
 
-function createRequest(ctx: RouteContext): Reply {
+function createRequest(ctx: Ctx): Reply {
   const body = cloudObjectBody(ctx);
   if (body.description === undefined) fail(cloudError(400, 'description: Field required', ctx.requestId));
   if (typeof body.description !== 'string') fail(cloudError(400, 'description: Input should be a valid string', ctx.requestId));
@@ -120,10 +123,10 @@ function createRequest(ctx: RouteContext): Reply {
   return jsonReply(201, renderQuotaRequest(record));
 }
 
-/** Registers the quota limit request routes: list, GET one, POST (201), DELETE (204). */
-export function registerQuotaRoutes(router: Router): void {
-  router.add({ method: 'GET', pattern: LIST, product: 'cloud', handler: listRequests });
-  router.add({ method: 'POST', pattern: LIST, product: 'cloud', handler: createRequest });
-  router.add({ method: 'GET', pattern: ONE, product: 'cloud', handler: getRequest });
-  router.add({ method: 'DELETE', pattern: ONE, product: 'cloud', handler: deleteRequest });
-}
+/** The quota limit request routes: list, GET one, POST (201), DELETE (204). */
+export const quotaRoutes: ServiceRoute<QuotaSlice>[] = [
+  { method: 'GET', pattern: LIST, handler: listRequests },
+  { method: 'POST', pattern: LIST, handler: createRequest },
+  { method: 'GET', pattern: ONE, handler: getRequest },
+  { method: 'DELETE', pattern: ONE, handler: deleteRequest },
+];
