@@ -1,5 +1,6 @@
 import type { Diagnostic, SourceRange } from '../config/diagnostics.js';
-import type { Block, ResourceBlock, ResourceType, Stack } from '../config/types.js';
+import type { Block, ResourceBlock, Stack } from '../config/types.js';
+import type { ResourceType } from '../kinds/registry.js';
 import type { CheckOutcome, DynamicResourceProvider, Observation, ReadResult, ResourceProvider } from '../providers/provider.js';
 import { fingerprint } from './fingerprint.js';
 import { buildGraph, topologicalOrder } from './graph.js';

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { z } from 'zod';
-import { CHECK_TYPES, DELETABLE_TYPES, RESOURCE_TYPES, type ResourceType } from '../config/types.js';
+import { CHECK_TYPES, isDeletable, RESOURCE_TYPES, type ResourceType } from '../kinds/registry.js';
 import { EdgeformError } from '../errors.js';
 import { canonicalJson } from './fingerprint.js';
 import { buildGraph, findCycles } from './graph.js';
@@ -199,7 +199,7 @@ function checkAction(change: { address: string; type: ResourceType; action: stri
   const where = `resource_changes.${index} (${change.address})`;
   const ensure = change.desired.ensure;
   if (change.action === 'delete') {
-    if (!(DELETABLE_TYPES as readonly ResourceType[]).includes(change.type)) {
+    if (!isDeletable(change.type)) {
       throw new PlanFileError(`${file} is a corrupt plan file: ${where}: action: edgeform cannot delete a ${change.type}`);
     }
     if (ensure !== 'absent') {

@@ -1,5 +1,5 @@
 import type { Diagnostic } from '../config/diagnostics.js';
-import type { CheckType, ResourceType } from '../config/types.js';
+import type { CheckType, ResourceType } from '../kinds/registry.js';
 
 /** Version of the saved-plan and JSON plan format; bumped on any incompatible change. */
 export const PLAN_FORMAT_VERSION = '1.0';

@@ -1,4 +1,5 @@
-import type { ResourceAttributes, ResourceBlock, CheckBlock, Stack, CheckAttributes, ResourceType, CheckType } from '../../src/config/types.js';
+import type { ResourceBlock, CheckBlock, Stack } from '../../src/config/types.js';
+import type { ResourceAttributes, CheckAttributes, ResourceType, CheckType } from '../../src/kinds/registry.js';
 
 const range = { filename: 'stack.yaml', start: { line: 1, column: 1 }, end: { line: 1, column: 2 } };
 

@@ -11,13 +11,14 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 const SHARED = ['errors.ts', 'version.ts', 'env.ts'];
 const RULES: Record<string, { runtime: string[]; type?: string[] }> = {
   api: { runtime: [] },
-  config: { runtime: ['plan'] },
-  plan: { runtime: ['config'], type: ['providers'] },
-  providers: { runtime: ['api', 'plan', 'config'] },
+  kinds: { runtime: [] },
+  config: { runtime: ['plan', 'kinds'] },
+  plan: { runtime: ['config', 'kinds'], type: ['providers'] },
+  providers: { runtime: ['api', 'plan', 'config', 'kinds'] },
   apply: { runtime: ['plan', 'providers'] },
   render: { runtime: ['config', 'plan', 'apply'] },
   emulator: { runtime: [] },
-  cli: { runtime: ['api', 'config', 'plan', 'providers', 'apply', 'render', 'emulator'] },
+  cli: { runtime: ['api', 'config', 'kinds', 'plan', 'providers', 'apply', 'render', 'emulator'] },
 };
 
 function* files(dir: string): Generator<string> {

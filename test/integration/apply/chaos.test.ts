@@ -19,7 +19,7 @@ import { createRetryQuota, type RetryQuota, type RetryPolicy } from '../../../sr
 import { executePlan } from '../../../src/apply/executor.js';
 import type { ApplyOutcome } from '../../../src/apply/outcome.js';
 import { INJECTED_TASK_ERROR, type FaultSettings, type MutationLogEntry } from '../../../src/emulator/index.js';
-import { RESOURCE_TYPES } from '../../../src/config/types.js';
+import { RESOURCE_TYPES } from '../../../src/kinds/registry.js';
 import type { Plan } from '../../../src/plan/types.js';
 import { registry } from '../../../src/providers/registry.js';
 import { connectTo, driveTasks, emulatorEnv, planYaml } from '../../helpers/apply.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConflictError, InternalServerError } from '../../../src/api/errors.js';
-import type { ResourceAttributes } from '../../../src/config/types.js';
+import type { ResourceAttributes } from '../../../src/kinds/registry.js';
 import { cloudFloatingIp } from '../../../src/providers/cloud-floating-ip.js';
 import { StillLockedError } from '../../../src/providers/shared.js';
 import { DEMO, type TestEmulator } from '../../helpers/emulator.js';

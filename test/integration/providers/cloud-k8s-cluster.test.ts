@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InternalServerError } from '../../../src/api/errors.js';
-import type { ResourceAttributes } from '../../../src/config/types.js';
+import type { ResourceAttributes } from '../../../src/kinds/registry.js';
 import { cloudK8sCluster, decideUpgradeProgress } from '../../../src/providers/cloud-k8s-cluster.js';
 import type { ProviderContext } from '../../../src/providers/provider.js';
 import { DEMO, type TestEmulator } from '../../helpers/emulator.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ResourceAttributes } from '../../../src/config/types.js';
+import type { ResourceAttributes } from '../../../src/kinds/registry.js';
 import { iamResellerNotificationSetting } from '../../../src/providers/iam-reseller-notification-setting.js';
 import { type TestEmulator } from '../../helpers/emulator.js';
 import { planChange, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DELETABLE_TYPES, RESOURCE_TYPES } from '../../../src/config/types.js';
+import { DELETABLE_TYPES, RESOURCE_TYPES } from '../../../src/kinds/registry.js';
 import { EdgeformError } from '../../../src/errors.js';
 import { parsePlanFile } from '../../../src/plan/saved-plan.js';
 import type { ResourceChange } from '../../../src/plan/types.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DELETABLE_TYPES, RESOURCE_TYPES, type ResourceType } from '../../../src/config/types.js';
+import { DELETABLE_TYPES, RESOURCE_TYPES, type ResourceType } from '../../../src/kinds/registry.js';
 import { comparePlans, isPlanFileCandidate, parsePlanFile, PlanFileError, savedTargets, StalePlanError } from '../../../src/plan/saved-plan.js';
 import { payloadSchemas } from '../../../src/providers/provider.js';
 import { registry } from '../../../src/providers/registry.js';

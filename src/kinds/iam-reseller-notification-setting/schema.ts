@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { defineKind } from './kind-spec.js';
-import { ensurePresentOnly, positiveId } from './fields.js';
+import { defineKind } from '../kind-spec.js';
+import { ensurePresentOnly, positiveId } from '../fields.js';
 
 /** iam_reseller_notification_setting: one reseller notification setting, updated in place. */
-export const iamResellerNotificationSetting = defineKind({
+export const iamResellerNotificationSettingKind = defineKind({
   type: 'iam_reseller_notification_setting',
   kind: 'resource',
   description: 'An existing reseller notification setting, by reseller and id; edgeform sets its type, email and enabled flag.',

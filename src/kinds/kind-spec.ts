@@ -5,10 +5,12 @@ import type { z } from 'zod';
  * strict object of attributes (no `type`, no `depends_on`); `schema` adds the cross-field
  * rules and is what the loader validates with. `identity` names the fields that pick the
  * one platform object a block manages: they are required in the block itself and may never
- * come from `defaults:` (a default id would point every block at the same object).
+ * come from `defaults:` (a default id would point every block at the same object). The
+ * attribute type the planner and the kind's provider see is the shape's output (see
+ * ResourceAttributes in registry.ts), so the schema and the type cannot drift apart.
  */
-export interface KindSpec<Shape extends z.ZodObject = z.ZodObject> {
-  readonly type: string;
+export interface KindSpec<Shape extends z.ZodObject = z.ZodObject, Type extends string = string> {
+  readonly type: Type;
   readonly kind: 'resource' | 'check';
   readonly description: string;
   readonly identity: readonly string[];
@@ -16,10 +18,10 @@ export interface KindSpec<Shape extends z.ZodObject = z.ZodObject> {
   readonly schema: z.ZodType<z.output<Shape>>;
 }
 
-/** Declares a kind whose only rules are those of its strict object shape. */
-export function defineKind<Shape extends z.ZodObject>(
-  spec: Omit<KindSpec<Shape>, 'schema'> & { schema?: z.ZodType<z.output<Shape>> },
-): KindSpec<Shape> {
+/** Declares a kind; `schema` defaults to the strict object shape when the kind has no cross-field rules. */
+export function defineKind<Type extends string, Shape extends z.ZodObject>(
+  spec: Omit<KindSpec<Shape, Type>, 'schema'> & { schema?: z.ZodType<z.output<Shape>> },
+): KindSpec<Shape, Type> {
   // A strict object is its own validator when the kind has no cross-field rules.
   return { ...spec, schema: spec.schema ?? (spec.shape as unknown as z.ZodType<z.output<Shape>>) };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineKind } from './kind-spec.js';
-import { ensurePresentOnly, nonEmptyString, projectId, regionId } from './fields.js';
+import { defineKind } from '../kind-spec.js';
+import { ensurePresentOnly, nonEmptyString, projectId, regionId } from '../fields.js';
 
 /** Kubernetes versions as the platform spells them: a leading "v", then major.minor.patch. */
 const k8sVersion = z
@@ -9,7 +9,7 @@ const k8sVersion = z
   .describe('Desired Kubernetes version, e.g. v1.31.3; a newer version is reached one minor at a time.');
 
 /** cloud_k8s_cluster: adopts an existing cluster by name and upgrades it to `version`. */
-export const cloudK8sCluster = defineKind({
+export const cloudK8sClusterKind = defineKind({
   type: 'cloud_k8s_cluster',
   kind: 'resource',
   description: 'An existing managed Kubernetes cluster, adopted by name; edgeform upgrades it to version.',

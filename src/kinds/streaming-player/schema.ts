@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { defineKind } from './kind-spec.js';
-import { ensureDeletable, positiveId } from './fields.js';
+import { defineKind } from '../kind-spec.js';
+import { ensureDeletable, positiveId } from '../fields.js';
 
 /** streaming_player: a streaming player by id; `ensure: absent` deletes it. */
-export const streamingPlayer = defineKind({
+export const streamingPlayerKind = defineKind({
   type: 'streaming_player',
   kind: 'resource',
   description: 'A streaming player, by id; ensure: absent deletes it.',

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { defineKind } from './kind-spec.js';
-import { ensurePresentOnly, projectId, regionId, tags, tagsPolicy, uuid } from './fields.js';
+import { defineKind } from '../kind-spec.js';
+import { ensurePresentOnly, projectId, regionId, tags, tagsPolicy, uuid } from '../fields.js';
 
 /** cloud_floating_ip: adopts an existing floating IP by id and manages its user tags. */
-export const cloudFloatingIp = defineKind({
+export const cloudFloatingIpKind = defineKind({
   type: 'cloud_floating_ip',
   kind: 'resource',
   description: 'An existing cloud floating IP, adopted by id; edgeform manages its user tags.',

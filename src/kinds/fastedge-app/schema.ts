@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { defineKind } from './kind-spec.js';
-import { ensureDeletable, positiveId } from './fields.js';
+import { defineKind } from '../kind-spec.js';
+import { ensureDeletable, positiveId } from '../fields.js';
 
 /** fastedge_app: a FastEdge app by id; `ensure: absent` deletes it. */
-export const fastedgeApp = defineKind({
+export const fastedgeAppKind = defineKind({
   type: 'fastedge_app',
   kind: 'resource',
   description: 'A FastEdge app, by id; ensure: absent deletes it.',

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { defineKind } from './kind-spec.js';
-import { ensureDeletable, positiveId } from './fields.js';
+import { defineKind } from '../kind-spec.js';
+import { ensureDeletable, positiveId } from '../fields.js';
 
 /** cloud_quota_limit_request: a quota limit request by id; `ensure: absent` withdraws it. */
-export const cloudQuotaLimitRequest = defineKind({
+export const cloudQuotaLimitRequestKind = defineKind({
   type: 'cloud_quota_limit_request',
   kind: 'resource',
   description: 'A cloud quota limit request, by id; ensure: absent deletes it.',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineKind } from './kind-spec.js';
-import { uuid } from './fields.js';
+import { defineKind } from '../kind-spec.js';
+import { uuid } from '../fields.js';
 
 const count = z.int().min(0, { error: 'must be a non-negative integer' });
 
@@ -22,7 +22,7 @@ const shape = z.strictObject({
 });
 
 /** streaming_ai_tasks check: the number of AI tasks matching `where` is within bounds. */
-export const streamingAiTasks = defineKind({
+export const streamingAiTasksKind = defineKind({
   type: 'streaming_ai_tasks',
   kind: 'check',
   description: 'Check: the number of AI tasks matching where is within [min_count, max_count].',

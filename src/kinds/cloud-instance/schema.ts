@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { defineKind } from './kind-spec.js';
-import { ensurePresentOnly, nonEmptyString, projectId, regionId, uuid } from './fields.js';
+import { defineKind } from '../kind-spec.js';
+import { ensurePresentOnly, nonEmptyString, projectId, regionId, uuid } from '../fields.js';
 
 /** cloud_instance: adopts an existing instance by id and resizes it to `flavor_id`. */
-export const cloudInstance = defineKind({
+export const cloudInstanceKind = defineKind({
   type: 'cloud_instance',
   kind: 'resource',
   description: 'An existing cloud instance, adopted by id; edgeform resizes it to flavor_id.',

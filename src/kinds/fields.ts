@@ -47,6 +47,9 @@ export const tagsPolicy = z
   .default('authoritative')
   .describe('authoritative (default): live user tags not listed are removed. merge: only listed keys are managed.');
 
+/** How `tags` is applied: `authoritative` or `merge`. */
+export type TagsPolicy = z.output<typeof tagsPolicy>;
+
 /** `ensure` of a kind edgeform can delete: present (default) or absent. */
 export const ensureDeletable = z
   .enum(['present', 'absent'])
