@@ -3,7 +3,7 @@ import { canonicalJson } from '../plan/fingerprint.js';
 import { buildGraph, transitiveDependants } from '../plan/graph.js';
 import { describeStaleness, StalePlanError, type StaleResource } from '../plan/saved-plan.js';
 import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
-import { resourceProvider, type DynamicResourceProvider, type FinishedTask, type Observation, type ProviderContext, type ProviderRegistry } from '../providers/provider.js';
+import { resourceProvider, type DynamicResourceProvider, type FinishedTask, type Observation, type ProviderContext, type ProviderRegistry } from '../kinds/provider.js';
 import type { ApplyOutcome, ResourceOutcome, RunError } from './outcome.js';
 
 /** The re-read after an action found something other than the planned result. */

@@ -9,8 +9,8 @@ import type { Stack } from '../config/types.js';
 import { comparePlans, isPlanFileCandidate, parsePlanFile, PlanFileError, savedTargets, StalePlanError } from '../plan/saved-plan.js';
 import { EdgeformError } from '../errors.js';
 import type { Plan } from '../plan/types.js';
-import { payloadSchemas, resourceProvider, type ProviderContext } from '../providers/provider.js';
-import { registry } from '../providers/registry.js';
+import { payloadSchemas, resourceProvider, type ProviderContext } from '../kinds/provider.js';
+import { providers } from '../kinds/providers.js';
 import { createJsonApplyView, createTextApplyView, type ApplyView, type RunningAction } from '../render/apply-view.js';
 import { formatMessage } from '../render/values.js';
 import { defineCommand, UsageError } from './command.js';
@@ -50,7 +50,7 @@ export const applyCommand = defineCommand<ApplyArgs>({
       const planFile = await readPlanFileIfAny(args.path);
       if (planFile !== undefined) {
         if (args.target.length > 0) throw new UsageError('--target cannot be used with a saved plan; it applies exactly what it contains');
-        return await applySavedPlan(args, io, interrupts, taskTimeoutMs, parsePlanFile(planFile, args.path, payloadSchemas(registry.resources)));
+        return await applySavedPlan(args, io, interrupts, taskTimeoutMs, parsePlanFile(planFile, args.path, payloadSchemas(providers.resources)));
       }
       if (args.stack !== undefined) throw new UsageError('--stack is only for a saved plan: give the stack as PATH instead');
       return await applyStack(args, io, interrupts, taskTimeoutMs);
@@ -190,7 +190,7 @@ async function locatePlannedStack(saved: Plan, explicit: string | undefined, pla
 }
 
 async function execute(plan: Plan, ctx: ProviderContext, args: ApplyArgs, io: CliIO, interrupts: ApplyInterrupts): Promise<number> {
-  const verbsOf = (c: Plan['resource_changes'][number]) => resourceProvider(registry.resources, c.type).verbs[c.action === 'delete' ? 'delete' : 'update'];
+  const verbsOf = (c: Plan['resource_changes'][number]) => resourceProvider(providers.resources, c.type).verbs[c.action === 'delete' ? 'delete' : 'update'];
   const view: ApplyView = args.format === 'json' ? createJsonApplyView((l) => io.out(l)) : createTextApplyView((l) => io.out(l), verbsOf);
   const running = new Map<string, RunningAction>();
   interrupts.attach(view, () => [...running.values()]);
@@ -200,7 +200,7 @@ async function execute(plan: Plan, ctx: ProviderContext, args: ApplyArgs, io: Cl
   try {
     outcome = await executePlan({
       plan,
-      providers: registry.resources,
+      providers: providers.resources,
       ctx,
       parallelism: args.parallelism,
       stop: interrupts.stop.signal,

@@ -1,7 +1,7 @@
 import type { Diagnostic, SourceRange } from '../config/diagnostics.js';
 import type { Block, ResourceBlock, Stack } from '../config/types.js';
 import type { ResourceType } from '../kinds/registry.js';
-import type { CheckOutcome, DynamicResourceProvider, Observation, ReadResult, ResourceProvider } from '../providers/provider.js';
+import type { CheckOutcome, DynamicResourceProvider, Observation, ReadResult, ResourceProvider } from '../kinds/provider.js';
 import { fingerprint } from './fingerprint.js';
 import { buildGraph, topologicalOrder } from './graph.js';
 import { PLAN_FORMAT_VERSION, type CheckResult, type Plan, type ResourceChange } from './types.js';

@@ -83,7 +83,7 @@ const planFileSchema = z.strictObject({
 
 /**
  * What an update of each kind must carry in `payload`: the providers' own schemas (see
- * payloadSchemas in src/providers/provider.ts; plan/ does not import providers, so the caller
+ * payloadSchemas in src/kinds/provider.ts; plan/ does not import providers, so the caller
  * passes them). A kind without a schema cannot be updated, only adopted or deleted.
  */
 export type PayloadSchemas = Partial<Record<ResourceType, z.ZodType>>;

@@ -6,10 +6,10 @@ import type { Emulator, EmulatorOptions } from '../../src/emulator/index.js';
 import { startTestEmulator, type TestEmulator } from './emulator.js';
 import { buildPlan } from '../../src/plan/planner.js';
 import type { Plan, ResourceChange } from '../../src/plan/types.js';
-import { createProviderContext } from '../../src/providers/context.js';
-import type { ProviderContext } from '../../src/providers/provider.js';
-import { readStack } from '../../src/providers/read-stack.js';
-import { registry } from '../../src/providers/registry.js';
+import { createProviderContext } from '../../src/kinds/context.js';
+import type { ProviderContext } from '../../src/kinds/provider.js';
+import { readStack } from '../../src/kinds/read-stack.js';
+import { providers } from '../../src/kinds/providers.js';
 import { stackOf } from './stack.js';
 
 /** One request as a provider handed it to the API client (what the wire body was built from). */
@@ -90,12 +90,12 @@ export function createProviderHarness(emu: Pick<Emulator, 'url' | 'apiKey' | 'cl
 /** Reads one block through the real read path and plans it with the real planner. */
 export async function planBlocks(ctx: ProviderContext, resources: ResourceBlock[], checks: CheckBlock[] = []): Promise<Plan> {
   const stack = stackOf(resources, checks);
-  const observations = await readStack(ctx, stack, registry, { parallelism: 4 });
+  const observations = await readStack(ctx, stack, providers, { parallelism: 4 });
   return buildPlan({
     stack,
     reads: observations.reads,
     checks: observations.checks,
-    planners: registry.resources,
+    planners: providers.resources,
     baseUrl: 'http://127.0.0.1:1',
     createdAt: '2026-01-01T00:00:00.000Z',
     edgeformVersion: '0.0.0-test',

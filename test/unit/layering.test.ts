@@ -11,14 +11,13 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 const SHARED = ['errors.ts', 'version.ts', 'env.ts'];
 const RULES: Record<string, { runtime: string[]; type?: string[] }> = {
   api: { runtime: [] },
-  kinds: { runtime: [] },
+  kinds: { runtime: ['api', 'plan', 'config'] },
   config: { runtime: ['plan', 'kinds'] },
-  plan: { runtime: ['config', 'kinds'], type: ['providers'] },
-  providers: { runtime: ['api', 'plan', 'config', 'kinds'] },
-  apply: { runtime: ['plan', 'providers'] },
+  plan: { runtime: ['config', 'kinds'] },
+  apply: { runtime: ['plan', 'kinds'] },
   render: { runtime: ['config', 'plan', 'apply'] },
   emulator: { runtime: [] },
-  cli: { runtime: ['api', 'config', 'kinds', 'plan', 'providers', 'apply', 'render', 'emulator'] },
+  cli: { runtime: ['api', 'config', 'kinds', 'plan', 'apply', 'render', 'emulator'] },
 };
 
 function* files(dir: string): Generator<string> {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConflictError, InternalServerError } from '../../../src/api/errors.js';
 import type { ResourceAttributes } from '../../../src/kinds/registry.js';
-import { cloudFloatingIp } from '../../../src/providers/cloud-floating-ip.js';
-import { StillLockedError } from '../../../src/providers/shared.js';
+import { cloudFloatingIp } from '../../../src/kinds/cloud-floating-ip/provider.js';
+import { StillLockedError } from '../../../src/kinds/shared.js';
 import { DEMO, type TestEmulator } from '../../helpers/emulator.js';
 import { planChange, routesSeen, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
 import { resource } from '../../helpers/stack.js';

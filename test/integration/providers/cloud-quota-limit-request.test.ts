@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cloudQuotaLimitRequest } from '../../../src/providers/cloud-quota-limit-request.js';
+import { cloudQuotaLimitRequest } from '../../../src/kinds/cloud-quota-limit-request/provider.js';
 import { type TestEmulator } from '../../helpers/emulator.js';
 import { planChange, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
 import { resource } from '../../helpers/stack.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fastedgeApp } from '../../../src/providers/fastedge-app.js';
+import { fastedgeApp } from '../../../src/kinds/fastedge-app/provider.js';
 import { type TestEmulator } from '../../helpers/emulator.js';
 import { planChange, routesSeen, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
 import { resource } from '../../helpers/stack.js';

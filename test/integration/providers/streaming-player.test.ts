@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { streamingPlayer } from '../../../src/providers/streaming-player.js';
+import { streamingPlayer } from '../../../src/kinds/streaming-player/provider.js';
 import { type TestEmulator } from '../../helpers/emulator.js';
 import { planChange, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
 import { resource } from '../../helpers/stack.js';

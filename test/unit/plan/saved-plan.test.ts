@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DELETABLE_TYPES, RESOURCE_TYPES, type ResourceType } from '../../../src/kinds/registry.js';
 import { comparePlans, isPlanFileCandidate, parsePlanFile, PlanFileError, savedTargets, StalePlanError } from '../../../src/plan/saved-plan.js';
-import { payloadSchemas } from '../../../src/providers/provider.js';
-import { registry } from '../../../src/providers/registry.js';
+import { payloadSchemas } from '../../../src/kinds/provider.js';
+import { providers } from '../../../src/kinds/providers.js';
 import { PLAN_FORMAT_VERSION, type Plan, type ResourceChange } from '../../../src/plan/types.js';
 import { toPlanJson } from '../../../src/render/plan-json.js';
 import { change, check, plan } from '../../helpers/plan.js';
@@ -27,7 +27,7 @@ const deletion = (address: string, over: Partial<ResourceChange> = {}) => change
 const isDeletable = (type: ResourceType) => (DELETABLE_TYPES as readonly ResourceType[]).includes(type);
 
 const text = (p: Plan | Record<string, unknown>) => JSON.stringify(p);
-const parse = (p: Plan | Record<string, unknown>) => parsePlanFile(text(p), 'plan.json', payloadSchemas(registry.resources));
+const parse = (p: Plan | Record<string, unknown>) => parsePlanFile(text(p), 'plan.json', payloadSchemas(providers.resources));
 const failure = (p: Plan | Record<string, unknown>): Error => {
   try {
     parse(p);

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { apiPath } from '../api/path.js';
-import { taskIdsSchema } from '../api/tasks.js';
-import { planTagsPatch, userTags, type LiveTag } from '../plan/merge-patch.js';
-import type { ResourceProvider } from './provider.js';
-import { readOrGone, requireAction, requirePayload, startTasks } from './shared.js';
+import { apiPath } from '../../api/path.js';
+import { taskIdsSchema } from '../../api/tasks.js';
+import { planTagsPatch, userTags, type LiveTag } from '../../plan/merge-patch.js';
+import type { ResourceProvider } from '../provider.js';
+import { readOrGone, requireAction, requirePayload, startTasks } from '../shared.js';
 
 /**
  * The fields of a floating IP answer (FloatingIPSerializer) edgeform reads: the tags and the

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { EdgeformError } from '../errors.js';
-import type { CheckProvider } from './provider.js';
+import { EdgeformError } from '../../errors.js';
+import type { CheckProvider } from '../provider.js';
 
 /** The fields of a page of the AI task list (ai_tasks_list) edgeform reads; `next` is `page=<n>` or null. */
 const aiTaskPageAnswer = z.looseObject({

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ApiClient } from '../api/client.js';
-import type { CheckAttributes, CheckType, ResourceAttributes, ResourceType } from '../kinds/registry.js';
+import type { CheckAttributes, CheckType, ResourceAttributes, ResourceType } from './registry.js';
 import type { CheckStatus, FieldChange, ResourceChange } from '../plan/types.js';
 
 /** What a provider may use for I/O: the API client, cancellation, task waiting and progress. */

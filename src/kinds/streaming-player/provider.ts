@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { apiPath } from '../api/path.js';
-import { defineDeletableProvider } from './adopt-or-delete.js';
+import { apiPath } from '../../api/path.js';
+import { defineDeletableProvider } from '../adopt-or-delete.js';
 
 /** Streaming players. edgeform only adopts and deletes them; DELETE answers 204. */
 export const streamingPlayer = defineDeletableProvider({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { NotFoundError } from '../api/errors.js';
-import { apiPath } from '../api/path.js';
-import type { CheckProvider } from './provider.js';
+import { NotFoundError } from '../../api/errors.js';
+import { apiPath } from '../../api/path.js';
+import type { CheckProvider } from '../provider.js';
 
 /** The fields of a video's subtitle list (a bare array of `subtitle`) edgeform reads. */
 const subtitlesAnswer = z.array(z.looseObject({ language: z.string() }));

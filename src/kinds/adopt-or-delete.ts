@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { DeletableType } from '../kinds/registry.js';
+import type { DeletableType } from './registry.js';
 import type { ResourceProvider } from './provider.js';
 import { deleteIfPresent, readOrGone, requireAction } from './shared.js';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { apiPath } from '../api/path.js';
-import type { FieldChange } from '../plan/types.js';
-import type { ResourceProvider } from './provider.js';
-import { readOrGone, requireAction, requirePayload } from './shared.js';
+import { apiPath } from '../../api/path.js';
+import type { FieldChange } from '../../plan/types.js';
+import type { ResourceProvider } from '../provider.js';
+import { readOrGone, requireAction, requirePayload } from '../shared.js';
 
 /** The fields of a notification setting answer (NotificationSettingsRead) edgeform reads. */
 const settingAnswer = z.looseObject({

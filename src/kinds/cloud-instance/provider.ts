@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { apiPath } from '../api/path.js';
-import { taskIdsSchema } from '../api/tasks.js';
-import type { ResourceProvider } from './provider.js';
-import { PlanPayloadError, readOrGone, requireAction, requirePayload, startTasks } from './shared.js';
+import { apiPath } from '../../api/path.js';
+import { taskIdsSchema } from '../../api/tasks.js';
+import type { ResourceProvider } from '../provider.js';
+import { PlanPayloadError, readOrGone, requireAction, requirePayload, startTasks } from '../shared.js';
 
 /** The fields of an instance answer (InstanceSerializer) edgeform reads; the flavor id is nested. */
 const instanceAnswer = z.looseObject({

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { apiPath } from '../api/path.js';
-import { taskIdsSchema } from '../api/tasks.js';
-import { canonicalJson } from '../plan/fingerprint.js';
-import { EdgeformError } from '../errors.js';
-import { describeStep, nextUpgradeStep, parseK8sVersion, planUpgradePath } from '../plan/upgrade-path.js';
-import type { ApplyResult, ProviderContext, ResourceProvider } from './provider.js';
-import { readOrGone, requireAction, requirePayload, startTasks } from './shared.js';
+import { apiPath } from '../../api/path.js';
+import { taskIdsSchema } from '../../api/tasks.js';
+import { canonicalJson } from '../../plan/fingerprint.js';
+import { EdgeformError } from '../../errors.js';
+import { describeStep, nextUpgradeStep, parseK8sVersion, planUpgradePath } from '../../plan/upgrade-path.js';
+import type { ApplyResult, ProviderContext, ResourceProvider } from '../provider.js';
+import { readOrGone, requireAction, requirePayload, startTasks } from '../shared.js';
 
 /** The fields of a cluster answer (K8sClusterV2Serializer) edgeform reads; `task_id` defaults to null. */
 const clusterAnswer = z.looseObject({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { apiPath } from '../api/path.js';
-import { defineDeletableProvider } from './adopt-or-delete.js';
+import { apiPath } from '../../api/path.js';
+import { defineDeletableProvider } from '../adopt-or-delete.js';
 
 /**
  * Cloud quota limit requests (status `done`, `in progress` or `rejected`). edgeform only

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { apiPath } from '../api/path.js';
-import { defineDeletableProvider } from './adopt-or-delete.js';
+import { apiPath } from '../../api/path.js';
+import { defineDeletableProvider } from '../adopt-or-delete.js';
 
 /**
  * FastEdge apps (synchronous API, no tasks). edgeform only adopts and deletes them. Deleting
