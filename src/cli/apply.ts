@@ -8,8 +8,8 @@ import { succeeded, type ApplyOutcome } from '../apply/outcome.js';
 import type { Stack } from '../config/types.js';
 import { comparePlans, isPlanFileCandidate, parsePlanFile, PlanFileError, savedTargets, StalePlanError } from '../plan/saved-plan.js';
 import { EdgeformError } from '../errors.js';
-import type { Plan } from '../plan/types.js';
-import { payloadSchemas, resourceProvider, type ProviderContext } from '../kinds/provider.js';
+import type { Plan, SavedPlan } from '../plan/types.js';
+import { payloadSchemas, type ProviderContext } from '../kinds/provider.js';
 import { providers } from '../kinds/providers.js';
 import { createJsonApplyView, createTextApplyView, type ApplyView, type RunningAction } from '../render/apply-view.js';
 import { formatMessage } from '../render/values.js';
@@ -104,7 +104,7 @@ async function applyStack(args: ApplyArgs, io: CliIO, interrupts: ApplyInterrupt
  * must be the plan's; the live state is read and planned again, and only a fresh plan equal to
  * the saved one is executed, so every request body is derived here and now.
  */
-async function applySavedPlan(args: ApplyArgs, io: CliIO, interrupts: ApplyInterrupts, taskTimeoutMs: number | undefined, saved: Plan): Promise<number> {
+async function applySavedPlan(args: ApplyArgs, io: CliIO, interrupts: ApplyInterrupts, taskTimeoutMs: number | undefined, saved: SavedPlan): Promise<number> {
   if (!saved.applyable) {
     io.out('The saved plan has no changes to apply.');
     return ExitCode.ok;
@@ -152,7 +152,7 @@ async function applySavedPlan(args: ApplyArgs, io: CliIO, interrupts: ApplyInter
  * Refuses a saved plan before anything is sent when the stack on disk is not the one it was
  * made from (digest), or this run would talk to another platform than the plan was read from.
  */
-function admitSavedPlan(saved: Plan, stack: Stack, baseUrl: string, stackPath: string, env: NodeJS.ProcessEnv): void {
+function admitSavedPlan(saved: SavedPlan, stack: Stack, baseUrl: string, stackPath: string, env: NodeJS.ProcessEnv): void {
   if (stack.digest !== saved.stack.digest) {
     throw new StalePlanError(
       `the stack at ${stackPath} is not the stack the saved plan was made from (its digest is ${stack.digest.slice(0, 12)}…, the plan's ${saved.stack.digest.slice(0, 12)}…); nothing was applied. Check out the commit the plan was made from, or run edgeform plan again.`,
@@ -171,7 +171,7 @@ function admitSavedPlan(saved: Plan, stack: Stack, baseUrl: string, stackPath: s
  * can be edited, so it never chooses a file elsewhere on the machine, whose provider.base_url
  * would decide where the key is sent.
  */
-async function locatePlannedStack(saved: Plan, explicit: string | undefined, planFile: string): Promise<string> {
+async function locatePlannedStack(saved: SavedPlan, explicit: string | undefined, planFile: string): Promise<string> {
   if (explicit !== undefined) return explicit;
   const sources = saved.stack.sources;
   const dirs = new Set(sources.map((s) => dirname(s)));
@@ -190,7 +190,7 @@ async function locatePlannedStack(saved: Plan, explicit: string | undefined, pla
 }
 
 async function execute(plan: Plan, ctx: ProviderContext, args: ApplyArgs, io: CliIO, interrupts: ApplyInterrupts): Promise<number> {
-  const verbsOf = (c: Plan['resource_changes'][number]) => resourceProvider(providers.resources, c.type).verbs[c.action === 'delete' ? 'delete' : 'update'];
+  const verbsOf = (c: Plan['resource_changes'][number]) => providers.resources[c.type].verbs[c.action === 'delete' ? 'delete' : 'update'];
   const view: ApplyView = args.format === 'json' ? createJsonApplyView((l) => io.out(l)) : createTextApplyView((l) => io.out(l), verbsOf);
   const running = new Map<string, RunningAction>();
   interrupts.attach(view, () => [...running.values()]);

@@ -15,13 +15,16 @@ export interface KindSpec<Shape extends z.ZodObject = z.ZodObject, Type extends 
   readonly description: string;
   readonly identity: readonly string[];
   readonly shape: Shape;
-  readonly schema: z.ZodType<z.output<Shape>>;
+  /** What the loader validates with: `shape` plus the cross-field rules, if any (same output). */
+  readonly schema: z.ZodType;
 }
 
-/** Declares a kind; `schema` defaults to the strict object shape when the kind has no cross-field rules. */
+/**
+ * Declares a kind. A `schema` with cross-field rules must produce exactly the shape's output
+ * (the attribute type is the shape's); without one, the strict object shape is the validator.
+ */
 export function defineKind<Type extends string, Shape extends z.ZodObject>(
   spec: Omit<KindSpec<Shape, Type>, 'schema'> & { schema?: z.ZodType<z.output<Shape>> },
 ): KindSpec<Shape, Type> {
-  // A strict object is its own validator when the kind has no cross-field rules.
-  return { ...spec, schema: spec.schema ?? (spec.shape as unknown as z.ZodType<z.output<Shape>>) };
+  return { ...spec, schema: spec.schema ?? spec.shape };
 }

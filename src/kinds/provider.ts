@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ApiClient } from '../api/client.js';
-import type { CheckAttributes, CheckType, ResourceAttributes, ResourceType } from './registry.js';
+import { RESOURCE_TYPES, type CheckAttributes, type CheckType, type ResourceAttributes, type ResourceType } from './registry.js';
 import type { CheckStatus, FieldChange, ResourceChange } from '../plan/types.js';
 
 /** What a provider may use for I/O: the API client, cancellation, task waiting and progress. */
@@ -74,9 +74,12 @@ export interface ProviderPlan {
 }
 
 /**
- * One resource kind. `read` and `apply` do I/O through the context; `plan` and `converged`
- * are pure. A provider never imports another provider; the planner and executor reach it
- * only through this interface and the registry.
+ * One resource kind's provider. `read` and `apply` do I/O through the context; `summarize`,
+ * `plan` and `isProgressOf` are pure. Every method receives its own kind's attributes
+ * (ResourceAttributes[T]) and its own kind's change (ResourceChange<T>), typed from the stack
+ * through the planner and the executor. A kind never imports another kind; the planner and
+ * the executor reach its provider only through this interface and the provider table
+ * (providers.ts).
  */
 export interface ResourceProvider<T extends ResourceType = ResourceType> {
   kind: 'resource';
@@ -105,13 +108,13 @@ export interface ResourceProvider<T extends ResourceType = ResourceType> {
    * platform acknowledged the change (see ApplyResult); a read of its own after that point that
    * fails must not fail the change (leave the confirmation to the executor's re-read).
    */
-  apply(ctx: ProviderContext, change: ResourceChange): Promise<ApplyResult>;
+  apply(ctx: ProviderContext, change: ResourceChange<T>): Promise<ApplyResult>;
   /**
    * Whether a fresh plan of the resource is progress along the planned change rather than a
    * different change (a k8s cluster already one step along the planned upgrade path). Pure;
    * when absent, only a fresh plan with exactly the planned changes counts as the same.
    */
-  isProgressOf?(change: ResourceChange, fresh: ProviderPlan): boolean;
+  isProgressOf?(change: ResourceChange<T>, fresh: ProviderPlan): boolean;
   /**
    * The shape of the `payload` its updates carry; absent for kinds that cannot be updated.
    * A saved plan is checked against it when read, and apply checks it again before sending.
@@ -150,32 +153,40 @@ export interface ProviderRegistry {
 }
 
 /**
- * A resource provider seen through plan data, where desired attributes are plain records
- * (they were validated by the stack schema, or come from a saved plan made from one).
+ * A change's own provider, bound to that change: each call hands the provider its own kind's
+ * attributes and change (ResourceChange<T>), so the executor can walk a plan of many kinds
+ * without ever seeing one kind's change as another's.
  */
-export interface DynamicResourceProvider {
-  type: ResourceType;
-  idField: string;
+export interface BoundProvider {
   taskType?: string;
-  verbs: ResourceProvider['verbs'];
-  read(ctx: ProviderContext, desired: Record<string, unknown>): Promise<Observation>;
+  read(ctx: ProviderContext): Promise<Observation>;
   summarize(state: Record<string, unknown>): Record<string, unknown>;
-  plan(desired: Record<string, unknown>, state: Record<string, unknown>): ProviderPlan;
-  apply(ctx: ProviderContext, change: ResourceChange): Promise<ApplyResult>;
-  isProgressOf?(change: ResourceChange, fresh: ProviderPlan): boolean;
-  payloadSchema?: z.ZodType;
+  /** A fresh plan of the change's desired attributes against this state. Pure. */
+  plan(state: Record<string, unknown>): ProviderPlan;
+  apply(ctx: ProviderContext): Promise<ApplyResult>;
+  /** See ResourceProvider.isProgressOf; false when the kind does not define it. */
+  isProgressOf(fresh: ProviderPlan): boolean;
 }
 
-/** The provider of a resource type, typed for plan data. */
-export function resourceProvider(providers: ProviderRegistry['resources'], type: ResourceType): DynamicResourceProvider {
-  return providers[type] as unknown as DynamicResourceProvider;
+/** Binds a change to its kind's provider (see BoundProvider). */
+export function bindProvider<K extends ResourceType>(providers: ProviderRegistry['resources'], change: ResourceChange<K>): BoundProvider {
+  const provider: ResourceProvider<K> = providers[change.type];
+  return {
+    taskType: provider.taskType,
+    read: (ctx) => provider.read(ctx, change.desired),
+    summarize: (state) => provider.summarize(state),
+    plan: (state) => provider.plan(change.desired, state),
+    apply: (ctx) => provider.apply(ctx, change),
+    isProgressOf: (fresh) => provider.isProgressOf?.(change, fresh) === true,
+  };
 }
 
 /** The payload schema of every resource type that can be updated (for reading saved plans). */
 export function payloadSchemas(providers: ProviderRegistry['resources']): Partial<Record<ResourceType, z.ZodType>> {
   const schemas: Partial<Record<ResourceType, z.ZodType>> = {};
-  for (const [type, provider] of Object.entries(providers) as [ResourceType, { payloadSchema?: z.ZodType }][]) {
-    if (provider.payloadSchema) schemas[type] = provider.payloadSchema;
+  for (const type of RESOURCE_TYPES) {
+    const schema = providers[type].payloadSchema;
+    if (schema) schemas[type] = schema;
   }
   return schemas;
 }

@@ -1,7 +1,8 @@
 import pLimit from 'p-limit';
 import type { CheckBlock, ResourceBlock, Stack } from '../config/types.js';
 import { EdgeformError, RunFatalError } from '../errors.js';
-import { resourceProvider, type CheckOutcome, type ProviderContext, type ProviderRegistry, type ReadResult } from './provider.js';
+import type { CheckOutcome, ProviderContext, ProviderRegistry, ReadResult } from './provider.js';
+import type { CheckType, ResourceType } from './registry.js';
 
 /** What reading a stack observed: per resource address a read result, per check its outcome. */
 export interface StackObservations {
@@ -40,19 +41,19 @@ export async function readStack(
     return fatal === null ? describeFailure(error, ctx.signal) : null;
   };
 
-  const readResource = async (block: ResourceBlock): Promise<void> => {
+  const readResource = async <K extends ResourceType>(block: ResourceBlock<K>): Promise<void> => {
     if (fatal !== null) return;
-    const provider = resourceProvider(registry.resources, block.type);
+    const provider = registry.resources[block.type];
     try {
-      reads.set(block.address, { ok: true, observation: await provider.read(readCtx, block.attributes as Record<string, unknown>) });
+      reads.set(block.address, { ok: true, observation: await provider.read(readCtx, block.attributes) });
     } catch (error) {
       const summary = failure(error);
       if (summary !== null) reads.set(block.address, { ok: false, error: { summary } });
     }
   };
-  const evaluateCheck = async (block: CheckBlock): Promise<void> => {
+  const evaluateCheck = async <K extends CheckType>(block: CheckBlock<K>): Promise<void> => {
     if (fatal !== null) return;
-    const provider = registry.checks[block.type] as { evaluate(c: ProviderContext, d: unknown): Promise<CheckOutcome> };
+    const provider = registry.checks[block.type];
     try {
       checks.set(block.address, await provider.evaluate(readCtx, block.attributes));
     } catch (error) {

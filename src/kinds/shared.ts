@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ApiConnectionError, ApiError, ConflictError, NotFoundError } from '../api/errors.js';
 import { computeBackoff } from '../api/retry.js';
 import { EdgeformError } from '../errors.js';
-import type { ResourceChange } from '../plan/types.js';
+import type { ChangeFields } from '../plan/types.js';
 import type { ApplyResult, ProviderContext } from './provider.js';
 
 /**
@@ -12,7 +12,7 @@ import type { ApplyResult, ProviderContext } from './provider.js';
  */
 export class PlanPayloadError extends EdgeformError {
   readonly address: string;
-  constructor(change: Pick<ResourceChange, 'address' | 'action'>, problem: string) {
+  constructor(change: Pick<ChangeFields, 'address' | 'action'>, problem: string) {
     super('EDGEFORM_PLAN_PAYLOAD', `${change.address}: cannot ${change.action} from this plan: ${problem}. Run edgeform plan again.`);
     this.address = change.address;
   }
@@ -22,7 +22,7 @@ export class PlanPayloadError extends EdgeformError {
  * The change's payload, checked against the provider's schema; throws PlanPayloadError naming
  * the first field that is missing or malformed.
  */
-export function requirePayload<S extends z.ZodType>(change: ResourceChange, schema: S): z.infer<S> {
+export function requirePayload<S extends z.ZodType>(change: Pick<ChangeFields, 'address' | 'action' | 'payload'>, schema: S): z.infer<S> {
   if (change.payload === undefined || change.payload === null) {
     const fields = schema instanceof z.ZodObject ? Object.keys(schema.shape).map((f) => `payload.${f}`).join(', ') : 'a payload';
     throw new PlanPayloadError(change, `the change has no payload (it needs ${fields})`);
@@ -37,7 +37,7 @@ export function requirePayload<S extends z.ZodType>(change: ResourceChange, sche
  * Refuses any action but `expected`: a provider that cannot update must never act on an
  * "update", nor one that cannot delete on a "delete" (it would send its update instead).
  */
-export function requireAction(change: ResourceChange, expected: ResourceChange['action']): void {
+export function requireAction(change: Pick<ChangeFields, 'address' | 'action'>, expected: ChangeFields['action']): void {
   if (change.action !== expected) throw new PlanPayloadError(change, `this kind supports only ${expected}, the change says ${change.action}`);
 }
 

@@ -4,7 +4,7 @@ import { CHECK_TYPES, isDeletable, RESOURCE_TYPES, type ResourceType } from '../
 import { EdgeformError } from '../errors.js';
 import { canonicalJson } from './fingerprint.js';
 import { buildGraph, findCycles } from './graph.js';
-import { PLAN_FORMAT_VERSION, type Plan, type ResourceChange } from './types.js';
+import { PLAN_FORMAT_VERSION, type ChangeFields, type Plan, type SavedPlan } from './types.js';
 
 /** A saved plan cannot be applied as it is: stale, incompatible, or for another platform. */
 export class StalePlanError extends EdgeformError {
@@ -122,7 +122,7 @@ export function looksLikePlanFile(text: string): boolean {
  * what its provider needs, a plan with errors, or a file that is not a plan (the JSON
  * rendering of `plan --format json` included).
  */
-export function parsePlanFile(text: string, file: string, payloads: PayloadSchemas): Plan {
+export function parsePlanFile(text: string, file: string, payloads: PayloadSchemas): SavedPlan {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -142,7 +142,7 @@ export function parsePlanFile(text: string, file: string, payloads: PayloadSchem
     checkAction(change, index, file);
     checkUpdatePayload(change, index, file, payloads);
   });
-  const plan = parsed.data as Plan;
+  const plan = parsed.data as SavedPlan;
   checkGraph(plan, file);
   if (plan.errored) throw new PlanFileError(`${file} is a plan with errors; it cannot be applied. Fix them and run edgeform plan again.`);
   return plan;
@@ -153,7 +153,7 @@ export function parsePlanFile(text: string, file: string, payloads: PayloadSchem
  * depends_on naming something not in the plan (a plan holds every dependency of what it holds),
  * or a cycle.
  */
-function checkGraph(plan: Plan, file: string): void {
+function checkGraph(plan: SavedPlan, file: string): void {
   const nodes = [...plan.resource_changes, ...plan.checks];
   const seen = new Set<string>();
   nodes.forEach((node) => {
@@ -235,7 +235,7 @@ export interface StaleResource {
  * How a fresh observation differs from what the plan saw: compares the planned `before`
  * with the fresh one field by field (the fingerprints already differ).
  */
-export function describeStaleness(change: ResourceChange, fresh: Record<string, unknown> | null): StaleResource {
+export function describeStaleness(change: Pick<ChangeFields, 'address' | 'before'>, fresh: Record<string, unknown> | null): StaleResource {
   const differences: string[] = [];
   if (change.before === null && fresh !== null) differences.push('did not exist when planned, exists now');
   else if (change.before !== null && fresh === null) differences.push('existed when planned, is gone now');
@@ -260,7 +260,7 @@ const DECIDING_FIELDS = ['type', 'name', 'action', 'desired', 'after', 'changes'
  * derived here and now, never taken from the file. Lock task ids, warnings and check results
  * are not compared (locks are waited for; checks are evaluated again and gate as they are now).
  */
-export function comparePlans(saved: Plan, fresh: Plan): StaleResource[] {
+export function comparePlans(saved: SavedPlan, fresh: Plan): StaleResource[] {
   const freshByAddress = new Map(fresh.resource_changes.map((c) => [c.address, c]));
   const savedAddresses = new Set(saved.resource_changes.map((c) => c.address));
   const stale: StaleResource[] = [];
@@ -301,7 +301,7 @@ export function comparePlans(saved: Plan, fresh: Plan): StaleResource[] {
  * selection to plan again with. Throws StalePlanError when the plan holds an address the stack
  * does not declare (nothing of it can have been reviewed from this stack).
  */
-export function savedTargets(saved: Plan, stackAddresses: readonly string[]): string[] {
+export function savedTargets(saved: SavedPlan, stackAddresses: readonly string[]): string[] {
   const covered = [...saved.resource_changes, ...saved.checks].map((n) => n.address);
   const declared = new Set(stackAddresses);
   const foreign = covered.filter((a) => !declared.has(a));

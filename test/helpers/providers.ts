@@ -1,6 +1,7 @@
 import { createApiClient, type ApiClient, type ApiRequestOptions } from '../../src/api/client.js';
 import type { Sleep } from '../../src/api/sleep.js';
 import type { CheckBlock, ResourceBlock } from '../../src/config/types.js';
+import type { ResourceType } from '../../src/kinds/registry.js';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import type { Emulator, EmulatorOptions } from '../../src/emulator/index.js';
 import { startTestEmulator, type TestEmulator } from './emulator.js';
@@ -102,11 +103,12 @@ export async function planBlocks(ctx: ProviderContext, resources: ResourceBlock[
   });
 }
 
-/** The planned change of a one-resource stack; fails the test when the plan errored. */
-export async function planChange(ctx: ProviderContext, block: ResourceBlock): Promise<ResourceChange> {
+/** The planned change of a one-resource stack, of the block's kind; fails the test when the plan errored. */
+export async function planChange<K extends ResourceType>(ctx: ProviderContext, block: ResourceBlock<K> & ResourceBlock): Promise<ResourceChange<K>> {
   const plan = await planBlocks(ctx, [block]);
   if (plan.errored) throw new Error(`the plan errored: ${plan.diagnostics.map((d) => d.summary).join('; ')}`);
-  const change = plan.resource_changes.find((c) => c.address === block.address);
+  // The change at the block's address is of the block's kind.
+  const change = plan.resource_changes.find((c): c is ResourceChange & ResourceChange<K> => c.address === block.address);
   if (!change) throw new Error(`no change planned for ${block.address}`);
   return change;
 }

@@ -79,7 +79,7 @@ export const cloudFloatingIp: ResourceProvider<'cloud_floating_ip'> = {
 
   async apply(ctx, change) {
     requireAction(change, 'update');
-    const d = change.desired as { project_id: number; region_id: number; floating_ip_id: string; tags?: Record<string, string | null>; tags_policy: 'authoritative' | 'merge' };
+    const d = change.desired;
     const path = fipPath('v2', d.project_id, d.region_id, d.floating_ip_id);
     // `null` is a real patch (remove every user tag), so a missing patch must never default to it.
     const body = { tags: requirePayload(change, payloadSchema).tags_patch };

@@ -88,9 +88,9 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
 
   async apply(ctx, change) {
     requireAction(change, 'update');
-    const d = change.desired as { project_id: number; region_id: number; instance_id: string };
+    const d = change.desired;
     const flavorId = requirePayload(change, payloadSchema).flavor_id;
-    if (flavorId !== change.desired.flavor_id) throw new PlanPayloadError(change, `payload.flavor_id "${flavorId}" is not the desired flavor_id "${String(change.desired.flavor_id)}"`);
+    if (flavorId !== change.desired.flavor_id) throw new PlanPayloadError(change, `payload.flavor_id "${flavorId}" is not the desired flavor_id "${change.desired.flavor_id}"`);
     const path = instancePath(d.project_id, d.region_id, d.instance_id);
     // changeflavor is never sent twice: after an unknown outcome the instance is re-read.
     return startTasks(

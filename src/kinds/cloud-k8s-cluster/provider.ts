@@ -119,7 +119,7 @@ export const cloudK8sCluster: ResourceProvider<'cloud_k8s_cluster'> = {
 
   async apply(ctx, change) {
     requireAction(change, 'update');
-    const d = change.desired as { project_id: number; region_id: number; cluster_name: string; version: string };
+    const d = change.desired;
     const planned = requirePayload(change, payloadSchema).upgrade_path;
     const path = clusterPath(d.project_id, d.region_id, d.cluster_name);
     const maxSteps = planned.length + 1;

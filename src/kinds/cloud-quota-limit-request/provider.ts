@@ -9,6 +9,6 @@ import { defineDeletableProvider } from '../adopt-or-delete.js';
 export const cloudQuotaLimitRequest = defineDeletableProvider({
   type: 'cloud_quota_limit_request',
   idField: 'request_id',
-  path: (id) => apiPath`/cloud/v2/limits_request/${id}`,
+  path: (desired) => apiPath`/cloud/v2/limits_request/${desired.request_id}`,
   fields: { status: z.string(), description: z.string().nullish() },
 });

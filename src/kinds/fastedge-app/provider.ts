@@ -10,6 +10,6 @@ import { defineDeletableProvider } from '../adopt-or-delete.js';
 export const fastedgeApp = defineDeletableProvider({
   type: 'fastedge_app',
   idField: 'app_id',
-  path: (id) => apiPath`/fastedge/v1/apps/${id}`,
+  path: (desired) => apiPath`/fastedge/v1/apps/${desired.app_id}`,
   fields: { name: z.string(), status: z.number().int() },
 });

@@ -63,7 +63,7 @@ export const iamResellerNotificationSetting: ResourceProvider<'iam_reseller_noti
 
   async apply(ctx, change) {
     requireAction(change, 'update');
-    const d = change.desired as { reseller_id: number; notification_settings_id: number };
+    const d = change.desired;
     const { body } = requirePayload(change, payloadSchema);
     await ctx.api.request({ method: 'PATCH', path: settingPath(d.reseller_id, d.notification_settings_id), body, retry: 'idempotent', signal: ctx.signal });
   },

@@ -6,6 +6,6 @@ import { defineDeletableProvider } from '../adopt-or-delete.js';
 export const streamingPlayer = defineDeletableProvider({
   type: 'streaming_player',
   idField: 'player_id',
-  path: (id) => apiPath`/streaming/players/${id}`,
+  path: (desired) => apiPath`/streaming/players/${desired.player_id}`,
   fields: { name: z.string() },
 });

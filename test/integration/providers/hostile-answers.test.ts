@@ -65,7 +65,7 @@ const VALID: Record<string, unknown> = {
   [TASK_PATH]: { id: TASK, state: 'FINISHED', task_type: 'update_floating_ip', user_id: 1, created_on: '2026-01-01T00:00:00Z', error: null },
 };
 
-const fipChange = {
+const fipChange: ResourceChange<'cloud_floating_ip'> = {
   address: 'cloud_floating_ip.web_ip',
   type: 'cloud_floating_ip',
   name: 'web_ip',
@@ -80,16 +80,16 @@ const fipChange = {
   warnings: [],
   notes: [],
   lock_task_id: null,
-} as unknown as ResourceChange;
+};
 
-const vmChange = {
+const vmChange: ResourceChange<'cloud_instance'> = {
   ...fipChange,
   address: 'cloud_instance.web_vm',
   type: 'cloud_instance',
   name: 'web_vm',
   desired: { project_id: 1, region_id: 76, instance_id: VM, flavor_id: 'g2-standard-4-8', ensure: 'present' },
   payload: { flavor_id: 'g2-standard-4-8' },
-} as unknown as ResourceChange;
+};
 
 /**
  * One answer edgeform reads: the request it comes from, how to make edgeform read it, whether

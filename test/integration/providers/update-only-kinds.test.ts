@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ResourceBlock } from '../../../src/config/types.js';
-import { resourceProvider } from '../../../src/kinds/provider.js';
+import { bindProvider } from '../../../src/kinds/provider.js';
 import { providers } from '../../../src/kinds/providers.js';
 import { DEMO, type TestEmulator } from '../../helpers/emulator.js';
 import { planChange, useProviderHarness, type ProviderHarness } from '../../helpers/providers.js';
@@ -32,8 +32,8 @@ describe('the kinds edgeform cannot delete', () => {
     expect(change.action).toBe('update');
     const before = h.sent.length;
     const state = structuredClone(live());
-    const provider = resourceProvider(providers.resources, change.type);
-    await expect(provider.apply(h.ctx, { ...change, action: 'delete' })).rejects.toMatchObject({ code: 'EDGEFORM_PLAN_PAYLOAD', message: expect.stringContaining('delete') });
+    const provider = bindProvider(providers.resources, { ...change, action: 'delete' });
+    await expect(provider.apply(h.ctx)).rejects.toMatchObject({ code: 'EDGEFORM_PLAN_PAYLOAD', message: expect.stringContaining('delete') });
     expect(h.sent.slice(before)).toEqual([]);
     expect(live()).toEqual(state);
   });

@@ -3,7 +3,7 @@ import { DELETABLE_TYPES, RESOURCE_TYPES, type ResourceType } from '../../../src
 import { comparePlans, isPlanFileCandidate, parsePlanFile, PlanFileError, savedTargets, StalePlanError } from '../../../src/plan/saved-plan.js';
 import { payloadSchemas } from '../../../src/kinds/provider.js';
 import { providers } from '../../../src/kinds/providers.js';
-import { PLAN_FORMAT_VERSION, type Plan, type ResourceChange } from '../../../src/plan/types.js';
+import { PLAN_FORMAT_VERSION, type Plan, type ResourceChange, type SavedChange } from '../../../src/plan/types.js';
 import { toPlanJson } from '../../../src/render/plan-json.js';
 import { change, check, plan } from '../../helpers/plan.js';
 
@@ -23,7 +23,7 @@ const updates: Record<string, Partial<ResourceChange> & Pick<ResourceChange, 'ad
 };
 
 /** A delete as the planner writes it: the stack says ensure: absent. */
-const deletion = (address: string, over: Partial<ResourceChange> = {}) => change({ address, action: 'delete', desired: { ensure: 'absent' }, ...over });
+const deletion = (address: string, over: Partial<SavedChange> = {}) => change({ address, action: 'delete', desired: { ensure: 'absent' }, ...over });
 const isDeletable = (type: ResourceType) => (DELETABLE_TYPES as readonly ResourceType[]).includes(type);
 
 const text = (p: Plan | Record<string, unknown>) => JSON.stringify(p);
