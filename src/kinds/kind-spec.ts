@@ -9,9 +9,10 @@ import type { z } from 'zod';
  * attribute type the planner and the kind's provider see is the shape's output (see
  * ResourceAttributes in registry.ts), so the schema and the type cannot drift apart.
  */
-export interface KindSpec<Shape extends z.ZodObject = z.ZodObject, Type extends string = string> {
+export interface KindSpec<Shape extends z.ZodObject = z.ZodObject, Type extends string = string, Kind extends 'resource' | 'check' = 'resource' | 'check'> {
   readonly type: Type;
-  readonly kind: 'resource' | 'check';
+  /** A resource (planned and applied) or a check (a read-only assertion). */
+  readonly kind: Kind;
   readonly description: string;
   readonly identity: readonly string[];
   readonly shape: Shape;
@@ -23,8 +24,8 @@ export interface KindSpec<Shape extends z.ZodObject = z.ZodObject, Type extends 
  * Declares a kind. A `schema` with cross-field rules must produce exactly the shape's output
  * (the attribute type is the shape's); without one, the strict object shape is the validator.
  */
-export function defineKind<Type extends string, Shape extends z.ZodObject>(
-  spec: Omit<KindSpec<Shape, Type>, 'schema'> & { schema?: z.ZodType<z.output<Shape>> },
-): KindSpec<Shape, Type> {
+export function defineKind<Type extends string, Shape extends z.ZodObject, Kind extends 'resource' | 'check'>(
+  spec: Omit<KindSpec<Shape, Type, Kind>, 'schema'> & { schema?: z.ZodType<z.output<Shape>> },
+): KindSpec<Shape, Type, Kind> {
   return { ...spec, schema: spec.schema ?? spec.shape };
 }

@@ -19,7 +19,7 @@ export type { KindSpec } from './kind-spec.js';
  * provider table's keys) is derived from it. It holds only the kinds' schemas, so config/ and
  * plan/ read it without loading a provider.
  */
-export const RESOURCE_KINDS = byType({
+export const RESOURCE_KINDS = byType('resource', {
   cloud_floating_ip: cloudFloatingIpKind,
   cloud_instance: cloudInstanceKind,
   cloud_k8s_cluster: cloudK8sClusterKind,
@@ -30,13 +30,13 @@ export const RESOURCE_KINDS = byType({
 });
 
 /** Every check kind edgeform knows, by type; the one list of check kinds (see RESOURCE_KINDS). */
-export const CHECK_KINDS = byType({
+export const CHECK_KINDS = byType('check', {
   streaming_video_subtitles: streamingVideoSubtitlesKind,
   streaming_ai_tasks: streamingAiTasksKind,
 });
 
-/** Keeps each key equal to its kind's `type`, so a kind is found under the name it declares. */
-function byType<const M extends { [T in keyof M]: KindSpec<z.ZodObject, T & string> }>(kinds: M): M {
+/** Keeps each key equal to its kind's `type` (a kind is found under the name it declares) and each kind in its list. */
+function byType<Kind extends 'resource' | 'check', const M extends { [T in keyof M]: KindSpec<z.ZodObject, T & string, Kind> }>(_kind: Kind, kinds: M): M {
   return kinds;
 }
 

@@ -48,7 +48,7 @@ export function buildPlan(input: PlanInput): Plan {
     const block = blocks.get(address)!;
     if (block.kind === 'check') {
       const outcome = input.checks.get(address) ?? { status: 'error', message: 'the check was not evaluated' };
-      const result: CheckResult = { address, type: block.type, name: block.name, action: 'read', ...outcome, desired: block.attributes as Record<string, unknown>, depends_on: block.dependsOn };
+      const result: CheckResult = { address, type: block.type, name: block.name, action: 'read', ...outcome, desired: block.attributes, depends_on: block.dependsOn };
       checks.push(result);
       checkResults.set(address, result);
       if (outcome.status === 'error') diagnostics.push(blockError(block, `check ${address} could not be evaluated: ${outcome.message}`));
