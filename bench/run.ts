@@ -12,7 +12,7 @@ import { succeeded } from '../src/apply/outcome.js';
 import { planStack } from '../src/cli/plan-stack.js';
 import { startEmulator, type EmulatorFixtures } from '../src/emulator/index.js';
 import type { Plan } from '../src/plan/types.js';
-import { registry } from '../src/providers/registry.js';
+import { providers } from '../src/kinds/providers.js';
 import { renderPlanMarkdown } from '../src/render/plan-markdown.js';
 import { renderPlanText } from '../src/render/plan-text.js';
 
@@ -80,7 +80,7 @@ async function benchApply(n: number, targetMs: number): Promise<void> {
     const start = performance.now();
     const outcome = await executePlan({
       plan: result.plan,
-      providers: registry.resources,
+      providers: providers.resources,
       ctx: result.ctx,
       parallelism: 10,
       confirm: { attempts: 5, delayMs: () => 20, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) },

@@ -3,7 +3,7 @@ import { canonicalJson } from '../plan/fingerprint.js';
 import { buildGraph, transitiveDependants } from '../plan/graph.js';
 import { describeStaleness } from '../plan/saved-plan.js';
 import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
-import { resourceProvider, type DynamicResourceProvider, type FinishedTask, type Observation, type ProviderContext, type ProviderRegistry } from '../providers/provider.js';
+import { bindProvider, type BoundProvider, type FinishedTask, type Observation, type ProviderContext, type ProviderRegistry } from '../kinds/provider.js';
 import type { ApplyOutcome, ResourceOutcome, RunError } from './outcome.js';
 
 /**
@@ -185,7 +185,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
  * and a RunFatalError is also handed to `stopRun`.
  */
 async function runAction(change: ResourceChange, options: ExecuteOptions, stopRun: (error: RunFatalError) => void): Promise<ResourceOutcome> {
-  const provider = resourceProvider(options.providers, change.type);
+  const provider = bindProvider(options.providers, change);
   const hooks = options.hooks ?? {};
   const stop = options.stop;
   const taskIds: string[] = [];
@@ -214,7 +214,7 @@ async function runAction(change: ResourceChange, options: ExecuteOptions, stopRu
   });
   let sent = false;
   try {
-    const observed = await provider.read(ctx, change.desired);
+    const observed = await provider.read(ctx);
     let current = observed;
     const lockTaskId = observed.exists ? observed.lockTaskId : undefined;
     if (lockTaskId) {
@@ -239,7 +239,7 @@ async function runAction(change: ResourceChange, options: ExecuteOptions, stopRu
       assertStillPlanned(provider, change, current, lock);
     }
     sent = true;
-    const acknowledged = (await provider.apply(ctx, change)) !== 'unacknowledged';
+    const acknowledged = (await provider.apply(ctx)) !== 'unacknowledged';
     const warning = await confirm(provider, change, ctx, options.confirm, acknowledged);
     if (warning instanceof RunFatalError) stopRun(warning);
     return result('applied', undefined, warning === null ? [] : [describeUnconfirmed(warning)]);
@@ -292,13 +292,13 @@ async function waitForLock(ctx: ProviderContext, taskId: string, stop: AbortSign
  * resource gone) throws ChangedSincePlanError: a resize from a flavor the plan never showed is
  * not what was approved.
  */
-function assertStillPlanned(provider: DynamicResourceProvider, change: ResourceChange, observed: Observation, lock: StaleLock | null): void {
+function assertStillPlanned(provider: BoundProvider, change: ResourceChange, observed: Observation, lock: StaleLock | null): void {
   if (!observed.exists) throw new ChangedSincePlanError(describeStaleness(change, null), lock);
-  const fresh = provider.plan(change.desired, observed.state);
+  const fresh = provider.plan(observed.state);
   const planned = new Set(change.changes.map(changeKey));
   const unplanned = fresh.changes.filter((c) => !planned.has(changeKey(c)));
   const sameResult = canonicalJson(fresh.after) === canonicalJson(change.after);
-  const progressed = provider.isProgressOf?.(change, fresh) === true;
+  const progressed = provider.isProgressOf(fresh);
   if (fresh.errors.length === 0 && sameResult && (unplanned.length === 0 || progressed)) return;
   const differences = describeStaleness(change, fresh.before).differences;
   for (const e of fresh.errors) differences.push(`now: ${e.summary}`);
@@ -313,10 +313,10 @@ function assertStillPlanned(provider: DynamicResourceProvider, change: ResourceC
 const changeKey = (c: FieldChange) => canonicalJson([c.path, c.op, c.before ?? null, c.after ?? null]);
 
 /** Whether an observation already shows what the change wants. */
-function isDone(provider: DynamicResourceProvider, change: ResourceChange, observed: Observation): boolean {
+function isDone(provider: BoundProvider, change: ResourceChange, observed: Observation): boolean {
   if (change.action === 'delete') return !observed.exists;
   if (!observed.exists) return false;
-  const again = provider.plan(change.desired, observed.state);
+  const again = provider.plan(observed.state);
   return again.action === 'no-op' && again.errors.length === 0;
 }
 
@@ -327,10 +327,10 @@ type Settled = { done: boolean; observed: Observation };
  * Re-reads (up to the policy's attempts) until the planned result shows; returns the last
  * observation, or 'stopped' when `stop` aborted before the next read (its waits end at once).
  */
-function readUntilDone(provider: DynamicResourceProvider, change: ResourceChange, ctx: ProviderContext, policy: ConfirmPolicy): Promise<Settled>;
-function readUntilDone(provider: DynamicResourceProvider, change: ResourceChange, ctx: ProviderContext, policy: ConfirmPolicy, stop: AbortSignal | undefined): Promise<Settled | 'stopped'>;
+function readUntilDone(provider: BoundProvider, change: ResourceChange, ctx: ProviderContext, policy: ConfirmPolicy): Promise<Settled>;
+function readUntilDone(provider: BoundProvider, change: ResourceChange, ctx: ProviderContext, policy: ConfirmPolicy, stop: AbortSignal | undefined): Promise<Settled | 'stopped'>;
 async function readUntilDone(
-  provider: DynamicResourceProvider,
+  provider: BoundProvider,
   change: ResourceChange,
   ctx: ProviderContext,
   policy: ConfirmPolicy,
@@ -349,7 +349,7 @@ async function readUntilDone(
       }
       if (stop?.aborted) return 'stopped';
     }
-    observed = await provider.read(ctx, change.desired);
+    observed = await provider.read(ctx);
     if (isDone(provider, change, observed)) return { done: true, observed };
   }
   return { done: false, observed };
@@ -361,7 +361,7 @@ async function readUntilDone(
  * show another result. When a read fails, the change stands if the platform acknowledged it:
  * resolves with that read's error (for a warning); otherwise the error is thrown.
  */
-async function confirm(provider: DynamicResourceProvider, change: ResourceChange, ctx: ProviderContext, policy: ConfirmPolicy, acknowledged: boolean): Promise<EdgeformError | null> {
+async function confirm(provider: BoundProvider, change: ResourceChange, ctx: ProviderContext, policy: ConfirmPolicy, acknowledged: boolean): Promise<EdgeformError | null> {
   let settled: Settled;
   try {
     settled = await readUntilDone(provider, change, ctx, policy);

@@ -8,9 +8,9 @@ import { succeeded, type ApplyOutcome } from '../apply/outcome.js';
 import type { Stack } from '../config/types.js';
 import { comparePlans, isPlanFileCandidate, parsePlanFile, savedTargets } from '../plan/saved-plan.js';
 import { EdgeformError, InterruptedError, PlanFileError, StalePlanError, UsageError } from '../errors.js';
-import type { Plan } from '../plan/types.js';
-import { payloadSchemas, resourceProvider, type ProviderContext } from '../providers/provider.js';
-import { registry } from '../providers/registry.js';
+import type { Plan, SavedPlan } from '../plan/types.js';
+import { payloadSchemas, type ProviderContext } from '../kinds/provider.js';
+import { providers } from '../kinds/providers.js';
 import { APPLY_FORMATS, createApplyView, type ApplyFormat, type ApplyView, type RunningAction } from '../render/apply-view.js';
 import { defineCommand } from './command.js';
 import { ExitCode, type CliIO } from './io.js';
@@ -42,14 +42,14 @@ export const applyCommand = defineCommand<ApplyArgs>({
   async run(args, io) {
     checkParallelism(args.parallelism);
     const taskTimeoutMs = args.taskTimeout === undefined ? undefined : parseDuration(args.taskTimeout);
-    const verbsOf = (c: Plan['resource_changes'][number]) => resourceProvider(registry.resources, c.type).verbs[c.action === 'delete' ? 'delete' : 'update'];
+    const verbsOf = (c: Plan['resource_changes'][number]) => providers.resources[c.type].verbs[c.action === 'delete' ? 'delete' : 'update'];
     const view = createApplyView(args.format, io, { verbsOf });
     const interrupts = new ApplyInterrupts(view);
     try {
       const planFile = await readPlanFileIfAny(args.path);
       if (planFile !== undefined) {
         if (args.target.length > 0) throw new UsageError('--target cannot be used with a saved plan; it applies exactly what it contains');
-        return await applySavedPlan(args, io, view, interrupts, taskTimeoutMs, parsePlanFile(planFile, args.path, payloadSchemas(registry.resources)));
+        return await applySavedPlan(args, io, view, interrupts, taskTimeoutMs, parsePlanFile(planFile, args.path, payloadSchemas(providers.resources)));
       }
       if (args.stack !== undefined) throw new UsageError('--stack is only for a saved plan: give the stack as PATH instead');
       return await applyStack(args, io, view, interrupts, taskTimeoutMs);
@@ -102,7 +102,7 @@ async function applyStack(args: ApplyArgs, io: CliIO, view: ApplyView, interrupt
  * must be the plan's; the live state is read and planned again, and only a fresh plan equal to
  * the saved one is executed, so every request body is derived here and now.
  */
-async function applySavedPlan(args: ApplyArgs, io: CliIO, view: ApplyView, interrupts: ApplyInterrupts, taskTimeoutMs: number | undefined, saved: Plan): Promise<number> {
+async function applySavedPlan(args: ApplyArgs, io: CliIO, view: ApplyView, interrupts: ApplyInterrupts, taskTimeoutMs: number | undefined, saved: SavedPlan): Promise<number> {
   if (!saved.applyable) {
     view.savedPlanEmpty();
     return ExitCode.ok;
@@ -149,7 +149,7 @@ async function applySavedPlan(args: ApplyArgs, io: CliIO, view: ApplyView, inter
  * Refuses a saved plan before anything is sent when the stack on disk is not the one it was
  * made from (digest), or this run would talk to another platform than the plan was read from.
  */
-function admitSavedPlan(saved: Plan, stack: Stack, baseUrl: string, stackPath: string, env: NodeJS.ProcessEnv): void {
+function admitSavedPlan(saved: SavedPlan, stack: Stack, baseUrl: string, stackPath: string, env: NodeJS.ProcessEnv): void {
   if (stack.digest !== saved.stack.digest) {
     throw new StalePlanError(
       `the stack at ${stackPath} is not the stack the saved plan was made from (its digest is ${stack.digest.slice(0, 12)}…, the plan's ${saved.stack.digest.slice(0, 12)}…); nothing was applied. Check out the commit the plan was made from, or run edgeform plan again.`,
@@ -168,7 +168,7 @@ function admitSavedPlan(saved: Plan, stack: Stack, baseUrl: string, stackPath: s
  * can be edited, so it never chooses a file elsewhere on the machine, whose provider.base_url
  * would decide where the key is sent.
  */
-async function locatePlannedStack(saved: Plan, explicit: string | undefined, planFile: string): Promise<string> {
+async function locatePlannedStack(saved: SavedPlan, explicit: string | undefined, planFile: string): Promise<string> {
   if (explicit !== undefined) return explicit;
   const sources = saved.stack.sources;
   const dirs = new Set(sources.map((s) => dirname(s)));
@@ -195,7 +195,7 @@ async function execute(plan: Plan, ctx: ProviderContext, args: ApplyArgs, view: 
   try {
     outcome = await executePlan({
       plan,
-      providers: registry.resources,
+      providers: providers.resources,
       ctx,
       parallelism: args.parallelism,
       stop: interrupts.stop.signal,

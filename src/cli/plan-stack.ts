@@ -12,10 +12,10 @@ import type { Stack } from '../config/types.js';
 import { buildPlan } from '../plan/planner.js';
 import { selectTargets } from '../plan/targets.js';
 import type { Plan } from '../plan/types.js';
-import { createProviderContext } from '../providers/context.js';
-import type { ProviderContext } from '../providers/provider.js';
-import { readStack } from '../providers/read-stack.js';
-import { registry } from '../providers/registry.js';
+import { createProviderContext } from '../kinds/context.js';
+import type { ProviderContext } from '../kinds/provider.js';
+import { readStack } from '../kinds/read-stack.js';
+import { providers } from '../kinds/providers.js';
 import { VERSION } from '../version.js';
 
 /** Settings shared by plan, apply and drift. */
@@ -106,13 +106,13 @@ export async function planStack(options: PlanStackOptions): Promise<InvalidStack
   options.admit?.(stack, baseUrl);
   const { api, ctx } = connect(baseUrl, options);
   try {
-    const observations = await readStack(ctx, stack, registry, { parallelism: options.parallelism, selected: targets.selected });
+    const observations = await readStack(ctx, stack, providers, { parallelism: options.parallelism, selected: targets.selected });
     const plan = buildPlan({
       stack,
       selected: targets.selected,
       reads: observations.reads,
       checks: observations.checks,
-      planners: registry.resources,
+      planners: providers.resources,
       baseUrl: api.baseUrl,
       createdAt: new Date().toISOString(),
       edgeformVersion: VERSION,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { addDiagnostics, type Diagnostic } from './diagnostics.js';
 import { didYouMean } from './did-you-mean.js';
 import { issuesToDiagnostics } from './issue-diagnostics.js';
-import { ALL_KINDS } from './schemas/index.js';
+import { ALL_KINDS } from '../kinds/registry.js';
 import { valueForSchema } from './schema-walk.js';
 import type { SourceNode } from './source-tree.js';
 
@@ -19,7 +19,7 @@ const NOT_DEFAULTABLE: Record<string, string> = {
 /**
  * Every field `defaults:` may set, with its schema: the union of all kinds' attribute fields,
  * minus identity fields and `ensure`. The first kind declaring a field provides its schema
- * (shared fields such as project_id use one definition in schemas/fields.ts).
+ * (shared fields such as project_id use one definition in src/kinds/fields.ts).
  */
 export const DEFAULTS_SCHEMA = z.strictObject(defaultableShape());
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DEFAULTS_SCHEMA } from './defaults.js';
 import { PROVIDER_SCHEMA, STACK_VERSION } from './load-stack.js';
-import { CHECK_KINDS, RESOURCE_KINDS, type KindSpec } from './schemas/index.js';
+import { CHECK_KINDS, RESOURCE_KINDS, type KindSpec } from '../kinds/registry.js';
 import { ADDRESS_PATTERN, NAME_PATTERN } from './validate-block.js';
 import { WHOLE_REFERENCE } from './interpolate.js';
 

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { addDiagnostics, type Diagnostic, type SourceRange } from './diagnostics.js';
 import { didYouMean } from './did-you-mean.js';
 import { issuesToDiagnostics } from './issue-diagnostics.js';
-import { CHECK_KINDS, RESOURCE_KINDS, type KindSpec } from './schemas/index.js';
+import { CHECK_KINDS, RESOURCE_KINDS, type KindSpec } from '../kinds/registry.js';
 import { valueForSchema } from './schema-walk.js';
 import type { SourceNode } from './source-tree.js';
 import type { Block, CheckBlock, ResourceBlock } from './types.js';

@@ -1,4 +1,4 @@
-import type { TagsPolicy } from '../config/types.js';
+import type { TagsPolicy } from '../kinds/fields.js';
 import type { FieldChange } from './types.js';
 
 /** A tag as the platform returns it. */

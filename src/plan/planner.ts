@@ -1,12 +1,16 @@
 import type { Diagnostic, SourceRange } from '../config/diagnostics.js';
-import type { Block, ResourceBlock, ResourceType, Stack } from '../config/types.js';
-import type { CheckOutcome, DynamicResourceProvider, Observation, ReadResult, ResourceProvider } from '../providers/provider.js';
+import type { Block, ResourceBlock, Stack } from '../config/types.js';
+import type { ResourceAttributes, ResourceType } from '../kinds/registry.js';
+import type { CheckOutcome, Observation, ReadResult, ResourceProvider } from '../kinds/provider.js';
 import { fingerprint } from './fingerprint.js';
 import { buildGraph, topologicalOrder } from './graph.js';
 import { PLAN_FORMAT_VERSION, type CheckResult, type Plan, type ResourceChange } from './types.js';
 
-/** The pure parts of each provider, which is all the planner needs. */
-export type ResourcePlanners = { [T in ResourceType]: Pick<ResourceProvider<T>, 'plan' | 'summarize' | 'idField'> };
+/** The pure parts of one kind's provider, which is all the planner needs of it. */
+export type ResourcePlanner<T extends ResourceType> = Pick<ResourceProvider<T>, 'plan' | 'summarize' | 'idField'>;
+
+/** The pure parts of each kind's provider, by type. */
+export type ResourcePlanners = { [T in ResourceType]: ResourcePlanner<T> };
 
 /** Diagnostic code of a resource that should exist but does not (drift counts it as drift). */
 export const RESOURCE_MISSING = 'resource-missing';
@@ -44,7 +48,7 @@ export function buildPlan(input: PlanInput): Plan {
     const block = blocks.get(address)!;
     if (block.kind === 'check') {
       const outcome = input.checks.get(address) ?? { status: 'error', message: 'the check was not evaluated' };
-      const result: CheckResult = { address, type: block.type, name: block.name, action: 'read', ...outcome, desired: block.attributes as Record<string, unknown>, depends_on: block.dependsOn };
+      const result: CheckResult = { address, type: block.type, name: block.name, action: 'read', ...outcome, desired: block.attributes, depends_on: block.dependsOn };
       checks.push(result);
       checkResults.set(address, result);
       if (outcome.status === 'error') diagnostics.push(blockError(block, `check ${address} could not be evaluated: ${outcome.message}`));
@@ -86,9 +90,14 @@ export function buildPlan(input: PlanInput): Plan {
   };
 }
 
-function planResource(block: ResourceBlock, observed: Observation, planners: ResourcePlanners, checkWarnings: string[]): { change?: ResourceChange; diagnostics: Diagnostic[] } {
-  const planner = planners[block.type] as unknown as PurePlanner;
-  const desired = block.attributes as Record<string, unknown> & { ensure: 'present' | 'absent' };
+function planResource<K extends ResourceType>(
+  block: ResourceBlock<K>,
+  observed: Observation,
+  planners: ResourcePlanners,
+  checkWarnings: string[],
+): { change?: ResourceChange<K>; diagnostics: Diagnostic[] } {
+  const planner: ResourcePlanner<K> = planners[block.type];
+  const desired = block.attributes;
   const base = {
     address: block.address,
     type: block.type,
@@ -158,14 +167,11 @@ function planResource(block: ResourceBlock, observed: Observation, planners: Res
  * resource to delete, its diff's `before` otherwise, null when it does not exist. Apply calls
  * this on a fresh read to tell whether a saved plan is stale.
  */
-export function observedFields(planner: PurePlanner, desired: Record<string, unknown>, observed: Observation): Record<string, unknown> | null {
+export function observedFields<K extends ResourceType>(planner: ResourcePlanner<K>, desired: ResourceAttributes[K], observed: Observation): Record<string, unknown> | null {
   if (!observed.exists) return null;
   if (desired.ensure === 'absent') return planner.summarize(observed.state);
   return planner.plan(desired, observed.state).before;
 }
-
-/** The pure parts of one provider, typed for plan data. */
-type PurePlanner = Pick<DynamicResourceProvider, 'plan' | 'summarize' | 'idField'>;
 
 function lockWarnings(lockTaskId: string | null | undefined): string[] {
   return lockTaskId ? [`locked by running platform task ${lockTaskId}; apply waits for it to finish before changing anything`] : [];
@@ -185,7 +191,7 @@ function failingCheckWarnings(block: ResourceBlock, checks: ReadonlyMap<string, 
   });
 }
 
-function blockError(block: Block, summary: string, field?: string, detail?: string): Diagnostic {
+function blockError(block: Pick<Block, 'address' | 'range' | 'fieldRanges'>, summary: string, field?: string, detail?: string): Diagnostic {
   const range: SourceRange | undefined = (field && block.fieldRanges[field]) || block.range;
   return { severity: 'error', code: 'plan-error', summary, detail, address: block.address, range };
 }

@@ -1,10 +1,10 @@
 import { isUtf8 } from 'node:buffer';
 import { z } from 'zod';
-import { CHECK_TYPES, DELETABLE_TYPES, RESOURCE_TYPES, type ResourceType } from '../config/types.js';
+import { CHECK_TYPES, isDeletable, RESOURCE_TYPES, type ResourceType } from '../kinds/registry.js';
 import { PlanFileError, StalePlanError } from '../errors.js';
 import { canonicalJson } from './fingerprint.js';
 import { buildGraph, findCycles } from './graph.js';
-import { PLAN_FORMAT_VERSION, type Plan, type ResourceChange } from './types.js';
+import { PLAN_FORMAT_VERSION, type ChangeFields, type Plan, type SavedPlan } from './types.js';
 
 const fieldChange = z.strictObject({ path: z.array(z.string()), op: z.enum(['add', 'update', 'remove']), before: z.unknown().optional(), after: z.unknown().optional() });
 const record = z.record(z.string(), z.unknown());
@@ -69,7 +69,7 @@ const planFileSchema = z.strictObject({
 
 /**
  * What an update of each kind must carry in `payload`: the providers' own schemas (see
- * payloadSchemas in src/providers/provider.ts; plan/ does not import providers, so the caller
+ * payloadSchemas in src/kinds/provider.ts; plan/ does not import providers, so the caller
  * passes them). A kind without a schema cannot be updated, only adopted or deleted.
  */
 export type PayloadSchemas = Partial<Record<ResourceType, z.ZodType>>;
@@ -108,7 +108,7 @@ export function looksLikePlanFile(text: string): boolean {
  * what its provider needs, a plan with errors, or a file that is not a plan (the JSON
  * rendering of `plan --format json` included).
  */
-export function parsePlanFile(text: string, file: string, payloads: PayloadSchemas): Plan {
+export function parsePlanFile(text: string, file: string, payloads: PayloadSchemas): SavedPlan {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -128,7 +128,7 @@ export function parsePlanFile(text: string, file: string, payloads: PayloadSchem
     checkAction(change, index, file);
     checkUpdatePayload(change, index, file, payloads);
   });
-  const plan = parsed.data as Plan;
+  const plan = parsed.data as SavedPlan;
   checkGraph(plan, file);
   if (plan.errored) throw new PlanFileError(`${file} is a plan with errors; it cannot be applied. Fix them and run edgeform plan again.`);
   return plan;
@@ -139,7 +139,7 @@ export function parsePlanFile(text: string, file: string, payloads: PayloadSchem
  * depends_on naming something not in the plan (a plan holds every dependency of what it holds),
  * or a cycle.
  */
-function checkGraph(plan: Plan, file: string): void {
+function checkGraph(plan: SavedPlan, file: string): void {
   const nodes = [...plan.resource_changes, ...plan.checks];
   const seen = new Set<string>();
   nodes.forEach((node) => {
@@ -185,7 +185,7 @@ function checkAction(change: { address: string; type: ResourceType; action: stri
   const where = `resource_changes.${index} (${change.address})`;
   const ensure = change.desired.ensure;
   if (change.action === 'delete') {
-    if (!(DELETABLE_TYPES as readonly ResourceType[]).includes(change.type)) {
+    if (!isDeletable(change.type)) {
       throw new PlanFileError(`${file} is a corrupt plan file: ${where}: action: edgeform cannot delete a ${change.type}`);
     }
     if (ensure !== 'absent') {
@@ -221,7 +221,7 @@ export interface StaleResource {
  * How a fresh observation differs from what the plan saw: compares the planned `before`
  * with the fresh one field by field (the fingerprints already differ).
  */
-export function describeStaleness(change: ResourceChange, fresh: Record<string, unknown> | null): StaleResource {
+export function describeStaleness(change: Pick<ChangeFields, 'address' | 'before'>, fresh: Record<string, unknown> | null): StaleResource {
   const differences: string[] = [];
   if (change.before === null && fresh !== null) differences.push('did not exist when planned, exists now');
   else if (change.before !== null && fresh === null) differences.push('existed when planned, is gone now');
@@ -246,7 +246,7 @@ const DECIDING_FIELDS = ['type', 'name', 'action', 'desired', 'after', 'changes'
  * derived here and now, never taken from the file. Lock task ids, warnings and check results
  * are not compared (locks are waited for; checks are evaluated again and gate as they are now).
  */
-export function comparePlans(saved: Plan, fresh: Plan): StaleResource[] {
+export function comparePlans(saved: SavedPlan, fresh: Plan): StaleResource[] {
   const freshByAddress = new Map(fresh.resource_changes.map((c) => [c.address, c]));
   const savedAddresses = new Set(saved.resource_changes.map((c) => c.address));
   const stale: StaleResource[] = [];
@@ -287,7 +287,7 @@ export function comparePlans(saved: Plan, fresh: Plan): StaleResource[] {
  * selection to plan again with. Throws StalePlanError when the plan holds an address the stack
  * does not declare (nothing of it can have been reviewed from this stack).
  */
-export function savedTargets(saved: Plan, stackAddresses: readonly string[]): string[] {
+export function savedTargets(saved: SavedPlan, stackAddresses: readonly string[]): string[] {
   const covered = [...saved.resource_changes, ...saved.checks].map((n) => n.address);
   const declared = new Set(stackAddresses);
   const foreign = covered.filter((a) => !declared.has(a));

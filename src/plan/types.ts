@@ -1,5 +1,5 @@
 import type { Diagnostic } from '../config/diagnostics.js';
-import type { CheckType, ResourceType } from '../config/types.js';
+import type { CheckType, ResourceAttributes, ResourceType } from '../kinds/registry.js';
 
 /** Version of the saved-plan and JSON plan format; bumped on any incompatible change. */
 export const PLAN_FORMAT_VERSION = '1.0';
@@ -18,17 +18,11 @@ export interface FieldChange {
   after?: unknown;
 }
 
-/**
- * The planned change of one resource: a plain JSON value, saved verbatim in plan files, so
- * apply executes exactly what was shown.
- */
-export interface ResourceChange {
+/** What a planned change records, whatever its kind (see ResourceChange). */
+export interface ChangeFields {
   address: string;
-  type: ResourceType;
   name: string;
   action: Action;
-  /** The resource's declared attributes (ids included): what apply re-reads and acts on. */
-  desired: Record<string, unknown>;
   /** Observed values of the declared fields; null when the resource does not exist. */
   before: Record<string, unknown> | null;
   /** Values after apply; null when the resource will be deleted or stays absent. */
@@ -47,6 +41,24 @@ export interface ResourceChange {
   /** Human notes shown under the resource (e.g. "upgrade path: v1.29.8 -> v1.30.6 -> v1.31.3"). */
   notes: string[];
 }
+
+/**
+ * The planned change of one resource: a plain JSON value, saved verbatim in plan files, so
+ * apply executes exactly what was shown. It is discriminated by `type`, and `desired` holds that
+ * kind's declared attributes (ids included): what apply re-reads and acts on. `ResourceChange<T>`
+ * is a change of kind T; that is the change a kind's provider receives, so its attributes stay
+ * typed from the stack through the planner and the executor to the provider.
+ */
+export type ResourceChange<K extends ResourceType = ResourceType> = {
+  [T in K]: ChangeFields & { type: T; desired: ResourceAttributes[T] };
+}[K];
+
+/**
+ * A planned change as a plan file holds it: `desired` is whatever the file says (it is never
+ * checked against the kind's schema, because apply never acts on it: it plans again from the
+ * stack and executes that fresh plan only when it equals the saved one, see comparePlans).
+ */
+export type SavedChange = ChangeFields & { type: ResourceType; desired: Record<string, unknown> };
 
 export type CheckStatus = 'pass' | 'fail' | 'error';
 
@@ -93,3 +105,6 @@ export interface Plan {
   applyable: boolean;
   errored: boolean;
 }
+
+/** A plan as read back from a plan file: its changes are SavedChange values. */
+export type SavedPlan = Omit<Plan, 'resource_changes'> & { resource_changes: SavedChange[] };

@@ -6,10 +6,10 @@ import { loadStack } from '../../src/config/load-stack.js';
 import { demoFixturesPath, type EmulatorFixtures } from '../../src/emulator/index.js';
 import { buildPlan } from '../../src/plan/planner.js';
 import type { Plan } from '../../src/plan/types.js';
-import { createProviderContext } from '../../src/providers/context.js';
-import type { ProviderContext } from '../../src/providers/provider.js';
-import { readStack } from '../../src/providers/read-stack.js';
-import { registry } from '../../src/providers/registry.js';
+import { createProviderContext } from '../../src/kinds/context.js';
+import type { ProviderContext } from '../../src/kinds/provider.js';
+import { readStack } from '../../src/kinds/read-stack.js';
+import { providers } from '../../src/kinds/providers.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { writeStackFiles } from './stack-files.js';
 import { waitFor } from './wait.js';
@@ -45,12 +45,12 @@ export async function planYaml(ctx: ProviderContext, baseUrl: string, yaml: stri
   const path = join(writeStackFiles({ 'stack.yaml': yaml }), 'stack.yaml');
   const loaded = await loadStack(path, {});
   if (!loaded.stack) throw new Error(`invalid test stack: ${loaded.diagnostics.map((d) => d.summary).join('; ')}`);
-  const observed = await readStack(ctx, loaded.stack, registry, { parallelism: 10 });
+  const observed = await readStack(ctx, loaded.stack, providers, { parallelism: 10 });
   const plan = buildPlan({
     stack: loaded.stack,
     reads: observed.reads,
     checks: observed.checks,
-    planners: registry.resources,
+    planners: providers.resources,
     baseUrl,
     createdAt: '2026-01-01T00:00:00.000Z',
     edgeformVersion: '0.0.0-test',

@@ -6,8 +6,8 @@ import type { ApplyOutcome } from '../../src/apply/outcome.js';
 import type { Emulator, EmulatorFixtures, MutationKind, MutationLogEntry } from '../../src/emulator/index.js';
 import { canonicalJson } from '../../src/plan/fingerprint.js';
 import type { Plan, ResourceChange } from '../../src/plan/types.js';
-import { createProviderContext } from '../../src/providers/context.js';
-import type { ProviderContext } from '../../src/providers/provider.js';
+import { createProviderContext } from '../../src/kinds/context.js';
+import type { ProviderContext } from '../../src/kinds/provider.js';
 
 /**
  * A generated world for chaos tests: emulator fixtures and a stack of 200 resources over every

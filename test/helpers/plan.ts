@@ -1,11 +1,14 @@
 import { fingerprint } from '../../src/plan/fingerprint.js';
-import { PLAN_FORMAT_VERSION, type CheckResult, type Plan, type ResourceChange } from '../../src/plan/types.js';
+import { PLAN_FORMAT_VERSION, type CheckResult, type Plan, type ResourceChange, type SavedChange } from '../../src/plan/types.js';
 
-/** A resource change with sensible defaults for renderer and executor tests. */
-export function change(partial: Partial<ResourceChange> & Pick<ResourceChange, 'address' | 'action'>): ResourceChange {
+/**
+ * A resource change with sensible defaults for renderer, executor and plan file tests. Its
+ * `desired` holds only what the test gives (often nothing), not a kind's full attributes.
+ */
+export function change(partial: Partial<SavedChange> & Pick<SavedChange, 'address' | 'action'>): ResourceChange {
   const [type, name] = partial.address.split('.') as [ResourceChange['type'], string];
   const before = partial.before ?? {};
-  return {
+  const made: SavedChange = {
     type,
     name,
     desired: {},
@@ -19,6 +22,7 @@ export function change(partial: Partial<ResourceChange> & Pick<ResourceChange, '
     notes: [],
     ...partial,
   };
+  return made as ResourceChange;
 }
 
 /** A check result with defaults. */

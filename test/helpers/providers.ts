@@ -1,15 +1,16 @@
 import { createApiClient, type ApiClient, type ApiRequestOptions } from '../../src/api/client.js';
 import type { Sleep } from '../../src/api/sleep.js';
 import type { CheckBlock, ResourceBlock } from '../../src/config/types.js';
+import type { ResourceType } from '../../src/kinds/registry.js';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import type { Emulator, EmulatorOptions } from '../../src/emulator/index.js';
 import { startTestEmulator, type TestEmulator } from './emulator.js';
 import { buildPlan } from '../../src/plan/planner.js';
 import type { Plan, ResourceChange } from '../../src/plan/types.js';
-import { createProviderContext } from '../../src/providers/context.js';
-import type { ProviderContext } from '../../src/providers/provider.js';
-import { readStack } from '../../src/providers/read-stack.js';
-import { registry } from '../../src/providers/registry.js';
+import { createProviderContext } from '../../src/kinds/context.js';
+import type { ProviderContext } from '../../src/kinds/provider.js';
+import { readStack } from '../../src/kinds/read-stack.js';
+import { providers } from '../../src/kinds/providers.js';
 import { stackOf } from './stack.js';
 
 /** One request as a provider handed it to the API client (what the wire body was built from). */
@@ -90,23 +91,24 @@ export function createProviderHarness(emu: Pick<Emulator, 'url' | 'apiKey' | 'cl
 /** Reads one block through the real read path and plans it with the real planner. */
 export async function planBlocks(ctx: ProviderContext, resources: ResourceBlock[], checks: CheckBlock[] = []): Promise<Plan> {
   const stack = stackOf(resources, checks);
-  const observations = await readStack(ctx, stack, registry, { parallelism: 4 });
+  const observations = await readStack(ctx, stack, providers, { parallelism: 4 });
   return buildPlan({
     stack,
     reads: observations.reads,
     checks: observations.checks,
-    planners: registry.resources,
+    planners: providers.resources,
     baseUrl: 'http://127.0.0.1:1',
     createdAt: '2026-01-01T00:00:00.000Z',
     edgeformVersion: '0.0.0-test',
   });
 }
 
-/** The planned change of a one-resource stack; fails the test when the plan errored. */
-export async function planChange(ctx: ProviderContext, block: ResourceBlock): Promise<ResourceChange> {
+/** The planned change of a one-resource stack, of the block's kind; fails the test when the plan errored. */
+export async function planChange<K extends ResourceType>(ctx: ProviderContext, block: ResourceBlock<K> & ResourceBlock): Promise<ResourceChange<K>> {
   const plan = await planBlocks(ctx, [block]);
   if (plan.errored) throw new Error(`the plan errored: ${plan.diagnostics.map((d) => d.summary).join('; ')}`);
-  const change = plan.resource_changes.find((c) => c.address === block.address);
+  // The change at the block's address is of the block's kind.
+  const change = plan.resource_changes.find((c): c is ResourceChange & ResourceChange<K> => c.address === block.address);
   if (!change) throw new Error(`no change planned for ${block.address}`);
   return change;
 }

@@ -1,24 +1,182 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve, dirname } from 'node:path';
+import { dirname, join, posix, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { CHECK_KINDS, RESOURCE_KINDS } from '../../src/kinds/registry.js';
 
 /**
- * The architecture of docs/architecture.md, enforced: which folder of src/ may import which.
- * `type` lists folders that may only be imported with `import type` (no runtime dependency).
+ * The architecture of docs/architecture.md, enforced on the import graph of src/:
+ *
+ * - which layer may import which (`runtime`), and which only with `import type` (`type`, erased
+ *   at build time, so no runtime dependency);
+ * - config/ and plan/ never load api/ or a provider, not even through another module (they read
+ *   the kinds' schemas through the registry, which holds no provider);
+ * - a kind never imports another kind, and only the registry (schemas) and the provider table
+ *   (providers) import a kind's folder;
+ * - render/ does no I/O: no file, network, process or terminal module, no `process` or `console`.
+ *
+ * The checker is a pure function of the files' text, tested on synthetic trees that break each
+ * rule (so it cannot pass by finding nothing) and then run on src/, where it must find files in
+ * every layer and every kind folder.
  */
-const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
-const SHARED = ['errors.ts', 'version.ts', 'env.ts'];
-const RULES: Record<string, { runtime: string[]; type?: string[] }> = {
+
+/** The layers of src/. `schemas` is the provider-free part of src/kinds/; `kinds` is the rest (providers and their machinery). */
+type Layer = 'api' | 'schemas' | 'kinds' | 'config' | 'plan' | 'apply' | 'render' | 'emulator' | 'cli' | 'shared';
+
+const RULES: Record<Exclude<Layer, 'shared'>, { runtime: Layer[]; type?: Layer[] }> = {
   api: { runtime: [] },
-  config: { runtime: ['plan'] },
-  plan: { runtime: ['config'], type: ['providers'] },
-  providers: { runtime: ['api', 'plan', 'config'] },
-  apply: { runtime: ['plan', 'providers'] },
+  schemas: { runtime: [] },
+  config: { runtime: ['plan', 'schemas'] },
+  plan: { runtime: ['config', 'schemas'], type: ['kinds'] },
+  kinds: { runtime: ['api', 'plan', 'schemas'], type: ['config'] },
+  apply: { runtime: ['plan', 'kinds'] },
   render: { runtime: ['config', 'plan', 'apply'] },
   emulator: { runtime: [] },
-  cli: { runtime: ['api', 'config', 'plan', 'providers', 'apply', 'render', 'emulator'] },
+  cli: { runtime: ['api', 'schemas', 'kinds', 'config', 'plan', 'apply', 'render', 'emulator'] },
 };
+
+/** Layers whose modules must not load api/ or a provider, directly or through any module they load. */
+const PROVIDER_FREE: Layer[] = ['schemas', 'config', 'plan'];
+
+/** Modules render/ must not import: they read or write files, the network, processes or the terminal. */
+const IO_MODULES = /^(node:)?(fs|fs\/promises|net|http|https|http2|tls|dgram|dns|child_process|cluster|readline|readline\/promises|tty|process|worker_threads)$|^undici$/;
+
+/** The layer of a module, from its path under src/ (posix separators). */
+function layerOf(path: string): Layer | undefined {
+  if (['errors.ts', 'version.ts', 'env.ts'].includes(path)) return 'shared';
+  const [top = '', second, third] = path.split('/');
+  if (top === 'kinds') {
+    const providerFree = ['registry.ts', 'kind-spec.ts', 'fields.ts'].includes(second!) || third === 'schema.ts';
+    return providerFree ? 'schemas' : 'kinds';
+  }
+  return top in RULES ? (top as Layer) : undefined;
+}
+
+/** The kind folder a module belongs to (`kinds/<kind>/...`), if any. */
+function kindFolderOf(path: string): string | undefined {
+  const [top, second, third] = path.split('/');
+  return top === 'kinds' && third !== undefined ? second : undefined;
+}
+
+interface Import {
+  /** The module specifier as written. */
+  spec: string;
+  /** Erased at build time: `import type`, only type-only specifiers, or a `typeof import()` type. */
+  typeOnly: boolean;
+}
+
+/** Every import of a TypeScript module: declarations, re-exports, dynamic `import()` and import types. */
+function importsOf(path: string, text: string): Import[] {
+  const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const found: Import[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+      const clause = node.importClause;
+      const named = clause?.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements : undefined;
+      const onlyTypeSpecifiers = clause !== undefined && clause.name === undefined && named !== undefined && named.length > 0 && named.every((e) => e.isTypeOnly);
+      found.push({ spec: node.moduleSpecifier.text, typeOnly: clause?.isTypeOnly === true || onlyTypeSpecifiers });
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      found.push({ spec: node.moduleSpecifier.text, typeOnly: node.isTypeOnly });
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [arg] = node.arguments;
+      found.push({ spec: arg && ts.isStringLiteralLike(arg) ? arg.text : '<computed>', typeOnly: false });
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+      found.push({ spec: node.argument.literal.text, typeOnly: true });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** Whether a module's text uses the process or the console (I/O a view must leave to its caller). */
+function usesProcessOrConsole(path: string, text: string): boolean {
+  const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  let found = false;
+  const visit = (node: ts.Node): void => {
+    if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.expression) && ['process', 'console'].includes(node.expression.text)) found = true;
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** What a run of the checker saw, and what it found wrong. */
+interface LayeringReport {
+  offenders: string[];
+  /** Modules checked, per layer. */
+  files: Partial<Record<Layer, number>>;
+  /** Relative imports checked, per importing layer. */
+  imports: Partial<Record<Layer, number>>;
+  /** Kind folders seen under kinds/. */
+  kindFolders: Set<string>;
+}
+
+/** Checks every rule on a tree of modules: path under src/ (posix) → text. Pure. */
+function checkLayering(tree: ReadonlyMap<string, string>): LayeringReport {
+  const report: LayeringReport = { offenders: [], files: {}, imports: {}, kindFolders: new Set() };
+  const runtimeEdges = new Map<string, string[]>();
+  for (const [path, text] of tree) {
+    const from = layerOf(path);
+    if (from === undefined || from === 'shared') continue;
+    report.files[from] = (report.files[from] ?? 0) + 1;
+    const kind = kindFolderOf(path);
+    if (kind !== undefined) report.kindFolders.add(kind);
+    const edges: string[] = [];
+    runtimeEdges.set(path, edges);
+    for (const { spec, typeOnly } of importsOf(path, text)) {
+      const shown = `${path} imports ${spec}${typeOnly ? ' (type)' : ''}`;
+      if (from === 'render' && IO_MODULES.test(spec)) report.offenders.push(`${shown}: render does no I/O`);
+      if (spec === '<computed>') report.offenders.push(`${shown}: an import must name its module`);
+      if (!spec.startsWith('.')) continue;
+      report.imports[from] = (report.imports[from] ?? 0) + 1;
+      const target = posix.normalize(posix.join(posix.dirname(path), spec)).replace(/\.js$/, '.ts');
+      if (target.startsWith('..')) {
+        report.offenders.push(`${shown}: outside src/`);
+        continue;
+      }
+      if (!typeOnly) edges.push(target);
+      const to = layerOf(target);
+      const targetKind = kindFolderOf(target);
+      if (targetKind !== undefined && kind !== undefined && targetKind !== kind) report.offenders.push(`${shown}: a kind never imports another kind`);
+      if (targetKind !== undefined && kind === undefined && !['kinds/registry.ts', 'kinds/providers.ts'].includes(path)) {
+        report.offenders.push(`${shown}: only the registry and the provider table import a kind's folder`);
+      }
+      if (to === from || to === 'shared') continue;
+      const rule = RULES[from];
+      if (to !== undefined && (rule.runtime.includes(to) || (typeOnly && rule.type?.includes(to)))) continue;
+      report.offenders.push(`${shown}: ${from}/ may not import ${to ?? 'it'}${typeOnly ? '' : ' at runtime'}`);
+    }
+    if (from === 'render' && usesProcessOrConsole(path, text)) report.offenders.push(`${path} uses process or console: render does no I/O`);
+  }
+  // What each provider-free module loads, all the way down.
+  for (const [path] of runtimeEdges) {
+    const from = layerOf(path)!;
+    if (!PROVIDER_FREE.includes(from)) continue;
+    const cameFrom = new Map<string, string | null>([[path, null]]);
+    const queue = [path];
+    while (queue.length > 0) {
+      const at = queue.shift()!;
+      const layer = layerOf(at);
+      if (layer === 'api' || layer === 'kinds') {
+        const chain: string[] = [];
+        for (let step: string | null | undefined = at; step; step = cameFrom.get(step)) chain.unshift(step);
+        report.offenders.push(`${path} loads ${at} (${chain.join(' -> ')}): ${from}/ never loads api/ or a provider`);
+        break;
+      }
+      for (const next of runtimeEdges.get(at) ?? []) {
+        if (!cameFrom.has(next)) {
+          cameFrom.set(next, at);
+          queue.push(next);
+        }
+      }
+    }
+  }
+  return report;
+}
+
+const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
 function* files(dir: string): Generator<string> {
   for (const name of readdirSync(dir)) {
@@ -28,30 +186,86 @@ function* files(dir: string): Generator<string> {
   }
 }
 
+function readSrc(): Map<string, string> {
+  return new Map([...files(SRC)].map((file) => [relative(SRC, file).split('\\').join('/'), readFileSync(file, 'utf8')]));
+}
+
 describe('layering', () => {
-  it('keeps every folder of src/ to the imports the architecture allows', () => {
-    const offenders: string[] = [];
-    for (const file of files(SRC)) {
-      const from = relative(SRC, file).split('/')[0]!;
-      if (!(from in RULES)) continue;
-      const rule = RULES[from]!;
-      const text = readFileSync(file, 'utf8');
-      for (const m of text.matchAll(/^(import|export)\s+(type\s+)?[^;]*?from\s+'([^']+)'/gms)) {
-        const spec = m[3]!;
-        if (!spec.startsWith('.')) continue;
-        const target = relative(SRC, resolve(dirname(file), spec)).replace(/\.js$/, '.ts');
-        if (target.startsWith('..')) {
-          offenders.push(`${relative(SRC, file)} imports ${spec} (outside src/)`);
-          continue;
-        }
-        const to = target.split('/')[0]!;
-        if (to === from || SHARED.includes(target)) continue;
-        const typeOnly = m[2] !== undefined;
-        if (rule.runtime.includes(to) || (typeOnly && rule.type?.includes(to))) continue;
-        offenders.push(`${relative(SRC, file)} imports ${spec}${typeOnly ? ' (type)' : ''}`);
-      }
-    }
-    expect(offenders).toEqual([]);
+  it('keeps every layer of src/ to the imports the architecture allows', () => {
+    const report = checkLayering(readSrc());
+    expect(report.offenders).toEqual([]);
+    // It checked something in every layer, so it cannot pass by finding nothing.
+    for (const layer of Object.keys(RULES) as (keyof typeof RULES)[]) expect(report.files[layer], `modules found in ${layer}`).toBeGreaterThan(0);
+    for (const layer of ['schemas', 'kinds', 'config', 'plan', 'apply', 'render', 'cli'] as const) expect(report.imports[layer], `relative imports in ${layer}`).toBeGreaterThan(0);
+    // Every registered kind has its folder, and every folder is a registered kind.
+    const folders = Object.values({ ...RESOURCE_KINDS, ...CHECK_KINDS }).map((k) => k.type.replaceAll('_', '-'));
+    expect([...report.kindFolders].sort()).toEqual(folders.sort());
+  });
+
+  describe('the checker', () => {
+    const ok = new Map([
+      ['kinds/registry.ts', "import { aKind } from './a/schema.js';"],
+      ['kinds/providers.ts', "import { a } from './a/provider.js';"],
+      ['kinds/a/schema.ts', "import { z } from 'zod';\nimport { id } from '../fields.js';"],
+      ['kinds/fields.ts', "import { z } from 'zod';"],
+      ['kinds/a/provider.ts', "import { apiPath } from '../../api/path.js';\nimport type { Stack } from '../../config/types.js';\nimport { readOrGone } from '../shared.js';"],
+      ['kinds/shared.ts', "import { NotFoundError } from '../api/errors.js';"],
+      ['api/path.ts', "import { EdgeformError } from '../errors.js';"],
+      ['api/errors.ts', ''],
+      ['config/types.ts', "import { CHECK_KINDS } from '../kinds/registry.js';"],
+      ['plan/planner.ts', "import type { ResourceProvider } from '../kinds/provider.js';\nimport { type Stack } from '../config/types.js';"],
+      ['render/plan-text.ts', "import kleur from 'kleur';\nimport type { Plan } from '../plan/types.js';"],
+    ]);
+    const offenders = (changes: Record<string, string>) => checkLayering(new Map([...ok, ...Object.entries(changes)])).offenders;
+
+    it('finds nothing wrong in a tree that keeps every rule', () => {
+      expect(offenders({})).toEqual([]);
+    });
+
+    it('reports a layer importing what its rule does not allow', () => {
+      expect(offenders({ 'api/path.ts': "import { Plan } from '../plan/types.js';" })).toEqual(['api/path.ts imports ../plan/types.js: api/ may not import plan at runtime']);
+    });
+
+    it('reports a runtime import of what a layer may only import as a type', () => {
+      expect(offenders({ 'plan/planner.ts': "import { bindProvider } from '../kinds/provider.js';" })).toEqual([
+        'plan/planner.ts imports ../kinds/provider.js: plan/ may not import kinds at runtime',
+        'plan/planner.ts loads kinds/provider.ts (plan/planner.ts -> kinds/provider.ts): plan/ never loads api/ or a provider',
+      ]);
+    });
+
+    it('reports config/ or plan/ loading a provider through the registry', () => {
+      const found = offenders({ 'kinds/registry.ts': "import { aKind } from './a/schema.js';\nimport { a } from './a/provider.js';" });
+      expect(found).toContain('kinds/registry.ts imports ./a/provider.js: schemas/ may not import kinds at runtime');
+      expect(found).toContain('config/types.ts loads kinds/a/provider.ts (config/types.ts -> kinds/registry.ts -> kinds/a/provider.ts): config/ never loads api/ or a provider');
+    });
+
+    it('reports a kind importing another kind, even as a type', () => {
+      expect(offenders({ 'kinds/b/provider.ts': "import type { Thing } from '../a/provider.js';" })).toEqual([
+        'kinds/b/provider.ts imports ../a/provider.js (type): a kind never imports another kind',
+      ]);
+    });
+
+    it("reports machinery importing a kind's folder instead of going through the registry", () => {
+      expect(offenders({ 'kinds/shared.ts': "import { a } from './a/provider.js';" })).toEqual([
+        "kinds/shared.ts imports ./a/provider.js: only the registry and the provider table import a kind's folder",
+      ]);
+    });
+
+    it('reports render/ doing I/O', () => {
+      expect(offenders({ 'render/plan-text.ts': "import { writeFileSync } from 'node:fs';" })).toEqual(['render/plan-text.ts imports node:fs: render does no I/O']);
+      expect(offenders({ 'render/plan-text.ts': "import { stdout } from 'process';" })).toEqual(['render/plan-text.ts imports process: render does no I/O']);
+      expect(offenders({ 'render/plan-text.ts': 'export const show = (s: string) => process.stdout.write(s);' })).toEqual(['render/plan-text.ts uses process or console: render does no I/O']);
+    });
+
+    it('sees dynamic imports, re-exports and import types', () => {
+      expect(offenders({ 'config/types.ts': "export const load = () => import('../kinds/a/provider.js');" })).toEqual([
+        "config/types.ts imports ../kinds/a/provider.js: only the registry and the provider table import a kind's folder",
+        'config/types.ts imports ../kinds/a/provider.js: config/ may not import kinds at runtime',
+        'config/types.ts loads kinds/a/provider.ts (config/types.ts -> kinds/a/provider.ts): config/ never loads api/ or a provider',
+      ]);
+      expect(offenders({ 'api/path.ts': "export { x } from '../plan/x.js';" })).toEqual(['api/path.ts imports ../plan/x.js: api/ may not import plan at runtime']);
+      expect(offenders({ 'api/path.ts': "export type X = typeof import('../plan/x.js');" })).toEqual(['api/path.ts imports ../plan/x.js (type): api/ may not import plan']);
+    });
   });
 
   it('leaves formats and colour to the views: only src/render/colors.ts uses kleur, and no command looks at --format', () => {

@@ -19,9 +19,9 @@ import { createRetryQuota, type RetryQuota, type RetryPolicy } from '../../../sr
 import { executePlan } from '../../../src/apply/executor.js';
 import type { ApplyOutcome } from '../../../src/apply/outcome.js';
 import { INJECTED_TASK_ERROR, type FaultSettings, type MutationLogEntry } from '../../../src/emulator/index.js';
-import { RESOURCE_TYPES } from '../../../src/config/types.js';
+import { RESOURCE_TYPES } from '../../../src/kinds/registry.js';
 import type { Plan } from '../../../src/plan/types.js';
-import { registry } from '../../../src/providers/registry.js';
+import { providers } from '../../../src/kinds/providers.js';
 import { connectTo, driveTasks, emulatorEnv, planYaml } from '../../helpers/apply.js';
 import { captureStream } from '../../helpers/capture.js';
 import { chaosWorld, compareWithMutations, countStatuses, createChaosContext } from '../../helpers/chaos.js';
@@ -84,7 +84,7 @@ describe('apply under chaos: the report matches what the platform did', () => {
     const chaos = createChaosContext(emu, retries);
     let outcome: ApplyOutcome;
     try {
-      outcome = await executePlan({ plan, providers: registry.resources, ctx: chaos.ctx, parallelism: 10, confirm: chaos.confirm });
+      outcome = await executePlan({ plan, providers: providers.resources, ctx: chaos.ctx, parallelism: 10, confirm: chaos.confirm });
     } finally {
       await chaos.api.close();
     }

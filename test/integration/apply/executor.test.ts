@@ -5,8 +5,8 @@ import { countOutcome, succeeded, type ApplyOutcome } from '../../../src/apply/o
 import type { EmulatorOptions } from '../../../src/emulator/index.js';
 import { startTask } from '../../../src/emulator/tasks.js';
 import type { Plan } from '../../../src/plan/types.js';
-import type { ProviderContext } from '../../../src/providers/provider.js';
-import { registry } from '../../../src/providers/registry.js';
+import type { ProviderContext } from '../../../src/kinds/provider.js';
+import { providers } from '../../../src/kinds/providers.js';
 import { connectTo, driveTasks, extraFipBlocks, extraFipId, planYaml, withExtraFloatingIps, writesSeen } from '../../helpers/apply.js';
 import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -94,7 +94,7 @@ describe('executePlan against the emulator', () => {
   }
 
   const execute = (options: Pick<ExecuteOptions, 'plan' | 'ctx'> & Partial<ExecuteOptions>): Promise<ApplyOutcome> =>
-    executePlan({ providers: registry.resources, parallelism: 10, confirm: quickConfirm, ...options });
+    executePlan({ providers: providers.resources, parallelism: 10, confirm: quickConfirm, ...options });
 
   /**
    * Starts an emulator, takes a platform lock with `lock` (which returns the lock task id),

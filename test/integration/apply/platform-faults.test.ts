@@ -13,10 +13,10 @@ import { countOutcome, succeeded, type ApplyOutcome, type RunError } from '../..
 import type { EmulatorOptions } from '../../../src/emulator/index.js';
 import { RunFatalError } from '../../../src/errors.js';
 import type { Plan } from '../../../src/plan/types.js';
-import { createProviderContext } from '../../../src/providers/context.js';
-import type { ProviderContext } from '../../../src/providers/provider.js';
-import { readStack } from '../../../src/providers/read-stack.js';
-import { registry } from '../../../src/providers/registry.js';
+import { createProviderContext } from '../../../src/kinds/context.js';
+import type { ProviderContext } from '../../../src/kinds/provider.js';
+import { readStack } from '../../../src/kinds/read-stack.js';
+import { providers } from '../../../src/kinds/providers.js';
 import { extraFipBlocks, extraFipId, planYaml, withExtraFloatingIps, writesSeen } from '../../helpers/apply.js';
 import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { closedPort } from '../../helpers/loopback-server.js';
@@ -57,7 +57,7 @@ async function start(options: EmulatorOptions = {}): Promise<TestEmulator> {
 }
 
 const execute = (plan: Plan, ctx: ProviderContext, hooks: ApplyHooks = {}, parallelism = 10): Promise<ApplyOutcome> =>
-  executePlan({ plan, ctx, providers: registry.resources, parallelism, confirm: quickConfirm, hooks });
+  executePlan({ plan, ctx, providers: providers.resources, parallelism, confirm: quickConfirm, hooks });
 
 const statuses = (outcome: ApplyOutcome) => Object.fromEntries(outcome.resources.map((r) => [r.address, r.status]));
 
@@ -262,7 +262,7 @@ describe('reading a stack when the platform refuses the run', () => {
     const e = await start({ fixtures: withExtraFloatingIps(40) });
     const { ctx } = connect(e.url, 'wrong$key');
 
-    const error = await readStack(ctx, stackOf(blocks), registry, { parallelism: 4 }).catch((err: unknown) => err);
+    const error = await readStack(ctx, stackOf(blocks), providers, { parallelism: 4 }).catch((err: unknown) => err);
 
     expect(error).toBeInstanceOf(ApiKeyRefusedError);
     expect(error).toBeInstanceOf(RunFatalError);
@@ -273,7 +273,7 @@ describe('reading a stack when the platform refuses the run', () => {
 
   it('an unreachable platform: one PlatformUnavailableError', async () => {
     const { ctx } = connect(await closedPort(), 'some$key');
-    const error = await readStack(ctx, stackOf(blocks), registry, { parallelism: 4 }).catch((err: unknown) => err);
+    const error = await readStack(ctx, stackOf(blocks), providers, { parallelism: 4 }).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(PlatformUnavailableError);
     expect((error as PlatformUnavailableError).code).toBe('EDGEFORM_PLATFORM_UNAVAILABLE');
   });

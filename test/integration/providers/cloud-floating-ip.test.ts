@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConflictError, InternalServerError } from '../../../src/api/errors.js';
-import type { ResourceAttributes } from '../../../src/config/types.js';
+import type { ResourceAttributes } from '../../../src/kinds/registry.js';
 import { StillLockedError } from '../../../src/errors.js';
-import { cloudFloatingIp } from '../../../src/providers/cloud-floating-ip.js';
+import { cloudFloatingIp } from '../../../src/kinds/cloud-floating-ip/provider.js';
 import { DEMO, type TestEmulator } from '../../helpers/emulator.js';
 import { planChange, routesSeen, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
 import { resource } from '../../helpers/stack.js';

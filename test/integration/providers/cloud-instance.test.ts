@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiConnectionError, InternalServerError } from '../../../src/api/errors.js';
-import type { ResourceAttributes } from '../../../src/config/types.js';
-import { cloudInstance } from '../../../src/providers/cloud-instance.js';
+import type { ResourceAttributes } from '../../../src/kinds/registry.js';
+import { cloudInstance } from '../../../src/kinds/cloud-instance/provider.js';
 import { DEMO, type TestEmulator } from '../../helpers/emulator.js';
 import { planBlocks, planChange, routesSeen, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
 import { resource } from '../../helpers/stack.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { InternalServerError } from '../../../src/api/errors.js';
-import type { ResourceAttributes } from '../../../src/config/types.js';
-import { cloudK8sCluster, decideUpgradeProgress } from '../../../src/providers/cloud-k8s-cluster.js';
-import type { ProviderContext } from '../../../src/providers/provider.js';
+import type { ResourceAttributes } from '../../../src/kinds/registry.js';
+import { cloudK8sCluster, decideUpgradeProgress } from '../../../src/kinds/cloud-k8s-cluster/provider.js';
+import type { ProviderContext } from '../../../src/kinds/provider.js';
 import { DEMO, type TestEmulator } from '../../helpers/emulator.js';
 import { planBlocks, planChange, routesSeen, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
 import { resource } from '../../helpers/stack.js';

@@ -11,10 +11,10 @@ import { ApiResponseTooLargeError, UnexpectedResponseError } from '../../../src/
 import { pollTask } from '../../../src/api/tasks.js';
 import type { ResourceChange } from '../../../src/plan/types.js';
 import { buildPlan } from '../../../src/plan/planner.js';
-import { createProviderContext } from '../../../src/providers/context.js';
-import type { ProviderContext } from '../../../src/providers/provider.js';
-import { readStack } from '../../../src/providers/read-stack.js';
-import { registry } from '../../../src/providers/registry.js';
+import { createProviderContext } from '../../../src/kinds/context.js';
+import type { ProviderContext } from '../../../src/kinds/provider.js';
+import { readStack } from '../../../src/kinds/read-stack.js';
+import { providers } from '../../../src/kinds/providers.js';
 import { HOSTILE_SHAPES, MiB, writeHostileAnswer, type HostileAnswer, type HugeOutcome } from '../../helpers/hostile-answers.js';
 import { startLoopbackServer, type LoopbackServer } from '../../helpers/loopback-server.js';
 import { checkBlock, resource, stackOf } from '../../helpers/stack.js';
@@ -65,7 +65,7 @@ const VALID: Record<string, unknown> = {
   [TASK_PATH]: { id: TASK, state: 'FINISHED', task_type: 'update_floating_ip', user_id: 1, created_on: '2026-01-01T00:00:00Z', error: null },
 };
 
-const fipChange = {
+const fipChange: ResourceChange<'cloud_floating_ip'> = {
   address: 'cloud_floating_ip.web_ip',
   type: 'cloud_floating_ip',
   name: 'web_ip',
@@ -80,16 +80,16 @@ const fipChange = {
   warnings: [],
   notes: [],
   lock_task_id: null,
-} as unknown as ResourceChange;
+};
 
-const vmChange = {
+const vmChange: ResourceChange<'cloud_instance'> = {
   ...fipChange,
   address: 'cloud_instance.web_vm',
   type: 'cloud_instance',
   name: 'web_vm',
   desired: { project_id: 1, region_id: 76, instance_id: VM, flavor_id: 'g2-standard-4-8', ensure: 'present' },
   payload: { flavor_id: 'g2-standard-4-8' },
-} as unknown as ResourceChange;
+};
 
 /**
  * One answer edgeform reads: the request it comes from, how to make edgeform read it, whether
@@ -104,8 +104,8 @@ interface Target {
   wrong: { body: unknown; field: string };
 }
 
-const r = registry.resources;
-const c = registry.checks;
+const r = providers.resources;
+const c = providers.checks;
 const fipDesired = { project_id: 1, region_id: 76, floating_ip_id: FIP, tags: { env: 'prod' }, tags_policy: 'authoritative' as const, ensure: 'present' as const };
 const vmDesired = { project_id: 1, region_id: 76, instance_id: VM, flavor_id: 'g2-standard-4-8', ensure: 'present' as const };
 const clusterDesired = { project_id: 1, region_id: 76, cluster_name: 'prod-eu', version: 'v1.31.3', ensure: 'present' as const };
@@ -360,8 +360,8 @@ describe('what the user sees', () => {
     hostile = { path: FIP_PATH, answer: { kind: 'json', body: TARGETS[0]!.wrong.body } };
     const stack = stackOf([resource('cloud_floating_ip', 'web_ip', fipDesired), resource('fastedge_app', 'legacy', { app_id: 1234, ensure: 'absent' })], [checkBlock('streaming_video_subtitles', 'subs', { video_id: 9876, languages: ['eng'] })]);
     const ctx = contextFor();
-    const observed = await readStack(ctx, stack, registry, { parallelism: 4 });
-    const plan = buildPlan({ stack, reads: observed.reads, checks: observed.checks, planners: registry.resources, baseUrl: server.url, createdAt: '2026-01-01T00:00:00.000Z', edgeformVersion: '0.0.0-test' });
+    const observed = await readStack(ctx, stack, providers, { parallelism: 4 });
+    const plan = buildPlan({ stack, reads: observed.reads, checks: observed.checks, planners: providers.resources, baseUrl: server.url, createdAt: '2026-01-01T00:00:00.000Z', edgeformVersion: '0.0.0-test' });
     expect(plan.errored).toBe(true);
     expect(plan.diagnostics.map((d) => [d.address, d.summary])).toEqual([
       ['cloud_floating_ip.web_ip', `reading cloud_floating_ip.web_ip failed: GET ${FIP_PATH}: unexpected 200 answer: tags.1.key: expected string, got number 7`],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EmulatorFixtures } from '../../../src/emulator/index.js';
-import { streamingAiTasks } from '../../../src/providers/streaming-ai-tasks.js';
+import { streamingAiTasks } from '../../../src/kinds/streaming-ai-tasks/provider.js';
 import { type TestEmulator } from '../../helpers/emulator.js';
 import { type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { streamingVideoSubtitles } from '../../../src/providers/streaming-video-subtitles.js';
+import { streamingVideoSubtitles } from '../../../src/kinds/streaming-video-subtitles/provider.js';
 import { type TestEmulator } from '../../helpers/emulator.js';
 import { planBlocks, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
 import { checkBlock } from '../../helpers/stack.js';

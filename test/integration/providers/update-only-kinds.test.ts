@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ResourceBlock } from '../../../src/config/types.js';
-import { resourceProvider } from '../../../src/providers/provider.js';
-import { registry } from '../../../src/providers/registry.js';
+import { bindProvider } from '../../../src/kinds/provider.js';
+import { providers } from '../../../src/kinds/providers.js';
 import { DEMO, type TestEmulator } from '../../helpers/emulator.js';
 import { planChange, useProviderHarness, type ProviderHarness } from '../../helpers/providers.js';
 import { resource } from '../../helpers/stack.js';
@@ -32,8 +32,8 @@ describe('the kinds edgeform cannot delete', () => {
     expect(change.action).toBe('update');
     const before = h.sent.length;
     const state = structuredClone(live());
-    const provider = resourceProvider(registry.resources, change.type);
-    await expect(provider.apply(h.ctx, { ...change, action: 'delete' })).rejects.toMatchObject({ code: 'EDGEFORM_PLAN_PAYLOAD', message: expect.stringContaining('delete') });
+    const provider = bindProvider(providers.resources, { ...change, action: 'delete' });
+    await expect(provider.apply(h.ctx)).rejects.toMatchObject({ code: 'EDGEFORM_PLAN_PAYLOAD', message: expect.stringContaining('delete') });
     expect(h.sent.slice(before)).toEqual([]);
     expect(live()).toEqual(state);
   });

@@ -6,8 +6,8 @@ import { upgradeVersions } from '../../../src/emulator/services/k8s/routes.js';
 import type { LiveTag, TagsPatch } from '../../../src/plan/merge-patch.js';
 import { buildPlan } from '../../../src/plan/planner.js';
 import type { Plan, ResourceChange } from '../../../src/plan/types.js';
-import type { ReadResult } from '../../../src/providers/provider.js';
-import { registry } from '../../../src/providers/registry.js';
+import type { ReadResult } from '../../../src/kinds/provider.js';
+import { providers } from '../../../src/kinds/providers.js';
 import { resource, stackOf } from '../../helpers/stack.js';
 
 const KEYS = ['env', 'team', 'owner', 'tier', 'managed-by'] as const;
@@ -114,7 +114,7 @@ function plan(blocks: ResourceBlock[], reads: ReadonlyMap<string, ReadResult>): 
     stack: stackOf(blocks),
     reads,
     checks: new Map(),
-    planners: registry.resources,
+    planners: providers.resources,
     baseUrl: 'http://127.0.0.1:1',
     createdAt: '2026-01-01T00:00:00.000Z',
     edgeformVersion: '0.0.0-test',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildPlan } from '../../../src/plan/planner.js';
-import { registry } from '../../../src/providers/registry.js';
-import type { Observation, ReadResult } from '../../../src/providers/provider.js';
+import { providers } from '../../../src/kinds/providers.js';
+import type { Observation, ReadResult } from '../../../src/kinds/provider.js';
 import { checkBlock, resource, stackOf } from '../../helpers/stack.js';
 
 const FIP = '726ecfcc-7fd0-4e30-a86e-7892524aa483';
@@ -20,7 +20,7 @@ function plan(reads: Record<string, ReadResult>, blocks = [cluster, fip, vm, app
     stack: stackOf(blocks, checks),
     reads: new Map(Object.entries(reads)),
     checks: checkOutcomes,
-    planners: registry.resources,
+    planners: providers.resources,
     baseUrl: 'http://127.0.0.1:1',
     createdAt: '2026-01-01T00:00:00.000Z',
     edgeformVersion: '0.0.0',
@@ -150,7 +150,7 @@ describe('buildPlan', () => {
       selected: new Set(['cloud_instance.web_vm']),
       reads: new Map(Object.entries(demoReads)),
       checks: new Map(),
-      planners: registry.resources,
+      planners: providers.resources,
       baseUrl: 'x',
       createdAt: 'x',
       edgeformVersion: 'x',

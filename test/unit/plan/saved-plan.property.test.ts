@@ -1,14 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DELETABLE_TYPES, RESOURCE_TYPES } from '../../../src/config/types.js';
+import { DELETABLE_TYPES, RESOURCE_TYPES } from '../../../src/kinds/registry.js';
 import { EdgeformError } from '../../../src/errors.js';
 import { parsePlanFile } from '../../../src/plan/saved-plan.js';
 import type { ResourceChange } from '../../../src/plan/types.js';
-import { payloadSchemas } from '../../../src/providers/provider.js';
-import { registry } from '../../../src/providers/registry.js';
+import { payloadSchemas } from '../../../src/kinds/provider.js';
+import { providers } from '../../../src/kinds/providers.js';
 import { change, plan } from '../../helpers/plan.js';
 
-const payloads = payloadSchemas(registry.resources);
+const payloads = payloadSchemas(providers.resources);
 const record = fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 });
 const name = fc.stringMatching(/^[a-z][a-z0-9_]{0,10}$/);
 

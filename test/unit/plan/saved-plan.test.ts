@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DELETABLE_TYPES, RESOURCE_TYPES, type ResourceType } from '../../../src/config/types.js';
+import { DELETABLE_TYPES, RESOURCE_TYPES, type ResourceType } from '../../../src/kinds/registry.js';
 import { PlanFileError, StalePlanError } from '../../../src/errors.js';
 import { comparePlans, isPlanFileCandidate, parsePlanFile, savedTargets } from '../../../src/plan/saved-plan.js';
-import { payloadSchemas } from '../../../src/providers/provider.js';
-import { registry } from '../../../src/providers/registry.js';
-import { PLAN_FORMAT_VERSION, type Plan, type ResourceChange } from '../../../src/plan/types.js';
+import { payloadSchemas } from '../../../src/kinds/provider.js';
+import { providers } from '../../../src/kinds/providers.js';
+import { PLAN_FORMAT_VERSION, type Plan, type ResourceChange, type SavedChange } from '../../../src/plan/types.js';
 import { toPlanJson } from '../../../src/render/plan-json.js';
 import { change, check, plan } from '../../helpers/plan.js';
 
@@ -24,11 +24,11 @@ const updates: Record<string, Partial<ResourceChange> & Pick<ResourceChange, 'ad
 };
 
 /** A delete as the planner writes it: the stack says ensure: absent. */
-const deletion = (address: string, over: Partial<ResourceChange> = {}) => change({ address, action: 'delete', desired: { ensure: 'absent' }, ...over });
+const deletion = (address: string, over: Partial<SavedChange> = {}) => change({ address, action: 'delete', desired: { ensure: 'absent' }, ...over });
 const isDeletable = (type: ResourceType) => (DELETABLE_TYPES as readonly ResourceType[]).includes(type);
 
 const text = (p: Plan | Record<string, unknown>) => JSON.stringify(p);
-const parse = (p: Plan | Record<string, unknown>) => parsePlanFile(text(p), 'plan.json', payloadSchemas(registry.resources));
+const parse = (p: Plan | Record<string, unknown>) => parsePlanFile(text(p), 'plan.json', payloadSchemas(providers.resources));
 const failure = (p: Plan | Record<string, unknown>): Error => {
   try {
     parse(p);

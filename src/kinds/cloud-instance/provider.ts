@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { apiPath } from '../../api/path.js';
+import { taskIdsSchema } from '../../api/tasks.js';
+import { PlanPayloadError } from '../../errors.js';
+import type { ResourceProvider } from '../provider.js';
+import { readOrGone, requireAction, requirePayload, startTasks } from '../shared.js';
+
+/** The fields of an instance answer (InstanceSerializer) edgeform reads; the flavor id is nested. */
+const instanceAnswer = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  status: z.string(),
+  task_id: z.string().nullable(),
+  flavor: z.looseObject({ flavor_id: z.string() }),
+});
+
+/** The flavors an instance may be resized to (InstanceFlavorExtendedCollectionSerializer). */
+const flavorsAnswer = z.looseObject({
+  results: z.array(z.looseObject({ flavor_id: z.string().optional(), flavor_name: z.string().optional() })),
+});
+
+/** The update's payload: the flavor to resize to. */
+const payloadSchema = z.object({ flavor_id: z.string().min(1) });
+
+const instancePath = (p: number, r: number, id: string) => apiPath`/cloud/v1/instances/${p}/${r}/${id}`;
+
+/**
+ * Cloud instances: edgeform manages their flavor. The flavor lives at `flavor.flavor_id`;
+ * a resize (changeflavor) is allowed only to a flavor listed by `available_flavors`, runs as
+ * a `resize_vm` task (status RESIZE meanwhile), and the new flavor can read as the old one
+ * for a short while after the task FINISHED, so apply re-reads until it shows.
+ */
+export const cloudInstance: ResourceProvider<'cloud_instance'> = {
+  payloadSchema,
+  kind: 'resource',
+  type: 'cloud_instance',
+  idField: 'instance_id',
+  taskType: 'resize_vm',
+  verbs: { update: ['Resizing', 'Resized'], delete: ['Destroying', 'Destroyed'] },
+
+  async read(ctx, desired) {
+    const path = instancePath(desired.project_id, desired.region_id, desired.instance_id);
+    const vm = await readOrGone(async () => (await ctx.api.get(path, { schema: instanceAnswer, signal: ctx.signal })).body);
+    if (!vm) return { exists: false };
+    const state: Record<string, unknown> = { instance_id: vm.id, name: vm.name, status: vm.status, flavor_id: vm.flavor.flavor_id };
+    // Only a resize needs the list of flavors the instance may move to.
+    if (vm.flavor.flavor_id !== desired.flavor_id) {
+      const flavors = (await ctx.api.get(`${path}/available_flavors`, { schema: flavorsAnswer, signal: ctx.signal })).body;
+      state.available_flavors = flavors.results.map((f) => f.flavor_id ?? f.flavor_name).filter((f): f is string => f !== undefined);
+    }
+    return { exists: true, state, lockTaskId: vm.task_id };
+  },
+
+  summarize: (state) => ({ instance_id: state.instance_id, name: state.name, flavor_id: state.flavor_id }),
+
+  plan(desired, state) {
+    const before = { instance_id: state.instance_id, flavor_id: state.flavor_id };
+    const after = { instance_id: state.instance_id, flavor_id: desired.flavor_id };
+    if (state.flavor_id === desired.flavor_id) return { action: 'no-op', before, after, changes: [], errors: [], warnings: [], notes: [] };
+    const available = (state.available_flavors as string[] | undefined) ?? [];
+    if (!available.includes(desired.flavor_id)) {
+      return {
+        action: 'no-op',
+        before,
+        after,
+        changes: [],
+        errors: [
+          {
+            field: 'flavor_id',
+            summary: `flavor "${desired.flavor_id}" is not available for instance ${String(state.name)}`,
+            detail: `Flavors this instance can be resized to: ${available.length > 0 ? available.join(', ') : 'none'}.`,
+          },
+        ],
+        warnings: [],
+        notes: [],
+      };
+    }
+    return {
+      action: 'update',
+      before,
+      after,
+      changes: [{ path: ['flavor_id'], op: 'update', before: state.flavor_id, after: desired.flavor_id }],
+      payload: { flavor_id: desired.flavor_id },
+      errors: [],
+      warnings: [],
+      notes: [],
+    };
+  },
+
+  async apply(ctx, change) {
+    requireAction(change, 'update');
+    const d = change.desired;
+    const flavorId = requirePayload(change, payloadSchema).flavor_id;
+    if (flavorId !== change.desired.flavor_id) throw new PlanPayloadError(change, `payload.flavor_id "${flavorId}" is not the desired flavor_id "${change.desired.flavor_id}"`);
+    const path = instancePath(d.project_id, d.region_id, d.instance_id);
+    // changeflavor is never sent twice: after an unknown outcome the instance is re-read.
+    return startTasks(
+      ctx,
+      async () => (await ctx.api.post(`${path}/changeflavor`, { flavor_id: flavorId }, { schema: taskIdsSchema, retry: 'never-reached-only', signal: ctx.signal })).body,
+      async () => {
+        const vm = (await ctx.api.get(path, { schema: instanceAnswer, signal: ctx.signal })).body;
+        if (vm.task_id) return { kind: 'running', taskId: vm.task_id };
+        return vm.flavor.flavor_id === flavorId ? { kind: 'done' } : { kind: 'not-started' };
+      },
+      'resize_vm',
+    );
+  },
+};

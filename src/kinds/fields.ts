@@ -1,0 +1,65 @@
+import { z } from 'zod';
+
+/**
+ * Field schemas shared by several kinds. Messages name the rule the platform enforces, so a
+ * diagnostic built from them explains itself; generic wording (wrong type, unknown field)
+ * comes from src/config/describe-issue.ts.
+ */
+
+/** A platform integer id (project_id, app_id, ...): an integer of at least 1. */
+export const positiveId = z.int().min(1, { error: 'must be a positive integer (1 or more)' });
+
+/** A platform UUID (floating_ip_id, instance_id, AI task_id). */
+export const uuid = z.uuid({ error: 'must be a UUID such as 726ecfcc-7fd0-4e30-a86e-7892524aa483' });
+
+/** A string that must not be empty (cluster_name, flavor_id). */
+export const nonEmptyString = z.string().min(1, { error: 'must not be empty' });
+
+/** Cloud project id; usually set once under `defaults:`. */
+export const projectId = positiveId.describe('Cloud project id (integer). Usually set once under defaults:.');
+
+/** Cloud region id; usually set once under `defaults:`. */
+export const regionId = positiveId.describe('Cloud region id (integer). Usually set once under defaults:.');
+
+/** A tag key as the platform accepts it: 1..255 characters, no `=` and no whitespace. */
+export const tagKey = z
+  .string()
+  .min(1, { error: 'a tag key must not be empty' })
+  .max(255, { error: 'a tag key must be at most 255 characters' })
+  .regex(/^[^\s=]+$/, { error: 'a tag key must not contain "=" or whitespace' });
+
+/** A tag value: 1..255 characters, no tabs or newlines, no leading or trailing whitespace. */
+export const tagValue = z
+  .string()
+  .min(1, { error: 'a tag value must not be empty (use null to remove the tag)' })
+  .max(255, { error: 'a tag value must be at most 255 characters' })
+  .regex(/^[^\t\n\r]*$/, { error: 'a tag value must not contain tabs or newlines' })
+  .regex(/^(\S.*\S|\S)$/s, { error: 'a tag value must not start or end with whitespace' });
+
+/** Desired user tags: key → value, or null to remove the key (RFC 7386 merge patch). */
+export const tags = z
+  .record(tagKey, tagValue.nullable())
+  .describe('User tags, key → value. A null value removes the tag. Read-only tags cannot be set.');
+
+/** How `tags` is applied: authoritative removes unlisted user tags, merge leaves them alone. */
+export const tagsPolicy = z
+  .enum(['authoritative', 'merge'])
+  .default('authoritative')
+  .describe('authoritative (default): live user tags not listed are removed. merge: only listed keys are managed.');
+
+/** How `tags` is applied: `authoritative` or `merge`. */
+export type TagsPolicy = z.output<typeof tagsPolicy>;
+
+/** `ensure` of a kind edgeform can delete: present (default) or absent. */
+export const ensureDeletable = z
+  .enum(['present', 'absent'])
+  .default('present')
+  .describe('present (default) keeps the object; absent deletes it (already gone is a no-op).');
+
+/** `ensure` of a kind edgeform cannot delete: only `present` is accepted. */
+export function ensurePresentOnly(type: string) {
+  return z
+    .literal('present', { error: `edgeform cannot delete a ${type}; ensure must be present` })
+    .default('present')
+    .describe(`Only present: edgeform cannot delete a ${type}.`);
+}

@@ -1,0 +1,192 @@
+import type { z } from 'zod';
+import type { ApiClient } from '../api/client.js';
+import { RESOURCE_TYPES, type CheckAttributes, type CheckType, type ResourceAttributes, type ResourceType } from './registry.js';
+import type { CheckStatus, FieldChange, ResourceChange } from '../plan/types.js';
+
+/** What a provider may use for I/O: the API client, cancellation, task waiting and progress. */
+export interface ProviderContext {
+  api: ApiClient;
+  /** Aborted to stop at once (second interrupt): requests and task waits end. */
+  signal: AbortSignal;
+  /**
+   * Aborted on the first interrupt: finish the platform operation under way, start no other
+   * (a multi-step action stops between steps).
+   */
+  stopping?: AbortSignal;
+  /**
+   * Waits for cloud tasks to reach FINISHED and resolves with them, in the order of `taskIds`
+   * (throws TaskFailedError on ERROR). `signal` ends this wait early (rejecting with its
+   * reason) without aborting the context: the executor cuts a lock wait short on the first
+   * interrupt this way.
+   */
+  waitForTasks(taskIds: readonly string[], options?: { taskType?: string; signal?: AbortSignal }): Promise<FinishedTask[]>;
+  /** Progress notes for long actions ("upgrading to v1.30.6 [task 1f2e...]"). */
+  progress(message: string, detail?: { taskIds?: string[] }): void;
+  /**
+   * Waits ms milliseconds (a provider's own waits: backoff before re-sending, re-reads while
+   * the platform's reads lag); rejects with the signal's reason as soon as `signal` aborts.
+   */
+  sleep(ms: number): Promise<void>;
+}
+
+/** A cloud task that reached FINISHED, as far as callers of waitForTasks need it. */
+export interface FinishedTask {
+  id: string;
+  /** The platform's task type, e.g. `resize_vm`: who held a lock, in kind if not in person. */
+  task_type: string;
+  state: string;
+}
+
+/**
+ * What a read found. `state` is the provider's own plain-JSON projection of the platform's
+ * answer (enough to diff and to re-plan); `lockTaskId` is the platform's lock (`task_id`).
+ */
+export type Observation =
+  | { exists: false }
+  | { exists: true; state: Record<string, unknown>; lockTaskId?: string | null };
+
+/** The result of reading one resource: what was observed, or why the read failed. */
+export type ReadResult = { ok: true; observation: Observation } | { ok: false; error: { summary: string; detail?: string } };
+
+/** A problem with the desired state found while planning; `field` points the diagnostic at it. */
+export interface PlanProblem {
+  field?: string;
+  summary: string;
+  detail?: string;
+}
+
+/**
+ * What a provider's pure diff decides for a resource that exists and should exist (the
+ * planner itself handles `ensure: absent` and resources that are gone).
+ */
+export interface ProviderPlan {
+  action: 'no-op' | 'update';
+  /** Observed values of the declared fields. */
+  before: Record<string, unknown>;
+  /** Values after apply. */
+  after: Record<string, unknown>;
+  changes: FieldChange[];
+  unchanged_elements?: Record<string, number>;
+  payload?: Record<string, unknown>;
+  errors: PlanProblem[];
+  warnings: string[];
+  notes: string[];
+}
+
+/**
+ * One resource kind's provider. `read` and `apply` do I/O through the context; `summarize`,
+ * `plan` and `isProgressOf` are pure. Every method receives its own kind's attributes
+ * (ResourceAttributes[T]) and its own kind's change (ResourceChange<T>), typed from the stack
+ * through the planner and the executor. A kind never imports another kind; the planner and
+ * the executor reach its provider only through this interface and the provider table
+ * (providers.ts).
+ */
+export interface ResourceProvider<T extends ResourceType = ResourceType> {
+  kind: 'resource';
+  type: T;
+  /** Past-tense and progressive verbs for progress lines, e.g. ["Resizing", "Resized"]. */
+  verbs: { update: [string, string]; delete: [string, string] };
+  /** The attribute holding the platform id, where "does not exist" diagnostics point. */
+  idField: keyof ResourceAttributes[T] & string;
+  /**
+   * The platform task type this provider's update starts (e.g. `resize_vm`), when it starts
+   * tasks. A finished lock task of this type may be this very change, abandoned by an earlier
+   * run whose answer reads lag, so the executor then waits the full confirm policy for it to
+   * show before sending anything.
+   */
+  taskType?: string;
+  /** Reads the live resource; a 404 is `{exists: false}`, never an error. */
+  read(ctx: ProviderContext, desired: ResourceAttributes[T]): Promise<Observation>;
+  /** The identifying and declared fields of an existing resource, as `before` shows them. Pure. */
+  summarize(state: Record<string, unknown>): Record<string, unknown>;
+  /** Diffs desired against an existing resource's state: action, changes, plan errors. Pure. */
+  plan(desired: ResourceAttributes[T], state: Record<string, unknown>): ProviderPlan;
+  /**
+   * Carries out a planned change (update or delete): starts the work and waits on its tasks.
+   * The executor has already waited for any lock, and re-reads afterwards until a fresh plan
+   * of the resource is a no-op (or, for a delete, the resource is gone). Resolves once the
+   * platform acknowledged the change (see ApplyResult); a read of its own after that point that
+   * fails must not fail the change (leave the confirmation to the executor's re-read).
+   */
+  apply(ctx: ProviderContext, change: ResourceChange<T>): Promise<ApplyResult>;
+  /**
+   * Whether a fresh plan of the resource is progress along the planned change rather than a
+   * different change (a k8s cluster already one step along the planned upgrade path). Pure;
+   * when absent, only a fresh plan with exactly the planned changes counts as the same.
+   */
+  isProgressOf?(change: ResourceChange<T>, fresh: ProviderPlan): boolean;
+  /**
+   * The shape of the `payload` its updates carry; absent for kinds that cannot be updated.
+   * A saved plan is checked against it when read, and apply checks it again before sending.
+   */
+  payloadSchema?: z.ZodType;
+}
+
+/**
+ * What a provider's apply resolves with. Nothing: the platform acknowledged the change itself
+ * (its tasks FINISHED, or the request was answered 2xx; a delete also when the resource was
+ * already gone), so a read failing after this point leaves the change applied with a warning
+ * that it could not be confirmed. `'unacknowledged'`: the outcome is known only from the
+ * executor's re-read to come (after an ambiguous send, a task found holding the lock was waited
+ * on, which may not be this change's), so a read that fails then fails the resource.
+ */
+export type ApplyResult = void | 'unacknowledged';
+
+/** The outcome of evaluating one check. */
+export interface CheckOutcome {
+  status: CheckStatus;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/** One check kind: a read-only assertion; never changes anything. */
+export interface CheckProvider<T extends CheckType = CheckType> {
+  kind: 'check';
+  type: T;
+  evaluate(ctx: ProviderContext, desired: CheckAttributes[T]): Promise<CheckOutcome>;
+}
+
+/** Resource and check providers by type. */
+export interface ProviderRegistry {
+  resources: { [T in ResourceType]: ResourceProvider<T> };
+  checks: { [T in CheckType]: CheckProvider<T> };
+}
+
+/**
+ * A change's own provider, bound to that change: each call hands the provider its own kind's
+ * attributes and change (ResourceChange<T>), so the executor can walk a plan of many kinds
+ * without ever seeing one kind's change as another's.
+ */
+export interface BoundProvider {
+  taskType?: string;
+  read(ctx: ProviderContext): Promise<Observation>;
+  summarize(state: Record<string, unknown>): Record<string, unknown>;
+  /** A fresh plan of the change's desired attributes against this state. Pure. */
+  plan(state: Record<string, unknown>): ProviderPlan;
+  apply(ctx: ProviderContext): Promise<ApplyResult>;
+  /** See ResourceProvider.isProgressOf; false when the kind does not define it. */
+  isProgressOf(fresh: ProviderPlan): boolean;
+}
+
+/** Binds a change to its kind's provider (see BoundProvider). */
+export function bindProvider<K extends ResourceType>(providers: ProviderRegistry['resources'], change: ResourceChange<K>): BoundProvider {
+  const provider: ResourceProvider<K> = providers[change.type];
+  return {
+    taskType: provider.taskType,
+    read: (ctx) => provider.read(ctx, change.desired),
+    summarize: (state) => provider.summarize(state),
+    plan: (state) => provider.plan(change.desired, state),
+    apply: (ctx) => provider.apply(ctx, change),
+    isProgressOf: (fresh) => provider.isProgressOf?.(change, fresh) === true,
+  };
+}
+
+/** The payload schema of every resource type that can be updated (for reading saved plans). */
+export function payloadSchemas(providers: ProviderRegistry['resources']): Partial<Record<ResourceType, z.ZodType>> {
+  const schemas: Partial<Record<ResourceType, z.ZodType>> = {};
+  for (const type of RESOURCE_TYPES) {
+    const schema = providers[type].payloadSchema;
+    if (schema) schemas[type] = schema;
+  }
+  return schemas;
+}

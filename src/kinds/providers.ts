@@ -1,0 +1,32 @@
+import { cloudFloatingIp } from './cloud-floating-ip/provider.js';
+import { cloudInstance } from './cloud-instance/provider.js';
+import { cloudK8sCluster } from './cloud-k8s-cluster/provider.js';
+import { cloudQuotaLimitRequest } from './cloud-quota-limit-request/provider.js';
+import { fastedgeApp } from './fastedge-app/provider.js';
+import { iamResellerNotificationSetting } from './iam-reseller-notification-setting/provider.js';
+import type { ProviderRegistry } from './provider.js';
+import { streamingAiTasks } from './streaming-ai-tasks/provider.js';
+import { streamingPlayer } from './streaming-player/provider.js';
+import { streamingVideoSubtitles } from './streaming-video-subtitles/provider.js';
+
+/**
+ * Every kind's provider, by type. The kinds are those of the registry (registry.ts): the type
+ * requires exactly one provider per registered kind, so a kind added there without its provider
+ * here (or the other way round) does not compile. This table is kept apart from the registry
+ * because the registry is what config/ and plan/ load, and they must not load api/.
+ */
+export const providers: ProviderRegistry = {
+  resources: {
+    cloud_floating_ip: cloudFloatingIp,
+    cloud_instance: cloudInstance,
+    cloud_k8s_cluster: cloudK8sCluster,
+    fastedge_app: fastedgeApp,
+    streaming_player: streamingPlayer,
+    iam_reseller_notification_setting: iamResellerNotificationSetting,
+    cloud_quota_limit_request: cloudQuotaLimitRequest,
+  },
+  checks: {
+    streaming_video_subtitles: streamingVideoSubtitles,
+    streaming_ai_tasks: streamingAiTasks,
+  },
+};

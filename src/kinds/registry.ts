@@ -1,0 +1,78 @@
+import type { z } from 'zod';
+import { cloudFloatingIpKind } from './cloud-floating-ip/schema.js';
+import { cloudInstanceKind } from './cloud-instance/schema.js';
+import { cloudK8sClusterKind } from './cloud-k8s-cluster/schema.js';
+import { cloudQuotaLimitRequestKind } from './cloud-quota-limit-request/schema.js';
+import { fastedgeAppKind } from './fastedge-app/schema.js';
+import { iamResellerNotificationSettingKind } from './iam-reseller-notification-setting/schema.js';
+import type { KindSpec } from './kind-spec.js';
+import { streamingAiTasksKind } from './streaming-ai-tasks/schema.js';
+import { streamingPlayerKind } from './streaming-player/schema.js';
+import { streamingVideoSubtitlesKind } from './streaming-video-subtitles/schema.js';
+
+export type { KindSpec } from './kind-spec.js';
+
+/**
+ * Every resource kind edgeform knows, by type, in the order the schema, the docs and the
+ * messages list them. This object is the one list of resource kinds: every type and list that
+ * needs "all kinds" (ResourceType, ResourceAttributes, RESOURCE_TYPES, DELETABLE_TYPES, the
+ * provider table's keys) is derived from it. It holds only the kinds' schemas, so config/ and
+ * plan/ read it without loading a provider.
+ */
+export const RESOURCE_KINDS = byType('resource', {
+  cloud_floating_ip: cloudFloatingIpKind,
+  cloud_instance: cloudInstanceKind,
+  cloud_k8s_cluster: cloudK8sClusterKind,
+  fastedge_app: fastedgeAppKind,
+  streaming_player: streamingPlayerKind,
+  iam_reseller_notification_setting: iamResellerNotificationSettingKind,
+  cloud_quota_limit_request: cloudQuotaLimitRequestKind,
+});
+
+/** Every check kind edgeform knows, by type; the one list of check kinds (see RESOURCE_KINDS). */
+export const CHECK_KINDS = byType('check', {
+  streaming_video_subtitles: streamingVideoSubtitlesKind,
+  streaming_ai_tasks: streamingAiTasksKind,
+});
+
+/** Keeps each key equal to its kind's `type` (a kind is found under the name it declares) and each kind in its list. */
+function byType<Kind extends 'resource' | 'check', const M extends { [T in keyof M]: KindSpec<z.ZodObject, T & string, Kind> }>(_kind: Kind, kinds: M): M {
+  return kinds;
+}
+
+/** A resource kind's type, e.g. `cloud_instance`. */
+export type ResourceType = keyof typeof RESOURCE_KINDS;
+
+/** A check kind's type, e.g. `streaming_ai_tasks`. */
+export type CheckType = keyof typeof CHECK_KINDS;
+
+/** Desired attributes per resource kind, after defaults and ${env:NAME}: what its schema produces. */
+export type ResourceAttributes = { [T in ResourceType]: z.output<(typeof RESOURCE_KINDS)[T]['shape']> };
+
+/** Attributes per check kind: what its schema produces. */
+export type CheckAttributes = { [T in CheckType]: z.output<(typeof CHECK_KINDS)[T]['shape']> };
+
+/**
+ * The kinds edgeform can delete: those whose schema accepts `ensure: absent`. It only adopts
+ * them by id otherwise; every other kind accepts only `ensure: present`, so a plan that deletes
+ * one is refused.
+ */
+export type DeletableType = { [T in ResourceType]: 'absent' extends ResourceAttributes[T]['ensure'] ? T : never }[ResourceType];
+
+/** Resource and check kinds together, by type (resources first). */
+export const ALL_KINDS: Readonly<Record<ResourceType | CheckType, KindSpec>> = { ...RESOURCE_KINDS, ...CHECK_KINDS };
+
+/** Every resource type, in registry order. */
+export const RESOURCE_TYPES: readonly ResourceType[] = Object.values(RESOURCE_KINDS).map((kind) => kind.type);
+
+/** Every check type, in registry order. */
+export const CHECK_TYPES: readonly CheckType[] = Object.values(CHECK_KINDS).map((kind) => kind.type);
+
+/** Whether a resource type can be deleted (`ensure: absent`), read from its schema. */
+export function isDeletable(type: ResourceType): type is DeletableType {
+  const ensure: z.ZodType = RESOURCE_KINDS[type].shape.shape.ensure;
+  return ensure.safeParse('absent').success;
+}
+
+/** The resource types edgeform can delete, in registry order. */
+export const DELETABLE_TYPES: readonly DeletableType[] = RESOURCE_TYPES.filter(isDeletable);

@@ -1,0 +1,156 @@
+import { describe, expect, it } from 'vitest';
+import type { ResourceBlock } from '../../../src/config/types.js';
+import { cloudQuotaLimitRequest } from '../../../src/kinds/cloud-quota-limit-request/provider.js';
+import { fastedgeApp } from '../../../src/kinds/fastedge-app/provider.js';
+import { bindProvider, type Observation, type ProviderContext } from '../../../src/kinds/provider.js';
+import { providers } from '../../../src/kinds/providers.js';
+import { DELETABLE_TYPES, type DeletableType } from '../../../src/kinds/registry.js';
+import { streamingPlayer } from '../../../src/kinds/streaming-player/provider.js';
+import type { ResourceChange } from '../../../src/plan/types.js';
+import { type TestEmulator } from '../../helpers/emulator.js';
+import { planChange, routesSeen, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
+import { resource } from '../../helpers/stack.js';
+
+let emu: TestEmulator;
+let h: ProviderHarness;
+
+useProviderHarness((e, harness) => {
+  emu = e;
+  h = harness;
+});
+
+/**
+ * One kind edgeform only adopts by id or deletes (src/kinds/adopt-or-delete.ts), on the demo
+ * world: the object to delete, another that stays, and what a read of the first observes.
+ */
+interface DeletableCase {
+  type: DeletableType;
+  /** The GET and DELETE route. */
+  route: string;
+  /** A block of the kind for an id. */
+  block: (id: number, ensure: 'present' | 'absent') => ResourceBlock;
+  /** Reads the object with this id through the kind's provider. */
+  read: (ctx: ProviderContext, id: number) => Promise<Observation>;
+  id: number;
+  /** Another object of the kind, which a delete must leave alone. */
+  otherId: number;
+  observed: Record<string, unknown>;
+  /** How the 404 for an unknown id looks (FastEdge answers with no body at all). */
+  notFound: string;
+  /** The Retry-After the 429 test asks for, in seconds. */
+  retryAfter: number;
+  /** The emulator's objects of this kind, by id. */
+  live: () => Map<number, unknown>;
+}
+
+const cases: DeletableCase[] = [
+  {
+    type: 'fastedge_app',
+    route: '/fastedge/v1/apps/{app_id}',
+    block: (app_id, ensure) => resource('fastedge_app', 'legacy_app', { app_id, ensure }),
+    read: (ctx, app_id) => fastedgeApp.read(ctx, { app_id, ensure: 'present' }),
+    id: 1234,
+    otherId: 1300,
+    observed: { app_id: 1234, name: 'legacy-app', status: 1 },
+    notFound: '404 with no body',
+    retryAfter: 4,
+    live: () => emu.state.fastedgeApps,
+  },
+  {
+    type: 'streaming_player',
+    route: '/streaming/players/{player_id}',
+    block: (player_id, ensure) => resource('streaming_player', 'old_player', { player_id, ensure }),
+    read: (ctx, player_id) => streamingPlayer.read(ctx, { player_id, ensure: 'present' }),
+    id: 55,
+    otherId: 60,
+    observed: { player_id: 55, name: 'old-player' },
+    notFound: '404',
+    retryAfter: 5,
+    live: () => emu.state.players,
+  },
+  {
+    type: 'cloud_quota_limit_request',
+    route: '/cloud/v2/limits_request/{request_id}',
+    block: (request_id, ensure) => resource('cloud_quota_limit_request', 'stale_request', { request_id, ensure }),
+    read: (ctx, request_id) => cloudQuotaLimitRequest.read(ctx, { request_id, ensure: 'present' }),
+    id: 42,
+    otherId: 43,
+    observed: { request_id: 42, status: 'in progress', description: 'More vCPUs for the staging project' },
+    notFound: '404',
+    retryAfter: 6,
+    live: () => emu.state.quotaRequests,
+  },
+];
+
+it('covers every kind edgeform can delete', () => {
+  expect(cases.map((c) => c.type).sort()).toEqual([...DELETABLE_TYPES].sort());
+});
+
+describe.each(cases)('$type', ({ route, block, read, id, otherId, observed, notFound, retryAfter, live }) => {
+  const absent = () => block(id, 'absent');
+  /** Applies a change through its kind's provider, as the executor does. */
+  const apply = (change: ResourceChange) => bindProvider(providers.resources, change).apply(h.ctx);
+
+  describe('read', () => {
+    it('observes the fields `before` shows', async () => {
+      expect(await read(h.ctx, id)).toEqual({ exists: true, state: observed });
+    });
+
+    it(`answers an id the platform does not know (${notFound}) as not existing`, async () => {
+      expect(await read(h.ctx, 9999)).toEqual({ exists: false });
+    });
+
+    it('retries a 503 once with one recorded backoff and then reads the object', async () => {
+      emu.faults.failNext({ method: 'GET', path: route, status: 503, count: 1 });
+      expect((await read(h.ctx, id)).exists).toBe(true);
+      expect(h.retryDelays).toEqual([250]);
+    });
+
+    it('waits exactly as long as a 429 Retry-After asks before reading again', async () => {
+      emu.faults.failNext({ method: 'GET', path: route, status: 429, retryAfter });
+      expect((await read(h.ctx, id)).exists).toBe(true);
+      expect(h.retryDelays).toEqual([retryAfter * 1000]);
+    });
+  });
+
+  describe('apply', () => {
+    it('deletes an object planned for deletion, and the platform no longer has it', async () => {
+      const change = await planChange(h.ctx, absent());
+      expect(change.action).toBe('delete');
+      expect(change.before).toEqual(observed);
+      await apply(change);
+      expect(live().has(id)).toBe(false);
+      expect(live().has(otherId)).toBe(true);
+      expect((await planChange(h.ctx, absent())).action).toBe('no-op');
+    });
+
+    it('counts a 404 on delete as done: someone deleted the object since the plan', async () => {
+      const change = await planChange(h.ctx, absent());
+      live().delete(id);
+      await expect(apply(change)).resolves.toBeUndefined();
+      expect(emu.requests.filter((r) => r.method === 'DELETE').map((r) => r.status)).toEqual([404]);
+    });
+
+    it('finishes a delete whose answer was lost: the retried DELETE finds the object gone (404) and counts it done', async () => {
+      emu.faults.dropNext({ method: 'DELETE', path: route, when: 'after' });
+      const change = await planChange(h.ctx, absent());
+      await expect(apply(change)).resolves.toBeUndefined();
+      expect(emu.requests.filter((r) => r.method === 'DELETE').map((r) => r.status)).toEqual([0, 404]);
+      expect(live().has(id)).toBe(false);
+    });
+
+    it('plans an object that is already gone as a no-op noted "already absent"', async () => {
+      live().delete(id);
+      const change = await planChange(h.ctx, absent());
+      expect(change).toMatchObject({ action: 'no-op', before: null, notes: ['already absent'] });
+      expect(routesSeen(emu)).toEqual([`GET ${route}`]);
+    });
+
+    it('refuses an update (a tampered plan) instead of deleting the object', async () => {
+      const change = await planChange(h.ctx, absent());
+      await expect(apply({ ...change, action: 'update' })).rejects.toMatchObject({ code: 'EDGEFORM_PLAN_PAYLOAD' });
+      expect(emu.requests.filter((r) => r.method === 'DELETE')).toEqual([]);
+      expect(live().has(id)).toBe(true);
+    });
+  });
+});
