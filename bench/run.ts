@@ -68,7 +68,13 @@ async function benchPlan(n: number, targetMs: number): Promise<Plan> {
     const ms = performance.now() - start;
     if (result.kind !== 'planned') throw new Error('bench stack is invalid');
     await result.api.close();
-    record({ name: `plan ${n} resources`, value: ms, unit: 'ms', target: targetMs, detail: `(${result.plan.summary.change} to change; ${(n / (ms / 1000)).toFixed(0)} resources/s)` });
+    record({
+      name: `plan ${n} resources`,
+      value: ms,
+      unit: 'ms',
+      target: targetMs,
+      detail: `(${result.plan.summary.change} to change; ${(n / (ms / 1000)).toFixed(0)} resources/s)`,
+    });
     return result.plan;
   });
 }
@@ -97,7 +103,13 @@ function benchRender(plan: Plan, targetMs: number): void {
   const text = renderPlanText(plan);
   const markdown = renderPlanMarkdown(plan, text, { stackLabel: 'bench.yaml' });
   const ms = performance.now() - start;
-  record({ name: `render text + markdown of ${plan.resource_changes.length} changes`, value: ms, unit: 'ms', target: targetMs, detail: `(${text.length} chars text, ${markdown.length} chars markdown)` });
+  record({
+    name: `render text + markdown of ${plan.resource_changes.length} changes`,
+    value: ms,
+    unit: 'ms',
+    target: targetMs,
+    detail: `(${text.length} chars text, ${markdown.length} chars markdown)`,
+  });
 }
 
 const before = process.memoryUsage().rss;

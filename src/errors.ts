@@ -182,7 +182,9 @@ export class ChangedSincePlanError extends StalePlanError {
         : lock.seen === 'at-apply'
           ? `changed while platform task ${lock.taskId} held its lock`
           : `changed since the plan was made (platform task ${lock.taskId} held its lock then)`;
-    super([`${stale.address} ${what}, so the planned change was not sent:`, ...stale.differences.map((d) => `  ${d}`), 'Run edgeform plan again and review the new plan.'].join('\n'));
+    super(
+      [`${stale.address} ${what}, so the planned change was not sent:`, ...stale.differences.map((d) => `  ${d}`), 'Run edgeform plan again and review the new plan.'].join('\n'),
+    );
     this.address = stale.address;
     this.lockTaskId = lock?.taskId ?? null;
     this.differences = stale.differences;

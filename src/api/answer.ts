@@ -55,7 +55,9 @@ export function checkAnswer<T>(
 
 /** A zod issue path as `tags.0.key`; keys that are not plain words are quoted. */
 function formatPath(path: readonly PropertyKey[], quote: (text: string) => string): string {
-  return path.map((segment) => (typeof segment === 'number' || (typeof segment === 'string' && /^[A-Za-z_][\w-]*$/.test(segment)) ? String(segment) : quote(String(segment)))).join('.');
+  return path
+    .map((segment) => (typeof segment === 'number' || (typeof segment === 'string' && /^[A-Za-z_][\w-]*$/.test(segment)) ? String(segment) : quote(String(segment))))
+    .join('.');
 }
 
 /** What a value is, for "got …": its type, with short primitives shown (`number 1.5`, `string "DONE"`). */
@@ -82,7 +84,12 @@ function describeExpected(issue: z.core.$ZodIssue, quote: (text: string) => stri
     case 'invalid_value':
       return issue.values.length === 1 ? literal(issue.values[0]) : `one of ${issue.values.map(literal).join(', ')}`;
     case 'invalid_union': {
-      const branches = issue.errors.flatMap((branch) => branch.filter((i) => i.path.length === 0).slice(0, 1).map((i) => describeExpected(i, quote)));
+      const branches = issue.errors.flatMap((branch) =>
+        branch
+          .filter((i) => i.path.length === 0)
+          .slice(0, 1)
+          .map((i) => describeExpected(i, quote)),
+      );
       return branches.length > 0 ? [...new Set(branches)].join(' or ') : 'a value of another shape';
     }
     case 'too_small':

@@ -23,15 +23,7 @@ import {
 } from './errors.js';
 import { classifyNetworkError, isUnreachable } from './network-failure.js';
 import { redact } from './redact.js';
-import {
-  DEFAULT_RETRY_POLICY,
-  decideRetry,
-  parseRetryAfter,
-  type AttemptFailure,
-  type RetryMode,
-  type RetryQuota,
-  type RetryPolicy,
-} from './retry.js';
+import { DEFAULT_RETRY_POLICY, decideRetry, parseRetryAfter, type AttemptFailure, type RetryMode, type RetryQuota, type RetryPolicy } from './retry.js';
 import { redactDeep, sanitizeError, scrubOwnError } from './sanitize.js';
 import { abortReason, sleep as realSleep, type Sleep } from './sleep.js';
 import { EdgeformError } from '../errors.js';
@@ -296,7 +288,18 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           failure: { kind: 'network', requestSent: 'unknown', transient: true },
           reason: 'request timeout',
           toError: ({ note, quotaExhausted }) =>
-            new ApiTimeoutError({ method: req.method, path, requestSent: 'unknown', reason: 'EDGEFORM_REQUEST_TIMEOUT', detail: cause.message, phase: 'request', timeoutMs, note, quotaExhausted, cause }),
+            new ApiTimeoutError({
+              method: req.method,
+              path,
+              requestSent: 'unknown',
+              reason: 'EDGEFORM_REQUEST_TIMEOUT',
+              detail: cause.message,
+              phase: 'request',
+              timeoutMs,
+              note,
+              quotaExhausted,
+              cause,
+            }),
         };
       }
       const failure = classifyNetworkError(error);
@@ -308,7 +311,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         failure: { kind: 'network', requestSent: failure.requestSent, transient: failure.transient },
         reason: failure.reason,
         toError: ({ note, quotaExhausted }) =>
-          phase ? new ApiTimeoutError({ ...base, phase, timeoutMs: phaseTimeout(phase, timeouts), note, quotaExhausted }) : new ApiConnectionError({ ...base, note, quotaExhausted }),
+          phase
+            ? new ApiTimeoutError({ ...base, phase, timeoutMs: phaseTimeout(phase, timeouts), note, quotaExhausted })
+            : new ApiConnectionError({ ...base, note, quotaExhausted }),
       };
     } finally {
       clearTimeout(timer);

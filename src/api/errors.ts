@@ -279,7 +279,10 @@ export class ApiResponseTooLargeError extends UnexpectedResponseError {
   constructor(details: { method: string; path: string; status: number; requestId: string | null; limitBytes: number; declaredBytes: number | null }) {
     const limit = formatBytes(details.limitBytes);
     const got = details.declaredBytes === null ? `more than ${limit}` : `Content-Length ${details.declaredBytes} bytes`;
-    const what = details.declaredBytes === null ? `is larger than the ${limit} limit; edgeform stopped reading it` : `declares ${details.declaredBytes} bytes, more than the ${limit} limit; it was not read`;
+    const what =
+      details.declaredBytes === null
+        ? `is larger than the ${limit} limit; edgeform stopped reading it`
+        : `declares ${details.declaredBytes} bytes, more than the ${limit} limit; it was not read`;
     super(
       { ...details, field: '', expected: `at most ${limit}`, got },
       'EDGEFORM_API_RESPONSE_TOO_LARGE',

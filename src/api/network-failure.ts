@@ -17,16 +17,7 @@ export interface NetworkFailure {
 }
 
 /** Failures before a TCP connection exists: the request provably never left. */
-const BEFORE_CONNECTION = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ENETUNREACH',
-  'ENETDOWN',
-  'EHOSTUNREACH',
-  'EHOSTDOWN',
-  'EADDRNOTAVAIL',
-]);
+const BEFORE_CONNECTION = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'ENETDOWN', 'EHOSTUNREACH', 'EHOSTDOWN', 'EADDRNOTAVAIL']);
 
 /** Connection broke while the request was in flight: it may or may not have been acted on. */
 const MID_EXCHANGE = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ETIMEDOUT', 'UND_ERR_SOCKET', 'UND_ERR_ABORTED']);

@@ -147,7 +147,9 @@ function needlesOf(secret: string): Needle[] {
   const minRun = Math.min(MIN_FRAGMENT_LENGTH, secret.length);
   // Encodings leave digits alone, so the id stays a prefix of the same length.
   const textual = [secret, urlEncoded(secret), JSON.stringify(secret).slice(1, -1), ...htmlEscapedForms(secret)];
-  const needles: Needle[] = textual.filter((t) => t !== '').map((t) => ({ text: t, minRun: t === secret ? minRun : Math.min(MIN_FRAGMENT_LENGTH, t.length), publicPrefix: idLength }));
+  const needles: Needle[] = textual
+    .filter((t) => t !== '')
+    .map((t) => ({ text: t, minRun: t === secret ? minRun : Math.min(MIN_FRAGMENT_LENGTH, t.length), publicPrefix: idLength }));
 
   const bytes = Buffer.from(secret, 'utf8');
   const header = Buffer.from(`APIKey ${secret}`, 'utf8');
@@ -190,9 +192,36 @@ function urlEncoded(secret: string): string {
 
 /** HTML5 names of the ASCII characters that have one (both directions use this table). */
 const NAMED_REFERENCES: Record<string, string> = {
-  excl: '!', quot: '"', num: '#', dollar: '$', percnt: '%', amp: '&', apos: "'", lpar: '(', rpar: ')', ast: '*',
-  plus: '+', comma: ',', period: '.', sol: '/', colon: ':', semi: ';', lt: '<', equals: '=', gt: '>', quest: '?',
-  commat: '@', lsqb: '[', bsol: '\\', rsqb: ']', Hat: '^', lowbar: '_', grave: '`', lcub: '{', verbar: '|', rcub: '}',
+  excl: '!',
+  quot: '"',
+  num: '#',
+  dollar: '$',
+  percnt: '%',
+  amp: '&',
+  apos: "'",
+  lpar: '(',
+  rpar: ')',
+  ast: '*',
+  plus: '+',
+  comma: ',',
+  period: '.',
+  sol: '/',
+  colon: ':',
+  semi: ';',
+  lt: '<',
+  equals: '=',
+  gt: '>',
+  quest: '?',
+  commat: '@',
+  lsqb: '[',
+  bsol: '\\',
+  rsqb: ']',
+  Hat: '^',
+  lowbar: '_',
+  grave: '`',
+  lcub: '{',
+  verbar: '|',
+  rcub: '}',
   nbsp: '\u00a0',
 };
 const NAME_OF = new Map(Object.entries(NAMED_REFERENCES).map(([name, char]) => [char, name]));
@@ -203,7 +232,11 @@ const NAME_OF = new Map(Object.entries(NAMED_REFERENCES).map(([name, char]) => [
  * named style.
  */
 function htmlEscapedForms(secret: string): string[] {
-  const styles = [(c: string) => `&#${c.codePointAt(0)};`, (c: string) => `&#x${c.codePointAt(0)!.toString(16)};`, (c: string) => (NAME_OF.has(c) ? `&${NAME_OF.get(c)};` : `&#${c.codePointAt(0)};`)];
+  const styles = [
+    (c: string) => `&#${c.codePointAt(0)};`,
+    (c: string) => `&#x${c.codePointAt(0)!.toString(16)};`,
+    (c: string) => (NAME_OF.has(c) ? `&${NAME_OF.get(c)};` : `&#${c.codePointAt(0)};`),
+  ];
   return styles.flatMap((style) => [/[&<>"']/g, /[&<>"'$]/g, /[^A-Za-z0-9]/gu].map((chars) => secret.replace(chars, style)));
 }
 

@@ -71,7 +71,6 @@ export const K8S_TASK_TIMEOUT_MS = 60 * 60_000;
 /** Failed polls in a row after which edgeform stops waiting on a task (about 100 s of outage). */
 export const MAX_CONSECUTIVE_POLL_FAILURES = 20;
 
-
 /**
  * Whether a failed poll may just be tried again on the poll schedule: no answer, or an answer
  * that means "not now" (408, 429, 5xx gateway and availability errors). Anything else (404, other
@@ -190,4 +189,3 @@ export async function waitForTasks(client: Pick<ApiClient, 'get' | 'redact'>, ta
     outer?.removeEventListener('abort', onOuterAbort);
   }
 }
-

@@ -131,7 +131,9 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
         // A no-op has nothing to skip (see the walk below); its dependants are skipped all the same.
         if (d.action === 'no-op') gatedNoOps.set(dependant, root);
         const propagated: ResourceOutcome =
-          d.action === 'no-op' ? { address: dependant, action: d.action, status: 'unchanged', taskIds: [] } : { address: dependant, action: d.action, status: 'skipped', taskIds: [], skippedBecause: root };
+          d.action === 'no-op'
+            ? { address: dependant, action: d.action, status: 'unchanged', taskIds: [] }
+            : { address: dependant, action: d.action, status: 'skipped', taskIds: [], skippedBecause: root };
         outcomes.set(dependant, propagated);
         hooks.onFinish?.(d, propagated);
       }
@@ -329,13 +331,7 @@ type Settled = { done: boolean; observed: Observation };
  */
 function readUntilDone(provider: BoundProvider, change: ResourceChange, ctx: ProviderContext, policy: ConfirmPolicy): Promise<Settled>;
 function readUntilDone(provider: BoundProvider, change: ResourceChange, ctx: ProviderContext, policy: ConfirmPolicy, stop: AbortSignal | undefined): Promise<Settled | 'stopped'>;
-async function readUntilDone(
-  provider: BoundProvider,
-  change: ResourceChange,
-  ctx: ProviderContext,
-  policy: ConfirmPolicy,
-  stop?: AbortSignal,
-): Promise<Settled | 'stopped'> {
+async function readUntilDone(provider: BoundProvider, change: ResourceChange, ctx: ProviderContext, policy: ConfirmPolicy, stop?: AbortSignal): Promise<Settled | 'stopped'> {
   const signal = stop ? AbortSignal.any([ctx.signal, stop]) : ctx.signal;
   let observed: Observation = { exists: false };
   for (let attempt = 0; attempt < Math.max(1, policy.attempts); attempt++) {

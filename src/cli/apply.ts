@@ -114,7 +114,11 @@ async function applySavedPlan(args: ApplyArgs, io: CliIO, view: ApplyView, inter
     parallelism: args.parallelism,
     signal: interrupts.abort.signal,
     taskTimeoutMs,
-    targets: (stack) => savedTargets(saved, [...stack.resources, ...stack.checks].map((b) => b.address)),
+    targets: (stack) =>
+      savedTargets(
+        saved,
+        [...stack.resources, ...stack.checks].map((b) => b.address),
+      ),
     admit: (stack, baseUrl) => admitSavedPlan(saved, stack, baseUrl, stackPath, io.env),
   });
   if (result.kind === 'invalid') {
@@ -177,11 +181,15 @@ async function locatePlannedStack(saved: SavedPlan, explicit: string | undefined
   const cwd = await realpath(process.cwd());
   const where = await realpath(resolve(cwd, recorded)).catch(() => null);
   if (where === null) {
-    throw new StalePlanError(`the stack the saved plan was made from (${recorded}) is not in this working directory; run apply where plan ran, or name the stack with --stack PATH`);
+    throw new StalePlanError(
+      `the stack the saved plan was made from (${recorded}) is not in this working directory; run apply where plan ran, or name the stack with --stack PATH`,
+    );
   }
   const inside = relative(cwd, where);
   if (inside.startsWith('..') || isAbsolute(inside)) {
-    throw new StalePlanError(`the saved plan names a stack outside this working directory (${recorded}); apply reads the stack only from the working tree. Run apply where plan ran, or name the stack with --stack PATH`);
+    throw new StalePlanError(
+      `the saved plan names a stack outside this working directory (${recorded}); apply reads the stack only from the working tree. Run apply where plan ran, or name the stack with --stack PATH`,
+    );
   }
   return recorded;
 }
@@ -301,7 +309,9 @@ async function askApproval(io: CliIO, output: CliIO['stdout'], signal: AbortSign
       settle('interrupted');
     });
     rl.on('close', () => settle('declined'));
-    rl.question('\nDo you want to perform these actions?\n  edgeform will perform the actions described above.\n  Only \'yes\' will be accepted to approve.\n\n  Enter a value: ').then(
+    rl.question(
+      "\nDo you want to perform these actions?\n  edgeform will perform the actions described above.\n  Only 'yes' will be accepted to approve.\n\n  Enter a value: ",
+    ).then(
       (answer) => settle(answer.trim() === 'yes' ? 'approved' : 'declined'),
       () => settle('declined'),
     );
@@ -317,4 +327,3 @@ export function parseDuration(text: string): number {
   if (ms <= 0) throw new UsageError('--task-timeout must be more than zero');
   return ms;
 }
-

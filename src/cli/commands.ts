@@ -7,11 +7,4 @@ import { schemaCommand } from './schema.js';
 import { validateCommand } from './validate.js';
 
 /** Every command edgeform has, in the order `--help` lists them. */
-export const commands: Command<any>[] = [
-  validateCommand,
-  planCommand,
-  applyCommand,
-  driftCommand,
-  schemaCommand,
-  emulatorCommand,
-];
+export const commands: Command<any>[] = [validateCommand, planCommand, applyCommand, driftCommand, schemaCommand, emulatorCommand];

@@ -102,4 +102,3 @@ async function refuseToSave(file: string, view: PlanView): Promise<void> {
   const removed = (await existingFileKind(file)) === 'plan' && (await rm(file).then(() => true));
   view.notSaved(file, removed);
 }
-

@@ -34,14 +34,27 @@ const SAVE_AS_UTF8 = 'Stack files are UTF-8 text; save it as UTF-8 (for example:
 export function decodeStackText(bytes: Uint8Array): DecodedText {
   for (const [encoding, bom] of BOMS) {
     if (bom.every((b, i) => bytes[i] === b)) {
-      return { ok: false, encoding, summary: `the file is encoded as ${encoding} (it starts with a ${encoding} byte order mark); edgeform reads UTF-8 only`, detail: SAVE_AS_UTF8, position: START };
+      return {
+        ok: false,
+        encoding,
+        summary: `the file is encoded as ${encoding} (it starts with a ${encoding} byte order mark); edgeform reads UTF-8 only`,
+        detail: SAVE_AS_UTF8,
+        position: START,
+      };
     }
   }
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const nul = buffer.indexOf(0);
   if (nul !== -1) {
     const utf16 = guessUtf16(buffer);
-    if (utf16) return { ok: false, encoding: utf16, summary: `the file looks encoded as ${utf16} (every other byte is NUL); edgeform reads UTF-8 only`, detail: SAVE_AS_UTF8, position: START };
+    if (utf16)
+      return {
+        ok: false,
+        encoding: utf16,
+        summary: `the file looks encoded as ${utf16} (every other byte is NUL); edgeform reads UTF-8 only`,
+        detail: SAVE_AS_UTF8,
+        position: START,
+      };
     return {
       ok: false,
       encoding: 'binary',

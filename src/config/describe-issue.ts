@@ -68,7 +68,10 @@ export function describeIssue(issue: z.core.$ZodIssue, path: readonly PropertyKe
     }
     case 'invalid_key': {
       const inner = issue.issues[0];
-      return { code: 'invalid-value', summary: `invalid key ${JSON.stringify(String(path[path.length - 1]))} in ${formatPath(path.slice(0, -1))}: ${inner?.message ?? issue.message}` };
+      return {
+        code: 'invalid-value',
+        summary: `invalid key ${JSON.stringify(String(path[path.length - 1]))} in ${formatPath(path.slice(0, -1))}: ${inner?.message ?? issue.message}`,
+      };
     }
     case 'too_small':
       if (issue.origin === 'number' || issue.origin === 'int' || issue.origin === 'bigint') {

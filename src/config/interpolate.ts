@@ -1,8 +1,5 @@
 /** Result of expanding one string scalar: the value, or why it could not be expanded. */
-export type Interpolation =
-  | { ok: true; value: string; references: string[] }
-  | { ok: false; reason: 'unset'; name: string }
-  | { ok: false; reason: 'malformed'; text: string };
+export type Interpolation = { ok: true; value: string; references: string[] } | { ok: false; reason: 'unset'; name: string } | { ok: false; reason: 'malformed'; text: string };
 
 const REFERENCE = /\$\$\{|\$\{([^}]*)\}?/g;
 const ENV_NAME = /^env:([A-Za-z_][A-Za-z0-9_]*)$/;

@@ -19,10 +19,7 @@ function fileBlockSchema(kind: KindSpec) {
   return z.strictObject({
     type: z.literal(kind.type).describe(kind.description),
     ...(Object.fromEntries(fields) as Record<string, z.ZodType>),
-    depends_on: z
-      .array(z.string().regex(ADDRESS_PATTERN))
-      .optional()
-      .describe('Addresses (TYPE.NAME) of blocks this one runs after.'),
+    depends_on: z.array(z.string().regex(ADDRESS_PATTERN)).optional().describe('Addresses (TYPE.NAME) of blocks this one runs after.'),
   });
 }
 
@@ -34,10 +31,7 @@ function stackFileSchema() {
   };
   return z
     .strictObject({
-      version: z
-        .literal(STACK_VERSION)
-        .optional()
-        .describe('Stack file version, always 1. Required once per stack (in a directory stack, in at least one file).'),
+      version: z.literal(STACK_VERSION).optional().describe('Stack file version, always 1. Required once per stack (in a directory stack, in at least one file).'),
       provider: PROVIDER_SCHEMA.optional().describe('Where the platform is. The API key is never here: set EDGEFORM_API_KEY.'),
       defaults: DEFAULTS_SCHEMA.optional().describe('Fields filled into every block whose kind has them and which omits them.'),
       resources: blocks(RESOURCE_KINDS).optional().describe('Resources by NAME; the address of each is TYPE.NAME.'),

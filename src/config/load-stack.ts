@@ -140,7 +140,10 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
     diagnostics.push({ severity: 'warning', code: 'empty-stack', summary: 'the stack declares no resources and no checks', range: startOf(files[0]!.filename) });
   }
 
-  const sorted = sortDiagnostics(diagnostics, files.map((f) => f.filename));
+  const sorted = sortDiagnostics(
+    diagnostics,
+    files.map((f) => f.filename),
+  );
   if (hasErrors(sorted)) return { diagnostics: sorted, files: fileTexts };
   const blocks = [...typed.values()].map((t) => t.block!);
   const resources = blocks.filter((b): b is ResourceBlock => b.kind === 'resource');
@@ -174,9 +177,7 @@ export function digestStack(provider: Stack['provider'], resources: readonly Res
 function checkVersion(node: SourceNode, diagnostics: Diagnostic[]): void {
   if (node.value === STACK_VERSION) return;
   if (typeof node.value === 'number' && Number.isInteger(node.value)) {
-    diagnostics.push(
-      error('unsupported-version', `stack version ${node.value} is not supported; this edgeform reads version ${STACK_VERSION}`, node.range),
-    );
+    diagnostics.push(error('unsupported-version', `stack version ${node.value} is not supported; this edgeform reads version ${STACK_VERSION}`, node.range));
   } else {
     diagnostics.push(error('invalid-type', `version must be the integer ${STACK_VERSION}`, node.range, { detail: `Write "version: ${STACK_VERSION}" (no quotes).` }));
   }
@@ -234,8 +235,7 @@ function at(range: SourceRange): string {
 
 function sortDiagnostics(diagnostics: readonly Diagnostic[], filenames: readonly string[]): Diagnostic[] {
   const order = new Map(filenames.map((f, i) => [f, i]));
-  const key = (d: Diagnostic): [number, number, number] =>
-    d.range ? [order.get(d.range.filename) ?? -1, d.range.start.line, d.range.start.column] : [-2, 0, 0];
+  const key = (d: Diagnostic): [number, number, number] => (d.range ? [order.get(d.range.filename) ?? -1, d.range.start.line, d.range.start.column] : [-2, 0, 0]);
   return [...diagnostics].sort((a, b) => {
     const [x, y] = [key(a), key(b)];
     return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];

@@ -1,4 +1,3 @@
-
 const SECRET_WORDS = ['apikey', 'token', 'secret', 'authorization', 'password', 'passwd'];
 
 /**

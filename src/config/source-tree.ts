@@ -72,7 +72,8 @@ export function readSourceFile(filename: string, text: string, env: Readonly<Rec
       severity: 'error',
       code: 'invalid-character',
       summary: `the file holds the control character ${shown} here; YAML allows only printable characters`,
-      detail: 'Control characters (such as ESC, which starts terminal escape sequences) have no place in a stack; write them as escapes in a double-quoted string if you really mean them. Only the first one is reported.',
+      detail:
+        'Control characters (such as ESC, which starts terminal escape sequences) have no place in a stack; write them as escapes in a double-quoted string if you really mean them. Only the first one is reported.',
       range: toRange([control.index, control.index + 1]),
     });
   }
@@ -96,7 +97,11 @@ const NON_PRINTABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u008
 /** The yaml library's errors in a stack's words; its own message otherwise. */
 function describeYamlError(error: YAMLError): { code: string; summary: string; detail?: string } {
   if (error.code === 'MULTIPLE_DOCS') {
-    return { code: 'yaml-syntax', summary: 'a second YAML document starts here; a stack file holds one document', detail: 'Remove the "---" line, or split the documents into files of a directory stack.' };
+    return {
+      code: 'yaml-syntax',
+      summary: 'a second YAML document starts here; a stack file holds one document',
+      detail: 'Remove the "---" line, or split the documents into files of a directory stack.',
+    };
   }
   if (/Maximum call stack size exceeded/.test(error.message)) {
     return { code: 'too-deep', summary: 'values are nested too deeply to read', detail: `A stack needs only a few levels; edgeform refuses nesting deeper than ${MAX_DEPTH}.` };
@@ -180,7 +185,7 @@ class Converter {
         {
           code: 'stack-too-large',
           summary: `the stack holds more than ${MAX_STACK_VALUES.toLocaleString('en-US')} values once its aliases are expanded; edgeform reads at most that many`,
-          detail: 'An alias copies its anchor\'s whole value; write shared fields once under defaults: instead.',
+          detail: "An alias copies its anchor's whole value; write shared fields once under defaults: instead.",
         },
         range,
       );

@@ -51,7 +51,12 @@ export async function readStackFiles(path: string, env: Env): Promise<{ files: S
     try {
       const info = await stat(filename);
       if (!info.isFile()) {
-        diagnostics.push({ severity: 'error', code: 'stack-unreadable', summary: `cannot read ${filename}: not a regular file`, detail: 'A stack is a YAML file or a directory of them.' });
+        diagnostics.push({
+          severity: 'error',
+          code: 'stack-unreadable',
+          summary: `cannot read ${filename}: not a regular file`,
+          detail: 'A stack is a YAML file or a directory of them.',
+        });
         continue;
       }
       if (info.size > budget.bytes) {

@@ -51,7 +51,16 @@ export interface ScanProblem {
 }
 
 /** Lexer tokens that start a value: a scalar, a flow collection, a block sequence item, an alias. */
-const VALUE_TOKENS = new Set<string | null>([null, 'single-quoted-scalar', 'double-quoted-scalar', 'block-scalar-header', 'flow-seq-start', 'flow-map-start', 'seq-item-ind', 'alias']);
+const VALUE_TOKENS = new Set<string | null>([
+  null,
+  'single-quoted-scalar',
+  'double-quoted-scalar',
+  'block-scalar-header',
+  'flow-seq-start',
+  'flow-map-start',
+  'seq-item-ind',
+  'alias',
+]);
 /** Lexer markers that stand for no source text. */
 const MARKERS = new Set<string>([CST.DOCUMENT, CST.SCALAR, CST.FLOW_END]);
 

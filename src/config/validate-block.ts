@@ -85,8 +85,7 @@ export function validateBlock(raw: RawBlock, defaults: ReadonlyMap<string, Sourc
         extraKeys: ['type', 'depends_on'],
         address,
         skip: (path) => inherited.has(String(path[0])),
-        missingDetail: (field) =>
-          kind.identity.includes(field) ? `Set ${field} in the block.` : `Set ${field} in the block, or once for every block under defaults:.`,
+        missingDetail: (field) => (kind.identity.includes(field) ? `Set ${field} in the block.` : `Set ${field} in the block, or once for every block under defaults:.`),
       }),
     );
     return { address, keyRange, dependsOn };
@@ -104,11 +103,7 @@ export function validateBlock(raw: RawBlock, defaults: ReadonlyMap<string, Sourc
   return { address, keyRange, dependsOn, block };
 }
 
-function resolveKind(
-  raw: RawBlock,
-  keyRange: SourceRange,
-  error: (code: string, summary: string, range: SourceRange, extra?: { detail?: string }) => void,
-): KindSpec | undefined {
+function resolveKind(raw: RawBlock, keyRange: SourceRange, error: (code: string, summary: string, range: SourceRange, extra?: { detail?: string }) => void): KindSpec | undefined {
   const typeNode = raw.node.entries!.get('type');
   const own: Record<string, KindSpec> = raw.section === 'resources' ? RESOURCE_KINDS : CHECK_KINDS;
   const other: Record<string, KindSpec> = raw.section === 'resources' ? CHECK_KINDS : RESOURCE_KINDS;

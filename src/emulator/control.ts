@@ -46,8 +46,7 @@ function asRules<T>(value: unknown, name: string): T[] {
  * control is enabled.
  */
 export function registerControlRoutes(router: Router<EmulatorState>, target: ControlTarget): void {
-  const add = (method: string, pattern: string, handler: (ctx: RouteContext) => Reply): void =>
-    router.add({ method, pattern, product: CONTROL_PRODUCT, handler });
+  const add = (method: string, pattern: string, handler: (ctx: RouteContext) => Reply): void => router.add({ method, pattern, product: CONTROL_PRODUCT, handler });
 
   add('GET', '/__emulator/state', () => {
     const now = target.clock.now();

@@ -45,10 +45,7 @@ export interface DropNextRule {
 }
 
 /** What the server should do to a request because of a fault. */
-export type FaultDecision =
-  | { kind: 'fail'; status: number; retryAfter?: number | undefined }
-  | { kind: 'drop'; when: 'before' | 'after' }
-  | undefined;
+export type FaultDecision = { kind: 'fail'; status: number; retryAfter?: number | undefined } | { kind: 'drop'; when: 'before' | 'after' } | undefined;
 
 /** What faults do to one request: how long to wait before answering, and the fault if any. */
 export interface RequestFaults {

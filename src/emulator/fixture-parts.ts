@@ -33,10 +33,7 @@ export function fixtureDate(text: string | undefined | null, fallback = FIXTURE_
 
 /** A fixture's user and read-only tag maps as the platform's tag list (user tags first). */
 export function fixtureTags(user: Record<string, string>, readOnly: Record<string, string>): Tag[] {
-  return [
-    ...Object.entries(user).map(([key, value]) => ({ key, value, read_only: false })),
-    ...Object.entries(readOnly).map(([key, value]) => ({ key, value, read_only: true })),
-  ];
+  return [...Object.entries(user).map(([key, value]) => ({ key, value, read_only: false })), ...Object.entries(readOnly).map(([key, value]) => ({ key, value, read_only: true }))];
 }
 
 /** A UUID derived from a name, so fixture records without ids keep the same id across resets. */

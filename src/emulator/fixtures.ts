@@ -23,16 +23,15 @@ export class EmulatorFixturesError extends EdgeformError {
 const pathRule = { method: z.string().optional(), path: z.string().startsWith('/') };
 
 // The fault settings of NUMERIC_OPTIONS by their fixtures keys: milliseconds as whole numbers, shares 0..1.
-const faultSettingsShape = Object.fromEntries(
-  FAULT_SETTINGS.map(({ fixture, share }) => [fixture, (share ? z.number().min(0).max(1) : int.min(0)).optional()]),
-) as Record<FaultFixtureKey, z.ZodOptional<z.ZodNumber>>;
+const faultSettingsShape = Object.fromEntries(FAULT_SETTINGS.map(({ fixture, share }) => [fixture, (share ? z.number().min(0).max(1) : int.min(0)).optional()])) as Record<
+  FaultFixtureKey,
+  z.ZodOptional<z.ZodNumber>
+>;
 
 const faultsSchema = z.strictObject({
   ...faultSettingsShape,
   seed: int.min(0).max(MAX_SEED).optional(),
-  fail_next: z
-    .array(z.strictObject({ ...pathRule, status: int.min(100).max(599), count: positiveInt.optional(), retry_after: int.min(0).optional() }))
-    .default([]),
+  fail_next: z.array(z.strictObject({ ...pathRule, status: int.min(100).max(599), count: positiveInt.optional(), retry_after: int.min(0).optional() })).default([]),
   drop_next: z.array(z.strictObject({ ...pathRule, when: z.enum(['before', 'after']) })).default([]),
 });
 
@@ -94,7 +93,10 @@ function validateFixtures(data: unknown, label: string): NormalizedFixtures {
     // Each service's id function fits the items of its own section.
     const ids = Object.entries(service.fixtureIds ?? {}) as Array<[keyof NormalizedFixtures, (item: unknown, world: WorldDefaults) => string | number]>;
     for (const [section, idOf] of ids) {
-      const duplicate = findDuplicate(section, (f[section] as unknown[]).map((item) => idOf(item, f.defaults)));
+      const duplicate = findDuplicate(
+        section,
+        (f[section] as unknown[]).map((item) => idOf(item, f.defaults)),
+      );
       if (duplicate !== undefined) duplicates.push(duplicate);
     }
   }

@@ -166,7 +166,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       }
       // The control routes, when off, do not exist at all; every platform path needs the key
       // first (an unknown one too, as on the platform: 401 before 404).
-      if (match.kind === 'not-found' && path.startsWith(CONTROL_PRODUCT.pathPrefix)) return answer(product.error(404, `The requested URL ${path} was not found on this server.`, requestId));
+      if (match.kind === 'not-found' && path.startsWith(CONTROL_PRODUCT.pathPrefix))
+        return answer(product.error(404, `The requested URL ${path} was not found on this server.`, requestId));
       const auth = checkAuth(req.headers.authorization, apiKey);
       if (auth !== 'ok') {
         return answer({ status: 401, json: auth === 'missing' ? MISSING_CREDENTIALS_BODY : INVALID_TOKEN_BODY, headers: { 'WWW-Authenticate': 'APIKey' } });

@@ -20,13 +20,7 @@ type ItemOf<Section> = Section extends z.ZodType<infer Output> ? (Output extends
  *   services it reads (the floating IP list shows the instance);
  * - `MutationKind`, `TaskKind`: the names it records changes under and locks resources under.
  */
-export interface EmulatorService<
-  Slice extends object,
-  Sections extends z.ZodRawShape,
-  Needs extends object,
-  MutationKind extends string,
-  TaskKind extends string,
-> {
+export interface EmulatorService<Slice extends object, Sections extends z.ZodRawShape, Needs extends object, MutationKind extends string, TaskKind extends string> {
   /** Its API family: the error shapes its routes answer in. */
   readonly product: ApiProduct;
   /** Its sections of the fixtures file; the order is the order their problems are reported in. */

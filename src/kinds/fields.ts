@@ -37,9 +37,7 @@ export const tagValue = z
   .regex(/^(\S.*\S|\S)$/s, { error: 'a tag value must not start or end with whitespace' });
 
 /** Desired user tags: key → value, or null to remove the key (RFC 7386 merge patch). */
-export const tags = z
-  .record(tagKey, tagValue.nullable())
-  .describe('User tags, key → value. A null value removes the tag. Read-only tags cannot be set.');
+export const tags = z.record(tagKey, tagValue.nullable()).describe('User tags, key → value. A null value removes the tag. Read-only tags cannot be set.');
 
 /** How `tags` is applied: authoritative removes unlisted user tags, merge leaves them alone. */
 export const tagsPolicy = z
@@ -51,10 +49,7 @@ export const tagsPolicy = z
 export type TagsPolicy = z.output<typeof tagsPolicy>;
 
 /** `ensure` of a kind edgeform can delete: present (default) or absent. */
-export const ensureDeletable = z
-  .enum(['present', 'absent'])
-  .default('present')
-  .describe('present (default) keeps the object; absent deletes it (already gone is a no-op).');
+export const ensureDeletable = z.enum(['present', 'absent']).default('present').describe('present (default) keeps the object; absent deletes it (already gone is a no-op).');
 
 /** `ensure` of a kind edgeform cannot delete: only `present` is accepted. */
 export function ensurePresentOnly(type: string) {

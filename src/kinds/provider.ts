@@ -41,9 +41,7 @@ export interface FinishedTask {
  * What a read found. `state` is the provider's own plain-JSON projection of the platform's
  * answer (enough to diff and to re-plan); `lockTaskId` is the platform's lock (`task_id`).
  */
-export type Observation =
-  | { exists: false }
-  | { exists: true; state: Record<string, unknown>; lockTaskId?: string | null };
+export type Observation = { exists: false } | { exists: true; state: Record<string, unknown>; lockTaskId?: string | null };
 
 /** The result of reading one resource: what was observed, or why the read failed. */
 export type ReadResult = { ok: true; observation: Observation } | { ok: false; error: { summary: string; detail?: string } };

@@ -11,7 +11,12 @@ import type { ApplyResult, ProviderContext } from './provider.js';
  */
 export function requirePayload<S extends z.ZodType>(change: Pick<ChangeFields, 'address' | 'action' | 'payload'>, schema: S): z.infer<S> {
   if (change.payload === undefined || change.payload === null) {
-    const fields = schema instanceof z.ZodObject ? Object.keys(schema.shape).map((f) => `payload.${f}`).join(', ') : 'a payload';
+    const fields =
+      schema instanceof z.ZodObject
+        ? Object.keys(schema.shape)
+            .map((f) => `payload.${f}`)
+            .join(', ')
+        : 'a payload';
     throw new PlanPayloadError(change, `the change has no payload (it needs ${fields})`);
   }
   const parsed = schema.safeParse(change.payload);

@@ -46,14 +46,26 @@ export function buildDriftReport(plan: Plan): DriftReport {
         ...(c.op === 'remove' ? {} : { stack: c.after }),
         ...(c.op === 'add' ? {} : { platform: c.before }),
       }));
-      drifted.push({ address: change.address, type: change.type, kind: 'changed', fields, message: `${fields.length} declared field${fields.length === 1 ? '' : 's'} differ${fields.length === 1 ? 's' : ''}` });
+      drifted.push({
+        address: change.address,
+        type: change.type,
+        kind: 'changed',
+        fields,
+        message: `${fields.length} declared field${fields.length === 1 ? '' : 's'} differ${fields.length === 1 ? 's' : ''}`,
+      });
     } else if (change.action === 'delete') {
       drifted.push({ address: change.address, type: change.type, kind: 'reappeared', fields: [], message: 'exists on the platform, but the stack says ensure: absent' });
     }
   }
   for (const d of plan.diagnostics) {
     if (d.code === RESOURCE_MISSING && d.address) {
-      drifted.push({ address: d.address, type: d.address.split('.')[0]!, kind: 'missing', fields: [], message: 'no longer exists on the platform, but the stack says ensure: present' });
+      drifted.push({
+        address: d.address,
+        type: d.address.split('.')[0]!,
+        kind: 'missing',
+        fields: [],
+        message: 'no longer exists on the platform, but the stack says ensure: present',
+      });
     }
   }
   const failing = plan.checks.filter((c) => c.status === 'fail').map(({ address, type, status, message }) => ({ address, type, status, message }));

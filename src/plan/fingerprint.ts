@@ -10,5 +10,7 @@ export function canonicalJson(value: unknown): string {
 
 /** sha256 (hex) of a value's canonical JSON: the staleness fingerprint of observed fields. */
 export function fingerprint(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value ?? null)).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson(value ?? null))
+    .digest('hex');
 }

@@ -89,9 +89,7 @@ export function findCycles(graph: DependencyGraph): string[][] {
     }
   }
 
-  return components
-    .map((component) => cyclePath(graph, new Set(component), order))
-    .sort((a, b) => order.get(a[0]!)! - order.get(b[0]!)!);
+  return components.map((component) => cyclePath(graph, new Set(component), order)).sort((a, b) => order.get(a[0]!)! - order.get(b[0]!)!);
 }
 
 /** A closed walk through one strongly connected component, from its earliest-declared node. */
@@ -131,7 +129,7 @@ export function topologicalOrder(graph: DependencyGraph): string[] {
   const heap: number[] = [];
   const push = (i: number) => {
     heap.push(i);
-    for (let c = heap.length - 1; c > 0; ) {
+    for (let c = heap.length - 1; c > 0;) {
       const p = (c - 1) >> 1;
       if (heap[p]! <= heap[c]!) break;
       [heap[p], heap[c]] = [heap[c]!, heap[p]!];
@@ -143,7 +141,7 @@ export function topologicalOrder(graph: DependencyGraph): string[] {
     const last = heap.pop()!;
     if (heap.length > 0) {
       heap[0] = last;
-      for (let p = 0; ; ) {
+      for (let p = 0; ;) {
         const l = 2 * p + 1;
         const r = l + 1;
         let m = p;

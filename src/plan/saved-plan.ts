@@ -145,7 +145,8 @@ function checkGraph(plan: SavedPlan, file: string): void {
   nodes.forEach((node) => {
     if (seen.has(node.address)) throw new PlanFileError(`${file} is a corrupt plan file: ${node.address} appears more than once`);
     seen.add(node.address);
-    if (node.address !== `${node.type}.${node.name}`) throw new PlanFileError(`${file} is a corrupt plan file: address ${node.address} does not match type ${node.type} and name ${node.name}`);
+    if (node.address !== `${node.type}.${node.name}`)
+      throw new PlanFileError(`${file} is a corrupt plan file: address ${node.address} does not match type ${node.type} and name ${node.name}`);
   });
   for (const node of nodes) {
     const missing = node.depends_on.find((d) => !seen.has(d));
@@ -263,7 +264,11 @@ export function comparePlans(saved: SavedPlan, fresh: Plan): StaleResource[] {
     }
     const edited: string[] = DECIDING_FIELDS.filter((field) => canonicalJson(change[field]) !== canonicalJson(now[field]));
     if (change.fingerprint !== now.fingerprint) edited.push('fingerprint');
-    if (edited.length > 0) stale.push({ address: change.address, differences: [`${edited.join(', ')} in the plan file ${edited.length === 1 ? 'is' : 'are'} not what the stack and the platform give now`] });
+    if (edited.length > 0)
+      stale.push({
+        address: change.address,
+        differences: [`${edited.join(', ')} in the plan file ${edited.length === 1 ? 'is' : 'are'} not what the stack and the platform give now`],
+      });
   }
   for (const change of fresh.resource_changes) {
     if (!savedAddresses.has(change.address)) stale.push({ address: change.address, differences: ['a plan of this stack now has it, but the plan file does not'] });

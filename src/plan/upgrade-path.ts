@@ -21,10 +21,7 @@ export interface UpgradeStep {
   version?: string;
 }
 
-export type UpgradePath =
-  | { kind: 'none' }
-  | { kind: 'path'; steps: UpgradeStep[] }
-  | { kind: 'error'; message: string };
+export type UpgradePath = { kind: 'none' } | { kind: 'path'; steps: UpgradeStep[] } | { kind: 'error'; message: string };
 
 export type NextStep = { kind: 'step'; version: string; final: boolean } | { kind: 'error'; message: string };
 
@@ -38,9 +35,7 @@ export function nextUpgradeStep(current: string, target: string, offered: readon
   const tgt = parseK8sVersion(target);
   if (!cur) return { kind: 'error', message: `the cluster reports version "${current}", which edgeform cannot compare` };
   if (!tgt) return { kind: 'error', message: `"${target}" is not a version of the form vMAJOR.MINOR.PATCH` };
-  const offers = offered
-    .map((text) => ({ text, v: parseK8sVersion(text) }))
-    .filter((o): o is { text: string; v: semver.SemVer } => o.v !== null);
+  const offers = offered.map((text) => ({ text, v: parseK8sVersion(text) })).filter((o): o is { text: string; v: semver.SemVer } => o.v !== null);
   const list = offered.length > 0 ? offered.join(', ') : 'none';
   if (offers.some((o) => semver.eq(o.v, tgt))) return { kind: 'step', version: formatVersion(tgt), final: true };
 
@@ -48,9 +43,7 @@ export function nextUpgradeStep(current: string, target: string, offered: readon
   if (sameMinor || (tgt.major === cur.major && tgt.minor === cur.minor + 1)) {
     return { kind: 'error', message: `the platform does not offer ${formatVersion(tgt)} as an upgrade of ${formatVersion(cur)} (offered: ${list})` };
   }
-  const next = offers
-    .filter((o) => o.v.major === cur.major && o.v.minor === cur.minor + 1)
-    .sort((a, b) => semver.rcompare(a.v, b.v))[0];
+  const next = offers.filter((o) => o.v.major === cur.major && o.v.minor === cur.minor + 1).sort((a, b) => semver.rcompare(a.v, b.v))[0];
   if (!next) {
     return {
       kind: 'error',

@@ -82,14 +82,17 @@ function createCommonApplyView(output: ViewOutput, colors: Colors) {
   return {
     invalidStack: (diagnostics: readonly Diagnostic[], files: StackFiles) => output.err(diagnosticsText(diagnostics, files, colors)),
     approvalUnavailable: () =>
-      output.err('Error: apply needs approval, and this is not an interactive terminal.\nPass --auto-approve to apply without asking, or save a plan with `edgeform plan --out plan.json` and run `edgeform apply plan.json`.'),
+      output.err(
+        'Error: apply needs approval, and this is not an interactive terminal.\nPass --auto-approve to apply without asking, or save a plan with `edgeform plan --out plan.json` and run `edgeform apply plan.json`.',
+      ),
     savedPlanEmpty: () => output.out('The saved plan has no changes to apply.'),
     savedStackInvalid(stackPath: string, diagnostics: readonly Diagnostic[], files: StackFiles) {
       output.err(`The stack ${stackPath} that the saved plan was made from is not valid now; nothing was applied.`);
       output.err(diagnosticsText(diagnostics, files, colors));
     },
     replanFailed: (plan: Plan, files: StackFiles) => output.err(planText(plan, files, colors)),
-    checkChanged: (check: CheckResult, was: CheckResult['status']) => output.out(`${check.address}: was ${was} when planned, is ${check.status} now: ${formatMessage(check.message)}`),
+    checkChanged: (check: CheckResult, was: CheckResult['status']) =>
+      output.out(`${check.address}: was ${was} when planned, is ${check.status} now: ${formatMessage(check.message)}`),
     interruptedBeforeChanges: () => output.err('\nInterrupted before any change was made; stopping.'),
   };
 }
@@ -132,10 +135,15 @@ export function createTextApplyView(output: ViewOutput, options: ApplyViewOption
       const [progressive, done] = verbsOf(change);
       if (outcome.status === 'applied') write(`${colors.bold(change.address)}: ${colors.green(done)}${elapsed}${taskNote(outcome.taskIds)}`);
       else if (outcome.status === 'unchanged' && s) write(`${colors.bold(change.address)}: already as planned; nothing sent${elapsed}`);
-      else if (outcome.status === 'failed') write(`${colors.bold(change.address)}: ${colors.red(`${progressive} failed`)}${elapsed}${taskNote(outcome.taskIds)}: ${formatMessage(outcome.error ?? 'unknown error')}`);
-      else if (outcome.status === 'stopped') write(`${colors.bold(change.address)}: ${colors.yellow('stopped part-way by the interrupt')}${elapsed}${taskNote(outcome.taskIds)}: ${formatMessage(outcome.error ?? 'no further step was started')}`);
+      else if (outcome.status === 'failed')
+        write(`${colors.bold(change.address)}: ${colors.red(`${progressive} failed`)}${elapsed}${taskNote(outcome.taskIds)}: ${formatMessage(outcome.error ?? 'unknown error')}`);
+      else if (outcome.status === 'stopped')
+        write(
+          `${colors.bold(change.address)}: ${colors.yellow('stopped part-way by the interrupt')}${elapsed}${taskNote(outcome.taskIds)}: ${formatMessage(outcome.error ?? 'no further step was started')}`,
+        );
       else if (outcome.status === 'aborted') write(`${colors.bold(change.address)}: ${colors.red('abandoned')}${taskNote(outcome.taskIds)}`);
-      else if (outcome.status === 'not-started' && s) write(`${colors.bold(change.address)}: not started: ${runStopped ? 'the run stopped' : 'stopped by the interrupt'} before anything was sent`);
+      else if (outcome.status === 'not-started' && s)
+        write(`${colors.bold(change.address)}: not started: ${runStopped ? 'the run stopped' : 'stopped by the interrupt'} before anything was sent`);
       for (const warning of outcome.warnings ?? []) write(`${colors.bold(change.address)}: ${colors.yellow('warning')}: ${formatMessage(warning)}`);
     },
     onRunError(error) {
@@ -151,7 +159,11 @@ export function createTextApplyView(output: ViewOutput, options: ApplyViewOption
       }
     },
     interruptRequested(running) {
-      write(colors.yellow(`\nInterrupt received: no new actions will start. Waiting for ${running.length} running action${running.length === 1 ? '' : 's'} to finish; interrupt again to stop waiting.`));
+      write(
+        colors.yellow(
+          `\nInterrupt received: no new actions will start. Waiting for ${running.length} running action${running.length === 1 ? '' : 's'} to finish; interrupt again to stop waiting.`,
+        ),
+      );
       for (const r of running) write(`  ${r.address}${taskNote(r.taskIds)}`);
     },
     abortRequested(running) {
@@ -193,7 +205,11 @@ export function summaryLines(outcome: ApplyOutcome, colors: Colors = NO_COLORS):
   group('Failed', by('failed'), (r) => `${r.address} (${r.action})${tasks(r)}: ${formatMessage(r.error ?? 'unknown error')}`);
   group('Stopped part-way', by('stopped'), (r) => `${r.address} (${r.action})${tasks(r)}: ${formatMessage(r.error ?? 'stopped by the interrupt')}`);
   group('Still running on the platform', by('aborted'), (r) => `${r.address} (${r.action})${tasks(r)}`);
-  group('Skipped', by('skipped'), (r) => `${r.address}: depends on ${r.skippedBecause}, which ${r.skippedBecause !== undefined && isCheckAddress(r.skippedBecause) ? 'is failing' : 'failed'}`);
+  group(
+    'Skipped',
+    by('skipped'),
+    (r) => `${r.address}: depends on ${r.skippedBecause}, which ${r.skippedBecause !== undefined && isCheckAddress(r.skippedBecause) ? 'is failing' : 'failed'}`,
+  );
   if (outcome.runError !== undefined) {
     const notStarted = by('not-started').length;
     if (notStarted > 0) lines.push('', `Not started (${notStarted}): the run stopped on the error above before anything was sent for them.`);

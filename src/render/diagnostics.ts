@@ -163,11 +163,7 @@ function codeFrame(source: SourceLines, range: SourceRange, color: boolean): str
   const shownEnd = column(lineAt(source, endLine), endColumn);
   // startLine (supported by @babel/code-frame, missing from its @types): the number of the snippet's first line.
   const frameOptions: BabelCodeFrameOptions & { startLine: number } = { highlightCode: color, forceColor: color, linesAbove: 2, linesBelow: 1, startLine: first };
-  return codeFrameColumns(
-    lines.map(show).join('\n'),
-    { start: { line: startLine, column: startColumn }, end: { line: endLine, column: shownEnd } },
-    frameOptions,
-  );
+  return codeFrameColumns(lines.map(show).join('\n'), { start: { line: startLine, column: startColumn }, end: { line: endLine, column: shownEnd } }, frameOptions);
 }
 
 /**

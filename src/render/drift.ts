@@ -32,7 +32,10 @@ function headline(report: DriftReport, colors: Colors): string {
   const { drifted, failing_checks, errors, resources, checks } = report.summary;
   if (errors > 0) return colors.red(`Drift check failed: ${errors} error${errors === 1 ? '' : 's'}; the platform could not be compared with the stack completely.`);
   if (report.in_sync) return colors.green(`No drift. ${resources} resource${resources === 1 ? '' : 's'} and ${checks} check${checks === 1 ? '' : 's'} match the stack.`);
-  const parts = [drifted > 0 ? `${drifted} resource${drifted === 1 ? '' : 's'} differ${drifted === 1 ? 's' : ''} from the stack` : '', failing_checks > 0 ? `${failing_checks} check${failing_checks === 1 ? '' : 's'} failing` : ''];
+  const parts = [
+    drifted > 0 ? `${drifted} resource${drifted === 1 ? '' : 's'} differ${drifted === 1 ? 's' : ''} from the stack` : '',
+    failing_checks > 0 ? `${failing_checks} check${failing_checks === 1 ? '' : 's'} failing` : '',
+  ];
   return colors.yellow(`Drift detected: ${parts.filter(Boolean).join(', ')}.`);
 }
 

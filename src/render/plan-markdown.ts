@@ -26,11 +26,17 @@ export function renderPlanMarkdown(plan: Plan, textPlan: string, options: { stac
   const head: string[] = [commentMarker('plan', options.stackLabel), `### edgeform plan for \`${options.stackLabel}\``, ''];
 
   const errors = plan.diagnostics.filter((d) => d.severity === 'error');
-  if (plan.errored) head.push(`**Plan failed** with ${errors.length} error${errors.length === 1 ? '' : 's'}; nothing can be applied until ${errors.length === 1 ? 'it is' : 'they are'} fixed.`);
+  if (plan.errored)
+    head.push(`**Plan failed** with ${errors.length} error${errors.length === 1 ? '' : 's'}; nothing can be applied until ${errors.length === 1 ? 'it is' : 'they are'} fixed.`);
   else if (change + destroy === 0) head.push('**No changes.** The platform matches the stack.');
   else head.push(`**Plan:** ${plan.summary.add} to add, ${change} to change, ${destroy} to destroy.`);
   if (plan.checks.length > 0) {
-    head.push('', failedChecks.length === 0 ? `Checks: all ${plan.checks.length} passed.` : `Checks: **${failedChecks.length} of ${plan.checks.length} failing**: ${failedChecks.map((c) => `\`${c.address}\``).join(', ')}.`);
+    head.push(
+      '',
+      failedChecks.length === 0
+        ? `Checks: all ${plan.checks.length} passed.`
+        : `Checks: **${failedChecks.length} of ${plan.checks.length} failing**: ${failedChecks.map((c) => `\`${c.address}\``).join(', ')}.`,
+    );
   }
   const destroyed = plan.resource_changes.filter((c) => c.action === 'delete');
   if (destroyed.length > 0) {

@@ -30,7 +30,13 @@ resources:
   media_ip: { type: cloud_floating_ip, floating_ip_id: ${DEMO.fipDown}, tags_policy: merge, tags: { team: media }, depends_on: [cloud_floating_ip.web_ip] }
 `;
 
-const userTags = (emu: TestEmulator, id: string) => Object.fromEntries(emu.state.floatingIps.get(id)!.tags.filter((t) => !t.read_only).map((t) => [t.key, t.value]));
+const userTags = (emu: TestEmulator, id: string) =>
+  Object.fromEntries(
+    emu.state.floatingIps
+      .get(id)!
+      .tags.filter((t) => !t.read_only)
+      .map((t) => [t.key, t.value]),
+  );
 const taskIdsOf = (emu: TestEmulator, resourceId: string) => [...emu.state.tasks.values()].filter((t) => t.resource_id.endsWith(resourceId)).map((t) => t.id);
 const countOf = (emu: TestEmulator, write: string) => writesSeen(emu).filter((w) => w === write).length;
 const output = (r: CliResult) => `${r.stdout}\n${r.stderr}`;
@@ -310,7 +316,10 @@ checks:
     const result = await driveTasks(emu, cli.exited);
 
     expect(result.code).toBe(0);
-    const events = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string; address?: string; status?: string });
+    const events = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; address?: string; status?: string });
     let running = 0;
     let maxRunning = 0;
     for (const e of events) {
@@ -345,7 +354,10 @@ checks:
     const { env } = await start();
     const result = await runCli(['apply', example('checks.yaml'), '--auto-approve', '--format', 'json'], { env });
     expect(result.code).toBe(0);
-    const events = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string });
+    const events = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string });
     expect(events.at(-1)).toMatchObject({ type: 'change_summary', add: 0, change: 0, destroy: 0, failed: 0, interrupted: false });
   });
 

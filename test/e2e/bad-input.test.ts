@@ -78,12 +78,23 @@ function generatedCases(): Case[] {
   const anchor = `[${Array(1_000).fill('fastedge_app.other').join(', ')}]`;
   const aliased = Array.from({ length: 999 }, (_, i) => `  app${i + 1}: {type: fastedge_app, app_id: ${i + 2}, depends_on: *big}\n`).join('');
   const cases: Array<Omit<Case, 'env' | 'exact'>> = [
-    { name: 'a 17 MiB file', path: write('huge-file', `version: 1\n${`# ${'x'.repeat(1_000)}\n`.repeat(17 * 1_024)}`), expected: [{ code: 'stack-too-large', line: 1, column: 1 }] },
-    { name: 'a 20 MB one-line value', path: write('twenty-mb-line', `${HEAD}    app_id: "${'x'.repeat(20_000_000)}"\n`), expected: [{ code: 'stack-too-large', line: 1, column: 1 }] },
+    {
+      name: 'a 17 MiB file',
+      path: write('huge-file', `version: 1\n${`# ${'x'.repeat(1_000)}\n`.repeat(17 * 1_024)}`),
+      expected: [{ code: 'stack-too-large', line: 1, column: 1 }],
+    },
+    {
+      name: 'a 20 MB one-line value',
+      path: write('twenty-mb-line', `${HEAD}    app_id: "${'x'.repeat(20_000_000)}"\n`),
+      expected: [{ code: 'stack-too-large', line: 1, column: 1 }],
+    },
     { name: 'a 2 MB value', path: write('two-mb-value', `${HEAD}    app_id: "${'x'.repeat(2 * MB)}"\n`), expected: [{ code: 'value-too-long', line: 5, column: 13 }] },
     {
       name: 'a 1.3 MB line with 60,000 errors on it',
-      path: write('long-line-many-errors', `version: 1\nresources:\n  ip:\n    type: cloud_floating_ip\n    project_id: 1\n    region_id: 76\n    floating_ip_id: 726ecfcc-7fd0-4e30-a86e-7892524aa483\n    tags: {${tagLine}}\n`),
+      path: write(
+        'long-line-many-errors',
+        `version: 1\nresources:\n  ip:\n    type: cloud_floating_ip\n    project_id: 1\n    region_id: 76\n    floating_ip_id: 726ecfcc-7fd0-4e30-a86e-7892524aa483\n    tags: {${tagLine}}\n`,
+      ),
       expected: [{ code: 'invalid-type', line: 8, column: 16 }],
       count: 60_000,
     },
@@ -95,8 +106,16 @@ function generatedCases(): Case[] {
       count: 200_000,
       heapMb: 384,
     },
-    { name: '300,000 values', path: write('too-many-values', `${HEAD}    app_id: [${'0,'.repeat(300_000)}0]\n`), expected: [{ code: 'stack-too-large', line: 5, column: 14 + 2 * 249_992 }] },
-    { name: '100,000 nested flow lists', path: write('deep-flow', `${HEAD}    app_id: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`), expected: [{ code: 'too-deep', line: 5, column: 13 + 61 }] },
+    {
+      name: '300,000 values',
+      path: write('too-many-values', `${HEAD}    app_id: [${'0,'.repeat(300_000)}0]\n`),
+      expected: [{ code: 'stack-too-large', line: 5, column: 14 + 2 * 249_992 }],
+    },
+    {
+      name: '100,000 nested flow lists',
+      path: write('deep-flow', `${HEAD}    app_id: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`),
+      expected: [{ code: 'too-deep', line: 5, column: 13 + 61 }],
+    },
     { name: '50,000 nested block lists', path: write('deep-block', `${'- '.repeat(50_000)}1\n`), expected: [{ code: 'too-deep', line: 1, column: 2 * 64 + 1 }] },
     {
       name: 'a 1,000-value anchor aliased 1,000 times',
@@ -147,7 +166,11 @@ describe('the bad-input corpus', () => {
     it('validate --format json lists located errors, exactly as expected', async () => {
       const result = await run(['validate', c.path, '--format', 'json'], c.env);
       expect(result.stderr).toBe('');
-      const doc = JSON.parse(result.stdout) as { valid: boolean; error_count: number; diagnostics: Array<{ code: string; range: { start: { line: number; column: number } } | null }> };
+      const doc = JSON.parse(result.stdout) as {
+        valid: boolean;
+        error_count: number;
+        diagnostics: Array<{ code: string; range: { start: { line: number; column: number } } | null }>;
+      };
       expect(doc.valid).toBe(false);
       const actual = doc.diagnostics.map((d) => ({ code: d.code, line: d.range?.start.line ?? 0, column: d.range?.start.column ?? 0 }));
       if (c.exact) expect(actual).toEqual(c.expected);

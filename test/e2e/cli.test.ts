@@ -30,7 +30,11 @@ describe('edgeform CLI', () => {
 
 describe('edgeform CLI usage errors', () => {
   it('names an unknown flag even when it swallowed the PATH argument', async () => {
-    for (const args of [['plan', '--bogus', 'stack.yaml'], ['plan', 'stack.yaml', '--bogus'], ['validate', '--bogus=1', 'stack.yaml']]) {
+    for (const args of [
+      ['plan', '--bogus', 'stack.yaml'],
+      ['plan', 'stack.yaml', '--bogus'],
+      ['validate', '--bogus=1', 'stack.yaml'],
+    ]) {
       const result = await runCli(args);
       expect(result.code).toBe(1);
       expect(result.stderr).toContain('unknown flag --bogus');

@@ -47,7 +47,9 @@ describe('edgeform drift (e2e)', () => {
     await start();
     await emu.call('PATCH', `/cloud/v2/floatingips/1/76/${DEMO.fip}`, { body: { tags: { env: 'dev' } } });
     const result = await drift();
-    expect(result.stdout).toBe(['Drift detected: 1 resource differs from the stack.', '', '  ~ cloud_floating_ip.web_ip has drifted', '      tags.env  stack: "staging"  platform: "dev"', ''].join('\n'));
+    expect(result.stdout).toBe(
+      ['Drift detected: 1 resource differs from the stack.', '', '  ~ cloud_floating_ip.web_ip has drifted', '      tags.env  stack: "staging"  platform: "dev"', ''].join('\n'),
+    );
     expect(result.code).toBe(2);
   });
 
@@ -160,7 +162,12 @@ describe('edgeform drift (e2e)', () => {
     const result = await drift('--format', 'markdown');
     expect(result.code).toBe(2);
     expect(result.stdout).toContain(
-      ['| resource | field | stack | platform |', '|---|---|---|---|', '| `cloud_floating_ip.web_ip` | `tags.env` | `"staging"` | `"dev"` |', '| `fastedge_app.router` | | present | **gone** |'].join('\n'),
+      [
+        '| resource | field | stack | platform |',
+        '|---|---|---|---|',
+        '| `cloud_floating_ip.web_ip` | `tags.env` | `"staging"` | `"dev"` |',
+        '| `fastedge_app.router` | | present | **gone** |',
+      ].join('\n'),
     );
   });
 });

@@ -10,7 +10,11 @@ const FIP = '726ecfcc-7fd0-4e30-a86e-7892524aa483';
 describe('edgeform emulator (built CLI)', () => {
   it('prints the base URL and key, serves the demo world with that key, and exits 0 on SIGTERM', async () => {
     const env: Record<string, string> = { ...(process.env as Record<string, string>), NO_COLOR: '1' };
-    const child = spawn(process.execPath, [CLI_PATH, 'emulator', '--port', '0', '--fixtures', 'examples/emulator/fixtures.yaml'], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI_PATH, 'emulator', '--port', '0', '--fixtures', 'examples/emulator/fixtures.yaml'], {
+      cwd: REPO,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
@@ -37,10 +41,28 @@ describe('edgeform emulator (built CLI)', () => {
   });
 
   it('with faults on, names the seed in the banner; --seed repeats the same faults', async () => {
-    const args = ['emulator', '--port', '0', '--fixtures', 'examples/emulator/fixtures.yaml', '--fail-rate', '0.5', '--drop-after-rate', '0.2', '--task-fail-rate', '0.1', '--seed', '4242'];
+    const args = [
+      'emulator',
+      '--port',
+      '0',
+      '--fixtures',
+      'examples/emulator/fixtures.yaml',
+      '--fail-rate',
+      '0.5',
+      '--drop-after-rate',
+      '0.2',
+      '--task-fail-rate',
+      '0.1',
+      '--seed',
+      '4242',
+    ];
     const statuses: number[][] = [];
     for (let run = 0; run < 2; run++) {
-      const child = spawn(process.execPath, [CLI_PATH, ...args], { cwd: REPO, env: { ...(process.env as Record<string, string>), NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [CLI_PATH, ...args], {
+        cwd: REPO,
+        env: { ...(process.env as Record<string, string>), NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
       try {
         let stdout = '';
@@ -56,7 +78,12 @@ describe('edgeform emulator (built CLI)', () => {
         const key = /export EDGEFORM_API_KEY='([^']+)'/.exec(banner)?.[1];
         const seen: number[] = [];
         for (let i = 0; i < 12; i++) {
-          seen.push(await fetch(`${url}/cloud/v1/floatingips/1/76/${FIP}`, { headers: { Authorization: `APIKey ${key}` } }).then((r) => r.status, () => 0));
+          seen.push(
+            await fetch(`${url}/cloud/v1/floatingips/1/76/${FIP}`, { headers: { Authorization: `APIKey ${key}` } }).then(
+              (r) => r.status,
+              () => 0,
+            ),
+          );
         }
         statuses.push(seen);
       } finally {

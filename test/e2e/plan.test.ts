@@ -284,7 +284,9 @@ describe('edgeform plan: refusing to start', () => {
   });
 
   it('refuses a plain-http provider.base_url in the stack to a non-loopback host', async () => {
-    const dir = writeStackFiles({ 'stack.yaml': 'version: 1\nprovider:\n  base_url: http://api.example.com\nresources:\n  old_player:\n    type: streaming_player\n    player_id: 55\n' });
+    const dir = writeStackFiles({
+      'stack.yaml': 'version: 1\nprovider:\n  base_url: http://api.example.com\nresources:\n  old_player:\n    type: streaming_player\n    player_id: 55\n',
+    });
     const result = await plan([join(dir, 'stack.yaml')], { EDGEFORM_BASE_URL: undefined });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('provider.base_url uses plain http:// to api.example.com');
@@ -305,7 +307,8 @@ describe('edgeform plan: refusing to start', () => {
 describe('edgeform plan: the API key', () => {
   it('refuses a stack that references ${env:EDGEFORM_API_KEY} and sends nothing', async () => {
     const dir = writeStackFiles({
-      'stack.yaml': 'version: 1\ndefaults: { project_id: 1, region_id: 76 }\nresources:\n  cluster:\n    type: cloud_k8s_cluster\n    cluster_name: "${env:EDGEFORM_API_KEY}"\n    version: v1.31.3\n',
+      'stack.yaml':
+        'version: 1\ndefaults: { project_id: 1, region_id: 76 }\nresources:\n  cluster:\n    type: cloud_k8s_cluster\n    cluster_name: "${env:EDGEFORM_API_KEY}"\n    version: v1.31.3\n',
     });
     const result = await plan([join(dir, 'stack.yaml'), '--format', 'json']);
     expect(result.code).toBe(1);

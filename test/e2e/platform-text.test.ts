@@ -44,7 +44,13 @@ describe('platform text in output (e2e)', () => {
     env = emulatorEnv(emu);
     stack = join(
       writeStackFiles({
-        'stack.yaml': ['version: 1', 'defaults: { project_id: 1, region_id: 76 }', 'resources:', `  web_ip: { type: cloud_floating_ip, floating_ip_id: ${FIP}, tags: { env: prod } }`, ''].join('\n'),
+        'stack.yaml': [
+          'version: 1',
+          'defaults: { project_id: 1, region_id: 76 }',
+          'resources:',
+          `  web_ip: { type: cloud_floating_ip, floating_ip_id: ${FIP}, tags: { env: prod } }`,
+          '',
+        ].join('\n'),
       }),
       'stack.yaml',
     );
@@ -96,7 +102,10 @@ describe('platform text in output (e2e)', () => {
     emu.reset();
     const json = await run('apply', stack, '--auto-approve', '--format', 'json');
     expect(json.code).toBe(1);
-    const events = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; error?: string });
+    const events = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; error?: string });
     const failed = events.find((e) => e.type === 'apply_errored')!;
     expect(failed.error).toMatch(/failed: Token \[REDACTED\]… not valid for this region \(auth \[REDACTED\]\)\u001b\]52;c;b3duZWQ=\u0007$/);
   });

@@ -105,7 +105,12 @@ describe('the API key never appears in output', () => {
     });
     const path = join(pulled, 'stack.yaml');
     const before = emu.requests.length;
-    for (const args of [['validate', path], ['plan', path], ['apply', path, '--auto-approve'], ['drift', path]]) {
+    for (const args of [
+      ['validate', path],
+      ['plan', path],
+      ['apply', path, '--auto-approve'],
+      ['drift', path],
+    ]) {
       const r = await run(args, { MY_TOKEN: emu.apiKey });
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(`${path}:7:42: error: this value contains the API key (the value of EDGEFORM_API_KEY); a stack never holds secrets`);

@@ -63,7 +63,10 @@ describe('a refused API key', () => {
 
   it('plan --format json and drift: one error line, exit 1', async () => {
     const { stack, env } = await setUp();
-    for (const args of [['plan', stack, '--format', 'json'], ['drift', stack]]) {
+    for (const args of [
+      ['plan', stack, '--format', 'json'],
+      ['drift', stack],
+    ]) {
       const result = await runCli(args, { env: { ...env, EDGEFORM_API_KEY: WRONG_KEY } });
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
@@ -76,7 +79,10 @@ describe('an unreachable platform (nothing listens at the base URL)', () => {
   it('plan and apply: one error line naming the platform, exit 1', async () => {
     const { stack, env } = await setUp();
     const url = await closedPort();
-    for (const args of [['plan', stack], ['apply', stack, '--auto-approve']]) {
+    for (const args of [
+      ['plan', stack],
+      ['apply', stack, '--auto-approve'],
+    ]) {
       const result = await runCli(args, { env: { ...env, EDGEFORM_BASE_URL: url } });
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');

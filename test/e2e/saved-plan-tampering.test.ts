@@ -112,7 +112,11 @@ describe('apply PLANFILE applies only what was reviewed', () => {
       for (const ch of c.changes) if (ch.path[0] === 'email') ch.after = 'attacker@example.net';
       c.payload.body.email = 'attacker@example.net';
     });
-    await expectRefused(await apply(), 'iam_reseller_notification_setting.login_alerts:', 'desired, after, changes, payload in the plan file are not what the stack and the platform give now');
+    await expectRefused(
+      await apply(),
+      'iam_reseller_notification_setting.login_alerts:',
+      'desired, after, changes, payload in the plan file are not what the stack and the platform give now',
+    );
   });
 
   it('refuses a delete of an app the stack never mentions, added to the plan file, sending nothing', async () => {

@@ -104,15 +104,12 @@ describe('edgeform schema', () => {
     expect(() => compile(json)).not.toThrow();
   });
 
-  it.each([...EXAMPLE_FILES, ...readdirSync('examples/multi-file').map((f) => join('examples/multi-file', f))])(
-    'accepts the example %s',
-    async (path) => {
-      const validate = compile(await schema());
-      const ok = validate(parse(readFileSync(path, 'utf8')));
-      expect(validate.errors ?? []).toEqual([]);
-      expect(ok).toBe(true);
-    },
-  );
+  it.each([...EXAMPLE_FILES, ...readdirSync('examples/multi-file').map((f) => join('examples/multi-file', f))])('accepts the example %s', async (path) => {
+    const validate = compile(await schema());
+    const ok = validate(parse(readFileSync(path, 'utf8')));
+    expect(validate.errors ?? []).toEqual([]);
+    expect(ok).toBe(true);
+  });
 
   it('tells blocks apart by type: fields of another kind and wrong enum values are rejected', async () => {
     const validate = compile(await schema());
@@ -128,10 +125,9 @@ describe('edgeform schema', () => {
   it('matches the committed edgeform.schema.json', async () => {
     const result = await runCli(['schema']);
     const committed = readFileSync('edgeform.schema.json', 'utf8');
-    expect(
-      committed === result.stdout,
-      'edgeform.schema.json is out of date; regenerate it with: npm run build && node dist/cmd/edgeform.js schema > edgeform.schema.json',
-    ).toBe(true);
+    expect(committed === result.stdout, 'edgeform.schema.json is out of date; regenerate it with: npm run build && node dist/cmd/edgeform.js schema > edgeform.schema.json').toBe(
+      true,
+    );
   });
 
   it('shows its usage with --help and exits 0', async () => {

@@ -25,5 +25,8 @@ export function captureStream(options: { isTTY?: boolean } = {}): CapturedStream
  * emulator's URL (its port is picked at random) and ISO timestamps of when the plan was made.
  */
 export function maskVolatile(text: string, emulatorUrl: string): string {
-  return text.split(emulatorUrl).join('http://127.0.0.1:<port>').replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g, '<timestamp>');
+  return text
+    .split(emulatorUrl)
+    .join('http://127.0.0.1:<port>')
+    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g, '<timestamp>');
 }

@@ -42,10 +42,13 @@ export function chaosWorld(): ChaosWorld {
     const tags = { env: 'staging', team: `t${i % 3}`, owner: `o${i}` };
     floating_ips.push({ id: id('1f000000', i), floating_ip_address: `198.51.100.${i}`, tags, ...(i % 5 === 0 ? { read_only_tags: { 'managed-by': 'platform' } } : {}) });
     const desired =
-      i % 5 === 0 ? { tags } // already as desired
-      : i % 10 === 7 ? { tags: {} } // every user tag removed: the patch is null
-      : i % 4 === 1 ? { tags_policy: 'merge', tags: { owner: null, tier: 'gold' } }
-      : { tags: { env: 'prod', team: `t${i % 3}` } };
+      i % 5 === 0
+        ? { tags } // already as desired
+        : i % 10 === 7
+          ? { tags: {} } // every user tag removed: the patch is null
+          : i % 4 === 1
+            ? { tags_policy: 'merge', tags: { owner: null, tier: 'gold' } }
+            : { tags: { env: 'prod', team: `t${i % 3}` } };
     block(`ip_${i}`, { type: 'cloud_floating_ip', floating_ip_id: id('1f000000', i), ...desired });
   }
   for (let i = 1; i <= 35; i++) {
@@ -183,7 +186,8 @@ export function compareWithMutations(plan: Plan, outcome: ApplyOutcome, mutation
     const said = result ? `${result.status}${result.error ? ` (${result.error.split('\n')[0]})` : ''}` : 'not reported';
     const show = (list: readonly string[]) => (list.length === 0 ? 'nothing' : list.join(' ; '));
     if (result?.status === 'applied') {
-      if (canonicalJson(actual) !== canonicalJson(expected)) problems.push(`${change.address}: reported applied, but the emulator did ${show(actual)}; the plan expects ${show(expected)}`);
+      if (canonicalJson(actual) !== canonicalJson(expected))
+        problems.push(`${change.address}: reported applied, but the emulator did ${show(actual)}; the plan expects ${show(expected)}`);
     } else if (result?.status === 'unchanged') {
       if (actual.length > 0) problems.push(`${change.address}: reported unchanged, but the emulator did ${show(actual)}`);
     } else if (actual.length > 0 && !isStrictPrefix(actual, expected)) {

@@ -15,7 +15,7 @@ export type HostileAnswer =
 /** The shapes every answer is tried with, by name; `huge` sizes are chosen per test. */
 export const HOSTILE_SHAPES: Readonly<Record<string, HostileAnswer>> = {
   'an empty object {}': { kind: 'json', body: {} },
-  'null': { kind: 'json', body: null },
+  null: { kind: 'json', body: null },
   'an empty array []': { kind: 'json', body: [] },
   'an empty body': { kind: 'raw', contentType: 'application/json', text: '' },
   'an HTML page (200 text/html)': {

@@ -21,9 +21,7 @@ export interface LoopbackServer {
  * Starts a loopback server whose handler sees the parsed request (body read in full).
  * For misbehaviour the platform emulator does not model (hanging, echoing secrets).
  */
-export async function startLoopbackServer(
-  handler: (req: SeenRequest, res: ServerResponse) => void | Promise<void>,
-): Promise<LoopbackServer> {
+export async function startLoopbackServer(handler: (req: SeenRequest, res: ServerResponse) => void | Promise<void>): Promise<LoopbackServer> {
   const requests: SeenRequest[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {

@@ -12,12 +12,10 @@ export type Json = string | number | boolean | null | Json[] | { [key: string]: 
  */
 export function applyMergePatch(target: Json | undefined, patch: Json): Json {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
-  const result: { [key: string]: Json } =
-    target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...target } : {};
+  const result: { [key: string]: Json } = target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];
     else result[key] = applyMergePatch(result[key], value);
   }
   return result;
 }
-

@@ -34,7 +34,8 @@ function relax(node: unknown, key?: string): void {
   }
   if (node === null || typeof node !== 'object') return;
   const schema = node as Record<string, unknown>;
-  const nullable = schema.nullable === true || (Object.hasOwn(schema, 'default') && schema.default === null) || ((key === 'next' || key === 'previous') && schema.type === 'string');
+  const nullable =
+    schema.nullable === true || (Object.hasOwn(schema, 'default') && schema.default === null) || ((key === 'next' || key === 'previous') && schema.type === 'string');
   if (nullable && typeof schema.type === 'string' && schema.type !== 'null') {
     schema.type = [schema.type, 'null'];
     if (Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...schema.enum, null];

@@ -2,15 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import {
-  ChangedSincePlanError,
-  EdgeformError,
-  InconsistentResultError,
-  StalePlanError,
-  StoppedError,
-  TaskFailedError,
-  TaskTimeoutError,
-} from '../../src/errors.js';
+import { ChangedSincePlanError, EdgeformError, InconsistentResultError, StalePlanError, StoppedError, TaskFailedError, TaskTimeoutError } from '../../src/errors.js';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
@@ -43,7 +35,9 @@ describe('the shared errors', () => {
   it('InconsistentResultError shows the planned and observed fields, or the message a provider gives', () => {
     const error = new InconsistentResultError({ address: 'cloud_instance.web', planned: { flavor_id: 'b' }, observed: { flavor_id: 'a' } });
     expect(error.code).toBe('EDGEFORM_INCONSISTENT_RESULT');
-    expect(error.message).toBe('inconsistent result after apply: cloud_instance.web still does not show the planned result.\n  planned:  {"flavor_id":"b"}\n  observed: {"flavor_id":"a"}');
+    expect(error.message).toBe(
+      'inconsistent result after apply: cloud_instance.web still does not show the planned result.\n  planned:  {"flavor_id":"b"}\n  observed: {"flavor_id":"a"}',
+    );
     expect(new InconsistentResultError('the cluster still reads v1.30').message).toBe('the cluster still reads v1.30');
   });
 

@@ -254,7 +254,9 @@ describe('layering', () => {
     it('reports render/ doing I/O', () => {
       expect(offenders({ 'render/plan-text.ts': "import { writeFileSync } from 'node:fs';" })).toEqual(['render/plan-text.ts imports node:fs: render does no I/O']);
       expect(offenders({ 'render/plan-text.ts': "import { stdout } from 'process';" })).toEqual(['render/plan-text.ts imports process: render does no I/O']);
-      expect(offenders({ 'render/plan-text.ts': 'export const show = (s: string) => process.stdout.write(s);' })).toEqual(['render/plan-text.ts uses process or console: render does no I/O']);
+      expect(offenders({ 'render/plan-text.ts': 'export const show = (s: string) => process.stdout.write(s);' })).toEqual([
+        'render/plan-text.ts uses process or console: render does no I/O',
+      ]);
     });
 
     it('sees dynamic imports, re-exports and import types', () => {
@@ -301,7 +303,8 @@ describe('layering', () => {
     }
     const registry = readFileSync(join(EMULATOR, 'services/index.ts'), 'utf8');
     for (const name of readdirSync(join(EMULATOR, 'services'))) {
-      if (statSync(join(EMULATOR, 'services', name)).isDirectory() && !registry.includes(`from './${name}/index.js'`)) offenders.push(`emulator/services/${name}/ is not in the registry`);
+      if (statSync(join(EMULATOR, 'services', name)).isDirectory() && !registry.includes(`from './${name}/index.js'`))
+        offenders.push(`emulator/services/${name}/ is not in the registry`);
     }
     expect(offenders).toEqual([]);
   });

@@ -13,16 +13,7 @@ import { tasksService } from './tasks/index.js';
  * through them: adding a service is its module and a line here. The order is the order of their
  * sections in GET /__emulator/state and of fixture problems.
  */
-export const EMULATOR_SERVICES = [
-  floatingIpsService,
-  instancesService,
-  k8sService,
-  tasksService,
-  fastedgeService,
-  streamingService,
-  iamService,
-  quotaService,
-] as const;
+export const EMULATOR_SERVICES = [floatingIpsService, instancesService, k8sService, tasksService, fastedgeService, streamingService, iamService, quotaService] as const;
 
 type Service = (typeof EMULATOR_SERVICES)[number];
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;

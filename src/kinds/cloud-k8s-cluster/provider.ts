@@ -153,7 +153,9 @@ export const cloudK8sCluster: ResourceProvider<'cloud_k8s_cluster'> = {
         throw new EdgeformError('EDGEFORM_UPGRADE_PATH', `the upgrade of ${d.cluster_name} did not reach ${d.version} after ${maxSteps} steps`);
       }
       if (steps > 0 && ctx.stopping?.aborted) {
-        throw new StoppedError(`stopped at ${cluster.version} on the way to ${d.version} because of the interrupt; no further upgrade step was started. Run apply again to continue.`);
+        throw new StoppedError(
+          `stopped at ${cluster.version} on the way to ${d.version} because of the interrupt; no further upgrade step was started. Run apply again to continue.`,
+        );
       }
       const next = nextUpgradeStep(cluster.version, d.version, await readUpgradeVersions(ctx, d.project_id, d.region_id, d.cluster_name));
       if (next.kind === 'error') throw new EdgeformError('EDGEFORM_UPGRADE_PATH', `cannot continue the upgrade of ${d.cluster_name}: ${next.message}`);

@@ -37,7 +37,9 @@ export const streamingAiTasks: CheckProvider<'streaming_ai_tasks'> = {
       page = Number(next);
     }
     const count = matched.length;
-    const bounds = [desired.min_count !== undefined ? `min ${desired.min_count}` : '', desired.max_count !== undefined ? `max ${desired.max_count}` : ''].filter(Boolean).join(', ');
+    const bounds = [desired.min_count !== undefined ? `min ${desired.min_count}` : '', desired.max_count !== undefined ? `max ${desired.max_count}` : '']
+      .filter(Boolean)
+      .join(', ');
     const shown = matched.slice(0, 5).map((t) => t.task_id);
     const sample = count > 0 ? `: ${shown.join(', ')}${count > shown.length ? `, … (${count - shown.length} more)` : ''}` : '';
     const message = `${count} ${count === 1 ? 'task matches' : 'tasks match'} (${bounds})${sample}`;

@@ -10,9 +10,7 @@ const shape = z.strictObject({
       task_id: uuid.optional(),
       task_name: z.enum(['transcription', 'content-moderation']).optional(),
       status: z.enum(['FAILURE', 'PENDING', 'RECEIVED', 'RETRY', 'REVOKED', 'STARTED', 'SUCCESS']).optional(),
-      date_created: z.iso
-        .datetime({ offset: true, error: 'must be an ISO 8601 date-time such as 2026-05-01T00:00:00Z' })
-        .optional(),
+      date_created: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time such as 2026-05-01T00:00:00Z' }).optional(),
       search: z.string().optional(),
     })
     .default({})

@@ -13,9 +13,6 @@ export const streamingVideoSubtitlesKind = defineKind({
   identity: ['video_id'],
   shape: z.strictObject({
     video_id: positiveId.describe('The video id (integer).'),
-    languages: z
-      .array(languageCode)
-      .min(1, { error: 'must list at least one language' })
-      .describe('ISO 639-2 codes (eng, ger, ...) that must each have a subtitle.'),
+    languages: z.array(languageCode).min(1, { error: 'must list at least one language' }).describe('ISO 639-2 codes (eng, ger, ...) that must each have a subtitle.'),
   }),
 });

@@ -215,7 +215,11 @@ describe('task polling through transient failures', () => {
       const waits: number[] = [];
       const task = await pollTask(polling, taskId, { now: () => emu.clock.now(), sleep: clockSleep(waits) });
       expect(task.state).toBe('FINISHED');
-      expect(requestsTo('GET', `/cloud/v1/tasks/${taskId}`).map((r) => r.status).slice(0, 4)).toEqual([502, 502, 502, 200]);
+      expect(
+        requestsTo('GET', `/cloud/v1/tasks/${taskId}`)
+          .map((r) => r.status)
+          .slice(0, 4),
+      ).toEqual([502, 502, 502, 200]);
       expect(waits.slice(0, 3)).toEqual([1000, 2000, 4000]);
       expect(sleeps).toEqual([]);
       expect(quota.available).toBe(quota.capacity);

@@ -42,7 +42,9 @@ describe('API key redaction', () => {
     const s = await echoServer((req, res) =>
       sendJson(res, 401, { message: `Bad permanent token: ${req.headers.authorization}`, errors: { token: [KEY] }, request_id: KEY }, { 'x-request-id': encodeURIComponent(KEY) }),
     );
-    const error = await makeClient(s.url).get('/iam/users/me').catch((e: unknown) => e);
+    const error = await makeClient(s.url)
+      .get('/iam/users/me')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthenticationError);
     expect((error as AuthenticationError).platformMessage).toContain('[REDACTED]');
     expectKeyNowhere(error);
@@ -53,30 +55,40 @@ describe('API key redaction', () => {
       res.writeHead(503, { 'content-type': 'text/plain' });
       res.end(`upstream rejected ${req.headers.authorization}`);
     });
-    const error = await makeClient(s.url).get('/fastedge/v1/apps/1').catch((e: unknown) => e);
+    const error = await makeClient(s.url)
+      .get('/fastedge/v1/apps/1')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InternalServerError);
     expectKeyNowhere(error);
   });
 
   it('connection refused', async () => {
-    const error = await makeClient(await closedPort()).get('/cloud/v1/x').catch((e: unknown) => e);
+    const error = await makeClient(await closedPort())
+      .get('/cloud/v1/x')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiConnectionError);
     expectKeyNowhere(error);
   });
 
   it('a connection reset after a POST was sent', async () => {
     const s = await echoServer((req) => void req.socket.destroy());
-    const error = await makeClient(s.url).post('/cloud/v1/x', { note: 'x' }).catch((e: unknown) => e);
+    const error = await makeClient(s.url)
+      .post('/cloud/v1/x', { note: 'x' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiConnectionError);
     expectKeyNowhere(error);
   });
 
   it('a headers timeout and a whole-request timeout', async () => {
     const s = await echoServer(() => undefined);
-    const headers = await makeClient(s.url, KEY, { timeouts: { headersMs: 50 } }).post('/cloud/v1/x', {}).catch((e: unknown) => e);
+    const headers = await makeClient(s.url, KEY, { timeouts: { headersMs: 50 } })
+      .post('/cloud/v1/x', {})
+      .catch((e: unknown) => e);
     expect(headers).toBeInstanceOf(ApiTimeoutError);
     expectKeyNowhere(headers);
-    const whole = await makeClient(s.url).post('/cloud/v1/x', {}, { timeoutMs: 50 }).catch((e: unknown) => e);
+    const whole = await makeClient(s.url)
+      .post('/cloud/v1/x', {}, { timeoutMs: 50 })
+      .catch((e: unknown) => e);
     expect(whole).toBeInstanceOf(ApiTimeoutError);
     expectKeyNowhere(whole);
   });
@@ -84,7 +96,9 @@ describe('API key redaction', () => {
   it('a request undici refuses to send (a key a header cannot carry)', async () => {
     const s = await echoServer((_req, res) => sendJson(res, 200, {}));
     const badKey = `${KEY}\r\nx-injected: 1`;
-    const error = await makeClient(s.url, badKey).get('/cloud/v1/x').catch((e: unknown) => e);
+    const error = await makeClient(s.url, badKey)
+      .get('/cloud/v1/x')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
     const e = error as Error;
     for (const text of [String(e), e.stack ?? '', JSON.stringify(e), inspect(e, { depth: 10, showHidden: true })]) {

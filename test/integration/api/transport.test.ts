@@ -106,7 +106,11 @@ describe('answer size limit', () => {
     await expect(api.get('/over/declared')).rejects.toMatchObject({ code: 'EDGEFORM_API_RESPONSE_TOO_LARGE', declaredBytes: LIMIT + 1 });
     const chunked = await api.get('/over/chunked').catch((e: unknown) => e);
     expect(chunked).toBeInstanceOf(ApiResponseTooLargeError);
-    expect(chunked).toMatchObject({ declaredBytes: null, limitBytes: LIMIT, message: 'GET /over/chunked: the 200 answer is larger than the 1 KiB limit; edgeform stopped reading it' });
+    expect(chunked).toMatchObject({
+      declaredBytes: null,
+      limitBytes: LIMIT,
+      message: 'GET /over/chunked: the 200 answer is larger than the 1 KiB limit; edgeform stopped reading it',
+    });
   });
 
   it('keeps the status of an error answer over the limit, without its body, and retries it as usual', async () => {
@@ -116,7 +120,9 @@ describe('answer size limit', () => {
     expect((await api.get('/cloud/v1/x')).body).toEqual({ id: 1 });
     expect(sleeps).toEqual([250]);
     const s2 = await server((_req, res) => sendText(res, 404, `{"message":"${'gone '.repeat(1000)}"}`));
-    const error = await client(s2.url, { maxResponseBytes: LIMIT }).api.get('/cloud/v1/y').catch((e: unknown) => e);
+    const error = await client(s2.url, { maxResponseBytes: LIMIT })
+      .api.get('/cloud/v1/y')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NotFoundError);
     expect(error).toMatchObject({ body: null, platformMessage: null });
   });
@@ -191,9 +197,7 @@ describe('retries', () => {
 
   it('honours Retry-After as an HTTP date against the injected clock', async () => {
     let n = 0;
-    const s = await server((_req, res) =>
-      ++n === 1 ? sendJson(res, 429, { error: 'slow' }, { 'retry-after': 'Wed, 01 Jan 2025 12:00:03 GMT' }) : sendJson(res, 200, {}),
-    );
+    const s = await server((_req, res) => (++n === 1 ? sendJson(res, 429, { error: 'slow' }, { 'retry-after': 'Wed, 01 Jan 2025 12:00:03 GMT' }) : sendJson(res, 200, {})));
     const { api, sleeps } = client(s.url, { now: () => Date.parse('2025-01-01T12:00:00Z') });
     await api.get('/x');
     expect(sleeps).toEqual([3000]);

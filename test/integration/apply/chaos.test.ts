@@ -147,7 +147,7 @@ describe('apply under chaos: the report matches what the platform did', () => {
   // but the emulator did <the change>": resizes, upgrades, tags, settings and deletes that were
   // acknowledged and made, whose confirmation read met the exhausted budget. That is the
   // `reportProblems` assertion; the re-run, the convergence check and the final plan pass today.
-  describe("with the retry quota `edgeform apply` uses", () => {
+  describe('with the retry quota `edgeform apply` uses', () => {
     for (const seed of SEEDS) {
       it(`seed ${seed}: ${FULL_CHAOS_TITLE}`, async () => {
         expectContractHeld(await runChaos(seed, FULL_CHAOS, { retryQuota: createRetryQuota() }));
@@ -186,7 +186,14 @@ describe('compareWithMutations: the chaos oracle finds every kind of false repor
     interrupted: false,
     aborted: false,
   });
-  const m = (kind: MutationLogEntry['kind'], id: string, what: string, after: Record<string, unknown> = {}): MutationLogEntry => ({ time: 0, kind, id, change: what, after, taskId: null });
+  const m = (kind: MutationLogEntry['kind'], id: string, what: string, after: Record<string, unknown> = {}): MutationLogEntry => ({
+    time: 0,
+    kind,
+    id,
+    change: what,
+    after,
+    taskId: null,
+  });
   const allDone = [
     m('floating_ip', 'f1', 'update_floating_ip', { tags: { env: 'prod' } }),
     m('instance', 'i1', 'resize_vm', { flavor_id: 'big' }),
@@ -211,16 +218,28 @@ describe('compareWithMutations: the chaos oracle finds every kind of false repor
 
   it('finds a change made although the report says failed or skipped, and allows a part of a multi-step upgrade', () => {
     const statuses = { ...unchangedPlayer, 'cloud_instance.vm': 'failed', 'cloud_floating_ip.ip': 'skipped', 'cloud_k8s_cluster.c': 'failed' };
-    expect(compareWithMutations(thePlan, report(statuses), allDone.filter((x) => x.kind !== 'k8s_cluster' || x.after.version === 'v1.30.6'))).toEqual([
+    expect(
+      compareWithMutations(
+        thePlan,
+        report(statuses),
+        allDone.filter((x) => x.kind !== 'k8s_cluster' || x.after.version === 'v1.30.6'),
+      ),
+    ).toEqual([
       'cloud_floating_ip.ip: reported skipped, but the emulator did update_floating_ip {"tags":{"env":"prod"}}',
       'cloud_instance.vm: reported failed, but the emulator did resize_vm {"flavor_id":"big"}',
     ]);
-    expect(compareWithMutations(thePlan, report(statuses), allDone.filter((x) => x.kind !== 'instance' && x.kind !== 'floating_ip'))).toEqual([
-      'cloud_k8s_cluster.c: reported failed, but the emulator did upgrade_k8s_cluster_v2 {"version":"v1.30.6"} ; upgrade_k8s_cluster_v2 {"version":"v1.31.3"}',
-    ]);
+    expect(
+      compareWithMutations(
+        thePlan,
+        report(statuses),
+        allDone.filter((x) => x.kind !== 'instance' && x.kind !== 'floating_ip'),
+      ),
+    ).toEqual(['cloud_k8s_cluster.c: reported failed, but the emulator did upgrade_k8s_cluster_v2 {"version":"v1.30.6"} ; upgrade_k8s_cluster_v2 {"version":"v1.31.3"}']);
   });
 
   it('finds a change made to a resource reported unchanged', () => {
-    expect(compareWithMutations(thePlan, report(unchangedPlayer), [...allDone, m('streaming_player', '5', 'delete')])).toEqual(['streaming_player.p: reported unchanged, but the emulator did delete {}']);
+    expect(compareWithMutations(thePlan, report(unchangedPlayer), [...allDone, m('streaming_player', '5', 'delete')])).toEqual([
+      'streaming_player.p: reported unchanged, but the emulator did delete {}',
+    ]);
   });
 });

@@ -46,7 +46,13 @@ function recordingHooks(): ApplyHooks & { events: string[]; running: Set<string>
   return hooks;
 }
 
-const userTagsOf = (emu: TestEmulator, id: string) => Object.fromEntries(emu.state.floatingIps.get(id)!.tags.filter((t) => !t.read_only).map((t) => [t.key, t.value]));
+const userTagsOf = (emu: TestEmulator, id: string) =>
+  Object.fromEntries(
+    emu.state.floatingIps
+      .get(id)!
+      .tags.filter((t) => !t.read_only)
+      .map((t) => [t.key, t.value]),
+  );
 const taskOf = (emu: TestEmulator, resourceId: string) => [...emu.state.tasks.values()].filter((t) => t.resource_id === resourceId);
 
 /**
@@ -132,7 +138,12 @@ describe('executePlan against the emulator', () => {
     const outcome = await driveTasks(emu, run);
 
     expect(outcome.resources.map((r) => r.status)).toEqual(['applied', 'applied']);
-    expect(hooks.events).toEqual(['start cloud_instance.web_vm', 'finish cloud_instance.web_vm applied', 'start cloud_k8s_cluster.cluster', 'finish cloud_k8s_cluster.cluster applied']);
+    expect(hooks.events).toEqual([
+      'start cloud_instance.web_vm',
+      'finish cloud_instance.web_vm applied',
+      'start cloud_k8s_cluster.cluster',
+      'finish cloud_k8s_cluster.cluster applied',
+    ]);
     const firstClusterRequest = emu.requests.findIndex((r) => r.path.includes('/k8s/'));
     const lastResizePoll = emu.requests.findLastIndex((r) => r.path === `/cloud/v1/tasks/${resize.id}`);
     expect(firstClusterRequest).toBeGreaterThan(lastResizePoll);
@@ -140,7 +151,8 @@ describe('executePlan against the emulator', () => {
   });
 
   it('fails a resource whose task ends in ERROR, skips its dependants naming the root cause, and completes an independent branch', async () => {
-    const alertsAfterCluster = '  alerts: { type: iam_reseller_notification_setting, reseller_id: 7, notification_settings_id: 3, notification_type: failed_login, email: sec@example.com, enabled: true, depends_on: [cloud_k8s_cluster.cluster] }\n';
+    const alertsAfterCluster =
+      '  alerts: { type: iam_reseller_notification_setting, reseller_id: 7, notification_settings_id: 3, notification_type: failed_login, email: sec@example.com, enabled: true, depends_on: [cloud_k8s_cluster.cluster] }\n';
     const { emu, ctx, plan } = await setUp({ taskDurationMs: 0 }, WEB_IP + WEB_VM + CLUSTER_AFTER_VM + alertsAfterCluster);
     emu.state.setNextTaskError('instance', DEMO.instance, 'No valid host was found for flavor g2-standard-4-8');
     const hooks = recordingHooks();
@@ -162,7 +174,13 @@ describe('executePlan against the emulator', () => {
         error: `task ${vmTask!.id} (resize_vm) failed: No valid host was found for flavor g2-standard-4-8`,
       },
       'cloud_k8s_cluster.cluster': { address: 'cloud_k8s_cluster.cluster', action: 'update', status: 'skipped', taskIds: [], skippedBecause: 'cloud_instance.web_vm' },
-      'iam_reseller_notification_setting.alerts': { address: 'iam_reseller_notification_setting.alerts', action: 'update', status: 'skipped', taskIds: [], skippedBecause: 'cloud_instance.web_vm' },
+      'iam_reseller_notification_setting.alerts': {
+        address: 'iam_reseller_notification_setting.alerts',
+        action: 'update',
+        status: 'skipped',
+        taskIds: [],
+        skippedBecause: 'cloud_instance.web_vm',
+      },
     });
     expect(outcome).toMatchObject({ interrupted: false, aborted: false });
     expect(hooks.events.filter((e) => e.startsWith('finish')).sort()).toEqual([
@@ -321,7 +339,9 @@ describe('executePlan against the emulator', () => {
   });
 
   it('sends no second resize when the task holding the lock made the planned change, even while reads lag', async () => {
-    const { emu, lockId, plan, run } = await executeBehindLock({ taskDurationMs: 2000, readLagMs: 1500 }, foreign('POST', RESIZE, { flavor_id: 'g2-standard-4-8' }), WEB_VM, { confirm: clockConfirm(5) });
+    const { emu, lockId, plan, run } = await executeBehindLock({ taskDurationMs: 2000, readLagMs: 1500 }, foreign('POST', RESIZE, { flavor_id: 'g2-standard-4-8' }), WEB_VM, {
+      confirm: clockConfirm(5),
+    });
     expect(plan.resource_changes[0]).toMatchObject({ action: 'update', lock_task_id: lockId });
     emu.clock.advance(2000);
     const outcome = await run;
@@ -344,7 +364,9 @@ describe('executePlan against the emulator', () => {
   });
 
   it('after a lock held by a resize to another flavor, settles with the full policy, then refuses: a resize from a flavor the plan never showed is not what was approved', async () => {
-    const { emu, lockId, run } = await executeBehindLock({ taskDurationMs: 2000 }, foreign('POST', RESIZE, { flavor_id: 'g2-standard-8-16' }), WEB_VM, { confirm: clockConfirm(12) });
+    const { emu, lockId, run } = await executeBehindLock({ taskDurationMs: 2000 }, foreign('POST', RESIZE, { flavor_id: 'g2-standard-8-16' }), WEB_VM, {
+      confirm: clockConfirm(12),
+    });
     emu.clock.advance(2000);
     const outcome = await driveTasks(emu, run);
 

@@ -126,7 +126,9 @@ describe('a change the platform acknowledged whose confirming read fails', () =>
     const ip = outcome.resources.find((r) => r.address === 'cloud_floating_ip.web_ip')!;
     expect(ip.error).toBeUndefined();
     expect(ip.warnings).toEqual([
-      expect.stringMatching(/^the platform acknowledged the change, but the read that confirms it failed: GET \/cloud\/v1\/floatingips\/.*503 Service Unavailable.*gave up after 6 attempts\. Run edgeform plan to check it\.$/),
+      expect.stringMatching(
+        /^the platform acknowledged the change, but the read that confirms it failed: GET \/cloud\/v1\/floatingips\/.*503 Service Unavailable.*gave up after 6 attempts\. Run edgeform plan to check it\.$/,
+      ),
     ]);
     expect(outcome.resources.find((r) => r.address === 'cloud_instance.web_vm')!.warnings).toBeUndefined();
     expect(succeeded(outcome)).toBe(true);
@@ -167,7 +169,13 @@ describe('a change the platform acknowledged whose confirming read fails', () =>
   it('still fails when the confirming read works but shows another result (inconsistent), and skips its dependant', async () => {
     const e = await start({ readLagMs: 60_000 });
     const { ctx } = connect(e.url, e.apiKey);
-    const plan = await planYaml(ctx, e.url, HEADER + `  web_vm: { type: cloud_instance, instance_id: ${DEMO.instance}, flavor_id: g2-standard-4-8 }\n` + `  cluster: { type: cloud_k8s_cluster, cluster_name: prod-eu, version: v1.30.6, depends_on: [cloud_instance.web_vm] }\n`);
+    const plan = await planYaml(
+      ctx,
+      e.url,
+      HEADER +
+        `  web_vm: { type: cloud_instance, instance_id: ${DEMO.instance}, flavor_id: g2-standard-4-8 }\n` +
+        `  cluster: { type: cloud_k8s_cluster, cluster_name: prod-eu, version: v1.30.6, depends_on: [cloud_instance.web_vm] }\n`,
+    );
 
     const outcome = await execute(plan, ctx);
 
@@ -214,7 +222,12 @@ describe('a run-fatal error during apply', () => {
 
     expect(Object.values(statuses(outcome))).toEqual(['not-started', 'not-started', 'not-started', 'not-started']);
     expect(outcome.resources.every((r) => r.error === undefined)).toBe(true);
-    expect(runErrors).toEqual([{ code: 'EDGEFORM_API_KEY_REFUSED', message: expect.stringMatching(new RegExp(`^the platform at ${e.url} refused the API key in EDGEFORM_API_KEY: GET /cloud/v1/floatingips/.*401 Unauthorized`)) }]);
+    expect(runErrors).toEqual([
+      {
+        code: 'EDGEFORM_API_KEY_REFUSED',
+        message: expect.stringMatching(new RegExp(`^the platform at ${e.url} refused the API key in EDGEFORM_API_KEY: GET /cloud/v1/floatingips/.*401 Unauthorized`)),
+      },
+    ]);
     expect(outcome.runError).toEqual(runErrors[0]);
     expect(succeeded(outcome)).toBe(false);
     // Only the two actions already running sent a request (their first read); nothing was written.
@@ -232,7 +245,12 @@ describe('a run-fatal error during apply', () => {
     const outcome = await execute(plan, ctx, { onRunError: (error) => void runErrors.push(error) }, 1);
 
     expect(Object.values(statuses(outcome))).toEqual(['not-started', 'not-started', 'not-started', 'not-started']);
-    expect(runErrors).toEqual([{ code: 'EDGEFORM_PLATFORM_UNAVAILABLE', message: expect.stringMatching(new RegExp(`^the platform at ${url}/? is unavailable: GET .*ECONNREFUSED.*gave up after 4 attempts`)) }]);
+    expect(runErrors).toEqual([
+      {
+        code: 'EDGEFORM_PLATFORM_UNAVAILABLE',
+        message: expect.stringMatching(new RegExp(`^the platform at ${url}/? is unavailable: GET .*ECONNREFUSED.*gave up after 4 attempts`)),
+      },
+    ]);
   });
 
   it('a change that was sent before the key was refused ends failed, the rest not started, with the run error once', async () => {
@@ -242,7 +260,8 @@ describe('a run-fatal error during apply', () => {
     // The key is revoked while the IP's task runs: its polls are refused.
     const hooks: ApplyHooks = {
       onProgress(change, message) {
-        if (change.address === 'cloud_floating_ip.web_ip' && message.startsWith('waiting on task')) e.faults.failNext({ method: 'GET', path: '/cloud/v1/tasks/{task_id}', status: 401, count: 1 });
+        if (change.address === 'cloud_floating_ip.web_ip' && message.startsWith('waiting on task'))
+          e.faults.failNext({ method: 'GET', path: '/cloud/v1/tasks/{task_id}', status: 401, count: 1 });
       },
     };
     const runErrors: RunError[] = [];
@@ -256,7 +275,9 @@ describe('a run-fatal error during apply', () => {
 });
 
 describe('reading a stack when the platform refuses the run', () => {
-  const blocks = Array.from({ length: 40 }, (_, i) => resource('cloud_floating_ip', `ip_${i + 1}`, { project_id: 1, region_id: 76, floating_ip_id: extraFipId(i + 1), tags_policy: 'authoritative', ensure: 'present' }));
+  const blocks = Array.from({ length: 40 }, (_, i) =>
+    resource('cloud_floating_ip', `ip_${i + 1}`, { project_id: 1, region_id: 76, floating_ip_id: extraFipId(i + 1), tags_policy: 'authoritative', ensure: 'present' }),
+  );
 
   it('a refused key: the reading stops at once with one ApiKeyRefusedError, not one diagnostic per resource', async () => {
     const e = await start({ fixtures: withExtraFloatingIps(40) });

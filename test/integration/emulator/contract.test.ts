@@ -136,7 +136,8 @@ describe('emulator contract with the vendor OpenAPI (responses)', () => {
   it('GET AI tasks 404 matches notfound', () => expectResponse(STREAMING, 'GET', P.aiTasks, `${P.aiTasks}?page=9`, 404));
   it('GET AI tasks 422 matches upgraderequired', () => expectResponse(STREAMING, 'GET', P.aiTasks, `${P.aiTasks}?status=DONE`, 422));
 
-  it('GET notification settings matches NotificationSettingsPaginatedArray', () => expectResponse(IAM, 'GET', P.settings, '/iam/reselling/resellers/7/notification_settings?limit=1', 200));
+  it('GET notification settings matches NotificationSettingsPaginatedArray', () =>
+    expectResponse(IAM, 'GET', P.settings, '/iam/reselling/resellers/7/notification_settings?limit=1', 200));
   it('GET notification setting matches NotificationSettingsRead', () => expectResponse(IAM, 'GET', P.setting, setting, 200));
   it('PATCH notification setting matches NotificationSettingsRead', () =>
     expectResponse(IAM, 'PATCH', P.setting, setting, 200, { notification_type: 'failed_login', email: 'sec@example.com', enabled: true }));
@@ -165,10 +166,31 @@ describe('emulator contract with the vendor OpenAPI (requests)', () => {
 
   const cases: Array<{ name: string; file: string; method: string; template: string; path: string; body: unknown }> = [
     { name: 'notification setting with a bad e-mail', file: IAM, method: 'PATCH', template: P.setting, path: setting, body: { notification_type: 'failed_login', email: 'nope' } },
-    { name: 'notification setting with an e-mail over 254 characters', file: IAM, method: 'PATCH', template: P.setting, path: setting, body: { notification_type: 'failed_login', email: `${'a'.repeat(60)}@${'b'.repeat(200)}.com` } },
-    { name: 'notification setting with a bad notification_type', file: IAM, method: 'PATCH', template: P.setting, path: setting, body: { notification_type: 'login', email: 'a@example.com' } },
+    {
+      name: 'notification setting with an e-mail over 254 characters',
+      file: IAM,
+      method: 'PATCH',
+      template: P.setting,
+      path: setting,
+      body: { notification_type: 'failed_login', email: `${'a'.repeat(60)}@${'b'.repeat(200)}.com` },
+    },
+    {
+      name: 'notification setting with a bad notification_type',
+      file: IAM,
+      method: 'PATCH',
+      template: P.setting,
+      path: setting,
+      body: { notification_type: 'login', email: 'a@example.com' },
+    },
     { name: 'notification setting without email', file: IAM, method: 'PATCH', template: P.setting, path: setting, body: { notification_type: 'failed_login' } },
-    { name: 'notification setting with a string enabled', file: IAM, method: 'PATCH', template: P.setting, path: setting, body: { notification_type: 'failed_login', email: 'a@example.com', enabled: 'yes' } },
+    {
+      name: 'notification setting with a string enabled',
+      file: IAM,
+      method: 'PATCH',
+      template: P.setting,
+      path: setting,
+      body: { notification_type: 'failed_login', email: 'a@example.com', enabled: 'yes' },
+    },
     { name: 'changeflavor without flavor_id', file: CLOUD, method: 'POST', template: P.resize, path: `${vm}/changeflavor`, body: {} },
     { name: 'changeflavor with a numeric flavor_id', file: CLOUD, method: 'POST', template: P.resize, path: `${vm}/changeflavor`, body: { flavor_id: 4 } },
     { name: 'upgrade without version', file: CLOUD, method: 'POST', template: P.upgrade, path: `${cluster}/upgrade`, body: {} },
@@ -180,8 +202,22 @@ describe('emulator contract with the vendor OpenAPI (requests)', () => {
     { name: 'deprecated v1 tags with an empty value', file: CLOUD, method: 'PATCH', template: P.fip, path: fip, body: { tags: { env: '' } } },
     { name: 'port_id that is not a UUID', file: CLOUD, method: 'PATCH', template: P.fipV2, path: fipV2, body: { port_id: 'port-1' } },
     { name: 'quota request without description', file: CLOUD, method: 'POST', template: P.quotas, path: P.quotas, body: { requested_limits: {} } },
-    { name: 'quota request with an unknown global limit', file: CLOUD, method: 'POST', template: P.quotas, path: P.quotas, body: { description: 'x', requested_limits: { global_limits: { vm_count_limit: 1 } } } },
-    { name: 'quota request with a non-integer limit', file: CLOUD, method: 'POST', template: P.quotas, path: P.quotas, body: { description: 'x', requested_limits: { regional_limits: [{ region_id: 76, cpu_count_limit: 'many' }] } } },
+    {
+      name: 'quota request with an unknown global limit',
+      file: CLOUD,
+      method: 'POST',
+      template: P.quotas,
+      path: P.quotas,
+      body: { description: 'x', requested_limits: { global_limits: { vm_count_limit: 1 } } },
+    },
+    {
+      name: 'quota request with a non-integer limit',
+      file: CLOUD,
+      method: 'POST',
+      template: P.quotas,
+      path: P.quotas,
+      body: { description: 'x', requested_limits: { regional_limits: [{ region_id: 76, cpu_count_limit: 'many' }] } },
+    },
   ];
 
   it.each(cases)('rejects what the vendor schema rejects: $name', async ({ file, method, template, path, body }) => {
@@ -196,7 +232,14 @@ describe('emulator contract with the vendor OpenAPI (requests)', () => {
     { name: 'tags merge patch', file: CLOUD, method: 'PATCH', template: P.fipV2, path: fipV2, body: { tags: { env: 'prod', owner: null, 'new-tag': 'a b' } } },
     { name: 'tags: null', file: CLOUD, method: 'PATCH', template: P.fipV2, path: fipV2, body: { tags: null } },
     { name: 'upgrade', file: CLOUD, method: 'POST', template: P.upgrade, path: `${cluster}/upgrade`, body: { version: 'v1.30.6' } },
-    { name: 'quota request', file: CLOUD, method: 'POST', template: P.quotas, path: P.quotas, body: { description: 'x', requested_limits: { global_limits: { keypair_count_limit: 3 } } } },
+    {
+      name: 'quota request',
+      file: CLOUD,
+      method: 'POST',
+      template: P.quotas,
+      path: P.quotas,
+      body: { description: 'x', requested_limits: { global_limits: { keypair_count_limit: 3 } } },
+    },
   ];
 
   it.each(valid)('accepts what the vendor schema accepts: $name', async ({ file, method, template, path, body }) => {

@@ -19,7 +19,13 @@ async function withEmulator<T>(options: EmulatorOptions, use: (emu: TestEmulator
 /** Status of each request (0 for a dropped connection), sent one after another. */
 async function statuses(emu: TestEmulator, requests: Array<[string, string]>): Promise<number[]> {
   const out: number[] = [];
-  for (const [method, path] of requests) out.push(await emu.call(method, path).then((r) => r.status, () => 0));
+  for (const [method, path] of requests)
+    out.push(
+      await emu.call(method, path).then(
+        (r) => r.status,
+        () => 0,
+      ),
+    );
   return out;
 }
 
@@ -91,7 +97,12 @@ describe('emulator faults', () => {
   });
 
   it('a seeded failRate fails a stable share of requests', async () => {
-    const seen = await withEmulator({ failRate: 0.3, seed: 42 }, (e) => statuses(e, Array.from({ length: 40 }, () => ['GET', '/fastedge/v1/apps'] as [string, string])));
+    const seen = await withEmulator({ failRate: 0.3, seed: 42 }, (e) =>
+      statuses(
+        e,
+        Array.from({ length: 40 }, () => ['GET', '/fastedge/v1/apps'] as [string, string]),
+      ),
+    );
     const failed = seen.filter((s) => s === 503).length;
     expect(failed).toBeGreaterThan(4);
     expect(failed).toBeLessThan(24);
@@ -136,7 +147,7 @@ describe('emulator faults', () => {
       await expect(startTestEmulator({ seed: 2 ** 32 })).rejects.toThrow('seed must be a whole number from 0 to 4294967295');
     });
 
-    it("dropBeforeRate 1 drops every connection before anything is done", async () => {
+    it('dropBeforeRate 1 drops every connection before anything is done', async () => {
       await withEmulator({ dropBeforeRate: 1 }, async (e) => {
         await expect(e.call('POST', RESIZE, { body: { flavor_id: 'g2-standard-4-8' } })).rejects.toThrow();
         expect(e.state.tasks.size).toBe(0);

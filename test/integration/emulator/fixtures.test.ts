@@ -22,7 +22,10 @@ describe('emulator fixtures', () => {
     expect(byStatus('PENDING')).toHaveLength(1);
     expect(byStatus('FAILURE').map((t) => t.task_name)).toEqual(['content-moderation']);
     expect(f.k8s_versions).toEqual(['v1.28.9', 'v1.29.8', 'v1.30.6', 'v1.31.3', 'v1.32.1']);
-    expect(f.quota_requests.map((q) => [q.id, q.status])).toEqual([[42, 'in progress'], [43, 'done']]);
+    expect(f.quota_requests.map((q) => [q.id, q.status])).toEqual([
+      [42, 'in progress'],
+      [43, 'done'],
+    ]);
   });
 
   it('names the file, the path and the problem for an invalid value', () => {
@@ -36,7 +39,14 @@ describe('emulator fixtures', () => {
   });
 
   it('reports duplicate ids', () => {
-    expect(() => loadFixtures({ streaming_players: [{ id: 1, name: 'a' }, { id: 1, name: 'b' }] })).toThrow(/streaming_players\[1\]: duplicate id 1/);
+    expect(() =>
+      loadFixtures({
+        streaming_players: [
+          { id: 1, name: 'a' },
+          { id: 1, name: 'b' },
+        ],
+      }),
+    ).toThrow(/streaming_players\[1\]: duplicate id 1/);
   });
 
   it('reports YAML syntax errors', () => {

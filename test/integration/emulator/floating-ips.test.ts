@@ -3,8 +3,7 @@ import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulat
 
 const ONE = `/cloud/v1/floatingips/1/76/${DEMO.fip}`;
 const V2 = `/cloud/v2/floatingips/1/76/${DEMO.fip}`;
-const tagsOf = (fip: { tags: Array<{ key: string; value: string; read_only: boolean }> }): Record<string, string> =>
-  Object.fromEntries(fip.tags.map((t) => [t.key, t.value]));
+const tagsOf = (fip: { tags: Array<{ key: string; value: string; read_only: boolean }> }): Record<string, string> => Object.fromEntries(fip.tags.map((t) => [t.key, t.value]));
 
 describe('emulator floating IPs', () => {
   let emu: TestEmulator;

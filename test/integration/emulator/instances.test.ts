@@ -87,7 +87,9 @@ describe('emulator instances', () => {
   it('a fixture next_task_error makes the task end in ERROR, the instance unchanged and unlocked', async () => {
     const failing = await startTestEmulator({
       taskDurationMs: 1000,
-      fixtures: { instances: [{ id: DEMO.instance, name: 'web-1', flavor_id: 'g2-standard-2-4', available_flavors: ['g2-standard-4-8'], next_task_error: 'Quota limit for vcpu exceeded' }] },
+      fixtures: {
+        instances: [{ id: DEMO.instance, name: 'web-1', flavor_id: 'g2-standard-2-4', available_flavors: ['g2-standard-4-8'], next_task_error: 'Quota limit for vcpu exceeded' }],
+      },
     });
     try {
       const res = await failing.call('POST', `${ONE}/changeflavor`, { body: { flavor_id: 'g2-standard-4-8' } });

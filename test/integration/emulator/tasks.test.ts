@@ -31,7 +31,17 @@ describe('emulator cloud tasks', () => {
   it('answers the TaskSerializer fields', async () => {
     const id = await startResize();
     const res = await emu.call('GET', `/cloud/v1/tasks/${id}`);
-    expect(res.body).toMatchObject({ id, task_type: 'resize_vm', user_id: 1, project_id: 1, region_id: 76, created_on: '2026-01-01T00:00:00Z', finished_on: null, error: null, created_resources: null });
+    expect(res.body).toMatchObject({
+      id,
+      task_type: 'resize_vm',
+      user_id: 1,
+      project_id: 1,
+      region_id: 76,
+      created_on: '2026-01-01T00:00:00Z',
+      finished_on: null,
+      error: null,
+      created_resources: null,
+    });
     expect(res.body).toHaveProperty('updated_on');
   });
 

@@ -31,7 +31,10 @@ useProviderHarness((e, harness) => {
 
 /** The live tags of a floating IP in the emulator, user and read-only, as key=value strings. */
 function liveTags(id: string): string[] {
-  return emu.state.floatingIps.get(id)!.tags.map((t) => `${t.key}=${t.value}${t.read_only ? ' (read-only)' : ''}`).sort();
+  return emu.state.floatingIps
+    .get(id)!
+    .tags.map((t) => `${t.key}=${t.value}${t.read_only ? ' (read-only)' : ''}`)
+    .sort();
 }
 
 describe('cloud_floating_ip read', () => {
@@ -89,7 +92,9 @@ describe('cloud_floating_ip apply', () => {
 
     const patches = h.sent.filter((r) => r.method === 'PATCH');
     expect(patches).toEqual([{ method: 'PATCH', path: `/cloud/v2/floatingips/1/76/${DEMO.fip}`, body: { tags: { env: 'prod', owner: null } } }]);
-    expect(routesSeen(emu, (r) => r.startsWith('/cloud/v1/floatingips') || r.startsWith('/cloud/v2/floatingips')).filter((r) => r.startsWith('PATCH'))).toEqual([`PATCH ${V2_ONE}`]);
+    expect(routesSeen(emu, (r) => r.startsWith('/cloud/v1/floatingips') || r.startsWith('/cloud/v2/floatingips')).filter((r) => r.startsWith('PATCH'))).toEqual([
+      `PATCH ${V2_ONE}`,
+    ]);
     // The emulator's task recorded the body it received.
     const task = [...emu.state.tasks.values()].find((t) => t.task_type === 'update_floating_ip');
     expect(task?.data).toEqual({ tags: { env: 'prod', owner: null } });

@@ -78,7 +78,9 @@ describe('cloud_instance apply', () => {
     expect(change.action).toBe('update');
     await cloudInstance.apply(h.ctx, change);
 
-    expect(h.sent.filter((r) => r.method === 'POST')).toEqual([{ method: 'POST', path: `/cloud/v1/instances/1/76/${DEMO.instance}/changeflavor`, body: { flavor_id: 'g2-standard-4-8' } }]);
+    expect(h.sent.filter((r) => r.method === 'POST')).toEqual([
+      { method: 'POST', path: `/cloud/v1/instances/1/76/${DEMO.instance}/changeflavor`, body: { flavor_id: 'g2-standard-4-8' } },
+    ]);
     expect(h.pollDelays.length).toBeGreaterThan(0);
     const vm = emu.state.instances.get(DEMO.instance)!;
     expect(vm.flavor_id).toBe('g2-standard-4-8');
@@ -154,4 +156,3 @@ describe('cloud_instance apply of a change without its payload', () => {
     expect(h.sent.filter((r) => r.method === 'POST')).toEqual([]);
   });
 });
-

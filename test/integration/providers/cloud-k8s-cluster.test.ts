@@ -236,4 +236,3 @@ describe('cloud_k8s_cluster apply of a change without its payload', () => {
     expect(h.sent.filter((r) => r.method === 'POST')).toEqual([]);
   });
 });
-

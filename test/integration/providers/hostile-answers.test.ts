@@ -51,14 +51,30 @@ const VALID: Record<string, unknown> = {
     updated_at: '2026-01-01T00:00:00+0000',
   },
   [`/cloud/v2/floatingips/1/76/${FIP}`]: { tasks: [TASK] },
-  [VM_PATH]: { id: VM, name: 'web-vm', status: 'ACTIVE', task_id: null, task_state: null, vm_state: 'active', flavor: { flavor_id: 'g2-standard-2-4', flavor_name: 'g2-standard-2-4', vcpus: 2, ram: 4096 } },
+  [VM_PATH]: {
+    id: VM,
+    name: 'web-vm',
+    status: 'ACTIVE',
+    task_id: null,
+    task_state: null,
+    vm_state: 'active',
+    flavor: { flavor_id: 'g2-standard-2-4', flavor_name: 'g2-standard-2-4', vcpus: 2, ram: 4096 },
+  },
   [`${VM_PATH}/available_flavors`]: { count: 1, results: [{ flavor_id: 'g2-standard-4-8', flavor_name: 'g2-standard-4-8', vcpus: 4, ram: 8192, disabled: false }] },
   [`${VM_PATH}/changeflavor`]: { tasks: [TASK] },
   [CLUSTER_PATH]: { id: 'c1', name: 'prod-eu', version: 'v1.29.8', status: 'Provisioned', task_id: null, pools: [] },
   [`${CLUSTER_PATH}/upgrade_versions`]: { count: 1, results: [{ version: 'v1.30.6' }] },
   '/fastedge/v1/apps/1234': { id: 1234, name: 'legacy-app', status: 1, binary: 5, api_type: 'wasi-http', plan_id: 1 },
   '/streaming/players/55': { id: 55, name: 'old player', autoplay: false },
-  '/cloud/v2/limits_request/42': { id: 42, client_id: 9, status: 'in progress', description: 'more vCPUs', requested_limits: {}, created_at: '2026-01-01T00:00:00', updated_at: null },
+  '/cloud/v2/limits_request/42': {
+    id: 42,
+    client_id: 9,
+    status: 'in progress',
+    description: 'more vCPUs',
+    requested_limits: {},
+    created_at: '2026-01-01T00:00:00',
+    updated_at: null,
+  },
   '/iam/reselling/resellers/7/notification_settings/3': { id: 3, reseller: 7, notification_type: 'failed_login', email: 'sec@example.com', enabled: true },
   '/streaming/ai/tasks': { count: 1, next: null, previous: null, results: [{ task_id: TASK, status: 'FAILURE', task_name: 'transcription', progress: 100, task_data: {} }] },
   '/streaming/videos/9876/subtitles': [{ id: 1000, name: 'English', language: 'eng', vtt: 'WEBVTT' }],
@@ -184,7 +200,15 @@ const TARGETS: Target[] = [
     what: 'iam_reseller_notification_setting read',
     method: 'GET',
     path: '/iam/reselling/resellers/7/notification_settings/3',
-    run: (ctx) => r.iam_reseller_notification_setting.read(ctx, { reseller_id: 7, notification_settings_id: 3, notification_type: 'failed_login', email: 'sec@example.com', enabled: true, ensure: 'present' }),
+    run: (ctx) =>
+      r.iam_reseller_notification_setting.read(ctx, {
+        reseller_id: 7,
+        notification_settings_id: 3,
+        notification_type: 'failed_login',
+        email: 'sec@example.com',
+        enabled: true,
+        ensure: 'present',
+      }),
     root: 'object',
     wrong: { body: variant('/iam/reselling/resellers/7/notification_settings/3', (b) => (b.enabled = 'yes')), field: 'enabled' },
   },
@@ -358,10 +382,21 @@ describe.each(TARGETS)('$what', (target) => {
 describe('what the user sees', () => {
   it("a plan's read diagnostic names the resource address, the request and the field", async () => {
     hostile = { path: FIP_PATH, answer: { kind: 'json', body: TARGETS[0]!.wrong.body } };
-    const stack = stackOf([resource('cloud_floating_ip', 'web_ip', fipDesired), resource('fastedge_app', 'legacy', { app_id: 1234, ensure: 'absent' })], [checkBlock('streaming_video_subtitles', 'subs', { video_id: 9876, languages: ['eng'] })]);
+    const stack = stackOf(
+      [resource('cloud_floating_ip', 'web_ip', fipDesired), resource('fastedge_app', 'legacy', { app_id: 1234, ensure: 'absent' })],
+      [checkBlock('streaming_video_subtitles', 'subs', { video_id: 9876, languages: ['eng'] })],
+    );
     const ctx = contextFor();
     const observed = await readStack(ctx, stack, providers, { parallelism: 4 });
-    const plan = buildPlan({ stack, reads: observed.reads, checks: observed.checks, planners: providers.resources, baseUrl: server.url, createdAt: '2026-01-01T00:00:00.000Z', edgeformVersion: '0.0.0-test' });
+    const plan = buildPlan({
+      stack,
+      reads: observed.reads,
+      checks: observed.checks,
+      planners: providers.resources,
+      baseUrl: server.url,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      edgeformVersion: '0.0.0-test',
+    });
     expect(plan.errored).toBe(true);
     expect(plan.diagnostics.map((d) => [d.address, d.summary])).toEqual([
       ['cloud_floating_ip.web_ip', `reading cloud_floating_ip.web_ip failed: GET ${FIP_PATH}: unexpected 200 answer: tags.1.key: expected string, got number 7`],

@@ -66,7 +66,10 @@ describe('iam_reseller_notification_setting apply', () => {
 
   it('sends the unchanged type and e-mail, and the platform enabled flag, when only the e-mail changes and enabled is unset', async () => {
     const { enabled: _, ...withoutEnabled } = desired();
-    const change = await planChange(h.ctx, resource('iam_reseller_notification_setting', 'login_alerts', withoutEnabled as ResourceAttributes['iam_reseller_notification_setting']));
+    const change = await planChange(
+      h.ctx,
+      resource('iam_reseller_notification_setting', 'login_alerts', withoutEnabled as ResourceAttributes['iam_reseller_notification_setting']),
+    );
     await iamResellerNotificationSetting.apply(h.ctx, change);
     expect(h.sent.filter((r) => r.method === 'PATCH').map((r) => r.body)).toEqual([{ notification_type: 'failed_login', email: 'sec@example.com', enabled: false }]);
     expect(emu.state.notificationSettings.get(3)).toMatchObject({ email: 'sec@example.com', enabled: false });
@@ -75,7 +78,11 @@ describe('iam_reseller_notification_setting apply', () => {
   it('plans a setting that matches as a no-op', async () => {
     const change = await planChange(
       h.ctx,
-      resource('iam_reseller_notification_setting', 'deletion_requests', desired({ notification_settings_id: 4, notification_type: 'deletion_request', email: 'billing@example.com' })),
+      resource(
+        'iam_reseller_notification_setting',
+        'deletion_requests',
+        desired({ notification_settings_id: 4, notification_type: 'deletion_request', email: 'billing@example.com' }),
+      ),
     );
     expect(change.action).toBe('no-op');
   });
@@ -86,8 +93,9 @@ describe('iam_reseller_notification_setting apply of a change without its payloa
     const change = await planChange(h.ctx, resource('iam_reseller_notification_setting', 'login_alerts', desired()));
     const { payload: _, ...broken } = change;
     await expect(iamResellerNotificationSetting.apply(h.ctx, broken)).rejects.toMatchObject({ code: 'EDGEFORM_PLAN_PAYLOAD', message: expect.stringContaining('body') });
-    await expect(iamResellerNotificationSetting.apply(h.ctx, { ...change, payload: { body: { email: 'x@example.com' } } })).rejects.toMatchObject({ code: 'EDGEFORM_PLAN_PAYLOAD' });
+    await expect(iamResellerNotificationSetting.apply(h.ctx, { ...change, payload: { body: { email: 'x@example.com' } } })).rejects.toMatchObject({
+      code: 'EDGEFORM_PLAN_PAYLOAD',
+    });
     expect(h.sent.filter((r) => r.method === 'PATCH')).toEqual([]);
   });
 });
-

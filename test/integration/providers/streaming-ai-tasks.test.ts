@@ -72,10 +72,13 @@ describe('streaming_ai_tasks check on the demo world', () => {
 describe('streaming_ai_tasks check over several pages', () => {
   let emu: TestEmulator;
   let h: ProviderHarness;
-  useProviderHarness((e, harness) => {
-    emu = e;
-    h = harness;
-  }, { fixtures: manyTasks });
+  useProviderHarness(
+    (e, harness) => {
+      emu = e;
+      h = harness;
+    },
+    { fixtures: manyTasks },
+  );
 
   it('follows the next pages and counts every matching task', async () => {
     const outcome = await streamingAiTasks.evaluate(h.ctx, { where: { task_name: 'transcription', status: 'FAILURE' }, max_count: 0 });

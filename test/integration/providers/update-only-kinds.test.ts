@@ -16,12 +16,32 @@ useProviderHarness((e, harness) => {
 const base = { project_id: 1, region_id: 76, ensure: 'present' as const };
 /** Each kind edgeform can update but never delete, with a planned update on the demo world. */
 const kinds: [string, () => ResourceBlock, () => unknown][] = [
-  ['cloud_floating_ip', () => resource('cloud_floating_ip', 'web_ip', { ...base, floating_ip_id: DEMO.fip, tags: { env: 'prod' }, tags_policy: 'authoritative' }), () => emu.state.floatingIps.get(DEMO.fip)!.tags],
-  ['cloud_instance', () => resource('cloud_instance', 'web_vm', { ...base, instance_id: DEMO.instance, flavor_id: 'g2-standard-4-8' }), () => emu.state.instances.get(DEMO.instance)!.flavor_id],
-  ['cloud_k8s_cluster', () => resource('cloud_k8s_cluster', 'cluster', { ...base, cluster_name: DEMO.cluster, version: 'v1.31.3' }), () => emu.state.k8sClusters.get(`1/76/${DEMO.cluster}`)!.version],
+  [
+    'cloud_floating_ip',
+    () => resource('cloud_floating_ip', 'web_ip', { ...base, floating_ip_id: DEMO.fip, tags: { env: 'prod' }, tags_policy: 'authoritative' }),
+    () => emu.state.floatingIps.get(DEMO.fip)!.tags,
+  ],
+  [
+    'cloud_instance',
+    () => resource('cloud_instance', 'web_vm', { ...base, instance_id: DEMO.instance, flavor_id: 'g2-standard-4-8' }),
+    () => emu.state.instances.get(DEMO.instance)!.flavor_id,
+  ],
+  [
+    'cloud_k8s_cluster',
+    () => resource('cloud_k8s_cluster', 'cluster', { ...base, cluster_name: DEMO.cluster, version: 'v1.31.3' }),
+    () => emu.state.k8sClusters.get(`1/76/${DEMO.cluster}`)!.version,
+  ],
   [
     'iam_reseller_notification_setting',
-    () => resource('iam_reseller_notification_setting', 'alerts', { reseller_id: 7, notification_settings_id: 3, notification_type: 'failed_login', email: 'sec@example.com', enabled: true, ensure: 'present' }),
+    () =>
+      resource('iam_reseller_notification_setting', 'alerts', {
+        reseller_id: 7,
+        notification_settings_id: 3,
+        notification_type: 'failed_login',
+        email: 'sec@example.com',
+        enabled: true,
+        ensure: 'present',
+      }),
     () => emu.state.notificationSettings.get(3),
   ],
 ];

@@ -94,7 +94,16 @@ describe('toRunFatalError', () => {
   const BASE = 'https://api.example.com';
   const retried = { baseUrl: BASE, singleAttempt: false };
   const refused = (extra: Partial<ConstructorParameters<typeof ApiConnectionError>[0]> = {}) =>
-    new ApiConnectionError({ method: 'GET', path: '/cloud/v1/x', requestSent: false, reason: 'ECONNREFUSED', detail: 'connect ECONNREFUSED 10.0.0.1:443', unreachable: true, note: 'gave up after 4 attempts', ...extra });
+    new ApiConnectionError({
+      method: 'GET',
+      path: '/cloud/v1/x',
+      requestSent: false,
+      reason: 'ECONNREFUSED',
+      detail: 'connect ECONNREFUSED 10.0.0.1:443',
+      unreachable: true,
+      note: 'gave up after 4 attempts',
+      ...extra,
+    });
 
   it('a 401 means the key is refused, for any request: one ApiKeyRefusedError naming the platform and the variable', () => {
     const cause = createApiError(details(401, { method: 'GET', platformMessage: 'Given token not valid for any token type', requestId: 'r-1' }));
@@ -117,7 +126,7 @@ describe('toRunFatalError', () => {
     expect(fatal?.message).toBe(`the platform at ${BASE} is unavailable: ${cause.message}`);
   });
 
-  it('a retry refused because the run\'s retry quota is empty means the platform is unavailable, whatever the failure', () => {
+  it("a retry refused because the run's retry quota is empty means the platform is unavailable, whatever the failure", () => {
     expect(toRunFatalError(createApiError(details(503, { quotaExhausted: true })), retried)).toBeInstanceOf(PlatformUnavailableError);
     expect(toRunFatalError(refused({ unreachable: false, requestSent: 'unknown', reason: 'ECONNRESET', quotaExhausted: true }), retried)).toBeInstanceOf(PlatformUnavailableError);
   });

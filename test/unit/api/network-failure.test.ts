@@ -76,7 +76,14 @@ describe('isUnreachable', () => {
   });
 
   it('is false for a connection that broke mid-exchange, a timeout after sending, or a request undici refused to send', () => {
-    for (const error of [sysError('ECONNRESET'), new errors.SocketError('other side closed'), new errors.HeadersTimeoutError(), new errors.InvalidArgumentError('bad'), new errors.ClientClosedError(), new Error('weird')]) {
+    for (const error of [
+      sysError('ECONNRESET'),
+      new errors.SocketError('other side closed'),
+      new errors.HeadersTimeoutError(),
+      new errors.InvalidArgumentError('bad'),
+      new errors.ClientClosedError(),
+      new Error('weird'),
+    ]) {
       expect(isUnreachable(classifyNetworkError(error))).toBe(false);
     }
   });

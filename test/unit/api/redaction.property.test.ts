@@ -11,7 +11,10 @@ import { MIN_FRAGMENT_LENGTH, REDACTED, redact } from '../../../src/api/redact.j
 const HEX = [...'0123456789abcdef'];
 /** A key of the platform's shape: `<id>$<64 lowercase hex>`, with short and long ids. */
 const platformKey = fc
-  .tuple(fc.oneof(fc.integer({ min: 1, max: 99_999 }), fc.integer({ min: 10_000_000, max: 2_147_483_647 })), fc.string({ unit: fc.constantFrom(...HEX), minLength: 64, maxLength: 64 }))
+  .tuple(
+    fc.oneof(fc.integer({ min: 1, max: 99_999 }), fc.integer({ min: 10_000_000, max: 2_147_483_647 })),
+    fc.string({ unit: fc.constantFrom(...HEX), minLength: 64, maxLength: 64 }),
+  )
   .map(([id, hex]) => `${id}$${hex}`);
 
 /**
@@ -19,7 +22,10 @@ const platformKey = fc
  * and without `[`/`]`, the brackets of the [REDACTED] marker (a key that shares characters
  * with the marker could match across it, and redacting twice would then differ).
  */
-const KEY_CHARS = [...Array.from({ length: 0x7f - 0x21 }, (_, i) => String.fromCharCode(0x21 + i)), ...Array.from({ length: 0x100 - 0xa1 }, (_, i) => String.fromCharCode(0xa1 + i))].filter((c) => c !== '[' && c !== ']');
+const KEY_CHARS = [
+  ...Array.from({ length: 0x7f - 0x21 }, (_, i) => String.fromCharCode(0x21 + i)),
+  ...Array.from({ length: 0x100 - 0xa1 }, (_, i) => String.fromCharCode(0xa1 + i)),
+].filter((c) => c !== '[' && c !== ']');
 const anyKey = fc
   .tuple(fc.string({ unit: fc.constantFrom(...KEY_CHARS), minLength: 1, maxLength: 20 }), fc.string({ unit: fc.constantFrom(...KEY_CHARS), minLength: 16, maxLength: 70 }))
   .map(([a, b]) => `${a}$${b}`)
@@ -49,7 +55,7 @@ function canonicalForms(key: string): string[] {
   const html = (escape: RegExp, style: (c: string) => string) => key.replace(escape, style);
   const dec = (c: string) => `&#${c.codePointAt(0)};`;
   const hex = (c: string) => `&#x${c.codePointAt(0)!.toString(16)};`;
-  const named = (c: string) => ({ '$': '&dollar;', '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c] ?? dec(c);
+  const named = (c: string) => ({ $: '&dollar;', '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c] ?? dec(c);
   return [
     key,
     encodeURIComponent(key),

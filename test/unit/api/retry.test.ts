@@ -198,16 +198,25 @@ describe('createRetryQuota', () => {
 
   it('stays between 0 and its capacity whatever happens', () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.constantFrom(5, 10).map((c) => ({ take: c })), fc.option(fc.constantFrom(5, 10), { nil: null }).map((c) => ({ success: c }))), { maxLength: 300 }), (ops) => {
-        const quota = createRetryQuota({ capacity: 50 });
-        for (const op of ops) {
-          if ('take' in op) {
-            if (quota.canAfford(op.take)) quota.take(op.take);
-          } else quota.recordSuccess(op.success);
-          expect(quota.available).toBeGreaterThanOrEqual(0);
-          expect(quota.available).toBeLessThanOrEqual(50);
-        }
-      }),
+      fc.property(
+        fc.array(
+          fc.oneof(
+            fc.constantFrom(5, 10).map((c) => ({ take: c })),
+            fc.option(fc.constantFrom(5, 10), { nil: null }).map((c) => ({ success: c })),
+          ),
+          { maxLength: 300 },
+        ),
+        (ops) => {
+          const quota = createRetryQuota({ capacity: 50 });
+          for (const op of ops) {
+            if ('take' in op) {
+              if (quota.canAfford(op.take)) quota.take(op.take);
+            } else quota.recordSuccess(op.success);
+            expect(quota.available).toBeGreaterThanOrEqual(0);
+            expect(quota.available).toBeLessThanOrEqual(50);
+          }
+        },
+      ),
     );
   });
 

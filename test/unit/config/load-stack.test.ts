@@ -79,7 +79,10 @@ describe('loadStack: digest', () => {
   });
 
   it('is the same for a directory stack holding the same blocks', async () => {
-    const split = { 'a.yaml': 'version: 1\nresources:\n  app:\n    type: fastedge_app\n    app_id: 1234\n', 'b.yaml': 'resources:\n  player:\n    type: streaming_player\n    player_id: 55\n    depends_on: [fastedge_app.app]\n' };
+    const split = {
+      'a.yaml': 'version: 1\nresources:\n  app:\n    type: fastedge_app\n    app_id: 1234\n',
+      'b.yaml': 'resources:\n  player:\n    type: streaming_player\n    player_id: 55\n    depends_on: [fastedge_app.app]\n',
+    };
     expect((await load(split, '.')).stack!.digest).toBe((await load({ 'stack.yaml': a })).stack!.digest);
   });
 
@@ -116,17 +119,17 @@ describe('loadStack: directory stacks', () => {
   });
 
   it('takes provider and defaults from one file only, naming the first place', async () => {
-    const { diagnostics, dir } = await load(
-      { 'a.yaml': 'version: 1\nprovider: {base_url: "https://a.example"}\n', 'b.yaml': 'provider: {base_url: "https://a.example"}\n' },
-      '.',
-    );
+    const { diagnostics, dir } = await load({ 'a.yaml': 'version: 1\nprovider: {base_url: "https://a.example"}\n', 'b.yaml': 'provider: {base_url: "https://a.example"}\n' }, '.');
     expect(diagnostics.map((d) => [d.code, d.range?.filename, d.summary])).toEqual([
       ['conflicting-setting', join(dir, 'b.yaml'), `provider is already set in ${join(dir, 'a.yaml')}:2:1`],
     ]);
   });
 
   it('lets blocks in one file depend on blocks of another', async () => {
-    const { stack } = await load({ 'a.yaml': 'version: 1\nresources: {a: {type: fastedge_app, app_id: 1, depends_on: [fastedge_app.b]}}\n', 'b.yaml': 'resources: {b: {type: fastedge_app, app_id: 2}}\n' }, '.');
+    const { stack } = await load(
+      { 'a.yaml': 'version: 1\nresources: {a: {type: fastedge_app, app_id: 1, depends_on: [fastedge_app.b]}}\n', 'b.yaml': 'resources: {b: {type: fastedge_app, app_id: 2}}\n' },
+      '.',
+    );
     expect(stack!.resources[0]!.dependsOn).toEqual(['fastedge_app.b']);
   });
 
@@ -136,7 +139,10 @@ describe('loadStack: directory stacks', () => {
   });
 
   it('does not report dependencies as missing when another file has broken YAML', async () => {
-    const { diagnostics } = await load({ 'a.yaml': 'version: 1\nresources: {a: {type: fastedge_app, app_id: 1, depends_on: [fastedge_app.b]}}\n', 'b.yaml': 'resources: {b: [\n' }, '.');
+    const { diagnostics } = await load(
+      { 'a.yaml': 'version: 1\nresources: {a: {type: fastedge_app, app_id: 1, depends_on: [fastedge_app.b]}}\n', 'b.yaml': 'resources: {b: [\n' },
+      '.',
+    );
     expect(diagnostics.length).toBeGreaterThan(0);
     expect(new Set(diagnostics.map((d) => d.code))).toEqual(new Set(['yaml-syntax']));
   });
@@ -171,7 +177,7 @@ resources:
     tags: ${tags}
 `;
 
-  it('accepts tag keys that merely contain a credential word: tags are the user\'s labels', async () => {
+  it("accepts tag keys that merely contain a credential word: tags are the user's labels", async () => {
     const { stack: loaded, diagnostics } = await load({ 'stack.yaml': stack('{ token-bucket: "on", secret-scanning: enabled }') });
     expect(diagnostics).toEqual([]);
     expect(loaded?.resources[0]?.attributes).toMatchObject({ tags: { 'token-bucket': 'on', 'secret-scanning': 'enabled' } });

@@ -54,7 +54,10 @@ describe('scanYaml: counting before parsing', () => {
 describe('readSourceFile: bounded reading', () => {
   it('stops an alias bomb with the yaml library alias limit, at the alias, before it expands', () => {
     let text = `${HEAD}  ip:\n    type: cloud_floating_ip\n    tags:\n      l0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n`;
-    for (let i = 1; i < 30; i++) text += `      l${i}: &a${i} [${Array(9).fill(`*a${i - 1}`).join(', ')}]\n`;
+    for (let i = 1; i < 30; i++)
+      text += `      l${i}: &a${i} [${Array(9)
+        .fill(`*a${i - 1}`)
+        .join(', ')}]\n`;
     const file = readSourceFile('stack.yaml', text, {});
     expect(file.diagnostics.map((d) => d.code)).toEqual(['too-many-aliases']);
     expect(file.diagnostics[0]!.range!.start).toEqual({ line: 10, column: 16 });
@@ -112,7 +115,9 @@ describe('readSourceFile: bounded reading', () => {
 
 describe('many errors', () => {
   it('reports 200,000 errors of one block (a spread of that many arguments overflows the call stack)', async () => {
-    const dir = writeStackFiles({ 'stack.yaml': `version: 1\nchecks:\n  subs:\n    type: streaming_video_subtitles\n    video_id: 1\n    languages: [${Array(200_000).fill('1').join(', ')}]\n` });
+    const dir = writeStackFiles({
+      'stack.yaml': `version: 1\nchecks:\n  subs:\n    type: streaming_video_subtitles\n    video_id: 1\n    languages: [${Array(200_000).fill('1').join(', ')}]\n`,
+    });
     const { diagnostics } = await loadStack(join(dir, 'stack.yaml'), {});
     expect(diagnostics).toHaveLength(200_000);
     expect(diagnostics[199_999]).toMatchObject({ code: 'invalid-type', summary: 'languages[199999] must be a string, not an integer' });

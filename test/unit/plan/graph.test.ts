@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildGraph, findCycles, topologicalOrder, transitiveDependants } from '../../../src/plan/graph.js';
 
-const g = (spec: Record<string, string[]>) =>
-  buildGraph(Object.entries(spec).map(([address, dependsOn]) => ({ address, dependsOn })));
+const g = (spec: Record<string, string[]>) => buildGraph(Object.entries(spec).map(([address, dependsOn]) => ({ address, dependsOn })));
 
 describe('dependency graph', () => {
   it('orders every node after its dependencies, keeping declaration order among ready nodes', () => {

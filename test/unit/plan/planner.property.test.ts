@@ -49,13 +49,11 @@ const instance = fc
     read: exists({ instance_id: 'i', name: 'vm', status: 'ACTIVE', flavor_id: live, ...(live === desired ? {} : { available_flavors: available }) }, lock),
   }));
 
-const cluster = fc.record({ live: fc.constantFrom(...CATALOGUE), desired: fc.constantFrom(...CATALOGUE), lock }).map(
-  ({ live, desired, lock }): Generated => ({
-    type: 'cloud_k8s_cluster',
-    attributes: { project_id: 1, region_id: 76, cluster_name: 'c', version: desired, ensure: 'present' },
-    read: exists(clusterState(live, desired), lock),
-  }),
-);
+const cluster = fc.record({ live: fc.constantFrom(...CATALOGUE), desired: fc.constantFrom(...CATALOGUE), lock }).map(({ live, desired, lock }): Generated => ({
+  type: 'cloud_k8s_cluster',
+  attributes: { project_id: 1, region_id: 76, cluster_name: 'c', version: desired, ensure: 'present' },
+  read: exists(clusterState(live, desired), lock),
+}));
 
 /** A cluster as the provider reads it: the offered upgrades (the platform's rule) only when the version differs. */
 function clusterState(version: string, desired: string): Record<string, unknown> {
@@ -70,12 +68,23 @@ const setting = fc
   })
   .map(({ type, live, desired }): Generated => ({
     type: 'iam_reseller_notification_setting',
-    attributes: { reseller_id: 7, notification_settings_id: 3, notification_type: type, email: desired.email, ...(desired.enabled === undefined ? {} : { enabled: desired.enabled }), ensure: 'present' },
+    attributes: {
+      reseller_id: 7,
+      notification_settings_id: 3,
+      notification_type: type,
+      email: desired.email,
+      ...(desired.enabled === undefined ? {} : { enabled: desired.enabled }),
+      ensure: 'present',
+    },
     read: exists({ notification_settings_id: 3, notification_type: type, ...live }),
   }));
 
 const deletable = fc
-  .record({ type: fc.constantFrom('fastedge_app' as const, 'streaming_player' as const, 'cloud_quota_limit_request' as const), ensure: fc.constantFrom('present' as const, 'absent' as const), exists: fc.boolean() })
+  .record({
+    type: fc.constantFrom('fastedge_app' as const, 'streaming_player' as const, 'cloud_quota_limit_request' as const),
+    ensure: fc.constantFrom('present' as const, 'absent' as const),
+    exists: fc.boolean(),
+  })
   .map(({ type, ensure, exists: there }): Generated => {
     const idField = { fastedge_app: 'app_id', streaming_player: 'player_id', cloud_quota_limit_request: 'request_id' }[type];
     return { type, attributes: { [idField]: 9, ensure }, read: there ? exists({ [idField]: 9, name: 'n' }) : GONE };

@@ -7,7 +7,14 @@ import { checkBlock, resource, stackOf } from '../../helpers/stack.js';
 const FIP = '726ecfcc-7fd0-4e30-a86e-7892524aa483';
 const VM = 'a7e7e8d6-0b4c-4c2e-9d1e-2f0f0c7b9a11';
 
-const fip = resource('cloud_floating_ip', 'web_ip', { project_id: 1, region_id: 76, floating_ip_id: FIP, tags: { env: 'prod', team: 'edge' }, tags_policy: 'authoritative', ensure: 'present' });
+const fip = resource('cloud_floating_ip', 'web_ip', {
+  project_id: 1,
+  region_id: 76,
+  floating_ip_id: FIP,
+  tags: { env: 'prod', team: 'edge' },
+  tags_policy: 'authoritative',
+  ensure: 'present',
+});
 const vm = resource('cloud_instance', 'web_vm', { project_id: 1, region_id: 76, instance_id: VM, flavor_id: 'g2-standard-4-8', ensure: 'present' });
 const cluster = resource('cloud_k8s_cluster', 'prod', { project_id: 1, region_id: 76, cluster_name: 'prod-eu', version: 'v1.31.3', ensure: 'present' }, ['cloud_instance.web_vm']);
 const app = resource('fastedge_app', 'legacy', { app_id: 1234, ensure: 'absent' });
@@ -28,12 +35,17 @@ function plan(reads: Record<string, ReadResult>, blocks = [cluster, fip, vm, app
 }
 
 const demoReads = {
-  'cloud_floating_ip.web_ip': observed({ floating_ip_id: FIP, floating_ip_address: '203.0.113.10', status: 'ACTIVE', tags: [
-    { key: 'env', value: 'staging', read_only: false },
-    { key: 'team', value: 'edge', read_only: false },
-    { key: 'owner', value: 'alice', read_only: false },
-    { key: 'managed-by', value: 'platform', read_only: true },
-  ] }),
+  'cloud_floating_ip.web_ip': observed({
+    floating_ip_id: FIP,
+    floating_ip_address: '203.0.113.10',
+    status: 'ACTIVE',
+    tags: [
+      { key: 'env', value: 'staging', read_only: false },
+      { key: 'team', value: 'edge', read_only: false },
+      { key: 'owner', value: 'alice', read_only: false },
+      { key: 'managed-by', value: 'platform', read_only: true },
+    ],
+  }),
   'cloud_instance.web_vm': observed({ instance_id: VM, name: 'web-1', status: 'ACTIVE', flavor_id: 'g2-standard-2-4', available_flavors: ['g2-standard-2-4', 'g2-standard-4-8'] }),
   'cloud_k8s_cluster.prod': observed({ cluster_name: 'prod-eu', version: 'v1.29.8', status: 'Provisioned', upgrade_versions: ['v1.30.6'] }),
   'fastedge_app.legacy': observed({ app_id: 1234, name: 'legacy-app', status: 1 }),
@@ -63,8 +75,14 @@ describe('buildPlan', () => {
 
   it('fingerprints the observed fields so a changed platform makes a saved plan stale', () => {
     const a = plan(demoReads).resource_changes[1]!;
-    const b = plan({ ...demoReads, 'cloud_instance.web_vm': observed({ instance_id: VM, name: 'web-1', status: 'ACTIVE', flavor_id: 'g2-standard-8-16', available_flavors: ['g2-standard-4-8'] }) }).resource_changes[1]!;
-    const c = plan({ ...demoReads, 'cloud_instance.web_vm': observed({ instance_id: VM, name: 'web-1', status: 'RESIZE', flavor_id: 'g2-standard-2-4', available_flavors: ['g2-standard-4-8'] }) }).resource_changes[1]!;
+    const b = plan({
+      ...demoReads,
+      'cloud_instance.web_vm': observed({ instance_id: VM, name: 'web-1', status: 'ACTIVE', flavor_id: 'g2-standard-8-16', available_flavors: ['g2-standard-4-8'] }),
+    }).resource_changes[1]!;
+    const c = plan({
+      ...demoReads,
+      'cloud_instance.web_vm': observed({ instance_id: VM, name: 'web-1', status: 'RESIZE', flavor_id: 'g2-standard-2-4', available_flavors: ['g2-standard-4-8'] }),
+    }).resource_changes[1]!;
     expect(a.fingerprint).not.toBe(b.fingerprint);
     expect(a.fingerprint).toBe(c.fingerprint);
   });
@@ -103,8 +121,20 @@ describe('buildPlan', () => {
   });
 
   it('refuses an unavailable flavor, listing the allowed ones', () => {
-    const p = plan({ ...demoReads, 'cloud_instance.web_vm': observed({ instance_id: VM, name: 'web-1', status: 'ACTIVE', flavor_id: 'g2-standard-2-4', available_flavors: ['g2-standard-2-4', 'g2-standard-8-16'] }) });
-    expect(p.diagnostics[0]).toMatchObject({ summary: 'cloud_instance.web_vm: flavor "g2-standard-4-8" is not available for instance web-1', detail: 'Flavors this instance can be resized to: g2-standard-2-4, g2-standard-8-16.' });
+    const p = plan({
+      ...demoReads,
+      'cloud_instance.web_vm': observed({
+        instance_id: VM,
+        name: 'web-1',
+        status: 'ACTIVE',
+        flavor_id: 'g2-standard-2-4',
+        available_flavors: ['g2-standard-2-4', 'g2-standard-8-16'],
+      }),
+    });
+    expect(p.diagnostics[0]).toMatchObject({
+      summary: 'cloud_instance.web_vm: flavor "g2-standard-4-8" is not available for instance web-1',
+      detail: 'Flavors this instance can be resized to: g2-standard-2-4, g2-standard-8-16.',
+    });
   });
 
   it('refuses a k8s downgrade', () => {
@@ -113,7 +143,14 @@ describe('buildPlan', () => {
   });
 
   it('refuses a read-only tag key, naming it', () => {
-    const ro = resource('cloud_floating_ip', 'web_ip', { project_id: 1, region_id: 76, floating_ip_id: FIP, tags: { 'managed-by': 'me' }, tags_policy: 'merge', ensure: 'present' });
+    const ro = resource('cloud_floating_ip', 'web_ip', {
+      project_id: 1,
+      region_id: 76,
+      floating_ip_id: FIP,
+      tags: { 'managed-by': 'me' },
+      tags_policy: 'merge',
+      ensure: 'present',
+    });
     const p = plan(demoReads, [ro]);
     expect(p.diagnostics[0]!.summary).toBe('cloud_floating_ip.web_ip: tag "managed-by" is read-only on the platform and cannot be set or removed');
   });
@@ -132,10 +169,15 @@ describe('buildPlan', () => {
   it('includes check outcomes, and an unevaluable check errors the plan', () => {
     const subs = checkBlock('streaming_video_subtitles', 'subs', { video_id: 1, languages: ['eng'] });
     const tasks = checkBlock('streaming_ai_tasks', 'fails', { where: { status: 'FAILURE' }, max_count: 0 });
-    const p = plan({}, [], [subs, tasks], new Map([
-      ['streaming_video_subtitles.subs', { status: 'fail', message: 'missing ger' }],
-      ['streaming_ai_tasks.fails', { status: 'error', message: 'GET /streaming/ai/tasks: 503' }],
-    ]));
+    const p = plan(
+      {},
+      [],
+      [subs, tasks],
+      new Map([
+        ['streaming_video_subtitles.subs', { status: 'fail', message: 'missing ger' }],
+        ['streaming_ai_tasks.fails', { status: 'error', message: 'GET /streaming/ai/tasks: 503' }],
+      ]),
+    );
     expect(p.checks.map((c) => [c.address, c.status])).toEqual([
       ['streaming_video_subtitles.subs', 'fail'],
       ['streaming_ai_tasks.fails', 'error'],

@@ -14,7 +14,9 @@ const name = fc.stringMatching(/^[a-z][a-z0-9_]{0,10}$/);
 
 /** An update payload its provider accepts, per kind that can be updated. */
 const updatePayload: Partial<Record<ResourceChange['type'], fc.Arbitrary<Record<string, unknown>>>> = {
-  cloud_floating_ip: fc.record({ tags_patch: fc.option(fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.option(fc.string({ maxLength: 8 }), { nil: null }), { maxKeys: 3 }), { nil: null }) }),
+  cloud_floating_ip: fc.record({
+    tags_patch: fc.option(fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.option(fc.string({ maxLength: 8 }), { nil: null }), { maxKeys: 3 }), { nil: null }),
+  }),
   cloud_instance: fc.record({ flavor_id: fc.string({ minLength: 1, maxLength: 12 }) }),
   cloud_k8s_cluster: fc.record({ upgrade_path: fc.array(fc.constantFrom('v1.30.6', 'v1.31.3'), { minLength: 1, maxLength: 2 }) }),
   iam_reseller_notification_setting: fc.record({ body: fc.record({ notification_type: fc.constant('failed_login'), email: fc.constant('a@example.com'), enabled: fc.boolean() }) }),

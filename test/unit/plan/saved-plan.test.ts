@@ -172,7 +172,14 @@ describe('parsePlanFile', () => {
     });
 
     it('accepts a no-op whatever ensure says (already absent, or nothing to change)', () => {
-      expect(() => parse(plan([change({ address: 'fastedge_app.gone', action: 'no-op', desired: { ensure: 'absent' } }), change({ address: FIP, action: 'no-op', desired: { ensure: 'present' } })]))).not.toThrow();
+      expect(() =>
+        parse(
+          plan([
+            change({ address: 'fastedge_app.gone', action: 'no-op', desired: { ensure: 'absent' } }),
+            change({ address: FIP, action: 'no-op', desired: { ensure: 'present' } }),
+          ]),
+        ),
+      ).not.toThrow();
     });
   });
 
@@ -198,7 +205,8 @@ describe('parsePlanFile', () => {
 });
 
 describe('comparePlans', () => {
-  const fip = () => change({ ...updates.fip!, desired: { floating_ip_id: 'x', tags: { env: 'prod' } }, before: { tags: { env: 'dev', owner: 'a' } }, after: { tags: { env: 'prod' } } });
+  const fip = () =>
+    change({ ...updates.fip!, desired: { floating_ip_id: 'x', tags: { env: 'prod' } }, before: { tags: { env: 'dev', owner: 'a' } }, after: { tags: { env: 'prod' } } });
   const saved = () => plan([fip()]);
 
   it('finds nothing when the fresh plan is the saved one (lock ids, warnings and check results aside)', () => {
@@ -214,7 +222,8 @@ describe('comparePlans', () => {
   for (const field of ['payload', 'desired', 'after', 'changes', 'depends_on', 'action'] as const) {
     it(`names an edited ${field} when the platform did not change`, () => {
       const edited = saved();
-      (edited.resource_changes[0] as unknown as Record<string, unknown>)[field] = field === 'action' ? 'delete' : field === 'depends_on' ? ['cloud_instance.x'] : field === 'changes' ? [{ path: ['x'], op: 'add', after: 1 }] : { edited: true };
+      (edited.resource_changes[0] as unknown as Record<string, unknown>)[field] =
+        field === 'action' ? 'delete' : field === 'depends_on' ? ['cloud_instance.x'] : field === 'changes' ? [{ path: ['x'], op: 'add', after: 1 }] : { edited: true };
       const [stale] = comparePlans(edited, saved());
       expect(stale?.address).toBe(FIP);
       expect(stale?.differences.join('\n')).toContain(`${field} in the plan file`);
@@ -272,6 +281,8 @@ describe('a depends_on structure the planner could not have written', () => {
     expect(error.message).toMatch(/corrupt plan file: dependency cycle cloud_instance\.(a|b) -> cloud_instance\.(a|b) -> cloud_instance\.(a|b)/);
   });
   it('refuses a dependency that is not in the plan', () => {
-    expect(failure(plan([change({ address: 'cloud_instance.a', action: 'no-op', depends_on: ['cloud_instance.gone'] })])).message).toContain('depends on cloud_instance.gone, which is not in the plan');
+    expect(failure(plan([change({ address: 'cloud_instance.a', action: 'no-op', depends_on: ['cloud_instance.gone'] })])).message).toContain(
+      'depends on cloud_instance.gone, which is not in the plan',
+    );
   });
 });

@@ -132,7 +132,15 @@ describe('the JSON apply view', () => {
     view.onProgress!(vm, 'waiting on task t1', ['t1']);
     now += 20_000;
     view.tick();
-    expect(JSON.parse(lines.at(-1)!)).toEqual({ type: 'apply_progress', timestamp: '2026-01-01T00:00:20.000Z', address: vm.address, action: 'update', message: 'still running', task_ids: ['t1'], elapsed_ms: 20_000 });
+    expect(JSON.parse(lines.at(-1)!)).toEqual({
+      type: 'apply_progress',
+      timestamp: '2026-01-01T00:00:20.000Z',
+      address: vm.address,
+      action: 'update',
+      message: 'still running',
+      task_ids: ['t1'],
+      elapsed_ms: 20_000,
+    });
   });
 
   it('counts stopped, aborted and not-started resources apart in change_summary', () => {
@@ -150,13 +158,24 @@ describe('the JSON apply view', () => {
     view.onFinish!(vm, { address: vm.address, action: 'update', status: 'failed', taskIds: ['t1'], error: 'boom', elapsedMs: 5 });
     expect(lines.map((l) => JSON.parse(l))).toEqual([
       { type: 'apply_start', timestamp: '2026-01-01T00:00:00.000Z', address: vm.address, action: 'update' },
-      { type: 'apply_errored', timestamp: '2026-01-01T00:00:00.000Z', address: vm.address, action: 'update', status: 'failed', task_ids: ['t1'], elapsed_ms: 5, error: 'boom', skipped_because: null },
+      {
+        type: 'apply_errored',
+        timestamp: '2026-01-01T00:00:00.000Z',
+        address: vm.address,
+        action: 'update',
+        status: 'failed',
+        task_ids: ['t1'],
+        elapsed_ms: 5,
+        error: 'boom',
+        skipped_because: null,
+      },
     ]);
   });
 });
 
 describe('warnings of an applied change', () => {
-  const WARNING = 'the platform acknowledged the change, but the read that confirms it failed: GET /x: 503 Service Unavailable; gave up after 4 attempts. Run edgeform plan to check it.';
+  const WARNING =
+    'the platform acknowledged the change, but the read that confirms it failed: GET /x: 503 Service Unavailable; gave up after 4 attempts. Run edgeform plan to check it.';
   const applied = { address: vm.address, action: 'update' as const, status: 'applied' as const, taskIds: ['t1'], warnings: [WARNING] };
 
   it('the text view prints the finish, then the warning', () => {
@@ -182,7 +201,16 @@ describe('warnings of an applied change', () => {
     view.onFinish!(vm, { ...applied, elapsedMs: 3 });
     view.summary({ interrupted: false, aborted: false, resources: [applied] });
     const [complete, summary] = lines.map((l) => JSON.parse(l));
-    expect(complete).toEqual({ type: 'apply_complete', timestamp: '2026-01-01T00:00:00.000Z', address: vm.address, action: 'update', status: 'applied', task_ids: ['t1'], elapsed_ms: 3, warnings: [WARNING] });
+    expect(complete).toEqual({
+      type: 'apply_complete',
+      timestamp: '2026-01-01T00:00:00.000Z',
+      address: vm.address,
+      action: 'update',
+      status: 'applied',
+      task_ids: ['t1'],
+      elapsed_ms: 3,
+      warnings: [WARNING],
+    });
     expect(summary).toMatchObject({ type: 'change_summary', change: 1, failed: 0, warned: 1, run_error: null });
     expect(summary.resources[0].warnings).toEqual([WARNING]);
   });

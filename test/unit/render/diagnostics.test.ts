@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { Diagnostic } from '../../../src/config/diagnostics.js';
-import { FRAME_WIDTH, formatCounts, formatDiagnosticsJson, formatDiagnosticsText, MAX_MESSAGE_LENGTH, MAX_PRINTED_DIAGNOSTICS, toDiagnosticsJson } from '../../../src/render/diagnostics.js';
+import {
+  FRAME_WIDTH,
+  formatCounts,
+  formatDiagnosticsJson,
+  formatDiagnosticsText,
+  MAX_MESSAGE_LENGTH,
+  MAX_PRINTED_DIAGNOSTICS,
+  toDiagnosticsJson,
+} from '../../../src/render/diagnostics.js';
 
 const text = 'version: 1\nresources:\n  web_vm:\n    type: cloud_instance\n    flavour_id: x\n';
 const unknownField: Diagnostic = {
@@ -103,7 +111,12 @@ describe('formatDiagnosticsText on hostile input', () => {
 
   it('frames a range of many lines by its first lines only', () => {
     const file = Array.from({ length: 1_000 }, (_, i) => `line${i + 1}: x`).join('\n');
-    const d: Diagnostic = { severity: 'error', code: 'invalid-type', summary: 'bad', range: { filename: 'stack.yaml', start: { line: 3, column: 1 }, end: { line: 900, column: 3 } } };
+    const d: Diagnostic = {
+      severity: 'error',
+      code: 'invalid-type',
+      summary: 'bad',
+      range: { filename: 'stack.yaml', start: { line: 3, column: 1 }, end: { line: 900, column: 3 } },
+    };
     const out = formatDiagnosticsText([d], { files: new Map([['stack.yaml', file]]), color: false });
     expect(out).toContain('line7: x');
     expect(out).not.toContain('line9: x');
@@ -132,7 +145,7 @@ describe('formatDiagnosticsText on hostile input', () => {
     expect(out).toContain('k…');
   });
 
-  it('reads each file\'s lines once however many diagnostics point into it', () => {
+  it("reads each file's lines once however many diagnostics point into it", () => {
     const file = Array.from({ length: 20_000 }, (_, i) => `k${i}: v`).join('\n');
     let reads = 0;
     const files = new (class extends Map<string, string> {

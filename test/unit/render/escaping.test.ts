@@ -81,7 +81,11 @@ describe('no view writes a raw control character from a platform value', () => {
     view.onStart!(fip);
     view.onProgress!(fip, `waiting on task ${EVIL_KEY}`, [EVIL_KEY]);
     view.onFinish!(fip, { address: fip.address, action: 'update', status: 'failed', taskIds: [EVIL_KEY], error: `task failed: ${EVIL_MESSAGE}` });
-    const outcome: ApplyOutcome = { interrupted: false, aborted: false, resources: [{ address: fip.address, action: 'update', status: 'failed', taskIds: [EVIL_KEY], error: EVIL_MESSAGE }] };
+    const outcome: ApplyOutcome = {
+      interrupted: false,
+      aborted: false,
+      resources: [{ address: fip.address, action: 'update', status: 'failed', taskIds: [EVIL_KEY], error: EVIL_MESSAGE }],
+    };
     const all = [...lines, ...summaryLines(outcome)].join('\n');
     expect(all).not.toMatch(RAW_CONTROL);
     expect(lines[1]).toBe(`cloud_floating_ip.web_ip: waiting on task ${EVIL_KEY_SHOWN}`);

@@ -4,9 +4,7 @@ import { renderPlanText } from '../../../src/render/plan-text.js';
 import { change, plan } from '../../helpers/plan.js';
 
 const many = (n: number) =>
-  Array.from({ length: n }, (_, i) =>
-    change({ address: `cloud_instance.vm_${i}`, action: 'update', changes: [{ path: ['flavor_id'], op: 'update', before: 'a', after: 'b' }] }),
-  );
+  Array.from({ length: n }, (_, i) => change({ address: `cloud_instance.vm_${i}`, action: 'update', changes: [{ path: ['flavor_id'], op: 'update', before: 'a', after: 'b' }] }));
 
 function md(p: ReturnType<typeof plan>, limit?: number) {
   return renderPlanMarkdown(p, renderPlanText(p), { stackLabel: 'stacks/prod.yaml', limit });

@@ -93,7 +93,9 @@ describe('the drift view', () => {
   it('json: the report with its errors as JSON diagnostics', () => {
     const s = streams();
     createDriftView('json', s.output, { stackLabel: 'stack.yaml' }).report({ ...report, errors: [unknownField] });
-    expect(JSON.parse(s.out[0]!).errors).toEqual([{ severity: 'error', code: 'unknown-field', summary: 'unknown field "flavour"', detail: null, address: null, range: unknownField.range }]);
+    expect(JSON.parse(s.out[0]!).errors).toEqual([
+      { severity: 'error', code: 'unknown-field', summary: 'unknown field "flavour"', detail: null, address: null, range: unknownField.range },
+    ]);
   });
 
   it('markdown: an invalid stack reported as plan reports it', () => {

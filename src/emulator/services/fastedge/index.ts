@@ -39,7 +39,10 @@ const FASTEDGE_PRODUCT: ApiProduct = {
 
 const appFixture = z.strictObject({
   id: positiveInt,
-  name: z.string().regex(/^[a-z0-9][a-z0-9-]*[a-z0-9]$/, 'app names are lowercase letters, digits and dashes').max(64),
+  name: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]*[a-z0-9]$/, 'app names are lowercase letters, digits and dashes')
+    .max(64),
   status: int.min(0).max(5).default(1),
   binary: positiveInt.default(1),
   plan_id: positiveInt.default(1),

@@ -76,7 +76,8 @@ function listApps(ctx: Ctx): Reply {
       (template === undefined || a.template === template) &&
       (apiType === null || a.api_type === apiType),
   );
-  const key = (a: FastEdgeAppRecord): string | number => (orderField === 'plan' ? a.plan_id : orderField === 'template' ? (a.template ?? 0) : a[orderField as 'name' | 'status' | 'id' | 'binary']);
+  const key = (a: FastEdgeAppRecord): string | number =>
+    orderField === 'plan' ? a.plan_id : orderField === 'template' ? (a.template ?? 0) : a[orderField as 'name' | 'status' | 'id' | 'binary'];
   const sign = ordering?.startsWith('-') ? -1 : 1;
   matching.sort((a, b) => {
     const ka = key(a);

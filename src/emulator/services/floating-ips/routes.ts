@@ -55,7 +55,13 @@ function parseTags(ctx: Ctx, fip: FloatingIpRecord, value: unknown): TagsPatch {
   if (!parsed.ok) fail(cloudError(400, parsed.message, ctx.requestId));
   const readOnly = readOnlyKeysTouched(fip.tags, parsed.patch);
   if (readOnly.length > 0) {
-    fail(cloudError(400, `tags: ${readOnly.map((k) => `"${k}"`).join(', ')} ${readOnly.length === 1 ? 'is a read-only tag' : 'are read-only tags'} and cannot be modified`, ctx.requestId));
+    fail(
+      cloudError(
+        400,
+        `tags: ${readOnly.map((k) => `"${k}"`).join(', ')} ${readOnly.length === 1 ? 'is a read-only tag' : 'are read-only tags'} and cannot be modified`,
+        ctx.requestId,
+      ),
+    );
   }
   return parsed.patch;
 }
@@ -103,8 +109,12 @@ function patchFloatingIpV2(ctx: Ctx): Reply {
     const portId = body.port_id;
     if (portId !== null && (typeof portId !== 'string' || !UUID_PATTERN.test(portId))) fail(cloudError(400, 'port_id: Input should be a valid UUID or null', ctx.requestId));
     const fixed = body.fixed_ip_address;
-    if (fixed !== undefined && fixed !== null && (typeof fixed !== 'string' || !IPV4.test(fixed))) fail(cloudError(400, 'fixed_ip_address: Input should be a valid IPv4 address or null', ctx.requestId));
-    port = portId === null ? { port_id: null, fixed_ip_address: null } : { port_id: portId, fixed_ip_address: (fixed as string | null | undefined) ?? fip.fixed_ip_address ?? '10.0.0.2' };
+    if (fixed !== undefined && fixed !== null && (typeof fixed !== 'string' || !IPV4.test(fixed)))
+      fail(cloudError(400, 'fixed_ip_address: Input should be a valid IPv4 address or null', ctx.requestId));
+    port =
+      portId === null
+        ? { port_id: null, fixed_ip_address: null }
+        : { port_id: portId, fixed_ip_address: (fixed as string | null | undefined) ?? fip.fixed_ip_address ?? '10.0.0.2' };
   } else if (body.fixed_ip_address !== undefined && body.fixed_ip_address !== null) {
     fail(cloudError(400, 'fixed_ip_address: port_id is required when fixed_ip_address is given', ctx.requestId));
   }

@@ -9,8 +9,7 @@ import { instanceRoutes } from './routes.js';
 
 /** One address of an instance on a network. */
 export type InstanceAddress =
-  | { addr: string; type: 'floating' }
-  | { addr: string; type: 'fixed'; interface_name: string | null; subnet_id?: string | undefined; subnet_name?: string | undefined };
+  { addr: string; type: 'floating' } | { addr: string; type: 'fixed'; interface_name: string | null; subnet_id?: string | undefined; subnet_name?: string | undefined };
 
 /** An instance as held in memory. */
 export interface InstanceRecord extends Placement {
@@ -56,12 +55,39 @@ const flavorFixture = z.strictObject({
   disabled: z.boolean().default(false),
 });
 
-const instanceStatuses = ['ACTIVE', 'BUILD', 'DELETED', 'ERROR', 'HARD_REBOOT', 'MIGRATING', 'PASSWORD', 'PAUSED', 'REBOOT', 'REBUILD', 'RESCUE', 'RESIZE', 'REVERT_RESIZE', 'SHELVED', 'SHELVED_OFFLOADED', 'SHUTOFF', 'SOFT_DELETED', 'SUSPENDED', 'UNKNOWN', 'VERIFY_RESIZE'] as const;
+const instanceStatuses = [
+  'ACTIVE',
+  'BUILD',
+  'DELETED',
+  'ERROR',
+  'HARD_REBOOT',
+  'MIGRATING',
+  'PASSWORD',
+  'PAUSED',
+  'REBOOT',
+  'REBUILD',
+  'RESCUE',
+  'RESIZE',
+  'REVERT_RESIZE',
+  'SHELVED',
+  'SHELVED_OFFLOADED',
+  'SHUTOFF',
+  'SOFT_DELETED',
+  'SUSPENDED',
+  'UNKNOWN',
+  'VERIFY_RESIZE',
+] as const;
 const vmStates = ['active', 'building', 'deleted', 'error', 'paused', 'rescued', 'resized', 'shelved', 'shelved_offloaded', 'soft-deleted', 'stopped', 'suspended'] as const;
 
 const addressFixture = z.union([
   z.strictObject({ addr: z.string(), type: z.literal('floating') }),
-  z.strictObject({ addr: z.string(), type: z.literal('fixed'), interface_name: z.string().nullable().default(null), subnet_id: z.string().optional(), subnet_name: z.string().optional() }),
+  z.strictObject({
+    addr: z.string(),
+    type: z.literal('fixed'),
+    interface_name: z.string().nullable().default(null),
+    subnet_id: z.string().optional(),
+    subnet_name: z.string().optional(),
+  }),
 ]);
 
 const instanceFixture = z.strictObject({

@@ -112,7 +112,8 @@ function changeFlavor(ctx: Ctx): Reply {
   if (flavorId === undefined) fail(cloudError(400, 'flavor_id: Field required', ctx.requestId));
   if (typeof flavorId !== 'string' || flavorId === '') fail(cloudError(400, 'flavor_id: Input should be a valid string', ctx.requestId));
   if (vm.task_id) lockedConflict(ctx, `Instance ${vm.id}`, vm.task_id);
-  if (vm.status !== 'ACTIVE' && vm.status !== 'SHUTOFF') fail(cloudError(409, `Instance ${vm.id} is in status ${vm.status}; it can be resized only when ACTIVE or SHUTOFF`, ctx.requestId));
+  if (vm.status !== 'ACTIVE' && vm.status !== 'SHUTOFF')
+    fail(cloudError(409, `Instance ${vm.id} is in status ${vm.status}; it can be resized only when ACTIVE or SHUTOFF`, ctx.requestId));
   if (!vm.available_flavors.includes(flavorId)) {
     fail(cloudError(400, `Flavor ${flavorId} is not available for instance ${vm.id}; available: ${vm.available_flavors.join(', ')}`, ctx.requestId));
   }

@@ -118,7 +118,20 @@ export const k8sService = defineService({
       const projectId = x.project_id ?? world.project_id;
       const regionId = x.region_id ?? world.region_id;
       const createdAt = fixtureDate(x.created_at);
-      const pools = x.pools ?? [{ name: `${x.name}-pool-1`, flavor_id: 'g1-standard-2-4', node_count: 2, status: 'Running', boot_volume_size: 50, boot_volume_type: 'standard', auto_healing_enabled: true, is_public_ipv4: false, labels: {}, taints: {} }];
+      const pools = x.pools ?? [
+        {
+          name: `${x.name}-pool-1`,
+          flavor_id: 'g1-standard-2-4',
+          node_count: 2,
+          status: 'Running',
+          boot_volume_size: 50,
+          boot_volume_type: 'standard',
+          auto_healing_enabled: true,
+          is_public_ipv4: false,
+          labels: {},
+          taints: {},
+        },
+      ];
       slice.k8sClusters.set(clusterKey(projectId, regionId, x.name), {
         id: x.id ?? stableUuid(`k8s/${projectId}/${regionId}/${x.name}`),
         name: x.name,

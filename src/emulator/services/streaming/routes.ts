@@ -47,7 +47,10 @@ function listPlayers(ctx: Ctx): Reply {
   const page = pageParam(ctx, 'page', 1, 400);
   const all = [...ctx.state.players.values()].sort((a, b) => a.id - b.id);
   const start = (page - 1) * PLAYERS_PAGE_SIZE;
-  return jsonReply(200, all.slice(start, start + PLAYERS_PAGE_SIZE).map((p) => ({ ...p })));
+  return jsonReply(
+    200,
+    all.slice(start, start + PLAYERS_PAGE_SIZE).map((p) => ({ ...p })),
+  );
 }
 
 function getPlayer(ctx: Ctx): Reply {
@@ -67,7 +70,10 @@ function listSubtitles(ctx: Ctx): Reply {
   const id = pathId(ctx, 'video_id');
   const video = ctx.state.videos.get(id);
   if (!video) notFound(`Video ${id}`);
-  return jsonReply(200, video.subtitles.map((s) => ({ id: s.id, name: s.name, language: s.language, vtt: s.vtt })));
+  return jsonReply(
+    200,
+    video.subtitles.map((s) => ({ id: s.id, name: s.name, language: s.language, vtt: s.vtt })),
+  );
 }
 
 // ---- AI tasks ----
