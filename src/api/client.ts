@@ -366,16 +366,24 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
   }
 
+  return clientAround({ baseUrl, redact: (text) => redact(text, secrets), close: () => pool.close() }, request);
+}
+
+/**
+ * A client whose every call goes through `request`: the convenience methods are built on it, so
+ * a wrapper (withRunFatalErrors, a test's recorder) sees every request whichever method was used.
+ */
+export function clientAround(base: Pick<ApiClient, 'baseUrl' | 'redact' | 'close'>, request: ApiClient['request']): ApiClient {
   return {
-    baseUrl,
+    baseUrl: base.baseUrl,
     request,
     get: (path, opts) => request({ ...opts, method: 'GET', path }),
     post: (path, body, opts) => request({ ...opts, method: 'POST', path, body }),
     patch: (path, body, opts) => request({ ...opts, method: 'PATCH', path, body }),
     put: (path, body, opts) => request({ ...opts, method: 'PUT', path, body }),
     delete: (path, opts) => request({ ...opts, method: 'DELETE', path }),
-    redact: (text) => redact(text, secrets),
-    close: () => pool.close(),
+    redact: (text) => base.redact(text),
+    close: () => base.close(),
   };
 }
 
@@ -393,17 +401,7 @@ export function withRunFatalErrors(api: ApiClient): ApiClient {
       throw toRunFatalError(error, { baseUrl: api.baseUrl, singleAttempt: (req.retry ?? defaultRetryMode(req.method)) === 'none' }) ?? error;
     }
   };
-  return {
-    baseUrl: api.baseUrl,
-    request,
-    get: (path, opts) => request({ ...opts, method: 'GET', path }),
-    post: (path, body, opts) => request({ ...opts, method: 'POST', path, body }),
-    patch: (path, body, opts) => request({ ...opts, method: 'PATCH', path, body }),
-    put: (path, body, opts) => request({ ...opts, method: 'PUT', path, body }),
-    delete: (path, opts) => request({ ...opts, method: 'DELETE', path }),
-    redact: (text) => api.redact(text),
-    close: () => api.close(),
-  };
+  return clientAround(api, request);
 }
 
 /** The retry mode a method gets when the caller does not choose one. */

@@ -1,4 +1,4 @@
-import { createApiClient, type ApiClient, type ApiRequestOptions } from '../../src/api/client.js';
+import { clientAround, createApiClient, type ApiClient, type ApiRequestOptions } from '../../src/api/client.js';
 import type { Sleep } from '../../src/api/sleep.js';
 import type { CheckBlock, ResourceBlock } from '../../src/config/types.js';
 import type { ResourceType } from '../../src/kinds/registry.js';
@@ -66,15 +66,7 @@ export function createProviderHarness(emu: Pick<Emulator, 'url' | 'apiKey' | 'cl
     return client.request(options);
   };
   // The convenience methods go through the recording `request`, so `sent` misses nothing.
-  const api: ApiClient = {
-    ...client,
-    request,
-    get: (path, opts) => request({ ...opts, method: 'GET', path }),
-    post: (path, body, opts) => request({ ...opts, method: 'POST', path, body }),
-    patch: (path, body, opts) => request({ ...opts, method: 'PATCH', path, body }),
-    put: (path, body, opts) => request({ ...opts, method: 'PUT', path, body }),
-    delete: (path, opts) => request({ ...opts, method: 'DELETE', path }),
-  };
+  const api = clientAround(client, request);
   const base = createProviderContext({ api, sleep: advancingSleep, now: () => emu.clock.now(), onProgress: (message) => progress.push(message) });
   // The context's own sleep is the injected one above; here provider waits are recorded on their
   // own so tests can tell them (resend backoff, read-lag re-reads) from poll intervals.
