@@ -89,6 +89,36 @@ export function queryList(query: URLSearchParams, name: string): string[] {
   return [...query.getAll(name), ...query.getAll(`${name}[]`)];
 }
 
+/** The `tag_key_value` filter of a cloud list (a JSON object of tag keys and values), or undefined when absent; 400 when malformed. */
+export function tagKeyValueFilter(ctx: RouteContext): Record<string, string> | undefined {
+  const text = ctx.query.get('tag_key_value');
+  if (text === null) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (!isPlainObject(parsed) || !Object.values(parsed).every((v) => typeof v === 'string')) {
+    fail(cloudError(400, 'tag_key_value: Input should be a JSON object of tag keys and values', ctx.requestId));
+  }
+  return parsed as Record<string, string>;
+}
+
+/** Whether tags carry every key → value of a tag_key_value filter. */
+export function hasTagValues(tags: ReadonlyArray<{ key: string; value: string }>, wanted: Readonly<Record<string, string>>): boolean {
+  return Object.entries(wanted).every(([k, v]) => tags.some((t) => t.key === k && t.value === v));
+}
+
+/** A boolean query parameter (`true`/`false`, as the cloud API parses them), or undefined when absent; 400 otherwise. */
+export function booleanQuery(ctx: RouteContext, name: string): boolean | undefined {
+  const text = ctx.query.get(name);
+  if (text === null) return undefined;
+  const value = { true: true, false: false, '1': true, '0': false }[text.toLowerCase()];
+  if (value === undefined) fail(cloudError(400, `${name}: Input should be a valid boolean, got "${text}"`, ctx.requestId));
+  return value;
+}
+
 /** 409 ConflictError for a resource locked by a running task. */
 export function lockedConflict(ctx: RouteContext, what: string, taskId: string): never {
   fail(cloudError(409, `${what} is locked by task ${taskId}; wait until the task finishes`, ctx.requestId));

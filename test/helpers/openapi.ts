@@ -103,6 +103,15 @@ export function requestValidator(file: string, method: string, path: string): Va
   return compile(spec, schema);
 }
 
+/** The validator of a query parameter's value (typed as the schema says: a number for an integer) of an operation. */
+export function queryParameterValidator(file: string, method: string, path: string, name: string): ValidateFunction {
+  const spec = loadSpec(file);
+  const params: any[] = (operation(spec, method, path).parameters ?? []).map((p: any) => (p.$ref ? spec.doc.components.parameters[p.$ref.split('/').pop()] : p));
+  const param = params.find((p) => p.in === 'query' && p.name === name);
+  if (!param?.schema) throw new Error(`${file}: ${method} ${path} has no query parameter ${name}`);
+  return compile(spec, param.schema);
+}
+
 /** The validator of a named component schema. */
 export function componentValidator(file: string, name: string): ValidateFunction {
   const spec = loadSpec(file);

@@ -109,3 +109,32 @@ describe('emulator streaming AI tasks', () => {
     },
   );
 });
+
+describe('emulator streaming AI task processing_time', () => {
+  it('shows when each task was processed (processing_time, as the vendor SDK models require)', async () => {
+    const emu = await startTestEmulator({
+      fixtures: {
+        ai_tasks: [
+          {
+            task_id: 'aafe70c6-0000-4000-8000-327b65f7670f',
+            task_name: 'transcription',
+            status: 'SUCCESS',
+            created_at: '2026-01-01T08:00:00Z',
+            started_at: '2026-01-01T08:01:00Z',
+            completed_at: '2026-01-01T08:02:02.900Z',
+          },
+          { task_id: 'aafe70c6-0000-4000-8000-d3bcebebf37c', task_name: 'transcription', status: 'STARTED', created_at: '2026-01-01T09:00:00Z' },
+        ],
+      },
+    });
+    try {
+      const res = await emu.call('GET', '/streaming/ai/tasks?ordering=task_id');
+      expect(res.body.results.map((t: { processing_time: unknown }) => t.processing_time)).toEqual([
+        { started_at: '2026-01-01T08:01:00.000Z', completed_at: '2026-01-01T08:02:02.900Z', total_time_sec: 62.9 },
+        { started_at: '2026-01-01T09:00:00.000Z', completed_at: null, total_time_sec: null },
+      ]);
+    } finally {
+      await emu.close();
+    }
+  });
+});

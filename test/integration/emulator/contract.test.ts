@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
-import { componentValidator, expectValid, requestValidator, responseValidator } from '../../helpers/openapi.js';
+import { componentValidator, expectValid, queryParameterValidator, requestValidator, responseValidator } from '../../helpers/openapi.js';
 
 const CLOUD = 'cloud_api.yaml';
 const FASTEDGE = 'fastedge_api.yaml';
@@ -17,6 +17,7 @@ const P = {
   fip: '/cloud/v1/floatingips/{project_id}/{region_id}/{floating_ip_id}',
   fipList: '/cloud/v1/floatingips/{project_id}/{region_id}',
   fipV2: '/cloud/v2/floatingips/{project_id}/{region_id}/{floating_ip_id}',
+  instances: '/cloud/v1/instances/{project_id}/{region_id}',
   instance: '/cloud/v1/instances/{project_id}/{region_id}/{instance_id}',
   flavors: '/cloud/v1/instances/{project_id}/{region_id}/{instance_id}/available_flavors',
   resize: '/cloud/v1/instances/{project_id}/{region_id}/{instance_id}/changeflavor',
@@ -71,6 +72,9 @@ describe('emulator contract with the vendor OpenAPI (responses)', () => {
   });
 
   it('GET instance matches InstanceSerializer', () => expectResponse(CLOUD, 'GET', P.instance, vm, 200));
+  it('GET instance list matches InstanceCollectionSerializer', async () => {
+    expect((await expectResponse(CLOUD, 'GET', P.instances, '/cloud/v1/instances/1/76', 200)).count).toBe(1);
+  });
   it('GET available_flavors matches InstanceFlavorExtendedCollectionSerializer', () => expectResponse(CLOUD, 'GET', P.flavors, `${vm}/available_flavors`, 200));
   it('GET available_flavors with prices matches too', () => expectResponse(CLOUD, 'GET', P.flavors, `${vm}/available_flavors?include_prices=true`, 200));
   it('POST changeflavor matches TaskIDsSerializer', () => expectResponse(CLOUD, 'POST', P.resize, `${vm}/changeflavor`, 200, { flavor_id: 'g2-standard-4-8' }));
@@ -99,6 +103,17 @@ describe('emulator contract with the vendor OpenAPI (responses)', () => {
 
   it('GET quota request list matches LimitsRequestCollectionSerializer', () => expectResponse(CLOUD, 'GET', P.quotas, P.quotas, 200));
   it('GET quota request matches LimitsRequestSerializer', () => expectResponse(CLOUD, 'GET', P.quota, '/cloud/v2/limits_request/43', 200));
+
+  it('GET cluster list shows security_group_ids on each pool (a list of ids, as the vendor SDK models require)', async () => {
+    const body = await expectResponse(CLOUD, 'GET', P.clusters, '/cloud/v2/k8s/clusters/1/76', 200);
+    for (const pool of body.results[0].pools) expect(pool.security_group_ids).toEqual(expect.arrayContaining([expect.stringMatching(/^[0-9a-f-]{36}$/)]));
+  });
+
+  it('GET AI tasks shows processing_time on each task matching the vendor ai_results.processing_time', async () => {
+    const body = await expectResponse(STREAMING, 'GET', P.aiTasks, P.aiTasks, 200);
+    const validate = componentValidator(STREAMING, 'ai_results/properties/processing_time');
+    for (const task of body.results) expectValid(validate, task.processing_time);
+  });
 
   it('POST quota request answers 201 and its body matches LimitsRequestSerializer (the vendor documents no body)', async () => {
     const res = await emu.call('POST', P.quotas, { body: { description: 'x', requested_limits: { regional_limits: [{ region_id: 76, cpu_count_limit: 8 }] } } });
@@ -153,6 +168,114 @@ describe('emulator contract with the vendor OpenAPI (responses)', () => {
     const res = await emu.call('PATCH', setting, { rawBody: '{', headers: { 'Content-Type': 'application/json' } });
     expect(res.status).toBe(400);
     expectValid(componentValidator(IAM, 'JSONParseError'), res.body);
+  });
+});
+
+describe('emulator contract with the vendor OpenAPI (list endpoints and their paging)', () => {
+  let emu: TestEmulator;
+  beforeAll(async () => {
+    emu = await startTestEmulator({ taskDurationMs: 1000 });
+  });
+  afterAll(() => emu.close());
+
+  /** A list endpoint, read page after page: every page matches the vendor schema and together they hold the whole list once. */
+  const lists: Array<{ name: string; file: string; template: string; path: string; pages: string[]; items: (body: any) => any[]; total: number }> = [
+    {
+      name: 'floating IPs (limit/offset)',
+      file: CLOUD,
+      template: P.fipList,
+      path: '/cloud/v1/floatingips/1/76',
+      pages: ['?limit=1', '?limit=1&offset=1', '?limit=1&offset=2'],
+      items: (b) => b.results,
+      total: 2,
+    },
+    {
+      name: 'instances (limit/offset)',
+      file: CLOUD,
+      template: P.instances,
+      path: '/cloud/v1/instances/1/76',
+      pages: ['?limit=1', '?limit=1&offset=1'],
+      items: (b) => b.results,
+      total: 1,
+    },
+    { name: 'Kubernetes clusters (one answer)', file: CLOUD, template: P.clusters, path: '/cloud/v2/k8s/clusters/1/76', pages: [''], items: (b) => b.results, total: 1 },
+    {
+      name: 'quota requests (request_ids, limit/offset)',
+      file: CLOUD,
+      template: P.quotas,
+      path: P.quotas,
+      pages: ['?request_ids=42&request_ids=43&limit=1', '?request_ids=42&request_ids=43&limit=1&offset=1'],
+      items: (b) => b.results,
+      total: 2,
+    },
+    {
+      name: 'FastEdge apps (limit/offset)',
+      file: FASTEDGE,
+      template: P.apps,
+      path: P.apps,
+      pages: ['?limit=1&ordering=id', '?limit=1&offset=1&ordering=id'],
+      items: (b) => b.apps,
+      total: 2,
+    },
+    { name: 'streaming players (page)', file: STREAMING, template: P.players, path: P.players, pages: ['?page=1', '?page=2'], items: (b) => b, total: 2 },
+    {
+      name: 'notification settings (limit/offset)',
+      file: IAM,
+      template: P.settings,
+      path: '/iam/reselling/resellers/7/notification_settings',
+      pages: ['?limit=1&ordering=id', '?limit=1&offset=1&ordering=id', '?limit=1&offset=2&ordering=id'],
+      items: (b) => b.results,
+      total: 2,
+    },
+    { name: 'AI tasks (page)', file: STREAMING, template: P.aiTasks, path: P.aiTasks, pages: ['?limit=10&page=1', '?limit=10&page=2'], items: (b) => b.results, total: 15 },
+  ];
+
+  it.each(lists)('$name: every page matches the vendor schema, and the pages hold the list once', async ({ file, template, path, pages, items, total }) => {
+    const validate = responseValidator(file, 'GET', template, 200);
+    const ids: unknown[] = [];
+    for (const page of pages) {
+      const res = await emu.call('GET', `${path}${page}`);
+      expect(res.status).toBe(200);
+      expectValid(validate, res.body);
+      for (const item of items(res.body)) ids.push(item.id ?? item.task_id);
+      if (!Array.isArray(res.body) && 'count' in res.body) expect(res.body.count).toBe(total);
+    }
+    expect(ids).toHaveLength(total);
+    expect(new Set(ids).size).toBe(total);
+  });
+
+  /** Query parameters of the list endpoints: what the vendor schema refuses the emulator refuses (400), what it accepts is served. */
+  const params: Array<{ file: string; template: string; path: string; name: string; value: number | string; valid: boolean }> = [
+    ...[P.fipList, P.instances].flatMap((template) => {
+      const path = template === P.fipList ? '/cloud/v1/floatingips/1/76' : '/cloud/v1/instances/1/76';
+      return [
+        { file: CLOUD, template, path, name: 'limit', value: 0, valid: false },
+        { file: CLOUD, template, path, name: 'limit', value: 1001, valid: false },
+        { file: CLOUD, template, path, name: 'limit', value: 1000, valid: true },
+        { file: CLOUD, template, path, name: 'offset', value: -1, valid: false },
+        { file: CLOUD, template, path, name: 'offset', value: 5, valid: true },
+        { file: CLOUD, template, path, name: 'status', value: 'DELETED', valid: false },
+        { file: CLOUD, template, path, name: 'status', value: 'ACTIVE', valid: true },
+      ];
+    }),
+    { file: CLOUD, template: P.instances, path: '/cloud/v1/instances/1/76', name: 'order_by', value: 'name.asc', valid: true },
+    { file: CLOUD, template: P.instances, path: '/cloud/v1/instances/1/76', name: 'order_by', value: 'id.asc', valid: false },
+    { file: CLOUD, template: P.quotas, path: P.quotas, name: 'limit', value: 0, valid: false },
+    { file: CLOUD, template: P.quotas, path: P.quotas, name: 'limit', value: 1000, valid: true },
+    { file: CLOUD, template: P.quotas, path: P.quotas, name: 'status', value: 'open', valid: false },
+    { file: FASTEDGE, template: P.apps, path: P.apps, name: 'limit', value: 0, valid: false },
+    { file: FASTEDGE, template: P.apps, path: P.apps, name: 'limit', value: 1001, valid: false },
+    { file: FASTEDGE, template: P.apps, path: P.apps, name: 'limit', value: 1000, valid: true },
+    { file: FASTEDGE, template: P.apps, path: P.apps, name: 'ordering', value: 'date', valid: false },
+  ];
+
+  it.each(params)('$template?$name=$value is valid: $valid', async ({ file, template, path, name, value, valid }) => {
+    const validate = queryParameterValidator(file, 'GET', template, name);
+    // The vendor's array parameters (quota status) take the value as one item.
+    const typed = name === 'status' && template === P.quotas ? [value] : value;
+    expect(validate(typed)).toBe(valid);
+    const res = await emu.call('GET', `${path}?${name}=${encodeURIComponent(String(value))}`);
+    expect(res.status).toBe(valid ? 200 : 400);
   });
 });
 

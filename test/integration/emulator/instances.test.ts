@@ -113,3 +113,70 @@ describe('emulator instances', () => {
     expect((await emu.call('GET', `/cloud/v1/tasks/${second.body.tasks[0]}`)).body.state).toBe('FINISHED');
   });
 });
+
+describe('emulator instance list', () => {
+  const ids = ['11111111-0000-4000-8000-000000000001', '11111111-0000-4000-8000-000000000002', '11111111-0000-4000-8000-000000000003'] as const;
+  let emu: TestEmulator;
+  beforeAll(async () => {
+    emu = await startTestEmulator({
+      fixtures: {
+        instances: [
+          { id: ids[0], name: 'web-1', flavor_id: 'g2-standard-2-4', created_at: '2026-01-01T00:00:00Z', tags: { env: 'prod' } },
+          { id: ids[1], name: 'web-2', status: 'SHUTOFF', flavor_id: 'g2-standard-4-8', created_at: '2026-01-02T00:00:00Z', tags: { env: 'staging' } },
+          { id: ids[2], name: 'db-1', flavor_id: 'g1-standard-2-4', created_at: '2026-01-03T00:00:00Z', addresses: { net: [{ addr: '10.0.0.7', type: 'fixed' }] } },
+          { id: '11111111-0000-4000-8000-000000000009', project_id: 2, name: 'elsewhere', flavor_id: 'g2-standard-2-4' },
+        ],
+      },
+    });
+  });
+  afterAll(() => emu.close());
+  const list = async (query = '') => (await emu.call('GET', `/cloud/v1/instances/1/76${query}`)).body;
+  const names = (body: { results: Array<{ name: string }> }) => body.results.map((vm) => vm.name);
+
+  it('lists the instances of the project and region as {count, results}, newest first', async () => {
+    const body = await list();
+    expect(body.count).toBe(3);
+    expect(names(body)).toEqual(['db-1', 'web-2', 'web-1']);
+    expect(body.results[0]).toMatchObject({ id: ids[2], task_id: null, flavor: { flavor_id: 'g1-standard-2-4' } });
+  });
+
+  it('pages with limit and offset, the count staying the whole list', async () => {
+    const first = await list('?limit=2');
+    const second = await list('?limit=2&offset=2');
+    expect([first.count, second.count]).toEqual([3, 3]);
+    expect([...names(first), ...names(second)]).toEqual(['db-1', 'web-2', 'web-1']);
+  });
+
+  it('orders by order_by', async () => {
+    expect(names(await list('?order_by=name.asc'))).toEqual(['db-1', 'web-1', 'web-2']);
+    expect(names(await list('?order_by=created.asc'))).toEqual(['web-1', 'web-2', 'db-1']);
+  });
+
+  it('filters by name, flavor, status, uuid, ip and tags', async () => {
+    expect(names(await list('?name=WEB'))).toEqual(['web-2', 'web-1']);
+    expect(names(await list('?flavor_id=g2-standard-4-8'))).toEqual(['web-2']);
+    expect(names(await list('?flavor_prefix=g2-'))).toEqual(['web-2', 'web-1']);
+    expect(names(await list('?exclude_flavor_prefix=g2-'))).toEqual(['db-1']);
+    expect(names(await list('?status=SHUTOFF'))).toEqual(['web-2']);
+    expect(names(await list(`?uuid=${ids[0].slice(-6)}`))).toEqual(['web-1']);
+    expect(names(await list('?ip=10.0.0'))).toEqual(['db-1']);
+    expect(names(await list(`?tag_key_value=${encodeURIComponent('{"env":"prod"}')}`))).toEqual(['web-1']);
+    expect(names(await list('?tag_value=staging'))).toEqual(['web-2']);
+  });
+
+  it.each([
+    ['limit=0', 'limit'],
+    ['limit=1001', 'limit'],
+    ['offset=-1', 'offset'],
+    ['status=DELETED', 'status'],
+    ['order_by=id.asc', 'order_by'],
+    ['include_k8s=maybe', 'include_k8s'],
+    ['changes-since=yesterday', 'changes-since'],
+    ['tag_key_value=env', 'tag_key_value'],
+  ])('answers 400 ValidationError for %s', async (query, field) => {
+    const res = await emu.call('GET', `/cloud/v1/instances/1/76?${query}`);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ exception_class: 'ValidationError' });
+    expect(res.body.message).toContain(field);
+  });
+});

@@ -30,6 +30,13 @@ describe('emulator Kubernetes clusters', () => {
     expect((await emu.call('GET', '/cloud/v2/k8s/clusters/1/77')).body).toEqual({ count: 0, results: [] });
   });
 
+  it('shows the security groups of each pool (security_group_ids, as the vendor SDK models require)', async () => {
+    const res = await emu.call('GET', ONE);
+    const [pool] = res.body.pools;
+    expect(pool.security_group_ids).toEqual([expect.stringMatching(/^[0-9a-f-]{36}$/)]);
+    expect((await emu.call('GET', '/cloud/v2/k8s/clusters/1/76')).body.results[0].pools[0].security_group_ids).toEqual(pool.security_group_ids);
+  });
+
   it('upgrade_versions offers only the next minor version', async () => {
     const res = await emu.call('GET', `${ONE}/upgrade_versions`);
     expect(res.body).toEqual({ count: 1, results: [{ version: 'v1.30.6' }] });

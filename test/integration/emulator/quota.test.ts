@@ -29,6 +29,19 @@ describe('emulator quota limit requests', () => {
     expect(res.body).toMatchObject({ count: 2, results: [{ id: 43 }] });
   });
 
+  it('filters by request_ids (repeatable)', async () => {
+    const res = await emu.call('GET', '/cloud/v2/limits_request?request_ids=43&request_ids=999');
+    expect(res.body).toMatchObject({ count: 1, results: [{ id: 43 }] });
+    expect((await emu.call('GET', '/cloud/v2/limits_request?request_ids=x')).status).toBe(400);
+  });
+
+  it('filters by created_from and created_to (inclusive)', async () => {
+    const ids = async (query: string) => (await emu.call('GET', `/cloud/v2/limits_request?${query}`)).body.results.map((r: { id: number }) => r.id);
+    expect(await ids('created_from=2025-12-10T08:00:00Z')).toEqual([42]);
+    expect(await ids('created_to=2025-12-10T07:59:59Z')).toEqual([43]);
+    expect((await emu.call('GET', '/cloud/v2/limits_request?created_from=soon')).status).toBe(400);
+  });
+
   it('GET one answers the request with created_at without offset', async () => {
     const res = await emu.call('GET', '/cloud/v2/limits_request/42');
     expect(res.body).toMatchObject({ id: 42, status: 'in progress', client_id: 1, created_at: '2025-12-10T08:00:00', updated_at: null });

@@ -1,5 +1,5 @@
-import { cloudError, cloudObjectBody, cloudPaging, cloudPlacement, lockedConflict, queryList, startRequestTask } from '../../cloud-common.js';
-import { UUID_PATTERN, formatOffsetDate, isPlainObject } from '../../format.js';
+import { cloudError, cloudObjectBody, cloudPaging, cloudPlacement, hasTagValues, lockedConflict, queryList, startRequestTask, tagKeyValueFilter } from '../../cloud-common.js';
+import { UUID_PATTERN, formatOffsetDate } from '../../format.js';
 import { fail, jsonReply, type Reply } from '../../reply.js';
 import type { RouteContext, ServiceRoute } from '../../router.js';
 import { applyTagsPatch, parseTagsPatch, readOnlyKeysTouched, sameTags, userTagMap, type TagsPatch } from '../../tags.js';
@@ -76,23 +76,13 @@ function listFloatingIps(ctx: Ctx): Reply {
   const status = ctx.query.get('status');
   if (status !== null && !['ACTIVE', 'DOWN', 'ERROR'].includes(status)) fail(cloudError(400, "status: Input should be 'ACTIVE', 'DOWN' or 'ERROR'", ctx.requestId));
   const tagKeys = queryList(ctx.query, 'tag_key');
-  let tagKeyValue: Record<string, unknown> | undefined;
-  const tkv = ctx.query.get('tag_key_value');
-  if (tkv !== null) {
-    try {
-      const parsed: unknown = JSON.parse(tkv);
-      if (!isPlainObject(parsed)) throw new Error('not an object');
-      tagKeyValue = parsed;
-    } catch {
-      fail(cloudError(400, 'tag_key_value: Input should be a JSON object of tag keys and values', ctx.requestId));
-    }
-  }
+  const tagKeyValue = tagKeyValueFilter(ctx);
   const matching: FloatingIpRecord[] = [];
   for (const fip of ctx.state.floatingIps.values()) {
     if (fip.project_id !== projectId || fip.region_id !== regionId) continue;
     if (status !== null && fip.status !== status) continue;
     if (tagKeys.length > 0 && !tagKeys.every((k) => fip.tags.some((t) => t.key === k))) continue;
-    if (tagKeyValue && !Object.entries(tagKeyValue).every(([k, v]) => fip.tags.some((t) => t.key === k && t.value === v))) continue;
+    if (tagKeyValue && !hasTagValues(fip.tags, tagKeyValue)) continue;
     matching.push(fip);
   }
   const results = matching.slice(offset, offset + limit).map((fip) => renderDetailed(ctx.state, fip, ctx.now));

@@ -131,7 +131,7 @@ const resizeTasks: TaskTarget<'instance', InstanceRecord, ResizeEffect, Instance
 };
 
 /**
- * Cloud instances: GET one, GET available_flavors, POST changeflavor (task resize_vm: status
+ * Cloud instances: list (limit/offset, filters), GET one, GET available_flavors, POST changeflavor (task resize_vm: status
  * RESIZE while it runs; GET may show the old flavor for the read lag after it finished).
  * Fixtures: `flavors` (the catalogue; flavors named `<family>-<vcpus>-<ram GiB>` are derived
  * when missing) and `instances`.

@@ -1,5 +1,16 @@
-import { cloudError, cloudObjectBody, cloudPlacement, lockedConflict, startRequestTask } from '../../cloud-common.js';
-import { formatOffsetDate } from '../../format.js';
+import {
+  booleanQuery,
+  cloudError,
+  cloudObjectBody,
+  cloudPaging,
+  cloudPlacement,
+  hasTagValues,
+  lockedConflict,
+  queryList,
+  startRequestTask,
+  tagKeyValueFilter,
+} from '../../cloud-common.js';
+import { formatOffsetDate, parseDate } from '../../format.js';
 import { fail, jsonReply, type Reply } from '../../reply.js';
 import type { RouteContext, ServiceRoute } from '../../router.js';
 import { ensureFlavor, type FlavorRecord } from './flavors.js';
@@ -7,7 +18,40 @@ import type { InstanceRecord, InstanceSlice, ResizeEffect } from './index.js';
 
 type Ctx = RouteContext<InstanceSlice>;
 
-const BASE = '/cloud/v1/instances/{project_id}/{region_id}/{instance_id}';
+const LIST = '/cloud/v1/instances/{project_id}/{region_id}';
+const BASE = `${LIST}/{instance_id}`;
+/** The statuses the list's `status` filter accepts (InstanceStatusQuery). */
+const STATUS_FILTERS = [
+  'ACTIVE',
+  'BUILD',
+  'ERROR',
+  'HARD_REBOOT',
+  'MIGRATING',
+  'PAUSED',
+  'REBOOT',
+  'REBUILD',
+  'RESIZE',
+  'REVERT_RESIZE',
+  'SHELVED',
+  'SHELVED_OFFLOADED',
+  'SHUTOFF',
+  'SOFT_DELETED',
+  'SUSPENDED',
+  'VERIFY_RESIZE',
+] as const;
+/** The list's `order_by` choices (InstancesOrderByChoices). */
+const ORDER_BY = ['created.asc', 'created.desc', 'name.asc', 'name.desc', 'status.asc', 'status.desc'] as const;
+/** Parameters of the list that only filter by state the emulator does not hold (DDoS, isolation, bare metal, change times): checked, then without effect. */
+const BOOLEAN_PARAMS = [
+  'available_floating',
+  'include_ai',
+  'include_baremetal',
+  'include_k8s',
+  'only_isolated',
+  'only_with_fixed_external_ip',
+  'with_ddos',
+  'with_interfaces_name',
+];
 
 /** The flavor GET shows at `now`: the old one while a finished resize is still within its read lag. */
 export function visibleFlavorId(vm: InstanceRecord, now: number): string {
@@ -78,6 +122,71 @@ function findInstance(ctx: Ctx): InstanceRecord {
   return vm;
 }
 
+function enumQuery<T extends string>(ctx: Ctx, name: string, allowed: readonly T[]): T | undefined {
+  const value = ctx.query.get(name);
+  if (value === null) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) fail(cloudError(400, `${name}: Input should be ${allowed.map((a) => `'${a}'`).join(', ')}`, ctx.requestId));
+  return value as T;
+}
+
+/**
+ * GET the instances of a project and region (InstanceCollectionSerializer), `limit`/`offset`
+ * paged (up to 1,000), newest first unless `order_by` says otherwise (ties by id, so pages are
+ * stable). Filters: name (part, any case), flavor_id, flavor_prefix, exclude_flavor_prefix,
+ * status, uuid (part), ip (part of an address), tag_key_value, tag_value (repeatable),
+ * exclude_secgroup; the DDoS, isolation, bare-metal and change-time parameters are checked but
+ * change nothing (the emulator holds no such state).
+ */
+function listInstances(ctx: Ctx): Reply {
+  const { projectId, regionId } = cloudPlacement(ctx);
+  const { limit, offset } = cloudPaging(ctx);
+  for (const name of BOOLEAN_PARAMS) booleanQuery(ctx, name);
+  for (const name of ['changes-before', 'changes-since']) {
+    const text = ctx.query.get(name);
+    if (text !== null && Number.isNaN(parseDate(text))) fail(cloudError(400, `${name}: Input should be a valid datetime, got "${text}"`, ctx.requestId));
+  }
+  enumQuery(ctx, 'protection_status', ['Active', 'Queued', 'Error']);
+  enumQuery(ctx, 'type_ddos_profile', ['basic', 'advanced']);
+  const status = enumQuery(ctx, 'status', STATUS_FILTERS);
+  const orderBy = enumQuery(ctx, 'order_by', ORDER_BY) ?? 'created.desc';
+  const uuidPart = ctx.query.get('uuid');
+  if (uuidPart !== null && uuidPart.length > 36) fail(cloudError(400, 'uuid: String should have at most 36 characters', ctx.requestId));
+  const name = ctx.query.get('name')?.toLowerCase();
+  const flavorId = ctx.query.get('flavor_id');
+  const flavorPrefix = ctx.query.get('flavor_prefix');
+  const excludeFlavorPrefix = ctx.query.get('exclude_flavor_prefix');
+  const excludeSecgroup = ctx.query.get('exclude_secgroup');
+  const ip = ctx.query.get('ip');
+  const tagKeyValue = tagKeyValueFilter(ctx);
+  const tagValues = queryList(ctx.query, 'tag_value');
+  const matching = [...ctx.state.instances.values()].filter((vm) => {
+    const flavor = visibleFlavorId(vm, ctx.now);
+    return (
+      vm.project_id === projectId &&
+      vm.region_id === regionId &&
+      (status === undefined || vm.status === status) &&
+      (name === undefined || vm.name.toLowerCase().includes(name)) &&
+      (flavorId === null || flavor === flavorId) &&
+      (flavorPrefix === null || flavor.startsWith(flavorPrefix)) &&
+      (excludeFlavorPrefix === null || !flavor.startsWith(excludeFlavorPrefix)) &&
+      (excludeSecgroup === null || !vm.security_groups.includes(excludeSecgroup)) &&
+      (uuidPart === null || vm.id.includes(uuidPart.toLowerCase())) &&
+      (ip === null || Object.values(vm.addresses).some((list) => list.some((a) => a.addr.includes(ip)))) &&
+      (tagKeyValue === undefined || hasTagValues(vm.tags, tagKeyValue)) &&
+      tagValues.every((v) => vm.tags.some((t) => t.value === v))
+    );
+  });
+  const [field, direction] = orderBy.split('.') as ['created' | 'name' | 'status', 'asc' | 'desc'];
+  const sign = direction === 'asc' ? 1 : -1;
+  const key = (vm: InstanceRecord): string | number => (field === 'created' ? vm.created_at : vm[field]);
+  matching.sort((a, b) => {
+    const ka = key(a);
+    const kb = key(b);
+    return (ka < kb ? -1 : ka > kb ? 1 : 0) * sign || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  });
+  return jsonReply(200, { count: matching.length, results: matching.slice(offset, offset + limit).map((vm) => renderInstance(ctx.state, vm, ctx.now)) });
+}
+
 function getInstance(ctx: Ctx): Reply {
   return jsonReply(200, renderInstance(ctx.state, findInstance(ctx), ctx.now));
 }
@@ -131,8 +240,9 @@ function changeFlavor(ctx: Ctx): Reply {
   return jsonReply(200, { tasks: [task.id] });
 }
 
-/** The instance routes: GET one, GET available_flavors, POST changeflavor (task resize_vm). */
+/** The instance routes: list, GET one, GET available_flavors, POST changeflavor (task resize_vm). */
 export const instanceRoutes: ServiceRoute<InstanceSlice>[] = [
+  { method: 'GET', pattern: LIST, handler: listInstances },
   { method: 'GET', pattern: BASE, handler: getInstance },
   { method: 'GET', pattern: `${BASE}/available_flavors`, handler: listAvailableFlavors },
   { method: 'POST', pattern: `${BASE}/changeflavor`, handler: changeFlavor },

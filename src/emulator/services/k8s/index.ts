@@ -21,6 +21,8 @@ export interface K8sPoolRecord {
   is_public_ipv4: boolean;
   labels: Record<string, string>;
   taints: Record<string, string>;
+  /** Security groups of the pool's nodes (the vendor's current SDK models require the field). */
+  security_group_ids: string[];
   created_at: number;
 }
 
@@ -68,6 +70,7 @@ const poolFixture = z.strictObject({
   is_public_ipv4: z.boolean().default(false),
   labels: z.record(z.string(), z.string()).default({}),
   taints: z.record(z.string(), z.string()).default({}),
+  security_group_ids: z.array(uuid).optional(),
 });
 
 const clusterFixture = z.strictObject({
@@ -157,6 +160,7 @@ export const k8sService = defineService({
           is_public_ipv4: p.is_public_ipv4,
           labels: { ...p.labels },
           taints: { ...p.taints },
+          security_group_ids: ('security_group_ids' in p ? p.security_group_ids : undefined) ?? [stableUuid(`k8s-sg/${projectId}/${regionId}/${x.name}`)],
           created_at: createdAt,
         })),
         created_at: createdAt,

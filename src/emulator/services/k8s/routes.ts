@@ -45,6 +45,7 @@ export function renderCluster(c: K8sClusterRecord): Record<string, unknown> {
       created_at: formatOffsetDate(p.created_at),
       labels: { ...p.labels },
       taints: { ...p.taints },
+      security_group_ids: [...p.security_group_ids],
       crio_config: {},
       kubelet_config: {},
       servergroup_id: '',

@@ -1,5 +1,5 @@
 import { cloudError, cloudObjectBody, cloudPaging, queryList } from '../../cloud-common.js';
-import { formatNaiveDate, isPlainObject, parseIntStrict } from '../../format.js';
+import { formatNaiveDate, isPlainObject, parseDate, parseIntStrict } from '../../format.js';
 import { emptyReply, fail, jsonReply, type Reply } from '../../reply.js';
 import type { RouteContext, ServiceRoute } from '../../router.js';
 import type { QuotaRequestRecord, QuotaSlice } from './index.js';
@@ -111,8 +111,21 @@ function listRequests(ctx: Ctx): Reply {
     if (id === undefined) fail(cloudError(400, `request_ids: Input should be a valid integer, got "${t}"`, ctx.requestId));
     return id;
   });
+  const [from, to] = ['created_from', 'created_to'].map((name) => {
+    const text = ctx.query.get(name);
+    if (text === null) return undefined;
+    const at = parseDate(text);
+    if (Number.isNaN(at)) fail(cloudError(400, `${name}: Input should be a valid datetime, got "${text}"`, ctx.requestId));
+    return at;
+  });
   const matching = [...ctx.state.quotaRequests.values()]
-    .filter((r) => (statuses.length === 0 || statuses.includes(r.status)) && (ids.length === 0 || ids.includes(r.id)))
+    .filter(
+      (r) =>
+        (statuses.length === 0 || statuses.includes(r.status)) &&
+        (ids.length === 0 || ids.includes(r.id)) &&
+        (from === undefined || r.created_at >= from) &&
+        (to === undefined || r.created_at <= to),
+    )
     .sort((a, b) => a.id - b.id);
   return jsonReply(200, { count: matching.length, results: matching.slice(offset, offset + limit).map(renderQuotaRequest) });
 }

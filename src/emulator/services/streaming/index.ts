@@ -37,6 +37,8 @@ export interface AiTaskRecord {
   task_data: Record<string, unknown>;
   created_at: number;
   started_at: number;
+  /** When processing ended (epoch ms); null while it has not. */
+  completed_at: number | null;
 }
 
 /** The streaming service's slice of the state. */
@@ -99,6 +101,7 @@ const aiTaskFixture = z.strictObject({
   task_data: z.record(z.string(), z.unknown()).default({}),
   created_at: datetime,
   started_at: datetime.optional(),
+  completed_at: datetime.optional(),
 });
 
 /**
@@ -129,6 +132,7 @@ export const streamingService = defineService({
       task_data: structuredClone(x.task_data),
       created_at: parseDate(x.created_at),
       started_at: parseDate(x.started_at ?? x.created_at),
+      completed_at: x.completed_at === undefined ? null : parseDate(x.completed_at),
     }));
   },
   dump: (state) => ({ streaming_players: [...state.players.values()], videos: [...state.videos.values()], ai_tasks: state.aiTasks }),

@@ -107,6 +107,15 @@ function createdMatches(task: AiTaskRecord, text: string): boolean {
   return iso.slice(0, precision) === normalized.slice(0, precision);
 }
 
+/** When the task was processed, as the vendor's current SDK models expect it on every task (ai_results.processing_time). */
+function processingTime(task: AiTaskRecord): Record<string, unknown> {
+  return {
+    started_at: new Date(task.started_at).toISOString(),
+    completed_at: task.completed_at === null ? null : new Date(task.completed_at).toISOString(),
+    total_time_sec: task.completed_at === null ? null : Math.max(0, task.completed_at - task.started_at) / 1000,
+  };
+}
+
 function listAiTasks(ctx: Ctx): Reply {
   const taskId = ctx.query.get('task_id');
   if (taskId !== null && !UUID_PATTERN.test(taskId)) streamingError(422, `Unprocessable Entity. task_id must be a UUID; got "${taskId}".`);
@@ -146,6 +155,7 @@ function listAiTasks(ctx: Ctx): Reply {
       status: t.status,
       progress: t.progress,
       task_data: structuredClone(t.task_data),
+      processing_time: processingTime(t),
     })),
   });
 }
