@@ -43,6 +43,41 @@ export interface FinishedTask {
  */
 export type Observation = { exists: false } | { exists: true; state: Record<string, unknown>; lockTaskId?: string | null };
 
+/**
+ * Reading the resources of one group together: `key` says which resources one list serves (the
+ * floating IPs of one project and region, the notification settings of one reseller), `read`
+ * reads one group's members and answers for each of them, in their order. The provider decides
+ * how: one request per resource, or list pages, whichever takes fewer requests.
+ */
+export interface GroupRead<T extends ResourceType = ResourceType> {
+  /** The group a resource belongs to; resources with equal keys are read by one `read`. Pure. */
+  key(desired: ResourceAttributes[T]): string;
+  /**
+   * Reads a group: per member, in order, what was observed or the error its read failed with (a
+   * list request that failed fails every member it was for). Rejects only when aborted.
+   */
+  read(ctx: GroupReadContext, members: readonly ResourceAttributes[T][]): Promise<MemberRead[]>;
+}
+
+/** The outcome of one member's read within a group read. */
+export type MemberRead = { ok: true; observation: Observation } | { ok: false; error: unknown };
+
+/**
+ * The context of a group read: a provider context whose I/O runs within the stack read's
+ * parallelism, plus the paging limits (tests make pages small so that small worlds page).
+ */
+export interface GroupReadContext extends ProviderContext {
+  /**
+   * Runs one unit of I/O (a request, or a projection that may send one) in the stack read's
+   * pool of `parallelism`; a group read waits on its units without holding a place in the pool.
+   */
+  schedule<R>(work: () => Promise<R>): Promise<R>;
+  /** Items asked for per list page; undefined = each endpoint's largest page. */
+  pageSize?: number;
+  /** List pages one list read follows at most before it fails (EDGEFORM_PAGING); undefined = MAX_LIST_PAGES. */
+  maxPages?: number;
+}
+
 /** The result of reading one resource: what was observed, or why the read failed. */
 export type ReadResult = { ok: true; observation: Observation } | { ok: false; error: { summary: string; detail?: string } };
 
@@ -95,6 +130,12 @@ export interface ResourceProvider<T extends ResourceType = ResourceType> {
   taskType?: string;
   /** Reads the live resource; a 404 is `{exists: false}`, never an error. */
   read(ctx: ProviderContext, desired: ResourceAttributes[T]): Promise<Observation>;
+  /**
+   * Reads many resources of this kind at once, through the platform's list endpoint, when the
+   * kind has one: the planner sees the same observations as from `read` (defineListReads builds
+   * both from one projection of the platform's answer). Absent: every resource is read alone.
+   */
+  groupRead?: GroupRead<T>;
   /** The identifying and declared fields of an existing resource, as `before` shows them. Pure. */
   summarize(state: Record<string, unknown>): Record<string, unknown>;
   /** Diffs desired against an existing resource's state: action, changes, plan errors. Pure. */

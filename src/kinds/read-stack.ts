@@ -1,8 +1,8 @@
 import pLimit from 'p-limit';
 import type { CheckBlock, ResourceBlock, Stack } from '../config/types.js';
 import { EdgeformError, RunFatalError } from '../errors.js';
-import type { CheckOutcome, ProviderContext, ProviderRegistry, ReadResult } from './provider.js';
-import type { CheckType, ResourceType } from './registry.js';
+import type { CheckOutcome, GroupRead, GroupReadContext, MemberRead, ProviderContext, ProviderRegistry, ReadResult } from './provider.js';
+import { RESOURCE_TYPES, type CheckType, type ResourceType } from './registry.js';
 
 /** What reading a stack observed: per resource address a read result, per check its outcome. */
 export interface StackObservations {
@@ -10,20 +10,31 @@ export interface StackObservations {
   checks: Map<string, CheckOutcome>;
 }
 
+/** Settings of {@link readStack}. */
+export interface ReadStackOptions {
+  /** Requests (and checks) under way at most at once. */
+  parallelism: number;
+  /** The addresses to read (--target and what they depend on); all when absent. */
+  selected?: ReadonlySet<string>;
+  /** Items per list page of grouped reads; default each endpoint's largest (tests page small worlds). */
+  pageSize?: number;
+  /** List pages one grouped read follows at most; default MAX_LIST_PAGES. */
+  maxPages?: number;
+}
+
 /**
  * Reads every selected resource and evaluates every selected check, at most `parallelism`
- * at a time (reads are independent of each other, whatever the dependency order). A failed
- * read is recorded with the platform's message so the rest of the stack is still planned.
- * A RunFatalError (the key refused, the platform unavailable) stops the reading instead: reads
- * still queued never start, those in flight are aborted, and it rejects with that one error
- * rather than one diagnostic per resource.
+ * requests at a time (reads are independent of each other, whatever the dependency order).
+ * Resources of a kind with a grouped read (ResourceProvider.groupRead) are read by group: the
+ * resources of one group (one project and region, one reseller) go to the provider together,
+ * which reads them through list pages or one by one, whichever takes fewer requests; every
+ * request of a group read runs in the same pool. A failed read is recorded with the platform's
+ * message so the rest of the stack is still planned; a failed list request fails each resource
+ * it was for, each with its own diagnostic. A RunFatalError (the key refused, the platform
+ * unavailable) stops the reading instead: reads still queued never start, those in flight are
+ * aborted, and it rejects with that one error rather than one diagnostic per resource.
  */
-export async function readStack(
-  ctx: ProviderContext,
-  stack: Stack,
-  registry: ProviderRegistry,
-  options: { parallelism: number; selected?: ReadonlySet<string> },
-): Promise<StackObservations> {
+export async function readStack(ctx: ProviderContext, stack: Stack, registry: ProviderRegistry, options: ReadStackOptions): Promise<StackObservations> {
   const limit = pLimit(Math.max(1, options.parallelism));
   const isSelected = (address: string) => !options.selected || options.selected.has(address);
   const reads = new Map<string, ReadResult>();
@@ -41,16 +52,66 @@ export async function readStack(
     return fatal === null ? describeFailure(error, ctx.signal) : null;
   };
 
+  /** Records a failed read as the resource's diagnostic (unless the reading stops on it). */
+  const recordFailure = (address: string, error: unknown): void => {
+    const summary = failure(error);
+    if (summary !== null) reads.set(address, { ok: false, error: { summary } });
+  };
   const readResource = async <K extends ResourceType>(block: ResourceBlock<K>): Promise<void> => {
     if (fatal !== null) return;
     const provider = registry.resources[block.type];
     try {
       reads.set(block.address, { ok: true, observation: await provider.read(readCtx, block.attributes) });
     } catch (error) {
-      const summary = failure(error);
-      if (summary !== null) reads.set(block.address, { ok: false, error: { summary } });
+      recordFailure(block.address, error);
     }
   };
+  // A group read runs outside the pool and sends each unit of its I/O through it, so it never
+  // holds a place while it waits; once the reading stops, no unit starts.
+  const groupCtx: GroupReadContext = {
+    ...readCtx,
+    schedule: (work) =>
+      limit(() => {
+        if (fatal !== null) throw fatal;
+        return work();
+      }),
+    ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
+    ...(options.maxPages !== undefined ? { maxPages: options.maxPages } : {}),
+  };
+  /** Reads one group (blocks of one kind and group key) through the kind's grouped read. */
+  const readGroup = async <K extends ResourceType>(groupRead: GroupRead<K>, blocks: ReadonlyArray<ResourceBlock<K>>): Promise<void> => {
+    let outcomes: MemberRead[];
+    try {
+      outcomes = await groupRead.read(
+        groupCtx,
+        blocks.map((b) => b.attributes),
+      );
+    } catch (error) {
+      // Aborted: an interrupt propagates from here, a run-fatal error stops the reading.
+      for (const block of blocks) recordFailure(block.address, error);
+      return;
+    }
+    blocks.forEach((block, i) => {
+      const outcome = outcomes[i];
+      if (outcome === undefined) throw new Error(`the grouped read of ${block.type} answered for ${outcomes.length} of ${blocks.length} resources`);
+      if (outcome.ok) reads.set(block.address, { ok: true, observation: outcome.observation });
+      else recordFailure(block.address, outcome.error);
+    });
+  };
+  /** Reads the blocks of one kind: by group (its provider's group key) when it reads groups, else one by one. */
+  const readKind = <K extends ResourceType>(type: K, blocks: ReadonlyArray<ResourceBlock<K>>): Array<Promise<void>> => {
+    const groupRead = registry.resources[type].groupRead;
+    if (!groupRead) return blocks.map((b) => limit(() => readResource(b)));
+    const groups = new Map<string, Array<ResourceBlock<K>>>();
+    for (const block of blocks) {
+      const key = groupRead.key(block.attributes);
+      const group = groups.get(key);
+      if (group) group.push(block);
+      else groups.set(key, [block]);
+    }
+    return [...groups.values()].map((group) => readGroup(groupRead, group));
+  };
+  const selected = stack.resources.filter((b) => isSelected(b.address));
   const evaluateCheck = async <K extends CheckType>(block: CheckBlock<K>): Promise<void> => {
     if (fatal !== null) return;
     const provider = registry.checks[block.type];
@@ -63,7 +124,12 @@ export async function readStack(
   };
 
   await Promise.all([
-    ...stack.resources.filter((b) => isSelected(b.address)).map((b) => limit(() => readResource(b))),
+    ...RESOURCE_TYPES.flatMap((type) =>
+      readKind(
+        type,
+        selected.filter((b) => b.type === type),
+      ),
+    ),
     ...stack.checks.filter((b) => isSelected(b.address)).map((b) => limit(() => evaluateCheck(b))),
   ]);
   if (fatal !== null) throw fatal;

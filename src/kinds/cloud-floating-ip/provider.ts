@@ -3,6 +3,7 @@ import { apiPath } from '../../api/path.js';
 import { taskIdsSchema } from '../../api/tasks.js';
 import { planTagsPatch, userTags, type LiveTag } from '../../plan/merge-patch.js';
 import type { ResourceProvider } from '../provider.js';
+import { defineListReads } from '../list-read.js';
 import { readOrGone, requireAction, requirePayload, startTasks } from '../shared.js';
 
 /**
@@ -17,16 +18,50 @@ const floatingIpAnswer = z.looseObject({
   task_id: z.string().nullable(),
 });
 
+type FloatingIp = z.infer<typeof floatingIpAnswer>;
+
+/** A page of the floating IP list (FloatingIPDetailedCollectionSerializer): its items are floating IP answers. */
+const floatingIpPage = z.looseObject({ count: z.int().min(0), results: z.array(floatingIpAnswer) });
+
 /** The update's payload: the tags merge patch (null is a real patch: remove every user tag). */
 const payloadSchema = z.object({ tags_patch: z.record(z.string(), z.string().nullable()).nullable() });
 
 const fipPath = (version: 'v1' | 'v2', p: number, r: number, id: string) => apiPath`/cloud/${version}/floatingips/${p}/${r}/${id}`;
+const fipListPath = (p: number, r: number) => apiPath`/cloud/v1/floatingips/${p}/${r}`;
+
+/** Reads one floating IP (GET) or the floating IPs of a project and region (the list), with one projection. */
+const reads = defineListReads<'cloud_floating_ip', FloatingIp>({
+  readOne: (ctx, d) =>
+    readOrGone(async () => (await ctx.api.get(fipPath('v1', d.project_id, d.region_id, d.floating_ip_id), { schema: floatingIpAnswer, signal: ctx.signal })).body),
+  project: (_ctx, _desired, fip) => ({
+    exists: true,
+    state: {
+      floating_ip_id: fip.id,
+      floating_ip_address: fip.floating_ip_address ?? null,
+      status: fip.status ?? null,
+      tags: fip.tags.map(({ key, value, read_only }) => ({ key, value, read_only })),
+    },
+    lockTaskId: fip.task_id,
+  }),
+  list: {
+    group: (d) => `${d.project_id}/${d.region_id}`,
+    memberId: (d) => d.floating_ip_id,
+    itemId: (fip) => fip.id,
+    paging: { kind: 'offset', maxPageSize: 1000 },
+    describe: ([d]) => `GET ${fipListPath(d.project_id, d.region_id)}`,
+    async fetchPage(ctx, [d], { limit, offset }) {
+      const page = (await ctx.api.get(fipListPath(d.project_id, d.region_id), { schema: floatingIpPage, query: { limit, offset }, signal: ctx.signal })).body;
+      return { items: page.results, total: page.count };
+    },
+  },
+});
 
 /**
  * Cloud floating IPs: edgeform manages their tags. Tags are changed with the v2 PATCH, whose
  * `tags` is a JSON Merge Patch (RFC 7386) and which answers with tasks (an empty list when
  * nothing would change); the deprecated synchronous v1 PATCH is never used. Read-only tags
  * belong to the platform. While a task changes the IP, `task_id` holds that task (the lock).
+ * The floating IPs of one project and region are read together from the list (1,000 a page).
  */
 export const cloudFloatingIp: ResourceProvider<'cloud_floating_ip'> = {
   payloadSchema,
@@ -36,21 +71,8 @@ export const cloudFloatingIp: ResourceProvider<'cloud_floating_ip'> = {
   taskType: 'update_floating_ip',
   verbs: { update: ['Modifying', 'Modified'], delete: ['Destroying', 'Destroyed'] },
 
-  async read(ctx, desired) {
-    const path = fipPath('v1', desired.project_id, desired.region_id, desired.floating_ip_id);
-    const fip = await readOrGone(async () => (await ctx.api.get(path, { schema: floatingIpAnswer, signal: ctx.signal })).body);
-    if (!fip) return { exists: false };
-    return {
-      exists: true,
-      state: {
-        floating_ip_id: fip.id,
-        floating_ip_address: fip.floating_ip_address ?? null,
-        status: fip.status ?? null,
-        tags: fip.tags.map(({ key, value, read_only }) => ({ key, value, read_only })),
-      },
-      lockTaskId: fip.task_id,
-    };
-  },
+  read: reads.read,
+  groupRead: reads.groupRead,
 
   summarize: (state) => ({ floating_ip_id: state.floating_ip_id, floating_ip_address: state.floating_ip_address, tags: userTags(state.tags as LiveTag[]) }),
 

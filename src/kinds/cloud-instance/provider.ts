@@ -3,6 +3,7 @@ import { apiPath } from '../../api/path.js';
 import { taskIdsSchema } from '../../api/tasks.js';
 import { PlanPayloadError } from '../../errors.js';
 import type { ResourceProvider } from '../provider.js';
+import { defineListReads } from '../list-read.js';
 import { readOrGone, requireAction, requirePayload, startTasks } from '../shared.js';
 
 /** The fields of an instance answer (InstanceSerializer) edgeform reads; the flavor id is nested. */
@@ -14,6 +15,11 @@ const instanceAnswer = z.looseObject({
   flavor: z.looseObject({ flavor_id: z.string() }),
 });
 
+type Instance = z.infer<typeof instanceAnswer>;
+
+/** A page of the instance list (InstanceCollectionSerializer): its items are instance answers. */
+const instancePage = z.looseObject({ count: z.int().min(0), results: z.array(instanceAnswer) });
+
 /** The flavors an instance may be resized to (InstanceFlavorExtendedCollectionSerializer). */
 const flavorsAnswer = z.looseObject({
   results: z.array(z.looseObject({ flavor_id: z.string().optional(), flavor_name: z.string().optional() })),
@@ -23,12 +29,40 @@ const flavorsAnswer = z.looseObject({
 const payloadSchema = z.object({ flavor_id: z.string().min(1) });
 
 const instancePath = (p: number, r: number, id: string) => apiPath`/cloud/v1/instances/${p}/${r}/${id}`;
+const instanceListPath = (p: number, r: number) => apiPath`/cloud/v1/instances/${p}/${r}`;
+
+/** Reads one instance (GET) or the instances of a project and region (the list), with one projection. */
+const reads = defineListReads<'cloud_instance', Instance>({
+  readOne: (ctx, d) => readOrGone(async () => (await ctx.api.get(instancePath(d.project_id, d.region_id, d.instance_id), { schema: instanceAnswer, signal: ctx.signal })).body),
+  async project(ctx, desired, vm) {
+    const state: Record<string, unknown> = { instance_id: vm.id, name: vm.name, status: vm.status, flavor_id: vm.flavor.flavor_id };
+    // Only a resize needs the list of flavors the instance may move to.
+    if (vm.flavor.flavor_id !== desired.flavor_id) {
+      const path = `${instancePath(desired.project_id, desired.region_id, desired.instance_id)}/available_flavors`;
+      const flavors = (await ctx.api.get(path, { schema: flavorsAnswer, signal: ctx.signal })).body;
+      state.available_flavors = flavors.results.map((f) => f.flavor_id ?? f.flavor_name).filter((f): f is string => f !== undefined);
+    }
+    return { exists: true, state, lockTaskId: vm.task_id };
+  },
+  list: {
+    group: (d) => `${d.project_id}/${d.region_id}`,
+    memberId: (d) => d.instance_id,
+    itemId: (vm) => vm.id,
+    paging: { kind: 'offset', maxPageSize: 1000 },
+    describe: ([d]) => `GET ${instanceListPath(d.project_id, d.region_id)}`,
+    async fetchPage(ctx, [d], { limit, offset }) {
+      const page = (await ctx.api.get(instanceListPath(d.project_id, d.region_id), { schema: instancePage, query: { limit, offset }, signal: ctx.signal })).body;
+      return { items: page.results, total: page.count };
+    },
+  },
+});
 
 /**
  * Cloud instances: edgeform manages their flavor. The flavor lives at `flavor.flavor_id`;
  * a resize (changeflavor) is allowed only to a flavor listed by `available_flavors`, runs as
  * a `resize_vm` task (status RESIZE meanwhile), and the new flavor can read as the old one
- * for a short while after the task FINISHED, so apply re-reads until it shows.
+ * for a short while after the task FINISHED, so apply re-reads until it shows. The instances
+ * of one project and region are read together from the list (1,000 a page).
  */
 export const cloudInstance: ResourceProvider<'cloud_instance'> = {
   payloadSchema,
@@ -38,18 +72,8 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
   taskType: 'resize_vm',
   verbs: { update: ['Resizing', 'Resized'], delete: ['Destroying', 'Destroyed'] },
 
-  async read(ctx, desired) {
-    const path = instancePath(desired.project_id, desired.region_id, desired.instance_id);
-    const vm = await readOrGone(async () => (await ctx.api.get(path, { schema: instanceAnswer, signal: ctx.signal })).body);
-    if (!vm) return { exists: false };
-    const state: Record<string, unknown> = { instance_id: vm.id, name: vm.name, status: vm.status, flavor_id: vm.flavor.flavor_id };
-    // Only a resize needs the list of flavors the instance may move to.
-    if (vm.flavor.flavor_id !== desired.flavor_id) {
-      const flavors = (await ctx.api.get(`${path}/available_flavors`, { schema: flavorsAnswer, signal: ctx.signal })).body;
-      state.available_flavors = flavors.results.map((f) => f.flavor_id ?? f.flavor_name).filter((f): f is string => f !== undefined);
-    }
-    return { exists: true, state, lockTaskId: vm.task_id };
-  },
+  read: reads.read,
+  groupRead: reads.groupRead,
 
   summarize: (state) => ({ instance_id: state.instance_id, name: state.name, flavor_id: state.flavor_id }),
 

@@ -5,6 +5,7 @@ import { canonicalJson } from '../../plan/fingerprint.js';
 import { EdgeformError, InconsistentResultError, StoppedError } from '../../errors.js';
 import { describeStep, nextUpgradeStep, parseK8sVersion, planUpgradePath } from '../../plan/upgrade-path.js';
 import type { ApplyResult, ProviderContext, ResourceProvider } from '../provider.js';
+import { defineListReads } from '../list-read.js';
 import { readOrGone, requireAction, requirePayload, startTasks } from '../shared.js';
 
 /** The fields of a cluster answer (K8sClusterV2Serializer) edgeform reads; `task_id` defaults to null. */
@@ -17,6 +18,9 @@ const clusterAnswer = z.looseObject({
 
 type Cluster = z.infer<typeof clusterAnswer>;
 
+/** The cluster list (K8sClusterV2CollectionSerializer): every cluster of a project and region in one answer. */
+const clusterList = z.looseObject({ count: z.int().min(0), results: z.array(clusterAnswer) });
+
 /** The versions a cluster may be upgraded to next (K8sClusterVersionV2CollectionSerializer). */
 const versionsAnswer = z.looseObject({ results: z.array(z.looseObject({ version: z.string() })) });
 
@@ -24,6 +28,7 @@ const versionsAnswer = z.looseObject({ results: z.array(z.looseObject({ version:
 const payloadSchema = z.object({ upgrade_path: z.array(z.string()).min(1) });
 
 const clusterPath = (p: number, r: number, name: string) => apiPath`/cloud/v2/k8s/clusters/${p}/${r}/${name}`;
+const clusterListPath = (p: number, r: number) => apiPath`/cloud/v2/k8s/clusters/${p}/${r}`;
 
 async function readCluster(ctx: ProviderContext, p: number, r: number, name: string): Promise<Cluster> {
   return (await ctx.api.get(clusterPath(p, r, name), { schema: clusterAnswer, signal: ctx.signal })).body;
@@ -33,6 +38,27 @@ async function readUpgradeVersions(ctx: ProviderContext, p: number, r: number, n
   const body = (await ctx.api.get(`${clusterPath(p, r, name)}/upgrade_versions`, { schema: versionsAnswer, signal: ctx.signal })).body;
   return body.results.map((v) => v.version);
 }
+
+/** Reads one cluster (GET) or the clusters of a project and region (the list, which does not page), with one projection. */
+const reads = defineListReads<'cloud_k8s_cluster', Cluster>({
+  readOne: (ctx, d) => readOrGone(() => readCluster(ctx, d.project_id, d.region_id, d.cluster_name)),
+  async project(ctx, desired, cluster) {
+    const state: Record<string, unknown> = { cluster_name: cluster.name, version: cluster.version, status: cluster.status };
+    if (cluster.version !== desired.version) state.upgrade_versions = await readUpgradeVersions(ctx, desired.project_id, desired.region_id, desired.cluster_name);
+    return { exists: true, state, lockTaskId: cluster.task_id ?? null };
+  },
+  list: {
+    group: (d) => `${d.project_id}/${d.region_id}`,
+    memberId: (d) => d.cluster_name,
+    itemId: (cluster) => cluster.name,
+    paging: { kind: 'none' },
+    describe: ([d]) => `GET ${clusterListPath(d.project_id, d.region_id)}`,
+    async fetchPage(ctx, [d]) {
+      const list = (await ctx.api.get(clusterListPath(d.project_id, d.region_id), { schema: clusterList, signal: ctx.signal })).body;
+      return { items: list.results, total: list.count };
+    },
+  },
+});
 
 /** Reads of a cluster after a finished step before giving up on seeing the step's version. */
 export const STEP_SETTLE_READS = 10;
@@ -66,7 +92,8 @@ export function decideUpgradeProgress(input: { live: string; target: string; awa
  * After a step's task finished, the cluster may read its old version for a while; the next
  * step starts only once the finished one shows. Once the last step's task finished, the
  * platform has acknowledged the change: a read failing after that is left to the executor's
- * confirmation (a warning), not a failure of the upgrade.
+ * confirmation (a warning), not a failure of the upgrade. The clusters of one project and
+ * region are read together from the list, which holds them all in one answer.
  */
 export const cloudK8sCluster: ResourceProvider<'cloud_k8s_cluster'> = {
   payloadSchema,
@@ -76,14 +103,8 @@ export const cloudK8sCluster: ResourceProvider<'cloud_k8s_cluster'> = {
   taskType: 'upgrade_k8s_cluster_v2',
   verbs: { update: ['Upgrading', 'Upgraded'], delete: ['Destroying', 'Destroyed'] },
 
-  async read(ctx, desired) {
-    const { project_id: p, region_id: r, cluster_name: name } = desired;
-    const cluster = await readOrGone(() => readCluster(ctx, p, r, name));
-    if (!cluster) return { exists: false };
-    const state: Record<string, unknown> = { cluster_name: cluster.name, version: cluster.version, status: cluster.status };
-    if (cluster.version !== desired.version) state.upgrade_versions = await readUpgradeVersions(ctx, p, r, name);
-    return { exists: true, state, lockTaskId: cluster.task_id ?? null };
-  },
+  read: reads.read,
+  groupRead: reads.groupRead,
 
   summarize: (state) => ({ cluster_name: state.cluster_name, version: state.version }),
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
 import type { FieldChange } from '../../plan/types.js';
 import type { ResourceProvider } from '../provider.js';
+import { defineListReads } from '../list-read.js';
 import { readOrGone, requireAction, requirePayload } from '../shared.js';
 
 /** The fields of a notification setting answer (NotificationSettingsRead) edgeform reads. */
@@ -12,17 +13,43 @@ const settingAnswer = z.looseObject({
   enabled: z.boolean(),
 });
 
+type Setting = z.infer<typeof settingAnswer>;
+
+/** A page of a reseller's notification settings (NotificationSettingsPaginatedArray). */
+const settingPage = z.looseObject({ count: z.int().min(0), results: z.array(settingAnswer) });
+
 /** The update's payload: the full PATCH body the platform requires (all three fields). */
 const payloadSchema = z.object({ body: z.object({ notification_type: z.string().min(1), email: z.string().min(1), enabled: z.boolean() }) });
 
 const settingPath = (reseller: number, id: number) => apiPath`/iam/reselling/resellers/${reseller}/notification_settings/${id}`;
 
+const settingListPath = (reseller: number) => apiPath`/iam/reselling/resellers/${reseller}/notification_settings`;
+
 const FIELDS = ['notification_type', 'email', 'enabled'] as const;
+
+/** Reads one setting (GET) or a reseller's settings (the list), with one projection. */
+const reads = defineListReads<'iam_reseller_notification_setting', Setting>({
+  readOne: (ctx, d) => readOrGone(async () => (await ctx.api.get(settingPath(d.reseller_id, d.notification_settings_id), { schema: settingAnswer, signal: ctx.signal })).body),
+  project: (_ctx, _desired, s) => ({ exists: true, state: { notification_settings_id: s.id, notification_type: s.notification_type, email: s.email, enabled: s.enabled } }),
+  list: {
+    group: (d) => String(d.reseller_id),
+    memberId: (d) => String(d.notification_settings_id),
+    itemId: (s) => String(s.id),
+    paging: { kind: 'offset', maxPageSize: 1000 },
+    describe: ([d]) => `GET ${settingListPath(d.reseller_id)}`,
+    async fetchPage(ctx, [d], { limit, offset }) {
+      const query = { limit, offset, ordering: 'id' };
+      const page = (await ctx.api.get(settingListPath(d.reseller_id), { schema: settingPage, query, signal: ctx.signal })).body;
+      return { items: page.results, total: page.count };
+    },
+  },
+});
 
 /**
  * A reseller's notification setting (deletion_request or failed_login e-mails). The PATCH
  * requires the full body (notification_type and email even when unchanged), so apply always
  * sends all three fields, taking `enabled` from the platform when the stack leaves it out.
+ * A reseller's settings are read together from its list (`limit`/`offset`).
  */
 export const iamResellerNotificationSetting: ResourceProvider<'iam_reseller_notification_setting'> = {
   payloadSchema,
@@ -31,12 +58,8 @@ export const iamResellerNotificationSetting: ResourceProvider<'iam_reseller_noti
   idField: 'notification_settings_id',
   verbs: { update: ['Modifying', 'Modified'], delete: ['Destroying', 'Destroyed'] },
 
-  async read(ctx, desired) {
-    const path = settingPath(desired.reseller_id, desired.notification_settings_id);
-    const s = await readOrGone(async () => (await ctx.api.get(path, { schema: settingAnswer, signal: ctx.signal })).body);
-    if (!s) return { exists: false };
-    return { exists: true, state: { notification_settings_id: s.id, notification_type: s.notification_type, email: s.email, enabled: s.enabled } };
-  },
+  read: reads.read,
+  groupRead: reads.groupRead,
 
   summarize: (state) => ({ ...state }),
 

@@ -99,7 +99,9 @@ describe('the run-wide retry quota', () => {
     const e = await start({ fixtures: withExtraFloatingIps(195), failRate: 1 });
     const { ctx } = connect(e.url, e.apiKey, { retryQuota: createRetryQuota() });
 
-    const error = await planYaml(ctx, e.url, HEADER + extraFipBlocks(195)).catch((err: unknown) => err);
+    // Each IP in a region of its own: 195 groups of one, read with 195 GETs (one list would fail once).
+    const spread = extraFipBlocks(195).replace(/ip_(\d+): \{ /g, 'ip_$1: { region_id: $1, ');
+    const error = await planYaml(ctx, e.url, HEADER + spread).catch((err: unknown) => err);
 
     expect(error).toBeInstanceOf(PlatformUnavailableError);
     expect((error as Error).message).toMatch(new RegExp(`^the platform at ${e.url} is unavailable: GET /cloud/v1/floatingips/.*503 Service Unavailable.*retry quota is exhausted`));

@@ -1,0 +1,205 @@
+import { NotFoundError, UnexpectedResponseError } from '../api/errors.js';
+import { EdgeformError } from '../errors.js';
+import type { GroupRead, GroupReadContext, MemberRead, Observation, ProviderContext, ResourceProvider } from './provider.js';
+import type { ResourceAttributes, ResourceType } from './registry.js';
+
+/** List pages one list read follows at most (a million cloud resources at 1,000 a page). */
+export const MAX_LIST_PAGES = 1000;
+
+/**
+ * How a list endpoint pages: `offset`, by `limit`/`offset` up to `maxPageSize` items a page
+ * (cloud lists: 1,000); `pages`, by a page number, in pages of the platform's own size
+ * (streaming players); `none`, not at all: one answer holds the whole list (Kubernetes clusters).
+ */
+export type Paging = { kind: 'offset'; maxPageSize: number } | { kind: 'pages' } | { kind: 'none' };
+
+/**
+ * Which page of a list to fetch: `index` from 0 (a page number is index + 1); for `offset`
+ * paging, `offset` = index × limit and `limit` the items asked for.
+ */
+export interface PageRequest {
+  index: number;
+  offset: number;
+  limit: number;
+}
+
+/**
+ * One page of a list as a grouped read uses it: the items, and the number of items the whole
+ * list holds when the endpoint says (`count`). A list without a count ends at an empty page, or
+ * at a page shorter than the `limit` asked for.
+ */
+export interface ListPage<Item> {
+  items: readonly Item[];
+  total?: number;
+}
+
+/** The members of one list read: never empty, so a page can take the group's placement from the first. */
+export type ListMembers<T extends ResourceType> = readonly [ResourceAttributes[T], ...ResourceAttributes[T][]];
+
+/** A kind's list endpoint: how resources group, how items match them, how a page is fetched. */
+export interface ListEndpoint<T extends ResourceType, Item> {
+  /** The group of a resource: one list serves the resources of one group (a project and region). Pure. */
+  group(desired: ResourceAttributes[T]): string;
+  /** The id matching a resource to its list item, as the platform spells it. */
+  memberId(desired: ResourceAttributes[T]): string;
+  /** The id of a list item. */
+  itemId(item: Item): string;
+  /** How the endpoint pages. */
+  paging: Paging;
+  /**
+   * When the list is filtered by the members' ids (quota requests' `request_ids`): at most this
+   * many members are named in one list, and only they are listed. Absent: the list holds the
+   * whole group, members or not.
+   */
+  maxMembersPerList?: number;
+  /** `GET /path`, for messages. */
+  describe(members: ListMembers<T>): string;
+  /** Fetches one page of the list for these members (each answer checked with its zod schema). */
+  fetchPage(ctx: ProviderContext, members: ListMembers<T>, page: PageRequest): Promise<ListPage<Item>>;
+}
+
+/** What defineListReads builds a kind's reads from. */
+export interface ListReadSpec<T extends ResourceType, Item> {
+  /** The single read: the resource's answer (checked with the same item schema as list pages), or null on 404. */
+  readOne(ctx: ProviderContext, desired: ResourceAttributes[T]): Promise<Item | null>;
+  /**
+   * The one projection of an answer into an Observation, whether the answer came alone or in a
+   * list page; it may read more (the flavors a resize may choose from). Lock fields (`task_id`)
+   * come through it either way.
+   */
+  project(ctx: ProviderContext, desired: ResourceAttributes[T], item: Item): Promise<Observation> | Observation;
+  list: ListEndpoint<T, Item>;
+}
+
+/**
+ * A kind's single read and grouped read, built from one answer-to-Observation projection, so
+ * that a resource reads the same whichever way it was read.
+ *
+ * A group of one is read with a single GET. A larger group fetches the list's first page; when
+ * members are still missing, it compares what finishing the list would cost with one GET per
+ * missing member and takes the cheaper: a list with a `count` fetches all its remaining pages
+ * at once (the count says how many), a list without one follows page after page while each page
+ * paid for itself (the pages read so far found at least as many members). So a group costs at
+ * most one request more than single reads, and a whole project of 1,000 floating IPs one.
+ *
+ * A member missing from a complete list reads `{exists: false}`, as a 404 does. A list counts as
+ * complete only when every page was read and they agree with each other (the same count on each,
+ * as many distinct items as the count); otherwise the members not seen are read one by one.
+ * A page the client cannot use (UnexpectedResponseError: a malformed item, too large a page) or a
+ * list answered 404 also falls back to single reads, so each resource gets its own answer and its
+ * own diagnostic; any other failure of a list request fails every member it was for.
+ */
+export function defineListReads<T extends ResourceType, Item>(spec: ListReadSpec<T, Item>): { read: ResourceProvider<T>['read']; groupRead: GroupRead<T> } {
+  const read = async (ctx: ProviderContext, desired: ResourceAttributes[T]): Promise<Observation> => {
+    const item = await spec.readOne(ctx, desired);
+    return item === null ? { exists: false } : spec.project(ctx, desired, item);
+  };
+  const groupRead: GroupRead<T> = {
+    key: (desired) => spec.list.group(desired),
+    async read(ctx, members) {
+      const size = spec.list.maxMembersPerList ?? members.length;
+      const chunks: Array<Promise<MemberRead[]>> = [];
+      for (let start = 0; start < members.length; start += size) chunks.push(readChunk(ctx, spec, read, members.slice(start, start + size)));
+      return (await Promise.all(chunks)).flat();
+    },
+  };
+  return { read, groupRead };
+}
+
+/** What the list pages said of one chunk of a group: the members' items found, and whether the list is complete. */
+interface Listing<Item> {
+  found: Map<string, Item>;
+  complete: boolean;
+}
+
+async function readChunk<T extends ResourceType, Item>(
+  ctx: GroupReadContext,
+  spec: ListReadSpec<T, Item>,
+  read: ResourceProvider<T>['read'],
+  members: readonly ResourceAttributes[T][],
+): Promise<MemberRead[]> {
+  const settle = async (work: () => Promise<Observation> | Observation): Promise<MemberRead> => {
+    try {
+      return { ok: true, observation: await ctx.schedule(async () => work()) };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  };
+  const readAlone = (member: ResourceAttributes[T]) => settle(() => read(ctx, member));
+  const [head, ...tail] = members;
+  if (head === undefined) return [];
+  if (tail.length === 0) return [await readAlone(head)];
+
+  let listing: Listing<Item>;
+  try {
+    listing = await listMembers(ctx, spec.list, [head, ...tail]);
+  } catch (error) {
+    if (ctx.signal.aborted) throw ctx.signal.reason;
+    // A page the client cannot use: each member's own GET tells which answer is wrong. A list
+    // answered 404 (a project or region that is not there): each GET says what a 404 means.
+    if (error instanceof UnexpectedResponseError || error instanceof NotFoundError) return Promise.all(members.map(readAlone));
+    return members.map(() => ({ ok: false, error }));
+  }
+  return Promise.all(
+    members.map((member) => {
+      const item = listing.found.get(spec.list.memberId(member));
+      if (item !== undefined) return settle(() => spec.project(ctx, member, item));
+      if (listing.complete) return { ok: true, observation: { exists: false } } satisfies MemberRead;
+      return readAlone(member);
+    }),
+  );
+}
+
+/** Reads list pages for the members until they are all found, the list ends, or single reads would cost less. */
+async function listMembers<T extends ResourceType, Item>(ctx: GroupReadContext, list: ListEndpoint<T, Item>, members: ListMembers<T>): Promise<Listing<Item>> {
+  const wanted = new Set(members.map((m) => list.memberId(m)));
+  const found = new Map<string, Item>();
+  const seen = new Set<string>();
+  const paging = list.paging;
+  const limit = paging.kind === 'offset' ? Math.max(1, Math.min(paging.maxPageSize, ctx.pageSize ?? paging.maxPageSize)) : 0;
+  const maxPages = ctx.maxPages ?? MAX_LIST_PAGES;
+  const fetch = (index: number, size = limit) => ctx.schedule(() => list.fetchPage(ctx, members, { index, offset: index * size, limit }));
+  /** Takes a page's items; the number of items it had not seen before. */
+  const take = (page: ListPage<Item>): number => {
+    let fresh = 0;
+    for (const item of page.items) {
+      const id = list.itemId(item);
+      if (seen.has(id)) continue;
+      seen.add(id);
+      fresh += 1;
+      if (wanted.has(id)) found.set(id, item);
+    }
+    return fresh;
+  };
+  const missing = () => wanted.size - found.size;
+  const endless = () => new EdgeformError('EDGEFORM_PAGING', `the list ${list.describe(members)} did not end after ${maxPages} pages; edgeform stopped following it`);
+
+  const first = await fetch(0);
+  take(first);
+  if (paging.kind === 'none') return { found, complete: first.total === undefined || (first.total === first.items.length && seen.size === first.total) };
+  if (paging.kind === 'offset' && first.total !== undefined) {
+    // A counted list: the count says how many pages there are, and they can be fetched at once.
+    // A platform serving fewer items a page than asked for pages by what it serves.
+    const total = first.total;
+    const size = first.items.length > 0 && first.items.length < Math.min(limit, total) ? first.items.length : limit;
+    const pages = Math.max(1, Math.ceil(total / size));
+    const rest = pages - 1;
+    if (rest > 0 && (missing() === 0 || rest >= missing())) return { found, complete: false };
+    if (pages > maxPages) throw endless();
+    const others = await Promise.all(Array.from({ length: rest }, (_, i) => fetch(i + 1, size)));
+    for (const page of others) take(page);
+    const agree = [first, ...others].every((page) => page.total === total) && seen.size === total;
+    return { found, complete: agree };
+  }
+  // No count: follow the pages one by one while they pay for themselves, to an empty page (or,
+  // where edgeform chose the page size, one shorter than asked for).
+  let page = first;
+  for (let read = 1; ; read++) {
+    if (page.items.length === 0 || (paging.kind === 'offset' && page.items.length < limit)) return { found, complete: true };
+    if (missing() <= 1 || read > found.size) return { found, complete: false };
+    if (read >= maxPages) throw endless();
+    page = await fetch(read);
+    // A page of nothing new: the platform repeats itself instead of paging; stop here.
+    if (take(page) === 0 && page.items.length > 0) return { found, complete: false };
+  }
+}
