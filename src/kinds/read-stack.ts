@@ -1,3 +1,4 @@
+import { defaultMaxListeners, setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import type { CheckBlock, ResourceBlock, Stack } from '../config/types.js';
 import { EdgeformError, RunFatalError } from '../errors.js';
@@ -42,6 +43,8 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
   // The first run-fatal error: aborts the reads in flight (through their signal) and skips the rest.
   const halt = new AbortController();
   const readCtx: ProviderContext = { ...ctx, signal: AbortSignal.any([ctx.signal, halt.signal]) };
+  // Each request in flight listens on this signal: up to `parallelism` at once is no leak.
+  setMaxListeners(Math.max(defaultMaxListeners, options.parallelism + defaultMaxListeners), readCtx.signal);
   let fatal: RunFatalError | null = null;
   /** The failure's message, or null when the reading stops (this error or an earlier one is fatal). */
   const failure = (error: unknown): string | null => {

@@ -290,3 +290,26 @@ describe('grouped reads', () => {
     }
   });
 });
+
+describe('reading a stack with a high --parallelism', () => {
+  it('warns of no listener leak when more than 10 requests share the run signal', async () => {
+    // Forty IPs in forty regions: forty groups of one, sixteen GETs in flight at a time.
+    const fixtures = { floating_ips: range(40).map((n) => ({ id: fipId(n), region_id: 100 + n })) } as unknown as EmulatorFixtures;
+    const { emu, harness } = await start({ fixtures });
+    const blocks = range(40).map((n) =>
+      resource('cloud_floating_ip', `ip_${n}`, { project_id: 1, region_id: 100 + n, floating_ip_id: fipId(n), tags_policy: 'merge', ensure: 'present' }),
+    );
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      await read(harness.ctx, blocks, { parallelism: 16 });
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(emu.requests).toHaveLength(40);
+    expect(warnings.map((w) => w.name)).not.toContain('MaxListenersExceededWarning');
+  });
+});
