@@ -9,7 +9,7 @@
  * whose project is not known, or one the list did not show). Each task wants its next poll
  * after a wait that grows with the time it has been waited on (see taskPollDelay), and a group
  * is read as soon as one of its tasks wants it, so a batch of young tasks is read every
- * ~200 ms for one request per tick, whatever its size. Waiting holds no request slot.
+ * ~150 ms for one request per tick, whatever its size. Waiting holds no request slot.
  *
  * A poll that fails transiently does not fail the wait (the task runs on whether or not we can
  * read it): the next poll of the schedule tries again, and MAX_CONSECUTIVE_POLL_FAILURES in a
@@ -94,15 +94,16 @@ export interface TaskScope {
 export interface TaskPollSchedule {
   initialMs: number;
   maxMs: number;
-  /** Default {@link DEFAULT_TASK_POLL_SCHEDULE}'s 0.08. */
+  /** Default {@link DEFAULT_TASK_POLL_SCHEDULE}'s 0.07. */
   ageFraction?: number;
 }
 
 /**
- * 200 ms, then 8 % of the task's age, at most 5 s: a 2 s task is noticed within 250 ms of its
- * end, a 20-minute one within 5 s, and a batch of tasks costs one list request per ~200 ms.
+ * 150 ms, then 7 % of the task's age, at most 5 s: a 2 s task is noticed within 250 ms of its
+ * end (150 ms and room for the poll's own latency), a 20-minute one within 5 s, and a batch of
+ * tasks costs one list request per ~150 ms.
  */
-export const DEFAULT_TASK_POLL_SCHEDULE: Readonly<Required<TaskPollSchedule>> = Object.freeze({ initialMs: 200, maxMs: 5_000, ageFraction: 0.08 });
+export const DEFAULT_TASK_POLL_SCHEDULE: Readonly<Required<TaskPollSchedule>> = Object.freeze({ initialMs: 150, maxMs: 5_000, ageFraction: 0.07 });
 
 /** Default per-task timeout: 20 minutes. */
 export const DEFAULT_TASK_TIMEOUT_MS = 20 * 60_000;

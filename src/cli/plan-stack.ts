@@ -85,7 +85,7 @@ export function checkMaxTasks(n: number): void {
 export const POLL_INTERVAL_ENV = 'EDGEFORM_TASK_POLL_INTERVAL';
 
 /**
- * The task poll schedule: DEFAULT_TASK_POLL_SCHEDULE (200 ms, growing with the task's age to
+ * The task poll schedule: DEFAULT_TASK_POLL_SCHEDULE (150 ms, growing with the task's age to
  * 5 s), or with its longest wait set to EDGEFORM_TASK_POLL_INTERVAL ms (and its shortest no
  * longer than that): useful against the emulator, or to poll less often under rate limits.
  */

@@ -76,7 +76,7 @@ describe('the task poller reads tasks of one project and region together', () =>
     // The first task of the group is read at once, alone; then the whole group is one list a tick.
     expect(reads()).toHaveLength(1);
     expect(lists()).toHaveLength(sleeps.length);
-    expect(sleeps).toEqual(Array(10).fill(200));
+    expect(sleeps).toEqual(Array(14).fill(150));
     for (const list of lists()) {
       expect(list.query).toMatchObject({ project_id: 1, region_id: 76, order_by: 'asc', from_timestamp: '2025-12-31T23:59:59.000Z' });
       expect(checkListQuery(new URLSearchParams(Object.entries(list.query ?? {}).map(([k, v]): [string, string] => [k, String(v)])))).toEqual([]);
@@ -161,7 +161,7 @@ describe('the task poller keeps every safety rule of a wait', () => {
     const tasks = await Promise.all(ids.map((id) => poller.wait([id], { scope: P1 })));
 
     expect(tasks.flat().map((t) => t.state)).toEqual(Array(4).fill('FINISHED'));
-    expect(sleeps.slice(0, 4)).toEqual([200, 200, 200, 3000]);
+    expect(sleeps.slice(0, 4)).toEqual([150, 150, 150, 3000]);
   });
 
   it('gives up after 20 failed polls in a row, for every task of the group', async () => {
@@ -228,6 +228,6 @@ describe('the task poller keeps every safety rule of a wait', () => {
 
     expect(a[0]).toMatchObject({ id, state: 'FINISHED' });
     expect(b[0]).toMatchObject({ id, state: 'FINISHED' });
-    expect(reads().length + lists().length).toBe(11);
+    expect(reads().length + lists().length).toBe(15);
   });
 });

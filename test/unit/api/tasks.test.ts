@@ -16,8 +16,8 @@ import {
 import { TaskFailedError, TaskPollError, TaskTimeoutError } from '../../../src/errors.js';
 
 describe('taskPollDelay', () => {
-  it('waits 200 ms while a task is young, then 8 % of its age, at most 5 s', () => {
-    expect([0, 1000, 2500, 3000, 10_000, 62_500, 3_600_000].map((age) => taskPollDelay(age))).toEqual([200, 200, 200, 240, 800, 5000, 5000]);
+  it('waits 150 ms while a task is young, then 7 % of its age, at most 5 s', () => {
+    expect([0, 1000, 2000, 3000, 10_000, 72_000, 3_600_000].map((age) => taskPollDelay(age))).toEqual([150, 150, 150, 210, 700, 5000, 5000]);
   });
 
   it('follows a custom schedule (EDGEFORM_TASK_POLL_INTERVAL=20 polls every 20 ms)', () => {
@@ -35,7 +35,7 @@ describe('taskPollDelay', () => {
     );
   });
 
-  it('polls a 2 s task at most 11 times on its own, and a 20-minute one far less often than every 200 ms', () => {
+  it('polls a 2 s task at most 15 times on its own, and a 20-minute one far less often than every 150 ms', () => {
     const pollsUntil = (durationMs: number) => {
       let age = 0;
       let polls = 1;
@@ -45,7 +45,7 @@ describe('taskPollDelay', () => {
       }
       return polls;
     };
-    expect(pollsUntil(2000)).toBe(11);
+    expect(pollsUntil(2000)).toBe(15);
     expect(pollsUntil(20 * 60_000)).toBeLessThan(300);
   });
 });
@@ -112,7 +112,7 @@ describe('pollTask', () => {
     const task = await pollTask(s.client, 't-1', { sleep: s.sleep, now: s.now, onPoll: (t) => seen.push(t.state) });
     expect(task.state).toBe('FINISHED');
     expect(s.gets).toEqual(Array(5).fill('/cloud/v1/tasks/t-1'));
-    expect(s.sleeps).toEqual([200, 200, 200, 200]);
+    expect(s.sleeps).toEqual([150, 150, 150, 150]);
     expect(seen).toEqual(['NEW', 'RUNNING', 'RUNNING', 'RUNNING', 'FINISHED']);
   });
 
@@ -268,20 +268,20 @@ describe('pollTask through transient poll failures', () => {
       const task = await pollTask(s.client, 't-1', { sleep: s.sleep, now: s.now });
       expect(task.state).toBe('FINISHED');
       expect(s.gets).toHaveLength(5);
-      expect(s.sleeps).toEqual([200, 200, 200, 200]);
+      expect(s.sleeps).toEqual([150, 150, 150, 150]);
     });
   }
 
   it('keeps polling when the first poll fails', async () => {
     const s = scriptedWithFailures([httpError(502), { state: 'FINISHED' }]);
     expect((await pollTask(s.client, 't-1', { sleep: s.sleep, now: s.now })).state).toBe('FINISHED');
-    expect(s.sleeps).toEqual([200]);
+    expect(s.sleeps).toEqual([150]);
   });
 
   it('waits as long as a Retry-After asks when that is longer than the poll step', async () => {
     const s = scriptedWithFailures([{ state: 'RUNNING' }, httpError(429, 9000), { state: 'FINISHED' }]);
     await pollTask(s.client, 't-1', { sleep: s.sleep, now: s.now });
-    expect(s.sleeps).toEqual([200, 9000]);
+    expect(s.sleeps).toEqual([150, 9000]);
   });
 
   it(`gives up after ${MAX_CONSECUTIVE_POLL_FAILURES} failed polls in a row with the last error and the task id`, async () => {

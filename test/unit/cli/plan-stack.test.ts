@@ -27,7 +27,7 @@ describe('EDGEFORM_TASK_POLL_INTERVAL', () => {
 
   it('sets the longest wait between polls, the shortest never longer than it', () => {
     expect(pollScheduleFromEnv({ EDGEFORM_TASK_POLL_INTERVAL: '20' })).toEqual({ ...DEFAULT_TASK_POLL_SCHEDULE, initialMs: 20, maxMs: 20 });
-    expect(pollScheduleFromEnv({ EDGEFORM_TASK_POLL_INTERVAL: '60000' })).toEqual({ ...DEFAULT_TASK_POLL_SCHEDULE, initialMs: 200, maxMs: 60_000 });
+    expect(pollScheduleFromEnv({ EDGEFORM_TASK_POLL_INTERVAL: '60000' })).toEqual({ ...DEFAULT_TASK_POLL_SCHEDULE, initialMs: 150, maxMs: 60_000 });
   });
 
   it.each(['abc', '5', '1.5', '600001'])('refuses %s', (value) => {
