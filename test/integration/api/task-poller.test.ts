@@ -5,9 +5,9 @@
  * the poller sleeps, so every count below is exact.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { clientAround, createApiClient, type ApiClient, type ApiRequestOptions } from '../../../src/api/client.js';
+import { clientAround, createApiClient, withRunFatalErrors, type ApiClient, type ApiRequestOptions } from '../../../src/api/client.js';
 import { createTaskPoller, type TaskPoller, type TaskPollerOptions, type TaskScope } from '../../../src/api/tasks.js';
-import { TaskFailedError, TaskPollError } from '../../../src/errors.js';
+import { RunFatalError, TaskFailedError, TaskPollError } from '../../../src/errors.js';
 import { demoFixtures } from '../../helpers/apply.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { queryChecker } from '../../helpers/openapi.js';
@@ -32,7 +32,7 @@ type Sent = ApiRequestOptions & { at: number };
  * An emulator with 60 floating IPs in each of projects 1 and 2 (region 76), and a poller whose
  * sleeps move the emulator's clock: `sent` has every poll, `sleeps` every wait between ticks.
  */
-async function setUp(options: { taskDurationMs?: number } & Pick<TaskPollerOptions, 'signal'> = {}) {
+async function setUp(options: { taskDurationMs?: number; runFatal?: boolean } & Pick<TaskPollerOptions, 'signal'> = {}) {
   const fixtures = demoFixtures();
   for (const project of [1, 2]) for (let n = 1; n <= 60; n++) fixtures.floating_ips.push({ id: fipId(project, n), project_id: project, region_id: 76, tags: { env: 'staging' } });
   const e = (emu = await startTestEmulator({ taskDurationMs: options.taskDurationMs ?? 2000, fixtures }));
@@ -43,7 +43,7 @@ async function setUp(options: { taskDurationMs?: number } & Pick<TaskPollerOptio
     return raw.request(req);
   });
   const sleeps: number[] = [];
-  const poller: TaskPoller = createTaskPoller(recording, {
+  const poller: TaskPoller = createTaskPoller(options.runFatal ? withRunFatalErrors(recording) : recording, {
     ...(options.signal ? { signal: options.signal } : {}),
     now: () => e.clock.now(),
     sleep: async (ms) => {
@@ -173,6 +173,18 @@ describe('the task poller keeps every safety rule of a wait', () => {
 
     expect(errors.map((e) => e instanceof TaskPollError && { taskId: e.taskId, failures: e.failures })).toEqual(ids.map((taskId) => ({ taskId, failures: 20 })));
     expect(lists()).toHaveLength(20);
+  });
+
+  it('ends every wait of the group with the run-fatal error when a list is refused for the key', async () => {
+    const { emu, poller, start, lists, reads } = await setUp({ runFatal: true });
+    emu.faults.failNext({ method: 'GET', path: '/cloud/v1/tasks', status: 401 });
+    const ids = await start(1, 3);
+
+    const errors = await Promise.all(ids.map((id) => poller.wait([id], { scope: P1 }).catch((e: unknown) => e)));
+
+    expect(errors.every((e) => e instanceof RunFatalError && e.code === 'EDGEFORM_API_KEY_REFUSED')).toBe(true);
+    expect(lists()).toHaveLength(1);
+    expect(reads()).toHaveLength(1);
   });
 
   it('fails the wait of a task that ends in ERROR with the platform reason, and only that wait', async () => {
