@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { executePlan } from '../src/apply/executor.js';
 import { succeeded } from '../src/apply/outcome.js';
-import { planStack } from '../src/cli/plan-stack.js';
+import { DEFAULT_MAX_TASKS, planStack } from '../src/cli/plan-stack.js';
 import { startEmulator, type EmulatorFixtures } from '../src/emulator/index.js';
 import type { Plan } from '../src/plan/types.js';
 import { providers } from '../src/kinds/providers.js';
@@ -88,7 +88,7 @@ async function benchApply(n: number, targetMs: number): Promise<void> {
       plan: result.plan,
       providers: providers.resources,
       ctx: result.ctx,
-      parallelism: 10,
+      maxTasks: DEFAULT_MAX_TASKS,
       confirm: { attempts: 5, delayMs: () => 20, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) },
     });
     const ms = performance.now() - start;

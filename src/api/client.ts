@@ -25,6 +25,7 @@ import { classifyNetworkError, isUnreachable } from './network-failure.js';
 import { redact } from './redact.js';
 import { DEFAULT_RETRY_POLICY, decideRetry, parseRetryAfter, type AttemptFailure, type RetryMode, type RetryQuota, type RetryPolicy } from './retry.js';
 import { redactDeep, sanitizeError, scrubOwnError } from './sanitize.js';
+import { createRequestLimiter } from './request-limiter.js';
 import { abortReason, sleep as realSleep, type Sleep } from './sleep.js';
 import { EdgeformError } from '../errors.js';
 import { VERSION } from '../version.js';
@@ -58,6 +59,11 @@ export interface ApiRequestOptions<T = unknown> {
   retry?: RetryMode;
   /** Overrides the whole-request timeout for this call. */
   timeoutMs?: number;
+  /**
+   * Goes ahead of the requests waiting for a slot (see ApiClientOptions.maxConcurrentRequests):
+   * for task polls, whose answers free the work waiting on those tasks.
+   */
+  urgent?: boolean;
   /**
    * The shape of the fields the caller uses of a 2xx answer (loose objects, so extra fields are
    * fine). The body is parsed with it, and an answer that does not fit is refused with
@@ -122,7 +128,13 @@ export interface ApiClientOptions {
   /** Resolved base URL (see resolveBaseUrl); validated again here. */
   baseUrl: string;
   apiKey: string;
-  /** Most concurrent connections to the platform (default 10). */
+  /**
+   * Most requests on the wire at once (--parallelism; default `connections`, else 10). A request holds its slot from
+   * sending to the end of its answer's body, not while it waits to be retried, so waiting never
+   * takes a slot from the requests that could go. The whole-request timeout starts once it has one.
+   */
+  maxConcurrentRequests?: number;
+  /** Connections in the pool (default maxConcurrentRequests, so that a request with a slot never waits for a connection). */
   connections?: number;
   timeouts?: Partial<ApiTimeouts>;
   /**
@@ -193,8 +205,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     'user-agent': `edgeform/${VERSION}`,
     accept: 'application/json',
   };
+  const limiter = createRequestLimiter(options.maxConcurrentRequests ?? options.connections ?? 10);
   const pool = new Pool(url.origin, {
-    connections: options.connections ?? 10,
+    connections: options.connections ?? limiter.concurrency,
     connect: { timeout: timeouts.connectMs },
     headersTimeout: timeouts.headersMs,
     bodyTimeout: timeouts.bodyMs,
@@ -215,11 +228,23 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       };
 
   async function attempt<T>(req: ApiRequestOptions<T>, payload: string | undefined): Promise<Outcome<T>> {
+    const release = await limiter.acquire(req.urgent === true);
+    try {
+      // Aborted while it waited for a slot: give the slot straight back.
+      if (req.signal?.aborted) return { kind: 'aborted', reason: abortReason(req.signal) };
+      return await attemptWithSlot(req, payload);
+    } finally {
+      release();
+    }
+  }
+
+  async function attemptWithSlot<T>(req: ApiRequestOptions<T>, payload: string | undefined): Promise<Outcome<T>> {
     const timeoutMs = req.timeoutMs ?? timeouts.requestMs;
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new DOMException('request timed out', 'TimeoutError')), timeoutMs);
-    const onCallerAbort = () => controller.abort(req.signal?.reason);
-    req.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    // One run-wide signal is shared by every request in flight: AbortSignal.any follows it
+    // without adding a listener to it per request (which Node warns about past 10).
+    const signal = req.signal ? AbortSignal.any([req.signal, controller.signal]) : controller.signal;
     try {
       const headers = payload === undefined ? baseHeaders : { ...baseHeaders, 'content-type': 'application/json' };
       const res = await pool.request({
@@ -227,7 +252,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         method: req.method,
         headers,
         body: payload,
-        signal: controller.signal,
+        signal,
       });
       const resHeaders = res.headers as ResponseHeaders;
       const rawRequestId = firstHeader(resHeaders['x-request-id']);
@@ -317,7 +342,6 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       };
     } finally {
       clearTimeout(timer);
-      req.signal?.removeEventListener('abort', onCallerAbort);
     }
   }
 

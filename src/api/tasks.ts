@@ -1,13 +1,24 @@
 /**
  * Waiting on cloud tasks. Cloud writes answer `{"tasks": [uuid, ...]}`; the work is done only
- * when `GET /cloud/v1/tasks/{id}` says FINISHED (or failed when it says ERROR). Polling starts
- * at once, then backs off (1 s doubling to 5 s) under a per-task timeout. A poll that fails
- * transiently does not fail the wait (the task runs on whether or not we can read it): the next
- * poll of the schedule tries again.
+ * when the task reads FINISHED (or failed when it reads ERROR).
+ *
+ * One poller serves every wait of a run. Tasks waited on at the same time in the same project
+ * and region are read together: one `GET /cloud/v1/tasks` per group per tick, filtered by the
+ * project, the region and the creation time of the oldest task still waited on, answers for
+ * all of them; `GET /cloud/v1/tasks/{id}` reads a task alone (the only one of its group, one
+ * whose project is not known, or one the list did not show). Each task wants its next poll
+ * after a wait that grows with the time it has been waited on (see taskPollDelay), and a group
+ * is read as soon as one of its tasks wants it, so a batch of young tasks is read every
+ * ~150 ms for one request per tick, whatever its size. Waiting holds no request slot.
+ *
+ * A poll that fails transiently does not fail the wait (the task runs on whether or not we can
+ * read it): the next poll of the schedule tries again, and MAX_CONSECUTIVE_POLL_FAILURES in a
+ * row end it. A list the platform refuses (or answers with something unusable) is not tried
+ * again for that project and region: its tasks are read one by one instead.
  */
 import { z } from 'zod';
-import { TaskFailedError, TaskPollError, TaskTimeoutError } from '../errors.js';
-import type { ApiClient } from './client.js';
+import { RunFatalError, TaskFailedError, TaskPollError, TaskTimeoutError } from '../errors.js';
+import type { ApiClient, Query } from './client.js';
 import { toOneLine } from './error-body.js';
 import { ApiConnectionError, ApiError } from './errors.js';
 import { DEFAULT_RETRY_POLICY, RETRYABLE_STATUSES } from './retry.js';
@@ -22,13 +33,28 @@ export type TaskState = (typeof TASK_STATES)[number];
 
 /**
  * The fields of a task answer that edgeform reads (TaskSerializer; other fields pass through).
- * A state outside the four is refused rather than waited on until the timeout.
+ * A state outside the four is refused rather than waited on until the timeout. Where the task
+ * runs and when it was created only steer the polling (which list shows it): a value of another
+ * type is read as absent, which costs at most a poll of the task by id.
  */
 const taskAnswer = z.looseObject({
   id: z.string().optional(),
   state: z.enum(TASK_STATES),
   task_type: z.string().optional(),
   error: z.string().nullish(),
+  project_id: z.number().int().nullish().catch(null),
+  region_id: z.number().int().nullish().catch(null),
+  created_on: z.string().nullish().catch(null),
+});
+
+/**
+ * A page of `GET /cloud/v1/tasks` (TaskCollectionSerializer). Each entry is checked only when it
+ * is a task being waited on (with the task schema): other tasks of the project are none of
+ * edgeform's business, and an entry that does not fit is read again by id.
+ */
+const taskPage = z.looseObject({
+  count: z.number().int().nonnegative(),
+  results: z.array(z.looseObject({ id: z.string() })),
 });
 
 /**
@@ -53,14 +79,31 @@ export interface TaskIds {
 /** The schema of a {@link TaskIds} answer, for the requests that start cloud tasks. */
 export const taskIdsSchema: z.ZodType<TaskIds> = z.looseObject({ tasks: z.array(z.string().min(1)) });
 
-/** The poll backoff: first poll at once, then initialMs, doubling up to maxMs. */
+/** Where a task runs: the project and region of the request that started it (a hint; the task's own answer wins). */
+export interface TaskScope {
+  projectId: number;
+  regionId: number;
+}
+
+/**
+ * When a task is polled: `initialMs` after it is first waited on, then every `ageFraction` of
+ * the time it has been waited on, never more often than every `initialMs` nor less often than
+ * every `maxMs`. So a completion is noticed within `ageFraction` of the task's duration (or
+ * `initialMs`, for short tasks), plus one request's latency.
+ */
 export interface TaskPollSchedule {
   initialMs: number;
   maxMs: number;
+  /** Default {@link DEFAULT_TASK_POLL_SCHEDULE}'s 0.07. */
+  ageFraction?: number;
 }
 
-/** 1 s, 2 s, 4 s, then every 5 s. */
-export const DEFAULT_TASK_POLL_SCHEDULE: Readonly<TaskPollSchedule> = Object.freeze({ initialMs: 1_000, maxMs: 5_000 });
+/**
+ * 150 ms, then 7 % of the task's age, at most 5 s: a 2 s task is noticed within 250 ms of its
+ * end (150 ms and room for the poll's own latency), a 20-minute one within 5 s, and a batch of
+ * tasks costs one list request per ~150 ms.
+ */
+export const DEFAULT_TASK_POLL_SCHEDULE: Readonly<Required<TaskPollSchedule>> = Object.freeze({ initialMs: 150, maxMs: 5_000, ageFraction: 0.07 });
 
 /** Default per-task timeout: 20 minutes. */
 export const DEFAULT_TASK_TIMEOUT_MS = 20 * 60_000;
@@ -68,8 +111,20 @@ export const DEFAULT_TASK_TIMEOUT_MS = 20 * 60_000;
 /** Default timeout for Kubernetes tasks (a rolling upgrade replaces every node): 60 minutes. */
 export const K8S_TASK_TIMEOUT_MS = 60 * 60_000;
 
-/** Failed polls in a row after which edgeform stops waiting on a task (about 100 s of outage). */
+/** Failed polls in a row after which edgeform stops waiting on a task. */
 export const MAX_CONSECUTIVE_POLL_FAILURES = 20;
+
+/** The largest page of `GET /cloud/v1/tasks` (the vendor's maximum `limit`). */
+export const MAX_TASK_PAGE = 1_000;
+
+/** Pages of one list read in one tick before the tasks it has not shown yet are read by id. */
+const MAX_LIST_PAGES = 5;
+
+/**
+ * How far before the oldest task waited on a list starts: `created_on` has whole seconds, which
+ * a platform may round up.
+ */
+const FROM_TIMESTAMP_MARGIN_MS = 1_000;
 
 /**
  * Whether a failed poll may just be tried again on the poll schedule: no answer, or an answer
@@ -81,10 +136,10 @@ export function isTransientPollFailure(error: unknown): error is Error {
   return error instanceof ApiError && RETRYABLE_STATUSES.has(error.status);
 }
 
-/** The wait before the next poll, after `pollsDone` polls (≥ 1). Pure. */
-export function taskPollDelay(pollsDone: number, schedule: Readonly<TaskPollSchedule> = DEFAULT_TASK_POLL_SCHEDULE): number {
-  const exponent = Math.max(0, pollsDone - 1);
-  return Math.min(schedule.maxMs, schedule.initialMs * 2 ** Math.min(exponent, 30));
+/** The wait before the next poll of a task that has been waited on for `ageMs`. Pure. */
+export function taskPollDelay(ageMs: number, schedule: Readonly<TaskPollSchedule> = DEFAULT_TASK_POLL_SCHEDULE): number {
+  const fraction = schedule.ageFraction ?? DEFAULT_TASK_POLL_SCHEDULE.ageFraction;
+  return Math.min(schedule.maxMs, Math.max(schedule.initialMs, Math.round(fraction * Math.max(0, ageMs))));
 }
 
 /** How long a task of this type may run before edgeform stops waiting (k8s work gets longer). */
@@ -92,100 +147,380 @@ export function defaultTaskTimeout(taskType: string): number {
   return taskType === 'upgrade_k8s_cluster_v2' || /k8s/i.test(taskType) ? K8S_TASK_TIMEOUT_MS : DEFAULT_TASK_TIMEOUT_MS;
 }
 
-/** Options of {@link pollTask} and {@link waitForTasks}. */
-export interface PollTaskOptions {
-  /** Per-task timeout; default defaultTaskTimeout(task_type) once the first poll tells the type. */
-  timeoutMs?: number;
-  /** Stops polling; the call then rejects with the signal's reason. */
-  signal?: AbortSignal;
-  /** Injected for tests (e.g. one that advances the emulator's clock). */
-  sleep?: Sleep;
-  /** Injected for tests: the clock the timeout is measured on. */
-  now?: () => number;
-  /** Called with every task state read, for progress output. */
-  onPoll?: (task: Task) => void;
-  schedule?: Readonly<TaskPollSchedule>;
+/**
+ * A platform datetime (`2026-01-01T00:00:00Z`, `+0000`, `+00:00`, fractions of a second; none:
+ * UTC) as epoch ms, or null when it is not one.
+ */
+export function parsePlatformTime(text: string): number | null {
+  const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(\.\d{1,9})?(Z|[+-]\d{2}:?\d{2})?$/i.exec(text.trim());
+  if (!m) return null;
+  const zone = m[4] === undefined ? 'Z' : m[4].length === 5 ? `${m[4].slice(0, 3)}:${m[4].slice(3)}` : m[4].toUpperCase();
+  const ms = Date.parse(`${m[1]}T${m[2]}${(m[3] ?? '').slice(0, 4)}${zone}`);
+  return Number.isNaN(ms) ? null : ms;
 }
 
-/**
- * Polls one task until FINISHED (resolves with it) or ERROR (rejects with TaskFailedError
- * carrying the platform's reason). Rejects with TaskTimeoutError after the timeout and with the
- * signal's reason when aborted. Polls are not retried by the client (they would spend the
- * run-wide retry quota): a transient failure (see isTransientPollFailure) waits for the next
- * poll of the schedule (or a longer Retry-After), and only MAX_CONSECUTIVE_POLL_FAILURES in a
- * row reject, with TaskPollError. Other API errors (404, other 4xx) reject at once, and so does
- * an answer that is not a task (UnexpectedResponseError: no state, or one outside the four).
- */
-export async function pollTask(client: Pick<ApiClient, 'get' | 'redact'>, taskId: string, options: PollTaskOptions = {}): Promise<Task> {
-  const { signal, onPoll } = options;
+/** Settings of a {@link TaskPoller}. */
+export interface TaskPollerOptions {
+  /** The run's signal: aborting it ends every wait (rejecting with its reason) and the polling. */
+  signal?: AbortSignal;
+  /** Injected for tests (e.g. one that advances the emulator's clock); the poller trusts that it waited that long. */
+  sleep?: Sleep;
+  /** Injected for tests: the clock schedules and timeouts are measured on. */
+  now?: () => number;
+  schedule?: Readonly<TaskPollSchedule>;
+  /** Called with every state read of a task being waited on, for progress output. */
+  onPoll?: (task: Task) => void;
+}
+
+/** Options of one {@link TaskPoller.wait}. */
+export interface TaskWaitOptions {
+  /** Per-task timeout; default defaultTaskTimeout(task_type) once a poll tells the type. */
+  timeoutMs?: number;
+  /** Ends this wait only (rejecting with its reason); the tasks are still polled for other waits. */
+  signal?: AbortSignal;
+  /** Where the tasks run, when the caller knows: lets them be listed with the tasks of the same project and region from the first poll. */
+  scope?: TaskScope;
+}
+
+/** Waits on cloud tasks; one per run, shared by every wait (see the module comment). */
+export interface TaskPoller {
+  /**
+   * Resolves with the tasks, in the order of `taskIds`, once every one is FINISHED. Rejects with
+   * the first failure: TaskFailedError (a task ended in ERROR, with the platform's reason),
+   * TaskTimeoutError, TaskPollError (MAX_CONSECUTIVE_POLL_FAILURES failed polls of a task in a
+   * row), the API error of a poll that is not transient (a 404, an answer that is not a task),
+   * or the reason of either signal.
+   */
+  wait(taskIds: readonly string[], options?: TaskWaitOptions): Promise<Task[]>;
+}
+
+interface Waiter {
+  ids: readonly string[];
+  results: Map<string, Task>;
+  signal: AbortSignal | undefined;
+  resolve(tasks: Task[]): void;
+  reject(error: unknown): void;
+}
+
+interface Tracked {
+  id: string;
+  scope: TaskScope | null;
+  /** Creation time on the platform's clock, once an answer told it. */
+  createdOnMs: number | null;
+  last: Task | null;
+  failures: number;
+  /** When it was first waited on (the poller's clock). */
+  since: number;
+  timeoutMs: number | undefined;
+  nextPollAt: number;
+  waiters: Set<Waiter>;
+}
+
+type PollResult = { kind: 'ok'; task: Task } | { kind: 'failed'; error: unknown };
+
+const scopeKey = (scope: TaskScope): string => `${scope.projectId}/${scope.regionId}`;
+
+/** Creates the poller of a run. */
+export function createTaskPoller(client: Pick<ApiClient, 'get' | 'redact'>, options: TaskPollerOptions = {}): TaskPoller {
+  const runSignal = options.signal;
   const sleep = options.sleep ?? realSleep;
   const now = options.now ?? Date.now;
-  const start = now();
-  let timeoutMs = options.timeoutMs;
-  let polls = 0;
-  let failures = 0;
-  let last: Task | null = null;
-  for (;;) {
-    if (signal?.aborted) throw abortReason(signal);
-    let body: z.infer<typeof taskAnswer> | undefined;
-    let retryAfterMs = 0;
-    try {
-      ({ body } = await client.get(apiPath`/cloud/v1/tasks/${taskId}`, { schema: taskAnswer, retry: 'none', ...(signal ? { signal } : {}) }));
-      failures = 0;
-    } catch (error) {
-      if (signal?.aborted || !isTransientPollFailure(error)) throw error;
-      failures += 1;
-      if (failures >= MAX_CONSECUTIVE_POLL_FAILURES) throw new TaskPollError({ taskId, failures, lastState: last?.state ?? null, error });
-      retryAfterMs = Math.min(error instanceof ApiError ? (error.retryAfterMs ?? 0) : 0, DEFAULT_RETRY_POLICY.maxRetryAfterMs);
+  const schedule = options.schedule ?? DEFAULT_TASK_POLL_SCHEDULE;
+  const tracked = new Map<string, Tracked>();
+  /** Project/region pairs whose task list failed in a way a retry will not mend: their tasks are read by id. */
+  const listsRefused = new Set<string>();
+  /** Waiters by their own signal: one abort listener per signal, however many waits share it. */
+  const bySignal = new Map<AbortSignal, { waiters: Set<Waiter>; onAbort: () => void }>();
+  let looping = false;
+  let wake: AbortController | null = null;
+
+  const groupKey = (t: Tracked): string => (t.scope && !listsRefused.has(scopeKey(t.scope)) ? scopeKey(t.scope) : `task ${t.id}`);
+
+  const detach = (waiter: Waiter): void => {
+    for (const id of waiter.ids) {
+      const t = tracked.get(id);
+      if (!t) continue;
+      t.waiters.delete(waiter);
+      if (t.waiters.size === 0) tracked.delete(id);
     }
-    polls += 1;
-    if (body !== undefined) {
-      const task: Task = { ...body, id: body.id ?? taskId, task_type: body.task_type ?? 'unknown' };
-      last = task;
-      onPoll?.(task);
-      if (task.state === 'FINISHED') return task;
-      if (task.state === 'ERROR') {
-        throw new TaskFailedError({ taskId, taskType: task.task_type, error: typeof task.error === 'string' ? toOneLine(client.redact(task.error)) : null });
+    if (waiter.signal) {
+      const entry = bySignal.get(waiter.signal);
+      entry?.waiters.delete(waiter);
+      if (entry && entry.waiters.size === 0) {
+        waiter.signal.removeEventListener('abort', entry.onAbort);
+        bySignal.delete(waiter.signal);
       }
-      timeoutMs ??= defaultTaskTimeout(task.task_type);
     }
-    // Until a poll tells the task type, a failing wait is bounded by the general default.
-    const limitMs = timeoutMs ?? DEFAULT_TASK_TIMEOUT_MS;
-    const elapsedMs = now() - start;
-    if (elapsedMs >= limitMs) {
-      throw new TaskTimeoutError({ taskId, taskType: last?.task_type ?? 'unknown', elapsedMs, lastState: last?.state ?? null });
+  };
+  const fail = (waiter: Waiter, error: unknown): void => {
+    detach(waiter);
+    waiter.reject(error);
+  };
+  const failTask = (t: Tracked, error: unknown): void => {
+    for (const waiter of [...t.waiters]) fail(waiter, error);
+    tracked.delete(t.id);
+  };
+
+  const onRunAbort = (): void => {
+    const reason = abortReason(runSignal!);
+    const waiters = new Set([...tracked.values()].flatMap((t) => [...t.waiters]));
+    for (const waiter of waiters) fail(waiter, reason);
+    tracked.clear();
+    wake?.abort();
+  };
+
+  /** Records a state read of a task; settles its waits when it ended. */
+  const record = (t: Tracked, task: Task): void => {
+    if (tracked.get(t.id) !== t) return;
+    t.last = task;
+    t.failures = 0;
+    const project = task.project_id;
+    const region = task.region_id;
+    if (typeof project === 'number' && typeof region === 'number') t.scope = { projectId: project, regionId: region };
+    const created = typeof task.created_on === 'string' ? parsePlatformTime(task.created_on) : null;
+    if (created !== null) t.createdOnMs = created;
+    options.onPoll?.(task);
+    if (task.state === 'ERROR') {
+      failTask(t, new TaskFailedError({ taskId: t.id, taskType: task.task_type, error: typeof task.error === 'string' ? toOneLine(client.redact(task.error)) : null }));
+      return;
     }
-    await sleep(Math.min(Math.max(taskPollDelay(polls, options.schedule), retryAfterMs), limitMs - elapsedMs), signal);
-  }
+    if (task.state !== 'FINISHED') return;
+    tracked.delete(t.id);
+    for (const waiter of t.waiters) {
+      waiter.results.set(t.id, task);
+      if (waiter.ids.every((id) => waiter.results.has(id))) {
+        detach(waiter);
+        waiter.resolve(waiter.ids.map((id) => waiter.results.get(id)!));
+      }
+    }
+  };
+
+  /** A failed poll of a task: transient ones count towards MAX_CONSECUTIVE_POLL_FAILURES and may push its next poll back (Retry-After). */
+  const recordFailure = (t: Tracked, error: unknown, tick: number): void => {
+    if (tracked.get(t.id) !== t) return;
+    if (!isTransientPollFailure(error)) {
+      failTask(t, error);
+      return;
+    }
+    t.failures += 1;
+    if (t.failures >= MAX_CONSECUTIVE_POLL_FAILURES) {
+      failTask(t, new TaskPollError({ taskId: t.id, failures: t.failures, lastState: t.last?.state ?? null, error }));
+      return;
+    }
+    const retryAfterMs = Math.min(error instanceof ApiError ? (error.retryAfterMs ?? 0) : 0, DEFAULT_RETRY_POLICY.maxRetryAfterMs);
+    t.nextPollAt = Math.max(t.nextPollAt, tick + retryAfterMs);
+  };
+
+  const toTask = (body: z.infer<typeof taskAnswer>, id: string): Task => ({ ...body, id: body.id ?? id, task_type: body.task_type ?? 'unknown' });
+
+  /** One task by id. */
+  const getOne = async (id: string): Promise<PollResult> => {
+    try {
+      const { body } = await client.get(apiPath`/cloud/v1/tasks/${id}`, { schema: taskAnswer, retry: 'none', urgent: true, ...(runSignal ? { signal: runSignal } : {}) });
+      return { kind: 'ok', task: toTask(body, id) };
+    } catch (error) {
+      return { kind: 'failed', error };
+    }
+  };
+
+  /**
+   * The tasks of one project and region: from the oldest one waited on (when its creation time
+   * is known; oldest first, paging on while some are not shown yet) or else the newest ones.
+   * Resolves with the entries of the tasks asked for that it found (checked), or the error.
+   */
+  const list = async (scope: TaskScope, members: readonly Tracked[]): Promise<{ found: Map<string, Task> } | { error: unknown }> => {
+    const wanted = new Set(members.map((t) => t.id));
+    const known = members.map((t) => t.createdOnMs).filter((ms): ms is number => ms !== null);
+    const base: Query =
+      known.length > 0
+        ? { from_timestamp: new Date(Math.min(...known) - FROM_TIMESTAMP_MARGIN_MS).toISOString(), order_by: 'asc', limit: MAX_TASK_PAGE }
+        : { order_by: 'desc', limit: Math.min(MAX_TASK_PAGE, 2 * members.length + 20) };
+    const found = new Map<string, Task>();
+    try {
+      for (let page = 0, offset = 0; page < (known.length > 0 ? MAX_LIST_PAGES : 1); page++) {
+        const query: Query = { project_id: scope.projectId, region_id: scope.regionId, ...base, ...(offset > 0 ? { offset } : {}) };
+        const { body } = await client.get('/cloud/v1/tasks', { query, schema: taskPage, retry: 'none', urgent: true, ...(runSignal ? { signal: runSignal } : {}) });
+        for (const entry of body.results) {
+          if (!wanted.has(entry.id)) continue;
+          const checked = taskAnswer.safeParse(entry);
+          if (checked.success) found.set(entry.id, toTask(checked.data, entry.id));
+        }
+        offset += body.results.length;
+        if (found.size === wanted.size || body.results.length === 0 || offset >= body.count) break;
+      }
+      return { found };
+    } catch (error) {
+      return { error };
+    }
+  };
+
+  /** Polls one group: a list for several tasks of a known project and region, else each task by id. */
+  const pollGroup = async (members: readonly Tracked[], tick: number): Promise<void> => {
+    const scope = members[0]!.scope;
+    let byId = members;
+    if (members.length > 1 && scope && !listsRefused.has(scopeKey(scope))) {
+      const listed = await list(scope, members);
+      if ('error' in listed) {
+        const error = listed.error;
+        if (runSignal?.aborted) return;
+        if (error instanceof RunFatalError) {
+          for (const t of members) failTask(t, error);
+          return;
+        }
+        if (isTransientPollFailure(error)) {
+          for (const t of members) recordFailure(t, error, tick);
+          return;
+        }
+        // Refused (or answered with something unusable): this project and region are read by id from now on.
+        listsRefused.add(scopeKey(scope));
+      } else {
+        for (const t of members) {
+          const task = listed.found.get(t.id);
+          if (task) record(t, task);
+        }
+        byId = members.filter((t) => !listed.found.has(t.id));
+      }
+    }
+    await Promise.all(
+      byId.map(async (t) => {
+        const result = await getOne(t.id);
+        if (runSignal?.aborted) return;
+        if (result.kind === 'ok') record(t, result.task);
+        else recordFailure(t, result.error, tick);
+      }),
+    );
+  };
+
+  const deadlineOf = (t: Tracked): number => t.since + (t.timeoutMs ?? (t.last ? defaultTaskTimeout(t.last.task_type) : DEFAULT_TASK_TIMEOUT_MS));
+
+  const loop = async (): Promise<void> => {
+    let tick = now();
+    while (tracked.size > 0) {
+      tick = Math.max(tick, now());
+      const due = [...tracked.values()].filter((t) => t.nextPollAt <= tick);
+      if (due.length === 0) {
+        const next = Math.min(...[...tracked.values()].map((t) => t.nextPollAt));
+        const ms = next - tick;
+        wake = new AbortController();
+        const slept = await sleep(ms, wake.signal).then(
+          () => true,
+          () => false,
+        );
+        wake = null;
+        // A sleep that ran its course counts as that much time passed, even on a clock that did
+        // not move (a test's); one cut short (a new wait came) is planned again from the clock.
+        tick = slept ? Math.max(tick + ms, now()) : now();
+        continue;
+      }
+      // A group is polled as a whole as soon as one of its tasks wants a poll.
+      const dueKeys = new Set(due.map(groupKey));
+      const groups = new Map<string, Tracked[]>();
+      for (const t of tracked.values()) {
+        const key = groupKey(t);
+        if (dueKeys.has(key)) groups.set(key, [...(groups.get(key) ?? []), t]);
+      }
+      const polled = [...groups.values()].flat();
+      await Promise.all([...groups.values()].map((members) => pollGroup(members, tick)));
+      for (const t of polled) {
+        if (tracked.get(t.id) !== t) continue;
+        const deadline = deadlineOf(t);
+        if (tick >= deadline) {
+          failTask(t, new TaskTimeoutError({ taskId: t.id, taskType: t.last?.task_type ?? 'unknown', elapsedMs: tick - t.since, lastState: t.last?.state ?? null }));
+          continue;
+        }
+        // The last poll comes at the deadline, so a task that ends just in time is not given up on.
+        t.nextPollAt = Math.min(Math.max(t.nextPollAt, tick + taskPollDelay(tick - t.since, schedule)), deadline);
+      }
+    }
+  };
+
+  const startLoop = (): void => {
+    if (looping) {
+      wake?.abort();
+      return;
+    }
+    looping = true;
+    // Listening on the run's signal only while there is something to poll: a poller used for one
+    // wait leaves no listener behind on it.
+    runSignal?.addEventListener('abort', onRunAbort, { once: true });
+    void loop()
+      .catch((error: unknown) => {
+        // Not a poll's failure (those are the waits' results) but a bug: no wait may hang on it.
+        for (const waiter of new Set([...tracked.values()].flatMap((t) => [...t.waiters]))) fail(waiter, error);
+        tracked.clear();
+      })
+      .finally(() => {
+        runSignal?.removeEventListener('abort', onRunAbort);
+        looping = false;
+        // A wait that came while the loop was finishing its last tick.
+        if (tracked.size > 0) startLoop();
+      });
+  };
+
+  return {
+    wait(taskIds, wait = {}) {
+      if (runSignal?.aborted) return Promise.reject(abortReason(runSignal));
+      if (wait.signal?.aborted) return Promise.reject(abortReason(wait.signal));
+      if (taskIds.length === 0) return Promise.resolve([]);
+      return new Promise<Task[]>((resolve, reject) => {
+        const waiter: Waiter = { ids: [...taskIds], results: new Map(), signal: wait.signal, resolve, reject };
+        const at = now();
+        for (const id of new Set(taskIds)) {
+          let t = tracked.get(id);
+          if (!t) {
+            const scope = wait.scope ?? null;
+            // The first task of a group is polled at once; the others join its schedule.
+            const joins = [...tracked.values()].some((o) => scope !== null && o.scope !== null && scopeKey(o.scope) === scopeKey(scope));
+            t = {
+              id,
+              scope,
+              createdOnMs: null,
+              last: null,
+              failures: 0,
+              since: at,
+              timeoutMs: wait.timeoutMs,
+              nextPollAt: joins ? at + schedule.initialMs : at,
+              waiters: new Set(),
+            };
+            tracked.set(id, t);
+          }
+          t.waiters.add(waiter);
+        }
+        if (wait.signal) {
+          const signal = wait.signal;
+          let entry = bySignal.get(signal);
+          if (!entry) {
+            const waiters = new Set<Waiter>();
+            const onAbort = (): void => {
+              bySignal.delete(signal);
+              for (const w of [...waiters]) fail(w, abortReason(signal));
+            };
+            entry = { waiters, onAbort };
+            bySignal.set(signal, entry);
+            signal.addEventListener('abort', onAbort, { once: true });
+          }
+          entry.waiters.add(waiter);
+        }
+        startLoop();
+      });
+    },
+  };
 }
 
+/** Options of {@link pollTask} and {@link waitForTasks}: a poller's settings and one wait's. */
+export type PollTaskOptions = TaskPollerOptions & Pick<TaskWaitOptions, 'timeoutMs' | 'scope'>;
+
 /**
- * Polls several tasks at once and resolves with them in the order of `taskIds`. The first
- * failure (task ERROR, timeout, API error) stops the other pollers and is what rejects.
+ * Waits on some tasks with a poller of their own (see TaskPoller.wait); a run shares one poller
+ * instead (createTaskPoller), so that waits at the same time are polled together.
  */
-export async function waitForTasks(client: Pick<ApiClient, 'get' | 'redact'>, taskIds: readonly string[], options: PollTaskOptions = {}): Promise<Task[]> {
-  const outer = options.signal;
-  if (outer?.aborted) throw abortReason(outer);
-  const controller = new AbortController();
-  const onOuterAbort = () => controller.abort(outer?.reason);
-  outer?.addEventListener('abort', onOuterAbort, { once: true });
-  let failure: { error: unknown } | null = null;
-  try {
-    const settled = await Promise.allSettled(
-      taskIds.map((id) =>
-        pollTask(client, id, { ...options, signal: controller.signal }).catch((error: unknown) => {
-          if (failure === null && !controller.signal.aborted) {
-            failure = { error };
-            controller.abort(new DOMException('another task failed', 'AbortError'));
-          }
-          throw error;
-        }),
-      ),
-    );
-    if (outer?.aborted) throw abortReason(outer);
-    if (failure !== null) throw (failure as { error: unknown }).error;
-    return settled.map((r) => (r as PromiseFulfilledResult<Task>).value);
-  } finally {
-    outer?.removeEventListener('abort', onOuterAbort);
-  }
+export function waitForTasks(client: Pick<ApiClient, 'get' | 'redact'>, taskIds: readonly string[], options: PollTaskOptions = {}): Promise<Task[]> {
+  const { timeoutMs, scope, ...settings } = options;
+  return createTaskPoller(client, settings).wait(taskIds, { ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(scope ? { scope } : {}) });
+}
+
+/** Waits on one task (see waitForTasks): resolves with it once FINISHED. */
+export async function pollTask(client: Pick<ApiClient, 'get' | 'redact'>, taskId: string, options: PollTaskOptions = {}): Promise<Task> {
+  const [task] = await waitForTasks(client, [taskId], options);
+  return task!;
 }

@@ -49,7 +49,12 @@ export interface ExecuteOptions {
   providers: ProviderRegistry['resources'];
   /** The context actions run in; aborting its signal stops everything at once. */
   ctx: ProviderContext;
-  parallelism: number;
+  /**
+   * Most actions running at once (--max-tasks). An action waits on at most one platform task at
+   * a time, so this bounds the run's tasks in flight. Requests are bounded apart from it, by the
+   * context's client (--parallelism): an action waiting on its task holds no request slot.
+   */
+  maxTasks: number;
   /**
    * Aborted on the first interrupt: no new action starts; running ones finish what they sent.
    * An action still waiting on a lock (or re-reading after it) ends at once, not started; a
@@ -61,7 +66,8 @@ export interface ExecuteOptions {
 }
 
 /**
- * Runs exactly the actions of a plan, walking its dependency graph with bounded parallelism.
+ * Runs exactly the actions of a plan, walking its dependency graph with at most `maxTasks`
+ * actions at once.
  * A resource starts only when everything it depends on has finished successfully and every
  * check it depends on passed (checks are not run again: the plan's result counts); dependants
  * of a failure or of a check that did not pass are skipped (naming the root cause once);
@@ -143,7 +149,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
   for (;;) {
     if (!abort.aborted && !options.stop?.aborted && runError === undefined) {
       for (const change of plan.resource_changes) {
-        if (running.size >= options.parallelism) break;
+        if (running.size >= options.maxTasks) break;
         if (outcomes.has(change.address) || running.has(change.address)) continue;
         const state = dependenciesState(change.address);
         if (state === 'pending') continue;

@@ -14,12 +14,13 @@ import { providers } from '../kinds/providers.js';
 import { APPLY_FORMATS, createApplyView, type ApplyFormat, type ApplyView, type RunningAction } from '../render/apply-view.js';
 import { defineCommand } from './command.js';
 import { ExitCode, type CliIO } from './io.js';
-import { checkParallelism, planStack } from './plan-stack.js';
+import { checkMaxTasks, checkParallelism, DEFAULT_MAX_TASKS, MAX_MAX_TASKS, planStack } from './plan-stack.js';
 
 interface ApplyArgs {
   path: string;
   autoApprove: boolean;
   parallelism: number;
+  maxTasks: number;
   taskTimeout?: string;
   target: string[];
   format: ApplyFormat;
@@ -34,13 +35,19 @@ export const applyCommand = defineCommand<ApplyArgs>({
     y
       .positional('path', { type: 'string', describe: 'Stack file, directory, or a plan file written by plan --out', demandOption: true })
       .option('auto-approve', { type: 'boolean', default: false, describe: 'Do not ask for confirmation (for pipelines)' })
-      .option('parallelism', { type: 'number', default: 10, describe: 'Actions run at the same time' })
+      .option('parallelism', { type: 'number', default: 10, describe: 'Requests to the platform at the same time' })
+      .option('max-tasks', {
+        type: 'number',
+        default: DEFAULT_MAX_TASKS,
+        describe: `Changes in flight at the same time, so platform tasks waited on at once (1 to ${MAX_MAX_TASKS})`,
+      })
       .option('task-timeout', { type: 'string', describe: 'Longest wait for one platform task, e.g. 30m, 90s (default 20m; 60m for k8s upgrades)' })
       .option('target', { type: 'string', array: true, default: [] as string[], describe: 'Apply only this address and what it depends on (repeatable)' })
       .option('format', { choices: APPLY_FORMATS, default: 'text' as const, describe: 'Progress output: text, or one JSON event per line' })
       .option('stack', { type: 'string', describe: 'With a saved plan: the stack it was made from (default: the path the plan recorded, inside the working directory)' }),
   async run(args, io) {
     checkParallelism(args.parallelism);
+    checkMaxTasks(args.maxTasks);
     const taskTimeoutMs = args.taskTimeout === undefined ? undefined : parseDuration(args.taskTimeout);
     const verbsOf = (c: Plan['resource_changes'][number]) => providers.resources[c.type].verbs[c.action === 'delete' ? 'delete' : 'update'];
     const view = createApplyView(args.format, io, { verbsOf });
@@ -205,7 +212,7 @@ async function execute(plan: Plan, ctx: ProviderContext, args: ApplyArgs, view: 
       plan,
       providers: providers.resources,
       ctx,
-      parallelism: args.parallelism,
+      maxTasks: args.maxTasks,
       stop: interrupts.stop.signal,
       confirm: { ...CONFIRM_POLICY, sleep },
       hooks: {

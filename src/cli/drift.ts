@@ -25,7 +25,7 @@ export const driftCommand = defineCommand<DriftArgs>({
       .positional('path', { type: 'string', describe: 'Stack file or directory of *.yaml files', demandOption: true })
       .option('format', { choices: DRIFT_FORMATS, default: 'text' as const, describe: 'Output format (markdown is ready for an issue body)' })
       .option('detailed-exitcode', { type: 'boolean', default: true, describe: 'Exit 2 when drift is found (default); --no-detailed-exitcode exits 0 on drift, 1 only on errors' })
-      .option('parallelism', { type: 'number', default: 10, describe: 'Read requests sent at the same time' }),
+      .option('parallelism', { type: 'number', default: 10, describe: 'Requests to the platform at the same time' }),
   async run(args, io) {
     checkParallelism(args.parallelism);
     const view = createDriftView(args.format, io, { stackLabel: args.path });

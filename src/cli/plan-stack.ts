@@ -2,7 +2,7 @@ import type { ApiClient } from '../api/client.js';
 import { resolveApiKey } from '../api/auth.js';
 import { resolveBaseUrl } from '../api/base-url.js';
 import { createApiClient } from '../api/client.js';
-import type { TaskPollSchedule } from '../api/tasks.js';
+import { DEFAULT_TASK_POLL_SCHEDULE, type TaskPollSchedule } from '../api/tasks.js';
 import { UsageError } from '../errors.js';
 import { createRetryQuota } from '../api/retry.js';
 import type { Diagnostic } from '../config/diagnostics.js';
@@ -55,18 +55,14 @@ export interface PlannedStack {
 
 /**
  * Connects to the platform at `baseUrl` with the key from the environment: one retry quota
- * for the run, a pool sized to --parallelism, the task poll schedule of the environment.
- * Callers resolve `baseUrl` with resolveBaseUrl (a saved plan never chooses it).
+ * for the run, at most --parallelism requests on the wire at once (task polls first in line),
+ * the task poll schedule of the environment. Callers resolve `baseUrl` with resolveBaseUrl (a
+ * saved plan never chooses it).
  */
 export function connect(baseUrl: string, options: Pick<PlanStackOptions, 'env' | 'signal' | 'taskTimeoutMs' | 'parallelism'>): { api: ApiClient; ctx: ProviderContext } {
-  const api = createApiClient({ baseUrl, apiKey: resolveApiKey(options.env), retryQuota: createRetryQuota(), connections: poolSize(options.parallelism) });
+  const api = createApiClient({ baseUrl, apiKey: resolveApiKey(options.env), retryQuota: createRetryQuota(), maxConcurrentRequests: options.parallelism });
   const ctx = createProviderContext({ api, signal: options.signal, taskTimeoutMs: options.taskTimeoutMs, pollSchedule: pollScheduleFromEnv(options.env) });
   return { api, ctx };
-}
-
-/** Connections to the platform: one per parallel action, and a few for task polls. */
-export function poolSize(parallelism: number): number {
-  return Math.max(10, parallelism + 4);
 }
 
 /** Refuses a --parallelism that is not a whole number from 1 to 100. */
@@ -74,19 +70,31 @@ export function checkParallelism(n: number): void {
   if (!Number.isInteger(n) || n < 1 || n > 100) throw new UsageError(`--parallelism must be a whole number from 1 to 100, got ${String(n)}`);
 }
 
+/** The default of --max-tasks: enough for a few hundred changes to wait on their tasks together. */
+export const DEFAULT_MAX_TASKS = 200;
+
+/** The largest --max-tasks. */
+export const MAX_MAX_TASKS = 1000;
+
+/** Refuses a --max-tasks that is not a whole number from 1 to MAX_MAX_TASKS. */
+export function checkMaxTasks(n: number): void {
+  if (!Number.isInteger(n) || n < 1 || n > MAX_MAX_TASKS) throw new UsageError(`--max-tasks must be a whole number from 1 to ${MAX_MAX_TASKS}, got ${String(n)}`);
+}
+
 /** Name of the variable that caps the wait between task polls, in milliseconds. */
 export const POLL_INTERVAL_ENV = 'EDGEFORM_TASK_POLL_INTERVAL';
 
 /**
- * The task poll schedule: 1 s doubling to 5 s, or capped at EDGEFORM_TASK_POLL_INTERVAL ms
- * (useful against the emulator, or to poll less often under rate limits).
+ * The task poll schedule: DEFAULT_TASK_POLL_SCHEDULE (150 ms, growing with the task's age to
+ * 5 s), or with its longest wait set to EDGEFORM_TASK_POLL_INTERVAL ms (and its shortest no
+ * longer than that): useful against the emulator, or to poll less often under rate limits.
  */
 export function pollScheduleFromEnv(env: NodeJS.ProcessEnv): TaskPollSchedule | undefined {
   const raw = env[POLL_INTERVAL_ENV];
   if (raw === undefined || raw === '') return undefined;
   const ms = Number(raw);
   if (!Number.isInteger(ms) || ms < 10 || ms > 600_000) throw new UsageError(`${POLL_INTERVAL_ENV} must be a whole number of milliseconds from 10 to 600000, got "${raw}"`);
-  return { initialMs: Math.min(1_000, ms), maxMs: ms };
+  return { ...DEFAULT_TASK_POLL_SCHEDULE, initialMs: Math.min(DEFAULT_TASK_POLL_SCHEDULE.initialMs, ms), maxMs: ms };
 }
 
 /**

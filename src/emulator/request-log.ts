@@ -9,6 +9,8 @@ export interface RequestLogEntry {
   status: number;
   /** Emulator time (ms epoch) when the request arrived. */
   time: number;
+  /** Requests the emulator was handling when this one arrived, itself included: how many the client had on the wire. */
+  inFlight: number;
 }
 
 /** The request log: every request in arrival order, plus counts per `METHOD route`. */

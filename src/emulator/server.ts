@@ -145,8 +145,35 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const route = match.kind === 'found' ? match.route.pattern : match.kind === 'method-not-allowed' ? match.pattern : '(unmatched)';
     const product: ApiProduct = match.kind === 'found' ? match.route.product : match.kind === 'method-not-allowed' ? match.product : productOfPath(path);
     const requestId = newUuid();
-    const entry: RequestLogEntry = { method, path, route, status: 0, time: clock.now() };
+    inFlight += 1;
+    const entry: RequestLogEntry = { method, path, route, status: 0, time: clock.now(), inFlight };
     requests.push(entry);
+    try {
+      await serve(req, res, { started, method, path, query, match, route, product, requestId, entry });
+    } finally {
+      inFlight -= 1;
+    }
+  };
+
+  /** Requests being handled now (arrived, not yet answered or dropped). */
+  let inFlight = 0;
+
+  const serve = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    r: {
+      started: number;
+      method: string;
+      path: string;
+      query: URLSearchParams;
+      match: ReturnType<typeof router.match>;
+      route: string;
+      product: ApiProduct;
+      requestId: string;
+      entry: RequestLogEntry;
+    },
+  ): Promise<void> => {
+    const { started, method, path, query, match, route, product, requestId, entry } = r;
     const answer = (reply: Reply): void => send(req, res, entry, product, requestId, reply, started);
 
     const raw = await readBody(req);

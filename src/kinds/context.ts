@@ -1,6 +1,6 @@
 import { withRunFatalErrors, type ApiClient } from '../api/client.js';
 import { sleep as realSleep, type Sleep } from '../api/sleep.js';
-import { defaultTaskTimeout, waitForTasks, type TaskPollSchedule } from '../api/tasks.js';
+import { createTaskPoller, defaultTaskTimeout, type TaskPollSchedule } from '../api/tasks.js';
 import type { ProviderContext } from './provider.js';
 
 /** Settings of {@link createProviderContext}. */
@@ -9,7 +9,7 @@ export interface ProviderContextOptions {
   signal?: AbortSignal;
   /** Per-task timeout overriding the per-type default (--task-timeout). */
   taskTimeoutMs?: number;
-  /** Task poll backoff (EDGEFORM_TASK_POLL_INTERVAL caps it); default 1 s doubling to 5 s. */
+  /** When tasks are polled (EDGEFORM_TASK_POLL_INTERVAL caps the wait); default DEFAULT_TASK_POLL_SCHEDULE. */
   pollSchedule?: TaskPollSchedule;
   onProgress?: (message: string, detail?: { taskIds?: string[] }) => void;
   /**
@@ -17,12 +17,13 @@ export interface ProviderContextOptions {
    * the emulator's clock); default the real abortable sleep.
    */
   sleep?: Sleep;
-  /** Injected for tests: the clock task timeouts are measured on. */
+  /** Injected for tests: the clock task polls and timeouts are measured on. */
   now?: () => number;
 }
 
 /**
- * The context providers run in: one API client, one cancellation signal, shared task waiting.
+ * The context providers run in: one API client, one cancellation signal, one task poller for
+ * every wait (tasks waited on at the same time are polled together, see createTaskPoller).
  * Its client rejects with a RunFatalError when a failure means the whole run must stop (the key
  * refused, the platform unreachable or failing beyond the retry quota), task polls included.
  */
@@ -30,20 +31,27 @@ export function createProviderContext(options: ProviderContextOptions): Provider
   const signal = options.signal ?? new AbortController().signal;
   const sleep = options.sleep ?? realSleep;
   const api = withRunFatalErrors(options.api);
+  const poller = createTaskPoller(api, {
+    signal,
+    sleep,
+    ...(options.pollSchedule ? { schedule: options.pollSchedule } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
   return {
     api,
     signal,
     async waitForTasks(taskIds, wait = {}) {
       if (taskIds.length === 0) return [];
-      return waitForTasks(api, taskIds, {
-        signal: wait.signal ? AbortSignal.any([signal, wait.signal]) : signal,
-        timeoutMs: options.taskTimeoutMs ?? (wait.taskType ? defaultTaskTimeout(wait.taskType) : undefined),
-        schedule: options.pollSchedule,
-        sleep,
-        ...(options.now ? { now: options.now } : {}),
+      const timeoutMs = options.taskTimeoutMs ?? (wait.taskType ? defaultTaskTimeout(wait.taskType) : undefined);
+      return poller.wait(taskIds, {
+        ...(wait.signal ? { signal: wait.signal } : {}),
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        ...(wait.scope ? { scope: wait.scope } : {}),
       });
     },
     progress: (message, detail) => options.onProgress?.(message, detail),
-    sleep: (ms) => sleep(ms, signal),
+    // Many actions may sleep at once on the run's one signal: each sleep listens on a signal that
+    // follows it (AbortSignal.any adds no listener to the run's), so Node sees no listener pile-up.
+    sleep: (ms) => sleep(ms, AbortSignal.any([signal])),
   };
 }

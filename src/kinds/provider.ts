@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { ApiClient } from '../api/client.js';
+import type { TaskScope } from '../api/tasks.js';
 import { RESOURCE_TYPES, type CheckAttributes, type CheckType, type ResourceAttributes, type ResourceType } from './registry.js';
 import type { CheckStatus, FieldChange, ResourceChange } from '../plan/types.js';
 
@@ -17,9 +18,10 @@ export interface ProviderContext {
    * Waits for cloud tasks to reach FINISHED and resolves with them, in the order of `taskIds`
    * (throws TaskFailedError on ERROR). `signal` ends this wait early (rejecting with its
    * reason) without aborting the context: the executor cuts a lock wait short on the first
-   * interrupt this way.
+   * interrupt this way. `scope`, the project and region the tasks were started in, lets them be
+   * polled with the other tasks of that place from the first poll. The wait holds no request slot.
    */
-  waitForTasks(taskIds: readonly string[], options?: { taskType?: string; signal?: AbortSignal }): Promise<FinishedTask[]>;
+  waitForTasks(taskIds: readonly string[], options?: { taskType?: string; signal?: AbortSignal; scope?: TaskScope }): Promise<FinishedTask[]>;
   /** Progress notes for long actions ("upgrading to v1.30.6 [task 1f2e...]"). */
   progress(message: string, detail?: { taskIds?: string[] }): void;
   /**

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ApiConnectionError, ApiError, ConflictError, NotFoundError } from '../api/errors.js';
 import { computeBackoff, isUnknownOutcome } from '../api/retry.js';
+import type { TaskScope } from '../api/tasks.js';
 import { PlanPayloadError, StillLockedError } from '../errors.js';
 import type { ChangeFields } from '../plan/types.js';
 import type { ApplyResult, ProviderContext } from './provider.js';
@@ -77,14 +78,17 @@ export const MAX_LOCK_WAITS = 3;
  * original error, so a later run can decide. Resolves with nothing once the platform acknowledged
  * the change (its tasks FINISHED, or a re-read shows it done), and with 'unacknowledged' when a
  * task found on the resource was waited on and only the caller's re-read can tell the result.
+ * `scope`, the project and region the request goes to, lets its tasks be polled with the other
+ * tasks of that place (see ProviderContext.waitForTasks).
  */
 export async function startTasks(
   ctx: ProviderContext,
   send: () => Promise<{ tasks: string[] }>,
   recover: () => Promise<Recovery>,
   taskType: string,
-  options: { resendIfNotStarted?: boolean; maxSends?: number } = {},
+  options: { resendIfNotStarted?: boolean; maxSends?: number; scope?: TaskScope } = {},
 ): Promise<ApplyResult> {
+  const wait = { taskType, ...(options.scope ? { scope: options.scope } : {}) };
   const resendable = options.resendIfNotStarted === true;
   const maxSends = resendable ? (options.maxSends ?? MAX_SENDS) : 1;
   for (let sent = 1; ; sent++) {
@@ -95,7 +99,7 @@ export async function startTasks(
       const lockedOnResend = sent > 1 && error instanceof ConflictError;
       if (!isUnknownOutcome(error) && !lockedOnResend) throw error;
       const reason = lockedOnResend ? 'the platform refused the resend (409): a task holds the lock' : "the request's outcome was unknown";
-      const found = await settleRecovery(ctx, recover, taskType, reason, resendable);
+      const found = await settleRecovery(ctx, recover, wait, reason, resendable);
       if (found === 'done') return;
       if (found === 'waited') return 'unacknowledged';
       if (sent >= maxSends) throw error;
@@ -105,7 +109,7 @@ export async function startTasks(
       continue;
     }
     if (tasks.length > 0) ctx.progress(`waiting on ${tasks.length === 1 ? 'task' : 'tasks'} ${tasks.join(', ')}`, { taskIds: tasks });
-    await ctx.waitForTasks(tasks, { taskType });
+    await ctx.waitForTasks(tasks, wait);
     return;
   }
 }
@@ -119,7 +123,7 @@ export async function startTasks(
 async function settleRecovery(
   ctx: ProviderContext,
   recover: () => Promise<Recovery>,
-  taskType: string,
+  wait: { taskType: string; scope?: TaskScope },
   reason: string,
   resendable: boolean,
 ): Promise<'done' | 'not-started' | 'waited'> {
@@ -128,7 +132,7 @@ async function settleRecovery(
     if (found.kind !== 'running') return found.kind;
     if (waits >= MAX_LOCK_WAITS) throw new StillLockedError(found.taskId, waits);
     ctx.progress(`${reason}; waiting on the task found on the resource [task ${found.taskId}]`, { taskIds: [found.taskId] });
-    await ctx.waitForTasks([found.taskId], { taskType });
+    await ctx.waitForTasks([found.taskId], wait);
     if (!resendable) return 'waited';
   }
 }

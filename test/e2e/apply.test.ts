@@ -306,10 +306,10 @@ checks:
     expect(writesSeen(emu)).toEqual([]);
   });
 
-  it('--parallelism 3 runs at most three actions at once, and does reach three', async () => {
+  it('--max-tasks 3 runs at most three changes (and their tasks) at once, and does reach three', async () => {
     const { emu, env } = await start({ taskDurationMs: 2000, fixtures: withExtraFloatingIps(8) });
     const stack = stackFile(`version: 1\ndefaults: { project_id: 1, region_id: 76 }\nresources:\n${extraFipBlocks(8)}`);
-    const cli = startCli(['apply', stack, '--auto-approve', '--format', 'json', '--parallelism', '3'], { env: { ...env, EDGEFORM_TASK_POLL_INTERVAL: '50' } });
+    const cli = startCli(['apply', stack, '--auto-approve', '--format', 'json', '--max-tasks', '3'], { env: { ...env, EDGEFORM_TASK_POLL_INTERVAL: '50' } });
 
     // Every task is held by the manual clock until the test moves it, so three start and wait.
     await waitFor(() => emu.state.pendingTasks.length === 3, { what: 'three held tasks', timeoutMs: 20_000 });

@@ -112,6 +112,42 @@ export function queryParameterValidator(file: string, method: string, path: stri
   return compile(spec, param.schema);
 }
 
+/**
+ * A check of a query string against an operation's documented query parameters: every name must
+ * be documented, a parameter given more than once must be an array, and each value (read as an
+ * integer, number or boolean where the parameter's type says so) must fit its schema. Returns the
+ * problems, none when the query is valid.
+ */
+export function queryChecker(file: string, method: string, path: string): (query: URLSearchParams) => string[] {
+  const spec = loadSpec(file);
+  const params = ((operation(spec, method, path).parameters ?? []) as any[]).filter((p) => p.in === 'query');
+  const byName = new Map(params.map((p) => [p.name as string, p]));
+  const validators = new Map(params.map((p) => [p.name as string, compile(spec, p.schema)]));
+  const scalarType = (schema: any): unknown => schema?.type ?? schema?.anyOf?.find((s: any) => s.type && s.type !== 'null')?.type;
+  const coerce = (text: string, type: unknown): unknown => {
+    if ((type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(text)) return Number(text);
+    if (type === 'boolean' && (text === 'true' || text === 'false')) return text === 'true';
+    return text;
+  };
+  return (query) => {
+    const problems: string[] = [];
+    for (const name of new Set(query.keys())) {
+      const param = byName.get(name);
+      if (!param) {
+        problems.push(`${name}: not a documented query parameter of ${method} ${path}`);
+        continue;
+      }
+      const values = query.getAll(name);
+      const isArray = param.schema?.type === 'array';
+      if (!isArray && values.length > 1) problems.push(`${name}: given ${values.length} times, but it is not an array`);
+      const value = isArray ? values.map((v) => coerce(v, scalarType(param.schema.items))) : coerce(values[0]!, scalarType(param.schema));
+      const validate = validators.get(name)!;
+      if (!validate(value)) problems.push(`${name}=${values.join(',')}: ${(validate.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''}`.trim()).join('; ')}`);
+    }
+    return problems;
+  };
+}
+
 /** The validator of a named component schema. */
 export function componentValidator(file: string, name: string): ValidateFunction {
   const spec = loadSpec(file);

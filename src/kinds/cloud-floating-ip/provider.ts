@@ -118,7 +118,7 @@ export const cloudFloatingIp: ResourceProvider<'cloud_floating_ip'> = {
         return d.tags === undefined || planTagsPatch(fip.tags, d.tags, d.tags_policy).patch === undefined ? { kind: 'done' } : { kind: 'not-started' };
       },
       'update_floating_ip',
-      { resendIfNotStarted: true },
+      { resendIfNotStarted: true, scope: { projectId: d.project_id, regionId: d.region_id } },
     );
   },
 };

@@ -127,6 +127,7 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
         return vm.flavor.flavor_id === flavorId ? { kind: 'done' } : { kind: 'not-started' };
       },
       'resize_vm',
+      { scope: { projectId: d.project_id, regionId: d.region_id } },
     );
   },
 };

@@ -191,6 +191,7 @@ export const cloudK8sCluster: ResourceProvider<'cloud_k8s_cluster'> = {
           return now.version === next.version ? { kind: 'done' } : { kind: 'not-started' };
         },
         'upgrade_k8s_cluster_v2',
+        { scope: { projectId: d.project_id, regionId: d.region_id } },
       );
       steps += 1;
       awaiting = next.version;

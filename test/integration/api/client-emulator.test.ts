@@ -158,6 +158,7 @@ describe('authentication', () => {
 
 describe('tasks', () => {
   it('polls a resize task through NEW → RUNNING → FINISHED on the emulator clock', async () => {
+    const start = emu.clock.now();
     const { body } = await api.post<TaskIds>(CHANGEFLAVOR_PATH, { flavor_id: 'g2-standard-4-8' });
     const taskId = body.tasks[0]!;
     const states: string[] = [];
@@ -174,7 +175,10 @@ describe('tasks', () => {
     expect(states[0]).toBe('NEW');
     expect(states).toContain('RUNNING');
     expect(states.at(-1)).toBe('FINISHED');
-    expect(waits).toEqual([1000, 2000, 4000]);
+    // 150 ms apart while young, then 7 % of the task's age: noticed within 10 % of its 5 s.
+    expect(waits.slice(0, 14)).toEqual(Array(14).fill(150));
+    expect(emu.clock.now() - start).toBeGreaterThanOrEqual(TASK_DURATION_MS);
+    expect(emu.clock.now() - start).toBeLessThanOrEqual(TASK_DURATION_MS * 1.1);
   });
 
   it('turns a task ERROR into TaskFailedError with the platform reason', async () => {
@@ -220,7 +224,7 @@ describe('task polling through transient failures', () => {
           .map((r) => r.status)
           .slice(0, 4),
       ).toEqual([502, 502, 502, 200]);
-      expect(waits.slice(0, 3)).toEqual([1000, 2000, 4000]);
+      expect(waits.slice(0, 3)).toEqual([150, 150, 150]);
       expect(sleeps).toEqual([]);
       expect(quota.available).toBe(quota.capacity);
     } finally {
@@ -239,8 +243,8 @@ describe('task polling through transient failures', () => {
       const waits: number[] = [];
       const task = await pollTask(polling, taskId, { now: () => emu.clock.now(), sleep: clockSleep(waits) });
       expect(task.state).toBe('FINISHED');
-      // After the 429 the poller waits the longer of its own step (4 s) and Retry-After (7 s).
-      expect(waits.slice(0, 3)).toEqual([1000, 2000, 7000]);
+      // After the 429 the poller waits the longer of its own step (150 ms) and Retry-After (7 s).
+      expect(waits.slice(0, 3)).toEqual([150, 150, 7000]);
       expect(sleeps).toEqual([]);
     } finally {
       await polling.close();

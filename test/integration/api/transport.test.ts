@@ -17,6 +17,7 @@ import {
 import { createRetryQuota } from '../../../src/api/retry.js';
 import { VERSION } from '../../../src/version.js';
 import { closedPort, sendJson, startLoopbackServer, type LoopbackServer } from '../../helpers/loopback-server.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const KEY = '29841$c767b250$abc';
 const cleanups: Array<() => Promise<void>> = [];
@@ -323,5 +324,76 @@ describe('cancellation', () => {
     const { api } = client(s.url);
     await expect(api.get('/x', { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
     expect(s.requests).toHaveLength(0);
+  });
+});
+
+describe('request slots (--parallelism)', () => {
+  /** A server that answers nothing until the test lets a request go: `held` are the requests waiting. */
+  async function holdingServer() {
+    const held: Array<{ url: string; answer: (status?: number) => void }> = [];
+    let maxHeld = 0;
+    const s = await server((req, res) => {
+      held.push({ url: req.url, answer: (status = 200) => sendJson(res, status, { url: req.url }) });
+      maxHeld = Math.max(maxHeld, held.length);
+    });
+    const next = async (status?: number) => {
+      await waitFor(() => held.length > 0, { what: 'a held request' });
+      held.shift()!.answer(status);
+    };
+    return { s, held, next, maxHeld: () => maxHeld };
+  }
+
+  it('never has more requests on the wire than maxConcurrentRequests, and does reach that many', async () => {
+    const h = await holdingServer();
+    const { api } = client(h.s.url, { maxConcurrentRequests: 3 });
+    const all = Promise.all(Array.from({ length: 8 }, (_, i) => api.get(`/cloud/v1/x/${i}`)));
+    await waitFor(() => h.held.length === 3, { what: 'three requests on the wire' });
+    for (let i = 0; i < 8; i++) await h.next();
+    await all;
+    expect(h.maxHeld()).toBe(3);
+    expect(h.s.requests).toHaveLength(8);
+  });
+
+  it('sends urgent requests (task polls) ahead of those waiting for a slot', async () => {
+    const h = await holdingServer();
+    const { api } = client(h.s.url, { maxConcurrentRequests: 1 });
+    const first = api.get('/cloud/v1/first');
+    await waitFor(() => h.held.length === 1, { what: 'the first request' });
+    const rest = [api.get('/cloud/v1/read-1'), api.get('/cloud/v1/read-2'), api.get('/cloud/v1/tasks', { urgent: true })];
+    for (let i = 0; i < 4; i++) await h.next();
+    await Promise.all([first, ...rest]);
+    expect(h.s.requests.map((r) => r.url)).toEqual(['/cloud/v1/first', '/cloud/v1/tasks', '/cloud/v1/read-1', '/cloud/v1/read-2']);
+  });
+
+  it('frees the slot while a request waits to be retried', async () => {
+    const h = await holdingServer();
+    let letRetry = () => {};
+    const retryWait = new Promise<void>((resolve) => (letRetry = resolve));
+    const { api } = client(h.s.url, { maxConcurrentRequests: 1, sleep: () => retryWait });
+    const retried = api.get('/cloud/v1/busy');
+    await h.next(503);
+    // The 503's retry waits on `retryWait`; another request gets the only slot meanwhile.
+    const other = api.get('/cloud/v1/other');
+    await h.next();
+    expect((await other).body).toEqual({ url: '/cloud/v1/other' });
+    letRetry();
+    await h.next();
+    expect((await retried).body).toEqual({ url: '/cloud/v1/busy' });
+    expect(h.s.requests.map((r) => r.url)).toEqual(['/cloud/v1/busy', '/cloud/v1/other', '/cloud/v1/busy']);
+  });
+
+  it('never sends a request whose signal aborted while it waited for a slot', async () => {
+    const h = await holdingServer();
+    const { api } = client(h.s.url, { maxConcurrentRequests: 1 });
+    const first = api.get('/cloud/v1/first');
+    await waitFor(() => h.held.length === 1, { what: 'the first request' });
+    const controller = new AbortController();
+    const queued = api.get('/cloud/v1/queued', { signal: controller.signal }).catch((e: unknown) => e);
+    const reason = new Error('interrupted');
+    controller.abort(reason);
+    await h.next();
+    await first;
+    expect(await queued).toBe(reason);
+    expect(h.s.requests.map((r) => r.url)).toEqual(['/cloud/v1/first']);
   });
 });

@@ -84,7 +84,7 @@ describe('apply under chaos: the report matches what the platform did', () => {
     const chaos = createChaosContext(emu, retries);
     let outcome: ApplyOutcome;
     try {
-      outcome = await executePlan({ plan, providers: providers.resources, ctx: chaos.ctx, parallelism: 10, confirm: chaos.confirm });
+      outcome = await executePlan({ plan, providers: providers.resources, ctx: chaos.ctx, maxTasks: 10, confirm: chaos.confirm });
     } finally {
       await chaos.api.close();
     }

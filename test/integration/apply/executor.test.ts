@@ -100,7 +100,7 @@ describe('executePlan against the emulator', () => {
   }
 
   const execute = (options: Pick<ExecuteOptions, 'plan' | 'ctx'> & Partial<ExecuteOptions>): Promise<ApplyOutcome> =>
-    executePlan({ providers: providers.resources, parallelism: 10, confirm: quickConfirm, ...options });
+    executePlan({ providers: providers.resources, maxTasks: 10, confirm: quickConfirm, ...options });
 
   /**
    * Starts an emulator, takes a platform lock with `lock` (which returns the lock task id),
@@ -449,10 +449,10 @@ describe('executePlan against the emulator', () => {
     expect(taskOf(emu, DEMO.instance).map((t) => t.id)).toEqual([lockId]);
   });
 
-  it('runs at most --parallelism actions at once, and does reach that many', async () => {
+  it('runs at most --max-tasks actions at once, and does reach that many', async () => {
     const { emu, ctx, plan } = await setUp({ taskDurationMs: 2000, fixtures: withExtraFloatingIps(8) }, extraFipBlocks(8));
     const hooks = recordingHooks();
-    const run = execute({ plan, ctx, hooks, parallelism: 3 });
+    const run = execute({ plan, ctx, hooks, maxTasks: 3 });
 
     await waitFor(() => emu.state.pendingTasks.length === 3, { what: 'three held tasks' });
     expect(hooks.running.size).toBe(3);
@@ -490,7 +490,7 @@ describe('executePlan against the emulator', () => {
   it('after a stop starts nothing new, lets running actions finish, and leaves the rest not started', async () => {
     const { emu, ctx, plan } = await setUp({ taskDurationMs: 2000, fixtures: withExtraFloatingIps(4) }, extraFipBlocks(4));
     const stop = new AbortController();
-    const run = execute({ plan, ctx, parallelism: 2, stop: stop.signal });
+    const run = execute({ plan, ctx, maxTasks: 2, stop: stop.signal });
 
     await waitFor(() => emu.state.pendingTasks.length === 2, { what: 'two held tasks' });
     stop.abort();
@@ -610,7 +610,7 @@ describe('executePlan against the emulator', () => {
     const { emu, ctx, plan } = await setUp({ taskDurationMs: 2000, fixtures: withExtraFloatingIps(4) }, extraFipBlocks(4), abort);
     const stop = new AbortController();
     const hooks = recordingHooks();
-    const run = execute({ plan, ctx, parallelism: 2, stop: stop.signal, hooks });
+    const run = execute({ plan, ctx, maxTasks: 2, stop: stop.signal, hooks });
 
     // Abort once the executor knows both task ids (the answers to both PATCHes arrived).
     await waitFor(() => hooks.taskIds.size === 2, { what: 'both actions waiting on their tasks' });

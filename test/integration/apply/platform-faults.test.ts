@@ -56,8 +56,8 @@ async function start(options: EmulatorOptions = {}): Promise<TestEmulator> {
   return emu;
 }
 
-const execute = (plan: Plan, ctx: ProviderContext, hooks: ApplyHooks = {}, parallelism = 10): Promise<ApplyOutcome> =>
-  executePlan({ plan, ctx, providers: providers.resources, parallelism, confirm: quickConfirm, hooks });
+const execute = (plan: Plan, ctx: ProviderContext, hooks: ApplyHooks = {}, maxTasks = 10): Promise<ApplyOutcome> =>
+  executePlan({ plan, ctx, providers: providers.resources, maxTasks, confirm: quickConfirm, hooks });
 
 const statuses = (outcome: ApplyOutcome) => Object.fromEntries(outcome.resources.map((r) => [r.address, r.status]));
 

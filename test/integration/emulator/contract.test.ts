@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
-import { componentValidator, expectValid, queryParameterValidator, requestValidator, responseValidator } from '../../helpers/openapi.js';
+import { componentValidator, expectValid, queryChecker, queryParameterValidator, requestValidator, responseValidator } from '../../helpers/openapi.js';
 
 const CLOUD = 'cloud_api.yaml';
 const FASTEDGE = 'fastedge_api.yaml';
@@ -26,6 +26,7 @@ const P = {
   upgradeVersions: '/cloud/v2/k8s/clusters/{project_id}/{region_id}/{cluster_name}/upgrade_versions',
   upgrade: '/cloud/v2/k8s/clusters/{project_id}/{region_id}/{cluster_name}/upgrade',
   task: '/cloud/v1/tasks/{task_id}',
+  tasks: '/cloud/v1/tasks',
   quotas: '/cloud/v2/limits_request',
   quota: '/cloud/v2/limits_request/{request_id}',
   apps: '/fastedge/v1/apps',
@@ -99,6 +100,26 @@ describe('emulator contract with the vendor OpenAPI (responses)', () => {
     emu.clock.advance(1000);
     expect((await expectResponse(CLOUD, 'GET', P.task, `/cloud/v1/tasks/${upgrade}`, 200)).state).toBe('FINISHED');
     expect((await expectResponse(CLOUD, 'GET', P.task, `/cloud/v1/tasks/${failing}`, 200)).state).toBe('ERROR');
+  });
+
+  it('GET task list matches TaskCollectionSerializer, with tasks in every state and under each filter', async () => {
+    emu.state.setNextTaskError('instance', DEMO.instance, 'Quota limit for vcpu exceeded');
+    await emu.call('POST', `${vm}/changeflavor`, { body: { flavor_id: 'g2-standard-4-8' } });
+    await emu.call('PATCH', `/cloud/v2/floatingips/1/76/${DEMO.fipDown}`, { body: { tags: { env: 'staging' } } });
+    emu.clock.advance(500);
+    await emu.call('POST', `${cluster}/upgrade`, { body: { version: 'v1.30.6' } });
+    emu.clock.advance(600);
+    await emu.call('PATCH', fipV2, { body: { tags: { env: 'prod' } } });
+    const all = await expectResponse(CLOUD, 'GET', P.tasks, '/cloud/v1/tasks?limit=100', 200);
+    expect(all.results.map((t: { state: string }) => t.state).sort()).toEqual(['ERROR', 'FINISHED', 'NEW', 'RUNNING']);
+    for (const query of [
+      '',
+      '?project_id=1&region_id=76&state=RUNNING&state=FINISHED&order_by=asc&limit=1000',
+      '?from_timestamp=2026-01-01T00:00:00Z&offset=1&limit=2',
+      '?task_type=resize_vm',
+    ]) {
+      await expectResponse(CLOUD, 'GET', P.tasks, `/cloud/v1/tasks${query}`, 200);
+    }
   });
 
   it('GET quota request list matches LimitsRequestCollectionSerializer', () => expectResponse(CLOUD, 'GET', P.quotas, P.quotas, 200));
@@ -369,6 +390,25 @@ describe('emulator contract with the vendor OpenAPI (requests)', () => {
     expectValid(requestValidator(file, method, template), body);
     const res = await emu.call(method, path, { body });
     expect(res.status).toBeLessThan(300);
+  });
+
+  const taskQueries = {
+    invalid: ['state=DONE', 'limit=0', 'limit=1001', 'offset=-1', 'order_by=newest', 'project_id=x', 'is_acknowledged=maybe', 'from_timestamp=yesterday'],
+    valid: [
+      'project_id=1&project_id=2&region_id=76&state=NEW&state=RUNNING',
+      'from_timestamp=2026-01-01T00:00:00Z&order_by=asc&limit=1000&offset=0',
+      'sorting=desc&task_type=resize_vm&is_acknowledged=false',
+    ],
+  };
+
+  it.each(taskQueries.invalid)('rejects a task list query the vendor schema rejects: %s', async (query) => {
+    expect(queryChecker(CLOUD, 'GET', P.tasks)(new URLSearchParams(query))).not.toEqual([]);
+    expect((await emu.call('GET', `${P.tasks}?${query}`)).status).toBe(400);
+  });
+
+  it.each(taskQueries.valid)('accepts a task list query the vendor schema accepts: %s', async (query) => {
+    expect(queryChecker(CLOUD, 'GET', P.tasks)(new URLSearchParams(query))).toEqual([]);
+    expect((await emu.call('GET', `${P.tasks}?${query}`)).status).toBe(200);
   });
 
   it('rejects tag keys outside the documented key pattern ^[^\\s=]+$ (the schema lists it as patternProperties, which alone does not forbid other keys)', async () => {

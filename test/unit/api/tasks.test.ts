@@ -1,17 +1,70 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ApiCallOptions, ApiResponse } from '../../../src/api/client.js';
 import { redact } from '../../../src/api/redact.js';
 import { ApiConnectionError, ApiTimeoutError, createApiError } from '../../../src/api/errors.js';
-import { defaultTaskTimeout, MAX_CONSECUTIVE_POLL_FAILURES, pollTask, taskPollDelay, waitForTasks, type Task } from '../../../src/api/tasks.js';
+import {
+  DEFAULT_TASK_POLL_SCHEDULE,
+  defaultTaskTimeout,
+  MAX_CONSECUTIVE_POLL_FAILURES,
+  parsePlatformTime,
+  pollTask,
+  taskPollDelay,
+  waitForTasks,
+  type Task,
+} from '../../../src/api/tasks.js';
 import { TaskFailedError, TaskPollError, TaskTimeoutError } from '../../../src/errors.js';
 
 describe('taskPollDelay', () => {
-  it('waits 1 s after the first poll, doubling to a 5 s cap', () => {
-    expect([1, 2, 3, 4, 5, 6, 50].map((n) => taskPollDelay(n))).toEqual([1000, 2000, 4000, 5000, 5000, 5000, 5000]);
+  it('waits 150 ms while a task is young, then 7 % of its age, at most 5 s', () => {
+    expect([0, 1000, 2000, 3000, 10_000, 72_000, 3_600_000].map((age) => taskPollDelay(age))).toEqual([150, 150, 150, 210, 700, 5000, 5000]);
   });
 
-  it('follows a custom schedule', () => {
-    expect([1, 2, 3].map((n) => taskPollDelay(n, { initialMs: 100, maxMs: 250 }))).toEqual([100, 200, 250]);
+  it('follows a custom schedule (EDGEFORM_TASK_POLL_INTERVAL=20 polls every 20 ms)', () => {
+    expect([0, 10_000, 1_000_000].map((age) => taskPollDelay(age, { initialMs: 20, maxMs: 20 }))).toEqual([20, 20, 20]);
+    expect([0, 5000, 100_000].map((age) => taskPollDelay(age, { initialMs: 100, maxMs: 1000, ageFraction: 0.5 }))).toEqual([100, 1000, 1000]);
+  });
+
+  it('notices a completion within max(10 % of the task duration, 250 ms): the first poll at or after the end comes that soon', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 * 3_600_000 }), (durationMs) => {
+        let age = 0;
+        while (age < durationMs) age += taskPollDelay(age);
+        expect(age - durationMs).toBeLessThanOrEqual(Math.max(0.1 * durationMs, 250));
+      }),
+    );
+  });
+
+  it('polls a 2 s task at most 15 times on its own, and a 20-minute one far less often than every 150 ms', () => {
+    const pollsUntil = (durationMs: number) => {
+      let age = 0;
+      let polls = 1;
+      while (age < durationMs) {
+        age += taskPollDelay(age);
+        polls += 1;
+      }
+      return polls;
+    };
+    expect(pollsUntil(2000)).toBe(15);
+    expect(pollsUntil(20 * 60_000)).toBeLessThan(300);
+  });
+});
+
+describe('parsePlatformTime', () => {
+  it('reads the platform datetimes, with or without zone (UTC) and fractions', () => {
+    const t = Date.UTC(2026, 0, 1, 0, 0, 1);
+    expect(['2026-01-01T00:00:01Z', '2026-01-01T00:00:01+0000', '2026-01-01T01:00:01+01:00', '2026-01-01 00:00:01', '2026-01-01T00:00:01.000000Z'].map(parsePlatformTime)).toEqual([
+      t,
+      t,
+      t,
+      t,
+      t,
+    ]);
+    expect(parsePlatformTime('2026-01-01T00:00:01.25Z')).toBe(t + 250);
+  });
+
+  it('is null for anything else', () => {
+    expect(['', 'yesterday', '2026-01-01', '2026-13-01T00:00:00Z', '2026-01-01T00:00:00+1'].map(parsePlatformTime)).toEqual([null, null, null, null, null]);
   });
 });
 
@@ -53,13 +106,13 @@ function scripted(states: Array<Partial<Task>>) {
 }
 
 describe('pollTask', () => {
-  it('polls at once, then backs off, until FINISHED', async () => {
+  it('polls at once, then on the schedule, until FINISHED', async () => {
     const s = scripted([{ state: 'NEW' }, { state: 'RUNNING' }, { state: 'RUNNING' }, { state: 'RUNNING' }, { state: 'FINISHED' }]);
     const seen: string[] = [];
     const task = await pollTask(s.client, 't-1', { sleep: s.sleep, now: s.now, onPoll: (t) => seen.push(t.state) });
     expect(task.state).toBe('FINISHED');
     expect(s.gets).toEqual(Array(5).fill('/cloud/v1/tasks/t-1'));
-    expect(s.sleeps).toEqual([1000, 2000, 4000, 5000]);
+    expect(s.sleeps).toEqual([150, 150, 150, 150]);
     expect(seen).toEqual(['NEW', 'RUNNING', 'RUNNING', 'RUNNING', 'FINISHED']);
   });
 
@@ -91,7 +144,8 @@ describe('pollTask', () => {
     const error = await pollTask(s.client, 't-1', { sleep: s.sleep, now: s.now, timeoutMs: 10_000 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TaskTimeoutError);
     expect(error).toMatchObject({ taskId: 't-1', taskType: 'resize_vm', elapsedMs: 10_000, lastState: 'RUNNING' });
-    expect(s.sleeps).toEqual([1000, 2000, 4000, 3000]);
+    expect(s.sleeps.reduce((a, b) => a + b, 0)).toBe(10_000);
+    expect(s.gets).toHaveLength(s.sleeps.length + 1);
   });
 
   it('uses the task type to pick the default timeout', async () => {
@@ -128,6 +182,11 @@ describe('pollTask', () => {
     for (const bad of [{}, null, [], '<html></html>', { state: 'DONE' }, { state: 'RUNNING', task_type: 7 }, { state: 'ERROR', error: 42 }]) {
       expect(schema.safeParse(bad).success).toBe(false);
     }
+    // Where and when the task was made only steer the polling: a value of another type reads as absent.
+    expect(schema.safeParse({ state: 'RUNNING', project_id: 'one', region_id: [76], created_on: 5 })).toMatchObject({
+      success: true,
+      data: { project_id: null, region_id: null, created_on: null },
+    });
   });
 });
 
@@ -209,20 +268,20 @@ describe('pollTask through transient poll failures', () => {
       const task = await pollTask(s.client, 't-1', { sleep: s.sleep, now: s.now });
       expect(task.state).toBe('FINISHED');
       expect(s.gets).toHaveLength(5);
-      expect(s.sleeps).toEqual([1000, 2000, 4000, 5000]);
+      expect(s.sleeps).toEqual([150, 150, 150, 150]);
     });
   }
 
   it('keeps polling when the first poll fails', async () => {
     const s = scriptedWithFailures([httpError(502), { state: 'FINISHED' }]);
     expect((await pollTask(s.client, 't-1', { sleep: s.sleep, now: s.now })).state).toBe('FINISHED');
-    expect(s.sleeps).toEqual([1000]);
+    expect(s.sleeps).toEqual([150]);
   });
 
   it('waits as long as a Retry-After asks when that is longer than the poll step', async () => {
     const s = scriptedWithFailures([{ state: 'RUNNING' }, httpError(429, 9000), { state: 'FINISHED' }]);
     await pollTask(s.client, 't-1', { sleep: s.sleep, now: s.now });
-    expect(s.sleeps).toEqual([1000, 9000]);
+    expect(s.sleeps).toEqual([150, 9000]);
   });
 
   it(`gives up after ${MAX_CONSECUTIVE_POLL_FAILURES} failed polls in a row with the last error and the task id`, async () => {
@@ -247,10 +306,10 @@ describe('pollTask through transient poll failures', () => {
 
   it('still times out on schedule while polls fail', async () => {
     const s = scriptedWithFailures([{ state: 'RUNNING' }, httpError(503)]);
-    const error = await pollTask(s.client, 't-1', { sleep: s.sleep, now: s.now, timeoutMs: 10_000 }).catch((e: unknown) => e);
+    const error = await pollTask(s.client, 't-1', { sleep: s.sleep, now: s.now, timeoutMs: 2_000 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TaskTimeoutError);
-    expect(error).toMatchObject({ taskId: 't-1', elapsedMs: 10_000, lastState: 'RUNNING' });
-    expect(s.sleeps).toEqual([1000, 2000, 4000, 3000]);
+    expect(error).toMatchObject({ taskId: 't-1', elapsedMs: 2_000, lastState: 'RUNNING' });
+    expect(s.sleeps.reduce((a, b) => a + b, 0)).toBe(2_000);
   });
 
   for (const status of [400, 401, 403, 404, 409]) {

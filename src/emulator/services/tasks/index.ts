@@ -1,8 +1,14 @@
-import { CLOUD_PRODUCT, cloudError } from '../../cloud-common.js';
-import { jsonReply, type Reply } from '../../reply.js';
+import { CLOUD_PRODUCT, cloudError, cloudPaging, queryList } from '../../cloud-common.js';
+import { parseDate, parseIntStrict } from '../../format.js';
+import { fail, jsonReply, type Reply } from '../../reply.js';
 import type { RouteContext } from '../../router.js';
 import { defineService } from '../../service.js';
-import { renderTask } from '../../tasks.js';
+import { renderTask, taskState, type TaskRecord, type TaskState } from '../../tasks.js';
+
+const TASK_STATES: readonly TaskState[] = ['NEW', 'RUNNING', 'FINISHED', 'ERROR'];
+
+/** The vendor's default page of GET /cloud/v1/tasks when `limit` is not given (its maximum is 1000). */
+const DEFAULT_TASK_PAGE = 10;
 
 function getTask(ctx: RouteContext): Reply {
   const id = ctx.params.task_id ?? '';
@@ -11,10 +17,72 @@ function getTask(ctx: RouteContext): Reply {
   return jsonReply(200, renderTask(task, ctx.now));
 }
 
+const badQuery = (ctx: RouteContext, message: string): never => fail(cloudError(400, message, ctx.requestId));
+
+/** Every value of a repeatable integer filter (`project_id=1&project_id=2`); 400 for one that is not an integer. */
+function intList(ctx: RouteContext, name: string): number[] {
+  return queryList(ctx.query, name).map(
+    (text) => parseIntStrict(text) ?? badQuery(ctx, `${name}: Input should be a valid integer, unable to parse string as an integer, got "${text}"`),
+  );
+}
+
+/** A datetime filter as epoch ms, or undefined when absent; 400 when it is not an ISO datetime. */
+function timeFilter(ctx: RouteContext, name: string): number | undefined {
+  const text = ctx.query.get(name);
+  if (text === null) return undefined;
+  const ms = parseDate(text);
+  return Number.isNaN(ms) ? badQuery(ctx, `${name}: Input should be a valid datetime, got "${text}"`) : ms;
+}
+
+/** The sort order: `order_by`, else the deprecated `sorting`, else newest first. */
+function sortOrder(ctx: RouteContext): 'asc' | 'desc' {
+  const text = ctx.query.get('order_by') ?? ctx.query.get('sorting') ?? 'desc';
+  return text === 'asc' || text === 'desc' ? text : badQuery(ctx, `order_by: Input should be 'asc' or 'desc', got "${text}"`);
+}
+
 /**
- * Cloud tasks: GET /cloud/v1/tasks/{task_id} (TaskSerializer; the state derived from the
- * emulator clock). The tasks themselves are the shared task engine's (tasks.ts), started by the
- * other cloud services; fixtures cannot seed them.
+ * GET /cloud/v1/tasks (TaskViewSet): the client's tasks, filtered by every repeatable
+ * `project_id`, `region_id` and `state`, by `task_type`, by creation time (`from_timestamp` and
+ * `to_timestamp`, both inclusive) and by `is_acknowledged` (emulated tasks are never
+ * acknowledged), ordered by creation (`order_by`, or the deprecated `sorting`: `desc` by
+ * default), paged with `limit` (default 10, at most 1000) and `offset`. Answers
+ * `{count, results}` (TaskCollectionSerializer), `count` being every matching task.
+ */
+function listTasks(ctx: RouteContext): Reply {
+  const { limit, offset } = cloudPaging(ctx);
+  const pageSize = ctx.query.get('limit') === null ? DEFAULT_TASK_PAGE : limit;
+  const projects = intList(ctx, 'project_id');
+  const regions = intList(ctx, 'region_id');
+  const states = queryList(ctx.query, 'state').map((s) =>
+    (TASK_STATES as readonly string[]).includes(s) ? (s as TaskState) : badQuery(ctx, `state: Input should be 'NEW', 'RUNNING', 'FINISHED' or 'ERROR', got "${s}"`),
+  );
+  const types = queryList(ctx.query, 'task_type');
+  const from = timeFilter(ctx, 'from_timestamp');
+  const to = timeFilter(ctx, 'to_timestamp');
+  const acknowledged = ctx.query.get('is_acknowledged');
+  if (acknowledged !== null && !/^(true|false|1|0)$/i.test(acknowledged)) badQuery(ctx, `is_acknowledged: Input should be a valid boolean, got "${acknowledged}"`);
+  const order = sortOrder(ctx);
+
+  const matches = (task: TaskRecord): boolean =>
+    (projects.length === 0 || projects.includes(task.project_id)) &&
+    (regions.length === 0 || regions.includes(task.region_id)) &&
+    (states.length === 0 || states.includes(taskState(task, ctx.now))) &&
+    (types.length === 0 || types.includes(task.task_type)) &&
+    (from === undefined || task.created_at >= from) &&
+    (to === undefined || task.created_at <= to) &&
+    (acknowledged === null || /^(false|0)$/i.test(acknowledged));
+  const matching = [...ctx.state.tasks.values()].filter(matches);
+  // Tasks are kept in creation order; a stable sort keeps it among tasks created in the same ms.
+  matching.sort((a, b) => (order === 'asc' ? a.created_at - b.created_at : b.created_at - a.created_at));
+  const page = matching.slice(offset, offset + pageSize).map((task) => renderTask(task, ctx.now));
+  return jsonReply(200, { count: matching.length, results: page });
+}
+
+/**
+ * Cloud tasks: GET /cloud/v1/tasks (the list, with the vendor's filters) and
+ * GET /cloud/v1/tasks/{task_id} (TaskSerializer; the state derived from the emulator clock). The
+ * tasks themselves are the shared task engine's (tasks.ts), started by the other cloud services;
+ * fixtures cannot seed them.
  */
 export const tasksService = defineService({
   product: CLOUD_PRODUCT,
@@ -23,7 +91,10 @@ export const tasksService = defineService({
   load() {},
   // `settled`: whether the task's effect has been applied, which happens when the clock reaches its finish.
   dump: (state, now) => ({ tasks: [...state.tasks.values()].map((task) => ({ ...task, settled: task.finish_at <= now })) }),
-  routes: [{ method: 'GET', pattern: '/cloud/v1/tasks/{task_id}', handler: getTask }],
+  routes: [
+    { method: 'GET', pattern: '/cloud/v1/tasks', handler: listTasks },
+    { method: 'GET', pattern: '/cloud/v1/tasks/{task_id}', handler: getTask },
+  ],
   mutationKinds: [],
   taskTargets: [],
 });

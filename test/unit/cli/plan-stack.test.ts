@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_TASK_POLL_SCHEDULE } from '../../../src/api/tasks.js';
+import { checkMaxTasks, checkParallelism, DEFAULT_MAX_TASKS, pollScheduleFromEnv } from '../../../src/cli/plan-stack.js';
+import { UsageError } from '../../../src/errors.js';
+
+describe('--parallelism and --max-tasks', () => {
+  it.each([0, -1, 1.5, 101, Number.NaN])('refuses --parallelism %s', (n) => {
+    expect(() => checkParallelism(n)).toThrow(new UsageError(`--parallelism must be a whole number from 1 to 100, got ${String(n)}`));
+  });
+
+  it.each([0, -3, 2.5, 1001, Number.NaN])('refuses --max-tasks %s', (n) => {
+    expect(() => checkMaxTasks(n)).toThrow(new UsageError(`--max-tasks must be a whole number from 1 to 1000, got ${String(n)}`));
+  });
+
+  it('accepts every whole number in range, the default of --max-tasks (200) included', () => {
+    for (const n of [1, 10, 100]) expect(() => checkParallelism(n)).not.toThrow();
+    for (const n of [1, DEFAULT_MAX_TASKS, 1000]) expect(() => checkMaxTasks(n)).not.toThrow();
+    expect(DEFAULT_MAX_TASKS).toBe(200);
+  });
+});
+
+describe('EDGEFORM_TASK_POLL_INTERVAL', () => {
+  it('keeps the default schedule when unset or empty', () => {
+    expect(pollScheduleFromEnv({})).toBeUndefined();
+    expect(pollScheduleFromEnv({ EDGEFORM_TASK_POLL_INTERVAL: '' })).toBeUndefined();
+  });
+
+  it('sets the longest wait between polls, the shortest never longer than it', () => {
+    expect(pollScheduleFromEnv({ EDGEFORM_TASK_POLL_INTERVAL: '20' })).toEqual({ ...DEFAULT_TASK_POLL_SCHEDULE, initialMs: 20, maxMs: 20 });
+    expect(pollScheduleFromEnv({ EDGEFORM_TASK_POLL_INTERVAL: '60000' })).toEqual({ ...DEFAULT_TASK_POLL_SCHEDULE, initialMs: 150, maxMs: 60_000 });
+  });
+
+  it.each(['abc', '5', '1.5', '600001'])('refuses %s', (value) => {
+    expect(() => pollScheduleFromEnv({ EDGEFORM_TASK_POLL_INTERVAL: value })).toThrow(UsageError);
+  });
+});
