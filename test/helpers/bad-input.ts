@@ -1,12 +1,15 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../cmd/run-cli.js';
+import { captureStream } from './capture.js';
+import { sendJson, startLoopbackServer, type LoopbackServer } from './loopback-server.js';
 import { writeStackFiles } from './stack-files.js';
 
 /**
  * The bad-input corpus: every invalid stack of test/fixtures/invalid (exact diagnostics in
  * expected.json) and the huge and pathological ones generated at test time, with what every
- * refusal has in common. Run in-process by test/integration/cli/bad-input.test.ts and, for the
+ * refusal has in common. Run in-process by test/integration/cli/bad-input*.test.ts and, for the
  * generated ones, as a process with a capped heap by test/e2e/bad-input.test.ts.
  */
 
@@ -133,4 +136,87 @@ export function expectCleanRefusal(code: number | null, stdout: string, stderr: 
     expect(text).not.toMatch(RAW_CONTROL);
   }
   expect(stdout.length + stderr.length).toBeLessThan(MAX_OUTPUT);
+}
+
+/** The output of one in-process run. */
+export interface CorpusResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI in-process against a platform that must never be reached. */
+export interface CorpusRunner {
+  /** `edgeform ARGS` in this process (the same runCli the executable runs), with the corpus' environment and `env`. */
+  run(args: string[], env: Record<string, string>): Promise<CorpusResult>;
+  /** How many requests the platform has seen so far. */
+  requestCount(): number;
+}
+
+/**
+ * A loopback server that answers 500 to anything and records it (plan and apply point at it:
+ * a bad stack must never get there), started before the calling file's tests and stopped after.
+ */
+export function corpusRunner(): CorpusRunner {
+  let server: LoopbackServer;
+  beforeAll(async () => {
+    server = await startLoopbackServer((_req, res) => sendJson(res, 500, { message: 'a bad stack must never get here' }));
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+  return {
+    async run(args, env) {
+      const stdout = captureStream();
+      const stderr = captureStream();
+      const code = await runCli(args, { env: { NO_COLOR: '1', EDGEFORM_API_KEY: API_KEY, ...env, EDGEFORM_BASE_URL: server.url }, stdout, stderr });
+      return { code, stdout: stdout.text(), stderr: stderr.text() };
+    },
+    requestCount: () => server.requests.length,
+  };
+}
+
+/** Which commands {@link describeRefusals} runs each case through. */
+export type RefusingCommands = 'validate' | 'plan and apply';
+
+/**
+ * For each case: validate --format json lists exactly the expected located errors; plan and
+ * apply refuse it with located errors in text, exit 1, and send nothing. `commands` narrows
+ * the run to one of the two, so a file of heavy cases can be split in two for the two workers.
+ */
+export function describeRefusals(cases: Case[], corpus: CorpusRunner, commands: readonly RefusingCommands[] = ['validate', 'plan and apply']): void {
+  describe.each(cases)('$name', (c) => {
+    if (commands.includes('validate')) {
+      it('validate --format json lists located errors, exactly as expected', async () => {
+        const result = await corpus.run(['validate', c.path, '--format', 'json'], c.env);
+        expect(result.stderr).toBe('');
+        const doc = JSON.parse(result.stdout) as {
+          valid: boolean;
+          error_count: number;
+          diagnostics: Array<{ code: string; range: { start: { line: number; column: number } } | null }>;
+        };
+        expect(doc.valid).toBe(false);
+        const actual = doc.diagnostics.map((d) => ({ code: d.code, line: d.range?.start.line ?? 0, column: d.range?.start.column ?? 0 }));
+        if (c.exact) expect(actual).toEqual(c.expected);
+        else expect(actual.slice(0, c.expected.length)).toEqual(c.expected);
+        expect(doc.diagnostics.length).toBe(c.count ?? doc.diagnostics.length);
+        expect(doc.diagnostics.every((d) => d.range !== null)).toBe(true);
+        // JSON lists everything; only the text view is bounded.
+        if (!c.count) expectCleanRefusal(result.code, result.stdout, result.stderr, c.env.EDGEFORM_API_KEY);
+      });
+    }
+
+    if (commands.includes('plan and apply')) {
+      it.each([['plan'], ['apply', '--auto-approve']])('%s refuses it with located errors in text, exit 1, and sends nothing', async (...command) => {
+        const before = corpus.requestCount();
+        const result = await corpus.run([...command, c.path], c.env);
+        expectCleanRefusal(result.code, result.stdout, result.stderr, c.env.EDGEFORM_API_KEY);
+        const located = [...result.stderr.matchAll(LOCATED)];
+        expect(located.length).toBe(Math.min(c.count ?? c.expected.length, 50));
+        const [first] = located;
+        expect(`${first![2]}:${first![3]}`).toBe(`${c.expected[0]!.line}:${c.expected[0]!.column}`);
+        expect(corpus.requestCount()).toBe(before);
+      });
+    }
+  });
 }
