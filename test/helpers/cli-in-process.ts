@@ -22,9 +22,10 @@ let chdirInUse = false;
  *
  * `cwd` is the one thing a process has that io cannot inject: the CLI resolves relative paths
  * and finds a saved plan's stack against the working directory. A run with `cwd` therefore
- * changes the test process's working directory for its duration (vitest's forks pool runs a
- * file's tests one at a time in a process of their own) and always returns to the directory the
- * test process started in; two such runs at once are refused rather than left to race.
+ * changes the test process's working directory for its duration (each vitest worker is a process
+ * of its own that runs one test at a time: the forks pool of vitest.config.ts) and always returns
+ * to the directory the test process started in; two such runs at once are refused rather than
+ * left to race.
  */
 export async function runCliInProcess(args: string[], options: RunCliOptions = {}): Promise<CliResult> {
   const stdout = captureStream();
