@@ -13,7 +13,6 @@ const EXAMPLES = new URL('../../../examples/', import.meta.url);
 const example = (name: string) => new URL(name, EXAMPLES).pathname.replace(/\/$/, '');
 
 const FIP_PATCH = `PATCH /cloud/v2/floatingips/1/76/${DEMO.fip}`;
-const MEDIA_PATCH = `PATCH /cloud/v2/floatingips/1/76/${DEMO.fipDown}`;
 const RESIZE_POST = `POST /cloud/v1/instances/1/76/${DEMO.instance}/changeflavor`;
 const UPGRADE_POST = 'POST /cloud/v2/k8s/clusters/1/76/prod-eu/upgrade';
 
