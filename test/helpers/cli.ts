@@ -35,7 +35,7 @@ export function runCli(args: string[], options: RunCliOptions = {}): Promise<Cli
 }
 
 /** The CLI's environment: the test runner's minus every EDGEFORM_ variable, NO_COLOR set, then the overrides. */
-function cliEnv(overrides: Record<string, string | undefined> = {}): Record<string, string> {
+export function cliEnv(overrides: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (v !== undefined && !k.startsWith('EDGEFORM_')) env[k] = v;

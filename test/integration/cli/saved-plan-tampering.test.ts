@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
-import { DEMO, startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
-import { writeStackFiles } from '../helpers/stack-files.js';
+import { runCliInProcess } from '../../helpers/cli-in-process.js';
+import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { writeStackFiles } from '../../helpers/stack-files.js';
 
 /**
  * A saved plan is an artifact that travels between CI jobs, so anyone who can write it must not
@@ -51,7 +51,7 @@ beforeEach(async () => {
   emu.reset();
   cwd = writeStackFiles({ 'stack.yaml': STACK });
   env = { EDGEFORM_BASE_URL: emu.url, EDGEFORM_API_KEY: emu.apiKey, EDGEFORM_TASK_POLL_INTERVAL: '20' };
-  const planned = await runCli(['plan', 'stack.yaml', '--out', 'plan.json'], { env, cwd });
+  const planned = await runCliInProcess(['plan', 'stack.yaml', '--out', 'plan.json'], { env, cwd });
   expect(planned.code).toBe(0);
   original = readFileSync(join(cwd, 'plan.json'), 'utf8');
   emu.requests.length = 0;
@@ -64,10 +64,10 @@ const edit = (change: (plan: PlanJson) => void): void => {
 };
 const byAddress = (plan: PlanJson, address: string) => plan.resource_changes.find((c) => c.address === address)!;
 const writes = () => emu.requests.filter((r) => r.method !== 'GET');
-const apply = (extra: { env?: Record<string, string | undefined> } = {}) => runCli(['apply', 'plan.json'], { env: { ...env, ...extra.env }, cwd });
+const apply = (extra: { env?: Record<string, string | undefined> } = {}) => runCliInProcess(['apply', 'plan.json'], { env: { ...env, ...extra.env }, cwd });
 
 /** The run was refused before anything was changed, with a message naming why. */
-async function expectRefused(result: Awaited<ReturnType<typeof runCli>>, ...messages: string[]): Promise<void> {
+async function expectRefused(result: Awaited<ReturnType<typeof runCliInProcess>>, ...messages: string[]): Promise<void> {
   expect(result.code).toBe(1);
   for (const m of messages) expect(result.stderr).toContain(m);
   expect(result.stderr).not.toContain('bug in edgeform');
@@ -83,7 +83,7 @@ describe('apply PLANFILE applies only what was reviewed', () => {
   });
 
   it('applies a plan made with --target, planning the same selection again', async () => {
-    expect((await runCli(['plan', 'stack.yaml', '--target', 'cloud_floating_ip.web_ip', '--out', 'plan.json'], { env, cwd })).code).toBe(0);
+    expect((await runCliInProcess(['plan', 'stack.yaml', '--target', 'cloud_floating_ip.web_ip', '--out', 'plan.json'], { env, cwd })).code).toBe(0);
     const result = await apply();
     expect(result.stdout).toContain('Apply complete! Resources: 0 added, 1 changed, 0 destroyed.');
     expect(result.code).toBe(0);
@@ -164,7 +164,7 @@ describe('apply PLANFILE applies only what was reviewed', () => {
     const refused = await apply();
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('is not in this working directory');
-    const result = await runCli(['apply', 'plan.json', '--stack', join(elsewhere, 'copy.yaml')], { env, cwd });
+    const result = await runCliInProcess(['apply', 'plan.json', '--stack', join(elsewhere, 'copy.yaml')], { env, cwd });
     expect(result.stdout).toContain('Apply complete! Resources: 0 added, 2 changed, 0 destroyed.');
     expect(result.code).toBe(0);
   });
@@ -193,7 +193,7 @@ describe('apply PLANFILE never lets the plan file choose where the key is sent',
     const dir = mkdtempSync(join(tmpdir(), 'edgeform-foreign-'));
     const path = join(dir, 'evil.yaml');
     writeFileSync(path, STACK.replace('version: 1', `version: 1\nprovider: { base_url: "${evil}" }`));
-    const planned = await runCli(['plan', path, '--out', join(dir, 'p.json')], { env: { EDGEFORM_API_KEY: emu.apiKey, EDGEFORM_BASE_URL: emu.url }, cwd: dir });
+    const planned = await runCliInProcess(['plan', path, '--out', join(dir, 'p.json')], { env: { EDGEFORM_API_KEY: emu.apiKey, EDGEFORM_BASE_URL: emu.url }, cwd: dir });
     expect(planned.code).toBe(0);
     return { path, digest: (JSON.parse(readFileSync(join(dir, 'p.json'), 'utf8')) as PlanJson).stack.digest };
   }
@@ -253,7 +253,7 @@ describe('apply PLANFILE refuses a plan file that is not a well-formed plan', ()
 
   it('reads a truncated plan file without a .json name as a corrupt plan, not as a stack', async () => {
     writeFileSync(join(cwd, 'saved.plan'), original.slice(0, 200));
-    const result = await runCli(['apply', 'saved.plan'], { env, cwd });
+    const result = await runCliInProcess(['apply', 'saved.plan'], { env, cwd });
     await expectRefused(result, 'saved.plan is a corrupt plan file');
     expect(result.stderr).not.toContain('does not state its version');
   });

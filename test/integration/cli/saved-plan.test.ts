@@ -3,9 +3,9 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
-import { DEMO, startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
-import { writeStackFiles } from '../helpers/stack-files.js';
+import { runCliInProcess } from '../../helpers/cli-in-process.js';
+import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { writeStackFiles } from '../../helpers/stack-files.js';
 
 /** A saved plan is data that travels between CI jobs: it must never decide where the key is sent. */
 describe('apply PLANFILE sends the key only where this run is configured to', () => {
@@ -40,7 +40,7 @@ describe('apply PLANFILE sends the key only where this run is configured to', ()
     const cwd = stackFor();
     const file = join(cwd, 'plan.json');
     const env = { EDGEFORM_BASE_URL: emu.url, EDGEFORM_API_KEY: emu.apiKey, EDGEFORM_TASK_POLL_INTERVAL: '20' };
-    expect((await runCli(['plan', 'stack.yaml', '--out', file], { env, cwd })).code).toBe(0);
+    expect((await runCliInProcess(['plan', 'stack.yaml', '--out', file], { env, cwd })).code).toBe(0);
 
     // Someone edits the plan to point at their own listener.
     const seen: IncomingHttpHeaders[] = [];
@@ -53,7 +53,7 @@ describe('apply PLANFILE sends the key only where this run is configured to', ()
     const evil = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
     writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), base_url: evil }));
 
-    const result = await runCli(['apply', file], { env: { EDGEFORM_API_KEY: emu.apiKey }, cwd });
+    const result = await runCliInProcess(['apply', file], { env: { EDGEFORM_API_KEY: emu.apiKey }, cwd });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`the saved plan was made against ${evil}, but this run would talk to https://api.gcore.com`);
     expect(result.stderr).toContain(`set EDGEFORM_BASE_URL=${evil}`);
@@ -66,9 +66,9 @@ describe('apply PLANFILE sends the key only where this run is configured to', ()
     const cwd = stackFor(emu.url);
     const file = join(cwd, 'plan.json');
     const env = { EDGEFORM_API_KEY: emu.apiKey, EDGEFORM_TASK_POLL_INTERVAL: '20' };
-    expect((await runCli(['plan', 'stack.yaml', '--out', file], { env, cwd })).code).toBe(0);
+    expect((await runCliInProcess(['plan', 'stack.yaml', '--out', file], { env, cwd })).code).toBe(0);
 
-    const result = await runCli(['apply', file], { env, cwd });
+    const result = await runCliInProcess(['apply', file], { env, cwd });
     expect(result.stdout).toContain('Apply complete! Resources: 0 added, 1 changed, 0 destroyed.');
     expect(result.code).toBe(0);
     expect(emu.state.instances.get(DEMO.instance)!.flavor_id).toBe('g2-standard-4-8');
@@ -92,12 +92,12 @@ describe('apply PLANFILE evaluates the checks that gate resources again', () => 
       });
       const env = { EDGEFORM_BASE_URL: emu.url, EDGEFORM_API_KEY: emu.apiKey, EDGEFORM_TASK_POLL_INTERVAL: '20' };
       const file = join(dir, 'plan.json');
-      expect((await runCli(['plan', 'stack.yaml', '--out', file], { env, cwd: dir })).code).toBe(0);
+      expect((await runCliInProcess(['plan', 'stack.yaml', '--out', file], { env, cwd: dir })).code).toBe(0);
 
       // The English subtitles are withdrawn between plan and apply.
       emu.state.videos.get(9877)!.subtitles = [];
 
-      const result = await runCli(['apply', file], { env, cwd: dir });
+      const result = await runCliInProcess(['apply', file], { env, cwd: dir });
       expect(result.code).toBe(1);
       expect(result.stdout).toContain('streaming_video_subtitles.tour: was pass when planned, is fail now');
       expect(result.stdout).toContain('cloud_instance.web_vm: depends on streaming_video_subtitles.tour, which is failing');

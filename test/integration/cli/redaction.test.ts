@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { emulatorEnv } from '../helpers/apply.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
-import { DEMO, startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
-import { writeStackFiles } from '../helpers/stack-files.js';
+import { emulatorEnv } from '../../helpers/apply.js';
+import type { CliResult } from '../../helpers/cli.js';
+import { runCliInProcess } from '../../helpers/cli-in-process.js';
+import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { writeStackFiles } from '../../helpers/stack-files.js';
 
 /**
  * The key must never be printed, whatever route it takes into the output. A stack can no
@@ -49,7 +50,7 @@ describe('the API key never appears in output', () => {
   });
 
   const run = async (args: string[], extraEnv: Record<string, string> = {}) => {
-    const result = await runCli(args, { env: { ...env, ...extraEnv } });
+    const result = await runCliInProcess(args, { env: { ...env, ...extraEnv } });
     outputs.push(result);
     return result;
   };

@@ -5,11 +5,11 @@
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { emulatorEnv, extraFipBlocks, withExtraFloatingIps, writesSeen } from '../helpers/apply.js';
-import { runCli } from '../helpers/cli.js';
-import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
-import { closedPort } from '../helpers/loopback-server.js';
-import { writeStackFiles } from '../helpers/stack-files.js';
+import { emulatorEnv, extraFipBlocks, withExtraFloatingIps, writesSeen } from '../../helpers/apply.js';
+import { runCliInProcess } from '../../helpers/cli-in-process.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { closedPort } from '../../helpers/loopback-server.js';
+import { writeStackFiles } from '../../helpers/stack-files.js';
 
 const RESOURCES = 30;
 const WRONG_KEY = 'wrong$key-4f1d';
@@ -31,7 +31,7 @@ const lines = (text: string) => text.split('\n').filter((l) => l !== '');
 describe('a refused API key', () => {
   it('apply --format json: one error on stderr, JSON events on stdout ending with change_summary naming it, exit 1', async () => {
     const { emu, stack, env } = await setUp();
-    const result = await runCli(['apply', stack, '--auto-approve', '--format', 'json'], { env: { ...env, EDGEFORM_API_KEY: WRONG_KEY } });
+    const result = await runCliInProcess(['apply', stack, '--auto-approve', '--format', 'json'], { env: { ...env, EDGEFORM_API_KEY: WRONG_KEY } });
 
     expect(result.code).toBe(1);
     const refused = new RegExp(`^the platform at ${emu.url} refused the API key in EDGEFORM_API_KEY: GET /cloud/v1/floatingips/.*: 401 Unauthorized`);
@@ -55,7 +55,7 @@ describe('a refused API key', () => {
 
   it('apply (text): one error line, nothing else, exit 1', async () => {
     const { stack, env } = await setUp();
-    const result = await runCli(['apply', stack, '--auto-approve'], { env: { ...env, EDGEFORM_API_KEY: WRONG_KEY } });
+    const result = await runCliInProcess(['apply', stack, '--auto-approve'], { env: { ...env, EDGEFORM_API_KEY: WRONG_KEY } });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(lines(result.stderr)).toEqual([expect.stringMatching(/^Error: the platform at .* refused the API key in EDGEFORM_API_KEY: GET .*401 Unauthorized/)]);
@@ -67,7 +67,7 @@ describe('a refused API key', () => {
       ['plan', stack, '--format', 'json'],
       ['drift', stack],
     ]) {
-      const result = await runCli(args, { env: { ...env, EDGEFORM_API_KEY: WRONG_KEY } });
+      const result = await runCliInProcess(args, { env: { ...env, EDGEFORM_API_KEY: WRONG_KEY } });
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
       expect(lines(result.stderr)).toEqual([expect.stringMatching(/^Error: the platform at .* refused the API key in EDGEFORM_API_KEY/)]);
@@ -83,7 +83,7 @@ describe('an unreachable platform (nothing listens at the base URL)', () => {
       ['plan', stack],
       ['apply', stack, '--auto-approve'],
     ]) {
-      const result = await runCli(args, { env: { ...env, EDGEFORM_BASE_URL: url } });
+      const result = await runCliInProcess(args, { env: { ...env, EDGEFORM_BASE_URL: url } });
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
       expect(lines(result.stderr)).toEqual([expect.stringMatching(new RegExp(`^Error: the platform at ${url}/? is unavailable: GET .*ECONNREFUSED.*gave up after 4 attempts$`))]);
@@ -92,7 +92,7 @@ describe('an unreachable platform (nothing listens at the base URL)', () => {
 
   it('apply --format json ends with change_summary naming the platform unavailable', async () => {
     const { stack, env } = await setUp();
-    const result = await runCli(['apply', stack, '--auto-approve', '--format', 'json'], { env: { ...env, EDGEFORM_BASE_URL: await closedPort() } });
+    const result = await runCliInProcess(['apply', stack, '--auto-approve', '--format', 'json'], { env: { ...env, EDGEFORM_BASE_URL: await closedPort() } });
     expect(result.code).toBe(1);
     const last = JSON.parse(lines(result.stdout).at(-1)!) as Record<string, unknown>;
     expect(last).toMatchObject({ type: 'change_summary', run_error: { code: 'EDGEFORM_PLATFORM_UNAVAILABLE' } });

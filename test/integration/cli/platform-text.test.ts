@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { emulatorEnv } from '../helpers/apply.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
-import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
-import { writeStackFiles } from '../helpers/stack-files.js';
+import { emulatorEnv } from '../../helpers/apply.js';
+import type { CliResult } from '../../helpers/cli.js';
+import { runCliInProcess } from '../../helpers/cli-in-process.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { writeStackFiles } from '../../helpers/stack-files.js';
 
 const FIP = '0b5c7a4e-1d2f-4e3a-9b8c-7d6e5f4a3b2c';
 /** A key of the platform's shape. */
@@ -26,7 +27,7 @@ const secretWindows = [...windowsOf(KEY).filter((_, i) => i + 8 > 5), ...windows
  * echoing pieces of the key must reach the user escaped and redacted, in every format of drift
  * and apply, and JSON output must still carry the exact value.
  */
-describe('platform text in output (e2e)', () => {
+describe('platform text in output', () => {
   let emu: TestEmulator;
   let stack: string;
   let env: Record<string, string>;
@@ -67,7 +68,7 @@ describe('platform text in output (e2e)', () => {
   });
 
   const run = async (...args: string[]) => {
-    const result = await runCli(args, { env });
+    const result = await runCliInProcess(args, { env });
     outputs.push(result);
     return result;
   };

@@ -5,10 +5,11 @@
  */
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliResult } from '../helpers/cli.js';
-import { HOSTILE_SHAPES, MiB, writeHostileAnswer, type HostileAnswer, type HugeOutcome } from '../helpers/hostile-answers.js';
-import { startLoopbackServer, type LoopbackServer } from '../helpers/loopback-server.js';
-import { writeStackFiles } from '../helpers/stack-files.js';
+import type { CliResult } from '../../helpers/cli.js';
+import { runCliInProcess } from '../../helpers/cli-in-process.js';
+import { HOSTILE_SHAPES, MiB, writeHostileAnswer, type HostileAnswer, type HugeOutcome } from '../../helpers/hostile-answers.js';
+import { startLoopbackServer, type LoopbackServer } from '../../helpers/loopback-server.js';
+import { writeStackFiles } from '../../helpers/stack-files.js';
 
 const KEY = '29841$c767b250c767b250c767b250c767b250';
 const FIP = '726ecfcc-7fd0-4e30-a86e-7892524aa483';
@@ -66,7 +67,7 @@ afterEach(() => {
 });
 
 async function plan(): Promise<CliResult> {
-  const result = await runCli(['plan', stackFile], { env: { EDGEFORM_BASE_URL: server.url, EDGEFORM_API_KEY: KEY } });
+  const result = await runCliInProcess(['plan', stackFile], { env: { EDGEFORM_BASE_URL: server.url, EDGEFORM_API_KEY: KEY } });
   for (const text of [result.stdout, result.stderr]) {
     expect(text).not.toContain(KEY);
     expect(text).not.toContain('bug in edgeform');

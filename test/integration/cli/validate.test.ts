@@ -1,0 +1,105 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { createAjv } from '../../helpers/ajv.js';
+import { runCliInProcess } from '../../helpers/cli-in-process.js';
+
+// ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
+
+/** Every example stack: the top-level examples/*.yaml files and the directory stack. */
+const EXAMPLE_FILES = readdirSync('examples')
+  .filter((f) => f.endsWith('.yaml'))
+  .map((f) => join('examples', f));
+const EXAMPLES = [...EXAMPLE_FILES, 'examples/multi-file'];
+
+describe('edgeform validate', () => {
+  it.each(EXAMPLES)('accepts %s with exit 0', async (path) => {
+    const result = await runCliInProcess(['validate', path]);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toMatch(/^Success! The stack is valid \(\d+ resources?, \d+ checks?\)\.\n$/);
+    expect(result.code).toBe(0);
+  });
+
+  it('counts the quickstart blocks: every resource kind and both checks', async () => {
+    const result = await runCliInProcess(['validate', 'examples/quickstart.yaml']);
+    expect(result.stdout).toBe('Success! The stack is valid (7 resources, 2 checks).\n');
+  });
+
+  it('prints the versioned JSON document with --format json', async () => {
+    const result = await runCliInProcess(['validate', 'test/fixtures/invalid/unknown-resource-field/stack.yaml', '--format', 'json']);
+    expect(result.code).toBe(1);
+    const doc = JSON.parse(result.stdout);
+    expect(doc).toMatchObject({ format_version: '1.0', valid: false, error_count: 2, warning_count: 0 });
+    expect(doc.diagnostics[1]).toEqual({
+      severity: 'error',
+      code: 'unknown-field',
+      summary: 'unknown field "flavour_id" in cloud_instance; did you mean "flavor_id"?',
+      detail: 'cloud_instance accepts: project_id, region_id, instance_id, flavor_id, ensure, type, depends_on.',
+      address: 'cloud_instance.web_vm',
+      range: { filename: 'test/fixtures/invalid/unknown-resource-field/stack.yaml', start: { line: 9, column: 5 }, end: { line: 9, column: 15 } },
+    });
+  });
+
+  it('prints valid JSON for a valid stack too', async () => {
+    const result = await runCliInProcess(['validate', 'examples/cloud.yaml', '--format', 'json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ format_version: '1.0', valid: true, error_count: 0, warning_count: 0, diagnostics: [] });
+  });
+
+  it('never prints a key found in the stack, not even in the code frame', async () => {
+    const result = await runCliInProcess(['validate', 'test/fixtures/invalid/api-key-field/stack.yaml']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('EDGEFORM_API_KEY');
+    expect(result.stderr).not.toContain('c767b250');
+  });
+
+  it('reports a path that does not exist with exit 1 and no stack trace', async () => {
+    const result = await runCliInProcess(['validate', 'no/such/stack.yaml']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error: no such file or directory: no/such/stack.yaml');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('asks for a path when none is given', async () => {
+    const result = await runCliInProcess(['validate']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("Run 'edgeform --help' for usage.");
+  });
+});
+
+describe('edgeform schema', () => {
+  async function schema(): Promise<Record<string, unknown>> {
+    const result = await runCliInProcess(['schema']);
+    expect(result.code).toBe(0);
+    return JSON.parse(result.stdout) as Record<string, unknown>;
+  }
+
+  function compile(json: Record<string, unknown>) {
+    return createAjv().compile(json);
+  }
+
+  it('prints a draft 2020-12 JSON Schema that ajv compiles', async () => {
+    const json = await schema();
+    expect(json.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+    expect(() => compile(json)).not.toThrow();
+  });
+
+  it.each([...EXAMPLE_FILES, ...readdirSync('examples/multi-file').map((f) => join('examples/multi-file', f))])('accepts the example %s', async (path) => {
+    const validate = compile(await schema());
+    const ok = validate(parse(readFileSync(path, 'utf8')));
+    expect(validate.errors ?? []).toEqual([]);
+    expect(ok).toBe(true);
+  });
+
+  it('tells blocks apart by type: fields of another kind and wrong enum values are rejected', async () => {
+    const validate = compile(await schema());
+    const stack = (block: Record<string, unknown>) => ({ version: 1, resources: { x: block } });
+    expect(validate(stack({ type: 'fastedge_app', app_id: 1, ensure: 'absent' }))).toBe(true);
+    expect(validate(stack({ type: 'fastedge_app', app_id: 1, flavor_id: 'x' }))).toBe(false);
+    expect(validate(stack({ type: 'cloud_instance', instance_id: 'a7e7e8d6-0b4c-4c2e-9d1e-2f0f0c7b9a11', ensure: 'absent' }))).toBe(false);
+    expect(validate(stack({ type: 'cloud_instance', flavor_id: 'x' }))).toBe(false);
+    expect(validate(stack({ type: 'nope' }))).toBe(false);
+    expect(validate({ version: 1, defaults: { project_id: '${env:PROJECT_ID}' } })).toBe(true);
+  });
+});
