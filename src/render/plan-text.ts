@@ -1,7 +1,8 @@
 import type { Diagnostic } from '../config/diagnostics.js';
 import type { Action, CheckResult, FieldChange, Plan, ResourceChange } from '../plan/types.js';
 import { NO_COLORS, type Colors } from './colors.js';
-import { formatMessage, formatName, formatValue, isMultiline, unifiedDiffLines } from './values.js';
+import { isMultiline, unifiedDiffLines } from './text-diff.js';
+import { formatMessage, formatName, formatValue } from './values.js';
 
 /** How each action is marked, described and coloured, in the order the legend lists them. */
 const ACTIONS: Record<Exclude<Action, 'no-op'>, { symbol: string; legend: string; verb: string; style: 'yellow' | 'red' | 'cyan' }> = {
