@@ -194,17 +194,22 @@ function validateProvider(node: SourceNode, diagnostics: Diagnostic[]): Stack['p
   return {};
 }
 
+/**
+ * How many unknown dependencies get a "did you mean": each suggestion compares the address with
+ * every address of the stack, so suggesting for all of them would make a stack full of such
+ * mistakes cost the square of its size. The first ones (in file order) are those printed.
+ */
+export const MAX_DEPENDENCY_SUGGESTIONS = 100;
+
 function checkDependencies(blocks: ReadonlyMap<string, TypedBlock>): Diagnostic[] {
   const out: Diagnostic[] = [];
   const addresses = [...blocks.keys()];
+  let suggestions = 0;
   for (const block of blocks.values()) {
     for (const dep of block.dependsOn) {
       if (blocks.has(dep.address)) continue;
-      out.push(
-        error('unknown-dependency', `depends_on names ${dep.address}, which is not in the stack${didYouMean(dep.address, addresses)}`, dep.range, {
-          address: block.address,
-        }),
-      );
+      const hint = suggestions++ < MAX_DEPENDENCY_SUGGESTIONS ? didYouMean(dep.address, addresses) : '';
+      out.push(error('unknown-dependency', `depends_on names ${dep.address}, which is not in the stack${hint}`, dep.range, { address: block.address }));
     }
   }
   const graph = buildGraph([...blocks.values()].map((b) => ({ address: b.address, dependsOn: b.dependsOn.map((d) => d.address) })));
