@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { z } from 'zod';
 import { buildGraph, findCycles } from '../plan/graph.js';
 import { canonicalJson } from '../plan/fingerprint.js';
@@ -171,7 +171,7 @@ export function digestStack(provider: Stack['provider'], resources: readonly Res
       .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0))
       .map((b) => ({ address: b.address, type: b.type, attributes: b.attributes, depends_on: [...b.dependsOn].sort() }));
   const canonical = canonicalJson({ version: STACK_VERSION, provider, resources: view(resources), checks: view(checks) });
-  return createHash('sha256').update(canonical).digest('hex');
+  return hash('sha256', canonical, 'hex');
 }
 
 function checkVersion(node: SourceNode, diagnostics: Diagnostic[]): void {
