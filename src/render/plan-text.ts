@@ -94,7 +94,9 @@ function renderFieldChanges(change: ResourceChange, colors: Colors): string[] {
   const groups = new Map<string, FieldChange[]>();
   for (const c of change.changes) {
     const head = formatName(c.path[0]!);
-    groups.set(head, [...(groups.get(head) ?? []), c]);
+    const group = groups.get(head);
+    if (group) group.push(c);
+    else groups.set(head, [c]);
   }
   for (const [field, fieldChanges] of groups) {
     const nested = fieldChanges.filter((c) => c.path.length > 1);
