@@ -36,6 +36,19 @@ if (isMain()) {
   // `ps` and /proc show "edgeform plan stack.yaml" rather than node and a script path; also the
   // sign (for tests, through /proc/PID/comm) that the handlers are in place.
   process.title = ['edgeform', ...process.argv.slice(2)].join(' ');
-  const { runCli } = await import('./run-cli.js');
-  process.exitCode = await runCli(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  if (isVersionQuery(argv)) {
+    // Answered here, without the command line's dependencies: `edgeform --version` costs about
+    // what `node -e 0` does. runCli answers the same question the same way (yargs' --version).
+    const { VERSION } = await import('../src/version.js');
+    process.stdout.write(`${VERSION}\n`);
+  } else {
+    const { runCli } = await import('./run-cli.js');
+    process.exitCode = await runCli(argv);
+  }
+}
+
+/** True for exactly `edgeform --version` or `edgeform -v`. */
+function isVersionQuery(argv: readonly string[]): boolean {
+  return argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v');
 }

@@ -5,7 +5,8 @@
  */
 import yargs, { type Argv } from 'yargs';
 import { EdgeformError, InterruptedError, UsageError } from '../src/errors.js';
-import { commands } from '../src/cli/commands.js';
+import type { Command, CommandEntry } from '../src/cli/command.js';
+import { commands, commandsToLoad } from '../src/cli/commands.js';
 import { createIO, ExitCode, type CliIO, type CreateIOOptions } from '../src/cli/io.js';
 import { VERSION } from '../src/version.js';
 
@@ -45,14 +46,18 @@ export async function runCli(argv: string[], ioOptions: CreateIOOptions = {}): P
       throw new UsageError(explainUsage(message ?? 'invalid invocation'));
     });
 
-  for (const command of commands) {
-    parser = parser.command(command.command, command.describe, command.builder, async (args) => {
-      ran = true;
-      exitCode = await command.run(args, io);
-    });
-  }
-
   try {
+    const loaded = await loadCommands(argv);
+    for (const entry of commands) {
+      const command = loaded.get(entry);
+      // A command not loaded is one yargs does not run (see commandsToLoad): it needs only its
+      // name and description, for --help and "did you mean".
+      parser = parser.command(entry.command, entry.describe, command?.builder ?? ((y: Argv) => y), async (args) => {
+        if (!command) throw new Error(`the command "${entry.command}" ran without being loaded`);
+        ran = true;
+        exitCode = await command.run(args, io);
+      });
+    }
     const parsed = await parser.parseAsync();
     // With exitProcess(false) yargs prints `COMMAND --help` itself and runs nothing: that is success.
     if (!ran && parsed.help === true) return ExitCode.ok;
@@ -61,6 +66,12 @@ export async function runCli(argv: string[], ioOptions: CreateIOOptions = {}): P
   } catch (error) {
     return reportError(error, io);
   }
+}
+
+async function loadCommands(argv: readonly string[]): Promise<Map<CommandEntry, Command<any>>> {
+  const wanted = commandsToLoad(argv, commands);
+  const loaded = await Promise.all(wanted.map((entry) => entry.load()));
+  return new Map(wanted.map((entry, i) => [entry, loaded[i]!]));
 }
 
 /** What yargs passes to its fail handler: its usage object, which knows the options in scope. */

@@ -29,8 +29,6 @@ interface ApplyArgs {
 
 /** `edgeform apply`: carry out a plan, from a stack (after approval) or a saved plan file. */
 export const applyCommand = defineCommand<ApplyArgs>({
-  command: 'apply <path>',
-  describe: 'Apply a stack (after showing its plan) or a saved plan file',
   builder: (y) =>
     y
       .positional('path', { type: 'string', describe: 'Stack file, directory, or a plan file written by plan --out', demandOption: true })

@@ -1,10 +1,56 @@
-import { applyCommand } from './apply.js';
-import type { Command } from './command.js';
-import { driftCommand } from './drift.js';
-import { emulatorCommand } from './emulator.js';
-import { planCommand } from './plan.js';
-import { schemaCommand } from './schema.js';
-import { validateCommand } from './validate.js';
+import type { CommandEntry } from './command.js';
 
-/** Every command edgeform has, in the order `--help` lists them. */
-export const commands: Command<any>[] = [validateCommand, planCommand, applyCommand, driftCommand, schemaCommand, emulatorCommand];
+/**
+ * Every command edgeform has, in the order `--help` lists them. Each loads its module only when
+ * it runs (as oclif's command manifest does): start-up cost is paid for the command run, not
+ * for all of them.
+ */
+export const commands: readonly CommandEntry[] = [
+  {
+    command: 'validate <path>',
+    describe: 'Check a stack file or directory offline (no API calls)',
+    load: async () => (await import('./validate.js')).validateCommand,
+  },
+  {
+    command: 'plan <path>',
+    describe: 'Show what apply would change (reads the platform, changes nothing)',
+    load: async () => (await import('./plan.js')).planCommand,
+  },
+  {
+    command: 'apply <path>',
+    describe: 'Apply a stack (after showing its plan) or a saved plan file',
+    load: async () => (await import('./apply.js')).applyCommand,
+  },
+  {
+    command: 'drift <path>',
+    describe: 'Report where the platform differs from the stack (exit 0 in sync, 2 drift, 1 error)',
+    load: async () => (await import('./drift.js')).driftCommand,
+  },
+  {
+    command: 'schema',
+    describe: 'Print the JSON Schema of the stack file (for editors)',
+    load: async () => (await import('./schema.js')).schemaCommand,
+  },
+  {
+    command: 'emulator',
+    describe: 'Run the local platform emulator (for demos, tests and trying stacks safely)',
+    load: async () => (await import('./emulator.js')).emulatorCommand,
+  },
+];
+
+/** The flags yargs reads before the command name (none of them takes a value). */
+const TOP_LEVEL_FLAGS = new Set(['--help', '-h', '--version', '-v', '--color', '--no-color', '--color=true', '--color=false']);
+
+/**
+ * The commands whose modules this command line needs: the one it names, which yargs runs (its
+ * flags come from its module); none when it names no command (`--help`, a typo: yargs needs
+ * only the names then); every one in the odd case of an unknown flag before the command name,
+ * where only yargs can tell which word is the command.
+ */
+export function commandsToLoad(argv: readonly string[], entries: readonly CommandEntry[]): readonly CommandEntry[] {
+  const at = argv.findIndex((a) => !a.startsWith('-'));
+  if (at === -1) return [];
+  if (!argv.slice(0, at).every((a) => TOP_LEVEL_FLAGS.has(a))) return entries;
+  const named = entries.find((e) => e.command.split(' ')[0] === argv[at]);
+  return named ? [named] : [];
+}

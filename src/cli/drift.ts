@@ -18,8 +18,6 @@ interface DriftArgs {
  * Exit 0 in sync, 2 drift found, 1 error (an unreachable API is an error, never "in sync").
  */
 export const driftCommand = defineCommand<DriftArgs>({
-  command: 'drift <path>',
-  describe: 'Report where the platform differs from the stack (exit 0 in sync, 2 drift, 1 error)',
   builder: (y) =>
     y
       .positional('path', { type: 'string', describe: 'Stack file or directory of *.yaml files', demandOption: true })

@@ -81,8 +81,6 @@ function printBanner(io: CliIO, emulator: Emulator, control: boolean): void {
 
 /** `edgeform emulator`: serve the local platform emulator until SIGINT/SIGTERM, then exit 0. */
 export const emulatorCommand = defineCommand<EmulatorArgs>({
-  command: 'emulator',
-  describe: 'Run the local platform emulator (for demos, tests and trying stacks safely)',
   builder: (y) =>
     y
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'Interface to listen on' })

@@ -21,8 +21,6 @@ interface PlanArgs {
 
 /** `edgeform plan`: read the live state and show exactly what apply would do. */
 export const planCommand = defineCommand<PlanArgs>({
-  command: 'plan <path>',
-  describe: 'Show what apply would change (reads the platform, changes nothing)',
   builder: (y) =>
     y
       .positional('path', { type: 'string', describe: 'Stack file or directory of *.yaml files', demandOption: true })

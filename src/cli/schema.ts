@@ -7,8 +7,6 @@ import { ExitCode } from './io.js';
  * from the validator's own zod schemas. The committed edgeform.schema.json is this output.
  */
 export const schemaCommand = defineCommand<Record<string, never>>({
-  command: 'schema',
-  describe: 'Print the JSON Schema of the stack file (for editors)',
   builder: (y) => y.epilog('Regenerate the committed copy with: node dist/cmd/edgeform.js schema > edgeform.schema.json'),
   async run(_args, io) {
     io.out(`${JSON.stringify(buildStackJsonSchema(), null, 2)}\n`);

@@ -14,8 +14,6 @@ interface ValidateArgs {
  * line to stdout; `--format json` writes one JSON document to stdout.
  */
 export const validateCommand = defineCommand<ValidateArgs>({
-  command: 'validate <path>',
-  describe: 'Check a stack file or directory offline (no API calls)',
   builder: (y) =>
     y
       .positional('path', { type: 'string', describe: 'Stack file or directory of *.yaml files', demandOption: true })

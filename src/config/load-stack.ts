@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { z } from 'zod';
 import { buildGraph, findCycles } from '../plan/graph.js';
 import { canonicalJson } from '../plan/fingerprint.js';
@@ -171,7 +171,7 @@ export function digestStack(provider: Stack['provider'], resources: readonly Res
       .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0))
       .map((b) => ({ address: b.address, type: b.type, attributes: b.attributes, depends_on: [...b.dependsOn].sort() }));
   const canonical = canonicalJson({ version: STACK_VERSION, provider, resources: view(resources), checks: view(checks) });
-  return createHash('sha256').update(canonical).digest('hex');
+  return hash('sha256', canonical, 'hex');
 }
 
 function checkVersion(node: SourceNode, diagnostics: Diagnostic[]): void {
@@ -194,17 +194,22 @@ function validateProvider(node: SourceNode, diagnostics: Diagnostic[]): Stack['p
   return {};
 }
 
+/**
+ * How many unknown dependencies get a "did you mean": each suggestion compares the address with
+ * every address of the stack, so suggesting for all of them would make a stack full of such
+ * mistakes cost the square of its size. The first ones (in file order) are those printed.
+ */
+export const MAX_DEPENDENCY_SUGGESTIONS = 100;
+
 function checkDependencies(blocks: ReadonlyMap<string, TypedBlock>): Diagnostic[] {
   const out: Diagnostic[] = [];
   const addresses = [...blocks.keys()];
+  let suggestions = 0;
   for (const block of blocks.values()) {
     for (const dep of block.dependsOn) {
       if (blocks.has(dep.address)) continue;
-      out.push(
-        error('unknown-dependency', `depends_on names ${dep.address}, which is not in the stack${didYouMean(dep.address, addresses)}`, dep.range, {
-          address: block.address,
-        }),
-      );
+      const hint = suggestions++ < MAX_DEPENDENCY_SUGGESTIONS ? didYouMean(dep.address, addresses) : '';
+      out.push(error('unknown-dependency', `depends_on names ${dep.address}, which is not in the stack${hint}`, dep.range, { address: block.address }));
     }
   }
   const graph = buildGraph([...blocks.values()].map((b) => ({ address: b.address, dependsOn: b.dependsOn.map((d) => d.address) })));

@@ -1,4 +1,4 @@
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Alias, type Document, type Node, type YAMLMap, type YAMLError } from 'yaml';
+import { Composer, isAlias, isMap, isScalar, isSeq, LineCounter, Parser, YAMLParseError, type Alias, type Document, type Node, type YAMLMap, type YAMLError } from 'yaml';
 import type { Diagnostic, SourceRange } from './diagnostics.js';
 import { interpolate, isWholeReference } from './interpolate.js';
 import { API_KEY_ENV } from '../env.js';
@@ -56,13 +56,14 @@ export function readSourceFile(filename: string, text: string, env: Readonly<Rec
     const b = lineCounter.linePos(end ?? start!);
     return { filename, start: { line: a.line, column: a.col }, end: { line: b.line, column: b.col } };
   };
-  const scanProblem = scanYaml(text, budget);
+  const lexemes: string[] = [];
+  const scanProblem = scanYaml(text, budget, lexemes);
   if (scanProblem) {
     const at = positionAt(text, scanProblem.offset);
     const range = { filename, start: at, end: at };
     return { filename, text, diagnostics: [{ severity: 'error', code: scanProblem.code, summary: scanProblem.summary, detail: scanProblem.detail, range }], syntaxErrors: true };
   }
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false });
+  const doc = parseLexemes(lexemes, text.length, lineCounter);
   const diagnostics: Diagnostic[] = doc.errors.map((error) => ({ severity: 'error', ...describeYamlError(error), range: toRange(error.pos) }));
   const control = NON_PRINTABLE.exec(text);
   if (control) {
@@ -89,6 +90,32 @@ export function readSourceFile(filename: string, text: string, env: Readonly<Rec
   // A limit stopped the conversion: the partial tree would only add noise, like broken YAML.
   if (converter.stopped) return { filename, text: maskSpans(text, converter.secretSpans), diagnostics, syntaxErrors: true };
   return { filename, text: maskSpans(text, converter.secretSpans), root, diagnostics, syntaxErrors: false };
+}
+
+/**
+ * The yaml library's parseDocument, fed the lexemes scanYaml already cut (lexing is a fifth of
+ * the parse): the parser and composer parseDocument uses, with the same options, and the same
+ * MULTIPLE_DOCS error on a second document.
+ */
+function parseLexemes(lexemes: readonly string[], length: number, lineCounter: LineCounter): Document.Parsed {
+  const parser = new Parser(lineCounter.addNewLine);
+  const tokens = function* () {
+    // What Parser.parse does before its first lexeme.
+    lineCounter.addNewLine(0);
+    for (const lexeme of lexemes) yield* parser.next(lexeme);
+    yield* parser.end();
+  };
+  let doc: Document.Parsed | undefined;
+  for (const next of new Composer({ prettyErrors: false, uniqueKeys: false }).compose(tokens(), true, length)) {
+    if (!doc) {
+      doc = next;
+      continue;
+    }
+    doc.errors.push(new YAMLParseError(next.range.slice(0, 2) as [number, number], 'MULTIPLE_DOCS', 'Source contains multiple documents; please use YAML.parseAllDocuments()'));
+    break;
+  }
+  // compose(…, forceDoc) always yields a document.
+  return doc!;
 }
 
 /** Characters the YAML spec does not allow in a stream (C0 but tab and line breaks, DEL, C1 but NEL, U+FFFE, U+FFFF). */
@@ -256,6 +283,7 @@ class Converter {
    */
   private convertMap(node: YAMLMap, range: SourceRange, aliasChain: readonly Node[], isTagMap: boolean, depth: number): SourceNode {
     const entries = new Map<string, SourceNode>();
+    const values: Array<[string, unknown]> = [];
     for (const pair of node.items) {
       if (this.stopped) break;
       const keyNode = pair.key as Node | null;
@@ -296,10 +324,13 @@ class Converter {
         continue;
       }
       const valueNode = pair.value as Node | null;
-      const child = valueNode ? this.convert(valueNode, aliasChain, key, depth + 1) : { value: null, range: keyRange };
-      entries.set(key, { ...child, keyRange });
+      // convert returns a node of its own, so it can take its key's range.
+      const child: SourceNode = valueNode ? this.convert(valueNode, aliasChain, key, depth + 1) : { value: null, range: keyRange };
+      child.keyRange = keyRange;
+      entries.set(key, child);
+      values.push([key, child.value]);
     }
-    return { value: Object.fromEntries([...entries].map(([k, v]) => [k, v.value])), range, entries };
+    return { value: Object.fromEntries(values), range, entries };
   }
 
   private convertScalar(value: unknown, range: SourceRange): SourceNode {

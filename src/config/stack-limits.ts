@@ -74,8 +74,11 @@ const MARKERS = new Set<string>([CST.DOCUMENT, CST.SCALAR, CST.FLOW_END]);
  * Nesting is flow brackets plus block levels: a value, `-` or `?` that starts further right
  * than the open block levels opens one more (`- - - x` opens three), one at or left of a level
  * closes it: the levels the converter counts, give or take a key and its value on one line.
+ *
+ * With `lexemes`, every lexeme is also pushed onto it, so that the parser can be fed the same
+ * lexemes (see readSourceFile) instead of lexing the text a second time.
  */
-export function scanYaml(text: string, budget: StackBudget): ScanProblem | undefined {
+export function scanYaml(text: string, budget: StackBudget, lexemes?: string[]): ScanProblem | undefined {
   let values = 0;
   let flowDepth = 0;
   /** Columns of the open block levels. */
@@ -84,6 +87,7 @@ export function scanYaml(text: string, budget: StackBudget): ScanProblem | undef
   let lineStart = 0;
   let previous = '';
   for (const token of new Lexer().lex(text)) {
+    lexemes?.push(token);
     const type = CST.tokenType(token);
     if (token.length > MAX_VALUE_LENGTH) {
       const what = previous === CST.SCALAR || type === 'single-quoted-scalar' || type === 'double-quoted-scalar' ? 'value' : type === 'comment' ? 'comment' : 'token';

@@ -26,8 +26,8 @@ export function buildGraph(entries: Iterable<{ address: string; dependsOn: reado
   }
   for (const { address, dependsOn } of list) {
     const deps = dependencies.get(address)!;
-    for (const dep of dependsOn) {
-      if (!known.has(dep) || deps.includes(dep)) continue;
+    for (const dep of new Set(dependsOn)) {
+      if (!known.has(dep)) continue;
       deps.push(dep);
       dependants.get(dep)!.push(address);
     }
@@ -98,15 +98,15 @@ function cyclePath(graph: DependencyGraph, members: Set<string>, order: Map<stri
   // Breadth-first search for the shortest way back to start inside the component.
   const previous = new Map<string, string>();
   const queue = [start];
-  while (queue.length > 0) {
-    const node = queue.shift()!;
+  for (let next = 0; next < queue.length; next++) {
+    const node = queue[next]!;
     for (const dep of graph.dependencies.get(node) ?? []) {
       if (!members.has(dep)) continue;
       if (dep === start) {
-        const path = [start];
-        for (let at: string | undefined = node; at !== undefined && at !== start; at = previous.get(at)) path.splice(1, 0, at);
-        path.push(start);
-        return path;
+        const back = [start];
+        for (let at: string | undefined = node; at !== undefined && at !== start; at = previous.get(at)) back.push(at);
+        back.push(start);
+        return back.reverse();
       }
       if (!previous.has(dep)) {
         previous.set(dep, node);
@@ -172,15 +172,29 @@ export function topologicalOrder(graph: DependencyGraph): string[] {
   return result;
 }
 
-/** Every node that depends on `address`, directly or through others, in topological order. */
+/** Each graph's nodes' positions in topologicalOrder, computed once per graph (see transitiveDependants). */
+const topologicalPositions = new WeakMap<DependencyGraph, ReadonlyMap<string, number>>();
+
+/**
+ * Every node that depends on `address`, directly or through others, in topological order. Costs
+ * what it finds (plus one topological sort per graph): the executor asks for each failure.
+ */
 export function transitiveDependants(graph: DependencyGraph, address: string): string[] {
-  const seen = new Set<string>();
-  const queue = [...(graph.dependants.get(address) ?? [])];
-  while (queue.length > 0) {
-    const node = queue.shift()!;
-    if (seen.has(node)) continue;
-    seen.add(node);
-    queue.push(...(graph.dependants.get(node) ?? []));
+  const seen = new Set<string>(graph.dependants.get(address));
+  const found = [...seen];
+  for (let next = 0; next < found.length; next++) {
+    for (const node of graph.dependants.get(found[next]!) ?? []) {
+      if (seen.has(node)) continue;
+      seen.add(node);
+      found.push(node);
+    }
   }
-  return topologicalOrder(graph).filter((n) => seen.has(n));
+  if (found.length === 0) return found;
+  let positions = topologicalPositions.get(graph);
+  if (!positions) {
+    positions = new Map(topologicalOrder(graph).map((node, i) => [node, i]));
+    topologicalPositions.set(graph, positions);
+  }
+  const at = positions;
+  return found.sort((a, b) => at.get(a)! - at.get(b)!);
 }

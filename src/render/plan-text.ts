@@ -1,7 +1,8 @@
 import type { Diagnostic } from '../config/diagnostics.js';
 import type { Action, CheckResult, FieldChange, Plan, ResourceChange } from '../plan/types.js';
 import { NO_COLORS, type Colors } from './colors.js';
-import { formatMessage, formatName, formatValue, isMultiline, unifiedDiffLines } from './values.js';
+import { isMultiline, unifiedDiffLines } from './text-diff.js';
+import { formatMessage, formatName, formatValue } from './values.js';
 
 /** How each action is marked, described and coloured, in the order the legend lists them. */
 const ACTIONS: Record<Exclude<Action, 'no-op'>, { symbol: string; legend: string; verb: string; style: 'yellow' | 'red' | 'cyan' }> = {
@@ -93,7 +94,9 @@ function renderFieldChanges(change: ResourceChange, colors: Colors): string[] {
   const groups = new Map<string, FieldChange[]>();
   for (const c of change.changes) {
     const head = formatName(c.path[0]!);
-    groups.set(head, [...(groups.get(head) ?? []), c]);
+    const group = groups.get(head);
+    if (group) group.push(c);
+    else groups.set(head, [c]);
   }
   for (const [field, fieldChanges] of groups) {
     const nested = fieldChanges.filter((c) => c.path.length > 1);

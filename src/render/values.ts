@@ -1,5 +1,3 @@
-import { structuredPatch } from 'diff';
-
 /*
  * Platform values (tag keys and values, names, task and error messages) are untrusted text. A
  * terminal obeys control characters in them: ESC starts sequences that recolour, move the
@@ -78,20 +76,4 @@ export function escapeTerminalOutput(text: string, options: { color: boolean }):
     if (sgr === undefined) return escapeChar(match);
     return options.color ? sgr : `${escapeChar(sgr[0]!)}${sgr.slice(1)}`;
   });
-}
-
-/** True when a change between two values is best shown as a unified diff of lines. */
-export function isMultiline(before: unknown, after: unknown): boolean {
-  return (typeof before === 'string' && before.includes('\n')) || (typeof after === 'string' && after.includes('\n'));
-}
-
-/** The hunks of a unified diff between two multi-line strings (no file headers). */
-export function unifiedDiffLines(before: string, after: string): string[] {
-  const patch = structuredPatch('before', 'after', before, after, '', '', { context: 3 });
-  const lines: string[] = [];
-  for (const hunk of patch.hunks) {
-    lines.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`);
-    for (const line of hunk.lines) if (!line.startsWith('\\')) lines.push(line);
-  }
-  return lines;
 }

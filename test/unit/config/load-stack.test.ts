@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadStack } from '../../../src/config/load-stack.js';
+import { loadStack, MAX_DEPENDENCY_SUGGESTIONS } from '../../../src/config/load-stack.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 const FIP = '726ecfcc-7fd0-4e30-a86e-7892524aa483';
@@ -208,5 +208,18 @@ resources:
     const { diagnostics } = await load({ 'stack.yaml': text }, 'stack.yaml', { NT: 'topsecretvalue' });
     expect(diagnostics).toEqual([expect.objectContaining({ code: 'invalid-value', detail: 'The value comes from ${env:NT}; it is not shown.' })]);
     expect(JSON.stringify(diagnostics)).not.toContain('topsecretvalue');
+  });
+});
+
+describe('loadStack: unknown dependencies', () => {
+  it('suggests the nearest address for the first MAX_DEPENDENCY_SUGGESTIONS of them only, so a stack of such mistakes stays linear to check', async () => {
+    const n = MAX_DEPENDENCY_SUGGESTIONS + 5;
+    const blocks = Array.from({ length: n }, (_, i) => `  app_${i}: { type: fastedge_app, app_id: ${i + 1}, depends_on: [fastedge_app.ap_${i}] }`);
+    const { diagnostics } = await load({ 'stack.yaml': `version: 1\nresources:\n${blocks.join('\n')}\n` });
+    const summaries = diagnostics.filter((d) => d.code === 'unknown-dependency').map((d) => d.summary);
+    expect(summaries).toHaveLength(n);
+    expect(summaries[0]).toBe('depends_on names fastedge_app.ap_0, which is not in the stack; did you mean "fastedge_app.app_0"?');
+    expect(summaries.filter((s) => s.includes('did you mean'))).toHaveLength(MAX_DEPENDENCY_SUGGESTIONS);
+    expect(summaries[n - 1]).toBe(`depends_on names fastedge_app.ap_${n - 1}, which is not in the stack`);
   });
 });

@@ -1,0 +1,173 @@
+/**
+ * The worlds `npm run bench` measures: a stack and the emulator fixtures it is planned against,
+ * generated, deterministic (ids derive from the index), and written as files for the processes.
+ * Besides the stack, each world says how many list pages a grouped read of it needs: the ideal
+ * number of requests of a plan.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** A generated stack with its platform. */
+export interface World {
+  /** Path of the stack file. */
+  stack: string;
+  /** Path of the emulator fixtures (JSON, which the emulator reads as YAML). */
+  fixtures: string;
+  /** Resources in the stack. */
+  resources: number;
+  /**
+   * The list pages that read every resource of the stack when reads are grouped by what the
+   * platform lists together (one list per kind and project/region, pages as the list routes
+   * cut them: see PAGE_SIZES).
+   */
+  listPages: number;
+  /** A trivial request to time L with: the path of a GET of one resource of the world. */
+  probe: string;
+}
+
+/** Items per page of each list route, as the platform (and the emulator) cut them. */
+export const PAGE_SIZES = {
+  /** GET /cloud/v1/floatingips|instances/{p}/{r}, /cloud/v2/limits_request: limit up to 1000. */
+  cloud: 1000,
+  /** GET /fastedge/v1/apps: limit up to 1000. */
+  fastedge: 1000,
+  /** GET /streaming/players: 25 per page, fixed. */
+  streaming: 25,
+  /** GET /cloud/v2/k8s/clusters/{p}/{r}, IAM notification settings: one answer holds them all. */
+  unpaged: Number.POSITIVE_INFINITY,
+} as const;
+
+const uuid = (prefix: string, i: number) => `${prefix}-0000-4000-8000-${String(i).padStart(12, '0')}`;
+
+/** The ten project/region pairs the mixed world spreads over. */
+const PLACEMENTS = Array.from({ length: 10 }, (_, i) => ({ project_id: 1 + i, region_id: 76 + i }));
+
+function write(dir: string, name: string, stackLines: string[], fixtures: Record<string, unknown>, resources: number, listPages: number, probe: string): World {
+  const stack = join(dir, `${name}.yaml`);
+  const fixturesFile = join(dir, `${name}.fixtures.json`);
+  writeFileSync(stack, `${['version: 1', ...stackLines].join('\n')}\n`);
+  writeFileSync(fixturesFile, JSON.stringify(fixtures));
+  return { stack, fixtures: fixturesFile, resources, listPages, probe };
+}
+
+/**
+ * `n` floating IPs in one project/region whose tags all differ from the stack's: a plan with
+ * `n` changes. The world of the issue's read and compute figures.
+ */
+export function floatingIpWorld(dir: string, n: number): World {
+  const lines = ['defaults: { project_id: 1, region_id: 76 }', 'resources:'];
+  const ips = [];
+  for (let i = 0; i < n; i++) {
+    const id = uuid('1f000000', i);
+    lines.push(`  ip_${i}:`, '    type: cloud_floating_ip', `    floating_ip_id: ${id}`, `    tags: { env: prod, idx: "${i}" }`);
+    ips.push({ id, floating_ip_address: `198.51.${Math.floor(i / 250) % 256}.${i % 250}`, status: 'ACTIVE', tags: { env: 'staging', idx: String(i) } });
+  }
+  return write(
+    dir,
+    `floating-ips-${n}`,
+    lines,
+    { defaults: { project_id: 1, region_id: 76 }, floating_ips: ips },
+    n,
+    Math.ceil(n / PAGE_SIZES.cloud),
+    `/cloud/v1/floatingips/1/76/${uuid('1f000000', 0)}`,
+  );
+}
+
+/**
+ * `n` instances in one project/region, each to be resized to a flavor it offers: the apply
+ * world (every resize is one platform task).
+ */
+export function resizeWorld(dir: string, n: number): World {
+  const lines = ['defaults: { project_id: 1, region_id: 76 }', 'resources:'];
+  const instances = [];
+  for (let i = 0; i < n; i++) {
+    const id = uuid('2a000000', i);
+    lines.push(`  vm_${i}: { type: cloud_instance, instance_id: ${id}, flavor_id: g2-standard-4-8 }`);
+    instances.push({ id, name: `vm-${i}`, status: 'ACTIVE', flavor_id: 'g2-standard-2-4', available_flavors: ['g2-standard-2-4', 'g2-standard-4-8'] });
+  }
+  return write(
+    dir,
+    `resizes-${n}`,
+    lines,
+    { defaults: { project_id: 1, region_id: 76 }, instances },
+    n,
+    Math.ceil(n / PAGE_SIZES.cloud),
+    `/cloud/v1/instances/1/76/${uuid('2a000000', 0)}`,
+  );
+}
+
+/**
+ * `n` resources of every kind, the cloud ones spread over ten project/regions: floating IPs to
+ * retag, instances and clusters already as declared, FastEdge apps, players and quota requests to
+ * delete, notification settings to change. Only reads decide this plan's time.
+ */
+export function mixedWorld(dir: string, n: number): World {
+  const share = { fip: 0.3, vm: 0.15, k8s: 0.1, app: 0.15, player: 0.1, mail: 0.1, quota: 0.1 };
+  const count = Object.fromEntries(Object.entries(share).map(([k, s]) => [k, Math.round(n * s)])) as Record<keyof typeof share, number>;
+  count.fip += n - Object.values(count).reduce((a, b) => a + b, 0);
+  const lines = ['resources:'];
+  const fixtures = {
+    defaults: { project_id: 1, region_id: 76 },
+    k8s_versions: ['v1.30.6', 'v1.31.3'],
+    floating_ips: [] as unknown[],
+    instances: [] as unknown[],
+    k8s_clusters: [] as unknown[],
+    fastedge_apps: [] as unknown[],
+    streaming_players: [] as unknown[],
+    notification_settings: [] as unknown[],
+    quota_requests: [] as unknown[],
+  };
+  const where = (i: number) => PLACEMENTS[i % PLACEMENTS.length]!;
+  const groups = (k: number) => Math.min(k, PLACEMENTS.length);
+  for (let i = 0; i < count.fip; i++) {
+    const id = uuid('3b000000', i);
+    const p = where(i);
+    lines.push(`  ip_${i}: { type: cloud_floating_ip, project_id: ${p.project_id}, region_id: ${p.region_id}, floating_ip_id: ${id}, tags: { env: prod } }`);
+    fixtures.floating_ips.push({ id, ...p, tags: { env: 'staging' } });
+  }
+  for (let i = 0; i < count.vm; i++) {
+    const id = uuid('4c000000', i);
+    const p = where(i);
+    lines.push(`  vm_${i}: { type: cloud_instance, project_id: ${p.project_id}, region_id: ${p.region_id}, instance_id: ${id}, flavor_id: g2-standard-2-4 }`);
+    fixtures.instances.push({ id, ...p, name: `vm-${i}`, status: 'ACTIVE', flavor_id: 'g2-standard-2-4' });
+  }
+  for (let i = 0; i < count.k8s; i++) {
+    const p = where(i);
+    lines.push(`  k8s_${i}: { type: cloud_k8s_cluster, project_id: ${p.project_id}, region_id: ${p.region_id}, cluster_name: cluster-${i}, version: v1.31.3 }`);
+    fixtures.k8s_clusters.push({ name: `cluster-${i}`, ...p, version: 'v1.31.3', status: 'Provisioned' });
+  }
+  for (let i = 0; i < count.app; i++) {
+    lines.push(`  app_${i}: { type: fastedge_app, app_id: ${1000 + i}, ensure: absent }`);
+    fixtures.fastedge_apps.push({ id: 1000 + i, name: `app-${i}`, status: 1, binary: 1, plan_id: 1, plan: 'basic' });
+  }
+  for (let i = 0; i < count.player; i++) {
+    lines.push(`  player_${i}: { type: streaming_player, player_id: ${5000 + i}, ensure: absent }`);
+    fixtures.streaming_players.push({ id: 5000 + i, name: `player-${i}` });
+  }
+  for (let i = 0; i < count.mail; i++) {
+    lines.push(
+      `  mail_${i}: { type: iam_reseller_notification_setting, reseller_id: 7, notification_settings_id: ${100 + i}, notification_type: failed_login, email: ops${i}@example.com, enabled: true }`,
+    );
+    fixtures.notification_settings.push({ id: 100 + i, reseller: 7, notification_type: 'failed_login', email: `old${i}@example.com`, enabled: false });
+  }
+  for (let i = 0; i < count.quota; i++) {
+    lines.push(`  quota_${i}: { type: cloud_quota_limit_request, request_id: ${700 + i}, ensure: absent }`);
+    fixtures.quota_requests.push({
+      id: 700 + i,
+      status: 'in progress',
+      description: `request ${i}`,
+      requested_limits: { regional_limits: [{ region_id: 76, cpu_count_limit: 64 }] },
+      created_at: '2025-12-10T08:00:00',
+    });
+  }
+  const perGroup = (k: number) => Math.ceil(k / groups(k));
+  const listPages =
+    groups(count.fip) * Math.ceil(perGroup(count.fip) / PAGE_SIZES.cloud) +
+    groups(count.vm) * Math.ceil(perGroup(count.vm) / PAGE_SIZES.cloud) +
+    groups(count.k8s) +
+    Math.ceil(count.app / PAGE_SIZES.fastedge) +
+    Math.ceil(count.player / PAGE_SIZES.streaming) +
+    1 +
+    Math.ceil(count.quota / PAGE_SIZES.cloud);
+  return write(dir, `mixed-${n}`, lines, fixtures, n, listPages, `/cloud/v1/floatingips/1/76/${uuid('3b000000', 0)}`);
+}

@@ -1,0 +1,17 @@
+import { structuredPatch } from 'diff';
+
+/** True when a change between two values is best shown as a unified diff of lines. */
+export function isMultiline(before: unknown, after: unknown): boolean {
+  return (typeof before === 'string' && before.includes('\n')) || (typeof after === 'string' && after.includes('\n'));
+}
+
+/** The hunks of a unified diff between two multi-line strings (no file headers). */
+export function unifiedDiffLines(before: string, after: string): string[] {
+  const patch = structuredPatch('before', 'after', before, after, '', '', { context: 3 });
+  const lines: string[] = [];
+  for (const hunk of patch.hunks) {
+    lines.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`);
+    for (const line of hunk.lines) if (!line.startsWith('\\')) lines.push(line);
+  }
+  return lines;
+}

@@ -1,0 +1,76 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli, type CliResult } from '../helpers/cli.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const TRACER = pathToFileURL(fileURLToPath(new URL('../helpers/trace-loads.mjs', import.meta.url))).href;
+const dir = mkdtempSync(join(tmpdir(), 'edgeform-start-up-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/**
+ * Runs the built CLI with the module tracer preloaded and returns its result and every module
+ * it loaded: edgeform's own as `dist/...` paths, packages by name (`undici`), node's built-ins
+ * left out.
+ */
+async function loadedModules(args: string[]): Promise<{ result: CliResult; modules: Set<string> }> {
+  const file = join(dir, `${args.join('_').replace(/\W/g, '')}.txt`);
+  const result = await runCli(args, { env: { NODE_OPTIONS: `--import=${TRACER}`, TRACE_LOADS_FILE: file } });
+  const modules = new Set<string>();
+  for (const url of readFileSync(file, 'utf8').split('\n')) {
+    if (!url.startsWith('file:')) continue;
+    const path = fileURLToPath(url);
+    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path);
+    if (pkg) modules.add(pkg[1]!);
+    else if (path.startsWith(ROOT)) modules.add(path.slice(ROOT.length));
+  }
+  return { result, modules };
+}
+
+/** What no command but those that talk to the platform (or are the emulator) may load. */
+const NETWORK_AND_EMULATOR = (modules: Set<string>) =>
+  [...modules].filter((m) => m === 'undici' || m.startsWith('dist/src/api/client') || m.startsWith('dist/src/emulator/') || m.endsWith('/provider.js'));
+
+describe('start-up loads only what the command needs', () => {
+  it('answers --version from the entry point alone: no yargs, no command', async () => {
+    for (const flag of ['--version', '-v']) {
+      const { result, modules } = await loadedModules([flag]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+      expect([...modules].sort()).toEqual(['dist/cmd/edgeform.js', 'dist/src/version.js']);
+    }
+  });
+
+  it('lists the commands for --help without loading any of them', async () => {
+    const { result, modules } = await loadedModules(['--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('edgeform validate <path>');
+    expect(result.stdout).toContain('edgeform emulator');
+    expect([...modules].filter((m) => m.startsWith('dist/src/cli/') && m !== 'dist/src/cli/commands.js' && m !== 'dist/src/cli/io.js')).toEqual([]);
+    for (const heavy of ['undici', 'yaml', 'zod', 'diff']) expect(modules).not.toContain(heavy);
+  });
+
+  it('validates a stack without loading the API client, undici, the providers or the emulator', async () => {
+    const { result, modules } = await loadedModules(['validate', 'examples/quickstart.yaml']);
+    expect(result.code).toBe(0);
+    expect(modules).toContain('dist/src/cli/validate.js');
+    expect(NETWORK_AND_EMULATOR(modules)).toEqual([]);
+    for (const other of ['plan', 'apply', 'drift', 'schema', 'emulator']) expect(modules).not.toContain(`dist/src/cli/${other}.js`);
+  });
+
+  it('prints the schema without loading the API client, undici, the providers or the emulator', async () => {
+    const { result, modules } = await loadedModules(['schema']);
+    expect(result.code).toBe(0);
+    expect(NETWORK_AND_EMULATOR(modules)).toEqual([]);
+  });
+
+  it('sees what a command that reads the platform loads (the tracer is not blind)', async () => {
+    const { result, modules } = await loadedModules(['plan', '--help']);
+    expect(result.code).toBe(0);
+    expect(modules).toContain('undici');
+    expect(modules).toContain('dist/src/api/client.js');
+    expect(modules).not.toContain('dist/src/emulator/index.js');
+  });
+});

@@ -1,0 +1,61 @@
+/**
+ * The worlds `npm run bench` generates are what it claims to measure: valid stacks, fixtures
+ * the emulator loads, and plans without errors that change what the benchmark says they change.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { floatingIpWorld, mixedWorld, resizeWorld, type World } from '../../../bench/worlds.js';
+import { planStack } from '../../../src/cli/plan-stack.js';
+import { startEmulator } from '../../../src/emulator/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'edgeform-bench-worlds-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function planWorld(world: World) {
+  const emu = await startEmulator({ port: 0, fixtures: world.fixtures });
+  try {
+    const result = await planStack({
+      path: world.stack,
+      env: { EDGEFORM_BASE_URL: emu.url, EDGEFORM_API_KEY: emu.apiKey },
+      parallelism: 10,
+      targets: [],
+      signal: new AbortController().signal,
+    });
+    if (result.kind !== 'planned') throw new Error(`invalid bench stack: ${result.diagnostics.map((d) => d.summary).join('; ')}`);
+    await result.api.close();
+    return { plan: result.plan };
+  } finally {
+    await emu.close();
+  }
+}
+
+describe('the benchmark worlds', () => {
+  it('retags every floating IP of the floating IP world, all in one list page', async () => {
+    const world = floatingIpWorld(dir, 30);
+    const { plan } = await planWorld(world);
+    expect(plan.errored).toBe(false);
+    expect(plan.summary.change).toBe(30);
+    expect(world.listPages).toBe(1);
+  });
+
+  it('resizes every instance of the resize world', async () => {
+    const { plan } = await planWorld(resizeWorld(dir, 5));
+    expect(plan.errored).toBe(false);
+    expect(plan.resource_changes.map((c) => c.action)).toEqual(Array(5).fill('update'));
+  });
+
+  it('plans every kind of the mixed world without an error, spread over ten project/regions', async () => {
+    const world = mixedWorld(dir, 100);
+    const { plan } = await planWorld(world);
+    expect(plan.errored).toBe(false);
+    expect(plan.resource_changes).toHaveLength(100);
+    expect(new Set(plan.resource_changes.map((c) => c.type)).size).toBe(7);
+    const placements = plan.resource_changes.flatMap((c) => ('project_id' in c.desired ? [`${c.desired.project_id}/${c.desired.region_id}`] : []));
+    expect(new Set(placements).size).toBe(10);
+    expect(plan.summary.change).toBeGreaterThan(0);
+    expect(plan.summary.destroy).toBeGreaterThan(0);
+    expect(world.listPages).toBeGreaterThan(10);
+  });
+});

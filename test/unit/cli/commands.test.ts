@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { commands, commandsToLoad } from '../../../src/cli/commands.js';
+
+const names = (argv: string[]) => commandsToLoad(argv, commands).map((c) => c.command.split(' ')[0]);
+
+describe('the command table', () => {
+  it('loads every command it lists, each with its flags and its run function', async () => {
+    expect(commands.map((c) => c.command.split(' ')[0])).toEqual(['validate', 'plan', 'apply', 'drift', 'schema', 'emulator']);
+    for (const entry of commands) {
+      const command = await entry.load();
+      expect(typeof command.builder).toBe('function');
+      expect(typeof command.run).toBe('function');
+    }
+  });
+});
+
+describe('commandsToLoad: only the command the line runs', () => {
+  it('loads the command the line names, after any top-level flags', () => {
+    expect(names(['validate', 'stack.yaml'])).toEqual(['validate']);
+    expect(names(['plan', 'stack.yaml', '--format', 'json'])).toEqual(['plan']);
+    expect(names(['--no-color', 'apply', 'plan.json'])).toEqual(['apply']);
+    expect(names(['--color=false', '-h', 'drift', 'stack.yaml'])).toEqual(['drift']);
+  });
+
+  it('loads none for --help, --version, no command or an unknown one (yargs needs only the names)', () => {
+    expect(names(['--help'])).toEqual([]);
+    expect(names(['--version'])).toEqual([]);
+    expect(names([])).toEqual([]);
+    expect(names(['plna', 'stack.yaml'])).toEqual([]);
+  });
+
+  it('loads every command when an unknown flag comes first, since it may take the next word as its value', () => {
+    expect(names(['--format', 'json', 'plan', 'stack.yaml'])).toEqual(['validate', 'plan', 'apply', 'drift', 'schema', 'emulator']);
+  });
+});
