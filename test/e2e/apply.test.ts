@@ -7,33 +7,13 @@ import { DEMO, startTestEmulator, type TestEmulator } from '../helpers/emulator.
 import { startLoopbackServer } from '../helpers/loopback-server.js';
 import { writeStackFiles } from '../helpers/stack-files.js';
 import { waitFor } from '../helpers/wait.js';
+import { FIP_PATCH, MEDIA_PATCH, RESIZE_POST, TWO_BRANCHES, UPGRADE_POST, example } from '../helpers/demo-stacks.js';
 
 /**
  * apply through the built executable: what needs a real process (SIGINT at each stage, stdin
  * that is not a terminal, the exit code of a saved plan applied). The rest of apply's behaviour
  * is held in-process (test/integration/cli/apply.test.ts).
  */
-
-const EXAMPLES = new URL('../../examples/', import.meta.url);
-const example = (name: string) => new URL(name, EXAMPLES).pathname.replace(/\/$/, '');
-
-const FIP_PATCH = `PATCH /cloud/v2/floatingips/1/76/${DEMO.fip}`;
-const MEDIA_PATCH = `PATCH /cloud/v2/floatingips/1/76/${DEMO.fipDown}`;
-const RESIZE_POST = `POST /cloud/v1/instances/1/76/${DEMO.instance}/changeflavor`;
-const UPGRADE_POST = 'POST /cloud/v2/k8s/clusters/1/76/prod-eu/upgrade';
-
-/**
- * web_vm and web_ip are ready at once; cluster waits for web_vm and media_ip for web_ip, so an
- * interrupt while the first two run leaves the last two not started, whatever the order.
- */
-const TWO_BRANCHES = `version: 1
-defaults: { project_id: 1, region_id: 76 }
-resources:
-  web_vm: { type: cloud_instance, instance_id: ${DEMO.instance}, flavor_id: g2-standard-4-8 }
-  web_ip: { type: cloud_floating_ip, floating_ip_id: ${DEMO.fip}, tags: { env: prod, team: edge } }
-  cluster: { type: cloud_k8s_cluster, cluster_name: prod-eu, version: v1.30.6, depends_on: [cloud_instance.web_vm] }
-  media_ip: { type: cloud_floating_ip, floating_ip_id: ${DEMO.fipDown}, tags_policy: merge, tags: { team: media }, depends_on: [cloud_floating_ip.web_ip] }
-`;
 
 const taskIdsOf = (emu: TestEmulator, resourceId: string) => [...emu.state.tasks.values()].filter((t) => t.resource_id.endsWith(resourceId)).map((t) => t.id);
 const countOf = (emu: TestEmulator, write: string) => writesSeen(emu).filter((w) => w === write).length;

@@ -5,19 +5,7 @@ import { runCliInProcess } from '../../helpers/cli-in-process.js';
 import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { closedPort } from '../../helpers/loopback-server.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
-
-/** A stack that matches the demo world exactly (docs/demo-world.md). */
-const IN_SYNC = `version: 1
-defaults: { project_id: 1, region_id: 76 }
-resources:
-  web_ip: { type: cloud_floating_ip, floating_ip_id: ${DEMO.fip}, tags: { env: staging, team: edge, owner: alice } }
-  web_vm: { type: cloud_instance, instance_id: ${DEMO.instance}, flavor_id: g2-standard-2-4 }
-  cluster: { type: cloud_k8s_cluster, cluster_name: prod-eu, version: v1.29.8 }
-  router: { type: fastedge_app, app_id: 1300 }
-  gone_app: { type: fastedge_app, app_id: 4321, ensure: absent }
-checks:
-  subtitles: { type: streaming_video_subtitles, video_id: 9876, languages: [eng, ger] }
-`;
+import { IN_SYNC } from '../../helpers/demo-stacks.js';
 
 describe('edgeform drift', () => {
   let emu: TestEmulator;
