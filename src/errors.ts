@@ -197,3 +197,29 @@ export class PlanFileError extends EdgeformError {
     super('EDGEFORM_PLAN_FILE', message);
   }
 }
+
+/**
+ * A block without its platform id whose identity (natural key or ownership tags) matches more
+ * than one resource: edgeform cannot tell which one the block manages, so it changes none and
+ * names every candidate; the user pins one by its id (or removes the others).
+ */
+export class AmbiguousIdentityError extends EdgeformError {
+  readonly candidates: readonly string[];
+  constructor(what: { type: string; identity: string; idField: string }, candidates: readonly string[]) {
+    super(
+      'EDGEFORM_AMBIGUOUS_IDENTITY',
+      `${candidates.length} ${what.type} resources match ${what.identity}: ids ${candidates.join(', ')}; set ${what.idField} in the block to pick one (or remove the others)`,
+    );
+    this.candidates = candidates;
+  }
+}
+
+/** Another edgeform apply of the same stack holds its lock: two applies at once could create twice. */
+export class StackLockedError extends EdgeformError {
+  constructor(stack: string, lockPath: string) {
+    super(
+      'EDGEFORM_STACK_LOCKED',
+      `another edgeform apply of ${stack} is running (lock ${lockPath}); wait for it to finish. A lock left by a crashed run goes stale by itself after a minute.`,
+    );
+  }
+}

@@ -1,6 +1,6 @@
 import { ChangedSincePlanError, EdgeformError, InconsistentResultError, RunFatalError, StoppedError, TaskFailedError, type StaleLock } from '../errors.js';
 import { canonicalJson } from '../plan/fingerprint.js';
-import { buildGraph, transitiveDependants } from '../plan/graph.js';
+import { applyEdges, buildGraph, transitiveDependants } from '../plan/graph.js';
 import { describeStaleness } from '../plan/saved-plan.js';
 import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
 import { bindProvider, type BoundProvider, type FinishedTask, type Observation, type ProviderContext, type ProviderRegistry } from '../kinds/provider.js';
@@ -87,7 +87,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
   // Checks are nodes of the graph too: never executed, they gate their dependants with the
   // result the plan evaluated (a check that did not pass is a root cause, like a failure).
   const checks = new Map(plan.checks.map((c) => [c.address, c]));
-  const graph = buildGraph([...plan.resource_changes, ...plan.checks].map((n) => ({ address: n.address, dependsOn: n.depends_on })));
+  const graph = buildGraph([...applyEdges(plan.resource_changes), ...plan.checks.map((n) => ({ address: n.address, dependsOn: n.depends_on }))]);
   const outcomes = new Map<string, ResourceOutcome>();
   // No-ops reported unchanged although a dependency failed or a check they depend on did not
   // pass: their dependants are still skipped, naming that root cause.
@@ -193,7 +193,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
  * and a RunFatalError is also handed to `stopRun`.
  */
 async function runAction(change: ResourceChange, options: ExecuteOptions, stopRun: (error: RunFatalError) => void): Promise<ResourceOutcome> {
-  const provider = bindProvider(options.providers, change);
+  const provider = bindProvider(options.providers, change, options.plan.stack.name ?? null);
   const hooks = options.hooks ?? {};
   const stop = options.stop;
   const taskIds: string[] = [];
@@ -211,7 +211,7 @@ async function runAction(change: ResourceChange, options: ExecuteOptions, stopRu
     },
   };
   hooks.onStart?.(change);
-  const result = (status: ResourceOutcome['status'], error?: unknown, warnings: string[] = []): ResourceOutcome => ({
+  const result = (status: ResourceOutcome['status'], error?: unknown, warnings: string[] = [], made?: Observation): ResourceOutcome => ({
     address: change.address,
     action: change.action,
     status,
@@ -219,6 +219,7 @@ async function runAction(change: ResourceChange, options: ExecuteOptions, stopRu
     elapsedMs: Date.now() - started,
     ...(error === undefined ? {} : { error: error instanceof Error ? error.message : String(error) }),
     ...(warnings.length === 0 ? {} : { warnings }),
+    ...(made === undefined ? {} : createdIdentity(provider, change, made)),
   });
   let sent = false;
   try {
@@ -235,22 +236,33 @@ async function runAction(change: ResourceChange, options: ExecuteOptions, stopRu
       const attempts = lock.kind !== 'finished' ? 1 : ownKind ? options.confirm.attempts : Math.min(options.confirm.attempts, LOCK_SETTLE_READS);
       const settled = await readUntilDone(provider, change, ctx, { ...options.confirm, attempts }, stop);
       if (settled === 'stopped') return result('not-started');
-      if (settled.done) return result('unchanged');
+      if (settled.done) return result('unchanged', undefined, [], settled.observed);
       current = settled.observed;
     } else if (isDone(provider, change, observed)) {
-      return result('unchanged');
+      // A create already made (by an earlier run that was interrupted after sending it).
+      return result('unchanged', undefined, [], observed);
     }
     // A first interrupt that came during the lock wait or the reads: nothing was sent yet.
     if (stop?.aborted) return result('not-started');
-    if (change.action === 'update') {
+    if (change.action === 'update' || change.action === 'replace') {
       const lock: StaleLock | null = lockTaskId ? { taskId: lockTaskId, seen: 'at-apply' } : change.lock_task_id ? { taskId: change.lock_task_id, seen: 'at-plan' } : null;
       assertStillPlanned(provider, change, current, lock);
     }
+    // Something matching the block's identity appeared since the plan and is not what the
+    // stack declares: creating another would make the identity ambiguous; updating it was not reviewed.
+    if (change.action === 'create' && current.exists) {
+      const foundBy = current.foundBy ?? change.identity ?? 'its identity';
+      throw new ChangedSincePlanError(
+        { address: change.address, differences: [`it was planned for create, but a ${change.type} matching ${foundBy} exists now with other values`] },
+        null,
+      );
+    }
     sent = true;
     const acknowledged = (await provider.apply(ctx)) !== 'unacknowledged';
-    const warning = await confirm(provider, change, ctx, options.confirm, acknowledged);
+    const confirmed = await confirm(provider, change, ctx, options.confirm, acknowledged);
+    const warning = confirmed instanceof EdgeformError ? confirmed : null;
     if (warning instanceof RunFatalError) stopRun(warning);
-    return result('applied', undefined, warning === null ? [] : [describeUnconfirmed(warning)]);
+    return result('applied', undefined, warning === null ? [] : [describeUnconfirmed(warning)], warning === null ? (confirmed as Observation) : undefined);
   } catch (error) {
     if (options.ctx.signal.aborted) return result('aborted', error);
     // A multi-step change the first interrupt stopped between steps: interrupted, not failed.
@@ -262,6 +274,14 @@ async function runAction(change: ResourceChange, options: ExecuteOptions, stopRu
     }
     return result('failed', error);
   }
+}
+
+/** A created or replaced resource's id and identity, from the read that found it. */
+function createdIdentity(provider: BoundProvider, change: ResourceChange, observed: Observation): Pick<ResourceOutcome, 'id' | 'identity'> {
+  if ((change.action !== 'create' && change.action !== 'replace') || !observed.exists) return {};
+  const id = observed.state[provider.idField];
+  const identity = observed.foundBy ?? change.identity;
+  return { ...(id === undefined || id === null ? {} : { id: String(id) }), ...(identity === undefined ? {} : { identity }) };
 }
 
 /** The warning of an acknowledged change whose confirming read failed. */
@@ -359,11 +379,11 @@ async function readUntilDone(provider: BoundProvider, change: ResourceChange, ct
 
 /**
  * Re-reads until the planned result shows (the platform's reads can lag a finished task).
- * Resolves with null when it shows; throws InconsistentResultError when the reads worked but
+ * Resolves with the observation that shows it; throws InconsistentResultError when the reads worked but
  * show another result. When a read fails, the change stands if the platform acknowledged it:
  * resolves with that read's error (for a warning); otherwise the error is thrown.
  */
-async function confirm(provider: BoundProvider, change: ResourceChange, ctx: ProviderContext, policy: ConfirmPolicy, acknowledged: boolean): Promise<EdgeformError | null> {
+async function confirm(provider: BoundProvider, change: ResourceChange, ctx: ProviderContext, policy: ConfirmPolicy, acknowledged: boolean): Promise<EdgeformError | Observation> {
   let settled: Settled;
   try {
     settled = await readUntilDone(provider, change, ctx, policy);
@@ -371,7 +391,7 @@ async function confirm(provider: BoundProvider, change: ResourceChange, ctx: Pro
     if (acknowledged && !ctx.signal.aborted && error instanceof EdgeformError) return error;
     throw error;
   }
-  if (settled.done) return null;
+  if (settled.done) return settled.observed;
   const seen = settled.observed.exists ? provider.summarize(settled.observed.state) : null;
   throw new InconsistentResultError({ address: change.address, planned: change.after, observed: seen });
 }

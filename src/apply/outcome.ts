@@ -42,6 +42,10 @@ export interface ResourceOutcome {
    */
   warnings?: string[];
   elapsedMs?: number;
+  /** For a created or replaced resource: its platform id, as the confirming read found it (to pin it in the stack). */
+  id?: string;
+  /** For a created or replaced resource found without an id: the identity it is found by (`name "web"`). */
+  identity?: string;
 }
 
 /**
@@ -86,9 +90,9 @@ export function countOutcome(outcome: ApplyOutcome): OutcomeCounts {
   const applied = outcome.resources.filter((r) => r.status === 'applied');
   const count = (status: ResourceStatus) => outcome.resources.filter((r) => r.status === status).length;
   return {
-    added: 0,
+    added: applied.filter((r) => r.action === 'create' || r.action === 'replace').length,
     changed: applied.filter((r) => r.action === 'update').length,
-    destroyed: applied.filter((r) => r.action === 'delete').length,
+    destroyed: applied.filter((r) => r.action === 'delete' || r.action === 'replace').length,
     failed: count('failed'),
     skipped: count('skipped'),
     stopped: count('stopped'),

@@ -14,6 +14,7 @@ import { providers } from '../kinds/providers.js';
 import { APPLY_FORMATS, createApplyView, type ApplyFormat, type ApplyView, type RunningAction } from '../render/apply-view.js';
 import { defineCommand } from './command.js';
 import { ExitCode, type CliIO } from './io.js';
+import { lockStack } from './stack-lock.js';
 import { checkMaxTasks, checkParallelism, DEFAULT_MAX_TASKS, MAX_MAX_TASKS, planStack } from './plan-stack.js';
 
 interface ApplyArgs {
@@ -25,6 +26,7 @@ interface ApplyArgs {
   target: string[];
   format: ApplyFormat;
   stack?: string;
+  lock: boolean;
 }
 
 /** `edgeform apply`: carry out a plan, from a stack (after approval) or a saved plan file. */
@@ -42,12 +44,22 @@ export const applyCommand = defineCommand<ApplyArgs>({
       .option('task-timeout', { type: 'string', describe: 'Longest wait for one platform task, e.g. 30m, 90s (default 20m; 60m for k8s upgrades)' })
       .option('target', { type: 'string', array: true, default: [] as string[], describe: 'Apply only this address and what it depends on (repeatable)' })
       .option('format', { choices: APPLY_FORMATS, default: 'text' as const, describe: 'Progress output: text, or one JSON event per line' })
+      .option('lock', {
+        type: 'boolean',
+        default: true,
+        describe: 'Hold the stack lock (<stack>.edgeform.lock) while applying; --lock=false when applies are serialized another way',
+      })
       .option('stack', { type: 'string', describe: 'With a saved plan: the stack it was made from (default: the path the plan recorded, inside the working directory)' }),
   async run(args, io) {
     checkParallelism(args.parallelism);
     checkMaxTasks(args.maxTasks);
     const taskTimeoutMs = args.taskTimeout === undefined ? undefined : parseDuration(args.taskTimeout);
-    const verbsOf = (c: Plan['resource_changes'][number]) => providers.resources[c.type].verbs[c.action === 'delete' ? 'delete' : 'update'];
+    const verbsOf = (c: Plan['resource_changes'][number]): [string, string] =>
+      c.action === 'create'
+        ? ['Creating', 'Created']
+        : c.action === 'replace'
+          ? ['Replacing', 'Replaced']
+          : providers.resources[c.type].verbs[c.action === 'delete' ? 'delete' : 'update'];
     const view = createApplyView(args.format, io, { verbsOf });
     const interrupts = new ApplyInterrupts(view);
     try {
@@ -72,6 +84,25 @@ export const applyCommand = defineCommand<ApplyArgs>({
 });
 
 async function applyStack(args: ApplyArgs, io: CliIO, view: ApplyView, interrupts: ApplyInterrupts, taskTimeoutMs: number | undefined): Promise<number> {
+  const release = await lockIfAsked(args, args.path, io);
+  try {
+    return await applyStackLocked(args, io, view, interrupts, taskTimeoutMs);
+  } finally {
+    await release();
+  }
+}
+
+/**
+ * Takes the stack's apply lock unless --lock=false: two applies of one stack at once could both
+ * plan the same create and make it twice. Resolves with its release (a no-op without a lock).
+ */
+async function lockIfAsked(args: ApplyArgs, stackPath: string, io: CliIO): Promise<() => Promise<void>> {
+  if (!args.lock) return async () => {};
+  const release = await lockStack(stackPath, (message) => io.stderr.write(`Warning: ${message}\n`));
+  return () => release().catch(() => undefined);
+}
+
+async function applyStackLocked(args: ApplyArgs, io: CliIO, view: ApplyView, interrupts: ApplyInterrupts, taskTimeoutMs: number | undefined): Promise<number> {
   const result = await planStack({ path: args.path, env: io.env, parallelism: args.parallelism, targets: args.target, signal: interrupts.abort.signal, taskTimeoutMs });
   if (result.kind === 'invalid') {
     view.invalidStack(result.diagnostics, result.files);
@@ -113,6 +144,23 @@ async function applySavedPlan(args: ApplyArgs, io: CliIO, view: ApplyView, inter
     return ExitCode.ok;
   }
   const stackPath = await locatePlannedStack(saved, args.stack, args.path);
+  const release = await lockIfAsked(args, stackPath, io);
+  try {
+    return await applySavedPlanLocked(args, io, view, interrupts, taskTimeoutMs, saved, stackPath);
+  } finally {
+    await release();
+  }
+}
+
+async function applySavedPlanLocked(
+  args: ApplyArgs,
+  io: CliIO,
+  view: ApplyView,
+  interrupts: ApplyInterrupts,
+  taskTimeoutMs: number | undefined,
+  saved: SavedPlan,
+  stackPath: string,
+): Promise<number> {
   const result = await planStack({
     path: stackPath,
     env: io.env,

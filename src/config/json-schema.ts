@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULTS_SCHEMA } from './defaults.js';
-import { PROVIDER_SCHEMA, STACK_VERSION } from './load-stack.js';
+import { PROVIDER_SCHEMA, PRUNE_SCHEMA, STACK_NAME_SCHEMA, STACK_VERSION } from './load-stack.js';
 import { CHECK_KINDS, RESOURCE_KINDS, type KindSpec } from '../kinds/registry.js';
 import { ADDRESS_PATTERN, NAME_PATTERN } from './validate-block.js';
 import { WHOLE_REFERENCE } from './interpolate.js';
@@ -32,7 +32,9 @@ function stackFileSchema() {
   return z
     .strictObject({
       version: z.literal(STACK_VERSION).optional().describe('Stack file version, always 1. Required once per stack (in a directory stack, in at least one file).'),
+      name: STACK_NAME_SCHEMA.optional(),
       provider: PROVIDER_SCHEMA.optional().describe('Where the platform is. The API key is never here: set EDGEFORM_API_KEY.'),
+      prune: PRUNE_SCHEMA.optional(),
       defaults: DEFAULTS_SCHEMA.optional().describe('Fields filled into every block whose kind has them and which omits them.'),
       resources: blocks(RESOURCE_KINDS).optional().describe('Resources by NAME; the address of each is TYPE.NAME.'),
       checks: blocks(CHECK_KINDS).optional().describe('Read-only assertions by NAME, evaluated by plan and drift.'),

@@ -8,11 +8,12 @@ import { didYouMean } from './did-you-mean.js';
 import { issuesToDiagnostics } from './issue-diagnostics.js';
 import { readStackFiles, type Env } from './stack-files.js';
 import type { SourceNode } from './source-tree.js';
+import { RESOURCE_KINDS } from '../kinds/registry.js';
 import type { CheckBlock, ResourceBlock, Stack } from './types.js';
 import { validateBlock, type RawBlock, type TypedBlock } from './validate-block.js';
 
 /** The top-level keys of a stack file. */
-export const TOP_LEVEL_KEYS = ['version', 'provider', 'defaults', 'resources', 'checks'] as const;
+export const TOP_LEVEL_KEYS = ['version', 'name', 'provider', 'prune', 'defaults', 'resources', 'checks'] as const;
 
 /** The only stack file version this edgeform reads. */
 export const STACK_VERSION = 1;
@@ -24,6 +25,18 @@ export const PROVIDER_SCHEMA = z.strictObject({
     .optional()
     .describe('Platform API base URL (default https://api.gcore.com); EDGEFORM_BASE_URL overrides it.'),
 });
+
+/**
+ * `name:`: the stack's name, which the ownership tags of what it creates carry
+ * (`edgeform-stack`). Renaming a stack disowns what it created, so it is short and plain.
+ */
+export const STACK_NAME_SCHEMA = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'must be 1 to 63 letters, digits, ".", "_" or "-", starting with a letter or digit')
+  .describe("The stack's name: the ownership tags of the resources it creates carry it (edgeform-stack). Required to create by ownership or to prune.");
+
+/** `prune:`: destroy what carries this stack's ownership mark but is no longer declared. */
+export const PRUNE_SCHEMA = z.boolean().describe("Destroy resources that carry this stack's ownership tags but that no block declares any more (default false).");
 
 /** What loadStack found: the stack when it is valid, every diagnostic, and the text of every file read. */
 export interface LoadStackResult {
@@ -52,7 +65,7 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
   const fileTexts = new Map(files.map((f) => [f.filename, f.text]));
   if (files.length === 0) return { diagnostics, files: fileTexts };
 
-  const settings: Partial<Record<'version' | 'provider' | 'defaults', Setting>> = {};
+  const settings: Partial<Record<(typeof SETTINGS)[number], Setting>> = {};
   const rawBlocks: RawBlock[] = [];
   for (const file of files) {
     if (!file.root) continue;
@@ -63,7 +76,7 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
     }
     for (const [key, child] of entries) {
       const keyRange = child.keyRange ?? child.range;
-      if (key === 'version' || key === 'provider' || key === 'defaults') {
+      if (isSetting(key)) {
         const first = settings[key];
         if (key === 'version') checkVersion(child, diagnostics);
         if (first && key !== 'version') {
@@ -102,6 +115,15 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
   }
 
   const provider = settings.provider ? validateProvider(settings.provider.node, diagnostics) : {};
+  const name = settings.name ? validateSetting(settings.name.node, STACK_NAME_SCHEMA, 'name', diagnostics) : undefined;
+  const prune = (settings.prune ? validateSetting(settings.prune.node, PRUNE_SCHEMA, 'prune', diagnostics) : undefined) ?? false;
+  if (prune && settings.name === undefined) {
+    diagnostics.push(
+      error('missing-stack-name', "prune: true needs the stack's name", settings.prune!.node.keyRange ?? settings.prune!.node.range, {
+        detail: 'Prune destroys what carries this stack\'s ownership tags, which name the stack: add "name: <stack name>" at the top of the stack.',
+      }),
+    );
+  }
   const defaults = settings.defaults ? validateDefaults(settings.defaults.node, diagnostics) : new Map<string, SourceNode>();
 
   const usedDefaults = new Set<string>();
@@ -125,6 +147,7 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
   }
   // A file with broken YAML may hold the blocks others depend on: do not guess.
   if (!anySyntaxErrors) addDiagnostics(diagnostics, checkDependencies(typed));
+  if (settings.name === undefined) addDiagnostics(diagnostics, checkOwnedBlocksHaveStackName(typed));
 
   for (const [field, node] of defaults) {
     if (!usedDefaults.has(field) && typed.size > 0) {
@@ -151,10 +174,12 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
   const stack: Stack = {
     version: STACK_VERSION,
     sources: files.map((f) => f.filename),
+    ...(name === undefined ? {} : { name }),
+    prune,
     provider,
     resources,
     checks,
-    digest: digestStack(provider, resources, checks),
+    digest: digestStack(provider, resources, checks, { name, prune }),
   };
   return { stack, diagnostics: sorted, files: fileTexts };
 }
@@ -165,12 +190,19 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
  * names, comments, formatting and declaration order do not change it; a changed value or
  * environment variable does.
  */
-export function digestStack(provider: Stack['provider'], resources: readonly ResourceBlock[], checks: readonly CheckBlock[]): string {
+export function digestStack(
+  provider: Stack['provider'],
+  resources: readonly ResourceBlock[],
+  checks: readonly CheckBlock[],
+  settings: { name?: string | undefined; prune?: boolean } = {},
+): string {
   const view = (blocks: readonly (ResourceBlock | CheckBlock)[]) =>
     [...blocks]
       .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0))
       .map((b) => ({ address: b.address, type: b.type, attributes: b.attributes, depends_on: [...b.dependsOn].sort() }));
-  const canonical = canonicalJson({ version: STACK_VERSION, provider, resources: view(resources), checks: view(checks) });
+  // name and prune enter the digest only when set, so a stack without them keeps its digest.
+  const lifecycle = { ...(settings.name === undefined ? {} : { name: settings.name }), ...(settings.prune ? { prune: true } : {}) };
+  const canonical = canonicalJson({ version: STACK_VERSION, ...lifecycle, provider, resources: view(resources), checks: view(checks) });
   return hash('sha256', canonical, 'hex');
 }
 
@@ -181,6 +213,43 @@ function checkVersion(node: SourceNode, diagnostics: Diagnostic[]): void {
   } else {
     diagnostics.push(error('invalid-type', `version must be the integer ${STACK_VERSION}`, node.range, { detail: `Write "version: ${STACK_VERSION}" (no quotes).` }));
   }
+}
+
+/** The top-level keys that hold one setting (from one file of a directory stack). */
+const SETTINGS = ['version', 'name', 'provider', 'prune', 'defaults'] as const;
+
+function isSetting(key: string): key is (typeof SETTINGS)[number] {
+  return (SETTINGS as readonly string[]).includes(key);
+}
+
+/** A scalar setting checked against its schema; undefined (with a diagnostic) when it is not valid. */
+function validateSetting<S extends z.ZodType>(node: SourceNode, schema: S, subject: string, diagnostics: Diagnostic[]): z.output<S> | undefined {
+  const result = schema.safeParse(node.value, { reportInput: true });
+  if (result.success) return result.data;
+  addDiagnostics(diagnostics, issuesToDiagnostics(result.error.issues, { root: node, schema, subject }));
+  return undefined;
+}
+
+/**
+ * A block that omits its platform id of a kind found by ownership tags (KindSpec.create.key
+ * 'owner') is found through tags that name the stack: without `name:` it could never be found
+ * again after its create, so such a stack is refused before anything is read.
+ */
+function checkOwnedBlocksHaveStackName(blocks: ReadonlyMap<string, TypedBlock>): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const typed of blocks.values()) {
+    const block = typed.block;
+    if (block?.kind !== 'resource') continue;
+    const create = RESOURCE_KINDS[block.type].create;
+    if (create?.key !== 'owner' || (block.attributes as Record<string, unknown>)[create.idField] !== undefined) continue;
+    out.push(
+      error('missing-stack-name', `${block.address} has no ${create.idField}, so edgeform finds it by ownership tags, which need the stack's name`, typed.keyRange, {
+        address: block.address,
+        detail: `Add "name: <stack name>" at the top of the stack (the tags edgeform-stack and edgeform-address mark what it creates), or set ${create.idField} to adopt an existing ${block.type}.`,
+      }),
+    );
+  }
+  return out;
 }
 
 function validateProvider(node: SourceNode, diagnostics: Diagnostic[]): Stack['provider'] {

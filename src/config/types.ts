@@ -40,6 +40,10 @@ export interface Stack {
   version: 1;
   /** The files read, in the order they were merged. */
   sources: string[];
+  /** `name:`, what the ownership tags of what the stack creates carry; absent when the stack has none. */
+  name?: string;
+  /** `prune:`: destroy what carries this stack's ownership tags but is no longer declared. */
+  prune: boolean;
   provider: { base_url?: string };
   resources: ResourceBlock[];
   checks: CheckBlock[];

@@ -15,9 +15,25 @@ export interface KindSpec<Shape extends z.ZodObject = z.ZodObject, Type extends 
   readonly kind: Kind;
   readonly description: string;
   readonly identity: readonly string[];
+  /**
+   * Present when edgeform can create resources of this kind: a block may then omit its platform
+   * id (`idField`, optional in the shape) and is found by `key`, a natural key (fields that
+   * together pick one resource, e.g. ['name']) or `'owner'`, the ownership tags a create writes
+   * (which name the stack, so such a block needs the stack's `name:`). Absent: the kind is
+   * adopt-only and its id is required.
+   */
+  readonly create?: CreateSpec;
   readonly shape: Shape;
   /** What the loader validates with: `shape` plus the cross-field rules, if any (same output). */
   readonly schema: z.ZodType;
+}
+
+/** How a creatable kind's blocks without a platform id find their resource (see KindSpec.create). */
+export interface CreateSpec {
+  /** The attribute holding the platform id. */
+  readonly idField: string;
+  /** A natural key's fields, or 'owner': the ownership tags (edgeform-stack, edgeform-address). */
+  readonly key: readonly string[] | 'owner';
 }
 
 /**

@@ -1,6 +1,6 @@
 import { NotFoundError, UnexpectedResponseError } from '../api/errors.js';
 import { EdgeformError } from '../errors.js';
-import type { GroupRead, GroupReadContext, MemberRead, Observation, ProviderContext, ResourceProvider } from './provider.js';
+import type { GroupRead, GroupReadContext, MemberRead, Observation, ProviderContext, ResourceProvider, ResourceRef } from './provider.js';
 import type { ResourceAttributes, ResourceType } from './registry.js';
 
 /** List pages one list read follows at most (a million cloud resources at 1,000 a page). */
@@ -40,7 +40,11 @@ export type ListMembers<T extends ResourceType> = readonly [ResourceAttributes[T
 export interface ListEndpoint<T extends ResourceType, Item> {
   /** The group of a resource: one list serves the resources of one group (a project and region). Pure. */
   group(desired: ResourceAttributes[T]): string;
-  /** The id matching a resource to its list item, as the platform spells it. */
+  /**
+   * The id matching a resource to its list item, as the platform spells it. Only blocks that
+   * name their platform id are read by group (see readStack); one without is found by
+   * ListReadSpec.find.
+   */
   memberId(desired: ResourceAttributes[T]): string;
   /** The id of a list item. */
   itemId(item: Item): string;
@@ -69,6 +73,14 @@ export interface ListReadSpec<T extends ResourceType, Item> {
    */
   project(ctx: ProviderContext, desired: ResourceAttributes[T], item: Item): Promise<Observation> | Observation;
   list: ListEndpoint<T, Item>;
+  /**
+   * Finds a block that omits its platform id (a creatable kind): by natural key or ownership
+   * tags (`ref`), null when nothing matches, `foundBy` saying which identity matched; more than
+   * one match throws AmbiguousIdentityError. Absent: every block names its id (adopt-only kinds).
+   */
+  find?(ctx: ProviderContext, desired: ResourceAttributes[T], ref: ResourceRef): Promise<{ item: Item; foundBy: string } | null>;
+  /** Whether a block names its platform id (and is read by it); required with `find`. */
+  hasId?(desired: ResourceAttributes[T]): boolean;
 }
 
 /**
@@ -90,16 +102,23 @@ export interface ListReadSpec<T extends ResourceType, Item> {
  * own diagnostic; any other failure of a list request fails every member it was for.
  */
 export function defineListReads<T extends ResourceType, Item>(spec: ListReadSpec<T, Item>): { read: ResourceProvider<T>['read']; groupRead: GroupRead<T> } {
-  const read = async (ctx: ProviderContext, desired: ResourceAttributes[T]): Promise<Observation> => {
+  const readById = async (ctx: ProviderContext, desired: ResourceAttributes[T]): Promise<Observation> => {
     const item = await spec.readOne(ctx, desired);
     return item === null ? { exists: false } : spec.project(ctx, desired, item);
+  };
+  const read: ResourceProvider<T>['read'] = async (ctx, desired, ref) => {
+    if (!spec.find || spec.hasId?.(desired) !== false) return readById(ctx, desired);
+    const found = await spec.find(ctx, desired, ref);
+    if (found === null) return { exists: false };
+    const observed = await spec.project(ctx, desired, found.item);
+    return observed.exists ? { ...observed, foundBy: found.foundBy } : observed;
   };
   const groupRead: GroupRead<T> = {
     key: (desired) => spec.list.group(desired),
     async read(ctx, members) {
       const size = spec.list.maxMembersPerList ?? members.length;
       const chunks: Array<Promise<MemberRead[]>> = [];
-      for (let start = 0; start < members.length; start += size) chunks.push(readChunk(ctx, spec, read, members.slice(start, start + size)));
+      for (let start = 0; start < members.length; start += size) chunks.push(readChunk(ctx, spec, readById, members.slice(start, start + size)));
       return (await Promise.all(chunks)).flat();
     },
   };
@@ -115,7 +134,7 @@ interface Listing<Item> {
 async function readChunk<T extends ResourceType, Item>(
   ctx: GroupReadContext,
   spec: ListReadSpec<T, Item>,
-  read: ResourceProvider<T>['read'],
+  read: (ctx: ProviderContext, desired: ResourceAttributes[T]) => Promise<Observation>,
   members: readonly ResourceAttributes[T][],
 ): Promise<MemberRead[]> {
   const settle = async (work: () => Promise<Observation> | Observation): Promise<MemberRead> => {

@@ -43,7 +43,27 @@ export interface FinishedTask {
  * What a read found. `state` is the provider's own plain-JSON projection of the platform's
  * answer (enough to diff and to re-plan); `lockTaskId` is the platform's lock (`task_id`).
  */
-export type Observation = { exists: false } | { exists: true; state: Record<string, unknown>; lockTaskId?: string | null };
+export type Observation = { exists: false } | { exists: true; state: Record<string, unknown>; lockTaskId?: string | null; foundBy?: string };
+
+/**
+ * Who a block is in its stack: its address and the stack's `name:` (null when it has none).
+ * A block without its platform id is found through them where its kind uses ownership tags
+ * (`edgeform-stack`, `edgeform-address`), and a create writes them.
+ */
+export interface ResourceRef {
+  address: string;
+  stack: string | null;
+}
+
+/**
+ * A resource that carries a stack's ownership tags, found by a prune listing: the address its
+ * tag names, the attributes that delete it (its id, `ensure: absent`), and what was read.
+ */
+export interface OwnedResource<T extends ResourceType = ResourceType> {
+  address: string;
+  desired: ResourceAttributes[T];
+  observation: Observation & { exists: true };
+}
 
 /**
  * Reading the resources of one group together: `key` says which resources one list serves (the
@@ -80,6 +100,9 @@ export interface GroupReadContext extends ProviderContext {
   maxPages?: number;
 }
 
+/** One kind's prune listing (see ResourceProvider.owned): what it found, or why it failed. */
+export type OwnedRead = { type: ResourceType; ok: true; resources: OwnedResource[] } | { type: ResourceType; ok: false; error: { summary: string } };
+
 /** The result of reading one resource: what was observed, or why the read failed. */
 export type ReadResult = { ok: true; observation: Observation } | { ok: false; error: { summary: string; detail?: string } };
 
@@ -95,7 +118,12 @@ export interface PlanProblem {
  * planner itself handles `ensure: absent` and resources that are gone).
  */
 export interface ProviderPlan {
-  action: 'no-op' | 'update';
+  /**
+   * `replace`: a field that cannot change in place differs (its FieldChange says
+   * `forces_replacement`); apply destroys the resource and creates it again. `create`: only from
+   * a create plan (ResourceProvider.create).
+   */
+  action: 'no-op' | 'update' | 'replace' | 'create';
   /** Observed values of the declared fields. */
   before: Record<string, unknown>;
   /** Values after apply. */
@@ -130,8 +158,34 @@ export interface ResourceProvider<T extends ResourceType = ResourceType> {
    * show before sending anything.
    */
   taskType?: string;
-  /** Reads the live resource; a 404 is `{exists: false}`, never an error. */
-  read(ctx: ProviderContext, desired: ResourceAttributes[T]): Promise<Observation>;
+  /**
+   * Reads the live resource; a 404 is `{exists: false}`, never an error. A block without its
+   * platform id (a creatable kind) is found by its natural key or, through `ref`, by its
+   * ownership tags: the observation then says `foundBy`, and more than one match throws
+   * AmbiguousIdentityError naming every candidate.
+   */
+  read(ctx: ProviderContext, desired: ResourceAttributes[T], ref: ResourceRef): Promise<Observation>;
+  /**
+   * Present when edgeform can create this kind (see KindSpec.create): how a block whose
+   * resource does not exist is created. Apply's `create` and `replace` send `payload`.
+   */
+  create?: {
+    /**
+     * The create of `desired`: `after` (platform-decided fields such as the id are
+     * KNOWN_AFTER_APPLY), `changes` (each declared field added), the payload apply sends
+     * (ownership tags included, from `ref`), and plan errors. Pure.
+     */
+    plan(desired: ResourceAttributes[T], ref: ResourceRef): ProviderPlan;
+    /** How a block without an id is found again, e.g. `name "web"`; null when it names its id. Pure. */
+    identity(desired: ResourceAttributes[T], ref: ResourceRef): string | null;
+  };
+  /**
+   * Present for kinds whose creates carry ownership tags: lists what carries stack `stack`'s
+   * tags, in the places (project and region) the `declared` blocks of this kind name, for prune.
+   */
+  owned?: {
+    list(ctx: ProviderContext, stack: string, declared: readonly ResourceAttributes[T][]): Promise<OwnedResource<T>[]>;
+  };
   /**
    * Reads many resources of this kind at once, through the platform's list endpoint, when the
    * kind has one: the planner sees the same observations as from `read` (defineListReads builds
@@ -143,7 +197,8 @@ export interface ResourceProvider<T extends ResourceType = ResourceType> {
   /** Diffs desired against an existing resource's state: action, changes, plan errors. Pure. */
   plan(desired: ResourceAttributes[T], state: Record<string, unknown>): ProviderPlan;
   /**
-   * Carries out a planned change (update or delete): starts the work and waits on its tasks.
+   * Carries out a planned change (create, update, replace or delete): starts the work and
+   * waits on its tasks.
    * The executor has already waited for any lock, and re-reads afterwards until a fresh plan
    * of the resource is a no-op (or, for a delete, the resource is gone). Resolves once the
    * platform acknowledged the change (see ApplyResult); a read of its own after that point that
@@ -200,6 +255,8 @@ export interface ProviderRegistry {
  */
 export interface BoundProvider {
   taskType?: string;
+  /** The provider's id attribute: a created resource's id is read from a fresh state's. */
+  idField: string;
   read(ctx: ProviderContext): Promise<Observation>;
   summarize(state: Record<string, unknown>): Record<string, unknown>;
   /** A fresh plan of the change's desired attributes against this state. Pure. */
@@ -210,11 +267,13 @@ export interface BoundProvider {
 }
 
 /** Binds a change to its kind's provider (see BoundProvider). */
-export function bindProvider<K extends ResourceType>(providers: ProviderRegistry['resources'], change: ResourceChange<K>): BoundProvider {
+export function bindProvider<K extends ResourceType>(providers: ProviderRegistry['resources'], change: ResourceChange<K>, stack: string | null): BoundProvider {
   const provider: ResourceProvider<K> = providers[change.type];
+  const ref: ResourceRef = { address: change.address, stack };
   return {
     taskType: provider.taskType,
-    read: (ctx) => provider.read(ctx, change.desired),
+    idField: provider.idField,
+    read: (ctx) => provider.read(ctx, change.desired, ref),
     summarize: (state) => provider.summarize(state),
     plan: (state) => provider.plan(change.desired, state),
     apply: (ctx) => provider.apply(ctx, change),

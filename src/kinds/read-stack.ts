@@ -2,13 +2,18 @@ import { defaultMaxListeners, setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import type { CheckBlock, ResourceBlock, Stack } from '../config/types.js';
 import { EdgeformError, RunFatalError } from '../errors.js';
-import type { CheckOutcome, GroupRead, GroupReadContext, MemberRead, ProviderContext, ProviderRegistry, ReadResult } from './provider.js';
-import { RESOURCE_TYPES, type CheckType, type ResourceType } from './registry.js';
+import type { CheckOutcome, GroupRead, GroupReadContext, MemberRead, OwnedRead, ProviderContext, ProviderRegistry, ReadResult } from './provider.js';
+import { RESOURCE_TYPES, type CheckType, type ResourceAttributes, type ResourceType } from './registry.js';
 
 /** What reading a stack observed: per resource address a read result, per check its outcome. */
 export interface StackObservations {
   reads: Map<string, ReadResult>;
   checks: Map<string, CheckOutcome>;
+  /**
+   * With `prune: true` (and no --target): what carries the stack's ownership tags, by kind, as
+   * listed; the planner destroys those no block declares. A failed listing is its kind's error.
+   */
+  owned: OwnedRead[];
 }
 
 /** Settings of {@link readStack}. */
@@ -64,7 +69,7 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
     if (fatal !== null) return;
     const provider = registry.resources[block.type];
     try {
-      reads.set(block.address, { ok: true, observation: await provider.read(readCtx, block.attributes) });
+      reads.set(block.address, { ok: true, observation: await provider.read(readCtx, block.attributes, { address: block.address, stack: stack.name ?? null }) });
     } catch (error) {
       recordFailure(block.address, error);
     }
@@ -103,16 +108,22 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
   };
   /** Reads the blocks of one kind: by group (its provider's group key) when it reads groups, else one by one. */
   const readKind = <K extends ResourceType>(type: K, blocks: ReadonlyArray<ResourceBlock<K>>): Array<Promise<void>> => {
-    const groupRead = registry.resources[type].groupRead;
+    const provider = registry.resources[type];
+    const groupRead = provider.groupRead;
     if (!groupRead) return blocks.map((b) => limit(() => readResource(b)));
     const groups = new Map<string, Array<ResourceBlock<K>>>();
+    // Only blocks that name their platform id are read by group; one without (a creatable
+    // kind) is found by its own identity (natural key or ownership tags).
+    const byIdentity = blocks.filter((b) => (b.attributes as Record<string, unknown>)[provider.idField] === undefined);
+    const alone = new Set<ResourceBlock<K>>(byIdentity);
     for (const block of blocks) {
+      if (alone.has(block)) continue;
       const key = groupRead.key(block.attributes);
       const group = groups.get(key);
       if (group) group.push(block);
       else groups.set(key, [block]);
     }
-    return [...groups.values()].map((group) => readGroup(groupRead, group));
+    return [...groups.values()].map((group) => readGroup(groupRead, group)).concat(byIdentity.map((b) => limit(() => readResource(b))));
   };
   const selected = stack.resources.filter((b) => isSelected(b.address));
   const evaluateCheck = async <K extends CheckType>(block: CheckBlock<K>): Promise<void> => {
@@ -126,7 +137,23 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
     }
   };
 
+  const owned: OwnedRead[] = [];
+  /** Lists what carries the stack's ownership tags for one kind (prune). */
+  const listOwned = async <K extends ResourceType>(type: K, stackName: string): Promise<void> => {
+    const lister = registry.resources[type].owned;
+    if (!lister) return;
+    const declared = stack.resources.filter((b) => b.type === type).map((b) => b.attributes as ResourceAttributes[K]);
+    try {
+      owned.push({ type, ok: true, resources: await lister.list(readCtx, stackName, declared) });
+    } catch (error) {
+      const summary = failure(error);
+      if (summary !== null) owned.push({ type, ok: false, error: { summary } });
+    }
+  };
+  const pruning = stack.prune && stack.name !== undefined && !options.selected;
+
   await Promise.all([
+    ...(pruning ? RESOURCE_TYPES.map((type) => listOwned(type, stack.name!)) : []),
     ...RESOURCE_TYPES.flatMap((type) =>
       readKind(
         type,
@@ -136,7 +163,7 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
     ...stack.checks.filter((b) => isSelected(b.address)).map((b) => limit(() => evaluateCheck(b))),
   ]);
   if (fatal !== null) throw fatal;
-  return { reads, checks };
+  return { reads, checks, owned };
 }
 
 /** A failure's message for a plan diagnostic; an abort or anything unexpected (a bug) propagates. */

@@ -17,7 +17,7 @@ export interface DriftedResource {
   address: string;
   type: string;
   /** changed: declared fields differ; missing: gone though `ensure: present`; reappeared: exists though `ensure: absent`. */
-  kind: 'changed' | 'missing' | 'reappeared';
+  kind: 'changed' | 'missing' | 'reappeared' | 'unmanaged';
   fields: DriftedField[];
   message: string;
 }
@@ -40,7 +40,7 @@ export interface DriftReport {
 export function buildDriftReport(plan: Plan): DriftReport {
   const drifted: DriftedResource[] = [];
   for (const change of plan.resource_changes) {
-    if (change.action === 'update') {
+    if (change.action === 'update' || change.action === 'replace') {
       const fields = change.changes.map((c) => ({
         field: c.path.join('.'),
         ...(c.op === 'remove' ? {} : { stack: c.after }),
@@ -52,6 +52,16 @@ export function buildDriftReport(plan: Plan): DriftReport {
         kind: 'changed',
         fields,
         message: `${fields.length} declared field${fields.length === 1 ? '' : 's'} differ${fields.length === 1 ? 's' : ''}`,
+      });
+    } else if (change.action === 'create') {
+      drifted.push({ address: change.address, type: change.type, kind: 'missing', fields: [], message: 'does not exist on the platform; apply would create it' });
+    } else if (change.action === 'delete' && change.pruned) {
+      drifted.push({
+        address: change.address,
+        type: change.type,
+        kind: 'unmanaged',
+        fields: [],
+        message: "carries this stack's ownership tags, but no block declares it (apply would prune it)",
       });
     } else if (change.action === 'delete') {
       drifted.push({ address: change.address, type: change.type, kind: 'reappeared', fields: [], message: 'exists on the platform, but the stack says ensure: absent' });

@@ -1,3 +1,4 @@
+import type { ResourceChange } from './types.js';
 /**
  * A dependency graph of addresses: `dependsOn` edges point from a node to the nodes it waits
  * for. Pure; used by validation (cycles), the planner (order) and the executor (walk).
@@ -197,4 +198,22 @@ export function transitiveDependants(graph: DependencyGraph, address: string): s
   }
   const at = positions;
   return found.sort((a, b) => at.get(a)! - at.get(b)!);
+}
+
+/**
+ * The dependency edges apply walks: each change waits for what it depends on, except between
+ * two destroys, which go the other way (delete order is the reverse of create order: a
+ * dependant is destroyed before what it depends on, and a failed destroy keeps its dependency).
+ */
+export function applyEdges(changes: readonly Pick<ResourceChange, 'address' | 'action' | 'depends_on'>[]): Array<{ address: string; dependsOn: string[] }> {
+  const deletes = new Set(changes.filter((c) => c.action === 'delete').map((c) => c.address));
+  const reversed = new Map<string, string[]>();
+  for (const c of changes) {
+    if (!deletes.has(c.address)) continue;
+    for (const dep of c.depends_on) if (deletes.has(dep)) reversed.set(dep, [...(reversed.get(dep) ?? []), c.address]);
+  }
+  return changes.map((c) => ({
+    address: c.address,
+    dependsOn: deletes.has(c.address) ? [...c.depends_on.filter((d) => !deletes.has(d)), ...(reversed.get(c.address) ?? [])] : c.depends_on,
+  }));
 }

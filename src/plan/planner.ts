@@ -1,13 +1,13 @@
 import type { Diagnostic, SourceRange } from '../config/diagnostics.js';
 import type { Block, ResourceBlock, Stack } from '../config/types.js';
-import type { ResourceAttributes, ResourceType } from '../kinds/registry.js';
-import type { CheckOutcome, Observation, ReadResult, ResourceProvider } from '../kinds/provider.js';
+import { RESOURCE_KINDS, type ResourceAttributes, type ResourceType } from '../kinds/registry.js';
+import type { CheckOutcome, Observation, OwnedRead, OwnedResource, ReadResult, ResourceProvider, ResourceRef } from '../kinds/provider.js';
 import { fingerprint } from './fingerprint.js';
 import { buildGraph, topologicalOrder } from './graph.js';
-import { PLAN_FORMAT_VERSION, type CheckResult, type Plan, type ResourceChange } from './types.js';
+import { PLAN_FORMAT_VERSION, type ChangeFields, type CheckResult, type Plan, type ResourceChange } from './types.js';
 
 /** The pure parts of one kind's provider, which is all the planner needs of it. */
-export type ResourcePlanner<T extends ResourceType> = Pick<ResourceProvider<T>, 'plan' | 'summarize' | 'idField'>;
+export type ResourcePlanner<T extends ResourceType> = Pick<ResourceProvider<T>, 'plan' | 'summarize' | 'idField' | 'create'>;
 
 /** The pure parts of each kind's provider, by type. */
 export type ResourcePlanners = { [T in ResourceType]: ResourcePlanner<T> };
@@ -22,6 +22,8 @@ export interface PlanInput {
   selected?: ReadonlySet<string>;
   reads: ReadonlyMap<string, ReadResult>;
   checks: ReadonlyMap<string, CheckOutcome>;
+  /** What carries the stack's ownership tags (prune: true): those no block declares are destroyed. */
+  owned?: readonly OwnedRead[];
   planners: ResourcePlanners;
   baseUrl: string;
   createdAt: string;
@@ -43,6 +45,10 @@ export function buildPlan(input: PlanInput): Plan {
   const resourceChanges: ResourceChange[] = [];
   const checks: CheckResult[] = [];
   const checkResults = new Map<string, CheckResult>();
+  const stackName = stack.name ?? null;
+  // Pruned resources come first: what the stack gave up is destroyed before anything else.
+  const pruned = planPrune(stack, input.owned ?? [], input.planners, diagnostics);
+  resourceChanges.push(...pruned);
 
   for (const address of order) {
     const block = blocks.get(address)!;
@@ -63,29 +69,25 @@ export function buildPlan(input: PlanInput): Plan {
       diagnostics.push({ ...blockError(block, `reading ${address} failed: ${read.error.summary}`), detail: read.error.detail });
       continue;
     }
-    const planned = planResource(block, read.observation, input.planners, failingCheckWarnings(block, checkResults));
+    const planned = planResource(block, read.observation, input.planners, failingCheckWarnings(block, checkResults), { address: block.address, stack: stackName });
     diagnostics.push(...planned.diagnostics);
     if (planned.change) resourceChanges.push(planned.change);
   }
 
-  const summary = {
-    add: 0,
-    change: resourceChanges.filter((c) => c.action === 'update').length,
-    destroy: resourceChanges.filter((c) => c.action === 'delete').length,
-    read: checks.length,
-  };
+  const count = (...actions: string[]) => resourceChanges.filter((c) => actions.includes(c.action)).length;
+  const summary = { add: count('create', 'replace'), change: count('update'), destroy: count('delete', 'replace'), read: checks.length };
   const errored = diagnostics.some((d) => d.severity === 'error');
   return {
     format_version: PLAN_FORMAT_VERSION,
     edgeform_version: input.edgeformVersion,
     created_at: input.createdAt,
     base_url: input.baseUrl,
-    stack: { sources: stack.sources, digest: stack.digest },
+    stack: { sources: stack.sources, digest: stack.digest, ...(stack.name === undefined ? {} : { name: stack.name }) },
     resource_changes: resourceChanges,
     checks,
     diagnostics,
     summary,
-    applyable: !errored && summary.change + summary.destroy > 0,
+    applyable: !errored && summary.add + summary.change + summary.destroy > 0,
     errored,
   };
 }
@@ -95,10 +97,13 @@ function planResource<K extends ResourceType>(
   observed: Observation,
   planners: ResourcePlanners,
   checkWarnings: string[],
+  ref: ResourceRef,
 ): { change?: ResourceChange<K>; diagnostics: Diagnostic[] } {
   const planner: ResourcePlanner<K> = planners[block.type];
   const desired = block.attributes;
   const lockTaskId = observed.exists ? (observed.lockTaskId ?? null) : null;
+  const identity = observed.exists && observed.foundBy !== undefined ? observed.foundBy : (planner.create?.identity(desired, ref) ?? undefined);
+  const named = (desired as Record<string, unknown>)[planner.idField] !== undefined;
   // Each change is written out as one object literal, not spread from a shared base: spreading
   // then adding a dozen fields cost more than the rest of planning a resource.
 
@@ -120,21 +125,21 @@ function planResource<K extends ResourceType>(
         fingerprint: fingerprint(before),
         warnings: [...lockWarnings(lockTaskId), ...checkWarnings],
         notes: observed.exists ? [] : ['already absent'],
+        ...(identity === undefined ? {} : { identity }),
       },
     };
   }
 
   if (!observed.exists) {
+    if (planner.create && !named) return planCreate(block, planner.create.plan(desired, ref), identity, checkWarnings);
     const id = desired[planner.idField];
+    const detail = planner.create
+      ? `Check the id, or remove ${planner.idField} to have edgeform create the ${block.type} (found again by its ${describeKey(block.type)}).`
+      : `edgeform cannot create a ${block.type} (the kind is adopt-only): check the id, or remove the block if the resource was deleted on purpose.`;
     return {
       diagnostics: [
         {
-          ...blockError(
-            block,
-            `${block.address}: ${block.type} ${JSON.stringify(id)} does not exist; edgeform adopts existing resources by id`,
-            planner.idField,
-            'Check the id, or remove the block if the resource was deleted on purpose.',
-          ),
+          ...blockError(block, `${block.address}: ${block.type} ${JSON.stringify(id)} does not exist; edgeform adopts existing resources by id`, planner.idField, detail),
           code: RESOURCE_MISSING,
         },
       ],
@@ -144,6 +149,32 @@ function planResource<K extends ResourceType>(
   const result = planner.plan(desired, observed.state);
   if (result.errors.length > 0) {
     return { diagnostics: result.errors.map((e) => blockError(block, `${block.address}: ${e.summary}`, e.field, e.detail)) };
+  }
+  if (result.action === 'replace') {
+    if (!planner.create) return { diagnostics: [blockError(block, `${block.address}: a field that cannot change in place differs, and edgeform cannot create a ${block.type}`)] };
+    const create = planner.create.plan(desired, ref);
+    if (create.errors.length > 0) return { diagnostics: create.errors.map((e) => blockError(block, `${block.address}: ${e.summary}`, e.field, e.detail)) };
+    const forced = result.changes.filter((c) => c.forces_replacement).map((c) => c.path.join('.'));
+    return {
+      diagnostics: [],
+      change: {
+        address: block.address,
+        type: block.type,
+        name: block.name,
+        desired,
+        depends_on: block.dependsOn,
+        lock_task_id: lockTaskId,
+        action: 'replace',
+        before: result.before,
+        after: create.after,
+        changes: result.changes,
+        payload: create.payload,
+        fingerprint: fingerprint(result.before),
+        warnings: [...lockWarnings(lockTaskId), ...checkWarnings, ...result.warnings],
+        notes: [`${forced.join(', ')} cannot be changed in place: the ${block.type} is destroyed and created again`, ...result.notes],
+        ...(identity === undefined ? {} : { identity }),
+      },
+    };
   }
   return {
     diagnostics: [],
@@ -163,8 +194,105 @@ function planResource<K extends ResourceType>(
       fingerprint: fingerprint(result.before),
       warnings: [...lockWarnings(lockTaskId), ...checkWarnings, ...result.warnings],
       notes: result.notes,
+      ...(identity === undefined ? {} : { identity }),
     },
   };
+}
+
+/** The change of a block whose resource does not exist yet and that names no id: create it. */
+function planCreate<K extends ResourceType>(
+  block: ResourceBlock<K>,
+  create: ReturnType<NonNullable<ResourcePlanner<K>['create']>['plan']>,
+  identity: string | undefined,
+  checkWarnings: string[],
+): { change?: ResourceChange<K>; diagnostics: Diagnostic[] } {
+  if (create.errors.length > 0) return { diagnostics: create.errors.map((e) => blockError(block, `${block.address}: ${e.summary}`, e.field, e.detail)) };
+  return {
+    diagnostics: [],
+    change: {
+      address: block.address,
+      type: block.type,
+      name: block.name,
+      desired: block.attributes,
+      depends_on: block.dependsOn,
+      lock_task_id: null,
+      action: 'create',
+      before: null,
+      after: create.after,
+      changes: create.changes,
+      payload: create.payload,
+      fingerprint: fingerprint(null),
+      warnings: [...checkWarnings, ...create.warnings],
+      notes: create.notes,
+      ...(identity === undefined ? {} : { identity }),
+    },
+  };
+}
+
+/** How a creatable kind's blocks are found again without an id, for messages. */
+function describeKey(type: ResourceType): string {
+  const key = RESOURCE_KINDS[type].create?.key;
+  if (key === undefined) return 'id';
+  return key === 'owner' ? 'ownership tags (edgeform-stack, edgeform-address)' : key.join(' and ');
+}
+
+/**
+ * The destroys of prune: every resource carrying the stack's ownership tags whose address no
+ * block of the stack declares. A listing that failed is an error (prune cannot say what it
+ * would leave behind); a mark naming an address of another kind, or one declared already, is
+ * never destroyed (a warning says why).
+ */
+function planPrune(stack: Stack, owned: readonly OwnedRead[], planners: ResourcePlanners, diagnostics: Diagnostic[]): ResourceChange[] {
+  const declared = new Set(stack.resources.map((b) => b.address));
+  const seen = new Set<string>();
+  const changes: ResourceChange[] = [];
+  for (const listing of owned) {
+    if (!listing.ok) {
+      diagnostics.push({
+        severity: 'error',
+        code: 'plan-error',
+        summary: `prune: listing the ${listing.type} resources of stack "${stack.name}" failed: ${listing.error.summary}`,
+      });
+      continue;
+    }
+    for (const resource of listing.resources) {
+      if (declared.has(resource.address)) continue;
+      const [type, ...rest] = resource.address.split('.');
+      if (type !== listing.type || rest.length === 0 || seen.has(resource.address)) {
+        diagnostics.push({
+          severity: 'warning',
+          code: 'prune-skipped',
+          summary: `prune: a ${listing.type} carries stack "${stack.name}"'s ownership tags with address "${resource.address}", ${seen.has(resource.address) ? 'like another one' : 'which is not an address of its kind'}; it is left alone`,
+        });
+        continue;
+      }
+      seen.add(resource.address);
+      changes.push(prunedChange(listing.type, resource, planners));
+    }
+  }
+  return changes;
+}
+
+function prunedChange<K extends ResourceType>(type: K, resource: OwnedResource, planners: ResourcePlanners): ResourceChange {
+  const planner: ResourcePlanner<K> = planners[type];
+  const before = planner.summarize(resource.observation.state);
+  const change = {
+    address: resource.address,
+    type,
+    name: resource.address.slice(type.length + 1),
+    desired: resource.desired as ResourceAttributes[K],
+    depends_on: [],
+    lock_task_id: resource.observation.lockTaskId ?? null,
+    action: 'delete',
+    before,
+    after: null,
+    changes: [],
+    fingerprint: fingerprint(before),
+    warnings: lockWarnings(resource.observation.lockTaskId),
+    notes: ["no block declares it any more, and it carries this stack's ownership tags (prune: true)"],
+    pruned: true,
+  } satisfies ChangeFields & { type: K; desired: ResourceAttributes[K] };
+  return change as ResourceChange;
 }
 
 /**

@@ -1,12 +1,18 @@
 import { isUtf8 } from 'node:buffer';
 import { z } from 'zod';
-import { CHECK_TYPES, isDeletable, RESOURCE_TYPES, type ResourceType } from '../kinds/registry.js';
+import { CHECK_TYPES, isDeletable, RESOURCE_KINDS, RESOURCE_TYPES, type ResourceType } from '../kinds/registry.js';
 import { PlanFileError, StalePlanError } from '../errors.js';
 import { canonicalJson } from './fingerprint.js';
 import { buildGraph, findCycles } from './graph.js';
 import { PLAN_FORMAT_VERSION, type ChangeFields, type Plan, type SavedPlan } from './types.js';
 
-const fieldChange = z.strictObject({ path: z.array(z.string()), op: z.enum(['add', 'update', 'remove']), before: z.unknown().optional(), after: z.unknown().optional() });
+const fieldChange = z.strictObject({
+  path: z.array(z.string()),
+  op: z.enum(['add', 'update', 'remove']),
+  before: z.unknown().optional(),
+  after: z.unknown().optional(),
+  forces_replacement: z.boolean().optional(),
+});
 const record = z.record(z.string(), z.unknown());
 const position = z.strictObject({ line: z.number(), column: z.number() });
 
@@ -19,13 +25,17 @@ const planFileSchema = z.strictObject({
   edgeform_version: z.string(),
   created_at: z.string(),
   base_url: z.string(),
-  stack: z.strictObject({ sources: z.array(z.string()).min(1), digest: z.string().regex(/^[0-9a-f]{64}$/, 'expected a sha256 hex digest') }),
+  stack: z.strictObject({
+    sources: z.array(z.string()).min(1),
+    digest: z.string().regex(/^[0-9a-f]{64}$/, 'expected a sha256 hex digest'),
+    name: z.string().nullable().optional(),
+  }),
   resource_changes: z.array(
     z.strictObject({
       address: z.string(),
       type: z.enum(RESOURCE_TYPES),
       name: z.string(),
-      action: z.enum(['no-op', 'update', 'delete']),
+      action: z.enum(['no-op', 'create', 'update', 'replace', 'delete']),
       desired: record,
       before: record.nullable(),
       after: record.nullable(),
@@ -37,6 +47,8 @@ const planFileSchema = z.strictObject({
       unchanged_elements: z.record(z.string(), z.number()).optional(),
       warnings: z.array(z.string()),
       notes: z.array(z.string()),
+      identity: z.string().optional(),
+      pruned: z.literal(true).optional(),
     }),
   ),
   checks: z.array(
@@ -193,8 +205,13 @@ function checkAction(change: { address: string; type: ResourceType; action: stri
       throw new PlanFileError(`${file} is a corrupt plan file: ${where}: action: a delete needs desired.ensure: absent, got ${JSON.stringify(ensure) ?? 'nothing'}`);
     }
   }
-  if (change.action === 'update' && ensure === 'absent') {
-    throw new PlanFileError(`${file} is a corrupt plan file: ${where}: action: an update of a resource whose desired.ensure is absent`);
+  if ((change.action === 'update' || change.action === 'create' || change.action === 'replace') && ensure === 'absent') {
+    throw new PlanFileError(
+      `${file} is a corrupt plan file: ${where}: action: ${change.action === 'update' ? 'an update' : `a ${change.action}`} of a resource whose desired.ensure is absent`,
+    );
+  }
+  if ((change.action === 'create' || change.action === 'replace') && RESOURCE_KINDS[change.type].create === undefined) {
+    throw new PlanFileError(`${file} is a corrupt plan file: ${where}: action: edgeform cannot create a ${change.type}`);
   }
 }
 

@@ -4,8 +4,15 @@ import type { CheckType, ResourceAttributes, ResourceType } from '../kinds/regis
 /** Version of the saved-plan and JSON plan format; bumped on any incompatible change. */
 export const PLAN_FORMAT_VERSION = '1.0';
 
-/** What apply will do to one resource. `read` is the action of checks. */
-export type Action = 'no-op' | 'update' | 'delete' | 'read';
+/**
+ * What apply will do to one resource. `create`: nothing matched the block's identity;
+ * `replace` (`-/+`): a field that cannot change in place differs, so the resource is destroyed
+ * and created again; `read` is the action of checks.
+ */
+export type Action = 'no-op' | 'create' | 'update' | 'replace' | 'delete' | 'read';
+
+/** The value a plan shows for what only the platform decides on create (ids). */
+export const KNOWN_AFTER_APPLY = '(known after apply)';
 
 /** One changed leaf of a resource, as the renderers show it. */
 export interface FieldChange {
@@ -16,6 +23,8 @@ export interface FieldChange {
   before?: unknown;
   /** The stack's value (absent for remove). */
   after?: unknown;
+  /** The field cannot change in place: this change forces the resource's replacement (`-/+`). */
+  forces_replacement?: boolean;
 }
 
 /** What a planned change records, whatever its kind (see ResourceChange). */
@@ -40,6 +49,13 @@ export interface ChangeFields {
   warnings: string[];
   /** Human notes shown under the resource (e.g. "upgrade path: v1.29.8 -> v1.30.6 -> v1.31.3"). */
   notes: string[];
+  /**
+   * How a block without its platform id finds its resource (`name "web"`, `ownership tags of
+   * stack "prod"`): the identity that matched, or the one a create will be found by later.
+   */
+  identity?: string;
+  /** Planned because prune found this stack's ownership mark on a resource no block declares. */
+  pruned?: boolean;
 }
 
 /**
@@ -95,7 +111,8 @@ export interface Plan {
   created_at: string;
   /** The API origin the plan was read from; apply refuses a plan made for another one. */
   base_url: string;
-  stack: { sources: string[]; digest: string };
+  /** The stack's files, digest, and `name` (what its ownership marks say; null when it has none). */
+  stack: { sources: string[]; digest: string; name?: string | null };
   /** Resources in dependency order. */
   resource_changes: ResourceChange[];
   checks: CheckResult[];

@@ -133,8 +133,8 @@ export function createTextApplyView(output: ViewOutput, options: ApplyViewOption
       started.delete(change.address);
       const elapsed = s ? ` after ${seconds(now() - s.at)}` : '';
       const [progressive, done] = verbsOf(change);
-      if (outcome.status === 'applied') write(`${colors.bold(change.address)}: ${colors.green(done)}${elapsed}${taskNote(outcome.taskIds)}`);
-      else if (outcome.status === 'unchanged' && s) write(`${colors.bold(change.address)}: already as planned; nothing sent${elapsed}`);
+      if (outcome.status === 'applied') write(`${colors.bold(change.address)}: ${colors.green(done)}${elapsed}${taskNote(outcome.taskIds)}${createdNote(outcome)}`);
+      else if (outcome.status === 'unchanged' && s) write(`${colors.bold(change.address)}: already as planned; nothing sent${elapsed}${createdNote(outcome)}`);
       else if (outcome.status === 'failed')
         write(`${colors.bold(change.address)}: ${colors.red(`${progressive} failed`)}${elapsed}${taskNote(outcome.taskIds)}: ${formatMessage(outcome.error ?? 'unknown error')}`);
       else if (outcome.status === 'stopped')
@@ -178,6 +178,17 @@ export function createTextApplyView(output: ViewOutput, options: ApplyViewOption
   };
 }
 
+/** `[id …, found by name "web"]` for a created or replaced resource; empty otherwise. */
+function createdNote(outcome: ResourceOutcome): string {
+  if (outcome.id === undefined) return '';
+  return ` [id ${formatMessage(outcome.id)}${outcome.identity === undefined ? '' : `, found by ${formatMessage(outcome.identity)}`}]`;
+}
+
+/** The JSON events' `id` and `identity` of a created or replaced resource (absent otherwise). */
+function createdFields(outcome: ResourceOutcome): { id?: string; identity?: string } {
+  return { ...(outcome.id === undefined ? {} : { id: outcome.id }), ...(outcome.id === undefined || outcome.identity === undefined ? {} : { identity: outcome.identity }) };
+}
+
 /**
  * The closing lines of an apply: one success line, or every list that is not empty; then the
  * warnings. Resources a run-fatal error kept from starting are counted, not listed (the error
@@ -201,7 +212,7 @@ export function summaryLines(outcome: ApplyOutcome, colors: Colors = NO_COLORS):
   lines.push(colors.red(colors.bold(outcome.interrupted ? `Apply interrupted. ${counts}` : `Apply failed. ${counts}`)));
   const tasks = (r: ResourceOutcome) => (r.taskIds.length > 0 ? ` [task ${ids(r.taskIds)}]` : '');
   const by = (status: ResourceOutcome['status']) => outcome.resources.filter((r) => r.status === status);
-  group('Applied', by('applied'), (r) => `${r.address} (${r.action})${tasks(r)}`);
+  group('Applied', by('applied'), (r) => `${r.address} (${r.action})${tasks(r)}${createdNote(r)}`);
   group('Failed', by('failed'), (r) => `${r.address} (${r.action})${tasks(r)}: ${formatMessage(r.error ?? 'unknown error')}`);
   group('Stopped part-way', by('stopped'), (r) => `${r.address} (${r.action})${tasks(r)}: ${formatMessage(r.error ?? 'stopped by the interrupt')}`);
   group('Still running on the platform', by('aborted'), (r) => `${r.address} (${r.action})${tasks(r)}`);
@@ -261,7 +272,14 @@ export function createJsonApplyView(output: ViewOutput, options: Pick<ApplyViewO
     },
     onFinish(change, outcome) {
       running.delete(change.address);
-      const base = { address: change.address, action: change.action, status: outcome.status, task_ids: outcome.taskIds, elapsed_ms: outcome.elapsedMs ?? 0 };
+      const base = {
+        address: change.address,
+        action: change.action,
+        status: outcome.status,
+        task_ids: outcome.taskIds,
+        elapsed_ms: outcome.elapsedMs ?? 0,
+        ...createdFields(outcome),
+      };
       if (outcome.status === 'applied' || outcome.status === 'unchanged') emit('apply_complete', { ...base, warnings: outcome.warnings ?? [] });
       else emit('apply_errored', { ...base, error: outcome.error ?? null, skipped_because: outcome.skippedBecause ?? null });
     },
@@ -299,6 +317,7 @@ export function createJsonApplyView(output: ViewOutput, options: Pick<ApplyViewO
           error: r.error ?? null,
           skipped_because: r.skippedBecause ?? null,
           warnings: r.warnings ?? [],
+          ...createdFields(r),
         })),
       });
     },

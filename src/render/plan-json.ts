@@ -28,6 +28,8 @@ export function toPlanJson(plan: Plan): Record<string, unknown> {
       lock_task_id: c.lock_task_id,
       warnings: c.warnings,
       notes: c.notes,
+      ...(c.identity === undefined ? {} : { identity: c.identity }),
+      ...(c.pruned ? { pruned: true } : {}),
     })),
     checks: plan.checks.map((c) => ({ address: c.address, type: c.type, name: c.name, status: c.status, message: c.message, details: c.details ?? {} })),
     diagnostics: toDiagnosticsJson(plan.diagnostics).diagnostics,

@@ -11,7 +11,7 @@ export function commentMarker(kind: 'plan' | 'drift', stackLabel: string): strin
   return `<!-- edgeform:${kind} stack=${stackLabel.replace(/--/g, '-\u2011')} -->`;
 }
 
-const SYMBOL = { update: '~', delete: '-', read: '<=' } as const;
+const SYMBOL = { create: '+', replace: '-/+', update: '~', delete: '-', read: '<=' } as const;
 
 /**
  * A plan as a pull-request comment: hidden marker, one-line summary, a warning banner when
@@ -21,14 +21,14 @@ const SYMBOL = { update: '~', delete: '-', read: '<=' } as const;
  */
 export function renderPlanMarkdown(plan: Plan, textPlan: string, options: { stackLabel: string; limit?: number }): string {
   const limit = options.limit ?? MARKDOWN_LIMIT;
-  const { change, destroy } = plan.summary;
+  const { add, change, destroy } = plan.summary;
   const failedChecks = plan.checks.filter((c) => c.status !== 'pass');
   const head: string[] = [commentMarker('plan', options.stackLabel), `### edgeform plan for \`${options.stackLabel}\``, ''];
 
   const errors = plan.diagnostics.filter((d) => d.severity === 'error');
   if (plan.errored)
     head.push(`**Plan failed** with ${errors.length} error${errors.length === 1 ? '' : 's'}; nothing can be applied until ${errors.length === 1 ? 'it is' : 'they are'} fixed.`);
-  else if (change + destroy === 0) head.push('**No changes.** The platform matches the stack.');
+  else if (add + change + destroy === 0) head.push('**No changes.** The platform matches the stack.');
   else head.push(`**Plan:** ${plan.summary.add} to add, ${change} to change, ${destroy} to destroy.`);
   if (plan.checks.length > 0) {
     head.push(
@@ -38,15 +38,16 @@ export function renderPlanMarkdown(plan: Plan, textPlan: string, options: { stac
         : `Checks: **${failedChecks.length} of ${plan.checks.length} failing**: ${failedChecks.map((c) => `\`${c.address}\``).join(', ')}.`,
     );
   }
-  const destroyed = plan.resource_changes.filter((c) => c.action === 'delete');
+  const destroyed = plan.resource_changes.filter((c) => c.action === 'delete' || c.action === 'replace');
   if (destroyed.length > 0) {
     head.push('', '> [!WARNING]', `> This plan **destroys ${destroyed.length} resource${destroyed.length === 1 ? '' : 's'}**. Deletion cannot be undone.`);
   }
   head.push('');
 
   const rows = [
-    ...(['update', 'delete'] as const).flatMap((action) =>
-      plan.resource_changes.filter((c) => c.action === action).map((c) => `| \`${SYMBOL[action]}\` ${action} | \`${c.address}\` |`),
+    ...plan.resource_changes.filter((c) => c.pruned).map((c) => `| \`-\` delete (pruned) | \`${c.address}\` |`),
+    ...(['create', 'replace', 'update', 'delete'] as const).flatMap((action) =>
+      plan.resource_changes.filter((c) => c.action === action && !c.pruned).map((c) => `| \`${SYMBOL[action]}\` ${action} | \`${c.address}\` |`),
     ),
     ...plan.checks.map((c) => `| \`<=\` read | \`${c.address}\` (${c.status}) |`),
   ];

@@ -1,11 +1,13 @@
 import type { Diagnostic } from '../config/diagnostics.js';
-import type { Action, CheckResult, FieldChange, Plan, ResourceChange } from '../plan/types.js';
+import { KNOWN_AFTER_APPLY, type Action, type CheckResult, type FieldChange, type Plan, type ResourceChange } from '../plan/types.js';
 import { NO_COLORS, type Colors } from './colors.js';
 import { isMultiline, unifiedDiffLines } from './text-diff.js';
 import { formatMessage, formatName, formatValue } from './values.js';
 
 /** How each action is marked, described and coloured, in the order the legend lists them. */
-const ACTIONS: Record<Exclude<Action, 'no-op'>, { symbol: string; legend: string; verb: string; style: 'yellow' | 'red' | 'cyan' }> = {
+const ACTIONS: Record<Exclude<Action, 'no-op'>, { symbol: string; legend: string; verb: string; style: 'yellow' | 'red' | 'cyan' | 'green' }> = {
+  create: { symbol: '+', legend: 'create', verb: 'will be created', style: 'green' },
+  replace: { symbol: '-/+', legend: 'destroy and then create replacement', verb: 'must be replaced', style: 'red' },
   update: { symbol: '~', legend: 'update in-place', verb: 'will be updated in-place', style: 'yellow' },
   delete: { symbol: '-', legend: 'destroy', verb: 'will be destroyed', style: 'red' },
   read: { symbol: '<=', legend: 'read (checks)', verb: 'will be read', style: 'cyan' },
@@ -22,7 +24,7 @@ export type DiagnosticFormatter = (diagnostics: readonly Diagnostic[]) => string
  */
 export function renderPlanText(plan: Plan, options: { formatDiagnostics?: DiagnosticFormatter; colors?: Colors } = {}): string {
   const colors = options.colors ?? NO_COLORS;
-  const mark = (action: Exclude<Action, 'no-op'>) => colors[ACTIONS[action].style](ACTIONS[action].symbol.padStart(2));
+  const mark = (action: Exclude<Action, 'no-op'>) => colors[ACTIONS[action].style](ACTIONS[action].symbol.padStart(3));
   const out: string[] = [];
   const changes = plan.resource_changes.filter((c) => c.action !== 'no-op');
   const used = new Set<Exclude<Action, 'no-op'>>(changes.map((c) => c.action as Exclude<Action, 'no-op'>));
@@ -31,17 +33,18 @@ export function renderPlanText(plan: Plan, options: { formatDiagnostics?: Diagno
   if (used.size > 0) {
     out.push('Resource actions are indicated with the following symbols:');
     for (const [action, a] of Object.entries(ACTIONS)) {
-      if (used.has(action as Exclude<Action, 'no-op'>)) out.push(`  ${mark(action as Exclude<Action, 'no-op'>)} ${a.legend}`);
+      if (used.has(action as Exclude<Action, 'no-op'>)) out.push(` ${mark(action as Exclude<Action, 'no-op'>)} ${a.legend}`);
     }
     out.push('');
   }
 
   if (changes.length > 0) {
     out.push('edgeform will perform the following actions:', '');
-    for (const action of ['update', 'delete'] as const) {
-      for (const c of changes.filter((x) => x.action === action)) out.push(`  ${mark(action)} ${c.address}`);
-    }
+    // What prune destroys comes first, then each action in the legend's order.
+    const ordered = [...changes.filter((c) => c.pruned), ...LISTED.flatMap((action) => changes.filter((c) => c.action === action && !c.pruned))];
+    for (const c of ordered) out.push(` ${mark(c.action as Exclude<Action, 'no-op' | 'read'>)} ${c.address}${c.pruned ? colors.dim(' (pruned)') : ''}`);
     out.push('');
+    // The details in plan order (dependency order; what prune destroys is first there too).
     for (const change of changes) out.push(...renderResource(change, colors), '');
   }
 
@@ -63,29 +66,43 @@ export function renderPlanText(plan: Plan, options: { formatDiagnostics?: Diagno
 
 /** The last line of a plan: counts, "No changes", or why nothing can be applied. */
 export function summaryLine(plan: Plan, colors: Colors = NO_COLORS): string {
-  const { change, destroy } = plan.summary;
+  const { add, change, destroy } = plan.summary;
   const errors = plan.diagnostics.filter((d) => d.severity === 'error').length;
   const counts = `${plan.summary.add} to add, ${change} to change, ${destroy} to destroy.`;
   if (plan.errored) {
-    const resources = change + destroy > 0 ? ` The rest of the plan: ${counts}` : '';
+    const resources = add + change + destroy > 0 ? ` The rest of the plan: ${counts}` : '';
     return colors.red(`Plan failed: ${errors} error${errors === 1 ? '' : 's'}; nothing can be applied until ${errors === 1 ? 'it is' : 'they are'} fixed.${resources}`);
   }
-  if (change + destroy === 0) return colors.green('No changes. Your infrastructure matches the configuration.');
+  if (add + change + destroy === 0) return colors.green('No changes. Your infrastructure matches the configuration.');
   return `${colors.bold('Plan:')} ${counts}`;
 }
 
+/** The resource actions in the order the plan lists them (after what prune destroys). */
+const LISTED = ['create', 'replace', 'update', 'delete'] as const;
+
 function renderResource(change: ResourceChange, colors: Colors): string[] {
-  const action = ACTIONS[change.action as 'update' | 'delete'];
-  const lines = [`  ${colors.bold(`# ${change.address}`)} ${action.verb}`];
-  lines.push(`  ${colors[action.style](action.symbol.padStart(2))} ${change.address}`);
+  const action = ACTIONS[change.action as (typeof LISTED)[number]];
+  const identity =
+    change.identity === undefined
+      ? ''
+      : colors.dim(change.action === 'create' ? ` (to be found by ${formatMessage(change.identity)})` : ` (found by ${formatMessage(change.identity)})`);
+  const lines = [`  ${colors.bold(`# ${change.address}`)} ${action.verb}${identity}`];
+  lines.push(` ${colors[action.style](action.symbol.padStart(3))} ${change.address}`);
   for (const warning of change.warnings) lines.push(`      ${colors.yellow('!')} ${formatMessage(warning)}`);
   if (change.action === 'delete') {
     for (const [key, value] of Object.entries(change.before ?? {})) lines.push(`      ${formatName(key)}: ${formatValue(value)}`);
+  } else if (change.action === 'create') {
+    for (const [key, value] of Object.entries(change.after ?? {})) lines.push(`    ${colors.green('+')} ${formatName(key)}: ${shownValue(value)}`);
   } else {
     lines.push(...renderFieldChanges(change, colors));
   }
   for (const note of change.notes) lines.push(`      ${colors.dim(`# ${formatMessage(note)}`)}`);
   return lines;
+}
+
+/** A value as the plan shows it; what only the platform decides shows as `(known after apply)`, unquoted. */
+function shownValue(value: unknown): string {
+  return value === KNOWN_AFTER_APPLY ? KNOWN_AFTER_APPLY : formatValue(value);
 }
 
 /** Changed fields only: scalars as `~ field: a -> b`, maps per key, multi-line strings as a diff. */
@@ -126,9 +143,10 @@ function renderScalar(field: string, c: FieldChange, colors: Colors): string[] {
       ...diff.map(formatName).map((line) => `        ${line.startsWith('+') ? colors.green(line) : line.startsWith('-') ? colors.red(line) : line}`),
     ];
   }
-  if (c.op === 'add') return [`    ${colors.green('+')} ${field}: ${formatValue(c.after)}`];
-  if (c.op === 'remove') return [`    ${colors.red('-')} ${field}: ${formatValue(c.before)}`];
-  return [`    ${colors.yellow('~')} ${field}: ${formatValue(c.before)} -> ${formatValue(c.after)}`];
+  const forces = c.forces_replacement ? colors.red(' # forces replacement') : '';
+  if (c.op === 'add') return [`    ${colors.green('+')} ${field}: ${shownValue(c.after)}${forces}`];
+  if (c.op === 'remove') return [`    ${colors.red('-')} ${field}: ${formatValue(c.before)}${forces}`];
+  return [`    ${colors.yellow('~')} ${field}: ${formatValue(c.before)} -> ${shownValue(c.after)}${forces}`];
 }
 
 function renderCheck(check: CheckResult, colors: Colors): string {

@@ -15,5 +15,5 @@ export function checkBlock<T extends CheckType>(type: T, name: string, attribute
 
 /** A stack around the given blocks. */
 export function stackOf(resources: ResourceBlock[], checks: CheckBlock[] = []): Stack {
-  return { version: 1, sources: ['stack.yaml'], provider: {}, resources, checks, digest: 'f'.repeat(64) };
+  return { version: 1, sources: ['stack.yaml'], prune: false, provider: {}, resources, checks, digest: 'f'.repeat(64) };
 }

@@ -37,7 +37,7 @@ describe('apply approval on a terminal', () => {
     emu = await startTestEmulator({ taskDurationMs: 0 });
     const term = fakeTerminal();
     const io = createIO({ env: { ...emulatorEnv(emu), NO_COLOR: '1' }, stdin: term.stdin, stdout: term.stdout, stderr: term.stderr });
-    const args = { path: NOTIFICATIONS, autoApprove: false, parallelism: 10, maxTasks: 200, target: [] as string[], format };
+    const args = { path: NOTIFICATIONS, autoApprove: false, parallelism: 10, maxTasks: 200, target: [] as string[], format, lock: true };
     const exit = applyCommand.run(args, io);
     await waitFor(() => `${term.output()}${term.errors()}`.includes(PROMPT), { what: 'the prompt' });
     return { emu, term, exit };

@@ -117,6 +117,7 @@ describe('apply waits on platform tasks without holding anything up', () => {
         maxTasks: 200,
         target: [] as string[],
         format: 'text' as const,
+        lock: true,
       };
 
       const code = await driveTasks(emu, applyCommand.run(args, io));

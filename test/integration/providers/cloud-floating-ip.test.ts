@@ -6,6 +6,7 @@ import { cloudFloatingIp } from '../../../src/kinds/cloud-floating-ip/provider.j
 import { DEMO, type TestEmulator } from '../../helpers/emulator.js';
 import { planChange, routesSeen, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
 import { resource } from '../../helpers/stack.js';
+import { REF } from '../../helpers/ref.js';
 
 const V1_ONE = '/cloud/v1/floatingips/{project_id}/{region_id}/{floating_ip_id}';
 const V2_ONE = '/cloud/v2/floatingips/{project_id}/{region_id}/{floating_ip_id}';
@@ -39,7 +40,7 @@ function liveTags(id: string): string[] {
 
 describe('cloud_floating_ip read', () => {
   it('observes the address, status, every tag with its read-only flag, and no lock', async () => {
-    const observed = await cloudFloatingIp.read(h.ctx, desired());
+    const observed = await cloudFloatingIp.read(h.ctx, desired(), REF);
     expect(observed).toEqual({
       exists: true,
       state: {
@@ -59,12 +60,12 @@ describe('cloud_floating_ip read', () => {
   });
 
   it('answers a floating IP the platform does not know (404) as not existing', async () => {
-    expect(await cloudFloatingIp.read(h.ctx, desired({ floating_ip_id: MISSING }))).toEqual({ exists: false });
+    expect(await cloudFloatingIp.read(h.ctx, desired({ floating_ip_id: MISSING }), REF)).toEqual({ exists: false });
   });
 
   it('retries a 503 once with one recorded backoff and then reads the floating IP', async () => {
     emu.faults.failNext({ method: 'GET', path: V1_ONE, status: 503, count: 1 });
-    const observed = await cloudFloatingIp.read(h.ctx, desired());
+    const observed = await cloudFloatingIp.read(h.ctx, desired(), REF);
     expect(observed.exists).toBe(true);
     expect(h.retryDelays).toEqual([250]);
     expect(routesSeen(emu)).toEqual([`GET ${V1_ONE}`, `GET ${V1_ONE}`]);
@@ -72,14 +73,14 @@ describe('cloud_floating_ip read', () => {
 
   it('waits exactly as long as a 429 Retry-After asks before reading again', async () => {
     emu.faults.failNext({ method: 'GET', path: V1_ONE, status: 429, retryAfter: 7 });
-    expect((await cloudFloatingIp.read(h.ctx, desired())).exists).toBe(true);
+    expect((await cloudFloatingIp.read(h.ctx, desired(), REF)).exists).toBe(true);
     expect(h.retryDelays).toEqual([7000]);
   });
 
   it('reports the lock of a running task as lockTaskId', async () => {
     const started = await emu.call('PATCH', `/cloud/v2/floatingips/1/76/${DEMO.fip}`, { body: { tags: { tier: 'gold' } } });
     const [taskId] = started.body.tasks as string[];
-    const observed = await cloudFloatingIp.read(h.ctx, desired());
+    const observed = await cloudFloatingIp.read(h.ctx, desired(), REF);
     expect(observed).toMatchObject({ exists: true, lockTaskId: taskId });
   });
 });

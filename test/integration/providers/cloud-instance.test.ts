@@ -5,6 +5,7 @@ import { cloudInstance } from '../../../src/kinds/cloud-instance/provider.js';
 import { DEMO, type TestEmulator } from '../../helpers/emulator.js';
 import { planBlocks, planChange, routesSeen, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
 import { resource } from '../../helpers/stack.js';
+import { REF } from '../../helpers/ref.js';
 
 const ONE = '/cloud/v1/instances/{project_id}/{region_id}/{instance_id}';
 const CHANGEFLAVOR = `${ONE}/changeflavor`;
@@ -29,7 +30,7 @@ useProviderHarness((e, harness) => {
 
 describe('cloud_instance read', () => {
   it('observes name, status, flavor and the flavors a resize may move to', async () => {
-    expect(await cloudInstance.read(h.ctx, desired())).toEqual({
+    expect(await cloudInstance.read(h.ctx, desired(), REF)).toEqual({
       exists: true,
       state: {
         instance_id: DEMO.instance,
@@ -43,24 +44,24 @@ describe('cloud_instance read', () => {
   });
 
   it('does not ask for available flavors when the flavor already matches', async () => {
-    const observed = await cloudInstance.read(h.ctx, desired({ flavor_id: 'g2-standard-2-4' }));
+    const observed = await cloudInstance.read(h.ctx, desired({ flavor_id: 'g2-standard-2-4' }), REF);
     expect(observed).toMatchObject({ exists: true, state: { flavor_id: 'g2-standard-2-4' } });
     expect(routesSeen(emu)).toEqual([`GET ${ONE}`]);
   });
 
   it('answers an instance the platform does not know (404) as not existing', async () => {
-    expect(await cloudInstance.read(h.ctx, desired({ instance_id: MISSING }))).toEqual({ exists: false });
+    expect(await cloudInstance.read(h.ctx, desired({ instance_id: MISSING }), REF)).toEqual({ exists: false });
   });
 
   it('retries a 503 once with one recorded backoff and then reads the instance', async () => {
     emu.faults.failNext({ method: 'GET', path: ONE, status: 503, count: 1 });
-    expect((await cloudInstance.read(h.ctx, desired())).exists).toBe(true);
+    expect((await cloudInstance.read(h.ctx, desired(), REF)).exists).toBe(true);
     expect(h.retryDelays).toEqual([250]);
   });
 
   it('waits exactly as long as a 429 Retry-After asks before reading again', async () => {
     emu.faults.failNext({ method: 'GET', path: ONE, status: 429, retryAfter: 3 });
-    expect((await cloudInstance.read(h.ctx, desired())).exists).toBe(true);
+    expect((await cloudInstance.read(h.ctx, desired(), REF)).exists).toBe(true);
     expect(h.retryDelays).toEqual([3000]);
   });
 

@@ -6,6 +6,7 @@ import type { ProviderContext } from '../../../src/kinds/provider.js';
 import { DEMO, type TestEmulator } from '../../helpers/emulator.js';
 import { planBlocks, planChange, routesSeen, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
 import { resource } from '../../helpers/stack.js';
+import { REF } from '../../helpers/ref.js';
 
 const ONE = '/cloud/v2/k8s/clusters/{project_id}/{region_id}/{cluster_name}';
 const UPGRADE_VERSIONS = `${ONE}/upgrade_versions`;
@@ -32,7 +33,7 @@ const liveVersion = () => emu.state.k8sClusters.get(`1/76/${DEMO.cluster}`)!.ver
 
 describe('cloud_k8s_cluster read', () => {
   it('observes version and status, and the next versions the platform offers', async () => {
-    expect(await cloudK8sCluster.read(h.ctx, desired())).toEqual({
+    expect(await cloudK8sCluster.read(h.ctx, desired(), REF)).toEqual({
       exists: true,
       state: { cluster_name: 'prod-eu', version: 'v1.29.8', status: 'Provisioned', upgrade_versions: ['v1.30.6'] },
       lockTaskId: null,
@@ -40,18 +41,18 @@ describe('cloud_k8s_cluster read', () => {
   });
 
   it('answers a cluster the platform does not know (404) as not existing', async () => {
-    expect(await cloudK8sCluster.read(h.ctx, desired({ cluster_name: 'nope' }))).toEqual({ exists: false });
+    expect(await cloudK8sCluster.read(h.ctx, desired({ cluster_name: 'nope' }), REF)).toEqual({ exists: false });
   });
 
   it('retries a 503 once with one recorded backoff and then reads the cluster', async () => {
     emu.faults.failNext({ method: 'GET', path: ONE, status: 503, count: 1 });
-    expect((await cloudK8sCluster.read(h.ctx, desired())).exists).toBe(true);
+    expect((await cloudK8sCluster.read(h.ctx, desired(), REF)).exists).toBe(true);
     expect(h.retryDelays).toEqual([250]);
   });
 
   it('waits exactly as long as a 429 Retry-After asks before reading again', async () => {
     emu.faults.failNext({ method: 'GET', path: UPGRADE_VERSIONS, status: 429, retryAfter: 2 });
-    expect(await cloudK8sCluster.read(h.ctx, desired())).toMatchObject({ exists: true, state: { upgrade_versions: ['v1.30.6'] } });
+    expect(await cloudK8sCluster.read(h.ctx, desired(), REF)).toMatchObject({ exists: true, state: { upgrade_versions: ['v1.30.6'] } });
     expect(h.retryDelays).toEqual([2000]);
   });
 

@@ -10,6 +10,7 @@ import type { ResourceChange } from '../../../src/plan/types.js';
 import { type TestEmulator } from '../../helpers/emulator.js';
 import { planChange, routesSeen, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
 import { resource } from '../../helpers/stack.js';
+import { REF } from '../../helpers/ref.js';
 
 let emu: TestEmulator;
 let h: ProviderHarness;
@@ -48,7 +49,7 @@ const cases: DeletableCase[] = [
     type: 'fastedge_app',
     route: '/fastedge/v1/apps/{app_id}',
     block: (app_id, ensure) => resource('fastedge_app', 'legacy_app', { app_id, ensure }),
-    read: (ctx, app_id) => fastedgeApp.read(ctx, { app_id, ensure: 'present' }),
+    read: (ctx, app_id) => fastedgeApp.read(ctx, { app_id, ensure: 'present' }, REF),
     id: 1234,
     otherId: 1300,
     observed: { app_id: 1234, name: 'legacy-app', status: 1 },
@@ -60,7 +61,7 @@ const cases: DeletableCase[] = [
     type: 'streaming_player',
     route: '/streaming/players/{player_id}',
     block: (player_id, ensure) => resource('streaming_player', 'old_player', { player_id, ensure }),
-    read: (ctx, player_id) => streamingPlayer.read(ctx, { player_id, ensure: 'present' }),
+    read: (ctx, player_id) => streamingPlayer.read(ctx, { player_id, ensure: 'present' }, REF),
     id: 55,
     otherId: 60,
     observed: { player_id: 55, name: 'old-player' },
@@ -72,7 +73,7 @@ const cases: DeletableCase[] = [
     type: 'cloud_quota_limit_request',
     route: '/cloud/v2/limits_request/{request_id}',
     block: (request_id, ensure) => resource('cloud_quota_limit_request', 'stale_request', { request_id, ensure }),
-    read: (ctx, request_id) => cloudQuotaLimitRequest.read(ctx, { request_id, ensure: 'present' }),
+    read: (ctx, request_id) => cloudQuotaLimitRequest.read(ctx, { request_id, ensure: 'present' }, REF),
     id: 42,
     otherId: 43,
     observed: { request_id: 42, status: 'in progress', description: 'More vCPUs for the staging project' },
@@ -89,7 +90,7 @@ it('covers every kind edgeform can delete', () => {
 describe.each(cases)('$type', ({ route, block, read, id, otherId, observed, notFound, retryAfter, live }) => {
   const absent = () => block(id, 'absent');
   /** Applies a change through its kind's provider, as the executor does. */
-  const apply = (change: ResourceChange) => bindProvider(providers.resources, change).apply(h.ctx);
+  const apply = (change: ResourceChange) => bindProvider(providers.resources, change, REF.stack).apply(h.ctx);
 
   describe('read', () => {
     it('observes the fields `before` shows', async () => {

@@ -17,6 +17,7 @@ import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js'
 import { startLoopbackServer, type LoopbackServer, type SeenRequest } from '../../helpers/loopback-server.js';
 import { createProviderHarness, type ProviderHarness } from '../../helpers/providers.js';
 import { resource, stackOf } from '../../helpers/stack.js';
+import { REF } from '../../helpers/ref.js';
 
 const fipId = (n: number) => `00000001-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const FIP_LIST = '/cloud/v1/floatingips/{project_id}/{region_id}';
@@ -108,7 +109,7 @@ describe('grouped reads', () => {
     const reads = await read(harness.ctx, fipBlocks([0, 1, 7]));
     expect(routes(emu)).toEqual([`GET ${FIP_LIST}`]);
     expect(reads.get('cloud_floating_ip.ip_7')).toEqual({ ok: true, observation: { exists: false } });
-    const alone = await providers.resources.cloud_floating_ip.read(harness.ctx, fipBlocks([7])[0]!.attributes as never);
+    const alone = await providers.resources.cloud_floating_ip.read(harness.ctx, fipBlocks([7])[0]!.attributes as never, REF);
     expect(alone).toEqual({ exists: false });
   });
 
@@ -150,7 +151,7 @@ describe('grouped reads', () => {
     const reads = await read(harness.ctx, fipBlocks([0, 1, 2]));
     expect(reads.get('cloud_floating_ip.ip_1')).toMatchObject({ ok: true, observation: { exists: true, lockTaskId: task } });
     expect(reads.get('cloud_floating_ip.ip_0')).toMatchObject({ ok: true, observation: { exists: true, lockTaskId: null } });
-    expect(await providers.resources.cloud_floating_ip.read(harness.ctx, fipBlocks([1])[0]!.attributes as never)).toMatchObject({ lockTaskId: task });
+    expect(await providers.resources.cloud_floating_ip.read(harness.ctx, fipBlocks([1])[0]!.attributes as never, REF)).toMatchObject({ lockTaskId: task });
   });
 
   it('reads the other grouped kinds with one list each', async () => {

@@ -18,6 +18,7 @@ import { providers } from '../../../src/kinds/providers.js';
 import { HOSTILE_SHAPES, MiB, writeHostileAnswer, type HostileAnswer, type HugeOutcome } from '../../helpers/hostile-answers.js';
 import { startLoopbackServer, type LoopbackServer } from '../../helpers/loopback-server.js';
 import { checkBlock, resource, stackOf } from '../../helpers/stack.js';
+import { REF } from '../../helpers/ref.js';
 
 const KEY = '29841$c767b250c767b250c767b250c767b250';
 const FIP = '726ecfcc-7fd0-4e30-a86e-7892524aa483';
@@ -136,7 +137,7 @@ const TARGETS: Target[] = [
     what: 'cloud_floating_ip read',
     method: 'GET',
     path: FIP_PATH,
-    run: (ctx) => r.cloud_floating_ip.read(ctx, fipDesired),
+    run: (ctx) => r.cloud_floating_ip.read(ctx, fipDesired, REF),
     root: 'object',
     wrong: { body: variant(FIP_PATH, (b) => ((b.tags as Array<Record<string, unknown>>)[1]!.key = 7)), field: 'tags.1.key' },
   },
@@ -144,7 +145,7 @@ const TARGETS: Target[] = [
     what: 'cloud_instance read',
     method: 'GET',
     path: VM_PATH,
-    run: (ctx) => r.cloud_instance.read(ctx, vmDesired),
+    run: (ctx) => r.cloud_instance.read(ctx, vmDesired, REF),
     root: 'object',
     wrong: { body: variant(VM_PATH, (b) => (b.flavor = 'g2-standard-2-4')), field: 'flavor' },
   },
@@ -152,7 +153,7 @@ const TARGETS: Target[] = [
     what: 'cloud_instance read of the flavors it may be resized to',
     method: 'GET',
     path: `${VM_PATH}/available_flavors`,
-    run: (ctx) => r.cloud_instance.read(ctx, vmDesired),
+    run: (ctx) => r.cloud_instance.read(ctx, vmDesired, REF),
     root: 'object',
     wrong: { body: variant(`${VM_PATH}/available_flavors`, (b) => ((b.results as Array<Record<string, unknown>>)[0]!.flavor_id = 48)), field: 'results.0.flavor_id' },
   },
@@ -160,7 +161,7 @@ const TARGETS: Target[] = [
     what: 'cloud_k8s_cluster read',
     method: 'GET',
     path: CLUSTER_PATH,
-    run: (ctx) => r.cloud_k8s_cluster.read(ctx, clusterDesired),
+    run: (ctx) => r.cloud_k8s_cluster.read(ctx, clusterDesired, REF),
     root: 'object',
     wrong: { body: variant(CLUSTER_PATH, (b) => (b.version = 1.29)), field: 'version' },
   },
@@ -168,7 +169,7 @@ const TARGETS: Target[] = [
     what: 'cloud_k8s_cluster read of its upgrade versions',
     method: 'GET',
     path: `${CLUSTER_PATH}/upgrade_versions`,
-    run: (ctx) => r.cloud_k8s_cluster.read(ctx, clusterDesired),
+    run: (ctx) => r.cloud_k8s_cluster.read(ctx, clusterDesired, REF),
     root: 'object',
     wrong: { body: { count: 1, results: [{ version: null }] }, field: 'results.0.version' },
   },
@@ -176,7 +177,7 @@ const TARGETS: Target[] = [
     what: 'fastedge_app read',
     method: 'GET',
     path: '/fastedge/v1/apps/1234',
-    run: (ctx) => r.fastedge_app.read(ctx, { app_id: 1234, ensure: 'absent' }),
+    run: (ctx) => r.fastedge_app.read(ctx, { app_id: 1234, ensure: 'absent' }, REF),
     root: 'object',
     wrong: { body: variant('/fastedge/v1/apps/1234', (b) => (b.status = 'enabled')), field: 'status' },
   },
@@ -184,7 +185,7 @@ const TARGETS: Target[] = [
     what: 'streaming_player read',
     method: 'GET',
     path: '/streaming/players/55',
-    run: (ctx) => r.streaming_player.read(ctx, { player_id: 55, ensure: 'absent' }),
+    run: (ctx) => r.streaming_player.read(ctx, { player_id: 55, ensure: 'absent' }, REF),
     root: 'object',
     wrong: { body: variant('/streaming/players/55', (b) => (b.name = { en: 'old player' })), field: 'name' },
   },
@@ -192,7 +193,7 @@ const TARGETS: Target[] = [
     what: 'cloud_quota_limit_request read',
     method: 'GET',
     path: '/cloud/v2/limits_request/42',
-    run: (ctx) => r.cloud_quota_limit_request.read(ctx, { request_id: 42, ensure: 'absent' }),
+    run: (ctx) => r.cloud_quota_limit_request.read(ctx, { request_id: 42, ensure: 'absent' }, REF),
     root: 'object',
     wrong: { body: variant('/cloud/v2/limits_request/42', (b) => (b.status = false)), field: 'status' },
   },
@@ -201,14 +202,18 @@ const TARGETS: Target[] = [
     method: 'GET',
     path: '/iam/reselling/resellers/7/notification_settings/3',
     run: (ctx) =>
-      r.iam_reseller_notification_setting.read(ctx, {
-        reseller_id: 7,
-        notification_settings_id: 3,
-        notification_type: 'failed_login',
-        email: 'sec@example.com',
-        enabled: true,
-        ensure: 'present',
-      }),
+      r.iam_reseller_notification_setting.read(
+        ctx,
+        {
+          reseller_id: 7,
+          notification_settings_id: 3,
+          notification_type: 'failed_login',
+          email: 'sec@example.com',
+          enabled: true,
+          ensure: 'present',
+        },
+        REF,
+      ),
     root: 'object',
     wrong: { body: variant('/iam/reselling/resellers/7/notification_settings/3', (b) => (b.enabled = 'yes')), field: 'enabled' },
   },

@@ -4,6 +4,7 @@ import { iamResellerNotificationSetting } from '../../../src/kinds/iam-reseller-
 import { type TestEmulator } from '../../helpers/emulator.js';
 import { planChange, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
 import { resource } from '../../helpers/stack.js';
+import { REF } from '../../helpers/ref.js';
 
 const ONE = '/iam/reselling/resellers/{resellerId}/notification_settings/{notificationSettingsId}';
 
@@ -27,25 +28,25 @@ useProviderHarness((e, harness) => {
 
 describe('iam_reseller_notification_setting read', () => {
   it('observes the type, e-mail and enabled flag', async () => {
-    expect(await iamResellerNotificationSetting.read(h.ctx, desired())).toEqual({
+    expect(await iamResellerNotificationSetting.read(h.ctx, desired(), REF)).toEqual({
       exists: true,
       state: { notification_settings_id: 3, notification_type: 'failed_login', email: 'ops@example.com', enabled: false },
     });
   });
 
   it('answers a setting the platform does not know (404) as not existing', async () => {
-    expect(await iamResellerNotificationSetting.read(h.ctx, desired({ notification_settings_id: 99 }))).toEqual({ exists: false });
+    expect(await iamResellerNotificationSetting.read(h.ctx, desired({ notification_settings_id: 99 }), REF)).toEqual({ exists: false });
   });
 
   it('retries a 503 once with one recorded backoff and then reads the setting', async () => {
     emu.faults.failNext({ method: 'GET', path: ONE, status: 503, count: 1 });
-    expect((await iamResellerNotificationSetting.read(h.ctx, desired())).exists).toBe(true);
+    expect((await iamResellerNotificationSetting.read(h.ctx, desired(), REF)).exists).toBe(true);
     expect(h.retryDelays).toEqual([250]);
   });
 
   it('waits exactly as long as a 429 Retry-After asks before reading again', async () => {
     emu.faults.failNext({ method: 'GET', path: ONE, status: 429, retryAfter: 9 });
-    expect((await iamResellerNotificationSetting.read(h.ctx, desired())).exists).toBe(true);
+    expect((await iamResellerNotificationSetting.read(h.ctx, desired(), REF)).exists).toBe(true);
     expect(h.retryDelays).toEqual([9000]);
   });
 });

@@ -5,6 +5,7 @@ import { providers } from '../../../src/kinds/providers.js';
 import { DEMO, type TestEmulator } from '../../helpers/emulator.js';
 import { planChange, useProviderHarness, type ProviderHarness } from '../../helpers/providers.js';
 import { resource } from '../../helpers/stack.js';
+import { REF } from '../../helpers/ref.js';
 
 let emu: TestEmulator;
 let h: ProviderHarness;
@@ -52,7 +53,7 @@ describe('the kinds edgeform cannot delete', () => {
     expect(change.action).toBe('update');
     const before = h.sent.length;
     const state = structuredClone(live());
-    const provider = bindProvider(providers.resources, { ...change, action: 'delete' });
+    const provider = bindProvider(providers.resources, { ...change, action: 'delete' }, REF.stack);
     await expect(provider.apply(h.ctx)).rejects.toMatchObject({ code: 'EDGEFORM_PLAN_PAYLOAD', message: expect.stringContaining('delete') });
     expect(h.sent.slice(before)).toEqual([]);
     expect(live()).toEqual(state);

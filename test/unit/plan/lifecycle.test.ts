@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+import { buildPlan, type ResourcePlanners } from '../../../src/plan/planner.js';
+import { applyEdges } from '../../../src/plan/graph.js';
+import { KNOWN_AFTER_APPLY, type ResourceChange } from '../../../src/plan/types.js';
+import { createPlan } from '../../../src/kinds/create.js';
+import type { OwnedRead, OwnedResource, ProviderPlan, ReadResult } from '../../../src/kinds/provider.js';
+import { renderPlanText } from '../../../src/render/plan-text.js';
+import { resource, stackOf } from '../../helpers/stack.js';
+
+/**
+ * Planners whose fastedge_app can be created (found by name) and whose `name` cannot change in
+ * place: the planner's create, replace and prune logic is generic, so one stand-in kind proves it.
+ */
+const planners = (() => {
+  const plan = (desired: Record<string, unknown>, state: Record<string, unknown>): ProviderPlan => {
+    const before = { app_id: state.app_id, name: state.name };
+    const renamed = desired.name !== undefined && desired.name !== state.name;
+    return {
+      action: renamed ? 'replace' : 'no-op',
+      before,
+      after: { ...before, name: desired.name ?? state.name },
+      changes: renamed ? [{ path: ['name'], op: 'update', before: state.name, after: desired.name, forces_replacement: true }] : [],
+      errors: [],
+      warnings: [],
+      notes: [],
+    };
+  };
+  const app = {
+    idField: 'app_id',
+    summarize: (state: Record<string, unknown>) => ({ app_id: state.app_id, name: state.name }),
+    plan,
+    create: {
+      plan: (desired: Record<string, unknown>) => createPlan({ name: desired.name }, 'app_id', { name: desired.name }),
+      identity: (desired: Record<string, unknown>) => (desired.app_id === undefined ? `name ${JSON.stringify(desired.name)}` : null),
+    },
+  };
+  return { fastedge_app: app } as unknown as ResourcePlanners;
+})();
+
+const block = (name: string, attributes: Record<string, unknown>, dependsOn: string[] = []) =>
+  resource('fastedge_app', name, { ensure: 'present', ...attributes } as never, dependsOn);
+const found = (state: Record<string, unknown>, foundBy?: string): ReadResult => ({ ok: true, observation: { exists: true, state, ...(foundBy ? { foundBy } : {}) } });
+const missing: ReadResult = { ok: true, observation: { exists: false } };
+
+function plan(blocks: ReturnType<typeof block>[], reads: Record<string, ReadResult>, options: { owned?: OwnedRead[]; name?: string; prune?: boolean } = {}) {
+  const stack = { ...stackOf(blocks), ...(options.name ? { name: options.name } : {}), prune: options.prune ?? false };
+  return buildPlan({
+    stack,
+    reads: new Map(Object.entries(reads)),
+    checks: new Map(),
+    ...(options.owned ? { owned: options.owned } : {}),
+    planners,
+    baseUrl: 'http://127.0.0.1:1',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    edgeformVersion: '0.0.0',
+  });
+}
+
+describe('create: a block without an id whose identity matches nothing', () => {
+  const result = plan([block('edge', { name: 'edge' })], { 'fastedge_app.edge': missing });
+  const change = result.resource_changes[0]!;
+
+  it('is planned for create, with the id known after apply and the identity it will be found by', () => {
+    expect(change).toMatchObject({ action: 'create', before: null, after: { app_id: KNOWN_AFTER_APPLY, name: 'edge' }, payload: { name: 'edge' }, identity: 'name "edge"' });
+    expect(change.changes).toEqual([{ path: ['name'], op: 'add', after: 'edge' }]);
+  });
+
+  it('counts as an add and makes the plan applyable', () => {
+    expect(result.summary).toMatchObject({ add: 1, change: 0, destroy: 0 });
+    expect(result.applyable).toBe(true);
+    expect(result.errored).toBe(false);
+  });
+
+  it('renders with Terraform vocabulary: + create, (known after apply), the footer counting the add', () => {
+    const text = renderPlanText(result);
+    expect(text).toContain('  + create');
+    expect(text).toContain('  # fastedge_app.edge will be created (to be found by name "edge")');
+    expect(text).toContain('    + app_id: (known after apply)');
+    expect(text).toContain('    + name: "edge"');
+    expect(text).toContain('Plan: 1 to add, 0 to change, 0 to destroy.');
+  });
+});
+
+describe('adopting and missing', () => {
+  it('a block found by its identity is adopted: planned like any other, saying what matched', () => {
+    const result = plan([block('edge', { name: 'edge' })], { 'fastedge_app.edge': found({ app_id: 7, name: 'edge' }, 'name "edge"') });
+    expect(result.resource_changes[0]).toMatchObject({ action: 'no-op', identity: 'name "edge"' });
+    expect(result.summary.add).toBe(0);
+  });
+
+  it('a block that names an id that does not exist is an error, never a create', () => {
+    const result = plan([block('edge', { app_id: 9, name: 'edge' })], { 'fastedge_app.edge': missing });
+    expect(result.resource_changes).toEqual([]);
+    expect(result.errored).toBe(true);
+    expect(result.diagnostics[0]).toMatchObject({ code: 'resource-missing', address: 'fastedge_app.edge' });
+    expect(result.diagnostics[0]!.detail).toContain('remove app_id to have edgeform create the fastedge_app');
+  });
+
+  it('ensure: absent of a block found by identity destroys it; of one found nowhere is a no-op', () => {
+    const gone = plan([block('edge', { name: 'edge', ensure: 'absent' })], { 'fastedge_app.edge': found({ app_id: 7, name: 'edge' }, 'name "edge"') });
+    expect(gone.resource_changes[0]).toMatchObject({ action: 'delete', identity: 'name "edge"' });
+    const none = plan([block('edge', { name: 'edge', ensure: 'absent' })], { 'fastedge_app.edge': missing });
+    expect(none.resource_changes[0]).toMatchObject({ action: 'no-op', notes: ['already absent'] });
+  });
+});
+
+describe('replace: a field that cannot change in place', () => {
+  const result = plan([block('edge', { app_id: 7, name: 'new' })], { 'fastedge_app.edge': found({ app_id: 7, name: 'old' }) });
+  const change = result.resource_changes[0]!;
+
+  it('is -/+ with the create payload, counted as one add and one destroy', () => {
+    expect(change).toMatchObject({ action: 'replace', payload: { name: 'new' }, after: { app_id: KNOWN_AFTER_APPLY, name: 'new' } });
+    expect(change.notes[0]).toContain('name cannot be changed in place');
+    expect(result.summary).toMatchObject({ add: 1, change: 0, destroy: 1 });
+  });
+
+  it('renders -/+ and says which field forces it', () => {
+    const text = renderPlanText(result);
+    expect(text).toContain('-/+ destroy and then create replacement');
+    expect(text).toContain('  # fastedge_app.edge must be replaced');
+    expect(text).toContain('~ name: "old" -> "new" # forces replacement');
+    expect(text).toContain('Plan: 1 to add, 0 to change, 1 to destroy.');
+  });
+});
+
+describe('prune', () => {
+  const owned = (address: string, id: number): OwnedResource => ({
+    address,
+    desired: { app_id: id, ensure: 'absent' },
+    observation: { exists: true, state: { app_id: id, name: `app-${id}` } },
+  });
+  const kept = block('kept', { name: 'kept' });
+  const reads = { 'fastedge_app.kept': found({ app_id: 1, name: 'kept' }, 'name "kept"') };
+
+  it('destroys what carries the mark but is no longer declared, listed first, and never what a block declares', () => {
+    const result = plan([kept], reads, {
+      name: 'prod',
+      prune: true,
+      owned: [{ type: 'fastedge_app', ok: true, resources: [owned('fastedge_app.kept', 1), owned('fastedge_app.gone', 2)] }],
+    });
+    expect(result.resource_changes.map((c) => [c.address, c.action, c.pruned ?? false])).toEqual([
+      ['fastedge_app.gone', 'delete', true],
+      ['fastedge_app.kept', 'no-op', false],
+    ]);
+    expect(result.resource_changes[0]!.desired).toEqual({ app_id: 2, ensure: 'absent' });
+    expect(result.summary.destroy).toBe(1);
+    expect(renderPlanText(result)).toContain('  - fastedge_app.gone (pruned)');
+  });
+
+  it('leaves alone a mark naming an address of another kind, with a warning', () => {
+    const result = plan([kept], reads, { name: 'prod', prune: true, owned: [{ type: 'fastedge_app', ok: true, resources: [owned('cloud_floating_ip.x', 3)] }] });
+    expect(result.resource_changes.map((c) => c.address)).toEqual(['fastedge_app.kept']);
+    expect(result.diagnostics).toEqual([expect.objectContaining({ severity: 'warning', code: 'prune-skipped' })]);
+  });
+
+  it('a listing that failed is an error: prune cannot say what it would leave behind', () => {
+    const result = plan([kept], reads, { name: 'prod', prune: true, owned: [{ type: 'fastedge_app', ok: false, error: { summary: 'HTTP 500' } }] });
+    expect(result.errored).toBe(true);
+    expect(result.diagnostics[0]!.summary).toContain('prune: listing the fastedge_app resources of stack "prod" failed: HTTP 500');
+  });
+});
+
+describe('apply order', () => {
+  const change = (address: string, action: ResourceChange['action'], depends_on: string[] = []) => ({ address, action, depends_on });
+
+  it('destroys a dependant before what it depends on (the reverse of create order)', () => {
+    const edges = applyEdges([change('a.db', 'delete'), change('a.app', 'delete', ['a.db'])]);
+    expect(edges).toEqual([
+      { address: 'a.db', dependsOn: ['a.app'] },
+      { address: 'a.app', dependsOn: [] },
+    ]);
+  });
+
+  it('keeps create and update order: a dependant waits for what it depends on', () => {
+    const edges = applyEdges([change('a.db', 'create'), change('a.app', 'update', ['a.db'])]);
+    expect(edges).toEqual([
+      { address: 'a.db', dependsOn: [] },
+      { address: 'a.app', dependsOn: ['a.db'] },
+    ]);
+  });
+});
