@@ -32,7 +32,7 @@ export const PROVIDER_SCHEMA = z.strictObject({
  */
 export const STACK_NAME_SCHEMA = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'must be 1 to 63 letters, digits, ".", "_" or "-", starting with a letter or digit')
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'the stack name must be 1 to 63 letters, digits, ".", "_" or "-", starting with a letter or digit')
   .describe("The stack's name: the ownership tags of the resources it creates carry it (edgeform-stack). Required to create by ownership or to prune.");
 
 /** `prune:`: destroy what carries this stack's ownership mark but is no longer declared. */

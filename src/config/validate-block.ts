@@ -85,7 +85,7 @@ export function validateBlock(raw: RawBlock, defaults: ReadonlyMap<string, Sourc
         extraKeys: ['type', 'depends_on'],
         address,
         skip: (path) => inherited.has(String(path[0])),
-        missingDetail: (field) => (kind.identity.includes(field) ? `Set ${field} in the block.` : `Set ${field} in the block, or once for every block under defaults:.`),
+        missingDetail: (field) => missingFieldDetail(kind, field),
       }),
     );
     return { address, keyRange, dependsOn };
@@ -159,4 +159,17 @@ function readDependsOn(
     out.push({ address: item.value, range: item.range });
   }
   return out;
+}
+
+/**
+ * What to do about a missing required field: an identity field is set in the block itself (an
+ * adopt-only kind's id says that edgeform cannot create the kind); any other field may also come
+ * from `defaults:`.
+ */
+function missingFieldDetail(kind: KindSpec, field: string): string {
+  if (!kind.identity.includes(field)) return `Set ${field} in the block, or once for every block under defaults:.`;
+  if (kind.kind === 'resource' && kind.create === undefined && field === kind.identity[0]) {
+    return `Set ${field} in the block to the id of an existing ${kind.type}: edgeform adopts ${kind.type} resources but cannot create them (the kind is adopt-only).`;
+  }
+  return `Set ${field} in the block.`;
 }

@@ -254,7 +254,7 @@ export function describeStaleness(change: Pick<ChangeFields, 'address' | 'before
 }
 
 /** The parts of a planned change that decide what apply sends; all must match a fresh plan. */
-const DECIDING_FIELDS = ['type', 'name', 'action', 'desired', 'after', 'changes', 'payload', 'depends_on', 'unchanged_elements'] as const;
+const DECIDING_FIELDS = ['type', 'name', 'action', 'desired', 'after', 'changes', 'payload', 'depends_on', 'unchanged_elements', 'identity', 'pruned'] as const;
 
 /**
  * How a saved plan differs from the plan made now from the stack on disk and the live state

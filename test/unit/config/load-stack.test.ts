@@ -223,3 +223,35 @@ describe('loadStack: unknown dependencies', () => {
     expect(summaries[n - 1]).toBe(`depends_on names fastedge_app.ap_${n - 1}, which is not in the stack`);
   });
 });
+
+describe('loadStack: name and prune', () => {
+  const vm = `resources:\n  web_vm: { type: cloud_instance, project_id: 1, region_id: 76, instance_id: ${VM}, flavor_id: g2-standard-4-8 }\n`;
+
+  it('reads name and prune, and both enter the digest only when set', async () => {
+    const plain = await load({ 'stack.yaml': `version: 1\n${vm}` });
+    const named = await load({ 'stack.yaml': `version: 1\nname: prod\nprune: true\n${vm}` });
+    expect(named.stack).toMatchObject({ name: 'prod', prune: true });
+    expect(plain.stack).toMatchObject({ prune: false });
+    expect(plain.stack!.name).toBeUndefined();
+    expect(named.stack!.digest).not.toBe(plain.stack!.digest);
+    const renamed = await load({ 'stack.yaml': `version: 1\nname: staging\nprune: true\n${vm}` });
+    expect(renamed.stack!.digest).not.toBe(named.stack!.digest);
+  });
+
+  it('refuses prune: true without a name, at the prune key', async () => {
+    const { diagnostics } = await load({ 'stack.yaml': `version: 1\nprune: true\n${vm}` });
+    expect(diagnostics).toEqual([expect.objectContaining({ severity: 'error', code: 'missing-stack-name', range: expect.objectContaining({ start: { line: 2, column: 1 } }) })]);
+  });
+
+  it('refuses a name that is not 1 to 63 plain characters, at its value', async () => {
+    const { diagnostics } = await load({ 'stack.yaml': `version: 1\nname: "prod stack!"\n${vm}` });
+    expect(diagnostics[0]).toMatchObject({ severity: 'error', range: { start: { line: 2, column: 7 } } });
+    expect(diagnostics[0]!.summary).toContain('name');
+  });
+
+  it('says an adopt-only kind cannot be created when its id is missing', async () => {
+    const { diagnostics } = await load({ 'stack.yaml': 'version: 1\nresources:\n  web_vm: { type: cloud_instance, project_id: 1, region_id: 76, flavor_id: g2-standard-4-8 }\n' });
+    expect(diagnostics[0]).toMatchObject({ code: 'missing-field', summary: 'missing required field "instance_id" in cloud_instance' });
+    expect(diagnostics[0]!.detail).toContain('edgeform adopts cloud_instance resources but cannot create them (the kind is adopt-only)');
+  });
+});
