@@ -48,6 +48,9 @@ export function buildPlan(input: PlanInput): Plan {
   const stackName = stack.name ?? null;
   // Pruned resources come first: what the stack gave up is destroyed before anything else.
   const pruned = planPrune(stack, input.owned ?? [], input.planners, diagnostics);
+  if (stack.prune && input.selected) {
+    diagnostics.push({ severity: 'warning', code: 'prune-skipped', summary: 'prune: true is not applied with --target: nothing is pruned in a targeted plan' });
+  }
   resourceChanges.push(...pruned);
 
   for (const address of order) {

@@ -179,3 +179,21 @@ describe('apply order', () => {
     ]);
   });
 });
+
+describe('prune and --target', () => {
+  it('a targeted plan prunes nothing and says so', () => {
+    const kept = block('kept', { name: 'kept' });
+    const stack = { ...stackOf([kept]), name: 'prod', prune: true };
+    const result = buildPlan({
+      stack,
+      selected: new Set(['fastedge_app.kept']),
+      reads: new Map([['fastedge_app.kept', found({ app_id: 1, name: 'kept' })]]),
+      checks: new Map(),
+      planners,
+      baseUrl: 'http://127.0.0.1:1',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      edgeformVersion: '0.0.0',
+    });
+    expect(result.diagnostics).toEqual([expect.objectContaining({ severity: 'warning', code: 'prune-skipped', summary: expect.stringContaining('--target') })]);
+  });
+});
