@@ -266,3 +266,27 @@ describe('a run-fatal error', () => {
     expect(summary).toMatchObject({ type: 'change_summary', change: 1, not_started: 2, interrupted: false, run_error: runError });
   });
 });
+
+describe('a created resource in the apply views', () => {
+  const app = change({ address: 'fastedge_app.edge', action: 'create' });
+  const created = { address: app.address, action: 'create' as const, status: 'applied' as const, taskIds: [], id: '4711', identity: 'name "edge"' };
+
+  it('text prints its platform id and the identity it is found by, and counts it as added', () => {
+    const lines: string[] = [];
+    const view = createTextApplyView(writingTo(lines), { verbsOf: () => ['Creating', 'Created'], now: () => 0 });
+    view.onStart!(app);
+    view.onFinish!(app, created);
+    expect(lines).toEqual(['fastedge_app.edge: Creating...', 'fastedge_app.edge: Created after 0s [id 4711, found by name "edge"]']);
+    expect(summaryLines({ interrupted: false, aborted: false, resources: [created] })[0]).toContain('Resources: 1 added, 0 changed, 0 destroyed.');
+  });
+
+  it('JSON events carry id and identity on its apply_complete and in the summary', () => {
+    const lines: string[] = [];
+    const view = createJsonApplyView(writingTo(lines), { now: () => 0 });
+    view.onFinish!(app, created);
+    view.summary({ interrupted: false, aborted: false, resources: [created] });
+    const events = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(events[0]).toMatchObject({ type: 'apply_complete', address: 'fastedge_app.edge', action: 'create', id: '4711', identity: 'name "edge"' });
+    expect(events[1]).toMatchObject({ type: 'change_summary', add: 1, resources: [expect.objectContaining({ id: '4711', identity: 'name "edge"' })] });
+  });
+});
