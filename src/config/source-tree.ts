@@ -314,6 +314,14 @@ class Converter {
         });
         continue;
       }
+      if (key === '__proto__') {
+        // Every layer that builds objects from the stack (zod's records among them) drops this
+        // key, so a tag named so would vanish, and the authoritative policy remove it live.
+        this.error('invalid-key', 'the key "__proto__" is not supported', keyRange, {
+          detail: 'It names an object prototype in JavaScript and would be dropped silently; rename it.',
+        });
+        continue;
+      }
       if (LONE_SURROGATE.test(key)) {
         this.error('invalid-key', 'this key holds an unpaired UTF-16 surrogate (a "\\ud800"-style escape), which is not valid Unicode', keyRange);
         continue;

@@ -255,3 +255,18 @@ describe('loadStack: name and prune', () => {
     expect(diagnostics[0]!.detail).toContain('edgeform adopts cloud_instance resources but cannot create them (the kind is adopt-only)');
   });
 });
+
+describe('loadStack: the key __proto__', () => {
+  it('is refused wherever it stands (a tag named so would be dropped, and the authoritative policy would remove it live), at the key', async () => {
+    const { diagnostics, stack } = await load({
+      'stack.yaml': `version: 1\nresources:\n  ip:\n    type: cloud_floating_ip\n    project_id: 1\n    region_id: 76\n    floating_ip_id: ${FIP}\n    tags: { __proto__: x, env: prod }\n`,
+    });
+    expect(stack).toBeUndefined();
+    expect(diagnostics[0]).toMatchObject({
+      severity: 'error',
+      code: 'invalid-key',
+      summary: expect.stringContaining('"__proto__" is not supported'),
+      range: { start: { line: 8, column: 13 } },
+    });
+  });
+});
