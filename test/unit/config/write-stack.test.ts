@@ -69,7 +69,7 @@ resources:
     expect(text).toContain('defaults:\n  region_id: 76\nresources:\n');
     const { stack, diagnostics } = await load(text);
     expect(diagnostics).toEqual([]);
-    expect(stack!.resources.map((r) => [r.attributes.project_id, r.attributes.region_id])).toEqual([
+    expect(stack!.resources.map((r) => [(r.attributes as Record<string, unknown>).project_id, (r.attributes as Record<string, unknown>).region_id])).toEqual([
       [1, 76],
       [2, 76],
     ]);
@@ -97,7 +97,7 @@ resources:
         expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/);
         const { stack, diagnostics } = await load(text);
         expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-        expect(stack!.resources[0]!.attributes.tags).toEqual(tags);
+        expect((stack!.resources[0]!.attributes as Record<string, unknown>).tags).toEqual(tags);
       }),
       { numRuns: 60 },
     );
