@@ -65,7 +65,7 @@ export interface ListAllOptions {
   pageSize?: number;
   /** Pages followed at most before failing (EDGEFORM_PAGING); default MAX_LIST_PAGES. */
   maxPages?: number;
-  /** Called after each page with the number of distinct items found so far. */
+  /** Called after each page that more pages follow, with the number of distinct items found so far (progress of long lists). */
   onPage?: (found: number) => void;
 }
 
@@ -95,7 +95,6 @@ export async function listAll<Scope, Item>(
       items.set(id, item);
       fresh += 1;
     }
-    options.onPage?.(items.size);
     return fresh;
   };
   let size = limit;
@@ -106,10 +105,14 @@ export async function listAll<Scope, Item>(
     if (paging.kind === 'none' || page.items.length === 0) break;
     // A page of nothing new: the platform repeats itself instead of paging.
     if (fresh === 0) break;
-    if (paging.kind === 'pages') continue;
+    if (paging.kind === 'pages') {
+      options.onPage?.(items.size);
+      continue;
+    }
     // A platform serving fewer items a page than asked for pages by what it serves.
     if (index === 0 && page.total !== undefined && page.items.length < Math.min(limit, page.total)) size = page.items.length;
     if (page.total !== undefined ? (index + 1) * size >= page.total : page.items.length < limit) break;
+    options.onPage?.(items.size);
   }
   return [...items.values()];
 }
@@ -130,6 +133,8 @@ export interface KindImportSpec<T extends ResourceType, S extends ScopeKind, Ite
   blockName(item: Item): string;
   /** What the block's comment says of the item besides its id, e.g. `[['name', 'web-1']]`. */
   facts?(item: Item): ReadonlyArray<readonly [string, string | number | null | undefined]>;
+  /** For a cloud kind: whether a region offers it (Kubernetes: `has_k8s`); absent, every region does. */
+  servedIn?(region: { has_k8s?: boolean | undefined }): boolean;
 }
 
 /** One resource found by a kind's import: its block's type, name hint, attributes and where it came from. */
@@ -146,6 +151,8 @@ export interface ImportedResource {
 export interface KindImporter<T extends ResourceType = ResourceType> {
   type: T;
   scope: ScopeKind;
+  /** For a cloud kind: whether a region the platform lists offers it (see KindImportSpec.servedIn). */
+  servedIn(region: { has_k8s?: boolean | undefined }): boolean;
   /**
    * Lists every resource of the kind in the scope (all pages) and turns each item into block
    * attributes, checked with the kind's own schema: an item that makes no valid block is an
@@ -159,6 +166,7 @@ export function defineImport<T extends ResourceType, S extends ScopeKind, Item>(
   return {
     type,
     scope: spec.scope,
+    servedIn: (region) => spec.servedIn?.(region) ?? true,
     async discover(ctx, importScope, options) {
       if (importScope.kind !== spec.scope) throw new Error(`${type} is listed by ${spec.scope}, not by ${importScope.kind}`);
       const { kind: _kind, ...rest } = importScope;

@@ -9,4 +9,6 @@ export const clusterImport = defineImport('cloud_k8s_cluster', {
   attributes: (cluster, s) => ({ project_id: s.project_id, region_id: s.region_id, cluster_name: cluster.name, version: cluster.version }),
   blockName: (cluster) => cluster.name,
   facts: (cluster) => [['version', cluster.version]],
+  // Only regions with managed Kubernetes list clusters.
+  servedIn: (region) => region.has_k8s !== false,
 });
