@@ -207,3 +207,169 @@ describe('edgeform import: what it refuses', () => {
     expect(emu.requests).toEqual([]);
   });
 });
+
+/** Runs the CLI in this process with stderr a pretend terminal, to see the progress lines. */
+async function runOnTerminal(args: string[], env: Record<string, string | undefined>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = captureStream();
+  const stderr = captureStream({ isTTY: true });
+  const code = await runCli(args, { env: cliEnv(env), stdout, stderr });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+const KEY = 'emu$import-test-key-0123456789abcdef';
+const ip = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+
+/** A world of two projects and three regions (one without Kubernetes, one inactive), 1,005 floating IPs in one place and one in another. */
+const WIDE_WORLD: EmulatorFixtures = {
+  projects: [
+    { id: 1, name: 'default', is_default: true, created_at: '2025-01-01T00:00:00Z' },
+    { id: 2, name: 'staging', created_at: '2025-02-01T00:00:00Z' },
+  ],
+  regions: [
+    { id: 76, display_name: 'Luxembourg 1', created_at: '2025-01-01T00:00:00Z' },
+    { id: 8, display_name: 'Frankfurt', has_k8s: false, created_at: '2025-02-01T00:00:00Z' },
+    { id: 9, display_name: 'Closed', state: 'INACTIVE', created_at: '2025-03-01T00:00:00Z' },
+  ],
+  floating_ips: [
+    ...Array.from({ length: 1005 }, (_, i) => ({ id: ip(i + 1), floating_ip_address: `10.1.${Math.floor(i / 250)}.${i % 250}`, tags: { n: String(i) } })),
+    { id: ip(5000), project_id: 2, region_id: 8, floating_ip_address: null, tags: {}, read_only_tags: { owner: 'platform' } },
+  ],
+  k8s_versions: ['v1.30.6'],
+  k8s_clusters: [{ name: 'eu', version: 'v1.30.6', status: 'Provisioned', pools: [{ name: 'p', flavor_id: 'g2-standard-4-8', node_count: 1 }] }],
+  streaming_players: [{ id: 70, name: 'evil\u001b[31m\u202eplayer' }],
+};
+
+describe('edgeform import across projects and regions, with long lists', () => {
+  let emu: TestEmulator;
+  beforeAll(async () => {
+    emu = await startTestEmulator({ fixtures: WIDE_WORLD, apiKey: KEY });
+  });
+  afterAll(() => emu.close());
+  beforeEach(() => emu.reset());
+
+  const env = { EDGEFORM_BASE_URL: '', EDGEFORM_API_KEY: KEY };
+
+  it('imports every active project and region the platform lists, paging long lists, and plan on the result reports no changes', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'stack.yaml');
+    emu.requests.length = 0;
+    const imported = await runCliInProcess(['import', '--all', '--out', file], { env: { ...env, EDGEFORM_BASE_URL: emu.url } });
+    expect(imported.code, imported.stderr).toBe(0);
+    const routes = emu.requests.map((r) => r.path);
+    // Region 9 is inactive: nothing is listed there; region 8 has no Kubernetes: no cluster list there.
+    expect(routes.filter((p) => p.includes('/76') || p.includes('/8') || p.includes('/9')).sort()).toEqual(
+      [
+        '/cloud/v1/floatingips/1/76',
+        '/cloud/v1/floatingips/1/76',
+        '/cloud/v1/floatingips/1/8',
+        '/cloud/v1/floatingips/2/76',
+        '/cloud/v1/floatingips/2/8',
+        '/cloud/v1/instances/1/76',
+        '/cloud/v1/instances/1/8',
+        '/cloud/v1/instances/2/76',
+        '/cloud/v1/instances/2/8',
+        '/cloud/v2/k8s/clusters/1/76',
+        '/cloud/v2/k8s/clusters/2/76',
+      ].sort(),
+    );
+    const text = readFileSync(file, 'utf8');
+    const stack = parse(text) as { defaults?: Record<string, unknown>; resources: Record<string, Block> };
+    expect(stack.defaults).toBeUndefined();
+    const ips = Object.values(stack.resources).filter((b) => b.type === 'cloud_floating_ip');
+    expect(ips).toHaveLength(1006);
+    expect(ips.at(-1)).toEqual({ type: 'cloud_floating_ip', project_id: 2, region_id: 8, floating_ip_id: ip(5000), tags: {} });
+    expect(Object.keys(stack.resources)).toContain(`ip_${ip(5000).slice(0, 8)}`);
+    const plan = await runCliInProcess(['plan', file, '--detailed-exitcode'], { env: { ...env, EDGEFORM_BASE_URL: emu.url } });
+    expect(plan.stdout).toContain('No changes.');
+    expect(plan.code).toBe(0);
+  });
+
+  it('escapes control and bidi characters of live names: in the block name, the comment and the output', async () => {
+    const result = await runCliInProcess(['import', 'streaming_player'], { env: { ...env, EDGEFORM_BASE_URL: emu.url } });
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toMatch(/[\u001b\u202e]/);
+    expect(result.stdout).toContain('  # imported from GET /streaming/players: id "70", name "evil\\u001b[31m\\u202eplayer"\n  evil_31m_player:\n');
+  });
+
+  it('shows progress on a terminal: the projects and regions, then each list with what it found, long lists page by page', async () => {
+    const result = await runOnTerminal(['import', 'cloud_floating_ip', '--project-id', '1', '--project-id', '2'], { ...env, EDGEFORM_BASE_URL: emu.url, CI: undefined });
+    expect(result.code).toBe(0);
+    expect(result.stderr.split('\n')).toEqual([
+      'Discovering projects and regions: 2 projects, 2 regions',
+      expect.stringMatching(/^Discovering cloud_floating_ip in project [12] region (76|8): \d+ found( so far)?$/),
+      expect.anything(),
+      expect.anything(),
+      expect.anything(),
+      expect.anything(),
+      '',
+    ]);
+    expect(result.stderr).toContain('Discovering cloud_floating_ip in project 1 region 76: 1000 found so far\n');
+    expect(result.stderr).toContain('Discovering cloud_floating_ip in project 1 region 76: 1005 found\n');
+    expect(result.stderr).toContain('Discovering cloud_floating_ip in project 2 region 8: 1 found\n');
+    expect(result.stderr).toContain('Discovering cloud_floating_ip in project 2 region 76: 0 found\n');
+  });
+
+  it('shows no progress in CI, even on a terminal', async () => {
+    const result = await runOnTerminal(['import', 'cloud_floating_ip', '--region-id', '76'], { ...env, EDGEFORM_BASE_URL: emu.url, CI: 'true' });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+  });
+});
+
+describe('edgeform import when the platform fails or answers what makes no block', () => {
+  let emu: TestEmulator;
+  beforeAll(async () => {
+    emu = await startTestEmulator({
+      fixtures: { floating_ips: [{ id: ip(1), tags: { env: ' padded' } }], streaming_players: [{ id: 70, name: `player ${KEY}` }] },
+      apiKey: KEY,
+    });
+  });
+  afterAll(() => emu.close());
+  beforeEach(() => emu.reset());
+
+  const run = (args: string[], key = KEY) => runCliInProcess(['import', ...args], { env: { EDGEFORM_BASE_URL: emu.url, EDGEFORM_API_KEY: key } });
+
+  it('fails with the request and the item when an item makes no valid block, and writes no file', async () => {
+    const file = join(tempDir(), 'stack.yaml');
+    const result = await run(['cloud_floating_ip', '--out', file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `Error: importing cloud_floating_ip in project 1 region 76 failed: GET /cloud/v1/floatingips/1/76: the item with id "${ip(1)}" does not make a valid cloud_floating_ip block: tags.env: a tag value must not start or end with whitespace\n`,
+    );
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('fails naming the kind and place when a list request fails', async () => {
+    emu.faults.failNext({ method: 'GET', path: INSTANCE_LIST, status: 403 });
+    const result = await run(['cloud_instance']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^Error: importing cloud_instance in project 1 region 76 failed: GET \/cloud\/v1\/instances\/1\/76/);
+    expect(result.stdout).toBe('');
+  });
+
+  it('fails naming the flags that skip it when the projects cannot be listed', async () => {
+    emu.faults.failNext({ method: 'GET', path: '/cloud/v1/projects', status: 403 });
+    const result = await run(['cloud_instance']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Error: listing the cloud projects and regions failed (name them with --project-id and --region-id to skip this): ');
+  });
+
+  it('stops with one error when the key is refused', async () => {
+    const result = await run(['--all'], 'emu$wrong-key-0000000000000000');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('refused the API key in EDGEFORM_API_KEY');
+    expect(result.stderr.match(/^Error:/gm)).toHaveLength(1);
+  });
+
+  it('redacts the API key from the stack, on stdout and in the file', async () => {
+    const out = await run(['streaming_player']);
+    expect(out.code).toBe(0);
+    expect(out.stdout).not.toContain(KEY);
+    expect(out.stdout).toContain('[REDACTED]');
+    const file = join(tempDir(), 'stack.yaml');
+    expect((await run(['streaming_player', '--out', file])).code).toBe(0);
+    const text = readFileSync(file, 'utf8');
+    expect(text).not.toContain(KEY);
+    expect(text).toContain('[REDACTED]');
+  });
+});
