@@ -19,9 +19,10 @@ import { checkParallelism, connect } from './plan-stack.js';
 interface ImportArgs {
   kind?: string;
   all: boolean;
-  projectId: number[];
-  regionId: number[];
-  resellerId: number[];
+  /** Ids as written (yargs would turn `abc` into NaN and lose what was written); resolveImportRequest parses them. */
+  projectId: string[];
+  regionId: string[];
+  resellerId: string[];
   out?: string;
   force: boolean;
   parallelism: number;
@@ -55,12 +56,15 @@ export function resolveImportRequest(
   args: Pick<ImportArgs, 'kind' | 'all' | 'projectId' | 'regionId' | 'resellerId'>,
   importers: Readonly<Partial<Record<ResourceType, KindImporter>>>,
 ): ImportRequest {
-  for (const flag of ['projectId', 'regionId', 'resellerId'] as const) {
-    for (const id of args[flag]) {
-      if (!Number.isInteger(id) || id < 1) throw new UsageError(`${FLAG_NAMES[flag]} must be a positive integer, got ${String(id)}`);
-    }
-  }
-  const request = { projects: unique(args.projectId), regions: unique(args.regionId), resellers: unique(args.resellerId) };
+  const ids = (flag: 'projectId' | 'regionId' | 'resellerId'): number[] =>
+    unique(
+      args[flag].map((text) => {
+        const id = /^\d+$/.test(String(text).trim()) ? Number(String(text).trim()) : NaN;
+        if (!Number.isSafeInteger(id) || id < 1) throw new UsageError(`${FLAG_NAMES[flag]} must be a positive integer, got "${String(text)}"`);
+        return id;
+      }),
+    );
+  const request = { projects: ids('projectId'), regions: ids('regionId'), resellers: ids('resellerId') };
   if (args.all) {
     if (args.kind !== undefined) throw new UsageError(`give a KIND or --all, not both (got ${args.kind} and --all)`);
     const kinds = RESOURCE_TYPES.map((t) => importers[t]).filter((k): k is KindImporter => k !== undefined);
@@ -112,18 +116,18 @@ export const importCommand = defineCommand<ImportArgs>({
       .positional('kind', { type: 'string', describe: `Resource kind to import: ${RESOURCE_TYPES.join(', ')}` })
       .option('all', { type: 'boolean', default: false, describe: 'Import every resource kind (notification settings need --reseller-id)' })
       .option('project-id', {
-        type: 'number',
+        type: 'string',
         array: true,
-        default: [] as number[],
+        default: [] as string[],
         describe: 'Cloud project to import from (repeatable); default: every project the platform lists',
       })
       .option('region-id', {
-        type: 'number',
+        type: 'string',
         array: true,
-        default: [] as number[],
+        default: [] as string[],
         describe: 'Cloud region to import from (repeatable); default: every active region the platform lists',
       })
-      .option('reseller-id', { type: 'number', array: true, default: [] as number[], describe: 'Reseller whose notification settings to import (repeatable)' })
+      .option('reseller-id', { type: 'string', array: true, default: [] as string[], describe: 'Reseller whose notification settings to import (repeatable)' })
       .option('out', { type: 'string', describe: 'Write the stack to this file instead of stdout' })
       .option('force', { type: 'boolean', default: false, describe: 'With --out: replace an existing file' })
       .option('parallelism', { type: 'number', default: 10, describe: 'Requests to the platform at the same time' }),

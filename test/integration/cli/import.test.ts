@@ -194,8 +194,9 @@ describe('edgeform import: what it refuses', () => {
     ['notification settings without a reseller', ['iam_reseller_notification_setting'], 'name one with --reseller-id N'],
     ['a project for an account-wide kind', ['fastedge_app', '--project-id', '1'], '--project-id does not apply to fastedge_app, which is listed for the whole account'],
     ['a reseller for a cloud kind', ['cloud_instance', '--reseller-id', '7'], '--reseller-id does not apply to cloud_instance, which is listed per project and region'],
-    ['an id that is not a positive integer', ['cloud_instance', '--project-id', '0'], '--project-id must be a positive integer, got 0'],
-    ['an id that is not a number', ['cloud_instance', '--region-id', 'abc'], '--region-id must be a positive integer, got NaN'],
+    ['an id that is not a positive integer', ['cloud_instance', '--project-id', '0'], '--project-id must be a positive integer, got "0"'],
+    ['an id that is not a number', ['cloud_instance', '--region-id', 'abc'], '--region-id must be a positive integer, got "abc"'],
+    ['an id that is not whole', ['cloud_instance', '--region-id', '7.5'], '--region-id must be a positive integer, got "7.5"'],
   ];
 
   it.each(cases)('refuses %s with a usage error and sends nothing', async (_name, args, message) => {
