@@ -27,6 +27,11 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./drift.js')).driftCommand,
   },
   {
+    command: 'import [kind]',
+    describe: "Write a stack that adopts live resources, discovered through the platform's lists (KIND or --all)",
+    load: async () => (await import('./import.js')).importCommand,
+  },
+  {
     command: 'schema',
     describe: 'Print the JSON Schema of the stack file (for editors)',
     load: async () => (await import('./schema.js')).schemaCommand,

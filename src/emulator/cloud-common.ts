@@ -66,11 +66,11 @@ export function cloudPlacement(ctx: RouteContext): { projectId: number; regionId
   return { projectId, regionId };
 }
 
-/** limit/offset query parameters of a cloud list (limit 1..max, default max; offset ≥ 0); 400 otherwise. */
-export function cloudPaging(ctx: RouteContext, maxLimit = 1000): { limit: number; offset: number } {
+/** limit/offset query parameters of a cloud list (limit 1..max, default max unless the list has its own; offset ≥ 0); 400 otherwise. */
+export function cloudPaging(ctx: RouteContext, maxLimit = 1000, defaultLimit = maxLimit): { limit: number; offset: number } {
   const limitText = ctx.query.get('limit');
   const offsetText = ctx.query.get('offset');
-  const limit = limitText === null ? maxLimit : parseIntStrict(limitText);
+  const limit = limitText === null ? defaultLimit : parseIntStrict(limitText);
   const offset = offsetText === null ? 0 : parseIntStrict(offsetText);
   if (limit === undefined || limit < 1 || limit > maxLimit) fail(cloudError(400, `limit: Input should be an integer between 1 and ${maxLimit}`, ctx.requestId));
   if (offset === undefined || offset < 0) fail(cloudError(400, 'offset: Input should be an integer greater than or equal to 0', ctx.requestId));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { KindImporter } from './kind-list.js';
 import type { ProviderContext, ResourceProvider } from './provider.js';
 import { defineListReads, type ListMembers, type ListPage, type PageRequest, type Paging } from './list-read.js';
 import type { DeletableType, ResourceAttributes } from './registry.js';
@@ -37,6 +38,13 @@ export interface DeletableKind<T extends DeletableType> {
   fields: Readonly<Record<string, z.ZodType>>;
   /** The kind's list endpoint, which reads many resources at once; their `id` matches the idField. */
   list: DeletableList<T>;
+  /** How `edgeform import` turns the kind's list items into blocks (see ResourceProvider.import). */
+  import?: KindImporter<T>;
+}
+
+/** The schema of one list item of a deletable kind, as the provider checks it: the fields `before` shows and the platform's `id` (for a kind's list.ts). */
+export function deletableItemSchema<F extends Readonly<Record<string, z.ZodType>>>(fields: F) {
+  return z.looseObject({ ...fields, id: z.union([z.int(), z.string()]) });
 }
 
 /**
@@ -70,6 +78,7 @@ export function defineDeletableProvider<T extends DeletableType>(kind: Deletable
     verbs: { update: ['Updating', 'Updated'], delete: ['Destroying', 'Destroyed'] },
     read: reads.read,
     groupRead: reads.groupRead,
+    ...(kind.import ? { import: kind.import } : {}),
     summarize: (state) => ({ ...state }),
     plan: (_desired, state) => ({ action: 'no-op', before: { ...state }, after: { ...state }, changes: [], errors: [], warnings: [], notes: [] }),
     async apply(ctx, change) {

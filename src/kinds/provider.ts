@@ -3,6 +3,7 @@ import type { ApiClient } from '../api/client.js';
 import type { TaskScope } from '../api/tasks.js';
 import { RESOURCE_TYPES, type CheckAttributes, type CheckType, type ResourceAttributes, type ResourceType } from './registry.js';
 import type { CheckStatus, FieldChange, ResourceChange } from '../plan/types.js';
+import type { KindImporter } from './kind-list.js';
 
 /** What a provider may use for I/O: the API client, cancellation, task waiting and progress. */
 export interface ProviderContext {
@@ -211,6 +212,11 @@ export interface ResourceProvider<T extends ResourceType = ResourceType> {
    * when absent, only a fresh plan with exactly the planned changes counts as the same.
    */
   isProgressOf?(change: ResourceChange<T>, fresh: ProviderPlan): boolean;
+  /**
+   * How `edgeform import` lists this kind and turns each live resource into a block pinned by
+   * its platform id (the kind's import.ts, built on the same list fetcher as `groupRead`).
+   */
+  import?: KindImporter<T>;
   /**
    * The shape of the `payload` its updates carry; absent for kinds that cannot be updated.
    * A saved plan is checked against it when read, and apply checks it again before sending.

@@ -57,7 +57,7 @@ describe('start-up loads only what the command needs', () => {
     expect(result.code).toBe(0);
     expect(modules).toContain('dist/src/cli/validate.js');
     expect(NETWORK_AND_EMULATOR(modules)).toEqual([]);
-    for (const other of ['plan', 'apply', 'drift', 'schema', 'emulator']) expect(modules).not.toContain(`dist/src/cli/${other}.js`);
+    for (const other of ['plan', 'apply', 'drift', 'import', 'schema', 'emulator']) expect(modules).not.toContain(`dist/src/cli/${other}.js`);
   });
 
   it('prints the schema without loading the API client, undici, the providers or the emulator', async () => {

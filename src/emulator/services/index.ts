@@ -3,6 +3,7 @@ import { floatingIpsService } from './floating-ips/index.js';
 import { iamService } from './iam/index.js';
 import { instancesService } from './instances/index.js';
 import { k8sService } from './k8s/index.js';
+import { projectsService } from './projects/index.js';
 import { quotaService } from './quota/index.js';
 import { streamingService } from './streaming/index.js';
 import { tasksService } from './tasks/index.js';
@@ -13,7 +14,17 @@ import { tasksService } from './tasks/index.js';
  * through them: adding a service is its module and a line here. The order is the order of their
  * sections in GET /__emulator/state and of fixture problems.
  */
-export const EMULATOR_SERVICES = [floatingIpsService, instancesService, k8sService, tasksService, fastedgeService, streamingService, iamService, quotaService] as const;
+export const EMULATOR_SERVICES = [
+  floatingIpsService,
+  instancesService,
+  k8sService,
+  tasksService,
+  fastedgeService,
+  streamingService,
+  iamService,
+  quotaService,
+  projectsService,
+] as const;
 
 type Service = (typeof EMULATOR_SERVICES)[number];
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;

@@ -4,30 +4,15 @@ import { taskIdsSchema } from '../../api/tasks.js';
 import { planTagsPatch, userTags, type LiveTag } from '../../plan/merge-patch.js';
 import type { ResourceProvider } from '../provider.js';
 import { defineListReads } from '../list-read.js';
+import { listEndpointOf } from '../kind-list.js';
+import { floatingIpImport } from './import.js';
+import { floatingIpAnswer, floatingIpList, type FloatingIp } from './list.js';
 import { readOrGone, requireAction, requirePayload, startTasks } from '../shared.js';
-
-/**
- * The fields of a floating IP answer (FloatingIPSerializer) edgeform reads: the tags and the
- * lock it plans from are required; the address and status are only shown.
- */
-const floatingIpAnswer = z.looseObject({
-  id: z.string(),
-  floating_ip_address: z.string().nullish(),
-  status: z.string().nullish(),
-  tags: z.array(z.looseObject({ key: z.string(), value: z.string(), read_only: z.boolean() })),
-  task_id: z.string().nullable(),
-});
-
-type FloatingIp = z.infer<typeof floatingIpAnswer>;
-
-/** A page of the floating IP list (FloatingIPDetailedCollectionSerializer): its items are floating IP answers. */
-const floatingIpPage = z.looseObject({ count: z.int().min(0), results: z.array(floatingIpAnswer) });
 
 /** The update's payload: the tags merge patch (null is a real patch: remove every user tag). */
 const payloadSchema = z.object({ tags_patch: z.record(z.string(), z.string().nullable()).nullable() });
 
 const fipPath = (version: 'v1' | 'v2', p: number, r: number, id: string) => apiPath`/cloud/${version}/floatingips/${p}/${r}/${id}`;
-const fipListPath = (p: number, r: number) => apiPath`/cloud/v1/floatingips/${p}/${r}`;
 
 /** Reads one floating IP (GET) or the floating IPs of a project and region (the list), with one projection. */
 const reads = defineListReads<'cloud_floating_ip', FloatingIp>({
@@ -47,12 +32,7 @@ const reads = defineListReads<'cloud_floating_ip', FloatingIp>({
     group: (d) => `${d.project_id}/${d.region_id}`,
     memberId: (d) => d.floating_ip_id,
     itemId: (fip) => fip.id,
-    paging: { kind: 'offset', maxPageSize: 1000 },
-    describe: ([d]) => `GET ${fipListPath(d.project_id, d.region_id)}`,
-    async fetchPage(ctx, [d], { limit, offset }) {
-      const page = (await ctx.api.get(fipListPath(d.project_id, d.region_id), { schema: floatingIpPage, query: { limit, offset }, signal: ctx.signal })).body;
-      return { items: page.results, total: page.count };
-    },
+    ...listEndpointOf(floatingIpList, ([d]) => d),
   },
 });
 
@@ -73,6 +53,7 @@ export const cloudFloatingIp: ResourceProvider<'cloud_floating_ip'> = {
 
   read: reads.read,
   groupRead: reads.groupRead,
+  import: floatingIpImport,
 
   summarize: (state) => ({ floating_ip_id: state.floating_ip_id, floating_ip_address: state.floating_ip_address, tags: userTags(state.tags as LiveTag[]) }),
 

@@ -4,21 +4,10 @@ import { taskIdsSchema } from '../../api/tasks.js';
 import { PlanPayloadError } from '../../errors.js';
 import type { ResourceProvider } from '../provider.js';
 import { defineListReads } from '../list-read.js';
+import { listEndpointOf } from '../kind-list.js';
+import { instanceImport } from './import.js';
+import { instanceAnswer, instanceList, type Instance } from './list.js';
 import { readOrGone, requireAction, requirePayload, startTasks } from '../shared.js';
-
-/** The fields of an instance answer (InstanceSerializer) edgeform reads; the flavor id is nested. */
-const instanceAnswer = z.looseObject({
-  id: z.string(),
-  name: z.string(),
-  status: z.string(),
-  task_id: z.string().nullable(),
-  flavor: z.looseObject({ flavor_id: z.string() }),
-});
-
-type Instance = z.infer<typeof instanceAnswer>;
-
-/** A page of the instance list (InstanceCollectionSerializer): its items are instance answers. */
-const instancePage = z.looseObject({ count: z.int().min(0), results: z.array(instanceAnswer) });
 
 /** The flavors an instance may be resized to (InstanceFlavorExtendedCollectionSerializer). */
 const flavorsAnswer = z.looseObject({
@@ -29,7 +18,6 @@ const flavorsAnswer = z.looseObject({
 const payloadSchema = z.object({ flavor_id: z.string().min(1) });
 
 const instancePath = (p: number, r: number, id: string) => apiPath`/cloud/v1/instances/${p}/${r}/${id}`;
-const instanceListPath = (p: number, r: number) => apiPath`/cloud/v1/instances/${p}/${r}`;
 
 /** Reads one instance (GET) or the instances of a project and region (the list), with one projection. */
 const reads = defineListReads<'cloud_instance', Instance>({
@@ -48,12 +36,7 @@ const reads = defineListReads<'cloud_instance', Instance>({
     group: (d) => `${d.project_id}/${d.region_id}`,
     memberId: (d) => d.instance_id,
     itemId: (vm) => vm.id,
-    paging: { kind: 'offset', maxPageSize: 1000 },
-    describe: ([d]) => `GET ${instanceListPath(d.project_id, d.region_id)}`,
-    async fetchPage(ctx, [d], { limit, offset }) {
-      const page = (await ctx.api.get(instanceListPath(d.project_id, d.region_id), { schema: instancePage, query: { limit, offset }, signal: ctx.signal })).body;
-      return { items: page.results, total: page.count };
-    },
+    ...listEndpointOf(instanceList, ([d]) => d),
   },
 });
 
@@ -74,6 +57,7 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
 
   read: reads.read,
   groupRead: reads.groupRead,
+  import: instanceImport,
 
   summarize: (state) => ({ instance_id: state.instance_id, name: state.name, flavor_id: state.flavor_id }),
 

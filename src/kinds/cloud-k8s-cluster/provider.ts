@@ -6,20 +6,10 @@ import { EdgeformError, InconsistentResultError, StoppedError } from '../../erro
 import { describeStep, nextUpgradeStep, parseK8sVersion, planUpgradePath } from '../../plan/upgrade-path.js';
 import type { ApplyResult, ProviderContext, ResourceProvider } from '../provider.js';
 import { defineListReads } from '../list-read.js';
+import { listEndpointOf } from '../kind-list.js';
+import { clusterImport } from './import.js';
+import { clusterAnswer, clusterList, type Cluster } from './list.js';
 import { readOrGone, requireAction, requirePayload, startTasks } from '../shared.js';
-
-/** The fields of a cluster answer (K8sClusterV2Serializer) edgeform reads; `task_id` defaults to null. */
-const clusterAnswer = z.looseObject({
-  name: z.string(),
-  version: z.string(),
-  status: z.string(),
-  task_id: z.string().nullish(),
-});
-
-type Cluster = z.infer<typeof clusterAnswer>;
-
-/** The cluster list (K8sClusterV2CollectionSerializer): every cluster of a project and region in one answer. */
-const clusterList = z.looseObject({ count: z.int().min(0), results: z.array(clusterAnswer) });
 
 /** The versions a cluster may be upgraded to next (K8sClusterVersionV2CollectionSerializer). */
 const versionsAnswer = z.looseObject({ results: z.array(z.looseObject({ version: z.string() })) });
@@ -28,7 +18,6 @@ const versionsAnswer = z.looseObject({ results: z.array(z.looseObject({ version:
 const payloadSchema = z.object({ upgrade_path: z.array(z.string()).min(1) });
 
 const clusterPath = (p: number, r: number, name: string) => apiPath`/cloud/v2/k8s/clusters/${p}/${r}/${name}`;
-const clusterListPath = (p: number, r: number) => apiPath`/cloud/v2/k8s/clusters/${p}/${r}`;
 
 async function readCluster(ctx: ProviderContext, p: number, r: number, name: string): Promise<Cluster> {
   return (await ctx.api.get(clusterPath(p, r, name), { schema: clusterAnswer, signal: ctx.signal })).body;
@@ -51,12 +40,7 @@ const reads = defineListReads<'cloud_k8s_cluster', Cluster>({
     group: (d) => `${d.project_id}/${d.region_id}`,
     memberId: (d) => d.cluster_name,
     itemId: (cluster) => cluster.name,
-    paging: { kind: 'none' },
-    describe: ([d]) => `GET ${clusterListPath(d.project_id, d.region_id)}`,
-    async fetchPage(ctx, [d]) {
-      const list = (await ctx.api.get(clusterListPath(d.project_id, d.region_id), { schema: clusterList, signal: ctx.signal })).body;
-      return { items: list.results, total: list.count };
-    },
+    ...listEndpointOf(clusterList, ([d]) => d),
   },
 });
 
@@ -105,6 +89,7 @@ export const cloudK8sCluster: ResourceProvider<'cloud_k8s_cluster'> = {
 
   read: reads.read,
   groupRead: reads.groupRead,
+  import: clusterImport,
 
   summarize: (state) => ({ cluster_name: state.cluster_name, version: state.version }),
 

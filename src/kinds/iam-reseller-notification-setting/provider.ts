@@ -3,27 +3,15 @@ import { apiPath } from '../../api/path.js';
 import type { FieldChange } from '../../plan/types.js';
 import type { ResourceProvider } from '../provider.js';
 import { defineListReads } from '../list-read.js';
+import { listEndpointOf } from '../kind-list.js';
+import { settingImport } from './import.js';
+import { settingAnswer, settingList, type Setting } from './list.js';
 import { readOrGone, requireAction, requirePayload } from '../shared.js';
-
-/** The fields of a notification setting answer (NotificationSettingsRead) edgeform reads. */
-const settingAnswer = z.looseObject({
-  id: z.number().int(),
-  notification_type: z.string(),
-  email: z.string(),
-  enabled: z.boolean(),
-});
-
-type Setting = z.infer<typeof settingAnswer>;
-
-/** A page of a reseller's notification settings (NotificationSettingsPaginatedArray). */
-const settingPage = z.looseObject({ count: z.int().min(0), results: z.array(settingAnswer) });
 
 /** The update's payload: the full PATCH body the platform requires (all three fields). */
 const payloadSchema = z.object({ body: z.object({ notification_type: z.string().min(1), email: z.string().min(1), enabled: z.boolean() }) });
 
 const settingPath = (reseller: number, id: number) => apiPath`/iam/reselling/resellers/${reseller}/notification_settings/${id}`;
-
-const settingListPath = (reseller: number) => apiPath`/iam/reselling/resellers/${reseller}/notification_settings`;
 
 const FIELDS = ['notification_type', 'email', 'enabled'] as const;
 
@@ -35,13 +23,7 @@ const reads = defineListReads<'iam_reseller_notification_setting', Setting>({
     group: (d) => String(d.reseller_id),
     memberId: (d) => String(d.notification_settings_id),
     itemId: (s) => String(s.id),
-    paging: { kind: 'offset', maxPageSize: 1000 },
-    describe: ([d]) => `GET ${settingListPath(d.reseller_id)}`,
-    async fetchPage(ctx, [d], { limit, offset }) {
-      const query = { limit, offset, ordering: 'id' };
-      const page = (await ctx.api.get(settingListPath(d.reseller_id), { schema: settingPage, query, signal: ctx.signal })).body;
-      return { items: page.results, total: page.count };
-    },
+    ...listEndpointOf(settingList, ([d]) => d),
   },
 });
 
@@ -60,6 +42,7 @@ export const iamResellerNotificationSetting: ResourceProvider<'iam_reseller_noti
 
   read: reads.read,
   groupRead: reads.groupRead,
+  import: settingImport,
 
   summarize: (state) => ({ ...state }),
 

@@ -29,6 +29,8 @@ const P = {
   tasks: '/cloud/v1/tasks',
   quotas: '/cloud/v2/limits_request',
   quota: '/cloud/v2/limits_request/{request_id}',
+  projects: '/cloud/v1/projects',
+  regions: '/cloud/v1/regions',
   apps: '/fastedge/v1/apps',
   app: '/fastedge/v1/apps/{app_id}',
   players: '/streaming/players',
@@ -124,6 +126,9 @@ describe('emulator contract with the vendor OpenAPI (responses)', () => {
 
   it('GET quota request list matches LimitsRequestCollectionSerializer', () => expectResponse(CLOUD, 'GET', P.quotas, P.quotas, 200));
   it('GET quota request matches LimitsRequestSerializer', () => expectResponse(CLOUD, 'GET', P.quota, '/cloud/v2/limits_request/43', 200));
+  it('GET project list matches ListProjectsSerializer', () => expectResponse(CLOUD, 'GET', P.projects, P.projects, 200));
+  it('GET region list matches RegionCollectionSerializer', () => expectResponse(CLOUD, 'GET', P.regions, P.regions, 200));
+  it('GET region list with volume types matches RegionCollectionSerializer', () => expectResponse(CLOUD, 'GET', P.regions, `${P.regions}?show_volume_types=true`, 200));
 
   it('GET cluster list shows security_group_ids on each pool (a list of ids, as the vendor SDK models require)', async () => {
     const body = await expectResponse(CLOUD, 'GET', P.clusters, '/cloud/v2/k8s/clusters/1/76', 200);
@@ -248,6 +253,8 @@ describe('emulator contract with the vendor OpenAPI (list endpoints and their pa
       items: (b) => b.results,
       total: 2,
     },
+    { name: 'projects (limit/offset)', file: CLOUD, template: P.projects, path: P.projects, pages: ['?limit=1', '?limit=1&offset=1'], items: (b) => b.results, total: 1 },
+    { name: 'regions (limit/offset)', file: CLOUD, template: P.regions, path: P.regions, pages: ['?limit=1', '?limit=1&offset=1'], items: (b) => b.results, total: 1 },
     { name: 'AI tasks (page)', file: STREAMING, template: P.aiTasks, path: P.aiTasks, pages: ['?limit=10&page=1', '?limit=10&page=2'], items: (b) => b.results, total: 15 },
   ];
 
@@ -284,6 +291,16 @@ describe('emulator contract with the vendor OpenAPI (list endpoints and their pa
     { file: CLOUD, template: P.quotas, path: P.quotas, name: 'limit', value: 0, valid: false },
     { file: CLOUD, template: P.quotas, path: P.quotas, name: 'limit', value: 1000, valid: true },
     { file: CLOUD, template: P.quotas, path: P.quotas, name: 'status', value: 'open', valid: false },
+    ...[P.projects, P.regions].flatMap((template) => [
+      { file: CLOUD, template, path: template, name: 'limit', value: 0, valid: false },
+      { file: CLOUD, template, path: template, name: 'limit', value: 1001, valid: false },
+      { file: CLOUD, template, path: template, name: 'limit', value: 1000, valid: true },
+      { file: CLOUD, template, path: template, name: 'offset', value: -1, valid: false },
+      { file: CLOUD, template, path: template, name: 'order_by', value: 'created_at.asc', valid: true },
+      { file: CLOUD, template, path: template, name: 'order_by', value: 'id.asc', valid: false },
+    ]),
+    { file: CLOUD, template: P.regions, path: P.regions, name: 'product', value: 'inference', valid: true },
+    { file: CLOUD, template: P.regions, path: P.regions, name: 'product', value: 'gpu', valid: false },
     { file: FASTEDGE, template: P.apps, path: P.apps, name: 'limit', value: 0, valid: false },
     { file: FASTEDGE, template: P.apps, path: P.apps, name: 'limit', value: 1001, valid: false },
     { file: FASTEDGE, template: P.apps, path: P.apps, name: 'limit', value: 1000, valid: true },

@@ -1,0 +1,258 @@
+import { stat, writeFile } from 'node:fs/promises';
+import pLimit from 'p-limit';
+import { DEFAULT_BASE_URL, resolveBaseUrl } from '../api/base-url.js';
+import { redact, secretsFromEnv } from '../api/redact.js';
+import { didYouMean } from '../config/did-you-mean.js';
+import { writeStack, type DraftBlock } from '../config/write-stack.js';
+import { EdgeformError, RunFatalError, UsageError } from '../errors.js';
+import { listProjects, listRegions } from '../kinds/cloud-scopes.js';
+import type { ImportedResource, ImportScope, KindImporter, ScopeKind } from '../kinds/kind-list.js';
+import type { ProviderContext } from '../kinds/provider.js';
+import { providers } from '../kinds/providers.js';
+import { CHECK_TYPES, RESOURCE_TYPES, type ResourceType } from '../kinds/registry.js';
+import { createImportView, describePlace, type ImportView } from '../render/import-view.js';
+import { defineCommand } from './command.js';
+import { withInterrupts } from './interrupt.js';
+import { ExitCode, type CliIO } from './io.js';
+import { checkParallelism, connect } from './plan-stack.js';
+
+interface ImportArgs {
+  kind?: string;
+  all: boolean;
+  /** Ids as written (yargs would turn `abc` into NaN and lose what was written); resolveImportRequest parses them. */
+  projectId: string[];
+  regionId: string[];
+  resellerId: string[];
+  out?: string;
+  force: boolean;
+  parallelism: number;
+}
+
+/** The flags that name where a scope of kinds is listed, by the scope they belong to. */
+const SCOPE_FLAGS: Record<Exclude<ScopeKind, 'account'>, ReadonlyArray<'projectId' | 'regionId' | 'resellerId'>> = {
+  cloud: ['projectId', 'regionId'],
+  reseller: ['resellerId'],
+};
+
+const FLAG_NAMES = { projectId: '--project-id', regionId: '--region-id', resellerId: '--reseller-id' } as const;
+
+/** What one import run reads: the kinds, and the places named on the command line (empty: discover them). */
+export interface ImportRequest {
+  kinds: ReadonlyArray<KindImporter>;
+  projects: readonly number[];
+  regions: readonly number[];
+  resellers: readonly number[];
+  /** Kinds `--all` leaves out, with why. */
+  skipped: ReadonlyArray<readonly [ResourceType, string]>;
+}
+
+/**
+ * The kinds and places an invocation names, or a UsageError: exactly one of KIND and `--all`;
+ * KIND a resource kind (a check, or a typo, is told so); ids positive integers; a flag that does
+ * not apply to the one KIND named is refused; a kind listed per reseller needs `--reseller-id`
+ * (the platform does not list resellers), which `--all` without it leaves out with a note. Pure.
+ */
+export function resolveImportRequest(
+  args: Pick<ImportArgs, 'kind' | 'all' | 'projectId' | 'regionId' | 'resellerId'>,
+  importers: Readonly<Partial<Record<ResourceType, KindImporter>>>,
+): ImportRequest {
+  const ids = (flag: 'projectId' | 'regionId' | 'resellerId'): number[] =>
+    unique(
+      args[flag].map((text) => {
+        const id = /^\d+$/.test(String(text).trim()) ? Number(String(text).trim()) : NaN;
+        if (!Number.isSafeInteger(id) || id < 1) throw new UsageError(`${FLAG_NAMES[flag]} must be a positive integer, got "${String(text)}"`);
+        return id;
+      }),
+    );
+  const request = { projects: ids('projectId'), regions: ids('regionId'), resellers: ids('resellerId') };
+  if (args.all) {
+    if (args.kind !== undefined) throw new UsageError(`give a KIND or --all, not both (got ${args.kind} and --all)`);
+    const kinds = RESOURCE_TYPES.map((t) => importers[t]).filter((k): k is KindImporter => k !== undefined);
+    const skipped: Array<readonly [ResourceType, string]> = [];
+    const chosen = kinds.filter((k) => {
+      if (k.scope !== 'reseller' || request.resellers.length > 0) return true;
+      skipped.push([k.type, 'it is listed per reseller, and the platform does not list resellers: add --reseller-id N']);
+      return false;
+    });
+    return { kinds: chosen, skipped, ...request };
+  }
+  if (args.kind === undefined) throw new UsageError(`name a KIND to import (one of ${RESOURCE_TYPES.join(', ')}) or give --all`);
+  if ((CHECK_TYPES as readonly string[]).includes(args.kind)) {
+    throw new UsageError(`${args.kind} is a check, and checks are not imported (they assert, they adopt nothing); import takes a resource kind: ${RESOURCE_TYPES.join(', ')}`);
+  }
+  const importer = importers[args.kind as ResourceType];
+  if (!importer) throw new UsageError(`unknown resource kind "${args.kind}"${didYouMean(args.kind, RESOURCE_TYPES)}; the kinds are ${RESOURCE_TYPES.join(', ')}`);
+  for (const [scope, flags] of Object.entries(SCOPE_FLAGS)) {
+    if (scope === importer.scope) continue;
+    for (const flag of flags) {
+      if (args[flag].length > 0) throw new UsageError(`${FLAG_NAMES[flag]} does not apply to ${importer.type}, which is listed ${scopeWords(importer.scope)}`);
+    }
+  }
+  if (importer.scope === 'reseller' && request.resellers.length === 0) {
+    throw new UsageError(`${importer.type} is listed per reseller, and the platform does not list resellers: name one with --reseller-id N (repeatable)`);
+  }
+  return { kinds: [importer], skipped: [], ...request };
+}
+
+function scopeWords(scope: ScopeKind): string {
+  return { cloud: 'per project and region', reseller: 'per reseller', account: 'for the whole account' }[scope];
+}
+
+function unique(ids: readonly number[]): number[] {
+  return [...new Set(ids)];
+}
+
+/** Whether progress goes to stderr: only on a terminal, and not in CI (`CI` set to anything but empty, 0 or false). */
+export function showsProgress(io: Pick<CliIO, 'stderr' | 'env'>): boolean {
+  const ci = io.env.CI;
+  const inCi = ci !== undefined && ci !== '' && ci !== '0' && ci.toLowerCase() !== 'false';
+  return io.stderr.isTTY === true && !inCi;
+}
+
+/** `edgeform import KIND | --all`: discover live resources through the platform's lists and write a stack that adopts them. */
+export const importCommand = defineCommand<ImportArgs>({
+  builder: (y) =>
+    y
+      .positional('kind', { type: 'string', describe: `Resource kind to import: ${RESOURCE_TYPES.join(', ')}` })
+      .option('all', { type: 'boolean', default: false, describe: 'Import every resource kind (notification settings need --reseller-id)' })
+      .option('project-id', {
+        type: 'string',
+        array: true,
+        default: [] as string[],
+        describe: 'Cloud project to import from (repeatable); default: every project the platform lists',
+      })
+      .option('region-id', {
+        type: 'string',
+        array: true,
+        default: [] as string[],
+        describe: 'Cloud region to import from (repeatable); default: every active region the platform lists',
+      })
+      .option('reseller-id', { type: 'string', array: true, default: [] as string[], describe: 'Reseller whose notification settings to import (repeatable)' })
+      .option('out', { type: 'string', describe: 'Write the stack to this file instead of stdout' })
+      .option('force', { type: 'boolean', default: false, describe: 'With --out: replace an existing file' })
+      .option('parallelism', { type: 'number', default: 10, describe: 'Requests to the platform at the same time' }),
+  async run(args, io) {
+    checkParallelism(args.parallelism);
+    const importers: Partial<Record<ResourceType, KindImporter>> = {};
+    for (const type of RESOURCE_TYPES) {
+      const importer = providers.resources[type].import;
+      if (importer) importers[type] = importer;
+    }
+    const request = resolveImportRequest(args, importers);
+    if (args.force && args.out === undefined) throw new UsageError('--force applies only with --out FILE');
+    if (args.out !== undefined && !args.force && (await exists(args.out))) {
+      throw new UsageError(`--out ${args.out}: the file exists; refusing to overwrite it (choose another path, or add --force to replace it)`);
+    }
+    const baseUrl = resolveBaseUrl({ env: io.env });
+    const view = createImportView(io, { progress: showsProgress(io) });
+    for (const [type, reason] of request.skipped) view.skipped(type, reason);
+    return withInterrupts(io, async (signal) => {
+      const { api, ctx } = connect(baseUrl, { env: io.env, signal, parallelism: args.parallelism });
+      try {
+        const found = await discover(ctx, request, view, args.parallelism);
+        const text = writeStack({
+          blocks: found.map((r): DraftBlock => ({ type: r.type, name: r.name, attributes: r.attributes, comment: `imported from ${r.source}` })),
+          ...(baseUrl !== DEFAULT_BASE_URL ? { baseUrl } : {}),
+          header: [
+            `Written by edgeform import ${args.all ? '--all' : args.kind!}: each block adopts a live resource by its platform id.`,
+            ...request.skipped.map(([type, reason]) => `Not imported: ${type} (${reason}).`),
+          ],
+        });
+        if (args.out === undefined) {
+          view.stack(text);
+        } else {
+          // A file does not pass through io, so the key is redacted here (a platform may echo it).
+          await writeFile(args.out, redact(text, secretsFromEnv(io.env)), { flag: args.force ? 'w' : 'wx' }).catch((error: NodeJS.ErrnoException) => {
+            if (error.code === 'EEXIST') throw new UsageError(`--out ${args.out}: the file exists; refusing to overwrite it (add --force to replace it)`);
+            throw new EdgeformError('EDGEFORM_IMPORT_WRITE', `cannot write ${args.out}: ${error.message}`, { cause: error });
+          });
+          view.written(args.out, { byKind: request.kinds.map((k) => [k.type, found.filter((r) => r.type === k.type).length] as const) });
+        }
+        return ExitCode.ok;
+      } finally {
+        await api.close();
+      }
+    });
+  },
+});
+
+async function exists(file: string): Promise<boolean> {
+  return stat(file).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return false;
+      throw new EdgeformError('EDGEFORM_IMPORT_WRITE', `cannot use --out ${file}: ${error.message}`, { cause: error });
+    },
+  );
+}
+
+/**
+ * Lists every kind of the request in every place it applies to, at most `parallelism` lists at
+ * once, and returns the resources in a stable order: kinds in registry order, places in the
+ * order named (or listed by the platform), items in the platform's order. The projects and
+ * regions are listed once, and only when a cloud kind needs them and none were named. The first
+ * failure stops the rest and is reported with the kind and place it concerns.
+ */
+async function discover(ctx: ProviderContext, request: ImportRequest, view: ImportView, parallelism: number): Promise<ImportedResource[]> {
+  const cloud = request.kinds.some((k) => k.scope === 'cloud') ? await cloudPlaces(ctx, request, view) : { projects: [], regions: [] };
+  const jobs: Array<{ importer: KindImporter; scope: ImportScope }> = [];
+  for (const importer of request.kinds) {
+    if (importer.scope === 'account') jobs.push({ importer, scope: { kind: 'account' } });
+    if (importer.scope === 'reseller') for (const reseller_id of request.resellers) jobs.push({ importer, scope: { kind: 'reseller', reseller_id } });
+    if (importer.scope === 'cloud') {
+      for (const project_id of cloud.projects) {
+        for (const region of cloud.regions) if (region.named || importer.servedIn(region)) jobs.push({ importer, scope: { kind: 'cloud', project_id, region_id: region.id } });
+      }
+    }
+  }
+  const halt = new AbortController();
+  const jobCtx: ProviderContext = { ...ctx, signal: AbortSignal.any([ctx.signal, halt.signal]) };
+  const limit = pLimit(parallelism);
+  let first: unknown = null;
+  const results = await Promise.all(
+    jobs.map(({ importer, scope }) =>
+      limit(async () => {
+        if (first !== null) return [];
+        try {
+          const found = await importer.discover(jobCtx, scope, { onPage: (n) => view.discovering(importer.type, scope, n, false) });
+          view.discovering(importer.type, scope, found.length, true);
+          return found;
+        } catch (error) {
+          if (first === null) {
+            first = explain(error, `importing ${importer.type}${describePlace(scope)} failed`);
+            halt.abort(first);
+          }
+          return [];
+        }
+      }),
+    ),
+  );
+  if (first !== null) throw first;
+  return results.flat();
+}
+
+/** The projects and regions the cloud kinds are imported from: those named, else those the platform lists. */
+async function cloudPlaces(
+  ctx: ProviderContext,
+  request: ImportRequest,
+  view: ImportView,
+): Promise<{ projects: number[]; regions: Array<{ id: number; named: boolean; has_k8s?: boolean | undefined }> }> {
+  try {
+    const [projects, regions] = await Promise.all([
+      request.projects.length > 0 ? request.projects : listProjects(ctx).then((list) => list.map((p) => p.id)),
+      request.regions.length > 0
+        ? request.regions.map((id) => ({ id, named: true }))
+        : listRegions(ctx).then((list) => list.map((r) => ({ id: r.id, named: false, has_k8s: r.has_k8s }))),
+    ]);
+    view.cloudScopes(projects.length, regions.length);
+    return { projects: [...projects], regions };
+  } catch (error) {
+    throw explain(error, 'listing the cloud projects and regions failed (name them with --project-id and --region-id to skip this)');
+  }
+}
+
+/** An error with what was being done in front of its message; a run-fatal error (the key refused, the platform down) or an interrupt as it is. */
+function explain(error: unknown, doing: string): unknown {
+  if (error instanceof RunFatalError || !(error instanceof EdgeformError)) return error;
+  return new EdgeformError(error.code, `${doing}: ${error.message}`, { cause: error });
+}

@@ -1,0 +1,119 @@
+import { booleanQuery, cloudError, cloudPaging } from '../../cloud-common.js';
+import { formatNaiveDate } from '../../format.js';
+import { fail, jsonReply, type Reply } from '../../reply.js';
+import type { RouteContext, ServiceRoute } from '../../router.js';
+import type { ProjectRecord, ProjectSlice, RegionRecord } from './index.js';
+
+type Ctx = RouteContext<ProjectSlice>;
+
+/** The states of a region (RegionState). */
+export const REGION_STATES = ['ACTIVE', 'DELETED', 'DELETING', 'DELETION_FAILED', 'INACTIVE', 'MAINTENANCE', 'NEW'] as const;
+
+/** The zones of a region (Zone). */
+export const ZONES = ['AMERICAS', 'APAC', 'EMEA', 'RUSSIA_AND_CIS'] as const;
+
+const PROJECT_ORDER = ['created_at.asc', 'created_at.desc', 'name.asc', 'name.desc'] as const;
+const REGION_ORDER = ['created_at.asc', 'created_at.desc', 'display_name.asc', 'display_name.desc'] as const;
+
+function enumQuery<T extends string>(ctx: Ctx, name: string, allowed: readonly T[]): T | undefined {
+  const value = ctx.query.get(name);
+  if (value === null) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) fail(cloudError(400, `${name}: Input should be ${allowed.map((a) => `'${a}'`).join(', ')}`, ctx.requestId));
+  return value as T;
+}
+
+/** Sorts by `field.direction`, ties by id, so pages are stable. */
+function sortBy<R extends { id: number }>(records: R[], orderBy: string, key: (r: R, field: string) => string | number): R[] {
+  const [field, direction] = orderBy.split('.') as [string, 'asc' | 'desc'];
+  const sign = direction === 'asc' ? 1 : -1;
+  return records.sort((a, b) => {
+    const ka = key(a, field);
+    const kb = key(b, field);
+    return (ka < kb ? -1 : ka > kb ? 1 : 0) * sign || a.id - b.id;
+  });
+}
+
+function renderProject(p: ProjectRecord): Record<string, unknown> {
+  return {
+    id: p.id,
+    client_id: p.client_id,
+    name: p.name,
+    description: p.description,
+    is_default: p.is_default,
+    state: p.state,
+    created_at: formatNaiveDate(p.created_at),
+    deleted_at: p.deleted_at === null ? null : formatNaiveDate(p.deleted_at),
+    task_id: null,
+  };
+}
+
+function renderRegion(r: RegionRecord, showVolumeTypes: boolean): Record<string, unknown> {
+  const created = formatNaiveDate(r.created_at);
+  return {
+    id: r.id,
+    display_name: r.display_name,
+    keystone_name: r.keystone_name,
+    slug: r.slug,
+    state: r.state,
+    country: r.country,
+    zone: r.zone,
+    task_id: null,
+    endpoint_type: 'public',
+    external_network_id: null,
+    created_on: created,
+    created_at: created,
+    keystone_id: r.id,
+    has_kvm: true,
+    has_baremetal: false,
+    has_basic_vm: true,
+    has_sfs: false,
+    has_dbaas: false,
+    has_ddos: false,
+    vlan_physical_network: 'physnet1',
+    available_volume_types: showVolumeTypes ? ['standard', 'ssd_hiiops', 'cold'] : null,
+    metrics_database_id: null,
+    access_level: r.access_level,
+    has_k8s: r.has_k8s,
+    has_ai: false,
+    has_ai_gpu: false,
+    coordinates: null,
+    file_share_types: null,
+  };
+}
+
+/**
+ * GET the account's projects (ListProjectsSerializer), `limit`/`offset` paged (default 100, up
+ * to 1,000), newest first unless `order_by` says otherwise; `name` filters by exact name;
+ * deleted projects only with `include_deleted=true`.
+ */
+function listProjects(ctx: Ctx): Reply {
+  const { limit, offset } = cloudPaging(ctx, 1000, 100);
+  const includeDeleted = booleanQuery(ctx, 'include_deleted') ?? false;
+  const orderBy = enumQuery(ctx, 'order_by', PROJECT_ORDER) ?? 'created_at.desc';
+  const name = ctx.query.get('name');
+  const matching = [...ctx.state.projects.values()].filter((p) => (includeDeleted || p.deleted_at === null) && (name === null || p.name === name));
+  sortBy(matching, orderBy, (p, field) => (field === 'name' ? p.name : p.created_at));
+  return jsonReply(200, { count: matching.length, results: matching.slice(offset, offset + limit).map(renderProject) });
+}
+
+/**
+ * GET the regions (RegionCollectionSerializer), `limit`/`offset` paged (default 100, up to
+ * 1,000), newest first unless `order_by` says otherwise; `display_name` filters by exact name in
+ * any case; `product` is checked and filters nothing (no region of the emulator offers one).
+ */
+function listRegions(ctx: Ctx): Reply {
+  const { limit, offset } = cloudPaging(ctx, 1000, 100);
+  const showVolumeTypes = booleanQuery(ctx, 'show_volume_types') ?? false;
+  const orderBy = enumQuery(ctx, 'order_by', REGION_ORDER) ?? 'created_at.desc';
+  const product = enumQuery(ctx, 'product', ['containers', 'inference']);
+  const displayName = ctx.query.get('display_name')?.toLowerCase();
+  const matching = [...ctx.state.regions.values()].filter((r) => product === undefined && (displayName === undefined || r.display_name.toLowerCase() === displayName));
+  sortBy(matching, orderBy, (r, field) => (field === 'display_name' ? r.display_name : r.created_at));
+  return jsonReply(200, { count: matching.length, results: matching.slice(offset, offset + limit).map((r) => renderRegion(r, showVolumeTypes)) });
+}
+
+/** The project and region lists. */
+export const projectRoutes: ServiceRoute<ProjectSlice>[] = [
+  { method: 'GET', pattern: '/cloud/v1/projects', handler: listProjects },
+  { method: 'GET', pattern: '/cloud/v1/regions', handler: listRegions },
+];

@@ -1,0 +1,193 @@
+import { EdgeformError } from '../errors.js';
+import type { ProviderContext } from './provider.js';
+import { MAX_LIST_PAGES, type ListEndpoint, type ListMembers, type ListPage, type PageRequest, type Paging } from './list-read.js';
+import { RESOURCE_KINDS, type ResourceAttributes, type ResourceType } from './registry.js';
+
+/** A cloud project and region: where floating IPs, instances and Kubernetes clusters are listed. */
+export interface CloudScope {
+  project_id: number;
+  region_id: number;
+}
+
+/** A reseller: where notification settings are listed. */
+export interface ResellerScope {
+  reseller_id: number;
+}
+
+/** The whole account: FastEdge apps, streaming players and quota requests are listed account-wide. */
+export type AccountScope = Record<never, never>;
+
+/** The scopes a kind's resources are listed in, by name. */
+export interface Scopes {
+  cloud: CloudScope;
+  reseller: ResellerScope;
+  account: AccountScope;
+}
+
+/** Which scope a kind's list needs: `cloud` (a project and region), `reseller`, or `account` (none). */
+export type ScopeKind = keyof Scopes;
+
+/** One scope with its name, as the import command hands it to a kind. */
+export type ImportScope = { [K in ScopeKind]: { kind: K } & Scopes[K] }[ScopeKind];
+
+/**
+ * A kind's list endpoint by the scope it lists: the one fetcher of the kind's list pages that
+ * both the grouped reads (through listEndpointOf) and `edgeform import` (through listAll) use, so
+ * the request and the schema its answer is checked with are written once.
+ */
+export interface KindList<Scope, Item> {
+  /** How the endpoint pages (see Paging). */
+  paging: Paging;
+  /** The list's path for a scope (`/cloud/v1/floatingips/1/76`), for messages and import comments. */
+  path(scope: Scope): string;
+  /** Fetches one page of the list (its answer checked with the kind's zod schema). */
+  fetchPage(ctx: ProviderContext, scope: Scope, page: PageRequest): Promise<ListPage<Item>>;
+}
+
+/**
+ * The part of a grouped read's ListEndpoint that comes from the kind's list: how it pages, how
+ * it is named in messages, and its page fetcher, for the scope of the members read together.
+ */
+export function listEndpointOf<T extends ResourceType, Scope, Item>(
+  list: KindList<Scope, Item>,
+  scopeOf: (members: ListMembers<T>) => Scope,
+): Pick<ListEndpoint<T, Item>, 'paging' | 'describe' | 'fetchPage'> {
+  return {
+    paging: list.paging,
+    describe: (members) => `GET ${list.path(scopeOf(members))}`,
+    fetchPage: (ctx, members, page) => list.fetchPage(ctx, scopeOf(members), page),
+  };
+}
+
+/** Settings of {@link listAll}. */
+export interface ListAllOptions {
+  /** Items asked for per page of an `offset` list; default the endpoint's largest page. */
+  pageSize?: number;
+  /** Pages followed at most before failing (EDGEFORM_PAGING); default MAX_LIST_PAGES. */
+  maxPages?: number;
+  /** Called after each page that more pages follow, with the number of distinct items found so far (progress of long lists). */
+  onPage?: (found: number) => void;
+}
+
+/**
+ * Every item of a list in one scope, in the platform's order, each once (by `itemId`): an
+ * `offset` list is followed until its `count` is reached, or, without a count, to a page shorter
+ * than asked for; a `pages` list to an empty page or one with nothing new; a `none` list is one
+ * answer. Bounded by `maxPages`: a list that never ends is an EDGEFORM_PAGING error.
+ */
+export async function listAll<Scope, Item>(
+  ctx: ProviderContext,
+  list: KindList<Scope, Item>,
+  scope: Scope,
+  itemId: (item: Item) => string,
+  options: ListAllOptions = {},
+): Promise<Item[]> {
+  const paging = list.paging;
+  const limit = paging.kind === 'offset' ? Math.max(1, Math.min(paging.maxPageSize, options.pageSize ?? paging.maxPageSize)) : 0;
+  const maxPages = options.maxPages ?? MAX_LIST_PAGES;
+  const items = new Map<string, Item>();
+  /** Takes a page's items; the number it had not seen before. */
+  const take = (page: ListPage<Item>): number => {
+    let fresh = 0;
+    for (const item of page.items) {
+      const id = itemId(item);
+      if (items.has(id)) continue;
+      items.set(id, item);
+      fresh += 1;
+    }
+    return fresh;
+  };
+  let size = limit;
+  for (let index = 0; ; index++) {
+    if (index >= maxPages) throw new EdgeformError('EDGEFORM_PAGING', `the list GET ${list.path(scope)} did not end after ${maxPages} pages; edgeform stopped following it`);
+    const page = await list.fetchPage(ctx, scope, { index, offset: index * size, limit });
+    const fresh = take(page);
+    if (paging.kind === 'none' || page.items.length === 0) break;
+    // A page of nothing new: the platform repeats itself instead of paging.
+    if (fresh === 0) break;
+    if (paging.kind === 'pages') {
+      options.onPage?.(items.size);
+      continue;
+    }
+    // A platform serving fewer items a page than asked for pages by what it serves.
+    if (index === 0 && page.total !== undefined && page.items.length < Math.min(limit, page.total)) size = page.items.length;
+    if (page.total !== undefined ? (index + 1) * size >= page.total : page.items.length < limit) break;
+    options.onPage?.(items.size);
+  }
+  return [...items.values()];
+}
+
+/** The attributes an imported block states: every field of the kind but those that only steer edgeform (`ensure`, `tags_policy`). */
+export type ImportedAttributes<T extends ResourceType> = Omit<ResourceAttributes[T], 'ensure' | 'tags_policy'>;
+
+/** What a kind contributes to `edgeform import`: its list, and how a list item becomes a block. */
+export interface KindImportSpec<T extends ResourceType, S extends ScopeKind, Item> {
+  /** The scope the kind's list needs. */
+  scope: S;
+  list: KindList<Scopes[S], Item>;
+  /** The platform id of an item (what the block is pinned by). */
+  itemId(item: Item): string;
+  /** The block's attributes: every field of the kind with the item's live value (read-only parts, such as read-only tags, left out). */
+  attributes(item: Item, scope: Scopes[S]): ImportedAttributes<T>;
+  /** What the block is named after: the live name, else something made of the id (the stack writer makes it a valid, unique name). */
+  blockName(item: Item): string;
+  /** What the block's comment says of the item besides its id, e.g. `[['name', 'web-1']]`. */
+  facts?(item: Item): ReadonlyArray<readonly [string, string | number | null | undefined]>;
+  /** For a cloud kind: whether a region offers it (Kubernetes: `has_k8s`); absent, every region does. */
+  servedIn?(region: { has_k8s?: boolean | undefined }): boolean;
+}
+
+/** One resource found by a kind's import: its block's type, name hint, attributes and where it came from. */
+export interface ImportedResource {
+  type: ResourceType;
+  /** The block name to derive from (sanitized and made unique by the stack writer). */
+  name: string;
+  attributes: Record<string, unknown>;
+  /** Where it came from, for the block's comment: `GET /cloud/v1/floatingips/1/76: id 726e…`. */
+  source: string;
+}
+
+/** A kind's import, as the import command uses it: which scope it needs, and the discovery of one scope. */
+export interface KindImporter<T extends ResourceType = ResourceType> {
+  type: T;
+  scope: ScopeKind;
+  /** For a cloud kind: whether a region the platform lists offers it (see KindImportSpec.servedIn). */
+  servedIn(region: { has_k8s?: boolean | undefined }): boolean;
+  /**
+   * Lists every resource of the kind in the scope (all pages) and turns each item into block
+   * attributes, checked with the kind's own schema: an item that makes no valid block is an
+   * error naming the request and the item, never a stack that does not load.
+   */
+  discover(ctx: ProviderContext, scope: ImportScope, options?: ListAllOptions): Promise<ImportedResource[]>;
+}
+
+/** Builds a kind's importer from its spec (see KindImportSpec). */
+export function defineImport<T extends ResourceType, S extends ScopeKind, Item>(type: T, spec: KindImportSpec<T, S, Item>): KindImporter<T> {
+  return {
+    type,
+    scope: spec.scope,
+    servedIn: (region) => spec.servedIn?.(region) ?? true,
+    async discover(ctx, importScope, options) {
+      if (importScope.kind !== spec.scope) throw new Error(`${type} is listed by ${spec.scope}, not by ${importScope.kind}`);
+      const { kind: _kind, ...rest } = importScope;
+      const scope = rest as Scopes[S];
+      const path = spec.list.path(scope);
+      const items = await listAll(ctx, spec.list, scope, spec.itemId, options);
+      return items.map((item) => {
+        const id = spec.itemId(item);
+        const attributes = { ...spec.attributes(item, scope) } as Record<string, unknown>;
+        const parsed = RESOURCE_KINDS[type].schema.safeParse(attributes);
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0]!;
+          throw new EdgeformError(
+            'EDGEFORM_IMPORT_INVALID',
+            `GET ${path}: the item with id ${JSON.stringify(id)} does not make a valid ${type} block: ${issue.path.map(String).join('.') || '(block)'}: ${issue.message}`,
+          );
+        }
+        const facts = (spec.facts?.(item) ?? []).filter(([, value]) => value !== null && value !== undefined && value !== '');
+        const described = [['id', id] as const, ...facts].map(([label, value]) => `${label} ${typeof value === 'number' ? String(value) : JSON.stringify(value)}`);
+        return { type, name: spec.blockName(item), attributes, source: `GET ${path}: ${described.join(', ')}` };
+      });
+    },
+  };
+}

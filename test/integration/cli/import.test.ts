@@ -1,0 +1,376 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../../cmd/run-cli.js';
+import type { EmulatorFixtures } from '../../../src/emulator/index.js';
+import { RESOURCE_KINDS, RESOURCE_TYPES, type ResourceType } from '../../../src/kinds/registry.js';
+import { captureStream } from '../../helpers/capture.js';
+import { cliEnv, type CliResult } from '../../helpers/cli.js';
+import { runCliInProcess } from '../../helpers/cli-in-process.js';
+import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+
+const FIP_LIST = '/cloud/v1/floatingips/{project_id}/{region_id}';
+const INSTANCE_LIST = '/cloud/v1/instances/{project_id}/{region_id}';
+const CLUSTER_LIST = '/cloud/v2/k8s/clusters/{project_id}/{region_id}';
+
+const tempDir = () => mkdtempSync(join(tmpdir(), 'edgeform-import-'));
+
+/** The resources of each kind in the demo world (docs/demo-world.md), notification settings of reseller 7. */
+const DEMO_COUNTS: Record<ResourceType, number> = {
+  cloud_floating_ip: 2,
+  cloud_instance: 1,
+  cloud_k8s_cluster: 1,
+  fastedge_app: 2,
+  streaming_player: 2,
+  iam_reseller_notification_setting: 2,
+  cloud_quota_limit_request: 2,
+};
+
+/** What a stack block holds, parsed. */
+type Block = Record<string, unknown> & { type: string };
+
+function blocks(text: string): Record<string, Block> {
+  return (parse(text) as { resources: Record<string, Block> }).resources;
+}
+
+describe('edgeform import against the demo world', () => {
+  let emu: TestEmulator;
+  beforeAll(async () => {
+    emu = await startTestEmulator();
+  });
+  afterAll(() => emu.close());
+  beforeEach(() => emu.reset());
+
+  const env = () => ({ EDGEFORM_BASE_URL: emu.url, EDGEFORM_API_KEY: emu.apiKey });
+  async function edgeform(args: string[], extraEnv: Record<string, string | undefined> = {}): Promise<CliResult> {
+    const result = await runCliInProcess(args, { env: { ...env(), ...extraEnv } });
+    expect(result.stdout).not.toContain(emu.apiKey);
+    expect(result.stderr).not.toContain(emu.apiKey);
+    return result;
+  }
+
+  /** Imports into a file and plans it: the plan must report no changes. */
+  async function importThenPlan(args: string[]): Promise<{ text: string; imported: CliResult; plan: CliResult }> {
+    const file = join(tempDir(), 'stack.yaml');
+    const imported = await edgeform(['import', ...args, '--out', file]);
+    expect(imported.code, imported.stderr).toBe(0);
+    const text = readFileSync(file, 'utf8');
+    const plan = await edgeform(['plan', file, '--detailed-exitcode']);
+    return { text, imported, plan };
+  }
+
+  it.each(RESOURCE_TYPES)('imports every %s of the world, and plan on the result reports no changes', async (type) => {
+    const { text, imported, plan } = await importThenPlan([type, ...(type === 'iam_reseller_notification_setting' ? ['--reseller-id', '7'] : [])]);
+    const found = Object.values(blocks(text));
+    expect(found).toHaveLength(DEMO_COUNTS[type]);
+    expect(found.every((b) => b.type === type)).toBe(true);
+    expect(imported.stdout).toContain(`Wrote ${DEMO_COUNTS[type]} resource${DEMO_COUNTS[type] === 1 ? '' : 's'} to `);
+    expect(plan.stdout).toContain('No changes. Your infrastructure matches the configuration.');
+    expect(plan.code, plan.stdout).toBe(0);
+  });
+
+  it.each(RESOURCE_TYPES)("writes every field of %s's schema but ensure and tags_policy (project and region as defaults)", async (type) => {
+    const { text } = await importThenPlan([type, ...(type === 'iam_reseller_notification_setting' ? ['--reseller-id', '7'] : [])]);
+    const stack = parse(text) as { defaults?: Record<string, unknown>; resources: Record<string, Block> };
+    const expected = Object.keys(RESOURCE_KINDS[type].shape.shape).filter((f) => f !== 'ensure' && f !== 'tags_policy');
+    for (const block of Object.values(stack.resources)) {
+      expect(
+        Object.keys({ ...stack.defaults, ...block })
+          .filter((f) => f !== 'type')
+          .sort(),
+      ).toEqual(expected.sort());
+    }
+  });
+
+  it('imports --all (with a reseller) into one stack that plan reports no changes for, read-only tags left out', async () => {
+    const { text, plan } = await importThenPlan(['--all', '--reseller-id', '7']);
+    expect(plan.code, plan.stdout).toBe(0);
+    expect(plan.stdout).toContain('No changes.');
+    const stack = parse(text) as { version: number; provider: { base_url: string }; defaults: Record<string, unknown>; resources: Record<string, Block> };
+    expect(stack.version).toBe(1);
+    expect(stack.provider).toEqual({ base_url: emu.url });
+    expect(stack.defaults).toEqual({ project_id: 1, region_id: 76 });
+    expect(Object.values(stack.resources).map((b) => b.type)).toEqual(RESOURCE_TYPES.flatMap((t) => Array<string>(DEMO_COUNTS[t]).fill(t)));
+    const ip = Object.values(stack.resources).find((b) => b.floating_ip_id === DEMO.fip)!;
+    expect(ip.tags).toEqual({ env: 'staging', team: 'edge', owner: 'alice' });
+    expect(text).not.toContain('managed-by');
+  });
+
+  it('names each block after the live name or address and comments where it came from', async () => {
+    const result = await edgeform(['import', '--all', '--reseller-id', '7']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      `  # imported from GET /cloud/v1/floatingips/1/76: id "${DEMO.fip}", address "203.0.113.10"\n  ip_203_0_113_10:\n    type: cloud_floating_ip\n    floating_ip_id: ${DEMO.fip}\n`,
+    );
+    expect(result.stdout).toContain(`  # imported from GET /cloud/v1/instances/1/76: id "${DEMO.instance}", name "web-1"\n  web-1:\n`);
+    expect(result.stdout).toContain('  # imported from GET /cloud/v2/k8s/clusters/1/76: id "prod-eu", version "v1.29.8"\n  prod-eu:\n');
+    expect(result.stdout).toContain('  # imported from GET /fastedge/v1/apps: id "1234", name "legacy-app"\n  legacy-app:\n    type: fastedge_app\n    app_id: 1234\n');
+    expect(result.stdout).toContain('  # imported from GET /streaming/players: id "60", name "main-player"\n  main-player:\n');
+    expect(result.stdout).toContain(
+      '  # imported from GET /iam/reselling/resellers/7/notification_settings: id "3", type "failed_login", email "ops@example.com"\n  failed_login:\n',
+    );
+    expect(result.stdout).toContain(
+      '  # imported from GET /cloud/v2/limits_request: id "42", status "in progress", description "More vCPUs for the staging project"\n  quota_request_42:\n',
+    );
+    expect(result.stdout.startsWith('# Written by edgeform import --all: each block adopts a live resource by its platform id.\n')).toBe(true);
+  });
+
+  it('imports --all without --reseller-id and says, on stderr and in the stack, that notification settings need it', async () => {
+    const result = await edgeform(['import', '--all']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('Note: iam_reseller_notification_setting not imported: it is listed per reseller, and the platform does not list resellers: add --reseller-id N\n');
+    expect(result.stdout).toContain('# Not imported: iam_reseller_notification_setting (it is listed per reseller');
+    expect(Object.values(blocks(result.stdout)).some((b) => b.type === 'iam_reseller_notification_setting')).toBe(false);
+  });
+
+  it('lists the projects and regions once for --all, and only the lists of each kind in each of them', async () => {
+    emu.requests.length = 0;
+    expect((await edgeform(['import', '--all'])).code).toBe(0);
+    expect(emu.requests.map((r) => `${r.method} ${r.route}`).sort()).toEqual(
+      [
+        'GET /cloud/v1/projects',
+        'GET /cloud/v1/regions',
+        `GET ${FIP_LIST}`,
+        `GET ${INSTANCE_LIST}`,
+        `GET ${CLUSTER_LIST}`,
+        'GET /fastedge/v1/apps',
+        'GET /streaming/players',
+        'GET /streaming/players',
+        'GET /cloud/v2/limits_request',
+      ].sort(),
+    );
+  });
+
+  it('takes the project and region from the flags without listing them', async () => {
+    emu.requests.length = 0;
+    const result = await edgeform(['import', 'cloud_instance', '--project-id', '1', '--region-id', '76']);
+    expect(result.code).toBe(0);
+    expect(emu.requests.map((r) => r.path)).toEqual(['/cloud/v1/instances/1/76']);
+  });
+
+  it('writes the stack to stdout and nothing else when stdout is not a terminal', async () => {
+    const result = await edgeform(['import', 'fastedge_app']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(parse(result.stdout)).toMatchObject({ version: 1, resources: { 'legacy-app': { type: 'fastedge_app', app_id: 1234 }, 'edge-router': { app_id: 1300 } } });
+  });
+
+  it('refuses to overwrite an existing --out file unless --force, and writes nothing then', async () => {
+    const file = join(tempDir(), 'stack.yaml');
+    writeFileSync(file, 'keep me\n');
+    const refused = await edgeform(['import', 'streaming_player', '--out', file]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`--out ${file}: the file exists; refusing to overwrite it (choose another path, or add --force to replace it)`);
+    expect(readFileSync(file, 'utf8')).toBe('keep me\n');
+    const forced = await edgeform(['import', 'streaming_player', '--out', file, '--force']);
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toBe(`Wrote 2 resources to ${file} (2 streaming_player).\n`);
+    expect(Object.keys(blocks(readFileSync(file, 'utf8')))).toEqual(['old-player', 'main-player']);
+  });
+
+  it('refuses --force without --out', async () => {
+    const result = await edgeform(['import', 'streaming_player', '--force']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('--force applies only with --out FILE');
+  });
+});
+
+describe('edgeform import: what it refuses', () => {
+  let emu: TestEmulator;
+  beforeAll(async () => {
+    emu = await startTestEmulator();
+  });
+  afterAll(() => emu.close());
+
+  const run = (args: string[]) => runCliInProcess(['import', ...args], { env: { EDGEFORM_BASE_URL: emu.url, EDGEFORM_API_KEY: emu.apiKey } });
+  const cases: Array<[string, string[], string]> = [
+    ['no kind and no --all', [], 'name a KIND to import (one of cloud_floating_ip, '],
+    ['a kind and --all', ['fastedge_app', '--all'], 'give a KIND or --all, not both'],
+    ['a check', ['streaming_video_subtitles'], 'streaming_video_subtitles is a check, and checks are not imported'],
+    ['the other check', ['streaming_ai_tasks'], 'streaming_ai_tasks is a check, and checks are not imported'],
+    ['a misspelt kind', ['cloud_floatingip'], 'unknown resource kind "cloud_floatingip"; did you mean "cloud_floating_ip"?'],
+    ['notification settings without a reseller', ['iam_reseller_notification_setting'], 'name one with --reseller-id N'],
+    ['a project for an account-wide kind', ['fastedge_app', '--project-id', '1'], '--project-id does not apply to fastedge_app, which is listed for the whole account'],
+    ['a reseller for a cloud kind', ['cloud_instance', '--reseller-id', '7'], '--reseller-id does not apply to cloud_instance, which is listed per project and region'],
+    ['an id that is not a positive integer', ['cloud_instance', '--project-id', '0'], '--project-id must be a positive integer, got "0"'],
+    ['an id that is not a number', ['cloud_instance', '--region-id', 'abc'], '--region-id must be a positive integer, got "abc"'],
+    ['an id that is not whole', ['cloud_instance', '--region-id', '7.5'], '--region-id must be a positive integer, got "7.5"'],
+  ];
+
+  it.each(cases)('refuses %s with a usage error and sends nothing', async (_name, args, message) => {
+    emu.requests.length = 0;
+    const result = await run(args);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(message);
+    expect(result.stderr).not.toContain('    at ');
+    expect(emu.requests).toEqual([]);
+  });
+});
+
+/** Runs the CLI in this process with stderr a pretend terminal, to see the progress lines. */
+async function runOnTerminal(args: string[], env: Record<string, string | undefined>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = captureStream();
+  const stderr = captureStream({ isTTY: true });
+  const code = await runCli(args, { env: cliEnv(env), stdout, stderr });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+const KEY = 'emu$import-test-key-0123456789abcdef';
+const ip = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+
+/** A world of two projects and three regions (one without Kubernetes, one inactive), 1,005 floating IPs in one place and one in another. */
+const WIDE_WORLD: EmulatorFixtures = {
+  projects: [
+    { id: 1, name: 'default', is_default: true, created_at: '2025-01-01T00:00:00Z' },
+    { id: 2, name: 'staging', created_at: '2025-02-01T00:00:00Z' },
+  ],
+  regions: [
+    { id: 76, display_name: 'Luxembourg 1', created_at: '2025-01-01T00:00:00Z' },
+    { id: 8, display_name: 'Frankfurt', has_k8s: false, created_at: '2025-02-01T00:00:00Z' },
+    { id: 9, display_name: 'Closed', state: 'INACTIVE', created_at: '2025-03-01T00:00:00Z' },
+  ],
+  floating_ips: [
+    ...Array.from({ length: 1005 }, (_, i) => ({ id: ip(i + 1), floating_ip_address: `10.1.${Math.floor(i / 250)}.${i % 250}`, tags: { n: String(i) } })),
+    { id: ip(5000), project_id: 2, region_id: 8, floating_ip_address: null, tags: {}, read_only_tags: { owner: 'platform' } },
+  ],
+  k8s_versions: ['v1.30.6'],
+  k8s_clusters: [{ name: 'eu', version: 'v1.30.6', status: 'Provisioned', pools: [{ name: 'p', flavor_id: 'g2-standard-4-8', node_count: 1 }] }],
+  streaming_players: [{ id: 70, name: 'evil\u001b[31m\u202eplayer' }],
+};
+
+describe('edgeform import across projects and regions, with long lists', () => {
+  let emu: TestEmulator;
+  beforeAll(async () => {
+    emu = await startTestEmulator({ fixtures: WIDE_WORLD, apiKey: KEY });
+  });
+  afterAll(() => emu.close());
+  beforeEach(() => emu.reset());
+
+  const env = { EDGEFORM_BASE_URL: '', EDGEFORM_API_KEY: KEY };
+
+  it('imports every active project and region the platform lists, paging long lists, and plan on the result reports no changes', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'stack.yaml');
+    emu.requests.length = 0;
+    const imported = await runCliInProcess(['import', '--all', '--out', file], { env: { ...env, EDGEFORM_BASE_URL: emu.url } });
+    expect(imported.code, imported.stderr).toBe(0);
+    const routes = emu.requests.map((r) => r.path);
+    // Region 9 is inactive: nothing is listed there; region 8 has no Kubernetes: no cluster list there.
+    expect(routes.filter((p) => p.includes('/76') || p.includes('/8') || p.includes('/9')).sort()).toEqual(
+      [
+        '/cloud/v1/floatingips/1/76',
+        '/cloud/v1/floatingips/1/76',
+        '/cloud/v1/floatingips/1/8',
+        '/cloud/v1/floatingips/2/76',
+        '/cloud/v1/floatingips/2/8',
+        '/cloud/v1/instances/1/76',
+        '/cloud/v1/instances/1/8',
+        '/cloud/v1/instances/2/76',
+        '/cloud/v1/instances/2/8',
+        '/cloud/v2/k8s/clusters/1/76',
+        '/cloud/v2/k8s/clusters/2/76',
+      ].sort(),
+    );
+    const text = readFileSync(file, 'utf8');
+    const stack = parse(text) as { defaults?: Record<string, unknown>; resources: Record<string, Block> };
+    expect(stack.defaults).toBeUndefined();
+    const ips = Object.values(stack.resources).filter((b) => b.type === 'cloud_floating_ip');
+    expect(ips).toHaveLength(1006);
+    expect(ips.at(-1)).toEqual({ type: 'cloud_floating_ip', project_id: 2, region_id: 8, floating_ip_id: ip(5000), tags: {} });
+    expect(Object.keys(stack.resources)).toContain(`ip_${ip(5000).slice(0, 8)}`);
+    const plan = await runCliInProcess(['plan', file, '--detailed-exitcode'], { env: { ...env, EDGEFORM_BASE_URL: emu.url } });
+    expect(plan.stdout).toContain('No changes.');
+    expect(plan.code).toBe(0);
+  });
+
+  it('escapes control and bidi characters of live names: in the block name, the comment and the output', async () => {
+    const result = await runCliInProcess(['import', 'streaming_player'], { env: { ...env, EDGEFORM_BASE_URL: emu.url } });
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toMatch(/[\u001b\u202e]/);
+    expect(result.stdout).toContain('  # imported from GET /streaming/players: id "70", name "evil\\u001b[31m\\u202eplayer"\n  evil_31m_player:\n');
+  });
+
+  it('shows progress on a terminal: the projects and regions, then each list with what it found, long lists page by page', async () => {
+    const result = await runOnTerminal(['import', 'cloud_floating_ip', '--project-id', '1', '--project-id', '2'], { ...env, EDGEFORM_BASE_URL: emu.url, CI: undefined });
+    expect(result.code).toBe(0);
+    expect(result.stderr.split('\n')).toEqual([
+      'Discovering projects and regions: 2 projects, 2 regions',
+      expect.stringMatching(/^Discovering cloud_floating_ip in project [12] region (76|8): \d+ found( so far)?$/),
+      expect.anything(),
+      expect.anything(),
+      expect.anything(),
+      expect.anything(),
+      '',
+    ]);
+    expect(result.stderr).toContain('Discovering cloud_floating_ip in project 1 region 76: 1000 found so far\n');
+    expect(result.stderr).toContain('Discovering cloud_floating_ip in project 1 region 76: 1005 found\n');
+    expect(result.stderr).toContain('Discovering cloud_floating_ip in project 2 region 8: 1 found\n');
+    expect(result.stderr).toContain('Discovering cloud_floating_ip in project 2 region 76: 0 found\n');
+  });
+
+  it('shows no progress in CI, even on a terminal', async () => {
+    const result = await runOnTerminal(['import', 'cloud_floating_ip', '--region-id', '76'], { ...env, EDGEFORM_BASE_URL: emu.url, CI: 'true' });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+  });
+});
+
+describe('edgeform import when the platform fails or answers what makes no block', () => {
+  let emu: TestEmulator;
+  beforeAll(async () => {
+    emu = await startTestEmulator({
+      fixtures: { floating_ips: [{ id: ip(1), tags: { env: ' padded' } }], streaming_players: [{ id: 70, name: `player ${KEY}` }] },
+      apiKey: KEY,
+    });
+  });
+  afterAll(() => emu.close());
+  beforeEach(() => emu.reset());
+
+  const run = (args: string[], key = KEY) => runCliInProcess(['import', ...args], { env: { EDGEFORM_BASE_URL: emu.url, EDGEFORM_API_KEY: key } });
+
+  it('fails with the request and the item when an item makes no valid block, and writes no file', async () => {
+    const file = join(tempDir(), 'stack.yaml');
+    const result = await run(['cloud_floating_ip', '--out', file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `Error: importing cloud_floating_ip in project 1 region 76 failed: GET /cloud/v1/floatingips/1/76: the item with id "${ip(1)}" does not make a valid cloud_floating_ip block: tags.env: a tag value must not start or end with whitespace\n`,
+    );
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('fails naming the kind and place when a list request fails', async () => {
+    emu.faults.failNext({ method: 'GET', path: INSTANCE_LIST, status: 403 });
+    const result = await run(['cloud_instance']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^Error: importing cloud_instance in project 1 region 76 failed: GET \/cloud\/v1\/instances\/1\/76/);
+    expect(result.stdout).toBe('');
+  });
+
+  it('fails naming the flags that skip it when the projects cannot be listed', async () => {
+    emu.faults.failNext({ method: 'GET', path: '/cloud/v1/projects', status: 403 });
+    const result = await run(['cloud_instance']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Error: listing the cloud projects and regions failed (name them with --project-id and --region-id to skip this): ');
+  });
+
+  it('stops with one error when the key is refused', async () => {
+    const result = await run(['--all'], 'emu$wrong-key-0000000000000000');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('refused the API key in EDGEFORM_API_KEY');
+    expect(result.stderr.match(/^Error:/gm)).toHaveLength(1);
+  });
+
+  it('redacts the API key from the stack, on stdout and in the file', async () => {
+    const out = await run(['streaming_player']);
+    expect(out.code).toBe(0);
+    expect(out.stdout).not.toContain(KEY);
+    expect(out.stdout).toContain('[REDACTED]');
+    const file = join(tempDir(), 'stack.yaml');
+    expect((await run(['streaming_player', '--out', file])).code).toBe(0);
+    const text = readFileSync(file, 'utf8');
+    expect(text).not.toContain(KEY);
+    expect(text).toContain('[REDACTED]');
+  });
+});

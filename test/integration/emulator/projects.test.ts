@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+
+const ids = (body: { results: Array<{ id: number }> }) => body.results.map((r) => r.id);
+
+describe('emulator projects and regions (demo world)', () => {
+  let emu: TestEmulator;
+  beforeAll(async () => {
+    emu = await startTestEmulator();
+  });
+  beforeEach(() => emu.reset());
+  afterAll(() => emu.close());
+
+  it("lists the world's project as the default project when the fixtures name none", async () => {
+    const res = await emu.call('GET', '/cloud/v1/projects');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ count: 1, results: [{ id: 1, name: 'default', is_default: true, state: 'ACTIVE', deleted_at: null, task_id: null }] });
+  });
+
+  it("lists the world's region when the fixtures name none", async () => {
+    const res = await emu.call('GET', '/cloud/v1/regions');
+    expect(res.body).toMatchObject({ count: 1, results: [{ id: 76, display_name: 'Luxembourg 1', state: 'ACTIVE', has_k8s: true, available_volume_types: null }] });
+  });
+
+  it('answers 401 without the API key', async () => {
+    expect((await emu.call('GET', '/cloud/v1/projects', { auth: null })).status).toBe(401);
+  });
+});
+
+describe('emulator projects and regions (fixtures)', () => {
+  let emu: TestEmulator;
+  beforeAll(async () => {
+    emu = await startTestEmulator({
+      fixtures: {
+        projects: [
+          { id: 1, name: 'default', is_default: true, created_at: '2025-01-01T00:00:00Z' },
+          { id: 2, name: 'staging', created_at: '2025-02-01T00:00:00Z' },
+          { id: 3, name: 'gone', created_at: '2025-03-01T00:00:00Z', deleted_at: '2025-04-01T00:00:00Z' },
+        ],
+        regions: [
+          { id: 76, display_name: 'Luxembourg 1', created_at: '2025-01-01T00:00:00Z' },
+          { id: 8, display_name: 'Frankfurt', country: 'DE', created_at: '2025-02-01T00:00:00Z', has_k8s: false },
+          { id: 9, display_name: 'Old', state: 'INACTIVE', created_at: '2025-03-01T00:00:00Z' },
+        ],
+      },
+    });
+  });
+  afterAll(() => emu.close());
+
+  it('lists projects newest first, without deleted ones unless include_deleted=true', async () => {
+    expect(ids((await emu.call('GET', '/cloud/v1/projects')).body)).toEqual([2, 1]);
+    expect(ids((await emu.call('GET', '/cloud/v1/projects?include_deleted=true')).body)).toEqual([3, 2, 1]);
+    expect(ids((await emu.call('GET', '/cloud/v1/projects?order_by=name.asc')).body)).toEqual([1, 2]);
+    expect(ids((await emu.call('GET', '/cloud/v1/projects?name=staging')).body)).toEqual([2]);
+  });
+
+  it('pages projects and regions with limit and offset (default limit 100)', async () => {
+    expect((await emu.call('GET', '/cloud/v1/projects?limit=1&offset=1&order_by=created_at.asc')).body).toMatchObject({ count: 2, results: [{ id: 2 }] });
+    expect((await emu.call('GET', '/cloud/v1/regions?limit=2&order_by=created_at.asc')).body).toMatchObject({ count: 3, results: [{ id: 76 }, { id: 8 }] });
+  });
+
+  it('lists regions with their state, k8s capability and country; display_name filters in any case', async () => {
+    const res = await emu.call('GET', '/cloud/v1/regions?order_by=created_at.asc');
+    expect(res.body.results.map((r: { id: number; state: string; has_k8s: boolean; country: string }) => [r.id, r.state, r.has_k8s, r.country])).toEqual([
+      [76, 'ACTIVE', true, 'LU'],
+      [8, 'ACTIVE', false, 'DE'],
+      [9, 'INACTIVE', true, 'LU'],
+    ]);
+    expect(ids((await emu.call('GET', '/cloud/v1/regions?display_name=frankfurt')).body)).toEqual([8]);
+  });
+
+  it('answers 400 for a bad limit, offset, order or product', async () => {
+    for (const query of ['limit=0', 'limit=1001', 'offset=-1', 'order_by=id.asc', 'product=gpu']) {
+      expect((await emu.call('GET', `/cloud/v1/regions?${query}`)).status, query).toBe(400);
+    }
+    expect((await emu.call('GET', '/cloud/v1/projects?include_deleted=maybe')).status).toBe(400);
+  });
+});
