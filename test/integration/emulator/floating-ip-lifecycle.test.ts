@@ -47,6 +47,14 @@ describe('emulator floating IPs: create, delete and the tag filter', () => {
     expect(emu.state.floatingIps.get(a.id)!.floating_ip_address).not.toBe(emu.state.floatingIps.get(b.id)!.floating_ip_address);
   });
 
+  it('never gives a created IP the id of one deleted before it', async () => {
+    const first = await create({});
+    emu.clock.advance(1000);
+    await emu.call('DELETE', ONE(first.id));
+    emu.clock.advance(1000);
+    expect((await create({})).id).not.toBe(first.id);
+  });
+
   it('a create task that fails leaves no floating IP behind', async () => {
     emu.faults.set({ taskFailRate: 1 });
     const { taskId, id } = await create();

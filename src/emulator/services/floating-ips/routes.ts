@@ -142,7 +142,8 @@ function createFloatingIp(ctx: Ctx): Reply {
   const body = cloudObjectBody(ctx);
   const tags = body.tags === undefined || body.tags === null ? {} : parseCreateTags(ctx, body.tags);
   const port = parsePort(ctx, body, null);
-  let n = 0;
+  // A new id per create since the last reset (counted by its tasks), never one a deleted IP had.
+  let n = [...ctx.state.tasks.values()].filter((t) => t.task_type === 'create_fip').length;
   let id = stableUuid(`created-floating-ip/${projectId}/${regionId}/${n}`);
   while (ctx.state.floatingIps.has(id)) id = stableUuid(`created-floating-ip/${projectId}/${regionId}/${++n}`);
   const region = [...ctx.state.floatingIps.values()].find((f) => f.region_id === regionId)?.region ?? ctx.state.defaults.region;
