@@ -5,6 +5,7 @@ import type { EmulatorOptions } from '../../../src/emulator/index.js';
 import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
 import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { example } from '../../helpers/demo-stacks.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 const LIST = '/cloud/v1/floatingips/1/76';
@@ -152,6 +153,17 @@ describe('cloud_floating_ip through the CLI: create, adopt by tags, update, dest
     const applied = await runCliInProcess(['apply', stack, '--auto-approve'], { env });
     expect(applied.code, applied.stderr).toBe(0);
     expect(emu.state.floatingIps.has(old)).toBe(true);
+  });
+
+  it('applies examples/floating-ips.yaml against the demo world: one floating IP created, then no changes', async () => {
+    const { emu, env } = await start();
+    const applied = await runCliInProcess(['apply', example('floating-ips.yaml'), '--auto-approve'], { env });
+    expect(applied.stderr).toBe('');
+    expect(applied.stdout).toContain('Apply complete! Resources: 1 added, 0 changed, 0 destroyed.');
+    expect(owned(emu, 'cloud_floating_ip.api_ip', 'demo')).toHaveLength(1);
+    const again = await runCliInProcess(['plan', example('floating-ips.yaml'), '--detailed-exitcode'], { env });
+    expect(again.stdout).toContain('No changes.');
+    expect(again.code).toBe(0);
   });
 
   it('validate refuses a block without id in a stack without name:, and a block declaring an edgeform-* tag, each at its line and column', async () => {
