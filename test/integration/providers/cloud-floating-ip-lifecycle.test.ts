@@ -182,6 +182,20 @@ describe('cloud_floating_ip update and delete of a block found by its tags', () 
   });
 });
 
+describe('cloud_floating_ip apply of an action it does not have', () => {
+  it('refuses a replace (no field forces one) and a delete turned into a create without its payload, sending nothing', async () => {
+    const change = await changeOf(desired({ floating_ip_id: DEMO.fip }));
+    const before = h.sent.length;
+    await expect(cloudFloatingIp.apply(h.ctx, { ...change, action: 'replace' })).rejects.toMatchObject({
+      code: 'EDGEFORM_PLAN_PAYLOAD',
+      message: expect.stringContaining('replace'),
+    });
+    const { payload: _payload, ...bare } = change;
+    await expect(cloudFloatingIp.apply(h.ctx, { ...bare, action: 'create' })).rejects.toMatchObject({ code: 'EDGEFORM_PLAN_PAYLOAD' });
+    expect(h.sent.slice(before)).toEqual([]);
+  });
+});
+
 describe('cloud_floating_ip prune listing', () => {
   it('lists every IP carrying the stack tag in the places the blocks name, with the address its tag names, ready to delete', async () => {
     const a = await seed(owned('cloud_floating_ip.a'));
