@@ -146,6 +146,18 @@ describe('cloud_floating_ip through the CLI: create, adopt by tags, update, dest
     expect(owned(emu)).toHaveLength(1);
   });
 
+  it('drift of a stack with prune: true reports a floating IP carrying its tags that no block declares (exit 2)', async () => {
+    const { emu, env } = await start();
+    await runCliInProcess(['apply', join(writeStackFiles({ 'stack.yaml': stackYaml(WEB()) }), 'stack.yaml'), '--auto-approve'], { env });
+    await seed(emu, { 'edgeform-stack': 'prod', 'edgeform-address': 'cloud_floating_ip.old_ip' });
+    const stack = join(writeStackFiles({ 'stack.yaml': stackYaml(WEB(), 'name: prod\nprune: true') }), 'stack.yaml');
+    const drift = await runCliInProcess(['drift', stack], { env });
+    expect(drift.code).toBe(2);
+    expect(drift.stdout).toContain('cloud_floating_ip.old_ip');
+    expect(drift.stdout).toContain("carries this stack's ownership tags, but no block declares it");
+    expect(drift.stdout).not.toContain('cloud_floating_ip.web_ip');
+  });
+
   it('without prune, a tagged floating IP whose block is gone is left alone', async () => {
     const { emu, env } = await start();
     const old = await seed(emu, { 'edgeform-stack': 'prod', 'edgeform-address': 'cloud_floating_ip.old_ip' });
