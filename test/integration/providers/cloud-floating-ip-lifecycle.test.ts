@@ -11,6 +11,9 @@ import { KNOWN_AFTER_APPLY, type Plan, type ResourceChange } from '../../../src/
 import { DEMO, type TestEmulator } from '../../helpers/emulator.js';
 import { routesSeen, useProviderHarness, type ProviderHarness } from '../../helpers/providers.js';
 import { resource, stackOf } from '../../helpers/stack.js';
+import { startLoopbackServer } from '../../helpers/loopback-server.js';
+import { createApiClient } from '../../../src/api/client.js';
+import { createProviderContext } from '../../../src/kinds/context.js';
 
 const LIST = '/cloud/v1/floatingips/{project_id}/{region_id}';
 const ONE = '/cloud/v1/floatingips/{project_id}/{region_id}/{floating_ip_id}';
@@ -223,5 +226,37 @@ describe('cloud_floating_ip prune listing', () => {
       ['cloud_floating_ip.web', 'create', false],
     ]);
     expect(plan.resource_changes[0]!.before).toMatchObject({ floating_ip_id: gone });
+  });
+});
+
+describe('cloud_floating_ip against a platform that ignores the tag filter', () => {
+  const item = (id: string, tags: Record<string, string>) => ({
+    id,
+    floating_ip_address: '203.0.113.50',
+    status: 'DOWN',
+    task_id: null,
+    tags: Object.entries(tags).map(([key, value]) => ({ key, value, read_only: false })),
+  });
+  const MINE = '11111111-1111-4111-8111-111111111111';
+  const OTHER = '22222222-2222-4222-8222-222222222222';
+  const UNTAGGED = '33333333-3333-4333-8333-333333333333';
+
+  it("takes only the items that carry the tags: the block finds its own IP, prune lists only the stack's", async () => {
+    // Answers every floating IP of the project whatever the query says.
+    const results = [item(OTHER, owned('cloud_floating_ip.web', 'staging')), item(UNTAGGED, { env: 'prod' }), item(MINE, owned('cloud_floating_ip.web'))];
+    const server = await startLoopbackServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ count: results.length, results }));
+    });
+    const api = createApiClient({ baseUrl: server.url, apiKey: 'k$ey', random: () => 0 });
+    try {
+      const ctx = createProviderContext({ api });
+      expect(await cloudFloatingIp.read(ctx, desired(), WEB)).toMatchObject({ exists: true, state: { floating_ip_id: MINE } });
+      const listed = await cloudFloatingIp.owned!.list(ctx, STACK, [desired()]);
+      expect(listed.map((r) => r.desired.floating_ip_id)).toEqual([MINE]);
+    } finally {
+      await api.close();
+      await server.close();
+    }
   });
 });
