@@ -101,6 +101,19 @@ describe('cloud_floating_ip through the CLI: create, adopt by tags, update, dest
     expect(owned(emu)).toHaveLength(1);
   });
 
+  it('applies a saved plan of a create, and refuses it once the IP exists (the plan is stale)', async () => {
+    const { emu, env } = await start();
+    const dir = writeStackFiles({ 'stack.yaml': stackYaml(WEB()) });
+    expect((await runCliInProcess(['plan', 'stack.yaml', '--out', 'plan.json'], { env, cwd: dir })).code).toBe(0);
+    const applied = await runCliInProcess(['apply', 'plan.json'], { env, cwd: dir });
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(owned(emu)).toHaveLength(1);
+    const again = await runCliInProcess(['apply', 'plan.json'], { env, cwd: dir });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('cloud_floating_ip.web_ip');
+    expect(writesSeen(emu)).toEqual([`POST ${LIST}`]);
+  });
+
   it('finishes a create whose answer was lost within the same apply, with one POST', async () => {
     const { emu, env } = await start();
     emu.faults.dropNext({ method: 'POST', path: LIST, when: 'after' });
