@@ -1,6 +1,7 @@
 /**
  * `npm run demo`: the main job of edgeform, end to end, against the built-in emulator and
- * with no credentials: plan, apply, drift (in sync), an out-of-band change, drift again.
+ * with no credentials: plan, apply, drift (in sync), an out-of-band change, drift again, and a
+ * floating IP created and then found again by its ownership tags.
  * Every step runs the real CLI as a user would; the script checks each exit code.
  */
 import { spawn } from 'node:child_process';
@@ -9,6 +10,7 @@ import { demoFixturesPath, startEmulator } from '../../src/emulator/index.js';
 
 const CLI = fileURLToPath(new URL('../../cmd/edgeform.js', import.meta.url));
 const STACK = 'examples/quickstart.yaml';
+const CREATE_STACK = 'examples/floating-ips.yaml';
 
 // Platform tasks take 1.5 s here, so the waiting is visible; the test of the demo shortens it.
 const taskDurationMs = Number(process.env.EDGEFORM_DEMO_TASK_DURATION ?? 1500);
@@ -45,6 +47,8 @@ try {
 
   await step('5. The drift check notices and names the fields', ['drift', STACK], 2);
   await step('6. The plan to put it back', ['plan', STACK, '--detailed-exitcode'], 2);
+  await step('7. Create a floating IP edgeform owns (found again by its ownership tags)', ['apply', CREATE_STACK, '--auto-approve'], 0);
+  await step('8. Plan it again: found by its tags, nothing to create', ['plan', CREATE_STACK, '--detailed-exitcode'], 0);
 } finally {
   await emulator.close();
 }

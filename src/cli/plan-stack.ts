@@ -107,19 +107,22 @@ export async function planStack(options: PlanStackOptions): Promise<InvalidStack
   options.signal.throwIfAborted();
   if (!loaded.stack || hasErrors(loaded.diagnostics)) return { kind: 'invalid', diagnostics: loaded.diagnostics, files: loaded.files };
   const stack = loaded.stack;
-  const targets = selectTargets(stack, typeof options.targets === 'function' ? options.targets(stack) : options.targets);
+  const targeted = typeof options.targets === 'function' ? options.targets(stack) : options.targets;
+  const targets = selectTargets(stack, targeted);
   if (hasErrors(targets.diagnostics)) return { kind: 'invalid', diagnostics: [...loaded.diagnostics, ...targets.diagnostics], files: loaded.files };
 
   const baseUrl = resolveBaseUrl({ env: options.env, stackBaseUrl: stack.provider.base_url });
   options.admit?.(stack, baseUrl);
   const { api, ctx } = connect(baseUrl, options);
   try {
-    const observations = await readStack(ctx, stack, providers, { parallelism: options.parallelism, selected: targets.selected });
+    // Without --target every block is read and, with prune: true, what the stack owns is listed (--target never prunes).
+    const observations = await readStack(ctx, stack, providers, { parallelism: options.parallelism, ...(targeted.length > 0 ? { selected: targets.selected } : {}) });
     const plan = buildPlan({
       stack,
       selected: targets.selected,
       reads: observations.reads,
       checks: observations.checks,
+      owned: observations.owned,
       planners: providers.resources,
       baseUrl: api.baseUrl,
       createdAt: new Date().toISOString(),

@@ -38,6 +38,8 @@ export interface TaskRecord<Effect extends TaskEffect = TaskEffect> {
   effect: Effect;
   /** The request body that started the task (TaskSerializer `data`). */
   data: unknown;
+  /** What a create task made (CreatedResources: ids by kind, e.g. `floatingips`); shown once the task FINISHED. */
+  created_resources: Record<string, string[]> | null;
 }
 
 /** What a task locks: the platform's lock field and the emulator's one-shot failure. */
@@ -78,6 +80,8 @@ export interface StartTaskInput {
   effect: TaskEffect;
   data: unknown;
   requestId: string;
+  /** What the task creates (CreatedResources), for a create task; its finished answer lists them. */
+  createdResources?: Record<string, string[]>;
 }
 
 /**
@@ -105,6 +109,7 @@ export function startTask(state: CoreState, input: StartTaskInput, now: number, 
     planned_error: resource.next_task_error ?? draw?.error ?? null,
     effect: input.effect,
     data: input.data,
+    created_resources: input.createdResources ?? null,
   };
   resource.next_task_error = null;
   resource.task_id = task.id;
@@ -167,7 +172,7 @@ export function renderTask(task: TaskRecord, now: number): Record<string, unknow
     updated_on: formatTaskDate(updated),
     finished_on: done ? formatTaskDate(task.finish_at) : null,
     error: state === 'ERROR' ? task.planned_error : null,
-    created_resources: null,
+    created_resources: state === 'FINISHED' ? task.created_resources : null,
     data: task.data ?? null,
     detailed_state: null,
     request_id: task.request_id,

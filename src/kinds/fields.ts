@@ -58,3 +58,28 @@ export function ensurePresentOnly(type: string) {
     .default('present')
     .describe(`Only present: edgeform cannot delete a ${type}.`);
 }
+
+/**
+ * The prefix of edgeform's own tags (the ownership tags a create writes): a block may not declare
+ * them, the tags diff never shows or removes them, and only edgeform writes them.
+ */
+export const OWNERSHIP_TAG_PREFIX = 'edgeform-';
+
+/** The ownership tag naming the stack (its `name:`) whose block created the resource. */
+export const STACK_TAG = 'edgeform-stack';
+
+/** The ownership tag naming the block's address (`TYPE.NAME`) within that stack. */
+export const ADDRESS_TAG = 'edgeform-address';
+
+/** Whether a tag key is one of edgeform's own (see OWNERSHIP_TAG_PREFIX). */
+export function isOwnershipTag(key: string): boolean {
+  return key.startsWith(OWNERSHIP_TAG_PREFIX);
+}
+
+/** Desired user tags of a kind whose creates carry ownership tags: `edgeform-*` keys are refused. */
+export const userDeclaredTags = z
+  .record(
+    tagKey.refine((key) => !isOwnershipTag(key), { error: `keys starting with "${OWNERSHIP_TAG_PREFIX}" are edgeform's ownership tags; a block cannot declare them` }),
+    tagValue.nullable(),
+  )
+  .describe('User tags, key → value. A null value removes the tag. Read-only tags and edgeform-* keys (ownership tags) cannot be set.');

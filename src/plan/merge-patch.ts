@@ -1,4 +1,4 @@
-import type { TagsPolicy } from '../kinds/fields.js';
+import { isOwnershipTag, type TagsPolicy } from '../kinds/fields.js';
 import type { FieldChange } from './types.js';
 
 /** A tag as the platform returns it. */
@@ -32,17 +32,21 @@ export interface TagsPlan {
  * - a read-only key in the desired tags is an error, whatever its value;
  * - when every user tag goes and none is added, the patch is `null` (the platform's
  *   "remove all user tags"); otherwise only changed keys are sent;
- * - no patch when nothing differs.
+ * - no patch when nothing differs;
+ * - edgeform's ownership tags (`edgeform-*`, written by its creates) are not the stack's: they are
+ *   never shown, counted or removed, so with them on the resource "every user tag goes" is sent
+ *   key by key, never as `null` (which would remove them too).
  */
 export function planTagsPatch(live: readonly LiveTag[], desired: Readonly<Record<string, string | null>>, policy: TagsPolicy): TagsPlan {
   const readOnly = new Set(live.filter((t) => t.read_only).map((t) => t.key));
-  const current = new Map(live.filter((t) => !t.read_only).map((t) => [t.key, t.value]));
+  const owned = live.some((t) => !t.read_only && isOwnershipTag(t.key));
+  const current = new Map(live.filter((t) => !t.read_only && !isOwnershipTag(t.key)).map((t) => [t.key, t.value]));
   const readOnlyKeys = Object.keys(desired).filter((k) => readOnly.has(k));
 
   const target = new Map<string, string>();
   if (policy === 'merge') for (const [k, v] of current) target.set(k, v);
   for (const [k, v] of Object.entries(desired)) {
-    if (readOnly.has(k)) continue;
+    if (readOnly.has(k) || isOwnershipTag(k)) continue;
     if (v === null) target.delete(k);
     else target.set(k, v);
   }
@@ -72,16 +76,16 @@ export function planTagsPatch(live: readonly LiveTag[], desired: Readonly<Record
   const after = Object.fromEntries([...target].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   let result: TagsPatch | undefined;
   if (changes.length === 0) result = undefined;
-  else if (target.size === 0) result = null;
+  else if (target.size === 0 && !owned) result = null;
   else result = patch;
   return { patch: result, after, changes, unchanged, readOnlyKeys };
 }
 
-/** The user tags of a live tag list as a plain sorted map. */
+/** The user tags of a live tag list as a plain sorted map (without edgeform's ownership tags). */
 export function userTags(live: readonly LiveTag[]): Record<string, string> {
   return Object.fromEntries(
     live
-      .filter((t) => !t.read_only)
+      .filter((t) => !t.read_only && !isOwnershipTag(t.key))
       .map((t) => [t.key, t.value] as const)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
   );

@@ -17,6 +17,7 @@ describe('npm run demo', () => {
     expect(output).toContain('Apply complete! Resources: 0 added, 4 changed, 3 destroyed.');
     expect(output).toContain('No drift.');
     expect(output).toMatch(/tags\.hotfix\s+stack: \(absent\)\s+platform: "true"/);
+    expect(output).toContain('Apply complete! Resources: 1 added, 0 changed, 0 destroyed.');
     expect(output).not.toContain('✘');
     expect(output).toContain('Demo complete');
     expect(code).toBe(0);

@@ -1,9 +1,11 @@
+import { isOwnershipTag } from '../fields.js';
 import { defineImport } from '../kind-list.js';
 import { floatingIpList } from './list.js';
 
 /**
  * Importing floating IPs: those of a project and region, each pinned by its id, with its user
- * tags (the platform's read-only tags are left out: a stack cannot set them). A floating IP has
+ * tags (the platform's read-only tags and edgeform's ownership tags are left out: a stack cannot
+ * set them, and the diff never looks at ownership tags). A floating IP has
  * no name; its block is named after its address.
  */
 export const floatingIpImport = defineImport('cloud_floating_ip', {
@@ -14,7 +16,7 @@ export const floatingIpImport = defineImport('cloud_floating_ip', {
     project_id: s.project_id,
     region_id: s.region_id,
     floating_ip_id: fip.id,
-    tags: Object.fromEntries(fip.tags.filter((t) => !t.read_only).map((t) => [t.key, t.value])),
+    tags: Object.fromEntries(fip.tags.filter((t) => !t.read_only && !isOwnershipTag(t.key)).map((t) => [t.key, t.value])),
   }),
   blockName: (fip) => `ip_${fip.floating_ip_address ?? fip.id.slice(0, 8)}`,
   facts: (fip) => [['address', fip.floating_ip_address]],

@@ -18,7 +18,7 @@ export const floatingIpAnswer = z.looseObject({
 export type FloatingIp = z.infer<typeof floatingIpAnswer>;
 
 /** A page of the floating IP list (FloatingIPDetailedCollectionSerializer): its items are floating IP answers. */
-const floatingIpPage = z.looseObject({ count: z.int().min(0), results: z.array(floatingIpAnswer) });
+export const floatingIpPage = z.looseObject({ count: z.int().min(0), results: z.array(floatingIpAnswer) });
 
 /** The floating IPs of a project and region (`limit`/`offset`, 1,000 a page): grouped reads and import page through it. */
 export const floatingIpList: KindList<CloudScope, FloatingIp> = {

@@ -1,24 +1,77 @@
 import { z } from 'zod';
+import { NotFoundError } from '../../api/errors.js';
 import { apiPath } from '../../api/path.js';
 import { taskIdsSchema } from '../../api/tasks.js';
+import { EdgeformError, PlanPayloadError } from '../../errors.js';
 import { planTagsPatch, userTags, type LiveTag } from '../../plan/merge-patch.js';
-import type { ResourceProvider } from '../provider.js';
-import { defineListReads } from '../list-read.js';
+import type { ResourceChange } from '../../plan/types.js';
+import { createPlan, onlyMatch } from '../create.js';
+import { ADDRESS_TAG, STACK_TAG } from '../fields.js';
 import { listEndpointOf } from '../kind-list.js';
+import type { FinishedTask, Observation, OwnedResource, ProviderContext, ResourceProvider, ResourceRef } from '../provider.js';
+import type { ResourceAttributes } from '../registry.js';
+import { defineListReads, MAX_LIST_PAGES } from '../list-read.js';
+import { readOrGone, requirePayload, startTasks, type Recovery } from '../shared.js';
 import { floatingIpImport } from './import.js';
-import { floatingIpAnswer, floatingIpList, type FloatingIp } from './list.js';
-import { readOrGone, requireAction, requirePayload, startTasks } from '../shared.js';
+import { floatingIpAnswer, floatingIpList, floatingIpPage, type FloatingIp } from './list.js';
 
 /** The update's payload: the tags merge patch (null is a real patch: remove every user tag). */
 const payloadSchema = z.object({ tags_patch: z.record(z.string(), z.string().nullable()).nullable() });
 
-const fipPath = (version: 'v1' | 'v2', p: number, r: number, id: string) => apiPath`/cloud/${version}/floatingips/${p}/${r}/${id}`;
+/** The create's payload: the create request's tags, the user's and the two ownership tags. */
+const createPayloadSchema = z.object({ tags: z.record(z.string(), z.string()) });
 
-/** Reads one floating IP (GET) or the floating IPs of a project and region (the list), with one projection. */
-const reads = defineListReads<'cloud_floating_ip', FloatingIp>({
-  readOne: (ctx, d) =>
-    readOrGone(async () => (await ctx.api.get(fipPath('v1', d.project_id, d.region_id, d.floating_ip_id), { schema: floatingIpAnswer, signal: ctx.signal })).body),
-  project: (_ctx, _desired, fip) => ({
+/**
+ * What edgeform reads of the task that created a floating IP: the ids it lists under
+ * `created_resources.floatingips` (CreatedResources). Anything else there is not edgeform's.
+ */
+const createdResources = z.looseObject({ created_resources: z.looseObject({ floatingips: z.array(z.string()).optional() }).nullish() });
+
+/** The largest page of the floating IP list (the vendor's maximum `limit`). */
+const MAX_PAGE = 1000;
+
+/** A tag value is at most 255 characters on the platform, the address tag's included. */
+const MAX_TAG_VALUE = 255;
+
+const fipPath = (version: 'v1' | 'v2', p: number, r: number, id: string) => apiPath`/cloud/${version}/floatingips/${p}/${r}/${id}`;
+const fipListPath = (project_id: number, region_id: number) => floatingIpList.path({ project_id, region_id });
+
+/** The identity of a block without an id, as the plan shows it: the ownership tags naming its stack. */
+const ownershipIdentity = (stack: string | null) => `ownership tags of stack ${JSON.stringify(stack ?? '')}`;
+
+/** The value of a tag on a floating IP, or undefined. */
+const tagValue = (fip: FloatingIp, key: string) => fip.tags.find((t) => t.key === key)?.value;
+
+/**
+ * Every floating IP of a project and region carrying each key → value of `wanted`, through the
+ * list's `tag_key_value` filter, page after page (1,000 a page). The platform's answer is checked
+ * again here: an item that does not carry the tags is never taken for one that does.
+ */
+async function listTagged(ctx: ProviderContext, projectId: number, regionId: number, wanted: Readonly<Record<string, string>>): Promise<FloatingIp[]> {
+  const path = fipListPath(projectId, regionId);
+  const tagKeyValue = JSON.stringify(wanted);
+  const found = new Map<string, FloatingIp>();
+  for (let page = 0, offset = 0; ; page++) {
+    if (page >= MAX_LIST_PAGES) throw new EdgeformError('EDGEFORM_PAGING', `the list GET ${path} did not end after ${MAX_LIST_PAGES} pages; edgeform stopped following it`);
+    const body = (await ctx.api.get(path, { schema: floatingIpPage, query: { tag_key_value: tagKeyValue, limit: MAX_PAGE, offset }, signal: ctx.signal })).body;
+    for (const fip of body.results) {
+      if (Object.entries(wanted).every(([key, value]) => tagValue(fip, key) === value)) found.set(fip.id, fip);
+    }
+    offset += body.results.length;
+    if (body.results.length === 0 || offset >= body.count) return [...found.values()];
+  }
+}
+
+/** The platform id a change acts on: the block's own, or the one its identity found (in `before`). */
+function targetId(change: ResourceChange<'cloud_floating_ip'>): string {
+  const id = change.desired.floating_ip_id ?? change.before?.floating_ip_id;
+  if (typeof id !== 'string' || id === '') throw new PlanPayloadError(change, 'the change names no floating_ip_id (neither the block nor what its identity found)');
+  return id;
+}
+
+/** The projection of a floating IP answer into an Observation (single read, list page, identity or prune listing). */
+function observe(fip: FloatingIp): Observation & { exists: true } {
+  return {
     exists: true,
     state: {
       floating_ip_id: fip.id,
@@ -27,21 +80,51 @@ const reads = defineListReads<'cloud_floating_ip', FloatingIp>({
       tags: fip.tags.map(({ key, value, read_only }) => ({ key, value, read_only })),
     },
     lockTaskId: fip.task_id,
-  }),
+  };
+}
+
+/**
+ * Finds a block without an id by its ownership tags (edgeform-stack = the stack's name,
+ * edgeform-address = its address) in its project and region; more than one is ambiguous.
+ */
+async function findOwned(ctx: ProviderContext, d: ResourceAttributes['cloud_floating_ip'], ref: ResourceRef): Promise<FloatingIp | null> {
+  if (ref.stack === null) return null;
+  const matches = await listTagged(ctx, d.project_id, d.region_id, { [STACK_TAG]: ref.stack, [ADDRESS_TAG]: ref.address });
+  return onlyMatch(matches, (fip) => fip.id, { type: 'cloud_floating_ip', identity: `${ownershipIdentity(ref.stack)} (${ADDRESS_TAG} ${ref.address})`, idField: 'floating_ip_id' });
+}
+
+/** Reads one floating IP (GET) or the floating IPs of a project and region (the list), with one projection; a block without id by its tags. */
+const reads = defineListReads<'cloud_floating_ip', FloatingIp>({
+  readOne: (ctx, d) =>
+    readOrGone(async () => (await ctx.api.get(fipPath('v1', d.project_id, d.region_id, d.floating_ip_id ?? ''), { schema: floatingIpAnswer, signal: ctx.signal })).body),
+  project: (_ctx, _desired, fip) => observe(fip),
+  async find(ctx, d, ref) {
+    const fip = await findOwned(ctx, d, ref);
+    return fip === null ? null : { item: fip, foundBy: ownershipIdentity(ref.stack) };
+  },
+  hasId: (d) => d.floating_ip_id !== undefined,
   list: {
     group: (d) => `${d.project_id}/${d.region_id}`,
-    memberId: (d) => d.floating_ip_id,
+    memberId: (d) => d.floating_ip_id ?? '',
     itemId: (fip) => fip.id,
     ...listEndpointOf(floatingIpList, ([d]) => d),
   },
 });
 
 /**
- * Cloud floating IPs: edgeform manages their tags. Tags are changed with the v2 PATCH, whose
- * `tags` is a JSON Merge Patch (RFC 7386) and which answers with tasks (an empty list when
- * nothing would change); the deprecated synchronous v1 PATCH is never used. Read-only tags
- * belong to the platform. While a task changes the IP, `task_id` holds that task (the lock).
- * The floating IPs of one project and region are read together from the list (1,000 a page).
+ * Cloud floating IPs: edgeform creates them, manages their tags and deletes them. Tags are
+ * changed with the v2 PATCH, whose `tags` is a JSON Merge Patch (RFC 7386) and which answers with
+ * tasks (an empty list when nothing would change); the deprecated synchronous v1 PATCH is never
+ * used. Read-only tags belong to the platform. While a task changes the IP, `task_id` holds that
+ * task (the lock). The floating IPs of one project and region are read together from the list
+ * (1,000 a page).
+ *
+ * A block without `floating_ip_id` is found by the ownership tags its create wrote in the create
+ * request itself (`edgeform-stack`, `edgeform-address`, through the list's `tag_key_value`
+ * filter), so an interrupted create is found by the next run and never made twice. Those tags are
+ * edgeform's: the tags diff never shows nor removes them (src/plan/merge-patch.ts). Create
+ * (`create_fip`) and delete (`delete_fip`) answer tasks; the created id is the finished task's
+ * `created_resources.floatingips`.
  */
 export const cloudFloatingIp: ResourceProvider<'cloud_floating_ip'> = {
   payloadSchema,
@@ -54,6 +137,48 @@ export const cloudFloatingIp: ResourceProvider<'cloud_floating_ip'> = {
   read: reads.read,
   groupRead: reads.groupRead,
   import: floatingIpImport,
+
+  create: {
+    plan(desired, ref) {
+      const declared = Object.fromEntries(Object.entries(desired.tags ?? {}).filter((entry): entry is [string, string] => entry[1] !== null));
+      const errors =
+        ref.stack === null
+          ? [
+              {
+                summary: "a floating IP without floating_ip_id is created with ownership tags, which need the stack's name",
+                detail: 'Add "name: <stack name>" at the top of the stack.',
+              },
+            ]
+          : ref.address.length > MAX_TAG_VALUE
+            ? [{ summary: `the address is longer than ${MAX_TAG_VALUE} characters, the most a tag value (${ADDRESS_TAG}) can hold` }]
+            : [];
+      const ownership = { [STACK_TAG]: ref.stack ?? '', [ADDRESS_TAG]: ref.address };
+      return createPlan(
+        { project_id: desired.project_id, region_id: desired.region_id, ...(desired.tags === undefined ? {} : { tags: declared }) },
+        'floating_ip_id',
+        { tags: { ...declared, ...ownership } },
+        { errors, notes: [`the create request tags it ${STACK_TAG}=${ownership[STACK_TAG]}, ${ADDRESS_TAG}=${ref.address} (ownership tags, never shown as drift)`] },
+      );
+    },
+    identity: (desired, ref) => (desired.floating_ip_id === undefined ? ownershipIdentity(ref.stack) : null),
+  },
+
+  owned: {
+    async list(ctx, stack, declared) {
+      const places = new Map(declared.map((d) => [`${d.project_id}/${d.region_id}`, { projectId: d.project_id, regionId: d.region_id }]));
+      const owned: OwnedResource<'cloud_floating_ip'>[] = [];
+      for (const { projectId, regionId } of places.values()) {
+        for (const fip of await listTagged(ctx, projectId, regionId, { [STACK_TAG]: stack })) {
+          owned.push({
+            address: tagValue(fip, ADDRESS_TAG) ?? '',
+            desired: { project_id: projectId, region_id: regionId, floating_ip_id: fip.id, tags_policy: 'authoritative', ensure: 'absent' },
+            observation: observe(fip),
+          });
+        }
+      }
+      return owned;
+    },
+  },
 
   summarize: (state) => ({ floating_ip_id: state.floating_ip_id, floating_ip_address: state.floating_ip_address, tags: userTags(state.tags as LiveTag[]) }),
 
@@ -81,25 +206,102 @@ export const cloudFloatingIp: ResourceProvider<'cloud_floating_ip'> = {
   },
 
   async apply(ctx, change) {
-    requireAction(change, 'update');
-    const d = change.desired;
-    const path = fipPath('v2', d.project_id, d.region_id, d.floating_ip_id);
-    // `null` is a real patch (remove every user tag), so a missing patch must never default to it.
-    const body = { tags: requirePayload(change, payloadSchema).tags_patch };
-    // The PATCH starts a task that locks the IP, so a blind retry after an answer that may have
-    // been acted on (lost answer, 408/500/502/504) would be refused with 409. The IP is re-read
-    // instead: its lock is our task (wait for it), matching tags mean it already ran, and
-    // otherwise the patch, being idempotent, is sent again (a few times at most).
-    return startTasks(
-      ctx,
-      async () => (await ctx.api.patch(path, body, { schema: taskIdsSchema, retry: 'never-reached-only', signal: ctx.signal })).body,
-      async () => {
-        const fip = (await ctx.api.get(fipPath('v1', d.project_id, d.region_id, d.floating_ip_id), { schema: floatingIpAnswer, signal: ctx.signal })).body;
-        if (fip.task_id) return { kind: 'running', taskId: fip.task_id };
-        return d.tags === undefined || planTagsPatch(fip.tags, d.tags, d.tags_policy).patch === undefined ? { kind: 'done' } : { kind: 'not-started' };
-      },
-      'update_floating_ip',
-      { resendIfNotStarted: true, scope: { projectId: d.project_id, regionId: d.region_id } },
-    );
+    switch (change.action) {
+      case 'create':
+        return createFloatingIp(ctx, change);
+      case 'update':
+        return updateTags(ctx, change);
+      case 'delete':
+        return deleteFloatingIp(ctx, change);
+      default:
+        throw new PlanPayloadError(change, `a cloud_floating_ip is created, updated or deleted, never ${change.action}`);
+    }
   },
 };
+
+/**
+ * POST the create with the ownership tags and wait on its task. The POST is never sent twice:
+ * when its answer is lost, the floating IP is looked for by its tags (an IP being created holds
+ * its create task as lock, which is waited on); none found fails the resource, and the next run
+ * finds whatever the platform made by the same tags.
+ */
+async function createFloatingIp(ctx: ProviderContext, change: ResourceChange<'cloud_floating_ip'>) {
+  const d = change.desired;
+  const { tags } = requirePayload(change, createPayloadSchema);
+  const ref: ResourceRef = { address: tags[ADDRESS_TAG] ?? change.address, stack: tags[STACK_TAG] ?? null };
+  const finished: FinishedTask[] = [];
+  const waiting: ProviderContext = {
+    ...ctx,
+    async waitForTasks(ids, options) {
+      const done = await ctx.waitForTasks(ids, options);
+      finished.push(...done);
+      return done;
+    },
+  };
+  const result = await startTasks(
+    waiting,
+    async () => (await ctx.api.post(fipListPath(d.project_id, d.region_id), { tags }, { schema: taskIdsSchema, retry: 'never-reached-only', signal: ctx.signal })).body,
+    async (): Promise<Recovery> => {
+      const fip = await findOwned(ctx, d, ref);
+      if (fip === null) return { kind: 'not-started' };
+      return fip.task_id ? { kind: 'running', taskId: fip.task_id } : { kind: 'done' };
+    },
+    'create_fip',
+    { scope: { projectId: d.project_id, regionId: d.region_id } },
+  );
+  const created = finished.flatMap((task) => createdResources.safeParse(task).data?.created_resources?.floatingips ?? []);
+  if (created.length > 0) ctx.progress(`created floating IP ${created.join(', ')}`);
+  return result;
+}
+
+/** The v2 PATCH of the tags merge patch, waiting on its task (see the recovery below). */
+async function updateTags(ctx: ProviderContext, change: ResourceChange<'cloud_floating_ip'>) {
+  const d = change.desired;
+  const id = targetId(change);
+  const path = fipPath('v2', d.project_id, d.region_id, id);
+  // `null` is a real patch (remove every user tag), so a missing patch must never default to it.
+  const body = { tags: requirePayload(change, payloadSchema).tags_patch };
+  // The PATCH starts a task that locks the IP, so a blind retry after an answer that may have
+  // been acted on (lost answer, 408/500/502/504) would be refused with 409. The IP is re-read
+  // instead: its lock is our task (wait for it), matching tags mean it already ran, and
+  // otherwise the patch, being idempotent, is sent again (a few times at most).
+  return startTasks(
+    ctx,
+    async () => (await ctx.api.patch(path, body, { schema: taskIdsSchema, retry: 'never-reached-only', signal: ctx.signal })).body,
+    async () => {
+      const fip = (await ctx.api.get(fipPath('v1', d.project_id, d.region_id, id), { schema: floatingIpAnswer, signal: ctx.signal })).body;
+      if (fip.task_id) return { kind: 'running', taskId: fip.task_id };
+      return d.tags === undefined || planTagsPatch(fip.tags, d.tags, d.tags_policy).patch === undefined ? { kind: 'done' } : { kind: 'not-started' };
+    },
+    'update_floating_ip',
+    { resendIfNotStarted: true, scope: { projectId: d.project_id, regionId: d.region_id } },
+  );
+}
+
+/**
+ * DELETE and wait on its task; 404 (already gone) is done. A lost answer is recovered by
+ * re-reading: gone is done, a lock is waited on, an IP still there unlocked is deleted again.
+ */
+async function deleteFloatingIp(ctx: ProviderContext, change: ResourceChange<'cloud_floating_ip'>) {
+  const d = change.desired;
+  const id = targetId(change);
+  const path = fipPath('v1', d.project_id, d.region_id, id);
+  return startTasks(
+    ctx,
+    async () => {
+      try {
+        return (await ctx.api.delete(path, { schema: taskIdsSchema, retry: 'never-reached-only', signal: ctx.signal })).body;
+      } catch (error) {
+        if (error instanceof NotFoundError) return { tasks: [] };
+        throw error;
+      }
+    },
+    async () => {
+      const fip = await readOrGone(async () => (await ctx.api.get(path, { schema: floatingIpAnswer, signal: ctx.signal })).body);
+      if (fip === null) return { kind: 'done' };
+      return fip.task_id ? { kind: 'running', taskId: fip.task_id } : { kind: 'not-started' };
+    },
+    'delete_fip',
+    { resendIfNotStarted: true, scope: { projectId: d.project_id, regionId: d.region_id } },
+  );
+}

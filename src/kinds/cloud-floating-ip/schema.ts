@@ -1,19 +1,24 @@
 import { z } from 'zod';
 import { defineKind } from '../kind-spec.js';
-import { ensurePresentOnly, projectId, regionId, tags, tagsPolicy, uuid } from '../fields.js';
+import { ensureDeletable, projectId, regionId, tagsPolicy, userDeclaredTags, uuid } from '../fields.js';
 
-/** cloud_floating_ip: adopts an existing floating IP by id and manages its user tags. */
+/**
+ * cloud_floating_ip: a floating IP, adopted by id or, without one, found by the ownership tags
+ * its create wrote (edgeform-stack, edgeform-address) and created when none carries them;
+ * edgeform manages its user tags and deletes it with `ensure: absent`.
+ */
 export const cloudFloatingIpKind = defineKind({
   type: 'cloud_floating_ip',
   kind: 'resource',
-  description: 'An existing cloud floating IP, adopted by id; edgeform manages its user tags.',
+  description: 'A cloud floating IP: adopted by id, or created and found again by its ownership tags; edgeform manages its user tags and can delete it.',
   identity: ['floating_ip_id'],
+  create: { idField: 'floating_ip_id', key: 'owner' },
   shape: z.strictObject({
     project_id: projectId,
     region_id: regionId,
-    floating_ip_id: uuid.describe('The floating IP id (UUID).'),
-    tags: tags.optional(),
+    floating_ip_id: uuid.optional().describe('The floating IP id (UUID) to adopt. Omit it to have edgeform create the floating IP and find it by its ownership tags.'),
+    tags: userDeclaredTags.optional(),
     tags_policy: tagsPolicy,
-    ensure: ensurePresentOnly('cloud_floating_ip'),
+    ensure: ensureDeletable,
   }),
 });

@@ -374,3 +374,26 @@ describe('edgeform import when the platform fails or answers what makes no block
     expect(text).toContain('[REDACTED]');
   });
 });
+
+describe('edgeform import of a floating IP another stack created', () => {
+  let emu: TestEmulator;
+  beforeAll(async () => {
+    emu = await startTestEmulator({
+      apiKey: KEY,
+      fixtures: { floating_ips: [{ id: ip(1), floating_ip_address: '10.9.0.1', tags: { env: 'prod', 'edgeform-stack': 'prod', 'edgeform-address': 'cloud_floating_ip.web' } }] },
+    });
+  });
+  afterAll(() => emu.close());
+
+  it('leaves its ownership tags out (a stack cannot declare them), and plan on the result reports no changes', async () => {
+    const file = join(tempDir(), 'stack.yaml');
+    const env = { EDGEFORM_BASE_URL: emu.url, EDGEFORM_API_KEY: KEY };
+    const imported = await runCliInProcess(['import', 'cloud_floating_ip', '--project-id', '1', '--region-id', '76', '--out', file], { env });
+    expect(imported.code, imported.stderr).toBe(0);
+    const text = readFileSync(file, 'utf8');
+    expect(text).not.toContain('edgeform-');
+    expect(text).toContain('env: prod');
+    const plan = await runCliInProcess(['plan', file, '--detailed-exitcode'], { env });
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+  });
+});

@@ -18,11 +18,6 @@ const base = { project_id: 1, region_id: 76, ensure: 'present' as const };
 /** Each kind edgeform can update but never delete, with a planned update on the demo world. */
 const kinds: [string, () => ResourceBlock, () => unknown][] = [
   [
-    'cloud_floating_ip',
-    () => resource('cloud_floating_ip', 'web_ip', { ...base, floating_ip_id: DEMO.fip, tags: { env: 'prod' }, tags_policy: 'authoritative' }),
-    () => emu.state.floatingIps.get(DEMO.fip)!.tags,
-  ],
-  [
     'cloud_instance',
     () => resource('cloud_instance', 'web_vm', { ...base, instance_id: DEMO.instance, flavor_id: 'g2-standard-4-8' }),
     () => emu.state.instances.get(DEMO.instance)!.flavor_id,

@@ -152,9 +152,9 @@ describe('parsePlanFile', () => {
       });
     }
 
-    it('refuses a delete of the floating IP change edited to action: delete (it would have sent the tags PATCH)', () => {
+    it('refuses the floating IP update edited to action: delete (the stack keeps the IP: ensure is present)', () => {
       const edited = change({ ...updates.fip!, action: 'delete', desired: { ensure: 'present' } });
-      expect(refusal(edited).message).toContain('cannot delete a cloud_floating_ip');
+      expect(refusal(edited).message).toContain('a delete needs desired.ensure: absent');
     });
 
     it('refuses a delete when desired.ensure is not absent', () => {

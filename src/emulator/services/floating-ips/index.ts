@@ -32,13 +32,22 @@ export interface FloatingIpSlice {
 }
 
 /** What update_floating_ip does when it finishes. */
-export type FloatingIpEffect = {
+export type FloatingIpUpdateEffect = {
   type: 'update_floating_ip';
   /** Tags merge patch; undefined when the request did not mention tags. */
   tags?: TagsPatch | undefined;
   /** New association; undefined when the request did not mention port_id. */
   port?: { port_id: string | null; fixed_ip_address: string | null } | undefined;
 };
+
+/**
+ * What create_fip and delete_fip do when they finish: a create leaves the floating IP made at the
+ * POST in place (a failed one removes it), a delete removes it (a failed one leaves it).
+ */
+export type FloatingIpLifecycleEffect = { type: 'create_fip' } | { type: 'delete_fip' };
+
+/** What a floating IP task does when it finishes. */
+export type FloatingIpEffect = FloatingIpUpdateEffect | FloatingIpLifecycleEffect;
 
 const floatingIpFixture = z.strictObject({
   id: uuid,
@@ -61,8 +70,18 @@ const floatingIpTasks: TaskTarget<'floating_ip', FloatingIpRecord, FloatingIpEff
   kind: 'floating_ip',
   find: (state, id) => state.floatingIps.get(id),
   finish(state, fip, task, ok) {
-    if (!ok) return;
     const { effect } = task;
+    if (effect.type === 'create_fip') {
+      if (!ok) state.floatingIps.delete(fip.id);
+      else state.recordMutation(task.finish_at, 'floating_ip', fip.id, 'create_fip', { tags: userTagMap(fip.tags) }, task.id);
+      return;
+    }
+    if (!ok) return;
+    if (effect.type === 'delete_fip') {
+      state.floatingIps.delete(fip.id);
+      state.recordMutation(task.finish_at, 'floating_ip', fip.id, 'delete_fip', {}, task.id);
+      return;
+    }
     const after: Record<string, unknown> = {};
     if (effect.tags !== undefined) {
       fip.tags = applyTagsPatch(fip.tags, effect.tags);
@@ -81,7 +100,9 @@ const floatingIpTasks: TaskTarget<'floating_ip', FloatingIpRecord, FloatingIpEff
 };
 
 /**
- * Cloud floating IPs: GET one and list (v1), PATCH v2 (task update_floating_ip: tags merge
+ * Cloud floating IPs: GET one and list (v1, the list filtered by status, tag_key and
+ * tag_key_value), POST create (task create_fip, whose finished answer lists the IP in
+ * created_resources), DELETE (task delete_fip), PATCH v2 (task update_floating_ip: tags merge
  * patch and port association), deprecated synchronous PATCH v1. Fixtures: `floating_ips`.
  */
 export const floatingIpsService = defineService({

@@ -1,5 +1,7 @@
 import { cloudError, cloudObjectBody, cloudPaging, cloudPlacement, hasTagValues, lockedConflict, queryList, startRequestTask, tagKeyValueFilter } from '../../cloud-common.js';
 import { UUID_PATTERN, formatOffsetDate } from '../../format.js';
+import { stableUuid } from '../../fixture-parts.js';
+import { isPlainObject } from '../../format.js';
 import { fail, jsonReply, type Reply } from '../../reply.js';
 import type { RouteContext, ServiceRoute } from '../../router.js';
 import { applyTagsPatch, parseTagsPatch, readOnlyKeysTouched, sameTags, userTagMap, type TagsPatch } from '../../tags.js';
@@ -89,25 +91,119 @@ function listFloatingIps(ctx: Ctx): Reply {
   return jsonReply(200, { count: matching.length, results });
 }
 
-/** PATCH /cloud/v2/...: validates, answers {"tasks": []} when nothing would change, else starts update_floating_ip. */
-function patchFloatingIpV2(ctx: Ctx): Reply {
-  const fip = findFloatingIp(ctx);
-  const body = cloudObjectBody(ctx);
-  const tags = 'tags' in body ? parseTags(ctx, fip, body.tags) : undefined;
-  let port: { port_id: string | null; fixed_ip_address: string | null } | undefined;
+/** Validates `tags` of a create (CreateTagsSerializer): a dictionary of tag keys and string values (no null: nothing to remove yet). */
+function parseCreateTags(ctx: Ctx, value: unknown): Record<string, string> {
+  if (!isPlainObject(value)) fail(cloudError(400, 'tags: Input should be a valid dictionary', ctx.requestId));
+  const parsed = parseTagsPatch(value);
+  if (!parsed.ok) fail(cloudError(400, parsed.message, ctx.requestId));
+  const tags: Record<string, string> = {};
+  for (const [key, v] of Object.entries(parsed.patch ?? {})) {
+    if (v === null) fail(cloudError(400, `tags.${key}: Input should be a valid string`, ctx.requestId));
+    tags[key] = v;
+  }
+  return tags;
+}
+
+/** The port association of a create or update body (`port_id`, `fixed_ip_address`), validated; undefined when `port_id` is not given. */
+function parsePort(ctx: Ctx, body: Record<string, unknown>, current: string | null): { port_id: string | null; fixed_ip_address: string | null } | undefined {
   if ('port_id' in body) {
     const portId = body.port_id;
     if (portId !== null && (typeof portId !== 'string' || !UUID_PATTERN.test(portId))) fail(cloudError(400, 'port_id: Input should be a valid UUID or null', ctx.requestId));
     const fixed = body.fixed_ip_address;
     if (fixed !== undefined && fixed !== null && (typeof fixed !== 'string' || !IPV4.test(fixed)))
       fail(cloudError(400, 'fixed_ip_address: Input should be a valid IPv4 address or null', ctx.requestId));
-    port =
-      portId === null
-        ? { port_id: null, fixed_ip_address: null }
-        : { port_id: portId, fixed_ip_address: (fixed as string | null | undefined) ?? fip.fixed_ip_address ?? '10.0.0.2' };
-  } else if (body.fixed_ip_address !== undefined && body.fixed_ip_address !== null) {
-    fail(cloudError(400, 'fixed_ip_address: port_id is required when fixed_ip_address is given', ctx.requestId));
+    return portId === null ? { port_id: null, fixed_ip_address: null } : { port_id: portId, fixed_ip_address: (fixed as string | null | undefined) ?? current ?? '10.0.0.2' };
   }
+  if (body.fixed_ip_address !== undefined && body.fixed_ip_address !== null)
+    fail(cloudError(400, 'fixed_ip_address: port_id is required when fixed_ip_address is given', ctx.requestId));
+  return undefined;
+}
+
+/** The first public address of the emulator's pool (203.0.113.20–254, then 198.51.100.1–254) no floating IP holds. */
+function allocateAddress(ctx: Ctx): string {
+  const used = new Set([...ctx.state.floatingIps.values()].map((f) => f.floating_ip_address));
+  for (const [prefix, first] of [
+    ['203.0.113.', 20],
+    ['198.51.100.', 1],
+  ] as const) {
+    for (let host = first; host <= 254; host++) if (!used.has(`${prefix}${host}`)) return `${prefix}${host}`;
+  }
+  fail(cloudError(403, 'Quota exceeded: no floating IP address left in the pool', ctx.requestId, 'QuotaLimitExceed'));
+}
+
+/**
+ * POST /cloud/v1/floatingips/{p}/{r}: validates the body (CreateFloatingIPSerializer: tags,
+ * port_id, fixed_ip_address), makes the floating IP at once, locked by its create_fip task (so a
+ * lost answer still leaves it to be found by its tags), and answers the task. The finished task
+ * lists the IP under created_resources.floatingips; a failed one removes it.
+ */
+function createFloatingIp(ctx: Ctx): Reply {
+  const { projectId, regionId } = cloudPlacement(ctx);
+  const body = cloudObjectBody(ctx);
+  const tags = body.tags === undefined || body.tags === null ? {} : parseCreateTags(ctx, body.tags);
+  const port = parsePort(ctx, body, null);
+  // A new id per create since the last reset (counted by its tasks), never one a deleted IP had.
+  let n = [...ctx.state.tasks.values()].filter((t) => t.task_type === 'create_fip').length;
+  let id = stableUuid(`created-floating-ip/${projectId}/${regionId}/${n}`);
+  while (ctx.state.floatingIps.has(id)) id = stableUuid(`created-floating-ip/${projectId}/${regionId}/${++n}`);
+  const region = [...ctx.state.floatingIps.values()].find((f) => f.region_id === regionId)?.region ?? ctx.state.defaults.region;
+  const fip: FloatingIpRecord = {
+    id,
+    project_id: projectId,
+    region_id: regionId,
+    region,
+    floating_ip_address: allocateAddress(ctx),
+    fixed_ip_address: port?.fixed_ip_address ?? null,
+    port_id: port?.port_id ?? null,
+    router_id: null,
+    status: port?.port_id ? 'ACTIVE' : 'DOWN',
+    tags: Object.entries(tags).map(([key, value]) => ({ key, value, read_only: false })),
+    task_id: null,
+    creator_task_id: null,
+    created_at: ctx.now,
+    updated_at: ctx.now,
+    instance_id: null,
+    next_task_error: null,
+  };
+  ctx.state.floatingIps.set(id, fip);
+  const task = startRequestTask(ctx, {
+    taskType: 'create_fip',
+    kind: 'floating_ip',
+    resourceId: id,
+    projectId,
+    regionId,
+    effect: { type: 'create_fip' } satisfies FloatingIpEffect,
+    data: body,
+    requestId: ctx.requestId,
+    createdResources: { floatingips: [id] },
+  });
+  fip.creator_task_id = task.id;
+  return jsonReply(200, { tasks: [task.id] });
+}
+
+/** DELETE /cloud/v1/...: 409 while a task holds the lock, else starts delete_fip, which removes the IP when it finishes. */
+function deleteFloatingIp(ctx: Ctx): Reply {
+  const fip = findFloatingIp(ctx);
+  if (fip.task_id) lockedConflict(ctx, `Floating IP ${fip.id}`, fip.task_id);
+  const task = startRequestTask(ctx, {
+    taskType: 'delete_fip',
+    kind: 'floating_ip',
+    resourceId: fip.id,
+    projectId: fip.project_id,
+    regionId: fip.region_id,
+    effect: { type: 'delete_fip' } satisfies FloatingIpEffect,
+    data: null,
+    requestId: ctx.requestId,
+  });
+  return jsonReply(200, { tasks: [task.id] });
+}
+
+/** PATCH /cloud/v2/...: validates, answers {"tasks": []} when nothing would change, else starts update_floating_ip. */
+function patchFloatingIpV2(ctx: Ctx): Reply {
+  const fip = findFloatingIp(ctx);
+  const body = cloudObjectBody(ctx);
+  const tags = 'tags' in body ? parseTags(ctx, fip, body.tags) : undefined;
+  const port = parsePort(ctx, body, fip.fixed_ip_address);
   if (fip.task_id) lockedConflict(ctx, `Floating IP ${fip.id}`, fip.task_id);
   const tagsChange = tags !== undefined && !sameTags(applyTagsPatch(fip.tags, tags), fip.tags);
   const portChange = port !== undefined && (port.port_id !== fip.port_id || port.fixed_ip_address !== fip.fixed_ip_address);
@@ -143,10 +239,12 @@ function patchFloatingIpV1(ctx: Ctx): Reply {
   return jsonReply(200, renderFloatingIp(fip), { Deprecation: 'true', Link: `<${successor}>; rel="successor-version"` });
 }
 
-/** The floating IP routes: GET one and list (v1), PATCH v2 (task update_floating_ip), deprecated PATCH v1. */
+/** The floating IP routes: GET one and list, POST create and DELETE (v1, tasks), PATCH v2 (task update_floating_ip), deprecated PATCH v1. */
 export const floatingIpRoutes: ServiceRoute<FloatingIpSlice & InstanceSlice>[] = [
   { method: 'GET', pattern: V1_ONE, handler: getFloatingIp },
   { method: 'PATCH', pattern: V1_ONE, handler: patchFloatingIpV1 },
+  { method: 'DELETE', pattern: V1_ONE, handler: deleteFloatingIp },
   { method: 'GET', pattern: V1_LIST, handler: listFloatingIps },
+  { method: 'POST', pattern: V1_LIST, handler: createFloatingIp },
   { method: 'PATCH', pattern: V2_ONE, handler: patchFloatingIpV2 },
 ];
