@@ -40,7 +40,11 @@ export const fastedgeAppKind = defineKind({
   shape,
   schema: shape.superRefine((value, ctx) => {
     if (value.app_id === undefined && value.name === undefined) {
-      ctx.addIssue({ code: 'custom', path: [], message: 'a fastedge_app needs app_id (to adopt an app) or name (to find the app by name, or create it)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['name'],
+        message: `must be set when app_id is not: edgeform finds the app by name (and creates it when none has the name), or adopts the app app_id names`,
+      });
     }
   }),
 });

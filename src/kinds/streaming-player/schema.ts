@@ -59,7 +59,11 @@ export const streamingPlayerKind = defineKind({
   shape,
   schema: shape.superRefine((value, ctx) => {
     if (value.player_id === undefined && value.name === undefined) {
-      ctx.addIssue({ code: 'custom', path: [], message: 'a streaming_player needs player_id (to adopt a player) or name (to find the player by name, or create it)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['name'],
+        message: `must be set when player_id is not: edgeform finds the player by name (and creates it when none has the name), or adopts the player player_id names`,
+      });
     }
   }),
 });
