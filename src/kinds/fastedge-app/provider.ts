@@ -13,11 +13,14 @@ import { deleteIfPresent, readOrGone, requirePayload } from '../shared.js';
 const APPS = '/fastedge/v1/apps';
 const appPath = (id: number) => apiPath`/fastedge/v1/apps/${id}`;
 
-/** The fields of an app answer edgeform reads (`app` from GET one, `app_short` in the list, which lacks env and rsp_headers). */
+/**
+ * The fields of an app answer edgeform reads (`app` from GET one, `app_short` in the list, which
+ * lacks env and rsp_headers). The vendor's `app` requires no field; an app's name is always there.
+ */
 const appFields = {
   name: z.string(),
-  status: z.int(),
-  binary: z.int(),
+  status: z.int().optional(),
+  binary: z.int().optional(),
   comment: z.string().optional(),
   env: z.record(z.string(), z.string()).optional(),
   rsp_headers: z.record(z.string(), z.string()).optional(),
@@ -63,8 +66,8 @@ function stateOf(desired: ResourceAttributes['fastedge_app'], read: ReadApp): Re
   return {
     app_id: read.id,
     name: app.name,
-    binary: app.binary,
-    status: app.status,
+    binary: app.binary ?? null,
+    status: app.status ?? null,
     comment: app.comment ?? '',
     ...(desired.env !== undefined ? { env: app.env ?? {} } : {}),
     ...(desired.rsp_headers !== undefined ? { rsp_headers: app.rsp_headers ?? {} } : {}),
