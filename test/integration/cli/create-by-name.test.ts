@@ -98,6 +98,18 @@ describe.each(kinds)('$type found by name', ({ type, created, updated, planLine,
     expect(posts(postRoute)).toBe(1);
   });
 
+  it('applies a saved plan that creates it, and a second apply of the same stack creates nothing more', async () => {
+    const file = stackFile(block(created));
+    const saved = join(writeStackFiles({}), 'plan.json');
+    expect((await run(['plan', file, '--out', saved])).code).toBe(0);
+    const applied = await run(['apply', saved, '--stack', file]);
+    expect(applied.stderr).toBe('');
+    expect(applied.stdout).toContain('Apply complete! Resources: 1 added, 0 changed, 0 destroyed.');
+    expect((await run(['apply', file, '--auto-approve'])).stdout).toContain('No changes.');
+    expect(posts(postRoute)).toBe(1);
+    expect(named('made-by-edgeform')).toHaveLength(1);
+  });
+
   it('finishes a create whose answer was lost after the platform made it, without a second POST', async () => {
     emu.faults.dropNext({ method: 'POST', path: postRoute, when: 'after' });
     const file = stackFile(block(created));
