@@ -152,6 +152,16 @@ describe('identity errors', () => {
     expect(result.stderr).toContain('an app name is 2 or more lowercase letters, digits and dashes');
   });
 
+  it('refuses an env variable named like a credential, never printing its value (a stack holds no secrets)', async () => {
+    const result = await run([
+      'validate',
+      stackFile('version: 1\nresources:\n  app:\n    type: fastedge_app\n    name: my-app\n    binary: 1\n    env: { API_TOKEN: s3cr3t-value, MODE: prod }\n'),
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('stack.yaml:7:12: error: "API_TOKEN" looks like a credential; a stack never holds secrets');
+    expect(result.stderr).not.toContain('s3cr3t-value');
+  });
+
   it('refuses to plan creating an app without binary, pointing at the block', async () => {
     const result = await run(['plan', stackFile('version: 1\nresources:\n  app:\n    type: fastedge_app\n    name: fresh-app\n')]);
     expect(result.code).toBe(1);
