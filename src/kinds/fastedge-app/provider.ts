@@ -119,8 +119,9 @@ function appIdOf(change: ResourceChange<'fastedge_app'>): number {
 /**
  * FastEdge apps (synchronous API, no tasks). A block names its `app_id` (adopt) or only its
  * `name`: names are unique in an account, so the platform's by-name lookup
- * (`GET /fastedge/v1/apps/by-name/{name}`, deprecated by the vendor but served) finds the one
- * app or none, and none means create (`POST /fastedge/v1/apps`, which needs a binary; a new
+ * (`GET /fastedge/v1/apps/by-name/{name}`, deprecated by the vendor but served; were it ever to
+ * answer 404 for every name, a create would be refused for the name in use, never duplicated)
+ * finds the one app or none, and none means create (`POST /fastedge/v1/apps`, which needs a binary; a new
  * app starts as a draft unless `status` is declared). Every declared field (name, binary, env,
  * rsp_headers, status, comment) can change in place through `PATCH /fastedge/v1/apps/{id}`,
  * which sends only the fields that differ, so nothing forces a replacement. A create whose
