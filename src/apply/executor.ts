@@ -325,7 +325,9 @@ function assertStillPlanned(provider: BoundProvider, change: ResourceChange, obs
   const fresh = provider.plan(observed.state);
   const planned = new Set(change.changes.map(changeKey));
   const unplanned = fresh.changes.filter((c) => !planned.has(changeKey(c)));
-  const sameResult = canonicalJson(fresh.after) === canonicalJson(change.after);
+  // A replace ends at a new resource (its `after` is the create plan's, ids known after apply):
+  // the fresh plan must still be a replace, with the planned changes.
+  const sameResult = change.action === 'replace' ? fresh.action === 'replace' : canonicalJson(fresh.after) === canonicalJson(change.after);
   const progressed = provider.isProgressOf(fresh);
   if (fresh.errors.length === 0 && sameResult && (unplanned.length === 0 || progressed)) return;
   const differences = describeStaleness(change, fresh.before).differences;

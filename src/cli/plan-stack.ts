@@ -116,10 +116,11 @@ export async function planStack(options: PlanStackOptions): Promise<InvalidStack
   const { api, ctx } = connect(baseUrl, options);
   try {
     // Without --target every block is read and, with prune: true, what the stack owns is listed (--target never prunes).
-    const observations = await readStack(ctx, stack, providers, { parallelism: options.parallelism, ...(targeted.length > 0 ? { selected: targets.selected } : {}) });
+    const selected = targeted.length > 0 ? { selected: targets.selected } : {};
+    const observations = await readStack(ctx, stack, providers, { parallelism: options.parallelism, ...selected });
     const plan = buildPlan({
       stack,
-      selected: targets.selected,
+      ...selected,
       reads: observations.reads,
       checks: observations.checks,
       owned: observations.owned,

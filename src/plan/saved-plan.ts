@@ -306,16 +306,24 @@ export function comparePlans(saved: SavedPlan, fresh: Plan): StaleResource[] {
 
 /**
  * The addresses a saved plan covers, when they are fewer than the stack's: the --target
- * selection to plan again with. Throws StalePlanError when the plan holds an address the stack
+ * selection to plan again with (none for a plan that prunes: it covers the whole stack). Throws StalePlanError when the plan holds an address the stack
  * does not declare (nothing of it can have been reviewed from this stack).
  */
 export function savedTargets(saved: SavedPlan, stackAddresses: readonly string[]): string[] {
-  const covered = [...saved.resource_changes, ...saved.checks].map((n) => n.address);
+  // What prune destroys has no block (that is why it is pruned): it is planned again by listing,
+  // which only an untargeted plan does.
+  const covered = [...saved.resource_changes.filter((c) => !c.pruned), ...saved.checks].map((n) => n.address);
   const declared = new Set(stackAddresses);
   const foreign = covered.filter((a) => !declared.has(a));
   if (foreign.length > 0) {
     throw new StalePlanError(`the saved plan has ${foreign.join(', ')}, which its stack does not declare; nothing was applied. Run edgeform plan again and review the new plan.`);
   }
   const set = new Set(covered);
-  return covered.length === stackAddresses.length && stackAddresses.every((a) => set.has(a)) ? [] : covered;
+  const whole = covered.length === stackAddresses.length && stackAddresses.every((a) => set.has(a));
+  if (!whole && saved.resource_changes.some((c) => c.pruned)) {
+    throw new StalePlanError(
+      'the saved plan prunes, but does not cover every block of its stack (a targeted plan never prunes); nothing was applied. Run edgeform plan again and review the new plan.',
+    );
+  }
+  return whole ? [] : covered;
 }

@@ -1,12 +1,21 @@
 import { z } from 'zod';
-import { deletableItemSchema } from '../adopt-or-delete.js';
 import { type AccountScope, type KindList } from '../kind-list.js';
 
-/** The fields of an app that `before` shows: its name and status (1 enabled, 2 disabled, ...). */
-export const appFields = { name: z.string(), status: z.number().int() };
+/**
+ * The fields of an app answer edgeform reads (`app` from GET one, `app_short` in the list, which
+ * lacks env and rsp_headers). The vendor's `app` requires no field; an app's name is always there.
+ */
+export const appFields = {
+  name: z.string(),
+  status: z.int().optional(),
+  binary: z.int().optional(),
+  comment: z.string().optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  rsp_headers: z.record(z.string(), z.string()).optional(),
+};
 
-/** An app of the list: the shown fields and its `id`. */
-const appItem = deletableItemSchema(appFields);
+/** An app of the list (`app_short`): the fields and its `id`. */
+const appItem = z.looseObject({ ...appFields, id: z.int() });
 
 /** An app as the list shows it. */
 export type AppItem = z.infer<typeof appItem>;

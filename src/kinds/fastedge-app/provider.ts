@@ -1,23 +1,197 @@
+import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
-import { defineDeletableProvider } from '../adopt-or-delete.js';
-import { listEndpointOf } from '../kind-list.js';
+import { isUnknownOutcome } from '../../api/retry.js';
+import { PlanPayloadError } from '../../errors.js';
+import type { ResourceChange } from '../../plan/types.js';
+import { createPlan } from '../create.js';
+import { declaredFields, diffDeclared } from '../declared-fields.js';
+import { defineListReads } from '../list-read.js';
+import type { ProviderContext, ResourceProvider } from '../provider.js';
+import type { ResourceAttributes } from '../registry.js';
+import { deleteIfPresent, readOrGone, requirePayload } from '../shared.js';
 import { appImport } from './import.js';
 import { appFields, appList } from './list.js';
 
+const APPS = appList.path({});
+const appPath = (id: number) => apiPath`/fastedge/v1/apps/${id}`;
+
+const appAnswer = z.looseObject(appFields);
+
+/** An app as read: its id, the answer, and whether the answer holds env and rsp_headers (GET one) or not (a list item). */
+interface ReadApp {
+  id: number;
+  app: z.infer<typeof appAnswer>;
+  full: boolean;
+}
+
+/** Fields compared as values, and map fields compared per key; each only when declared. */
+const SCALARS = ['name', 'binary', 'status', 'comment'] as const;
+const MAPS = ['env', 'rsp_headers'] as const;
+const FIELDS = [...SCALARS, ...MAPS] as const;
+
 /**
- * FastEdge apps (synchronous API, no tasks). edgeform only adopts and deletes them. Deleting
- * an app removes it from every edge network and cannot be undone; its binary is kept. A
- * missing app answers 404 with no body at all. Many apps are read together from the app list
- * (`{apps, count}`, `limit`/`offset`, up to 1,000 a page).
+ * What a create or an update sends: the `app` body (POST /apps, PATCH /apps/{id}) with only the
+ * declared fields (a create) or only those that differ (an update).
  */
-export const fastedgeApp = defineDeletableProvider<'fastedge_app'>({
-  type: 'fastedge_app',
-  idField: 'app_id',
-  path: (desired) => apiPath`/fastedge/v1/apps/${desired.app_id}`,
-  fields: appFields,
+const payloadSchema = z.object({
+  body: z.strictObject({
+    name: z.string().optional(),
+    binary: z.int().min(1).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    rsp_headers: z.record(z.string(), z.string()).optional(),
+    status: z.int().min(0).max(5).optional(),
+    comment: z.string().optional(),
+  }),
+});
+
+async function readApp(ctx: ProviderContext, id: number): Promise<ReadApp | null> {
+  const app = await readOrGone(async () => (await ctx.api.get(appPath(id), { schema: appAnswer, signal: ctx.signal })).body);
+  return app === null ? null : { id, app, full: true };
+}
+
+/** The state of an app: what `before` shows of it, env and rsp_headers only when the block declares them. */
+function stateOf(desired: ResourceAttributes['fastedge_app'], read: ReadApp): Record<string, unknown> {
+  const { app } = read;
+  return {
+    app_id: read.id,
+    name: app.name,
+    binary: app.binary ?? null,
+    status: app.status ?? null,
+    comment: app.comment ?? '',
+    ...(desired.env !== undefined ? { env: app.env ?? {} } : {}),
+    ...(desired.rsp_headers !== undefined ? { rsp_headers: app.rsp_headers ?? {} } : {}),
+  };
+}
+
+const reads = defineListReads<'fastedge_app', ReadApp>({
+  readOne: (ctx, desired) => readApp(ctx, desired.app_id!),
+  async project(ctx, desired, read) {
+    // A list item (app_short) has no env or rsp_headers: a block that declares them reads the app itself.
+    if (!read.full && (desired.env !== undefined || desired.rsp_headers !== undefined)) {
+      const full = await readApp(ctx, read.id);
+      return full === null ? { exists: false } : { exists: true, state: stateOf(desired, full) };
+    }
+    return { exists: true, state: stateOf(desired, read) };
+  },
+  hasId: (desired) => desired.app_id !== undefined,
+  async find(ctx, desired) {
+    const name = desired.name!;
+    // The platform's names are unique in an account: the by-name lookup answers one id, or 404.
+    const id = await readOrGone(async () => (await ctx.api.get(apiPath`/fastedge/v1/apps/by-name/${name}`, { schema: z.int().min(1), signal: ctx.signal })).body);
+    if (id === null) return null;
+    const read = await readApp(ctx, id);
+    return read === null ? null : { item: read, foundBy: `name ${JSON.stringify(name)}` };
+  },
   list: {
     group: () => 'apps',
-    ...listEndpointOf(appList, () => ({})),
+    memberId: (desired) => String(desired.app_id),
+    itemId: (read) => String(read.id),
+    paging: appList.paging,
+    describe: () => `GET ${APPS}`,
+    async fetchPage(ctx, _members, page) {
+      const listed = await appList.fetchPage(ctx, {}, page);
+      return { ...listed, items: listed.items.map((app) => ({ id: app.id, app, full: false })) };
+    },
   },
-  import: appImport,
 });
+
+/** The id of the app a change acts on: the block's app_id, or the one its name found when planned. */
+function appIdOf(change: ResourceChange<'fastedge_app'>): number {
+  const id = change.desired.app_id ?? change.before?.app_id;
+  if (typeof id !== 'number') throw new PlanPayloadError(change, 'the change names no app_id (neither the block nor what the plan found)');
+  return id;
+}
+
+/**
+ * FastEdge apps (synchronous API, no tasks). A block names its `app_id` (adopt) or only its
+ * `name`: names are unique in an account, so the platform's by-name lookup
+ * (`GET /fastedge/v1/apps/by-name/{name}`, deprecated by the vendor but served; were it ever to
+ * answer 404 for every name, a create would be refused for the name in use, never duplicated)
+ * finds the one app or none, and none means create (`POST /fastedge/v1/apps`, which needs a binary; a new
+ * app starts as a draft unless `status` is declared). Every declared field (name, binary, env,
+ * rsp_headers, status, comment) can change in place through `PATCH /fastedge/v1/apps/{id}`,
+ * which sends only the fields that differ, so nothing forces a replacement. A create whose
+ * answer is lost is never sent again: the executor's re-read by name decides. Deleting an app
+ * removes it from every edge network and cannot be undone; its binary is kept. A missing app
+ * answers 404 with no body at all. Apps named by id are read together from the app list
+ * (`{apps, count}`, `limit`/`offset`, up to 1,000 a page), whose items lack env and
+ * rsp_headers: a block declaring those reads its app alone.
+ */
+export const fastedgeApp: ResourceProvider<'fastedge_app'> = {
+  payloadSchema,
+  kind: 'resource',
+  type: 'fastedge_app',
+  idField: 'app_id',
+  verbs: { update: ['Updating', 'Updated'], delete: ['Destroying', 'Destroyed'] },
+
+  read: reads.read,
+  groupRead: reads.groupRead,
+  import: appImport,
+
+  summarize: (state) => ({ app_id: state.app_id, name: state.name, status: state.status }),
+
+  plan(desired, state) {
+    const diff = diffDeclared(desired, state, SCALARS, MAPS);
+    const before: Record<string, unknown> = { app_id: state.app_id, name: state.name };
+    for (const field of FIELDS) if (desired[field] !== undefined) before[field] = state[field] ?? null;
+    const after: Record<string, unknown> = { ...before, ...declaredFields(desired, FIELDS) };
+    const body = Object.fromEntries(diff.changed.map((field) => [field, desired[field as keyof typeof desired]]));
+    return {
+      action: diff.changes.length > 0 ? 'update' : 'no-op',
+      before,
+      after,
+      changes: diff.changes,
+      ...(Object.keys(diff.unchanged_elements).length > 0 ? { unchanged_elements: diff.unchanged_elements } : {}),
+      ...(diff.changes.length > 0 ? { payload: { body } } : {}),
+      errors: [],
+      warnings: [],
+      notes: [],
+    };
+  },
+
+  create: {
+    plan(desired) {
+      const declared = declaredFields(desired, FIELDS);
+      const errors =
+        desired.binary === undefined
+          ? [
+              {
+                field: 'name',
+                summary: 'creating a fastedge_app needs binary (the id of the WebAssembly binary it runs)',
+                detail: 'Add binary: <binary id> to the block, or set app_id to adopt an existing app.',
+              },
+            ]
+          : [];
+      return createPlan(declared, 'app_id', { body: declared }, { errors });
+    },
+    identity: (desired) => (desired.app_id === undefined ? `name ${JSON.stringify(desired.name)}` : null),
+  },
+
+  async apply(ctx, change) {
+    switch (change.action) {
+      case 'delete':
+        await deleteIfPresent(() => ctx.api.request({ method: 'DELETE', path: appPath(appIdOf(change)), retry: 'idempotent', signal: ctx.signal }));
+        return;
+      case 'update': {
+        const { body } = requirePayload(change, payloadSchema);
+        // Setting fields to values: repeating the PATCH is harmless.
+        await ctx.api.request({ method: 'PATCH', path: appPath(appIdOf(change)), body, retry: 'idempotent', signal: ctx.signal });
+        return;
+      }
+      case 'create': {
+        const { body } = requirePayload(change, payloadSchema);
+        try {
+          // A POST is never repeated blindly (the client resends only what never reached the platform).
+          await ctx.api.request({ method: 'POST', path: APPS, body, signal: ctx.signal });
+        } catch (error) {
+          // The app may exist now: the executor's re-read by name tells.
+          if (isUnknownOutcome(error) && !ctx.signal.aborted) return 'unacknowledged';
+          throw error;
+        }
+        return;
+      }
+      default:
+        throw new PlanPayloadError(change, `a fastedge_app can be created, updated or deleted, the change says ${change.action}`);
+    }
+  },
+};

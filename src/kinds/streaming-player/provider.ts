@@ -1,22 +1,154 @@
+import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
-import { defineDeletableProvider } from '../adopt-or-delete.js';
+import { isUnknownOutcome } from '../../api/retry.js';
+import { EdgeformError, PlanPayloadError } from '../../errors.js';
+import type { ResourceChange } from '../../plan/types.js';
+import { createPlan, onlyMatch } from '../create.js';
+import { declaredFields, diffDeclared } from '../declared-fields.js';
+import { defineListReads, MAX_LIST_PAGES } from '../list-read.js';
+import type { ProviderContext, ResourceProvider } from '../provider.js';
+import { deleteIfPresent, readOrGone, requirePayload } from '../shared.js';
 import { listEndpointOf } from '../kind-list.js';
 import { playerImport } from './import.js';
-import { playerFields, playerList } from './list.js';
+import { playerAnswer, playerList, type Player } from './list.js';
+import { PLAYER_FIELDS } from './schema.js';
 
-/**
- * Streaming players. edgeform only adopts and deletes them; DELETE answers 204. Many players
- * are read together from the player list: a bare array in numbered pages of the platform's own
- * size, with no count, so the list ends at an empty page.
- */
-export const streamingPlayer = defineDeletableProvider<'streaming_player'>({
-  type: 'streaming_player',
-  idField: 'player_id',
-  path: (desired) => apiPath`/streaming/players/${desired.player_id}`,
-  fields: playerFields,
+const PLAYERS = playerList.path({});
+const playerPath = (id: number) => apiPath`/streaming/players/${id}`;
+
+/** What a create or an update sends: `{"player": {...}}`, the declared (create) or changed (update) settings, always with `name` (the vendor schema requires it). */
+const payloadSchema = z.object({
+  body: z.strictObject({
+    player: z
+      .looseObject({ name: z.string().min(1) })
+      .refine((p) => Object.keys(p).every((k) => (PLAYER_FIELDS as readonly string[]).includes(k)), { error: 'only player settings may be sent' }),
+  }),
+});
+
+async function readPlayer(ctx: ProviderContext, id: number): Promise<Player | null> {
+  const player = await readOrGone(async () => (await ctx.api.get(playerPath(id), { schema: playerAnswer, signal: ctx.signal })).body);
+  return player === null ? null : { ...player, id };
+}
+
+/** One page of the player list (see playerList). */
+async function fetchPlayers(ctx: ProviderContext, index: number): Promise<readonly Player[]> {
+  return (await playerList.fetchPage(ctx, {}, { index, offset: 0, limit: 0 })).items;
+}
+
+/** The state of a player: its id and every setting (absent ones as null). */
+function stateOf(player: Player): Record<string, unknown> {
+  return { player_id: player.id, ...Object.fromEntries(PLAYER_FIELDS.map((f) => [f, player[f] ?? null])) };
+}
+
+const reads = defineListReads<'streaming_player', Player>({
+  readOne: (ctx, desired) => readPlayer(ctx, desired.player_id!),
+  project: (_ctx, _desired, player) => ({ exists: true, state: stateOf(player) }),
+  hasId: (desired) => desired.player_id !== undefined,
+  async find(ctx, desired) {
+    const name = desired.name!;
+    // Names are not unique on the platform: every page is read, and two players with the name are an error naming both.
+    const matches: Player[] = [];
+    for (let index = 0; ; index++) {
+      if (index >= MAX_LIST_PAGES) throw new EdgeformError('EDGEFORM_PAGING', `the list GET ${PLAYERS} did not end after ${MAX_LIST_PAGES} pages; edgeform stopped following it`);
+      const page = await fetchPlayers(ctx, index);
+      if (page.length === 0) break;
+      matches.push(...page.filter((p) => p.name === name));
+    }
+    const identity = `name ${JSON.stringify(name)}`;
+    const player = onlyMatch(matches, (p) => p.id, { type: 'streaming_player', identity, idField: 'player_id' });
+    return player === null ? null : { item: player, foundBy: identity };
+  },
   list: {
     group: () => 'players',
+    memberId: (desired) => String(desired.player_id),
+    itemId: (player) => String(player.id),
     ...listEndpointOf(playerList, () => ({})),
   },
-  import: playerImport,
 });
+
+/** The id of the player a change acts on: the block's player_id, or the one its name found when planned. */
+function playerIdOf(change: ResourceChange<'streaming_player'>): number {
+  const id = change.desired.player_id ?? change.before?.player_id;
+  if (typeof id !== 'number') throw new PlanPayloadError(change, 'the change names no player_id (neither the block nor what the plan found)');
+  return id;
+}
+
+/**
+ * Streaming players. A block names its `player_id` (adopt) or only its `name`: the player list
+ * (a bare array in numbered pages of the platform's own size, with no count, so it ends at an
+ * empty page) is read to its end, and the one player with that name is the block's; none means
+ * create (`POST /streaming/players`, whose answer carries no body: the executor's re-read by
+ * name finds the new player and its id); two or more are an error naming every id, since names
+ * are not unique on the platform. Every setting the block declares is compared and changed in
+ * place (`PATCH /streaming/players/{id}` with the changed settings, and `name`, which the
+ * vendor schema requires in every body), so nothing forces a replacement. A create whose
+ * answer is lost is never sent again. DELETE answers 204. Players named by id are read together
+ * from the player list.
+ */
+export const streamingPlayer: ResourceProvider<'streaming_player'> = {
+  payloadSchema,
+  kind: 'resource',
+  type: 'streaming_player',
+  idField: 'player_id',
+  verbs: { update: ['Updating', 'Updated'], delete: ['Destroying', 'Destroyed'] },
+
+  read: reads.read,
+  groupRead: reads.groupRead,
+  import: playerImport,
+
+  summarize: (state) => ({ player_id: state.player_id, name: state.name }),
+
+  plan(desired, state) {
+    const diff = diffDeclared(desired, state, PLAYER_FIELDS);
+    const before: Record<string, unknown> = { player_id: state.player_id, name: state.name };
+    for (const field of PLAYER_FIELDS) if (desired[field] !== undefined) before[field] = state[field] ?? null;
+    const after: Record<string, unknown> = { ...before, ...declaredFields(desired, PLAYER_FIELDS) };
+    const player = { name: after.name, ...Object.fromEntries(diff.changed.map((field) => [field, desired[field as keyof typeof desired]])) };
+    return {
+      action: diff.changes.length > 0 ? 'update' : 'no-op',
+      before,
+      after,
+      changes: diff.changes,
+      ...(diff.changes.length > 0 ? { payload: { body: { player } } } : {}),
+      errors: [],
+      warnings: [],
+      notes: [],
+    };
+  },
+
+  create: {
+    plan(desired) {
+      const declared = declaredFields(desired, PLAYER_FIELDS);
+      return createPlan(declared, 'player_id', { body: { player: declared } });
+    },
+    identity: (desired) => (desired.player_id === undefined ? `name ${JSON.stringify(desired.name)}` : null),
+  },
+
+  async apply(ctx, change) {
+    switch (change.action) {
+      case 'delete':
+        await deleteIfPresent(() => ctx.api.request({ method: 'DELETE', path: playerPath(playerIdOf(change)), retry: 'idempotent', signal: ctx.signal }));
+        return;
+      case 'update': {
+        const { body } = requirePayload(change, payloadSchema);
+        // Setting fields to values: repeating the PATCH is harmless.
+        await ctx.api.request({ method: 'PATCH', path: playerPath(playerIdOf(change)), body, retry: 'idempotent', signal: ctx.signal });
+        return;
+      }
+      case 'create': {
+        const { body } = requirePayload(change, payloadSchema);
+        try {
+          // A POST is never repeated blindly (the client resends only what never reached the platform).
+          await ctx.api.request({ method: 'POST', path: PLAYERS, body, signal: ctx.signal });
+        } catch (error) {
+          // The player may exist now: the executor's re-read by name tells.
+          if (isUnknownOutcome(error) && !ctx.signal.aborted) return 'unacknowledged';
+          throw error;
+        }
+        return;
+      }
+      default:
+        throw new PlanPayloadError(change, `a streaming_player can be created, updated or deleted, the change says ${change.action}`);
+    }
+  },
+};

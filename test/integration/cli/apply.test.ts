@@ -39,7 +39,7 @@ describe('edgeform apply', () => {
   const stackFile = (yaml: string) => join(writeStackFiles({ 'stack.yaml': yaml }), 'stack.yaml');
 
   describe('applies every example stack, which then plans to no changes', () => {
-    const cases: { stack: string; changed: number; destroyed: number; expectState(emu: TestEmulator): void }[] = [
+    const cases: { stack: string; added?: number; changed: number; destroyed: number; expectState(emu: TestEmulator): void }[] = [
       {
         stack: 'cloud.yaml',
         changed: 4,
@@ -95,13 +95,27 @@ describe('edgeform apply', () => {
         },
       },
       { stack: 'checks.yaml', changed: 0, destroyed: 0, expectState: () => undefined },
+      {
+        stack: 'edge-apps.yaml',
+        added: 2,
+        changed: 2,
+        destroyed: 0,
+        expectState(emu) {
+          const apps = [...emu.state.fastedgeApps.values()];
+          expect(apps.filter((a) => a.name === 'edge-gateway')).toEqual([expect.objectContaining({ binary: 502, status: 1, env: { UPSTREAM: 'https://origin.example.com' } })]);
+          expect(emu.state.fastedgeApps.get(1300)!.comment).toBe('Routes to the origin');
+          const players = [...emu.state.players.values()];
+          expect(players.filter((p) => p.name === 'brand-player')).toEqual([expect.objectContaining({ bg_color: '#112233', autoplay: true, logo_position: 'tr' })]);
+          expect(emu.state.players.get(60)!.mute).toBe(true);
+        },
+      },
     ];
 
-    it.each(cases)('$stack: $changed changed, $destroyed destroyed', async ({ stack, changed, destroyed, expectState }) => {
+    it.each(cases)('$stack: $changed changed, $destroyed destroyed', async ({ stack, added = 0, changed, destroyed, expectState }) => {
       const { emu, env } = await start();
       const applied = await runCliInProcess(['apply', example(stack), '--auto-approve'], { env });
       expect(applied.stderr).toBe('');
-      expect(applied.stdout).toContain(`Apply complete! Resources: 0 added, ${changed} changed, ${destroyed} destroyed.`);
+      expect(applied.stdout).toContain(`Apply complete! Resources: ${added} added, ${changed} changed, ${destroyed} destroyed.`);
       expect(applied.code).toBe(0);
       expectState(emu);
 

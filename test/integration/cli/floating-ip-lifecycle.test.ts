@@ -159,6 +159,18 @@ describe('cloud_floating_ip through the CLI: create, adopt by tags, update, dest
     expect(owned(emu)).toHaveLength(1);
   });
 
+  it('applies a reviewed plan that prunes: the saved plan is planned again whole, and the tagged IP is destroyed', async () => {
+    const { emu, env } = await start();
+    const old = await seed(emu, { 'edgeform-stack': 'prod', 'edgeform-address': 'cloud_floating_ip.old_ip' });
+    const dir = writeStackFiles({ 'stack.yaml': stackYaml(WEB(), 'name: prod\nprune: true') });
+    const planFile = join(dir, 'plan.json');
+    const plan = await runCliInProcess(['plan', join(dir, 'stack.yaml'), '--out', planFile], { env });
+    expect(plan.code, plan.stderr).toBe(0);
+    const applied = await runCliInProcess(['apply', planFile, '--stack', join(dir, 'stack.yaml')], { env });
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(emu.state.floatingIps.has(old)).toBe(false);
+  });
+
   it('drift of a stack with prune: true reports a floating IP carrying its tags that no block declares (exit 2)', async () => {
     const { emu, env } = await start();
     await runCliInProcess(['apply', join(writeStackFiles({ 'stack.yaml': stackYaml(WEB()) }), 'stack.yaml'), '--auto-approve'], { env });

@@ -8,7 +8,7 @@ import { captureStream, maskVolatile } from '../../helpers/capture.js';
  * (docs/demo-world.md), in all three formats, as file snapshots. The CLI runs in-process on
  * the real emulator over loopback; only the emulator URL and the plan's timestamp are masked.
  */
-const STACKS = ['quickstart', 'cloud', 'cleanup', 'checks', 'notifications', 'multi-file', 'floating-ips'] as const;
+const STACKS = ['quickstart', 'cloud', 'cleanup', 'checks', 'notifications', 'multi-file', 'floating-ips', 'edge-apps'] as const;
 const FORMATS = [
   { format: 'text', ext: 'txt' },
   { format: 'markdown', ext: 'md' },

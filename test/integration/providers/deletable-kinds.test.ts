@@ -35,7 +35,10 @@ interface DeletableCase {
   id: number;
   /** Another object of the kind, which a delete must leave alone. */
   otherId: number;
+  /** What the plan of a delete shows of the object (`before`). */
   observed: Record<string, unknown>;
+  /** What a read observes, when it is more than `observed` (a kind edgeform also creates and updates reads every setting). */
+  state?: Record<string, unknown>;
   /** How the 404 for an unknown id looks (FastEdge answers with no body at all). */
   notFound: string;
   /** The Retry-After the 429 test asks for, in seconds. */
@@ -53,6 +56,7 @@ const cases: DeletableCase[] = [
     id: 1234,
     otherId: 1300,
     observed: { app_id: 1234, name: 'legacy-app', status: 1 },
+    state: { app_id: 1234, name: 'legacy-app', status: 1, binary: 501, comment: 'old edge app, to be removed' },
     notFound: '404 with no body',
     retryAfter: 4,
     live: () => emu.state.fastedgeApps,
@@ -65,6 +69,12 @@ const cases: DeletableCase[] = [
     id: 55,
     otherId: 60,
     observed: { player_id: 55, name: 'old-player' },
+    state: {
+      player_id: 55,
+      name: 'old-player',
+      ...{ framework: null, design: null, custom_css: null, js_url: null, skin_is_url: null, bg_color: null, fg_color: null, text_color: null, hover_color: null },
+      ...{ autoplay: false, mute: false, disable_skin: false, save_options_to_cookies: true, show_sharing: true, logo_position: null, speed_control: false, logo: null },
+    },
     notFound: '404',
     retryAfter: 5,
     live: () => emu.state.players,
@@ -92,14 +102,14 @@ it('covers every kind edgeform can delete (here or in the file named for it)', (
   expect([...cases.map((c) => c.type), ...(Object.keys(TESTED_ELSEWHERE) as DeletableType[])].sort()).toEqual([...DELETABLE_TYPES].sort());
 });
 
-describe.each(cases)('$type', ({ route, block, read, id, otherId, observed, notFound, retryAfter, live }) => {
+describe.each(cases)('$type', ({ route, block, read, id, otherId, observed, state, notFound, retryAfter, live }) => {
   const absent = () => block(id, 'absent');
   /** Applies a change through its kind's provider, as the executor does. */
   const apply = (change: ResourceChange) => bindProvider(providers.resources, change, REF.stack).apply(h.ctx);
 
   describe('read', () => {
     it('observes the fields `before` shows', async () => {
-      expect(await read(h.ctx, id)).toEqual({ exists: true, state: observed });
+      expect(await read(h.ctx, id)).toEqual({ exists: true, state: state ?? observed });
     });
 
     it(`answers an id the platform does not know (${notFound}) as not existing`, async () => {

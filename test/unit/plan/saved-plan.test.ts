@@ -122,9 +122,9 @@ describe('parsePlanFile', () => {
     }
 
     it('refuses an update of a kind edgeform only adopts or deletes', () => {
-      const error = failure(plan([change({ address: 'fastedge_app.legacy', action: 'update', payload: {} })]));
+      const error = failure(plan([change({ address: 'cloud_quota_limit_request.stale', action: 'update', payload: {} })]));
       expect(error).toBeInstanceOf(PlanFileError);
-      expect(error.message).toContain('fastedge_app.legacy');
+      expect(error.message).toContain('cloud_quota_limit_request.stale');
       expect(error.message).toContain('cannot be updated');
     });
 

@@ -57,7 +57,7 @@ const appFixture = z.strictObject({
   networks: z.array(z.string()).default([]),
 });
 
-/** FastEdge apps: list `{apps, count}`, GET one, DELETE (204). Fixtures: `fastedge_apps`. */
+/** FastEdge apps: list `{apps, count}`, GET one, GET by-name, POST, PATCH, DELETE (204). Fixtures: `fastedge_apps`. */
 export const fastedgeService = defineService({
   product: FASTEDGE_PRODUCT,
   fixtures: { fastedge_apps: listSection(appFixture) },

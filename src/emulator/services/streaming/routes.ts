@@ -1,4 +1,4 @@
-import { UUID_PATTERN, parseDate, parseIntStrict } from '../../format.js';
+import { UUID_PATTERN, isPlainObject, parseDate, parseIntStrict } from '../../format.js';
 import { emptyReply, fail, jsonReply, type Reply } from '../../reply.js';
 import type { RouteContext, ServiceRoute } from '../../router.js';
 import type { AiTaskRecord, PlayerRecord, StreamingSlice } from './index.js';
@@ -62,6 +62,82 @@ function deletePlayer(ctx: Ctx): Reply {
   ctx.state.players.delete(player.id);
   ctx.state.recordMutation(ctx.now, 'streaming_player', player.id, 'delete');
   return emptyReply(204);
+}
+
+/** The player settings a body may carry, by type (the vendor's `player`; `id` and `client_id` are the platform's). */
+const PLAYER_STRINGS = ['framework', 'design', 'custom_css', 'js_url', 'skin_is_url', 'bg_color', 'fg_color', 'text_color', 'hover_color', 'logo'] as const;
+const PLAYER_FLAGS = ['autoplay', 'mute', 'disable_skin', 'save_options_to_cookies', 'show_sharing', 'speed_control'] as const;
+const PLAYER_COLOURS = new Set(['bg_color', 'fg_color', 'text_color', 'hover_color']);
+const COLOUR = /^#[0-9A-Fa-f]{6}$/;
+
+/**
+ * Reads the `{"player": {...}}` body of a POST or PATCH: the settings it sets, or 422
+ * `{"errors": {field: [message]}}` as the vendor documents it (`name` can't be blank; a value of
+ * the wrong type, a colour not in the format #AAAAAA or an unknown logo position is invalid).
+ */
+function readPlayerBody(ctx: Ctx): Record<string, unknown> {
+  const body = ctx.body;
+  const player = isPlainObject(body) && isPlainObject(body.player) ? body.player : {};
+  const errors: Record<string, string[]> = {};
+  const settings: Record<string, unknown> = {};
+  if (typeof player.name !== 'string' || player.name.trim() === '') errors.name = ["can't be blank"];
+  else settings.name = player.name;
+  for (const field of PLAYER_STRINGS) {
+    const value = player[field];
+    if (value === undefined) continue;
+    if (value !== null && (typeof value !== 'string' || (PLAYER_COLOURS.has(field) && value !== '' && !COLOUR.test(value)))) errors[field] = ['is invalid'];
+    else settings[field] = value;
+  }
+  for (const field of PLAYER_FLAGS) {
+    const value = player[field];
+    if (value === undefined) continue;
+    if (typeof value !== 'boolean') errors[field] = ['is invalid'];
+    else settings[field] = value;
+  }
+  const position = player.logo_position;
+  if (position !== undefined) {
+    if (position !== null && !['tl', 'tr', 'bl', 'br'].includes(position as string)) errors.logo_position = ['is not included in the list'];
+    else settings.logo_position = position;
+  }
+  if (Object.keys(errors).length > 0) fail(jsonReply(422, { errors }));
+  return settings;
+}
+
+/** POST: a new player with the platform's defaults for what the body leaves out; 200 with no body, as documented. */
+function createPlayer(ctx: Ctx): Reply {
+  const settings = readPlayerBody(ctx);
+  const id = Math.max(0, ...ctx.state.players.keys()) + 1;
+  const player: PlayerRecord = {
+    id,
+    name: settings.name as string,
+    client_id: ctx.state.defaults.client_id,
+    autoplay: false,
+    mute: false,
+    disable_skin: false,
+    save_options_to_cookies: true,
+    show_sharing: true,
+    speed_control: false,
+    ...settings,
+  };
+  for (const [k, v] of Object.entries(player)) if (v === null) delete player[k];
+  ctx.state.players.set(id, player);
+  ctx.state.recordMutation(ctx.now, 'streaming_player', id, 'create', settings);
+  return emptyReply(200);
+}
+
+/** PATCH: the settings in the body change (null clears one); 200 with the player. */
+function patchPlayer(ctx: Ctx): Reply {
+  const player = findPlayer(ctx);
+  const settings = readPlayerBody(ctx);
+  const changed: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(settings)) {
+    if ((player[field] ?? null) === value) continue;
+    changed[field] = value;
+    if (value === null) delete player[field];
+    else player[field] = value;
+  }
+  if (Object.keys(changed).length > 0) ctx.state.recordMutation(ctx.now, 'streaming_player', player.id, 'update', changed);
+  return jsonReply(200, { ...player });
 }
 
 // ---- subtitles ----
@@ -160,10 +236,12 @@ function listAiTasks(ctx: Ctx): Reply {
   });
 }
 
-/** The streaming routes: players (list, GET, DELETE), video subtitles, AI task list. */
+/** The streaming routes: players (list, POST, GET, PATCH, DELETE), video subtitles, AI task list. */
 export const streamingRoutes: ServiceRoute<StreamingSlice>[] = [
   { method: 'GET', pattern: '/streaming/players', handler: listPlayers },
+  { method: 'POST', pattern: '/streaming/players', handler: createPlayer },
   { method: 'GET', pattern: '/streaming/players/{player_id}', handler: getPlayer },
+  { method: 'PATCH', pattern: '/streaming/players/{player_id}', handler: patchPlayer },
   { method: 'DELETE', pattern: '/streaming/players/{player_id}', handler: deletePlayer },
   { method: 'GET', pattern: '/streaming/videos/{video_id}/subtitles', handler: listSubtitles },
   { method: 'GET', pattern: '/streaming/ai/tasks', handler: listAiTasks },
