@@ -119,6 +119,8 @@ export function emulatorResource(change: ResourceChange): string {
       return place('fastedge_app', d.app_id);
     case 'streaming_player':
       return place('streaming_player', d.player_id);
+    case 'streaming_video_subtitle':
+      return place('subtitle', d.subtitle_id);
     case 'cloud_quota_limit_request':
       return place('quota_request', d.request_id);
   }

@@ -1,32 +1,203 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
-import { defineDeletableProvider } from '../adopt-or-delete.js';
+import { isUnknownOutcome } from '../../api/retry.js';
+import { PlanPayloadError } from '../../errors.js';
+import { canonicalJson } from '../../plan/fingerprint.js';
+import type { FieldChange } from '../../plan/types.js';
+import { createPlan, onlyMatch } from '../create.js';
+import { defineListReads, MAX_LIST_PAGES } from '../list-read.js';
+import type { ProviderContext, ResourceProvider } from '../provider.js';
+import type { ResourceAttributes } from '../registry.js';
+import { deleteIfPresent, readOrGone, requirePayload } from '../shared.js';
+import { requestedLimits } from './schema.js';
+
+type Desired = ResourceAttributes['cloud_quota_limit_request'];
 
 const REQUESTS = '/cloud/v2/limits_request';
 
 /** Request ids named at most in one list request (`request_ids`), so its URL stays short. */
 export const QUOTA_REQUEST_IDS_PER_LIST = 100;
 
+/** Requests per list page: the endpoint's largest (`limit` ≤ 1000). */
+const PAGE_SIZE = 1000;
+
+/** A limits object as the platform answers it: limit name → count (null for one it does not set). */
+const limitsAnswer = z.record(z.string(), z.number().nullable());
+
+/** The fields of a quota request answer (LimitsRequestSerializer) edgeform reads. */
+const requestAnswer = z.looseObject({
+  id: z.int(),
+  status: z.string(),
+  description: z.string().nullish(),
+  requested_limits: z.looseObject({ global_limits: limitsAnswer.nullish(), regional_limits: z.array(limitsAnswer).nullish() }).nullish(),
+});
+
+type Request = z.infer<typeof requestAnswer>;
+
+/** A page of the request list (LimitsRequestCollectionSerializer). */
+const requestPage = z.looseObject({ count: z.int().min(0), results: z.array(requestAnswer) });
+
+/** What a create (and the create half of a replace) sends: the POST body (LimitsRequestCreateSerializer). */
+const createPayloadSchema = z.object({ description: z.string().min(1).max(1000), requested_limits: requestedLimits });
+
+const requestPath = (id: number) => apiPath`/cloud/v2/limits_request/${id}`;
+
 /**
- * Cloud quota limit requests (status `done`, `in progress` or `rejected`). edgeform only
- * adopts and deletes them; DELETE is synchronous (204, no task). Many are read together from
- * the list filtered by their ids (`request_ids`, a hundred at a time).
+ * Limits in one canonical form, so that the stack's and the platform's compare equal when they
+ * ask for the same: limits the platform answers as null are not asked for, and an empty
+ * global_limits or regional_limits is the same as none.
  */
-export const cloudQuotaLimitRequest = defineDeletableProvider({
-  type: 'cloud_quota_limit_request',
-  idField: 'request_id',
-  path: (desired) => apiPath`/cloud/v2/limits_request/${desired.request_id}`,
-  fields: { status: z.string(), description: z.string().nullish() },
+function normalizeLimits(limits: Request['requested_limits'] | Desired['requested_limits']): Record<string, unknown> {
+  const set = (l: Record<string, number | null | undefined>) => Object.fromEntries(Object.entries(l).filter(([, v]) => v !== null && v !== undefined));
+  const global = limits?.global_limits ? set(limits.global_limits) : {};
+  const regional = (limits?.regional_limits ?? []).map(set);
+  return { ...(Object.keys(global).length > 0 ? { global_limits: global } : {}), ...(regional.length > 0 ? { regional_limits: regional } : {}) };
+}
+
+/** How a block without an id is found again, as plans show it. */
+const describeKey = (description: string) => `description ${JSON.stringify(description)}`;
+
+/** Every quota request of the account, page after page (the list cannot filter by description). */
+async function listRequests(ctx: ProviderContext): Promise<Request[]> {
+  const all: Request[] = [];
+  for (let page = 0; page < MAX_LIST_PAGES; page++) {
+    const body = (await ctx.api.get(REQUESTS, { schema: requestPage, query: { limit: PAGE_SIZE, offset: page * PAGE_SIZE }, signal: ctx.signal })).body;
+    all.push(...body.results);
+    if (body.results.length === 0 || page * PAGE_SIZE + body.results.length >= body.count) return all;
+  }
+  return all;
+}
+
+const reads = defineListReads<'cloud_quota_limit_request', Request>({
+  readOne: (ctx, d) => readOrGone(async () => (await ctx.api.get(requestPath(d.request_id!), { schema: requestAnswer, signal: ctx.signal })).body),
+  project: (_ctx, _desired, r) => ({
+    exists: true,
+    state: { request_id: r.id, status: r.status, description: r.description ?? null, requested_limits: normalizeLimits(r.requested_limits) },
+  }),
+  hasId: (d) => d.request_id !== undefined,
+  async find(ctx, d) {
+    const description = d.description!;
+    const identity = describeKey(description);
+    const matches = (await listRequests(ctx)).filter((r) => r.description === description);
+    const item = onlyMatch(matches, (r) => r.id, { type: 'cloud_quota_limit_request', identity, idField: 'request_id' });
+    return item === null ? null : { item, foundBy: identity };
+  },
   list: {
     group: () => 'requests',
-    paging: { kind: 'offset', maxPageSize: 1000 },
+    memberId: (d) => String(d.request_id),
+    itemId: (r) => String(r.id),
+    paging: { kind: 'offset', maxPageSize: PAGE_SIZE },
     maxMembersPerList: QUOTA_REQUEST_IDS_PER_LIST,
     describe: () => `GET ${REQUESTS}`,
-    async fetchPage(ctx, members, { limit, offset }, item) {
-      const schema = z.looseObject({ count: z.int().min(0), results: z.array(item) });
-      const query = { request_ids: members.map((m) => m.request_id), limit, offset };
-      const page = (await ctx.api.get(REQUESTS, { schema, query, signal: ctx.signal })).body;
+    async fetchPage(ctx, members, { limit, offset }) {
+      const query = { request_ids: members.map((m) => m.request_id!), limit, offset };
+      const page = (await ctx.api.get(REQUESTS, { schema: requestPage, query, signal: ctx.signal })).body;
       return { items: page.results, total: page.count };
     },
   },
 });
+
+/** The request a delete or replace acts on: the block's own id, or the one its identity found (in `before`). */
+function requestId(change: { address: string; action: string; desired: Desired; before: Record<string, unknown> | null }): number {
+  const id = change.desired.request_id ?? change.before?.request_id;
+  if (typeof id !== 'number') throw new PlanPayloadError(change, 'the change names no request_id (neither the block nor what its description found)');
+  return id;
+}
+
+/** POSTs a new request; an answer lost after sending is 'unacknowledged' (the POST is never sent twice: the re-read by description decides). */
+async function createRequest(ctx: ProviderContext, body: z.infer<typeof createPayloadSchema>): Promise<'unacknowledged' | undefined> {
+  try {
+    await ctx.api.request({ method: 'POST', path: REQUESTS, body, signal: ctx.signal });
+  } catch (error) {
+    if (isUnknownOutcome(error) && !ctx.signal.aborted) return 'unacknowledged';
+    throw error;
+  }
+  return undefined;
+}
+
+/**
+ * Cloud quota limit requests (status `done`, `in progress` or `rejected`, shown in the plan's
+ * notes). A block with `request_id` adopts that request; one without is found by its
+ * `description` in the account's list (which cannot filter by it: more than one match is a plan
+ * error naming them) and created from `description` and `requested_limits` (POST, 201, whose
+ * body the platform does not document: nothing is read from it). The platform cannot change a
+ * request, so other limits destroy it and create a new one (replace); a block that pins its
+ * request_id cannot be replaced (its id would name the destroyed one). DELETE is synchronous
+ * (204, no task). Requests that name their ids are read together from the list filtered by
+ * their ids (`request_ids`, a hundred at a time).
+ */
+export const cloudQuotaLimitRequest: ResourceProvider<'cloud_quota_limit_request'> = {
+  kind: 'resource',
+  type: 'cloud_quota_limit_request',
+  idField: 'request_id',
+  verbs: { update: ['Replacing', 'Replaced'], delete: ['Destroying', 'Destroyed'] },
+
+  read: reads.read,
+  groupRead: reads.groupRead,
+
+  create: {
+    plan(desired) {
+      const payload = { description: desired.description, requested_limits: desired.requested_limits };
+      return createPlan({ description: desired.description, requested_limits: desired.requested_limits }, 'request_id', payload);
+    },
+    identity: (desired) => (desired.request_id === undefined && desired.description !== undefined ? describeKey(desired.description) : null),
+  },
+
+  summarize: (state) => ({ request_id: state.request_id, status: state.status, description: state.description }),
+
+  plan(desired, state) {
+    const before: Record<string, unknown> = { request_id: state.request_id, description: state.description };
+    const after: Record<string, unknown> = { ...before };
+    const changes: FieldChange[] = [];
+    if (desired.description !== undefined) {
+      after.description = desired.description;
+      if (desired.description !== state.description)
+        changes.push({ path: ['description'], op: 'update', before: state.description, after: desired.description, forces_replacement: true });
+    }
+    if (desired.requested_limits !== undefined) {
+      const want = normalizeLimits(desired.requested_limits);
+      before.requested_limits = state.requested_limits;
+      after.requested_limits = want;
+      if (canonicalJson(want) !== canonicalJson(state.requested_limits)) {
+        changes.push({ path: ['requested_limits'], op: 'update', before: state.requested_limits, after: want, forces_replacement: true });
+      }
+    }
+    const notes = [`status: ${String(state.status)}`];
+    const base = { before, after, changes, warnings: [], notes };
+    if (changes.length === 0) return { action: 'no-op', ...base, errors: [] };
+    if (desired.request_id !== undefined) {
+      const fields = changes.map((c) => c.path.join('.')).join(' and ');
+      return {
+        action: 'no-op',
+        ...base,
+        errors: [
+          {
+            field: changes[0]!.path[0] as string,
+            summary: `${fields} of quota limit request ${desired.request_id} differ, and a request cannot be changed in place`,
+            detail:
+              'edgeform would destroy the request and create a new one, which request_id could no longer name: remove request_id to have edgeform replace it (found again by its description), or declare what the request has.',
+          },
+        ],
+      };
+    }
+    return { action: 'replace', ...base, errors: [] };
+  },
+
+  async apply(ctx, change) {
+    switch (change.action) {
+      case 'create':
+        return createRequest(ctx, requirePayload(change, createPayloadSchema));
+      case 'replace': {
+        const body = requirePayload(change, createPayloadSchema);
+        // Destroy first: the new request carries the same description, and two would make it ambiguous.
+        await deleteIfPresent(() => ctx.api.request({ method: 'DELETE', path: requestPath(requestId(change)), retry: 'idempotent', signal: ctx.signal }));
+        return createRequest(ctx, body);
+      }
+      case 'delete':
+        await deleteIfPresent(() => ctx.api.request({ method: 'DELETE', path: requestPath(requestId(change)), retry: 'idempotent', signal: ctx.signal }));
+        return;
+      default:
+        throw new PlanPayloadError(change, `this kind supports create, replace and delete, the change says ${change.action}`);
+    }
+  },
+};

@@ -2,10 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { ResourceBlock } from '../../../src/config/types.js';
 import { cloudQuotaLimitRequest } from '../../../src/kinds/cloud-quota-limit-request/provider.js';
 import { fastedgeApp } from '../../../src/kinds/fastedge-app/provider.js';
+import { iamResellerNotificationSetting } from '../../../src/kinds/iam-reseller-notification-setting/provider.js';
 import { bindProvider, type Observation, type ProviderContext } from '../../../src/kinds/provider.js';
 import { providers } from '../../../src/kinds/providers.js';
 import { DELETABLE_TYPES, type DeletableType } from '../../../src/kinds/registry.js';
 import { streamingPlayer } from '../../../src/kinds/streaming-player/provider.js';
+import { streamingVideoSubtitle } from '../../../src/kinds/streaming-video-subtitle/provider.js';
 import type { ResourceChange } from '../../../src/plan/types.js';
 import { type TestEmulator } from '../../helpers/emulator.js';
 import { planChange, routesSeen, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
@@ -21,8 +23,8 @@ useProviderHarness((e, harness) => {
 });
 
 /**
- * One kind edgeform only adopts by id or deletes (src/kinds/adopt-or-delete.ts), on the demo
- * world: the object to delete, another that stays, and what a read of the first observes.
+ * One kind edgeform can delete, on the demo world: the object to delete, another that stays,
+ * and what a read of the first observes.
  */
 interface DeletableCase {
   type: DeletableType;
@@ -36,12 +38,14 @@ interface DeletableCase {
   /** Another object of the kind, which a delete must leave alone. */
   otherId: number;
   observed: Record<string, unknown>;
+  /** What a delete's plan shows of it (`before`), when not all that was observed. */
+  summary?: Record<string, unknown>;
   /** How the 404 for an unknown id looks (FastEdge answers with no body at all). */
   notFound: string;
   /** The Retry-After the 429 test asks for, in seconds. */
   retryAfter: number;
   /** The emulator's objects of this kind, by id. */
-  live: () => Map<number, unknown>;
+  live: () => Pick<Map<number, unknown>, 'has' | 'delete'>;
 }
 
 const cases: DeletableCase[] = [
@@ -76,10 +80,62 @@ const cases: DeletableCase[] = [
     read: (ctx, request_id) => cloudQuotaLimitRequest.read(ctx, { request_id, ensure: 'present' }, REF),
     id: 42,
     otherId: 43,
-    observed: { request_id: 42, status: 'in progress', description: 'More vCPUs for the staging project' },
+    observed: {
+      request_id: 42,
+      status: 'in progress',
+      description: 'More vCPUs for the staging project',
+      requested_limits: { regional_limits: [{ region_id: 76, cpu_count_limit: 64, ram_limit: 131072 }] },
+    },
+    summary: { request_id: 42, status: 'in progress', description: 'More vCPUs for the staging project' },
     notFound: '404',
     retryAfter: 6,
     live: () => emu.state.quotaRequests,
+  },
+  {
+    type: 'iam_reseller_notification_setting',
+    route: '/iam/reselling/resellers/{resellerId}/notification_settings/{notificationSettingsId}',
+    block: (notification_settings_id, ensure) =>
+      resource('iam_reseller_notification_setting', 'billing', {
+        reseller_id: 7,
+        notification_settings_id,
+        notification_type: 'deletion_request',
+        email: 'billing@example.com',
+        ensure,
+      }),
+    read: (ctx, notification_settings_id) =>
+      iamResellerNotificationSetting.read(
+        ctx,
+        { reseller_id: 7, notification_settings_id, notification_type: 'deletion_request', email: 'billing@example.com', ensure: 'present' },
+        REF,
+      ),
+    id: 4,
+    otherId: 3,
+    observed: { notification_settings_id: 4, notification_type: 'deletion_request', email: 'billing@example.com', enabled: true },
+    notFound: '404',
+    retryAfter: 3,
+    live: () => emu.state.notificationSettings,
+  },
+  {
+    type: 'streaming_video_subtitle',
+    route: '/streaming/videos/{video_id}/subtitles/{id}',
+    block: (subtitle_id, ensure) => resource('streaming_video_subtitle', 'english', { video_id: 9876, subtitle_id, language: 'eng', ensure }),
+    read: (ctx, subtitle_id) => streamingVideoSubtitle.read(ctx, { video_id: 9876, subtitle_id, language: 'eng', ensure: 'present' }, REF),
+    id: 1000,
+    otherId: 1001,
+    observed: { subtitle_id: 1000, video_id: 9876, language: 'eng', name: 'English', vtt: 'WEBVTT\n\n1\n00:00:01.000 --> 00:00:04.000\nWelcome to the keynote.\n' },
+    summary: { subtitle_id: 1000, video_id: 9876, language: 'eng', name: 'English' },
+    notFound: '404',
+    retryAfter: 2,
+    live: () => {
+      const video = emu.state.videos.get(9876)!;
+      return {
+        has: (id: number) => video.subtitles.some((s) => s.id === id),
+        delete: (id: number) => {
+          video.subtitles = video.subtitles.filter((s) => s.id !== id);
+          return true;
+        },
+      };
+    },
   },
 ];
 
@@ -87,7 +143,7 @@ it('covers every kind edgeform can delete', () => {
   expect(cases.map((c) => c.type).sort()).toEqual([...DELETABLE_TYPES].sort());
 });
 
-describe.each(cases)('$type', ({ route, block, read, id, otherId, observed, notFound, retryAfter, live }) => {
+describe.each(cases)('$type', ({ route, block, read, id, otherId, observed, summary, notFound, retryAfter, live }) => {
   const absent = () => block(id, 'absent');
   /** Applies a change through its kind's provider, as the executor does. */
   const apply = (change: ResourceChange) => bindProvider(providers.resources, change, REF.stack).apply(h.ctx);
@@ -118,7 +174,7 @@ describe.each(cases)('$type', ({ route, block, read, id, otherId, observed, notF
     it('deletes an object planned for deletion, and the platform no longer has it', async () => {
       const change = await planChange(h.ctx, absent());
       expect(change.action).toBe('delete');
-      expect(change.before).toEqual(observed);
+      expect(change.before).toEqual(summary ?? observed);
       await apply(change);
       expect(live().has(id)).toBe(false);
       expect(live().has(otherId)).toBe(true);

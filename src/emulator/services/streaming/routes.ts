@@ -2,6 +2,7 @@ import { UUID_PATTERN, parseDate, parseIntStrict } from '../../format.js';
 import { emptyReply, fail, jsonReply, type Reply } from '../../reply.js';
 import type { RouteContext, ServiceRoute } from '../../router.js';
 import type { AiTaskRecord, PlayerRecord, StreamingSlice } from './index.js';
+import { subtitleRoutes } from './subtitles.js';
 
 type Ctx = RouteContext<StreamingSlice>;
 
@@ -62,18 +63,6 @@ function deletePlayer(ctx: Ctx): Reply {
   ctx.state.players.delete(player.id);
   ctx.state.recordMutation(ctx.now, 'streaming_player', player.id, 'delete');
   return emptyReply(204);
-}
-
-// ---- subtitles ----
-
-function listSubtitles(ctx: Ctx): Reply {
-  const id = pathId(ctx, 'video_id');
-  const video = ctx.state.videos.get(id);
-  if (!video) notFound(`Video ${id}`);
-  return jsonReply(
-    200,
-    video.subtitles.map((s) => ({ id: s.id, name: s.name, language: s.language, vtt: s.vtt })),
-  );
 }
 
 // ---- AI tasks ----
@@ -160,11 +149,11 @@ function listAiTasks(ctx: Ctx): Reply {
   });
 }
 
-/** The streaming routes: players (list, GET, DELETE), video subtitles, AI task list. */
+/** The streaming routes: players (list, GET, DELETE), video subtitles (subtitles.ts), AI task list. */
 export const streamingRoutes: ServiceRoute<StreamingSlice>[] = [
   { method: 'GET', pattern: '/streaming/players', handler: listPlayers },
   { method: 'GET', pattern: '/streaming/players/{player_id}', handler: getPlayer },
   { method: 'DELETE', pattern: '/streaming/players/{player_id}', handler: deletePlayer },
-  { method: 'GET', pattern: '/streaming/videos/{video_id}/subtitles', handler: listSubtitles },
+  ...subtitleRoutes,
   { method: 'GET', pattern: '/streaming/ai/tasks', handler: listAiTasks },
 ];
