@@ -115,6 +115,12 @@ async function createRequest(ctx: ProviderContext, body: z.infer<typeof createPa
   return undefined;
 }
 
+/** The create of a request: the POST body is the block's description and limits. */
+function planCreate(desired: Desired) {
+  const payload = { description: desired.description, requested_limits: desired.requested_limits };
+  return createPlan({ description: desired.description, requested_limits: desired.requested_limits }, 'request_id', payload);
+}
+
 /**
  * Cloud quota limit requests (status `done`, `in progress` or `rejected`, shown in the plan's
  * notes). A block with `request_id` adopts that request; one without is found by its
@@ -136,10 +142,7 @@ export const cloudQuotaLimitRequest: ResourceProvider<'cloud_quota_limit_request
   groupRead: reads.groupRead,
 
   create: {
-    plan(desired) {
-      const payload = { description: desired.description, requested_limits: desired.requested_limits };
-      return createPlan({ description: desired.description, requested_limits: desired.requested_limits }, 'request_id', payload);
-    },
+    plan: planCreate,
     identity: (desired) => (desired.request_id === undefined && desired.description !== undefined ? describeKey(desired.description) : null),
   },
 
@@ -180,7 +183,9 @@ export const cloudQuotaLimitRequest: ResourceProvider<'cloud_quota_limit_request
         ],
       };
     }
-    return { action: 'replace', ...base, errors: [] };
+    // What a replace ends at is what its create ends at (a new request, its id known after apply),
+    // so the executor's check that nothing changed since the plan compares like with like.
+    return { action: 'replace', ...base, after: planCreate(desired).after, errors: [] };
   },
 
   async apply(ctx, change) {
