@@ -6,6 +6,7 @@ import type { CliResult } from '../../helpers/cli.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
+import { example } from '../../helpers/demo-stacks.js';
 
 /**
  * The whole life of the kinds found by a natural key, through the CLI in process against the
@@ -84,6 +85,17 @@ ${extra}`;
     await applyOk(stack);
     expect(subtitlesOf(9877, 'ger')).toEqual([]);
     expect(emu.state.videos.get(9877)!.subtitles.map((s) => s.language)).toEqual(['eng']);
+    await expectNoChanges(stack);
+  });
+
+  it('the example examples/subtitles.yaml plans one create against the demo world, applies, and then plans no changes', async () => {
+    const stack = example('subtitles.yaml');
+    const planned = await runCliInProcess(['plan', stack, '--detailed-exitcode'], { env });
+    expect(planned.code, output(planned)).toBe(2);
+    expect(planned.stdout).toContain('+ vtt_file: "subtitles/fre.vtt"');
+    expect(planned.stdout).toContain('Plan: 1 to add, 0 to change, 0 to destroy.');
+    await runCliInProcess(['apply', stack, '--auto-approve', '--lock=false'], { env });
+    expect(subtitlesOf(9877, 'fre')).toEqual([expect.objectContaining({ name: 'Français', vtt: expect.stringContaining('Voici la visite du produit.') })]);
     await expectNoChanges(stack);
   });
 
