@@ -105,7 +105,7 @@ function patchSubtitle(ctx: Ctx): Reply {
     const value = fields[field];
     if (value === undefined || value === subtitle[field]) continue;
     subtitle[field] = value;
-    changed[field] = field === 'vtt' ? `${value.length} characters` : value;
+    changed[field] = value;
   }
   if (Object.keys(changed).length > 0) ctx.state.recordMutation(ctx.now, 'subtitle', subtitle.id, 'update', changed);
   return jsonReply(200, { name: subtitle.name, language: subtitle.language, vtt: subtitle.vtt });
