@@ -99,6 +99,16 @@ ${extra}`;
     await expectNoChanges(stack);
   });
 
+  it('a create whose answer was lost is confirmed by its re-read, never sent twice', async () => {
+    const stack = stackIn({ 'stack.yaml': subtitleYaml(), 'subtitles/ger.vtt': VTT_DE });
+    emu.faults.dropNext({ method: 'POST', path: '/streaming/videos/{video_id}/subtitles', when: 'after' });
+    const applied = await applyOk(stack);
+    expect(output(applied)).toContain('1 added');
+    expect(emu.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+    expect(subtitlesOf(9877, 'ger')).toHaveLength(1);
+    await expectNoChanges(stack);
+  });
+
   it('refuses to plan a video whose language has two subtitles, naming both ids', async () => {
     const video = emu.state.videos.get(9876)!;
     video.subtitles.push({ id: 1500, name: 'English (2)', language: 'eng', vtt: VTT_DE });
