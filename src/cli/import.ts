@@ -6,7 +6,7 @@ import { didYouMean } from '../config/did-you-mean.js';
 import { writeStack, type DraftBlock } from '../config/write-stack.js';
 import { EdgeformError, RunFatalError, UsageError } from '../errors.js';
 import { listProjects, listRegions } from '../kinds/cloud-scopes.js';
-import type { ImportedResource, ImportScope, KindImporter, ScopeKind } from '../kinds/kind-list.js';
+import { NOT_IMPORTED, type ImportedResource, type ImportScope, type KindImporter, type ScopeKind } from '../kinds/kind-list.js';
 import type { ProviderContext } from '../kinds/provider.js';
 import { providers } from '../kinds/providers.js';
 import { CHECK_TYPES, RESOURCE_TYPES, type ResourceType } from '../kinds/registry.js';
@@ -68,7 +68,9 @@ export function resolveImportRequest(
   if (args.all) {
     if (args.kind !== undefined) throw new UsageError(`give a KIND or --all, not both (got ${args.kind} and --all)`);
     const kinds = RESOURCE_TYPES.map((t) => importers[t]).filter((k): k is KindImporter => k !== undefined);
-    const skipped: Array<readonly [ResourceType, string]> = [];
+    const skipped: Array<readonly [ResourceType, string]> = RESOURCE_TYPES.filter((t) => importers[t] === undefined).map(
+      (t) => [t, NOT_IMPORTED[t] ?? 'the kind has no importer'] as const,
+    );
     const chosen = kinds.filter((k) => {
       if (k.scope !== 'reseller' || request.resellers.length > 0) return true;
       skipped.push([k.type, 'it is listed per reseller, and the platform does not list resellers: add --reseller-id N']);
@@ -81,6 +83,9 @@ export function resolveImportRequest(
     throw new UsageError(`${args.kind} is a check, and checks are not imported (they assert, they adopt nothing); import takes a resource kind: ${RESOURCE_TYPES.join(', ')}`);
   }
   const importer = importers[args.kind as ResourceType];
+  if (!importer && (RESOURCE_TYPES as readonly string[]).includes(args.kind)) {
+    throw new UsageError(`${args.kind} cannot be imported yet: ${NOT_IMPORTED[args.kind as ResourceType] ?? 'the kind has no importer'}`);
+  }
   if (!importer) throw new UsageError(`unknown resource kind "${args.kind}"${didYouMean(args.kind, RESOURCE_TYPES)}; the kinds are ${RESOURCE_TYPES.join(', ')}`);
   for (const [scope, flags] of Object.entries(SCOPE_FLAGS)) {
     if (scope === importer.scope) continue;

@@ -1,10 +1,12 @@
 import { hash } from 'node:crypto';
+import { dirname } from 'node:path';
 import { z } from 'zod';
 import { buildGraph, findCycles } from '../plan/graph.js';
 import { canonicalJson } from '../plan/fingerprint.js';
 import { validateDefaults } from './defaults.js';
 import { addDiagnostics, hasErrors, type Diagnostic, type SourceRange } from './diagnostics.js';
 import { didYouMean } from './did-you-mean.js';
+import { resolveFileFields } from './file-fields.js';
 import { issuesToDiagnostics } from './issue-diagnostics.js';
 import { readStackFiles, type Env } from './stack-files.js';
 import type { SourceNode } from './source-tree.js';
@@ -62,7 +64,7 @@ interface Setting {
  */
 export async function loadStack(path: string, env: Env = process.env): Promise<LoadStackResult> {
   const { files, diagnostics } = await readStackFiles(path, env);
-  const fileTexts = new Map(files.map((f) => [f.filename, f.text]));
+  const fileTexts = new Map<string, string>(files.map((f) => [f.filename, f.text]));
   if (files.length === 0) return { diagnostics, files: fileTexts };
 
   const settings: Partial<Record<(typeof SETTINGS)[number], Setting>> = {};
@@ -148,6 +150,8 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
   // A file with broken YAML may hold the blocks others depend on: do not guess.
   if (!anySyntaxErrors) addDiagnostics(diagnostics, checkDependencies(typed));
   if (settings.name === undefined) addDiagnostics(diagnostics, checkOwnedBlocksHaveStackName(typed));
+  // Files blocks name (a subtitle's vtt_file) are read into their attributes, so the digest covers them.
+  await resolveFileFields(typed.values(), dirname(files[0]!.filename), diagnostics, fileTexts);
 
   for (const [field, node] of defaults) {
     if (!usedDefaults.has(field) && typed.size > 0) {

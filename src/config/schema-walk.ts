@@ -33,12 +33,14 @@ export function unwrap(schema: z.ZodType): z.ZodType {
   return at;
 }
 
-/** The field names the object schema at `path` accepts (for "did you mean"), or [] when it is not an object. */
+/** The field names the object schema at `path` (through objects and list items) accepts (for "did you mean"), or [] when it is not an object. */
 export function fieldsAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
   let at: z.ZodType | undefined = unwrap(schema);
   for (const segment of path) {
-    if (at?.def.type !== 'object') return [];
-    at = (at as z.ZodObject).shape[String(segment)] as z.ZodType | undefined;
+    // A list's items (regional_limits[0]) have the list's element schema.
+    if (typeof segment === 'number' && at?.def.type === 'array') at = unwrap((at as z.ZodArray).element as z.ZodType);
+    else if (at?.def.type === 'object') at = (at as z.ZodObject).shape[String(segment)] as z.ZodType | undefined;
+    else return [];
     at = at && unwrap(at);
   }
   return at?.def.type === 'object' ? Object.keys((at as z.ZodObject).shape) : [];

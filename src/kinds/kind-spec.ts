@@ -23,9 +23,35 @@ export interface KindSpec<Shape extends z.ZodObject = z.ZodObject, Type extends 
    * adopt-only and its id is required.
    */
   readonly create?: CreateSpec;
+  /**
+   * Attributes that name a file next to the stack (`vtt_file: subtitles/ger.vtt`), by attribute:
+   * the loader reads each such file (relative to the stack file that names it, never outside the
+   * stack's directory), checks its text, and puts the text into another attribute, so providers
+   * never read files and the stack's digest covers what the file says.
+   */
+  readonly files?: Readonly<Record<string, FileField>>;
   readonly shape: Shape;
   /** What the loader validates with: `shape` plus the cross-field rules, if any (same output). */
   readonly schema: z.ZodType;
+}
+
+/** Where a text read for a file attribute is not acceptable: a 1-based line and column of the file, and why. */
+export interface TextProblem {
+  line: number;
+  column: number;
+  message: string;
+}
+
+/** A file attribute of a kind (see KindSpec.files). */
+export interface FileField {
+  /** The attribute the file's text goes into (the one the provider sends). */
+  readonly into: string;
+  /** What the file holds, for messages: "a WebVTT file". */
+  readonly what: string;
+  /** The most bytes the file may have (the platform's own limit). */
+  readonly maxBytes: number;
+  /** The first problem of the text, or null when it is acceptable. Pure. */
+  check(text: string): TextProblem | null;
 }
 
 /** How a creatable kind's blocks without a platform id find their resource (see KindSpec.create). */

@@ -7,6 +7,7 @@ import { iamResellerNotificationSetting } from './iam-reseller-notification-sett
 import type { ProviderRegistry } from './provider.js';
 import { streamingAiTasks } from './streaming-ai-tasks/provider.js';
 import { streamingPlayer } from './streaming-player/provider.js';
+import { streamingVideoSubtitle } from './streaming-video-subtitle/provider.js';
 import { streamingVideoSubtitles } from './streaming-video-subtitles/provider.js';
 
 /**
@@ -22,6 +23,7 @@ export const providers: ProviderRegistry = {
     cloud_k8s_cluster: cloudK8sCluster,
     fastedge_app: fastedgeApp,
     streaming_player: streamingPlayer,
+    streaming_video_subtitle: streamingVideoSubtitle,
     iam_reseller_notification_setting: iamResellerNotificationSetting,
     cloud_quota_limit_request: cloudQuotaLimitRequest,
   },

@@ -8,6 +8,7 @@ import { iamResellerNotificationSettingKind } from './iam-reseller-notification-
 import type { KindSpec } from './kind-spec.js';
 import { streamingAiTasksKind } from './streaming-ai-tasks/schema.js';
 import { streamingPlayerKind } from './streaming-player/schema.js';
+import { streamingVideoSubtitleKind } from './streaming-video-subtitle/schema.js';
 import { streamingVideoSubtitlesKind } from './streaming-video-subtitles/schema.js';
 
 export type { KindSpec } from './kind-spec.js';
@@ -25,6 +26,7 @@ export const RESOURCE_KINDS = byType('resource', {
   cloud_k8s_cluster: cloudK8sClusterKind,
   fastedge_app: fastedgeAppKind,
   streaming_player: streamingPlayerKind,
+  streaming_video_subtitle: streamingVideoSubtitleKind,
   iam_reseller_notification_setting: iamResellerNotificationSettingKind,
   cloud_quota_limit_request: cloudQuotaLimitRequestKind,
 });

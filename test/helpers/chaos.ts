@@ -26,7 +26,7 @@ export interface ChaosWorld {
 const id = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const FLAVORS = ['g2-standard-2-4', 'g2-standard-4-8', 'g2-standard-8-16'];
 
-/** Builds the chaos world: 50 floating IPs, 35 instances, 25 clusters, 30 settings, 20 each of apps, players, quota requests. */
+/** Builds the chaos world: 50 floating IPs, 35 instances, 25 clusters, 20 settings, 20 each of apps, players, quota requests, 10 subtitles. */
 export function chaosWorld(): ChaosWorld {
   const floating_ips: Record<string, unknown>[] = [];
   const instances: Record<string, unknown>[] = [];
@@ -35,6 +35,7 @@ export function chaosWorld(): ChaosWorld {
   const fastedge_apps: Record<string, unknown>[] = [];
   const streaming_players: Record<string, unknown>[] = [];
   const quota_requests: Record<string, unknown>[] = [];
+  const videos: Record<string, unknown>[] = [];
   const blocks: string[] = [];
   const block = (name: string, fields: Record<string, unknown>) => blocks.push(`  ${name}: ${JSON.stringify(fields)}`);
 
@@ -60,7 +61,7 @@ export function chaosWorld(): ChaosWorld {
     const version = i % 8 === 0 ? 'v1.29.8' : i % 3 === 0 ? 'v1.31.3' : 'v1.30.6';
     block(`cluster_${i}`, { type: 'cloud_k8s_cluster', cluster_name: `cluster-${i}`, version, depends_on: [`cloud_instance.vm_${i}`] });
   }
-  for (let i = 1; i <= 30; i++) {
+  for (let i = 1; i <= 20; i++) {
     const type = i % 2 === 0 ? 'failed_login' : 'deletion_request';
     notification_settings.push({ id: 100 + i, reseller: 7, notification_type: type, email: `ops${i}@example.com`, enabled: false });
     const wanted = i % 6 === 0 ? { email: `ops${i}@example.com`, enabled: false } : { email: `sec${i}@example.com`, enabled: true };
@@ -70,7 +71,7 @@ export function chaosWorld(): ChaosWorld {
       notification_settings_id: 100 + i,
       notification_type: type,
       ...wanted,
-      ...(i <= 25 ? { depends_on: [`cloud_floating_ip.ip_${i}`] } : {}),
+      depends_on: [`cloud_floating_ip.ip_${i}`],
     });
   }
   for (let i = 1; i <= 20; i++) {
@@ -86,8 +87,16 @@ export function chaosWorld(): ChaosWorld {
     block(`player_${i}`, { type: 'streaming_player', player_id: 500 + i, ensure, ...(i % 2 === 0 ? { depends_on: [`fastedge_app.app_${i}`] } : {}) });
     block(`quota_${i}`, { type: 'cloud_quota_limit_request', request_id: 900 + i, ensure });
   }
+  for (let i = 1; i <= 10; i++) {
+    // Every 5th is kept as it is; every 4th from 1 is deleted; the others get new text.
+    const vtt = `WEBVTT\n\n1\n00:00:01.000 --> 00:00:04.000\nline ${i}\n`;
+    videos.push({ id: 7000 + i, subtitles: [{ id: 8000 + i, name: `English ${i}`, language: 'eng', vtt }] });
+    const wanted = i % 5 === 0 ? { vtt } : i % 4 === 1 ? { ensure: 'absent' } : { vtt: vtt.replace(`line ${i}`, `new line ${i}`) };
+    block(`subtitle_${i}`, { type: 'streaming_video_subtitle', video_id: 7000 + i, subtitle_id: 8000 + i, language: 'eng', ...wanted });
+  }
   return {
     fixtures: {
+      videos,
       k8s_versions: ['v1.28.9', 'v1.29.8', 'v1.30.6', 'v1.31.3', 'v1.32.1'],
       floating_ips,
       instances,
@@ -119,6 +128,8 @@ export function emulatorResource(change: ResourceChange): string {
       return place('fastedge_app', d.app_id);
     case 'streaming_player':
       return place('streaming_player', d.player_id);
+    case 'streaming_video_subtitle':
+      return place('subtitle', d.subtitle_id);
     case 'cloud_quota_limit_request':
       return place('quota_request', d.request_id);
   }
@@ -145,6 +156,7 @@ export function expectedMutations(change: ResourceChange): string[] {
     case 'cloud_k8s_cluster':
       return ((change.payload?.upgrade_path as string[] | undefined) ?? []).map((version) => describeMutation({ change: 'upgrade_k8s_cluster_v2', after: { version } }));
     case 'iam_reseller_notification_setting':
+    case 'streaming_video_subtitle':
       return [describeMutation({ change: 'update', after: Object.fromEntries(change.changes.map((c) => [c.path[0], c.after])) })];
     default:
       throw new Error(`no update is expected of ${change.type}`);

@@ -1,26 +1,30 @@
 import { z } from 'zod';
-import { deletableItemSchema } from '../adopt-or-delete.js';
 import { type KindList } from '../kind-list.js';
 
-/** The fields of a quota limit request that `before` shows. */
-export const requestFields = { status: z.string(), description: z.string().nullish() };
+/** A limits object as the platform answers it: limit name → count (null for one it does not set). */
+const limitsAnswer = z.record(z.string(), z.number().nullable());
 
-/** A request of the list: its status, description and `id`. */
-const requestItem = deletableItemSchema(requestFields);
+/** The fields of a quota request answer (LimitsRequestSerializer) edgeform reads. */
+export const requestAnswer = z.looseObject({
+  id: z.int(),
+  status: z.string(),
+  description: z.string().nullish(),
+  requested_limits: z.looseObject({ global_limits: limitsAnswer.nullish(), regional_limits: z.array(limitsAnswer).nullish() }).nullish(),
+});
 
-/** A quota limit request as the list shows it. */
-export type RequestItem = z.infer<typeof requestItem>;
+/** A quota limit request as edgeform reads it (GET one or the list). */
+export type Request = z.infer<typeof requestAnswer>;
 
-/** A page of the request list. */
-const requestPage = z.looseObject({ count: z.int().min(0), results: z.array(requestItem) });
+/** A page of the request list (LimitsRequestCollectionSerializer). */
+const requestPage = z.looseObject({ count: z.int().min(0), results: z.array(requestAnswer) });
 
-/** The requests listed: those named by `request_ids` (grouped reads), or every one of the account (import). */
+/** The requests listed: those named by `request_ids` (grouped reads), or every one of the account (import, find by description). */
 export interface RequestScope {
   request_ids?: readonly number[];
 }
 
 /** The account's quota limit requests (`limit`/`offset`, 1,000 a page, filtered by `request_ids` when given). */
-export const requestList: KindList<RequestScope, RequestItem> = {
+export const requestList: KindList<RequestScope, Request> = {
   paging: { kind: 'offset', maxPageSize: 1000 },
   path: () => '/cloud/v2/limits_request',
   async fetchPage(ctx, s, { limit, offset }) {
@@ -29,3 +33,18 @@ export const requestList: KindList<RequestScope, RequestItem> = {
     return { items: page.results, total: page.count };
   },
 };
+
+/**
+ * Limits in one canonical form, so that the stack's and the platform's compare equal when they
+ * ask for the same: limits the platform answers as null are not asked for, and an empty
+ * global_limits or regional_limits is the same as none.
+ */
+export function normalizeLimits(
+  limits:
+    Request['requested_limits'] | { global_limits?: Record<string, number | null | undefined> | null; regional_limits?: Array<Record<string, number | null | undefined>> | null },
+): Record<string, unknown> {
+  const set = (l: Record<string, number | null | undefined>) => Object.fromEntries(Object.entries(l).filter(([, v]) => v !== null && v !== undefined));
+  const global = limits?.global_limits ? set(limits.global_limits) : {};
+  const regional = (limits?.regional_limits ?? []).map(set);
+  return { ...(Object.keys(global).length > 0 ? { global_limits: global } : {}), ...(regional.length > 0 ? { regional_limits: regional } : {}) };
+}

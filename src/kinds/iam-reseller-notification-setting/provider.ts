@@ -1,24 +1,51 @@
 import { z } from 'zod';
+import { isUnknownOutcome } from '../../api/retry.js';
 import { apiPath } from '../../api/path.js';
+import { PlanPayloadError } from '../../errors.js';
 import type { FieldChange } from '../../plan/types.js';
-import type { ResourceProvider } from '../provider.js';
+import { createPlan, onlyMatch } from '../create.js';
+import { listAll, listEndpointOf } from '../kind-list.js';
+import type { ProviderContext, ResourceProvider } from '../provider.js';
 import { defineListReads } from '../list-read.js';
-import { listEndpointOf } from '../kind-list.js';
+import type { ResourceAttributes } from '../registry.js';
+import { deleteIfPresent, readOrGone, requirePayload } from '../shared.js';
 import { settingImport } from './import.js';
 import { settingAnswer, settingList, type Setting } from './list.js';
-import { readOrGone, requireAction, requirePayload } from '../shared.js';
+
+type Desired = ResourceAttributes['iam_reseller_notification_setting'];
 
 /** The update's payload: the full PATCH body the platform requires (all three fields). */
 const payloadSchema = z.object({ body: z.object({ notification_type: z.string().min(1), email: z.string().min(1), enabled: z.boolean() }) });
+
+/** The create's payload: the POST body (NotificationSettingsWrite); `enabled` only when the stack sets it. */
+const createPayloadSchema = z.object({ body: z.object({ notification_type: z.string().min(1), email: z.string().min(1), enabled: z.boolean().optional() }) });
 
 const settingPath = (reseller: number, id: number) => apiPath`/iam/reselling/resellers/${reseller}/notification_settings/${id}`;
 
 const FIELDS = ['notification_type', 'email', 'enabled'] as const;
 
-/** Reads one setting (GET) or a reseller's settings (the list), with one projection. */
+/** How a block without an id is found again: its natural key, as plans show it. */
+function describeKey(d: Pick<Desired, 'reseller_id' | 'notification_type' | 'email'>): string {
+  return `reseller_id ${d.reseller_id}, notification_type "${d.notification_type}" and email ${JSON.stringify(d.email)}`;
+}
+
+/** Every notification setting of a reseller, page after page (the list has no filter but paging). */
+function listSettings(ctx: ProviderContext, reseller: number): Promise<Setting[]> {
+  return listAll(ctx, settingList, { reseller_id: reseller }, (s) => String(s.id));
+}
+
+/** Reads one setting (GET), a reseller's settings (the list), or finds one by its natural key, with one projection. */
 const reads = defineListReads<'iam_reseller_notification_setting', Setting>({
-  readOne: (ctx, d) => readOrGone(async () => (await ctx.api.get(settingPath(d.reseller_id, d.notification_settings_id), { schema: settingAnswer, signal: ctx.signal })).body),
+  readOne: (ctx, d) => readOrGone(async () => (await ctx.api.get(settingPath(d.reseller_id, d.notification_settings_id!), { schema: settingAnswer, signal: ctx.signal })).body),
   project: (_ctx, _desired, s) => ({ exists: true, state: { notification_settings_id: s.id, notification_type: s.notification_type, email: s.email, enabled: s.enabled } }),
+  hasId: (d) => d.notification_settings_id !== undefined,
+  async find(ctx, d) {
+    const settings = await listSettings(ctx, d.reseller_id);
+    const identity = describeKey(d);
+    const matches = settings.filter((s) => s.notification_type === d.notification_type && s.email === d.email);
+    const item = onlyMatch(matches, (s) => s.id, { type: 'iam_reseller_notification_setting', identity, idField: 'notification_settings_id' });
+    return item === null ? null : { item, foundBy: identity };
+  },
   list: {
     group: (d) => String(d.reseller_id),
     memberId: (d) => String(d.notification_settings_id),
@@ -27,11 +54,22 @@ const reads = defineListReads<'iam_reseller_notification_setting', Setting>({
   },
 });
 
+/** The id a change acts on: the block's own, or the one its identity found (in `before`). */
+function settingId(change: { address: string; action: string; desired: Desired; before: Record<string, unknown> | null }): number {
+  const id = change.desired.notification_settings_id ?? change.before?.notification_settings_id;
+  if (typeof id !== 'number') throw new PlanPayloadError(change, 'the change names no notification_settings_id (neither the block nor what its identity found)');
+  return id;
+}
+
 /**
- * A reseller's notification setting (deletion_request or failed_login e-mails). The PATCH
- * requires the full body (notification_type and email even when unchanged), so apply always
- * sends all three fields, taking `enabled` from the platform when the stack leaves it out.
- * A reseller's settings are read together from its list (`limit`/`offset`).
+ * A reseller's notification setting (deletion_request or failed_login e-mails). A block with
+ * its id is read by it; one without is found by its natural key (reseller, notification type,
+ * e-mail) in the reseller's list, which the platform cannot filter: more than one match is a
+ * plan error naming them. The PATCH requires the full body (notification_type and email even
+ * when unchanged), so an update always sends all three fields, taking `enabled` from the
+ * platform when the stack leaves it out. A create (POST, 201) is never sent twice: when its
+ * answer is lost, the executor's re-read by the natural key decides. A reseller's settings that
+ * name their ids are read together from its list (`limit`/`offset`).
  */
 export const iamResellerNotificationSetting: ResourceProvider<'iam_reseller_notification_setting'> = {
   payloadSchema,
@@ -43,6 +81,15 @@ export const iamResellerNotificationSetting: ResourceProvider<'iam_reseller_noti
   read: reads.read,
   groupRead: reads.groupRead,
   import: settingImport,
+
+  create: {
+    plan(desired) {
+      const declared = { reseller_id: desired.reseller_id, notification_type: desired.notification_type, email: desired.email, enabled: desired.enabled };
+      const body = { notification_type: desired.notification_type, email: desired.email, ...(desired.enabled === undefined ? {} : { enabled: desired.enabled }) };
+      return createPlan(declared, 'notification_settings_id', { body });
+    },
+    identity: (desired) => (desired.notification_settings_id === undefined ? describeKey(desired) : null),
+  },
 
   summarize: (state) => ({ ...state }),
 
@@ -68,9 +115,29 @@ export const iamResellerNotificationSetting: ResourceProvider<'iam_reseller_noti
   },
 
   async apply(ctx, change) {
-    requireAction(change, 'update');
     const d = change.desired;
-    const { body } = requirePayload(change, payloadSchema);
-    await ctx.api.request({ method: 'PATCH', path: settingPath(d.reseller_id, d.notification_settings_id), body, retry: 'idempotent', signal: ctx.signal });
+    switch (change.action) {
+      case 'create': {
+        const { body } = requirePayload(change, createPayloadSchema);
+        try {
+          await ctx.api.request({ method: 'POST', path: settingList.path({ reseller_id: d.reseller_id }), body, signal: ctx.signal });
+        } catch (error) {
+          // The platform may have created it: never send the POST again, let the re-read by the natural key tell.
+          if (isUnknownOutcome(error) && !ctx.signal.aborted) return 'unacknowledged';
+          throw error;
+        }
+        return;
+      }
+      case 'update': {
+        const { body } = requirePayload(change, payloadSchema);
+        await ctx.api.request({ method: 'PATCH', path: settingPath(d.reseller_id, settingId(change)), body, retry: 'idempotent', signal: ctx.signal });
+        return;
+      }
+      case 'delete':
+        await deleteIfPresent(() => ctx.api.request({ method: 'DELETE', path: settingPath(d.reseller_id, settingId(change)), retry: 'idempotent', signal: ctx.signal }));
+        return;
+      default:
+        throw new PlanPayloadError(change, `this kind supports create, update and delete, the change says ${change.action}`);
+    }
   },
 };

@@ -2,10 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { ResourceBlock } from '../../../src/config/types.js';
 import { cloudQuotaLimitRequest } from '../../../src/kinds/cloud-quota-limit-request/provider.js';
 import { fastedgeApp } from '../../../src/kinds/fastedge-app/provider.js';
+import { iamResellerNotificationSetting } from '../../../src/kinds/iam-reseller-notification-setting/provider.js';
 import { bindProvider, type Observation, type ProviderContext } from '../../../src/kinds/provider.js';
 import { providers } from '../../../src/kinds/providers.js';
 import { DELETABLE_TYPES, type DeletableType } from '../../../src/kinds/registry.js';
 import { streamingPlayer } from '../../../src/kinds/streaming-player/provider.js';
+import { streamingVideoSubtitle } from '../../../src/kinds/streaming-video-subtitle/provider.js';
 import type { ResourceChange } from '../../../src/plan/types.js';
 import { type TestEmulator } from '../../helpers/emulator.js';
 import { planChange, routesSeen, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
@@ -21,8 +23,8 @@ useProviderHarness((e, harness) => {
 });
 
 /**
- * One kind edgeform only adopts by id or deletes (src/kinds/adopt-or-delete.ts), on the demo
- * world: the object to delete, another that stays, and what a read of the first observes.
+ * One kind edgeform can delete, on the demo world: the object to delete, another that stays,
+ * and what a read of the first observes.
  */
 interface DeletableCase {
   type: DeletableType;
@@ -44,7 +46,7 @@ interface DeletableCase {
   /** The Retry-After the 429 test asks for, in seconds. */
   retryAfter: number;
   /** The emulator's objects of this kind, by id. */
-  live: () => Map<number, unknown>;
+  live: () => Pick<Map<number, unknown>, 'has' | 'delete'>;
 }
 
 const cases: DeletableCase[] = [
@@ -87,9 +89,61 @@ const cases: DeletableCase[] = [
     id: 42,
     otherId: 43,
     observed: { request_id: 42, status: 'in progress', description: 'More vCPUs for the staging project' },
+    state: {
+      request_id: 42,
+      status: 'in progress',
+      description: 'More vCPUs for the staging project',
+      requested_limits: { regional_limits: [{ region_id: 76, cpu_count_limit: 64, ram_limit: 131072 }] },
+    },
     notFound: '404',
     retryAfter: 6,
     live: () => emu.state.quotaRequests,
+  },
+  {
+    type: 'iam_reseller_notification_setting',
+    route: '/iam/reselling/resellers/{resellerId}/notification_settings/{notificationSettingsId}',
+    block: (notification_settings_id, ensure) =>
+      resource('iam_reseller_notification_setting', 'billing', {
+        reseller_id: 7,
+        notification_settings_id,
+        notification_type: 'deletion_request',
+        email: 'billing@example.com',
+        ensure,
+      }),
+    read: (ctx, notification_settings_id) =>
+      iamResellerNotificationSetting.read(
+        ctx,
+        { reseller_id: 7, notification_settings_id, notification_type: 'deletion_request', email: 'billing@example.com', ensure: 'present' },
+        REF,
+      ),
+    id: 4,
+    otherId: 3,
+    observed: { notification_settings_id: 4, notification_type: 'deletion_request', email: 'billing@example.com', enabled: true },
+    notFound: '404',
+    retryAfter: 3,
+    live: () => emu.state.notificationSettings,
+  },
+  {
+    type: 'streaming_video_subtitle',
+    route: '/streaming/videos/{video_id}/subtitles/{id}',
+    block: (subtitle_id, ensure) => resource('streaming_video_subtitle', 'english', { video_id: 9876, subtitle_id, language: 'eng', ensure }),
+    read: (ctx, subtitle_id) => streamingVideoSubtitle.read(ctx, { video_id: 9876, subtitle_id, language: 'eng', ensure: 'present' }, REF),
+    id: 1000,
+    otherId: 1001,
+    observed: { subtitle_id: 1000, video_id: 9876, language: 'eng', name: 'English' },
+    state: { subtitle_id: 1000, video_id: 9876, language: 'eng', name: 'English', vtt: 'WEBVTT\n\n1\n00:00:01.000 --> 00:00:04.000\nWelcome to the keynote.\n' },
+    notFound: '404',
+    retryAfter: 2,
+    live: () => {
+      const video = emu.state.videos.get(9876)!;
+      return {
+        has: (id: number) => video.subtitles.some((s) => s.id === id),
+        delete: (id: number) => {
+          video.subtitles = video.subtitles.filter((s) => s.id !== id);
+          return true;
+        },
+      };
+    },
   },
 ];
 

@@ -100,3 +100,61 @@ describe('iam_reseller_notification_setting apply of a change without its payloa
     expect(h.sent.filter((r) => r.method === 'PATCH')).toEqual([]);
   });
 });
+
+describe('iam_reseller_notification_setting found by its natural key', () => {
+  const byKey = (over: Partial<ResourceAttributes['iam_reseller_notification_setting']> = {}): ResourceAttributes['iam_reseller_notification_setting'] => {
+    const { notification_settings_id: _, ...rest } = desired({ email: 'noc@example.com', ...over });
+    return rest;
+  };
+  const LIST = '/iam/reselling/resellers/{resellerId}/notification_settings';
+
+  it('finds a setting by reseller, type and e-mail, and says so', async () => {
+    expect(await iamResellerNotificationSetting.read(h.ctx, byKey({ email: 'ops@example.com' }), REF)).toEqual({
+      exists: true,
+      state: { notification_settings_id: 3, notification_type: 'failed_login', email: 'ops@example.com', enabled: false },
+      foundBy: 'reseller_id 7, notification_type "failed_login" and email "ops@example.com"',
+    });
+  });
+
+  it('refuses a key two settings share, naming both ids', async () => {
+    emu.state.notificationSettings.set(9, { id: 9, reseller: 7, notification_type: 'failed_login', email: 'ops@example.com', enabled: true });
+    await expect(iamResellerNotificationSetting.read(h.ctx, byKey({ email: 'ops@example.com' }), REF)).rejects.toMatchObject({
+      code: 'EDGEFORM_AMBIGUOUS_IDENTITY',
+      candidates: ['3', '9'],
+    });
+  });
+
+  it('creates a missing setting with one POST of its type, e-mail and enabled flag', async () => {
+    const change = await planChange(h.ctx, resource('iam_reseller_notification_setting', 'noc', byKey()));
+    expect(change.action).toBe('create');
+    await iamResellerNotificationSetting.apply(h.ctx, change);
+    expect(h.sent.filter((r) => r.method === 'POST')).toEqual([
+      { method: 'POST', path: '/iam/reselling/resellers/7/notification_settings', body: { notification_type: 'failed_login', email: 'noc@example.com', enabled: true } },
+    ]);
+    expect(emu.requests.filter((r) => r.method === 'POST').map((r) => r.status)).toEqual([201]);
+    expect((await planChange(h.ctx, resource('iam_reseller_notification_setting', 'noc', byKey()))).action).toBe('no-op');
+  });
+
+  it('never sends the POST twice when its answer is lost: the platform made it, the re-read finds it', async () => {
+    emu.faults.dropNext({ method: 'POST', path: LIST, when: 'after' });
+    const change = await planChange(h.ctx, resource('iam_reseller_notification_setting', 'noc', byKey()));
+    await expect(iamResellerNotificationSetting.apply(h.ctx, change)).resolves.toBe('unacknowledged');
+    expect(h.sent.filter((r) => r.method === 'POST')).toHaveLength(1);
+    expect([...emu.state.notificationSettings.values()].filter((s) => s.email === 'noc@example.com')).toHaveLength(1);
+  });
+
+  it('updates the enabled flag of a setting found by its key (PATCH of the found id)', async () => {
+    const change = await planChange(h.ctx, resource('iam_reseller_notification_setting', 'ops', byKey({ email: 'ops@example.com', enabled: true })));
+    expect(change).toMatchObject({ action: 'update', identity: 'reseller_id 7, notification_type "failed_login" and email "ops@example.com"' });
+    await iamResellerNotificationSetting.apply(h.ctx, change);
+    expect(h.sent.filter((r) => r.method === 'PATCH').map((r) => r.path)).toEqual(['/iam/reselling/resellers/7/notification_settings/3']);
+    expect(emu.state.notificationSettings.get(3)).toMatchObject({ enabled: true });
+  });
+
+  it('deletes a setting found by its key (ensure: absent)', async () => {
+    const change = await planChange(h.ctx, resource('iam_reseller_notification_setting', 'ops', byKey({ email: 'ops@example.com', ensure: 'absent' })));
+    expect(change).toMatchObject({ action: 'delete', before: { notification_settings_id: 3 } });
+    await iamResellerNotificationSetting.apply(h.ctx, change);
+    expect([...emu.state.notificationSettings.keys()]).toEqual([4]);
+  });
+});

@@ -27,19 +27,6 @@ const kinds: [string, () => ResourceBlock, () => unknown][] = [
     () => resource('cloud_k8s_cluster', 'cluster', { ...base, cluster_name: DEMO.cluster, version: 'v1.31.3' }),
     () => emu.state.k8sClusters.get(`1/76/${DEMO.cluster}`)!.version,
   ],
-  [
-    'iam_reseller_notification_setting',
-    () =>
-      resource('iam_reseller_notification_setting', 'alerts', {
-        reseller_id: 7,
-        notification_settings_id: 3,
-        notification_type: 'failed_login',
-        email: 'sec@example.com',
-        enabled: true,
-        ensure: 'present',
-      }),
-    () => emu.state.notificationSettings.get(3),
-  ],
 ];
 
 describe('the kinds edgeform cannot delete', () => {

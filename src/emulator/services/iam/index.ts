@@ -34,7 +34,7 @@ const notificationSettingFixture = z.strictObject({
   enabled: z.boolean().default(true),
 });
 
-/** IAM reseller notification settings: list, GET one, PATCH. Fixtures: `notification_settings`. */
+/** IAM reseller notification settings: list, POST, GET one, PATCH, DELETE. Fixtures: `notification_settings`. */
 export const iamService = defineService({
   product: IAM_PRODUCT,
   fixtures: { notification_settings: listSection(notificationSettingFixture) },

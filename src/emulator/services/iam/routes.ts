@@ -1,5 +1,5 @@
 import { isPlainObject, parseIntStrict } from '../../format.js';
-import { fail, jsonReply, type Reply } from '../../reply.js';
+import { emptyReply, fail, jsonReply, type Reply } from '../../reply.js';
 import type { RouteContext, ServiceRoute } from '../../router.js';
 import type { IamSlice, NotificationSettingRecord } from './index.js';
 
@@ -74,9 +74,11 @@ function getSetting(ctx: Ctx): Reply {
   return jsonReply(200, renderNotificationSetting(findSetting(ctx)));
 }
 
-/** PATCH with the NotificationSettingsWrite body: notification_type and email required, enabled optional. */
-function patchSetting(ctx: Ctx): Reply {
-  const setting = findSetting(ctx);
+/**
+ * The NotificationSettingsWrite body of a POST or PATCH, checked as the platform does (both
+ * require notification_type and email; enabled is optional): 400 {"errors": {field: [...]}}.
+ */
+function checkWrite(ctx: Ctx): { notification_type: NotificationSettingRecord['notification_type']; email: string; enabled?: boolean } {
   const body = ctx.body;
   if (body === undefined) validationError({ non_field_errors: ['No data provided'] });
   if (!isPlainObject(body)) validationError({ non_field_errors: [`Invalid data. Expected a dictionary, but got ${Array.isArray(body) ? 'list' : typeof body}.`] });
@@ -94,19 +96,52 @@ function patchSetting(ctx: Ctx): Reply {
   }
   if (enabled !== undefined && typeof enabled !== 'boolean') errors.enabled = ['Must be a valid boolean.'];
   if (Object.keys(errors).length > 0) validationError(errors);
+  return { notification_type: type as NotificationSettingRecord['notification_type'], email: email as string, ...(typeof enabled === 'boolean' ? { enabled } : {}) };
+}
+
+/** PATCH with the NotificationSettingsWrite body: notification_type and email required, enabled optional. */
+function patchSetting(ctx: Ctx): Reply {
+  const setting = findSetting(ctx);
+  const write = checkWrite(ctx);
   const before = renderNotificationSetting(setting);
-  setting.notification_type = type as NotificationSettingRecord['notification_type'];
-  setting.email = email as string;
-  if (typeof enabled === 'boolean') setting.enabled = enabled;
+  setting.notification_type = write.notification_type;
+  setting.email = write.email;
+  if (write.enabled !== undefined) setting.enabled = write.enabled;
   const after = renderNotificationSetting(setting);
   const changed = Object.fromEntries(Object.entries(after).filter(([field, value]) => before[field] !== value));
   if (Object.keys(changed).length > 0) ctx.state.recordMutation(ctx.now, 'notification_setting', setting.id, 'update', changed);
   return jsonReply(200, renderNotificationSetting(setting));
 }
 
-/** The reseller notification setting routes (iam_reseller_api.yaml): list, GET one, PATCH. */
+/**
+ * POST with the NotificationSettingsWrite body: 201 with the Read shape; enabled defaults to
+ * true. The platform does not document that a type and e-mail are unique per reseller, so a
+ * second equal setting is created too.
+ */
+function createSetting(ctx: Ctx): Reply {
+  const reseller = pathInt(ctx, 'resellerId');
+  const write = checkWrite(ctx);
+  let id = 1;
+  for (const existing of ctx.state.notificationSettings.keys()) id = Math.max(id, existing + 1);
+  const setting: NotificationSettingRecord = { id, reseller, notification_type: write.notification_type, email: write.email, enabled: write.enabled ?? true };
+  ctx.state.notificationSettings.set(id, setting);
+  ctx.state.recordMutation(ctx.now, 'notification_setting', id, 'create', renderNotificationSetting(setting));
+  return jsonReply(201, renderNotificationSetting(setting));
+}
+
+/** DELETE: 204, no body; 404 for a setting the reseller does not have. */
+function deleteSetting(ctx: Ctx): Reply {
+  const setting = findSetting(ctx);
+  ctx.state.notificationSettings.delete(setting.id);
+  ctx.state.recordMutation(ctx.now, 'notification_setting', setting.id, 'delete');
+  return emptyReply(204);
+}
+
+/** The reseller notification setting routes (iam_reseller_api.yaml): list, POST (201), GET one, PATCH, DELETE (204). */
 export const iamRoutes: ServiceRoute<IamSlice>[] = [
   { method: 'GET', pattern: LIST, handler: listSettings },
+  { method: 'POST', pattern: LIST, handler: createSetting },
   { method: 'GET', pattern: ONE, handler: getSetting },
   { method: 'PATCH', pattern: ONE, handler: patchSetting },
+  { method: 'DELETE', pattern: ONE, handler: deleteSetting },
 ];

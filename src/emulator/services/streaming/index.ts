@@ -105,7 +105,7 @@ const aiTaskFixture = z.strictObject({
 });
 
 /**
- * Streaming: players (list, POST, GET, PATCH, DELETE), video subtitles, AI tasks (list with every filter of
+ * Streaming: players (list, POST, GET, PATCH, DELETE), video subtitles (list, POST, GET, PATCH, DELETE), AI tasks (list with every filter of
  * the specification). Fixtures: `streaming_players`, `videos`, `ai_tasks`.
  */
 export const streamingService = defineService({
@@ -137,6 +137,6 @@ export const streamingService = defineService({
   },
   dump: (state) => ({ streaming_players: [...state.players.values()], videos: [...state.videos.values()], ai_tasks: state.aiTasks }),
   routes: streamingRoutes,
-  mutationKinds: ['streaming_player'],
+  mutationKinds: ['streaming_player', 'subtitle'],
   taskTargets: [],
 });

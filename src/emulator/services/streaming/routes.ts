@@ -2,6 +2,7 @@ import { UUID_PATTERN, isPlainObject, parseDate, parseIntStrict } from '../../fo
 import { emptyReply, fail, jsonReply, type Reply } from '../../reply.js';
 import type { RouteContext, ServiceRoute } from '../../router.js';
 import type { AiTaskRecord, PlayerRecord, StreamingSlice } from './index.js';
+import { subtitleRoutes } from './subtitles.js';
 
 type Ctx = RouteContext<StreamingSlice>;
 
@@ -140,18 +141,6 @@ function patchPlayer(ctx: Ctx): Reply {
   return jsonReply(200, { ...player });
 }
 
-// ---- subtitles ----
-
-function listSubtitles(ctx: Ctx): Reply {
-  const id = pathId(ctx, 'video_id');
-  const video = ctx.state.videos.get(id);
-  if (!video) notFound(`Video ${id}`);
-  return jsonReply(
-    200,
-    video.subtitles.map((s) => ({ id: s.id, name: s.name, language: s.language, vtt: s.vtt })),
-  );
-}
-
 // ---- AI tasks ----
 
 const AI_ORDERINGS = ['task_id', 'status', 'task_name', 'started_at'] as const;
@@ -236,13 +225,13 @@ function listAiTasks(ctx: Ctx): Reply {
   });
 }
 
-/** The streaming routes: players (list, POST, GET, PATCH, DELETE), video subtitles, AI task list. */
+/** The streaming routes: players (list, POST, GET, PATCH, DELETE), video subtitles (subtitles.ts), AI task list. */
 export const streamingRoutes: ServiceRoute<StreamingSlice>[] = [
   { method: 'GET', pattern: '/streaming/players', handler: listPlayers },
   { method: 'POST', pattern: '/streaming/players', handler: createPlayer },
   { method: 'GET', pattern: '/streaming/players/{player_id}', handler: getPlayer },
   { method: 'PATCH', pattern: '/streaming/players/{player_id}', handler: patchPlayer },
   { method: 'DELETE', pattern: '/streaming/players/{player_id}', handler: deletePlayer },
-  { method: 'GET', pattern: '/streaming/videos/{video_id}/subtitles', handler: listSubtitles },
+  ...subtitleRoutes,
   { method: 'GET', pattern: '/streaming/ai/tasks', handler: listAiTasks },
 ];
