@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ApiClient } from '../api/client.js';
 import type { TaskScope } from '../api/tasks.js';
+import { readTogether } from './read-together.js';
 import { RESOURCE_TYPES, type CheckAttributes, type CheckType, type ResourceAttributes, type ResourceType } from './registry.js';
 import type { CheckStatus, FieldChange, ResourceChange } from '../plan/types.js';
 
@@ -200,6 +201,10 @@ export interface ProviderRegistry {
  */
 export interface BoundProvider {
   taskType?: string;
+  /**
+   * Reads the resource; for a kind that reads by group, together with the other reads of its
+   * kind and group asked for in the same turn of the event loop (see readTogether).
+   */
   read(ctx: ProviderContext): Promise<Observation>;
   summarize(state: Record<string, unknown>): Record<string, unknown>;
   /** A fresh plan of the change's desired attributes against this state. Pure. */
@@ -214,7 +219,7 @@ export function bindProvider<K extends ResourceType>(providers: ProviderRegistry
   const provider: ResourceProvider<K> = providers[change.type];
   return {
     taskType: provider.taskType,
-    read: (ctx) => provider.read(ctx, change.desired),
+    read: (ctx) => (provider.groupRead ? readTogether(change.type, provider.groupRead, ctx, change.desired) : provider.read(ctx, change.desired)),
     summarize: (state) => provider.summarize(state),
     plan: (state) => provider.plan(change.desired, state),
     apply: (ctx) => provider.apply(ctx, change),
