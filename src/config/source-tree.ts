@@ -183,6 +183,8 @@ class Converter {
   readonly secretSpans: Array<readonly [number, number]> = [];
   private readonly aliasContext: AliasContext;
   private readonly apiKey: string | undefined;
+  /** Keys found to name no credential, be no merge key and hold valid Unicode. */
+  private readonly ordinaryKeys = new Set<string>();
   /** The outermost alias being expanded, if any: where a limit crossed inside its target is reported. */
   private expanding: SourceRange | undefined;
   /** Set once a limit was reported: the rest of the file is not converted (and not reported on). */
@@ -293,30 +295,34 @@ class Converter {
         continue;
       }
       const key = String(keyNode.value);
-      if (containsApiKey(key, this.apiKey)) {
-        this.error('secret-in-stack', `this key contains the API key (the value of ${API_KEY_ENV}); a stack never holds secrets`, keyRange, {
-          detail: 'The key is not shown. Remove it from the stack.',
-        });
-        if (keyNode.range) this.secretSpans.push([keyNode.range[0], keyNode.range[1]]);
-        continue;
-      }
-      if (!isTagMap && isSecretFieldName(key)) {
-        this.error('secret-in-stack', `"${key}" looks like a credential; a stack never holds secrets`, keyRange, {
-          detail: `Remove it and set the API key in the environment variable ${API_KEY_ENV} instead.`,
-        });
-        const secret = (pair.value as Node | null)?.range;
-        if (secret) this.secretSpans.push([secret[0], secret[1]]);
-        continue;
-      }
-      if (key === '<<' && !keyNode.type?.startsWith('QUOTE')) {
-        this.error('unsupported-yaml', 'merge keys (<<) are not supported', keyRange, {
-          detail: 'Write the fields out, or put fields every block shares under defaults:.',
-        });
-        continue;
-      }
-      if (LONE_SURROGATE.test(key)) {
-        this.error('invalid-key', 'this key holds an unpaired UTF-16 surrogate (a "\\ud800"-style escape), which is not valid Unicode', keyRange);
-        continue;
+      // A key seen before in this file passed these checks then (most keys repeat in every block).
+      if (!this.ordinaryKeys.has(key)) {
+        if (containsApiKey(key, this.apiKey)) {
+          this.error('secret-in-stack', `this key contains the API key (the value of ${API_KEY_ENV}); a stack never holds secrets`, keyRange, {
+            detail: 'The key is not shown. Remove it from the stack.',
+          });
+          if (keyNode.range) this.secretSpans.push([keyNode.range[0], keyNode.range[1]]);
+          continue;
+        }
+        if (!isTagMap && isSecretFieldName(key)) {
+          this.error('secret-in-stack', `"${key}" looks like a credential; a stack never holds secrets`, keyRange, {
+            detail: `Remove it and set the API key in the environment variable ${API_KEY_ENV} instead.`,
+          });
+          const secret = (pair.value as Node | null)?.range;
+          if (secret) this.secretSpans.push([secret[0], secret[1]]);
+          continue;
+        }
+        if (key === '<<' && !keyNode.type?.startsWith('QUOTE')) {
+          this.error('unsupported-yaml', 'merge keys (<<) are not supported', keyRange, {
+            detail: 'Write the fields out, or put fields every block shares under defaults:.',
+          });
+          continue;
+        }
+        if (LONE_SURROGATE.test(key)) {
+          this.error('invalid-key', 'this key holds an unpaired UTF-16 surrogate (a "\\ud800"-style escape), which is not valid Unicode', keyRange);
+          continue;
+        }
+        if (!isSecretFieldName(key) && key !== '<<') this.ordinaryKeys.add(key);
       }
       const previous = entries.get(key);
       if (previous) {
