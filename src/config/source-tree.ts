@@ -221,28 +221,6 @@ class FileNode implements SourceNode {
     this.#keyAt = offsets;
     this.#keyRange = undefined;
   }
-
-  /** The key's offsets, or the node's own when it is no mapping value. */
-  keyOrOwnOffsets(): Offsets {
-    return this.#keyAt ?? this.at;
-  }
-}
-
-/**
- * A node's range (`key`: its key's range, or its own when it has no key) computed once, when
- * first asked for. For a node of a file it holds only the offsets and the file's line table, not
- * the node: a block keeps the ranges of its fields for the plan's errors long after the tree of
- * its file is gone.
- */
-export function rangeWhenAsked(node: SourceNode, which: 'key' | 'value'): () => SourceRange {
-  if (!(node instanceof FileNode)) {
-    const range = which === 'key' ? (node.keyRange ?? node.range) : node.range;
-    return () => range;
-  }
-  const lines = node.lines;
-  const offsets = which === 'key' ? node.keyOrOwnOffsets() : node.at;
-  let range: SourceRange | undefined;
-  return () => (range ??= lines.range(offsets));
 }
 
 /** The context the yaml library resolves aliases with: its alias count limit, and one anchor lookup for the whole document. */

@@ -5,7 +5,7 @@ import { didYouMean } from './did-you-mean.js';
 import { issuesToDiagnostics } from './issue-diagnostics.js';
 import { CHECK_KINDS, RESOURCE_KINDS, type KindSpec } from '../kinds/registry.js';
 import { valueForSchema } from './schema-walk.js';
-import { rangeWhenAsked, type SourceNode } from './source-tree.js';
+import type { SourceNode } from './source-tree.js';
 import type { Block, CheckBlock, ResourceBlock } from './types.js';
 
 /** Block names: what may follow `TYPE.` in an address. */
@@ -37,14 +37,13 @@ export interface TypedBlock {
  */
 export function validateBlock(raw: RawBlock, defaults: ReadonlyMap<string, SourceNode>, usedDefaults: Set<string>, diagnostics: Diagnostic[]): TypedBlock | undefined {
   const { node, name, section } = raw;
-  // Ranges are computed when a problem needs one (see rangeWhenAsked), not for every block.
-  const blockRange = rangeWhenAsked(node, 'key');
+  const keyRange = node.keyRange ?? node.range;
   const noun = section === 'resources' ? 'resource' : 'check';
   const error = (code: string, summary: string, range: SourceRange, extra: { detail?: string; address?: string } = {}): void => {
     diagnostics.push({ severity: 'error', code, summary, ...extra, range });
   };
   if (!NAME_PATTERN.test(name)) {
-    error('invalid-name', `invalid ${noun} name "${name}"`, blockRange(), {
+    error('invalid-name', `invalid ${noun} name "${name}"`, keyRange, {
       detail: 'A name starts with a letter or "_" and holds only letters, digits, "_" and "-".',
     });
   }
@@ -52,7 +51,7 @@ export function validateBlock(raw: RawBlock, defaults: ReadonlyMap<string, Sourc
     error('invalid-type', `${noun} "${name}" must be a mapping with a type field, not ${describeValueType(node.value)}`, node.range);
     return undefined;
   }
-  const kind = resolveKind(raw, blockRange, error);
+  const kind = resolveKind(raw, keyRange, error);
   if (!kind) return undefined;
   const address = `${kind.type}.${name}`;
 
@@ -64,13 +63,13 @@ export function validateBlock(raw: RawBlock, defaults: ReadonlyMap<string, Sourc
   for (const [field, child] of node.entries) {
     if (field === 'type' || field === 'depends_on') continue;
     attributes[field] = valueForSchema(shape[field], child);
-    rangeField(fieldRanges, field, child);
+    fieldRanges[field] = child.range;
   }
   const inherited = new Set<string>();
   for (const [field, child] of defaults) {
     if (!(field in shape) || field in attributes) continue;
     attributes[field] = valueForSchema(shape[field], child);
-    rangeField(fieldRanges, field, child);
+    fieldRanges[field] = child.range;
     inherited.add(field);
     usedDefaults.add(field);
   }
@@ -89,7 +88,7 @@ export function validateBlock(raw: RawBlock, defaults: ReadonlyMap<string, Sourc
         missingDetail: (field) => (kind.identity.includes(field) ? `Set ${field} in the block.` : `Set ${field} in the block, or once for every block under defaults:.`),
       }),
     );
-    return typedBlock(address, blockRange, dependsOn);
+    return { address, keyRange, dependsOn };
   }
   const block = {
     kind: section === 'resources' ? 'resource' : 'check',
@@ -97,43 +96,20 @@ export function validateBlock(raw: RawBlock, defaults: ReadonlyMap<string, Sourc
     name,
     address,
     dependsOn: [...new Set(dependsOn.map((d) => d.address))],
-    get range() {
-      return blockRange();
-    },
+    range: keyRange,
     fieldRanges,
     attributes: result.data,
   } as ResourceBlock | CheckBlock;
-  return typedBlock(address, blockRange, dependsOn, block);
+  return { address, keyRange, dependsOn, block };
 }
 
-function typedBlock(address: string, range: () => SourceRange, dependsOn: TypedBlock['dependsOn'], block?: Block): TypedBlock {
-  return {
-    address,
-    get keyRange() {
-      return range();
-    },
-    dependsOn,
-    ...(block ? { block } : {}),
-  };
-}
-
-/** Adds a field's range to `ranges`, computed when first read (a plan error at that field). */
-function rangeField(ranges: Record<string, SourceRange>, field: string, node: SourceNode): void {
-  const range = rangeWhenAsked(node, 'value');
-  Object.defineProperty(ranges, field, { get: range, enumerable: true, configurable: true });
-}
-
-function resolveKind(
-  raw: RawBlock,
-  keyRange: () => SourceRange,
-  error: (code: string, summary: string, range: SourceRange, extra?: { detail?: string }) => void,
-): KindSpec | undefined {
+function resolveKind(raw: RawBlock, keyRange: SourceRange, error: (code: string, summary: string, range: SourceRange, extra?: { detail?: string }) => void): KindSpec | undefined {
   const typeNode = raw.node.entries!.get('type');
   const own: Record<string, KindSpec> = raw.section === 'resources' ? RESOURCE_KINDS : CHECK_KINDS;
   const other: Record<string, KindSpec> = raw.section === 'resources' ? CHECK_KINDS : RESOURCE_KINDS;
   const noun = raw.section === 'resources' ? 'resource' : 'check';
   if (!typeNode) {
-    error('missing-field', `${noun} "${raw.name}" has no type`, keyRange(), { detail: `Add type: with one of: ${Object.keys(own).join(', ')}.` });
+    error('missing-field', `${noun} "${raw.name}" has no type`, keyRange, { detail: `Add type: with one of: ${Object.keys(own).join(', ')}.` });
     return undefined;
   }
   if (typeof typeNode.value !== 'string') {
