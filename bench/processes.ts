@@ -113,7 +113,11 @@ export async function startEmulator(options: { fixtures: string; latencyMs: numb
     apiKey,
     env: { EDGEFORM_BASE_URL: url, EDGEFORM_API_KEY: apiKey },
     reset: async () => void (await control('POST', 'reset')),
-    requests: async () => (await control<{ requests: Array<{ method: string; path: string; route: string; status: number }> }>('GET', 'requests')).requests,
+    // The log holds the control request that reads it too: left out, as the other control routes.
+    requests: async () =>
+      (await control<{ requests: Array<{ method: string; path: string; route: string; status: number }> }>('GET', 'requests')).requests.filter(
+        (r) => !r.path.startsWith('/__emulator/'),
+      ),
     mutations: async () => (await control<{ mutations: Array<{ time: number; kind: string; id: string; change: string; taskId: string | null }> }>('GET', 'mutations')).mutations,
     stop: () => stopProcess(child),
   };

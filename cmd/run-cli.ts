@@ -58,6 +58,7 @@ export async function runCli(argv: string[], ioOptions: CreateIOOptions = {}): P
         exitCode = await command.run(args, io);
       });
     }
+    skipHelpCache(parser);
     const parsed = await parser.parseAsync();
     // With exitProcess(false) yargs prints `COMMAND --help` itself and runs nothing: that is success.
     if (!ran && parsed.help === true) return ExitCode.ok;
@@ -66,6 +67,23 @@ export async function runCli(argv: string[], ioOptions: CreateIOOptions = {}): P
   } catch (error) {
     return reportError(error, io);
   }
+}
+
+/** The part of yargs' internals skipHelpCache reaches (not in its typings; absent, nothing is skipped). */
+interface YargsInternals {
+  getInternalMethods?(): { getUsageInstance?(): { cacheHelpMessage?: () => void } | undefined } | undefined;
+}
+
+/**
+ * Right after starting a command's handler, yargs formats that command's whole --help text and
+ * keeps it, to print it should the command fail. edgeform reports every failure itself (.fail)
+ * and never prints that text, and formatting it (measuring every cell's width) costs tens of
+ * milliseconds of every run, while the command has just started its work. Skipped, where this
+ * yargs has the hook.
+ */
+function skipHelpCache(parser: Argv): void {
+  const usage = (parser as unknown as YargsInternals).getInternalMethods?.()?.getUsageInstance?.();
+  if (usage && typeof usage.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => {};
 }
 
 async function loadCommands(argv: readonly string[]): Promise<Map<CommandEntry, Command<any>>> {

@@ -175,6 +175,9 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
   const blocks = [...typed.values()].map((t) => t.block!);
   const resources = blocks.filter((b): b is ResourceBlock => b.kind === 'resource');
   const checks = blocks.filter((b): b is CheckBlock => b.kind === 'check');
+  // The digest is computed when first asked for (plan and apply ask; validate never does): it
+  // writes and hashes the canonical JSON of the whole stack.
+  let digest: string | undefined;
   const stack: Stack = {
     version: STACK_VERSION,
     sources: files.map((f) => f.filename),
@@ -183,7 +186,9 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
     provider,
     resources,
     checks,
-    digest: digestStack(provider, resources, checks, { name, prune }),
+    get digest() {
+      return (digest ??= digestStack(provider, resources, checks, { name, prune }));
+    },
   };
   return { stack, diagnostics: sorted, files: fileTexts };
 }
@@ -278,13 +283,17 @@ function checkDependencies(blocks: ReadonlyMap<string, TypedBlock>): Diagnostic[
   const out: Diagnostic[] = [];
   const addresses = [...blocks.keys()];
   let suggestions = 0;
+  let dependsOnAny = false;
   for (const block of blocks.values()) {
+    if (block.dependsOn.length > 0) dependsOnAny = true;
     for (const dep of block.dependsOn) {
       if (blocks.has(dep.address)) continue;
       const hint = suggestions++ < MAX_DEPENDENCY_SUGGESTIONS ? didYouMean(dep.address, addresses) : '';
       out.push(error('unknown-dependency', `depends_on names ${dep.address}, which is not in the stack${hint}`, dep.range, { address: block.address }));
     }
   }
+  // Without a single depends_on entry there is no cycle to look for.
+  if (!dependsOnAny) return out;
   const graph = buildGraph([...blocks.values()].map((b) => ({ address: b.address, dependsOn: b.dependsOn.map((d) => d.address) })));
   for (const cycle of findCycles(graph)) {
     const [from, to] = [cycle[0]!, cycle[1]!];

@@ -12,8 +12,10 @@ export function isSecretFieldName(key: string): boolean {
 
 /** True for a string shaped like a platform API key (`<digits>$<long token>`, e.g. `29841$c767b250…`). */
 export function looksLikeApiKey(value: string): boolean {
-  return /\b\d+\$[A-Za-z0-9]{16,}/.test(value);
+  return value.includes('$') && API_KEY_SHAPE.test(value);
 }
+
+const API_KEY_SHAPE = /\b\d+\$[A-Za-z0-9]{16,}/;
 
 /** Keys shorter than this are not searched for (as in the API client's redaction): no platform key is that short. */
 const MIN_API_KEY_LENGTH = 6;

@@ -51,11 +51,8 @@ export interface SourceFile {
  */
 export function readSourceFile(filename: string, text: string, env: Readonly<Record<string, string | undefined>>, budget: StackBudget = createStackBudget()): SourceFile {
   const lineCounter = new LineCounter();
-  const toRange = ([start, end]: readonly [number, number] | readonly number[]): SourceRange => {
-    const a = lineCounter.linePos(start!);
-    const b = lineCounter.linePos(end ?? start!);
-    return { filename, start: { line: a.line, column: a.col }, end: { line: b.line, column: b.col } };
-  };
+  const lines = new FileLines(filename, lineCounter);
+  const toRange = (offsets: Offsets): SourceRange => lines.range(offsets);
   const lexemes: string[] = [];
   const scanProblem = scanYaml(text, budget, lexemes);
   if (scanProblem) {
@@ -85,7 +82,7 @@ export function readSourceFile(filename: string, text: string, env: Readonly<Rec
   }
   const syntaxErrors = doc.errors.length > 0;
   if (syntaxErrors || doc.contents === null) return { filename, text, diagnostics, syntaxErrors };
-  const converter = new Converter(doc, env, toRange, diagnostics, budget);
+  const converter = new Converter(doc, env, lines, diagnostics, budget);
   const root = converter.convert(doc.contents, [], undefined, 1);
   // A limit stopped the conversion: the partial tree would only add noise, like broken YAML.
   if (converter.stopped) return { filename, text: maskSpans(text, converter.secretSpans), diagnostics, syntaxErrors: true };
@@ -167,7 +164,64 @@ function firstLine(message: string): string {
   return message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
 }
 
-type ToRange = (range: readonly number[]) => SourceRange;
+/** Offsets in a file's text as the yaml library gives them: start, then end of the value (then of the node). */
+type Offsets = readonly number[];
+
+/** A file's line table: turns the yaml library's offsets into 1-based line:column ranges. */
+class FileLines {
+  constructor(
+    readonly filename: string,
+    private readonly lines: LineCounter,
+  ) {}
+
+  range([start, end]: Offsets): SourceRange {
+    const a = this.lines.linePos(start!);
+    const b = this.lines.linePos(end ?? start!);
+    return { filename: this.filename, start: { line: a.line, column: a.col }, end: { line: b.line, column: b.col } };
+  }
+}
+
+/**
+ * A node of a file, holding the yaml library's offsets: its ranges (line:column) are computed
+ * when first read, for a diagnostic or a plan error, not for each of the hundreds of thousands
+ * of nodes of a large stack, almost none of which is ever pointed at.
+ */
+class FileNode implements SourceNode {
+  declare entries?: Map<string, SourceNode>;
+  declare items?: SourceNode[];
+  declare envReference?: string;
+  declare interpolated?: boolean;
+  declare failed?: boolean;
+  declare secret?: boolean;
+  #range: SourceRange | undefined;
+  #keyAt: Offsets | undefined;
+  #keyRange: SourceRange | undefined;
+
+  constructor(
+    public value: unknown,
+    readonly lines: FileLines,
+    readonly at: Offsets,
+  ) {}
+
+  get range(): SourceRange {
+    return (this.#range ??= this.lines.range(this.at));
+  }
+
+  get keyRange(): SourceRange | undefined {
+    if (this.#keyRange === undefined && this.#keyAt !== undefined) this.#keyRange = this.lines.range(this.#keyAt);
+    return this.#keyRange;
+  }
+
+  set keyRange(range: SourceRange | undefined) {
+    this.#keyRange = range;
+  }
+
+  /** The node as the value of a mapping key standing at `offsets`. */
+  setKeyAt(offsets: Offsets): void {
+    this.#keyAt = offsets;
+    this.#keyRange = undefined;
+  }
+}
 
 /** The context the yaml library resolves aliases with: its alias count limit, and one anchor lookup for the whole document. */
 type AliasContext = NonNullable<Parameters<Alias['resolve']>[1]>;
@@ -183,6 +237,8 @@ class Converter {
   readonly secretSpans: Array<readonly [number, number]> = [];
   private readonly aliasContext: AliasContext;
   private readonly apiKey: string | undefined;
+  /** Keys found to name no credential, be no merge key and hold valid Unicode. */
+  private readonly ordinaryKeys = new Set<string>();
   /** The outermost alias being expanded, if any: where a limit crossed inside its target is reported. */
   private expanding: SourceRange | undefined;
   /** Set once a limit was reported: the rest of the file is not converted (and not reported on). */
@@ -191,7 +247,7 @@ class Converter {
   constructor(
     private readonly doc: Document,
     private readonly env: Readonly<Record<string, string | undefined>>,
-    private readonly toRange: ToRange,
+    private readonly lines: FileLines,
     private readonly diagnostics: Diagnostic[],
     private readonly budget: StackBudget,
   ) {
@@ -204,9 +260,9 @@ class Converter {
    * convertMap); `depth` is 1 for the document's root.
    */
   convert(node: Node, aliasChain: readonly Node[], parentKey: string | undefined, depth: number): SourceNode {
-    const range = this.toRange(node.range ?? [0, 0]);
-    if (this.stopped) return { value: null, range, failed: true };
-    if (depth > MAX_DEPTH) return this.stop(tooDeep(), range);
+    const at: Offsets = node.range ?? [0, 0];
+    if (this.stopped) return this.failedAt(at);
+    if (depth > MAX_DEPTH) return this.stop(tooDeep(), at);
     if (--this.budget.expanded < 0) {
       return this.stop(
         {
@@ -214,7 +270,7 @@ class Converter {
           summary: `the stack holds more than ${MAX_STACK_VALUES.toLocaleString('en-US')} values once its aliases are expanded; edgeform reads at most that many`,
           detail: "An alias copies its anchor's whole value; write shared fields once under defaults: instead.",
         },
-        range,
+        at,
       );
     }
     if (isAlias(node)) {
@@ -229,157 +285,192 @@ class Converter {
             summary: `alias *${node.source} expands too much: the aliases of this file would build a huge value (an alias bomb?)`,
             detail: `The yaml library allows an anchor to be used at most ${MAX_ALIAS_COUNT.toLocaleString('en-US')} times, fewer when its value holds aliases itself; write shared fields once under defaults: instead.`,
           },
-          range,
+          at,
         );
       }
       if (!target || aliasChain.includes(target)) {
-        this.error('yaml-syntax', target ? `alias *${node.source} refers to a value that contains it` : `alias *${node.source} refers to no anchor`, range);
-        return { value: null, range, failed: true };
+        this.error('yaml-syntax', target ? `alias *${node.source} refers to a value that contains it` : `alias *${node.source} refers to no anchor`, this.lines.range(at));
+        return this.failedAt(at);
       }
       // An alias takes its target's value but points diagnostics at the alias itself; a limit
       // crossed while expanding it is reported at the outermost alias being expanded.
       const outer = this.expanding;
-      this.expanding ??= range;
+      this.expanding ??= this.lines.range(at);
       try {
-        return { ...this.convert(target, [...aliasChain, target], parentKey, depth), range };
+        return this.relocate(this.convert(target, [...aliasChain, target], parentKey, depth), at);
       } finally {
         this.expanding = outer;
       }
     }
     if (node.tag && !CORE_TAGS.has(node.tag)) {
       const tag = node.tag.replace(/^tag:yaml\.org,2002:/, '!!');
-      this.error('unsupported-yaml', `the YAML tag ${tag} is not supported`, range, {
+      this.error('unsupported-yaml', `the YAML tag ${tag} is not supported`, this.lines.range(at), {
         detail: 'A stack holds plain strings, numbers, booleans, lists and mappings; remove the tag.',
       });
-      return { value: null, range, failed: true };
+      return this.failedAt(at);
     }
-    if (isMap(node)) return this.convertMap(node, range, aliasChain, parentKey === 'tags', depth);
+    if (isMap(node)) return this.convertMap(node, at, aliasChain, parentKey === 'tags', depth);
     if (isSeq(node)) {
       const items: SourceNode[] = [];
       for (const item of node.items) {
         if (this.stopped) break;
-        items.push(item ? this.convert(item as Node, aliasChain, undefined, depth + 1) : { value: null, range });
+        items.push(item ? this.convert(item as Node, aliasChain, undefined, depth + 1) : new FileNode(null, this.lines, at));
       }
-      return { value: items.map((i) => i.value), range, items };
+      const seq = new FileNode(
+        items.map((i) => i.value),
+        this.lines,
+        at,
+      );
+      seq.items = items;
+      return seq;
     }
     if (isScalar(node)) {
-      const converted = this.convertScalar(node.value, range);
+      const converted = this.convertScalar(node.value, at);
       if (converted.secret && node.range) this.secretSpans.push([node.range[0], node.range[1]]);
       return converted;
     }
-    return { value: null, range };
+    return new FileNode(null, this.lines, at);
+  }
+
+  /** A node that failed: an error was reported at it, later checks stay quiet about it. */
+  private failedAt(at: Offsets, value: unknown = null, secret = false): FileNode {
+    const failed = new FileNode(value, this.lines, at);
+    failed.failed = true;
+    if (secret) failed.secret = true;
+    return failed;
+  }
+
+  /** An alias's node: its target's converted value and children, at the alias's place. */
+  private relocate(converted: SourceNode, at: Offsets): FileNode {
+    const copy = new FileNode(converted.value, this.lines, at);
+    if (converted.entries) copy.entries = converted.entries;
+    if (converted.items) copy.items = converted.items;
+    if (converted.envReference !== undefined) copy.envReference = converted.envReference;
+    if (converted.interpolated) copy.interpolated = true;
+    if (converted.failed) copy.failed = true;
+    if (converted.secret) copy.secret = true;
+    return copy;
   }
 
   /** Reports a limit once and stops converting the file: what follows would only add noise (or cost). */
-  private stop(problem: { code: string; summary: string; detail: string }, range: SourceRange): SourceNode {
+  private stop(problem: { code: string; summary: string; detail: string }, at: Offsets): SourceNode {
     this.stopped = true;
-    this.error(problem.code, problem.summary, this.expanding ?? range, { detail: problem.detail });
-    return { value: null, range, failed: true };
+    this.error(problem.code, problem.summary, this.expanding ?? this.lines.range(at), { detail: problem.detail });
+    return this.failedAt(at);
   }
 
   /**
    * Keys naming a credential are refused, except in a tag map: tag keys are the user's labels
    * (`token-bucket: on`), and a key-shaped tag value is still caught by the value check.
    */
-  private convertMap(node: YAMLMap, range: SourceRange, aliasChain: readonly Node[], isTagMap: boolean, depth: number): SourceNode {
+  private convertMap(node: YAMLMap, at: Offsets, aliasChain: readonly Node[], isTagMap: boolean, depth: number): SourceNode {
     const entries = new Map<string, SourceNode>();
     const values: Array<[string, unknown]> = [];
     for (const pair of node.items) {
       if (this.stopped) break;
       const keyNode = pair.key as Node | null;
-      const keyRange = this.toRange(keyNode?.range ?? node.range ?? [0, 0]);
+      const keyAt: Offsets = keyNode?.range ?? node.range ?? [0, 0];
+      const keyRange = () => this.lines.range(keyAt);
       if (!isScalar(keyNode) || keyNode.value === null || typeof keyNode.value === 'object') {
-        this.error('invalid-key', 'mapping keys must be plain strings', keyRange);
+        this.error('invalid-key', 'mapping keys must be plain strings', keyRange());
         continue;
       }
       const key = String(keyNode.value);
-      if (containsApiKey(key, this.apiKey)) {
-        this.error('secret-in-stack', `this key contains the API key (the value of ${API_KEY_ENV}); a stack never holds secrets`, keyRange, {
-          detail: 'The key is not shown. Remove it from the stack.',
-        });
-        if (keyNode.range) this.secretSpans.push([keyNode.range[0], keyNode.range[1]]);
-        continue;
-      }
-      if (!isTagMap && isSecretFieldName(key)) {
-        this.error('secret-in-stack', `"${key}" looks like a credential; a stack never holds secrets`, keyRange, {
-          detail: `Remove it and set the API key in the environment variable ${API_KEY_ENV} instead.`,
-        });
-        const secret = (pair.value as Node | null)?.range;
-        if (secret) this.secretSpans.push([secret[0], secret[1]]);
-        continue;
-      }
-      if (key === '<<' && !keyNode.type?.startsWith('QUOTE')) {
-        this.error('unsupported-yaml', 'merge keys (<<) are not supported', keyRange, {
-          detail: 'Write the fields out, or put fields every block shares under defaults:.',
-        });
-        continue;
-      }
-      if (key === '__proto__') {
-        // Every layer that builds objects from the stack (zod's records among them) drops this
-        // key, so a tag named so would vanish, and the authoritative policy remove it live.
-        this.error('invalid-key', 'the key "__proto__" is not supported', keyRange, {
-          detail: 'It names an object prototype in JavaScript and would be dropped silently; rename it.',
-        });
-        continue;
-      }
-      if (LONE_SURROGATE.test(key)) {
-        this.error('invalid-key', 'this key holds an unpaired UTF-16 surrogate (a "\\ud800"-style escape), which is not valid Unicode', keyRange);
-        continue;
+      // A key seen before in this file passed these checks then (most keys repeat in every block).
+      if (!this.ordinaryKeys.has(key)) {
+        if (containsApiKey(key, this.apiKey)) {
+          this.error('secret-in-stack', `this key contains the API key (the value of ${API_KEY_ENV}); a stack never holds secrets`, keyRange(), {
+            detail: 'The key is not shown. Remove it from the stack.',
+          });
+          if (keyNode.range) this.secretSpans.push([keyNode.range[0], keyNode.range[1]]);
+          continue;
+        }
+        if (!isTagMap && isSecretFieldName(key)) {
+          this.error('secret-in-stack', `"${key}" looks like a credential; a stack never holds secrets`, keyRange(), {
+            detail: `Remove it and set the API key in the environment variable ${API_KEY_ENV} instead.`,
+          });
+          const secret = (pair.value as Node | null)?.range;
+          if (secret) this.secretSpans.push([secret[0], secret[1]]);
+          continue;
+        }
+        if (key === '<<' && !keyNode.type?.startsWith('QUOTE')) {
+          this.error('unsupported-yaml', 'merge keys (<<) are not supported', keyRange(), {
+            detail: 'Write the fields out, or put fields every block shares under defaults:.',
+          });
+          continue;
+        }
+        if (key === '__proto__') {
+          // Every layer that builds objects from the stack (zod's records among them) drops this
+          // key, so a tag named so would vanish, and the authoritative policy remove it live.
+          this.error('invalid-key', 'the key "__proto__" is not supported', keyRange(), {
+            detail: 'It names an object prototype in JavaScript and would be dropped silently; rename it.',
+          });
+          continue;
+        }
+        if (LONE_SURROGATE.test(key)) {
+          this.error('invalid-key', 'this key holds an unpaired UTF-16 surrogate (a "\\ud800"-style escape), which is not valid Unicode', keyRange());
+          continue;
+        }
+        if (!isSecretFieldName(key) && key !== '<<') this.ordinaryKeys.add(key);
       }
       const previous = entries.get(key);
       if (previous) {
-        this.error('duplicate-key', `duplicate key "${key}" (first defined at line ${previous.keyRange!.start.line})`, keyRange);
+        this.error('duplicate-key', `duplicate key "${key}" (first defined at line ${previous.keyRange!.start.line})`, keyRange());
         continue;
       }
       const valueNode = pair.value as Node | null;
       // convert returns a node of its own, so it can take its key's range.
-      const child: SourceNode = valueNode ? this.convert(valueNode, aliasChain, key, depth + 1) : { value: null, range: keyRange };
-      child.keyRange = keyRange;
+      const child: SourceNode = valueNode ? this.convert(valueNode, aliasChain, key, depth + 1) : new FileNode(null, this.lines, keyAt);
+      if (child instanceof FileNode) child.setKeyAt(keyAt);
+      else child.keyRange = keyRange();
       entries.set(key, child);
       values.push([key, child.value]);
     }
-    return { value: Object.fromEntries(values), range, entries };
+    const map = new FileNode(Object.fromEntries(values), this.lines, at);
+    map.entries = entries;
+    return map;
   }
 
-  private convertScalar(value: unknown, range: SourceRange): SourceNode {
-    if (typeof value !== 'string') return { value, range };
+  private convertScalar(value: unknown, at: Offsets): SourceNode {
+    if (typeof value !== 'string') return new FileNode(value, this.lines, at);
+    const range = () => this.lines.range(at);
     const result = interpolate(value, this.env);
     if ((result.ok && result.references.includes(API_KEY_ENV)) || (!result.ok && result.reason === 'unset' && result.name === API_KEY_ENV)) {
-      this.error('secret-in-stack', `\${env:${API_KEY_ENV}} would put the API key into the stack; a stack never holds secrets`, range, {
+      this.error('secret-in-stack', `\${env:${API_KEY_ENV}} would put the API key into the stack; a stack never holds secrets`, range(), {
         detail: `edgeform reads ${API_KEY_ENV} itself; no field of a stack needs the key.`,
       });
-      return { value: '', range, failed: true, secret: true };
+      return this.failedAt(at, '', true);
     }
     if (!result.ok) {
       if (result.reason === 'unset') {
-        this.error('unset-env', `environment variable ${result.name} is not set`, range, {
+        this.error('unset-env', `environment variable ${result.name} is not set`, range(), {
           detail: `\${env:${result.name}} needs ${result.name} in the environment (an empty value is allowed).`,
         });
       } else {
-        this.error('invalid-interpolation', `"${result.text}" is not an interpolation edgeform knows`, range, {
+        this.error('invalid-interpolation', `"${result.text}" is not an interpolation edgeform knows`, range(), {
           detail: 'Only ${env:NAME} is supported; write $${ for a literal "${".',
         });
       }
-      return { value, range, failed: true };
+      return this.failedAt(at, value);
     }
     if (containsApiKey(result.value, this.apiKey)) {
       const from = result.references.map((name) => `\${env:${name}}`).join(', ');
-      this.error('secret-in-stack', `this value contains the API key (the value of ${API_KEY_ENV}); a stack never holds secrets`, range, {
+      this.error('secret-in-stack', `this value contains the API key (the value of ${API_KEY_ENV}); a stack never holds secrets`, range(), {
         detail: from ? `It comes from ${from}; the value is not shown. Point the variable at something else.` : 'The value is not shown. Remove it from the stack.',
       });
-      return { value: '', range, failed: true, secret: containsApiKey(value, this.apiKey) };
+      return this.failedAt(at, '', containsApiKey(value, this.apiKey));
     }
     if (looksLikeApiKey(result.value)) {
-      this.error('secret-in-stack', 'this value looks like a platform API key; a stack never holds secrets', range, {
+      this.error('secret-in-stack', 'this value looks like a platform API key; a stack never holds secrets', range(), {
         detail: `Remove it and set the API key in the environment variable ${API_KEY_ENV} instead.`,
       });
-      return { value: '', range, failed: true, secret: true };
+      return this.failedAt(at, '', true);
     }
     if (LONE_SURROGATE.test(result.value)) {
-      this.error('invalid-value', 'this string holds an unpaired UTF-16 surrogate (a "\\ud800"-style escape), which is not valid Unicode', range);
-      return { value, range, failed: true };
+      this.error('invalid-value', 'this string holds an unpaired UTF-16 surrogate (a "\\ud800"-style escape), which is not valid Unicode', range());
+      return this.failedAt(at, value);
     }
-    const node: SourceNode = { value: result.value, range };
+    const node = new FileNode(result.value, this.lines, at);
     if (result.references.length > 0 || value !== result.value) node.interpolated = true;
     if (isWholeReference(value)) node.envReference = result.references[0]!;
     return node;

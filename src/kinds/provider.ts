@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ApiClient } from '../api/client.js';
 import type { TaskScope } from '../api/tasks.js';
+import { readTogether } from './read-together.js';
 import { RESOURCE_TYPES, type CheckAttributes, type CheckType, type ResourceAttributes, type ResourceType } from './registry.js';
 import type { CheckStatus, FieldChange, ResourceChange } from '../plan/types.js';
 import type { KindImporter } from './kind-list.js';
@@ -263,6 +264,10 @@ export interface BoundProvider {
   taskType?: string;
   /** The provider's id attribute: a created resource's id is read from a fresh state's. */
   idField: string;
+  /**
+   * Reads the resource; for a kind that reads by group, together with the other reads of its
+   * kind and group asked for in the same turn of the event loop (see readTogether).
+   */
   read(ctx: ProviderContext): Promise<Observation>;
   summarize(state: Record<string, unknown>): Record<string, unknown>;
   /** A fresh plan of the change's desired attributes against this state. Pure. */
@@ -279,7 +284,11 @@ export function bindProvider<K extends ResourceType>(providers: ProviderRegistry
   return {
     taskType: provider.taskType,
     idField: provider.idField,
-    read: (ctx) => provider.read(ctx, change.desired, ref),
+    // A block found by its identity (no id in it) is read alone: group reads match members by id.
+    read: (ctx) =>
+      provider.groupRead && (change.desired as Record<string, unknown>)[provider.idField] !== undefined
+        ? readTogether(change.type, provider.groupRead, ctx, change.desired)
+        : provider.read(ctx, change.desired, ref),
     summarize: (state) => provider.summarize(state),
     plan: (state) => provider.plan(change.desired, state),
     apply: (ctx) => provider.apply(ctx, change),

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
 import { taskIdsSchema } from '../../api/tasks.js';
 import { PlanPayloadError } from '../../errors.js';
-import type { ResourceProvider } from '../provider.js';
+import type { ProviderContext, ResourceProvider } from '../provider.js';
+import type { ResourceAttributes } from '../registry.js';
 import { defineListReads } from '../list-read.js';
 import { listEndpointOf } from '../kind-list.js';
 import { instanceImport } from './import.js';
@@ -19,17 +20,39 @@ const payloadSchema = z.object({ flavor_id: z.string().min(1) });
 
 const instancePath = (p: number, r: number, id: string) => apiPath`/cloud/v1/instances/${p}/${r}/${id}`;
 
+/**
+ * The flavors each instance offered at its flavor, as read in this run: per API client (one
+ * client serves one run), by instance and the flavor it had. An instance is asked once a run
+ * what it may be resized to from a flavor: the plan asks, and apply's read before the resize
+ * and its re-reads while the new flavor does not show yet reuse the answer. What apply sends is
+ * still only ever the approved change from the flavor the plan saw (the fresh read must show
+ * that flavor); a flavor the platform withdrew since then is refused by changeflavor itself.
+ */
+const offered = new WeakMap<object, Map<string, string[]>>();
+
+async function availableFlavors(ctx: ProviderContext, d: ResourceAttributes['cloud_instance'], currentFlavor: string): Promise<string[]> {
+  let seen = offered.get(ctx.api);
+  if (!seen) {
+    seen = new Map();
+    offered.set(ctx.api, seen);
+  }
+  const key = JSON.stringify([d.project_id, d.region_id, d.instance_id, currentFlavor]);
+  const known = seen.get(key);
+  if (known) return [...known];
+  const path = `${instancePath(d.project_id, d.region_id, d.instance_id)}/available_flavors`;
+  const flavors = (await ctx.api.get(path, { schema: flavorsAnswer, signal: ctx.signal })).body;
+  const ids = flavors.results.map((f) => f.flavor_id ?? f.flavor_name).filter((f): f is string => f !== undefined);
+  seen.set(key, ids);
+  return [...ids];
+}
+
 /** Reads one instance (GET) or the instances of a project and region (the list), with one projection. */
 const reads = defineListReads<'cloud_instance', Instance>({
   readOne: (ctx, d) => readOrGone(async () => (await ctx.api.get(instancePath(d.project_id, d.region_id, d.instance_id), { schema: instanceAnswer, signal: ctx.signal })).body),
   async project(ctx, desired, vm) {
     const state: Record<string, unknown> = { instance_id: vm.id, name: vm.name, status: vm.status, flavor_id: vm.flavor.flavor_id };
     // Only a resize needs the list of flavors the instance may move to.
-    if (vm.flavor.flavor_id !== desired.flavor_id) {
-      const path = `${instancePath(desired.project_id, desired.region_id, desired.instance_id)}/available_flavors`;
-      const flavors = (await ctx.api.get(path, { schema: flavorsAnswer, signal: ctx.signal })).body;
-      state.available_flavors = flavors.results.map((f) => f.flavor_id ?? f.flavor_name).filter((f): f is string => f !== undefined);
-    }
+    if (vm.flavor.flavor_id !== desired.flavor_id) state.available_flavors = await availableFlavors(ctx, desired, vm.flavor.flavor_id);
     return { exists: true, state, lockTaskId: vm.task_id };
   },
   list: {

@@ -49,6 +49,16 @@ describe('cloud_instance read', () => {
     expect(routesSeen(emu)).toEqual([`GET ${ONE}`]);
   });
 
+  it('asks an instance once a run which flavors it may move to from its flavor, and again once it has another flavor', async () => {
+    await cloudInstance.read(h.ctx, desired(), REF);
+    expect((await cloudInstance.read(h.ctx, desired(), REF)).exists).toBe(true);
+    emu.state.instances.get(DEMO.instance)!.flavor_id = 'g2-standard-8-16';
+    expect(await cloudInstance.read(h.ctx, desired(), REF)).toMatchObject({
+      state: { flavor_id: 'g2-standard-8-16', available_flavors: ['g2-standard-2-4', 'g2-standard-4-8', 'g2-standard-8-16'] },
+    });
+    expect(routesSeen(emu)).toEqual([`GET ${ONE}`, `GET ${ONE}/available_flavors`, `GET ${ONE}`, `GET ${ONE}`, `GET ${ONE}/available_flavors`]);
+  });
+
   it('answers an instance the platform does not know (404) as not existing', async () => {
     expect(await cloudInstance.read(h.ctx, desired({ instance_id: MISSING }), REF)).toEqual({ exists: false });
   });

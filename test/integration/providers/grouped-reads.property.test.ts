@@ -16,7 +16,7 @@ import { providers } from '../../../src/kinds/providers.js';
 import { readStack } from '../../../src/kinds/read-stack.js';
 import { RESOURCE_TYPES } from '../../../src/kinds/registry.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
-import { createProviderHarness } from '../../helpers/providers.js';
+import { createProviderHarness, type ProviderHarness } from '../../helpers/providers.js';
 import { resource, stackOf } from '../../helpers/stack.js';
 
 /** The same providers, each reading one resource at a time (no grouped read). */
@@ -192,10 +192,12 @@ describe('grouped reads (property)', () => {
         await emu?.close();
         emu = await startTestEmulator({ fixtures, taskDurationMs: 60_000 });
         for (const lock of locks) expect((await emu.call(lock.method, lock.path, { body: lock.body })).status).toBe(200);
-        const harness = createProviderHarness(emu);
+        // Each plan is a run of its own (its own client and context), as a user runs it: a run
+        // may reuse what it read before (the flavors an instance offers), another run may not.
+        const harnesses = [createProviderHarness(emu), createProviderHarness(emu)] as const;
         try {
           const stack = stackOf(blocks);
-          const planWith = async (registry: ProviderRegistry) => {
+          const planWith = async (registry: ProviderRegistry, harness: ProviderHarness) => {
             const before = emu!.requests.length;
             const observations = await readStack(harness.ctx, stack, registry, { parallelism: 4, pageSize: w.pageSize });
             const plan = buildPlan({
@@ -209,12 +211,12 @@ describe('grouped reads (property)', () => {
             });
             return { plan, requests: emu!.requests.length - before };
           };
-          const grouped = await planWith(providers);
-          const alone = await planWith(single);
+          const grouped = await planWith(providers, harnesses[0]);
+          const alone = await planWith(single, harnesses[1]);
           expect(canonicalJson(grouped.plan)).toBe(canonicalJson(alone.plan));
           expect(grouped.requests).toBeLessThanOrEqual(alone.requests + groupCount(blocks));
         } finally {
-          await harness.close();
+          for (const harness of harnesses) await harness.close();
         }
       }),
       { numRuns: 40 },
