@@ -68,3 +68,12 @@ export function createIO(options: CreateIOOptions = {}): CliIO {
     err: (text) => void stderr.write(clean(text)),
   };
 }
+
+/**
+ * The commit a CI run builds, for the Markdown comment: GITHUB_SHA (GitHub Actions), else
+ * CI_COMMIT_SHA (GitLab CI); undefined outside CI, and then the comment names none.
+ */
+export function commitFromEnv(env: NodeJS.ProcessEnv): string | undefined {
+  const sha = env.GITHUB_SHA || env.CI_COMMIT_SHA;
+  return sha && /^[0-9a-f]{7,64}$/i.test(sha) ? sha : undefined;
+}

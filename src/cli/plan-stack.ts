@@ -124,7 +124,7 @@ export async function planStack(options: PlanStackOptions): Promise<InvalidStack
       baseUrl: api.baseUrl,
       createdAt: new Date().toISOString(),
       edgeformVersion: VERSION,
-      diagnostics: loaded.diagnostics,
+      diagnostics: [...loaded.diagnostics, ...targets.diagnostics],
     });
     return { kind: 'planned', stack, plan, api, ctx, files: loaded.files };
   } catch (error) {

@@ -6,7 +6,7 @@ import { looksLikePlanFile } from '../plan/saved-plan.js';
 import type { Plan } from '../plan/types.js';
 import { UsageError } from '../errors.js';
 import { defineCommand } from './command.js';
-import { ExitCode, type CliIO } from './io.js';
+import { commitFromEnv, ExitCode, type CliIO } from './io.js';
 import { checkParallelism, planStack } from './plan-stack.js';
 import { withInterrupts } from './interrupt.js';
 
@@ -31,7 +31,7 @@ export const planCommand = defineCommand<PlanArgs>({
       .option('target', { type: 'string', array: true, default: [] as string[], describe: 'Plan only this address and what it depends on (repeatable)' }),
   async run(args, io) {
     checkParallelism(args.parallelism);
-    const view = createPlanView(args.format, io, { stackLabel: args.path });
+    const view = createPlanView(args.format, io, { stackLabel: args.path, commit: commitFromEnv(io.env) });
     return withInterrupts(io, async (signal) => {
       const result = await planStack({ path: args.path, env: io.env, parallelism: args.parallelism, targets: args.target, signal });
       if (result.kind === 'invalid') {

@@ -126,6 +126,25 @@ describe('edgeform plan: formats', () => {
     expect(result.stdout).toContain('Plan: 0 to add, 0 to change, 3 to destroy.');
   });
 
+  it('states in the Markdown comment the commit from GITHUB_SHA, else CI_COMMIT_SHA, and the time planned', async () => {
+    const github = await plan(['examples/cleanup.yaml', '--format', 'markdown'], { GITHUB_SHA: 'a'.repeat(40), CI_COMMIT_SHA: 'b'.repeat(40) });
+    expect(github.stdout).toMatch(/_Planned commit `a{12}` at `\d{4}-\d\d-\d\dT[\d:.]+Z`\._/);
+    const gitlab = await plan(['examples/cleanup.yaml', '--format', 'markdown'], { CI_COMMIT_SHA: 'b'.repeat(40) });
+    expect(gitlab.stdout).toContain('_Planned commit `bbbbbbbbbbbb` at');
+    const local = await plan(['examples/cleanup.yaml', '--format', 'markdown'], { GITHUB_SHA: undefined, CI_COMMIT_SHA: undefined });
+    expect(local.stdout).toMatch(/_Planned at `[^`]+`\._/);
+  });
+
+  it('prints a failed plan as a Markdown comment with the error outside the collapsed plan', async () => {
+    emu.faults.failNext({ method: 'GET', path: INSTANCE, status: 403 });
+    const result = await plan(['examples/quickstart.yaml', '--format', 'markdown']);
+    expect(result.code).toBe(1);
+    const opened = result.stdout.slice(0, result.stdout.indexOf('<details>'));
+    expect(opened).toContain('**Plan failed** with 1 error');
+    expect(opened).toMatch(/\*\*Errors\*\*\n\n- `examples\/quickstart\.yaml:\d+:\d+` `reading cloud_instance\.web_vm failed: [^`]*Forbidden/);
+    expect(result.stdout).toContain('```diff\n');
+  });
+
   it('prints no ANSI codes with --no-color or NO_COLOR', async () => {
     for (const [args, env] of [
       [['--no-color'], { NO_COLOR: undefined }],
@@ -228,6 +247,29 @@ describe('edgeform plan --target', () => {
         `/cloud/v2/k8s/clusters/1/76/${DEMO.cluster}/upgrade_versions`,
       ].sort(),
     );
+  });
+
+  it("prints Terraform's targeting warning and names the skipped checks, in text, Markdown and JSON", async () => {
+    const skipped = '2 checks were not selected and skipped: streaming_video_subtitles.subtitles_ready, streaming_ai_tasks.no_failed_transcriptions.';
+    const args = ['examples/quickstart.yaml', '--target', 'cloud_floating_ip.web_ip'];
+    const text = await plan(args);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('warning: Resource targeting is in effect');
+    expect(text.stdout).toContain('--target is not for routine use');
+    expect(text.stdout.replace(/\s+/g, ' ')).toContain(skipped);
+    const markdown = await plan([...args, '--format', 'markdown']);
+    const opened = markdown.stdout.slice(0, markdown.stdout.indexOf('<details>'));
+    expect(opened).toContain('**Warnings**\n\n- `Resource targeting is in effect`');
+    expect(opened).toContain(skipped);
+    const json = JSON.parse((await plan([...args, '--format', 'json'])).stdout);
+    expect(json.errored).toBe(false);
+    expect(json.diagnostics).toEqual([expect.objectContaining({ severity: 'warning', code: 'targeting-in-effect', summary: 'Resource targeting is in effect' })]);
+    expect(json.diagnostics[0].detail).toContain(skipped);
+  });
+
+  it('prints no targeting warning without --target', async () => {
+    const result = await plan(['examples/quickstart.yaml']);
+    expect(result.stdout).not.toContain('targeting');
   });
 
   it('rejects an unknown target with a did-you-mean and sends nothing', async () => {
