@@ -40,9 +40,13 @@ export const applyCommand = defineCommand<ApplyArgs>({
         describe: `Changes in flight at the same time, so platform tasks waited on at once (1 to ${MAX_MAX_TASKS})`,
       })
       .option('task-timeout', { type: 'string', describe: 'Longest wait for one platform task, e.g. 30m, 90s (default 20m; 60m for k8s upgrades)' })
-      .option('target', { type: 'string', array: true, default: [] as string[], describe: 'Apply only this address and what it depends on (repeatable)' })
+      .option('target', { type: 'string', array: true, requiresArg: true, default: [] as string[], describe: 'Apply only this address and what it depends on (repeatable)' })
       .option('format', { choices: APPLY_FORMATS, default: 'text' as const, describe: 'Progress output: text, or one JSON event per line' })
-      .option('stack', { type: 'string', describe: 'With a saved plan: the stack it was made from (default: the path the plan recorded, inside the working directory)' }),
+      .option('stack', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'With a saved plan: the stack it was made from (default: the path the plan recorded, inside the working directory)',
+      }),
   async run(args, io) {
     checkParallelism(args.parallelism);
     checkMaxTasks(args.maxTasks);

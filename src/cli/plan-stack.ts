@@ -67,7 +67,12 @@ export function connect(baseUrl: string, options: Pick<PlanStackOptions, 'env' |
 
 /** Refuses a --parallelism that is not a whole number from 1 to 100. */
 export function checkParallelism(n: number): void {
-  if (!Number.isInteger(n) || n < 1 || n > 100) throw new UsageError(`--parallelism must be a whole number from 1 to 100, got ${String(n)}`);
+  if (!Number.isInteger(n) || n < 1 || n > 100) throw new UsageError(`--parallelism must be a whole number from 1 to 100, got ${describeNumber(n)}`);
+}
+
+/** A number flag's value in an error: yargs reads a word that is not a number (`--parallelism abc`) as NaN. */
+function describeNumber(n: number): string {
+  return Number.isNaN(n) ? 'a value that is not a number' : String(n);
 }
 
 /** The default of --max-tasks: enough for a few hundred changes to wait on their tasks together. */
@@ -78,7 +83,7 @@ export const MAX_MAX_TASKS = 1000;
 
 /** Refuses a --max-tasks that is not a whole number from 1 to MAX_MAX_TASKS. */
 export function checkMaxTasks(n: number): void {
-  if (!Number.isInteger(n) || n < 1 || n > MAX_MAX_TASKS) throw new UsageError(`--max-tasks must be a whole number from 1 to ${MAX_MAX_TASKS}, got ${String(n)}`);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_MAX_TASKS) throw new UsageError(`--max-tasks must be a whole number from 1 to ${MAX_MAX_TASKS}, got ${describeNumber(n)}`);
 }
 
 /** Name of the variable that caps the wait between task polls, in milliseconds. */

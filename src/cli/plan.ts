@@ -25,10 +25,10 @@ export const planCommand = defineCommand<PlanArgs>({
     y
       .positional('path', { type: 'string', describe: 'Stack file or directory of *.yaml files', demandOption: true })
       .option('format', { choices: PLAN_FORMATS, default: 'text' as const, describe: 'Output format' })
-      .option('out', { type: 'string', describe: 'Write the plan to this file, for `edgeform apply FILE`' })
+      .option('out', { type: 'string', requiresArg: true, describe: 'Write the plan to this file, for `edgeform apply FILE`' })
       .option('detailed-exitcode', { type: 'boolean', default: false, describe: 'Exit 0 with no changes, 2 with changes, 1 on error' })
       .option('parallelism', { type: 'number', default: 10, describe: 'Requests to the platform at the same time' })
-      .option('target', { type: 'string', array: true, default: [] as string[], describe: 'Plan only this address and what it depends on (repeatable)' }),
+      .option('target', { type: 'string', array: true, requiresArg: true, default: [] as string[], describe: 'Plan only this address and what it depends on (repeatable)' }),
   async run(args, io) {
     checkParallelism(args.parallelism);
     const view = createPlanView(args.format, io, { stackLabel: args.path, commit: commitFromEnv(io.env) });

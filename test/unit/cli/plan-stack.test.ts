@@ -5,11 +5,15 @@ import { UsageError } from '../../../src/errors.js';
 
 describe('--parallelism and --max-tasks', () => {
   it.each([0, -1, 1.5, 101, Number.NaN])('refuses --parallelism %s', (n) => {
-    expect(() => checkParallelism(n)).toThrow(new UsageError(`--parallelism must be a whole number from 1 to 100, got ${String(n)}`));
+    expect(() => checkParallelism(n)).toThrow(
+      new UsageError(`--parallelism must be a whole number from 1 to 100, got ${Number.isNaN(n) ? 'a value that is not a number' : String(n)}`),
+    );
   });
 
   it.each([0, -3, 2.5, 1001, Number.NaN])('refuses --max-tasks %s', (n) => {
-    expect(() => checkMaxTasks(n)).toThrow(new UsageError(`--max-tasks must be a whole number from 1 to 1000, got ${String(n)}`));
+    expect(() => checkMaxTasks(n)).toThrow(
+      new UsageError(`--max-tasks must be a whole number from 1 to 1000, got ${Number.isNaN(n) ? 'a value that is not a number' : String(n)}`),
+    );
   });
 
   it('accepts every whole number in range, the default of --max-tasks (200) included', () => {
