@@ -27,6 +27,11 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./drift.js')).driftCommand,
   },
   {
+    command: 'show <planfile>',
+    describe: 'Show a saved plan file (text, JSON or Markdown; no API access)',
+    load: async () => (await import('./show.js')).showCommand,
+  },
+  {
     command: 'schema',
     describe: 'Print the JSON Schema of the stack file (for editors)',
     load: async () => (await import('./schema.js')).schemaCommand,

@@ -2,7 +2,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { redact, secretsFromEnv } from '../api/redact.js';
 import { createPlanView, PLAN_FORMATS, type PlanFormat, type PlanView } from '../render/plan-view.js';
-import { looksLikePlanFile } from '../plan/saved-plan.js';
+import { looksLikePlanFile, toPlanDocument } from '../plan/saved-plan.js';
 import type { Plan } from '../plan/types.js';
 import { UsageError } from '../errors.js';
 import { defineCommand } from './command.js';
@@ -39,12 +39,14 @@ export const planCommand = defineCommand<PlanArgs>({
         return ExitCode.error;
       }
       try {
-        view.plan(result.plan, result.files);
+        // One plan value for every output: `--format json` prints exactly the document --out writes.
+        const planned = withRelativeSources(result.plan);
+        view.plan(planned, result.files);
         if (args.out) {
-          if (result.plan.errored) await refuseToSave(args.out, view);
-          else await savePlan(args.out, result.plan, io.env, view);
+          if (planned.errored) await refuseToSave(args.out, view);
+          else await savePlan(args.out, planned, io.env, view);
         }
-        return planExitCode(result.plan, args.detailedExitcode);
+        return planExitCode(planned, args.detailedExitcode);
       } finally {
         await result.api.close();
       }
@@ -78,9 +80,13 @@ async function savePlan(file: string, plan: Plan, env: CliIO['env'], view: PlanV
   if ((await existingFileKind(file)) === 'other') {
     throw new UsageError(`--out ${file}: the file exists and is not an edgeform plan file; refusing to overwrite it (choose another path)`);
   }
-  const saved: Plan = { ...plan, stack: { ...plan.stack, sources: plan.stack.sources.map(relativeToWorkingDirectory) } };
-  await writeFile(file, `${redact(JSON.stringify(saved, null, 2), secretsFromEnv(env))}\n`, { mode: 0o600 });
+  await writeFile(file, `${redact(JSON.stringify(toPlanDocument(plan), null, 2), secretsFromEnv(env))}\n`, { mode: 0o600 });
   view.saved(file);
+}
+
+/** The plan with its stack files relative to the working directory when inside it (see relativeToWorkingDirectory). */
+function withRelativeSources(plan: Plan): Plan {
+  return { ...plan, stack: { ...plan.stack, sources: plan.stack.sources.map(relativeToWorkingDirectory) } };
 }
 
 /**

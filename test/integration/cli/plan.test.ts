@@ -8,6 +8,7 @@ import type { CliResult } from '../../helpers/cli.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
 import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
+import { PLAN_FORMAT_VERSION } from '../../../src/plan/types.js';
 
 const INSTANCE = '/cloud/v1/instances/{project_id}/{region_id}/{instance_id}';
 const ANSI = /\u001b\[/;
@@ -86,17 +87,17 @@ describe('edgeform plan: formats', () => {
     const result = await plan(['examples/quickstart.yaml', '--format', 'json']);
     expect(result.code).toBe(0);
     const json = JSON.parse(result.stdout);
-    expect(json.format_version).toBe('1.0');
+    expect(json.format_version).toBe(PLAN_FORMAT_VERSION);
     expect(json.applyable).toBe(true);
     expect(json.errored).toBe(false);
-    expect(Object.fromEntries(json.resource_changes.map((c: any) => [c.address, c.change.actions]))).toEqual({
-      'cloud_floating_ip.web_ip': ['update'],
-      'cloud_instance.web_vm': ['update'],
-      'cloud_k8s_cluster.cluster': ['update'],
-      'fastedge_app.legacy_app': ['delete'],
-      'streaming_player.old_player': ['delete'],
-      'iam_reseller_notification_setting.login_alerts': ['update'],
-      'cloud_quota_limit_request.stale_request': ['delete'],
+    expect(Object.fromEntries(json.resource_changes.map((c: any) => [c.address, c.action]))).toEqual({
+      'cloud_floating_ip.web_ip': 'update',
+      'cloud_instance.web_vm': 'update',
+      'cloud_k8s_cluster.cluster': 'update',
+      'fastedge_app.legacy_app': 'delete',
+      'streaming_player.old_player': 'delete',
+      'iam_reseller_notification_setting.login_alerts': 'update',
+      'cloud_quota_limit_request.stale_request': 'delete',
     });
     expect(json.checks.map((c: any) => [c.address, c.status])).toEqual([
       ['streaming_video_subtitles.subtitles_ready', 'pass'],
@@ -189,7 +190,7 @@ describe('edgeform plan --out', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(`Saved the plan to ${file}. To perform exactly these actions, run: edgeform apply ${file}`);
     const saved = JSON.parse(readSaved(file));
-    expect(saved).toMatchObject({ format_version: '1.0', base_url: emu.url, applyable: true, errored: false, summary: { change: 4, destroy: 3 } });
+    expect(saved).toMatchObject({ format_version: PLAN_FORMAT_VERSION, base_url: emu.url, applyable: true, errored: false, summary: { change: 4, destroy: 3 } });
     const fip = saved.resource_changes.find((c: any) => c.address === 'cloud_floating_ip.web_ip');
     expect(fip).toMatchObject({ action: 'update', payload: { tags_patch: { env: 'prod', owner: null } } });
     expect(saved.resource_changes.find((c: any) => c.address === 'cloud_k8s_cluster.cluster').payload).toEqual({ upgrade_path: ['v1.30.6', 'v1.31.3'] });
