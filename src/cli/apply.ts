@@ -14,6 +14,7 @@ import { providers } from '../kinds/providers.js';
 import { APPLY_FORMATS, createApplyView, type ApplyFormat, type ApplyView, type RunningAction } from '../render/apply-view.js';
 import { defineCommand } from './command.js';
 import { ExitCode, type CliIO } from './io.js';
+import { createRunReporter } from './run-reporter.js';
 import { checkMaxTasks, checkParallelism, DEFAULT_MAX_TASKS, MAX_MAX_TASKS, planStack } from './plan-stack.js';
 
 interface ApplyArgs {
@@ -76,7 +77,15 @@ export const applyCommand = defineCommand<ApplyArgs>({
 });
 
 async function applyStack(args: ApplyArgs, io: CliIO, view: ApplyView, interrupts: ApplyInterrupts, taskTimeoutMs: number | undefined): Promise<number> {
-  const result = await planStack({ path: args.path, env: io.env, parallelism: args.parallelism, targets: args.target, signal: interrupts.abort.signal, taskTimeoutMs });
+  const result = await planStack({
+    path: args.path,
+    env: io.env,
+    parallelism: args.parallelism,
+    targets: args.target,
+    signal: interrupts.abort.signal,
+    taskTimeoutMs,
+    reporter: createRunReporter(io),
+  });
   if (result.kind === 'invalid') {
     view.invalidStack(result.diagnostics, result.files);
     return ExitCode.error;
@@ -129,6 +138,7 @@ async function applySavedPlan(args: ApplyArgs, io: CliIO, view: ApplyView, inter
         [...stack.resources, ...stack.checks].map((b) => b.address),
       ),
     admit: (stack, baseUrl) => admitSavedPlan(saved, stack, baseUrl, stackPath, io.env),
+    reporter: createRunReporter(io),
   });
   if (result.kind === 'invalid') {
     view.savedStackInvalid(stackPath, result.diagnostics, result.files);

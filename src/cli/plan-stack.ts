@@ -17,6 +17,7 @@ import type { ProviderContext } from '../kinds/provider.js';
 import { readStack } from '../kinds/read-stack.js';
 import { providers } from '../kinds/providers.js';
 import { VERSION } from '../version.js';
+import type { RunReporter } from './run-reporter.js';
 
 /** Settings shared by plan, apply and drift. */
 export interface PlanStackOptions {
@@ -32,6 +33,8 @@ export interface PlanStackOptions {
    * to refuse the run (a saved plan made from another stack or for another platform).
    */
   admit?: (stack: Stack, baseUrl: string) => void;
+  /** Where progress, retries and the debug request log go (see createRunReporter); nowhere when absent. */
+  reporter?: RunReporter;
 }
 
 /** A stack that could not be used: its diagnostics, and nothing was sent to the API. */
@@ -59,8 +62,18 @@ export interface PlannedStack {
  * the task poll schedule of the environment. Callers resolve `baseUrl` with resolveBaseUrl (a
  * saved plan never chooses it).
  */
-export function connect(baseUrl: string, options: Pick<PlanStackOptions, 'env' | 'signal' | 'taskTimeoutMs' | 'parallelism'>): { api: ApiClient; ctx: ProviderContext } {
-  const api = createApiClient({ baseUrl, apiKey: resolveApiKey(options.env), retryQuota: createRetryQuota(), maxConcurrentRequests: options.parallelism });
+export function connect(
+  baseUrl: string,
+  options: Pick<PlanStackOptions, 'env' | 'signal' | 'taskTimeoutMs' | 'parallelism' | 'reporter'>,
+): { api: ApiClient; ctx: ProviderContext } {
+  const reporter = options.reporter;
+  const api = createApiClient({
+    baseUrl,
+    apiKey: resolveApiKey(options.env),
+    retryQuota: createRetryQuota(),
+    maxConcurrentRequests: options.parallelism,
+    ...(reporter ? { onRetry: (event) => reporter.retry(event), onExchange: (event) => reporter.exchange(event) } : {}),
+  });
   const ctx = createProviderContext({ api, signal: options.signal, taskTimeoutMs: options.taskTimeoutMs, pollSchedule: pollScheduleFromEnv(options.env) });
   return { api, ctx };
 }
@@ -119,7 +132,12 @@ export async function planStack(options: PlanStackOptions): Promise<InvalidStack
   options.admit?.(stack, baseUrl);
   const { api, ctx } = connect(baseUrl, options);
   try {
-    const observations = await readStack(ctx, stack, providers, { parallelism: options.parallelism, selected: targets.selected });
+    const reporter = options.reporter;
+    const observations = await readStack(ctx, stack, providers, {
+      parallelism: options.parallelism,
+      selected: targets.selected,
+      ...(reporter ? { onProgress: (done: number, total: number) => reporter.reading(done, total) } : {}),
+    }).finally(() => reporter?.finish());
     const plan = buildPlan({
       stack,
       selected: targets.selected,

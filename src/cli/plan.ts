@@ -7,6 +7,7 @@ import type { Plan } from '../plan/types.js';
 import { UsageError } from '../errors.js';
 import { defineCommand } from './command.js';
 import { commitFromEnv, ExitCode, type CliIO } from './io.js';
+import { createRunReporter } from './run-reporter.js';
 import { checkParallelism, planStack } from './plan-stack.js';
 import { withInterrupts } from './interrupt.js';
 
@@ -33,7 +34,7 @@ export const planCommand = defineCommand<PlanArgs>({
     checkParallelism(args.parallelism);
     const view = createPlanView(args.format, io, { stackLabel: args.path, commit: commitFromEnv(io.env) });
     return withInterrupts(io, async (signal) => {
-      const result = await planStack({ path: args.path, env: io.env, parallelism: args.parallelism, targets: args.target, signal });
+      const result = await planStack({ path: args.path, env: io.env, parallelism: args.parallelism, targets: args.target, signal, reporter: createRunReporter(io) });
       if (result.kind === 'invalid') {
         view.invalidStack(result.diagnostics, result.files);
         return ExitCode.error;
