@@ -18,6 +18,8 @@ export const ExitCode = {
   ok: 0,
   error: 1,
   changes: 2,
+  /** `fmt --check`: files are not in canonical order (Terraform's `fmt -check` code). */
+  unformatted: 3,
   interrupted: 130,
 } as const;
 
