@@ -15,7 +15,7 @@ import { APPLY_FORMATS, createApplyView, type ApplyFormat, type ApplyView, type 
 import { defineCommand } from './command.js';
 import { ExitCode, type CliIO } from './io.js';
 import { createRunReporter } from './run-reporter.js';
-import { checkMaxTasks, checkParallelism, DEFAULT_MAX_TASKS, MAX_MAX_TASKS, planStack } from './plan-stack.js';
+import { checkMaxTasks, checkParallelism, DEFAULT_MAX_TASKS, MAX_MAX_TASKS, planStack, progressIntervalFromEnv } from './plan-stack.js';
 
 interface ApplyArgs {
   path: string;
@@ -51,6 +51,8 @@ export const applyCommand = defineCommand<ApplyArgs>({
   async run(args, io) {
     checkParallelism(args.parallelism);
     checkMaxTasks(args.maxTasks);
+    // A bad EDGEFORM_PROGRESS_INTERVAL is refused before anything is read.
+    progressIntervalFromEnv(io.env);
     const taskTimeoutMs = args.taskTimeout === undefined ? undefined : parseDuration(args.taskTimeout);
     const verbsOf = (c: Plan['resource_changes'][number]) => providers.resources[c.type].verbs[c.action === 'delete' ? 'delete' : 'update'];
     const view = createApplyView(args.format, io, { verbsOf });
@@ -95,7 +97,7 @@ async function applyStack(args: ApplyArgs, io: CliIO, view: ApplyView, interrupt
     view.plan(plan, result.files);
     if (plan.errored) return ExitCode.error;
     // Nothing to change: no question; the executor only reports every resource unchanged.
-    if (!plan.applyable) return await execute(plan, result.ctx, args, view, interrupts);
+    if (!plan.applyable) return await execute(plan, result.ctx, args, view, interrupts, io.env);
     if (!args.autoApprove) {
       if (!io.stdin.isTTY) {
         view.approvalUnavailable();
@@ -107,7 +109,7 @@ async function applyStack(args: ApplyArgs, io: CliIO, view: ApplyView, interrupt
         return answer === 'interrupted' ? ExitCode.interrupted : ExitCode.error;
       }
     }
-    return await execute(plan, result.ctx, args, view, interrupts);
+    return await execute(plan, result.ctx, args, view, interrupts, io.env);
   } finally {
     await result.api.close();
   }
@@ -162,7 +164,7 @@ async function applySavedPlan(args: ApplyArgs, io: CliIO, view: ApplyView, inter
       const was = savedChecks.get(check.address)?.status;
       if (was !== undefined && was !== check.status) view.checkChanged(check, was);
     }
-    return await execute(fresh, result.ctx, args, view, interrupts);
+    return await execute(fresh, result.ctx, args, view, interrupts, io.env);
   } finally {
     await result.api.close();
   }
@@ -213,10 +215,10 @@ async function locatePlannedStack(saved: SavedPlan, explicit: string | undefined
   return recorded;
 }
 
-async function execute(plan: Plan, ctx: ProviderContext, args: ApplyArgs, view: ApplyView, interrupts: ApplyInterrupts): Promise<number> {
+async function execute(plan: Plan, ctx: ProviderContext, args: ApplyArgs, view: ApplyView, interrupts: ApplyInterrupts, env: NodeJS.ProcessEnv): Promise<number> {
   const running = new Map<string, RunningAction>();
   interrupts.executing(() => [...running.values()]);
-  const heartbeat = setInterval(() => view.tick(), 10_000);
+  const heartbeat = setInterval(() => view.tick(), progressIntervalFromEnv(env));
   heartbeat.unref();
   let outcome: ApplyOutcome;
   try {

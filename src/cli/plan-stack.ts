@@ -99,6 +99,25 @@ export function checkMaxTasks(n: number): void {
   if (!Number.isInteger(n) || n < 1 || n > MAX_MAX_TASKS) throw new UsageError(`--max-tasks must be a whole number from 1 to ${MAX_MAX_TASKS}, got ${describeNumber(n)}`);
 }
 
+/** Name of the variable that sets how often apply prints its "Still ..." lines, in milliseconds. */
+export const PROGRESS_INTERVAL_ENV = 'EDGEFORM_PROGRESS_INTERVAL';
+
+/** How often apply says what it is still waiting on, by default: every 10 s, as Terraform does. */
+export const DEFAULT_PROGRESS_INTERVAL_MS = 10_000;
+
+/**
+ * The interval of apply's "Still resizing... [20s elapsed]" lines: DEFAULT_PROGRESS_INTERVAL_MS,
+ * or EDGEFORM_PROGRESS_INTERVAL ms (a whole number from 100 to 3600000): shorter for a demo,
+ * longer for a quieter CI log.
+ */
+export function progressIntervalFromEnv(env: NodeJS.ProcessEnv): number {
+  const raw = env[PROGRESS_INTERVAL_ENV];
+  if (raw === undefined || raw === '') return DEFAULT_PROGRESS_INTERVAL_MS;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 100 || ms > 3_600_000) throw new UsageError(`${PROGRESS_INTERVAL_ENV} must be a whole number of milliseconds from 100 to 3600000, got "${raw}"`);
+  return ms;
+}
+
 /** Name of the variable that caps the wait between task polls, in milliseconds. */
 export const POLL_INTERVAL_ENV = 'EDGEFORM_TASK_POLL_INTERVAL';
 
