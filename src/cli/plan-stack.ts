@@ -114,7 +114,8 @@ export function progressIntervalFromEnv(env: NodeJS.ProcessEnv): number {
   const raw = env[PROGRESS_INTERVAL_ENV];
   if (raw === undefined || raw === '') return DEFAULT_PROGRESS_INTERVAL_MS;
   const ms = Number(raw);
-  if (!Number.isInteger(ms) || ms < 100 || ms > 3_600_000) throw new UsageError(`${PROGRESS_INTERVAL_ENV} must be a whole number of milliseconds from 100 to 3600000, got "${raw}"`);
+  if (!Number.isInteger(ms) || ms < 100 || ms > 3_600_000)
+    throw new UsageError(`${PROGRESS_INTERVAL_ENV} must be a whole number of milliseconds from 100 to 3600000, got "${raw}"`);
   return ms;
 }
 
