@@ -47,7 +47,7 @@ export async function runCli(argv: string[], ioOptions: CreateIOOptions = {}): P
       if (first && message?.startsWith('Unknown argument') && !commands.some((c) => c.command.split(' ')[0] === first)) {
         throw new UsageError(`unknown command "${first}"; the commands are ${commands.map((c) => c.command.split(' ')[0]).join(', ')}`);
       }
-      throw new UsageError(explainUsage(message ?? 'invalid invocation'));
+      throw new UsageError(explainUsage(message ?? 'invalid invocation', first));
     });
 
   try {
@@ -135,7 +135,8 @@ function refuseSingleDashFlags(argv: readonly string[]): void {
 }
 
 /** yargs' terse messages in words a new user can act on. */
-function explainUsage(message: string): string {
+function explainUsage(message: string, command: string | undefined): string {
+  if (message.startsWith('Not enough non-option arguments') && command === 'show') return 'missing PLANFILE: give a plan file written by edgeform plan --out';
   if (message.startsWith('Not enough non-option arguments')) return 'missing PATH: give a stack file or a directory of *.yaml files (apply also takes a plan file from plan --out)';
   return message;
 }

@@ -94,4 +94,10 @@ describe('edgeform show PLANFILE', () => {
     expect(missing.stderr).toContain('cannot read the plan file');
     expect(missing.stderr).not.toMatch(/\n\s+at /);
   });
+
+  it('says what is missing when no plan file is given', async () => {
+    const result = await runCliInProcess(['show'], { env: offline });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Error: missing PLANFILE: give a plan file written by edgeform plan --out');
+  });
 });
