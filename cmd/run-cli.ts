@@ -51,7 +51,7 @@ export async function runCli(argv: string[], ioOptions: CreateIOOptions = {}): P
     });
 
   try {
-    refuseSingleDashFlags(argv);
+    if (!isCompletionRun(argv)) refuseSingleDashFlags(argv);
     const loaded = await loadCommands(argv);
     for (const entry of commands) {
       const command = loaded.get(entry);

@@ -111,5 +111,8 @@ describe('edgeform completion', () => {
     expect(commands.stdout.split('\n')).toEqual(expect.arrayContaining(['validate', 'plan', 'apply', 'drift', 'completion']));
     const flags = await runCliInProcess(['--get-yargs-completions', 'edgeform', 'plan', '--']);
     expect(flags.stdout.split('\n')).toEqual(expect.arrayContaining(['--format', '--out', '--target', '--parallelism']));
+    // A word being typed with one dash is the shell asking, not a Terraform-style flag to refuse.
+    const typing = await runCliInProcess(['--get-yargs-completions', 'edgeform', 'plan', '-ta']);
+    expect(typing).toMatchObject({ code: 0, stderr: '' });
   });
 });
