@@ -8,6 +8,7 @@ import { EdgeformError, InterruptedError, UsageError } from '../src/errors.js';
 import type { Command, CommandEntry } from '../src/cli/command.js';
 import { commands, commandsToLoad } from '../src/cli/commands.js';
 import { createIO, ExitCode, type CliIO, type CreateIOOptions } from '../src/cli/io.js';
+import { suggest } from '../src/config/did-you-mean.js';
 import { VERSION } from '../src/version.js';
 
 /** Runs edgeform with argv (without node and script) and returns the exit code. */
@@ -25,28 +26,32 @@ export async function runCli(argv: string[], ioOptions: CreateIOOptions = {}): P
     .alias('help', 'h')
     .option('color', {
       type: 'boolean',
-      default: true,
-      description: 'Colour the output (--no-color or NO_COLOR turn it off; never on a non-TTY)',
+      description: 'Colour the output: --color forces it (also FORCE_COLOR=1, for CI logs that render it), --no-color turns it off (also NO_COLOR); by default only on a terminal',
     })
     .strict()
     .recommendCommands()
     .demandCommand(1, 'Name a command: see edgeform --help.')
     .wrap(Math.min(100, process.stdout.columns ?? 100))
     .exitProcess(false)
-    .fail((message: string | undefined, error: Error | undefined, context: unknown) => {
-      if (error) throw error;
+    .fail((reported: string | undefined, error: Error | undefined, context: unknown) => {
+      // yargs' own parse errors (a flag without its value) arrive as a YError: usage, not a bug.
+      if (error && error.name !== 'YError') throw error;
+      const message = reported ?? error?.message;
       // yargs 18 passes its usage object here (its typings still say the yargs instance).
       const unknown = unknownFlags(argv, context as UsageContext);
       if (unknown.length > 0) throw new UsageError(`unknown ${unknown.length === 1 ? 'flag' : 'flags'} ${unknown.join(', ')}`);
+      const missing = /^Not enough arguments following: (.+)$/.exec(message ?? '');
+      if (missing) throw new UsageError(`--${missing[1]} needs a value (--${missing[1]} VALUE or --${missing[1]}=VALUE)`);
       const first = argv.find((a) => !a.startsWith('-'));
       if (first && message?.startsWith('Did you mean')) throw new UsageError(`unknown command "${first}". ${message}`);
       if (first && message?.startsWith('Unknown argument') && !commands.some((c) => c.command.split(' ')[0] === first)) {
         throw new UsageError(`unknown command "${first}"; the commands are ${commands.map((c) => c.command.split(' ')[0]).join(', ')}`);
       }
-      throw new UsageError(explainUsage(message ?? 'invalid invocation'));
+      throw new UsageError(explainUsage(message ?? 'invalid invocation', first));
     });
 
   try {
+    if (!isCompletionRun(argv)) refuseSingleDashFlags(argv);
     const loaded = await loadCommands(argv);
     for (const entry of commands) {
       const command = loaded.get(entry);
@@ -58,8 +63,16 @@ export async function runCli(argv: string[], ioOptions: CreateIOOptions = {}): P
         exitCode = await command.run(args, io);
       });
     }
+    parser = parser.completion('completion', 'Print a bash or zsh completion script (edgeform completion >> ~/.bashrc, or ~/.zshrc)');
+    // What yargs prints itself for a completion (the script, or the words the shell asked for)
+    // is collected and written through io, like everything else edgeform prints.
+    let yargsOutput = '';
     skipHelpCache(parser);
-    const parsed = await parser.parseAsync();
+    const parsed = isCompletionRun(argv) ? await parser.parseAsync(argv, {}, (_error, _argv, output) => void (yargsOutput = output)) : await parser.parseAsync();
+    if (isCompletionRun(argv)) {
+      if (yargsOutput !== '') io.out(yargsOutput);
+      return ExitCode.ok;
+    }
     // With exitProcess(false) yargs prints `COMMAND --help` itself and runs nothing: that is success.
     if (!ran && parsed.help === true) return ExitCode.ok;
     if (!ran && parsed._.length > 0) throw new UsageError(`unknown command "${String(parsed._[0])}"`);
@@ -86,6 +99,11 @@ function skipHelpCache(parser: Argv): void {
   if (usage && typeof usage.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => {};
 }
 
+/** Whether yargs answers this command line itself with a completion: `edgeform completion`, or the shell asking for words. */
+function isCompletionRun(argv: readonly string[]): boolean {
+  return argv[0] === 'completion' || argv.includes('--get-yargs-completions');
+}
+
 async function loadCommands(argv: readonly string[]): Promise<Map<CommandEntry, Command<any>>> {
   const wanted = commandsToLoad(argv, commands);
   const loaded = await Promise.all(wanted.map((entry) => entry.load()));
@@ -107,6 +125,7 @@ function unknownFlags(argv: readonly string[], context: UsageContext): string[] 
   const known = new Set<string>(['help', 'version', ...Object.keys(context.getDescriptions?.() ?? {})]);
   if (known.size === 2) return [];
   const camel = (s: string) => s.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+  const kebab = [...known].filter((name) => !/[A-Z]/.test(name));
   return argv
     .filter((a) => a.startsWith('--') && a.length > 2)
     .map((a) => a.slice(2).split('=')[0]!)
@@ -114,11 +133,28 @@ function unknownFlags(argv: readonly string[], context: UsageContext): string[] 
       const base = name.startsWith('no-') ? name.slice(3) : name;
       return !known.has(base) && !known.has(camel(base));
     })
-    .map((name) => `--${name}`);
+    .map((name) => {
+      const match = suggest(name, kebab);
+      return match === undefined ? `--${name}` : `--${name} (did you mean --${match}?)`;
+    });
+}
+
+/**
+ * Refuses Terraform's single-dash spelling of long flags (`-out=plan.json`, `-target ADDR`,
+ * `-auto-approve`), which yargs would read as a row of one-letter flags, with the two-dash
+ * spelling to use instead. Words after `--` are left alone.
+ */
+function refuseSingleDashFlags(argv: readonly string[]): void {
+  const end = argv.indexOf('--');
+  const single = (end === -1 ? argv : argv.slice(0, end)).filter((a) => /^-[a-z][a-z-]+(=|$)/i.test(a));
+  if (single.length === 0) return;
+  const hints = single.map((a) => `${a} -> -${a}`).join(', ');
+  throw new UsageError(`edgeform's long flags take two dashes, unlike Terraform's: use ${hints}`);
 }
 
 /** yargs' terse messages in words a new user can act on. */
-function explainUsage(message: string): string {
+function explainUsage(message: string, command: string | undefined): string {
+  if (message.startsWith('Not enough non-option arguments') && command === 'show') return 'missing PLANFILE: give a plan file written by edgeform plan --out';
   if (message.startsWith('Not enough non-option arguments')) return 'missing PATH: give a stack file or a directory of *.yaml files (apply also takes a plan file from plan --out)';
   return message;
 }

@@ -1,10 +1,15 @@
 /**
  * `npm run demo`: the main job of edgeform, end to end, against the built-in emulator and
- * with no credentials: plan, apply, drift (in sync), an out-of-band change, drift again, and a
- * floating IP created and then found again by its ownership tags.
- * Every step runs the real CLI as a user would; the script checks each exit code.
+ * with no credentials: plan, the pull-request comment, a reviewed plan refused as stale after
+ * an out-of-band change, apply (with its "Still ..." progress while a platform task runs), drift
+ * (in sync), another out-of-band change, drift again, and a floating IP created and then found
+ * again by its ownership tags. Every step runs the real CLI as a user would; the script checks
+ * each exit code.
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { demoFixturesPath, startEmulator } from '../../src/emulator/index.js';
 
@@ -12,45 +17,100 @@ const CLI = fileURLToPath(new URL('../../cmd/edgeform.js', import.meta.url));
 const STACK = 'examples/quickstart.yaml';
 const CREATE_STACK = 'examples/floating-ips.yaml';
 
-// Platform tasks take 1.5 s here, so the waiting is visible; the test of the demo shortens it.
-const taskDurationMs = Number(process.env.EDGEFORM_DEMO_TASK_DURATION ?? 1500);
-const emulator = await startEmulator({ port: 0, fixtures: demoFixturesPath, taskDurationMs });
-const env = { ...process.env, EDGEFORM_BASE_URL: emulator.url, EDGEFORM_API_KEY: emulator.apiKey };
+// Platform tasks last a minute on the emulator's clock, so apply has time to say what it is
+// still waiting on; once it has, the demo moves the emulator's clock on instead of waiting.
+const TASK_DURATION_MS = 60_000;
+const emulator = await startEmulator({ port: 0, fixtures: demoFixturesPath, taskDurationMs: TASK_DURATION_MS });
+const env: NodeJS.ProcessEnv = { ...process.env, EDGEFORM_BASE_URL: emulator.url, EDGEFORM_API_KEY: emulator.apiKey };
+const work = mkdtempSync(join(tmpdir(), 'edgeform-demo-'));
+const reviewed = join(work, 'reviewed.plan.json');
 let failed = false;
 
+const colored = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
 /** Bold headings on a terminal, plain text for NO_COLOR or a pipe (as the CLI itself does). */
-const bold = (text: string) => (process.stdout.isTTY && !process.env.NO_COLOR ? `\x1b[1m${text}\x1b[0m` : text);
+const bold = (text: string) => (colored ? `\x1b[1m${text}\x1b[0m` : text);
 
-/** Runs the CLI as a child process (asynchronously: the emulator lives in this process). */
-async function step(title: string, args: string[], expectedCode: number): Promise<void> {
+/**
+ * Runs the CLI as a child process (asynchronously: the emulator lives in this process). With
+ * `onOutput`, its stdout passes through this process, which watches it (the child is told to
+ * colour it as it would on this terminal).
+ */
+async function step(title: string, args: string[], expectedCode: number, onOutput?: (text: string) => void): Promise<void> {
   process.stdout.write(`\n${bold(`━━ ${title}`)}\n$ edgeform ${args.join(' ')}\n\n`);
-  const child = spawn(process.execPath, [CLI, ...args], { env, stdio: 'inherit' });
+  const argv = onOutput && colored ? [...args, '--color'] : args;
+  const child = spawn(process.execPath, [CLI, ...argv], { env, stdio: ['inherit', onOutput ? 'pipe' : 'inherit', 'inherit'] });
+  child.stdout?.setEncoding('utf8').on('data', (text: string) => {
+    process.stdout.write(text);
+    onOutput?.(text);
+  });
   const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
   const ok = status === expectedCode;
   process.stdout.write(`\n${ok ? '✔' : '✘'} exit code ${String(status)} (expected ${expectedCode})\n`);
   if (!ok) failed = true;
 }
 
-try {
-  process.stdout.write(`edgeform demo: the platform emulator serves the demo world at ${emulator.url}\n`);
-  await step('1. What would change?', ['plan', STACK, '--detailed-exitcode'], 2);
-  await step('2. Apply it (waiting on the platform tasks)', ['apply', STACK, '--auto-approve'], 0);
-  await step('3. The scheduled drift check: in sync', ['drift', STACK], 0);
-
-  process.stdout.write(`\n${bold('━━ 4. Someone changes a tag by hand, outside edgeform')}\n`);
+/** Changes the floating IP's tags directly through the API, as someone at the console would. */
+async function changeTagsByHand(tags: Record<string, string>): Promise<void> {
   const response = await fetch(`${emulator.url}/cloud/v1/floatingips/1/76/726ecfcc-7fd0-4e30-a86e-7892524aa483`, {
     method: 'PATCH',
     headers: { authorization: `APIKey ${emulator.apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ tags: { env: 'staging', hotfix: 'true' } }),
+    body: JSON.stringify({ tags }),
   });
-  process.stdout.write(`PATCH tags {env: staging, hotfix: "true"} → HTTP ${response.status}\n`);
+  process.stdout.write(`PATCH tags ${JSON.stringify(tags)} → HTTP ${response.status}\n`);
+}
 
-  await step('5. The drift check notices and names the fields', ['drift', STACK], 2);
-  await step('6. The plan to put it back', ['plan', STACK, '--detailed-exitcode'], 2);
-  await step('7. Create a floating IP edgeform owns (found again by its ownership tags)', ['apply', CREATE_STACK, '--auto-approve'], 0);
-  await step('8. Plan it again: found by its tags, nothing to create', ['plan', CREATE_STACK, '--detailed-exitcode'], 0);
+/** The watcher of the apply step running now (see finishTasksOnceStillWaiting). */
+let onApplyOutput: ((text: string) => void) | undefined;
+
+/** Runs an apply step whose platform tasks finish once it reports "Still ..." (a second's progress interval). */
+async function waitingOnTasks(run: () => Promise<void>): Promise<void> {
+  const tasks = finishTasksOnceStillWaiting();
+  onApplyOutput = tasks.onOutput;
+  env.EDGEFORM_PROGRESS_INTERVAL = '1000';
+  try {
+    await run();
+  } finally {
+    tasks.stop();
+    onApplyOutput = undefined;
+    delete env.EDGEFORM_PROGRESS_INTERVAL;
+  }
+}
+
+/**
+ * Apply's output watcher: after its first "Still ..." line, the emulator's clock moves a task's
+ * length every tenth of a second, so every task (the k8s upgrade's second step too) finishes.
+ */
+function finishTasksOnceStillWaiting(): { onOutput: (text: string) => void; stop: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    onOutput(text) {
+      if (timer === undefined && text.includes(': Still ')) timer = setInterval(() => emulator.clock.advance(TASK_DURATION_MS), 100);
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
+try {
+  process.stdout.write(`edgeform demo: the platform emulator serves the demo world at ${emulator.url}\n`);
+  await step('1. What would change?', ['plan', STACK, '--detailed-exitcode'], 2);
+  await step('2. In CI: the pull-request comment (sticky, by its hidden marker), and the plan saved for the merge', ['plan', STACK, '--format', 'markdown', '--out', reviewed], 0);
+
+  process.stdout.write(`\n${bold('━━ 3. Before the merge, someone changes a tag by hand, outside edgeform')}\n`);
+  await changeTagsByHand({ env: 'staging', owner: 'bob' });
+  await step('4. Applying the reviewed plan is refused: it is stale', ['apply', reviewed], 1);
+
+  await waitingOnTasks(() => step('5. Plan again and apply (waiting on the platform tasks)', ['apply', STACK, '--auto-approve'], 0, onApplyOutput));
+  await step('6. The scheduled drift check: in sync', ['drift', STACK], 0);
+
+  process.stdout.write(`\n${bold('━━ 7. Someone changes a tag by hand again')}\n`);
+  await changeTagsByHand({ env: 'staging', hotfix: 'true' });
+  await step('8. The drift check notices and names the fields', ['drift', STACK], 2);
+  await step('9. The plan to put it back', ['plan', STACK, '--detailed-exitcode'], 2);
+  await waitingOnTasks(() => step('10. Create a floating IP edgeform owns (found again by its ownership tags)', ['apply', CREATE_STACK, '--auto-approve'], 0, onApplyOutput));
+  await step('11. Plan it again: found by its tags, nothing to create', ['plan', CREATE_STACK, '--detailed-exitcode'], 0);
 } finally {
   await emulator.close();
+  rmSync(work, { recursive: true, force: true });
 }
 
 process.stdout.write(failed ? '\nThe demo did not go as expected (see above).\n' : '\nDemo complete: plan, apply and drift all behaved as expected.\n');

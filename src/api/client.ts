@@ -123,6 +123,23 @@ export interface RetryEvent {
   reason: string;
 }
 
+/**
+ * One request and its answer, reported after each attempt (for `EDGEFORM_LOG=debug`): already
+ * redacted. `status` is null when no answer came (then `outcome` names the failure).
+ */
+export interface ExchangeEvent {
+  method: HttpMethod;
+  /** The path with its query, as sent (after the base URL's own path). */
+  path: string;
+  status: number | null;
+  /** `200`, `HTTP 503`, or the network failure (`ECONNRESET`, `request timeout`). */
+  outcome: string;
+  /** From sending to the end of the answer's body. */
+  durationMs: number;
+  /** The platform's `x-request-id` header, when it sent one. */
+  requestId: string | null;
+}
+
 /** Settings of {@link createApiClient}. */
 export interface ApiClientOptions {
   /** Resolved base URL (see resolveBaseUrl); validated again here. */
@@ -154,6 +171,8 @@ export interface ApiClientOptions {
   /** Injected for tests: clock for HTTP-date Retry-After. */
   now?: () => number;
   onRetry?: (event: RetryEvent) => void;
+  /** Called after every attempt with what was sent and answered (see ExchangeEvent); for debug logs. */
+  onExchange?: (event: ExchangeEvent) => void;
   /** More strings to redact besides the API key. */
   secrets?: readonly string[];
 }
@@ -224,6 +243,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         reason: string;
         retryAfter?: string | string[] | undefined;
         retryAfterMs?: string | string[] | undefined;
+        /** The answer's x-request-id (redacted), when there was an answer with one. */
+        requestId?: string | null;
         toError: (why: GaveUp) => Error;
       };
 
@@ -232,9 +253,38 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     try {
       // Aborted while it waited for a slot: give the slot straight back.
       if (req.signal?.aborted) return { kind: 'aborted', reason: abortReason(req.signal) };
-      return await attemptWithSlot(req, payload);
+      if (!options.onExchange) return await attemptWithSlot(req, payload);
+      const started = performance.now();
+      const outcome = await attemptWithSlot(req, payload);
+      reportExchange(req, outcome, performance.now() - started);
+      return outcome;
     } finally {
       release();
+    }
+  }
+
+  function reportExchange<T>(req: ApiRequestOptions<T>, outcome: Outcome<T>, durationMs: number): void {
+    if (outcome.kind === 'aborted') return;
+    const path = redact(buildPath(prefix, req.path, req.query), secrets);
+    const base = { method: req.method, path, durationMs: Math.round(durationMs) };
+    if (outcome.kind === 'ok') {
+      options.onExchange?.({ ...base, status: outcome.response.status, outcome: String(outcome.response.status), requestId: outcome.response.requestId });
+    } else if (outcome.kind === 'fatal') {
+      const status = (outcome.error as { status?: unknown }).status;
+      const requestId = (outcome.error as { requestId?: unknown }).requestId;
+      options.onExchange?.({
+        ...base,
+        status: typeof status === 'number' ? status : null,
+        outcome: typeof status === 'number' ? `${status}, refused: ${outcome.error.name}` : outcome.error.name,
+        requestId: typeof requestId === 'string' ? requestId : null,
+      });
+    } else {
+      options.onExchange?.({
+        ...base,
+        status: outcome.failure.kind === 'status' ? outcome.failure.status : null,
+        outcome: outcome.reason,
+        requestId: outcome.requestId ?? null,
+      });
     }
   }
 
@@ -289,6 +339,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         reason: `HTTP ${status}`,
         retryAfter,
         retryAfterMs,
+        requestId: headerRequestId,
         toError: ({ note, quotaExhausted }) =>
           createApiError({
             method: req.method,

@@ -15,7 +15,8 @@ import { APPLY_FORMATS, createApplyView, type ApplyFormat, type ApplyView, type 
 import { defineCommand } from './command.js';
 import { ExitCode, type CliIO } from './io.js';
 import { lockStack } from './stack-lock.js';
-import { checkMaxTasks, checkParallelism, DEFAULT_MAX_TASKS, MAX_MAX_TASKS, planStack } from './plan-stack.js';
+import { createRunReporter } from './run-reporter.js';
+import { checkMaxTasks, checkParallelism, DEFAULT_MAX_TASKS, MAX_MAX_TASKS, planStack, progressIntervalFromEnv } from './plan-stack.js';
 
 interface ApplyArgs {
   path: string;
@@ -42,17 +43,23 @@ export const applyCommand = defineCommand<ApplyArgs>({
         describe: `Changes in flight at the same time, so platform tasks waited on at once (1 to ${MAX_MAX_TASKS})`,
       })
       .option('task-timeout', { type: 'string', describe: 'Longest wait for one platform task, e.g. 30m, 90s (default 20m; 60m for k8s upgrades)' })
-      .option('target', { type: 'string', array: true, default: [] as string[], describe: 'Apply only this address and what it depends on (repeatable)' })
+      .option('target', { type: 'string', array: true, requiresArg: true, default: [] as string[], describe: 'Apply only this address and what it depends on (repeatable)' })
       .option('format', { choices: APPLY_FORMATS, default: 'text' as const, describe: 'Progress output: text, or one JSON event per line' })
       .option('lock', {
         type: 'boolean',
         default: true,
         describe: 'Hold the stack lock (<stack>.edgeform.lock) while applying; --lock=false when applies are serialized another way',
       })
-      .option('stack', { type: 'string', describe: 'With a saved plan: the stack it was made from (default: the path the plan recorded, inside the working directory)' }),
+      .option('stack', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'With a saved plan: the stack it was made from (default: the path the plan recorded, inside the working directory)',
+      }),
   async run(args, io) {
     checkParallelism(args.parallelism);
     checkMaxTasks(args.maxTasks);
+    // A bad EDGEFORM_PROGRESS_INTERVAL is refused before anything is read.
+    progressIntervalFromEnv(io.env);
     const taskTimeoutMs = args.taskTimeout === undefined ? undefined : parseDuration(args.taskTimeout);
     const verbsOf = (c: Plan['resource_changes'][number]): [string, string] =>
       c.action === 'create'
@@ -103,7 +110,15 @@ async function lockIfAsked(args: ApplyArgs, stackPath: string, io: CliIO): Promi
 }
 
 async function applyStackLocked(args: ApplyArgs, io: CliIO, view: ApplyView, interrupts: ApplyInterrupts, taskTimeoutMs: number | undefined): Promise<number> {
-  const result = await planStack({ path: args.path, env: io.env, parallelism: args.parallelism, targets: args.target, signal: interrupts.abort.signal, taskTimeoutMs });
+  const result = await planStack({
+    path: args.path,
+    env: io.env,
+    parallelism: args.parallelism,
+    targets: args.target,
+    signal: interrupts.abort.signal,
+    taskTimeoutMs,
+    reporter: createRunReporter(io),
+  });
   if (result.kind === 'invalid') {
     view.invalidStack(result.diagnostics, result.files);
     return ExitCode.error;
@@ -113,7 +128,7 @@ async function applyStackLocked(args: ApplyArgs, io: CliIO, view: ApplyView, int
     view.plan(plan, result.files);
     if (plan.errored) return ExitCode.error;
     // Nothing to change: no question; the executor only reports every resource unchanged.
-    if (!plan.applyable) return await execute(plan, result.ctx, args, view, interrupts);
+    if (!plan.applyable) return await execute(plan, result.ctx, args, view, interrupts, io.env);
     if (!args.autoApprove) {
       if (!io.stdin.isTTY) {
         view.approvalUnavailable();
@@ -125,7 +140,7 @@ async function applyStackLocked(args: ApplyArgs, io: CliIO, view: ApplyView, int
         return answer === 'interrupted' ? ExitCode.interrupted : ExitCode.error;
       }
     }
-    return await execute(plan, result.ctx, args, view, interrupts);
+    return await execute(plan, result.ctx, args, view, interrupts, io.env);
   } finally {
     await result.api.close();
   }
@@ -173,6 +188,7 @@ async function applySavedPlanLocked(
         [...stack.resources, ...stack.checks].map((b) => b.address),
       ),
     admit: (stack, baseUrl) => admitSavedPlan(saved, stack, baseUrl, stackPath, io.env),
+    reporter: createRunReporter(io),
   });
   if (result.kind === 'invalid') {
     view.savedStackInvalid(stackPath, result.diagnostics, result.files);
@@ -196,7 +212,7 @@ async function applySavedPlanLocked(
       const was = savedChecks.get(check.address)?.status;
       if (was !== undefined && was !== check.status) view.checkChanged(check, was);
     }
-    return await execute(fresh, result.ctx, args, view, interrupts);
+    return await execute(fresh, result.ctx, args, view, interrupts, io.env);
   } finally {
     await result.api.close();
   }
@@ -247,10 +263,10 @@ async function locatePlannedStack(saved: SavedPlan, explicit: string | undefined
   return recorded;
 }
 
-async function execute(plan: Plan, ctx: ProviderContext, args: ApplyArgs, view: ApplyView, interrupts: ApplyInterrupts): Promise<number> {
+async function execute(plan: Plan, ctx: ProviderContext, args: ApplyArgs, view: ApplyView, interrupts: ApplyInterrupts, env: NodeJS.ProcessEnv): Promise<number> {
   const running = new Map<string, RunningAction>();
   interrupts.executing(() => [...running.values()]);
-  const heartbeat = setInterval(() => view.tick(), 10_000);
+  const heartbeat = setInterval(() => view.tick(), progressIntervalFromEnv(env));
   heartbeat.unref();
   let outcome: ApplyOutcome;
   try {

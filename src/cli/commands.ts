@@ -32,6 +32,16 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./import.js')).importCommand,
   },
   {
+    command: 'fmt [paths..]',
+    describe: 'Put stack files in canonical order, keeping comments (--check: exit 3 when any would change)',
+    load: async () => (await import('./fmt.js')).fmtCommand,
+  },
+  {
+    command: 'show <planfile>',
+    describe: 'Show a saved plan file (text, JSON or Markdown; no API access)',
+    load: async () => (await import('./show.js')).showCommand,
+  },
+  {
     command: 'schema',
     describe: 'Print the JSON Schema of the stack file (for editors)',
     load: async () => (await import('./schema.js')).schemaCommand,

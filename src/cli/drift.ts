@@ -2,6 +2,7 @@ import { buildDriftReport, type DriftReport } from '../plan/drift.js';
 import { createDriftView, DRIFT_FORMATS, type DriftFormat } from '../render/drift-view.js';
 import { defineCommand } from './command.js';
 import { ExitCode } from './io.js';
+import { createRunReporter } from './run-reporter.js';
 import { withInterrupts } from './interrupt.js';
 import { checkParallelism, planStack } from './plan-stack.js';
 
@@ -28,7 +29,7 @@ export const driftCommand = defineCommand<DriftArgs>({
     checkParallelism(args.parallelism);
     const view = createDriftView(args.format, io, { stackLabel: args.path });
     return withInterrupts(io, async (signal) => {
-      const result = await planStack({ path: args.path, env: io.env, parallelism: args.parallelism, targets: [], signal });
+      const result = await planStack({ path: args.path, env: io.env, parallelism: args.parallelism, targets: [], signal, reporter: createRunReporter(io) });
       if (result.kind === 'invalid') {
         view.invalidStack(result.diagnostics, result.files);
         return ExitCode.error;

@@ -18,6 +18,8 @@ export const ExitCode = {
   ok: 0,
   error: 1,
   changes: 2,
+  /** `fmt --check`: files are not in canonical order (Terraform's `fmt -check` code). */
+  unformatted: 3,
   interrupted: 130,
 } as const;
 
@@ -31,16 +33,26 @@ export interface CreateIOOptions {
 }
 
 /**
- * Whether this run writes colour: never with --no-color (or --color=false), never when NO_COLOR
- * is set to anything but the empty string, and only when stdout is a terminal. The one place
- * edgeform decides colour; views only build their colourisers from the answer (CliIO.color).
- * argv is read here rather than from yargs because the output boundary exists before parsing.
+ * Whether this run writes colour, in this order: the flag (`--color` or `--color=true` forces
+ * it, `--no-color` or `--color=false` turns it off; the last one given wins), then FORCE_COLOR
+ * (set and not `0` or `false` forces it, for CI logs that render colour; `0`/`false` turns it
+ * off), then NO_COLOR (set to anything but the empty string turns it off), and otherwise only
+ * when stdout is a terminal. The one place edgeform decides colour; views only build their
+ * colourisers from the answer (CliIO.color). argv is read here rather than from yargs because
+ * the output boundary exists before parsing.
  */
 export function decideColor(options: { argv: readonly string[]; env: NodeJS.ProcessEnv; stdout: { isTTY?: boolean } }): boolean {
-  const flag = !options.argv.includes('--no-color') && !options.argv.includes('--color=false');
+  const end = options.argv.indexOf('--');
+  const flags = (end === -1 ? options.argv : options.argv.slice(0, end)).filter((a) => COLOR_FLAGS.has(a));
+  const flag = flags.at(-1);
+  if (flag !== undefined) return flag === '--color' || flag === '--color=true';
+  const force = options.env.FORCE_COLOR;
+  if (force !== undefined && force !== '') return force !== '0' && force.toLowerCase() !== 'false';
   const noColorEnv = options.env.NO_COLOR !== undefined && options.env.NO_COLOR !== '';
-  return flag && !noColorEnv && options.stdout.isTTY === true;
+  return !noColorEnv && options.stdout.isTTY === true;
 }
+
+const COLOR_FLAGS = new Set(['--color', '--color=true', '--no-color', '--color=false']);
 
 /**
  * Decides colour once (decideColor) for everything the run writes. Everything
@@ -67,4 +79,13 @@ export function createIO(options: CreateIOOptions = {}): CliIO {
     out: (text) => void stdout.write(clean(text)),
     err: (text) => void stderr.write(clean(text)),
   };
+}
+
+/**
+ * The commit a CI run builds, for the Markdown comment: GITHUB_SHA (GitHub Actions), else
+ * CI_COMMIT_SHA (GitLab CI); undefined outside CI, and then the comment names none.
+ */
+export function commitFromEnv(env: NodeJS.ProcessEnv): string | undefined {
+  const sha = env.GITHUB_SHA || env.CI_COMMIT_SHA;
+  return sha && /^[0-9a-f]{7,64}$/i.test(sha) ? sha : undefined;
 }

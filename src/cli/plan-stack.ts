@@ -17,6 +17,7 @@ import type { ProviderContext } from '../kinds/provider.js';
 import { readStack } from '../kinds/read-stack.js';
 import { providers } from '../kinds/providers.js';
 import { VERSION } from '../version.js';
+import type { RunReporter } from './run-reporter.js';
 
 /** Settings shared by plan, apply and drift. */
 export interface PlanStackOptions {
@@ -32,6 +33,8 @@ export interface PlanStackOptions {
    * to refuse the run (a saved plan made from another stack or for another platform).
    */
   admit?: (stack: Stack, baseUrl: string) => void;
+  /** Where progress, retries and the debug request log go (see createRunReporter); nowhere when absent. */
+  reporter?: RunReporter;
 }
 
 /** A stack that could not be used: its diagnostics, and nothing was sent to the API. */
@@ -59,15 +62,30 @@ export interface PlannedStack {
  * the task poll schedule of the environment. Callers resolve `baseUrl` with resolveBaseUrl (a
  * saved plan never chooses it).
  */
-export function connect(baseUrl: string, options: Pick<PlanStackOptions, 'env' | 'signal' | 'taskTimeoutMs' | 'parallelism'>): { api: ApiClient; ctx: ProviderContext } {
-  const api = createApiClient({ baseUrl, apiKey: resolveApiKey(options.env), retryQuota: createRetryQuota(), maxConcurrentRequests: options.parallelism });
+export function connect(
+  baseUrl: string,
+  options: Pick<PlanStackOptions, 'env' | 'signal' | 'taskTimeoutMs' | 'parallelism' | 'reporter'>,
+): { api: ApiClient; ctx: ProviderContext } {
+  const reporter = options.reporter;
+  const api = createApiClient({
+    baseUrl,
+    apiKey: resolveApiKey(options.env),
+    retryQuota: createRetryQuota(),
+    maxConcurrentRequests: options.parallelism,
+    ...(reporter ? { onRetry: (event) => reporter.retry(event), onExchange: (event) => reporter.exchange(event) } : {}),
+  });
   const ctx = createProviderContext({ api, signal: options.signal, taskTimeoutMs: options.taskTimeoutMs, pollSchedule: pollScheduleFromEnv(options.env) });
   return { api, ctx };
 }
 
 /** Refuses a --parallelism that is not a whole number from 1 to 100. */
 export function checkParallelism(n: number): void {
-  if (!Number.isInteger(n) || n < 1 || n > 100) throw new UsageError(`--parallelism must be a whole number from 1 to 100, got ${String(n)}`);
+  if (!Number.isInteger(n) || n < 1 || n > 100) throw new UsageError(`--parallelism must be a whole number from 1 to 100, got ${describeNumber(n)}`);
+}
+
+/** A number flag's value in an error: yargs reads a word that is not a number (`--parallelism abc`) as NaN. */
+function describeNumber(n: number): string {
+  return Number.isNaN(n) ? 'a value that is not a number' : String(n);
 }
 
 /** The default of --max-tasks: enough for a few hundred changes to wait on their tasks together. */
@@ -78,7 +96,27 @@ export const MAX_MAX_TASKS = 1000;
 
 /** Refuses a --max-tasks that is not a whole number from 1 to MAX_MAX_TASKS. */
 export function checkMaxTasks(n: number): void {
-  if (!Number.isInteger(n) || n < 1 || n > MAX_MAX_TASKS) throw new UsageError(`--max-tasks must be a whole number from 1 to ${MAX_MAX_TASKS}, got ${String(n)}`);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_MAX_TASKS) throw new UsageError(`--max-tasks must be a whole number from 1 to ${MAX_MAX_TASKS}, got ${describeNumber(n)}`);
+}
+
+/** Name of the variable that sets how often apply prints its "Still ..." lines, in milliseconds. */
+export const PROGRESS_INTERVAL_ENV = 'EDGEFORM_PROGRESS_INTERVAL';
+
+/** How often apply says what it is still waiting on, by default: every 10 s, as Terraform does. */
+export const DEFAULT_PROGRESS_INTERVAL_MS = 10_000;
+
+/**
+ * The interval of apply's "Still resizing... [20s elapsed]" lines: DEFAULT_PROGRESS_INTERVAL_MS,
+ * or EDGEFORM_PROGRESS_INTERVAL ms (a whole number from 100 to 3600000): shorter for a demo,
+ * longer for a quieter CI log.
+ */
+export function progressIntervalFromEnv(env: NodeJS.ProcessEnv): number {
+  const raw = env[PROGRESS_INTERVAL_ENV];
+  if (raw === undefined || raw === '') return DEFAULT_PROGRESS_INTERVAL_MS;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 100 || ms > 3_600_000)
+    throw new UsageError(`${PROGRESS_INTERVAL_ENV} must be a whole number of milliseconds from 100 to 3600000, got "${raw}"`);
+  return ms;
 }
 
 /** Name of the variable that caps the wait between task polls, in milliseconds. */
@@ -117,7 +155,12 @@ export async function planStack(options: PlanStackOptions): Promise<InvalidStack
   try {
     // Without --target every block is read and, with prune: true, what the stack owns is listed (--target never prunes).
     const selected = targeted.length > 0 ? { selected: targets.selected } : {};
-    const observations = await readStack(ctx, stack, providers, { parallelism: options.parallelism, ...selected });
+    const reporter = options.reporter;
+    const observations = await readStack(ctx, stack, providers, {
+      parallelism: options.parallelism,
+      ...selected,
+      ...(reporter ? { onProgress: (done: number, total: number) => reporter.reading(done, total) } : {}),
+    }).finally(() => reporter?.finish());
     const plan = buildPlan({
       stack,
       ...selected,
@@ -128,7 +171,7 @@ export async function planStack(options: PlanStackOptions): Promise<InvalidStack
       baseUrl: api.baseUrl,
       createdAt: new Date().toISOString(),
       edgeformVersion: VERSION,
-      diagnostics: loaded.diagnostics,
+      diagnostics: [...loaded.diagnostics, ...targets.diagnostics],
     });
     return { kind: 'planned', stack, plan, api, ctx, files: loaded.files };
   } catch (error) {

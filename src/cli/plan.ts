@@ -2,11 +2,12 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { redact, secretsFromEnv } from '../api/redact.js';
 import { createPlanView, PLAN_FORMATS, type PlanFormat, type PlanView } from '../render/plan-view.js';
-import { looksLikePlanFile } from '../plan/saved-plan.js';
+import { looksLikePlanFile, toPlanDocument } from '../plan/saved-plan.js';
 import type { Plan } from '../plan/types.js';
 import { UsageError } from '../errors.js';
 import { defineCommand } from './command.js';
-import { ExitCode, type CliIO } from './io.js';
+import { commitFromEnv, ExitCode, type CliIO } from './io.js';
+import { createRunReporter } from './run-reporter.js';
 import { checkParallelism, planStack } from './plan-stack.js';
 import { withInterrupts } from './interrupt.js';
 
@@ -25,26 +26,28 @@ export const planCommand = defineCommand<PlanArgs>({
     y
       .positional('path', { type: 'string', describe: 'Stack file or directory of *.yaml files', demandOption: true })
       .option('format', { choices: PLAN_FORMATS, default: 'text' as const, describe: 'Output format' })
-      .option('out', { type: 'string', describe: 'Write the plan to this file, for `edgeform apply FILE`' })
+      .option('out', { type: 'string', requiresArg: true, describe: 'Write the plan to this file, for `edgeform apply FILE`' })
       .option('detailed-exitcode', { type: 'boolean', default: false, describe: 'Exit 0 with no changes, 2 with changes, 1 on error' })
       .option('parallelism', { type: 'number', default: 10, describe: 'Requests to the platform at the same time' })
-      .option('target', { type: 'string', array: true, default: [] as string[], describe: 'Plan only this address and what it depends on (repeatable)' }),
+      .option('target', { type: 'string', array: true, requiresArg: true, default: [] as string[], describe: 'Plan only this address and what it depends on (repeatable)' }),
   async run(args, io) {
     checkParallelism(args.parallelism);
-    const view = createPlanView(args.format, io, { stackLabel: args.path });
+    const view = createPlanView(args.format, io, { stackLabel: args.path, commit: commitFromEnv(io.env) });
     return withInterrupts(io, async (signal) => {
-      const result = await planStack({ path: args.path, env: io.env, parallelism: args.parallelism, targets: args.target, signal });
+      const result = await planStack({ path: args.path, env: io.env, parallelism: args.parallelism, targets: args.target, signal, reporter: createRunReporter(io) });
       if (result.kind === 'invalid') {
         view.invalidStack(result.diagnostics, result.files);
         return ExitCode.error;
       }
       try {
-        view.plan(result.plan, result.files);
+        // One plan value for every output: `--format json` prints exactly the document --out writes.
+        const planned = withRelativeSources(result.plan);
+        view.plan(planned, result.files);
         if (args.out) {
-          if (result.plan.errored) await refuseToSave(args.out, view);
-          else await savePlan(args.out, result.plan, io.env, view);
+          if (planned.errored) await refuseToSave(args.out, view);
+          else await savePlan(args.out, planned, io.env, view);
         }
-        return planExitCode(result.plan, args.detailedExitcode);
+        return planExitCode(planned, args.detailedExitcode);
       } finally {
         await result.api.close();
       }
@@ -78,9 +81,13 @@ async function savePlan(file: string, plan: Plan, env: CliIO['env'], view: PlanV
   if ((await existingFileKind(file)) === 'other') {
     throw new UsageError(`--out ${file}: the file exists and is not an edgeform plan file; refusing to overwrite it (choose another path)`);
   }
-  const saved: Plan = { ...plan, stack: { ...plan.stack, sources: plan.stack.sources.map(relativeToWorkingDirectory) } };
-  await writeFile(file, `${redact(JSON.stringify(saved, null, 2), secretsFromEnv(env))}\n`, { mode: 0o600 });
+  await writeFile(file, `${redact(JSON.stringify(toPlanDocument(plan), null, 2), secretsFromEnv(env))}\n`, { mode: 0o600 });
   view.saved(file);
+}
+
+/** The plan with its stack files relative to the working directory when inside it (see relativeToWorkingDirectory). */
+function withRelativeSources(plan: Plan): Plan {
+  return { ...plan, stack: { ...plan.stack, sources: plan.stack.sources.map(relativeToWorkingDirectory) } };
 }
 
 /**

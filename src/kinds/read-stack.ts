@@ -26,6 +26,11 @@ export interface ReadStackOptions {
   pageSize?: number;
   /** List pages one grouped read follows at most; default MAX_LIST_PAGES. */
   maxPages?: number;
+  /**
+   * Called as reading goes: resources and checks read so far (a group counts when its grouped
+   * read ends) of those selected; for the progress line on a terminal.
+   */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /**
@@ -65,6 +70,12 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
     const summary = failure(error);
     if (summary !== null) reads.set(address, { ok: false, error: { summary } });
   };
+  const total = stack.resources.filter((b) => isSelected(b.address)).length + stack.checks.filter((b) => isSelected(b.address)).length;
+  let done = 0;
+  const advance = (n: number): void => {
+    done += n;
+    if (fatal === null) options.onProgress?.(done, total);
+  };
   const readResource = async <K extends ResourceType>(block: ResourceBlock<K>): Promise<void> => {
     if (fatal !== null) return;
     const provider = registry.resources[block.type];
@@ -73,6 +84,7 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
     } catch (error) {
       recordFailure(block.address, error);
     }
+    advance(1);
   };
   // A group read runs outside the pool and sends each unit of its I/O through it, so it never
   // holds a place while it waits; once the reading stops, no unit starts.
@@ -97,6 +109,7 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
     } catch (error) {
       // Aborted: an interrupt propagates from here, a run-fatal error stops the reading.
       for (const block of blocks) recordFailure(block.address, error);
+      advance(blocks.length);
       return;
     }
     blocks.forEach((block, i) => {
@@ -105,6 +118,7 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
       if (outcome.ok) reads.set(block.address, { ok: true, observation: outcome.observation });
       else recordFailure(block.address, outcome.error);
     });
+    advance(blocks.length);
   };
   /** Reads the blocks of one kind: by group (its provider's group key) when it reads groups, else one by one. */
   const readKind = <K extends ResourceType>(type: K, blocks: ReadonlyArray<ResourceBlock<K>>): Array<Promise<void>> => {
@@ -135,6 +149,7 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
       const message = failure(error);
       if (message !== null) checks.set(block.address, { status: 'error', message });
     }
+    advance(1);
   };
 
   const owned: OwnedRead[] = [];

@@ -117,10 +117,10 @@ export function looksLikePlanFile(text: string): boolean {
  * newer minor one (written by a newer edgeform, it may mean what this build cannot do), an
  * action its kind or `ensure` does not allow (a delete of a kind edgeform cannot delete or of
  * one the stack keeps, an update of one the stack deletes), an update whose payload is not
- * what its provider needs, a plan with errors, or a file that is not a plan (the JSON
- * rendering of `plan --format json` included).
+ * what its provider needs, a plan with errors (unless `allowErrored`: `edgeform show` displays
+ * one), or a file that is not a plan. `plan --format json` prints this same document.
  */
-export function parsePlanFile(text: string, file: string, payloads: PayloadSchemas): SavedPlan {
+export function parsePlanFile(text: string, file: string, payloads: PayloadSchemas, options: { allowErrored?: boolean } = {}): SavedPlan {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -128,7 +128,9 @@ export function parsePlanFile(text: string, file: string, payloads: PayloadSchem
     throw new PlanFileError(`${file} is a corrupt plan file: it is not valid JSON (${(error as Error).message}). Save a new one with edgeform plan --out FILE.`);
   }
   if (isPlanJsonRendering(json)) {
-    throw new PlanFileError(`${file} is the JSON rendering of a plan (plan --format json), not a plan file; save one with edgeform plan --out FILE`);
+    throw new StalePlanError(
+      `${file} is the JSON of an older edgeform (plan format 1.0, change.actions); this edgeform reads format ${PLAN_FORMAT_VERSION}. Run edgeform plan again.`,
+    );
   }
   checkFormatVersion((json as { format_version?: unknown } | null)?.format_version, file);
   const parsed = planFileSchema.safeParse(json);
@@ -142,8 +144,62 @@ export function parsePlanFile(text: string, file: string, payloads: PayloadSchem
   });
   const plan = parsed.data as SavedPlan;
   checkGraph(plan, file);
-  if (plan.errored) throw new PlanFileError(`${file} is a plan with errors; it cannot be applied. Fix them and run edgeform plan again.`);
+  if (plan.errored && !options.allowErrored) throw new PlanFileError(`${file} is a plan with errors; it cannot be applied. Fix them and run edgeform plan again.`);
   return plan;
+}
+
+/**
+ * The plan document: the one JSON shape `plan --out` writes and `plan --format json` prints
+ * (docs/formats.md), versioned by `format_version`, and read back by parsePlanFile. It is the
+ * plan value itself, its keys in a fixed order, so the two outputs of one plan are equal.
+ */
+export function toPlanDocument(plan: Plan | SavedPlan): Record<string, unknown> {
+  return {
+    format_version: plan.format_version,
+    edgeform_version: plan.edgeform_version,
+    created_at: plan.created_at,
+    base_url: plan.base_url,
+    stack: { sources: plan.stack.sources, digest: plan.stack.digest },
+    resource_changes: plan.resource_changes.map((c) => ({
+      address: c.address,
+      type: c.type,
+      name: c.name,
+      action: c.action,
+      desired: c.desired,
+      before: c.before,
+      after: c.after,
+      changes: c.changes,
+      ...(c.payload === undefined ? {} : { payload: c.payload }),
+      fingerprint: c.fingerprint,
+      lock_task_id: c.lock_task_id,
+      depends_on: c.depends_on,
+      ...(c.unchanged_elements === undefined ? {} : { unchanged_elements: c.unchanged_elements }),
+      warnings: c.warnings,
+      notes: c.notes,
+    })),
+    checks: plan.checks.map((c) => ({
+      address: c.address,
+      type: c.type,
+      name: c.name,
+      action: c.action,
+      status: c.status,
+      message: c.message,
+      ...(c.details === undefined ? {} : { details: c.details }),
+      desired: c.desired,
+      depends_on: c.depends_on,
+    })),
+    diagnostics: plan.diagnostics.map((d) => ({
+      severity: d.severity,
+      code: d.code,
+      summary: d.summary,
+      ...(d.detail === undefined ? {} : { detail: d.detail }),
+      ...(d.address === undefined ? {} : { address: d.address }),
+      ...(d.range === undefined ? {} : { range: { filename: d.range.filename, start: d.range.start, end: d.range.end } }),
+    })),
+    summary: plan.summary,
+    applyable: plan.applyable,
+    errored: plan.errored,
+  };
 }
 
 /**
@@ -183,7 +239,7 @@ function checkFormatVersion(version: unknown, file: string): void {
   }
 }
 
-/** The output of `plan --format json` (see render/plan-json.ts): its changes carry `change.actions`. */
+/** The output of `plan --format json` of format 1.0: its changes carried Terraform's `change.actions`. */
 function isPlanJsonRendering(json: unknown): boolean {
   const changes = (json as { resource_changes?: unknown } | null)?.resource_changes;
   if (!Array.isArray(changes)) return false;

@@ -3,10 +3,15 @@ import type { Diagnostic } from '../config/diagnostics.js';
 import type { Stack } from '../config/types.js';
 import { buildGraph } from './graph.js';
 
+/** The diagnostic code of the warning every `--target` run carries. */
+export const TARGETING_WARNING_CODE = 'targeting-in-effect';
+
 /**
  * The addresses a `--target` run covers: each target and everything it depends on,
  * transitively (as Terraform does). No targets means every block. Unknown targets are
- * errors with a did-you-mean, reported before anything is read.
+ * errors with a did-you-mean, reported before anything is read. A run with targets (and none
+ * unknown) carries Terraform's warning as a diagnostic (code {@link TARGETING_WARNING_CODE}),
+ * naming the checks the selection leaves out, so every view (text, Markdown, JSON) shows it.
  */
 export function selectTargets(stack: Stack, targets: readonly string[]): { selected: Set<string>; diagnostics: Diagnostic[] } {
   const blocks = [...stack.resources, ...stack.checks];
@@ -35,5 +40,27 @@ export function selectTargets(stack: Stack, targets: readonly string[]): { selec
       queue.push(...(graph.dependencies.get(node) ?? []));
     }
   }
+  if (diagnostics.length === 0) diagnostics.push(targetingWarning(stack.checks.map((c) => c.address).filter((a) => !selected.has(a))));
   return { selected, diagnostics };
+}
+
+/**
+ * Terraform's warning for a targeted plan: the result may be incomplete and targeting is not
+ * for routine use; the checks outside the selection were not evaluated, so a passing plan does
+ * not mean they pass.
+ */
+function targetingWarning(skippedChecks: readonly string[]): Diagnostic {
+  const skipped =
+    skippedChecks.length === 0
+      ? 'Every check of the stack is in the selection.'
+      : `${skippedChecks.length} ${skippedChecks.length === 1 ? 'check was' : 'checks were'} not selected and skipped: ${skippedChecks.join(', ')}.`;
+  return {
+    severity: 'warning',
+    code: TARGETING_WARNING_CODE,
+    summary: 'Resource targeting is in effect',
+    detail:
+      'You are planning with --target, so the plan may not show every change the stack asks for. ' +
+      '--target is not for routine use: it is for exceptional situations such as recovering from errors or mistakes. ' +
+      skipped,
+  };
 }

@@ -1,8 +1,12 @@
 import type { Diagnostic } from '../config/diagnostics.js';
 import type { CheckType, ResourceAttributes, ResourceType } from '../kinds/registry.js';
 
-/** Version of the saved-plan and JSON plan format; bumped on any incompatible change. */
-export const PLAN_FORMAT_VERSION = '1.0';
+/**
+ * Version of the plan document: what `plan --out` writes and `plan --format json` prints (one
+ * shape, see toPlanDocument); bumped on any incompatible change. 2.0: `plan --format json`
+ * prints the plan file's shape (1.0 printed Terraform's `change.actions` shape).
+ */
+export const PLAN_FORMAT_VERSION = '2.0';
 
 /**
  * What apply will do to one resource. `create`: nothing matched the block's identity;

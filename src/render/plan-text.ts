@@ -64,7 +64,7 @@ export function renderPlanText(plan: Plan, options: { formatDiagnostics?: Diagno
   return `${out.join('\n')}\n`;
 }
 
-/** The last line of a plan: counts, "No changes", or why nothing can be applied. */
+/** The last line of a plan: counts, "No changes" (only when no check fails), or why nothing can be applied. */
 export function summaryLine(plan: Plan, colors: Colors = NO_COLORS): string {
   const { add, change, destroy } = plan.summary;
   const errors = plan.diagnostics.filter((d) => d.severity === 'error').length;
@@ -73,7 +73,12 @@ export function summaryLine(plan: Plan, colors: Colors = NO_COLORS): string {
     const resources = add + change + destroy > 0 ? ` The rest of the plan: ${counts}` : '';
     return colors.red(`Plan failed: ${errors} error${errors === 1 ? '' : 's'}; nothing can be applied until ${errors === 1 ? 'it is' : 'they are'} fixed.${resources}`);
   }
-  if (add + change + destroy === 0) return colors.green('No changes. Your infrastructure matches the configuration.');
+  if (add + change + destroy === 0) {
+    const failing = plan.checks.filter((c) => c.status !== 'pass').length;
+    // Failing checks are not "all well": say so where the eye lands, on the last line.
+    if (failing > 0) return colors.yellow(`No changes to resources; ${failing} of ${plan.checks.length} ${plan.checks.length === 1 ? 'check' : 'checks'} failing.`);
+    return colors.green('No changes. Your infrastructure matches the configuration.');
+  }
   return `${colors.bold('Plan:')} ${counts}`;
 }
 

@@ -27,6 +27,8 @@ export interface PlanView {
 /** What a plan view needs besides its output: the stack's name as the user gave it (Markdown headings). */
 export interface PlanViewOptions {
   stackLabel: string;
+  /** The commit planned, for the Markdown comment (see commitFromEnv); left out when unknown. */
+  commit?: string;
 }
 
 /**
@@ -57,7 +59,8 @@ export function createPlanView(format: PlanFormat, output: ViewOutput, options: 
       ...notes,
       // The diagnostics keep the run's colour decision, as they always have; the plan never has colour.
       invalidStack: (diagnostics, files) => output.out(invalidStackMarkdown(options.stackLabel, diagnosticsText(diagnostics, files, colors))),
-      plan: (plan, files) => output.out(renderPlanMarkdown(plan, planText(plan, files, NO_COLORS), { stackLabel: options.stackLabel })),
+      plan: (plan, files) =>
+        output.out(renderPlanMarkdown(plan, planText(plan, files, NO_COLORS), { stackLabel: options.stackLabel, ...(options.commit ? { commit: options.commit } : {}) })),
     }),
   };
   return views[format]();

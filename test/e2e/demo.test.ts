@@ -5,15 +5,19 @@ import { describe, expect, it } from 'vitest';
 const DEMO = fileURLToPath(new URL('../../dist/examples/demo/run.js', import.meta.url));
 
 describe('npm run demo', () => {
-  it('walks plan, apply and drift against the emulator with the expected exit codes', async () => {
+  it('walks plan, the PR comment, a stale saved plan, apply with its "Still ..." line, and drift, with the expected exit codes', async () => {
     const child = spawn(process.execPath, [DEMO], {
-      env: { ...process.env, NO_COLOR: '1', EDGEFORM_DEMO_TASK_DURATION: '0', EDGEFORM_TASK_POLL_INTERVAL: '20' },
+      env: { ...process.env, NO_COLOR: '1', EDGEFORM_TASK_POLL_INTERVAL: '20' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(output).toContain('<!-- edgeform:plan stack=examples/quickstart.yaml -->');
+    expect(output).toContain('```diff\n');
+    expect(output).toContain('Error: Saved plan is stale: the platform changed since the plan was made. Nothing was applied.');
+    expect(output).toMatch(/: Still (modifying|resizing|upgrading)\.\.\. \[\d+s elapsed\]/);
     expect(output).toContain('Apply complete! Resources: 0 added, 4 changed, 3 destroyed.');
     expect(output).toContain('No drift.');
     expect(output).toMatch(/tags\.hotfix\s+stack: \(absent\)\s+platform: "true"/);
@@ -21,5 +25,5 @@ describe('npm run demo', () => {
     expect(output).not.toContain('✘');
     expect(output).toContain('Demo complete');
     expect(code).toBe(0);
-  }, 60_000);
+  }, 180_000);
 });

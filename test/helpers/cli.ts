@@ -34,13 +34,14 @@ export function runCli(args: string[], options: RunCliOptions = {}): Promise<Cli
   });
 }
 
-/** The CLI's environment: the test runner's minus every EDGEFORM_ variable, NO_COLOR set, then the overrides. */
+/** The CLI's environment: the test runner's minus every EDGEFORM_ variable and FORCE_COLOR, NO_COLOR set, then the overrides. */
 export function cliEnv(overrides: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (v !== undefined && !k.startsWith('EDGEFORM_')) env[k] = v;
   }
   env.NO_COLOR = '1';
+  delete env.FORCE_COLOR;
   for (const [k, v] of Object.entries(overrides)) {
     if (v === undefined) delete env[k];
     else env[k] = v;

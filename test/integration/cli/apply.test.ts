@@ -167,12 +167,12 @@ describe('edgeform apply', () => {
       const { emu, env } = await start();
       const file = await savePlan(env);
       const plan = JSON.parse(readFileSync(file, 'utf8')) as { format_version: string };
-      writeFileSync(file, JSON.stringify({ ...plan, format_version: '2.0' }));
+      writeFileSync(file, JSON.stringify({ ...plan, format_version: '9.0' }));
       emu.requests.length = 0;
 
       const result = await runCliInProcess(['apply', file], { env });
       expect(result.code).toBe(1);
-      expect(result.stderr).toContain('plan format 2.0');
+      expect(result.stderr).toContain('plan format 9.0');
       expect(result.stderr).toContain('Run edgeform plan again');
       expect(emu.requests).toEqual([]);
     });

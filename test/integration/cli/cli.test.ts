@@ -30,7 +30,7 @@ describe('edgeform CLI usage errors', () => {
 
   it('names an unknown command and suggests the nearest one', async () => {
     const unknown = await runCliInProcess(['bogus']);
-    expect(unknown.stderr).toContain('unknown command "bogus"; the commands are validate, plan, apply, drift, import, schema, emulator');
+    expect(unknown.stderr).toContain('unknown command "bogus"; the commands are validate, plan, apply, drift, import, fmt, show, schema, emulator');
     const typo = await runCliInProcess(['plna', 'stack.yaml']);
     expect(typo.code).toBe(1);
     expect(typo.stderr).toContain('unknown command "plna". Did you mean plan?');
@@ -40,5 +40,79 @@ describe('edgeform CLI usage errors', () => {
     const result = await runCliInProcess(['plan', '--no-color']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('missing PATH: give a stack file or a directory of *.yaml files');
+  });
+});
+
+describe('edgeform CLI: flags a newcomer mistypes', () => {
+  it('suggests the nearest flag for a misspelt long flag', async () => {
+    const result = await runCliInProcess(['plan', 'stack.yaml', '--paralelism', '3']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('unknown flag --paralelism (did you mean --parallelism?)');
+    const apply = await runCliInProcess(['apply', 'stack.yaml', '--auto-aprove']);
+    expect(apply.stderr).toContain('unknown flag --auto-aprove (did you mean --auto-approve?)');
+    const far = await runCliInProcess(['plan', 'stack.yaml', '--frobnicate']);
+    expect(far.stderr).toContain('unknown flag --frobnicate\n');
+  });
+
+  it("hints at two dashes for Terraform's single-dash flags (-out=x, -target=..., -auto-approve)", async () => {
+    for (const [args, hint] of [
+      [['plan', 'stack.yaml', '-out=plan.json'], '-out=plan.json -> --out=plan.json'],
+      [['plan', '-target=cloud_instance.web_vm', 'stack.yaml'], '-target=cloud_instance.web_vm -> --target=cloud_instance.web_vm'],
+      [['apply', 'stack.yaml', '-auto-approve'], '-auto-approve -> --auto-approve'],
+    ] as const) {
+      const result = await runCliInProcess([...args]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`Error: edgeform's long flags take two dashes, unlike Terraform's: use ${hint}`);
+      expect(result.stderr).not.toContain('Unknown arguments');
+    }
+  });
+
+  it('refuses plan --out without a value as a usage error (exit 1), before anything is read', async () => {
+    const result = await runCliInProcess(['plan', 'examples/quickstart.yaml', '--out']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Error: --out needs a value (--out VALUE or --out=VALUE)');
+    expect(result.stdout).toBe('');
+  });
+
+  it('refuses --parallelism that is not a number as a usage error (exit 1), never NaN', async () => {
+    const result = await runCliInProcess(['plan', 'examples/quickstart.yaml', '--parallelism', 'abc']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Error: --parallelism must be a whole number from 1 to 100, got a value that is not a number');
+    expect(result.stderr).not.toContain('NaN');
+  });
+});
+
+describe('edgeform CLI: colour', () => {
+  const ANSI = /\u001b\[/;
+  it('colours a piped run with --color or FORCE_COLOR, and not with --no-color', async () => {
+    const output = async (args: string[], env: Record<string, string | undefined> = {}) => {
+      const result = await runCliInProcess(['validate', 'test/fixtures/invalid/bad-enum', ...args], { env });
+      expect(result.code).toBe(1);
+      return result.stdout + result.stderr;
+    };
+    expect(await output(['--color'])).toMatch(ANSI);
+    expect(await output([], { NO_COLOR: undefined, FORCE_COLOR: '1' })).toMatch(ANSI);
+    expect(await output(['--no-color'], { FORCE_COLOR: '1' })).not.toMatch(ANSI);
+    expect(await output([])).not.toMatch(ANSI);
+  });
+});
+
+describe('edgeform completion', () => {
+  it('prints a bash completion script that asks edgeform for the words', async () => {
+    const result = await runCliInProcess(['completion']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('###-begin-edgeform-completions-###');
+    expect(result.stdout).toContain('edgeform --get-yargs-completions');
+    expect(result.stdout).toMatch(/complete .* edgeform/);
+  });
+
+  it('completes command names and the flags of a command', async () => {
+    const commands = await runCliInProcess(['--get-yargs-completions', 'edgeform', '']);
+    expect(commands.stdout.split('\n')).toEqual(expect.arrayContaining(['validate', 'plan', 'apply', 'drift', 'completion']));
+    const flags = await runCliInProcess(['--get-yargs-completions', 'edgeform', 'plan', '--']);
+    expect(flags.stdout.split('\n')).toEqual(expect.arrayContaining(['--format', '--out', '--target', '--parallelism']));
+    // A word being typed with one dash is the shell asking, not a Terraform-style flag to refuse.
+    const typing = await runCliInProcess(['--get-yargs-completions', 'edgeform', 'plan', '-ta']);
+    expect(typing).toMatchObject({ code: 0, stderr: '' });
   });
 });

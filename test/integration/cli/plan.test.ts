@@ -8,6 +8,7 @@ import type { CliResult } from '../../helpers/cli.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
 import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
+import { PLAN_FORMAT_VERSION } from '../../../src/plan/types.js';
 
 const INSTANCE = '/cloud/v1/instances/{project_id}/{region_id}/{instance_id}';
 const ANSI = /\u001b\[/;
@@ -86,17 +87,17 @@ describe('edgeform plan: formats', () => {
     const result = await plan(['examples/quickstart.yaml', '--format', 'json']);
     expect(result.code).toBe(0);
     const json = JSON.parse(result.stdout);
-    expect(json.format_version).toBe('1.0');
+    expect(json.format_version).toBe(PLAN_FORMAT_VERSION);
     expect(json.applyable).toBe(true);
     expect(json.errored).toBe(false);
-    expect(Object.fromEntries(json.resource_changes.map((c: any) => [c.address, c.change.actions]))).toEqual({
-      'cloud_floating_ip.web_ip': ['update'],
-      'cloud_instance.web_vm': ['update'],
-      'cloud_k8s_cluster.cluster': ['update'],
-      'fastedge_app.legacy_app': ['delete'],
-      'streaming_player.old_player': ['delete'],
-      'iam_reseller_notification_setting.login_alerts': ['update'],
-      'cloud_quota_limit_request.stale_request': ['delete'],
+    expect(Object.fromEntries(json.resource_changes.map((c: any) => [c.address, c.action]))).toEqual({
+      'cloud_floating_ip.web_ip': 'update',
+      'cloud_instance.web_vm': 'update',
+      'cloud_k8s_cluster.cluster': 'update',
+      'fastedge_app.legacy_app': 'delete',
+      'streaming_player.old_player': 'delete',
+      'iam_reseller_notification_setting.login_alerts': 'update',
+      'cloud_quota_limit_request.stale_request': 'delete',
     });
     expect(json.checks.map((c: any) => [c.address, c.status])).toEqual([
       ['streaming_video_subtitles.subtitles_ready', 'pass'],
@@ -124,6 +125,25 @@ describe('edgeform plan: formats', () => {
     expect(result.stdout).toContain('<details><summary>Full plan</summary>');
     expect(result.stdout).toContain('</details>');
     expect(result.stdout).toContain('Plan: 0 to add, 0 to change, 3 to destroy.');
+  });
+
+  it('states in the Markdown comment the commit from GITHUB_SHA, else CI_COMMIT_SHA, and the time planned', async () => {
+    const github = await plan(['examples/cleanup.yaml', '--format', 'markdown'], { GITHUB_SHA: 'a'.repeat(40), CI_COMMIT_SHA: 'b'.repeat(40) });
+    expect(github.stdout).toMatch(/_Planned commit `a{12}` at `\d{4}-\d\d-\d\dT[\d:.]+Z`\._/);
+    const gitlab = await plan(['examples/cleanup.yaml', '--format', 'markdown'], { CI_COMMIT_SHA: 'b'.repeat(40) });
+    expect(gitlab.stdout).toContain('_Planned commit `bbbbbbbbbbbb` at');
+    const local = await plan(['examples/cleanup.yaml', '--format', 'markdown'], { GITHUB_SHA: undefined, CI_COMMIT_SHA: undefined });
+    expect(local.stdout).toMatch(/_Planned at `[^`]+`\._/);
+  });
+
+  it('prints a failed plan as a Markdown comment with the error outside the collapsed plan', async () => {
+    emu.faults.failNext({ method: 'GET', path: INSTANCE, status: 403 });
+    const result = await plan(['examples/quickstart.yaml', '--format', 'markdown']);
+    expect(result.code).toBe(1);
+    const opened = result.stdout.slice(0, result.stdout.indexOf('<details>'));
+    expect(opened).toContain('**Plan failed** with 1 error');
+    expect(opened).toMatch(/\*\*Errors\*\*\n\n- `examples\/quickstart\.yaml:\d+:\d+` `reading cloud_instance\.web_vm failed: [^`]*Forbidden/);
+    expect(result.stdout).toContain('```diff\n');
   });
 
   it('prints no ANSI codes with --no-color or NO_COLOR', async () => {
@@ -170,7 +190,7 @@ describe('edgeform plan --out', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(`Saved the plan to ${file}. To perform exactly these actions, run: edgeform apply ${file}`);
     const saved = JSON.parse(readSaved(file));
-    expect(saved).toMatchObject({ format_version: '1.0', base_url: emu.url, applyable: true, errored: false, summary: { change: 4, destroy: 3 } });
+    expect(saved).toMatchObject({ format_version: PLAN_FORMAT_VERSION, base_url: emu.url, applyable: true, errored: false, summary: { change: 4, destroy: 3 } });
     const fip = saved.resource_changes.find((c: any) => c.address === 'cloud_floating_ip.web_ip');
     expect(fip).toMatchObject({ action: 'update', payload: { tags_patch: { env: 'prod', owner: null } } });
     expect(saved.resource_changes.find((c: any) => c.address === 'cloud_k8s_cluster.cluster').payload).toEqual({ upgrade_path: ['v1.30.6', 'v1.31.3'] });
@@ -228,6 +248,29 @@ describe('edgeform plan --target', () => {
         `/cloud/v2/k8s/clusters/1/76/${DEMO.cluster}/upgrade_versions`,
       ].sort(),
     );
+  });
+
+  it("prints Terraform's targeting warning and names the skipped checks, in text, Markdown and JSON", async () => {
+    const skipped = '2 checks were not selected and skipped: streaming_video_subtitles.subtitles_ready, streaming_ai_tasks.no_failed_transcriptions.';
+    const args = ['examples/quickstart.yaml', '--target', 'cloud_floating_ip.web_ip'];
+    const text = await plan(args);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('warning: Resource targeting is in effect');
+    expect(text.stdout).toContain('--target is not for routine use');
+    expect(text.stdout.replace(/\s+/g, ' ')).toContain(skipped);
+    const markdown = await plan([...args, '--format', 'markdown']);
+    const opened = markdown.stdout.slice(0, markdown.stdout.indexOf('<details>'));
+    expect(opened).toContain('**Warnings**\n\n- `Resource targeting is in effect`');
+    expect(opened).toContain(skipped);
+    const json = JSON.parse((await plan([...args, '--format', 'json'])).stdout);
+    expect(json.errored).toBe(false);
+    expect(json.diagnostics).toEqual([expect.objectContaining({ severity: 'warning', code: 'targeting-in-effect', summary: 'Resource targeting is in effect' })]);
+    expect(json.diagnostics[0].detail).toContain(skipped);
+  });
+
+  it('prints no targeting warning without --target', async () => {
+    const result = await plan(['examples/quickstart.yaml']);
+    expect(result.stdout).not.toContain('targeting');
   });
 
   it('rejects an unknown target with a did-you-mean and sends nothing', async () => {

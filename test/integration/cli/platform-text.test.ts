@@ -91,7 +91,7 @@ describe('platform text in output', () => {
   it('plan Markdown keeps the escaped tag key inside the fenced text plan', async () => {
     const md = await run('plan', stack, '--format', 'markdown');
     expect(md.code).toBe(0);
-    expect(md.stdout).toMatch(/\n```text\n[^]*- "evil\\u001b\]0;owned\\u0007\\u001b\[2J\\u202e" = "x\\u009b31m"[^]*\n```\n/);
+    expect(md.stdout).toMatch(/\n```diff\n[^]*\n-\s+"evil\\u001b\]0;owned\\u0007\\u001b\[2J\\u202e" = "x\\u009b31m"[^]*\n```\n/);
   });
 
   it('apply shows the plan escaped and the failed task redacted, in text and JSON', async () => {

@@ -76,7 +76,7 @@ describe('a refused API key', () => {
 });
 
 describe('an unreachable platform (nothing listens at the base URL)', () => {
-  it('plan and apply: one error line naming the platform, exit 1', async () => {
+  it('plan and apply: one error line naming the platform after one line per retry, exit 1', async () => {
     const { stack, env } = await setUp();
     const url = await closedPort();
     for (const args of [
@@ -86,7 +86,9 @@ describe('an unreachable platform (nothing listens at the base URL)', () => {
       const result = await runCliInProcess(args, { env: { ...env, EDGEFORM_BASE_URL: url } });
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
-      expect(lines(result.stderr)).toEqual([expect.stringMatching(new RegExp(`^Error: the platform at ${url}/? is unavailable: GET .*ECONNREFUSED.*gave up after 4 attempts$`))]);
+      const [retries, rest] = [lines(result.stderr).filter((l) => l.startsWith('Retrying ')), lines(result.stderr).filter((l) => !l.startsWith('Retrying '))];
+      expect(retries).toEqual([1, 2, 3].map((n) => expect.stringMatching(new RegExp(`^Retrying GET /cloud/v1/\\S+ in [\\d.]+ m?s: attempt ${n} failed \\(ECONNREFUSED\\)$`))));
+      expect(rest).toEqual([expect.stringMatching(new RegExp(`^Error: the platform at ${url}/? is unavailable: GET .*ECONNREFUSED.*gave up after 4 attempts$`))]);
     }
   });
 

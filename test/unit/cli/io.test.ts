@@ -66,6 +66,23 @@ describe('decideColor, the one place edgeform decides colour', () => {
     expect(decideColor({ argv: ['plan', 'stack.yaml'], env: {}, stdout: {} })).toBe(false);
   });
 
+  it('colours when forced by --color or FORCE_COLOR, even off a terminal (CI logs that render colour)', () => {
+    const pipe = { isTTY: false };
+    expect(decideColor({ argv: ['plan', 'stack.yaml', '--color'], env: {}, stdout: pipe })).toBe(true);
+    expect(decideColor({ argv: ['plan', '--color=true', 'stack.yaml'], env: { NO_COLOR: '1' }, stdout: pipe })).toBe(true);
+    expect(decideColor({ argv: ['plan', 'stack.yaml'], env: { FORCE_COLOR: '1' }, stdout: pipe })).toBe(true);
+    expect(decideColor({ argv: ['plan', 'stack.yaml'], env: { FORCE_COLOR: '3', NO_COLOR: '1' }, stdout: pipe })).toBe(true);
+  });
+
+  it('lets the flag given last win, a flag win over the environment, and FORCE_COLOR=0 turn colour off', () => {
+    expect(decideColor({ argv: ['plan', '--color', 'stack.yaml', '--no-color'], env: {}, stdout: tty })).toBe(false);
+    expect(decideColor({ argv: ['plan', '--no-color', 'stack.yaml', '--color'], env: {}, stdout: { isTTY: false } })).toBe(true);
+    expect(decideColor({ argv: ['plan', 'stack.yaml', '--no-color'], env: { FORCE_COLOR: '1' }, stdout: tty })).toBe(false);
+    expect(decideColor({ argv: ['plan', 'stack.yaml'], env: { FORCE_COLOR: '0' }, stdout: tty })).toBe(false);
+    expect(decideColor({ argv: ['plan', 'stack.yaml'], env: { FORCE_COLOR: 'false' }, stdout: tty })).toBe(false);
+    expect(decideColor({ argv: ['plan', 'stack.yaml', '--', '--color'], env: {}, stdout: { isTTY: false } })).toBe(false);
+  });
+
   it('is what the output boundary tells the views', () => {
     expect(createIO({ env: {}, stdout: sink(true), stderr: sink(false), argv: ['plan', 'x'] }).color).toBe(true);
     expect(createIO({ env: {}, stdout: sink(true), stderr: sink(false), argv: ['plan', 'x', '--no-color'] }).color).toBe(false);

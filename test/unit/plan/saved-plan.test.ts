@@ -183,13 +183,25 @@ describe('parsePlanFile', () => {
     });
   });
 
-  describe('the JSON rendering of a plan', () => {
-    it('is refused with a message that says how to save a plan file', () => {
-      const rendered = toPlanJson(plan([change(updates.fip!), deletion('fastedge_app.legacy')]));
-      const error = failure(rendered);
-      expect(error).toBeInstanceOf(PlanFileError);
-      expect(error.message).toBe('plan.json is the JSON rendering of a plan (plan --format json), not a plan file; save one with edgeform plan --out FILE');
+  describe('the JSON rendering of a plan (plan --format json)', () => {
+    it('is the plan file document: it reads back as the plan it renders', () => {
+      const p = plan([change(updates.fip!), deletion('fastedge_app.legacy')], [check({ address: 'streaming_video_subtitles.subs', status: 'pass', message: 'ok' })]);
+      expect(toPlanJson(p)).toEqual(JSON.parse(text(p)));
+      expect(parse(toPlanJson(p))).toEqual(JSON.parse(text(p)));
     });
+
+    it('of format 1.0 (Terraform-style change.actions) is refused as the output of an older edgeform', () => {
+      const old = { ...plan([]), format_version: PLAN_FORMAT_VERSION, resource_changes: [{ address: FIP, change: { actions: ['update'] } }] };
+      const error = failure(old);
+      expect(error).toBeInstanceOf(StalePlanError);
+      expect(error.message).toContain('Run edgeform plan again');
+    });
+  });
+
+  it('refuses a plan with errors, unless asked to allow it (edgeform show)', () => {
+    const errored = plan([], [], { diagnostics: [{ severity: 'error', code: 'plan-error', summary: 'reading x failed' }] });
+    expect(failure(errored)).toBeInstanceOf(PlanFileError);
+    expect(parsePlanFile(text(errored), 'plan.json', payloadSchemas(providers.resources), { allowErrored: true }).errored).toBe(true);
   });
 
   it('refuses a resource change whose action is read (the action of checks)', () => {

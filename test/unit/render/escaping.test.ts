@@ -52,8 +52,8 @@ describe('no view writes a raw control character from a platform value', () => {
   it('plan Markdown keeps the escaped text plan inside a fence it cannot close', () => {
     const md = renderPlanMarkdown(thePlan, renderPlanText(thePlan), { stackLabel: 'stack.yaml' });
     expect(md).not.toMatch(RAW_CONTROL);
-    const fence = /^(`{3,})text$/m.exec(md)![1]!;
-    const inside = md.slice(md.indexOf(`${fence}text\n`) + fence.length + 5, md.lastIndexOf(`\n${fence}\n`));
+    const fence = /^(`{3,})diff$/m.exec(md)![1]!;
+    const inside = md.slice(md.indexOf(`${fence}diff\n`) + fence.length + 5, md.lastIndexOf(`\n${fence}\n`));
     expect(inside).toContain('<img src=x>');
     expect(inside).not.toContain(`\n${fence}`);
   });

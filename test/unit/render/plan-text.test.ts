@@ -67,6 +67,17 @@ describe('renderPlanText', () => {
     expect(text).toBe('No changes. Your infrastructure matches the configuration.\n');
   });
 
+  it('does not print "No changes" as if all were well when checks fail: it counts the failing checks', () => {
+    const checks = [
+      check({ address: 'streaming_video_subtitles.subs', status: 'fail', message: 'missing languages: ger' }),
+      check({ address: 'streaming_ai_tasks.none_failed', status: 'error', message: 'could not list tasks' }),
+      check({ address: 'streaming_ai_tasks.ok', status: 'pass', message: '0 tasks match' }),
+    ];
+    const text = renderPlanText(plan([change({ address: 'cloud_instance.web_vm', action: 'no-op' })], checks));
+    expect(text.trimEnd().split('\n').at(-1)).toBe('No changes to resources; 2 of 3 checks failing.');
+    expect(text).not.toContain('matches the configuration');
+  });
+
   it('shows multi-line values as a unified diff', () => {
     const text = renderPlanText(
       plan([change({ address: 'cloud_instance.web_vm', action: 'update', changes: [{ path: ['script'], op: 'update', before: 'a\nb\nc\n', after: 'a\nB\nc\n' }] })]),

@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../../cmd/run-cli.js';
+import { captureStream } from '../../helpers/capture.js';
+import { cliEnv } from '../../helpers/cli.js';
+import { runCliInProcess } from '../../helpers/cli-in-process.js';
+import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { sendJson, startLoopbackServer } from '../../helpers/loopback-server.js';
+
+let emu: TestEmulator;
+beforeAll(async () => {
+  emu = await startTestEmulator();
+});
+afterAll(async () => {
+  await emu.close();
+});
+beforeEach(() => emu.reset());
+
+const platform = (extra: Record<string, string | undefined> = {}) => ({ EDGEFORM_BASE_URL: emu.url, EDGEFORM_API_KEY: emu.apiKey, ...extra });
+
+/** Runs edgeform with a stderr that claims to be a terminal (or not): what a user at a terminal sees. */
+async function runWithStderr(args: string[], env: Record<string, string | undefined>, isTTY: boolean): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = captureStream();
+  const stderr = captureStream({ isTTY });
+  const code = await runCli(args, { env: cliEnv(env), stdout, stderr });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+describe('reading progress', () => {
+  it('draws "Reading N/TOTAL" on a terminal, in place, and erases it before the plan is printed', async () => {
+    const result = await runWithStderr(['plan', 'examples/quickstart.yaml'], platform({ CI: undefined }), true);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^\rReading \d+\/9/);
+    expect(result.stderr.endsWith('\r\u001b[K')).toBe(true);
+    expect(result.stdout).not.toContain('Reading');
+  });
+
+  it('is quiet in CI and when stderr is not a terminal', async () => {
+    expect((await runWithStderr(['plan', 'examples/quickstart.yaml'], platform({ CI: 'true' }), true)).stderr).toBe('');
+    expect((await runWithStderr(['plan', 'examples/quickstart.yaml'], platform({ CI: undefined }), false)).stderr).toBe('');
+  });
+});
+
+describe('retries', () => {
+  it('prints one line on stderr per retry, naming the request and why', async () => {
+    const path = `/cloud/v1/instances/1/76/${DEMO.instance}`;
+    emu.faults.failNext({ method: 'GET', path: '/cloud/v1/instances/{project_id}/{region_id}/{instance_id}', status: 503, count: 2 });
+    const result = await runCliInProcess(['plan', 'examples/quickstart.yaml'], { env: platform() });
+    expect(result.code).toBe(0);
+    const lines = result.stderr.split('\n').filter((l) => l.startsWith('Retrying'));
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(new RegExp(`^Retrying GET ${path} in [\\d.]+ m?s: attempt 1 failed \\(HTTP 503\\)$`));
+    expect(lines[1]).toContain('attempt 2 failed (HTTP 503)');
+  });
+});
+
+describe('EDGEFORM_LOG=debug', () => {
+  it('logs every request and answer on stderr: method, path, status, time in ms, request id', async () => {
+    const result = await runCliInProcess(['plan', 'examples/quickstart.yaml', '--format', 'json'], { env: platform({ EDGEFORM_LOG: 'debug' }) });
+    expect(result.code).toBe(0);
+    const lines = result.stderr.split('\n').filter((l) => l.startsWith('debug: '));
+    expect(lines.length).toBe(emu.requests.length);
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^debug: GET /cloud/v1/instances/1/76/${DEMO.instance} -> 200 in \\d+ ms \\[request id [0-9a-f-]+\\]$`)));
+    expect(JSON.parse(result.stdout).errored).toBe(false);
+  });
+
+  it('logs nothing without it', async () => {
+    const result = await runCliInProcess(['plan', 'examples/quickstart.yaml'], { env: platform({ EDGEFORM_LOG: undefined }) });
+    expect(result.stderr).not.toContain('debug:');
+  });
+
+  it('names the request id header and never shows the key (keys contain $), even when the platform echoes it', async () => {
+    const key = '4242$SuperSecretTokenValue1234567890abcdef';
+    const server = await startLoopbackServer((_req, res) => sendJson(res, 401, { message: `invalid key ${key}` }, { 'x-request-id': `req-${key}` }));
+    try {
+      const result = await runCliInProcess(['plan', 'examples/cleanup.yaml'], { env: { EDGEFORM_BASE_URL: server.url, EDGEFORM_API_KEY: key, EDGEFORM_LOG: 'debug' } });
+      expect(result.code).toBe(1);
+      const lines = result.stderr.split('\n').filter((l) => l.startsWith('debug: '));
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines[0]).toMatch(/^debug: GET \/\S+ -> HTTP 401 in \d+ ms \[request id req-\[REDACTED\]\]$/);
+      for (const text of [result.stdout, result.stderr]) {
+        expect(text).not.toContain(key);
+        expect(text).not.toContain('SuperSecretToken');
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
