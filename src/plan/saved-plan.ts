@@ -159,7 +159,7 @@ export function toPlanDocument(plan: Plan | SavedPlan): Record<string, unknown> 
     edgeform_version: plan.edgeform_version,
     created_at: plan.created_at,
     base_url: plan.base_url,
-    stack: { sources: plan.stack.sources, digest: plan.stack.digest },
+    stack: { sources: plan.stack.sources, digest: plan.stack.digest, ...(plan.stack.name === undefined || plan.stack.name === null ? {} : { name: plan.stack.name }) },
     resource_changes: plan.resource_changes.map((c) => ({
       address: c.address,
       type: c.type,
@@ -176,6 +176,8 @@ export function toPlanDocument(plan: Plan | SavedPlan): Record<string, unknown> 
       ...(c.unchanged_elements === undefined ? {} : { unchanged_elements: c.unchanged_elements }),
       warnings: c.warnings,
       notes: c.notes,
+      ...(c.identity === undefined ? {} : { identity: c.identity }),
+      ...(c.pruned ? { pruned: true as const } : {}),
     })),
     checks: plan.checks.map((c) => ({
       address: c.address,
