@@ -44,6 +44,21 @@ export async function readOrGone<T>(read: () => Promise<T>): Promise<T | null> {
   }
 }
 
+/**
+ * Sends a create (a POST that answers synchronously) once, never again: a POST is not safe to
+ * repeat, since the platform may have made the resource before its answer was lost. Such an
+ * unknown outcome resolves with 'unacknowledged', so the executor's re-read by the block's
+ * identity tells whether the resource exists now; any other failure is thrown.
+ */
+export async function postCreate(ctx: ProviderContext, path: string, body: unknown): Promise<ApplyResult> {
+  try {
+    await ctx.api.request({ method: 'POST', path, body, signal: ctx.signal });
+  } catch (error) {
+    if (isUnknownOutcome(error) && !ctx.signal.aborted) return 'unacknowledged';
+    throw error;
+  }
+}
+
 /** Runs a delete; a 404 means someone already deleted it, which is success. */
 export async function deleteIfPresent(remove: () => Promise<unknown>): Promise<void> {
   try {

@@ -1,14 +1,13 @@
 import { apiPath } from '../../api/path.js';
 import { z } from 'zod';
-import { isUnknownOutcome } from '../../api/retry.js';
 import { PlanPayloadError } from '../../errors.js';
 import { canonicalJson } from '../../plan/fingerprint.js';
 import type { FieldChange } from '../../plan/types.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { defineListReads } from '../list-read.js';
-import type { ProviderContext, ResourceProvider } from '../provider.js';
+import type { ApplyResult, ProviderContext, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
-import { deleteIfPresent, readOrGone, requirePayload } from '../shared.js';
+import { deleteIfPresent, postCreate, readOrGone, requirePayload } from '../shared.js';
 import { listAll, listEndpointOf } from '../kind-list.js';
 import { requestImport } from './import.js';
 import { normalizeLimits, requestAnswer, requestList, type Request } from './list.js';
@@ -64,15 +63,9 @@ function requestId(change: { address: string; action: string; desired: Desired; 
   return id;
 }
 
-/** POSTs a new request; an answer lost after sending is 'unacknowledged' (the POST is never sent twice: the re-read by description decides). */
-async function createRequest(ctx: ProviderContext, body: z.infer<typeof createPayloadSchema>): Promise<'unacknowledged' | undefined> {
-  try {
-    await ctx.api.request({ method: 'POST', path: REQUESTS, body, signal: ctx.signal });
-  } catch (error) {
-    if (isUnknownOutcome(error) && !ctx.signal.aborted) return 'unacknowledged';
-    throw error;
-  }
-  return undefined;
+/** POSTs a new request, once (see postCreate): the re-read by description tells what a lost answer did. */
+function createRequest(ctx: ProviderContext, body: z.infer<typeof createPayloadSchema>): Promise<ApplyResult> {
+  return postCreate(ctx, REQUESTS, body);
 }
 
 /** The create of a request: the POST body is the block's description and limits. */

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
-import { isUnknownOutcome } from '../../api/retry.js';
 import { PlanPayloadError } from '../../errors.js';
 import type { ResourceChange } from '../../plan/types.js';
 import { createPlan } from '../create.js';
@@ -8,7 +7,7 @@ import { declaredFields, diffDeclared } from '../declared-fields.js';
 import { defineListReads } from '../list-read.js';
 import type { ProviderContext, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
-import { deleteIfPresent, readOrGone, requirePayload } from '../shared.js';
+import { deleteIfPresent, readOrGone, postCreate, requirePayload } from '../shared.js';
 import { appImport } from './import.js';
 import { appFields, appList } from './list.js';
 
@@ -180,15 +179,8 @@ export const fastedgeApp: ResourceProvider<'fastedge_app'> = {
       }
       case 'create': {
         const { body } = requirePayload(change, payloadSchema);
-        try {
-          // A POST is never repeated blindly (the client resends only what never reached the platform).
-          await ctx.api.request({ method: 'POST', path: APPS, body, signal: ctx.signal });
-        } catch (error) {
-          // The app may exist now: the executor's re-read by name tells.
-          if (isUnknownOutcome(error) && !ctx.signal.aborted) return 'unacknowledged';
-          throw error;
-        }
-        return;
+        // Sent once: a lost answer is left to the executor's re-read by name.
+        return postCreate(ctx, APPS, body);
       }
       default:
         throw new PlanPayloadError(change, `a fastedge_app can be created, updated or deleted, the change says ${change.action}`);

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { isUnknownOutcome } from '../../api/retry.js';
 import { apiPath } from '../../api/path.js';
 import { PlanPayloadError } from '../../errors.js';
 import type { FieldChange } from '../../plan/types.js';
@@ -8,7 +7,7 @@ import { listAll, listEndpointOf } from '../kind-list.js';
 import type { ProviderContext, ResourceProvider } from '../provider.js';
 import { defineListReads } from '../list-read.js';
 import type { ResourceAttributes } from '../registry.js';
-import { deleteIfPresent, readOrGone, requirePayload } from '../shared.js';
+import { deleteIfPresent, readOrGone, postCreate, requirePayload } from '../shared.js';
 import { settingImport } from './import.js';
 import { settingAnswer, settingList, type Setting } from './list.js';
 
@@ -119,14 +118,8 @@ export const iamResellerNotificationSetting: ResourceProvider<'iam_reseller_noti
     switch (change.action) {
       case 'create': {
         const { body } = requirePayload(change, createPayloadSchema);
-        try {
-          await ctx.api.request({ method: 'POST', path: settingList.path({ reseller_id: d.reseller_id }), body, signal: ctx.signal });
-        } catch (error) {
-          // The platform may have created it: never send the POST again, let the re-read by the natural key tell.
-          if (isUnknownOutcome(error) && !ctx.signal.aborted) return 'unacknowledged';
-          throw error;
-        }
-        return;
+        // Sent once: a lost answer is left to the executor's re-read by the block's identity.
+        return postCreate(ctx, settingList.path({ reseller_id: d.reseller_id }), body);
       }
       case 'update': {
         const { body } = requirePayload(change, payloadSchema);

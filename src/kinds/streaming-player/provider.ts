@@ -1,13 +1,12 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
-import { isUnknownOutcome } from '../../api/retry.js';
 import { EdgeformError, PlanPayloadError } from '../../errors.js';
 import type { ResourceChange } from '../../plan/types.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { declaredFields, diffDeclared } from '../declared-fields.js';
 import { defineListReads, MAX_LIST_PAGES } from '../list-read.js';
 import type { ProviderContext, ResourceProvider } from '../provider.js';
-import { deleteIfPresent, readOrGone, requirePayload } from '../shared.js';
+import { deleteIfPresent, readOrGone, postCreate, requirePayload } from '../shared.js';
 import { listEndpointOf } from '../kind-list.js';
 import { playerImport } from './import.js';
 import { playerAnswer, playerList, type Player } from './list.js';
@@ -137,15 +136,8 @@ export const streamingPlayer: ResourceProvider<'streaming_player'> = {
       }
       case 'create': {
         const { body } = requirePayload(change, payloadSchema);
-        try {
-          // A POST is never repeated blindly (the client resends only what never reached the platform).
-          await ctx.api.request({ method: 'POST', path: PLAYERS, body, signal: ctx.signal });
-        } catch (error) {
-          // The player may exist now: the executor's re-read by name tells.
-          if (isUnknownOutcome(error) && !ctx.signal.aborted) return 'unacknowledged';
-          throw error;
-        }
-        return;
+        // Sent once: a lost answer is left to the executor's re-read by name.
+        return postCreate(ctx, PLAYERS, body);
       }
       default:
         throw new PlanPayloadError(change, `a streaming_player can be created, updated or deleted, the change says ${change.action}`);

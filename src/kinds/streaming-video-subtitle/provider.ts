@@ -1,13 +1,12 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
-import { isUnknownOutcome } from '../../api/retry.js';
 import { PlanPayloadError } from '../../errors.js';
 import type { FieldChange } from '../../plan/types.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { defineListReads } from '../list-read.js';
 import type { ProviderContext, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
-import { deleteIfPresent, readOrGone, requirePayload } from '../shared.js';
+import { deleteIfPresent, readOrGone, postCreate, requirePayload } from '../shared.js';
 
 type Desired = ResourceAttributes['streaming_video_subtitle'];
 
@@ -155,14 +154,8 @@ export const streamingVideoSubtitle: ResourceProvider<'streaming_video_subtitle'
     switch (change.action) {
       case 'create': {
         const { body } = requirePayload(change, createPayloadSchema);
-        try {
-          await ctx.api.request({ method: 'POST', path: listPath(d.video_id), body, signal: ctx.signal });
-        } catch (error) {
-          // The platform may have created it: never send the POST again, let the re-read by video and language tell.
-          if (isUnknownOutcome(error) && !ctx.signal.aborted) return 'unacknowledged';
-          throw error;
-        }
-        return;
+        // Sent once: a lost answer is left to the executor's re-read by the block's identity.
+        return postCreate(ctx, listPath(d.video_id), body);
       }
       case 'update': {
         const { body } = requirePayload(change, payloadSchema);
