@@ -35,6 +35,8 @@ const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\p{Bidi_Cont
 const NOT_PLAIN_ASCII = /[^\x20-\x7e]/;
 /** Printable ASCII over several lines (a WebVTT text): written as a literal block (`|`), line for line. */
 const PLAIN_ASCII_LINES = /^[\x20-\x7e\n]*\n[\x20-\x7e\n]*$/;
+/** A line starting or ending with a space, which a literal block does not keep reliably: such text is double-quoted instead. */
+const EDGE_SPACE = /(?:^|\n) | (?:\n|$)/;
 
 const escapeChar = (char: string) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
@@ -115,7 +117,7 @@ export function writeStack(draft: StackDraft): string {
   visit(doc, {
     Scalar(_key, node) {
       if (typeof node.value !== 'string') return;
-      if (PLAIN_ASCII_LINES.test(node.value)) node.type = 'BLOCK_LITERAL';
+      if (PLAIN_ASCII_LINES.test(node.value) && !EDGE_SPACE.test(node.value)) node.type = 'BLOCK_LITERAL';
       else if (NOT_PLAIN_ASCII.test(node.value)) node.type = 'QUOTE_DOUBLE';
     },
   });

@@ -124,7 +124,7 @@ resources:
         expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
         expect((stack!.resources[0]!.attributes as Record<string, unknown>).name).toBe(name);
       }),
-      { numRuns: 200 },
+      { numRuns: 1000, examples: [[' \n'], ['a\n '], ['\n\n'], ['a\n\n\n'], ['  a\nb']] },
     );
   });
 
