@@ -6,9 +6,10 @@ import { didYouMean } from '../config/did-you-mean.js';
 import { writeStack, type DraftBlock } from '../config/write-stack.js';
 import { EdgeformError, RunFatalError, UsageError } from '../errors.js';
 import { listProjects, listRegions } from '../kinds/cloud-scopes.js';
-import { NOT_IMPORTED, type ImportedResource, type ImportScope, type KindImporter, type ScopeKind } from '../kinds/kind-list.js';
+import { type ImportedResource, type ImportScope, type KindImporter, type ScopeKind } from '../kinds/kind-list.js';
 import type { ProviderContext } from '../kinds/provider.js';
 import { providers } from '../kinds/providers.js';
+import { listVideos } from '../kinds/streaming-videos.js';
 import { CHECK_TYPES, RESOURCE_TYPES, type ResourceType } from '../kinds/registry.js';
 import { createImportView, describePlace, type ImportView } from '../render/import-view.js';
 import { defineCommand } from './command.js';
@@ -23,18 +24,22 @@ interface ImportArgs {
   projectId: string[];
   regionId: string[];
   resellerId: string[];
+  videoId: string[];
   out?: string;
   force: boolean;
   parallelism: number;
 }
 
 /** The flags that name where a scope of kinds is listed, by the scope they belong to. */
-const SCOPE_FLAGS: Record<Exclude<ScopeKind, 'account'>, ReadonlyArray<'projectId' | 'regionId' | 'resellerId'>> = {
+const SCOPE_FLAGS: Record<Exclude<ScopeKind, 'account'>, ReadonlyArray<IdFlag>> = {
   cloud: ['projectId', 'regionId'],
   reseller: ['resellerId'],
+  video: ['videoId'],
 };
 
-const FLAG_NAMES = { projectId: '--project-id', regionId: '--region-id', resellerId: '--reseller-id' } as const;
+type IdFlag = 'projectId' | 'regionId' | 'resellerId' | 'videoId';
+
+const FLAG_NAMES: Record<IdFlag, string> = { projectId: '--project-id', regionId: '--region-id', resellerId: '--reseller-id', videoId: '--video-id' };
 
 /** What one import run reads: the kinds, and the places named on the command line (empty: discover them). */
 export interface ImportRequest {
@@ -42,6 +47,7 @@ export interface ImportRequest {
   projects: readonly number[];
   regions: readonly number[];
   resellers: readonly number[];
+  videos: readonly number[];
   /** Kinds `--all` leaves out, with why. */
   skipped: ReadonlyArray<readonly [ResourceType, string]>;
 }
@@ -50,13 +56,14 @@ export interface ImportRequest {
  * The kinds and places an invocation names, or a UsageError: exactly one of KIND and `--all`;
  * KIND a resource kind (a check, or a typo, is told so); ids positive integers; a flag that does
  * not apply to the one KIND named is refused; a kind listed per reseller needs `--reseller-id`
- * (the platform does not list resellers), which `--all` without it leaves out with a note. Pure.
+ * (the platform does not list resellers), which `--all` without it leaves out with a note; a
+ * kind listed per video takes its videos from `--video-id`, else from the platform's video list. Pure.
  */
 export function resolveImportRequest(
-  args: Pick<ImportArgs, 'kind' | 'all' | 'projectId' | 'regionId' | 'resellerId'>,
+  args: Pick<ImportArgs, 'kind' | 'all' | 'projectId' | 'regionId' | 'resellerId' | 'videoId'>,
   importers: Readonly<Partial<Record<ResourceType, KindImporter>>>,
 ): ImportRequest {
-  const ids = (flag: 'projectId' | 'regionId' | 'resellerId'): number[] =>
+  const ids = (flag: IdFlag): number[] =>
     unique(
       args[flag].map((text) => {
         const id = /^\d+$/.test(String(text).trim()) ? Number(String(text).trim()) : NaN;
@@ -64,13 +71,11 @@ export function resolveImportRequest(
         return id;
       }),
     );
-  const request = { projects: ids('projectId'), regions: ids('regionId'), resellers: ids('resellerId') };
+  const request = { projects: ids('projectId'), regions: ids('regionId'), resellers: ids('resellerId'), videos: ids('videoId') };
   if (args.all) {
     if (args.kind !== undefined) throw new UsageError(`give a KIND or --all, not both (got ${args.kind} and --all)`);
     const kinds = RESOURCE_TYPES.map((t) => importers[t]).filter((k): k is KindImporter => k !== undefined);
-    const skipped: Array<readonly [ResourceType, string]> = RESOURCE_TYPES.filter((t) => importers[t] === undefined).map(
-      (t) => [t, NOT_IMPORTED[t] ?? 'the kind has no importer'] as const,
-    );
+    const skipped: Array<readonly [ResourceType, string]> = RESOURCE_TYPES.filter((t) => importers[t] === undefined).map((t) => [t, 'the kind has no importer'] as const);
     const chosen = kinds.filter((k) => {
       if (k.scope !== 'reseller' || request.resellers.length > 0) return true;
       skipped.push([k.type, 'it is listed per reseller, and the platform does not list resellers: add --reseller-id N']);
@@ -84,7 +89,7 @@ export function resolveImportRequest(
   }
   const importer = importers[args.kind as ResourceType];
   if (!importer && (RESOURCE_TYPES as readonly string[]).includes(args.kind)) {
-    throw new UsageError(`${args.kind} cannot be imported yet: ${NOT_IMPORTED[args.kind as ResourceType] ?? 'the kind has no importer'}`);
+    throw new UsageError(`${args.kind} cannot be imported yet: the kind has no importer`);
   }
   if (!importer) throw new UsageError(`unknown resource kind "${args.kind}"${didYouMean(args.kind, RESOURCE_TYPES)}; the kinds are ${RESOURCE_TYPES.join(', ')}`);
   for (const [scope, flags] of Object.entries(SCOPE_FLAGS)) {
@@ -100,7 +105,7 @@ export function resolveImportRequest(
 }
 
 function scopeWords(scope: ScopeKind): string {
-  return { cloud: 'per project and region', reseller: 'per reseller', account: 'for the whole account' }[scope];
+  return { cloud: 'per project and region', reseller: 'per reseller', video: 'per video', account: 'for the whole account' }[scope];
 }
 
 function unique(ids: readonly number[]): number[] {
@@ -119,7 +124,11 @@ export const importCommand = defineCommand<ImportArgs>({
   builder: (y) =>
     y
       .positional('kind', { type: 'string', describe: `Resource kind to import: ${RESOURCE_TYPES.join(', ')}` })
-      .option('all', { type: 'boolean', default: false, describe: 'Import every resource kind (notification settings need --reseller-id)' })
+      .option('all', {
+        type: 'boolean',
+        default: false,
+        describe: 'Import every resource kind (notification settings need --reseller-id; subtitles of every video unless --video-id)',
+      })
       .option('project-id', {
         type: 'string',
         array: true,
@@ -133,6 +142,12 @@ export const importCommand = defineCommand<ImportArgs>({
         describe: 'Cloud region to import from (repeatable); default: every active region the platform lists',
       })
       .option('reseller-id', { type: 'string', array: true, default: [] as string[], describe: 'Reseller whose notification settings to import (repeatable)' })
+      .option('video-id', {
+        type: 'string',
+        array: true,
+        default: [] as string[],
+        describe: 'Streaming video whose subtitles to import (repeatable); default: every video the platform lists',
+      })
       .option('out', { type: 'string', describe: 'Write the stack to this file instead of stdout' })
       .option('force', { type: 'boolean', default: false, describe: 'With --out: replace an existing file' })
       .option('parallelism', { type: 'number', default: 10, describe: 'Requests to the platform at the same time' }),
@@ -195,15 +210,20 @@ async function exists(file: string): Promise<boolean> {
  * Lists every kind of the request in every place it applies to, at most `parallelism` lists at
  * once, and returns the resources in a stable order: kinds in registry order, places in the
  * order named (or listed by the platform), items in the platform's order. The projects and
- * regions are listed once, and only when a cloud kind needs them and none were named. The first
+ * regions are listed once, and only when a cloud kind needs them and none were named; the videos
+ * likewise for subtitles (at the same time as the projects and regions). The first
  * failure stops the rest and is reported with the kind and place it concerns.
  */
 async function discover(ctx: ProviderContext, request: ImportRequest, view: ImportView, parallelism: number): Promise<ImportedResource[]> {
-  const cloud = request.kinds.some((k) => k.scope === 'cloud') ? await cloudPlaces(ctx, request, view) : { projects: [], regions: [] };
+  const [cloud, videos] = await Promise.all([
+    request.kinds.some((k) => k.scope === 'cloud') ? cloudPlaces(ctx, request, view) : { projects: [], regions: [] },
+    request.kinds.some((k) => k.scope === 'video') ? videoPlaces(ctx, request, view) : [],
+  ]);
   const jobs: Array<{ importer: KindImporter; scope: ImportScope }> = [];
   for (const importer of request.kinds) {
     if (importer.scope === 'account') jobs.push({ importer, scope: { kind: 'account' } });
     if (importer.scope === 'reseller') for (const reseller_id of request.resellers) jobs.push({ importer, scope: { kind: 'reseller', reseller_id } });
+    if (importer.scope === 'video') for (const video_id of videos) jobs.push({ importer, scope: { kind: 'video', video_id } });
     if (importer.scope === 'cloud') {
       for (const project_id of cloud.projects) {
         for (const region of cloud.regions) if (region.named || importer.servedIn(region)) jobs.push({ importer, scope: { kind: 'cloud', project_id, region_id: region.id } });
@@ -253,6 +273,18 @@ async function cloudPlaces(
     return { projects: [...projects], regions };
   } catch (error) {
     throw explain(error, 'listing the cloud projects and regions failed (name them with --project-id and --region-id to skip this)');
+  }
+}
+
+/** The videos whose subtitles are imported: those named, else every video the platform lists. */
+async function videoPlaces(ctx: ProviderContext, request: ImportRequest, view: ImportView): Promise<number[]> {
+  if (request.videos.length > 0) return [...request.videos];
+  try {
+    const videos = (await listVideos(ctx)).map((v) => v.id);
+    view.videoScopes(videos.length);
+    return videos;
+  } catch (error) {
+    throw explain(error, 'listing the streaming videos failed (name them with --video-id to skip this)');
   }
 }
 

@@ -33,6 +33,10 @@ export const MAX_BLOCK_NAME = 64;
 const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\p{Bidi_Control}]/gu;
 /** A string that is not plain printable ASCII: written double-quoted, where every character has an escape. */
 const NOT_PLAIN_ASCII = /[^\x20-\x7e]/;
+/** Printable ASCII over several lines (a WebVTT text): written as a literal block (`|`), line for line. */
+const PLAIN_ASCII_LINES = /^[\x20-\x7e\n]*\n[\x20-\x7e\n]*$/;
+/** A line starting or ending with a space, which a literal block does not keep reliably: such text is double-quoted instead. */
+const EDGE_SPACE = /(?:^|\n) | (?:\n|$)/;
 
 const escapeChar = (char: string) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
@@ -79,7 +83,8 @@ function commentText(text: string): string {
  *
  * The text holds no raw control or bidi character: a string that is not plain printable ASCII
  * is written double-quoted and such characters as `\uXXXX` escapes, so the file reads back to
- * the same values and shows in a terminal as it is.
+ * the same values and shows in a terminal as it is; printable ASCII over several lines (subtitle
+ * text) is a literal block, which reads back the same and reads as the text itself.
  */
 export function writeStack(draft: StackDraft): string {
   const defaults: Record<string, unknown> = {};
@@ -111,7 +116,9 @@ export function writeStack(draft: StackDraft): string {
   });
   visit(doc, {
     Scalar(_key, node) {
-      if (typeof node.value === 'string' && NOT_PLAIN_ASCII.test(node.value)) node.type = 'QUOTE_DOUBLE';
+      if (typeof node.value !== 'string') return;
+      if (PLAIN_ASCII_LINES.test(node.value) && !EDGE_SPACE.test(node.value)) node.type = 'BLOCK_LITERAL';
+      else if (NOT_PLAIN_ASCII.test(node.value)) node.type = 'QUOTE_DOUBLE';
     },
   });
   // Only double-quoted scalars can hold such characters now, and there `\uXXXX` is the character.

@@ -14,6 +14,11 @@ export interface ResellerScope {
   reseller_id: number;
 }
 
+/** A streaming video: where its subtitles are listed. */
+export interface VideoScope {
+  video_id: number;
+}
+
 /** The whole account: FastEdge apps, streaming players and quota requests are listed account-wide. */
 export type AccountScope = Record<never, never>;
 
@@ -21,10 +26,11 @@ export type AccountScope = Record<never, never>;
 export interface Scopes {
   cloud: CloudScope;
   reseller: ResellerScope;
+  video: VideoScope;
   account: AccountScope;
 }
 
-/** Which scope a kind's list needs: `cloud` (a project and region), `reseller`, or `account` (none). */
+/** Which scope a kind's list needs: `cloud` (a project and region), `reseller`, `video`, or `account` (none). */
 export type ScopeKind = keyof Scopes;
 
 /** One scope with its name, as the import command hands it to a kind. */
@@ -191,11 +197,3 @@ export function defineImport<T extends ResourceType, S extends ScopeKind, Item>(
     },
   };
 }
-
-/**
- * Resource kinds import cannot discover yet, and why: subtitles are listed per video, and the
- * platform's video list is not read by import (a `--video-id` scope is still to come).
- */
-export const NOT_IMPORTED: Readonly<Partial<Record<ResourceType, string>>> = {
-  streaming_video_subtitle: 'subtitles are listed per video, and import does not read videos yet; write their blocks by hand (each found by video_id and language)',
-};

@@ -1,8 +1,9 @@
 import { formatName } from './values.js';
 import type { ViewOutput } from './view.js';
 
-/** Where a kind's resources were listed: a project and region, a reseller, or the whole account. */
-export type ImportPlace = { kind: 'cloud'; project_id: number; region_id: number } | { kind: 'reseller'; reseller_id: number } | { kind: 'account' };
+/** Where a kind's resources were listed: a project and region, a reseller, a video, or the whole account. */
+export type ImportPlace =
+  { kind: 'cloud'; project_id: number; region_id: number } | { kind: 'reseller'; reseller_id: number } | { kind: 'video'; video_id: number } | { kind: 'account' };
 
 /** What one imported stack holds, for the closing line. */
 export interface ImportCounts {
@@ -14,6 +15,8 @@ export interface ImportCounts {
 export interface ImportView {
   /** Projects and regions found for the cloud kinds (progress). */
   cloudScopes(projects: number, regions: number): void;
+  /** Videos found for the subtitles (progress). */
+  videoScopes(videos: number): void;
   /** A kind's list of one place read so far (`done`: all of it), as progress. */
   discovering(type: string, place: ImportPlace, found: number, done: boolean): void;
   /** A kind left out of `--all`, and what would import it (always shown). */
@@ -24,10 +27,11 @@ export interface ImportView {
   written(file: string, counts: ImportCounts): void;
 }
 
-/** `in project 1 region 76`, `for reseller 7`, or nothing for the account. */
+/** `in project 1 region 76`, `for reseller 7`, `of video 9876`, or nothing for the account. */
 export function describePlace(place: ImportPlace): string {
   if (place.kind === 'cloud') return ` in project ${place.project_id} region ${place.region_id}`;
   if (place.kind === 'reseller') return ` for reseller ${place.reseller_id}`;
+  if (place.kind === 'video') return ` of video ${place.video_id}`;
   return '';
 }
 
@@ -42,6 +46,9 @@ export function createImportView(output: ViewOutput, options: { progress: boolea
   return {
     cloudScopes(projects, regions) {
       if (options.progress) output.err(`Discovering projects and regions: ${count(projects, 'project')}, ${count(regions, 'region')}`);
+    },
+    videoScopes(videos) {
+      if (options.progress) output.err(`Discovering videos: ${count(videos, 'video')}`);
     },
     discovering(type, place, found, done) {
       if (options.progress) output.err(`Discovering ${type}${describePlace(place)}: ${found} found${done ? '' : ' so far'}`);

@@ -3,20 +3,15 @@ import { apiPath } from '../../api/path.js';
 import { PlanPayloadError } from '../../errors.js';
 import type { FieldChange } from '../../plan/types.js';
 import { createPlan, onlyMatch } from '../create.js';
+import { listEndpointOf } from '../kind-list.js';
 import { defineListReads } from '../list-read.js';
 import type { ProviderContext, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
-import { deleteIfPresent, readOrGone, postCreate, requirePayload } from '../shared.js';
+import { deleteIfPresent, postCreate, readOrGone, requirePayload } from '../shared.js';
+import { subtitleImport } from './import.js';
+import { subtitleAnswer, subtitleList, type Subtitle } from './list.js';
 
 type Desired = ResourceAttributes['streaming_video_subtitle'];
-
-/** The fields of a subtitle answer (`subtitle`) edgeform reads. */
-const subtitleAnswer = z.looseObject({ id: z.int(), name: z.string().nullish(), language: z.string(), vtt: z.string().nullish() });
-
-type Subtitle = z.infer<typeof subtitleAnswer>;
-
-/** A video's subtitles: a bare array, not paged. */
-const subtitleList = z.array(subtitleAnswer);
 
 /** The PATCH body (subtitleBodyPatch): only the fields that change. */
 const payloadSchema = z.object({ body: z.object({ name: z.string().optional(), language: z.string().optional(), vtt: z.string().optional() }) });
@@ -24,7 +19,7 @@ const payloadSchema = z.object({ body: z.object({ name: z.string().optional(), l
 /** The POST body (subtitleCreate): the language, the text, and the name when the stack sets it. */
 const createPayloadSchema = z.object({ body: z.object({ language: z.string().min(1), vtt: z.string().min(1), name: z.string().optional() }) });
 
-const listPath = (video: number) => apiPath`/streaming/videos/${video}/subtitles`;
+const listPath = (video: number) => subtitleList.path({ video_id: video });
 
 const subtitlePath = (video: number, id: number) => apiPath`/streaming/videos/${video}/subtitles/${id}`;
 
@@ -44,11 +39,12 @@ function normalizeText(text: string | null | undefined): string {
 const describeKey = (d: Pick<Desired, 'video_id' | 'language'>) => `video_id ${d.video_id} and language "${d.language}"`;
 
 const reads = defineListReads<'streaming_video_subtitle', Subtitle>({
-  readOne: (ctx, d) => readOrGone(async () => (await ctx.api.get(subtitlePath(d.video_id, d.subtitle_id!), { schema: subtitleAnswer, signal: ctx.signal })).body),
+  readOne: (ctx, d) =>
+    readOrGone(async () => ({ ...(await ctx.api.get(subtitlePath(d.video_id, d.subtitle_id!), { schema: subtitleAnswer, signal: ctx.signal })).body, video_id: d.video_id })),
   project: (_ctx, d, s) => ({ exists: true, state: { subtitle_id: s.id, video_id: d.video_id, language: s.language, name: s.name ?? null, vtt: s.vtt ?? '' } }),
   hasId: (d) => d.subtitle_id !== undefined,
   async find(ctx: ProviderContext, d) {
-    const subtitles = (await ctx.api.get(listPath(d.video_id), { schema: subtitleList, signal: ctx.signal })).body;
+    const subtitles = (await subtitleList.fetchPage(ctx, { video_id: d.video_id }, { index: 0, offset: 0, limit: 0 })).items;
     const identity = describeKey(d);
     const item = onlyMatch(
       subtitles.filter((s) => s.language === d.language),
@@ -61,11 +57,7 @@ const reads = defineListReads<'streaming_video_subtitle', Subtitle>({
     group: (d) => String(d.video_id),
     memberId: (d) => String(d.subtitle_id),
     itemId: (s) => String(s.id),
-    paging: { kind: 'none' },
-    describe: ([d]) => `GET ${listPath(d.video_id)}`,
-    async fetchPage(ctx, [d]) {
-      return { items: (await ctx.api.get(listPath(d.video_id), { schema: subtitleList, signal: ctx.signal })).body };
-    },
+    ...listEndpointOf(subtitleList, ([d]) => ({ video_id: d.video_id })),
   },
 });
 
@@ -83,7 +75,8 @@ function subtitleId(change: { address: string; action: string; desired: Desired;
  * The name and the WebVTT text (and, for a block that names its id, the language) are updated in
  * place (PATCH, only what differs). Text compares with its line ends normalised. A create is never
  * sent twice: when its answer is lost, the executor's re-read by video and language decides.
- * Subtitles of one video that name their ids are read together from the video's list.
+ * Subtitles of one video that name their ids are read together from the video's list (subtitleList,
+ * the fetcher `edgeform import` reads too).
  */
 export const streamingVideoSubtitle: ResourceProvider<'streaming_video_subtitle'> = {
   payloadSchema,
@@ -94,6 +87,7 @@ export const streamingVideoSubtitle: ResourceProvider<'streaming_video_subtitle'
 
   read: reads.read,
   groupRead: reads.groupRead,
+  import: subtitleImport,
 
   create: {
     plan(desired) {

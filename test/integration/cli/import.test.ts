@@ -5,7 +5,6 @@ import { parse } from 'yaml';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../../cmd/run-cli.js';
 import type { EmulatorFixtures } from '../../../src/emulator/index.js';
-import { NOT_IMPORTED } from '../../../src/kinds/kind-list.js';
 import { RESOURCE_KINDS, RESOURCE_TYPES, type ResourceType } from '../../../src/kinds/registry.js';
 import { captureStream } from '../../helpers/capture.js';
 import { cliEnv, type CliResult } from '../../helpers/cli.js';
@@ -15,11 +14,12 @@ import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulat
 const FIP_LIST = '/cloud/v1/floatingips/{project_id}/{region_id}';
 const INSTANCE_LIST = '/cloud/v1/instances/{project_id}/{region_id}';
 const CLUSTER_LIST = '/cloud/v2/k8s/clusters/{project_id}/{region_id}';
+const SUBTITLE_LIST = '/streaming/videos/{video_id}/subtitles';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'edgeform-import-'));
 
 /** The resources of each kind in the demo world (docs/demo-world.md), notification settings of reseller 7. */
-const DEMO_COUNTS: Record<Exclude<ResourceType, 'streaming_video_subtitle'>, number> = {
+const DEMO_COUNTS: Record<ResourceType, number> = {
   cloud_floating_ip: 2,
   cloud_instance: 1,
   cloud_k8s_cluster: 1,
@@ -27,6 +27,7 @@ const DEMO_COUNTS: Record<Exclude<ResourceType, 'streaming_video_subtitle'>, num
   streaming_player: 2,
   iam_reseller_notification_setting: 2,
   cloud_quota_limit_request: 2,
+  streaming_video_subtitle: 3,
 };
 
 /** What a stack block holds, parsed. */
@@ -62,7 +63,7 @@ describe('edgeform import against the demo world', () => {
     return { text, imported, plan };
   }
 
-  const IMPORTED = RESOURCE_TYPES.filter((t): t is keyof typeof DEMO_COUNTS => NOT_IMPORTED[t] === undefined);
+  const IMPORTED = RESOURCE_TYPES;
 
   it.each(IMPORTED)('imports every %s of the world, and plan on the result reports no changes', async (type) => {
     const { text, imported, plan } = await importThenPlan([type, ...(type === 'iam_reseller_notification_setting' ? ['--reseller-id', '7'] : [])]);
@@ -82,6 +83,8 @@ describe('edgeform import against the demo world', () => {
   const OPTIONAL_IN_IMPORT: Partial<Record<ResourceType, readonly string[]>> = {
     fastedge_app: ['env', 'rsp_headers', 'binary', 'status', 'comment'],
     streaming_player: Object.keys(RESOURCE_KINDS.streaming_player.shape.shape).filter((f) => f !== 'player_id' && f !== 'name'),
+    // The text is written inline (vtt), never as a file.
+    streaming_video_subtitle: ['vtt_file'],
   };
 
   it.each(IMPORTED)("writes every field of %s's schema it has (not ensure, tags_policy) (project and region as defaults)", async (type) => {
@@ -126,27 +129,35 @@ describe('edgeform import against the demo world', () => {
     expect(result.stdout).toContain(
       '  # imported from GET /cloud/v2/limits_request: id "42", status "in progress", description "More vCPUs for the staging project"\n  quota_request_42:\n',
     );
+    expect(result.stdout).toContain(
+      '  # imported from GET /streaming/videos/9876/subtitles: id "1001", language "ger", name "German (AI-generated)"\n  video_9876_ger:\n    type: streaming_video_subtitle\n    subtitle_id: 1001\n    video_id: 9876\n    language: ger\n    name: German (AI-generated)\n    vtt: |\n      WEBVTT\n',
+    );
     expect(result.stdout.startsWith('# Written by edgeform import --all: each block adopts a live resource by its platform id.\n')).toBe(true);
   });
 
-  it('imports --all without --reseller-id and says, on stderr and in the stack, that notification settings need it (and that subtitles cannot be imported yet)', async () => {
+  it('imports --all without --reseller-id and says, on stderr and in the stack, that notification settings need it (and nothing else is left out)', async () => {
     const result = await edgeform(['import', '--all']);
     expect(result.code).toBe(0);
-    expect(result.stderr).toBe(
-      [
-        `Note: streaming_video_subtitle not imported: ${NOT_IMPORTED.streaming_video_subtitle}`,
-        'Note: iam_reseller_notification_setting not imported: it is listed per reseller, and the platform does not list resellers: add --reseller-id N',
-        '',
-      ].join('\n'),
-    );
+    expect(result.stderr).toBe('Note: iam_reseller_notification_setting not imported: it is listed per reseller, and the platform does not list resellers: add --reseller-id N\n');
     expect(result.stdout).toContain('# Not imported: iam_reseller_notification_setting (it is listed per reseller');
     expect(Object.values(blocks(result.stdout)).some((b) => b.type === 'iam_reseller_notification_setting')).toBe(false);
   });
 
-  it('says a kind import cannot discover yet cannot be imported, and why', async () => {
-    const result = await edgeform(['import', 'streaming_video_subtitle']);
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`streaming_video_subtitle cannot be imported yet: ${NOT_IMPORTED.streaming_video_subtitle}`);
+  it('imports the subtitles of the videos named with --video-id, without listing the videos', async () => {
+    emu.requests.length = 0;
+    const result = await edgeform(['import', 'streaming_video_subtitle', '--video-id', '9877', '--video-id', '9877']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(emu.requests.map((r) => r.path)).toEqual(['/streaming/videos/9877/subtitles']);
+    expect(blocks(result.stdout)).toEqual({
+      video_9877_eng: {
+        type: 'streaming_video_subtitle',
+        subtitle_id: 1002,
+        video_id: 9877,
+        language: 'eng',
+        name: 'English',
+        vtt: 'WEBVTT\n\n1\n00:00:00.500 --> 00:00:03.000\nThis is the product tour.\n',
+      },
+    });
   });
 
   it('lists the projects and regions once for --all, and only the lists of each kind in each of them', async () => {
@@ -163,6 +174,10 @@ describe('edgeform import against the demo world', () => {
         'GET /streaming/players',
         'GET /streaming/players',
         'GET /cloud/v2/limits_request',
+        'GET /streaming/videos',
+        'GET /streaming/videos',
+        `GET ${SUBTITLE_LIST}`,
+        `GET ${SUBTITLE_LIST}`,
       ].sort(),
     );
   });
@@ -221,6 +236,9 @@ describe('edgeform import: what it refuses', () => {
     ['an id that is not a positive integer', ['cloud_instance', '--project-id', '0'], '--project-id must be a positive integer, got "0"'],
     ['an id that is not a number', ['cloud_instance', '--region-id', 'abc'], '--region-id must be a positive integer, got "abc"'],
     ['an id that is not whole', ['cloud_instance', '--region-id', '7.5'], '--region-id must be a positive integer, got "7.5"'],
+    ['a video id that is not a number', ['streaming_video_subtitle', '--video-id', 'abc'], '--video-id must be a positive integer, got "abc"'],
+    ['a video for a cloud kind', ['cloud_instance', '--video-id', '9876'], '--video-id does not apply to cloud_instance, which is listed per project and region'],
+    ['a project for subtitles', ['streaming_video_subtitle', '--project-id', '1'], '--project-id does not apply to streaming_video_subtitle, which is listed per video'],
   ];
 
   it.each(cases)('refuses %s with a usage error and sends nothing', async (_name, args, message) => {
@@ -244,7 +262,14 @@ async function runOnTerminal(args: string[], env: Record<string, string | undefi
 const KEY = 'emu$import-test-key-0123456789abcdef';
 const ip = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 
-/** A world of two projects and three regions (one without Kubernetes, one inactive), 1,005 floating IPs in one place and one in another. */
+/** Subtitle text with Windows line ends, and plain text. */
+const CRLF_VTT = 'WEBVTT\r\n\r\n00:00:01.000 --> 00:00:02.000\r\nBonjour.\r\n';
+const VTT = 'WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nLast.\n';
+
+/**
+ * A world of two projects and three regions (one without Kubernetes, one inactive), 1,005 floating IPs in one place and one in another,
+ * and 120 videos (more than a page of the video list), the first and the last with subtitles.
+ */
 const WIDE_WORLD: EmulatorFixtures = {
   projects: [
     { id: 1, name: 'default', is_default: true, created_at: '2025-01-01T00:00:00Z' },
@@ -262,6 +287,18 @@ const WIDE_WORLD: EmulatorFixtures = {
   k8s_versions: ['v1.30.6'],
   k8s_clusters: [{ name: 'eu', version: 'v1.30.6', status: 'Provisioned', pools: [{ name: 'p', flavor_id: 'g2-standard-4-8', node_count: 1 }] }],
   streaming_players: [{ id: 70, name: 'evil\u001b[31m\u202eplayer' }],
+  videos: Array.from({ length: 120 }, (_, i) => ({
+    id: 1001 + i,
+    subtitles:
+      i === 0
+        ? [
+            { id: 1, name: 'Fran\u00e7ais', language: 'fre', vtt: CRLF_VTT },
+            { id: 2, language: 'eng', vtt: VTT },
+          ]
+        : i === 119
+          ? [{ id: 3, name: 'Last', language: 'eng', vtt: VTT }]
+          : [],
+  })),
 };
 
 describe('edgeform import across projects and regions, with long lists', () => {
@@ -309,6 +346,34 @@ describe('edgeform import across projects and regions, with long lists', () => {
     expect(plan.code).toBe(0);
   });
 
+  it('imports the subtitles of every video the platform lists, page after page, and plan on the result reports no changes', async () => {
+    const file = join(tempDir(), 'stack.yaml');
+    emu.requests.length = 0;
+    const imported = await runCliInProcess(['import', 'streaming_video_subtitle', '--out', file], { env: { ...env, EDGEFORM_BASE_URL: emu.url } });
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(emu.requests.filter((r) => r.route === '/streaming/videos')).toHaveLength(3);
+    expect(new Set(emu.requests.filter((r) => r.route === SUBTITLE_LIST).map((r) => r.path)).size).toBe(120);
+    const stack = parse(readFileSync(file, 'utf8')) as { resources: Record<string, Block> };
+    expect(stack.resources).toEqual({
+      video_1001_fre: { type: 'streaming_video_subtitle', subtitle_id: 1, video_id: 1001, language: 'fre', name: 'Fran\u00e7ais', vtt: CRLF_VTT },
+      video_1001_eng: { type: 'streaming_video_subtitle', subtitle_id: 2, video_id: 1001, language: 'eng', vtt: VTT },
+      video_1120_eng: { type: 'streaming_video_subtitle', subtitle_id: 3, video_id: 1120, language: 'eng', name: 'Last', vtt: VTT },
+    });
+    const plan = await runCliInProcess(['plan', file, '--detailed-exitcode'], { env: { ...env, EDGEFORM_BASE_URL: emu.url } });
+    expect(plan.stdout).toContain('No changes.');
+    expect(plan.code).toBe(0);
+  });
+
+  it('shows progress of subtitles on a terminal: the videos found, then each video with what it found', async () => {
+    const result = await runOnTerminal(['import', 'streaming_video_subtitle'], { ...env, EDGEFORM_BASE_URL: emu.url, CI: undefined });
+    expect(result.code).toBe(0);
+    const lines = result.stderr.split('\n');
+    expect(lines[0]).toBe('Discovering videos: 120 videos');
+    expect(lines).toHaveLength(122);
+    expect(lines).toContain('Discovering streaming_video_subtitle of video 1001: 2 found');
+    expect(lines).toContain('Discovering streaming_video_subtitle of video 1002: 0 found');
+  });
+
   it('escapes control and bidi characters of live names: in the block name, the comment and the output', async () => {
     const result = await runCliInProcess(['import', 'streaming_player'], { env: { ...env, EDGEFORM_BASE_URL: emu.url } });
     expect(result.code).toBe(0);
@@ -345,7 +410,11 @@ describe('edgeform import when the platform fails or answers what makes no block
   let emu: TestEmulator;
   beforeAll(async () => {
     emu = await startTestEmulator({
-      fixtures: { floating_ips: [{ id: ip(1), tags: { env: ' padded' } }], streaming_players: [{ id: 70, name: `player ${KEY}` }] },
+      fixtures: {
+        floating_ips: [{ id: ip(1), tags: { env: ' padded' } }],
+        streaming_players: [{ id: 70, name: `player ${KEY}` }],
+        videos: [{ id: 5, subtitles: [{ id: 9, name: 'broken', language: 'eng', vtt: 'WEBVTT\n\n00:00:04.000 --> 00:00:01.000\nBackwards.\n' }] }],
+      },
       apiKey: KEY,
     });
   });
@@ -362,6 +431,23 @@ describe('edgeform import when the platform fails or answers what makes no block
       `Error: importing cloud_floating_ip in project 1 region 76 failed: GET /cloud/v1/floatingips/1/76: the item with id "${ip(1)}" does not make a valid cloud_floating_ip block: tags.env: a tag value must not start or end with whitespace\n`,
     );
     expect(existsSync(file)).toBe(false);
+  });
+
+  it('fails naming the subtitle when its live text is not WebVTT, and writes no file', async () => {
+    const file = join(tempDir(), 'stack.yaml');
+    const result = await run(['streaming_video_subtitle', '--out', file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'Error: importing streaming_video_subtitle of video 5 failed: GET /streaming/videos/5/subtitles: the item with id "9" does not make a valid streaming_video_subtitle block: vtt: must be WebVTT: line 3, column 18 of the text: the cue ends (00:00:01.000) before it starts (00:00:04.000)\n',
+    );
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('fails naming the flag that skips it when the videos cannot be listed', async () => {
+    emu.faults.failNext({ method: 'GET', path: '/streaming/videos', status: 403 });
+    const result = await run(['streaming_video_subtitle']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Error: listing the streaming videos failed (name them with --video-id to skip this): ');
   });
 
   it('fails naming the kind and place when a list request fails', async () => {

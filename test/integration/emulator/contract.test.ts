@@ -35,6 +35,7 @@ const P = {
   app: '/fastedge/v1/apps/{app_id}',
   players: '/streaming/players',
   player: '/streaming/players/{player_id}',
+  videos: '/streaming/videos',
   subtitles: '/streaming/videos/{video_id}/subtitles',
   aiTasks: '/streaming/ai/tasks',
   settings: '/iam/reselling/resellers/{resellerId}/notification_settings',
@@ -169,6 +170,7 @@ describe('emulator contract with the vendor OpenAPI (responses)', () => {
 
   it('GET players matches a player array', () => expectResponse(STREAMING, 'GET', P.players, P.players, 200));
   it('GET player matches player', () => expectResponse(STREAMING, 'GET', P.player, '/streaming/players/60', 200));
+  it('GET videos matches a searchVideo array', () => expectResponse(STREAMING, 'GET', P.videos, P.videos, 200));
   it('GET subtitles matches a subtitle array', () => expectResponse(STREAMING, 'GET', P.subtitles, '/streaming/videos/9876/subtitles', 200));
   it('GET subtitles 400 matches badrequest', () => expectResponse(STREAMING, 'GET', P.subtitles, '/streaming/videos/x/subtitles', 400));
   it('GET subtitles 404 matches notfound', () => expectResponse(STREAMING, 'GET', P.subtitles, '/streaming/videos/1/subtitles', 404));
@@ -245,6 +247,15 @@ describe('emulator contract with the vendor OpenAPI (list endpoints and their pa
     },
     { name: 'streaming players (page)', file: STREAMING, template: P.players, path: P.players, pages: ['?page=1', '?page=2'], items: (b) => b, total: 2 },
     {
+      name: 'streaming videos (page, per_page)',
+      file: STREAMING,
+      template: P.videos,
+      path: P.videos,
+      pages: ['?page=1&per_page=1', '?page=2&per_page=1', '?page=3&per_page=1'],
+      items: (b) => b,
+      total: 2,
+    },
+    {
       name: 'notification settings (limit/offset)',
       file: IAM,
       template: P.settings,
@@ -305,6 +316,9 @@ describe('emulator contract with the vendor OpenAPI (list endpoints and their pa
     { file: FASTEDGE, template: P.apps, path: P.apps, name: 'limit', value: 1001, valid: false },
     { file: FASTEDGE, template: P.apps, path: P.apps, name: 'limit', value: 1000, valid: true },
     { file: FASTEDGE, template: P.apps, path: P.apps, name: 'ordering', value: 'date', valid: false },
+    { file: STREAMING, template: P.videos, path: P.videos, name: 'page', value: 2, valid: true },
+    { file: STREAMING, template: P.videos, path: P.videos, name: 'per_page', value: 100, valid: true },
+    { file: STREAMING, template: P.videos, path: P.videos, name: 'per_page', value: 'many', valid: false },
   ];
 
   it.each(params)('$template?$name=$value is valid: $valid', async ({ file, template, path, name, value, valid }) => {

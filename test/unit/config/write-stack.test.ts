@@ -104,6 +104,30 @@ resources:
     );
   });
 
+  const subtitle = (name: string): DraftBlock => ({
+    type: 'streaming_video_subtitle',
+    name: 'video_9876_eng',
+    attributes: { subtitle_id: 1000, video_id: 9876, language: 'eng', name, vtt: 'WEBVTT\n\n1\n00:00:01.000 --> 00:00:04.000\nWelcome.\n' },
+    comment: 'imported from GET /streaming/videos/9876/subtitles: id "1000"',
+  });
+
+  it('writes printable text over several lines (WebVTT) as a literal block, line for line', () => {
+    expect(writeStack({ blocks: [subtitle('English')] })).toContain('    vtt: |\n      WEBVTT\n\n      1\n      00:00:01.000 --> 00:00:04.000\n      Welcome.\n');
+  });
+
+  it('reads back to the same text over several lines, whatever its spaces, blank lines and line ends', async () => {
+    const text = fc.string({ unit: fc.constantFrom('a', ' ', '\n', '-', '>', ':', '#', '|', '"', "'", '\t', '\r'), minLength: 1, maxLength: 30 });
+    await fc.assert(
+      fc.asyncProperty(text, async (name) => {
+        const written = writeStack({ blocks: [subtitle(name)] });
+        const { stack, diagnostics } = await load(written);
+        expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+        expect((stack!.resources[0]!.attributes as Record<string, unknown>).name).toBe(name);
+      }),
+      { numRuns: 1000, examples: [[' \n'], ['a\n '], ['\n\n'], ['a\n\n\n'], ['  a\nb']] },
+    );
+  });
+
   it('escapes control and bidi characters in comments, which stay one line', () => {
     const text = writeStack({ blocks: [{ ...fip(FIP, 1, 76, {}), comment: 'name "a\u202eb\nc\u001b[31m"' }] });
     expect(text).toContain('  # name "a\\u202eb\\nc\\u001b[31m"\n');

@@ -105,7 +105,7 @@ const aiTaskFixture = z.strictObject({
 });
 
 /**
- * Streaming: players (list, POST, GET, PATCH, DELETE), video subtitles (list, POST, GET, PATCH, DELETE), AI tasks (list with every filter of
+ * Streaming: players (list, POST, GET, PATCH, DELETE), videos (list), video subtitles (list, POST, GET, PATCH, DELETE), AI tasks (list with every filter of
  * the specification). Fixtures: `streaming_players`, `videos`, `ai_tasks`.
  */
 export const streamingService = defineService({

@@ -12,6 +12,9 @@ export const AI_TASK_STATUSES = ['FAILURE', 'PENDING', 'RECEIVED', 'RETRY', 'REV
 /** Players per page of GET /streaming/players (the platform does not document its page size). */
 export const PLAYERS_PAGE_SIZE = 25;
 
+/** Videos per page of GET /streaming/videos without `per_page`, and the most a page holds (the platform documents neither). */
+export const VIDEOS_PAGE_SIZE = { default: 25, max: 100 } as const;
+
 function streamingError(status: 400 | 404 | 422, error: string): never {
   return fail(jsonReply(status, { status, error }));
 }
@@ -141,6 +144,24 @@ function patchPlayer(ctx: Ctx): Reply {
   return jsonReply(200, { ...player });
 }
 
+// ---- videos ----
+
+/**
+ * GET /streaming/videos: the account's videos (searchVideo: id, name, client_id, status), oldest
+ * (lowest id) first, a bare array in numbered pages (`page`, `per_page`; more than the largest
+ * page asked for is served as the largest page); a page past the end is an empty array.
+ */
+function listVideos(ctx: Ctx): Reply {
+  const page = pageParam(ctx, 'page', 1, 400);
+  const perPage = Math.min(pageParam(ctx, 'per_page', VIDEOS_PAGE_SIZE.default, 400), VIDEOS_PAGE_SIZE.max);
+  const all = [...ctx.state.videos.values()].sort((a, b) => a.id - b.id);
+  const start = (page - 1) * perPage;
+  return jsonReply(
+    200,
+    all.slice(start, start + perPage).map((v) => ({ id: v.id, name: v.name, client_id: ctx.state.defaults.client_id, status: 'ready' })),
+  );
+}
+
 // ---- AI tasks ----
 
 const AI_ORDERINGS = ['task_id', 'status', 'task_name', 'started_at'] as const;
@@ -225,13 +246,14 @@ function listAiTasks(ctx: Ctx): Reply {
   });
 }
 
-/** The streaming routes: players (list, POST, GET, PATCH, DELETE), video subtitles (subtitles.ts), AI task list. */
+/** The streaming routes: players (list, POST, GET, PATCH, DELETE), the video list, video subtitles (subtitles.ts), AI task list. */
 export const streamingRoutes: ServiceRoute<StreamingSlice>[] = [
   { method: 'GET', pattern: '/streaming/players', handler: listPlayers },
   { method: 'POST', pattern: '/streaming/players', handler: createPlayer },
   { method: 'GET', pattern: '/streaming/players/{player_id}', handler: getPlayer },
   { method: 'PATCH', pattern: '/streaming/players/{player_id}', handler: patchPlayer },
   { method: 'DELETE', pattern: '/streaming/players/{player_id}', handler: deletePlayer },
+  { method: 'GET', pattern: '/streaming/videos', handler: listVideos },
   ...subtitleRoutes,
   { method: 'GET', pattern: '/streaming/ai/tasks', handler: listAiTasks },
 ];
