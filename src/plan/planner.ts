@@ -1,7 +1,7 @@
 import type { Diagnostic, SourceRange } from '../config/diagnostics.js';
 import type { Block, ResourceBlock, Stack } from '../config/types.js';
 import { RESOURCE_KINDS, type ResourceAttributes, type ResourceType } from '../kinds/registry.js';
-import type { CheckOutcome, Observation, OwnedRead, OwnedResource, ReadResult, ResourceProvider, ResourceRef } from '../kinds/provider.js';
+import type { CheckOutcome, Observation, OwnedRead, OwnedResource, ProviderPlan, ReadResult, ResourceProvider, ResourceRef } from '../kinds/provider.js';
 import { fingerprint } from './fingerprint.js';
 import { buildGraph, topologicalOrder } from './graph.js';
 import { PLAN_FORMAT_VERSION, type ChangeFields, type CheckResult, type Plan, type ResourceChange } from './types.js';
@@ -158,78 +158,57 @@ function planResource<K extends ResourceType>(
     const create = planner.create.plan(desired, ref);
     if (create.errors.length > 0) return { diagnostics: create.errors.map((e) => blockError(block, `${block.address}: ${e.summary}`, e.field, e.detail)) };
     const forced = result.changes.filter((c) => c.forces_replacement).map((c) => c.path.join('.'));
-    return {
-      diagnostics: [],
-      change: {
-        address: block.address,
-        type: block.type,
-        name: block.name,
-        desired,
-        depends_on: block.dependsOn,
-        lock_task_id: lockTaskId,
-        action: 'replace',
-        before: result.before,
-        after: create.after,
-        changes: result.changes,
-        payload: create.payload,
-        fingerprint: fingerprint(result.before),
-        warnings: [...lockWarnings(lockTaskId), ...checkWarnings, ...result.warnings],
-        notes: [`${forced.join(', ')} cannot be changed in place: the ${block.type} is destroyed and created again`, ...result.notes],
-        ...(identity === undefined ? {} : { identity }),
-      },
-    };
+    // The resource is destroyed and created again: it ends where a create would, with its payload.
+    const notes = [`${forced.join(', ')} cannot be changed in place: the ${block.type} is destroyed and created again`, ...result.notes];
+    return { diagnostics: [], change: changeOf(block, { ...result, after: create.after, payload: create.payload, notes }, result.before, lockTaskId, checkWarnings, identity) };
   }
-  return {
-    diagnostics: [],
-    change: {
-      address: block.address,
-      type: block.type,
-      name: block.name,
-      desired,
-      depends_on: block.dependsOn,
-      lock_task_id: lockTaskId,
-      action: result.action,
-      before: result.before,
-      after: result.after,
-      changes: result.changes,
-      unchanged_elements: result.unchanged_elements,
-      payload: result.payload,
-      fingerprint: fingerprint(result.before),
-      warnings: [...lockWarnings(lockTaskId), ...checkWarnings, ...result.warnings],
-      notes: result.notes,
-      ...(identity === undefined ? {} : { identity }),
-    },
-  };
+  return { diagnostics: [], change: changeOf(block, result, result.before, lockTaskId, checkWarnings, identity) };
 }
 
 /** The change of a block whose resource does not exist yet and that names no id: create it. */
 function planCreate<K extends ResourceType>(
   block: ResourceBlock<K>,
-  create: ReturnType<NonNullable<ResourcePlanner<K>['create']>['plan']>,
+  create: ProviderPlan,
   identity: string | undefined,
   checkWarnings: string[],
 ): { change?: ResourceChange<K>; diagnostics: Diagnostic[] } {
   if (create.errors.length > 0) return { diagnostics: create.errors.map((e) => blockError(block, `${block.address}: ${e.summary}`, e.field, e.detail)) };
-  return {
-    diagnostics: [],
-    change: {
-      address: block.address,
-      type: block.type,
-      name: block.name,
-      desired: block.attributes,
-      depends_on: block.dependsOn,
-      lock_task_id: null,
-      action: 'create',
-      before: null,
-      after: create.after,
-      changes: create.changes,
-      payload: create.payload,
-      fingerprint: fingerprint(null),
-      warnings: [...checkWarnings, ...create.warnings],
-      notes: create.notes,
-      ...(identity === undefined ? {} : { identity }),
-    },
+  return { diagnostics: [], change: changeOf(block, create, null, null, checkWarnings, identity) };
+}
+
+/**
+ * The planned change of a block from its provider's plan (create, update, replace or no-op):
+ * `before` is what was observed (null for a create), and the warnings are the lock's, the
+ * failing checks' and the provider's. Written out as one object literal, not spread from a
+ * shared base: spreading then adding a dozen fields cost more than the rest of planning a resource.
+ */
+function changeOf<K extends ResourceType>(
+  block: ResourceBlock<K>,
+  planned: ProviderPlan,
+  before: Record<string, unknown> | null,
+  lockTaskId: string | null,
+  checkWarnings: string[],
+  identity: string | undefined,
+): ResourceChange<K> {
+  const change: ChangeFields & { type: K; desired: ResourceAttributes[K] } = {
+    address: block.address,
+    type: block.type,
+    name: block.name,
+    desired: block.attributes,
+    depends_on: block.dependsOn,
+    lock_task_id: lockTaskId,
+    action: planned.action,
+    before,
+    after: planned.after,
+    changes: planned.changes,
+    unchanged_elements: planned.unchanged_elements,
+    payload: planned.payload,
+    fingerprint: fingerprint(before),
+    warnings: [...lockWarnings(lockTaskId), ...checkWarnings, ...planned.warnings],
+    notes: planned.notes,
+    ...(identity === undefined ? {} : { identity }),
   };
+  return change as ResourceChange<K>;
 }
 
 /** How a creatable kind's blocks are found again without an id, for messages. */
