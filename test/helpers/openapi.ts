@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { expect } from 'vitest';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv } from './ajv.js';
 import { parse } from 'yaml';
@@ -160,4 +161,20 @@ export function expectValid(validate: ValidateFunction, data: unknown): void {
     const errors = (validate.errors ?? []).slice(0, 8).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
     throw new Error(`does not match the vendor schema:\n  ${errors.join('\n  ')}\nbody: ${JSON.stringify(data).slice(0, 800)}`);
   }
+}
+
+/** What expectDocumentedAnswer needs of an emulator: its test-side `call`. */
+interface Callable {
+  call(method: string, path: string, options?: { body?: unknown }): Promise<{ status: number; body: unknown }>;
+}
+
+/**
+ * Sends one request to the emulator and checks that it answers `status` with a body the vendor's
+ * OpenAPI documents for that operation and status; resolves with the body.
+ */
+export async function expectDocumentedAnswer(emu: Callable, file: string, method: string, template: string, path: string, status: number, body?: unknown): Promise<any> {
+  const res = await emu.call(method, path, body === undefined ? {} : { body });
+  expect(res.status).toBe(status);
+  expectValid(responseValidator(file, method, template, status), res.body);
+  return res.body;
 }

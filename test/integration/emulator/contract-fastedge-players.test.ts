@@ -10,7 +10,7 @@ import { fastedgeApp } from '../../../src/kinds/fastedge-app/provider.js';
 import type { ResourceAttributes } from '../../../src/kinds/registry.js';
 import { streamingPlayer } from '../../../src/kinds/streaming-player/provider.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
-import { componentValidator, expectValid, requestValidator, responseValidator } from '../../helpers/openapi.js';
+import { componentValidator, expectValid, requestValidator, responseValidator, expectDocumentedAnswer } from '../../helpers/openapi.js';
 import { REF } from '../../helpers/ref.js';
 
 const FASTEDGE = 'fastedge_api.yaml';
@@ -30,12 +30,8 @@ beforeAll(async () => {
 beforeEach(() => emu.reset());
 afterAll(() => emu.close());
 
-async function expectResponse(file: string, method: string, template: string, path: string, status: number, body?: unknown): Promise<any> {
-  const res = await emu.call(method, path, body === undefined ? {} : { body });
-  expect(res.status).toBe(status);
-  expectValid(responseValidator(file, method, template, status), res.body);
-  return res.body;
-}
+const expectResponse = (file: string, method: string, template: string, path: string, status: number, body?: unknown) =>
+  expectDocumentedAnswer(emu, file, method, template, path, status, body);
 
 describe('FastEdge app writes (contract)', () => {
   const app = { name: 'new-edge', binary: 777, env: { MODE: 'prod' }, rsp_headers: { 'X-Edge': '1' }, status: 1, comment: 'made by edgeform' };
