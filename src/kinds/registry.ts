@@ -55,9 +55,8 @@ export type ResourceAttributes = { [T in ResourceType]: z.output<(typeof RESOURC
 export type CheckAttributes = { [T in CheckType]: z.output<(typeof CHECK_KINDS)[T]['shape']> };
 
 /**
- * The kinds edgeform can delete: those whose schema accepts `ensure: absent`. It only adopts
- * them by id otherwise; every other kind accepts only `ensure: present`, so a plan that deletes
- * one is refused.
+ * The kinds edgeform can delete: those whose schema accepts `ensure: absent`. Every other kind
+ * (the adopt-only ones) accepts only `ensure: present`, so a plan that deletes one is refused.
  */
 export type DeletableType = { [T in ResourceType]: 'absent' extends ResourceAttributes[T]['ensure'] ? T : never }[ResourceType];
 

@@ -277,7 +277,8 @@ function checkUpdatePayload(change: { address: string; type: ResourceType; actio
   if (change.action !== 'update') return;
   const where = `resource_changes.${index} (${change.address})`;
   const schema = payloads[change.type];
-  if (schema === undefined) throw new PlanFileError(`${file} is a corrupt plan file: ${where}: ${change.type} cannot be updated; edgeform only adopts or deletes it`);
+  if (schema === undefined)
+    throw new PlanFileError(`${file} is a corrupt plan file: ${where}: ${change.type} cannot be updated in place (edgeform creates, replaces or deletes it)`);
   if (change.payload === undefined) throw new PlanFileError(`${file} is a corrupt plan file: ${where}: payload: an update needs its payload`);
   const parsed = schema.safeParse(change.payload);
   if (!parsed.success) {

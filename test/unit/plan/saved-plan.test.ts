@@ -121,7 +121,7 @@ describe('parsePlanFile', () => {
       });
     }
 
-    it('refuses an update of a kind edgeform only adopts or deletes', () => {
+    it('refuses an update of a kind that cannot be updated in place', () => {
       const error = failure(plan([change({ address: 'cloud_quota_limit_request.stale', action: 'update', payload: {} })]));
       expect(error).toBeInstanceOf(PlanFileError);
       expect(error.message).toContain('cloud_quota_limit_request.stale');
