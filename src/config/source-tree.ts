@@ -1,32 +1,9 @@
 import { Composer, isAlias, isMap, isScalar, isSeq, LineCounter, Parser, YAMLParseError, type Alias, type Document, type Node, type YAMLMap, type YAMLError } from 'yaml';
 import type { Diagnostic, SourceRange } from './diagnostics.js';
-import { interpolate, isWholeReference } from './interpolate.js';
-import { API_KEY_ENV } from '../env.js';
-import { containsApiKey, isSecretFieldName, looksLikeApiKey } from './secrets.js';
+import { FileLines, FileNode, NodeChecks, type Offsets, type SourceNode } from './source-node.js';
 import { createStackBudget, MAX_ALIAS_COUNT, MAX_DEPTH, MAX_STACK_VALUES, scanYaml, tooDeep, type StackBudget } from './stack-limits.js';
 
-/**
- * One YAML value with where it stands: the plain value (strings already interpolated) plus
- * the ranges and children needed to point a diagnostic at any part of it.
- */
-export interface SourceNode {
-  value: unknown;
-  range: SourceRange;
-  /** For a mapping entry: where its key stands. */
-  keyRange?: SourceRange;
-  /** Mapping entries in source order (keys as strings). */
-  entries?: Map<string, SourceNode>;
-  /** Sequence items. */
-  items?: SourceNode[];
-  /** Set when the value is exactly one `${env:NAME}` reference (it may become a number or boolean). */
-  envReference?: string;
-  /** True when the string contained any interpolation. */
-  interpolated?: boolean;
-  /** True when an error was already reported at this node; later checks stay quiet about it. */
-  failed?: boolean;
-  /** True when the value looked like an API key (it is masked in SourceFile.text). */
-  secret?: boolean;
-}
+export type { SourceNode } from './source-node.js';
 
 /** A parsed stack file: its text (for code frames), the root node, and what went wrong reading it. */
 export interface SourceFile {
@@ -164,81 +141,14 @@ function firstLine(message: string): string {
   return message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
 }
 
-/** Offsets in a file's text as the yaml library gives them: start, then end of the value (then of the node). */
-type Offsets = readonly number[];
-
-/** A file's line table: turns the yaml library's offsets into 1-based line:column ranges. */
-class FileLines {
-  constructor(
-    readonly filename: string,
-    private readonly lines: LineCounter,
-  ) {}
-
-  range([start, end]: Offsets): SourceRange {
-    const a = this.lines.linePos(start!);
-    const b = this.lines.linePos(end ?? start!);
-    return { filename: this.filename, start: { line: a.line, column: a.col }, end: { line: b.line, column: b.col } };
-  }
-}
-
-/**
- * A node of a file, holding the yaml library's offsets: its ranges (line:column) are computed
- * when first read, for a diagnostic or a plan error, not for each of the hundreds of thousands
- * of nodes of a large stack, almost none of which is ever pointed at.
- */
-class FileNode implements SourceNode {
-  declare entries?: Map<string, SourceNode>;
-  declare items?: SourceNode[];
-  declare envReference?: string;
-  declare interpolated?: boolean;
-  declare failed?: boolean;
-  declare secret?: boolean;
-  #range: SourceRange | undefined;
-  #keyAt: Offsets | undefined;
-  #keyRange: SourceRange | undefined;
-
-  constructor(
-    public value: unknown,
-    readonly lines: FileLines,
-    readonly at: Offsets,
-  ) {}
-
-  get range(): SourceRange {
-    return (this.#range ??= this.lines.range(this.at));
-  }
-
-  get keyRange(): SourceRange | undefined {
-    if (this.#keyRange === undefined && this.#keyAt !== undefined) this.#keyRange = this.lines.range(this.#keyAt);
-    return this.#keyRange;
-  }
-
-  set keyRange(range: SourceRange | undefined) {
-    this.#keyRange = range;
-  }
-
-  /** The node as the value of a mapping key standing at `offsets`. */
-  setKeyAt(offsets: Offsets): void {
-    this.#keyAt = offsets;
-    this.#keyRange = undefined;
-  }
-}
-
 /** The context the yaml library resolves aliases with: its alias count limit, and one anchor lookup for the whole document. */
 type AliasContext = NonNullable<Parameters<Alias['resolve']>[1]>;
 
 /** Tags of the YAML core schema; any other (`!!binary`, `!!js/function`, `!custom`) is refused. */
 const CORE_TAGS = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`));
 
-/** A string with a lone UTF-16 surrogate (from a "\ud800" escape): not Unicode, so not sendable. */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-class Converter {
-  /** Offsets of values that must never be printed (credentials, API-key-like strings). */
-  readonly secretSpans: Array<readonly [number, number]> = [];
+class Converter extends NodeChecks {
   private readonly aliasContext: AliasContext;
-  private readonly apiKey: string | undefined;
-  /** Keys found to name no credential, be no merge key and hold valid Unicode. */
-  private readonly ordinaryKeys = new Set<string>();
   /** The outermost alias being expanded, if any: where a limit crossed inside its target is reported. */
   private expanding: SourceRange | undefined;
   /** Set once a limit was reported: the rest of the file is not converted (and not reported on). */
@@ -246,15 +156,14 @@ class Converter {
 
   constructor(
     private readonly doc: Document,
-    private readonly env: Readonly<Record<string, string | undefined>>,
-    private readonly lines: FileLines,
-    private readonly diagnostics: Diagnostic[],
+    env: Readonly<Record<string, string | undefined>>,
+    lines: FileLines,
+    diagnostics: Diagnostic[],
     private readonly budget: StackBudget,
   ) {
+    super(env, lines, diagnostics);
     this.aliasContext = { anchors: new Map(), doc, keep: false, mapAsMap: false, mapKeyWarned: true, maxAliasCount: MAX_ALIAS_COUNT };
-    this.apiKey = env[API_KEY_ENV];
   }
-
   /**
    * `parentKey` is the mapping key this node is the value of (tag maps are user data, see
    * convertMap); `depth` is 1 for the document's root.
@@ -324,20 +233,8 @@ class Converter {
       seq.items = items;
       return seq;
     }
-    if (isScalar(node)) {
-      const converted = this.convertScalar(node.value, at);
-      if (converted.secret && node.range) this.secretSpans.push([node.range[0], node.range[1]]);
-      return converted;
-    }
+    if (isScalar(node)) return this.scalar(node.value, at);
     return new FileNode(null, this.lines, at);
-  }
-
-  /** A node that failed: an error was reported at it, later checks stay quiet about it. */
-  private failedAt(at: Offsets, value: unknown = null, secret = false): FileNode {
-    const failed = new FileNode(value, this.lines, at);
-    failed.failed = true;
-    if (secret) failed.secret = true;
-    return failed;
   }
 
   /** An alias's node: its target's converted value and children, at the alias's place. */
@@ -359,10 +256,7 @@ class Converter {
     return this.failedAt(at);
   }
 
-  /**
-   * Keys naming a credential are refused, except in a tag map: tag keys are the user's labels
-   * (`token-bucket: on`), and a key-shaped tag value is still caught by the value check.
-   */
+  /** A mapping: its keys checked (see acceptKey), duplicates reported, values converted. */
   private convertMap(node: YAMLMap, at: Offsets, aliasChain: readonly Node[], isTagMap: boolean, depth: number): SourceNode {
     const entries = new Map<string, SourceNode>();
     const values: Array<[string, unknown]> = [];
@@ -376,43 +270,8 @@ class Converter {
         continue;
       }
       const key = String(keyNode.value);
-      // A key seen before in this file passed these checks then (most keys repeat in every block).
-      if (!this.ordinaryKeys.has(key)) {
-        if (containsApiKey(key, this.apiKey)) {
-          this.error('secret-in-stack', `this key contains the API key (the value of ${API_KEY_ENV}); a stack never holds secrets`, keyRange(), {
-            detail: 'The key is not shown. Remove it from the stack.',
-          });
-          if (keyNode.range) this.secretSpans.push([keyNode.range[0], keyNode.range[1]]);
-          continue;
-        }
-        if (!isTagMap && isSecretFieldName(key)) {
-          this.error('secret-in-stack', `"${key}" looks like a credential; a stack never holds secrets`, keyRange(), {
-            detail: `Remove it and set the API key in the environment variable ${API_KEY_ENV} instead.`,
-          });
-          const secret = (pair.value as Node | null)?.range;
-          if (secret) this.secretSpans.push([secret[0], secret[1]]);
-          continue;
-        }
-        if (key === '<<' && !keyNode.type?.startsWith('QUOTE')) {
-          this.error('unsupported-yaml', 'merge keys (<<) are not supported', keyRange(), {
-            detail: 'Write the fields out, or put fields every block shares under defaults:.',
-          });
-          continue;
-        }
-        if (key === '__proto__') {
-          // Every layer that builds objects from the stack (zod's records among them) drops this
-          // key, so a tag named so would vanish, and the authoritative policy remove it live.
-          this.error('invalid-key', 'the key "__proto__" is not supported', keyRange(), {
-            detail: 'It names an object prototype in JavaScript and would be dropped silently; rename it.',
-          });
-          continue;
-        }
-        if (LONE_SURROGATE.test(key)) {
-          this.error('invalid-key', 'this key holds an unpaired UTF-16 surrogate (a "\\ud800"-style escape), which is not valid Unicode', keyRange());
-          continue;
-        }
-        if (!isSecretFieldName(key) && key !== '<<') this.ordinaryKeys.add(key);
-      }
+      const valueAt = (pair.value as Node | null)?.range ?? undefined;
+      if (!this.acceptKey(key, keyAt, valueAt, !keyNode.type?.startsWith('QUOTE'), isTagMap)) continue;
       const previous = entries.get(key);
       if (previous) {
         this.error('duplicate-key', `duplicate key "${key}" (first defined at line ${previous.keyRange!.start.line})`, keyRange());
@@ -429,54 +288,5 @@ class Converter {
     const map = new FileNode(Object.fromEntries(values), this.lines, at);
     map.entries = entries;
     return map;
-  }
-
-  private convertScalar(value: unknown, at: Offsets): SourceNode {
-    if (typeof value !== 'string') return new FileNode(value, this.lines, at);
-    const range = () => this.lines.range(at);
-    const result = interpolate(value, this.env);
-    if ((result.ok && result.references.includes(API_KEY_ENV)) || (!result.ok && result.reason === 'unset' && result.name === API_KEY_ENV)) {
-      this.error('secret-in-stack', `\${env:${API_KEY_ENV}} would put the API key into the stack; a stack never holds secrets`, range(), {
-        detail: `edgeform reads ${API_KEY_ENV} itself; no field of a stack needs the key.`,
-      });
-      return this.failedAt(at, '', true);
-    }
-    if (!result.ok) {
-      if (result.reason === 'unset') {
-        this.error('unset-env', `environment variable ${result.name} is not set`, range(), {
-          detail: `\${env:${result.name}} needs ${result.name} in the environment (an empty value is allowed).`,
-        });
-      } else {
-        this.error('invalid-interpolation', `"${result.text}" is not an interpolation edgeform knows`, range(), {
-          detail: 'Only ${env:NAME} is supported; write $${ for a literal "${".',
-        });
-      }
-      return this.failedAt(at, value);
-    }
-    if (containsApiKey(result.value, this.apiKey)) {
-      const from = result.references.map((name) => `\${env:${name}}`).join(', ');
-      this.error('secret-in-stack', `this value contains the API key (the value of ${API_KEY_ENV}); a stack never holds secrets`, range(), {
-        detail: from ? `It comes from ${from}; the value is not shown. Point the variable at something else.` : 'The value is not shown. Remove it from the stack.',
-      });
-      return this.failedAt(at, '', containsApiKey(value, this.apiKey));
-    }
-    if (looksLikeApiKey(result.value)) {
-      this.error('secret-in-stack', 'this value looks like a platform API key; a stack never holds secrets', range(), {
-        detail: `Remove it and set the API key in the environment variable ${API_KEY_ENV} instead.`,
-      });
-      return this.failedAt(at, '', true);
-    }
-    if (LONE_SURROGATE.test(result.value)) {
-      this.error('invalid-value', 'this string holds an unpaired UTF-16 surrogate (a "\\ud800"-style escape), which is not valid Unicode', range());
-      return this.failedAt(at, value);
-    }
-    const node = new FileNode(result.value, this.lines, at);
-    if (result.references.length > 0 || value !== result.value) node.interpolated = true;
-    if (isWholeReference(value)) node.envReference = result.references[0]!;
-    return node;
-  }
-
-  private error(code: string, summary: string, range: SourceRange, extra: { detail?: string } = {}): void {
-    this.diagnostics.push({ severity: 'error', code, summary, ...extra, range });
   }
 }

@@ -1,0 +1,221 @@
+import type { LineCounter } from 'yaml';
+import type { Diagnostic, SourceRange } from './diagnostics.js';
+import { interpolate, isWholeReference } from './interpolate.js';
+import { API_KEY_ENV } from '../env.js';
+import { containsApiKey, isSecretFieldName, looksLikeApiKey } from './secrets.js';
+
+/**
+ * One YAML value with where it stands: the plain value (strings already interpolated) plus
+ * the ranges and children needed to point a diagnostic at any part of it.
+ */
+export interface SourceNode {
+  value: unknown;
+  range: SourceRange;
+  /** For a mapping entry: where its key stands. */
+  keyRange?: SourceRange;
+  /** Mapping entries in source order (keys as strings). */
+  entries?: Map<string, SourceNode>;
+  /** Sequence items. */
+  items?: SourceNode[];
+  /** Set when the value is exactly one `${env:NAME}` reference (it may become a number or boolean). */
+  envReference?: string;
+  /** True when the string contained any interpolation. */
+  interpolated?: boolean;
+  /** True when an error was already reported at this node; later checks stay quiet about it. */
+  failed?: boolean;
+  /** True when the value looked like an API key (it is masked in SourceFile.text). */
+  secret?: boolean;
+}
+
+/** Offsets in a file's text as the yaml library gives them: start, then end of the value (then of the node). */
+export type Offsets = readonly number[];
+
+/** A file's line table: turns offsets into 1-based line:column ranges. */
+export class FileLines {
+  constructor(
+    readonly filename: string,
+    private readonly lines: LineCounter,
+  ) {}
+
+  range([start, end]: Offsets): SourceRange {
+    const a = this.lines.linePos(start!);
+    const b = this.lines.linePos(end ?? start!);
+    return { filename: this.filename, start: { line: a.line, column: a.col }, end: { line: b.line, column: b.col } };
+  }
+}
+
+/**
+ * A node of a file, holding its offsets: its ranges (line:column) are computed when first
+ * read, for a diagnostic or a plan error, not for each of the hundreds of thousands of nodes
+ * of a large stack, almost none of which is ever pointed at.
+ */
+export class FileNode implements SourceNode {
+  declare entries?: Map<string, SourceNode>;
+  declare items?: SourceNode[];
+  declare envReference?: string;
+  declare interpolated?: boolean;
+  declare failed?: boolean;
+  declare secret?: boolean;
+  #range: SourceRange | undefined;
+  #keyAt: Offsets | undefined;
+  #keyRange: SourceRange | undefined;
+
+  constructor(
+    public value: unknown,
+    readonly lines: FileLines,
+    readonly at: Offsets,
+  ) {}
+
+  get range(): SourceRange {
+    return (this.#range ??= this.lines.range(this.at));
+  }
+
+  get keyRange(): SourceRange | undefined {
+    if (this.#keyRange === undefined && this.#keyAt !== undefined) this.#keyRange = this.lines.range(this.#keyAt);
+    return this.#keyRange;
+  }
+
+  set keyRange(range: SourceRange | undefined) {
+    this.#keyRange = range;
+  }
+
+  /** The node as the value of a mapping key standing at `offsets`. */
+  setKeyAt(offsets: Offsets): void {
+    this.#keyAt = offsets;
+    this.#keyRange = undefined;
+  }
+}
+
+/** A string with a lone UTF-16 surrogate (from a "\ud800" escape): not Unicode, so not sendable. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * What a stack's keys and string values must pass whichever reader built the tree (see
+ * source-tree.ts and plain-yaml.ts): no credential, no API key, no merge key, valid Unicode;
+ * `${env:NAME}` expanded. Collects the diagnostics and the spans to mask in printed text.
+ */
+export class NodeChecks {
+  /** Offsets of values that must never be printed (credentials, API-key-like strings). */
+  readonly secretSpans: Array<readonly [number, number]> = [];
+  private readonly apiKey: string | undefined;
+  /** Keys found to name no credential, be no merge key and hold valid Unicode. */
+  private readonly ordinaryKeys = new Set<string>();
+
+  constructor(
+    protected readonly env: Readonly<Record<string, string | undefined>>,
+    protected readonly lines: FileLines,
+    protected readonly diagnostics: Diagnostic[],
+  ) {
+    this.apiKey = env[API_KEY_ENV];
+  }
+
+  /**
+   * Whether a mapping key may stand: an error is reported otherwise. Keys naming a credential
+   * are refused, except in a tag map: tag keys are the user's labels (`token-bucket: on`), and
+   * a key-shaped tag value is still caught by the value check. `plain` is false for a quoted
+   * key (`"<<"` is an ordinary key); `valueAt` is masked with a credential's name.
+   */
+  acceptKey(key: string, keyAt: Offsets, valueAt: Offsets | undefined, plain: boolean, isTagMap: boolean): boolean {
+    // A key seen before in this file passed these checks then (most keys repeat in every block).
+    if (this.ordinaryKeys.has(key)) return true;
+    const keyRange = () => this.lines.range(keyAt);
+    if (containsApiKey(key, this.apiKey)) {
+      this.error('secret-in-stack', `this key contains the API key (the value of ${API_KEY_ENV}); a stack never holds secrets`, keyRange(), {
+        detail: 'The key is not shown. Remove it from the stack.',
+      });
+      this.secretSpans.push([keyAt[0]!, keyAt[1]!]);
+      return false;
+    }
+    if (!isTagMap && isSecretFieldName(key)) {
+      this.error('secret-in-stack', `"${key}" looks like a credential; a stack never holds secrets`, keyRange(), {
+        detail: `Remove it and set the API key in the environment variable ${API_KEY_ENV} instead.`,
+      });
+      if (valueAt) this.secretSpans.push([valueAt[0]!, valueAt[1]!]);
+      return false;
+    }
+    if (key === '<<' && plain) {
+      this.error('unsupported-yaml', 'merge keys (<<) are not supported', keyRange(), {
+        detail: 'Write the fields out, or put fields every block shares under defaults:.',
+      });
+      return false;
+    }
+    if (key === '__proto__') {
+      // Every layer that builds objects from the stack (zod's records among them) drops this
+      // key, so a tag named so would vanish, and the authoritative policy remove it live.
+      this.error('invalid-key', 'the key "__proto__" is not supported', keyRange(), {
+        detail: 'It names an object prototype in JavaScript and would be dropped silently; rename it.',
+      });
+      return false;
+    }
+    if (LONE_SURROGATE.test(key)) {
+      this.error('invalid-key', 'this key holds an unpaired UTF-16 surrogate (a "\\ud800"-style escape), which is not valid Unicode', keyRange());
+      return false;
+    }
+    if (!isSecretFieldName(key) && key !== '<<') this.ordinaryKeys.add(key);
+    return true;
+  }
+
+  /** The node of a scalar's resolved value: strings interpolated and checked for secrets; a secret's span is masked. */
+  scalar(value: unknown, at: Offsets): FileNode {
+    const converted = this.convertScalar(value, at);
+    if (converted.secret) this.secretSpans.push([at[0]!, at[1]!]);
+    return converted;
+  }
+
+  private convertScalar(value: unknown, at: Offsets): FileNode {
+    if (typeof value !== 'string') return new FileNode(value, this.lines, at);
+    const range = () => this.lines.range(at);
+    const result = interpolate(value, this.env);
+    if ((result.ok && result.references.includes(API_KEY_ENV)) || (!result.ok && result.reason === 'unset' && result.name === API_KEY_ENV)) {
+      this.error('secret-in-stack', `\${env:${API_KEY_ENV}} would put the API key into the stack; a stack never holds secrets`, range(), {
+        detail: `edgeform reads ${API_KEY_ENV} itself; no field of a stack needs the key.`,
+      });
+      return this.failedAt(at, '', true);
+    }
+    if (!result.ok) {
+      if (result.reason === 'unset') {
+        this.error('unset-env', `environment variable ${result.name} is not set`, range(), {
+          detail: `\${env:${result.name}} needs ${result.name} in the environment (an empty value is allowed).`,
+        });
+      } else {
+        this.error('invalid-interpolation', `"${result.text}" is not an interpolation edgeform knows`, range(), {
+          detail: 'Only ${env:NAME} is supported; write $${ for a literal "${".',
+        });
+      }
+      return this.failedAt(at, value);
+    }
+    if (containsApiKey(result.value, this.apiKey)) {
+      const from = result.references.map((name) => `\${env:${name}}`).join(', ');
+      this.error('secret-in-stack', `this value contains the API key (the value of ${API_KEY_ENV}); a stack never holds secrets`, range(), {
+        detail: from ? `It comes from ${from}; the value is not shown. Point the variable at something else.` : 'The value is not shown. Remove it from the stack.',
+      });
+      return this.failedAt(at, '', containsApiKey(value, this.apiKey));
+    }
+    if (looksLikeApiKey(result.value)) {
+      this.error('secret-in-stack', 'this value looks like a platform API key; a stack never holds secrets', range(), {
+        detail: `Remove it and set the API key in the environment variable ${API_KEY_ENV} instead.`,
+      });
+      return this.failedAt(at, '', true);
+    }
+    if (LONE_SURROGATE.test(result.value)) {
+      this.error('invalid-value', 'this string holds an unpaired UTF-16 surrogate (a "\\ud800"-style escape), which is not valid Unicode', range());
+      return this.failedAt(at, value);
+    }
+    const node = new FileNode(result.value, this.lines, at);
+    if (result.references.length > 0 || value !== result.value) node.interpolated = true;
+    if (isWholeReference(value)) node.envReference = result.references[0]!;
+    return node;
+  }
+
+  /** A node that failed: an error was reported at it, later checks stay quiet about it. */
+  protected failedAt(at: Offsets, value: unknown = null, secret = false): FileNode {
+    const failed = new FileNode(value, this.lines, at);
+    failed.failed = true;
+    if (secret) failed.secret = true;
+    return failed;
+  }
+
+  protected error(code: string, summary: string, range: SourceRange, extra: { detail?: string } = {}): void {
+    this.diagnostics.push({ severity: 'error', code, summary, ...extra, range });
+  }
+}
