@@ -67,7 +67,12 @@ export class FileNode implements SourceNode {
   ) {}
 
   get range(): SourceRange {
-    return (this.#range ??= this.lines.range(this.at));
+    return (this.#range ??= this.lines.range(this.offsets()));
+  }
+
+  /** Start and end of the node's value (a subclass may find the end only when asked). */
+  offsets(): Offsets {
+    return this.at;
   }
 
   get keyRange(): SourceRange | undefined {
@@ -113,31 +118,31 @@ export class NodeChecks {
    * Whether a mapping key may stand: an error is reported otherwise. Keys naming a credential
    * are refused, except in a tag map: tag keys are the user's labels (`token-bucket: on`), and
    * a key-shaped tag value is still caught by the value check. `plain` is false for a quoted
-   * key (`"<<"` is an ordinary key); `valueAt` is masked with a credential's name.
+   * key (`"<<"` is an ordinary key). 'mask' refuses a key naming a credential: its value must
+   * be masked (see secretSpans) and not read.
    */
-  acceptKey(key: string, keyAt: Offsets, valueAt: Offsets | undefined, plain: boolean, isTagMap: boolean): boolean {
+  acceptKey(key: string, keyAt: Offsets, plain: boolean, isTagMap: boolean): 'accept' | 'refuse' | 'mask' {
     // A key seen before in this file passed these checks then (most keys repeat in every block).
-    if (this.ordinaryKeys.has(key)) return true;
+    if (this.ordinaryKeys.has(key)) return 'accept';
     const keyRange = () => this.lines.range(keyAt);
     if (containsApiKey(key, this.apiKey)) {
       this.error('secret-in-stack', `this key contains the API key (the value of ${API_KEY_ENV}); a stack never holds secrets`, keyRange(), {
         detail: 'The key is not shown. Remove it from the stack.',
       });
       this.secretSpans.push([keyAt[0]!, keyAt[1]!]);
-      return false;
+      return 'refuse';
     }
     if (!isTagMap && isSecretFieldName(key)) {
       this.error('secret-in-stack', `"${key}" looks like a credential; a stack never holds secrets`, keyRange(), {
         detail: `Remove it and set the API key in the environment variable ${API_KEY_ENV} instead.`,
       });
-      if (valueAt) this.secretSpans.push([valueAt[0]!, valueAt[1]!]);
-      return false;
+      return 'mask';
     }
     if (key === '<<' && plain) {
       this.error('unsupported-yaml', 'merge keys (<<) are not supported', keyRange(), {
         detail: 'Write the fields out, or put fields every block shares under defaults:.',
       });
-      return false;
+      return 'refuse';
     }
     if (key === '__proto__') {
       // Every layer that builds objects from the stack (zod's records among them) drops this
@@ -145,14 +150,14 @@ export class NodeChecks {
       this.error('invalid-key', 'the key "__proto__" is not supported', keyRange(), {
         detail: 'It names an object prototype in JavaScript and would be dropped silently; rename it.',
       });
-      return false;
+      return 'refuse';
     }
     if (LONE_SURROGATE.test(key)) {
       this.error('invalid-key', 'this key holds an unpaired UTF-16 surrogate (a "\\ud800"-style escape), which is not valid Unicode', keyRange());
-      return false;
+      return 'refuse';
     }
     if (!isSecretFieldName(key) && key !== '<<') this.ordinaryKeys.add(key);
-    return true;
+    return 'accept';
   }
 
   /** The node of a scalar's resolved value: strings interpolated and checked for secrets; a secret's span is masked. */

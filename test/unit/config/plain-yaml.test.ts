@@ -1,0 +1,233 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { readPlainYaml } from '../../../src/config/plain-yaml.js';
+import type { SourceNode } from '../../../src/config/source-node.js';
+import { readSourceFile, readWithYamlLibrary, type SourceFile } from '../../../src/config/source-tree.js';
+import { createStackBudget } from '../../../src/config/stack-limits.js';
+
+/**
+ * The fast reading (js-yaml's events, plain-yaml.ts) must build exactly what the yaml
+ * library's reading builds, or leave the file to it: values, ranges of every node and key,
+ * flags, diagnostics and the masked text. Compared over the repository's stacks and over
+ * generated and mutated YAML. PLAIN_YAML_RUNS=20 runs the generated cases twenty times over.
+ * Shrinking is off (endOnFailure): the generated texts shrink slowly; the counterexample is printed whole.
+ */
+
+const RUNS = Number(process.env.PLAIN_YAML_RUNS ?? 1);
+
+const ENV = { EDGEFORM_API_KEY: 'test$key-123', REGION: '76', EMPTY: '' };
+
+/** Everything of a read file that anything downstream can see. */
+function seen(file: SourceFile): unknown {
+  const node = (n: SourceNode | undefined): unknown =>
+    n && {
+      value: n.value,
+      range: n.range,
+      keyRange: n.keyRange,
+      flags: [n.envReference, n.interpolated, n.failed, n.secret],
+      entries: n.entries && [...n.entries].map(([k, c]) => [k, node(c)]),
+      items: n.items?.map(node),
+    };
+  return { root: node(file.root), diagnostics: file.diagnostics, text: file.text, syntaxErrors: file.syntaxErrors };
+}
+
+/** Reads `text` both ways; true when the fast reading took it. */
+function expectSameReading(text: string): boolean {
+  const fast = readPlainYaml('stack.yaml', text, ENV, createStackBudget()) !== undefined;
+  const full = readWithYamlLibrary('stack.yaml', text, ENV);
+  expect(seen(readSourceFile('stack.yaml', text, ENV))).toEqual(seen(full));
+  return fast;
+}
+
+function yamlFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return name === 'node_modules' || name === 'openapi' ? [] : yamlFiles(path);
+    return /\.ya?ml$/.test(name) ? [path] : [];
+  });
+}
+
+// --- generated YAML -------------------------------------------------------------------------
+
+const KEYS = ['type', 'name', 'tags', 'env', 'project_id', 'a', 'b', 'password', '<<', '__proto__', '1', '0x10', 'true', 'key with spaces', 'ключ'];
+const PLAIN = [
+  '1',
+  '-7',
+  '+3',
+  '0o17',
+  '0x1F',
+  '1.5',
+  '.5',
+  '1e3',
+  '-1.5E-2',
+  '.inf',
+  '-.Inf',
+  '.nan',
+  'true',
+  'False',
+  'TRUE',
+  'null',
+  'Null',
+  '~',
+  'yes',
+  'x',
+  'a b',
+  'v1.31.3',
+  '01',
+  '1_000',
+  '0b101',
+  '${env:REGION}',
+  '${env:EMPTY}',
+  'x${env:REGION}y',
+  '$${env:REGION}',
+  '${env:MISSING}',
+  '${env:EDGEFORM_API_KEY}',
+  '${oops}',
+  'a:b',
+  'https://x.test/a?b=c&d',
+  '12345678901234567890',
+  'test$key-123',
+];
+const QUOTED = ['', 'x', 'a "b"', "it's", '\\n', '\\u00e9', '\\ud800', 'line\\nnext', '#not comment', '${env:REGION}', 'test$key-123'];
+
+const comment = (g: fc.GeneratorValue) => (g(fc.boolean) ? '' : ` # ${g(() => fc.constantFrom('c', 'a: b', '- x', '#', ''))}`);
+const blankOrComment = (g: fc.GeneratorValue, indent: number) =>
+  g(() =>
+    fc.constantFrom(
+      '',
+      '',
+      '',
+      '\n',
+      `${' '.repeat(indent)}# note\n`,
+      `${' '.repeat(indent + 2)}# deeper\n`,
+      '# top\n',
+      `\n${' '.repeat(indent)}# after blank\n`,
+      `${' '.repeat(Math.max(indent - 2, 0))}# shallower\n\n`,
+    ),
+  );
+
+function scalar(g: fc.GeneratorValue, indent: number, blockOk: boolean): string {
+  switch (g(() => fc.integer({ min: 0, max: blockOk ? 5 : 3 }))) {
+    case 0:
+    case 1:
+      return g(() => fc.constantFrom(...PLAIN));
+    case 2:
+      return `"${g(() => fc.constantFrom(...QUOTED))}"`;
+    case 3:
+      return `'${g(() => fc.constantFrom('', 'x', "it''s", 'a "b"', '${env:REGION}'))}'`;
+    default: {
+      const header = `${g(() => fc.constantFrom('|', '>'))}${g(() => fc.constantFrom('', '-', '+'))}`;
+      const pad = ' '.repeat(indent + 2);
+      const lines: string[] = g(() => fc.array(fc.constantFrom('text', 'more text', '', '  indented', 'x: y'), { minLength: 1, maxLength: 4 }));
+      if (lines[0] === '' || lines[0]!.startsWith(' ')) lines[0] = 'first';
+      const trailing = g(() => fc.constantFrom('', '\n', '\n\n', `${pad}\n`));
+      return `${header}${comment(g)}\n${lines.map((l) => (l === '' ? '' : pad + l)).join('\n')}\n${trailing}`.replace(/\n$/, '');
+    }
+  }
+}
+
+function flow(g: fc.GeneratorValue, depth: number): string {
+  if (depth > 2 || g(fc.boolean)) {
+    const s = scalar(g, 0, false);
+    return s === '' ? 'x' : s;
+  }
+  const items = g(() => fc.integer({ min: 0, max: 3 }));
+  if (g(fc.boolean)) return `[${Array.from({ length: items }, () => flow(g, depth + 1)).join(', ')}]`;
+  return `{${Array.from({ length: items }, () => `${g(() => fc.constantFrom(...KEYS.slice(0, 7)))}: ${flow(g, depth + 1)}`).join(', ')}}`;
+}
+
+/** A block value after "key:" or "-", with its leading separator (" x" or "\n  a: 1"). */
+function blockValue(g: fc.GeneratorValue, indent: number, depth: number): string {
+  const choice = g(() => fc.integer({ min: 0, max: depth > 3 ? 2 : 5 }));
+  if (choice === 0) return g(fc.boolean) ? '' : g(() => fc.constantFrom(' ', '  '));
+  if (choice === 1) return ` ${scalar(g, indent, true)}`;
+  if (choice === 2) return ` ${flow(g, 0)}`;
+  const inner = indent + 2;
+  return `${comment(g)}\n${block(g, inner, depth + 1)}`.replace(/\n$/, '');
+}
+
+/** A block mapping or sequence at `indent`, every line ended by a newline. */
+function block(g: fc.GeneratorValue, indent: number, depth: number): string {
+  const pad = ' '.repeat(indent);
+  const count = g(() => fc.integer({ min: 1, max: 4 }));
+  const seq = depth > 0 && g(() => fc.boolean());
+  let out = '';
+  for (let i = 0; i < count; i++) {
+    out += blankOrComment(g, indent);
+    if (seq) {
+      out += `${pad}-${blockValue(g, indent, depth)}${comment(g)}\n`;
+    } else {
+      const key = g(() => fc.constantFrom(...KEYS));
+      const quoted = g(() => fc.integer({ min: 0, max: 4 }));
+      const shown = quoted === 0 ? `"${key}"` : quoted === 1 ? `'${key}'` : key;
+      out += `${pad}${shown}:${blockValue(g, indent, depth)}${comment(g)}\n`;
+    }
+  }
+  return out + blankOrComment(g, indent);
+}
+
+const document = fc.gen().map((g) => `${g(() => fc.constantFrom('', '# head\n', '---\n', '\n'))}${block(g, 0, 0)}`);
+
+describe('plain-yaml: the fast reading builds what the yaml library builds', () => {
+  it('over every stack and YAML file in the repository', () => {
+    const files = yamlFiles('.').filter((f) => !f.includes('latin1'));
+    expect(files.length).toBeGreaterThan(50);
+    let fast = 0;
+    for (const file of files) if (expectSameReading(readFileSync(file, 'utf8'))) fast += 1;
+    // Valid stacks are plain YAML: most of these files take the fast reading.
+    expect(fast).toBeGreaterThan(files.length / 2);
+  });
+
+  it('over generated YAML: styles, comments, blank lines, block scalars, empty values, secrets, interpolation', () => {
+    let fast = 0;
+    let runs = 0;
+    fc.assert(
+      fc.property(document, (text) => {
+        runs += 1;
+        if (expectSameReading(text)) fast += 1;
+      }),
+      { numRuns: 600 * RUNS, endOnFailure: true },
+    );
+    // The generator must exercise the fast reading, not only the fallback.
+    expect(fast).toBeGreaterThan(runs / 3);
+  });
+
+  it('over mutated YAML: where js-yaml accepts what the yaml library refuses, the fast reading must not decide', () => {
+    const edits = fc.array(
+      fc.tuple(
+        fc.nat(),
+        fc.constantFrom('', ':', '-', ' ', '  ', '\n', '\t', '"', "'", '#', '[', ']', '{', '}', ',', '?', '|', '>', '&a', '*a', '!!str', '%', '---', '\r\n', '\r'),
+      ),
+      {
+        minLength: 1,
+        maxLength: 3,
+      },
+    );
+    fc.assert(
+      fc.property(document, edits, (text, changes) => {
+        let mutated = text;
+        for (const [at, insert] of changes) {
+          const i = at % (mutated.length + 1);
+          const cut = insert === '' ? 1 : 0;
+          mutated = mutated.slice(0, i) + insert + mutated.slice(i + cut);
+        }
+        expectSameReading(mutated);
+      }),
+      { numRuns: 1500 * RUNS, endOnFailure: true },
+    );
+  });
+
+  it('reads a stack with thousands of blocks the fast way', () => {
+    const blocks = Array.from({ length: 2000 }, (_, i) => `  ip_${i}:\n    type: cloud_floating_ip\n    floating_ip_id: "${i}"\n    tags: { env: prod, idx: "${i}" }\n`);
+    expect(expectSameReading(`version: 1\nresources:\n${blocks.join('')}`)).toBe(true);
+  });
+
+  it('leaves anchors, aliases, tags, directives and several documents to the yaml library', () => {
+    for (const text of ['a: &x 1\nb: *x\n', 'a: !!str 1\n', '%YAML 1.2\n---\na: 1\n', 'a: 1\n---\nb: 2\n', '? [a]\n: 1\n', 'a: [\n  1\n]\n', '{a: }\n']) {
+      expect(readPlainYaml('stack.yaml', text, ENV, createStackBudget()), text).toBeUndefined();
+      expectSameReading(text);
+    }
+  });
+});
