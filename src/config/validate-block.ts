@@ -63,13 +63,13 @@ export function validateBlock(raw: RawBlock, defaults: ReadonlyMap<string, Sourc
   for (const [field, child] of node.entries) {
     if (field === 'type' || field === 'depends_on') continue;
     attributes[field] = valueForSchema(shape[field], child);
-    fieldRanges[field] = child.range;
+    rangeOf(fieldRanges, field, child);
   }
   const inherited = new Set<string>();
   for (const [field, child] of defaults) {
     if (!(field in shape) || field in attributes) continue;
     attributes[field] = valueForSchema(shape[field], child);
-    fieldRanges[field] = child.range;
+    rangeOf(fieldRanges, field, child);
     inherited.add(field);
     usedDefaults.add(field);
   }
@@ -101,6 +101,14 @@ export function validateBlock(raw: RawBlock, defaults: ReadonlyMap<string, Sourc
     attributes: result.data,
   } as ResourceBlock | CheckBlock;
   return { address, keyRange, dependsOn, block };
+}
+
+/**
+ * Sets `ranges[field]` to the range of `node`, computed when read: ranges serve plan errors,
+ * and a block collection's range can cost a second parse of its file (see plain-yaml.ts).
+ */
+function rangeOf(ranges: Record<string, SourceRange>, field: string, node: SourceNode): void {
+  Object.defineProperty(ranges, field, { get: () => node.range, enumerable: true, configurable: true });
 }
 
 function resolveKind(raw: RawBlock, keyRange: SourceRange, error: (code: string, summary: string, range: SourceRange, extra?: { detail?: string }) => void): KindSpec | undefined {
