@@ -25,7 +25,7 @@ export async function resolveFileFields(blocks: Iterable<TypedBlock>, stackDir: 
     const attributes = block.attributes as Record<string, unknown>;
     for (const [field, spec] of Object.entries(fileFields)) {
       const path = attributes[field];
-      const at = block.fieldRanges[field];
+      const at = block.fieldSources[field]?.range;
       if (typeof path !== 'string' || at === undefined) continue;
       const fail = (code: string, summary: string, detail: string, range: SourceRange = at) => {
         diagnostics.push({ severity: 'error', code, summary, detail, address: block.address, range });

@@ -198,8 +198,9 @@ class EventReader extends NodeChecks {
         const { value, at } = this.scalarAt(event, cursor, indicator);
         // A scalar on a later line than its key or "-", or over several lines (but a block
         // scalar's lines): where the two libraries have been seen to disagree.
-        const from = indicator === null ? at[0]! : this.after(cursor, indicator);
-        if (this.text.slice(from, event.style >= SCALAR_STYLE.LITERAL_BLOCK ? at[0] : at[1]).includes('\n')) needsFullRead();
+        const from = indicator === ':' ? cursor : indicator === '-' ? this.after(cursor, indicator) : at[0]!;
+        const newline = this.text.indexOf('\n', from);
+        if (newline !== -1 && newline < (event.style >= SCALAR_STYLE.LITERAL_BLOCK ? at[0]! : at[1]!)) needsFullRead();
         return { node: this.scalar(value, at), end: at[1]! };
       }
       case EVENT_ID.MAPPING:
@@ -264,7 +265,8 @@ class EventReader extends NodeChecks {
 
   private mapping(start: number, flow: boolean, isTagMap: boolean, depth: number): Read {
     const entries = new Map<string, SourceNode>();
-    const values: Array<[string, unknown]> = [];
+    // Keys that would not be own data properties (__proto__) were refused by acceptKey.
+    const value: Record<string, unknown> = {};
     let cursor = start + (flow ? 1 : 0);
     while (this.peek()?.type !== EVENT_ID.POP) {
       const keyEvent = this.next();
@@ -285,11 +287,11 @@ class EventReader extends NodeChecks {
       const { node, end } = this.node(keyAt[1]!, flow ? null : ':', key, depth + 1);
       node.setKeyAt(keyAt);
       entries.set(key, node);
-      values.push([key, node.value]);
+      value[key] = node.value;
       cursor = end;
     }
     this.next();
-    const map = this.collection(Object.fromEntries(values), start, cursor, flow ? '}' : null);
+    const map = this.collection(value, start, cursor, flow ? '}' : null);
     map.node.entries = entries;
     return map;
   }

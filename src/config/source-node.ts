@@ -169,6 +169,8 @@ export class NodeChecks {
 
   private convertScalar(value: unknown, at: Offsets): FileNode {
     if (typeof value !== 'string') return new FileNode(value, this.lines, at);
+    // The common case: nothing to expand, no key, no surrogate (a UTF-16 unit at or above U+D800 is rare in a stack).
+    if (!value.includes('${') && !containsApiKey(value, this.apiKey) && !looksLikeApiKey(value) && !/[\ud800-\udfff]/.test(value)) return new FileNode(value, this.lines, at);
     const range = () => this.lines.range(at);
     const result = interpolate(value, this.env);
     if ((result.ok && result.references.includes(API_KEY_ENV)) || (!result.ok && result.reason === 'unset' && result.name === API_KEY_ENV)) {

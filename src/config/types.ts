@@ -16,8 +16,11 @@ interface BlockBase {
   dependsOn: string[];
   /** Where the block's key stands. */
   range: SourceRange;
-  /** Range of each attribute's value (top-level attribute name → range), for plan errors. */
-  fieldRanges: Record<string, SourceRange>;
+  /**
+   * Where each attribute's value stands (top-level attribute name → its source), for plan
+   * errors: a range is computed when read, as almost none ever is.
+   */
+  fieldSources: Record<string, { readonly range: SourceRange }>;
 }
 
 /**

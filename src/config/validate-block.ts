@@ -59,17 +59,17 @@ export function validateBlock(raw: RawBlock, defaults: ReadonlyMap<string, Sourc
 
   const shape = kind.shape.shape as Record<string, z.ZodType>;
   const attributes: Record<string, unknown> = {};
-  const fieldRanges: Record<string, SourceRange> = {};
+  const fieldSources: Record<string, SourceNode> = {};
   for (const [field, child] of node.entries) {
     if (field === 'type' || field === 'depends_on') continue;
     attributes[field] = valueForSchema(shape[field], child);
-    rangeOf(fieldRanges, field, child);
+    fieldSources[field] = child;
   }
   const inherited = new Set<string>();
   for (const [field, child] of defaults) {
     if (!(field in shape) || field in attributes) continue;
     attributes[field] = valueForSchema(shape[field], child);
-    rangeOf(fieldRanges, field, child);
+    fieldSources[field] = child;
     inherited.add(field);
     usedDefaults.add(field);
   }
@@ -97,18 +97,10 @@ export function validateBlock(raw: RawBlock, defaults: ReadonlyMap<string, Sourc
     address,
     dependsOn: [...new Set(dependsOn.map((d) => d.address))],
     range: keyRange,
-    fieldRanges,
+    fieldSources,
     attributes: result.data,
   } as ResourceBlock | CheckBlock;
   return { address, keyRange, dependsOn, block };
-}
-
-/**
- * Sets `ranges[field]` to the range of `node`, computed when read: ranges serve plan errors,
- * and a block collection's range can cost a second parse of its file (see plain-yaml.ts).
- */
-function rangeOf(ranges: Record<string, SourceRange>, field: string, node: SourceNode): void {
-  Object.defineProperty(ranges, field, { get: () => node.range, enumerable: true, configurable: true });
 }
 
 function resolveKind(raw: RawBlock, keyRange: SourceRange, error: (code: string, summary: string, range: SourceRange, extra?: { detail?: string }) => void): KindSpec | undefined {

@@ -306,7 +306,7 @@ function failingCheckWarnings(block: ResourceBlock, checks: ReadonlyMap<string, 
   });
 }
 
-function blockError(block: Pick<Block, 'address' | 'range' | 'fieldRanges'>, summary: string, field?: string, detail?: string): Diagnostic {
-  const range: SourceRange | undefined = (field && block.fieldRanges[field]) || block.range;
+function blockError(block: Pick<Block, 'address' | 'range' | 'fieldSources'>, summary: string, field?: string, detail?: string): Diagnostic {
+  const range: SourceRange | undefined = (field && block.fieldSources[field]?.range) || block.range;
   return { severity: 'error', code: 'plan-error', summary, detail, address: block.address, range };
 }

@@ -5,12 +5,12 @@ const range = { filename: 'stack.yaml', start: { line: 1, column: 1 }, end: { li
 
 /** A resource block built directly (no parsing) for pure planner and executor tests. */
 export function resource<T extends ResourceType>(type: T, name: string, attributes: ResourceAttributes[T], dependsOn: string[] = []): ResourceBlock<T> {
-  return { kind: 'resource', type, name, address: `${type}.${name}`, dependsOn, range, fieldRanges: {}, attributes };
+  return { kind: 'resource', type, name, address: `${type}.${name}`, dependsOn, range, fieldSources: {}, attributes };
 }
 
 /** A check block built directly. */
 export function checkBlock<T extends CheckType>(type: T, name: string, attributes: CheckAttributes[T], dependsOn: string[] = []): CheckBlock<T> {
-  return { kind: 'check', type, name, address: `${type}.${name}`, dependsOn, range, fieldRanges: {}, attributes };
+  return { kind: 'check', type, name, address: `${type}.${name}`, dependsOn, range, fieldSources: {}, attributes };
 }
 
 /** A stack around the given blocks. */

@@ -48,9 +48,9 @@ checks:
     const vm = stack!.resources[1]!;
     expect(vm).toMatchObject({ kind: 'resource', type: 'cloud_instance', name: 'web_vm', address: 'cloud_instance.web_vm', dependsOn: ['cloud_floating_ip.web_ip'] });
     expect(vm.range).toEqual({ filename: join(dir, 'stack.yaml'), start: { line: 11, column: 3 }, end: { line: 11, column: 9 } });
-    expect(vm.fieldRanges.flavor_id).toMatchObject({ start: { line: 14, column: 16 }, end: { line: 14, column: 31 } });
+    expect(vm.fieldSources.flavor_id!.range).toMatchObject({ start: { line: 14, column: 16 }, end: { line: 14, column: 31 } });
     // An inherited field points at the defaults entry it came from.
-    expect(vm.fieldRanges.project_id).toMatchObject({ start: { line: 3, column: 15 } });
+    expect(vm.fieldSources.project_id!.range).toMatchObject({ start: { line: 3, column: 15 } });
     expect(stack!.checks[0]!.kind).toBe('check');
     expect(stack!.sources).toEqual([join(dir, 'stack.yaml')]);
   });

@@ -258,7 +258,7 @@ describe('plain-yaml: the fast reading builds what the yaml library builds', () 
     expect(exactEndReads.count).toBe(before);
     // A plan error asks: then the range is the yaml library's.
     const block = loaded.stack!.resources[0]!;
-    expect(block.fieldRanges.tags).toEqual({ filename: join(dir, 'stack.yaml'), start: { line: 10, column: 7 }, end: { line: 12, column: 1 } });
+    expect(block.fieldSources.tags!.range).toEqual({ filename: join(dir, 'stack.yaml'), start: { line: 10, column: 7 }, end: { line: 12, column: 1 } });
     expect(exactEndReads.count).toBe(before + 1);
   });
 
