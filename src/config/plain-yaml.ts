@@ -1,7 +1,21 @@
-import { CHOMPING_MODE, COLLECTION_STYLE, EVENT_ID, getScalarValue, parseEvents, SCALAR_STYLE, type Event, type ScalarEvent } from 'js-yaml';
-import { isScalar, LineCounter, parseDocument, Schema, visit } from 'yaml';
+import {
+  boolCoreTag,
+  CHOMPING_MODE,
+  COLLECTION_STYLE,
+  EVENT_ID,
+  floatCoreTag,
+  getScalarValue,
+  intCoreTag,
+  NOT_RESOLVED,
+  nullCoreTag,
+  parseEvents,
+  SCALAR_STYLE,
+  type Event,
+  type ScalarEvent,
+} from 'js-yaml';
+import { yamlLibrary } from './yaml-library.js';
 import type { Diagnostic } from './diagnostics.js';
-import { FileLines, FileNode, NodeChecks, type Offsets, type SourceNode } from './source-node.js';
+import { FileLines, FileNode, lineTable, NodeChecks, type Offsets, type SourceNode } from './source-node.js';
 import { MAX_DEPTH, MAX_VALUE_LENGTH, type StackBudget } from './stack-limits.js';
 
 /**
@@ -40,11 +54,10 @@ export function readPlainYaml(filename: string, text: string, env: Readonly<Reco
   } catch {
     return undefined;
   }
-  const lineCounter = new LineCounter();
-  lineCounter.addNewLine(0);
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lineCounter.addNewLine(i + 1);
+  // The line table is built when a range is first asked for: for a diagnostic, or a plan error.
+  const lines = new FileLines(filename, () => lineTable(text));
   const diagnostics: Diagnostic[] = [];
-  const reader = new EventReader(text, events, env, new FileLines(filename, lineCounter), diagnostics);
+  const reader = new EventReader(text, events, env, lines, diagnostics);
   let root: SourceNode | undefined;
   try {
     root = reader.document();
@@ -89,16 +102,17 @@ function valueStarts(text: string): number {
   return count;
 }
 
-/** The YAML 1.2 core schema of the yaml library: plain scalars resolve exactly as its composer resolves them. */
-const PLAIN_TAGS = new Schema({ schema: 'core' }).tags.flatMap((tag) => (tag.default === true && 'test' in tag && tag.test ? [tag] : []));
-const RESOLVE_OPTIONS = { intAsBigInt: false };
+/** The YAML 1.2 core schema's plain scalars, in js-yaml's order of resolution. */
+const PLAIN_TAGS = [nullCoreTag, boolCoreTag, intCoreTag, floatCoreTag];
+/** What the yaml library's core schema reads as a number: js-yaml leaves a float that overflows ("1e400") a string. */
+const CORE_NUMBER = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
 
 function resolvePlain(source: string): unknown {
   for (const tag of PLAIN_TAGS) {
-    if (!tag.test!.test(source)) continue;
-    const resolved: unknown = tag.resolve(source, () => undefined, RESOLVE_OPTIONS);
-    return isScalar(resolved) ? resolved.value : resolved;
+    const resolved: unknown = tag.resolve(source, false, tag.tagName);
+    if (resolved !== NOT_RESOLVED) return resolved;
   }
+  if (CORE_NUMBER.test(source)) needsFullRead();
   return source;
 }
 
@@ -131,6 +145,7 @@ export const exactEndReads = { count: 0 };
 function collectionEnds(text: string): Map<number, number> {
   exactEndReads.count += 1;
   const ends = new Map<number, number>();
+  const { parseDocument, visit } = yamlLibrary();
   visit(parseDocument(text, { uniqueKeys: false }), {
     Map: (_, node) => void (node.range && ends.set(node.range[0], node.range[1])),
     Seq: (_, node) => void (node.range && ends.set(node.range[0], node.range[1])),

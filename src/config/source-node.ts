@@ -1,4 +1,3 @@
-import type { LineCounter } from 'yaml';
 import type { Diagnostic, SourceRange } from './diagnostics.js';
 import { interpolate, isWholeReference } from './interpolate.js';
 import { API_KEY_ENV } from '../env.js';
@@ -30,16 +29,49 @@ export interface SourceNode {
 /** Offsets in a file's text as the yaml library gives them: start, then end of the value (then of the node). */
 export type Offsets = readonly number[];
 
+/** What FileLines needs of a line table: the yaml library's LineCounter, or lineTable's. */
+export interface LinePositions {
+  /** The 1-based line and column of an offset. */
+  linePos(offset: number): { line: number; col: number };
+}
+
+/**
+ * The line table of a text, as the yaml library's LineCounter counts lines (a line starts after
+ * each "\n"), without loading the yaml library: a binary search over the lines' starts.
+ */
+export function lineTable(text: string): LinePositions {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return {
+    linePos(offset) {
+      let low = 0;
+      let high = starts.length - 1;
+      while (low < high) {
+        const mid = (low + high + 1) >> 1;
+        if (starts[mid]! <= offset) low = mid;
+        else high = mid - 1;
+      }
+      return { line: low + 1, col: offset - starts[low]! + 1 };
+    },
+  };
+}
+
 /** A file's line table: turns offsets into 1-based line:column ranges. */
 export class FileLines {
+  #lines: LinePositions | (() => LinePositions);
+
+  /** `lines` may be a function that builds the table when a range is first asked for. */
   constructor(
     readonly filename: string,
-    private readonly lines: LineCounter,
-  ) {}
+    lines: LinePositions | (() => LinePositions),
+  ) {
+    this.#lines = lines;
+  }
 
   range([start, end]: Offsets): SourceRange {
-    const a = this.lines.linePos(start!);
-    const b = this.lines.linePos(end ?? start!);
+    if (typeof this.#lines === 'function') this.#lines = this.#lines();
+    const a = this.#lines.linePos(start!);
+    const b = this.#lines.linePos(end ?? start!);
     return { filename: this.filename, start: { line: a.line, column: a.col }, end: { line: b.line, column: b.col } };
   }
 }

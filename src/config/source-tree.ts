@@ -1,4 +1,5 @@
-import { Composer, isAlias, isMap, isScalar, isSeq, LineCounter, Parser, YAMLParseError, type Alias, type Document, type Node, type YAMLMap, type YAMLError } from 'yaml';
+import type { Alias, Document, LineCounter, Node, YAMLMap, YAMLError } from 'yaml';
+import { yamlLibrary } from './yaml-library.js';
 import type { Diagnostic, SourceRange } from './diagnostics.js';
 import { FileLines, FileNode, NodeChecks, type Offsets, type SourceNode } from './source-node.js';
 import { readPlainYaml } from './plain-yaml.js';
@@ -43,7 +44,7 @@ export function readWithYamlLibrary(
   budget: StackBudget = createStackBudget(),
   control: RegExpExecArray | null = NON_PRINTABLE.exec(text),
 ): SourceFile {
-  const lineCounter = new LineCounter();
+  const lineCounter = new (yamlLibrary().LineCounter)();
   const lines = new FileLines(filename, lineCounter);
   const toRange = (offsets: Offsets): SourceRange => lines.range(offsets);
   const lexemes: string[] = [];
@@ -87,6 +88,7 @@ export function readWithYamlLibrary(
  * MULTIPLE_DOCS error on a second document.
  */
 function parseLexemes(lexemes: readonly string[], length: number, lineCounter: LineCounter): Document.Parsed {
+  const { Composer, Parser, YAMLParseError } = yamlLibrary();
   const parser = new Parser(lineCounter.addNewLine);
   const tokens = function* () {
     // What Parser.parse does before its first lexeme.
@@ -197,6 +199,7 @@ class Converter extends NodeChecks {
         at,
       );
     }
+    const { isAlias, isMap, isScalar, isSeq } = yamlLibrary();
     if (isAlias(node)) {
       let target: Node | undefined;
       try {
@@ -280,7 +283,7 @@ class Converter extends NodeChecks {
       const keyNode = pair.key as Node | null;
       const keyAt: Offsets = keyNode?.range ?? node.range ?? [0, 0];
       const keyRange = () => this.lines.range(keyAt);
-      if (!isScalar(keyNode) || keyNode.value === null || typeof keyNode.value === 'object') {
+      if (!yamlLibrary().isScalar(keyNode) || keyNode.value === null || typeof keyNode.value === 'object') {
         this.error('invalid-key', 'mapping keys must be plain strings', keyRange());
         continue;
       }

@@ -1,4 +1,4 @@
-import { CST, Lexer } from 'yaml';
+import { yamlLibrary } from './yaml-library.js';
 
 /**
  * The most bytes a stack (all its files together) may have: far above any real stack, low
@@ -61,8 +61,6 @@ const VALUE_TOKENS = new Set<string | null>([
   'seq-item-ind',
   'alias',
 ]);
-/** Lexer markers that stand for no source text. */
-const MARKERS = new Set<string>([CST.DOCUMENT, CST.SCALAR, CST.FLOW_END]);
 
 /**
  * Counts the values of a YAML text with the yaml library's lexer (a generator: no tree is
@@ -86,6 +84,9 @@ export function scanYaml(text: string, budget: StackBudget, lexemes?: string[]):
   let offset = 0;
   let lineStart = 0;
   let previous = '';
+  const { CST, Lexer } = yamlLibrary();
+  /** Lexer markers that stand for no source text. */
+  const markers = new Set<string>([CST.DOCUMENT, CST.SCALAR, CST.FLOW_END]);
   for (const token of new Lexer().lex(text)) {
     lexemes?.push(token);
     const type = CST.tokenType(token);
@@ -121,7 +122,7 @@ export function scanYaml(text: string, budget: StackBudget, lexemes?: string[]):
     else if ((type === 'flow-seq-end' || type === 'flow-map-end') && flowDepth > 0) flowDepth -= 1;
     // The outermost flow collection opened a block level already.
     if (blockColumns.length + Math.max(flowDepth - 1, 0) > MAX_DEPTH) return { ...tooDeep(), offset };
-    if (MARKERS.has(token)) continue;
+    if (markers.has(token)) continue;
     const newline = token.lastIndexOf('\n');
     if (newline !== -1) lineStart = offset + newline + 1;
     offset += token.length;

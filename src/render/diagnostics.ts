@@ -1,4 +1,8 @@
-import { codeFrameColumns, type BabelCodeFrameOptions } from '@babel/code-frame';
+import type { BabelCodeFrameOptions } from '@babel/code-frame';
+import { lazily } from '../lazily.js';
+
+/** Loaded when a diagnostic is first shown with its code frame. */
+const codeFrameLibrary = lazily<typeof import('@babel/code-frame')>('@babel/code-frame');
 import type { Diagnostic, SourceRange } from '../config/diagnostics.js';
 import { isCheckAddress } from '../config/types.js';
 import { createColors } from './colors.js';
@@ -163,7 +167,11 @@ function codeFrame(source: SourceLines, range: SourceRange, color: boolean): str
   const shownEnd = column(lineAt(source, endLine), endColumn);
   // startLine (supported by @babel/code-frame, missing from its @types): the number of the snippet's first line.
   const frameOptions: BabelCodeFrameOptions & { startLine: number } = { highlightCode: color, forceColor: color, linesAbove: 2, linesBelow: 1, startLine: first };
-  return codeFrameColumns(lines.map(show).join('\n'), { start: { line: startLine, column: startColumn }, end: { line: endLine, column: shownEnd } }, frameOptions);
+  return codeFrameLibrary().codeFrameColumns(
+    lines.map(show).join('\n'),
+    { start: { line: startLine, column: startColumn }, end: { line: endLine, column: shownEnd } },
+    frameOptions,
+  );
 }
 
 /**

@@ -1,4 +1,7 @@
-import { structuredPatch } from 'diff';
+import { lazily } from '../lazily.js';
+
+/** Loaded when a plan first shows a multi-line change. */
+const diffLibrary = lazily<typeof import('diff')>('diff');
 
 /** True when a change between two values is best shown as a unified diff of lines. */
 export function isMultiline(before: unknown, after: unknown): boolean {
@@ -7,7 +10,7 @@ export function isMultiline(before: unknown, after: unknown): boolean {
 
 /** The hunks of a unified diff between two multi-line strings (no file headers). */
 export function unifiedDiffLines(before: string, after: string): string[] {
-  const patch = structuredPatch('before', 'after', before, after, '', '', { context: 3 });
+  const patch = diffLibrary().structuredPatch('before', 'after', before, after, '', '', { context: 3 });
   const lines: string[] = [];
   for (const hunk of patch.hunks) {
     lines.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`);

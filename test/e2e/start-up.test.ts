@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -58,6 +58,19 @@ describe('start-up loads only what the command needs', () => {
     expect(modules).toContain('dist/src/cli/validate.js');
     expect(NETWORK_AND_EMULATOR(modules)).toEqual([]);
     for (const other of ['plan', 'apply', 'drift', 'import', 'schema', 'emulator']) expect(modules).not.toContain(`dist/src/cli/${other}.js`);
+    // A valid stack in plain YAML is read by js-yaml, and shows no code frame and no text diff.
+    expect(modules).toContain('js-yaml');
+    for (const lazy of ['yaml', 'diff', '@babel/code-frame']) expect(modules).not.toContain(lazy);
+  });
+
+  it('loads the yaml library and the code frame when a stack needs them (the tracer sees packages loaded on first use)', async () => {
+    const file = join(dir, 'anchors.yaml');
+    writeFileSync(file, 'version: 1\nresources:\n  a: &x {type: nope}\n');
+    const { result, modules } = await loadedModules(['validate', file]);
+    expect(result.code).toBe(1);
+    expect(result.stdout + result.stderr).toContain('unknown resource type "nope"');
+    expect(modules).toContain('yaml');
+    expect(modules).toContain('@babel/code-frame');
   });
 
   it('prints the schema without loading the API client, undici, the providers or the emulator', async () => {

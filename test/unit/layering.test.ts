@@ -44,7 +44,7 @@ const IO_MODULES = /^(node:)?(fs|fs\/promises|net|http|https|http2|tls|dgram|dns
 
 /** The layer of a module, from its path under src/ (posix separators). */
 function layerOf(path: string): Layer | undefined {
-  if (['errors.ts', 'version.ts', 'env.ts'].includes(path)) return 'shared';
+  if (['errors.ts', 'version.ts', 'env.ts', 'lazily.ts'].includes(path)) return 'shared';
   const [top = '', second, third] = path.split('/');
   if (top === 'kinds') {
     const providerFree = ['registry.ts', 'kind-spec.ts', 'fields.ts'].includes(second!) || third === 'schema.ts';
