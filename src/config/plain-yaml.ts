@@ -107,7 +107,11 @@ const PLAIN_TAGS = [nullCoreTag, boolCoreTag, intCoreTag, floatCoreTag];
 /** What the yaml library's core schema reads as a number: js-yaml leaves a float that overflows ("1e400") a string. */
 const CORE_NUMBER = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
 
+/** First characters of a plain scalar that can only be a string: letters but n, t, f (null, true, false, in any case), and "_". */
+const STRING_ONLY_START = /^[a-eg-mo-su-zA-EG-MO-SU-Z_]/;
+
 function resolvePlain(source: string): unknown {
+  if (STRING_ONLY_START.test(source)) return source;
   for (const tag of PLAIN_TAGS) {
     const resolved: unknown = tag.resolve(source, false, tag.tagName);
     if (resolved !== NOT_RESOLVED) return resolved;
