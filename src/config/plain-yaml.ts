@@ -18,20 +18,7 @@ import type { Diagnostic } from './diagnostics.js';
 import { FileLines, FileNode, lineTable, NodeChecks, type Offsets, type SourceNode } from './source-node.js';
 import { MAX_DEPTH, MAX_VALUE_LENGTH, type StackBudget } from './stack-limits.js';
 
-/**
- * The fast reading of a stack file: js-yaml's event parser (about ten times faster than the
- * yaml library's Document API, and without its per-node memory) builds the same SourceNode
- * tree as source-tree.ts, with the same offsets, values and checks, for files written in plain
- * YAML: mappings with scalar keys, sequences, and scalars without anchors, aliases, tags or
- * directives, in one document.
- *
- * Anything else, any error of the parser, and anything this reader cannot place exactly as the
- * yaml library does (an empty value in a flow collection, a flow collection over several lines,
- * a limit of stack-limits.ts about to be crossed) returns undefined: the file is then read by
- * the yaml library, which reports every problem with its own words and positions. So the fast
- * reading decides nothing the full one would decide differently; test/unit/config/plain-yaml
- * checks that both build equal trees.
- */
+/** What the fast reading made of a file. */
 export interface PlainRead {
   /** Undefined for a file without a document (empty, or only comments). */
   root?: SourceNode;
@@ -40,9 +27,27 @@ export interface PlainRead {
   secretSpans: ReadonlyArray<readonly [number, number]>;
 }
 
+/**
+ * The fast reading of a stack file: js-yaml's event parser (about ten times faster than the
+ * yaml library's Document API, and without its per-node memory) builds the same SourceNode
+ * tree as source-tree.ts, with the same offsets, values and checks (NodeChecks), for files
+ * written in plain YAML: one document of mappings with scalar keys, sequences, and scalars
+ * without anchors, aliases, tags or directives. What a stack is.
+ *
+ * Anything else returns undefined, and the file is then read by the yaml library, which reports
+ * every problem in its own words and positions: any error of the parser; a root that is no
+ * mapping; an empty value in a flow collection, a flow collection over several lines, a scalar
+ * on a later line than its key or over several lines, trailing block scalar lines the two
+ * libraries read differently (seen to differ, or too costly to place exactly); a tab in
+ * indentation or an indented "---" (errors to the yaml library that js-yaml lets pass); a limit
+ * of stack-limits.ts about to be crossed. So the fast reading decides nothing the full one would
+ * decide differently; test/unit/config/plain-yaml.test.ts compares both over the repository's
+ * YAML files, generated and mutated YAML.
+ */
 export function readPlainYaml(filename: string, text: string, env: Readonly<Record<string, string | undefined>>, budget: StackBudget): PlainRead | undefined {
   // A lone CR is a line break to YAML and would shift the line table built from LF below; a
-  // tab in indentation is an error to the yaml library that js-yaml lets pass.
+  // tab in indentation and an indented document marker are errors to the yaml library that
+  // js-yaml lets pass.
   if (/\r(?!\n)|^ *\t|^ +(---|\.\.\.)(?![^ \n])/m.test(text)) return undefined;
   if (text.length > MAX_VALUE_LENGTH && hasLongLine(text)) return undefined;
   // Bounds the events parsed before they are counted: every value but the first follows one of
