@@ -4,6 +4,7 @@ import { redact, secretsFromEnv } from '../api/redact.js';
 import { createPlanView, PLAN_FORMATS, type PlanFormat, type PlanView } from '../render/plan-view.js';
 import { looksLikePlanFile, toPlanDocument } from '../plan/saved-plan.js';
 import type { Plan } from '../plan/types.js';
+import { stackRecord } from '../plan/planner.js';
 import { UsageError } from '../errors.js';
 import { defineCommand } from './command.js';
 import { commitFromEnv, ExitCode, type CliIO } from './io.js';
@@ -87,7 +88,7 @@ async function savePlan(file: string, plan: Plan, env: CliIO['env'], view: PlanV
 
 /** The plan with its stack files relative to the working directory when inside it (see relativeToWorkingDirectory). */
 function withRelativeSources(plan: Plan): Plan {
-  return { ...plan, stack: { ...plan.stack, sources: plan.stack.sources.map(relativeToWorkingDirectory) } };
+  return { ...plan, stack: stackRecord(plan.stack.sources.map(relativeToWorkingDirectory), plan.stack, plan.stack.name) };
 }
 
 /**

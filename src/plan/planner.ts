@@ -85,13 +85,27 @@ export function buildPlan(input: PlanInput): Plan {
     edgeform_version: input.edgeformVersion,
     created_at: input.createdAt,
     base_url: input.baseUrl,
-    stack: { sources: stack.sources, digest: stack.digest, ...(stack.name === undefined ? {} : { name: stack.name }) },
+    stack: stackRecord(stack.sources, stack, stack.name),
     resource_changes: resourceChanges,
     checks,
     diagnostics,
     summary,
     applyable: !errored && summary.add + summary.change + summary.destroy > 0,
     errored,
+  };
+}
+
+/**
+ * A plan's record of its stack. The digest (the canonical JSON of the whole stack, hashed) is
+ * read from `from` when first asked for: a plan shown and not saved never needs it.
+ */
+export function stackRecord(sources: string[], from: { readonly digest: string }, name: string | null | undefined): Plan['stack'] {
+  return {
+    sources,
+    get digest() {
+      return from.digest;
+    },
+    ...(name === undefined ? {} : { name }),
   };
 }
 

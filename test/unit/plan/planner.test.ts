@@ -200,3 +200,29 @@ describe('buildPlan', () => {
     expect(p.resource_changes.map((c) => c.address)).toEqual(['cloud_instance.web_vm']);
   });
 });
+
+describe('buildPlan: the stack digest', () => {
+  it('is read from the stack only when the plan is asked for it (a plan shown and not saved never hashes the stack)', () => {
+    let reads = 0;
+    const stack = stackOf([fip]);
+    Object.defineProperty(stack, 'digest', {
+      get: () => {
+        reads += 1;
+        return 'a'.repeat(64);
+      },
+    });
+    const p = buildPlan({
+      stack,
+      reads: new Map(Object.entries({ 'cloud_floating_ip.web_ip': gone })),
+      checks: new Map(),
+      planners: providers.resources,
+      baseUrl: 'http://127.0.0.1:1',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      edgeformVersion: '0.0.0',
+    });
+    expect(reads).toBe(0);
+    expect(p.stack.digest).toBe('a'.repeat(64));
+    expect(JSON.parse(JSON.stringify(p.stack))).toEqual({ sources: ['stack.yaml'], digest: 'a'.repeat(64) });
+    expect(reads).toBe(2);
+  });
+});
