@@ -4,7 +4,7 @@ export interface SourcePos {
   column: number;
 }
 
-/** A span of a stack file, from the yaml library's node ranges (never from searching text). */
+/** A span of a stack file, from the YAML parsers' offsets (never from searching text). */
 export interface SourceRange {
   filename: string;
   start: SourcePos;

@@ -20,23 +20,27 @@ export interface SourceFile {
 }
 
 /**
- * Parses one stack file with the yaml Document API and turns it into a SourceNode tree:
- * positions come from node ranges (LineCounter, 1-based); `${env:NAME}` is expanded in
- * string scalars; duplicate keys, secrets (and any value that contains the API key of
- * `env`), unset variables and unresolvable aliases are reported as diagnostics at their
- * exact place. Bounded: the file is counted with the lexer before it is parsed (`budget`,
- * shared by the files of a stack, see stack-limits.ts), nesting deeper than MAX_DEPTH and
- * alias expansion beyond the yaml library's maxAliasCount or the value budget are errors.
+ * Reads one stack file into a SourceNode tree: positions 1-based line:column; `${env:NAME}`
+ * expanded in string scalars; duplicate keys, secrets (and any value that contains the API key
+ * of `env`), unset variables and unresolvable aliases reported as diagnostics at their exact
+ * place; bounded by `budget` (shared by the files of a stack, see stack-limits.ts). A file in
+ * plain YAML, as stacks are, is read by js-yaml's events (plain-yaml.ts, about ten times
+ * faster); any other, by the yaml library (readWithYamlLibrary). Both build the same tree.
  */
 export function readSourceFile(filename: string, text: string, env: Readonly<Record<string, string | undefined>>, budget: StackBudget = createStackBudget()): SourceFile {
   const control = NON_PRINTABLE.exec(text);
-  // Most stacks are plain YAML, which js-yaml's events read about ten times faster (see plain-yaml.ts).
   const plain = control ? undefined : readPlainYaml(filename, text, env, budget);
   if (plain) return { filename, text: maskSpans(text, plain.secretSpans), ...(plain.root ? { root: plain.root } : {}), diagnostics: plain.diagnostics, syntaxErrors: false };
   return readWithYamlLibrary(filename, text, env, budget, control);
 }
 
-/** readSourceFile through the yaml library alone: any YAML, every problem in its words. Exported for the tests that compare both readings. */
+/**
+ * readSourceFile through the yaml library's Document API, for any YAML, every problem in its
+ * words: positions from node ranges (LineCounter). The file is counted with the lexer before it
+ * is parsed (scanYaml); nesting deeper than MAX_DEPTH and alias expansion beyond the yaml
+ * library's maxAliasCount or the value budget are errors. Exported for the tests that compare
+ * both readings.
+ */
 export function readWithYamlLibrary(
   filename: string,
   text: string,
