@@ -26,7 +26,7 @@ export interface SourceNode {
   secret?: boolean;
 }
 
-/** Offsets in a file's text as the yaml library gives them: start, then end of the value (then of the node). */
+/** Offsets in a file's text: start, then end of the value (the yaml library's ranges add the node's end). */
 export type Offsets = readonly number[];
 
 /** What FileLines needs of a line table: the yaml library's LineCounter, or lineTable's. */
