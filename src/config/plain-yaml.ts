@@ -179,7 +179,7 @@ class EventReader extends NodeChecks {
 
   constructor(
     private readonly text: string,
-    private readonly events: readonly Event[],
+    private readonly events: Array<Event | undefined>,
     env: Readonly<Record<string, string | undefined>>,
     lines: FileLines,
     diagnostics: Diagnostic[],
@@ -199,8 +199,11 @@ class EventReader extends NodeChecks {
     return root;
   }
 
+  /** The next event; its place in the list is cleared, so that a collection during the reading can free what was read. */
   private next(): Event {
-    return this.events[this.at++] ?? needsFullRead();
+    const event = this.events[this.at] ?? needsFullRead();
+    this.events[this.at++] = undefined;
+    return event;
   }
 
   private peek(): Event | undefined {
