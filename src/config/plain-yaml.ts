@@ -226,8 +226,7 @@ class EventReader extends NodeChecks {
         // A scalar on a later line than its key or "-", or over several lines (but a block
         // scalar's lines): where the two libraries have been seen to disagree.
         const from = indicator === ':' ? cursor : indicator === '-' ? this.after(cursor, indicator) : at[0]!;
-        const newline = this.text.indexOf('\n', from);
-        if (newline !== -1 && newline < (event.style >= SCALAR_STYLE.LITERAL_BLOCK ? at[0]! : at[1]!)) needsFullRead();
+        if (hasLineBreak(this.text, from, event.style >= SCALAR_STYLE.LITERAL_BLOCK ? at[0]! : at[1]!)) needsFullRead();
         return { node: this.scalar(value, at), end: at[1]! };
       }
       case EVENT_ID.MAPPING:
@@ -377,6 +376,12 @@ class EventReader extends NodeChecks {
     this.converted = converted;
     return read;
   }
+}
+
+/** Whether text[from, to) holds a line break: a look at that span only (searching for the next "\n" would cross the rest of a long line once per value on it). */
+function hasLineBreak(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (text.charCodeAt(i) === 10) return true;
+  return false;
 }
 
 function skipSpaces(text: string, at: number): number {

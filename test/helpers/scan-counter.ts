@@ -3,7 +3,8 @@
  * clock: while `run` runs, every call of a method that walks an Array, Map or Set (includes,
  * indexOf, find, filter, map, slice, splice, shift, sort, join, forEach, ...) and every iterator
  * made over one (for...of, spread, Array.from) adds the collection's size, and Object.keys,
- * values, entries and fromEntries add the number of properties. Repeated scans of a growing
+ * values, entries and fromEntries add the number of properties; a string's indexOf and includes
+ * add the characters they crossed. Repeated scans of a growing
  * collection, the usual way code turns quadratic, therefore show up as quadratic counts. It
  * counts everything that runs meanwhile, libraries included (yaml, zod), which is the point.
  */
@@ -57,6 +58,11 @@ export async function countScans<T>(run: () => Promise<T> | T): Promise<{ result
   }
   for (const key of ['keys', 'values', 'entries']) patch(Object, key, (_self, _args, result) => (result as unknown[]).length);
   patch(Object, 'fromEntries', (_self, _args, result) => Object.getOwnPropertyNames(result).length);
+  // String searches add the characters they crossed: a search for what lies far ahead, made
+  // once per value of a long line, is how reading text turns quadratic.
+  const from = (args: unknown[]) => Math.max(0, Number(args[1] ?? 0) || 0);
+  patch(String.prototype, 'indexOf', (self: string, args, result) => ((result as number) === -1 ? self.length : (result as number)) - from(args) + 1);
+  patch(String.prototype, 'includes', (self: string, args) => self.length - from(args));
   try {
     const result = await run();
     return { result, scanned };

@@ -29,13 +29,22 @@ const LARGE = 2_000;
 const MAX_GROWTH = 15;
 
 /** A stack of `n` blocks (the `resources:` and `checks:` lines), by shape. */
-const SHAPES: Record<string, (n: number) => { resources: string[]; checks?: string[] }> = {
+/** A stack's blocks: lines under `resources:` (and `checks:`), or `oneLine`, the whole `resources:` mapping on one line. */
+type Shape = { resources: string[]; checks?: string[]; oneLine?: string };
+
+const SHAPES: Record<string, (n: number) => Shape> = {
   'floating IPs retagged': (n) => ({
     resources: range(n).map((i) => `  ip_${i}: { type: cloud_floating_ip, project_id: 1, region_id: 76, floating_ip_id: ${uuid(i)}, tags: { env: prod, idx: "${i}" } }`),
   }),
   'every kind, over ten project/regions, gated by checks': (n) => ({
     resources: range(n - n / 10).map((i) => mixedBlock(i)),
     checks: range(n / 10).map((i) => `  subs_${i}: { type: streaming_video_subtitles, video_id: ${i + 1}, languages: [eng, ger] }`),
+  }),
+  'every block in one flow mapping on one line': (n) => ({
+    resources: [],
+    oneLine: `resources: { ${range(n)
+      .map((i) => `ip_${i}: { type: cloud_floating_ip, project_id: 1, region_id: 76, floating_ip_id: ${uuid(i)}, tags: { env: prod, idx: "${i}" } }`)
+      .join(', ')} }`,
   }),
   'a chain of dependencies': (n) => ({
     resources: range(n).map((i) => `  app_${i}: { type: fastedge_app, app_id: ${i + 1}, ensure: absent${i > 0 ? `, depends_on: [fastedge_app.app_${i - 1}]` : ''} }`),
@@ -86,8 +95,8 @@ function mixedBlock(i: number): string {
   }
 }
 
-function writeStack(shape: { resources: string[]; checks?: string[] }): string {
-  const text = ['version: 1', 'resources:', ...shape.resources, ...(shape.checks ? ['checks:', ...shape.checks] : [])].join('\n');
+function writeStack(shape: Shape): string {
+  const text = ['version: 1', ...(shape.oneLine ? [shape.oneLine] : ['resources:', ...shape.resources]), ...(shape.checks ? ['checks:', ...shape.checks] : [])].join('\n');
   return join(writeStackFiles({ 'stack.yaml': `${text}\n` }), 'stack.yaml');
 }
 
