@@ -142,8 +142,7 @@ class BlockNode extends FileNode {
   }
 
   override offsets(): Offsets {
-    const start = this.at[0]!;
-    return [start, this.ends().get(start) ?? this.fallbackEnd];
+    return [this.start, this.ends().get(this.start) ?? this.fallbackEnd];
   }
 }
 

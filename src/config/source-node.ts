@@ -88,15 +88,22 @@ export class FileNode implements SourceNode {
   declare interpolated?: boolean;
   declare failed?: boolean;
   declare secret?: boolean;
+  /** Where the value starts and ends: numbers, not the offsets array, which the reading drops (a large stack has hundreds of thousands). */
+  readonly start: number;
+  readonly end: number;
   #range: SourceRange | undefined;
-  #keyAt: Offsets | undefined;
+  #keyStart = -1;
+  #keyEnd = -1;
   #keyRange: SourceRange | undefined;
 
   constructor(
     public value: unknown,
     readonly lines: FileLines,
-    readonly at: Offsets,
-  ) {}
+    at: Offsets,
+  ) {
+    this.start = at[0]!;
+    this.end = at[1] ?? at[0]!;
+  }
 
   get range(): SourceRange {
     return (this.#range ??= this.lines.range(this.offsets()));
@@ -104,11 +111,11 @@ export class FileNode implements SourceNode {
 
   /** Start and end of the node's value (a subclass may find the end only when asked). */
   offsets(): Offsets {
-    return this.at;
+    return [this.start, this.end];
   }
 
   get keyRange(): SourceRange | undefined {
-    if (this.#keyRange === undefined && this.#keyAt !== undefined) this.#keyRange = this.lines.range(this.#keyAt);
+    if (this.#keyRange === undefined && this.#keyStart !== -1) this.#keyRange = this.lines.range([this.#keyStart, this.#keyEnd]);
     return this.#keyRange;
   }
 
@@ -118,7 +125,8 @@ export class FileNode implements SourceNode {
 
   /** The node as the value of a mapping key standing at `offsets`. */
   setKeyAt(offsets: Offsets): void {
-    this.#keyAt = offsets;
+    this.#keyStart = offsets[0]!;
+    this.#keyEnd = offsets[1] ?? offsets[0]!;
     this.#keyRange = undefined;
   }
 }
