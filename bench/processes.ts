@@ -1,6 +1,6 @@
 /**
  * The processes `npm run bench` measures, each as a user runs it: the built CLI
- * (`node dist/cmd/edgeform.js ...`) and the emulator (`edgeform emulator ...`) in processes of
+ * (`node dist/bin/edgeform.js ...`, the bundle as shipped) and the emulator (`edgeform emulator ...`) in processes of
  * their own, so nothing of the benchmark shares their event loop or their heap.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ProcessUsage } from './usage-reporter.js';
 
 /** The built CLI (npm run bench builds first). */
-export const CLI = fileURLToPath(new URL('../cmd/edgeform.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../bin/edgeform.js', import.meta.url));
 const USAGE_REPORTER = pathToFileURL(fileURLToPath(new URL('./usage-reporter.js', import.meta.url))).href;
 
 /** One finished process: its wall time, what it wrote, and (when asked for) its own account of its peak memory. */

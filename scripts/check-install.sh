@@ -57,7 +57,7 @@ start=$SECONDS
 (cd "$scratch/from-git" && npm install --save-dev "git+file://$scratch/repo#v0.0.0-check") || fail "npm install from the git tag"
 grep -q "\"resolved\": \"git+file://$scratch/repo#$(git -C "$scratch/repo" rev-parse HEAD)\"" "$scratch/from-git/package-lock.json" ||
   fail "the lockfile does not pin the tag's commit"
-[ -f "$scratch/from-git/node_modules/edgeform/dist/cmd/edgeform.js" ] || fail "the git install has no dist/: prepare did not build"
+[ -f "$scratch/from-git/node_modules/edgeform/dist/bin/edgeform.js" ] || fail "the git install has no dist/: prepare did not build"
 check_project "$scratch/from-git"
 echo "   ($((SECONDS - start)) s)"
 
@@ -69,7 +69,7 @@ tarball="$scratch/edgeform-$version.tgz"
 listing="$(tar tzf "$tarball")"
 unexpected="$(grep -Ev '^package/(dist/|examples/ci/scripts/|edgeform\.schema\.json$|package\.json$|README\.md$|LICEN[CS]E)' <<< "$listing" || true)"
 [ -z "$unexpected" ] || fail "the tarball holds files it should not: $unexpected"
-grep -qx 'package/dist/cmd/edgeform.js' <<< "$listing" || fail "the tarball has no dist/cmd/edgeform.js"
+grep -qx 'package/dist/bin/edgeform.js' <<< "$listing" || fail "the tarball has no dist/bin/edgeform.js"
 new_project "$scratch/from-tarball"
 (cd "$scratch/from-tarball" && npm install --save-dev "$tarball") || fail "npm install of the tarball"
 check_project "$scratch/from-tarball"

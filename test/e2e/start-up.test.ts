@@ -1,32 +1,48 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BUNDLE = join(ROOT, 'dist/bin/');
 const TRACER = pathToFileURL(fileURLToPath(new URL('../helpers/trace-loads.mjs', import.meta.url))).href;
 const dir = mkdtempSync(join(tmpdir(), 'edgeform-start-up-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /**
- * Runs the built CLI with the module tracer preloaded and returns its result and every module
- * it loaded: edgeform's own as `dist/...` paths, packages by name (`undici`), node's built-ins
- * left out.
+ * Runs the built CLI (the bundle, dist/bin/) with the module tracer preloaded and returns its
+ * result and every module it loaded: edgeform's own as `dist/...` paths, packages by name
+ * (`undici`), node's built-ins left out. A chunk of the bundle counts as the modules its source
+ * map names, so a module the bundler moved into a chunk that loads early is seen as loaded.
  */
 async function loadedModules(args: string[]): Promise<{ result: CliResult; modules: Set<string> }> {
   const file = join(dir, `${args.join('_').replace(/\W/g, '')}.txt`);
   const result = await runCli(args, { env: { NODE_OPTIONS: `--import=${TRACER}`, TRACE_LOADS_FILE: file } });
   const modules = new Set<string>();
-  for (const url of readFileSync(file, 'utf8').split('\n')) {
-    if (!url.startsWith('file:')) continue;
-    const path = fileURLToPath(url);
+  const add = (path: string) => {
     const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path);
     if (pkg) modules.add(pkg[1]!);
     else if (path.startsWith(ROOT)) modules.add(path.slice(ROOT.length));
+  };
+  for (const url of readFileSync(file, 'utf8').split('\n')) {
+    if (!url.startsWith('file:')) continue;
+    const path = fileURLToPath(url);
+    if (path.startsWith(BUNDLE)) for (const source of chunkSources(path)) add(source);
+    else add(path);
   }
   return { result, modules };
+}
+
+/**
+ * The modules a chunk of the bundle holds, as absolute paths, from its source map. A chunk
+ * with no source map holds none: the bundler's runtime helpers, or a re-export of another chunk.
+ */
+function chunkSources(chunk: string): string[] {
+  if (!existsSync(`${chunk}.map`)) return [];
+  const map = JSON.parse(readFileSync(`${chunk}.map`, 'utf8')) as { sources: string[] };
+  return map.sources.map((source) => resolve(dirname(chunk), source));
 }
 
 /** What no command but those that talk to the platform (or are the emulator) may load. */

@@ -32,7 +32,7 @@ describe('edgeform schema (built CLI)', () => {
   it('matches the committed edgeform.schema.json', async () => {
     const result = await runCli(['schema']);
     const committed = readFileSync('edgeform.schema.json', 'utf8');
-    expect(committed === result.stdout, 'edgeform.schema.json is out of date; regenerate it with: npm run build && node dist/cmd/edgeform.js schema > edgeform.schema.json').toBe(
+    expect(committed === result.stdout, 'edgeform.schema.json is out of date; regenerate it with: npm run build && node dist/bin/edgeform.js schema > edgeform.schema.json').toBe(
       true,
     );
   });

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-/** Path of the built CLI (npm test builds it first through the pretest script). */
-export const CLI_PATH = fileURLToPath(new URL('../../dist/cmd/edgeform.js', import.meta.url));
+/** Path of the built CLI as shipped, the bundle (npm test builds it first through the pretest script). */
+export const CLI_PATH = fileURLToPath(new URL('../../dist/bin/edgeform.js', import.meta.url));
 
 export interface CliResult {
   code: number | null;
