@@ -92,8 +92,9 @@ export type MemberRead = { ok: true; observation: Observation } | { ok: false; e
  */
 export interface GroupReadContext extends ProviderContext {
   /**
-   * Runs one unit of I/O (a request, or a projection that may send one) in the stack read's
-   * pool of `parallelism`; a group read waits on its units without holding a place in the pool.
+   * Runs one unit of I/O (a list page, or a member's single read) in the stack read's pool of
+   * `parallelism`; a group read waits on its units without holding a place in the pool. A listed
+   * member's projection runs outside it (see defineListReads).
    */
   schedule<R>(work: () => Promise<R>): Promise<R>;
   /** Items asked for per list page; undefined = each endpoint's largest page. */
