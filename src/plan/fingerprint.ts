@@ -23,13 +23,21 @@ function sortedCopy(value: unknown, key: string): unknown {
   if (Array.isArray(value)) return value.map((item, i) => sortedCopy(item, String(i)));
   const record = value as Record<string, unknown>;
   const copy: Record<string, unknown> = {};
-  for (const name of Object.keys(record).sort(byCodeUnit)) {
+  const names = Object.keys(record);
+  // Most objects have their keys in order already (a sort allocates even then).
+  if (!isSorted(names)) names.sort(byCodeUnit);
+  for (const name of names) {
     const item = sortedCopy(record[name], name);
     // An own "__proto__" key is data (JSON.parse makes one); assigning it would set the prototype.
     if (name === '__proto__') Object.defineProperty(copy, name, { value: item, enumerable: true, writable: true, configurable: true });
     else copy[name] = item;
   }
   return copy;
+}
+
+function isSorted(names: readonly string[]): boolean {
+  for (let i = 1; i < names.length; i++) if (names[i - 1]! > names[i]!) return false;
+  return true;
 }
 
 /** sha256 (hex) of a value's canonical JSON: the staleness fingerprint of observed fields. */

@@ -38,15 +38,27 @@ export interface TagsPlan {
  *   key by key, never as `null` (which would remove them too).
  */
 export function planTagsPatch(live: readonly LiveTag[], desired: Readonly<Record<string, string | null>>, policy: TagsPolicy): TagsPlan {
-  const readOnly = new Set(live.filter((t) => t.read_only).map((t) => t.key));
-  const owned = live.some((t) => !t.read_only && isOwnershipTag(t.key));
-  const current = new Map(live.filter((t) => !t.read_only && !isOwnershipTag(t.key)).map((t) => [t.key, t.value]));
-  const readOnlyKeys = Object.keys(desired).filter((k) => readOnly.has(k));
-
-  const target = new Map<string, string>();
-  if (policy === 'merge') for (const [k, v] of current) target.set(k, v);
-  for (const [k, v] of Object.entries(desired)) {
-    if (readOnly.has(k) || isOwnershipTag(k)) continue;
+  // One pass over the live tags, and no sort of fewer than two entries: this runs once per
+  // resource, and a plan of 10,000 floating IPs spent more on these small collections than on
+  // the rest of its planning.
+  let readOnly: Set<string> | undefined;
+  let owned = false;
+  const current = new Map<string, string>();
+  for (const t of live) {
+    if (t.read_only) (readOnly ??= new Set()).add(t.key);
+    else if (isOwnershipTag(t.key)) owned = true;
+    else current.set(t.key, t.value);
+  }
+  const readOnlyKeys: string[] = [];
+  const target = policy === 'merge' ? new Map(current) : new Map<string, string>();
+  for (const k in desired) {
+    if (!Object.hasOwn(desired, k)) continue;
+    if (readOnly?.has(k)) {
+      readOnlyKeys.push(k);
+      continue;
+    }
+    if (isOwnershipTag(k)) continue;
+    const v = desired[k]!;
     if (v === null) target.delete(k);
     else target.set(k, v);
   }
@@ -71,9 +83,11 @@ export function planTagsPatch(live: readonly LiveTag[], desired: Readonly<Record
     patch[k] = after;
     changes.push({ path: ['tags', k], op: 'add', after });
   }
-  changes.sort((a, b) => (a.path[1]! < b.path[1]! ? -1 : a.path[1]! > b.path[1]! ? 1 : 0));
+  if (changes.length > 1) changes.sort((a, b) => byKey(a.path[1]!, b.path[1]!));
 
-  const after = Object.fromEntries([...target].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const entries = [...target];
+  if (entries.length > 1) entries.sort(([a], [b]) => byKey(a, b));
+  const after = Object.fromEntries(entries);
   let result: TagsPatch | undefined;
   if (changes.length === 0) result = undefined;
   else if (target.size === 0 && !owned) result = null;
@@ -81,12 +95,13 @@ export function planTagsPatch(live: readonly LiveTag[], desired: Readonly<Record
   return { patch: result, after, changes, unchanged, readOnlyKeys };
 }
 
+/** Keys in code-unit order. */
+const byKey = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 /** The user tags of a live tag list as a plain sorted map (without edgeform's ownership tags). */
 export function userTags(live: readonly LiveTag[]): Record<string, string> {
-  return Object.fromEntries(
-    live
-      .filter((t) => !t.read_only && !isOwnershipTag(t.key))
-      .map((t) => [t.key, t.value] as const)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-  );
+  const entries: Array<[string, string]> = [];
+  for (const t of live) if (!t.read_only && !isOwnershipTag(t.key)) entries.push([t.key, t.value]);
+  if (entries.length > 1) entries.sort(([a], [b]) => byKey(a, b));
+  return Object.fromEntries(entries);
 }
