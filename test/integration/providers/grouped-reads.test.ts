@@ -104,6 +104,17 @@ describe('grouped reads', () => {
     expect([...reads.values()].every((r) => r.ok && r.observation.exists)).toBe(true);
   });
 
+  it('runs only the list pages in the read pool: a listed member is projected at once, not as a job of its own', async () => {
+    const { harness } = await start({ fixtures: floatingIps(10) });
+    let jobs = 0;
+    const ctx = { ...harness.ctx, pageSize: 3, schedule: <R>(work: () => Promise<R>) => (jobs++, work()) };
+    const members = fipBlocks(range(10)).map((b) => b.attributes) as never[];
+    const outcomes = await providers.resources.cloud_floating_ip.groupRead!.read(ctx, members);
+    expect(outcomes.every((o) => o.ok && o.observation.exists)).toBe(true);
+    // Four pages of three: four jobs, where one per member besides made fourteen.
+    expect(jobs).toBe(4);
+  });
+
   it('reads a resource missing from a complete list as {exists: false}, exactly as a 404 does', async () => {
     const { emu, harness } = await start({ fixtures: floatingIps(3) });
     const reads = await read(harness.ctx, fipBlocks([0, 1, 7]));
