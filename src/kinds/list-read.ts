@@ -125,9 +125,8 @@ export function defineListReads<T extends ResourceType, Item>(spec: ListReadSpec
   return { read, groupRead };
 }
 
-/** What the list pages said of one chunk of a group: the members' items found, and whether the list is complete. */
-interface Listing<Item> {
-  found: Map<string, Item>;
+/** What the list pages said of one chunk of a group: whether the list is complete (its items went to `onFound` as each page came). */
+interface Listing {
   complete: boolean;
 }
 
@@ -149,9 +148,23 @@ async function readChunk<T extends ResourceType, Item>(
   if (head === undefined) return [];
   if (tail.length === 0) return [await readAlone(head)];
 
-  let listing: Listing<Item>;
+  // A member found in a page is projected as the page comes, so that the page's items (the
+  // answer's every field) are let go at once rather than held until the last page: what a large
+  // group keeps is its observations.
+  const at = new Map<string, number[]>();
+  members.forEach((member, i) => {
+    const id = spec.list.memberId(member);
+    const same = at.get(id);
+    if (same) same.push(i);
+    else at.set(id, [i]);
+  });
+  const projected: Array<MemberRead | Promise<MemberRead> | undefined> = new Array(members.length);
+  const onFound = (id: string, item: Item): void => {
+    for (const i of at.get(id) ?? []) projected[i] = projectNow(ctx, spec, members[i]!, item);
+  };
+  let listing: Listing;
   try {
-    listing = await listMembers(ctx, spec.list, [head, ...tail]);
+    listing = await listMembers(ctx, spec.list, [head, ...tail], onFound);
   } catch (error) {
     if (ctx.signal.aborted) throw ctx.signal.reason;
     // A page the client cannot use: each member's own GET tells which answer is wrong. A list
@@ -160,9 +173,9 @@ async function readChunk<T extends ResourceType, Item>(
     return members.map(() => ({ ok: false, error }));
   }
   return Promise.all(
-    members.map((member) => {
-      const item = listing.found.get(spec.list.memberId(member));
-      if (item !== undefined) return projectNow(ctx, spec, member, item);
+    members.map((member, i) => {
+      const found = projected[i];
+      if (found !== undefined) return found;
       if (listing.complete) return { ok: true, observation: { exists: false } } satisfies MemberRead;
       return readAlone(member);
     }),
@@ -188,10 +201,19 @@ function projectNow<T extends ResourceType, Item>(ctx: ProviderContext, spec: Li
   }
 }
 
-/** Reads list pages for the members until they are all found, the list ends, or single reads would cost less. */
-async function listMembers<T extends ResourceType, Item>(ctx: GroupReadContext, list: ListEndpoint<T, Item>, members: ListMembers<T>): Promise<Listing<Item>> {
+/**
+ * Reads list pages for the members until they are all found, the list ends, or single reads
+ * would cost less. Each member's item goes to `onFound` as its page is taken; pages are taken
+ * in their order, whatever order they come in, so an item listed twice is always the first page's.
+ */
+async function listMembers<T extends ResourceType, Item>(
+  ctx: GroupReadContext,
+  list: ListEndpoint<T, Item>,
+  members: ListMembers<T>,
+  onFound: (id: string, item: Item) => void,
+): Promise<Listing> {
   const wanted = new Set(members.map((m) => list.memberId(m)));
-  const found = new Map<string, Item>();
+  const found = new Set<string>();
   const seen = new Set<string>();
   const paging = list.paging;
   const limit = paging.kind === 'offset' ? Math.max(1, Math.min(paging.maxPageSize, ctx.pageSize ?? paging.maxPageSize)) : 0;
@@ -205,7 +227,10 @@ async function listMembers<T extends ResourceType, Item>(ctx: GroupReadContext, 
       if (seen.has(id)) continue;
       seen.add(id);
       fresh += 1;
-      if (wanted.has(id)) found.set(id, item);
+      if (wanted.has(id)) {
+        found.add(id);
+        onFound(id, item);
+      }
     }
     return fresh;
   };
@@ -214,7 +239,7 @@ async function listMembers<T extends ResourceType, Item>(ctx: GroupReadContext, 
 
   const first = await fetch(0);
   take(first);
-  if (paging.kind === 'none') return { found, complete: first.total === undefined || (first.total === first.items.length && seen.size === first.total) };
+  if (paging.kind === 'none') return { complete: first.total === undefined || (first.total === first.items.length && seen.size === first.total) };
   if (paging.kind === 'offset' && first.total !== undefined) {
     // A counted list: the count says how many pages there are, and they can be fetched at once.
     // A platform serving fewer items a page than asked for pages by what it serves.
@@ -222,22 +247,33 @@ async function listMembers<T extends ResourceType, Item>(ctx: GroupReadContext, 
     const size = first.items.length > 0 && first.items.length < Math.min(limit, total) ? first.items.length : limit;
     const pages = Math.max(1, Math.ceil(total / size));
     const rest = pages - 1;
-    if (rest > 0 && (missing() === 0 || rest >= missing())) return { found, complete: false };
+    if (rest > 0 && (missing() === 0 || rest >= missing())) return { complete: false };
     if (pages > maxPages) throw endless();
-    const others = await Promise.all(Array.from({ length: rest }, (_, i) => fetch(i + 1, size)));
-    for (const page of others) take(page);
-    const agree = [first, ...others].every((page) => page.total === total) && seen.size === total;
-    return { found, complete: agree };
+    // Each page is taken once those before it are (a later one that comes first waits).
+    const waiting = new Map<number, ListPage<Item>>();
+    let next = 1;
+    const arrived = (index: number, page: ListPage<Item>): number | undefined => {
+      waiting.set(index, page);
+      for (let ready = waiting.get(next); ready !== undefined; ready = waiting.get(next)) {
+        waiting.delete(next);
+        take(ready);
+        next += 1;
+      }
+      return page.total;
+    };
+    const totals = await Promise.all(Array.from({ length: rest }, (_, i) => fetch(i + 1, size).then((page) => arrived(i + 1, page))));
+    const agree = totals.every((count) => count === total) && seen.size === total;
+    return { complete: agree };
   }
   // No count: follow the pages one by one while they pay for themselves, to an empty page (or,
   // where edgeform chose the page size, one shorter than asked for).
   let page = first;
   for (let read = 1; ; read++) {
-    if (page.items.length === 0 || (paging.kind === 'offset' && page.items.length < limit)) return { found, complete: true };
-    if (missing() <= 1 || read > found.size) return { found, complete: false };
+    if (page.items.length === 0 || (paging.kind === 'offset' && page.items.length < limit)) return { complete: true };
+    if (missing() <= 1 || read > found.size) return { complete: false };
     if (read >= maxPages) throw endless();
     page = await fetch(read);
     // A page of nothing new: the platform repeats itself instead of paging; stop here.
-    if (take(page) === 0 && page.items.length > 0) return { found, complete: false };
+    if (take(page) === 0 && page.items.length > 0) return { complete: false };
   }
 }
