@@ -257,6 +257,10 @@ async function applyResizes(world: World): Promise<void> {
     idealIs: `task + N·L/P, L = ${L.toFixed(1)} ms`,
     target: 1.2 * ideal,
     targetIs: '1.2 × ideal',
+    // The ideal counts one request a resize; the plan also asks each instance for the flavors
+    // it may take (a flavor not offered is a plan error before anything is sent), and the
+    // platform has no list of those: two requests a resize.
+    note: `with the plan's per-instance flavor check, 2 requests a resize: task + 2N·L/P = ${(TASK_DURATION_MS + (2 * world.resources * L) / APPLY_PARALLELISM).toFixed(0)} ms, the wall ×${(median(walls) / (TASK_DURATION_MS + (2 * world.resources * L) / APPLY_PARALLELISM)).toFixed(2)} of it`,
   });
 }
 

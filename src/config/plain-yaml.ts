@@ -8,7 +8,6 @@ import {
   intCoreTag,
   NOT_RESOLVED,
   nullCoreTag,
-  parseEvents,
   SCALAR_STYLE,
   type Event,
   type ScalarEvent,
@@ -17,6 +16,7 @@ import { yamlLibrary } from './yaml-library.js';
 import type { Diagnostic } from './diagnostics.js';
 import { FileLines, FileNode, lineTable, NodeChecks, type Offsets, type SourceNode } from './source-node.js';
 import { MAX_DEPTH, MAX_VALUE_LENGTH, type StackBudget } from './stack-limits.js';
+import { DEFAULT_SLICING, eventStream, type EventStream, type Slicing } from './yaml-events.js';
 
 /** What the fast reading made of a file. */
 export interface PlainRead {
@@ -44,7 +44,13 @@ export interface PlainRead {
  * decide differently; test/unit/config/plain-yaml.test.ts compares both over the repository's
  * YAML files, generated and mutated YAML.
  */
-export function readPlainYaml(filename: string, text: string, env: Readonly<Record<string, string | undefined>>, budget: StackBudget): PlainRead | undefined {
+export function readPlainYaml(
+  filename: string,
+  text: string,
+  env: Readonly<Record<string, string | undefined>>,
+  budget: StackBudget,
+  slicing: Slicing = DEFAULT_SLICING,
+): PlainRead | undefined {
   // A lone CR is a line break to YAML and would shift the line table built from LF below; a
   // tab in indentation and an indented document marker are errors to the yaml library that
   // js-yaml lets pass.
@@ -53,9 +59,9 @@ export function readPlainYaml(filename: string, text: string, env: Readonly<Reco
   // Bounds the events parsed before they are counted: every value but the first follows one of
   // these characters, so a file with fewer of them than the budget holds fewer values.
   if (valueStarts(text) >= budget.values) return undefined;
-  let events: Event[];
+  let events: EventStream;
   try {
-    events = parseEvents(text, { filename, maxDepth: MAX_DEPTH });
+    events = eventStream(text, { filename, maxDepth: MAX_DEPTH }, needsFullRead, slicing);
   } catch {
     return undefined;
   }
@@ -168,7 +174,6 @@ interface Read {
 }
 
 class EventReader extends NodeChecks {
-  private at = 0;
   private ends: Map<number, number> | undefined;
   private readonly exactEnds = () => (this.ends ??= collectionEnds(this.text));
   /** Values as scanYaml counts them (scalars, keys included; flow collections; block sequence items). */
@@ -178,7 +183,7 @@ class EventReader extends NodeChecks {
 
   constructor(
     private readonly text: string,
-    private readonly events: Array<Event | undefined>,
+    private readonly events: EventStream,
     env: Readonly<Record<string, string | undefined>>,
     lines: FileLines,
     diagnostics: Diagnostic[],
@@ -187,26 +192,24 @@ class EventReader extends NodeChecks {
   }
 
   document(): SourceNode | undefined {
-    if (this.events.length === 0) return undefined;
+    if (this.events.peek() === undefined) return undefined;
     const doc = this.next();
     if (doc.type !== EVENT_ID.DOCUMENT || doc.directives.length > 0) needsFullRead();
     if (this.peek()?.type === EVENT_ID.POP) return undefined;
     // A stack is a mapping; anything else is refused anyway, in the yaml library's words.
     if (this.peek()?.type !== EVENT_ID.MAPPING) needsFullRead();
     const root = this.node(0, null, undefined, 1).node;
-    if (this.next().type !== EVENT_ID.POP || this.at !== this.events.length) needsFullRead();
+    if (this.next().type !== EVENT_ID.POP || this.events.peek() !== undefined) needsFullRead();
     return root;
   }
 
-  /** The next event; its place in the list is cleared, so that a collection during the reading can free what was read. */
+  /** The next event (the stream lets it go once taken, so that a collection during the reading can free what was read). */
   private next(): Event {
-    const event = this.events[this.at] ?? needsFullRead();
-    this.events[this.at++] = undefined;
-    return event;
+    return this.events.next() ?? needsFullRead();
   }
 
   private peek(): Event | undefined {
-    return this.events[this.at];
+    return this.events.peek();
   }
 
   /**

@@ -3,6 +3,7 @@ import { yamlLibrary } from './yaml-library.js';
 import type { Diagnostic, SourceRange } from './diagnostics.js';
 import { FileLines, FileNode, NodeChecks, type Offsets, type SourceNode } from './source-node.js';
 import { readPlainYaml } from './plain-yaml.js';
+import type { Slicing } from './yaml-events.js';
 import { createStackBudget, MAX_ALIAS_COUNT, MAX_DEPTH, MAX_STACK_VALUES, scanYaml, tooDeep, type StackBudget } from './stack-limits.js';
 
 export type { SourceNode } from './source-node.js';
@@ -27,9 +28,15 @@ export interface SourceFile {
  * plain YAML, as stacks are, is read by js-yaml's events (plain-yaml.ts, about ten times
  * faster); any other, by the yaml library (readWithYamlLibrary). Both build the same tree.
  */
-export function readSourceFile(filename: string, text: string, env: Readonly<Record<string, string | undefined>>, budget: StackBudget = createStackBudget()): SourceFile {
+export function readSourceFile(
+  filename: string,
+  text: string,
+  env: Readonly<Record<string, string | undefined>>,
+  budget: StackBudget = createStackBudget(),
+  slicing?: Slicing,
+): SourceFile {
   const control = NON_PRINTABLE.exec(text);
-  const plain = control ? undefined : readPlainYaml(filename, text, env, budget);
+  const plain = control ? undefined : readPlainYaml(filename, text, env, budget, slicing);
   if (plain) return { filename, text: maskSpans(text, plain.secretSpans), ...(plain.root ? { root: plain.root } : {}), diagnostics: plain.diagnostics, syntaxErrors: false };
   return readWithYamlLibrary(filename, text, env, budget, control);
 }

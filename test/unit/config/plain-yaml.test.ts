@@ -8,6 +8,7 @@ import { exactEndReads, readPlainYaml } from '../../../src/config/plain-yaml.js'
 import type { SourceNode } from '../../../src/config/source-node.js';
 import { readSourceFile, readWithYamlLibrary, type SourceFile } from '../../../src/config/source-tree.js';
 import { createStackBudget } from '../../../src/config/stack-limits.js';
+import { DEFAULT_SLICING, slicesParsed, type Slicing } from '../../../src/config/yaml-events.js';
 
 /**
  * The fast reading (js-yaml's events, plain-yaml.ts) must build exactly what the yaml
@@ -51,14 +52,23 @@ function firstDifference(a: unknown, b: unknown, path = '$'): string | undefined
   return undefined;
 }
 
-/** Reads `text` both ways; true when the fast reading took it. */
+/** Every entry of a top-level block mapping a slice of its own, or a few lines each, whatever the file's size (see yaml-events.ts). */
+const SLICINGS: Slicing[] = [
+  { from: 0, bytes: 0 },
+  { from: 0, bytes: 40 },
+];
+
+/** Reads `text` both ways, the fast one also in slices; true when the fast reading took it. */
 function expectSameReading(text: string): boolean {
   const fast = readPlainYaml('stack.yaml', text, ENV, createStackBudget()) !== undefined;
-  const full = readWithYamlLibrary('stack.yaml', text, ENV);
-  const read = seen(readSourceFile('stack.yaml', text, ENV));
-  // Compared without expect, whose diff of two large trees can take minutes: the first difference is enough.
-  const difference = firstDifference(read, seen(full));
-  if (difference) throw new Error(`the fast reading differs from the yaml library's at ${difference}\n--- text ---\n${text}`);
+  const expected = seen(readWithYamlLibrary('stack.yaml', text, ENV));
+  for (const slicing of [undefined, ...SLICINGS]) {
+    const read = seen(readSourceFile('stack.yaml', text, ENV, createStackBudget(), slicing));
+    // Compared without expect, whose diff of two large trees can take minutes: the first difference is enough.
+    const difference = firstDifference(read, expected);
+    const how = slicing ? ` in slices of ${slicing.bytes} characters` : '';
+    if (difference) throw new Error(`the fast reading${how} differs from the yaml library's at ${difference}\n--- text ---\n${text}`);
+  }
   return fast;
 }
 
@@ -243,6 +253,30 @@ describe('plain-yaml: the fast reading builds what the yaml library builds', () 
   it('reads a stack with thousands of blocks the fast way', () => {
     const blocks = Array.from({ length: 2000 }, (_, i) => `  ip_${i}:\n    type: cloud_floating_ip\n    floating_ip_id: "${i}"\n    tags: { env: prod, idx: "${i}" }\n`);
     expect(expectSameReading(`version: 1\nresources:\n${blocks.join('')}`)).toBe(true);
+  });
+
+  it('reads the resources of a large stack a slice at a time, as the whole file would read', () => {
+    const blocks = Array.from({ length: 7000 }, (_, i) => `  ip_${i}:\n    type: cloud_floating_ip\n    floating_ip_id: "${i}"\n    tags: { env: prod, idx: "${i}" }\n`);
+    const text = `version: 1\n# the blocks\nresources:   # all of them\n${blocks.join('')}\n# the end\nchecks: {}\n`;
+    expect(text.length).toBeGreaterThan(DEFAULT_SLICING.from);
+    expect(expectSameReading(text)).toBe(true);
+    // The default slices: 256 KB each, the last shorter.
+    const before = slicesParsed.count;
+    expect(readPlainYaml('stack.yaml', text, ENV, createStackBudget())).toBeDefined();
+    expect(slicesParsed.count - before).toBe(Math.ceil(text.length / DEFAULT_SLICING.bytes));
+  });
+
+  it('leaves slices that do not read as the whole file to the yaml library', () => {
+    // A quoted value over two lines, whose second line looks like a key: its first slice does not parse.
+    const quoted = 'resources:\n  a:\n    note: "one\n  b: two"\n  c: 1\n';
+    // A value of the mapping's own indentation: a slice that is not a mapping.
+    const stray = 'resources:\n  a: 1\n  b\n';
+    // Entries of two indentations: the whole file refuses them.
+    const ragged = 'resources:\n  a: 1\n   b: 2\n  c: 3\n';
+    for (const text of [quoted, stray, ragged]) {
+      for (const slicing of SLICINGS) expect(readPlainYaml('stack.yaml', text, ENV, createStackBudget(), slicing), text).toBeUndefined();
+      expectSameReading(text);
+    }
   });
 
   it('loads a valid stack with block mappings without asking the yaml library for any range', async () => {
