@@ -5,7 +5,7 @@ import { isCheckAddress } from '../config/types.js';
 import type { CheckResult, Plan, ResourceChange } from '../plan/types.js';
 import { createColors, NO_COLORS, type Colors } from './colors.js';
 import { formatMessage, formatName } from './values.js';
-import { diagnosticsText, planText, type StackFiles, type ViewOutput } from './view.js';
+import { diagnosticsText, writePlanText, type StackFiles, type ViewOutput } from './view.js';
 
 /** The formats of `edgeform apply`. */
 export const APPLY_FORMATS = ['text', 'json'] as const;
@@ -90,7 +90,7 @@ function createCommonApplyView(output: ViewOutput, colors: Colors) {
       output.err(`The stack ${stackPath} that the saved plan was made from is not valid now; nothing was applied.`);
       output.err(diagnosticsText(diagnostics, files, colors));
     },
-    replanFailed: (plan: Plan, files: StackFiles) => output.err(planText(plan, files, colors)),
+    replanFailed: (plan: Plan, files: StackFiles) => writePlanText((text) => output.err(text), plan, files, colors),
     checkChanged: (check: CheckResult, was: CheckResult['status']) =>
       output.out(`${check.address}: was ${was} when planned, is ${check.status} now: ${formatMessage(check.message)}`),
     interruptedBeforeChanges: () => output.err('\nInterrupted before any change was made; stopping.'),
@@ -116,7 +116,7 @@ export function createTextApplyView(output: ViewOutput, options: ApplyViewOption
   return {
     ...createCommonApplyView(output, colors),
     promptStream: 'stdout',
-    plan: (plan, files) => output.out(planText(plan, files, colors)),
+    plan: (plan, files) => writePlanText((text) => output.out(text), plan, files, colors),
     cancelled: () => output.out('Apply cancelled: nothing was changed.'),
     notRun() {},
     onStart(change) {
@@ -255,7 +255,7 @@ export function createJsonApplyView(output: ViewOutput, options: Pick<ApplyViewO
   const view: ApplyView = {
     ...createCommonApplyView(output, colors),
     promptStream: 'stderr',
-    plan: (plan, files) => output.err(planText(plan, files, colors)),
+    plan: (plan, files) => writePlanText((text) => output.err(text), plan, files, colors),
     cancelled: () => output.err('Apply cancelled: nothing was changed.'),
     notRun(error) {
       view.onRunError?.(error);

@@ -23,6 +23,17 @@ export type DiagnosticFormatter = (diagnostics: readonly Diagnostic[]) => string
  * a raw control character.
  */
 export function renderPlanText(plan: Plan, options: { formatDiagnostics?: DiagnosticFormatter; colors?: Colors } = {}): string {
+  return [...planTextChunks(plan, options)].join('');
+}
+
+/** Lines a chunk of {@link planTextChunks} holds at least (but for the last). */
+const CHUNK_LINES = 512;
+
+/**
+ * {@link renderPlanText} in chunks of whole lines, each ending with a line break, for a writer
+ * to write as they come: the text of a plan of 10,000 changes (2 MB) is then never held whole.
+ */
+export function* planTextChunks(plan: Plan, options: { formatDiagnostics?: DiagnosticFormatter; colors?: Colors } = {}): Generator<string> {
   const colors = options.colors ?? NO_COLORS;
   const mark = (action: Exclude<Action, 'no-op'>) => colors[ACTIONS[action].style](ACTIONS[action].symbol.padStart(3));
   const out: string[] = [];
@@ -45,7 +56,10 @@ export function renderPlanText(plan: Plan, options: { formatDiagnostics?: Diagno
     for (const c of ordered) out.push(` ${mark(c.action as Exclude<Action, 'no-op' | 'read'>)} ${c.address}${c.pruned ? colors.dim(' (pruned)') : ''}`);
     out.push('');
     // The details in plan order (dependency order; what prune destroys is first there too).
-    for (const change of changes) out.push(...renderResource(change, colors), '');
+    for (const change of changes) {
+      out.push(...renderResource(change, colors), '');
+      if (out.length >= CHUNK_LINES) yield taken(out);
+    }
   }
 
   for (const change of plan.resource_changes.filter((c) => c.action === 'no-op' && c.warnings.length > 0)) {
@@ -61,7 +75,14 @@ export function renderPlanText(plan: Plan, options: { formatDiagnostics?: Diagno
   if (plan.diagnostics.length > 0 && options.formatDiagnostics) out.push(options.formatDiagnostics(plan.diagnostics).trimEnd(), '');
 
   out.push(summaryLine(plan, colors));
-  return `${out.join('\n')}\n`;
+  yield taken(out);
+}
+
+/** The lines as text (each ending with a line break), the array emptied. */
+function taken(lines: string[]): string {
+  const text = `${lines.join('\n')}\n`;
+  lines.length = 0;
+  return text;
 }
 
 /** The last line of a plan: counts, "No changes" (only when no check fails), or why nothing can be applied. */

@@ -4,7 +4,7 @@ import { createColors, NO_COLORS } from './colors.js';
 import { formatDiagnosticsJson } from './diagnostics.js';
 import { toPlanJson } from './plan-json.js';
 import { renderPlanMarkdown } from './plan-markdown.js';
-import { diagnosticsText, invalidStackMarkdown, planText, type StackFiles, type ViewOutput } from './view.js';
+import { diagnosticsText, invalidStackMarkdown, planText, writePlanText, type StackFiles, type ViewOutput } from './view.js';
 
 /** The formats of `edgeform plan`. */
 export const PLAN_FORMATS = ['text', 'json', 'markdown'] as const;
@@ -48,7 +48,7 @@ export function createPlanView(format: PlanFormat, output: ViewOutput, options: 
     text: () => ({
       ...notes,
       invalidStack: (diagnostics, files) => output.err(diagnosticsText(diagnostics, files, colors)),
-      plan: (plan, files) => output.out(planText(plan, files, colors)),
+      plan: (plan, files) => writePlanText((text) => output.out(text), plan, files, colors),
     }),
     json: () => ({
       ...notes,

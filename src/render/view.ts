@@ -3,7 +3,7 @@ import type { Plan } from '../plan/types.js';
 import type { Colors } from './colors.js';
 import { formatDiagnosticsText } from './diagnostics.js';
 import { commentMarker } from './plan-markdown.js';
-import { renderPlanText } from './plan-text.js';
+import { planTextChunks, renderPlanText } from './plan-text.js';
 
 /**
  * Where a view writes, and the run's colour decision. The CLI's output boundary (CliIO)
@@ -27,6 +27,11 @@ export function diagnosticsText(diagnostics: readonly Diagnostic[], files: Stack
 /** The text plan with its diagnostics, coloured as `colors` says. */
 export function planText(plan: Plan, files: StackFiles, colors: Colors): string {
   return renderPlanText(plan, { colors, formatDiagnostics: (d) => diagnosticsText(d, files, colors) });
+}
+
+/** Writes the text plan with its diagnostics through `write` (out or err), a chunk of lines at a time (see planTextChunks). */
+export function writePlanText(write: (text: string) => void, plan: Plan, files: StackFiles, colors: Colors): void {
+  for (const chunk of planTextChunks(plan, { colors, formatDiagnostics: (d) => diagnosticsText(d, files, colors) })) write(chunk);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createColors } from '../../../src/render/colors.js';
-import { renderPlanText } from '../../../src/render/plan-text.js';
+import { planTextChunks, renderPlanText } from '../../../src/render/plan-text.js';
 import { change, check, plan } from '../../helpers/plan.js';
 
 const fip = change({
@@ -21,6 +21,19 @@ const vm = change({
 const app = change({ address: 'fastedge_app.legacy_app', action: 'delete', before: { app_id: 1234, name: 'legacy-app' } });
 
 describe('renderPlanText', () => {
+  it('comes in chunks of whole lines that make the same text, so a large plan is written as it is rendered', () => {
+    const many = Array.from({ length: 600 }, (_, i) =>
+      change({ address: `cloud_floating_ip.ip_${i}`, action: 'update', changes: [{ path: ['tags', 'env'], op: 'update', before: 'staging', after: 'prod' }] }),
+    );
+    for (const changes of [[fip, vm, app], many]) {
+      const chunks = [...planTextChunks(plan(changes))];
+      expect(chunks.join('')).toBe(renderPlanText(plan(changes)));
+      for (const chunk of chunks) expect(chunk.endsWith('\n')).toBe(true);
+      if (changes === many) expect(chunks.length).toBeGreaterThan(4);
+      else expect(chunks).toHaveLength(1);
+    }
+  });
+
   it('shows a legend, the addresses by action, changed fields only and the summary', () => {
     const text = renderPlanText(plan([fip, vm, app], [check({ address: 'streaming_video_subtitles.subs', status: 'pass', message: 'eng, ger present' })]));
     expect(text).toBe(
