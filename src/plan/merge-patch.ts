@@ -69,10 +69,10 @@ export function planTagsPatch(live: readonly LiveTag[], desired: Readonly<Record
   for (const [k, before] of current) {
     const after = target.get(k);
     if (after === undefined) {
-      patch[k] = null;
+      setKey(patch, k, null);
       changes.push({ path: ['tags', k], op: 'remove', before });
     } else if (after !== before) {
-      patch[k] = after;
+      setKey(patch, k, after);
       changes.push({ path: ['tags', k], op: 'update', before, after });
     } else {
       unchanged++;
@@ -80,7 +80,7 @@ export function planTagsPatch(live: readonly LiveTag[], desired: Readonly<Record
   }
   for (const [k, after] of target) {
     if (current.has(k)) continue;
-    patch[k] = after;
+    setKey(patch, k, after);
     changes.push({ path: ['tags', k], op: 'add', after });
   }
   if (changes.length > 1) changes.sort((a, b) => byKey(a.path[1]!, b.path[1]!));
@@ -93,6 +93,12 @@ export function planTagsPatch(live: readonly LiveTag[], desired: Readonly<Record
   else if (target.size === 0 && !owned) result = null;
   else result = patch;
   return { patch: result, after, changes, unchanged, readOnlyKeys };
+}
+
+/** Sets a key of a patch as data, also `__proto__` (a tag the platform may hold), which assignment would take for the prototype. */
+function setKey(patch: Record<string, string | null>, key: string, value: string | null): void {
+  if (key === '__proto__') Object.defineProperty(patch, key, { value, enumerable: true, writable: true, configurable: true });
+  else patch[key] = value;
 }
 
 /** Keys in code-unit order. */

@@ -45,6 +45,14 @@ describe('applyMergePatch (RFC 7386)', () => {
     expect(applyMergePatch(target, patch)).toEqual(expected);
   });
 
+  it('removes a live tag named __proto__ with a key of the patch, not by setting its prototype', () => {
+    const plan = planTagsPatch([user('__proto__', 'x'), user('env', 'a')], { env: 'a' }, 'authoritative');
+    expect(plan.changes).toEqual([{ path: ['tags', '__proto__'], op: 'remove', before: 'x' }]);
+    expect(Object.keys(plan.patch!)).toEqual(['__proto__']);
+    expect(JSON.stringify(plan.patch)).toBe('{"__proto__":null}');
+    expect(Object.getPrototypeOf(plan.patch)).toBe(Object.prototype);
+  });
+
   it('does not modify its inputs', () => {
     const target = { a: { b: 'c' } };
     applyMergePatch(target, { a: { b: null } });
