@@ -38,7 +38,8 @@ export interface PlainRead {
  * every problem in its own words and positions: any error of the parser; a root that is no
  * mapping; an empty value in a flow collection, a flow collection over several lines, a scalar
  * on a later line than its key or over several lines, trailing block scalar lines the two
- * libraries read differently (seen to differ, or too costly to place exactly); a tab in
+ * libraries read differently, a block scalar that keeps its trailing lines ("|+") (seen to
+ * differ, or too costly to place exactly); a tab in
  * indentation or an indented "---" (errors to the yaml library that js-yaml lets pass); a limit
  * of stack-limits.ts about to be crossed. So the fast reading decides nothing the full one would
  * decide differently; test/unit/config/plain-yaml.test.ts compares both over the repository's
@@ -54,7 +55,7 @@ export function readPlainYaml(
   // A lone CR is a line break to YAML and would shift the line table built from LF below; a
   // tab in indentation and an indented document marker are errors to the yaml library that
   // js-yaml lets pass.
-  if (/\r(?!\n)|^ *\t|^ +(---|\.\.\.)(?![^ \n])/m.test(text)) return undefined;
+  if (/\r(?!\n)|^ *\t|^ +(---|\.\.\.)(?![^ \t\r\n])/m.test(text)) return undefined;
   if (text.length > MAX_VALUE_LENGTH && hasLongLine(text)) return undefined;
   // Bounds the events parsed before they are counted: every value but the first follows one of
   // these characters, so a file with fewer of them than the budget holds fewer values.
@@ -263,13 +264,15 @@ class EventReader extends NodeChecks {
       }
       default: {
         // A block scalar starts at its header ("|", ">-"); its value ends after its last line
-        // with content, unless it keeps trailing lines ("|+").
+        // with content.
         const start = skipBlank(text, indicator === null ? cursor : this.after(cursor, indicator));
         if (text[start] !== '|' && text[start] !== '>') needsFullRead();
+        // One that keeps its trailing lines ("|+"): the two libraries were found to read its
+        // trailing blank lines differently (at the end of a file, with spaces in them).
+        if (event.chomping === CHOMPING_MODE.KEEP) needsFullRead();
         const value = getScalarValue(text, event);
         if (value === '') needsFullRead();
-        let end = event.valueEnd;
-        let trimmed = end;
+        let trimmed = event.valueEnd;
         while (trimmed > event.valueStart && text[trimmed - 1] === '\n') {
           const lineStart = text.lastIndexOf('\n', trimmed - 2) + 1;
           const spaces = /^( *)\r?$/.exec(text.slice(lineStart, trimmed - 1));
@@ -278,8 +281,7 @@ class EventReader extends NodeChecks {
           if (spaces[1]!.length > event.indent) needsFullRead();
           trimmed = lineStart;
         }
-        if (event.chomping !== CHOMPING_MODE.KEEP) end = trimmed;
-        return { value, at: [start, end] };
+        return { value, at: [start, trimmed] };
       }
     }
   }

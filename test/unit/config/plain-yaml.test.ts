@@ -266,6 +266,22 @@ describe('plain-yaml: the fast reading builds what the yaml library builds', () 
     expect(slicesParsed.count - before).toBe(Math.ceil(text.length / DEFAULT_SLICING.bytes));
   });
 
+  it('leaves to the yaml library what an adversarial search found read differently: kept block scalars, an indented "---" before CRLF', () => {
+    const found = [
+      'resources:\n  a: [1, 2]\n  b1: |\n    # n\n\n\n\n  d: ${env:REGION}\n  b9: |+\n \n  ',
+      'resources:\n   h: x\n   b2: >-\n     t\n   g: |+\n  ',
+      'resources:\n  b1: |+\n    - x\n    \n  d: v\n',
+      'defaults:\n  a: >+\n    x:\n    resources:\n    ',
+      '#\n   h: |+\n   ',
+      '  ---\r\nflow: [1, 2]\r\nlist:\r\n- a\r\n- b\r\n',
+      '  ---\r\n# top comment\r\n  1.0: x',
+    ];
+    for (const text of found) {
+      expect(readPlainYaml('stack.yaml', text, ENV, createStackBudget()), JSON.stringify(text)).toBeUndefined();
+      expectSameReading(text);
+    }
+  });
+
   it('leaves slices that do not read as the whole file to the yaml library', () => {
     // A quoted value over two lines, whose second line looks like a key: its first slice does not parse.
     const quoted = 'resources:\n  a:\n    note: "one\n  b: two"\n  c: 1\n';
