@@ -55,7 +55,7 @@ export function readPlainYaml(
   // A lone CR is a line break to YAML and would shift the line table built from LF below; a
   // tab in indentation and an indented document marker are errors to the yaml library that
   // js-yaml lets pass.
-  if (/\r(?!\n)|^ *\t|^ +(---|\.\.\.)(?![^ \t\r\n])/m.test(text)) return undefined;
+  if (/\r(?!\n)|^ *\t|^ +(---|\.\.\.)(?![^ \t\r\n])|\uFEFF/m.test(text)) return undefined;
   if (text.length > MAX_VALUE_LENGTH && hasLongLine(text)) return undefined;
   // Bounds the events parsed before they are counted: every value but the first follows one of
   // these characters, so a file with fewer of them than the budget holds fewer values.
