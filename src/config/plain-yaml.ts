@@ -53,9 +53,10 @@ export function readPlainYaml(
   slicing: Slicing = DEFAULT_SLICING,
 ): PlainRead | undefined {
   // A lone CR is a line break to YAML and would shift the line table built from LF below; a
-  // tab in indentation and an indented document marker are errors to the yaml library that
-  // js-yaml lets pass.
-  if (/\r(?!\n)|^ *\t|^ +(---|\.\.\.)(?![^ \t\r\n])|\uFEFF/m.test(text)) return undefined;
+  // tab in indentation, an indented document marker or directive, a document end marker ("...")
+  // and a byte order mark inside the text are read differently by the two libraries (errors to
+  // the yaml library that js-yaml lets pass, mostly).
+  if (/\r(?!\n)|^ *\t|^ +(---|\.\.\.)(?![^ \t\r\n])|^\.\.\.(?![^ \t\r\n])|^ +%|\uFEFF/m.test(text)) return undefined;
   if (text.length > MAX_VALUE_LENGTH && hasLongLine(text)) return undefined;
   // Bounds the events parsed before they are counted: every value but the first follows one of
   // these characters, so a file with fewer of them than the budget holds fewer values.
@@ -113,6 +114,9 @@ function valueStarts(text: string): number {
   }
   return count;
 }
+
+/** The longest implicit key YAML allows (the ":" at most 1,024 characters after the key's start); longer ones go to the yaml library. */
+const MAX_IMPLICIT_KEY = 1000;
 
 /** The YAML 1.2 core schema's plain scalars, in js-yaml's order of resolution. */
 const PLAIN_TAGS = [nullCoreTag, boolCoreTag, intCoreTag, floatCoreTag];
@@ -303,7 +307,8 @@ class EventReader extends NodeChecks {
       if (keyEvent.type !== EVENT_ID.SCALAR || keyEvent.valueStart === -1) return needsFullRead();
       this.lexed += 1;
       const { value: keyValue, at: keyAt } = this.scalarAt(keyEvent, cursor, null);
-      if (keyValue === null || typeof keyValue === 'object') needsFullRead();
+      // The yaml library refuses an implicit key of more than 1,024 characters; js-yaml does not.
+      if (keyValue === null || typeof keyValue === 'object' || keyAt[1]! - keyAt[0]! > MAX_IMPLICIT_KEY) needsFullRead();
       const key = String(keyValue);
       const plain = keyEvent.style === SCALAR_STYLE.PLAIN;
       const verdict = this.acceptKey(key, keyAt, plain, isTagMap);

@@ -266,7 +266,7 @@ describe('plain-yaml: the fast reading builds what the yaml library builds', () 
     expect(slicesParsed.count - before).toBe(Math.ceil(text.length / DEFAULT_SLICING.bytes));
   });
 
-  it('leaves to the yaml library what an adversarial search found read differently: kept block scalars, an indented "---" before CRLF, a byte order mark inside the text', () => {
+  it('leaves to the yaml library what an adversarial search found read differently: kept block scalars, document markers and directives, a byte order mark inside the text, keys over 1,024 characters', () => {
     const found = [
       'resources:\n  a: [1, 2]\n  b1: |\n    # n\n\n\n\n  d: ${env:REGION}\n  b9: |+\n \n  ',
       'resources:\n   h: x\n   b2: >-\n     t\n   g: |+\n  ',
@@ -276,6 +276,12 @@ describe('plain-yaml: the fast reading builds what the yaml library builds', () 
       '  ---\r\nflow: [1, 2]\r\nlist:\r\n- a\r\n- b\r\n',
       '  ---\r\n# top comment\r\n  1.0: x',
       '\n\uFEFFk: 1\n',
+      '...\nk: 1\n',
+      '# c\n\n...\n',
+      '...\n...',
+      '  %x\n---\nk: 1\n',
+      `${'k'.repeat(1030)}: 1\n`,
+      `{${'k'.repeat(1030)}: 1}\n`,
     ];
     for (const text of found) {
       expect(readPlainYaml('stack.yaml', text, ENV, createStackBudget()), JSON.stringify(text)).toBeUndefined();
