@@ -39,9 +39,10 @@ export interface PlainRead {
  * mapping; an empty value in a flow collection, a flow collection over several lines, a scalar
  * on a later line than its key or over several lines, trailing block scalar lines the two
  * libraries read differently, a block scalar that keeps its trailing lines ("|+") (seen to
- * differ, or too costly to place exactly); a tab in
- * indentation or an indented "---" (errors to the yaml library that js-yaml lets pass); a limit
- * of stack-limits.ts about to be crossed. So the fast reading decides nothing the full one would
+ * differ, or too costly to place exactly); a tab in indentation, an indented "---", a "..."
+ * marker, an indented directive line, an implicit key over 1,000 characters, a byte order mark
+ * inside the text (errors to the yaml library that js-yaml lets pass, or read differently); a
+ * limit of stack-limits.ts about to be crossed. So the fast reading decides nothing the full one would
  * decide differently; test/unit/config/plain-yaml.test.ts compares both over the repository's
  * YAML files, generated and mutated YAML.
  */
