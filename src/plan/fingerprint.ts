@@ -12,7 +12,8 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortedCopy(value, ''));
 }
 
-const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+/** Strings in code-unit order (as canonical JSON sorts keys). */
+export const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The value with every object (after toJSON, as JSON.stringify applies it) copied with sorted keys. */
 function sortedCopy(value: unknown, key: string): unknown {

@@ -1,4 +1,5 @@
 import { isOwnershipTag, type TagsPolicy } from '../kinds/fields.js';
+import { byCodeUnit } from './fingerprint.js';
 import type { FieldChange } from './types.js';
 
 /** A tag as the platform returns it. */
@@ -83,10 +84,10 @@ export function planTagsPatch(live: readonly LiveTag[], desired: Readonly<Record
     setKey(patch, k, after);
     changes.push({ path: ['tags', k], op: 'add', after });
   }
-  if (changes.length > 1) changes.sort((a, b) => byKey(a.path[1]!, b.path[1]!));
+  if (changes.length > 1) changes.sort((a, b) => byCodeUnit(a.path[1]!, b.path[1]!));
 
   const entries = [...target];
-  if (entries.length > 1) entries.sort(([a], [b]) => byKey(a, b));
+  if (entries.length > 1) entries.sort(([a], [b]) => byCodeUnit(a, b));
   const after = Object.fromEntries(entries);
   let result: TagsPatch | undefined;
   if (changes.length === 0) result = undefined;
@@ -101,13 +102,10 @@ function setKey(patch: Record<string, string | null>, key: string, value: string
   else patch[key] = value;
 }
 
-/** Keys in code-unit order. */
-const byKey = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
 /** The user tags of a live tag list as a plain sorted map (without edgeform's ownership tags). */
 export function userTags(live: readonly LiveTag[]): Record<string, string> {
   const entries: Array<[string, string]> = [];
   for (const t of live) if (!t.read_only && !isOwnershipTag(t.key)) entries.push([t.key, t.value]);
-  if (entries.length > 1) entries.sort(([a], [b]) => byKey(a, b));
+  if (entries.length > 1) entries.sort(([a], [b]) => byCodeUnit(a, b));
   return Object.fromEntries(entries);
 }
