@@ -34,9 +34,30 @@ async function fetchPlayers(ctx: ProviderContext, index: number): Promise<readon
   return (await playerList.fetchPage(ctx, {}, { index, offset: 0, limit: 0 })).items;
 }
 
-/** The state of a player: its id and every setting (absent ones as null). */
+/**
+ * The state of a player: its id and every setting (absent ones as null). A blank logo position
+ * is none too: a blank setting inherits the default player's, whose logo position is null.
+ */
 function stateOf(player: Player): Record<string, unknown> {
-  return { player_id: player.id, ...Object.fromEntries(PLAYER_FIELDS.map((f) => [f, player[f] ?? null])) };
+  const state: Record<string, unknown> = { player_id: player.id, ...Object.fromEntries(PLAYER_FIELDS.map((f) => [f, player[f] ?? null])) };
+  if (state.logo_position === '') state.logo_position = null;
+  return state;
+}
+
+/**
+ * A setting as the vendor's `player` takes it: every setting is typed without null, so a
+ * `logo_position: null` (none) is sent as the blank the vendor documents ("may be blank to
+ * inherit their values from default Streaming player", whose logo position is null).
+ */
+function sentValue(field: string, value: unknown): unknown {
+  return field === 'logo_position' && value === null ? '' : value;
+}
+
+/** The settings a create sends: the declared ones, but a null logo position, which is the new player's default anyway. */
+function createSettings(desired: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const declared = declaredFields(desired, PLAYER_FIELDS);
+  if (declared.logo_position === null) delete declared.logo_position;
+  return declared;
 }
 
 const reads = defineListReads<'streaming_player', Player>({
@@ -102,7 +123,7 @@ export const streamingPlayer: ResourceProvider<'streaming_player'> = {
     const before: Record<string, unknown> = { player_id: state.player_id, name: state.name };
     for (const field of PLAYER_FIELDS) if (desired[field] !== undefined) before[field] = state[field] ?? null;
     const after: Record<string, unknown> = { ...before, ...declaredFields(desired, PLAYER_FIELDS) };
-    const player = { name: after.name, ...Object.fromEntries(diff.changed.map((field) => [field, desired[field as keyof typeof desired]])) };
+    const player = { name: after.name, ...Object.fromEntries(diff.changed.map((field) => [field, sentValue(field, desired[field as keyof typeof desired])])) };
     return {
       action: diff.changes.length > 0 ? 'update' : 'no-op',
       before,
@@ -117,8 +138,7 @@ export const streamingPlayer: ResourceProvider<'streaming_player'> = {
 
   create: {
     plan(desired) {
-      const declared = declaredFields(desired, PLAYER_FIELDS);
-      return createPlan(declared, 'player_id', { body: { player: declared } });
+      return createPlan(declaredFields(desired, PLAYER_FIELDS), 'player_id', { body: { player: createSettings(desired) } });
     },
     identity: (desired) => (desired.player_id === undefined ? `name ${JSON.stringify(desired.name)}` : null),
   },

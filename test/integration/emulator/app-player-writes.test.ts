@@ -63,11 +63,12 @@ describe('emulator streaming player writes', () => {
     expect([...emu.state.players.values()].filter((p) => p.name === 'main-player')).toHaveLength(2);
   });
 
-  it('PATCH changes the settings sent, null clears one, and answers the player', async () => {
-    const res = await emu.call('PATCH', '/streaming/players/60', { body: { player: { name: 'main-player', bg_color: null, logo: 'https://x.example/l.png' } } });
-    expect(res.body).toMatchObject({ id: 60, name: 'main-player', logo: 'https://x.example/l.png', fg_color: '#FFFFFF' });
-    expect(res.body).not.toHaveProperty('bg_color');
-    expect(emu.mutations.map((m) => m.after)).toEqual([{ bg_color: null, logo: 'https://x.example/l.png' }]);
+  it('PATCH changes the settings sent, a blank logo position clears it, and answers the player', async () => {
+    emu.state.players.get(60)!.logo_position = 'tl';
+    const res = await emu.call('PATCH', '/streaming/players/60', { body: { player: { name: 'main-player', logo_position: '', logo: 'https://x.example/l.png' } } });
+    expect(res.body).toMatchObject({ id: 60, name: 'main-player', logo: 'https://x.example/l.png', fg_color: '#FFFFFF', bg_color: '#000000' });
+    expect(res.body).not.toHaveProperty('logo_position');
+    expect(emu.mutations.map((m) => m.after)).toEqual([{ logo_position: null, logo: 'https://x.example/l.png' }]);
   });
 
   it('PATCH of an unknown player answers 404 {"status", "error"}', async () => {

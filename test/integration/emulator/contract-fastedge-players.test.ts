@@ -116,6 +116,8 @@ describe('streaming player writes (contract)', () => {
     { name: 'no name', body: { player: { autoplay: true } }, errors: { name: ["can't be blank"] } },
     { name: 'a string autoplay', body: { player: { name: 'p', autoplay: 'yes' } }, errors: { autoplay: ['is invalid'] } },
     { name: 'a numeric colour', body: { player: { name: 'p', bg_color: 0x112233 } }, errors: { bg_color: ['is invalid'] } },
+    { name: 'a null logo_position (typed string)', body: { player: { name: 'p', logo_position: null } }, errors: { logo_position: ['is invalid'] } },
+    { name: 'a null logo (typed string)', body: { player: { name: 'p', logo: null } }, errors: { logo: ['is invalid'] } },
   ];
 
   it.each(refused)('POST and PATCH refuse what the vendor schema refuses (422 {"errors"}): $name', async ({ body, errors }) => {
@@ -153,5 +155,22 @@ describe('streaming player writes (contract)', () => {
     expect(update.body).toEqual({ player: { name: 'brand-player', bg_color: '#112233', autoplay: true, logo: 'https://cdn.example.com/logo.png', logo_position: 'tr' } });
     expectValid(requestValidator(STREAMING, 'PATCH', P.player), update.body);
     expectValid(componentValidator(STREAMING, 'player'), (update.body as { player: unknown }).player);
+  });
+
+  it('clears a logo position as the vendor documents (a blank setting inherits the default player\'s, null): the update sends "", the create leaves it out', async () => {
+    const desired = { name: 'brand-player', logo_position: null, ensure: 'present' } as ResourceAttributes['streaming_player'];
+    const update = streamingPlayer.plan(desired, { player_id: 60, name: 'brand-player', logo_position: 'tr' });
+    expect(update.changes).toEqual([{ path: ['logo_position'], op: 'update', before: 'tr', after: null }]);
+    const body = (update.payload as { body: { player: Record<string, unknown> } }).body;
+    expect(body).toEqual({ player: { name: 'brand-player', logo_position: '' } });
+    expectValid(requestValidator(STREAMING, 'PATCH', P.player), body);
+    const create = streamingPlayer.create!.plan(desired, REF).payload as { body: unknown };
+    expect(create.body).toEqual({ player: { name: 'brand-player' } });
+    expectValid(requestValidator(STREAMING, 'POST', P.players), create.body);
+    // The emulator takes the blank as the vendor says: the player has no logo position any more.
+    emu.state.players.get(60)!.logo_position = 'tr';
+    const patched = await expectResponse(STREAMING, 'PATCH', P.player, '/streaming/players/60', 200, { player: { name: 'main-player', logo_position: '' } });
+    expect(patched).not.toHaveProperty('logo_position');
+    expect(emu.state.players.get(60)).not.toHaveProperty('logo_position');
   });
 });

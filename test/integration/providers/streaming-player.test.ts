@@ -101,6 +101,23 @@ describe('streaming_player update', () => {
     expect(emu.state.players.get(60)).toMatchObject({ autoplay: true, logo_position: 'bl', bg_color: '#000000' });
   });
 
+  it('clears a logo position the block sets to null: the plan shows it going to null, the PATCH sends the blank the vendor schema allows, and the next plan is a no-op', async () => {
+    emu.state.players.get(60)!.logo_position = 'tr';
+    const change = await planChange(h.ctx, block({ name: 'main-player', logo_position: null }));
+    expect(change).toMatchObject({ action: 'update', before: { logo_position: 'tr' }, after: { logo_position: null } });
+    expect(change.changes).toEqual([{ path: ['logo_position'], op: 'update', before: 'tr', after: null }]);
+    await apply(change);
+    expect(h.sent.filter((r) => r.method === 'PATCH')).toEqual([{ method: 'PATCH', path: '/streaming/players/60', body: { player: { name: 'main-player', logo_position: '' } } }]);
+    expect(emu.state.players.get(60)).not.toHaveProperty('logo_position');
+    expect((await planChange(h.ctx, block({ name: 'main-player', logo_position: null }))).action).toBe('no-op');
+  });
+
+  it('creates a player whose block says logo_position: null without sending the field (the platform default is none)', async () => {
+    await apply(await planChange(h.ctx, block({ name: 'plain-player', logo_position: null })));
+    expect(h.sent.filter((r) => r.method === 'POST')).toEqual([{ method: 'POST', path: PLAYERS, body: { player: { name: 'plain-player' } } }]);
+    expect(playersNamed('plain-player')[0]).not.toHaveProperty('logo_position');
+  });
+
   it('renames a player adopted by id in place', async () => {
     await apply(await planChange(h.ctx, block({ player_id: 55, name: 'renamed' })));
     expect(emu.state.players.get(55)?.name).toBe('renamed');

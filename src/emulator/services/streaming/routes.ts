@@ -77,7 +77,10 @@ const COLOUR = /^#[0-9A-Fa-f]{6}$/;
 /**
  * Reads the `{"player": {...}}` body of a POST or PATCH: the settings it sets, or 422
  * `{"errors": {field: [message]}}` as the vendor documents it (`name` can't be blank; a value of
- * the wrong type, a colour not in the format #AAAAAA or an unknown logo position is invalid).
+ * the wrong type, null included, since the vendor schema types every setting without null, a
+ * colour not in the format #AAAAAA or an unknown logo position is invalid). A blank string
+ * inherits the default player's setting, as the vendor's `player` says; for `logo_position`
+ * that is none (its documented default is null), so a blank one clears it.
  */
 function readPlayerBody(ctx: Ctx): Record<string, unknown> {
   const body = ctx.body;
@@ -89,7 +92,7 @@ function readPlayerBody(ctx: Ctx): Record<string, unknown> {
   for (const field of PLAYER_STRINGS) {
     const value = player[field];
     if (value === undefined) continue;
-    if (value !== null && (typeof value !== 'string' || (PLAYER_COLOURS.has(field) && value !== '' && !COLOUR.test(value)))) errors[field] = ['is invalid'];
+    if (typeof value !== 'string' || (PLAYER_COLOURS.has(field) && value !== '' && !COLOUR.test(value))) errors[field] = ['is invalid'];
     else settings[field] = value;
   }
   for (const field of PLAYER_FLAGS) {
@@ -100,7 +103,9 @@ function readPlayerBody(ctx: Ctx): Record<string, unknown> {
   }
   const position = player.logo_position;
   if (position !== undefined) {
-    if (position !== null && !['tl', 'tr', 'bl', 'br'].includes(position as string)) errors.logo_position = ['is not included in the list'];
+    if (typeof position !== 'string') errors.logo_position = ['is invalid'];
+    else if (position === '') settings.logo_position = null;
+    else if (!['tl', 'tr', 'bl', 'br'].includes(position)) errors.logo_position = ['is not included in the list'];
     else settings.logo_position = position;
   }
   if (Object.keys(errors).length > 0) fail(jsonReply(422, { errors }));
@@ -129,7 +134,7 @@ function createPlayer(ctx: Ctx): Reply {
   return emptyReply(200);
 }
 
-/** PATCH: the settings in the body change (null clears one); 200 with the player. */
+/** PATCH: the settings in the body change (a blank logo position clears it); 200 with the player. */
 function patchPlayer(ctx: Ctx): Reply {
   const player = findPlayer(ctx);
   const settings = readPlayerBody(ctx);
