@@ -81,6 +81,25 @@ export interface ListReadSpec<T extends ResourceType, Item> {
   find?(ctx: ProviderContext, desired: ResourceAttributes[T], ref: ResourceRef): Promise<{ item: Item; foundBy: string } | null>;
   /** Whether a block names its platform id (and is read by it); required with `find`. */
   hasId?(desired: ResourceAttributes[T]): boolean;
+  /**
+   * Finds the blocks of a group that omit their platform id in the group's list, all with one
+   * read of the whole list, instead of one `find` each (for a list that holds the whole group,
+   * not one filtered by the members' ids). Absent: each such block is found by `find` alone.
+   */
+  findInList?: ListFind<T, Item>;
+}
+
+/** How blocks without a platform id are found in a list page's items (see ListReadSpec.findInList). */
+export interface ListFind<T extends ResourceType, Item> {
+  /** The natural key a block is found by (its name). Pure. */
+  key(desired: ResourceAttributes[T]): string;
+  /** The natural key of a list item, compared with `key` for equality. Pure. */
+  itemKey(item: Item): string;
+  /**
+   * The block's one match among the items with its key, with the identity that matched; null
+   * when there is none; more than one throws AmbiguousIdentityError (see onlyMatch).
+   */
+  pick(desired: ResourceAttributes[T], matches: readonly Item[]): { item: Item; foundBy: string } | null;
 }
 
 /**
@@ -93,6 +112,11 @@ export interface ListReadSpec<T extends ResourceType, Item> {
  * at once (the count says how many), a list without one follows page after page while each page
  * paid for itself (the pages read so far found at least as many members). So a group costs at
  * most one request more than single reads, and a whole project of 1,000 floating IPs one.
+ *
+ * Members without their platform id (a kind with `findInList`) are found in the same list,
+ * which is then read to its end whatever it costs, so that a name found nowhere is known absent:
+ * a group of blocks found by name costs one list read (its pages), however many blocks there are.
+ * Where the list is not complete they are found one by one (`find`), as a group of one is.
  *
  * A member missing from a complete list reads `{exists: false}`, as a 404 does. A list counts as
  * complete only when every page was read and they agree with each other (the same count on each,
@@ -115,10 +139,12 @@ export function defineListReads<T extends ResourceType, Item>(spec: ListReadSpec
   };
   const groupRead: GroupRead<T> = {
     key: (desired) => spec.list.group(desired),
-    async read(ctx, members) {
+    ...(spec.findInList ? { findsWithoutId: true } : {}),
+    async read(ctx, members, refs) {
       const size = spec.list.maxMembersPerList ?? members.length;
       const chunks: Array<Promise<MemberRead[]>> = [];
-      for (let start = 0; start < members.length; start += size) chunks.push(readChunk(ctx, spec, readById, members.slice(start, start + size)));
+      for (let start = 0; start < members.length; start += size)
+        chunks.push(readChunk(ctx, spec, readById, read, members.slice(start, start + size), refs?.slice(start, start + size)));
       return (await Promise.all(chunks)).flat();
     },
   };
@@ -134,7 +160,9 @@ async function readChunk<T extends ResourceType, Item>(
   ctx: GroupReadContext,
   spec: ListReadSpec<T, Item>,
   read: (ctx: ProviderContext, desired: ResourceAttributes[T]) => Promise<Observation>,
+  readOrFind: ResourceProvider<T>['read'],
   members: readonly ResourceAttributes[T][],
+  refs: readonly ResourceRef[] | undefined,
 ): Promise<MemberRead[]> {
   const settle = async (work: () => Promise<Observation> | Observation): Promise<MemberRead> => {
     try {
@@ -143,16 +171,29 @@ async function readChunk<T extends ResourceType, Item>(
       return { ok: false, error };
     }
   };
-  const readAlone = (member: ResourceAttributes[T]) => settle(() => read(ctx, member));
+  // Members without their id, found by their natural key in the list (see ListReadSpec.findInList).
+  const finder = spec.findInList;
+  const byKey = finder && spec.hasId ? members.map((member) => spec.hasId!(member) === false) : members.map(() => false);
+  /** A member's read alone: by its id, or its find (with its ref: the group read of a kind with findInList is given them). */
+  const readAlone = (member: ResourceAttributes[T], i: number) =>
+    settle(() => {
+      if (!byKey[i]) return read(ctx, member);
+      const ref = refs?.[i];
+      if (ref === undefined) throw new Error('a grouped read of blocks without their id needs their refs');
+      return readOrFind(ctx, member, ref);
+    });
   const [head, ...tail] = members;
   if (head === undefined) return [];
-  if (tail.length === 0) return [await readAlone(head)];
+  if (tail.length === 0) return [await readAlone(head, 0)];
+  const keyed = new Map<string, Item[]>();
+  if (finder) members.forEach((member, i) => byKey[i] && keyed.set(finder.key(member), []));
 
   // A member found in a page is projected as the page comes, so that the page's items (the
   // answer's every field) are let go at once rather than held until the last page: what a large
   // group keeps is its observations.
   const at = new Map<string, number[]>();
   members.forEach((member, i) => {
+    if (byKey[i]) return;
     const id = spec.list.memberId(member);
     const same = at.get(id);
     if (same) same.push(i);
@@ -162,22 +203,40 @@ async function readChunk<T extends ResourceType, Item>(
   const onFound = (id: string, item: Item): void => {
     for (const i of at.get(id) ?? []) projected[i] = projectNow(ctx, spec, members[i]!, item);
   };
+  const onItem =
+    finder && keyed.size > 0
+      ? (item: Item): void => {
+          keyed.get(finder.itemKey(item))?.push(item);
+        }
+      : undefined;
   let listing: Listing;
   try {
-    listing = await listMembers(ctx, spec.list, [head, ...tail], onFound);
+    listing = await listMembers(ctx, spec.list, [head, ...tail], at, onFound, onItem);
   } catch (error) {
     if (ctx.signal.aborted) throw ctx.signal.reason;
     // A page the client cannot use: each member's own GET tells which answer is wrong. A list
     // answered 404 (a project or region that is not there): each GET says what a 404 means.
-    if (error instanceof UnexpectedResponseError || error instanceof NotFoundError) return Promise.all(members.map(readAlone));
+    if (error instanceof UnexpectedResponseError || error instanceof NotFoundError) return Promise.all(members.map((member, i) => readAlone(member, i)));
     return members.map(() => ({ ok: false, error }));
   }
+  /** A member without its id, found (or known absent) in the complete list. */
+  const findListed = async (member: ResourceAttributes[T]): Promise<MemberRead> => {
+    try {
+      const found = finder!.pick(member, keyed.get(finder!.key(member)) ?? []);
+      if (found === null) return { ok: true, observation: { exists: false } };
+      const observed = await spec.project(ctx, member, found.item);
+      return { ok: true, observation: observed.exists ? { ...observed, foundBy: found.foundBy } : observed };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  };
   return Promise.all(
     members.map((member, i) => {
+      if (byKey[i]) return listing.complete ? findListed(member) : readAlone(member, i);
       const found = projected[i];
       if (found !== undefined) return found;
       if (listing.complete) return { ok: true, observation: { exists: false } } satisfies MemberRead;
-      return readAlone(member);
+      return readAlone(member, i);
     }),
   );
 }
@@ -202,17 +261,23 @@ function projectNow<T extends ResourceType, Item>(ctx: ProviderContext, spec: Li
 }
 
 /**
- * Reads list pages for the members until they are all found, the list ends, or single reads
- * would cost less. Each member's item goes to `onFound` as its page is taken; pages are taken
- * in their order, whatever order they come in, so an item listed twice is always the first page's.
+ * Reads list pages for the members named by id (`ids`) until they are all found, the list ends,
+ * or single reads would cost less; with `onItem` (members found by natural key), to the list's
+ * end. Each member's item goes to `onFound`, and every item to `onItem`, as its page is taken;
+ * pages are taken in their order, whatever order they come in, so an item listed twice is always
+ * the first page's.
  */
 async function listMembers<T extends ResourceType, Item>(
   ctx: GroupReadContext,
   list: ListEndpoint<T, Item>,
   members: ListMembers<T>,
+  ids: ReadonlyMap<string, unknown>,
   onFound: (id: string, item: Item) => void,
+  onItem?: (item: Item) => void,
 ): Promise<Listing> {
-  const wanted = new Set(members.map((m) => list.memberId(m)));
+  const wanted = new Set(ids.keys());
+  // Members found by natural key need the whole list: none may stop it early.
+  const exhaustive = onItem !== undefined;
   const found = new Set<string>();
   const seen = new Set<string>();
   const paging = list.paging;
@@ -227,6 +292,7 @@ async function listMembers<T extends ResourceType, Item>(
       if (seen.has(id)) continue;
       seen.add(id);
       fresh += 1;
+      onItem?.(item);
       if (wanted.has(id)) {
         found.add(id);
         onFound(id, item);
@@ -247,7 +313,7 @@ async function listMembers<T extends ResourceType, Item>(
     const size = first.items.length > 0 && first.items.length < Math.min(limit, total) ? first.items.length : limit;
     const pages = Math.max(1, Math.ceil(total / size));
     const rest = pages - 1;
-    if (rest > 0 && (missing() === 0 || rest >= missing())) return { complete: false };
+    if (rest > 0 && !exhaustive && (missing() === 0 || rest >= missing())) return { complete: false };
     if (pages > maxPages) throw endless();
     // Each page is taken once those before it are (a later one that comes first waits).
     const waiting = new Map<number, ListPage<Item>>();
@@ -270,7 +336,7 @@ async function listMembers<T extends ResourceType, Item>(
   let page = first;
   for (let read = 1; ; read++) {
     if (page.items.length === 0 || (paging.kind === 'offset' && page.items.length < limit)) return { complete: true };
-    if (missing() <= 1 || read > found.size) return { complete: false };
+    if (!exhaustive && (missing() <= 1 || read > found.size)) return { complete: false };
     if (read >= maxPages) throw endless();
     page = await fetch(read);
     // A page of nothing new: the platform repeats itself instead of paging; stop here.

@@ -77,10 +77,18 @@ export interface GroupRead<T extends ResourceType = ResourceType> {
   /** The group a resource belongs to; resources with equal keys are read by one `read`. Pure. */
   key(desired: ResourceAttributes[T]): string;
   /**
-   * Reads a group: per member, in order, what was observed or the error its read failed with (a
-   * list request that failed fails every member it was for). Rejects only when aborted.
+   * Whether the group read also takes blocks that omit their platform id and finds them in the
+   * group's list (one list read for every such block, not a find each); otherwise readStack reads
+   * each of those alone.
    */
-  read(ctx: GroupReadContext, members: readonly ResourceAttributes[T][]): Promise<MemberRead[]>;
+  findsWithoutId?: boolean;
+  /**
+   * Reads a group: per member, in order, what was observed or the error its read failed with (a
+   * list request that failed fails every member it was for). Rejects only when aborted. `refs`
+   * (each member's address and stack, in order) are needed when members omit their id
+   * (findsWithoutId), which a member read alone is found by.
+   */
+  read(ctx: GroupReadContext, members: readonly ResourceAttributes[T][], refs?: readonly ResourceRef[]): Promise<MemberRead[]>;
 }
 
 /** The outcome of one member's read within a group read. */

@@ -105,6 +105,7 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
       outcomes = await groupRead.read(
         groupCtx,
         blocks.map((b) => b.attributes),
+        blocks.map((b) => ({ address: b.address, stack: stack.name ?? null })),
       );
     } catch (error) {
       // Aborted: an interrupt propagates from here, a run-fatal error stops the reading.
@@ -126,9 +127,10 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
     const groupRead = provider.groupRead;
     if (!groupRead) return blocks.map((b) => limit(() => readResource(b)));
     const groups = new Map<string, Array<ResourceBlock<K>>>();
-    // Only blocks that name their platform id are read by group; one without (a creatable
-    // kind) is found by its own identity (natural key or ownership tags).
-    const byIdentity = blocks.filter((b) => (b.attributes as Record<string, unknown>)[provider.idField] === undefined);
+    // Only blocks that name their platform id are read by group, unless the group read finds
+    // the others in its list too; one without (a creatable kind) is found by its own identity
+    // (natural key or ownership tags).
+    const byIdentity = groupRead.findsWithoutId ? [] : blocks.filter((b) => (b.attributes as Record<string, unknown>)[provider.idField] === undefined);
     const alone = new Set<ResourceBlock<K>>(byIdentity);
     for (const block of blocks) {
       if (alone.has(block)) continue;

@@ -32,3 +32,16 @@ export const appList: KindList<AccountScope, AppItem> = {
     return page.count === undefined ? { items: page.apps } : { items: page.apps, total: page.count };
   },
 };
+
+/**
+ * The apps whose name contains `name` (the list's `name` filter: a partial, case-insensitive
+ * match, so the caller keeps only the exact name), paged as the whole list is.
+ */
+export const appsNamedList: KindList<{ name: string }, AppItem> = {
+  paging: appList.paging,
+  path: () => '/fastedge/v1/apps',
+  async fetchPage(ctx, s, { limit, offset }) {
+    const page = (await ctx.api.get(appsNamedList.path(s), { schema: appPage, query: { name: s.name, limit, offset, ordering: 'id' }, signal: ctx.signal })).body;
+    return page.count === undefined ? { items: page.apps } : { items: page.apps, total: page.count };
+  },
+};

@@ -2,14 +2,15 @@ import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
 import { PlanPayloadError } from '../../errors.js';
 import type { ResourceChange } from '../../plan/types.js';
-import { createPlan } from '../create.js';
+import { createPlan, onlyMatch } from '../create.js';
 import { declaredFields, diffDeclared } from '../declared-fields.js';
 import { defineListReads } from '../list-read.js';
 import type { ProviderContext, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { deleteIfPresent, readOrGone, postCreate, requirePayload } from '../shared.js';
 import { appImport } from './import.js';
-import { appFields, appList } from './list.js';
+import { listAll } from '../kind-list.js';
+import { appFields, appList, appsNamedList, type AppItem } from './list.js';
 
 const APPS = appList.path({});
 const appPath = (id: number) => apiPath`/fastedge/v1/apps/${id}`;
@@ -62,6 +63,20 @@ function stateOf(desired: ResourceAttributes['fastedge_app'], read: ReadApp): Re
   };
 }
 
+/** An app as the list shows it (no env or rsp_headers). */
+const listedApp = (app: AppItem): ReadApp => ({ id: app.id, app, full: false });
+
+/** The one app with the block's name among `apps`; two are an error naming both (names are unique on the platform, but its answer is not trusted). */
+function pickByName(desired: ResourceAttributes['fastedge_app'], apps: readonly ReadApp[]): { item: ReadApp; foundBy: string } | null {
+  const identity = `name ${JSON.stringify(desired.name)}`;
+  const item = onlyMatch(
+    apps.filter((read) => read.app.name === desired.name),
+    (read) => read.id,
+    { type: 'fastedge_app', identity, idField: 'app_id' },
+  );
+  return item === null ? null : { item, foundBy: identity };
+}
+
 const reads = defineListReads<'fastedge_app', ReadApp>({
   readOne: (ctx, desired) => readApp(ctx, desired.app_id!),
   async project(ctx, desired, read) {
@@ -74,12 +89,14 @@ const reads = defineListReads<'fastedge_app', ReadApp>({
   },
   hasId: (desired) => desired.app_id !== undefined,
   async find(ctx, desired) {
-    const name = desired.name!;
-    // The platform's names are unique in an account: the by-name lookup answers one id, or 404.
-    const id = await readOrGone(async () => (await ctx.api.get(apiPath`/fastedge/v1/apps/by-name/${name}`, { schema: z.int().min(1), signal: ctx.signal })).body);
-    if (id === null) return null;
-    const read = await readApp(ctx, id);
-    return read === null ? null : { item: read, foundBy: `name ${JSON.stringify(name)}` };
+    // The list's name filter matches in part and ignores case: only the exact name is the block's.
+    const named = await listAll(ctx, appsNamedList, { name: desired.name! }, (app) => String(app.id));
+    return pickByName(desired, named.map(listedApp));
+  },
+  findInList: {
+    key: (desired) => desired.name!,
+    itemKey: (read) => read.app.name,
+    pick: pickByName,
   },
   list: {
     group: () => 'apps',
@@ -89,7 +106,7 @@ const reads = defineListReads<'fastedge_app', ReadApp>({
     describe: () => `GET ${APPS}`,
     async fetchPage(ctx, _members, page) {
       const listed = await appList.fetchPage(ctx, {}, page);
-      return { ...listed, items: listed.items.map((app) => ({ id: app.id, app, full: false })) };
+      return { ...listed, items: listed.items.map(listedApp) };
     },
   },
 });
@@ -103,10 +120,11 @@ function appIdOf(change: ResourceChange<'fastedge_app'>): number {
 
 /**
  * FastEdge apps (synchronous API, no tasks). A block names its `app_id` (adopt) or only its
- * `name`: names are unique in an account, so the platform's by-name lookup
- * (`GET /fastedge/v1/apps/by-name/{name}`, deprecated by the vendor but served; were it ever to
- * answer 404 for every name, a create would be refused for the name in use, never duplicated)
- * finds the one app or none, and none means create (`POST /fastedge/v1/apps`, which needs a binary; a new
+ * `name`: names are unique in an account. Blocks found by name are found in the app list, all
+ * with one read of it (its pages), whatever their number; one alone (or a re-read after a create)
+ * through the list's `name` filter, which matches in part, so only the exact name counts (the
+ * vendor's `GET /fastedge/v1/apps/by-name/{name}` is deprecated and never used). It finds the
+ * one app or none, and none means create (`POST /fastedge/v1/apps`, which needs a binary; a new
  * app starts as a draft unless `status` is declared). Every declared field (name, binary, env,
  * rsp_headers, status, comment) can change in place through `PATCH /fastedge/v1/apps/{id}`,
  * which sends only the fields that differ, so nothing forces a replacement. A create whose

@@ -7,10 +7,14 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fastedgeApp } from '../../../src/kinds/fastedge-app/provider.js';
+import { providers } from '../../../src/kinds/providers.js';
+import { readStack } from '../../../src/kinds/read-stack.js';
 import type { ResourceAttributes } from '../../../src/kinds/registry.js';
 import { streamingPlayer } from '../../../src/kinds/streaming-player/provider.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
-import { componentValidator, expectValid, requestValidator, responseValidator, expectDocumentedAnswer } from '../../helpers/openapi.js';
+import { componentValidator, expectValid, loadSpec, queryChecker, requestValidator, responseValidator, expectDocumentedAnswer } from '../../helpers/openapi.js';
+import { createProviderHarness } from '../../helpers/providers.js';
+import { resource, stackOf } from '../../helpers/stack.js';
 import { REF } from '../../helpers/ref.js';
 
 const FASTEDGE = 'fastedge_api.yaml';
@@ -52,6 +56,23 @@ describe('FastEdge app writes (contract)', () => {
     const res = await emu.call('GET', '/fastedge/v1/apps/by-name/nothing-here');
     expect(res.status).toBe(404);
     expect(res.text).toBe('');
+  });
+
+  it("edgeform finds apps by name through the list's documented name filter, never the by-name lookup the vendor deprecates", async () => {
+    expect(loadSpec(FASTEDGE).doc.paths[P.byName].get.deprecated).toBe(true);
+    const h = createProviderHarness(emu);
+    try {
+      await fastedgeApp.read(h.ctx, { name: 'edge-router', ensure: 'present' }, REF);
+      const blocks = ['edge-router', 'legacy-app', 'not-there'].map((name, i) => resource('fastedge_app', `app_${i}`, { name, ensure: 'present' }));
+      await readStack(h.ctx, stackOf(blocks), providers, { parallelism: 4 });
+      expect(h.sent.map((r) => `${r.method} ${r.path}`)).toEqual([`GET ${P.apps}`, `GET ${P.apps}`]);
+      const check = queryChecker(FASTEDGE, 'GET', P.apps);
+      for (const { query } of h.sent) expect(check(new URLSearchParams(Object.entries(query ?? {}).map(([k, v]): [string, string] => [k, String(v)])))).toEqual([]);
+      expect(h.sent[0]?.query).toMatchObject({ name: 'edge-router' });
+    } finally {
+      await h.close();
+    }
+    await expectResponse(FASTEDGE, 'GET', P.apps, `${P.apps}?name=EDGE&limit=1000&offset=0&ordering=id`, 200);
   });
 
   const refused: Array<{ name: string; body: unknown }> = [

@@ -10,7 +10,6 @@ import { REF } from '../../helpers/ref.js';
 import { resource } from '../../helpers/stack.js';
 
 const APPS = '/fastedge/v1/apps';
-const BY_NAME = '/fastedge/v1/apps/by-name/{name}';
 
 type App = ResourceAttributes['fastedge_app'];
 const block = (attributes: Partial<App>, name = 'edge') => resource('fastedge_app', name, { ensure: 'present', ...attributes } as App);
@@ -27,17 +26,28 @@ const apply = (change: ResourceChange) => bindProvider(providers.resources, chan
 const appsNamed = (name: string) => [...emu.state.fastedgeApps.values()].filter((a) => a.name === name);
 
 describe('fastedge_app read by name', () => {
-  it('finds the app through the by-name lookup and says which identity matched', async () => {
+  it("finds the app through the app list's name filter in one request (never the deprecated by-name lookup) and says which identity matched", async () => {
     expect(await fastedgeApp.read(h.ctx, { name: 'edge-router', ensure: 'present' }, REF)).toEqual({
       exists: true,
       state: { app_id: 1300, name: 'edge-router', binary: 502, status: 1, comment: '' },
       foundBy: 'name "edge-router"',
     });
-    expect(routesSeen(emu)).toEqual([`GET ${BY_NAME}`, 'GET /fastedge/v1/apps/{app_id}']);
+    expect(h.sent).toEqual([{ method: 'GET', path: APPS, query: { name: 'edge-router', limit: 1000, offset: 0, ordering: 'id' } }]);
   });
 
-  it('answers a name no app has (404) as not existing', async () => {
+  it('takes only the app with exactly the name: the filter is a partial, case-insensitive match', async () => {
+    expect(await fastedgeApp.read(h.ctx, { name: 'router', ensure: 'present' }, REF)).toEqual({ exists: false });
+    expect(routesSeen(emu)).toEqual([`GET ${APPS}`]);
+  });
+
+  it('answers a name no app has as not existing', async () => {
     expect(await fastedgeApp.read(h.ctx, { name: 'nothing-here', ensure: 'present' }, REF)).toEqual({ exists: false });
+    expect(routesSeen(emu)).toEqual([`GET ${APPS}`]);
+  });
+
+  it('reads the app itself when the block found by name declares env (the list items lack it)', async () => {
+    expect(await fastedgeApp.read(h.ctx, { name: 'edge-router', env: {}, ensure: 'present' }, REF)).toMatchObject({ exists: true, state: { app_id: 1300 } });
+    expect(routesSeen(emu)).toEqual([`GET ${APPS}`, 'GET /fastedge/v1/apps/{app_id}']);
   });
 
   it('reads env and rsp_headers from the app itself when the block declares them (the list items lack them)', async () => {

@@ -165,6 +165,41 @@ describe('grouped reads', () => {
     expect(await providers.resources.cloud_floating_ip.read(harness.ctx, fipBlocks([1])[0]!.attributes as never, REF)).toMatchObject({ lockTaskId: task });
   });
 
+  describe('FastEdge apps found by name', () => {
+    /** A world of 60 apps, app-0 … app-59, and blocks finding the first `n` of them by name. */
+    const world = { fastedge_apps: range(60).map((n) => ({ id: 1000 + n, name: `app-${n}` })) } as unknown as EmulatorFixtures;
+    const byName = (n: number) => range(n).map((i) => resource('fastedge_app', `app_${i}`, { name: `app-${i}`, ensure: 'present' }));
+
+    it.each([2, 5, 50])('finds %i apps by name with one read of the app list: the requests do not grow with the apps', async (n) => {
+      const { emu, harness } = await start({ fixtures: world });
+      const reads = await read(harness.ctx, [...byName(n), resource('fastedge_app', 'fresh', { name: 'not-there-yet', binary: 1, ensure: 'present' })]);
+      expect(routes(emu)).toEqual(['GET /fastedge/v1/apps']);
+      expect(harness.sent[0]?.query).toEqual({ limit: 1000, offset: 0, ordering: 'id' });
+      for (const i of range(n)) {
+        expect(reads.get(`fastedge_app.app_${i}`)).toEqual({
+          ok: true,
+          observation: { exists: true, foundBy: `name "app-${i}"`, state: expect.objectContaining({ app_id: 1000 + i, name: `app-${i}` }) },
+        });
+      }
+      expect(reads.get('fastedge_app.fresh')).toEqual({ ok: true, observation: { exists: false } });
+    });
+
+    it('reads the whole list, page after page, however few blocks are found by name (so a name not there is known absent)', async () => {
+      const { emu, harness } = await start({ fixtures: world });
+      const reads = await read(harness.ctx, [...byName(2), resource('fastedge_app', 'by_id', { app_id: 1001, ensure: 'present' })], { pageSize: 25 });
+      expect(routes(emu)).toEqual(Array(3).fill('GET /fastedge/v1/apps'));
+      expect([...reads.values()].every((r) => r.ok && r.observation.exists)).toBe(true);
+    });
+
+    it("is an error naming both ids when the list shows two apps with a block's name (names are unique on the platform, but the answer is not trusted)", async () => {
+      const { emu, harness } = await start({ fixtures: world });
+      emu.state.fastedgeApps.set(2000, { ...emu.state.fastedgeApps.get(1001)!, id: 2000 });
+      const reads = await read(harness.ctx, byName(3));
+      expect(reads.get('fastedge_app.app_1')).toEqual({ ok: false, error: { summary: expect.stringContaining('ids 1001, 2000') } });
+      expect(reads.get('fastedge_app.app_2')).toMatchObject({ ok: true, observation: { exists: true } });
+    });
+  });
+
   it('reads the other grouped kinds with one list each', async () => {
     const fixtures = {
       instances: range(3).map((n) => ({ id: fipId(100 + n), name: `vm-${n}`, flavor_id: 'g2-standard-2-4', available_flavors: ['g2-standard-4-8'] })),
