@@ -32,10 +32,11 @@ describe('emulator streaming AI tasks', () => {
     expect(res.body).toMatchObject({ next: 'page=4', previous: 'page=2' });
   });
 
-  it('answers 404 for a page past the end', async () => {
+  it('answers an empty page past the end (the vendor SDK pages on until one), with the count and no next', async () => {
     const res = await list('?page=3');
-    expect(res.status).toBe(404);
-    expect(res.body.status).toBe(404);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ count: 15, next: null, previous: 'page=2', results: [] });
+    expect((await list('?status=FAILURE&task_name=transcription&page=2')).body).toEqual({ count: 0, next: null, previous: 'page=1', results: [] });
   });
 
   it('orders by started_at descending by default', async () => {
@@ -76,6 +77,26 @@ describe('emulator streaming AI tasks', () => {
   it('filters by date_created (a day)', async () => {
     const res = await list('?date_created=2025-12-01');
     expect(res.body.count).toBe(1);
+  });
+
+  // The vendor documents date_created as "Datetime in ISO 8601 format", which allows reduced
+  // precision: a day, an hour, a minute, or a full datetime, each with or without a zone.
+  it.each([
+    ['2025-12-01T08', 1],
+    ['2025-12-01T09', 0],
+    ['2025-12-01T10+02:00', 1],
+    ['2025-12-01T08Z', 1],
+    ['2025-12-01T08:00', 1],
+    ['2025-12-01T08:01', 0],
+    ['2025-12-01T08:00:00Z', 1],
+  ] as const)('filters by date_created at its precision: %s matches %i task', async (text, count) => {
+    const res = await list(`?date_created=${encodeURIComponent(text)}`);
+    expect(res.status).toBe(200);
+    expect(res.body.count).toBe(count);
+  });
+
+  it.each(['2025-12-01T8', 'yesterday', '2025-13-01'])('answers 422 for a date_created that is not ISO 8601: %s', async (text) => {
+    expect((await list(`?date_created=${text}`)).status).toBe(422);
   });
 
   it('searches task_data partially and case-insensitively (origin host)', async () => {

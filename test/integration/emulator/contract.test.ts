@@ -172,7 +172,10 @@ describe('emulator contract with the vendor OpenAPI (responses)', () => {
   it('GET subtitles 404 matches notfound', () => expectResponse(STREAMING, 'GET', P.subtitles, '/streaming/videos/1/subtitles', 404));
   it('GET AI tasks matches ai_tasks_list (first page)', () => expectResponse(STREAMING, 'GET', P.aiTasks, P.aiTasks, 200));
   it('GET AI tasks matches ai_tasks_list (last page, next null)', () => expectResponse(STREAMING, 'GET', P.aiTasks, `${P.aiTasks}?page=2`, 200));
-  it('GET AI tasks 404 matches notfound', () => expectResponse(STREAMING, 'GET', P.aiTasks, `${P.aiTasks}?page=9`, 404));
+  it("GET AI tasks past the last page answers an empty ai_tasks_list (200), which the vendor SDK's auto-paging asks for", async () => {
+    const body = await expectResponse(STREAMING, 'GET', P.aiTasks, `${P.aiTasks}?page=3`, 200);
+    expect(body).toEqual({ count: 15, next: null, previous: 'page=2', results: [] });
+  });
   it('GET AI tasks 422 matches upgraderequired', () => expectResponse(STREAMING, 'GET', P.aiTasks, `${P.aiTasks}?status=DONE`, 422));
 
   it('GET notification settings matches NotificationSettingsPaginatedArray', () =>

@@ -189,13 +189,27 @@ function enumParam<T extends string>(ctx: Ctx, name: string, allowed: readonly T
   return value as T;
 }
 
-/** Whether a task was created within the instant or prefix given (a day, an hour, ... or an exact datetime). */
-function createdMatches(task: AiTaskRecord, text: string): boolean {
-  const iso = new Date(task.created_at).toISOString();
-  const from = parseDate(text);
-  const normalized = new Date(from).toISOString();
-  const precision = /T\d{2}:\d{2}:\d{2}/.test(text) ? 19 : /T\d{2}:\d{2}/.test(text) ? 16 : /T\d{2}/.test(text) ? 13 : 10;
-  return iso.slice(0, precision) === normalized.slice(0, precision);
+/** An ISO 8601 date, optionally with an hour, a minute or a full time, and optionally a zone (reduced precision, as ISO 8601 allows). */
+const CREATED_FILTER = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2})(?::(\d{2})(?::(\d{2}(?:\.\d+)?))?)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/**
+ * Reads `date_created`, which the vendor documents as "Datetime in ISO 8601 format": a day, an
+ * hour (`2025-12-01T08`), a minute or a full datetime, with or without a zone (UTC without). The
+ * instant it starts at (epoch ms) and how many characters of an ISO string it fixes; undefined
+ * when it is not such a datetime.
+ */
+function readCreatedFilter(text: string): { from: number; precision: number } | undefined {
+  const m = CREATED_FILTER.exec(text.trim());
+  if (!m) return undefined;
+  const [, date, hour, minute, second] = m;
+  const from = parseDate(`${date}T${hour ?? '00'}:${minute ?? '00'}:${second ?? '00'}${m[5] ?? 'Z'}`);
+  if (Number.isNaN(from)) return undefined;
+  return { from, precision: second !== undefined ? 19 : minute !== undefined ? 16 : hour !== undefined ? 13 : 10 };
+}
+
+/** Whether a task was created within the day, hour, minute or second the filter names. */
+function createdMatches(task: AiTaskRecord, filter: { from: number; precision: number }): boolean {
+  return new Date(task.created_at).toISOString().slice(0, filter.precision) === new Date(filter.from).toISOString().slice(0, filter.precision);
 }
 
 /** When the task was processed, as the vendor's current SDK models expect it on every task (ai_results.processing_time). */
@@ -213,8 +227,9 @@ function listAiTasks(ctx: Ctx): Reply {
   const taskName = enumParam(ctx, 'task_name', ['transcription', 'content-moderation'] as const);
   const status = enumParam(ctx, 'status', AI_TASK_STATUSES);
   const ordering = enumParam(ctx, 'ordering', AI_ORDERINGS);
-  const dateCreated = ctx.query.get('date_created');
-  if (dateCreated !== null && Number.isNaN(parseDate(dateCreated))) streamingError(422, `Unprocessable Entity. date_created must be an ISO 8601 datetime; got "${dateCreated}".`);
+  const dateText = ctx.query.get('date_created');
+  const dateCreated = dateText === null ? null : readCreatedFilter(dateText);
+  if (dateCreated === undefined) streamingError(422, `Unprocessable Entity. date_created must be an ISO 8601 datetime; got "${dateText}".`);
   const search = ctx.query.get('search')?.toLowerCase();
   const page = pageParam(ctx, 'page', 1, 422);
   const limit = pageParam(ctx, 'limit', 10, 422);
@@ -233,8 +248,8 @@ function listAiTasks(ctx: Ctx): Reply {
   } else {
     matching.sort((a, b) => a[ordering].localeCompare(b[ordering]) || b.started_at - a.started_at);
   }
+  // A page past the last is an empty page, not a 404: the vendor SDK's auto-paging asks for one.
   const pages = Math.max(1, Math.ceil(matching.length / limit));
-  if (page > pages) streamingError(404, 'Not Found. Invalid page.');
   const start = (page - 1) * limit;
   return jsonReply(200, {
     count: matching.length,
