@@ -12,8 +12,12 @@ export default defineConfig({
     // again for each of them (about a quarter of the run's CPU time). So a test file must close
     // what it starts (emulators, servers, signal listeners) and restore what it mocks.
     isolate: false,
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    reporters: ['default', './test/reporters/summary-line.ts'],
+    // No pass may depend on the machine's speed: every test is bounded by what it does (a count of
+    // cases, runs, requests; the emulator's own clock), never by a time it must finish within. These
+    // timeouts are a backstop for a hang only, ten minutes, far beyond any test on a busy machine;
+    // no test sets a timeout of its own (docs/architecture.md, "Tests").
+    testTimeout: 600_000,
+    hookTimeout: 600_000,
+    reporters: ['default', './test/reporters/summary-line.ts', './test/reporters/slow-files.ts'],
   },
 });

@@ -25,5 +25,5 @@ describe('npm run demo', () => {
     expect(output).not.toContain('✘');
     expect(output).toContain('Demo complete');
     expect(code).toBe(0);
-  }, 180_000);
+  });
 });

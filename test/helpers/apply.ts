@@ -75,7 +75,7 @@ export async function driveTasks<T>(emu: Emulator, done: Promise<T>, stepMs = 20
     finished = true;
   });
   while (!finished) {
-    await Promise.race([result.catch(() => undefined), waitFor(() => finished || emu.state.pendingTasks.length > 0, { timeoutMs: 20_000, what: 'a pending task or the end' })]);
+    await Promise.race([result.catch(() => undefined), waitFor(() => finished || emu.state.pendingTasks.length > 0, { what: 'a pending task or the end' })]);
     if (!finished && emu.state.pendingTasks.length > 0) emu.clock.advance(stepMs);
   }
   return result;

@@ -55,7 +55,7 @@ export interface RunningCli {
   /** Everything written so far. */
   readonly stdout: string;
   readonly stderr: string;
-  /** Waits (bounded) until stdout or stderr matches. */
+  /** Waits until stdout or stderr matches (rejects when the CLI exits first, or after `timeoutMs` when given). */
   waitForOutput(pattern: string | RegExp, timeoutMs?: number): Promise<void>;
   /** Resolves when the process exited, with everything it wrote. */
   exited: Promise<CliResult>;
@@ -102,7 +102,7 @@ export function startCli(args: string[], options: RunCliOptions = {}): RunningCl
       return stderr;
     },
     exited,
-    waitForOutput(pattern, timeoutMs = 10_000) {
+    waitForOutput(pattern, timeoutMs) {
       return new Promise<void>((resolve, reject) => {
         const check = () => {
           if (matches(pattern)) {
@@ -113,10 +113,14 @@ export function startCli(args: string[], options: RunCliOptions = {}): RunningCl
             reject(new Error(`the CLI exited before printing ${String(pattern)}\nstdout:\n${stdout}\nstderr:\n${stderr}`));
           }
         };
-        const timer = setTimeout(() => {
-          done();
-          reject(new Error(`timed out after ${timeoutMs} ms waiting for ${String(pattern)}\nstdout:\n${stdout}\nstderr:\n${stderr}`));
-        }, timeoutMs);
+        // No bound unless one is given: output that never comes is a hang, which vitest's backstop ends.
+        const timer =
+          timeoutMs === undefined
+            ? undefined
+            : setTimeout(() => {
+                done();
+                reject(new Error(`timed out after ${timeoutMs} ms waiting for ${String(pattern)}\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+              }, timeoutMs);
         const done = () => {
           clearTimeout(timer);
           waiters.delete(check);

@@ -1,6 +1,9 @@
 /** Options of {@link waitFor}. */
 export interface WaitForOptions {
-  /** Upper bound before giving up (real ms); default 10 s. */
+  /**
+   * Upper bound before giving up (real ms); default none: a condition that never holds is a hang,
+   * which vitest's backstop timeout ends, so no test fails because a busy machine was slow.
+   */
   timeoutMs?: number;
   /** Pause between checks (real ms); default 5. */
   intervalMs?: number;
@@ -11,10 +14,10 @@ export interface WaitForOptions {
 /**
  * Polls a condition until it holds and returns its truthy value: how tests wait for the system
  * under test to reach a state (a request seen, a line printed) instead of sleeping for a guess.
- * Rejects when the bound passes, naming what was awaited.
+ * Rejects when a bound given passes, naming what was awaited.
  */
 export async function waitFor<T>(condition: () => T | Promise<T>, options: WaitForOptions = {}): Promise<NonNullable<T>> {
-  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+  const deadline = Date.now() + (options.timeoutMs ?? Number.POSITIVE_INFINITY);
   for (;;) {
     const value = await condition();
     if (value !== undefined && value !== null && value !== false) return value as NonNullable<T>;

@@ -65,7 +65,7 @@ describe('apply approval on a terminal', () => {
     expect(await exit).toBe(1);
     expect(term.output()).toContain('Apply cancelled: nothing was changed.');
     expect(writesSeen(emu)).toEqual([]);
-  }, 5_000);
+  });
 
   it('cancels with exit 130 and sends no write on Ctrl+C at the prompt', async () => {
     const { emu, term, exit } = await runApply();

@@ -546,7 +546,7 @@ describe('executePlan against the emulator', () => {
     await waitFor(() => emu!.requests.filter((r) => r.path === `/cloud/v1/tasks/${lockId}`).length >= 2, { what: 'polls of the lock task' });
     const clockAtStop = emu.clock.now();
     stop.abort();
-    await waitFor(() => settled, { timeoutMs: 5_000, what: 'execute to resolve without the lock task finishing' });
+    await waitFor(() => settled, { what: 'execute to resolve without the lock task finishing' });
     const outcome = await run;
 
     expect(emu.clock.now()).toBe(clockAtStop);

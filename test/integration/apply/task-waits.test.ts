@@ -74,7 +74,7 @@ describe('apply waits on platform tasks without holding anything up', () => {
     const plan = await planYaml(ctx, emu.url, yaml);
 
     const run = executePlan({ plan, providers: providers.resources, ctx, maxTasks: 40, confirm: { ...CONFIRM_POLICY, sleep: async (ms) => void emu.clock.advance(ms) } });
-    await waitFor(() => emu.state.pendingTasks.length === 40, { what: '40 tasks running at once', timeoutMs: 20_000 });
+    await waitFor(() => emu.state.pendingTasks.length === 40, { what: '40 tasks running at once' });
     emu.clock.advance(2000);
     const outcome = await run;
 

@@ -221,5 +221,5 @@ describe('grouped reads (property)', () => {
       }),
       { numRuns: 40 },
     );
-  }, 120_000);
+  });
 });
