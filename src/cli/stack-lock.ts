@@ -121,7 +121,7 @@ async function takeLock(lockPath: string, stack: string, options: StackLockOptio
   const release = await mkdirLock(lockPath, stack, options);
   if (release !== undefined) return recordHolder(lockPath, release, options);
 
-  const found = await inspect(lockPath);
+  const found = await inspectSettled(lockPath);
   // Released since (ageMs undefined): try again, through the takeover lock like any other run that found it taken.
   if (found.ageMs !== undefined && takeoverReason(found) === undefined) throw new StackLockedError(stack, lockPath, found.holder);
   let releaseTakeover: () => Promise<void>;
@@ -220,6 +220,23 @@ async function recordHolder(lockPath: string, release: () => Promise<void>, opti
     throw lockFailure(lockPath, error);
   }
   return releaseAll;
+}
+
+/** How often, and how far apart, a lock just taken is read again for the holder record its taker is about to write. */
+const RECORD_READS = 10;
+const RECORD_READ_PAUSE_MS = 10;
+
+/**
+ * inspect, read again (a bounded number of times) while the lock is younger than a second and
+ * its record is missing: its taker writes it right after taking it, and the refusal should name it.
+ */
+async function inspectSettled(lockPath: string): Promise<Found> {
+  let found = await inspect(lockPath);
+  for (let read = 1; read < RECORD_READS && found.holder === undefined && found.ageMs !== undefined && found.ageMs < 1000; read++) {
+    await new Promise((resolve) => setTimeout(resolve, RECORD_READ_PAUSE_MS));
+    found = await inspect(lockPath);
+  }
+  return found;
 }
 
 async function inspect(lockPath: string): Promise<Found> {
