@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -81,6 +81,10 @@ describe('the apply lock of a stack', () => {
       ),
     );
     expect(result.stderr).toContain(`lock ${await stackLockPath(stack)}`);
+    // The record holds who, and nothing of the environment.
+    const record = readFileSync(holderPathOf(await stackLockPath(stack)), 'utf8');
+    expect(Object.keys(JSON.parse(record)).sort()).toEqual(['command', 'host', 'pid', 'since']);
+    expect(record).not.toContain(emu.apiKey);
     expect((await holder.finish()).code).toBe(0);
   });
 
