@@ -239,9 +239,18 @@ async function inspectSettled(lockPath: string): Promise<Found> {
   return found;
 }
 
+/**
+ * The lock at `lockPath` and its holder's record. A record older than the lock directory (where
+ * the file system tells when it was made) is not its holder's: a run whose lock was removed at
+ * exit (proper-lockfile does that) can leave its record, and the next lock's taker has not yet
+ * written its own, so it counts as missing rather than as a dead holder to take over from.
+ */
 async function inspect(lockPath: string): Promise<Found> {
   const info = await stat(lockPath).catch(() => undefined);
-  const text = await readFile(holderPathOf(lockPath), 'utf8').catch(() => undefined);
+  const recordPath = holderPathOf(lockPath);
+  const recorded = await stat(recordPath).catch(() => undefined);
+  const earlier = info !== undefined && recorded !== undefined && info.birthtimeMs > 0 && recorded.mtimeMs < info.birthtimeMs;
+  const text = earlier ? undefined : await readFile(recordPath, 'utf8').catch(() => undefined);
   let holder: LockHolder | undefined;
   try {
     const parsed = text === undefined ? undefined : holderSchema.safeParse(JSON.parse(text));

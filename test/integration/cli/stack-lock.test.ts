@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -168,6 +169,23 @@ describe('the apply lock of a stack', () => {
     );
     expect(existsSync(lock)).toBe(false);
     expect(existsSync(holderPathOf(lock))).toBe(false);
+  });
+
+  it("never takes over a fresh lock for a dead run's record left from before it", async () => {
+    const emu = await emulator();
+    const stack = stackFile();
+    const lock = await stackLockPath(stack);
+    // A run that died long ago left its record (its lock went at exit); another apply has just taken the lock.
+    const dead = spawnSync(process.execPath, ['-e', '']).pid;
+    writeFileSync(holderPathOf(lock), JSON.stringify({ host: hostname(), pid: dead, command: 'edgeform apply long-gone.yaml', since: '2026-11-26T19:02:11Z' }));
+    const past = new Date(Date.now() - 3_600_000);
+    utimesSync(holderPathOf(lock), past, past);
+    mkdirSync(lock);
+    const refused = await secondApply(emu, ['apply', stack, '--auto-approve']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('it is locked by an apply that has not recorded who it is');
+    expect(refused.stderr).not.toContain('took over');
+    expect(existsSync(lock)).toBe(true);
   });
 
   it('is taken for the apply and released after it, so the next apply runs', async () => {
