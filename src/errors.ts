@@ -214,12 +214,37 @@ export class AmbiguousIdentityError extends EdgeformError {
   }
 }
 
-/** Another edgeform apply of the same stack holds its lock: two applies at once could create twice. */
+/** Who holds an apply lock: written by the apply that takes it, shown by the apply it refuses. */
+export interface LockHolder {
+  /** os.hostname() of the holder's machine. */
+  host: string;
+  pid: number;
+  /** Its command line (`edgeform apply prod.yaml`), with any secret of the environment redacted. */
+  command: string;
+  /** When it took the lock, ISO 8601 UTC to the second. */
+  since: string;
+}
+
+/** A lock holder in a sentence: "`edgeform apply prod.yaml` (pid 4242 on host ci-7, since 2026-11-26T19:02:11Z)". */
+export function describeLockHolder(holder: LockHolder): string {
+  return `\`${holder.command}\` (pid ${holder.pid} on host ${holder.host}, since ${holder.since})`;
+}
+
+/**
+ * Another edgeform apply of the same stack holds its lock: two applies at once could create
+ * twice. `locked` names what is locked (the stack as typed, or "the stack named X on URL");
+ * `holder` is who holds it, when its record could be read.
+ */
 export class StackLockedError extends EdgeformError {
-  constructor(stack: string, lockPath: string) {
+  constructor(
+    readonly locked: string,
+    readonly lockPath: string,
+    readonly holder: LockHolder | undefined,
+  ) {
+    const by = holder ? describeLockHolder(holder) : 'an apply that has not recorded who it is (it is starting, or is an older edgeform)';
     super(
       'EDGEFORM_STACK_LOCKED',
-      `another edgeform apply of ${stack} is running (lock ${lockPath}); wait for it to finish. A lock left by a crashed run goes stale by itself after a minute.`,
+      `another edgeform apply of ${locked} is running: it is locked by ${by} (lock ${lockPath}); wait for it to finish. A lock whose holder was killed is taken over at once on its own host, and after a minute without a refresh from any other.`,
     );
   }
 }

@@ -2,6 +2,7 @@ import { readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { BASE_URL_ENV } from '../api/base-url.js';
+import { createRedactor, secretsFromEnv } from '../api/redact.js';
 import { sleep } from '../api/sleep.js';
 import { CONFIRM_POLICY, executePlan } from '../apply/executor.js';
 import { succeeded, type ApplyOutcome } from '../apply/outcome.js';
@@ -14,7 +15,7 @@ import { providers } from '../kinds/providers.js';
 import { APPLY_FORMATS, createApplyView, type ApplyFormat, type ApplyView, type RunningAction } from '../render/apply-view.js';
 import { defineCommand } from './command.js';
 import { ExitCode, type CliIO } from './io.js';
-import { lockStack } from './stack-lock.js';
+import { StackLocks } from './stack-lock.js';
 import { createRunReporter } from './run-reporter.js';
 import { checkMaxTasks, checkParallelism, DEFAULT_MAX_TASKS, MAX_MAX_TASKS, planStack, progressIntervalFromEnv } from './plan-stack.js';
 
@@ -48,7 +49,7 @@ export const applyCommand = defineCommand<ApplyArgs>({
       .option('lock', {
         type: 'boolean',
         default: true,
-        describe: 'Hold the stack lock (<stack>.edgeform.lock) while applying; --lock=false when applies are serialized another way',
+        describe: "Hold the stack's apply lock (its real path's, and a named stack's on its platform) while applying; --lock=false when applies are serialized another way",
       })
       .option('stack', {
         type: 'string',
@@ -91,25 +92,49 @@ export const applyCommand = defineCommand<ApplyArgs>({
 });
 
 async function applyStack(args: ApplyArgs, io: CliIO, view: ApplyView, interrupts: ApplyInterrupts, taskTimeoutMs: number | undefined): Promise<number> {
-  const release = await lockIfAsked(args, args.path, io);
+  const locks = await lockIfAsked(args, args.path, io);
   try {
-    return await applyStackLocked(args, io, view, interrupts, taskTimeoutMs);
+    return await applyStackLocked(args, io, view, interrupts, taskTimeoutMs, locks);
   } finally {
-    await release();
+    await locks?.release();
   }
 }
 
 /**
- * Takes the stack's apply lock unless --lock=false: two applies of one stack at once could both
- * plan the same create and make it twice. Resolves with its release (a no-op without a lock).
+ * Takes the stack's path lock unless --lock=false: two applies of one stack at once could both
+ * plan the same create and make it twice. Resolves with the run's locks (undefined without),
+ * to which holdNameLock adds the lock of the stack's name once the stack is read.
  */
-async function lockIfAsked(args: ApplyArgs, stackPath: string, io: CliIO): Promise<() => Promise<void>> {
-  if (!args.lock) return async () => {};
-  const release = await lockStack(stackPath, (message) => io.stderr.write(`Warning: ${message}\n`));
-  return () => release().catch(() => undefined);
+async function lockIfAsked(args: ApplyArgs, stackPath: string, io: CliIO): Promise<StackLocks | undefined> {
+  if (!args.lock) return undefined;
+  const command = createRedactor(secretsFromEnv(io.env))(['edgeform', ...io.argv].map(quoteArg).join(' '));
+  const locks = new StackLocks({ command, warn: (message) => io.err(`Warning: ${message}`) });
+  await locks.holdPath(stackPath);
+  return locks;
 }
 
-async function applyStackLocked(args: ApplyArgs, io: CliIO, view: ApplyView, interrupts: ApplyInterrupts, taskTimeoutMs: number | undefined): Promise<number> {
+/**
+ * For planStack's admit: a named stack's apply also holds the lock of its name on the platform
+ * it talks to, taken after the stack is read and before anything is read from the platform, so
+ * the plan it executes is made under every lock that applies.
+ */
+async function holdNameLock(locks: StackLocks | undefined, stack: Stack, baseUrl: string, env: NodeJS.ProcessEnv): Promise<void> {
+  if (locks !== undefined && stack.name !== undefined) await locks.holdName(stack.name, baseUrl, env);
+}
+
+/** A command-line argument as a shell would need it, for the lock's holder record. */
+function quoteArg(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+async function applyStackLocked(
+  args: ApplyArgs,
+  io: CliIO,
+  view: ApplyView,
+  interrupts: ApplyInterrupts,
+  taskTimeoutMs: number | undefined,
+  locks: StackLocks | undefined,
+): Promise<number> {
   const result = await planStack({
     path: args.path,
     env: io.env,
@@ -117,6 +142,7 @@ async function applyStackLocked(args: ApplyArgs, io: CliIO, view: ApplyView, int
     targets: args.target,
     signal: interrupts.abort.signal,
     taskTimeoutMs,
+    admit: (stack, baseUrl) => holdNameLock(locks, stack, baseUrl, io.env),
     reporter: createRunReporter(io),
   });
   if (result.kind === 'invalid') {
@@ -159,11 +185,11 @@ async function applySavedPlan(args: ApplyArgs, io: CliIO, view: ApplyView, inter
     return ExitCode.ok;
   }
   const stackPath = await locatePlannedStack(saved, args.stack, args.path);
-  const release = await lockIfAsked(args, stackPath, io);
+  const locks = await lockIfAsked(args, stackPath, io);
   try {
-    return await applySavedPlanLocked(args, io, view, interrupts, taskTimeoutMs, saved, stackPath);
+    return await applySavedPlanLocked(args, io, view, interrupts, taskTimeoutMs, saved, stackPath, locks);
   } finally {
-    await release();
+    await locks?.release();
   }
 }
 
@@ -175,6 +201,7 @@ async function applySavedPlanLocked(
   taskTimeoutMs: number | undefined,
   saved: SavedPlan,
   stackPath: string,
+  locks: StackLocks | undefined,
 ): Promise<number> {
   const result = await planStack({
     path: stackPath,
@@ -187,7 +214,10 @@ async function applySavedPlanLocked(
         saved,
         [...stack.resources, ...stack.checks].map((b) => b.address),
       ),
-    admit: (stack, baseUrl) => admitSavedPlan(saved, stack, baseUrl, stackPath, io.env),
+    admit: async (stack, baseUrl) => {
+      admitSavedPlan(saved, stack, baseUrl, stackPath, io.env);
+      await holdNameLock(locks, stack, baseUrl, io.env);
+    },
     reporter: createRunReporter(io),
   });
   if (result.kind === 'invalid') {

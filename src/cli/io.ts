@@ -9,6 +9,8 @@ export interface CliIO {
   readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   /** Whether ANSI colours are on (see decideColor); the views build their colourisers from it. */
   readonly color: boolean;
+  /** The command line, without node and script (`apply prod.yaml --auto-approve`): what an apply records as its lock's holder. */
+  readonly argv: readonly string[];
   out(text: string): void;
   err(text: string): void;
 }
@@ -28,7 +30,7 @@ export interface CreateIOOptions {
   stdout?: CliIO['stdout'];
   stderr?: CliIO['stderr'];
   stdin?: CliIO['stdin'];
-  /** The command line (without node and script), for --no-color. */
+  /** The command line (without node and script), for --no-color and CliIO.argv. */
   argv?: readonly string[];
 }
 
@@ -76,6 +78,7 @@ export function createIO(options: CreateIOOptions = {}): CliIO {
     stderr,
     stdin,
     color,
+    argv: options.argv ?? [],
     out: (text) => void stdout.write(clean(text)),
     err: (text) => void stderr.write(clean(text)),
   };

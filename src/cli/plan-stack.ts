@@ -29,10 +29,11 @@ export interface PlanStackOptions {
   signal: AbortSignal;
   taskTimeoutMs?: number;
   /**
-   * Called with the valid stack and the base URL it resolves to, before anything is sent: throws
-   * to refuse the run (a saved plan made from another stack or for another platform).
+   * Called with the valid stack and the base URL it resolves to, before anything is sent (reads
+   * included) and awaited: throws to refuse the run (a saved plan made from another stack or for
+   * another platform; another apply holds the lock of the stack's name).
    */
-  admit?: (stack: Stack, baseUrl: string) => void;
+  admit?: (stack: Stack, baseUrl: string) => void | Promise<void>;
   /** Where progress, retries and the debug request log go (see createRunReporter); nowhere when absent. */
   reporter?: RunReporter;
 }
@@ -150,7 +151,9 @@ export async function planStack(options: PlanStackOptions): Promise<InvalidStack
   if (hasErrors(targets.diagnostics)) return { kind: 'invalid', diagnostics: [...loaded.diagnostics, ...targets.diagnostics], files: loaded.files };
 
   const baseUrl = resolveBaseUrl({ env: options.env, stackBaseUrl: stack.provider.base_url });
-  options.admit?.(stack, baseUrl);
+  await options.admit?.(stack, baseUrl);
+  // Interrupted while admitting (waiting on the file system for a lock): connect to nothing.
+  options.signal.throwIfAborted();
   const { api, ctx } = connect(baseUrl, options);
   try {
     // Without --target every block is read and, with prune: true, what the stack owns is listed (--target never prunes).

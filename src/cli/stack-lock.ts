@@ -1,38 +1,273 @@
-import { resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { chmod, mkdir, readFile, realpath, rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import lockfile from 'proper-lockfile';
-import { EdgeformError, StackLockedError } from '../errors.js';
+import { z } from 'zod';
+import { describeLockHolder, EdgeformError, StackLockedError, type LockHolder } from '../errors.js';
 
-/** A lock older than this without a refresh belongs to a run that died: the next apply takes it over. */
+/** A lock not refreshed for this long belongs to a run that died (on another host): the next apply takes it over. */
 const STALE_MS = 60_000;
 
-/** Where the lock of a stack (a file or a directory) lives: next to it. */
-export function stackLockPath(stackPath: string): string {
-  return `${resolve(stackPath)}.edgeform.lock`;
+/** Name of the variable that moves the per-machine directory of the locks of named stacks (default: `<tmpdir>/edgeform-locks`). */
+export const LOCK_DIR_ENV = 'EDGEFORM_LOCK_DIR';
+
+/** What an apply prints and records about itself, and where it is told what happened to its locks. */
+export interface StackLockOptions {
+  /** The command line to record (`edgeform apply prod.yaml --auto-approve`), secrets already redacted. */
+  command: string;
+  /** Told when a lock left by a dead run is taken over, or a held lock could not be kept. */
+  warn: (message: string) => void;
 }
 
 /**
- * Takes the apply lock of a stack (a `<stack>.edgeform.lock` directory next to it, through
- * proper-lockfile: atomic mkdir, refreshed while held, stale after a minute without a refresh),
- * so two applies of one stack on one machine never run at once and never create twice. Resolves
- * with its release; throws StackLockedError when another apply holds it. `onCompromised` is
- * told when the lock could not be kept (its refresh failed): the run goes on, the user is warned.
+ * The apply locks of one run, taken one after the other and released together (last taken first):
+ * the stack's path lock (holdPath) before the stack is read, its name lock (holdName) once its
+ * `name:` and platform are known, before anything is read from the platform.
  */
-export async function lockStack(stackPath: string, onCompromised: (message: string) => void): Promise<() => Promise<void>> {
-  const target = resolve(stackPath);
-  const lockPath = stackLockPath(stackPath);
+export class StackLocks {
+  private readonly held: Array<() => Promise<void>> = [];
+
+  constructor(private readonly options: StackLockOptions) {}
+
+  /**
+   * Takes the lock of the stack at `stackPath` (a file or a directory), keyed by what it is: its
+   * real path, whatever symlinks or `..` the path takes to it. It lives next to the stack, as
+   * `<real path>.edgeform.lock`. Throws StackLockedError while another apply holds it.
+   */
+  async holdPath(stackPath: string): Promise<void> {
+    this.held.push(await takeLock(await stackLockPath(stackPath), stackPath, this.options));
+  }
+
+  /**
+   * Takes the lock of the stack named `name` on the platform at `baseUrl` (normalised), so two
+   * checkouts of one named stack on this machine exclude each other. It lives in the machine's
+   * lock directory (namedStackLockPath). Throws StackLockedError while another apply holds it.
+   */
+  async holdName(name: string, baseUrl: string, env: NodeJS.ProcessEnv): Promise<void> {
+    const dir = lockDirectory(env);
+    await ensureLockDirectory(dir);
+    this.held.push(await takeLock(namedStackLockPath(name, baseUrl, env), `the stack named "${name}" on ${baseUrl}`, this.options));
+  }
+
+  /** Releases every lock held, the last taken first; never throws. */
+  async release(): Promise<void> {
+    for (const release of this.held.splice(0).reverse()) await release().catch(() => undefined);
+  }
+}
+
+/** Where the path lock of a stack lives: next to it, named after its real path (the path as given when it cannot be resolved). */
+export async function stackLockPath(stackPath: string): Promise<string> {
+  const real = await realpath(stackPath).catch(() => resolve(stackPath));
+  return `${real}.edgeform.lock`;
+}
+
+/**
+ * Where the lock of a named stack on one platform lives: in EDGEFORM_LOCK_DIR, else
+ * `<tmpdir>/edgeform-locks` (one per machine, so every checkout finds it), as
+ * `<name>-<hash of name and base URL>.lock`.
+ */
+export function namedStackLockPath(name: string, baseUrl: string, env: NodeJS.ProcessEnv): string {
+  const hash = createHash('sha256')
+    .update(JSON.stringify([name, baseUrl]))
+    .digest('hex')
+    .slice(0, 16);
+  const readable = name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40);
+  return join(lockDirectory(env), `${readable}-${hash}.lock`);
+}
+
+/** Where the record of a lock's holder lives: beside the lock (the lock itself is a directory proper-lockfile refreshes). */
+export function holderPathOf(lockPath: string): string {
+  return `${lockPath}.holder`;
+}
+
+function lockDirectory(env: NodeJS.ProcessEnv): string {
+  const configured = env[LOCK_DIR_ENV];
+  return configured ? resolve(configured) : join(tmpdir(), 'edgeform-locks');
+}
+
+/** Creates the lock directory; one this run creates is writable by every user, like /tmp (sticky), since applies of one stack may run as several users. */
+async function ensureLockDirectory(dir: string): Promise<void> {
   try {
-    return await lockfile.lock(target, {
-      lockfilePath: lockPath,
+    const created = await mkdir(dir, { recursive: true });
+    if (created !== undefined) await chmod(dir, 0o1777).catch(() => undefined);
+  } catch (error) {
+    throw new EdgeformError('EDGEFORM_STACK_LOCK', `cannot create the lock directory ${dir}: ${(error as Error).message}. Set ${LOCK_DIR_ENV} to a writable directory.`);
+  }
+}
+
+const holderSchema = z.object({
+  host: z.string().min(1).max(255),
+  pid: z.number().int().positive(),
+  command: z.string().max(10_000),
+  since: z.string().max(64),
+});
+
+/** What is found at a lock taken by someone else: its holder's record (when readable) and how long since it was refreshed. */
+interface Found {
+  holder: LockHolder | undefined;
+  /** Milliseconds since the lock's last refresh; undefined when the lock is gone. */
+  ageMs: number | undefined;
+}
+
+/**
+ * Takes the lock at `lockPath`, or takes over one its holder left: on this host and its process
+ * gone, or not refreshed for STALE_MS. The lock itself is proper-lockfile's (an atomic mkdir,
+ * refreshed while held); what is edgeform's is the holder record beside it and when a held lock
+ * may be taken over. A takeover happens under a second lock (`<lock>.takeover`), and only a
+ * takeover removes a lock someone else made, so two runs never both take over one lock.
+ */
+async function takeLock(lockPath: string, stack: string, options: StackLockOptions): Promise<() => Promise<void>> {
+  const release = await mkdirLock(lockPath, stack, options);
+  if (release !== undefined) return recordHolder(lockPath, release, options);
+
+  const found = await inspectSettled(lockPath);
+  // Released since (ageMs undefined): try again, through the takeover lock like any other run that found it taken.
+  if (found.ageMs !== undefined && takeoverReason(found) === undefined) throw new StackLockedError(stack, lockPath, found.holder);
+  let releaseTakeover: () => Promise<void>;
+  try {
+    releaseTakeover = await lockfile.lock(`${lockPath}.takeover`, {
+      lockfilePath: `${lockPath}.takeover`,
       realpath: false,
       stale: STALE_MS,
       retries: 0,
-      onCompromised: (error) => onCompromised(`the stack lock ${lockPath} could not be kept (${error.message}); another apply could start now`),
+      // Held for a few file operations; its refresh (every 30 s) never comes.
+      onCompromised: () => undefined,
     });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') throw new StackLockedError(stackPath, lockPath);
-    throw new EdgeformError(
-      'EDGEFORM_STACK_LOCK',
-      `cannot take the apply lock ${lockPath}: ${(error as Error).message}. Run where the stack's directory is writable, or pass --lock=false if applies of this stack are serialized another way.`,
-    );
+    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') throw new StackLockedError(stack, lockPath, found.holder);
+    throw lockFailure(lockPath, error);
   }
+  try {
+    // Judged again under the takeover lock: the lock may have been released and taken meanwhile.
+    const now = await inspect(lockPath);
+    const reason = now.ageMs === undefined ? undefined : takeoverReason(now);
+    if (now.ageMs !== undefined && reason === undefined) throw new StackLockedError(stack, lockPath, now.holder);
+    if (now.ageMs !== undefined) {
+      await unlink(holderPathOf(lockPath)).catch(ignoreMissing);
+      await rmdir(lockPath).catch(ignoreMissing);
+    }
+    const taken = await mkdirLock(lockPath, stack, options);
+    if (taken === undefined) throw new StackLockedError(stack, lockPath, (await inspect(lockPath)).holder);
+    if (reason !== undefined) {
+      const who = now.holder ? ` from ${describeLockHolder(now.holder)}` : '';
+      options.warn(`took over the apply lock of ${stack}${who}: ${reason}`);
+    }
+    return await recordHolder(lockPath, taken, options);
+  } finally {
+    await releaseTakeover().catch(() => undefined);
+  }
+}
+
+/**
+ * Why a lock someone holds may be taken over, or undefined when it may not: its holder is a
+ * process of this host that no longer runs (a killed apply), or it was not refreshed for
+ * STALE_MS (its holder, on another host, died; proper-lockfile refreshes a held lock every 30 s).
+ */
+function takeoverReason(found: Found): string | undefined {
+  const holder = found.holder;
+  if (holder && holder.host === hostname() && !isRunning(holder.pid)) return 'that process is no longer running on this host';
+  if (found.ageMs !== undefined && found.ageMs > STALE_MS) return `it was not refreshed for over a minute`;
+  return undefined;
+}
+
+/** Whether a process of this host runs with `pid` (one of another user counts: signalling it is refused, not unknown). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * One attempt at the lock: its release when taken, undefined when someone holds it. proper-lockfile
+ * is told a lock never goes stale by itself, so that no one but a takeover (takeLock) removes a
+ * lock someone else made.
+ */
+async function mkdirLock(lockPath: string, stack: string, options: StackLockOptions): Promise<(() => Promise<void>) | undefined> {
+  try {
+    return await lockfile.lock(lockPath, {
+      lockfilePath: lockPath,
+      realpath: false,
+      stale: Number.POSITIVE_INFINITY,
+      update: STALE_MS / 2,
+      retries: 0,
+      onCompromised: (error) => options.warn(`the apply lock of ${stack} (${lockPath}) could not be kept (${error.message}); another apply could start now`),
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') return undefined;
+    throw lockFailure(lockPath, error);
+  }
+}
+
+/** Writes who holds the lock beside it (whole or not at all: written aside, then renamed); the release removes the record first, then the lock. */
+async function recordHolder(lockPath: string, release: () => Promise<void>, options: StackLockOptions): Promise<() => Promise<void>> {
+  const holder: LockHolder = { host: hostname(), pid: process.pid, command: options.command, since: new Date().toISOString().replace(/\.\d+Z$/, 'Z') };
+  const path = holderPathOf(lockPath);
+  const aside = `${path}.${process.pid}.tmp`;
+  const releaseAll = async () => {
+    await unlink(path).catch(ignoreMissing);
+    await release();
+  };
+  try {
+    await writeFile(aside, `${JSON.stringify(holder)}\n`, { mode: 0o644 });
+    await rename(aside, path);
+  } catch (error) {
+    await unlink(aside).catch(() => undefined);
+    await releaseAll().catch(() => undefined);
+    throw lockFailure(lockPath, error);
+  }
+  return releaseAll;
+}
+
+/** How often, and how far apart, a lock just taken is read again for the holder record its taker is about to write. */
+const RECORD_READS = 10;
+const RECORD_READ_PAUSE_MS = 10;
+
+/**
+ * inspect, read again (a bounded number of times) while the lock is younger than a second and
+ * its record is missing: its taker writes it right after taking it, and the refusal should name it.
+ */
+async function inspectSettled(lockPath: string): Promise<Found> {
+  let found = await inspect(lockPath);
+  for (let read = 1; read < RECORD_READS && found.holder === undefined && found.ageMs !== undefined && found.ageMs < 1000; read++) {
+    await new Promise((resolve) => setTimeout(resolve, RECORD_READ_PAUSE_MS));
+    found = await inspect(lockPath);
+  }
+  return found;
+}
+
+/**
+ * The lock at `lockPath` and its holder's record. A record older than the lock directory (where
+ * the file system tells when it was made) is not its holder's: a run whose lock was removed at
+ * exit (proper-lockfile does that) can leave its record, and the next lock's taker has not yet
+ * written its own, so it counts as missing rather than as a dead holder to take over from.
+ */
+async function inspect(lockPath: string): Promise<Found> {
+  const info = await stat(lockPath).catch(() => undefined);
+  const recordPath = holderPathOf(lockPath);
+  const recorded = await stat(recordPath).catch(() => undefined);
+  const earlier = info !== undefined && recorded !== undefined && info.birthtimeMs > 0 && recorded.mtimeMs < info.birthtimeMs;
+  const text = earlier ? undefined : await readFile(recordPath, 'utf8').catch(() => undefined);
+  let holder: LockHolder | undefined;
+  try {
+    const parsed = text === undefined ? undefined : holderSchema.safeParse(JSON.parse(text));
+    holder = parsed?.success ? parsed.data : undefined;
+  } catch {
+    holder = undefined;
+  }
+  return { holder, ageMs: info === undefined ? undefined : Date.now() - info.mtimeMs };
+}
+
+function ignoreMissing(error: unknown): void {
+  if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+}
+
+function lockFailure(lockPath: string, error: unknown): EdgeformError {
+  return new EdgeformError(
+    'EDGEFORM_STACK_LOCK',
+    `cannot take the apply lock ${lockPath}: ${(error as Error).message}. Run where the stack's directory (and ${LOCK_DIR_ENV}, for a named stack) is writable, or pass --lock=false if applies of this stack are serialized another way.`,
+  );
 }
