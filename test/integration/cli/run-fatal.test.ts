@@ -76,20 +76,52 @@ describe('a refused API key', () => {
 });
 
 describe('an unreachable platform (nothing listens at the base URL)', () => {
-  it('plan and apply: one error line naming the platform after one line per retry, exit 1', async () => {
+  it('plan, drift and apply: the first refused connection stops the run with one error line, no retry, exit 1', async () => {
     const { stack, env } = await setUp();
     const url = await closedPort();
     for (const args of [
       ['plan', stack],
+      ['drift', stack],
       ['apply', stack, '--auto-approve'],
     ]) {
       const result = await runCliInProcess(args, { env: { ...env, EDGEFORM_BASE_URL: url } });
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
-      const [retries, rest] = [lines(result.stderr).filter((l) => l.startsWith('Retrying ')), lines(result.stderr).filter((l) => !l.startsWith('Retrying '))];
-      expect(retries).toEqual([1, 2, 3].map((n) => expect.stringMatching(new RegExp(`^Retrying GET /cloud/v1/\\S+ in [\\d.]+ m?s: attempt ${n} failed \\(ECONNREFUSED\\)$`))));
-      expect(rest).toEqual([expect.stringMatching(new RegExp(`^Error: the platform at ${url}/? is unavailable: GET .*ECONNREFUSED.*gave up after 4 attempts$`))]);
+      expect(lines(result.stderr)).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^Error: the platform at ${url}/? is unavailable: GET \\S+: connection failed \\(.*ECONNREFUSED.*\\); the request never reached the platform; not retried: nothing accepts connections there$`,
+          ),
+        ),
+      ]);
     }
+  });
+
+  it('an unresolvable host (.invalid, RFC 6761): one error line saying the name does not resolve, no retry, exit 1', async () => {
+    const { stack, env } = await setUp();
+    const url = 'https://edgeform-outage-test.invalid';
+    const result = await runCliInProcess(['plan', stack], { env: { ...env, EDGEFORM_BASE_URL: url } });
+    expect(result.code).toBe(1);
+    expect(lines(result.stderr)).toEqual([
+      expect.stringMatching(/^Error: the platform at https:\/\/edgeform-outage-test\.invalid\/? is unavailable: GET .*ENOTFOUND.*not retried: the host name does not resolve$/),
+    ]);
+  });
+
+  it('every request answered 503: the run-wide outage budget stops it; far fewer requests than 6 per read; no line per retry', async () => {
+    const { emu, stack, env } = await setUp();
+    emu.faults.set({ failRate: 1 });
+    const result = await runCliInProcess(['plan', stack], { env: { ...env } });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    const errors = lines(result.stderr).filter((l) => l.startsWith('Error: '));
+    expect(errors).toEqual([
+      expect.stringMatching(
+        /^Error: the platform at .* is unavailable: GET .*503 Service Unavailable.*; every request failed for [\d.]+ s \(\d+ attempts, none succeeded\): not retried further$/,
+      ),
+    ]);
+    expect(lines(result.stderr).filter((l) => l.startsWith('Retrying'))).toEqual([]);
+    // One read (the floating IP list) at --parallelism 10: a few attempts, not 6 per request.
+    expect(emu.requests.length).toBeLessThanOrEqual(4);
   });
 
   it('apply --format json ends with change_summary naming the platform unavailable', async () => {
