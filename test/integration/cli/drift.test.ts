@@ -116,6 +116,8 @@ describe('edgeform drift', () => {
           },
         ],
         "errors": [],
+        "exit_code": 2,
+        "exit_meaning": "drift found",
         "failing_checks": [],
         "format_version": "1.0",
         "in_sync": false,

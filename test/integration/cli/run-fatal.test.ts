@@ -61,10 +61,10 @@ describe('a refused API key', () => {
     expect(lines(result.stderr)).toEqual([expect.stringMatching(/^Error: the platform at .* refused the API key in EDGEFORM_API_KEY: GET .*401 Unauthorized/)]);
   });
 
-  it('plan --format json and drift: one error line, exit 1', async () => {
+  it('plan and drift (text): one error line on stderr, nothing on stdout, exit 1', async () => {
     const { stack, env } = await setUp();
     for (const args of [
-      ['plan', stack, '--format', 'json'],
+      ['plan', stack],
       ['drift', stack],
     ]) {
       const result = await runCliInProcess(args, { env: { ...env, EDGEFORM_API_KEY: WRONG_KEY } });
@@ -72,6 +72,57 @@ describe('a refused API key', () => {
       expect(result.stdout).toBe('');
       expect(lines(result.stderr)).toEqual([expect.stringMatching(/^Error: the platform at .* refused the API key in EDGEFORM_API_KEY/)]);
     }
+  });
+});
+
+/**
+ * With the key refused or the platform down, plan and drift in JSON and Markdown still print
+ * their document on stdout (`drift --format json | jq .in_sync` gives a value), besides the one
+ * error line on stderr; the key appears nowhere.
+ */
+describe.each([
+  { failure: 'the key refused', code: 'EDGEFORM_API_KEY_REFUSED', override: async () => ({ EDGEFORM_API_KEY: WRONG_KEY }), says: /refused the API key in EDGEFORM_API_KEY/ },
+  {
+    failure: 'the platform down',
+    code: 'EDGEFORM_PLATFORM_UNAVAILABLE',
+    override: async () => ({ EDGEFORM_BASE_URL: await closedPort() }),
+    says: /is unavailable: .*ECONNREFUSED/,
+  },
+])('$failure: every format still prints its document', ({ code, override, says }) => {
+  it('plan --format json: errored, not applyable, not complete, errors with the code and message, the exit code and its meaning', async () => {
+    const { stack, env } = await setUp();
+    const result = await runCliInProcess(['plan', stack, '--format', 'json'], { env: { ...env, ...(await override()) } });
+    expect(result.code).toBe(1);
+    const doc = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(doc).toMatchObject({ format_version: '2.0', complete: false, errored: true, applyable: false, exit_code: 1, exit_meaning: 'error: no plan was made' });
+    expect(doc.errors).toEqual([{ code, message: expect.stringMatching(says) }]);
+    expect(doc.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/?$/);
+    expect(lines(result.stderr)).toEqual([expect.stringMatching(says)]);
+    expect(`${result.stdout}${result.stderr}`).not.toContain(WRONG_KEY);
+  });
+
+  it('drift --format json: in_sync false (never true when it could not tell), errors, exit code 1 meaning an error, not drift', async () => {
+    const { stack, env } = await setUp();
+    const result = await runCliInProcess(['drift', stack, '--format', 'json'], { env: { ...env, ...(await override()) } });
+    expect(result.code).toBe(1);
+    const doc = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(doc).toMatchObject({ format_version: '1.0', in_sync: false, drifted: [], exit_code: 1, summary: { errors: 1 } });
+    expect(doc.exit_meaning).toMatch(/^error: .*not a drift verdict$/);
+    expect(doc.errors).toEqual([{ severity: 'error', code, summary: expect.stringMatching(says), detail: null, address: null, range: null }]);
+    expect(`${result.stdout}${result.stderr}`).not.toContain(WRONG_KEY);
+  });
+
+  it.each(['plan', 'drift'])('%s --format markdown: the sticky marker, the heading and a "could not" section with the error', async (command) => {
+    const { stack, env } = await setUp();
+    const result = await runCliInProcess([command, stack, '--format', 'markdown'], { env: { ...env, ...(await override()) } });
+    expect(result.code).toBe(1);
+    const out = result.stdout.split('\n');
+    expect(out[0]).toBe(`<!-- edgeform:${command} stack=${stack} -->`);
+    expect(out[1]).toBe(`### edgeform ${command} for \`${stack}\``);
+    const could = command === 'plan' ? 'Could not plan' : 'Could not compare the platform with the stack';
+    expect(out[3]).toBe(`**${could}**: the run stopped before it could (\`${code}\`, exit 1); nothing was changed.`);
+    expect(out.slice(5, 8)).toEqual(['```text', expect.stringMatching(says), '```']);
+    expect(`${result.stdout}${result.stderr}`).not.toContain(WRONG_KEY);
   });
 });
 
