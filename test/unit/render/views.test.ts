@@ -157,6 +157,19 @@ describe('the apply view', () => {
     expect(summary).toMatchObject({ type: 'change_summary', add: 0, change: 0, destroy: 0, resources: [], run_error: runError });
   });
 
+  it('json: a saved plan with no changes and a changed check stay JSON lines on stdout; the summary comes once', () => {
+    const s = streams();
+    const view = createApplyView('json', s.output, { verbsOf, now: () => Date.UTC(2026, 0, 1) });
+    view.checkChanged(aPlan.checks[0]!, 'fail');
+    view.savedPlanEmpty();
+    view.notRun(runError);
+    const events = s.out.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(events.map((e) => e.type)).toEqual(['check_changed', 'change_summary']);
+    expect(events[0]).toMatchObject({ address: 'streaming_ai_tasks.ok', was: 'fail', status: 'pass', message: 'none match' });
+    expect(events[1]).toMatchObject({ resources: [], run_error: null });
+    expect(s.err).toEqual(['The saved plan has no changes to apply.']);
+  });
+
   it('both formats report an invalid stack as text on stderr; json then ends with change_summary naming it', () => {
     for (const format of ['text', 'json'] as const) {
       const s = streams();
