@@ -141,6 +141,24 @@ export class InconsistentResultError extends EdgeformError {
 }
 
 /**
+ * A request whose answer was lost after it was sent (a connection lost mid-exchange, or 408,
+ * 500, 502, 504), after which the re-reads do not show the planned result: the platform most
+ * likely did not act, but that is not proven, so nothing is sent again (a POST must never be
+ * sent twice). Not an inconsistent result: the next run reads the resource again and decides
+ * (a resource made late is found by its identity). A request that provably never reached the
+ * platform (a refused connection) is no such case: the action simply did not start.
+ */
+export class OutcomeUnknownError extends EdgeformError {
+  constructor(what: string, options?: { cause?: unknown }) {
+    super(
+      'EDGEFORM_OUTCOME_UNKNOWN',
+      `${what}. The outcome is unknown: the request was sent and its answer was lost, and a re-read does not show it took effect, so it most likely did not. Nothing was sent again; run edgeform apply again (it reads the resource first)`,
+      options,
+    );
+  }
+}
+
+/**
  * A change lacks what its provider needs to carry it out (a saved plan edited by hand or
  * written by another build). Refused before anything is sent: guessing could do harm (a
  * floating IP patch of `null` removes every user tag).

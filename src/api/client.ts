@@ -23,7 +23,7 @@ import {
 } from './errors.js';
 import { classifyNetworkError, isUnreachable } from './network-failure.js';
 import { redact } from './redact.js';
-import { DEFAULT_RETRY_POLICY, decideRetry, parseRetryAfter, type AttemptFailure, type RetryMode, type RetryQuota, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY_POLICY, decideRetry, parseRetryAfter, type AttemptFailure, type OutageBreaker, type RetryMode, type RetryQuota, type RetryPolicy } from './retry.js';
 import { redactDeep, sanitizeError, scrubOwnError } from './sanitize.js';
 import { createRequestLimiter } from './request-limiter.js';
 import { abortReason, sleep as realSleep, type Sleep } from './sleep.js';
@@ -121,6 +121,8 @@ export interface RetryEvent {
   delayMs: number;
   /** What failed, e.g. `HTTP 503` or `ECONNREFUSED`. */
   reason: string;
+  /** The status the platform answered, or null when no answer came (then `reason` names the failure). */
+  status: number | null;
 }
 
 /**
@@ -164,6 +166,12 @@ export interface ApiClientOptions {
   retryPolicy?: Partial<RetryPolicy>;
   /** The run-wide retry quota; share one between all clients of a run. None = unlimited. */
   retryQuota?: RetryQuota;
+  /**
+   * The run's outage breaker (see createOutageBreaker); share one between all clients of a run.
+   * Once it declares the platform down, every request of the run rejects with that one error,
+   * retry waits included. None = each request decides alone.
+   */
+  outage?: OutageBreaker;
   /** Injected for tests: waits between retries. */
   sleep?: Sleep;
   /** Injected for tests: jitter source in [0, 1). */
@@ -205,6 +213,8 @@ interface GaveUp {
   /** Clause appended to the message ('' when nothing to add). */
   note: string;
   quotaExhausted: boolean;
+  /** The run's outage breaker declared the platform down on this failure. */
+  platformDown: boolean;
 }
 
 /** Builds a client for one platform endpoint and key. */
@@ -237,6 +247,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     | { kind: 'ok'; response: ApiResponse<T> }
     | { kind: 'aborted'; reason: unknown }
     | { kind: 'fatal'; error: Error }
+    /** The run's outage breaker had declared the platform down: nothing was sent. */
+    | { kind: 'down'; error: Error }
     | {
         kind: 'failed';
         failure: AttemptFailure;
@@ -253,6 +265,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     try {
       // Aborted while it waited for a slot: give the slot straight back.
       if (req.signal?.aborted) return { kind: 'aborted', reason: abortReason(req.signal) };
+      const down = options.outage?.tripped;
+      if (down) return { kind: 'down', error: down };
       if (!options.onExchange) return await attemptWithSlot(req, payload);
       const started = performance.now();
       const outcome = await attemptWithSlot(req, payload);
@@ -264,7 +278,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
 
   function reportExchange<T>(req: ApiRequestOptions<T>, outcome: Outcome<T>, durationMs: number): void {
-    if (outcome.kind === 'aborted') return;
+    if (outcome.kind === 'aborted' || outcome.kind === 'down') return;
     const path = redact(buildPath(prefix, req.path, req.query), secrets);
     const base = { method: req.method, path, durationMs: Math.round(durationMs) };
     if (outcome.kind === 'ok') {
@@ -340,7 +354,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         retryAfter,
         retryAfterMs,
         requestId: headerRequestId,
-        toError: ({ note, quotaExhausted }) =>
+        toError: ({ note, quotaExhausted, platformDown }) =>
           createApiError({
             method: req.method,
             path: redact(req.path, secrets),
@@ -352,6 +366,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
             retryAfterMs: parseRetryAfter(retryAfter, retryAfterMs, now()),
             note,
             quotaExhausted,
+            platformDown,
           }),
       };
     } catch (error) {
@@ -363,7 +378,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           kind: 'failed',
           failure: { kind: 'network', requestSent: 'unknown', transient: true },
           reason: 'request timeout',
-          toError: ({ note, quotaExhausted }) =>
+          toError: ({ note, quotaExhausted, platformDown }) =>
             new ApiTimeoutError({
               method: req.method,
               path,
@@ -374,6 +389,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
               timeoutMs,
               note,
               quotaExhausted,
+              platformDown,
               cause,
             }),
         };
@@ -386,10 +402,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         kind: 'failed',
         failure: { kind: 'network', requestSent: failure.requestSent, transient: failure.transient },
         reason: failure.reason,
-        toError: ({ note, quotaExhausted }) =>
+        toError: ({ note, quotaExhausted, platformDown }) =>
           phase
-            ? new ApiTimeoutError({ ...base, phase, timeoutMs: phaseTimeout(phase, timeouts), note, quotaExhausted })
-            : new ApiConnectionError({ ...base, note, quotaExhausted }),
+            ? new ApiTimeoutError({ ...base, phase, timeoutMs: phaseTimeout(phase, timeouts), note, quotaExhausted, platformDown })
+            : new ApiConnectionError({ ...base, note, quotaExhausted, platformDown }),
       };
     } finally {
       clearTimeout(timer);
@@ -402,6 +418,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       // Serialised once, outside the transport, so a bad body is a plain programming error.
       const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
       const quota = options.retryQuota;
+      const breaker = options.outage;
+      // Retry waits end at once when the run's outage breaker declares the platform down.
+      const waitSignal = breaker ? (req.signal ? AbortSignal.any([req.signal, breaker.signal]) : breaker.signal) : req.signal;
       // The cost of the last retry, refunded to the quota when the request then succeeds.
       let retryCost: number | null = null;
       for (let n = 1; ; n++) {
@@ -409,10 +428,17 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         const outcome = await attempt<T>(req, payload);
         if (outcome.kind === 'ok') {
           quota?.recordSuccess(retryCost);
+          breaker?.recordSuccess();
           return outcome.response;
         }
         if (outcome.kind === 'aborted') throw outcome.reason;
+        if (outcome.kind === 'down') throw outcome.error;
         if (outcome.kind === 'fatal') throw scrubOwnError(outcome.error, secrets);
+        // Another request declared the platform down while this one was on the wire.
+        if (breaker?.tripped) throw breaker.tripped;
+        const verdict = breaker?.recordFailure(outcome.failure, outcome.reason) ?? 'ignored';
+        if (breaker && verdict === 'down')
+          throw declareDown(breaker, outcome.toError({ note: breaker.describe('down', outcome.reason), quotaExhausted: false, platformDown: true }));
         const decision = decideRetry({
           mode,
           failure: outcome.failure,
@@ -424,13 +450,28 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           policy,
           ...(quota ? { quota } : {}),
         });
-        if (!decision.retry) throw scrubOwnError(outcome.toError({ note: decision.note, quotaExhausted: decision.reason === 'quota-exhausted' }), secrets);
+        if (!decision.retry) throw scrubOwnError(outcome.toError({ note: decision.note, quotaExhausted: decision.reason === 'quota-exhausted', platformDown: false }), secrets);
+        if (breaker && verdict === 'counted' && !breaker.allowsRetry(decision.delayMs)) {
+          throw declareDown(breaker, outcome.toError({ note: breaker.describe('budget', outcome.reason), quotaExhausted: false, platformDown: true }));
+        }
         if (quota && decision.cost !== undefined) {
           quota.take(decision.cost);
           retryCost = decision.cost;
         }
-        options.onRetry?.({ method: req.method, path: redact(req.path, secrets), attempt: n, delayMs: decision.delayMs, reason: outcome.reason });
-        await sleep(decision.delayMs, req.signal);
+        options.onRetry?.({
+          method: req.method,
+          path: redact(req.path, secrets),
+          attempt: n,
+          delayMs: decision.delayMs,
+          reason: outcome.reason,
+          status: outcome.failure.kind === 'status' ? outcome.failure.status : null,
+        });
+        try {
+          await sleep(decision.delayMs, waitSignal);
+        } catch (error) {
+          if (breaker?.tripped && !req.signal?.aborted) throw breaker.tripped;
+          throw error;
+        }
       }
     } catch (error) {
       // Aborts surface as the caller's own reason; anything unexpected is sanitized.
@@ -439,6 +480,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       if (req.signal?.aborted) throw abortReason(req.signal);
       throw sanitizeError(error, secrets);
     }
+  }
+
+  /** Trips the breaker with the (redacted) error that proves the platform down; returns what the run rejects with. */
+  function declareDown(breaker: OutageBreaker, error: Error): Error {
+    breaker.trip(scrubOwnError(error, secrets));
+    return breaker.tripped ?? error;
   }
 
   return clientAround({ baseUrl, redact: (text) => redact(text, secrets), close: () => pool.close() }, request);

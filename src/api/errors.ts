@@ -35,6 +35,8 @@ export interface ApiErrorDetails {
   note?: string;
   /** The request was not retried because the run's retry quota was empty. */
   quotaExhausted?: boolean;
+  /** The run's outage breaker declared the platform down on this failure (see OutageBreaker). */
+  platformDown?: boolean;
 }
 
 /**
@@ -52,6 +54,8 @@ export class ApiError extends EdgeformError {
   readonly retryAfterMs: number | null;
   /** Not retried because the run's retry quota was empty (the platform fails too many requests). */
   readonly quotaExhausted: boolean;
+  /** The run's outage breaker declared the platform down on this answer: the run stops. */
+  readonly platformDown: boolean;
 
   constructor(details: ApiErrorDetails, code = 'EDGEFORM_API_ERROR') {
     super(code, describeApiError(details));
@@ -64,6 +68,7 @@ export class ApiError extends EdgeformError {
     this.platformMessage = details.platformMessage;
     this.retryAfterMs = details.retryAfterMs ?? null;
     this.quotaExhausted = details.quotaExhausted === true;
+    this.platformDown = details.platformDown === true;
   }
 }
 
@@ -158,6 +163,8 @@ export interface ApiConnectionErrorDetails {
   unreachable?: boolean;
   /** The request was not retried because the run's retry quota was empty. */
   quotaExhausted?: boolean;
+  /** The run's outage breaker declared the platform down on this failure (see OutageBreaker). */
+  platformDown?: boolean;
 }
 
 /**
@@ -173,6 +180,8 @@ export class ApiConnectionError extends EdgeformError {
   readonly unreachable: boolean;
   /** Not retried because the run's retry quota was empty. */
   readonly quotaExhausted: boolean;
+  /** The run's outage breaker declared the platform down on this failure: the run stops. */
+  readonly platformDown: boolean;
 
   constructor(details: ApiConnectionErrorDetails, code = 'EDGEFORM_API_CONNECTION', message?: string) {
     super(code, message ?? describeConnectionError(details), details.cause ? { cause: details.cause } : undefined);
@@ -182,6 +191,7 @@ export class ApiConnectionError extends EdgeformError {
     this.reason = details.reason;
     this.unreachable = details.unreachable === true;
     this.quotaExhausted = details.quotaExhausted === true;
+    this.platformDown = details.platformDown === true;
   }
 }
 
@@ -321,8 +331,9 @@ export class ApiKeyRefusedError extends RunFatalError {
 }
 
 /**
- * The platform cannot be reached (no connection could be made even after retries), or it fails
- * so many requests that the run's retry quota ran out: the run stops with this one error.
+ * The platform cannot be reached (a refused connection, a host name that does not resolve, no
+ * connection even after retries), or it fails every request for the run's outage budget or so
+ * many that the run's retry quota ran out: the run stops with this one error.
  * `cause` is the last request's ApiConnectionError or ApiError.
  */
 export class PlatformUnavailableError extends RunFatalError {
@@ -336,7 +347,8 @@ export class PlatformUnavailableError extends RunFatalError {
 
 /**
  * The run-fatal error an API failure amounts to, or null when it concerns only its own request:
- * a 401 (the key is refused, whatever the request), a connection that could not be made at all
+ * a 401 (the key is refused, whatever the request), a failure on which the run's outage breaker
+ * declared the platform down (whatever the request's retry mode), a connection that could not be made at all
  * after the client's retries (`singleAttempt`: the request is not retried by the client, as task
  * polls are, so one refused connection proves nothing), or a retry refused because the run's retry
  * quota is empty. A 403 is not fatal: the platform answers it for one project's permissions and,
@@ -345,6 +357,7 @@ export class PlatformUnavailableError extends RunFatalError {
 export function toRunFatalError(error: unknown, context: { baseUrl: string; singleAttempt: boolean }): RunFatalError | null {
   if (error instanceof RunFatalError) return error;
   if (error instanceof AuthenticationError) return new ApiKeyRefusedError(context.baseUrl, error);
+  if ((error instanceof ApiConnectionError || error instanceof ApiError) && error.platformDown) return new PlatformUnavailableError(context.baseUrl, error);
   if (error instanceof ApiConnectionError && (error.quotaExhausted || (error.unreachable && !context.singleAttempt))) return new PlatformUnavailableError(context.baseUrl, error);
   if (error instanceof ApiError && error.quotaExhausted) return new PlatformUnavailableError(context.baseUrl, error);
   return null;

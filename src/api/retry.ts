@@ -293,3 +293,103 @@ function formatSeconds(ms: number): string {
   const s = ms / 1000;
   return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
 }
+
+/**
+ * Failures that by themselves prove the platform cannot be reached at its base URL: the host
+ * answered the connection with a reset (nothing listens there) or its name does not resolve.
+ * Retrying them in a second cannot help, and no request of the run can succeed.
+ */
+export const DECISIVE_NETWORK_FAILURES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND']);
+
+/** What the outage breaker made of one failed attempt. */
+export type OutageVerdict =
+  /** Proves the platform unreachable on its own (see DECISIVE_NETWORK_FAILURES): the run stops. */
+  | 'down'
+  /** A 5xx or a lost connection: counts toward the run's outage budget. */
+  | 'counted'
+  /** Says nothing about the platform being down (a 4xx, a 429: it answered). */
+  | 'ignored';
+
+/**
+ * The run's outage breaker, shared by every request of a run (as the retry quota is): it decides
+ * once, for the whole run, that the platform is down, instead of letting each request retry on
+ * its own schedule (which multiplies the waits and the retry lines by the number of reads).
+ * - A refused connection or an unresolvable host (DECISIVE_NETWORK_FAILURES) is decisive at once.
+ * - 5xx answers and lost connections open a streak that any success of the run closes. Once the
+ *   streak holds `minFailures` failed attempts, a retry that would start more than `budgetMs`
+ *   after the streak began is refused: the platform is declared down.
+ * Once down (`trip`), `signal` aborts (every retry wait of the run ends at once) and `tripped`
+ * holds the error that decided it, which every request still running rejects with. A 429 or a
+ * lone 503 in a run whose other requests succeed never trips it: the platform is up.
+ */
+export interface OutageBreaker {
+  /** The error that declared the platform down, or null while it is not. */
+  readonly tripped: Error | null;
+  /** Aborts (with `tripped` as reason) when the platform is declared down. */
+  readonly signal: AbortSignal;
+  /** Records an answered request (2xx): the platform is up, the streak ends. */
+  recordSuccess(): void;
+  /** Records a failed attempt and says what it proves. */
+  recordFailure(failure: AttemptFailure, reason: string): OutageVerdict;
+  /** Whether a retry after `delayMs` stays within the run's outage budget. */
+  allowsRetry(delayMs: number): boolean;
+  /** Declares the platform down with `error` (the first call wins). */
+  trip(error: Error): void;
+  /** A clause for the error message: why the platform was declared down. */
+  describe(verdict: 'down' | 'budget', reason: string): string;
+}
+
+/** Sizes of an {@link OutageBreaker}. */
+export interface OutageBreakerOptions {
+  /** Longest span of failures with no success before the run stops; default 3000 ms. */
+  budgetMs?: number;
+  /** Failed attempts in a streak before the budget applies; default 3. */
+  minFailures?: number;
+  /** Injected for tests: the clock (epoch ms). */
+  now?: () => number;
+}
+
+/** 3 s of nothing but failures (after at least 3 of them) and the platform is down. */
+export const DEFAULT_OUTAGE_BUDGET: Readonly<Required<Omit<OutageBreakerOptions, 'now'>>> = Object.freeze({ budgetMs: 3_000, minFailures: 3 });
+
+/** Creates the outage breaker of one run; share it between every client of the run. */
+export function createOutageBreaker(options: OutageBreakerOptions = {}): OutageBreaker {
+  const { budgetMs, minFailures } = { ...DEFAULT_OUTAGE_BUDGET, ...options };
+  const now = options.now ?? Date.now;
+  const controller = new AbortController();
+  let tripped: Error | null = null;
+  let streakStart: number | null = null;
+  let streakFailures = 0;
+  return {
+    get tripped() {
+      return tripped;
+    },
+    signal: controller.signal,
+    recordSuccess() {
+      streakStart = null;
+      streakFailures = 0;
+    },
+    recordFailure(failure, reason) {
+      if (failure.kind === 'network' && failure.requestSent === false && DECISIVE_NETWORK_FAILURES.has(reason)) return 'down';
+      const outage = failure.kind === 'network' ? failure.transient : failure.status >= 500;
+      if (!outage) return 'ignored';
+      streakStart ??= now();
+      streakFailures++;
+      return 'counted';
+    },
+    allowsRetry(delayMs) {
+      if (streakStart === null || streakFailures < minFailures) return true;
+      return now() + delayMs - streakStart <= budgetMs;
+    },
+    trip(error) {
+      if (tripped !== null) return;
+      tripped = error;
+      controller.abort(error);
+    },
+    describe(verdict, reason) {
+      if (verdict === 'down') return `not retried: ${reason === 'ENOTFOUND' ? 'the host name does not resolve' : 'nothing accepts connections there'}`;
+      const span = streakStart === null ? 0 : now() - streakStart;
+      return `every request failed for ${formatSeconds(span)} (${streakFailures} attempts, none succeeded): not retried further`;
+    },
+  };
+}

@@ -1,8 +1,9 @@
-import { ChangedSincePlanError, EdgeformError, InconsistentResultError, RunFatalError, StoppedError, TaskFailedError, type StaleLock } from '../errors.js';
+import { ChangedSincePlanError, EdgeformError, InconsistentResultError, OutcomeUnknownError, RunFatalError, StoppedError, TaskFailedError, type StaleLock } from '../errors.js';
 import { canonicalJson } from '../plan/fingerprint.js';
 import { applyEdges, buildGraph, transitiveDependants } from '../plan/graph.js';
 import { describeStaleness } from '../plan/saved-plan.js';
 import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
+import { watchWrites, type WriteWatch } from '../kinds/context.js';
 import { bindProvider, type BoundProvider, type FinishedTask, type Observation, type ProviderContext, type ProviderRegistry } from '../kinds/provider.js';
 import type { ApplyOutcome, ResourceOutcome, RunError } from './outcome.js';
 
@@ -79,7 +80,8 @@ export interface ExecuteOptions {
  * the platform acknowledged a change, a failing confirming read leaves it applied with a warning
  * and its dependants go on. A RunFatalError (the key refused, the platform unavailable) stops the
  * run: no further action starts, the rest are not started, and `runError` names it (an action
- * that had sent nothing yet ends not started, one that had sent something failed).
+ * that had sent nothing yet, or nothing that reached the platform, ends not started; one whose
+ * request may have taken effect failed).
  */
 export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome> {
   const { plan, hooks = {} } = options;
@@ -222,6 +224,7 @@ async function runAction(change: ResourceChange, options: ExecuteOptions, stopRu
     ...(made === undefined ? {} : createdIdentity(provider, change, made)),
   });
   let sent = false;
+  let writes: WriteWatch | null = null;
   try {
     const observed = await provider.read(ctx);
     let current = observed;
@@ -258,7 +261,11 @@ async function runAction(change: ResourceChange, options: ExecuteOptions, stopRu
       );
     }
     sent = true;
-    const acknowledged = (await provider.apply(ctx)) !== 'unacknowledged';
+    // Whether a write of this action may have taken effect: a request refused before it reached
+    // the platform leaves the resource as it was, so the action did not start.
+    const applying = watchWrites(() => provider.apply(ctx));
+    writes = applying.watch;
+    const acknowledged = (await applying.done) !== 'unacknowledged';
     const confirmed = await confirm(provider, change, ctx, options.confirm, acknowledged);
     const warning = confirmed instanceof EdgeformError ? confirmed : null;
     if (warning instanceof RunFatalError) stopRun(warning);
@@ -269,8 +276,9 @@ async function runAction(change: ResourceChange, options: ExecuteOptions, stopRu
     if (sent && stop?.aborted && error instanceof StoppedError) return result('stopped', error);
     if (error instanceof RunFatalError) {
       stopRun(error);
-      // Nothing was sent: the run stopped before this change; the run's error says why.
-      if (!sent) return result('not-started');
+      // Nothing was sent, or nothing that reached the platform (a refused connection): the run
+      // stopped before this change took effect, and the run's error says why. The next run does it.
+      if (!sent || (writes !== null && writes.writes > 0 && !writes.mayHaveActed)) return result('not-started');
     }
     return result('failed', error);
   }
@@ -382,7 +390,8 @@ async function readUntilDone(provider: BoundProvider, change: ResourceChange, ct
 /**
  * Re-reads until the planned result shows (the platform's reads can lag a finished task).
  * Resolves with the observation that shows it; throws InconsistentResultError when the reads worked but
- * show another result. When a read fails, the change stands if the platform acknowledged it:
+ * show another result, or OutcomeUnknownError when the platform never acknowledged the request
+ * (its answer was lost) and the reads do not show it took effect. When a read fails, the change stands if the platform acknowledged it:
  * resolves with that read's error (for a warning); otherwise the error is thrown.
  */
 async function confirm(provider: BoundProvider, change: ResourceChange, ctx: ProviderContext, policy: ConfirmPolicy, acknowledged: boolean): Promise<EdgeformError | Observation> {
@@ -395,5 +404,13 @@ async function confirm(provider: BoundProvider, change: ResourceChange, ctx: Pro
   }
   if (settled.done) return settled.observed;
   const seen = settled.observed.exists ? provider.summarize(settled.observed.state) : null;
+  // The request's answer was lost: that it shows nothing is no inconsistency, only an unknown outcome.
+  if (!acknowledged) {
+    throw new OutcomeUnknownError(
+      seen === null
+        ? `${change.address}: no ${change.type} matching ${change.identity ?? 'its identity'} exists after the request`
+        : `${change.address} still does not show the planned result after the request (observed: ${JSON.stringify(seen)})`,
+    );
+  }
   throw new InconsistentResultError({ address: change.address, planned: change.after, observed: seen });
 }

@@ -82,8 +82,13 @@ export const applyCommand = defineCommand<ApplyArgs>({
       // Interrupted while reading (planning, or checking a saved plan): nothing was changed.
       if (interrupts.abort.signal.aborted) return ExitCode.interrupted;
       // The key refused, the platform unavailable, a stale plan...: the error boundary prints it,
-      // and the view says the run did not happen (JSON output still ends with its change_summary).
-      if (error instanceof EdgeformError) view.notRun({ code: error.code, message: error.message });
+      // and the view says the run did not happen (JSON output still ends with its change_summary;
+      // a bug's message and stack stay on stderr).
+      view.notRun(
+        error instanceof EdgeformError
+          ? { code: error.code, message: error.message }
+          : { code: 'EDGEFORM_BUG', message: 'an unexpected error occurred; this is a bug in edgeform (see stderr)' },
+      );
       throw error;
     } finally {
       interrupts.dispose();
@@ -152,7 +157,10 @@ async function applyStackLocked(
   try {
     const { plan } = result;
     view.plan(plan, result.files);
-    if (plan.errored) return ExitCode.error;
+    if (plan.errored) {
+      view.planErrored(plan);
+      return ExitCode.error;
+    }
     // Nothing to change: no question; the executor only reports every resource unchanged.
     if (!plan.applyable) return await execute(plan, result.ctx, args, view, interrupts, io.env);
     if (!args.autoApprove) {

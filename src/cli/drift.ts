@@ -3,7 +3,7 @@ import { createDriftView, DRIFT_FORMATS, type DriftFormat } from '../render/drif
 import { defineCommand } from './command.js';
 import { ExitCode } from './io.js';
 import { createRunReporter } from './run-reporter.js';
-import { withInterrupts } from './interrupt.js';
+import { describeRunFailure, withInterrupts } from './interrupt.js';
 import { checkParallelism, planStack } from './plan-stack.js';
 
 interface DriftArgs {
@@ -29,15 +29,22 @@ export const driftCommand = defineCommand<DriftArgs>({
     checkParallelism(args.parallelism);
     const view = createDriftView(args.format, io, { stackLabel: args.path });
     return withInterrupts(io, async (signal) => {
-      const result = await planStack({ path: args.path, env: io.env, parallelism: args.parallelism, targets: [], signal, reporter: createRunReporter(io) });
+      const result = await planStack({ path: args.path, env: io.env, parallelism: args.parallelism, targets: [], signal, reporter: createRunReporter(io) }).catch(
+        (error: unknown) => {
+          // The key refused, the platform down, an interrupt: JSON and Markdown still print their document.
+          view.failed(describeRunFailure(error, signal.aborted));
+          throw error;
+        },
+      );
       if (result.kind === 'invalid') {
         view.invalidStack(result.diagnostics, result.files);
         return ExitCode.error;
       }
       try {
         const report = buildDriftReport(result.plan);
-        view.report(report);
-        return driftExitCode(report, args.detailedExitcode);
+        const exitCode = driftExitCode(report, args.detailedExitcode);
+        view.report(report, exitCode);
+        return exitCode;
       } finally {
         await result.api.close();
       }

@@ -4,7 +4,7 @@ import { resolveBaseUrl } from '../api/base-url.js';
 import { createApiClient } from '../api/client.js';
 import { DEFAULT_TASK_POLL_SCHEDULE, type TaskPollSchedule } from '../api/tasks.js';
 import { UsageError } from '../errors.js';
-import { createRetryQuota } from '../api/retry.js';
+import { createOutageBreaker, createRetryQuota } from '../api/retry.js';
 import type { Diagnostic } from '../config/diagnostics.js';
 import { hasErrors } from '../config/diagnostics.js';
 import { loadStack } from '../config/load-stack.js';
@@ -59,7 +59,8 @@ export interface PlannedStack {
 
 /**
  * Connects to the platform at `baseUrl` with the key from the environment: one retry quota
- * for the run, at most --parallelism requests on the wire at once (task polls first in line),
+ * and one outage breaker for the run (the first refused connection, or 3 s of nothing but
+ * failures, stops the whole run), at most --parallelism requests on the wire at once (task polls first in line),
  * the task poll schedule of the environment. Callers resolve `baseUrl` with resolveBaseUrl (a
  * saved plan never chooses it).
  */
@@ -72,6 +73,7 @@ export function connect(
     baseUrl,
     apiKey: resolveApiKey(options.env),
     retryQuota: createRetryQuota(),
+    outage: createOutageBreaker(),
     maxConcurrentRequests: options.parallelism,
     ...(reporter ? { onRetry: (event) => reporter.retry(event), onExchange: (event) => reporter.exchange(event) } : {}),
   });

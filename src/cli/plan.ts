@@ -10,7 +10,7 @@ import { defineCommand } from './command.js';
 import { commitFromEnv, ExitCode, type CliIO } from './io.js';
 import { createRunReporter } from './run-reporter.js';
 import { checkParallelism, planStack } from './plan-stack.js';
-import { withInterrupts } from './interrupt.js';
+import { describeRunFailure, withInterrupts } from './interrupt.js';
 
 interface PlanArgs {
   path: string;
@@ -35,7 +35,13 @@ export const planCommand = defineCommand<PlanArgs>({
     checkParallelism(args.parallelism);
     const view = createPlanView(args.format, io, { stackLabel: args.path, commit: commitFromEnv(io.env) });
     return withInterrupts(io, async (signal) => {
-      const result = await planStack({ path: args.path, env: io.env, parallelism: args.parallelism, targets: args.target, signal, reporter: createRunReporter(io) });
+      const result = await planStack({ path: args.path, env: io.env, parallelism: args.parallelism, targets: args.target, signal, reporter: createRunReporter(io) }).catch(
+        (error: unknown) => {
+          // The key refused, the platform down, an interrupt: JSON and Markdown still print their document.
+          view.failed(describeRunFailure(error, signal.aborted));
+          throw error;
+        },
+      );
       if (result.kind === 'invalid') {
         view.invalidStack(result.diagnostics, result.files);
         return ExitCode.error;

@@ -3,13 +3,14 @@ import type { CliIO } from './io.js';
 
 /**
  * What a run reports on stderr besides its view's output: the reading progress on a terminal,
- * one line per retry, and with `EDGEFORM_LOG=debug` one line per request. plan, apply and drift
+ * one line per retry wait long enough to notice, and with `EDGEFORM_LOG=debug` one line per
+ * request and per retry. plan, apply and drift
  * hand it to planStack, which wires it to the API client (onRetry, onExchange) and readStack.
  */
 export interface RunReporter {
   /** Resources and checks read so far of `total`. */
   reading(done: number, total: number): void;
-  /** The API client waits and retries a request. */
+  /** The API client waits and retries a request (see createRunReporter for what is shown). */
   retry(event: RetryEvent): void;
   /** A request was answered (or failed without an answer). */
   exchange(event: ExchangeEvent): void;
@@ -26,16 +27,32 @@ export function isCI(env: NodeJS.ProcessEnv): boolean {
   return ci !== undefined && ci !== '' && ci !== '0' && ci.toLowerCase() !== 'false';
 }
 
+/** A retry wait at least this long gets a line on stderr (shorter ones only in the debug log). */
+export const NOTICEABLE_WAIT_MS = 1_000;
+
+/** Settings of {@link createRunReporter}; injected for tests. */
+export interface RunReporterOptions {
+  /** The clock that tells whether an announced wait is still running (epoch ms). */
+  now?: () => number;
+}
+
 /**
  * The reporter of a run. The progress line (`Reading 340/1000`) is drawn only when stderr is a
  * terminal and the run is not in CI, redrawn in place (carriage return) each time the share
  * read passes another whole percent, and erased when reading ends or another line is written,
- * so logs never hold it. Retry lines and the debug log go through io.err: the output boundary
- * redacts the key (the client has redacted them already) and escapes control characters.
+ * so logs never hold it. A retry is a debug line (`EDGEFORM_LOG=debug`); besides, a wait of
+ * NOTICEABLE_WAIT_MS or more gets one line (`platform answered 503, retrying in 4 s`) unless
+ * a wait announced earlier is still running: requests waiting side by side make one line, not
+ * one per request, and a platform that is down shows its one error, not a line per read.
+ * Everything goes through io.err: the output boundary redacts the key (the client has
+ * redacted it already) and escapes control characters.
  */
-export function createRunReporter(io: Pick<CliIO, 'env' | 'stderr' | 'err'>): RunReporter {
+export function createRunReporter(io: Pick<CliIO, 'env' | 'stderr' | 'err'>, options: RunReporterOptions = {}): RunReporter {
+  const now = options.now ?? Date.now;
   const live = io.stderr.isTTY === true && !isCI(io.env);
   const debug = (io.env[LOG_ENV] ?? '').toLowerCase() === 'debug';
+  // When the last announced retry wait ends: until then, further waits are not announced.
+  let announcedUntil = -Infinity;
   let shown = false;
   let lastPercent = -1;
   const erase = () => {
@@ -58,8 +75,16 @@ export function createRunReporter(io: Pick<CliIO, 'env' | 'stderr' | 'err'>): Ru
       shown = true;
     },
     retry(event) {
+      if (debug) {
+        erase();
+        io.err(`debug: retrying ${event.method} ${event.path} in ${formatDelay(event.delayMs)}: attempt ${event.attempt} failed (${event.reason})`);
+      }
+      const at = now();
+      if (event.delayMs < NOTICEABLE_WAIT_MS || at < announcedUntil) return;
+      announcedUntil = at + event.delayMs;
       erase();
-      io.err(`Retrying ${event.method} ${event.path} in ${formatDelay(event.delayMs)}: attempt ${event.attempt} failed (${event.reason})`);
+      const what = event.status === null ? `platform did not answer (${event.reason})` : `platform answered ${event.status}`;
+      io.err(`${what}, retrying in ${formatDelay(event.delayMs)}`);
     },
     exchange(event) {
       if (!debug) return;

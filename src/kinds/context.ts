@@ -1,6 +1,9 @@
-import { withRunFatalErrors, type ApiClient } from '../api/client.js';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { clientAround, withRunFatalErrors, type ApiClient } from '../api/client.js';
+import { isUnknownOutcome } from '../api/retry.js';
 import { sleep as realSleep, type Sleep } from '../api/sleep.js';
 import { createTaskPoller, defaultTaskTimeout, type TaskPollSchedule } from '../api/tasks.js';
+import { RunFatalError } from '../errors.js';
 import type { ProviderContext } from './provider.js';
 
 /** Settings of {@link createProviderContext}. */
@@ -25,12 +28,13 @@ export interface ProviderContextOptions {
  * The context providers run in: one API client, one cancellation signal, one task poller for
  * every wait (tasks waited on at the same time are polled together, see createTaskPoller).
  * Its client rejects with a RunFatalError when a failure means the whole run must stop (the key
- * refused, the platform unreachable or failing beyond the retry quota), task polls included.
+ * refused, the platform unreachable or failing beyond the retry quota), task polls included, and
+ * records the writes of work run under watchWrites.
  */
 export function createProviderContext(options: ProviderContextOptions): ProviderContext {
   const signal = options.signal ?? new AbortController().signal;
   const sleep = options.sleep ?? realSleep;
-  const api = withRunFatalErrors(options.api);
+  const api = recordingWrites(withRunFatalErrors(options.api));
   const poller = createTaskPoller(api, {
     signal,
     sleep,
@@ -54,4 +58,47 @@ export function createProviderContext(options: ProviderContextOptions): Provider
     // follows it (AbortSignal.any adds no listener to the run's), so Node sees no listener pile-up.
     sleep: (ms) => sleep(ms, AbortSignal.any([signal])),
   };
+}
+
+/** What the writes sent within one watchWrites call came to. */
+export interface WriteWatch {
+  /** Writes (every method but GET) sent or refused. */
+  writes: number;
+  /**
+   * Whether a write may have taken effect: one succeeded, or failed in a way that leaves its
+   * outcome unknown (a connection lost after sending, 408, 500, 502, 504: see isUnknownOutcome).
+   * False while every write provably never took effect (refused before it was sent, a 4xx, 429
+   * or 503, or not sent at all because the run stopped).
+   */
+  mayHaveActed: boolean;
+}
+
+/** The watch of the work running now (see watchWrites); the provider context's client records into it. */
+const currentWatch = new AsyncLocalStorage<WriteWatch>();
+
+/**
+ * Runs `work` while watching the writes it sends through any provider context's client (the
+ * client stays the same object: caches keyed by it keep working), so the executor can tell an
+ * action that changed nothing on the platform from one that may have.
+ */
+export function watchWrites<T>(work: () => Promise<T>): { watch: WriteWatch; done: Promise<T> } {
+  const watch: WriteWatch = { writes: 0, mayHaveActed: false };
+  return { watch, done: currentWatch.run(watch, work) };
+}
+
+/** The client, recording each write into the watch of the work that sends it (if any). */
+function recordingWrites(api: ApiClient): ApiClient {
+  return clientAround(api, async (req) => {
+    const watch = req.method === 'GET' ? undefined : currentWatch.getStore();
+    if (!watch) return api.request(req);
+    watch.writes++;
+    try {
+      const response = await api.request(req);
+      watch.mayHaveActed = true;
+      return response;
+    } catch (error) {
+      if (isUnknownOutcome(error instanceof RunFatalError ? error.cause : error)) watch.mayHaveActed = true;
+      throw error;
+    }
+  });
 }

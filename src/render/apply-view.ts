@@ -4,6 +4,7 @@ import type { Diagnostic } from '../config/diagnostics.js';
 import { isCheckAddress } from '../config/types.js';
 import type { CheckResult, Plan, ResourceChange } from '../plan/types.js';
 import { createColors, NO_COLORS, type Colors } from './colors.js';
+import { formatCounts } from './diagnostics.js';
 import { formatMessage, formatName } from './values.js';
 import { diagnosticsText, writePlanText, type StackFiles, type ViewOutput } from './view.js';
 
@@ -50,6 +51,8 @@ export interface ApplyView extends ApplyHooks {
   interruptRequested(running: readonly RunningAction[]): void;
   abortRequested(running: readonly RunningAction[]): void;
   summary(outcome: ApplyOutcome): void;
+  /** The plan has errors (the plan, shown before, names them): nothing is applied. */
+  planErrored(plan: Plan): void;
   /** The run stopped on an error before it ran anything (the error itself goes to stderr, from the CLI's error boundary). */
   notRun(error: RunError): void;
 }
@@ -118,6 +121,7 @@ export function createTextApplyView(output: ViewOutput, options: ApplyViewOption
     promptStream: 'stdout',
     plan: (plan, files) => writePlanText((text) => output.out(text), plan, files, colors),
     cancelled: () => output.out('Apply cancelled: nothing was changed.'),
+    planErrored() {},
     notRun() {},
     onStart(change) {
       started.set(change.address, { change, at: now(), taskIds: [] });
@@ -237,8 +241,9 @@ export function summaryLines(outcome: ApplyOutcome, colors: Colors = NO_COLORS):
  * text), one JSON object per line, each with `type` and `timestamp`. Events:
  * `apply_start`, `apply_progress`, `apply_complete` (applied, unchanged; with `warnings`),
  * `apply_errored` (failed, stopped, skipped, not-started, aborted; with `error` and
- * `skipped_because`), `interrupt` (stage stop | abort), `run_error` (`code`, `message`: a
- * run-fatal error stopped the run), and last `change_summary`: `add`, `change`, `destroy`,
+ * `skipped_because`), `interrupt` (stage stop | abort), `check_changed`, `run_error` (`code`,
+ * `message`: what stopped the run: a run-fatal error, or before anything ran an invalid stack, a
+ * plan with errors, no approval...), and last, exactly once in every run, `change_summary`: `add`, `change`, `destroy`,
  * `failed`, `skipped`, `stopped` (started, stopped part-way by the interrupt), `aborted` (still
  * running on the platform when the run was abandoned), `not_started` (never started; aborted
  * ones are not counted here), `warned`, `interrupted`, `run_error` (null or `{code, message}`),
@@ -252,12 +257,48 @@ export function createJsonApplyView(output: ViewOutput, options: Pick<ApplyViewO
   const emit = (type: string, fields: Record<string, unknown>) => write(JSON.stringify({ type, timestamp: new Date(now()).toISOString(), ...fields }));
   const progress = (r: { change: ResourceChange; at: number; taskIds: readonly string[] }, message: string) =>
     emit('apply_progress', { address: r.change.address, action: r.change.action, message, task_ids: r.taskIds, elapsed_ms: now() - r.at });
+  const common = createCommonApplyView(output, colors);
+  // Every run ends with exactly one change_summary, whatever stopped it.
+  let summarized = false;
   const view: ApplyView = {
-    ...createCommonApplyView(output, colors),
+    ...common,
     promptStream: 'stderr',
+    invalidStack(diagnostics, files) {
+      common.invalidStack(diagnostics, files);
+      view.notRun({ code: 'EDGEFORM_INVALID_STACK', message: `the stack is not valid (${describeDiagnostics(diagnostics)}); nothing was read or changed` });
+    },
+    savedStackInvalid(stackPath, diagnostics, files) {
+      common.savedStackInvalid(stackPath, diagnostics, files);
+      view.notRun({
+        code: 'EDGEFORM_INVALID_STACK',
+        message: `the stack ${stackPath} that the saved plan was made from is not valid now (${describeDiagnostics(diagnostics)}); nothing was applied`,
+      });
+    },
+    approvalUnavailable() {
+      common.approvalUnavailable();
+      view.notRun({ code: 'EDGEFORM_APPROVAL_UNAVAILABLE', message: 'apply needs approval, and this is not an interactive terminal (pass --auto-approve); nothing was changed' });
+    },
+    savedPlanEmpty() {
+      output.err('The saved plan has no changes to apply.');
+      view.summary({ resources: [], interrupted: false, aborted: false });
+    },
+    checkChanged(check, was) {
+      emit('check_changed', { address: check.address, was, status: check.status, message: check.message });
+    },
+    interruptedBeforeChanges() {
+      common.interruptedBeforeChanges();
+      view.notRun({ code: 'EDGEFORM_INTERRUPTED', message: 'interrupted before any change was made' });
+    },
     plan: (plan, files) => writePlanText((text) => output.err(text), plan, files, colors),
-    cancelled: () => output.err('Apply cancelled: nothing was changed.'),
+    planErrored(plan) {
+      view.notRun({ code: 'EDGEFORM_PLAN_ERRORED', message: `the plan has errors (${describeDiagnostics(plan.diagnostics)}); nothing was applied` });
+    },
+    cancelled() {
+      output.err('Apply cancelled: nothing was changed.');
+      view.notRun({ code: 'EDGEFORM_CANCELLED', message: 'apply was not approved; nothing was changed' });
+    },
     notRun(error) {
+      if (summarized) return;
       view.onRunError?.(error);
       view.summary({ resources: [], interrupted: false, aborted: false, runError: error });
     },
@@ -296,6 +337,8 @@ export function createJsonApplyView(output: ViewOutput, options: Pick<ApplyViewO
       emit('run_error', { code: error.code, message: error.message });
     },
     summary(outcome) {
+      if (summarized) return;
+      summarized = true;
       const n = countOutcome(outcome);
       emit('change_summary', {
         add: n.added,
@@ -323,4 +366,12 @@ export function createJsonApplyView(output: ViewOutput, options: Pick<ApplyViewO
     },
   };
   return view;
+}
+
+/** "2 errors, 0 warnings; first: stack.yaml:4:5: unknown field" (for a run_error message). */
+function describeDiagnostics(diagnostics: readonly Diagnostic[]): string {
+  const first = diagnostics.find((d) => d.severity === 'error');
+  if (!first) return formatCounts(diagnostics);
+  const where = first.range ? `${first.range.filename}:${first.range.start.line}:${first.range.start.column}: ` : first.address ? `${first.address}: ` : '';
+  return `${formatCounts(diagnostics)}; first: ${where}${first.summary}`;
 }

@@ -1,5 +1,7 @@
 import type { DriftReport } from '../plan/drift.js';
 import { NO_COLORS, type Colors } from './colors.js';
+import { toDiagnosticsJson } from './diagnostics.js';
+import type { RunFailure } from './view.js';
 import { commentMarker } from './plan-markdown.js';
 import { formatMessage, formatName, formatValue, markdownCode } from './values.js';
 
@@ -63,4 +65,47 @@ export function renderDriftMarkdown(report: DriftReport, stackLabel: string): st
   }
   out.push(`_Checked ${report.summary.resources} resources and ${report.summary.checks} checks at ${report.created_at} against ${report.base_url}._`, '');
   return out.join('\n');
+}
+
+/**
+ * What a drift run's exit code means, for the JSON report: `in sync` (0), `drift found` (2, or 0
+ * with --no-detailed-exitcode), `error: …` (1: the comparison was incomplete), `interrupted` (130).
+ */
+export function describeDriftExit(exitCode: number, inSync: boolean | null): string {
+  if (exitCode === 130) return 'interrupted: the platform was not compared with the stack';
+  if (exitCode === 1) return 'error: the platform could not be compared with the stack completely; not a drift verdict';
+  if (exitCode === 2) return 'drift found';
+  return inSync === true ? 'in sync' : 'drift found (exit 0: --no-detailed-exitcode)';
+}
+
+/**
+ * The drift report as the JSON document (docs/formats.md): the report, its errors as JSON
+ * diagnostics, and the exit code with its meaning. `in_sync` is true only when the comparison
+ * was complete and found nothing.
+ */
+export function toDriftJson(report: DriftReport, exitCode: number): Record<string, unknown> {
+  return { ...report, errors: toDiagnosticsJson(report.errors).diagnostics, exit_code: exitCode, exit_meaning: describeDriftExit(exitCode, report.in_sync) };
+}
+
+/**
+ * The JSON document of a drift run that stopped before it could compare anything (the key
+ * refused, the platform down, an interrupt): the report's shape with nothing compared, `in_sync`
+ * false (never true when edgeform could not tell: a scheduled job that alerts on `in_sync`
+ * reads the document as not in sync, and `exit_code` 1 and `errors` say it is an error, not
+ * drift), the error in `errors` (diagnostics shape, its code and message) and the exit code.
+ */
+export function toDriftFailureJson(failure: RunFailure, createdAt: string): Record<string, unknown> {
+  return {
+    format_version: '1.0',
+    created_at: createdAt,
+    base_url: failure.baseUrl,
+    stack: null,
+    in_sync: false,
+    drifted: [],
+    failing_checks: [],
+    errors: [{ severity: 'error', code: failure.code, summary: failure.message, detail: null, address: null, range: null }],
+    summary: { resources: 0, checks: 0, drifted: 0, failing_checks: 0, errors: 1 },
+    exit_code: failure.exitCode,
+    exit_meaning: describeDriftExit(failure.exitCode, null),
+  };
 }

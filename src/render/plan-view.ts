@@ -2,9 +2,9 @@ import type { Diagnostic } from '../config/diagnostics.js';
 import type { Plan } from '../plan/types.js';
 import { createColors, NO_COLORS } from './colors.js';
 import { formatDiagnosticsJson } from './diagnostics.js';
-import { toPlanJson } from './plan-json.js';
+import { toPlanFailureJson, toPlanJson } from './plan-json.js';
 import { renderPlanMarkdown } from './plan-markdown.js';
-import { diagnosticsText, invalidStackMarkdown, planText, writePlanText, type StackFiles, type ViewOutput } from './view.js';
+import { diagnosticsText, invalidStackMarkdown, planText, runFailureMarkdown, writePlanText, type RunFailure, type StackFiles, type ViewOutput } from './view.js';
 
 /** The formats of `edgeform plan`. */
 export const PLAN_FORMATS = ['text', 'json', 'markdown'] as const;
@@ -22,6 +22,12 @@ export interface PlanView {
   saved(file: string): void;
   /** The plan has errors and was not written to `file`; `removedOlder` when an older plan file there was removed. */
   notSaved(file: string, removedOlder: boolean): void;
+  /**
+   * The run stopped before a plan could be made (the key refused, the platform down, an
+   * interrupt): JSON and Markdown still print their document saying so; text prints nothing
+   * (the error boundary prints the one error line on stderr).
+   */
+  failed(failure: RunFailure): void;
 }
 
 /** What a plan view needs besides its output: the stack's name as the user gave it (Markdown headings). */
@@ -49,11 +55,13 @@ export function createPlanView(format: PlanFormat, output: ViewOutput, options: 
       ...notes,
       invalidStack: (diagnostics, files) => output.err(diagnosticsText(diagnostics, files, colors)),
       plan: (plan, files) => writePlanText((text) => output.out(text), plan, files, colors),
+      failed: () => {},
     }),
     json: () => ({
       ...notes,
       invalidStack: (diagnostics) => output.out(formatDiagnosticsJson(diagnostics)),
       plan: (plan) => output.out(JSON.stringify(toPlanJson(plan), null, 2)),
+      failed: (failure) => output.out(JSON.stringify(toPlanFailureJson(failure), null, 2)),
     }),
     markdown: () => ({
       ...notes,
@@ -61,6 +69,7 @@ export function createPlanView(format: PlanFormat, output: ViewOutput, options: 
       invalidStack: (diagnostics, files) => output.out(invalidStackMarkdown(options.stackLabel, diagnosticsText(diagnostics, files, colors))),
       plan: (plan, files) =>
         output.out(renderPlanMarkdown(plan, planText(plan, files, NO_COLORS), { stackLabel: options.stackLabel, ...(options.commit ? { commit: options.commit } : {}) })),
+      failed: (failure) => output.out(runFailureMarkdown('plan', options.stackLabel, failure)),
     }),
   };
   return views[format]();

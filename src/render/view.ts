@@ -16,6 +16,38 @@ export interface ViewOutput {
   err(text: string): void;
 }
 
+/**
+ * Why a run ended before its document could be made (the key refused, the platform down, an
+ * interrupt, a bug), as the views print it: the error's stable code and (redacted) message, the
+ * exit code the run ends with, and the platform it concerns when known.
+ */
+export interface RunFailure {
+  code: string;
+  message: string;
+  exitCode: number;
+  baseUrl: string | null;
+}
+
+/**
+ * A run that could not plan or compare, as a Markdown comment or issue body: the marker and
+ * heading of its kind, then a "could not" section with the error in a fence it cannot close.
+ */
+export function runFailureMarkdown(kind: 'plan' | 'drift', stackLabel: string, failure: RunFailure): string {
+  const what = kind === 'plan' ? 'Could not plan' : 'Could not compare the platform with the stack';
+  const fence = '`'.repeat(Math.max(3, ...[...failure.message.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+  return [
+    commentMarker(kind, stackLabel),
+    `### edgeform ${kind} for \`${stackLabel}\``,
+    '',
+    `**${what}**: the run stopped before it could (\`${failure.code}\`, exit ${failure.exitCode}); nothing was changed.`,
+    '',
+    `${fence}text`,
+    failure.message,
+    fence,
+    '',
+  ].join('\n');
+}
+
 /** A stack's files by name (secrets masked), for the code frames of its diagnostics. */
 export type StackFiles = ReadonlyMap<string, string>;
 

@@ -85,11 +85,17 @@ describe('apply approval on a terminal', () => {
     expect(lines.map((line) => (JSON.parse(line) as { type: string }).type).at(-1)).toBe('change_summary');
   });
 
-  it('with --format json reports a cancelled apply on stderr', async () => {
+  it('with --format json reports a cancelled apply on stderr; stdout ends with change_summary naming it', async () => {
     const { term, exit } = await runApply('json');
     term.stdin.write('no\n');
     expect(await exit).toBe(1);
     expect(term.errors()).toContain('Apply cancelled: nothing was changed.');
-    expect(term.output()).toBe('');
+    const events = term
+      .output()
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(events.map((e) => e.type)).toEqual(['run_error', 'change_summary']);
+    expect(events.at(-1)).toMatchObject({ resources: [], run_error: { code: 'EDGEFORM_CANCELLED', message: 'apply was not approved; nothing was changed' } });
   });
 });

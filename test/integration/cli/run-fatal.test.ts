@@ -61,10 +61,10 @@ describe('a refused API key', () => {
     expect(lines(result.stderr)).toEqual([expect.stringMatching(/^Error: the platform at .* refused the API key in EDGEFORM_API_KEY: GET .*401 Unauthorized/)]);
   });
 
-  it('plan --format json and drift: one error line, exit 1', async () => {
+  it('plan and drift (text): one error line on stderr, nothing on stdout, exit 1', async () => {
     const { stack, env } = await setUp();
     for (const args of [
-      ['plan', stack, '--format', 'json'],
+      ['plan', stack],
       ['drift', stack],
     ]) {
       const result = await runCliInProcess(args, { env: { ...env, EDGEFORM_API_KEY: WRONG_KEY } });
@@ -75,21 +75,104 @@ describe('a refused API key', () => {
   });
 });
 
+/**
+ * With the key refused or the platform down, plan and drift in JSON and Markdown still print
+ * their document on stdout (`drift --format json | jq .in_sync` gives a value), besides the one
+ * error line on stderr; the key appears nowhere.
+ */
+describe.each([
+  { failure: 'the key refused', code: 'EDGEFORM_API_KEY_REFUSED', override: async () => ({ EDGEFORM_API_KEY: WRONG_KEY }), says: /refused the API key in EDGEFORM_API_KEY/ },
+  {
+    failure: 'the platform down',
+    code: 'EDGEFORM_PLATFORM_UNAVAILABLE',
+    override: async () => ({ EDGEFORM_BASE_URL: await closedPort() }),
+    says: /is unavailable: .*ECONNREFUSED/,
+  },
+])('$failure: every format still prints its document', ({ code, override, says }) => {
+  it('plan --format json: errored, not applyable, not complete, errors with the code and message, the exit code and its meaning', async () => {
+    const { stack, env } = await setUp();
+    const result = await runCliInProcess(['plan', stack, '--format', 'json'], { env: { ...env, ...(await override()) } });
+    expect(result.code).toBe(1);
+    const doc = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(doc).toMatchObject({ format_version: '2.0', complete: false, errored: true, applyable: false, exit_code: 1, exit_meaning: 'error: no plan was made' });
+    expect(doc.errors).toEqual([{ code, message: expect.stringMatching(says) }]);
+    expect(doc.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/?$/);
+    expect(lines(result.stderr)).toEqual([expect.stringMatching(says)]);
+    expect(`${result.stdout}${result.stderr}`).not.toContain(WRONG_KEY);
+  });
+
+  it('drift --format json: in_sync false (never true when it could not tell), errors, exit code 1 meaning an error, not drift', async () => {
+    const { stack, env } = await setUp();
+    const result = await runCliInProcess(['drift', stack, '--format', 'json'], { env: { ...env, ...(await override()) } });
+    expect(result.code).toBe(1);
+    const doc = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(doc).toMatchObject({ format_version: '1.0', in_sync: false, drifted: [], exit_code: 1, summary: { errors: 1 } });
+    expect(doc.exit_meaning).toMatch(/^error: .*not a drift verdict$/);
+    expect(doc.errors).toEqual([{ severity: 'error', code, summary: expect.stringMatching(says), detail: null, address: null, range: null }]);
+    expect(`${result.stdout}${result.stderr}`).not.toContain(WRONG_KEY);
+  });
+
+  it.each(['plan', 'drift'])('%s --format markdown: the sticky marker, the heading and a "could not" section with the error', async (command) => {
+    const { stack, env } = await setUp();
+    const result = await runCliInProcess([command, stack, '--format', 'markdown'], { env: { ...env, ...(await override()) } });
+    expect(result.code).toBe(1);
+    const out = result.stdout.split('\n');
+    expect(out[0]).toBe(`<!-- edgeform:${command} stack=${stack} -->`);
+    expect(out[1]).toBe(`### edgeform ${command} for \`${stack}\``);
+    const could = command === 'plan' ? 'Could not plan' : 'Could not compare the platform with the stack';
+    expect(out[3]).toBe(`**${could}**: the run stopped before it could (\`${code}\`, exit 1); nothing was changed.`);
+    expect(out.slice(5, 8)).toEqual(['```text', expect.stringMatching(says), '```']);
+    expect(`${result.stdout}${result.stderr}`).not.toContain(WRONG_KEY);
+  });
+});
+
 describe('an unreachable platform (nothing listens at the base URL)', () => {
-  it('plan and apply: one error line naming the platform after one line per retry, exit 1', async () => {
+  it('plan, drift and apply: the first refused connection stops the run with one error line, no retry, exit 1', async () => {
     const { stack, env } = await setUp();
     const url = await closedPort();
     for (const args of [
       ['plan', stack],
+      ['drift', stack],
       ['apply', stack, '--auto-approve'],
     ]) {
       const result = await runCliInProcess(args, { env: { ...env, EDGEFORM_BASE_URL: url } });
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
-      const [retries, rest] = [lines(result.stderr).filter((l) => l.startsWith('Retrying ')), lines(result.stderr).filter((l) => !l.startsWith('Retrying '))];
-      expect(retries).toEqual([1, 2, 3].map((n) => expect.stringMatching(new RegExp(`^Retrying GET /cloud/v1/\\S+ in [\\d.]+ m?s: attempt ${n} failed \\(ECONNREFUSED\\)$`))));
-      expect(rest).toEqual([expect.stringMatching(new RegExp(`^Error: the platform at ${url}/? is unavailable: GET .*ECONNREFUSED.*gave up after 4 attempts$`))]);
+      expect(lines(result.stderr)).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^Error: the platform at ${url}/? is unavailable: GET \\S+: connection failed \\(.*ECONNREFUSED.*\\); the request never reached the platform; not retried: nothing accepts connections there$`,
+          ),
+        ),
+      ]);
     }
+  });
+
+  it('an unresolvable host (.invalid, RFC 6761): one error line saying the name does not resolve, no retry, exit 1', async () => {
+    const { stack, env } = await setUp();
+    const url = 'https://edgeform-outage-test.invalid';
+    const result = await runCliInProcess(['plan', stack], { env: { ...env, EDGEFORM_BASE_URL: url } });
+    expect(result.code).toBe(1);
+    expect(lines(result.stderr)).toEqual([
+      expect.stringMatching(/^Error: the platform at https:\/\/edgeform-outage-test\.invalid\/? is unavailable: GET .*ENOTFOUND.*not retried: the host name does not resolve$/),
+    ]);
+  });
+
+  it('every request answered 503: the run-wide outage budget stops it; far fewer requests than 6 per read; no line per retry', async () => {
+    const { emu, stack, env } = await setUp();
+    emu.faults.set({ failRate: 1 });
+    const result = await runCliInProcess(['plan', stack], { env: { ...env } });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    const errors = lines(result.stderr).filter((l) => l.startsWith('Error: '));
+    expect(errors).toEqual([
+      expect.stringMatching(
+        /^Error: the platform at .* is unavailable: GET .*503 Service Unavailable.*; every request failed for [\d.]+ s \(\d+ attempts, none succeeded\): not retried further$/,
+      ),
+    ]);
+    expect(lines(result.stderr).filter((l) => l.startsWith('Retrying'))).toEqual([]);
+    // One read (the floating IP list) at --parallelism 10: a few attempts, not 6 per request.
+    expect(emu.requests.length).toBeLessThanOrEqual(4);
   });
 
   it('apply --format json ends with change_summary naming the platform unavailable', async () => {

@@ -41,14 +41,21 @@ describe('reading progress', () => {
 });
 
 describe('retries', () => {
-  it('prints one line on stderr per retry, naming the request and why', async () => {
-    const path = `/cloud/v1/instances/1/76/${DEMO.instance}`;
-    emu.faults.failNext({ method: 'GET', path: '/cloud/v1/instances/{project_id}/{region_id}/{instance_id}', status: 503, count: 2 });
+  it('a wait the platform asks for of a second or more prints one line saying so; short ones only in the debug log', async () => {
+    emu.faults.failNext({ method: 'GET', path: '/cloud/v1/instances/{project_id}/{region_id}/{instance_id}', status: 503, count: 1, retryAfter: 1 });
     const result = await runCliInProcess(['plan', 'examples/quickstart.yaml'], { env: platform() });
     expect(result.code).toBe(0);
-    const lines = result.stderr.split('\n').filter((l) => l.startsWith('Retrying'));
+    expect(result.stderr.split('\n').filter((l) => l !== '')).toEqual(['platform answered 503, retrying in 1.0 s']);
+  });
+
+  it('EDGEFORM_LOG=debug logs every retry, naming the request and why', async () => {
+    const path = `/cloud/v1/instances/1/76/${DEMO.instance}`;
+    emu.faults.failNext({ method: 'GET', path: '/cloud/v1/instances/{project_id}/{region_id}/{instance_id}', status: 503, count: 2 });
+    const result = await runCliInProcess(['plan', 'examples/quickstart.yaml'], { env: platform({ EDGEFORM_LOG: 'debug' }) });
+    expect(result.code).toBe(0);
+    const lines = result.stderr.split('\n').filter((l) => l.startsWith('debug: retrying'));
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(new RegExp(`^Retrying GET ${path} in [\\d.]+ m?s: attempt 1 failed \\(HTTP 503\\)$`));
+    expect(lines[0]).toMatch(new RegExp(`^debug: retrying GET ${path} in [\\d.]+ m?s: attempt 1 failed \\(HTTP 503\\)$`));
     expect(lines[1]).toContain('attempt 2 failed (HTTP 503)');
   });
 });

@@ -82,17 +82,18 @@ describe('the drift view', () => {
 
   it('text: the report on stdout, coloured only when the run is', () => {
     const on = streams(true);
-    createDriftView('text', on.output, { stackLabel: 'stack.yaml' }).report(report);
+    createDriftView('text', on.output, { stackLabel: 'stack.yaml' }).report(report, 2);
     const off = streams(false);
-    createDriftView('text', off.output, { stackLabel: 'stack.yaml' }).report(report);
+    createDriftView('text', off.output, { stackLabel: 'stack.yaml' }).report(report, 2);
     expect(on.out[0]).toContain(ESC);
     expect(off.out[0]).not.toContain(ESC);
     expect(on.out[0]!.replace(/\u001b\[[0-9;]*m/g, '')).toBe(off.out[0]);
   });
 
-  it('json: the report with its errors as JSON diagnostics', () => {
+  it('json: the report with its errors as JSON diagnostics, and the exit code with its meaning', () => {
     const s = streams();
-    createDriftView('json', s.output, { stackLabel: 'stack.yaml' }).report({ ...report, errors: [unknownField] });
+    createDriftView('json', s.output, { stackLabel: 'stack.yaml' }).report({ ...report, errors: [unknownField] }, 1);
+    expect(JSON.parse(s.out[0]!)).toMatchObject({ exit_code: 1, exit_meaning: expect.stringMatching(/^error: .*not a drift verdict$/) });
     expect(JSON.parse(s.out[0]!).errors).toEqual([
       { severity: 'error', code: 'unknown-field', summary: 'unknown field "flavour"', detail: null, address: null, range: unknownField.range },
     ]);
@@ -138,13 +139,13 @@ describe('the apply view', () => {
     expect(s.err).toEqual([]);
   });
 
-  it('json: stdout carries JSON lines only: the plan, the question and the cancellation go to stderr', () => {
+  it('json: stdout carries JSON lines only: the plan, the question and the cancellation go to stderr; the cancellation ends the events', () => {
     const s = streams();
     const view = createApplyView('json', s.output, { verbsOf, now: () => Date.UTC(2026, 0, 1) });
     view.plan(aPlan, files);
     view.cancelled();
     expect(view.promptStream).toBe('stderr');
-    expect(s.out).toEqual([]);
+    expect(s.out.map((l) => (JSON.parse(l) as { type: string }).type)).toEqual(['run_error', 'change_summary']);
     expect(s.err[1]).toBe('Apply cancelled: nothing was changed.');
   });
 
@@ -156,12 +157,33 @@ describe('the apply view', () => {
     expect(summary).toMatchObject({ type: 'change_summary', add: 0, change: 0, destroy: 0, resources: [], run_error: runError });
   });
 
-  it('both formats report an invalid stack as text on stderr', () => {
+  it('json: a saved plan with no changes and a changed check stay JSON lines on stdout; the summary comes once', () => {
+    const s = streams();
+    const view = createApplyView('json', s.output, { verbsOf, now: () => Date.UTC(2026, 0, 1) });
+    view.checkChanged(aPlan.checks[0]!, 'fail');
+    view.savedPlanEmpty();
+    view.notRun(runError);
+    const events = s.out.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(events.map((e) => e.type)).toEqual(['check_changed', 'change_summary']);
+    expect(events[0]).toMatchObject({ address: 'streaming_ai_tasks.ok', was: 'fail', status: 'pass', message: 'none match' });
+    expect(events[1]).toMatchObject({ resources: [], run_error: null });
+    expect(s.err).toEqual(['The saved plan has no changes to apply.']);
+  });
+
+  it('both formats report an invalid stack as text on stderr; json then ends with change_summary naming it', () => {
     for (const format of ['text', 'json'] as const) {
       const s = streams();
       createApplyView(format, s.output, { verbsOf }).invalidStack([unknownField], files);
-      expect(s.out).toEqual([]);
       expect(s.err[0]).toContain('stack.yaml:2:1: error: unknown field "flavour"');
+      if (format === 'text') expect(s.out).toEqual([]);
+      else
+        expect(JSON.parse(s.out.at(-1)!)).toMatchObject({
+          type: 'change_summary',
+          run_error: {
+            code: 'EDGEFORM_INVALID_STACK',
+            message: 'the stack is not valid (1 error, 0 warnings; first: stack.yaml:2:1: unknown field "flavour"); nothing was read or changed',
+          },
+        });
     }
   });
 });
