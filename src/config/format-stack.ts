@@ -58,7 +58,16 @@ function blockMaps(root: YAMLMap | null): YAMLMap[] {
 /** The rank of each key of one block: type, identity, schema order, unknown keys, depends_on. */
 function blockRank(block: YAMLMap): (key: string) => number {
   const type = block.get('type');
-  const kind = typeof type === 'string' ? (ALL_KINDS as Readonly<Record<string, KindSpec | undefined>>)[type] : undefined;
+  return blockFieldRank(typeof type === 'string' ? type : undefined);
+}
+
+/**
+ * The canonical rank of each key of a block of kind `type` (fmt's order, which import writes in
+ * too): `type`, the kind's identity fields, its other fields in schema order, keys it does not
+ * know (equal rank: a stable sort keeps their order), `depends_on` last.
+ */
+export function blockFieldRank(type: string | undefined): (key: string) => number {
+  const kind = type === undefined ? undefined : (ALL_KINDS as Readonly<Record<string, KindSpec | undefined>>)[type];
   const order = ['type', ...(kind?.identity ?? []), ...(kind ? Object.keys(kind.shape.shape) : [])];
   return (key) => (key === 'depends_on' ? Number.MAX_SAFE_INTEGER : rankIn(order, key));
 }
