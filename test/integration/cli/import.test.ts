@@ -522,3 +522,37 @@ describe('edgeform import of a floating IP another stack created', () => {
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
   });
 });
+
+describe('edgeform import --all of a world spread over projects and regions its fixtures do not name', () => {
+  let emu: TestEmulator;
+  beforeAll(async () => {
+    emu = await startTestEmulator({
+      apiKey: KEY,
+      fixtures: {
+        floating_ips: [1, 2, 3].map((n) => ({ id: ip(n), project_id: n, region_id: 75 + n, tags: { n: String(n) } })),
+        instances: [{ id: ip(10), project_id: 4, region_id: 80, name: 'vm', flavor_id: 'g2-standard-2-4' }],
+      },
+    });
+  });
+  afterAll(() => emu.close());
+
+  it('imports from every project and region the account has, and plan on the result reports no changes', async () => {
+    const file = join(tempDir(), 'stack.yaml');
+    const env = { EDGEFORM_BASE_URL: emu.url, EDGEFORM_API_KEY: KEY };
+    const imported = await runCliInProcess(['import', '--all', '--out', file], { env });
+    expect(imported.code, imported.stderr).toBe(0);
+    const found = Object.values(blocks(readFileSync(file, 'utf8')));
+    expect(found.map((b) => b.floating_ip_id ?? b.instance_id).sort()).toEqual([ip(1), ip(2), ip(3), ip(10)]);
+    const plan = await runCliInProcess(['plan', file, '--detailed-exitcode'], { env });
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+  });
+
+  it('fails naming the place when one of its lists cannot be read, and writes nothing', async () => {
+    emu.faults.failNext({ method: 'GET', path: '/cloud/v1/floatingips/3/78', status: 403 });
+    const file = join(tempDir(), 'stack.yaml');
+    const result = await runCliInProcess(['import', '--all', '--out', file], { env: { EDGEFORM_BASE_URL: emu.url, EDGEFORM_API_KEY: KEY } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^Error: importing cloud_floating_ip in project 3 region 78 failed: GET \/cloud\/v1\/floatingips\/3\/78: 403/m);
+    expect(existsSync(file)).toBe(false);
+  });
+});
