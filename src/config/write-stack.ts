@@ -72,10 +72,14 @@ export function sanitizeBlockName(hint: string, type: string): string {
  */
 export function uniqueBlockNames(blocks: ReadonlyArray<Pick<DraftBlock, 'name' | 'type'>>): string[] {
   const taken = new Set<string>();
+  // The next number to try for each name: a thousand blocks of one name are not a million tries.
+  const next = new Map<string, number>();
   return blocks.map((block) => {
     const base = sanitizeBlockName(block.name, block.type);
     let name = base;
-    for (let n = 2; taken.has(name); n++) name = `${base.slice(0, MAX_BLOCK_NAME - String(n).length - 1)}_${n}`;
+    let n = next.get(base) ?? 2;
+    for (; taken.has(name); n++) name = `${base.slice(0, MAX_BLOCK_NAME - String(n).length - 1)}_${n}`;
+    next.set(base, n);
     taken.add(name);
     return name;
   });
@@ -247,23 +251,26 @@ function readBack(text: string, layout: Layout, env: Readonly<Record<string, str
   const file = readSourceFile(WRITTEN_FILE, text, { [API_KEY_ENV]: env[API_KEY_ENV] });
   const problems = new Map<number, string>();
   const blocks = file.root?.entries?.get('resources')?.entries;
-  const spans = layout.names.map((name) => {
-    const node = blocks?.get(name);
-    return node ? { node, from: (node.keyRange ?? node.range).start.line, to: node.range.end.line } : undefined;
-  });
-  for (const d of file.diagnostics) {
-    if (d.severity !== 'error') continue;
-    let at = spans.findIndex((s) => s !== undefined && d.range !== undefined && d.range.start.line >= s.from && d.range.start.line <= s.to);
-    // A block whose key the reader refused is not in the tree: the problem is that block's.
-    if (at === -1) at = spans.findIndex((s, i) => s === undefined && !problems.has(i));
-    if (at === -1) throw new Error(`writeStack: the stack it wrote does not read back: ${d.summary} (this is a bug)`);
-    if (!problems.has(at)) problems.set(at, `it would not read back: ${d.summary}`);
+  const errors = file.diagnostics.filter((d) => d.severity === 'error');
+  if (errors.length > 0) {
+    // Where each block stands, to find whose each problem is (ranges cost time: only now).
+    const spans = layout.names.map((name) => {
+      const node = blocks?.get(name);
+      return node ? { from: (node.keyRange ?? node.range).start.line, to: node.range.end.line } : undefined;
+    });
+    for (const d of errors) {
+      let at = spans.findIndex((s) => s !== undefined && d.range !== undefined && d.range.start.line >= s.from && d.range.start.line <= s.to);
+      // A block whose key the reader refused is not in the tree: the problem is that block's.
+      if (at === -1) at = spans.findIndex((s, i) => s === undefined && !problems.has(i));
+      if (at === -1) throw new Error(`writeStack: the stack it wrote does not read back: ${d.summary} (this is a bug)`);
+      if (!problems.has(at)) problems.set(at, `it would not read back: ${d.summary}`);
+    }
   }
   layout.blocks.forEach((block, i) => {
     if (problems.has(i)) return;
-    const span = spans[i];
-    if (!span) problems.set(i, 'it would not read back: the block is missing');
-    else if (canonicalJson(span.node.value) !== canonicalJson(block)) problems.set(i, 'it would not read back as its live values');
+    const node = blocks?.get(layout.names[i]!);
+    if (!node) problems.set(i, 'it would not read back: the block is missing');
+    else if (canonicalJson(node.value) !== canonicalJson(block)) problems.set(i, 'it would not read back as its live values');
   });
   if (problems.size === 0) {
     const defaults = file.root?.entries?.get('defaults')?.value ?? {};
