@@ -3,10 +3,10 @@ import pLimit from 'p-limit';
 import { DEFAULT_BASE_URL, resolveBaseUrl } from '../api/base-url.js';
 import { redact, secretsFromEnv } from '../api/redact.js';
 import { didYouMean } from '../config/did-you-mean.js';
-import { writeStack, type DraftBlock } from '../config/write-stack.js';
+import { writeStack, type DraftBlock, type StackDraft } from '../config/write-stack.js';
 import { EdgeformError, RunFatalError, UsageError } from '../errors.js';
 import { listProjects, listRegions } from '../kinds/cloud-scopes.js';
-import { type ImportedResource, type ImportScope, type KindImporter, type ScopeKind } from '../kinds/kind-list.js';
+import { type ImportScope, type KindDiscovery, type KindImporter, type ScopeKind } from '../kinds/kind-list.js';
 import type { ProviderContext } from '../kinds/provider.js';
 import { providers } from '../kinds/providers.js';
 import { listVideos } from '../kinds/streaming-videos.js';
@@ -169,15 +169,28 @@ export const importCommand = defineCommand<ImportArgs>({
     return withInterrupts(io, async (signal) => {
       const { api, ctx } = connect(baseUrl, { env: io.env, signal, parallelism: args.parallelism });
       try {
-        const found = await discover(ctx, request, view, args.parallelism);
-        const text = writeStack({
+        const discovered = await discover(ctx, request, view, args.parallelism);
+        let found = discovered.found;
+        const skipped = [...discovered.skipped];
+        const draft = (): StackDraft => ({
           blocks: found.map((r): DraftBlock => ({ type: r.type, name: r.name, attributes: r.attributes, comment: `imported from ${r.source}` })),
           ...(baseUrl !== DEFAULT_BASE_URL ? { baseUrl } : {}),
           header: [
             `Written by edgeform import ${args.all ? '--all' : args.kind!}: each block adopts a live resource by its platform id.`,
             ...request.skipped.map(([type, reason]) => `Not imported: ${type} (${reason}).`),
+            ...skipped.map((item) => `Not imported: ${item.type} ${item.source} (${item.reason}).`),
           ],
         });
+        let written = writeStack(draft(), io.env);
+        if (written.leftOut.length > 0) {
+          // Blocks that would not read back as their live values: named, and the rest written again.
+          const left = new Set(written.leftOut.map((l) => l.index));
+          for (const { index, reason } of written.leftOut) skipped.push({ type: found[index]!.type, source: found[index]!.source, reason });
+          found = found.filter((_, i) => !left.has(i));
+          written = writeStack(draft(), io.env);
+        }
+        for (const item of skipped) view.itemSkipped(item.type, item.source, item.reason);
+        const text = written.text;
         if (args.out === undefined) {
           view.stack(text);
         } else {
@@ -214,7 +227,7 @@ async function exists(file: string): Promise<boolean> {
  * likewise for subtitles (at the same time as the projects and regions). The first
  * failure stops the rest and is reported with the kind and place it concerns.
  */
-async function discover(ctx: ProviderContext, request: ImportRequest, view: ImportView, parallelism: number): Promise<ImportedResource[]> {
+async function discover(ctx: ProviderContext, request: ImportRequest, view: ImportView, parallelism: number): Promise<KindDiscovery> {
   const [cloud, videos] = await Promise.all([
     request.kinds.some((k) => k.scope === 'cloud') ? cloudPlaces(ctx, request, view) : { projects: [], regions: [] },
     request.kinds.some((k) => k.scope === 'video') ? videoPlaces(ctx, request, view) : [],
@@ -237,24 +250,26 @@ async function discover(ctx: ProviderContext, request: ImportRequest, view: Impo
   const results = await Promise.all(
     jobs.map(({ importer, scope }) =>
       limit(async () => {
-        if (first !== null) return [];
+        if (first !== null) return NOTHING;
         try {
-          const found = await importer.discover(jobCtx, scope, { onPage: (n) => view.discovering(importer.type, scope, n, false) });
-          view.discovering(importer.type, scope, found.length, true);
-          return found;
+          const discovery = await importer.discover(jobCtx, scope, { onPage: (n) => view.discovering(importer.type, scope, n, false) });
+          view.discovering(importer.type, scope, discovery.found.length, true);
+          return discovery;
         } catch (error) {
           if (first === null) {
             first = explain(error, `importing ${importer.type}${describePlace(scope)} failed`);
             halt.abort(first);
           }
-          return [];
+          return NOTHING;
         }
       }),
     ),
   );
   if (first !== null) throw first;
-  return results.flat();
+  return { found: results.flatMap((r) => r.found), skipped: results.flatMap((r) => r.skipped) };
 }
+
+const NOTHING: KindDiscovery = { found: [], skipped: [] };
 
 /** The projects and regions the cloud kinds are imported from: those named, else those the platform lists. */
 async function cloudPlaces(

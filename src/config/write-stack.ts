@@ -1,6 +1,12 @@
+import { boolCoreTag, boolYaml11Tag, floatCoreTag, floatYaml11Tag, intCoreTag, intYaml11Tag, mergeTag, NOT_RESOLVED, nullCoreTag, nullYaml11Tag, timestampTag } from 'js-yaml';
 import { Document, visit, type Pair, type Scalar, type YAMLMap } from 'yaml';
-import { RESOURCE_KINDS, type ResourceType } from '../kinds/registry.js';
+import { API_KEY_ENV } from '../env.js';
+import type { ResourceType } from '../kinds/registry.js';
+import { canonicalJson } from '../plan/fingerprint.js';
+import { blockFieldRank, formatStackText } from './format-stack.js';
 import { STACK_VERSION } from './load-stack.js';
+import { isSecretFieldName } from './secrets.js';
+import { readSourceFile } from './source-tree.js';
 import { NAME_PATTERN } from './validate-block.js';
 
 /** One block of a stack to write: its type, the name to derive its block name from, its attributes, and its comment. */
@@ -29,10 +35,12 @@ const DEFAULTABLE = ['project_id', 'region_id'] as const;
 /** The longest block name written (the live names it is made from can be long). */
 export const MAX_BLOCK_NAME = 64;
 
-/** Characters a stack file never holds raw: C0 controls (but line feed), DEL, C1 controls, line/paragraph separators, bidi controls. */
-const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\p{Bidi_Control}]/gu;
-/** A string that is not plain printable ASCII: written double-quoted, where every character has an escape. */
-const NOT_PLAIN_ASCII = /[^\x20-\x7e]/;
+/**
+ * Characters a stack file never holds raw: C0 controls (but line feed), DEL, C1 controls,
+ * line/paragraph separators, bidi controls, the byte order mark, the noncharacters U+FFFE and
+ * U+FFFF, and lone surrogates (which no UTF-8 file can hold).
+ */
+const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff\p{Bidi_Control}\ud800-\udfff]/gu;
 /** Printable ASCII over several lines (a WebVTT text): written as a literal block (`|`), line for line. */
 const PLAIN_ASCII_LINES = /^[\x20-\x7e\n]*\n[\x20-\x7e\n]*$/;
 /** A line starting or ending with a space, which a literal block does not keep reliably: such text is double-quoted instead. */
@@ -43,7 +51,9 @@ const escapeChar = (char: string) => `\\u${char.charCodeAt(0).toString(16).padSt
 /**
  * A block name made from a live name or id: every run of characters a name may not hold
  * becomes `_`, a name that would not start with a letter or `_` is prefixed with the kind's
- * type, and it is cut to MAX_BLOCK_NAME characters. The result always matches NAME_PATTERN.
+ * type, and it is cut to MAX_BLOCK_NAME characters; a name that looks like a credential's
+ * (`api_token`), which the stack reader refuses as a key, becomes the type. The result always
+ * matches NAME_PATTERN.
  */
 export function sanitizeBlockName(hint: string, type: string): string {
   let name = hint
@@ -52,7 +62,8 @@ export function sanitizeBlockName(hint: string, type: string): string {
     .slice(0, MAX_BLOCK_NAME);
   if (name === '') return type;
   if (!/^[a-zA-Z_]/.test(name)) name = `${type}_${name}`.slice(0, MAX_BLOCK_NAME);
-  return NAME_PATTERN.test(name) ? name : type;
+  // A key naming a credential is refused by the stack reader (see isSecretFieldName).
+  return NAME_PATTERN.test(name) && !isSecretFieldName(name) ? name : type;
 }
 
 /**
@@ -61,10 +72,14 @@ export function sanitizeBlockName(hint: string, type: string): string {
  */
 export function uniqueBlockNames(blocks: ReadonlyArray<Pick<DraftBlock, 'name' | 'type'>>): string[] {
   const taken = new Set<string>();
+  // The next number to try for each name: a thousand blocks of one name are not a million tries.
+  const next = new Map<string, number>();
   return blocks.map((block) => {
     const base = sanitizeBlockName(block.name, block.type);
     let name = base;
-    for (let n = 2; taken.has(name); n++) name = `${base.slice(0, MAX_BLOCK_NAME - String(n).length - 1)}_${n}`;
+    let n = next.get(base) ?? 2;
+    for (; taken.has(name); n++) name = `${base.slice(0, MAX_BLOCK_NAME - String(n).length - 1)}_${n}`;
+    next.set(base, n);
     taken.add(name);
     return name;
   });
@@ -75,57 +90,194 @@ function commentText(text: string): string {
   return ` ${text.replace(/\n/g, '\\n').replace(UNSAFE, escapeChar)}`;
 }
 
+/** A block writeStack left out: its index in the draft, and why (it would not read back as its live values). */
+export interface LeftOutBlock {
+  index: number;
+  reason: string;
+}
+
+/** What writeStack wrote: the text, and the draft's blocks it left out. */
+export interface WrittenStack {
+  text: string;
+  leftOut: LeftOutBlock[];
+}
+
 /**
- * Writes a stack file (version 1) through the yaml Document API: `provider.base_url` when one
- * is given, `defaults:` for project_id and region_id when every block that has the field holds
- * the same value (the blocks then leave it out), and one block per draft block, its comment
- * above it, its fields in the order of its kind's schema, under a unique valid name. Pure.
+ * Writes a stack file (version 1) whose every value is data, for `edgeform import`: the
+ * `# yaml-language-server: $schema=./edgeform.schema.json` line and the header on top,
+ * `provider.base_url` when one is given, `defaults:` for project_id and region_id when every
+ * block that has the field holds the same value (the blocks then leave it out), and one block
+ * per draft block, its comment above it, under a unique valid name, in fmt's canonical order
+ * (the text is formatStackText's: `fmt --check` passes on it). Pure.
  *
- * The text holds no raw control or bidi character: a string that is not plain printable ASCII
- * is written double-quoted and such characters as `\uXXXX` escapes, so the file reads back to
- * the same values and shows in a terminal as it is; printable ASCII over several lines (subtitle
- * text) is a literal block, which reads back the same and reads as the text itself.
+ * Every value is written as data: each `${` of a string is written `$${`, so nothing of it is
+ * read as an interpolation; a key or string value is written plain only when every YAML reader
+ * reads it back as the same string (isPlainSafe), else double-quoted (a multi-line printable
+ * ASCII text, a WebVTT subtitle, as a literal block). The text holds no raw control or bidi
+ * character (they are `\uXXXX` escapes in double quotes). The text is then read back with the
+ * stack reader (`env` gives it the API key to refuse): a block whose values do not come back
+ * exactly, or that the reader refuses, is left out (named in `leftOut` with why) and the rest is
+ * written again, so what is returned reads back to exactly the values of the blocks it holds.
  */
-export function writeStack(draft: StackDraft): string {
+export function writeStack(draft: StackDraft, env: Readonly<Record<string, string | undefined>> = {}): WrittenStack {
+  const leftOut: LeftOutBlock[] = [];
+  let kept = draft.blocks.map((block, index) => ({ block, index }));
+  // Leaving a block out may change the defaults and names of the others: write and check again.
+  for (let pass = 0; pass < 3; pass++) {
+    const layout = layOut(kept.map((k) => k.block));
+    const text = canonical(render(draft, layout));
+    const problems = readBack(text, layout, env);
+    if (problems.size === 0) return { text, leftOut: leftOut.sort((x, y) => x.index - y.index) };
+    for (const [i, reason] of problems) leftOut.push({ index: kept[i]!.index, reason });
+    kept = kept.filter((_, i) => !problems.has(i));
+  }
+  throw new Error('writeStack: the stack does not read back after leaving out every block that did not (this is a bug)');
+}
+
+/** The text in fmt's canonical order (formatStackText). */
+function canonical(text: string): string {
+  const formatted = formatStackText(text);
+  if (!formatted.ok) throw new Error(`writeStack: fmt cannot read what it wrote: ${formatted.error.message} (this is a bug)`);
+  return formatted.text;
+}
+
+/** The schema line editors read (yaml-language-server), for a stack next to `edgeform schema > edgeform.schema.json`. */
+export const SCHEMA_LINE = 'yaml-language-server: $schema=./edgeform.schema.json';
+
+/** The stack's content as it will be written: defaults, block names, each block's fields in canonical order. */
+interface Layout {
+  defaults: Record<string, unknown>;
+  names: string[];
+  /** Each block as written: `type`, then its fields (without those in defaults) in canonical order. */
+  blocks: Array<Record<string, unknown>>;
+  comments: string[];
+}
+
+function layOut(blocks: readonly DraftBlock[]): Layout {
   const defaults: Record<string, unknown> = {};
   for (const field of DEFAULTABLE) {
-    const values = new Set(draft.blocks.filter((b) => field in b.attributes).map((b) => JSON.stringify(b.attributes[field])));
+    const values = new Set(blocks.filter((b) => field in b.attributes).map((b) => JSON.stringify(b.attributes[field])));
     if (values.size === 1) defaults[field] = JSON.parse([...values][0]!) as unknown;
   }
-  const names = uniqueBlockNames(draft.blocks);
-  const resources: Record<string, Record<string, unknown>> = {};
-  draft.blocks.forEach((block, i) => {
-    const order = Object.keys(RESOURCE_KINDS[block.type].shape.shape);
-    const fields = Object.keys(block.attributes)
-      .filter((f) => !(f in defaults))
-      .sort((a, b) => rank(order, a) - rank(order, b));
-    resources[names[i]!] = { type: block.type, ...Object.fromEntries(fields.map((f) => [f, block.attributes[f]])) };
-  });
+  return {
+    defaults,
+    names: uniqueBlockNames(blocks),
+    blocks: blocks.map((block) => {
+      const rank = blockFieldRank(block.type);
+      const fields = Object.keys(block.attributes)
+        .filter((f) => !(f in defaults))
+        .sort((a, b) => rank(a) - rank(b));
+      return { type: block.type, ...Object.fromEntries(fields.map((f) => [f, block.attributes[f]])) };
+    }),
+    comments: blocks.map((b) => b.comment),
+  };
+}
 
+function render(draft: StackDraft, layout: Layout): string {
+  const resources = Object.fromEntries(layout.names.map((name, i) => [name, asData(layout.blocks[i])]));
   const doc = new Document({
     version: STACK_VERSION,
-    ...(draft.baseUrl !== undefined ? { provider: { base_url: draft.baseUrl } } : {}),
-    ...(Object.keys(defaults).length > 0 ? { defaults } : {}),
+    ...(draft.baseUrl !== undefined ? { provider: { base_url: asData(draft.baseUrl) } } : {}),
+    ...(Object.keys(layout.defaults).length > 0 ? { defaults: layout.defaults } : {}),
     resources,
   });
-  if (draft.header && draft.header.length > 0) doc.commentBefore = draft.header.map(commentText).join('\n');
+  doc.commentBefore = [SCHEMA_LINE, ...(draft.header ?? [])].map(commentText).join('\n');
   const map = doc.get('resources', true) as YAMLMap<Scalar, unknown>;
   (map.items as Array<Pair<Scalar, unknown>>).forEach((pair, i) => {
-    pair.key.commentBefore = commentText(draft.blocks[i]!.comment);
+    pair.key.commentBefore = commentText(layout.comments[i]!);
     if (i > 0) pair.key.spaceBefore = true;
   });
   visit(doc, {
-    Scalar(_key, node) {
+    Scalar(key, node) {
       if (typeof node.value !== 'string') return;
-      if (PLAIN_ASCII_LINES.test(node.value) && !EDGE_SPACE.test(node.value)) node.type = 'BLOCK_LITERAL';
-      else if (NOT_PLAIN_ASCII.test(node.value)) node.type = 'QUOTE_DOUBLE';
+      const value = node.value;
+      if (key === 'value' && PLAIN_ASCII_LINES.test(value) && !EDGE_SPACE.test(value)) node.type = 'BLOCK_LITERAL';
+      else node.type = isPlainSafe(value) ? 'PLAIN' : 'QUOTE_DOUBLE';
     },
   });
   // Only double-quoted scalars can hold such characters now, and there `\uXXXX` is the character.
   return doc.toString({ lineWidth: 0 }).replace(UNSAFE, (char) => (char === '\t' ? '\\t' : escapeChar(char)));
 }
 
-function rank(order: readonly string[], field: string): number {
-  const at = order.indexOf(field);
-  return at === -1 ? order.length : at;
+/** A value with every `${` of its strings written `$${` (what the stack reader takes for a literal `${`); keys are never interpolated, so they stay. */
+function asData(value: unknown): unknown {
+  if (typeof value === 'string') return escapeInterpolation(value);
+  if (Array.isArray(value)) return value.map(asData);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, asData(v)]));
+  return value;
 }
+
+/** `text` as a stack string that means exactly `text`: each `${` written `$${` (see interpolate). */
+export function escapeInterpolation(text: string): string {
+  // A function, not a replacement string: there "$$" would mean one "$".
+  return text.replaceAll('${', () => '$${');
+}
+
+/** The longest string written plain; longer ones are double-quoted (no reader then weighs them as implicit keys). */
+const MAX_PLAIN = 120;
+/** Letters, digits and a few punctuation marks, single spaces between words: nothing YAML gives a meaning to but `:` (checked below). */
+const PLAIN_CHARS = /^[A-Za-z0-9_./(+](?:[A-Za-z0-9_./()+=,;@:-]| (?! |$))*$/;
+/** Words YAML 1.1 reads as a boolean or null (`yes`, `off`, `~`, ...); 1.2 reads fewer of them. */
+const YAML_WORDS = /^(?:y|n|yes|no|on|off|true|false|null)$/i;
+
+/**
+ * Whether a string may be written as a plain scalar (a key or a value in block style): true
+ * only when every YAML reader (the yaml library and js-yaml, under YAML 1.2 and 1.1 schemas)
+ * reads it back as the same string. Anything else (an indicator first, `: ` or ` #`, a
+ * trailing `:`, edge or double spaces, a line break, anything not printable ASCII, a word or
+ * number YAML gives a type, longer than MAX_PLAIN) is quoted.
+ */
+export function isPlainSafe(text: string): boolean {
+  if (text.length === 0 || text.length > MAX_PLAIN || !PLAIN_CHARS.test(text) || text.endsWith(':') || text.includes(': ')) return false;
+  if (/^[A-Za-z_/(]/.test(text)) return !YAML_WORDS.test(text);
+  // A digit, ".", "+" first: a number, a date or a time under some schema? (js-yaml leaves a float
+  // that overflows, "1e400", a string; the yaml library reads a number.)
+  if (CORE_NUMBER.test(text)) return false;
+  return TYPED_SCALARS.every((tag) => tag.resolve(text, false, tag.tagName) === NOT_RESOLVED);
+}
+
+/** A number of the YAML 1.2 core schema. */
+const CORE_NUMBER = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
+
+/** The tags YAML 1.2 (core) and 1.1 give a plain scalar that is not a string (js-yaml's, which plain-yaml.ts reads with too). */
+const TYPED_SCALARS = [nullCoreTag, boolCoreTag, intCoreTag, floatCoreTag, nullYaml11Tag, boolYaml11Tag, intYaml11Tag, floatYaml11Tag, timestampTag, mergeTag];
+
+/**
+ * Reads a written stack back (readSourceFile, as plan does, with `env`'s API key and no other
+ * variable) and returns, by block index, why each block that does not come back as written did
+ * not: a diagnostic in it, or a value that differs.
+ */
+function readBack(text: string, layout: Layout, env: Readonly<Record<string, string | undefined>>): Map<number, string> {
+  const file = readSourceFile(WRITTEN_FILE, text, { [API_KEY_ENV]: env[API_KEY_ENV] });
+  const problems = new Map<number, string>();
+  const blocks = file.root?.entries?.get('resources')?.entries;
+  const errors = file.diagnostics.filter((d) => d.severity === 'error');
+  if (errors.length > 0) {
+    // Where each block stands, to find whose each problem is (ranges cost time: only now).
+    const spans = layout.names.map((name) => {
+      const node = blocks?.get(name);
+      return node ? { from: (node.keyRange ?? node.range).start.line, to: node.range.end.line } : undefined;
+    });
+    for (const d of errors) {
+      let at = spans.findIndex((s) => s !== undefined && d.range !== undefined && d.range.start.line >= s.from && d.range.start.line <= s.to);
+      // A block whose key the reader refused is not in the tree: the problem is that block's.
+      if (at === -1) at = spans.findIndex((s, i) => s === undefined && !problems.has(i));
+      if (at === -1) throw new Error(`writeStack: the stack it wrote does not read back: ${d.summary} (this is a bug)`);
+      if (!problems.has(at)) problems.set(at, `it would not read back: ${d.summary}`);
+    }
+  }
+  layout.blocks.forEach((block, i) => {
+    if (problems.has(i)) return;
+    const node = blocks?.get(layout.names[i]!);
+    if (!node) problems.set(i, 'it would not read back: the block is missing');
+    else if (canonicalJson(node.value) !== canonicalJson(block)) problems.set(i, 'it would not read back as its live values');
+  });
+  if (problems.size === 0) {
+    const defaults = file.root?.entries?.get('defaults')?.value ?? {};
+    if (canonicalJson(defaults) !== canonicalJson(layout.defaults)) throw new Error('writeStack: defaults do not read back (this is a bug)');
+  }
+  return problems;
+}
+
+/** The name the read-back check gives the text it reads (never shown: its problems become reasons without places). */
+const WRITTEN_FILE = 'imported.yaml';

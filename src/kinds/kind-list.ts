@@ -153,6 +153,21 @@ export interface ImportedResource {
   source: string;
 }
 
+/** A live item a kind's import left out, and why: the import goes on without it and says so. */
+export interface SkippedItem {
+  type: ResourceType;
+  /** What it is: `GET /cloud/v1/floatingips/1/76: id "726e…"`. */
+  source: string;
+  /** Why it makes no block: `tags.env: a tag value must not start or end with whitespace`. */
+  reason: string;
+}
+
+/** What a kind's import found in one scope: the resources, and the items it left out. */
+export interface KindDiscovery {
+  found: ImportedResource[];
+  skipped: SkippedItem[];
+}
+
 /** A kind's import, as the import command uses it: which scope it needs, and the discovery of one scope. */
 export interface KindImporter<T extends ResourceType = ResourceType> {
   type: T;
@@ -161,10 +176,11 @@ export interface KindImporter<T extends ResourceType = ResourceType> {
   servedIn(region: { has_k8s?: boolean | undefined }): boolean;
   /**
    * Lists every resource of the kind in the scope (all pages) and turns each item into block
-   * attributes, checked with the kind's own schema: an item that makes no valid block is an
-   * error naming the request and the item, never a stack that does not load.
+   * attributes, checked with the kind's own schema: an item that makes no valid block is
+   * skipped, named with the request, its id and why, never a stack that does not load and never
+   * the end of the import.
    */
-  discover(ctx: ProviderContext, scope: ImportScope, options?: ListAllOptions): Promise<ImportedResource[]>;
+  discover(ctx: ProviderContext, scope: ImportScope, options?: ListAllOptions): Promise<KindDiscovery>;
 }
 
 /** Builds a kind's importer from its spec (see KindImportSpec). */
@@ -179,21 +195,22 @@ export function defineImport<T extends ResourceType, S extends ScopeKind, Item>(
       const scope = rest as Scopes[S];
       const path = spec.list.path(scope);
       const items = await listAll(ctx, spec.list, scope, spec.itemId, options);
-      return items.map((item) => {
+      const discovery: KindDiscovery = { found: [], skipped: [] };
+      for (const item of items) {
         const id = spec.itemId(item);
+        const facts = (spec.facts?.(item) ?? []).filter(([, value]) => value !== null && value !== undefined && value !== '');
+        const described = [['id', id] as const, ...facts].map(([label, value]) => `${label} ${typeof value === 'number' ? String(value) : JSON.stringify(value)}`);
+        const source = `GET ${path}: ${described.join(', ')}`;
         const attributes = { ...spec.attributes(item, scope) } as Record<string, unknown>;
         const parsed = RESOURCE_KINDS[type].schema.safeParse(attributes);
         if (!parsed.success) {
           const issue = parsed.error.issues[0]!;
-          throw new EdgeformError(
-            'EDGEFORM_IMPORT_INVALID',
-            `GET ${path}: the item with id ${JSON.stringify(id)} does not make a valid ${type} block: ${issue.path.map(String).join('.') || '(block)'}: ${issue.message}`,
-          );
+          discovery.skipped.push({ type, source, reason: `it makes no valid ${type} block: ${issue.path.map(String).join('.') || '(block)'}: ${issue.message}` });
+          continue;
         }
-        const facts = (spec.facts?.(item) ?? []).filter(([, value]) => value !== null && value !== undefined && value !== '');
-        const described = [['id', id] as const, ...facts].map(([label, value]) => `${label} ${typeof value === 'number' ? String(value) : JSON.stringify(value)}`);
-        return { type, name: spec.blockName(item), attributes, source: `GET ${path}: ${described.join(', ')}` };
-      });
+        discovery.found.push({ type, name: spec.blockName(item), attributes, source });
+      }
+      return discovery;
     },
   };
 }

@@ -21,6 +21,8 @@ export interface ImportView {
   discovering(type: string, place: ImportPlace, found: number, done: boolean): void;
   /** A kind left out of `--all`, and what would import it (always shown). */
   skipped(type: string, reason: string): void;
+  /** A live resource left out (it would make no valid block, or would not read back as it is), and why (always shown). */
+  itemSkipped(type: string, source: string, reason: string): void;
   /** The stack, when it goes to stdout. */
   stack(text: string): void;
   /** The stack was written to `file`. */
@@ -37,7 +39,7 @@ export function describePlace(place: ImportPlace): string {
 
 /**
  * The import view: the stack on stdout (or a closing line when it went to a file), notes of
- * kinds left out on stderr, and, when `progress` is on (a terminal, not CI), one stderr line per
+ * kinds left out and warnings naming each live resource left out on stderr, and, when `progress` is on (a terminal, not CI), one stderr line per
  * list read (`Discovering cloud_floating_ip in project 1 region 76: 340 found`), with a line per
  * further page of a long list.
  */
@@ -55,6 +57,9 @@ export function createImportView(output: ViewOutput, options: { progress: boolea
     },
     skipped(type, reason) {
       output.err(`Note: ${type} not imported: ${formatName(reason)}`);
+    },
+    itemSkipped(type, source, reason) {
+      output.err(`Warning: a ${type} not imported: ${formatName(source)}: ${formatName(reason)}`);
     },
     stack(text) {
       output.out(text);

@@ -18,6 +18,13 @@ const SUBTITLE_LIST = '/streaming/videos/{video_id}/subtitles';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'edgeform-import-'));
 
+/** `edgeform fmt --check` on a stack import wrote: what import writes is already canonical. */
+async function expectFormatted(file: string): Promise<void> {
+  const fmt = await runCliInProcess(['fmt', '--check', file]);
+  expect(fmt.stdout + fmt.stderr).toBe('');
+  expect(fmt.code).toBe(0);
+}
+
 /** The resources of each kind in the demo world (docs/demo-world.md), notification settings of reseller 7. */
 const DEMO_COUNTS: Record<ResourceType, number> = {
   cloud_floating_ip: 2,
@@ -59,6 +66,7 @@ describe('edgeform import against the demo world', () => {
     const imported = await edgeform(['import', ...args, '--out', file]);
     expect(imported.code, imported.stderr).toBe(0);
     const text = readFileSync(file, 'utf8');
+    await expectFormatted(file);
     const plan = await edgeform(['plan', file, '--detailed-exitcode']);
     return { text, imported, plan };
   }
@@ -132,7 +140,11 @@ describe('edgeform import against the demo world', () => {
     expect(result.stdout).toContain(
       '  # imported from GET /streaming/videos/9876/subtitles: id "1001", language "ger", name "German (AI-generated)"\n  video_9876_ger:\n    type: streaming_video_subtitle\n    subtitle_id: 1001\n    video_id: 9876\n    language: ger\n    name: German (AI-generated)\n    vtt: |\n      WEBVTT\n',
     );
-    expect(result.stdout.startsWith('# Written by edgeform import --all: each block adopts a live resource by its platform id.\n')).toBe(true);
+    expect(
+      result.stdout.startsWith(
+        '# yaml-language-server: $schema=./edgeform.schema.json\n# Written by edgeform import --all: each block adopts a live resource by its platform id.\n',
+      ),
+    ).toBe(true);
   });
 
   it('imports --all without --reseller-id and says, on stderr and in the stack, that notification settings need it (and nothing else is left out)', async () => {
@@ -335,6 +347,7 @@ describe('edgeform import across projects and regions, with long lists', () => {
       ].sort(),
     );
     const text = readFileSync(file, 'utf8');
+    await expectFormatted(file);
     const stack = parse(text) as { defaults?: Record<string, unknown>; resources: Record<string, Block> };
     expect(stack.defaults).toBeUndefined();
     const ips = Object.values(stack.resources).filter((b) => b.type === 'cloud_floating_ip');
@@ -351,6 +364,7 @@ describe('edgeform import across projects and regions, with long lists', () => {
     emu.requests.length = 0;
     const imported = await runCliInProcess(['import', 'streaming_video_subtitle', '--out', file], { env: { ...env, EDGEFORM_BASE_URL: emu.url } });
     expect(imported.code, imported.stderr).toBe(0);
+    await expectFormatted(file);
     expect(emu.requests.filter((r) => r.route === '/streaming/videos')).toHaveLength(3);
     expect(new Set(emu.requests.filter((r) => r.route === SUBTITLE_LIST).map((r) => r.path)).size).toBe(120);
     const stack = parse(readFileSync(file, 'utf8')) as { resources: Record<string, Block> };
@@ -423,24 +437,21 @@ describe('edgeform import when the platform fails or answers what makes no block
 
   const run = (args: string[], key = KEY) => runCliInProcess(['import', ...args], { env: { EDGEFORM_BASE_URL: emu.url, EDGEFORM_API_KEY: key } });
 
-  it('fails with the request and the item when an item makes no valid block, and writes no file', async () => {
+  it('skips an item that makes no valid block with a warning naming it and why, and imports the rest', async () => {
     const file = join(tempDir(), 'stack.yaml');
-    const result = await run(['cloud_floating_ip', '--out', file]);
-    expect(result.code).toBe(1);
-    expect(result.stderr).toBe(
-      `Error: importing cloud_floating_ip in project 1 region 76 failed: GET /cloud/v1/floatingips/1/76: the item with id "${ip(1)}" does not make a valid cloud_floating_ip block: tags.env: a tag value must not start or end with whitespace\n`,
+    const result = await run(['--all', '--out', file]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(
+      `Warning: a cloud_floating_ip not imported: GET /cloud/v1/floatingips/1/76: id "${ip(1)}": it makes no valid cloud_floating_ip block: tags.env: a tag value must not start or end with whitespace\n`,
     );
-    expect(existsSync(file)).toBe(false);
-  });
-
-  it('fails naming the subtitle when its live text is not WebVTT, and writes no file', async () => {
-    const file = join(tempDir(), 'stack.yaml');
-    const result = await run(['streaming_video_subtitle', '--out', file]);
-    expect(result.code).toBe(1);
-    expect(result.stderr).toBe(
-      'Error: importing streaming_video_subtitle of video 5 failed: GET /streaming/videos/5/subtitles: the item with id "9" does not make a valid streaming_video_subtitle block: vtt: must be WebVTT: line 3, column 18 of the text: the cue ends (00:00:01.000) before it starts (00:00:04.000)\n',
+    expect(result.stderr).toContain(
+      'Warning: a streaming_video_subtitle not imported: GET /streaming/videos/5/subtitles: id "9", language "eng", name "broken": it makes no valid streaming_video_subtitle block: vtt: must be WebVTT: line 3, column 18 of the text: the cue ends (00:00:01.000) before it starts (00:00:04.000)\n',
     );
-    expect(existsSync(file)).toBe(false);
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain(`# Not imported: cloud_floating_ip GET /cloud/v1/floatingips/1/76: id "${ip(1)}" (it makes no valid cloud_floating_ip block: `);
+    // The world's other item, a player, holds the API key: left out too (see below).
+    expect(blocks(text)).toEqual({});
+    await expectFormatted(file);
   });
 
   it('fails naming the flag that skips it when the videos cannot be listed', async () => {
@@ -472,16 +483,19 @@ describe('edgeform import when the platform fails or answers what makes no block
     expect(result.stderr.match(/^Error:/gm)).toHaveLength(1);
   });
 
-  it('redacts the API key from the stack, on stdout and in the file', async () => {
+  it('leaves out a resource whose live text holds the API key, with a warning that does not show it', async () => {
     const out = await run(['streaming_player']);
     expect(out.code).toBe(0);
     expect(out.stdout).not.toContain(KEY);
-    expect(out.stdout).toContain('[REDACTED]');
+    expect(out.stderr).not.toContain(KEY);
+    expect(out.stderr).toMatch(
+      /^Warning: a streaming_player not imported: GET \/streaming\/players: id "70", name "player \[REDACTED\]": it would not read back: this value contains the API key/m,
+    );
     const file = join(tempDir(), 'stack.yaml');
     expect((await run(['streaming_player', '--out', file])).code).toBe(0);
     const text = readFileSync(file, 'utf8');
     expect(text).not.toContain(KEY);
-    expect(text).toContain('[REDACTED]');
+    expect(blocks(text)).toEqual({});
   });
 });
 
@@ -501,9 +515,44 @@ describe('edgeform import of a floating IP another stack created', () => {
     const imported = await runCliInProcess(['import', 'cloud_floating_ip', '--project-id', '1', '--region-id', '76', '--out', file], { env });
     expect(imported.code, imported.stderr).toBe(0);
     const text = readFileSync(file, 'utf8');
+    await expectFormatted(file);
     expect(text).not.toContain('edgeform-');
     expect(text).toContain('env: prod');
     const plan = await runCliInProcess(['plan', file, '--detailed-exitcode'], { env });
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+  });
+});
+
+describe('edgeform import --all of a world spread over projects and regions its fixtures do not name', () => {
+  let emu: TestEmulator;
+  beforeAll(async () => {
+    emu = await startTestEmulator({
+      apiKey: KEY,
+      fixtures: {
+        floating_ips: [1, 2, 3].map((n) => ({ id: ip(n), project_id: n, region_id: 75 + n, tags: { n: String(n) } })),
+        instances: [{ id: ip(10), project_id: 4, region_id: 80, name: 'vm', flavor_id: 'g2-standard-2-4' }],
+      },
+    });
+  });
+  afterAll(() => emu.close());
+
+  it('imports from every project and region the account has, and plan on the result reports no changes', async () => {
+    const file = join(tempDir(), 'stack.yaml');
+    const env = { EDGEFORM_BASE_URL: emu.url, EDGEFORM_API_KEY: KEY };
+    const imported = await runCliInProcess(['import', '--all', '--out', file], { env });
+    expect(imported.code, imported.stderr).toBe(0);
+    const found = Object.values(blocks(readFileSync(file, 'utf8')));
+    expect(found.map((b) => b.floating_ip_id ?? b.instance_id).sort()).toEqual([ip(1), ip(2), ip(3), ip(10)]);
+    const plan = await runCliInProcess(['plan', file, '--detailed-exitcode'], { env });
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+  });
+
+  it('fails naming the place when one of its lists cannot be read, and writes nothing', async () => {
+    emu.faults.failNext({ method: 'GET', path: '/cloud/v1/floatingips/3/78', status: 403 });
+    const file = join(tempDir(), 'stack.yaml');
+    const result = await runCliInProcess(['import', '--all', '--out', file], { env: { EDGEFORM_BASE_URL: emu.url, EDGEFORM_API_KEY: KEY } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^Error: importing cloud_floating_ip in project 3 region 78 failed: GET \/cloud\/v1\/floatingips\/3\/78: 403/m);
+    expect(existsSync(file)).toBe(false);
   });
 });

@@ -47,6 +47,23 @@ describe('emulator floating IPs: create, delete and the tag filter', () => {
     expect(emu.state.floatingIps.get(a.id)!.floating_ip_address).not.toBe(emu.state.floatingIps.get(b.id)!.floating_ip_address);
   });
 
+  it('has addresses in its pool beyond the 489 of the documentation ranges (the benchmark creates 1,000)', async () => {
+    // Every address of 203.0.113.20–254 and 198.51.100.1–254 taken: the next create still gets one.
+    let n = 0;
+    for (const [prefix, first] of [
+      ['203.0.113.', 20],
+      ['198.51.100.', 1],
+    ] as const) {
+      for (let host = first; host <= 254; host++) {
+        const id = `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
+        emu.state.floatingIps.set(id, { ...[...emu.state.floatingIps.values()][0]!, id, floating_ip_address: `${prefix}${host}` });
+      }
+    }
+    expect(n).toBe(489);
+    const { id } = await create();
+    expect(emu.state.floatingIps.get(id)!.floating_ip_address).toMatch(/^198\.1[89]\.\d+\.\d+$/);
+  });
+
   it('never gives a created IP the id of one deleted before it', async () => {
     const first = await create({});
     emu.clock.advance(1000);

@@ -76,3 +76,31 @@ describe('emulator projects and regions (fixtures)', () => {
     expect((await emu.call('GET', '/cloud/v1/projects?include_deleted=maybe')).status).toBe(400);
   });
 });
+
+describe('emulator projects and regions: every place its world holds resources in', () => {
+  let emu: TestEmulator;
+  beforeAll(async () => {
+    emu = await startTestEmulator({
+      fixtures: {
+        regions: [{ id: 8, display_name: 'Frankfurt', has_k8s: false, created_at: '2025-02-01T00:00:00Z' }],
+        floating_ips: [
+          { id: '00000000-0000-4000-8000-000000000001', project_id: 2, region_id: 77 },
+          { id: '00000000-0000-4000-8000-000000000002', project_id: 3, region_id: 8 },
+        ],
+        instances: [{ id: '00000000-0000-4000-8000-000000000003', project_id: 4, region_id: 78, name: 'vm', flavor_id: 'g2-standard-2-4' }],
+        k8s_clusters: [{ name: 'c', project_id: 5, region_id: 79, version: 'v1.31.3', status: 'Provisioned' }],
+        k8s_versions: ['v1.31.3'],
+      },
+    });
+  });
+  afterAll(() => emu.close());
+
+  it('lists the projects and regions its resources are in besides those the fixtures name (or the world default, when they name none)', async () => {
+    expect(ids((await emu.call('GET', '/cloud/v1/projects?order_by=created_at.asc')).body).sort()).toEqual([1, 2, 3, 4, 5]);
+    const regions = (await emu.call('GET', '/cloud/v1/regions?order_by=created_at.asc')).body;
+    expect(ids(regions).sort((a, b) => a - b)).toEqual([8, 77, 78, 79]);
+    // A region the fixtures name keeps its settings.
+    expect(regions.results.find((r: { id: number }) => r.id === 8)).toMatchObject({ display_name: 'Frankfurt', has_k8s: false, state: 'ACTIVE' });
+    expect(regions.results.find((r: { id: number }) => r.id === 77)).toMatchObject({ state: 'ACTIVE', has_k8s: true });
+  });
+});

@@ -133,4 +133,11 @@ describe('formatStackText', () => {
       { numRuns: 200 },
     );
   });
+
+  it('refuses a key repeated in its map, at the repeat', () => {
+    expect(formatStackText('version: 1\nresources:\n  a: { type: fastedge_app }\n  b: { type: fastedge_app }\n  a: { type: fastedge_app }\n')).toEqual({
+      ok: false,
+      error: { line: 5, column: 3, message: 'Map keys must be unique' },
+    });
+  });
 });

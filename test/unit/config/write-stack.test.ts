@@ -1,9 +1,11 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { formatStackText } from '../../../src/config/format-stack.js';
 import { loadStack } from '../../../src/config/load-stack.js';
+import { readSourceFile, readWithYamlLibrary } from '../../../src/config/source-tree.js';
 import { NAME_PATTERN } from '../../../src/config/validate-block.js';
-import { MAX_BLOCK_NAME, sanitizeBlockName, uniqueBlockNames, writeStack, type DraftBlock } from '../../../src/config/write-stack.js';
+import { MAX_BLOCK_NAME, sanitizeBlockName, uniqueBlockNames, writeStack, type DraftBlock, type StackDraft } from '../../../src/config/write-stack.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 const FIP = '726ecfcc-7fd0-4e30-a86e-7892524aa483';
@@ -15,6 +17,12 @@ async function load(text: string) {
   return loadStack(join(dir, 'stack.yaml'), {});
 }
 
+/** The text writeStack wrote. */
+const written = (draft: StackDraft, env: Record<string, string> = {}): string => {
+  const result: unknown = writeStack(draft, env);
+  return typeof result === 'string' ? result : (result as { text: string }).text;
+};
+
 const fip = (id: string, project: number, region: number, tags: Record<string, string>, name = 'ip_203.0.113.10'): DraftBlock => ({
   type: 'cloud_floating_ip',
   name,
@@ -24,7 +32,7 @@ const fip = (id: string, project: number, region: number, tags: Record<string, s
 
 describe('writeStack', () => {
   it('writes version, defaults for one project and region, and each block with its comment, fields in schema order', () => {
-    const text = writeStack({
+    const text = written({
       blocks: [
         fip(FIP, 1, 76, { env: 'prod' }),
         {
@@ -37,7 +45,8 @@ describe('writeStack', () => {
       ],
       header: ['Imported by edgeform import'],
     });
-    expect(text).toBe(`# Imported by edgeform import
+    expect(text).toBe(`# yaml-language-server: $schema=./edgeform.schema.json
+# Imported by edgeform import
 
 version: 1
 defaults:
@@ -65,7 +74,7 @@ resources:
   });
 
   it('keeps project_id and region_id in each block when the blocks disagree, and defaults only the one they share', async () => {
-    const text = writeStack({ blocks: [fip(FIP, 1, 76, {}), fip(FIP2, 2, 76, {}, 'other')] });
+    const text = written({ blocks: [fip(FIP, 1, 76, {}), fip(FIP2, 2, 76, {}, 'other')] });
     expect(text).toContain('defaults:\n  region_id: 76\nresources:\n');
     const { stack, diagnostics } = await load(text);
     expect(diagnostics).toEqual([]);
@@ -76,15 +85,15 @@ resources:
   });
 
   it('writes provider.base_url only when given, and an empty tags map as {}', () => {
-    expect(writeStack({ blocks: [fip(FIP, 1, 76, {})] })).not.toContain('provider');
-    const text = writeStack({ blocks: [fip(FIP, 1, 76, {})], baseUrl: 'http://127.0.0.1:8787' });
+    expect(written({ blocks: [fip(FIP, 1, 76, {})] })).not.toContain('provider');
+    const text = written({ blocks: [fip(FIP, 1, 76, {})], baseUrl: 'http://127.0.0.1:8787' });
     expect(text).toContain('provider:\n  base_url: http://127.0.0.1:8787\n');
     expect(text).toContain('    tags: {}\n');
   });
 
   it('writes an empty stack as resources: {}, which loads (with the warning that it is empty)', async () => {
-    const text = writeStack({ blocks: [] });
-    expect(text).toBe('version: 1\nresources: {}\n');
+    const text = written({ blocks: [] });
+    expect(text).toBe('# yaml-language-server: $schema=./edgeform.schema.json\n\nversion: 1\nresources: {}\n');
     expect((await load(text)).diagnostics.map((d) => [d.severity, d.code])).toEqual([['warning', 'empty-stack']]);
   });
 
@@ -94,7 +103,7 @@ resources:
     const key = fc.string({ unit: 'binary', minLength: 1, maxLength: 12 }).filter((s) => /^[^\s=]+$/u.test(s) && s !== '__proto__');
     await fc.assert(
       fc.asyncProperty(fc.dictionary(key, value, { maxKeys: 4 }), async (tags) => {
-        const text = writeStack({ blocks: [fip(FIP, 1, 76, tags)] });
+        const text = written({ blocks: [fip(FIP, 1, 76, tags)] });
         expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/);
         const { stack, diagnostics } = await load(text);
         expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
@@ -112,24 +121,204 @@ resources:
   });
 
   it('writes printable text over several lines (WebVTT) as a literal block, line for line', () => {
-    expect(writeStack({ blocks: [subtitle('English')] })).toContain('    vtt: |\n      WEBVTT\n\n      1\n      00:00:01.000 --> 00:00:04.000\n      Welcome.\n');
+    expect(written({ blocks: [subtitle('English')] })).toContain('    vtt: |\n      WEBVTT\n\n      1\n      00:00:01.000 --> 00:00:04.000\n      Welcome.\n');
   });
 
   it('reads back to the same text over several lines, whatever its spaces, blank lines and line ends', async () => {
     const text = fc.string({ unit: fc.constantFrom('a', ' ', '\n', '-', '>', ':', '#', '|', '"', "'", '\t', '\r'), minLength: 1, maxLength: 30 });
     await fc.assert(
       fc.asyncProperty(text, async (name) => {
-        const written = writeStack({ blocks: [subtitle(name)] });
-        const { stack, diagnostics } = await load(written);
+        const text2 = written({ blocks: [subtitle(name)] });
+        const { stack, diagnostics } = await load(text2);
         expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
         expect((stack!.resources[0]!.attributes as Record<string, unknown>).name).toBe(name);
       }),
-      { numRuns: 1000, examples: [[' \n'], ['a\n '], ['\n\n'], ['a\n\n\n'], ['  a\nb']] },
+      { numRuns: 400, examples: [[' \n'], ['a\n '], ['\n\n'], ['a\n\n\n'], ['  a\nb']] },
     );
   });
 
+  it('writes every ${ of a live string as $${: the stack reads back the literal text, whatever the environment holds', async () => {
+    const live = { token: '${env:SECRET_TOKEN}', price: '$${x} and $$${y}', end: 'a$', brace: '${' };
+    const text = written({ blocks: [fip(FIP, 1, 76, live)] });
+    expect(text).toContain('token: "$${env:SECRET_TOKEN}"');
+    const dir = writeStackFiles({ 'stack.yaml': text });
+    const { stack, diagnostics } = await loadStack(join(dir, 'stack.yaml'), { SECRET_TOKEN: 'ci-token-0000' });
+    expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    expect((stack!.resources[0]!.attributes as Record<string, unknown>).tags).toEqual(live);
+    expect(JSON.stringify(stack)).not.toContain('ci-token-0000');
+  });
+
+  it('quotes keys and values a YAML reader would take for something else, and leaves plain words plain', () => {
+    const tags = {
+      '<<': 'merge',
+      '~': '~',
+      null: 'null',
+      yes: 'yes',
+      on: 'Off',
+      ' lead': 'trail ',
+      'a\nb': 'x\ny',
+      '#c': '#c',
+      'k: v': 'a: b',
+      'x #y': '1.5',
+      日本: 'é',
+      '0x1F': '1:20',
+      long: 'l'.repeat(200),
+      plain: 'web-1.example.com',
+    };
+    const text = written({ blocks: [fip(FIP, 1, 76, tags)] });
+    for (const quoted of [
+      '"<<": merge',
+      '"~": "~"',
+      '"null": "null"',
+      '"yes": "yes"',
+      '"on": "Off"',
+      '" lead": "trail "',
+      '"a\\nb": |-\n        x\n        y',
+      '"#c": "#c"',
+      '"k: v": "a: b"',
+      '"x #y": "1.5"',
+      '"日本": "é"',
+      '"0x1F": "1:20"',
+      `long: "${'l'.repeat(200)}"`,
+      'plain: web-1.example.com',
+    ]) {
+      expect(text).toContain(`      ${quoted}\n`);
+    }
+  });
+
+  /** Each string of a written block as both readers read it back: the fast plain reader and the yaml library. */
+  const readBoth = (text: string) =>
+    [readSourceFile('s.yaml', text, {}), readWithYamlLibrary('s.yaml', text, {})].map((file) => ({
+      errors: file.diagnostics.filter((d) => d.severity === 'error'),
+      blocks: file.root?.entries?.get('resources')?.value as Record<string, Record<string, unknown>> | undefined,
+    }));
+
+  /** Any string: any code point of Unicode, YAML's words and indicators, interpolations, spaces and line breaks at the edges, long runs. */
+  const anyString = fc.oneof(
+    fc.string({ unit: 'binary', maxLength: 30 }),
+    fc.string({ unit: 'binary-ascii', maxLength: 30 }),
+    fc.string({
+      unit: fc.constantFrom(
+        '$',
+        '{',
+        '}',
+        'env:',
+        'A',
+        ':',
+        ' ',
+        '#',
+        '-',
+        '\n',
+        '"',
+        "'",
+        '~',
+        '<<',
+        '!',
+        '&',
+        '*',
+        '0',
+        '1',
+        '.',
+        'e',
+        'x',
+        '\t',
+        '\r',
+        '\u2028',
+        '\ufeff',
+        '\u202e',
+      ),
+      maxLength: 20,
+    }),
+    fc.constantFrom(
+      '~',
+      'null',
+      'Null',
+      'yes',
+      'NO',
+      'on',
+      'y',
+      'true',
+      '<<',
+      '=',
+      '.inf',
+      '-.5',
+      '0o17',
+      '0x1F',
+      '1_000',
+      '1:20',
+      '2001-12-14',
+      '1e3',
+      '---',
+      '...',
+      '-',
+      '?',
+      '',
+      ' ',
+      '${env:SECRET_TOKEN}',
+      '$${x}',
+      'a'.repeat(1100),
+    ),
+  );
+
+  it('writes any strings as keys and values so that both readers read back exactly them (a law, over all of Unicode)', () => {
+    // The readers refuse what no stack may hold (a lone surrogate, "__proto__", a key naming a credential): those blocks are left out, never written otherwise.
+    fc.assert(
+      fc.property(fc.dictionary(anyString, anyString, { maxKeys: 5 }), anyString, (tags, comment) => {
+        const result = writeStack({
+          blocks: [
+            { ...fip(FIP, 1, 76, tags), name: comment },
+            { type: 'fastedge_app', name: 'app', attributes: { app_id: 1, name: comment, comment }, comment },
+          ],
+        });
+        expect(result.text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\ufeff]/);
+        for (const read of readBoth(result.text)) {
+          expect(read.errors).toEqual([]);
+          const blocks = Object.values(read.blocks ?? {});
+          const expected = [
+            { type: 'cloud_floating_ip', floating_ip_id: FIP, tags },
+            { type: 'fastedge_app', app_id: 1, name: comment, comment },
+          ].filter((_, i) => !result.leftOut.some((l) => l.index === i));
+          expect(blocks).toEqual(expected);
+        }
+        const refusable = (s: string) => /[\ud800-\udfff]/.test(s.replace(/[\ud800-\udbff][\udc00-\udfff]/g, '')) || s === '__proto__';
+        if (![...Object.keys(tags), ...Object.values(tags), comment].some(refusable)) expect(result.leftOut).toEqual([]);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('leaves out, with why, a block that would not read back (a lone surrogate), and writes the others', () => {
+    const result = writeStack({ blocks: [fip(FIP, 1, 76, { bad: 'a\ud800b' }), fip(FIP2, 1, 76, { good: 'yes' }, 'other')] });
+    expect(result.leftOut).toEqual([{ index: 0, reason: expect.stringContaining('unpaired UTF-16 surrogate') }]);
+    expect(result.text).toContain(FIP2);
+    expect(result.text).not.toContain(FIP);
+  });
+
+  it('leaves out a block holding the API key of the environment', () => {
+    const key = 'emu$write-stack-key-0123456789abcdef';
+    const result = writeStack({ blocks: [{ type: 'fastedge_app', name: 'a', attributes: { app_id: 1, name: `x ${key}` }, comment: 'c' }] }, { EDGEFORM_API_KEY: key });
+    expect(result.leftOut).toEqual([{ index: 0, reason: expect.stringContaining('API key') }]);
+    expect(result.text).not.toContain(key);
+  });
+
+  it("starts with the yaml-language-server schema line and is in fmt's canonical order (identity first)", () => {
+    const text = written({
+      blocks: [
+        {
+          type: 'iam_reseller_notification_setting',
+          name: 'failed_login',
+          attributes: { reseller_id: 7, notification_settings_id: 3, notification_type: 'failed_login', email: 'ops@example.com', enabled: true },
+          comment: 'c',
+        },
+      ],
+    });
+    expect(text.startsWith('# yaml-language-server: $schema=./edgeform.schema.json\n')).toBe(true);
+    expect(text).toContain('    type: iam_reseller_notification_setting\n    notification_settings_id: 3\n');
+    expect(formatStackText(text)).toEqual({ ok: true, text, changed: false });
+  });
+
   it('escapes control and bidi characters in comments, which stay one line', () => {
-    const text = writeStack({ blocks: [{ ...fip(FIP, 1, 76, {}), comment: 'name "a\u202eb\nc\u001b[31m"' }] });
+    const text = written({ blocks: [{ ...fip(FIP, 1, 76, {}), comment: 'name "a\u202eb\nc\u001b[31m"' }] });
     expect(text).toContain('  # name "a\\u202eb\\nc\\u001b[31m"\n');
   });
 });
@@ -143,6 +332,7 @@ describe('block names', () => {
     expect(sanitizeBlockName('-x', 'fastedge_app')).toBe('fastedge_app_-x');
     expect(sanitizeBlockName('日本', 'streaming_player')).toBe('streaming_player');
     expect(sanitizeBlockName('', 'streaming_player')).toBe('streaming_player');
+    expect(sanitizeBlockName('${env:SECRET_TOKEN}', 'streaming_player')).toBe('streaming_player');
   });
 
   it('numbers names already taken, across kinds', () => {

@@ -119,15 +119,29 @@ function parsePort(ctx: Ctx, body: Record<string, unknown>, current: string | nu
   return undefined;
 }
 
-/** The first public address of the emulator's pool (203.0.113.20–254, then 198.51.100.1–254) no floating IP holds. */
-function allocateAddress(ctx: Ctx): string {
-  const used = new Set([...ctx.state.floatingIps.values()].map((f) => f.floating_ip_address));
+/**
+ * The emulator's pool of public addresses, in the order they are given: the documentation ranges
+ * 203.0.113.20–254 and 198.51.100.1–254 (489), then the benchmarking range 198.18.0.0/15
+ * (RFC 2544: 130,048 more, no .0 or .255), so fixtures and the benchmark's creates (1,000 and more) never run
+ * out. A third /24 of documentation addresses would still be too few.
+ */
+function* poolAddresses(): Generator<string> {
   for (const [prefix, first] of [
     ['203.0.113.', 20],
     ['198.51.100.', 1],
   ] as const) {
-    for (let host = first; host <= 254; host++) if (!used.has(`${prefix}${host}`)) return `${prefix}${host}`;
+    for (let host = first; host <= 254; host++) yield `${prefix}${host}`;
   }
+  for (let n = 1; n < 2 ** 17 - 1; n++) {
+    const [third, fourth] = [(n >> 8) & 0xff, n & 0xff];
+    if (fourth !== 0 && fourth !== 255) yield `198.${18 + (n >> 16)}.${third}.${fourth}`;
+  }
+}
+
+/** The first address of the pool (poolAddresses) no floating IP holds; 403 QuotaLimitExceed when none is left. */
+function allocateAddress(ctx: Ctx): string {
+  const used = new Set([...ctx.state.floatingIps.values()].map((f) => f.floating_ip_address));
+  for (const address of poolAddresses()) if (!used.has(address)) return address;
   fail(cloudError(403, 'Quota exceeded: no floating IP address left in the pool', ctx.requestId, 'QuotaLimitExceed'));
 }
 

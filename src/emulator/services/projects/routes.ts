@@ -2,9 +2,59 @@ import { booleanQuery, cloudError, cloudPaging } from '../../cloud-common.js';
 import { formatNaiveDate } from '../../format.js';
 import { fail, jsonReply, type Reply } from '../../reply.js';
 import type { RouteContext, ServiceRoute } from '../../router.js';
+import type { FloatingIpSlice } from '../floating-ips/index.js';
+import type { InstanceSlice } from '../instances/index.js';
+import type { K8sSlice } from '../k8s/index.js';
+import { fixtureDate } from '../../fixture-parts.js';
 import type { ProjectRecord, ProjectSlice, RegionRecord } from './index.js';
 
-type Ctx = RouteContext<ProjectSlice>;
+/** What the project and region lists read: their own slice, and the cloud resources whose places they list too. */
+type Needs = ProjectSlice & FloatingIpSlice & InstanceSlice & K8sSlice;
+type Ctx = RouteContext<Needs>;
+
+/**
+ * Every project and region of the world: those of the fixtures (or, when they name none, the
+ * world's), and every other place a floating IP, instance or Kubernetes cluster is in, as an
+ * ACTIVE project or region (with managed Kubernetes) of its own, so a client that walks the lists
+ * finds every resource of the world.
+ */
+function worldPlaces(ctx: Ctx): { projects: ProjectRecord[]; regions: RegionRecord[] } {
+  const projects = new Map(ctx.state.projects);
+  const regions = new Map(ctx.state.regions);
+  const names = new Set([...regions.values()].map((r) => r.display_name));
+  const places = [...ctx.state.floatingIps.values(), ...ctx.state.instances.values(), ...ctx.state.k8sClusters.values()];
+  for (const place of places) {
+    if (!projects.has(place.project_id)) {
+      projects.set(place.project_id, {
+        id: place.project_id,
+        client_id: ctx.state.defaults.client_id,
+        name: `project-${place.project_id}`,
+        description: null,
+        is_default: false,
+        state: 'ACTIVE',
+        created_at: fixtureDate(undefined),
+        deleted_at: null,
+      });
+    }
+    if (!regions.has(place.region_id)) {
+      const named = 'region' in place && !names.has(place.region) ? place.region : `Region ${place.region_id}`;
+      names.add(named);
+      regions.set(place.region_id, {
+        id: place.region_id,
+        display_name: named,
+        keystone_name: `ED-${place.region_id}`,
+        slug: named.toLowerCase().replace(/[^a-z0-9]+/g, '-'),
+        country: 'LU',
+        zone: 'EMEA',
+        state: 'ACTIVE',
+        access_level: 'core',
+        has_k8s: true,
+        created_at: fixtureDate(undefined),
+      });
+    }
+  }
+  return { projects: [...projects.values()], regions: [...regions.values()] };
+}
 
 /** The states of a region (RegionState). */
 export const REGION_STATES = ['ACTIVE', 'DELETED', 'DELETING', 'DELETION_FAILED', 'INACTIVE', 'MAINTENANCE', 'NEW'] as const;
@@ -82,7 +132,7 @@ function renderRegion(r: RegionRecord, showVolumeTypes: boolean): Record<string,
 }
 
 /**
- * GET the account's projects (ListProjectsSerializer), `limit`/`offset` paged (default 100, up
+ * GET the account's projects (ListProjectsSerializer; every project of the world: worldPlaces), `limit`/`offset` paged (default 100, up
  * to 1,000), newest first unless `order_by` says otherwise; `name` filters by exact name;
  * deleted projects only with `include_deleted=true`.
  */
@@ -91,13 +141,13 @@ function listProjects(ctx: Ctx): Reply {
   const includeDeleted = booleanQuery(ctx, 'include_deleted') ?? false;
   const orderBy = enumQuery(ctx, 'order_by', PROJECT_ORDER) ?? 'created_at.desc';
   const name = ctx.query.get('name');
-  const matching = [...ctx.state.projects.values()].filter((p) => (includeDeleted || p.deleted_at === null) && (name === null || p.name === name));
+  const matching = worldPlaces(ctx).projects.filter((p) => (includeDeleted || p.deleted_at === null) && (name === null || p.name === name));
   sortBy(matching, orderBy, (p, field) => (field === 'name' ? p.name : p.created_at));
   return jsonReply(200, { count: matching.length, results: matching.slice(offset, offset + limit).map(renderProject) });
 }
 
 /**
- * GET the regions (RegionCollectionSerializer), `limit`/`offset` paged (default 100, up to
+ * GET the regions (RegionCollectionSerializer; every region of the world: worldPlaces), `limit`/`offset` paged (default 100, up to
  * 1,000), newest first unless `order_by` says otherwise; `display_name` filters by exact name in
  * any case; `product` is checked and filters nothing (no region of the emulator offers one).
  */
@@ -107,13 +157,13 @@ function listRegions(ctx: Ctx): Reply {
   const orderBy = enumQuery(ctx, 'order_by', REGION_ORDER) ?? 'created_at.desc';
   const product = enumQuery(ctx, 'product', ['containers', 'inference']);
   const displayName = ctx.query.get('display_name')?.toLowerCase();
-  const matching = [...ctx.state.regions.values()].filter((r) => product === undefined && (displayName === undefined || r.display_name.toLowerCase() === displayName));
+  const matching = worldPlaces(ctx).regions.filter((r) => product === undefined && (displayName === undefined || r.display_name.toLowerCase() === displayName));
   sortBy(matching, orderBy, (r, field) => (field === 'display_name' ? r.display_name : r.created_at));
   return jsonReply(200, { count: matching.length, results: matching.slice(offset, offset + limit).map((r) => renderRegion(r, showVolumeTypes)) });
 }
 
 /** The project and region lists. */
-export const projectRoutes: ServiceRoute<ProjectSlice>[] = [
+export const projectRoutes: ServiceRoute<Needs>[] = [
   { method: 'GET', pattern: '/cloud/v1/projects', handler: listProjects },
   { method: 'GET', pattern: '/cloud/v1/regions', handler: listRegions },
 ];
