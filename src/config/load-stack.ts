@@ -172,7 +172,7 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
   // A file with broken YAML may hold the blocks others depend on: do not guess.
   if (!anySyntaxErrors) addDiagnostics(diagnostics, checkDependencies(typed));
   if (settings.name === undefined) addDiagnostics(diagnostics, checkOwnedBlocksHaveStackName(typed));
-  addDiagnostics(diagnostics, resolveMoves(typed, name, renamedFrom, settings.renamed_from?.node.range));
+  addDiagnostics(diagnostics, resolveMoves(typed, name, renamedFrom === name ? undefined : renamedFrom, settings.renamed_from?.node.range));
   // Files blocks name (a subtitle's vtt_file) are read into their attributes, so the digest covers them.
   await resolveFileFields(typed.values(), dirname(files[0]!.filename), diagnostics, fileTexts);
 
