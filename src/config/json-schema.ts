@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { DEFAULTS_SCHEMA } from './defaults.js';
-import { PROVIDER_SCHEMA, PRUNE_SCHEMA, STACK_NAME_SCHEMA, STACK_VERSION } from './load-stack.js';
+import { PROVIDER_SCHEMA, PRUNE_SCHEMA, RENAMED_FROM_SCHEMA, STACK_NAME_SCHEMA, STACK_VERSION } from './load-stack.js';
 import { CHECK_KINDS, RESOURCE_KINDS, type KindSpec } from '../kinds/registry.js';
-import { ADDRESS_PATTERN, NAME_PATTERN } from './validate-block.js';
+import { ADDRESS_PATTERN, MOVED_FROM_PATTERN, NAME_PATTERN } from './validate-block.js';
 import { WHOLE_REFERENCE } from './interpolate.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -20,6 +20,17 @@ function fileBlockSchema(kind: KindSpec) {
     type: z.literal(kind.type).describe(kind.description),
     ...(Object.fromEntries(fields) as Record<string, z.ZodType>),
     depends_on: z.array(z.string().regex(ADDRESS_PATTERN)).optional().describe('Addresses (TYPE.NAME) of blocks this one runs after.'),
+    ...(kind.kind === 'resource' && kind.create?.key === 'owner'
+      ? {
+          moved_from: z
+            .string()
+            .regex(MOVED_FROM_PATTERN)
+            .optional()
+            .describe(
+              `The ownership tags the resource carried before a rename: OLDSTACK/${kind.type}.NAME, or ${kind.type}.NAME (the stack's renamed_from, else its name). Plan shows ~ update (moved from ...): the tags are rewritten, nothing is created or destroyed. Harmless once applied.`,
+            ),
+        }
+      : {}),
   });
 }
 
@@ -33,6 +44,7 @@ function stackFileSchema() {
     .strictObject({
       version: z.literal(STACK_VERSION).optional().describe('Stack file version, always 1. Required once per stack (in a directory stack, in at least one file).'),
       name: STACK_NAME_SCHEMA.optional(),
+      renamed_from: RENAMED_FROM_SCHEMA.optional(),
       provider: PROVIDER_SCHEMA.optional().describe('Where the platform is. The API key is never here: set EDGEFORM_API_KEY.'),
       prune: PRUNE_SCHEMA.optional(),
       defaults: DEFAULTS_SCHEMA.optional().describe('Fields filled into every block whose kind has them and which omits them.'),
@@ -55,7 +67,7 @@ export function buildStackJsonSchema(): JsonSchema {
   properties.defaults = allowEnvInFields(properties.defaults!, []);
   for (const section of ['resources', 'checks']) {
     const union = (properties[section]!.additionalProperties as JsonSchema).oneOf as JsonSchema[];
-    union.forEach((block, i) => (union[i] = allowEnvInFields(block, ['type', 'depends_on'])));
+    union.forEach((block, i) => (union[i] = allowEnvInFields(block, ['type', 'depends_on', 'moved_from'])));
   }
   return {
     ...schema,

@@ -15,7 +15,7 @@ import type { CheckBlock, ResourceBlock, Stack } from './types.js';
 import { validateBlock, type RawBlock, type TypedBlock } from './validate-block.js';
 
 /** The top-level keys of a stack file. */
-export const TOP_LEVEL_KEYS = ['version', 'name', 'provider', 'prune', 'defaults', 'resources', 'checks'] as const;
+export const TOP_LEVEL_KEYS = ['version', 'name', 'renamed_from', 'provider', 'prune', 'defaults', 'resources', 'checks'] as const;
 
 /** The only stack file version this edgeform reads. */
 export const STACK_VERSION = 1;
@@ -36,6 +36,17 @@ export const STACK_NAME_SCHEMA = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'the stack name must be 1 to 63 letters, digits, ".", "_" or "-", starting with a letter or digit')
   .describe("The stack's name: the ownership tags of the resources it creates carry it (edgeform-stack). Required to create by ownership or to prune.");
+
+/**
+ * `renamed_from:`: the stack's former name. What carries it in its ownership tags is re-tagged
+ * with the stack's `name:` (each block from its own address), not created anew.
+ */
+export const RENAMED_FROM_SCHEMA = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'the former stack name must be 1 to 63 letters, digits, ".", "_" or "-", starting with a letter or digit')
+  .describe(
+    "The stack's former name: resources whose ownership tags name it are re-tagged with name: (plan shows ~ update (moved from OLD/TYPE.NAME)), never created anew. Harmless once applied.",
+  );
 
 /** `prune:`: destroy what carries this stack's ownership mark but is no longer declared. */
 export const PRUNE_SCHEMA = z.boolean().describe("Destroy resources that carry this stack's ownership tags but that no block declares any more (default false).");
@@ -126,6 +137,17 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
       }),
     );
   }
+  const renamedFrom = settings.renamed_from ? validateSetting(settings.renamed_from.node, RENAMED_FROM_SCHEMA, 'renamed_from', diagnostics) : undefined;
+  if (settings.renamed_from && (settings.name === undefined || renamedFrom === name)) {
+    const node = settings.renamed_from.node;
+    diagnostics.push(
+      settings.name === undefined
+        ? error('missing-stack-name', "renamed_from needs the stack's new name", node.keyRange ?? node.range, {
+            detail: 'renamed_from re-tags what carries the former name with the new one: add "name: <stack name>" at the top of the stack.',
+          })
+        : error('invalid-value', `renamed_from names the stack's own name "${name}"`, node.range, { detail: 'Write the name the stack had before, or remove renamed_from.' }),
+    );
+  }
   const defaults = settings.defaults ? validateDefaults(settings.defaults.node, diagnostics) : new Map<string, SourceNode>();
 
   const usedDefaults = new Set<string>();
@@ -150,6 +172,7 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
   // A file with broken YAML may hold the blocks others depend on: do not guess.
   if (!anySyntaxErrors) addDiagnostics(diagnostics, checkDependencies(typed));
   if (settings.name === undefined) addDiagnostics(diagnostics, checkOwnedBlocksHaveStackName(typed));
+  addDiagnostics(diagnostics, resolveMoves(typed, name, renamedFrom === name ? undefined : renamedFrom, settings.renamed_from?.node.range));
   // Files blocks name (a subtitle's vtt_file) are read into their attributes, so the digest covers them.
   await resolveFileFields(typed.values(), dirname(files[0]!.filename), diagnostics, fileTexts);
 
@@ -182,12 +205,13 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
     version: STACK_VERSION,
     sources: files.map((f) => f.filename),
     ...(name === undefined ? {} : { name }),
+    ...(renamedFrom === undefined ? {} : { renamedFrom }),
     prune,
     provider,
     resources,
     checks,
     get digest() {
-      return (digest ??= digestStack(provider, resources, checks, { name, prune }));
+      return (digest ??= digestStack(provider, resources, checks, { name, prune, renamedFrom }));
     },
   };
   return { stack, diagnostics: sorted, files: fileTexts };
@@ -203,14 +227,24 @@ export function digestStack(
   provider: Stack['provider'],
   resources: readonly ResourceBlock[],
   checks: readonly CheckBlock[],
-  settings: { name?: string | undefined; prune?: boolean } = {},
+  settings: { name?: string | undefined; prune?: boolean; renamedFrom?: string | undefined } = {},
 ): string {
   const view = (blocks: readonly (ResourceBlock | CheckBlock)[]) =>
     [...blocks]
       .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0))
-      .map((b) => ({ address: b.address, type: b.type, attributes: b.attributes, depends_on: [...b.dependsOn].sort() }));
-  // name and prune enter the digest only when set, so a stack without them keeps its digest.
-  const lifecycle = { ...(settings.name === undefined ? {} : { name: settings.name }), ...(settings.prune ? { prune: true } : {}) };
+      .map((b) => ({
+        address: b.address,
+        type: b.type,
+        attributes: b.attributes,
+        depends_on: [...b.dependsOn].sort(),
+        ...(b.movedFrom === undefined ? {} : { moved_from: `${b.movedFrom.stack}/${b.movedFrom.address}` }),
+      }));
+  // name, prune, renamed_from and moves enter the digest only when set, so a stack without them keeps its digest.
+  const lifecycle = {
+    ...(settings.name === undefined ? {} : { name: settings.name }),
+    ...(settings.prune ? { prune: true } : {}),
+    ...(settings.renamedFrom === undefined ? {} : { renamed_from: settings.renamedFrom }),
+  };
   const canonical = canonicalJson({ version: STACK_VERSION, ...lifecycle, provider, resources: view(resources), checks: view(checks) });
   return hash('sha256', canonical, 'hex');
 }
@@ -225,7 +259,7 @@ function checkVersion(node: SourceNode, diagnostics: Diagnostic[]): void {
 }
 
 /** The top-level keys that hold one setting (from one file of a directory stack). */
-const SETTINGS = ['version', 'name', 'provider', 'prune', 'defaults'] as const;
+const SETTINGS = ['version', 'name', 'renamed_from', 'provider', 'prune', 'defaults'] as const;
 
 function isSetting(key: string): key is (typeof SETTINGS)[number] {
   return (SETTINGS as readonly string[]).includes(key);
@@ -257,6 +291,71 @@ function checkOwnedBlocksHaveStackName(blocks: ReadonlyMap<string, TypedBlock>):
         detail: `Add "name: <stack name>" at the top of the stack (the tags edgeform-stack and edgeform-address mark what it creates), or set ${create.idField} to adopt an existing ${block.type}.`,
       }),
     );
+  }
+  return out;
+}
+
+/**
+ * Resolves each block's move (its `moved_from:`, or the stack's `renamed_from:` for every block
+ * of a kind whose creates carry ownership tags) into the old stack and address, onto the block.
+ * `moved_from: TYPE.NAME` without a stack means the stack's former name when it has
+ * `renamed_from`, else its name. Refused: a move without the stack's name, a block moving from
+ * itself or from an address a block of this stack still declares, two blocks moving from the
+ * same old address (each resource can become only one block).
+ */
+function resolveMoves(blocks: ReadonlyMap<string, TypedBlock>, name: string | undefined, renamedFrom: string | undefined, renamedRange: SourceRange | undefined): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const claimed = new Map<string, string>();
+  for (const typed of blocks.values()) {
+    const block = typed.block;
+    if (block?.kind !== 'resource') continue;
+    const explicit = typed.movedFrom;
+    if (explicit === undefined && (renamedFrom === undefined || RESOURCE_KINDS[block.type].create?.key !== 'owner')) continue;
+    if (name === undefined) {
+      if (explicit) {
+        out.push(
+          error('missing-stack-name', "moved_from needs the stack's name: the ownership tags it rewrites name the stack", explicit.range, {
+            address: block.address,
+            detail: 'Add "name: <stack name>" at the top of the stack.',
+          }),
+        );
+      }
+      continue;
+    }
+    const stack = explicit?.stack ?? renamedFrom ?? name;
+    const address = explicit?.address ?? block.address;
+    const range = explicit?.range ?? renamedRange!;
+    const old = `${stack}/${address}`;
+    if (stack === name && address === block.address) {
+      out.push(
+        error('invalid-value', `moved_from names the block's own address ${old}`, range, {
+          address: block.address,
+          detail: 'Write the address it had before the rename, or remove moved_from.',
+        }),
+      );
+      continue;
+    }
+    if (stack === name && blocks.has(address)) {
+      out.push(
+        error('invalid-value', `moved_from names ${address}, which a block of this stack still declares`, range, {
+          address: block.address,
+          detail: `A resource is moved from an address no block declares any more: remove the block ${address}, or this moved_from.`,
+        }),
+      );
+      continue;
+    }
+    const first = claimed.get(old);
+    if (first !== undefined) {
+      out.push(
+        error('duplicate-move', `${block.address} and ${first} both move from ${old}`, range, {
+          address: block.address,
+          detail: 'One resource can become only one block: keep moved_from on one of them.',
+        }),
+      );
+      continue;
+    }
+    claimed.set(old, block.address);
+    block.movedFrom = { stack, address, range };
   }
   return out;
 }

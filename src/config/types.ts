@@ -21,6 +21,18 @@ interface BlockBase {
    * errors: a range is computed when read, as almost none ever is.
    */
   fieldSources: Record<string, { readonly range: SourceRange }>;
+  /**
+   * Where the resource was before a rename, resolved: the ownership tags it carried (stack and
+   * address) as `moved_from:` or the stack's `renamed_from:` says, and where that value stands.
+   */
+  movedFrom?: MovedFrom;
+}
+
+/** A block's old ownership tags (see BlockBase.movedFrom). */
+export interface MovedFrom {
+  stack: string;
+  address: string;
+  range: SourceRange;
 }
 
 /**
@@ -47,6 +59,8 @@ export interface Stack {
   name?: string;
   /** `prune:`: destroy what carries this stack's ownership tags but is no longer declared. */
   prune: boolean;
+  /** `renamed_from:`: the stack's former name; what carries it in its ownership tags is re-tagged, not created anew. */
+  renamedFrom?: string;
   provider: { base_url?: string };
   resources: ResourceBlock[];
   checks: CheckBlock[];

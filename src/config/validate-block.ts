@@ -14,6 +14,12 @@ export const NAME_PATTERN = /^[a-zA-Z_][a-zA-Z0-9_-]*$/;
 /** `TYPE.NAME` as written in depends_on. */
 export const ADDRESS_PATTERN = /^([a-z][a-z0-9_]*)\.([a-zA-Z_][a-zA-Z0-9_-]*)$/;
 
+/**
+ * `moved_from:` as written: `OLDSTACK/TYPE.NAME` (a stack name as `name:` takes it) or `TYPE.NAME`.
+ * Groups: the stack (or undefined), the type, the name.
+ */
+export const MOVED_FROM_PATTERN = /^(?:([A-Za-z0-9][A-Za-z0-9._-]{0,62})\/)?([a-z][a-z0-9_]*)\.([a-zA-Z_][a-zA-Z0-9_-]*)$/;
+
 /** One entry of `resources:` or `checks:` as read from a file, before validation. */
 export interface RawBlock {
   section: 'resources' | 'checks';
@@ -26,6 +32,8 @@ export interface TypedBlock {
   address: string;
   keyRange: SourceRange;
   dependsOn: Array<{ address: string; range: SourceRange }>;
+  /** `moved_from:` when valid: the old stack (undefined: not written) and address, and where it stands. */
+  movedFrom?: { stack?: string; address: string; range: SourceRange };
   /** Undefined when the block's attributes have errors. */
   block?: Block;
 }
@@ -56,12 +64,13 @@ export function validateBlock(raw: RawBlock, defaults: ReadonlyMap<string, Sourc
   const address = `${kind.type}.${name}`;
 
   const dependsOn = readDependsOn(node.entries.get('depends_on'), address, error);
+  const movedFrom = readMovedFrom(node.entries.get('moved_from'), kind, address, error);
 
   const shape = kind.shape.shape as Record<string, z.ZodType>;
   const attributes: Record<string, unknown> = {};
   const fieldSources: Record<string, SourceNode> = {};
   for (const [field, child] of node.entries) {
-    if (field === 'type' || field === 'depends_on') continue;
+    if (field === 'type' || field === 'depends_on' || field === 'moved_from') continue;
     attributes[field] = valueForSchema(shape[field], child);
     fieldSources[field] = child;
   }
@@ -86,13 +95,13 @@ export function validateBlock(raw: RawBlock, defaults: ReadonlyMap<string, Sourc
         root: node,
         schema: kind.shape,
         subject: kind.type,
-        extraKeys: ['type', 'depends_on'],
+        extraKeys: kind.kind === 'resource' && kind.create?.key === 'owner' ? ['type', 'depends_on', 'moved_from'] : ['type', 'depends_on'],
         address,
         skip: (path) => inherited.has(String(path[0])),
         missingDetail: (field) => missingFieldDetail(kind, field),
       }),
     );
-    return { address, keyRange, dependsOn };
+    return { address, keyRange, dependsOn, ...(movedFrom ? { movedFrom } : {}) };
   }
   const block = {
     kind: section === 'resources' ? 'resource' : 'check',
@@ -104,7 +113,7 @@ export function validateBlock(raw: RawBlock, defaults: ReadonlyMap<string, Sourc
     fieldSources,
     attributes: result.data,
   } as ResourceBlock | CheckBlock;
-  return { address, keyRange, dependsOn, block };
+  return { address, keyRange, dependsOn, ...(movedFrom ? { movedFrom } : {}), block };
 }
 
 function resolveKind(raw: RawBlock, keyRange: SourceRange, error: (code: string, summary: string, range: SourceRange, extra?: { detail?: string }) => void): KindSpec | undefined {
@@ -163,6 +172,51 @@ function readDependsOn(
     out.push({ address: item.value, range: item.range });
   }
   return out;
+}
+
+/**
+ * `moved_from:` of a block: an old address of the block's own type, with or without the old
+ * stack's name, written out (no `${env:...}`), on a kind whose creates carry ownership tags
+ * (only their tags say where a resource was). Undefined (with a diagnostic) when it is not usable.
+ */
+function readMovedFrom(
+  node: SourceNode | undefined,
+  kind: KindSpec,
+  address: string,
+  error: (code: string, summary: string, range: SourceRange, extra?: { detail?: string; address?: string }) => void,
+): TypedBlock['movedFrom'] {
+  if (!node) return undefined;
+  if (kind.kind !== 'resource' || kind.create?.key !== 'owner') {
+    const owners = Object.values(RESOURCE_KINDS)
+      .filter((k) => k.create?.key === 'owner')
+      .map((k) => k.type);
+    error(
+      'invalid-field',
+      `moved_from is only for kinds whose resources carry ownership tags (${owners.join(', ')}); a ${kind.type} is found by its id or name`,
+      node.keyRange ?? node.range,
+      { address },
+    );
+    return undefined;
+  }
+  const match = typeof node.value === 'string' && !node.interpolated ? MOVED_FROM_PATTERN.exec(node.value) : null;
+  if (!match) {
+    error('invalid-value', `moved_from must be an old address, OLDSTACK/${kind.type}.NAME or ${kind.type}.NAME`, node.range, {
+      address,
+      detail: node.interpolated
+        ? 'moved_from cannot use ${env:...}: what a plan re-tags must be written out.'
+        : `Write the address the resource had before the rename, e.g. moved_from: ${kind.type}.old_name, or moved_from: old-stack/${kind.type}.old_name when the stack's name changed too.`,
+    });
+    return undefined;
+  }
+  const [, stack, type, name] = match;
+  if (type !== kind.type) {
+    error('invalid-value', `moved_from names a ${type}, but this block is a ${kind.type}: a resource keeps its type when renamed`, node.range, {
+      address,
+      detail: `Write moved_from: ${stack === undefined ? '' : `${stack}/`}${kind.type}.${name}.`,
+    });
+    return undefined;
+  }
+  return { ...(stack === undefined ? {} : { stack }), address: `${type}.${name}`, range: node.range };
 }
 
 /**

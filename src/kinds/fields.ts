@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lookalikeOf } from './tag-key-lookalike.js';
 
 /**
  * Field schemas shared by several kinds. Messages name the rule the platform enforces, so a
@@ -76,10 +77,24 @@ export function isOwnershipTag(key: string): boolean {
   return key.startsWith(OWNERSHIP_TAG_PREFIX);
 }
 
-/** Desired user tags of a kind whose creates carry ownership tags: `edgeform-*` keys are refused. */
+/**
+ * Desired user tags of a kind whose creates carry ownership tags: `edgeform-*` keys are refused,
+ * and so is a key that only looks like one (another case, a Cyrillic "е", a fullwidth letter:
+ * see tag-key-lookalike.ts), which a reader would take for an ownership tag.
+ */
 export const userDeclaredTags = z
   .record(
-    tagKey.refine((key) => !isOwnershipTag(key), { error: `keys starting with "${OWNERSHIP_TAG_PREFIX}" are edgeform's ownership tags; a block cannot declare them` }),
+    tagKey
+      .refine((key) => !isOwnershipTag(key), { error: `keys starting with "${OWNERSHIP_TAG_PREFIX}" are edgeform's ownership tags; a block cannot declare them` })
+      .superRefine((key, ctx) => {
+        const like = lookalikeOf(key, [STACK_TAG, ADDRESS_TAG], OWNERSHIP_TAG_PREFIX);
+        if (like === undefined) return;
+        ctx.addIssue({
+          code: 'custom',
+          input: key,
+          message: `the key looks like edgeform's ownership tag "${like}" (it differs only by case or by look-alike characters); a block cannot declare it`,
+        });
+      }),
     tagValue.nullable(),
   )
   .describe('User tags, key → value. A null value removes the tag. Read-only tags and edgeform-* keys (ownership tags) cannot be set.');

@@ -57,14 +57,43 @@ export interface ResourceRef {
   stack: string | null;
 }
 
-/**
- * A resource that carries a stack's ownership tags, found by a prune listing: the address its
- * tag names, the attributes that delete it (its id, `ensure: absent`), and what was read.
- */
-export interface OwnedResource<T extends ResourceType = ResourceType> {
+/** Whose a resource is by its ownership tags: the stack (`edgeform-stack`) and the address within it (`edgeform-address`). */
+export interface Owner {
+  stack: string;
   address: string;
+}
+
+/**
+ * A resource that carries ownership tags, found by an ownership listing: the stack and address
+ * its tags name, the place it is in (see Ownership.place), the attributes that act on it by id
+ * (`ensure: absent`, for prune), and what was read.
+ */
+export interface OwnedResource<T extends ResourceType = ResourceType> extends Owner {
+  place: string;
   desired: ResourceAttributes[T];
   observation: Observation & { exists: true };
+}
+
+/**
+ * What a kind whose creates carry ownership tags (`edgeform-stack`, `edgeform-address`) tells
+ * the planner and the reader about them. `owner`, `place` and `claim` are pure; `list` reads.
+ */
+export interface Ownership<T extends ResourceType = ResourceType> {
+  /** The ownership tags of an observed state, or null when it carries none. Pure. */
+  owner(state: Record<string, unknown>): Owner | null;
+  /** Where a resource of these attributes lives (a project and region); one listing covers one place. Pure. */
+  place(desired: ResourceAttributes[T]): string;
+  /**
+   * The plan of `desired` against `state` that also writes `ref`'s ownership tags over the ones
+   * the state carries (a move: `moved_from`, `renamed_from`): the provider's own diff, turned
+   * into an update that rewrites the tags when they name another stack or address. Pure.
+   */
+  claim(desired: ResourceAttributes[T], state: Record<string, unknown>, ref: ResourceRef): ProviderPlan;
+  /**
+   * Every resource carrying ownership tags (of any stack) in the places the `declared` blocks of
+   * this kind name: one list per place, never a request per resource.
+   */
+  list(ctx: ProviderContext, declared: readonly ResourceAttributes[T][]): Promise<OwnedResource<T>[]>;
 }
 
 /**
@@ -111,7 +140,7 @@ export interface GroupReadContext extends ProviderContext {
   maxPages?: number;
 }
 
-/** One kind's prune listing (see ResourceProvider.owned): what it found, or why it failed. */
+/** One kind's ownership listing (see Ownership.list): what it found, or why it failed. */
 export type OwnedRead = { type: ResourceType; ok: true; resources: OwnedResource[] } | { type: ResourceType; ok: false; error: { summary: string } };
 
 /** The result of reading one resource: what was observed, or why the read failed. */
@@ -190,13 +219,8 @@ export interface ResourceProvider<T extends ResourceType = ResourceType> {
     /** How a block without an id is found again, e.g. `name "web"`; null when it names its id. Pure. */
     identity(desired: ResourceAttributes[T], ref: ResourceRef): string | null;
   };
-  /**
-   * Present for kinds whose creates carry ownership tags: lists what carries stack `stack`'s
-   * tags, in the places (project and region) the `declared` blocks of this kind name, for prune.
-   */
-  owned?: {
-    list(ctx: ProviderContext, stack: string, declared: readonly ResourceAttributes[T][]): Promise<OwnedResource<T>[]>;
-  };
+  /** Present for kinds whose creates carry ownership tags (see Ownership). */
+  ownership?: Ownership<T>;
   /**
    * Reads many resources of this kind at once, through the platform's list endpoint, when the
    * kind has one: the planner sees the same observations as from `read` (defineListReads builds
@@ -299,7 +323,8 @@ export function bindProvider<K extends ResourceType>(providers: ProviderRegistry
         ? readTogether(change.type, provider.groupRead, ctx, change.desired)
         : provider.read(ctx, change.desired, ref),
     summarize: (state) => provider.summarize(state),
-    plan: (state) => provider.plan(change.desired, state),
+    // A move is planned as a claim (the ownership tags rewritten), and confirmed the same way.
+    plan: (state) => (change.moved_from !== undefined && provider.ownership ? provider.ownership.claim(change.desired, state, ref) : provider.plan(change.desired, state)),
     apply: (ctx) => provider.apply(ctx, change),
     isProgressOf: (fresh) => provider.isProgressOf?.(change, fresh) === true,
   };

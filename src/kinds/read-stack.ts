@@ -10,8 +10,10 @@ export interface StackObservations {
   reads: Map<string, ReadResult>;
   checks: Map<string, CheckOutcome>;
   /**
-   * With `prune: true` (and no --target): what carries the stack's ownership tags, by kind, as
-   * listed; the planner destroys those no block declares. A failed listing is its kind's error.
+   * What carries ownership tags (of any stack) in the places of a kind's blocks, by kind, listed
+   * when the plan needs it: for prune (`prune: true`, no --target: the planner destroys this
+   * stack's that no block declares), for moves (`moved_from`, `renamed_from`), and when a block
+   * would be created (to warn of a rename). A failed listing is its kind's error.
    */
   owned: OwnedRead[];
 }
@@ -155,22 +157,25 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
   };
 
   const owned: OwnedRead[] = [];
-  /** Lists what carries the stack's ownership tags for one kind (prune). */
-  const listOwned = async <K extends ResourceType>(type: K, stackName: string): Promise<void> => {
-    const lister = registry.resources[type].owned;
-    if (!lister) return;
+  /** Lists what carries ownership tags (of any stack) in the places of one kind's blocks. */
+  const listOwned = async <K extends ResourceType>(type: K): Promise<void> => {
+    const lister = registry.resources[type].ownership;
+    if (!lister || fatal !== null) return;
     const declared = stack.resources.filter((b) => b.type === type).map((b) => b.attributes as ResourceAttributes[K]);
     try {
-      owned.push({ type, ok: true, resources: await lister.list(readCtx, stackName, declared) });
+      owned.push({ type, ok: true, resources: await lister.list(readCtx, declared) });
     } catch (error) {
       const summary = failure(error);
       if (summary !== null) owned.push({ type, ok: false, error: { summary } });
     }
   };
   const pruning = stack.prune && stack.name !== undefined && !options.selected;
+  const hasOwnership = (type: ResourceType) => registry.resources[type].ownership !== undefined;
+  // Prune and moves need the listing whatever the reads find: it goes alongside them.
+  const early = RESOURCE_TYPES.filter((type) => hasOwnership(type) && (pruning || selected.some((b) => b.type === type && b.movedFrom !== undefined)));
 
   await Promise.all([
-    ...(pruning ? RESOURCE_TYPES.map((type) => listOwned(type, stack.name!)) : []),
+    ...early.map((type) => listOwned(type)),
     ...RESOURCE_TYPES.flatMap((type) =>
       readKind(
         type,
@@ -179,6 +184,16 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
     ),
     ...stack.checks.filter((b) => isSelected(b.address)).map((b) => limit(() => evaluateCheck(b))),
   ]);
+  if (fatal !== null) throw fatal;
+  // A block without id that nothing carries the tags of would be created: its kind's places are
+  // listed too (one list a place), so that the plan can say when a resource carries its address
+  // under another stack's name, or this stack's tags under an address no block declares (a rename).
+  const wouldCreate = (b: ResourceBlock): boolean => {
+    const read = reads.get(b.address);
+    return (b.attributes as Record<string, unknown>)[registry.resources[b.type].idField] === undefined && read?.ok === true && !read.observation.exists;
+  };
+  const late = RESOURCE_TYPES.filter((type) => hasOwnership(type) && !early.includes(type) && selected.some((b) => b.type === type && wouldCreate(b)));
+  await Promise.all(late.map((type) => listOwned(type)));
   if (fatal !== null) throw fatal;
   return { reads, checks, owned };
 }

@@ -1,13 +1,18 @@
 import type { Diagnostic, SourceRange } from '../config/diagnostics.js';
 import type { Block, ResourceBlock, Stack } from '../config/types.js';
 import { RESOURCE_KINDS, type ResourceAttributes, type ResourceType } from '../kinds/registry.js';
-import type { CheckOutcome, Observation, OwnedRead, OwnedResource, ProviderPlan, ReadResult, ResourceProvider, ResourceRef } from '../kinds/provider.js';
+import type { CheckOutcome, Observation, OwnedRead, OwnedResource, Ownership, ProviderPlan, ReadResult, ResourceProvider, ResourceRef } from '../kinds/provider.js';
 import { fingerprint } from './fingerprint.js';
 import { buildGraph, topologicalOrder } from './graph.js';
 import { PLAN_FORMAT_VERSION, type ChangeFields, type CheckResult, type Plan, type ResourceChange } from './types.js';
 
-/** The pure parts of one kind's provider, which is all the planner needs of it. */
-export type ResourcePlanner<T extends ResourceType> = Pick<ResourceProvider<T>, 'plan' | 'summarize' | 'idField' | 'create'>;
+/**
+ * The pure parts of one kind's provider, which is all the planner needs of it (of `ownership`,
+ * only its pure `owner`, `place` and `claim`).
+ */
+export type ResourcePlanner<T extends ResourceType> = Pick<ResourceProvider<T>, 'plan' | 'summarize' | 'idField' | 'create'> & {
+  ownership?: Pick<Ownership<T>, 'owner' | 'place' | 'claim'>;
+};
 
 /** The pure parts of each kind's provider, by type. */
 export type ResourcePlanners = { [T in ResourceType]: ResourcePlanner<T> };
@@ -22,7 +27,11 @@ export interface PlanInput {
   selected?: ReadonlySet<string>;
   reads: ReadonlyMap<string, ReadResult>;
   checks: ReadonlyMap<string, CheckOutcome>;
-  /** What carries the stack's ownership tags (prune: true): those no block declares are destroyed. */
+  /**
+   * What carries ownership tags (of any stack) in the places of a kind's blocks, by kind, where
+   * it was listed: with prune: true, this stack's that no block declares are destroyed; a move
+   * finds its old resource there; a block that would be created is warned of a likely rename.
+   */
   owned?: readonly OwnedRead[];
   planners: ResourcePlanners;
   baseUrl: string;
@@ -46,8 +55,15 @@ export function buildPlan(input: PlanInput): Plan {
   const checks: CheckResult[] = [];
   const checkResults = new Map<string, CheckResult>();
   const stackName = stack.name ?? null;
+  const moves = new Set(stack.resources.flatMap((b) => (b.movedFrom ? [`${b.movedFrom.stack}/${b.movedFrom.address}`] : [])));
+  const owners: OwnershipContext = {
+    listings: new Map((input.owned ?? []).map((listing) => [listing.type, listing])),
+    declared: new Set(stack.resources.map((b) => b.address)),
+    moves,
+    stack,
+  };
   // Pruned resources come first: what the stack gave up is destroyed before anything else.
-  const pruned = planPrune(stack, input.owned ?? [], input.planners, diagnostics);
+  const pruned = stack.prune && !input.selected ? planPrune(stack, input.owned ?? [], input.planners, diagnostics, moves) : [];
   if (stack.prune && input.selected) {
     diagnostics.push({ severity: 'warning', code: 'prune-skipped', summary: 'prune: true is not applied with --target: nothing is pruned in a targeted plan' });
   }
@@ -72,7 +88,7 @@ export function buildPlan(input: PlanInput): Plan {
       diagnostics.push({ ...blockError(block, `reading ${address} failed: ${read.error.summary}`), detail: read.error.detail });
       continue;
     }
-    const planned = planResource(block, read.observation, input.planners, failingCheckWarnings(block, checkResults), { address: block.address, stack: stackName });
+    const planned = planResource(block, read.observation, input.planners, failingCheckWarnings(block, checkResults), { address: block.address, stack: stackName }, owners);
     diagnostics.push(...planned.diagnostics);
     if (planned.change) resourceChanges.push(planned.change);
   }
@@ -115,8 +131,24 @@ function planResource<K extends ResourceType>(
   planners: ResourcePlanners,
   checkWarnings: string[],
   ref: ResourceRef,
+  owners: OwnershipContext,
 ): { change?: ResourceChange<K>; diagnostics: Diagnostic[] } {
   const planner: ResourcePlanner<K> = planners[block.type];
+  const desired = block.attributes;
+  const verdict = judgeOwnership(block, observed, planner, ref, owners);
+  if (verdict.diagnostics.some((d) => d.severity === 'error')) return { diagnostics: verdict.diagnostics };
+  if (verdict.move) return planMove(block, planner, ref, verdict.move, checkWarnings);
+  const planned = planOwnedResource(block, observed, planner, checkWarnings, ref);
+  return { ...planned, diagnostics: [...verdict.diagnostics, ...planned.diagnostics] };
+}
+
+function planOwnedResource<K extends ResourceType>(
+  block: ResourceBlock<K>,
+  observed: Observation,
+  planner: ResourcePlanner<K>,
+  checkWarnings: string[],
+  ref: ResourceRef,
+): { change?: ResourceChange<K>; diagnostics: Diagnostic[] } {
   const desired = block.attributes;
   const lockTaskId = observed.exists ? (observed.lockTaskId ?? null) : null;
   const identity = observed.exists && observed.foundBy !== undefined ? observed.foundBy : (planner.create?.identity(desired, ref) ?? undefined);
@@ -179,6 +211,167 @@ function planResource<K extends ResourceType>(
   return { diagnostics: [], change: changeOf(block, result, result.before, lockTaskId, checkWarnings, identity) };
 }
 
+/** What judging a block's ownership needs of the whole plan. */
+interface OwnershipContext {
+  /** Each kind's ownership listing, where one was made. */
+  listings: ReadonlyMap<ResourceType, OwnedRead>;
+  /** Every resource address the stack declares. */
+  declared: ReadonlySet<string>;
+  /** `OLDSTACK/TYPE.NAME` of every move of the stack. */
+  moves: ReadonlySet<string>;
+  stack: Stack;
+}
+
+/** The resource a block is moved from: its id, what was read of it, and its old tags as `OLDSTACK/TYPE.NAME`. */
+interface Move {
+  id: unknown;
+  observation: Observation & { exists: true };
+  from: string;
+}
+
+/**
+ * What the ownership tags say of a block of a kind that has them, before it is planned: a
+ * move (`moved_from`, `renamed_from`) to re-tag, errors (a resource adopted by id that carries
+ * another stack's tags; a move whose old and new resources both exist, or whose old one is not
+ * one), or warnings for a block that would be created while something looks like what it was
+ * renamed from. Pure.
+ */
+function judgeOwnership<K extends ResourceType>(
+  block: ResourceBlock<K>,
+  observed: Observation,
+  planner: ResourcePlanner<K>,
+  ref: ResourceRef,
+  owners: OwnershipContext,
+): { move?: Move; diagnostics: Diagnostic[] } {
+  const ownership = planner.ownership;
+  const desired = block.attributes;
+  if (!ownership || desired.ensure === 'absent') return { diagnostics: [] };
+  const idOf = (attributes: unknown) => (attributes as Record<string, unknown>)[planner.idField];
+  const moved = block.movedFrom;
+  const from = moved ? `${moved.stack}/${moved.address}` : undefined;
+  const place = ownership.place(desired);
+  const listing = owners.listings.get(block.type);
+  if (moved && listing && !listing.ok) {
+    return { diagnostics: [rangeError(block, `${block.address}: moved_from ${from}: listing the ${block.type} resources failed: ${listing.error.summary}`, moved.range)] };
+  }
+  const here = listing?.ok ? listing.resources.filter((r) => r.place === place) : [];
+  const old = moved ? here.filter((r) => r.stack === moved.stack && r.address === moved.address) : [];
+  const named = idOf(desired) !== undefined;
+
+  if (observed.exists) {
+    const owner = ownership.owner(observed.state);
+    const id = idOf(observed.state);
+    if (named && owner !== null && (owner.stack !== ref.stack || owner.address !== ref.address)) {
+      if (moved && owner.stack === moved.stack && owner.address === moved.address) return { move: { id, observation: observed, from: from! }, diagnostics: [] };
+      if (owner.stack !== ref.stack) {
+        const takeOver = `moved_from: ${owner.stack}/${owner.address || `${block.type}.NAME`}`;
+        return {
+          diagnostics: [
+            blockError(
+              block,
+              `${block.address}: ${block.type} ${JSON.stringify(id)} carries the ownership tags of stack "${owner.stack}" (${owner.address || 'no address'}); adopting it by id would take it from that stack`,
+              planner.idField,
+              `To take it over, add "${takeOver}" to this block (and remove its block from stack "${owner.stack}"); otherwise adopt another ${block.type}.`,
+            ),
+          ],
+        };
+      }
+    }
+    // The block's own resource exists: one still carrying the old tags is another one.
+    const others = old.filter((r) => idOf(r.desired) !== id);
+    if (moved && others.length > 0) {
+      return {
+        diagnostics: [
+          rangeError(
+            block,
+            `${block.address}: both the old and the new address exist: ${block.type} ${others.map((r) => JSON.stringify(idOf(r.desired))).join(', ')} carries ${from}, and ${JSON.stringify(id)} is ${ref.stack}/${block.address}`,
+            moved.range,
+            'A move re-tags one resource: destroy or re-tag one of them first, or remove moved_from.',
+          ),
+        ],
+      };
+    }
+    return { diagnostics: [] };
+  }
+  if (named) return { diagnostics: [] };
+  if (moved) {
+    if (old.length > 1) {
+      const ids = old.map((r) => JSON.stringify(idOf(r.desired))).join(', ');
+      return { diagnostics: [rangeError(block, `${block.address}: moved_from ${from}: ${old.length} ${block.type} resources carry those ownership tags (${ids})`, moved.range)] };
+    }
+    const [found] = old;
+    if (found) return { move: { id: idOf(found.desired), observation: found.observation, from: from! }, diagnostics: [] };
+    if (listing)
+      return {
+        diagnostics: [warningAt(block, `${block.address}: moved_from ${from}: no ${block.type} in ${place} carries those ownership tags; the block is created`, moved.range)],
+      };
+    return { diagnostics: [] };
+  }
+  return { diagnostics: renameWarnings(block, here, ref, owners, idOf) };
+}
+
+/**
+ * Warnings for a block that would be created while, in its place, a resource carries its
+ * address under another stack's name (the stack renamed?) or this stack's tags under an address
+ * no block declares (the block renamed?), each naming both and the line that re-tags it.
+ */
+function renameWarnings(
+  block: Pick<ResourceBlock, 'address' | 'type' | 'range'>,
+  here: readonly OwnedResource[],
+  ref: ResourceRef,
+  owners: OwnershipContext,
+  idOf: (attributes: unknown) => unknown,
+): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const r of here) {
+    const id = JSON.stringify(idOf(r.desired));
+    if (r.address === block.address && r.stack !== ref.stack) {
+      out.push(
+        warningAt(
+          block,
+          `${block.address} would be created, but ${block.type} ${id} carries ${r.stack}/${r.address}: the same address under stack "${r.stack}", not "${ref.stack}"`,
+          block.range,
+          `If the stack was renamed from "${r.stack}", add "renamed_from: ${r.stack}" at its top (or "moved_from: ${r.stack}/${r.address}" to this block): the resource is then re-tagged, not created anew.`,
+        ),
+      );
+    } else if (r.stack === ref.stack && r.address.startsWith(`${block.type}.`) && !owners.declared.has(r.address) && !owners.moves.has(`${r.stack}/${r.address}`)) {
+      const line = owners.stack.renamedFrom === undefined ? `moved_from: ${r.address}` : `moved_from: ${r.stack}/${r.address}`;
+      out.push(
+        warningAt(
+          block,
+          `${block.address} would be created, but stack "${ref.stack}" holds ${r.address} (${block.type} ${id}), which no block declares${owners.stack.prune ? ' (prune: true destroys it)' : ''}`,
+          block.range,
+          `If this block was renamed from ${r.address}, add "${line}" to it: the resource is then re-tagged, not created anew and the old one left or pruned.`,
+        ),
+      );
+    }
+  }
+  return out;
+}
+
+/**
+ * The change of a move: the resource that carried the old ownership tags, planned with the
+ * block's attributes and its id (so apply reads and patches that resource), as the kind's claim:
+ * an update that rewrites the ownership tags (and the declared fields that differ).
+ */
+function planMove<K extends ResourceType>(
+  block: ResourceBlock<K>,
+  planner: ResourcePlanner<K>,
+  ref: ResourceRef,
+  move: Move,
+  checkWarnings: string[],
+): { change?: ResourceChange<K>; diagnostics: Diagnostic[] } {
+  const desired = { ...block.attributes, [planner.idField]: move.id } as ResourceAttributes[K];
+  const result = planner.ownership!.claim(desired, move.observation.state, ref);
+  if (result.errors.length > 0) return { diagnostics: result.errors.map((e) => blockError(block, `${block.address}: ${e.summary}`, e.field, e.detail)) };
+  if (result.action === 'replace' || result.action === 'create') {
+    return { diagnostics: [blockError(block, `${block.address}: moved from ${move.from}, but a field that cannot change in place differs: move it first, then change it`)] };
+  }
+  const lockTaskId = move.observation.lockTaskId ?? null;
+  const change = changeOf({ ...block, attributes: desired }, result, result.before, lockTaskId, checkWarnings, undefined);
+  return { diagnostics: [], change: { ...change, moved_from: move.from } };
+}
+
 /** The change of a block whose resource does not exist yet and that names no id: create it. */
 function planCreate<K extends ResourceType>(
   block: ResourceBlock<K>,
@@ -238,7 +431,7 @@ function describeKey(type: ResourceType): string {
  * would leave behind); a mark naming an address of another kind, or one declared already, is
  * never destroyed (a warning says why).
  */
-function planPrune(stack: Stack, owned: readonly OwnedRead[], planners: ResourcePlanners, diagnostics: Diagnostic[]): ResourceChange[] {
+function planPrune(stack: Stack, owned: readonly OwnedRead[], planners: ResourcePlanners, diagnostics: Diagnostic[], moves: ReadonlySet<string>): ResourceChange[] {
   const declared = new Set(stack.resources.map((b) => b.address));
   const seen = new Set<string>();
   const changes: ResourceChange[] = [];
@@ -252,7 +445,8 @@ function planPrune(stack: Stack, owned: readonly OwnedRead[], planners: Resource
       continue;
     }
     for (const resource of listing.resources) {
-      if (declared.has(resource.address)) continue;
+      // Another stack's, declared by a block, or moved to a block (re-tagged, not destroyed).
+      if (resource.stack !== stack.name || declared.has(resource.address) || moves.has(`${resource.stack}/${resource.address}`)) continue;
       const [type, ...rest] = resource.address.split('.');
       if (type !== listing.type || rest.length === 0 || seen.has(resource.address)) {
         diagnostics.push({
@@ -318,6 +512,16 @@ function failingCheckWarnings(block: ResourceBlock, checks: ReadonlyMap<string, 
     const why = check.status === 'fail' ? 'which is failing' : 'which could not be evaluated';
     return [`depends on check ${address}, ${why}; apply will skip this resource`];
   });
+}
+
+/** An error of a block at a range of its own (its moved_from, or the stack's renamed_from). */
+function rangeError(block: Pick<Block, 'address'>, summary: string, range: SourceRange, detail?: string): Diagnostic {
+  return { severity: 'error', code: 'plan-error', summary, ...(detail === undefined ? {} : { detail }), address: block.address, range };
+}
+
+/** A warning of a block at a range (see rangeError). */
+function warningAt(block: Pick<Block, 'address'>, summary: string, range: SourceRange, detail?: string): Diagnostic {
+  return { severity: 'warning', code: 'rename-suspected', summary, ...(detail === undefined ? {} : { detail }), address: block.address, range };
 }
 
 function blockError(block: Pick<Block, 'address' | 'range' | 'fieldSources'>, summary: string, field?: string, detail?: string): Diagnostic {

@@ -49,6 +49,10 @@ const planFileSchema = z.strictObject({
       notes: z.array(z.string()),
       identity: z.string().optional(),
       pruned: z.literal(true).optional(),
+      moved_from: z
+        .string()
+        .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}\/[a-z][a-z0-9_]*\.[a-zA-Z_][a-zA-Z0-9_-]*$/, 'expected OLDSTACK/TYPE.NAME')
+        .optional(),
     }),
   ),
   checks: z.array(
@@ -178,6 +182,7 @@ export function toPlanDocument(plan: Plan | SavedPlan): Record<string, unknown> 
       notes: c.notes,
       ...(c.identity === undefined ? {} : { identity: c.identity }),
       ...(c.pruned ? { pruned: true as const } : {}),
+      ...(c.moved_from === undefined ? {} : { moved_from: c.moved_from }),
     })),
     checks: plan.checks.map((c) => ({
       address: c.address,
@@ -313,7 +318,7 @@ export function describeStaleness(change: Pick<ChangeFields, 'address' | 'before
 }
 
 /** The parts of a planned change that decide what apply sends; all must match a fresh plan. */
-const DECIDING_FIELDS = ['type', 'name', 'action', 'desired', 'after', 'changes', 'payload', 'depends_on', 'unchanged_elements', 'identity', 'pruned'] as const;
+const DECIDING_FIELDS = ['type', 'name', 'action', 'desired', 'after', 'changes', 'payload', 'depends_on', 'unchanged_elements', 'identity', 'pruned', 'moved_from'] as const;
 
 /**
  * How a saved plan differs from the plan made now from the stack on disk and the live state

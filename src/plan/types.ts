@@ -60,6 +60,11 @@ export interface ChangeFields {
   identity?: string;
   /** Planned because prune found this stack's ownership mark on a resource no block declares. */
   pruned?: boolean;
+  /**
+   * A move (`moved_from`, `renamed_from`): the resource carried these ownership tags,
+   * `OLDSTACK/TYPE.NAME`, and the update rewrites them to this block's; nothing is created or destroyed.
+   */
+  moved_from?: string;
 }
 
 /**

@@ -53,7 +53,7 @@ export function* planTextChunks(plan: Plan, options: { formatDiagnostics?: Diagn
     out.push('edgeform will perform the following actions:', '');
     // What prune destroys comes first, then each action in the legend's order.
     const ordered = [...changes.filter((c) => c.pruned), ...LISTED.flatMap((action) => changes.filter((c) => c.action === action && !c.pruned))];
-    for (const c of ordered) out.push(` ${mark(c.action as Exclude<Action, 'no-op' | 'read'>)} ${c.address}${c.pruned ? colors.dim(' (pruned)') : ''}`);
+    for (const c of ordered) out.push(` ${mark(c.action as Exclude<Action, 'no-op' | 'read'>)} ${c.address}${c.pruned ? colors.dim(' (pruned)') : ''}${movedFrom(c, colors)}`);
     out.push('');
     // The details in plan order (dependency order; what prune destroys is first there too).
     for (const change of changes) {
@@ -106,13 +106,18 @@ export function summaryLine(plan: Plan, colors: Colors = NO_COLORS): string {
 /** The resource actions in the order the plan lists them (after what prune destroys). */
 const LISTED = ['create', 'replace', 'update', 'delete'] as const;
 
+/** ` (moved from OLDSTACK/TYPE.NAME)` for a move, else nothing. */
+function movedFrom(change: ResourceChange, colors: Colors): string {
+  return change.moved_from === undefined ? '' : colors.dim(` (moved from ${formatMessage(change.moved_from)})`);
+}
+
 function renderResource(change: ResourceChange, colors: Colors): string[] {
   const action = ACTIONS[change.action as (typeof LISTED)[number]];
   const identity =
     change.identity === undefined
       ? ''
       : colors.dim(change.action === 'create' ? ` (to be found by ${formatMessage(change.identity)})` : ` (found by ${formatMessage(change.identity)})`);
-  const lines = [`  ${colors.bold(`# ${change.address}`)} ${action.verb}${identity}`];
+  const lines = [`  ${colors.bold(`# ${change.address}`)} ${action.verb}${identity}${movedFrom(change, colors)}`];
   lines.push(` ${colors[action.style](action.symbol.padStart(3))} ${change.address}`);
   for (const warning of change.warnings) lines.push(`      ${colors.yellow('!')} ${formatMessage(warning)}`);
   if (change.action === 'delete') {

@@ -8,7 +8,7 @@ import type { ResourceChange } from '../../plan/types.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { ADDRESS_TAG, STACK_TAG } from '../fields.js';
 import { listEndpointOf } from '../kind-list.js';
-import type { FinishedTask, Observation, OwnedResource, ProviderContext, ResourceProvider, ResourceRef } from '../provider.js';
+import type { FinishedTask, Observation, Owner, OwnedResource, ProviderContext, ProviderPlan, ResourceProvider, ResourceRef } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { defineListReads, MAX_LIST_PAGES } from '../list-read.js';
 import { readOrGone, requirePayload, startTasks, type Recovery } from '../shared.js';
@@ -43,23 +43,48 @@ const ownershipIdentity = (stack: string | null) => `ownership tags of stack ${J
 const tagValue = (fip: FloatingIp, key: string) => fip.tags.find((t) => t.key === key)?.value;
 
 /**
- * Every floating IP of a project and region carrying each key → value of `wanted`, through the
- * list's `tag_key_value` filter, page after page (1,000 a page). The platform's answer is checked
- * again here: an item that does not carry the tags is never taken for one that does.
+ * Every floating IP of a project and region the list's `filter` picks (`tag_key_value`, a JSON
+ * object of key → value, or `tag_key`, a key), page after page (1,000 a page). The platform's
+ * answer is checked again here with `keep`: an item that does not carry the tags is never taken
+ * for one that does.
  */
-async function listTagged(ctx: ProviderContext, projectId: number, regionId: number, wanted: Readonly<Record<string, string>>): Promise<FloatingIp[]> {
+async function listTagged(
+  ctx: ProviderContext,
+  projectId: number,
+  regionId: number,
+  filter: { tag_key_value: string } | { tag_key: string },
+  keep: (fip: FloatingIp) => boolean,
+): Promise<FloatingIp[]> {
   const path = fipListPath(projectId, regionId);
-  const tagKeyValue = JSON.stringify(wanted);
   const found = new Map<string, FloatingIp>();
   for (let page = 0, offset = 0; ; page++) {
     if (page >= MAX_LIST_PAGES) throw new EdgeformError('EDGEFORM_PAGING', `the list GET ${path} did not end after ${MAX_LIST_PAGES} pages; edgeform stopped following it`);
-    const body = (await ctx.api.get(path, { schema: floatingIpPage, query: { tag_key_value: tagKeyValue, limit: MAX_PAGE, offset }, signal: ctx.signal })).body;
-    for (const fip of body.results) {
-      if (Object.entries(wanted).every(([key, value]) => tagValue(fip, key) === value)) found.set(fip.id, fip);
-    }
+    const body = (await ctx.api.get(path, { schema: floatingIpPage, query: { ...filter, limit: MAX_PAGE, offset }, signal: ctx.signal })).body;
+    for (const fip of body.results) if (keep(fip)) found.set(fip.id, fip);
     offset += body.results.length;
     if (body.results.length === 0 || offset >= body.count) return [...found.values()];
   }
+}
+
+/** Every floating IP of a project and region carrying each key → value of `wanted`. */
+function listCarrying(ctx: ProviderContext, projectId: number, regionId: number, wanted: Readonly<Record<string, string>>): Promise<FloatingIp[]> {
+  return listTagged(ctx, projectId, regionId, { tag_key_value: JSON.stringify(wanted) }, (fip) => Object.entries(wanted).every(([key, value]) => tagValue(fip, key) === value));
+}
+
+/** The ownership tags a floating IP's tags carry (user tags only), or null without `edgeform-stack`. */
+function ownerOf(tags: readonly LiveTag[]): Owner | null {
+  const value = (key: string) => tags.find((t) => t.key === key && !t.read_only)?.value;
+  const stack = value(STACK_TAG);
+  return stack === undefined ? null : { stack, address: value(ADDRESS_TAG) ?? '' };
+}
+
+/** Whether a merge patch holds on these tags: each key set to its value or absent, `null` leaving only read-only tags. */
+function patchHolds(tags: readonly LiveTag[], patch: Record<string, string | null> | null): boolean {
+  if (patch === null) return tags.every((t) => t.read_only);
+  return Object.entries(patch).every(([key, value]) => {
+    const tag = tags.find((t) => t.key === key);
+    return value === null ? tag === undefined || tag.read_only : tag?.value === value;
+  });
 }
 
 /** The platform id a change acts on: the block's own, or the one its identity found (in `before`). */
@@ -89,7 +114,7 @@ function observe(fip: FloatingIp): Observation & { exists: true } {
  */
 async function findOwned(ctx: ProviderContext, d: ResourceAttributes['cloud_floating_ip'], ref: ResourceRef): Promise<FloatingIp | null> {
   if (ref.stack === null) return null;
-  const matches = await listTagged(ctx, d.project_id, d.region_id, { [STACK_TAG]: ref.stack, [ADDRESS_TAG]: ref.address });
+  const matches = await listCarrying(ctx, d.project_id, d.region_id, { [STACK_TAG]: ref.stack, [ADDRESS_TAG]: ref.address });
   return onlyMatch(matches, (fip) => fip.id, { type: 'cloud_floating_ip', identity: `${ownershipIdentity(ref.stack)} (${ADDRESS_TAG} ${ref.address})`, idField: 'floating_ip_id' });
 }
 
@@ -163,14 +188,18 @@ export const cloudFloatingIp: ResourceProvider<'cloud_floating_ip'> = {
     identity: (desired, ref) => (desired.floating_ip_id === undefined ? ownershipIdentity(ref.stack) : null),
   },
 
-  owned: {
-    async list(ctx, stack, declared) {
+  ownership: {
+    owner: (state) => ownerOf(state.tags as LiveTag[]),
+    place: (d) => `${d.project_id}/${d.region_id}`,
+    claim: (desired, state, ref) => claimFloatingIp(cloudFloatingIp.plan(desired, state), state.tags as LiveTag[], ref),
+    async list(ctx, declared) {
       const places = new Map(declared.map((d) => [`${d.project_id}/${d.region_id}`, { projectId: d.project_id, regionId: d.region_id }]));
       const owned: OwnedResource<'cloud_floating_ip'>[] = [];
-      for (const { projectId, regionId } of places.values()) {
-        for (const fip of await listTagged(ctx, projectId, regionId, { [STACK_TAG]: stack })) {
+      for (const [place, { projectId, regionId }] of places) {
+        for (const fip of await listTagged(ctx, projectId, regionId, { tag_key: STACK_TAG }, (f) => ownerOf(f.tags) !== null)) {
           owned.push({
-            address: tagValue(fip, ADDRESS_TAG) ?? '',
+            ...ownerOf(fip.tags)!,
+            place,
             desired: { project_id: projectId, region_id: regionId, floating_ip_id: fip.id, tags_policy: 'authoritative', ensure: 'absent' },
             observation: observe(fip),
           });
@@ -218,6 +247,34 @@ export const cloudFloatingIp: ResourceProvider<'cloud_floating_ip'> = {
     }
   },
 };
+
+/**
+ * The diff of a floating IP turned into a move: the same user tag changes, and a tags merge patch
+ * that also writes `ref`'s ownership tags when the live ones name another stack or address. A
+ * patch that would remove every user tag (`null`) is sent key by key, so the new ownership tags stay.
+ */
+function claimFloatingIp(planned: ProviderPlan, live: readonly LiveTag[], ref: ResourceRef): ProviderPlan {
+  const current = ownerOf(live);
+  if (planned.errors.length > 0 || ref.stack === null || (current?.stack === ref.stack && current.address === ref.address)) return planned;
+  const parsed = payloadSchema.safeParse(planned.payload);
+  const patch = parsed.success ? parsed.data.tags_patch : undefined;
+  const base = patch === null ? Object.fromEntries(userTagKeys(live).map((key) => [key, null])) : { ...patch };
+  const from = current === null ? 'none' : `${STACK_TAG}=${current.stack}, ${ADDRESS_TAG}=${current.address}`;
+  return {
+    ...planned,
+    action: 'update',
+    payload: { tags_patch: { ...base, [STACK_TAG]: ref.stack, [ADDRESS_TAG]: ref.address } },
+    notes: [
+      ...planned.notes.filter(() => patch !== null),
+      `the ownership tags are rewritten: ${from} -> ${STACK_TAG}=${ref.stack}, ${ADDRESS_TAG}=${ref.address}; nothing is created or destroyed`,
+    ],
+  };
+}
+
+/** The keys of the user tags (not read-only, not ownership tags) of a live tag list. */
+function userTagKeys(live: readonly LiveTag[]): string[] {
+  return Object.keys(userTags(live));
+}
 
 /**
  * POST the create with the ownership tags and wait on its task. The POST is never sent twice:
@@ -271,7 +328,7 @@ async function updateTags(ctx: ProviderContext, change: ResourceChange<'cloud_fl
     async () => {
       const fip = (await ctx.api.get(fipPath('v1', d.project_id, d.region_id, id), { schema: floatingIpAnswer, signal: ctx.signal })).body;
       if (fip.task_id) return { kind: 'running', taskId: fip.task_id };
-      return d.tags === undefined || planTagsPatch(fip.tags, d.tags, d.tags_policy).patch === undefined ? { kind: 'done' } : { kind: 'not-started' };
+      return patchHolds(fip.tags, body.tags) ? { kind: 'done' } : { kind: 'not-started' };
     },
     'update_floating_ip',
     { resendIfNotStarted: true, scope: { projectId: d.project_id, regionId: d.region_id } },

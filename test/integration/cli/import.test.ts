@@ -509,7 +509,7 @@ describe('edgeform import of a floating IP another stack created', () => {
   });
   afterAll(() => emu.close());
 
-  it('leaves its ownership tags out (a stack cannot declare them), and plan on the result reports no changes', async () => {
+  it('leaves its ownership tags out (a stack cannot declare them), and plan on the result refuses to take it from stack prod unless moved_from says so', async () => {
     const file = join(tempDir(), 'stack.yaml');
     const env = { EDGEFORM_BASE_URL: emu.url, EDGEFORM_API_KEY: KEY };
     const imported = await runCliInProcess(['import', 'cloud_floating_ip', '--project-id', '1', '--region-id', '76', '--out', file], { env });
@@ -518,8 +518,11 @@ describe('edgeform import of a floating IP another stack created', () => {
     await expectFormatted(file);
     expect(text).not.toContain('edgeform-');
     expect(text).toContain('env: prod');
+    // Adopting by id what another stack's ownership tags name is a plan error (two stacks would manage it).
     const plan = await runCliInProcess(['plan', file, '--detailed-exitcode'], { env });
-    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    expect(plan.code, plan.stdout + plan.stderr).toBe(1);
+    expect(plan.stdout).toContain('carries the ownership tags of stack "prod"');
+    expect(plan.stdout).toContain('moved_from: prod/cloud_floating_ip.web');
   });
 });
 

@@ -200,16 +200,17 @@ describe('cloud_floating_ip apply of an action it does not have', () => {
 });
 
 describe('cloud_floating_ip prune listing', () => {
-  it('lists every IP carrying the stack tag in the places the blocks name, with the address its tag names, ready to delete', async () => {
+  it('lists every IP carrying ownership tags (of any stack) in the places the blocks name, with the stack and address its tags name, ready to delete', async () => {
     const a = await seed(owned('cloud_floating_ip.a'));
     const b = await seed(owned('cloud_floating_ip.b'));
-    await seed(owned('cloud_floating_ip.c', 'staging'));
+    const c = await seed(owned('cloud_floating_ip.c', 'staging'));
     await seed({ env: 'prod' });
-    const listed = await cloudFloatingIp.owned!.list(h.ctx, STACK, [desired(), desired({ floating_ip_id: DEMO.fip })]);
-    expect(listed.map((r) => [r.address, r.desired.floating_ip_id, r.desired.ensure]).sort()).toEqual(
+    const listed = await cloudFloatingIp.ownership!.list(h.ctx, [desired(), desired({ floating_ip_id: DEMO.fip })]);
+    expect(listed.map((r) => [r.stack, r.address, r.place, r.desired.floating_ip_id, r.desired.ensure]).sort()).toEqual(
       [
-        ['cloud_floating_ip.a', a, 'absent'],
-        ['cloud_floating_ip.b', b, 'absent'],
+        [STACK, 'cloud_floating_ip.a', '1/76', a, 'absent'],
+        [STACK, 'cloud_floating_ip.b', '1/76', b, 'absent'],
+        ['staging', 'cloud_floating_ip.c', '1/76', c, 'absent'],
       ].sort(),
     );
     // One place (project 1, region 76): one list request.
@@ -241,7 +242,7 @@ describe('cloud_floating_ip against a platform that ignores the tag filter', () 
   const OTHER = '22222222-2222-4222-8222-222222222222';
   const UNTAGGED = '33333333-3333-4333-8333-333333333333';
 
-  it("takes only the items that carry the tags: the block finds its own IP, prune lists only the stack's", async () => {
+  it('takes only the items that carry the tags: the block finds its own IP, the ownership listing only tagged ones', async () => {
     // Answers every floating IP of the project whatever the query says.
     const results = [item(OTHER, owned('cloud_floating_ip.web', 'staging')), item(UNTAGGED, { env: 'prod' }), item(MINE, owned('cloud_floating_ip.web'))];
     const server = await startLoopbackServer((_req, res) => {
@@ -252,8 +253,11 @@ describe('cloud_floating_ip against a platform that ignores the tag filter', () 
     try {
       const ctx = createProviderContext({ api });
       expect(await cloudFloatingIp.read(ctx, desired(), WEB)).toMatchObject({ exists: true, state: { floating_ip_id: MINE } });
-      const listed = await cloudFloatingIp.owned!.list(ctx, STACK, [desired()]);
-      expect(listed.map((r) => r.desired.floating_ip_id)).toEqual([MINE]);
+      const listed = await cloudFloatingIp.ownership!.list(ctx, [desired()]);
+      expect(listed.map((r) => [r.stack, r.desired.floating_ip_id])).toEqual([
+        ['staging', OTHER],
+        [STACK, MINE],
+      ]);
     } finally {
       await api.close();
       await server.close();

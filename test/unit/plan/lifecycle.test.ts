@@ -125,6 +125,8 @@ describe('replace: a field that cannot change in place', () => {
 
 describe('prune', () => {
   const owned = (address: string, id: number): OwnedResource => ({
+    stack: 'prod',
+    place: 'account',
     address,
     desired: { app_id: id, ensure: 'absent' },
     observation: { exists: true, state: { app_id: id, name: `app-${id}` } },

@@ -1,0 +1,177 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
+import { runCliInProcess } from '../../helpers/cli-in-process.js';
+import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { writeStackFiles } from '../../helpers/stack-files.js';
+
+const LIST = '/cloud/v1/floatingips/1/76';
+
+const stackYaml = (top: string, blocks: string) => `version: 1
+${top}
+defaults: { project_id: 1, region_id: 76 }
+resources:
+${blocks}`;
+const block = (name: string, extra = '') => `  ${name}:
+    type: cloud_floating_ip
+    tags: { env: prod }
+${extra}`;
+
+describe('renames and foreign ownership through the CLI', () => {
+  let emu: TestEmulator | undefined;
+  afterEach(async () => {
+    await emu?.close();
+    emu = undefined;
+  });
+
+  async function start(): Promise<{ emu: TestEmulator; env: Record<string, string> }> {
+    emu = await startTestEmulator({ taskDurationMs: 0 });
+    return { emu, env: emulatorEnv(emu) };
+  }
+  const tagsOf = (e: TestEmulator, id: string) => Object.fromEntries(e.state.floatingIps.get(id)!.tags.map((t) => [t.key, t.value]));
+  async function seed(e: TestEmulator, tags: Record<string, string>): Promise<string> {
+    const res = await e.call('POST', LIST, { body: { tags } });
+    return [...e.state.floatingIps.values()].find((f) => f.creator_task_id === res.body.tasks[0])!.id;
+  }
+  const owned = (stack: string, address: string) => ({ env: 'prod', 'edgeform-stack': stack, 'edgeform-address': address });
+
+  it('moved_from: plan shows the move, apply rewrites the ownership tags only (no create, no destroy), the next plan is a no-op with moved_from kept', async () => {
+    const { emu, env } = await start();
+    const id = await seed(emu, owned('prod', 'cloud_floating_ip.old_ip'));
+    const dir = writeStackFiles({ 'stack.yaml': stackYaml('name: prod\nprune: true', block('web_ip', '    moved_from: cloud_floating_ip.old_ip\n')) });
+    const stack = join(dir, 'stack.yaml');
+    const before = emu.state.floatingIps.size;
+
+    const plan = await runCliInProcess(['plan', stack], { env });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('~ cloud_floating_ip.web_ip (moved from prod/cloud_floating_ip.old_ip)');
+    expect(plan.stdout).toContain('# cloud_floating_ip.web_ip will be updated in-place (moved from prod/cloud_floating_ip.old_ip)');
+    expect(plan.stdout).toContain('Plan: 0 to add, 1 to change, 0 to destroy.');
+    const json = JSON.parse((await runCliInProcess(['plan', stack, '--format', 'json'], { env })).stdout);
+    expect(json.resource_changes).toEqual([expect.objectContaining({ address: 'cloud_floating_ip.web_ip', action: 'update', moved_from: 'prod/cloud_floating_ip.old_ip' })]);
+    const markdown = await runCliInProcess(['plan', stack, '--format', 'markdown'], { env });
+    expect(markdown.stdout).toContain('| `~` update (moved from `prod/cloud_floating_ip.old_ip`) | `cloud_floating_ip.web_ip` |');
+
+    const writesBefore = writesSeen(emu).length;
+    const applied = await runCliInProcess(['apply', stack, '--auto-approve'], { env });
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(writesSeen(emu).slice(writesBefore)).toEqual([`PATCH /cloud/v2/floatingips/1/76/${id}`]);
+    expect(emu.state.floatingIps.size).toBe(before);
+    expect(tagsOf(emu, id)).toEqual(owned('prod', 'cloud_floating_ip.web_ip'));
+
+    const again = await runCliInProcess(['plan', stack, '--detailed-exitcode'], { env });
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(again.stdout).toContain('No changes');
+    writeFileSync(stack, stackYaml('name: prod\nprune: true', block('web_ip')));
+    const without = await runCliInProcess(['plan', stack, '--detailed-exitcode'], { env });
+    expect(without.code, without.stdout + without.stderr).toBe(0);
+  });
+
+  it('renamed_from: every block of the renamed stack is re-tagged with the new name, then no changes', async () => {
+    const { emu, env } = await start();
+    const a = await seed(emu, owned('old', 'cloud_floating_ip.a'));
+    const b = await seed(emu, owned('old', 'cloud_floating_ip.b'));
+    const stack = join(writeStackFiles({ 'stack.yaml': stackYaml('name: new\nrenamed_from: old', block('a') + block('b')) }), 'stack.yaml');
+
+    const plan = await runCliInProcess(['plan', stack], { env });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('~ cloud_floating_ip.a (moved from old/cloud_floating_ip.a)');
+    expect(plan.stdout).toContain('~ cloud_floating_ip.b (moved from old/cloud_floating_ip.b)');
+    expect(plan.stdout).toContain('Plan: 0 to add, 2 to change, 0 to destroy.');
+
+    const writesBefore = writesSeen(emu).length;
+    const applied = await runCliInProcess(['apply', stack, '--auto-approve'], { env });
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(writesSeen(emu).slice(writesBefore).sort()).toEqual([`PATCH /cloud/v2/floatingips/1/76/${a}`, `PATCH /cloud/v2/floatingips/1/76/${b}`].sort());
+    expect(tagsOf(emu, a)).toEqual(owned('new', 'cloud_floating_ip.a'));
+    expect(tagsOf(emu, b)).toEqual(owned('new', 'cloud_floating_ip.b'));
+    const again = await runCliInProcess(['plan', stack, '--detailed-exitcode'], { env });
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+  });
+
+  it('a saved plan carries the move and apply checks it like any other change', async () => {
+    const { emu, env } = await start();
+    const id = await seed(emu, owned('prod', 'cloud_floating_ip.old_ip'));
+    const dir = writeStackFiles({ 'stack.yaml': stackYaml('name: prod', block('web_ip', '    moved_from: cloud_floating_ip.old_ip\n')) });
+    const planFile = join(dir, 'plan.json');
+    expect((await runCliInProcess(['plan', join(dir, 'stack.yaml'), '--out', planFile], { env })).code).toBe(0);
+    const saved = JSON.parse((await import('node:fs')).readFileSync(planFile, 'utf8'));
+    expect(saved.resource_changes[0]).toMatchObject({ moved_from: 'prod/cloud_floating_ip.old_ip', action: 'update' });
+    // An edited move is refused.
+    const tampered = join(dir, 'tampered.json');
+    writeFileSync(tampered, JSON.stringify({ ...saved, resource_changes: [{ ...saved.resource_changes[0], moved_from: 'prod/cloud_floating_ip.other' }] }));
+    const refused = await runCliInProcess(['apply', tampered, '--stack', join(dir, 'stack.yaml')], { env });
+    expect(refused.code).toBe(1);
+    expect(tagsOf(emu, id)['edgeform-address']).toBe('cloud_floating_ip.old_ip');
+    const applied = await runCliInProcess(['apply', planFile, '--stack', join(dir, 'stack.yaml')], { env });
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(tagsOf(emu, id)['edgeform-address']).toBe('cloud_floating_ip.web_ip');
+  });
+
+  it('without moved_from, a block that would be created warns of the resource it was likely renamed from, naming both', async () => {
+    const { emu, env } = await start();
+    await seed(emu, owned('old', 'cloud_floating_ip.web_ip'));
+    await seed(emu, owned('prod', 'cloud_floating_ip.legacy_ip'));
+    const stack = join(writeStackFiles({ 'stack.yaml': stackYaml('name: prod', block('web_ip')) }), 'stack.yaml');
+    const plan = await runCliInProcess(['plan', stack], { env });
+    expect(plan.code, plan.stderr).toBe(0);
+    const all = plan.stdout + plan.stderr;
+    expect(all).toContain('warning: cloud_floating_ip.web_ip would be created, but cloud_floating_ip');
+    expect(all).toContain('carries old/cloud_floating_ip.web_ip: the same address under stack "old", not "prod"');
+    expect(all).toContain('renamed_from: old');
+    expect(all).toContain('stack "prod" holds cloud_floating_ip.legacy_ip');
+    expect(all).toContain('moved_from: cloud_floating_ip.legacy_ip');
+    expect(plan.stdout).toContain('Plan: 1 to add, 0 to change, 0 to destroy.');
+  });
+
+  it('both the old and the new address existing is a plan error naming both', async () => {
+    const { emu, env } = await start();
+    await seed(emu, owned('prod', 'cloud_floating_ip.old_ip'));
+    await seed(emu, owned('prod', 'cloud_floating_ip.web_ip'));
+    const stack = join(writeStackFiles({ 'stack.yaml': stackYaml('name: prod', block('web_ip', '    moved_from: cloud_floating_ip.old_ip\n')) }), 'stack.yaml');
+    const plan = await runCliInProcess(['plan', stack], { env });
+    expect(plan.code).toBe(1);
+    expect(plan.stdout).toContain('both the old and the new address exist');
+    expect(plan.stdout).toContain('prod/cloud_floating_ip.old_ip');
+    expect(plan.stdout).toContain('prod/cloud_floating_ip.web_ip');
+  });
+
+  it("adopting by id a floating IP that carries another stack's ownership tags is a plan error naming that stack and how to take it over", async () => {
+    const { emu, env } = await start();
+    const id = await seed(emu, owned('other', 'cloud_floating_ip.shared'));
+    const adopt = (extra = '') => stackYaml('name: prod', block('mine', `    floating_ip_id: ${id}\n${extra}`));
+    const stack = join(writeStackFiles({ 'stack.yaml': adopt() }), 'stack.yaml');
+    const plan = await runCliInProcess(['plan', stack], { env });
+    expect(plan.code).toBe(1);
+    expect(plan.stdout).toContain(`stack.yaml:8:21: error: cloud_floating_ip.mine: cloud_floating_ip "${id}" carries the ownership tags of stack "other"`);
+    expect(plan.stdout).toContain('moved_from: other/cloud_floating_ip.shared');
+
+    writeFileSync(stack, adopt('    moved_from: other/cloud_floating_ip.shared\n'));
+    const taken = await runCliInProcess(['apply', stack, '--auto-approve'], { env });
+    expect(taken.code, taken.stdout + taken.stderr).toBe(0);
+    expect(tagsOf(emu, id)).toEqual(owned('prod', 'cloud_floating_ip.mine'));
+    expect((await runCliInProcess(['plan', stack, '--detailed-exitcode'], { env })).code).toBe(0);
+    // An adopted IP without ownership tags stays adoptable as before.
+    const plain = join(writeStackFiles({ 'stack.yaml': stackYaml('name: prod', block('demo', `    floating_ip_id: ${DEMO.fip}\n`)) }), 'stack.yaml');
+    expect((await runCliInProcess(['plan', plain], { env })).code).toBe(0);
+  });
+
+  it('validate refuses a look-alike ownership tag key and bad moves, each at its line and column', async () => {
+    const lookalike = join(writeStackFiles({ 'stack.yaml': stackYaml('name: prod', '  web_ip:\n    type: cloud_floating_ip\n    tags: { EDGEFORM-stack: x }\n') }), 'stack.yaml');
+    const first = await runCliInProcess(['validate', lookalike]);
+    expect(first.code).toBe(1);
+    expect(first.stderr).toContain('stack.yaml:7:13: error: invalid key "EDGEFORM-stack" in tags');
+    expect(first.stderr).toContain('"edgeform-stack"');
+
+    const twice = stackYaml('name: prod', block('a', '    moved_from: cloud_floating_ip.old\n') + block('b', '    moved_from: prod/cloud_floating_ip.old\n'));
+    const second = await runCliInProcess(['validate', join(writeStackFiles({ 'stack.yaml': twice }), 'stack.yaml')]);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain('stack.yaml:12:17: error: cloud_floating_ip.b and cloud_floating_ip.a both move from prod/cloud_floating_ip.old');
+
+    const otherType = stackYaml('name: prod', block('a', '    moved_from: cloud_instance.old\n'));
+    const third = await runCliInProcess(['validate', join(writeStackFiles({ 'stack.yaml': otherType }), 'stack.yaml')]);
+    expect(third.code).toBe(1);
+    expect(third.stderr).toContain('stack.yaml:8:17: error: moved_from names a cloud_instance, but this block is a cloud_floating_ip');
+  });
+});

@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest';
+import type { SourceRange } from '../../../src/config/diagnostics.js';
+import type { MovedFrom } from '../../../src/config/types.js';
+import type { OwnedRead, OwnedResource, ProviderPlan, ReadResult } from '../../../src/kinds/provider.js';
+import { buildPlan, type ResourcePlanners } from '../../../src/plan/planner.js';
+import { renderPlanText } from '../../../src/render/plan-text.js';
+import { resource, stackOf } from '../../helpers/stack.js';
+
+/**
+ * A stand-in kind with ownership tags (the planner's move, foreign-owner and rename-warning
+ * logic is generic): its state is `{ id, owner: 'STACK/ADDRESS' | null, size }`, its diff
+ * updates `size`, and its claim also rewrites `owner`.
+ */
+const planners = (() => {
+  const diff = (desired: Record<string, unknown>, state: Record<string, unknown>): ProviderPlan => {
+    const before = { id: state.id, size: state.size };
+    const changed = desired.size !== undefined && desired.size !== state.size;
+    return {
+      action: changed ? 'update' : 'no-op',
+      before,
+      after: { ...before, size: desired.size ?? state.size },
+      changes: changed ? [{ path: ['size'], op: 'update', before: state.size, after: desired.size }] : [],
+      ...(changed ? { payload: { size: desired.size } } : {}),
+      errors: [],
+      warnings: [],
+      notes: [],
+    };
+  };
+  const owner = (state: Record<string, unknown>) => {
+    if (typeof state.owner !== 'string') return null;
+    const [stack, address] = state.owner.split('/');
+    return { stack: stack!, address: address! };
+  };
+  const kind = {
+    idField: 'id',
+    summarize: (state: Record<string, unknown>) => ({ id: state.id, size: state.size }),
+    plan: diff,
+    create: {
+      plan: (desired: Record<string, unknown>) => ({ ...diff(desired, { id: '(known after apply)' }), action: 'create' as const }),
+      identity: (desired: Record<string, unknown>, ref: { stack: string | null }) => (desired.id === undefined ? `ownership tags of stack "${ref.stack}"` : null),
+    },
+    ownership: {
+      owner,
+      place: (desired: Record<string, unknown>) => String(desired.place),
+      claim: (desired: Record<string, unknown>, state: Record<string, unknown>, ref: { stack: string | null; address: string }) => {
+        const planned = diff(desired, state);
+        const current = owner(state);
+        if (current?.stack === ref.stack && current.address === ref.address) return planned;
+        return { ...planned, action: 'update' as const, payload: { ...planned.payload, owner: `${ref.stack}/${ref.address}` } };
+      },
+    },
+  };
+  return { cloud_floating_ip: kind } as unknown as ResourcePlanners;
+})();
+
+const range: SourceRange = { filename: 'stack.yaml', start: { line: 7, column: 17 }, end: { line: 7, column: 40 } };
+const block = (name: string, attributes: Record<string, unknown>, movedFrom?: Omit<MovedFrom, 'range'>) => ({
+  ...resource('cloud_floating_ip', name, { place: 'p1', ensure: 'present', ...attributes } as never),
+  ...(movedFrom ? { movedFrom: { ...movedFrom, range } } : {}),
+});
+const tagged = (id: string, stack: string, address: string, place = 'p1', size = 1): OwnedResource => ({
+  stack,
+  address,
+  place,
+  desired: { id, place, ensure: 'absent' } as never,
+  observation: { exists: true, state: { id, owner: `${stack}/${address}`, size } },
+});
+const missing: ReadResult = { ok: true, observation: { exists: false } };
+const found = (state: Record<string, unknown>): ReadResult => ({ ok: true, observation: { exists: true, state } });
+
+function plan(blocks: ReturnType<typeof block>[], reads: Record<string, ReadResult>, owned: OwnedResource[] | undefined, options: { prune?: boolean; renamedFrom?: string } = {}) {
+  const listing: OwnedRead[] | undefined = owned && [{ type: 'cloud_floating_ip', ok: true, resources: owned }];
+  return buildPlan({
+    stack: { ...stackOf(blocks), name: 'prod', prune: options.prune ?? false, ...(options.renamedFrom ? { renamedFrom: options.renamedFrom } : {}) },
+    reads: new Map(Object.entries(reads)),
+    checks: new Map(),
+    ...(listing ? { owned: listing } : {}),
+    planners,
+    baseUrl: 'http://127.0.0.1:1',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    edgeformVersion: '0.0.0',
+  });
+}
+
+describe('a move (moved_from, renamed_from)', () => {
+  it('plans an update of the old resource that rewrites its ownership tags, with its id in desired, nothing created or destroyed', () => {
+    const web = block('web', { size: 2 }, { stack: 'prod', address: 'cloud_floating_ip.old' });
+    const result = plan([web], { 'cloud_floating_ip.web': missing }, [tagged('A', 'prod', 'cloud_floating_ip.old')], { prune: true });
+    expect(result.errored).toBe(false);
+    expect(result.resource_changes).toHaveLength(1);
+    expect(result.resource_changes[0]).toMatchObject({
+      address: 'cloud_floating_ip.web',
+      action: 'update',
+      moved_from: 'prod/cloud_floating_ip.old',
+      desired: { id: 'A', size: 2 },
+      payload: { size: 2, owner: 'prod/cloud_floating_ip.web' },
+      before: { id: 'A', size: 1 },
+    });
+    expect(result.summary).toEqual({ add: 0, change: 1, destroy: 0, read: 0 });
+    expect(renderPlanText(result)).toContain('~ cloud_floating_ip.web (moved from prod/cloud_floating_ip.old)');
+  });
+
+  it('is a no-op once done (the block finds its own resource, nothing carries the old tags)', () => {
+    const web = block('web', { size: 1 }, { stack: 'prod', address: 'cloud_floating_ip.old' });
+    const result = plan([web], { 'cloud_floating_ip.web': found({ id: 'A', owner: 'prod/cloud_floating_ip.web', size: 1 }) }, [tagged('A', 'prod', 'cloud_floating_ip.web')]);
+    expect(result.errored).toBe(false);
+    expect(result.resource_changes.map((c) => c.action)).toEqual(['no-op']);
+    expect(result.diagnostics).toEqual([]);
+  });
+
+  it('fails naming both when the old and the new address both exist', () => {
+    const web = block('web', {}, { stack: 'prod', address: 'cloud_floating_ip.old' });
+    const result = plan([web], { 'cloud_floating_ip.web': found({ id: 'B', owner: 'prod/cloud_floating_ip.web', size: 1 }) }, [
+      tagged('A', 'prod', 'cloud_floating_ip.old'),
+      tagged('B', 'prod', 'cloud_floating_ip.web'),
+    ]);
+    expect(result.errored).toBe(true);
+    expect(result.diagnostics[0]).toMatchObject({ severity: 'error', range, summary: expect.stringContaining('both the old and the new address exist') });
+    expect(result.diagnostics[0]!.summary).toContain('prod/cloud_floating_ip.old');
+    expect(result.diagnostics[0]!.summary).toContain('prod/cloud_floating_ip.web');
+  });
+
+  it("only in the block's own place; an old address nothing carries is a warning, and the block is created", () => {
+    const web = block('web', {}, { stack: 'prod', address: 'cloud_floating_ip.old' });
+    const result = plan([web], { 'cloud_floating_ip.web': missing }, [tagged('A', 'prod', 'cloud_floating_ip.old', 'p2')]);
+    expect(result.resource_changes.map((c) => c.action)).toEqual(['create']);
+    expect(result.diagnostics).toEqual([
+      expect.objectContaining({ severity: 'warning', summary: expect.stringContaining('no cloud_floating_ip in p1 carries those ownership tags') }),
+    ]);
+  });
+
+  it('prune never destroys what a block moves from', () => {
+    const web = block('web', {}, { stack: 'old', address: 'cloud_floating_ip.web' });
+    const result = plan([web], { 'cloud_floating_ip.web': missing }, [tagged('A', 'old', 'cloud_floating_ip.web'), tagged('Z', 'prod', 'cloud_floating_ip.gone')], {
+      prune: true,
+      renamedFrom: 'old',
+    });
+    expect(result.resource_changes.map((c) => [c.address, c.action, c.pruned ?? false, c.moved_from])).toEqual([
+      ['cloud_floating_ip.gone', 'delete', true, undefined],
+      ['cloud_floating_ip.web', 'update', false, 'old/cloud_floating_ip.web'],
+    ]);
+  });
+});
+
+describe('foreign ownership', () => {
+  it("a block adopting by id what another stack's tags name is an error naming the stack and the moved_from that takes it over", () => {
+    const mine = block('mine', { id: 'A' });
+    const result = plan([mine], { 'cloud_floating_ip.mine': found({ id: 'A', owner: 'other/cloud_floating_ip.shared', size: 1 }) }, undefined);
+    expect(result.errored).toBe(true);
+    expect(result.diagnostics[0]!.summary).toContain('carries the ownership tags of stack "other"');
+    expect(result.diagnostics[0]!.detail).toContain('moved_from: other/cloud_floating_ip.shared');
+  });
+
+  it("moved_from takes it over; this stack's own tags and no tags are adopted as before", () => {
+    const taken = block('mine', { id: 'A' }, { stack: 'other', address: 'cloud_floating_ip.shared' });
+    const result = plan([taken], { 'cloud_floating_ip.mine': found({ id: 'A', owner: 'other/cloud_floating_ip.shared', size: 1 }) }, []);
+    expect(result.resource_changes[0]).toMatchObject({ action: 'update', moved_from: 'other/cloud_floating_ip.shared', payload: { owner: 'prod/cloud_floating_ip.mine' } });
+    for (const owner of ['prod/cloud_floating_ip.mine', null]) {
+      const plain = plan([block('mine', { id: 'A' })], { 'cloud_floating_ip.mine': found({ id: 'A', owner, size: 1 }) }, undefined);
+      expect(plain.errored, String(owner)).toBe(false);
+      expect(plain.resource_changes.map((c) => c.action)).toEqual(['no-op']);
+    }
+  });
+});
+
+describe('rename warnings of a block that would be created', () => {
+  it('names both: the same address under another stack, and an undeclared address of this stack in the same place', () => {
+    const result = plan([block('web', {}), block('kept', { id: 'K' })], { 'cloud_floating_ip.web': missing, 'cloud_floating_ip.kept': found({ id: 'K', owner: null, size: 1 }) }, [
+      tagged('A', 'old', 'cloud_floating_ip.web'),
+      tagged('B', 'prod', 'cloud_floating_ip.legacy'),
+      tagged('C', 'prod', 'cloud_floating_ip.far', 'p2'),
+      tagged('D', 'prod', 'cloud_floating_ip.kept'),
+    ]);
+    expect(result.resource_changes.map((c) => [c.address, c.action])).toEqual([
+      ['cloud_floating_ip.web', 'create'],
+      ['cloud_floating_ip.kept', 'no-op'],
+    ]);
+    const warnings = result.diagnostics.map((d) => [d.severity, d.summary, d.detail]);
+    expect(warnings).toEqual([
+      ['warning', expect.stringContaining('carries old/cloud_floating_ip.web: the same address under stack "old", not "prod"'), expect.stringContaining('renamed_from: old')],
+      ['warning', expect.stringContaining('stack "prod" holds cloud_floating_ip.legacy'), expect.stringContaining('moved_from: cloud_floating_ip.legacy')],
+    ]);
+  });
+});
