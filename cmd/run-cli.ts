@@ -51,6 +51,12 @@ export async function runCli(argv: string[], ioOptions: CreateIOOptions = {}): P
     });
 
   try {
+    if (isCompletionScriptRun(argv)) {
+      // edgeform's own script rather than yargs': it finds the executable the user runs (see completion.ts).
+      const { chooseCompletionShell, writeCompletionScript } = await import('../src/cli/completion.js');
+      io.out(writeCompletionScript(chooseCompletionShell(argv[1], process.env)));
+      return ExitCode.ok;
+    }
     if (!isCompletionRun(argv)) refuseSingleDashFlags(argv);
     const loaded = await loadCommands(argv);
     for (const entry of commands) {
@@ -63,9 +69,14 @@ export async function runCli(argv: string[], ioOptions: CreateIOOptions = {}): P
         exitCode = await command.run(args, io);
       });
     }
-    parser = parser.completion('completion', 'Print a bash or zsh completion script (edgeform completion >> ~/.bashrc, or ~/.zshrc)');
-    // What yargs prints itself for a completion (the script, or the words the shell asked for)
-    // is collected and written through io, like everything else edgeform prints.
+    // Listed in --help, and answers the shell's --get-yargs-completions; the script itself is
+    // edgeform's (isCompletionScriptRun).
+    parser = parser.completion(
+      'completion',
+      'Print a completion script for bash or zsh (by $SHELL, or name it: completion zsh): edgeform completion >> ~/.bashrc; npx edgeform completion for a devDependency install',
+    );
+    // What yargs prints itself for a completion (the words the shell asked for) is collected and
+    // written through io, like everything else edgeform prints.
     let yargsOutput = '';
     skipHelpCache(parser);
     const parsed = isCompletionRun(argv) ? await parser.parseAsync(argv, {}, (_error, _argv, output) => void (yargsOutput = output)) : await parser.parseAsync();
@@ -97,6 +108,11 @@ interface YargsInternals {
 function skipHelpCache(parser: Argv): void {
   const usage = (parser as unknown as YargsInternals).getInternalMethods?.()?.getUsageInstance?.();
   if (usage && typeof usage.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => {};
+}
+
+/** Whether this command line asks for the completion script: `edgeform completion [bash|zsh]`. */
+function isCompletionScriptRun(argv: readonly string[]): boolean {
+  return argv[0] === 'completion' && argv.length <= 2 && !argv.includes('--get-yargs-completions') && !argv.some((a) => a.startsWith('-'));
 }
 
 /** Whether yargs answers this command line itself with a completion: `edgeform completion`, or the shell asking for words. */

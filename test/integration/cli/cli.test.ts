@@ -98,12 +98,22 @@ describe('edgeform CLI: colour', () => {
 });
 
 describe('edgeform completion', () => {
-  it('prints a bash completion script that asks edgeform for the words', async () => {
-    const result = await runCliInProcess(['completion']);
+  it('prints a bash completion script that asks edgeform for the words (test/e2e/completion.test.ts runs it)', async () => {
+    const result = await runCliInProcess(['completion', 'bash']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('###-begin-edgeform-completions-###');
-    expect(result.stdout).toContain('edgeform --get-yargs-completions');
+    expect(result.stdout).toContain('"$executable" --get-yargs-completions');
     expect(result.stdout).toMatch(/complete .* edgeform/);
+  });
+
+  it('prints a zsh script when asked by name, and refuses a shell it has no script for', async () => {
+    const zsh = await runCliInProcess(['completion', 'zsh']);
+    expect(zsh.code).toBe(0);
+    expect(zsh.stdout).toMatch(/^#compdef edgeform/);
+    expect(zsh.stdout).toContain('compdef _edgeform_yargs_completions edgeform');
+    const fish = await runCliInProcess(['completion', 'fish']);
+    expect(fish.code).toBe(1);
+    expect(fish.stderr).toContain('bash or zsh, not "fish"');
   });
 
   it('completes command names and the flags of a command', async () => {

@@ -29,6 +29,12 @@ describe('commandsToLoad: only the command the line runs', () => {
     expect(names(['plna', 'stack.yaml'])).toEqual([]);
   });
 
+  it("loads the command the shell is completing, after the executable's word", () => {
+    expect(names(['--get-yargs-completions', 'edgeform', 'plan', '--'])).toEqual(['plan']);
+    expect(names(['--get-yargs-completions', 'node_modules/.bin/edgeform', 'apply', '--auto'])).toEqual(['apply']);
+    expect(names(['--get-yargs-completions', 'edgeform', 'pl'])).toEqual([]);
+  });
+
   it('loads every command when an unknown flag comes first, since it may take the next word as its value', () => {
     expect(names(['--format', 'json', 'plan', 'stack.yaml'])).toEqual(['validate', 'plan', 'apply', 'drift', 'import', 'fmt', 'show', 'schema', 'emulator']);
   });
