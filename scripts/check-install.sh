@@ -67,7 +67,7 @@ start=$SECONDS
 tarball="$scratch/edgeform-$version.tgz"
 [ -f "$tarball" ] || fail "npm pack wrote no $tarball"
 listing="$(tar tzf "$tarball")"
-unexpected="$(grep -Ev '^package/(dist/|examples/ci/scripts/|edgeform\.schema\.json$|package\.json$|README\.md$|LICEN[CS]E)' <<< "$listing" || true)"
+unexpected="$(grep -Ev '^package/(dist/|examples/ci/scripts/|edgeform\.schema\.json$|CHANGELOG\.md$|package\.json$|README\.md$|LICEN[CS]E)' <<< "$listing" || true)"
 [ -z "$unexpected" ] || fail "the tarball holds files it should not: $unexpected"
 grep -qx 'package/dist/bin/edgeform.js' <<< "$listing" || fail "the tarball has no dist/bin/edgeform.js"
 new_project "$scratch/from-tarball"
