@@ -76,10 +76,13 @@ export function isOwnershipTag(key: string): boolean {
   return key.startsWith(OWNERSHIP_TAG_PREFIX);
 }
 
-/** Desired user tags of a kind whose creates carry ownership tags: `edgeform-*` keys are refused. */
+/**
+ * Desired user tags of a kind whose creates carry ownership tags: `edgeform-*` keys are refused.
+ * A pattern rather than a refinement, so the editor schema (edgeform.schema.json) carries the rule.
+ */
 export const userDeclaredTags = z
   .record(
-    tagKey.refine((key) => !isOwnershipTag(key), { error: `keys starting with "${OWNERSHIP_TAG_PREFIX}" are edgeform's ownership tags; a block cannot declare them` }),
+    tagKey.regex(new RegExp(`^(?!${OWNERSHIP_TAG_PREFIX})`), { error: `keys starting with "${OWNERSHIP_TAG_PREFIX}" are edgeform's ownership tags; a block cannot declare them` }),
     tagValue.nullable(),
   )
   .describe('User tags, key → value. A null value removes the tag. Read-only tags and edgeform-* keys (ownership tags) cannot be set.');
