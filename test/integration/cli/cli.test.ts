@@ -36,6 +36,15 @@ describe('edgeform CLI usage errors', () => {
     expect(typo.stderr).toContain('unknown command "plna". Did you mean plan?');
   });
 
+  it('suggests only a close command, and lists the commands for a word like none of them', async () => {
+    const far = await runCliInProcess(['xyz']);
+    expect(far.code).toBe(1);
+    expect(far.stderr).not.toContain('Did you mean');
+    expect(far.stderr).toContain('unknown command "xyz"; the commands are validate, plan, apply');
+    const close = await runCliInProcess(['aply', 'stack.yaml']);
+    expect(close.stderr).toContain('unknown command "aply". Did you mean apply?');
+  });
+
   it('says what a missing PATH is', async () => {
     const result = await runCliInProcess(['plan', '--no-color']);
     expect(result.code).toBe(1);
@@ -64,6 +73,21 @@ describe('edgeform CLI: flags a newcomer mistypes', () => {
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`Error: edgeform's long flags take two dashes, unlike Terraform's: use ${hint}`);
       expect(result.stderr).not.toContain('Unknown arguments');
+    }
+  });
+
+  it('names what to do instead for a Terraform flag edgeform does not have, never a two-dash flag that does not exist', async () => {
+    for (const [args, hint] of [
+      [['apply', 'stack.yaml', '-input=false'], '-input=false: edgeform never prompts without a terminal (apply then needs --auto-approve or a saved plan); leave it out'],
+      [['plan', 'stack.yaml', '-json'], '-json -> --format json'],
+      [['plan', 'stack.yaml', '-var-file=prod.tfvars'], '-var-file=prod.tfvars: edgeform has no variables; a stack reads the environment with ${env:NAME}'],
+      [['plan', 'stack.yaml', '-refresh=false'], '-refresh=false: edgeform has no --refresh flag'],
+      [['apply', 'stack.yaml', '-lock=false'], '-lock=false -> --lock=false'],
+      [['plan', 'stack.yaml', '-no-color'], '-no-color -> --no-color'],
+    ] as const) {
+      const result = await runCliInProcess([...args]);
+      expect(result.code, args.join(' ')).toBe(1);
+      expect(result.stderr).toContain(hint);
     }
   });
 
