@@ -11,6 +11,8 @@ export interface CliIO {
   readonly color: boolean;
   out(text: string): void;
   err(text: string): void;
+  /** The text as out and err would write it (key redacted, control characters escaped), without colour: for a log file. */
+  sanitize(text: string): string;
 }
 
 /** Exit codes, the only ones edgeform uses (see README "Exit codes"). */
@@ -78,6 +80,7 @@ export function createIO(options: CreateIOOptions = {}): CliIO {
     color,
     out: (text) => void stdout.write(clean(text)),
     err: (text) => void stderr.write(clean(text)),
+    sanitize: (text) => escapeTerminalOutput(redact(text), { color: false }),
   };
 }
 
