@@ -33,7 +33,7 @@ export const commands: readonly CommandEntry[] = [
   },
   {
     command: 'fmt [paths..]',
-    describe: 'Put stack files in canonical order, keeping comments (--check: exit 3 when any would change)',
+    describe: 'Put stack files in canonical order, keeping comments (--check, --diff: exit 3 when any would change; --recursive)',
     load: async () => (await import('./fmt.js')).fmtCommand,
   },
   {
