@@ -47,6 +47,11 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./schema.js')).schemaCommand,
   },
   {
+    command: 'version',
+    describe: 'Print the version, the commit it was built from and the Node.js it runs on (--format json)',
+    load: async () => (await import('./version.js')).versionCommand,
+  },
+  {
     command: 'emulator',
     describe: 'Run the local platform emulator (for demos, tests and trying stacks safely)',
     load: async () => (await import('./emulator.js')).emulatorCommand,

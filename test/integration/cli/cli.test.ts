@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
+import { VERSION } from '../../../src/version.js';
 
 describe('edgeform CLI', () => {
   it('rejects an unknown flag with exit 1, no stack trace', async () => {
@@ -30,7 +31,7 @@ describe('edgeform CLI usage errors', () => {
 
   it('names an unknown command and suggests the nearest one', async () => {
     const unknown = await runCliInProcess(['bogus']);
-    expect(unknown.stderr).toContain('unknown command "bogus"; the commands are validate, plan, apply, drift, import, fmt, show, schema, emulator');
+    expect(unknown.stderr).toContain('unknown command "bogus"; the commands are validate, plan, apply, drift, import, fmt, show, schema, version, emulator');
     const typo = await runCliInProcess(['plna', 'stack.yaml']);
     expect(typo.code).toBe(1);
     expect(typo.stderr).toContain('unknown command "plna". Did you mean plan?');
@@ -148,5 +149,19 @@ describe('edgeform completion', () => {
     // A word being typed with one dash is the shell asking, not a Terraform-style flag to refuse.
     const typing = await runCliInProcess(['--get-yargs-completions', 'edgeform', 'plan', '-ta']);
     expect(typing).toMatchObject({ code: 0, stderr: '' });
+  });
+});
+
+describe('edgeform version', () => {
+  it('prints the version and the Node.js it runs on (from source the build commit is unknown, and not shown)', async () => {
+    const text = await runCliInProcess(['version']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toBe(`edgeform ${VERSION} (node ${process.version})\n`);
+  });
+
+  it('--format json gives version, commit, node and platform', async () => {
+    const json = await runCliInProcess(['version', '--format', 'json']);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({ version: VERSION, commit: null, node: process.version, platform: `${process.platform}-${process.arch}` });
   });
 });
