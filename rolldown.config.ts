@@ -1,4 +1,25 @@
+import { execFileSync } from 'node:child_process';
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'rolldown';
+
+/**
+ * The commit this checkout is at, for `edgeform version`; undefined outside a git checkout of
+ * edgeform itself (a directory inside another repository must not take that repository's commit).
+ */
+function checkoutCommit(): string | undefined {
+  const root = realpathSync(fileURLToPath(new URL('.', import.meta.url)));
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  try {
+    if (realpathSync(git('rev-parse', '--show-toplevel')) !== root) return undefined;
+    const sha = git('rev-parse', 'HEAD');
+    return /^[0-9a-f]{40}$/.test(sha) ? sha : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const commit = checkoutCommit();
 
 /**
  * The edgeform executable as shipped: dist/bin/, bundled from the compiled dist/cmd/edgeform.js
@@ -6,11 +27,14 @@ import { defineConfig } from 'rolldown';
  * locales no command uses) cost every command about 0.15 s of start-up; the bundle loads a
  * few chunks, and the dynamic imports of the source (a command's module, the emulator) stay
  * chunks of their own, loaded only when used. The packages edgeform loads on first use
- * (src/lazily.ts) stay outside, loaded from node_modules as before.
+ * (src/lazily.ts) stay outside, loaded from node_modules as before. The checkout's commit is
+ * built in, for `edgeform version`.
  */
 export default defineConfig({
   input: 'dist/cmd/edgeform.js',
   platform: 'node',
   external: ['yaml', 'diff', '@babel/code-frame'],
+  // src/version.ts reads it as BUILD_COMMIT.
+  transform: commit === undefined ? {} : { define: { __EDGEFORM_COMMIT__: JSON.stringify(commit) } },
   output: { dir: 'dist/bin', format: 'esm', sourcemap: true, cleanDir: true },
 });

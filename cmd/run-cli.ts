@@ -29,7 +29,6 @@ export async function runCli(argv: string[], ioOptions: CreateIOOptions = {}): P
       description: 'Colour the output: --color forces it (also FORCE_COLOR=1, for CI logs that render it), --no-color turns it off (also NO_COLOR); by default only on a terminal',
     })
     .strict()
-    .recommendCommands()
     .demandCommand(1, 'Name a command: see edgeform --help.')
     .wrap(Math.min(100, process.stdout.columns ?? 100))
     .exitProcess(false)
@@ -43,16 +42,26 @@ export async function runCli(argv: string[], ioOptions: CreateIOOptions = {}): P
       const missing = /^Not enough arguments following: (.+)$/.exec(message ?? '');
       if (missing) throw new UsageError(`--${missing[1]} needs a value (--${missing[1]} VALUE or --${missing[1]}=VALUE)`);
       const first = argv.find((a) => !a.startsWith('-'));
-      if (first && message?.startsWith('Did you mean')) throw new UsageError(`unknown command "${first}". ${message}`);
-      if (first && message?.startsWith('Unknown argument') && !commands.some((c) => c.command.split(' ')[0] === first)) {
-        throw new UsageError(`unknown command "${first}"; the commands are ${commands.map((c) => c.command.split(' ')[0]).join(', ')}`);
+      if (first && message?.startsWith('Unknown argument') && !COMMAND_NAMES.includes(first)) {
+        // Only a likely typo gets a suggestion (suggest's distance limit; yargs' recommendCommands
+        // offered "fmt" for "xyz"); anything else gets the list.
+        const match = suggest(first, [...COMMAND_NAMES, 'completion']);
+        throw new UsageError(
+          match === undefined ? `unknown command "${first}"; the commands are ${COMMAND_NAMES.join(', ')}` : `unknown command "${first}". Did you mean ${match}?`,
+        );
       }
       throw new UsageError(explainUsage(message ?? 'invalid invocation', first));
     });
 
   try {
-    if (!isCompletionRun(argv)) refuseSingleDashFlags(argv);
+    if (isCompletionScriptRun(argv)) {
+      // edgeform's own script rather than yargs': it finds the executable the user runs (see completion.ts).
+      const { chooseCompletionShell, writeCompletionScript } = await import('../src/cli/completion.js');
+      io.out(writeCompletionScript(chooseCompletionShell(argv[1], process.env)));
+      return ExitCode.ok;
+    }
     const loaded = await loadCommands(argv);
+    if (!isCompletionRun(argv)) refuseSingleDashFlags(argv, knownFlags(argv, loaded));
     for (const entry of commands) {
       const command = loaded.get(entry);
       // A command not loaded is one yargs does not run (see commandsToLoad): it needs only its
@@ -63,9 +72,14 @@ export async function runCli(argv: string[], ioOptions: CreateIOOptions = {}): P
         exitCode = await command.run(args, io);
       });
     }
-    parser = parser.completion('completion', 'Print a bash or zsh completion script (edgeform completion >> ~/.bashrc, or ~/.zshrc)');
-    // What yargs prints itself for a completion (the script, or the words the shell asked for)
-    // is collected and written through io, like everything else edgeform prints.
+    // Listed in --help, and answers the shell's --get-yargs-completions; the script itself is
+    // edgeform's (isCompletionScriptRun).
+    parser = parser.completion(
+      'completion',
+      'Print a completion script for bash or zsh (by $SHELL, or name it: completion zsh): edgeform completion >> ~/.bashrc; npx edgeform completion for a devDependency install',
+    );
+    // What yargs prints itself for a completion (the words the shell asked for) is collected and
+    // written through io, like everything else edgeform prints.
     let yargsOutput = '';
     skipHelpCache(parser);
     const parsed = isCompletionRun(argv) ? await parser.parseAsync(argv, {}, (_error, _argv, output) => void (yargsOutput = output)) : await parser.parseAsync();
@@ -97,6 +111,11 @@ interface YargsInternals {
 function skipHelpCache(parser: Argv): void {
   const usage = (parser as unknown as YargsInternals).getInternalMethods?.()?.getUsageInstance?.();
   if (usage && typeof usage.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => {};
+}
+
+/** Whether this command line asks for the completion script: `edgeform completion [bash|zsh]`. */
+function isCompletionScriptRun(argv: readonly string[]): boolean {
+  return argv[0] === 'completion' && argv.length <= 2 && !argv.includes('--get-yargs-completions') && !argv.some((a) => a.startsWith('-'));
 }
 
 /** Whether yargs answers this command line itself with a completion: `edgeform completion`, or the shell asking for words. */
@@ -139,17 +158,66 @@ function unknownFlags(argv: readonly string[], context: UsageContext): string[] 
     });
 }
 
+/** The names of the commands, as typed. */
+const COMMAND_NAMES: readonly string[] = commands.map((c) => c.command.split(' ')[0]!);
+
+/** The flags every command takes. */
+const GLOBAL_FLAGS = ['help', 'version', 'color'];
+
+/** The part of a yargs instance knownFlags reads (in yargs 18, not in its typings). */
+interface YargsOptions {
+  getOptions?(): { key: Record<string, unknown>; boolean: string[] };
+}
+
+/**
+ * The long flags the command line's command takes (with `no-` for its booleans), and the global
+ * ones: what a Terraform-style `-flag` may be respelled as. Read from the command's own builder.
+ */
+function knownFlags(argv: readonly string[], loaded: ReadonlyMap<CommandEntry, Command<any>>): Set<string> {
+  const known = new Set([...GLOBAL_FLAGS, 'no-color']);
+  const named = argv.find((a) => !a.startsWith('-'));
+  const entry = commands.find((e) => e.command.split(' ')[0] === named);
+  const command = entry && loaded.get(entry);
+  const options = command ? (command.builder(yargs([])) as unknown as YargsOptions).getOptions?.() : undefined;
+  for (const key of Object.keys(options?.key ?? {})) known.add(key);
+  for (const key of options?.boolean ?? []) known.add(`no-${key}`);
+  return known;
+}
+
+/**
+ * Terraform flags edgeform has no two-dash twin for, and what to do instead: `to` a spelling of
+ * edgeform's (when the command has that flag), or advice.
+ */
+const TERRAFORM_FLAGS: Record<string, { to: string; needs: string } | { advice: string }> = {
+  input: { advice: 'edgeform never prompts without a terminal (apply then needs --auto-approve or a saved plan); leave it out' },
+  json: { to: '--format json', needs: 'format' },
+  var: { advice: 'edgeform has no variables; a stack reads the environment with ${env:NAME}' },
+  'var-file': { advice: 'edgeform has no variables; a stack reads the environment with ${env:NAME}' },
+};
+
 /**
  * Refuses Terraform's single-dash spelling of long flags (`-out=plan.json`, `-target ADDR`,
- * `-auto-approve`), which yargs would read as a row of one-letter flags, with the two-dash
- * spelling to use instead. Words after `--` are left alone.
+ * `-auto-approve`), which yargs would read as a row of one-letter flags. Each gets what to type
+ * instead: the two-dash spelling when the command has that flag (`known`), edgeform's own way
+ * for a Terraform flag it spells differently (`-json`, `-input=false`, `-var`), else that there
+ * is no such flag; never a two-dash flag that does not exist. Words after `--` are left alone.
  */
-function refuseSingleDashFlags(argv: readonly string[]): void {
+function refuseSingleDashFlags(argv: readonly string[], known: ReadonlySet<string>): void {
   const end = argv.indexOf('--');
   const single = (end === -1 ? argv : argv.slice(0, end)).filter((a) => /^-[a-z][a-z-]+(=|$)/i.test(a));
   if (single.length === 0) return;
-  const hints = single.map((a) => `${a} -> -${a}`).join(', ');
-  throw new UsageError(`edgeform's long flags take two dashes, unlike Terraform's: use ${hints}`);
+  const renames: string[] = [];
+  const others: string[] = [];
+  for (const word of single) {
+    const name = word.slice(1).split('=')[0]!;
+    const terraform = TERRAFORM_FLAGS[name];
+    if (known.has(name)) renames.push(`${word} -> -${word}`);
+    else if (terraform && 'to' in terraform && known.has(terraform.needs)) renames.push(`${word} -> ${terraform.to}`);
+    else if (terraform && 'advice' in terraform) others.push(`${word}: ${terraform.advice}`);
+    else others.push(`${word}: edgeform has no --${name} flag (see edgeform --help)`);
+  }
+  const hints = [...(renames.length > 0 ? [`use ${renames.join(', ')}`] : []), ...others];
+  throw new UsageError(`edgeform's long flags take two dashes, unlike Terraform's: ${hints.join('; ')}`);
 }
 
 /** yargs' terse messages in words a new user can act on. */

@@ -9,7 +9,8 @@
 #                         action/run.mjs planning a stack against the emulator of that install
 #
 # Each install must give a working `edgeform` (its --version is package.json's, it validates a
-# stack) and the CI scripts (examples/ci/scripts). Checks the committed HEAD (clones it), plus,
+# stack), the CI scripts (examples/ci/scripts) and the editor schema (edgeform.schema.json); a
+# devDependency install's completion script completes `npx edgeform`. Checks the committed HEAD (clones it), plus,
 # for the tarball, the working tree's build. Takes a few minutes; needs the npm registry.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -31,15 +32,28 @@ fail() {
 
 # A stack and a working `edgeform` in $1 (a project directory), run as `npx edgeform`.
 check_project() {
-  local dir="$1" got
+  local dir="$1" got completed
   cp "$root/examples/quickstart.yaml" "$dir/quickstart.yaml"
   got="$(cd "$dir" && npx --no-install edgeform --version)" || fail "$dir: npx edgeform --version"
   [ "$got" = "$version" ] || fail "$dir: edgeform --version printed '$got', expected '$version'"
   (cd "$dir" && npx --no-install edgeform validate quickstart.yaml > /dev/null) || fail "$dir: edgeform validate"
   [ -f "$dir/node_modules/edgeform/examples/ci/scripts/upsert-comment.mjs" ] || fail "$dir: the CI scripts are not installed"
+  check_schema "$dir/node_modules/edgeform/edgeform.schema.json" "$(cd "$dir" && npx --no-install edgeform schema)" "$dir"
+  # The completion script of a devDependency install completes `npx edgeform` with no edgeform on PATH.
+  (cd "$dir" && npx --no-install edgeform completion bash > "$dir/completion.bash") || fail "$dir: edgeform completion"
+  completed="$(cd "$dir" && bash --norc --noprofile -c 'source ./completion.bash
+    COMP_WORDS=(npx edgeform pl); COMP_CWORD=2; _edgeform_yargs_completions npx pl edgeform; printf "%s\n" "${COMPREPLY[@]}"')"
+  [ "$completed" = plan ] || fail "$dir: completing 'npx edgeform pl' gave '$completed', expected 'plan'"
   (cd "$dir" && node node_modules/edgeform/examples/ci/scripts/plan-artifact.mjs --platform gitlab --stack stacks/prod.yaml --sha "$(printf 'a%.0s' {1..40})" > /dev/null) ||
     fail "$dir: plan-artifact.mjs did not run"
   echo "ok: edgeform $got runs in $dir"
+}
+
+# The editor schema at $1, where docs/stack-file.md says an install has it, equal to $2 (what that
+# install's `edgeform schema` prints).
+check_schema() {
+  [ -f "$1" ] || fail "$3: no $1 (the editor schema stacks name in \$schema=)"
+  [ "$(cat "$1")" = "$2" ] || fail "$3: $1 differs from what its edgeform schema prints"
 }
 
 new_project() {
@@ -67,7 +81,7 @@ start=$SECONDS
 tarball="$scratch/edgeform-$version.tgz"
 [ -f "$tarball" ] || fail "npm pack wrote no $tarball"
 listing="$(tar tzf "$tarball")"
-unexpected="$(grep -Ev '^package/(dist/|examples/ci/scripts/|edgeform\.schema\.json$|package\.json$|README\.md$|LICEN[CS]E)' <<< "$listing" || true)"
+unexpected="$(grep -Ev '^package/(dist/|examples/ci/scripts/|edgeform\.schema\.json$|CHANGELOG\.md$|package\.json$|README\.md$|LICEN[CS]E)' <<< "$listing" || true)"
 [ -z "$unexpected" ] || fail "the tarball holds files it should not: $unexpected"
 grep -qx 'package/dist/bin/edgeform.js' <<< "$listing" || fail "the tarball has no dist/bin/edgeform.js"
 new_project "$scratch/from-tarball"
@@ -92,6 +106,7 @@ bash "$scratch/action/action/install.sh" > /dev/null || fail "action/install.sh,
 [ $((SECONDS - again_start)) -lt 10 ] || fail "the second install.sh built again"
 PATH="$(head -n1 "$GITHUB_PATH"):$PATH"
 [ "$(edgeform --version)" = "$version" ] || fail "edgeform on PATH is not $version"
+check_schema "$scratch/action/edgeform.schema.json" "$(edgeform schema)" "the action's checkout"
 
 mkdir -p "$scratch/workspace"
 cp "$root/examples/quickstart.yaml" "$scratch/workspace/"

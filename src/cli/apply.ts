@@ -8,6 +8,7 @@ import { CONFIRM_POLICY, executePlan } from '../apply/executor.js';
 import { succeeded, type ApplyOutcome } from '../apply/outcome.js';
 import type { Stack } from '../config/types.js';
 import { comparePlans, isPlanFileCandidate, parsePlanFile, savedTargets } from '../plan/saved-plan.js';
+import { isTargetedPlan, targetedApplyWarning } from '../plan/targets.js';
 import { EdgeformError, InterruptedError, PlanFileError, StalePlanError, UsageError } from '../errors.js';
 import type { Plan, SavedPlan } from '../plan/types.js';
 import { payloadSchemas, type ProviderContext } from '../kinds/provider.js';
@@ -162,7 +163,7 @@ async function applyStackLocked(
       return ExitCode.error;
     }
     // Nothing to change: no question; the executor only reports every resource unchanged.
-    if (!plan.applyable) return await execute(plan, result.ctx, args, view, interrupts, io.env);
+    if (!plan.applyable) return await execute(plan, result.ctx, args, view, interrupts, io.env, args.path);
     if (!args.autoApprove) {
       if (!io.stdin.isTTY) {
         view.approvalUnavailable();
@@ -174,7 +175,7 @@ async function applyStackLocked(
         return answer === 'interrupted' ? ExitCode.interrupted : ExitCode.error;
       }
     }
-    return await execute(plan, result.ctx, args, view, interrupts, io.env);
+    return await execute(plan, result.ctx, args, view, interrupts, io.env, args.path);
   } finally {
     await result.api.close();
   }
@@ -250,7 +251,7 @@ async function applySavedPlanLocked(
       const was = savedChecks.get(check.address)?.status;
       if (was !== undefined && was !== check.status) view.checkChanged(check, was);
     }
-    return await execute(fresh, result.ctx, args, view, interrupts, io.env);
+    return await execute(fresh, result.ctx, args, view, interrupts, io.env, stackPath);
   } finally {
     await result.api.close();
   }
@@ -301,7 +302,15 @@ async function locatePlannedStack(saved: SavedPlan, explicit: string | undefined
   return recorded;
 }
 
-async function execute(plan: Plan, ctx: ProviderContext, args: ApplyArgs, view: ApplyView, interrupts: ApplyInterrupts, env: NodeJS.ProcessEnv): Promise<number> {
+async function execute(
+  plan: Plan,
+  ctx: ProviderContext,
+  args: ApplyArgs,
+  view: ApplyView,
+  interrupts: ApplyInterrupts,
+  env: NodeJS.ProcessEnv,
+  stackPath: string,
+): Promise<number> {
   const running = new Map<string, RunningAction>();
   interrupts.executing(() => [...running.values()]);
   const heartbeat = setInterval(() => view.tick(), progressIntervalFromEnv(env));
@@ -333,7 +342,7 @@ async function execute(plan: Plan, ctx: ProviderContext, args: ApplyArgs, view: 
   } finally {
     clearInterval(heartbeat);
   }
-  view.summary(outcome);
+  view.summary(outcome, isTargetedPlan(plan) ? [targetedApplyWarning(stackPath)] : []);
   if (outcome.interrupted) return ExitCode.interrupted;
   return succeeded(outcome) ? ExitCode.ok : ExitCode.error;
 }

@@ -33,7 +33,7 @@ export const commands: readonly CommandEntry[] = [
   },
   {
     command: 'fmt [paths..]',
-    describe: 'Put stack files in canonical order, keeping comments (--check: exit 3 when any would change)',
+    describe: 'Put stack files in canonical order, keeping comments (--check, --diff: exit 3 when any would change; --recursive)',
     load: async () => (await import('./fmt.js')).fmtCommand,
   },
   {
@@ -47,11 +47,19 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./schema.js')).schemaCommand,
   },
   {
+    command: 'version',
+    describe: 'Print the version, the commit it was built from and the Node.js it runs on (--format json)',
+    load: async () => (await import('./version.js')).versionCommand,
+  },
+  {
     command: 'emulator',
     describe: 'Run the local platform emulator (for demos, tests and trying stacks safely)',
     load: async () => (await import('./emulator.js')).emulatorCommand,
   },
 ];
+
+/** How a completion script asks for words: the flag, the executable's word, then the words typed after it. */
+const COMPLETIONS_FLAG = '--get-yargs-completions';
 
 /** The flags yargs reads before the command name (none of them takes a value). */
 const TOP_LEVEL_FLAGS = new Set(['--help', '-h', '--version', '-v', '--color', '--no-color', '--color=true', '--color=false']);
@@ -60,9 +68,12 @@ const TOP_LEVEL_FLAGS = new Set(['--help', '-h', '--version', '-v', '--color', '
  * The commands whose modules this command line needs: the one it names, which yargs runs (its
  * flags come from its module); none when it names no command (`--help`, a typo: yargs needs
  * only the names then); every one in the odd case of an unknown flag before the command name,
- * where only yargs can tell which word is the command.
+ * where only yargs can tell which word is the command. The shell asking for completions
+ * (`--get-yargs-completions edgeform plan --`) needs the command of the words after the
+ * executable's.
  */
 export function commandsToLoad(argv: readonly string[], entries: readonly CommandEntry[]): readonly CommandEntry[] {
+  if (argv[0] === COMPLETIONS_FLAG) return commandsToLoad(argv.slice(2), entries);
   const at = argv.findIndex((a) => !a.startsWith('-'));
   if (at === -1) return [];
   if (!argv.slice(0, at).every((a) => TOP_LEVEL_FLAGS.has(a))) return entries;

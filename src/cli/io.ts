@@ -13,6 +13,8 @@ export interface CliIO {
   readonly argv: readonly string[];
   out(text: string): void;
   err(text: string): void;
+  /** The text as out and err would write it (key redacted, control characters escaped), without colour: for a log file. */
+  sanitize(text: string): string;
 }
 
 /** Exit codes, the only ones edgeform uses (see README "Exit codes"). */
@@ -81,6 +83,7 @@ export function createIO(options: CreateIOOptions = {}): CliIO {
     argv: options.argv ?? [],
     out: (text) => void stdout.write(clean(text)),
     err: (text) => void stderr.write(clean(text)),
+    sanitize: (text) => escapeTerminalOutput(redact(text), { color: false }),
   };
 }
 

@@ -7,7 +7,10 @@ import { ExitCode } from './io.js';
  * from the validator's own zod schemas. The committed edgeform.schema.json is this output.
  */
 export const schemaCommand = defineCommand<Record<string, never>>({
-  builder: (y) => y.epilog('Regenerate the committed copy with: node dist/cmd/edgeform.js schema > edgeform.schema.json'),
+  builder: (y) =>
+    y.epilog(
+      'Regenerate the committed copy with: node dist/bin/edgeform.js schema > edgeform.schema.json (installed, the package holds it: node_modules/edgeform/edgeform.schema.json)',
+    ),
   async run(_args, io) {
     io.out(`${JSON.stringify(buildStackJsonSchema(), null, 2)}\n`);
     return ExitCode.ok;

@@ -5,6 +5,11 @@ import { addDiagnostics, type Diagnostic } from './diagnostics.js';
 import { readSourceFile, type SourceFile } from './source-tree.js';
 import { createStackBudget, MAX_STACK_BYTES } from './stack-limits.js';
 
+/** Whether a file name is a stack file's, as a directory stack takes them: `*.yaml` or `*.yml`. */
+export function isStackFileName(name: string): boolean {
+  return /\.ya?ml$/.test(name);
+}
+
 /** Environment variables as `${env:NAME}` sees them. */
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -26,7 +31,7 @@ export async function readStackFiles(path: string, env: Env): Promise<{ files: S
     if (info.isDirectory()) {
       const entries = await readdir(path, { withFileTypes: true });
       filenames = entries
-        .filter((e) => e.isFile() && /\.ya?ml$/.test(e.name))
+        .filter((e) => e.isFile() && isStackFileName(e.name))
         .map((e) => e.name)
         .sort()
         .map((name) => join(path, name));

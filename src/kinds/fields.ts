@@ -78,14 +78,15 @@ export function isOwnershipTag(key: string): boolean {
 }
 
 /**
- * Desired user tags of a kind whose creates carry ownership tags: `edgeform-*` keys are refused,
- * and so is a key that only looks like one (another case, a Cyrillic "е", a fullwidth letter:
- * see tag-key-lookalike.ts), which a reader would take for an ownership tag.
+ * Desired user tags of a kind whose creates carry ownership tags: `edgeform-*` keys are refused
+ * (a pattern rather than a refinement, so the editor schema, edgeform.schema.json, carries the
+ * rule), and so is a key that only looks like one (another case, a Cyrillic "е", a fullwidth
+ * letter: see tag-key-lookalike.ts), which a reader would take for an ownership tag.
  */
 export const userDeclaredTags = z
   .record(
     tagKey
-      .refine((key) => !isOwnershipTag(key), { error: `keys starting with "${OWNERSHIP_TAG_PREFIX}" are edgeform's ownership tags; a block cannot declare them` })
+      .regex(new RegExp(`^(?!${OWNERSHIP_TAG_PREFIX})`), { error: `keys starting with "${OWNERSHIP_TAG_PREFIX}" are edgeform's ownership tags; a block cannot declare them` })
       .superRefine((key, ctx) => {
         const like = lookalikeOf(key, [STACK_TAG, ADDRESS_TAG], OWNERSHIP_TAG_PREFIX);
         if (like === undefined) return;

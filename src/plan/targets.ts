@@ -2,9 +2,13 @@ import { distance } from 'fastest-levenshtein';
 import type { Diagnostic } from '../config/diagnostics.js';
 import type { Stack } from '../config/types.js';
 import { buildGraph } from './graph.js';
+import type { Plan } from './types.js';
 
 /** The diagnostic code of the warning every `--target` run carries. */
 export const TARGETING_WARNING_CODE = 'targeting-in-effect';
+
+/** The diagnostic code of the warning that ends an apply of a targeted plan. */
+export const TARGETED_APPLY_WARNING_CODE = 'targeted-apply';
 
 /**
  * The addresses a `--target` run covers: each target and everything it depends on,
@@ -62,5 +66,25 @@ function targetingWarning(skippedChecks: readonly string[]): Diagnostic {
       'You are planning with --target, so the plan may not show every change the stack asks for. ' +
       '--target is not for routine use: it is for exceptional situations such as recovering from errors or mistakes. ' +
       skipped,
+  };
+}
+
+/** Whether a plan was made with --target (it carries the targeting warning; see selectTargets). */
+export function isTargetedPlan(plan: Pick<Plan, 'diagnostics'>): boolean {
+  return plan.diagnostics.some((d) => d.code === TARGETING_WARNING_CODE);
+}
+
+/**
+ * Terraform's warning at the end of an apply of a targeted plan: what was applied may not be all
+ * the stack asks for, and a plan of the whole stack (of stackPath) says whether more is pending.
+ */
+export function targetedApplyWarning(stackPath: string): Diagnostic {
+  return {
+    severity: 'warning',
+    code: TARGETED_APPLY_WARNING_CODE,
+    summary: 'Applied changes may be incomplete',
+    detail:
+      `The plan was made with --target, so some changes the stack asks for may not have been applied. Run edgeform plan ${stackPath} to check that no other changes are pending. ` +
+      '--target is not for routine use: it is for exceptional situations such as recovering from errors or mistakes.',
   };
 }

@@ -50,7 +50,8 @@ export interface ApplyView extends ApplyHooks {
   tick(): void;
   interruptRequested(running: readonly RunningAction[]): void;
   abortRequested(running: readonly RunningAction[]): void;
-  summary(outcome: ApplyOutcome): void;
+  /** The end of the run; `warnings` are the run's own (a targeted apply's), shown with the summary. */
+  summary(outcome: ApplyOutcome, warnings?: readonly Diagnostic[]): void;
   /** The plan has errors (the plan, shown before, names them): nothing is applied. */
   planErrored(plan: Plan): void;
   /** The run stopped on an error before it ran anything (the error itself goes to stderr, from the CLI's error boundary). */
@@ -175,9 +176,10 @@ export function createTextApplyView(output: ViewOutput, options: ApplyViewOption
       for (const r of running) write(`  ${r.address}: ${r.taskIds.length > 0 ? `task ${ids(r.taskIds)}` : 'no task id known yet'}`);
       if (running.length > 0) write('A later edgeform plan or apply sees the platform lock on these resources and waits for the task instead of sending a second change.');
     },
-    summary(outcome) {
+    summary(outcome, warnings = []) {
       write('');
       for (const line of summaryLines(outcome, colors)) write(line);
+      for (const warning of warnings) write(`\n${colors.yellow(colors.bold(`Warning: ${warning.summary}`))}\n\n${warning.detail ?? ''}`.trimEnd());
     },
   };
 }
@@ -336,9 +338,10 @@ export function createJsonApplyView(output: ViewOutput, options: Pick<ApplyViewO
     onRunError(error) {
       emit('run_error', { code: error.code, message: error.message });
     },
-    summary(outcome) {
+    summary(outcome, warnings = []) {
       if (summarized) return;
       summarized = true;
+      for (const { severity, code, summary, detail } of warnings) emit('diagnostic', { diagnostic: { severity, code, summary, detail: detail ?? null } });
       const n = countOutcome(outcome);
       emit('change_summary', {
         add: n.added,

@@ -18,3 +18,12 @@ export function unifiedDiffLines(before: string, after: string): string[] {
   }
   return lines;
 }
+
+/**
+ * A unified diff of a file's text before and after (`--- FILE`, `+++ FILE`, then the hunks; no
+ * trailing newline), as `fmt --diff` prints it: `patch -p0` applies it. Empty when they are equal.
+ */
+export function unifiedFileDiff(file: string, before: string, after: string): string {
+  if (before === after) return '';
+  return [`--- ${file}`, `+++ ${file}`, ...unifiedDiffLines(before, after)].join('\n');
+}

@@ -18,4 +18,15 @@ describe('edgeform CLI (built)', () => {
     expect(result.stderr).toContain('frobnicate');
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
+
+  it('names the commit it was built from in edgeform version, in text and JSON', async () => {
+    const json = await runCli(['version', '--format', 'json']);
+    expect(json.code).toBe(0);
+    const info = JSON.parse(json.stdout) as { version: string; commit: string | null; node: string; platform: string };
+    // The bundle is built from a git checkout here (npm test builds it first), so it knows its commit.
+    expect(info.commit).toMatch(/^[0-9a-f]{40}$/);
+    expect(info).toMatchObject({ node: process.version, platform: `${process.platform}-${process.arch}` });
+    const text = await runCli(['version']);
+    expect(text.stdout).toBe(`edgeform ${info.version} (commit ${info.commit!.slice(0, 7)}, node ${process.version})\n`);
+  });
 });

@@ -34,13 +34,18 @@ export function runCli(args: string[], options: RunCliOptions = {}): Promise<Cli
   });
 }
 
-/** The CLI's environment: the test runner's minus every EDGEFORM_ variable and FORCE_COLOR, NO_COLOR set, then the overrides. */
+/**
+ * The CLI's environment: the test runner's minus every EDGEFORM_ variable and FORCE_COLOR,
+ * NO_COLOR set, EDGEFORM_PROGRESS_INTERVAL at an hour (no "Reading N/TOTAL resources…" or
+ * "Still ..." line whose presence would depend on the machine's speed), then the overrides.
+ */
 export function cliEnv(overrides: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (v !== undefined && !k.startsWith('EDGEFORM_')) env[k] = v;
   }
   env.NO_COLOR = '1';
+  env.EDGEFORM_PROGRESS_INTERVAL = '3600000';
   delete env.FORCE_COLOR;
   for (const [k, v] of Object.entries(overrides)) {
     if (v === undefined) delete env[k];

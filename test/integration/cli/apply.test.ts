@@ -305,6 +305,25 @@ checks:
     expect(events.at(-1)).toMatchObject({ type: 'change_summary', change: 8, failed: 0 });
   });
 
+  it('ends a targeted apply with the warning that the changes may be incomplete, in text and JSON, and an untargeted one without it', async () => {
+    const { env } = await start();
+    const targeted = await runCliInProcess(['apply', example('cloud.yaml'), '--target', 'cloud_floating_ip.web_ip', '--auto-approve'], { env });
+    expect(targeted.code).toBe(0);
+    const tail = targeted.stdout.slice(targeted.stdout.indexOf('Apply complete!'));
+    expect(tail).toContain('Warning: Applied changes may be incomplete');
+    expect(tail).toContain(`Run edgeform plan ${example('cloud.yaml')} to check that no other changes are pending.`);
+    const json = await runCliInProcess(['apply', example('cloud.yaml'), '--target', 'cloud_instance.web_vm', '--auto-approve', '--format', 'json'], { env });
+    const events = json.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; [k: string]: unknown });
+    expect(events.at(-1)!.type).toBe('change_summary');
+    expect(events.at(-2)).toMatchObject({ type: 'diagnostic', diagnostic: { severity: 'warning', code: 'targeted-apply', summary: 'Applied changes may be incomplete' } });
+    const whole = await runCliInProcess(['apply', example('cloud.yaml'), '--auto-approve'], { env });
+    expect(whole.code).toBe(0);
+    expect(whole.stdout).not.toContain('may be incomplete');
+  });
+
   it('--format json writes one event object per line, each with a type and a timestamp', async () => {
     const { emu, env } = await start();
     emu.state.setNextTaskError('instance', DEMO.instance, 'No valid host was found');

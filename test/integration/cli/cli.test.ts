@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
+import { VERSION } from '../../../src/version.js';
 
 describe('edgeform CLI', () => {
   it('rejects an unknown flag with exit 1, no stack trace', async () => {
@@ -30,10 +31,19 @@ describe('edgeform CLI usage errors', () => {
 
   it('names an unknown command and suggests the nearest one', async () => {
     const unknown = await runCliInProcess(['bogus']);
-    expect(unknown.stderr).toContain('unknown command "bogus"; the commands are validate, plan, apply, drift, import, fmt, show, schema, emulator');
+    expect(unknown.stderr).toContain('unknown command "bogus"; the commands are validate, plan, apply, drift, import, fmt, show, schema, version, emulator');
     const typo = await runCliInProcess(['plna', 'stack.yaml']);
     expect(typo.code).toBe(1);
     expect(typo.stderr).toContain('unknown command "plna". Did you mean plan?');
+  });
+
+  it('suggests only a close command, and lists the commands for a word like none of them', async () => {
+    const far = await runCliInProcess(['xyz']);
+    expect(far.code).toBe(1);
+    expect(far.stderr).not.toContain('Did you mean');
+    expect(far.stderr).toContain('unknown command "xyz"; the commands are validate, plan, apply');
+    const close = await runCliInProcess(['aply', 'stack.yaml']);
+    expect(close.stderr).toContain('unknown command "aply". Did you mean apply?');
   });
 
   it('says what a missing PATH is', async () => {
@@ -64,6 +74,21 @@ describe('edgeform CLI: flags a newcomer mistypes', () => {
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`Error: edgeform's long flags take two dashes, unlike Terraform's: use ${hint}`);
       expect(result.stderr).not.toContain('Unknown arguments');
+    }
+  });
+
+  it('names what to do instead for a Terraform flag edgeform does not have, never a two-dash flag that does not exist', async () => {
+    for (const [args, hint] of [
+      [['apply', 'stack.yaml', '-input=false'], '-input=false: edgeform never prompts without a terminal (apply then needs --auto-approve or a saved plan); leave it out'],
+      [['plan', 'stack.yaml', '-json'], '-json -> --format json'],
+      [['plan', 'stack.yaml', '-var-file=prod.tfvars'], '-var-file=prod.tfvars: edgeform has no variables; a stack reads the environment with ${env:NAME}'],
+      [['plan', 'stack.yaml', '-refresh=false'], '-refresh=false: edgeform has no --refresh flag'],
+      [['apply', 'stack.yaml', '-lock=false'], '-lock=false -> --lock=false'],
+      [['plan', 'stack.yaml', '-no-color'], '-no-color -> --no-color'],
+    ] as const) {
+      const result = await runCliInProcess([...args]);
+      expect(result.code, args.join(' ')).toBe(1);
+      expect(result.stderr).toContain(hint);
     }
   });
 
@@ -98,12 +123,22 @@ describe('edgeform CLI: colour', () => {
 });
 
 describe('edgeform completion', () => {
-  it('prints a bash completion script that asks edgeform for the words', async () => {
-    const result = await runCliInProcess(['completion']);
+  it('prints a bash completion script that asks edgeform for the words (test/e2e/completion.test.ts runs it)', async () => {
+    const result = await runCliInProcess(['completion', 'bash']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('###-begin-edgeform-completions-###');
-    expect(result.stdout).toContain('edgeform --get-yargs-completions');
+    expect(result.stdout).toContain('"$executable" --get-yargs-completions');
     expect(result.stdout).toMatch(/complete .* edgeform/);
+  });
+
+  it('prints a zsh script when asked by name, and refuses a shell it has no script for', async () => {
+    const zsh = await runCliInProcess(['completion', 'zsh']);
+    expect(zsh.code).toBe(0);
+    expect(zsh.stdout).toMatch(/^#compdef edgeform/);
+    expect(zsh.stdout).toContain('compdef _edgeform_yargs_completions edgeform');
+    const fish = await runCliInProcess(['completion', 'fish']);
+    expect(fish.code).toBe(1);
+    expect(fish.stderr).toContain('bash or zsh, not "fish"');
   });
 
   it('completes command names and the flags of a command', async () => {
@@ -114,5 +149,19 @@ describe('edgeform completion', () => {
     // A word being typed with one dash is the shell asking, not a Terraform-style flag to refuse.
     const typing = await runCliInProcess(['--get-yargs-completions', 'edgeform', 'plan', '-ta']);
     expect(typing).toMatchObject({ code: 0, stderr: '' });
+  });
+});
+
+describe('edgeform version', () => {
+  it('prints the version and the Node.js it runs on (from source the build commit is unknown, and not shown)', async () => {
+    const text = await runCliInProcess(['version']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toBe(`edgeform ${VERSION} (node ${process.version})\n`);
+  });
+
+  it('--format json gives version, commit, node and platform', async () => {
+    const json = await runCliInProcess(['version', '--format', 'json']);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({ version: VERSION, commit: null, node: process.version, platform: `${process.platform}-${process.arch}` });
   });
 });

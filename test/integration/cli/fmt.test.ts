@@ -52,6 +52,38 @@ describe('edgeform fmt', () => {
     expect(second).toMatchObject({ code: 0, stdout: '' });
   });
 
+  it('--diff prints a unified diff of what would change, writes nothing and exits 3 (0 when nothing would change)', async () => {
+    const dir = writeStackFiles({ 'a.yaml': UNORDERED, 'b.yaml': ORDERED });
+    const file = join(dir, 'a.yaml');
+    const result = await runCliInProcess(['fmt', '--diff', dir]);
+    expect(result.code).toBe(3);
+    expect(result.stdout.split('\n').slice(0, 3)).toEqual([`--- ${file}`, `+++ ${file}`, '@@ -1,8 +1,8 @@']);
+    expect(result.stdout).toContain('\n+version: 1\n');
+    expect(result.stdout).toContain('\n-version: 1\n');
+    expect(result.stdout).toContain('\n-    type: cloud_instance\n');
+    expect(result.stdout).not.toContain('b.yaml');
+    expect(readFileSync(file, 'utf8')).toBe(UNORDERED);
+    expect(await runCliInProcess(['fmt', '--diff', join(dir, 'b.yaml')])).toMatchObject({ code: 0, stdout: '' });
+  });
+
+  it('--recursive formats the stack files of every subdirectory, leaving node_modules and dot-directories alone', async () => {
+    const dir = writeStackFiles({
+      'top.yaml': UNORDERED,
+      'stacks/prod/stack.yaml': UNORDERED,
+      'stacks/dev.yml': UNORDERED,
+      'stacks/notes.txt': UNORDERED,
+      '.github/workflows/ci.yml': UNORDERED,
+      'node_modules/pkg/x.yaml': UNORDERED,
+    });
+    const flat = await runCliInProcess(['fmt', '--check', dir]);
+    expect(flat.stdout).toBe(`${join(dir, 'top.yaml')}\n`);
+    const deep = await runCliInProcess(['fmt', '--recursive', dir]);
+    expect(deep.code).toBe(0);
+    expect(deep.stdout).toBe([join(dir, 'stacks/dev.yml'), join(dir, 'stacks/prod/stack.yaml'), join(dir, 'top.yaml'), ''].join('\n'));
+    for (const name of ['top.yaml', 'stacks/prod/stack.yaml', 'stacks/dev.yml']) expect(readFileSync(join(dir, name), 'utf8')).toBe(ORDERED);
+    for (const name of ['stacks/notes.txt', '.github/workflows/ci.yml', 'node_modules/pkg/x.yaml']) expect(readFileSync(join(dir, name), 'utf8')).toBe(UNORDERED);
+  });
+
   it('formats the current directory when no path is given', async () => {
     const dir = writeStackFiles({ 'stack.yml': UNORDERED });
     const result = await runCliInProcess(['fmt', '--check'], { cwd: dir });

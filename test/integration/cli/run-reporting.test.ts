@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../../cmd/run-cli.js';
 import { captureStream } from '../../helpers/capture.js';
@@ -34,9 +37,12 @@ describe('reading progress', () => {
     expect(result.stdout).not.toContain('Reading');
   });
 
-  it('is quiet in CI and when stderr is not a terminal', async () => {
-    expect((await runWithStderr(['plan', 'examples/quickstart.yaml'], platform({ CI: 'true' }), true)).stderr).toBe('');
-    expect((await runWithStderr(['plan', 'examples/quickstart.yaml'], platform({ CI: undefined }), false)).stderr).toBe('');
+  it('draws no live line in CI or when stderr is not a terminal, and no periodic line for a read shorter than its interval', async () => {
+    // The periodic "Reading N/TOTAL resources…" line is held by the clock-driven unit test
+    // (test/unit/cli/run-reporter.test.ts); an hour's interval keeps this run's stderr empty on any machine.
+    const interval = { EDGEFORM_PROGRESS_INTERVAL: '3600000' };
+    expect((await runWithStderr(['plan', 'examples/quickstart.yaml'], platform({ CI: 'true', ...interval }), true)).stderr).toBe('');
+    expect((await runWithStderr(['plan', 'examples/quickstart.yaml'], platform({ CI: undefined, ...interval }), false)).stderr).toBe('');
   });
 });
 
@@ -91,5 +97,51 @@ describe('EDGEFORM_LOG=debug', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('EDGEFORM_LOG levels and EDGEFORM_LOG_PATH', () => {
+  const logFile = () => join(mkdtempSync(join(tmpdir(), 'edgeform-log-')), 'edgeform.log');
+
+  it('appends the request log to the file, each line timestamped, and keeps it off stderr', async () => {
+    const path = logFile();
+    writeFileSync(path, 'an earlier run\n');
+    const result = await runCliInProcess(['plan', 'examples/quickstart.yaml'], { env: platform({ EDGEFORM_LOG: 'trace', EDGEFORM_LOG_PATH: path }) });
+    expect(result.code).toBe(0);
+    expect(result.stderr).not.toContain('trace:');
+    const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+    expect(lines[0]).toBe('an earlier run');
+    expect(lines.length).toBeGreaterThan(2);
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^\\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z trace: GET /cloud/v1/instances/1/76/${DEMO.instance} -> 200 in \\d+ ms`)));
+  });
+
+  it('logs at debug when only EDGEFORM_LOG_PATH is set', async () => {
+    const path = logFile();
+    await runCliInProcess(['plan', 'examples/quickstart.yaml'], { env: platform({ EDGEFORM_LOG: undefined, EDGEFORM_LOG_PATH: path }) });
+    expect(readFileSync(path, 'utf8')).toMatch(/Z debug: GET /);
+  });
+
+  it('never writes the key to the file, even when the platform echoes it', async () => {
+    const key = '4242$SuperSecretTokenValue1234567890abcdef';
+    const path = logFile();
+    const server = await startLoopbackServer((_req, res) => sendJson(res, 401, { message: `invalid key ${key}` }, { 'x-request-id': `req-${key}` }));
+    try {
+      await runCliInProcess(['plan', 'examples/cleanup.yaml'], { env: { EDGEFORM_BASE_URL: server.url, EDGEFORM_API_KEY: key, EDGEFORM_LOG: 'debug', EDGEFORM_LOG_PATH: path } });
+    } finally {
+      await server.close();
+    }
+    const log = readFileSync(path, 'utf8');
+    expect(log).toContain('[request id req-[REDACTED]]');
+    expect(log).not.toContain('SuperSecretToken');
+  });
+
+  it('refuses an unknown level by name, and a log file it cannot write, before reading anything', async () => {
+    const unknown = await runCliInProcess(['plan', 'examples/quickstart.yaml'], { env: platform({ EDGEFORM_LOG: 'verbose' }) });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('EDGEFORM_LOG=verbose is not a log level; use one of off, error, warn, info, debug, trace');
+    const unwritable = await runCliInProcess(['plan', 'examples/quickstart.yaml'], { env: platform({ EDGEFORM_LOG_PATH: join(tmpdir(), 'no-such-dir-edgeform', 'x.log') }) });
+    expect(unwritable.code).toBe(1);
+    expect(unwritable.stderr).toContain('EDGEFORM_LOG_PATH: cannot write the log to');
+    expect(emu.requests).toEqual([]);
   });
 });

@@ -102,4 +102,16 @@ describe('edgeform schema', () => {
     expect(validate(stack({ type: 'nope' }))).toBe(false);
     expect(validate({ version: 1, defaults: { project_id: '${env:PROJECT_ID}' } })).toBe(true);
   });
+
+  it("refuses a tag key starting with edgeform- (edgeform's ownership tags), as validate does", async () => {
+    const validate = compile(await schema());
+    const ip = (tags: Record<string, string | null>) => ({
+      version: 1,
+      resources: { web: { type: 'cloud_floating_ip', project_id: 1, region_id: 76, tags } },
+    });
+    expect(validate(ip({ env: 'prod', edgeform: 'x', edgeformer: 'x', 'my-edgeform-stack': 'y' })), JSON.stringify(validate.errors)).toBe(true);
+    expect(validate(ip({ 'edgeform-stack': 'prod' }))).toBe(false);
+    expect(validate.errors?.some((e) => e.keyword === 'pattern' && e.propertyName === 'edgeform-stack')).toBe(true);
+    expect(validate(ip({ 'edgeform-address': null }))).toBe(false);
+  });
 });

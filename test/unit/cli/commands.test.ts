@@ -5,7 +5,7 @@ const names = (argv: string[]) => commandsToLoad(argv, commands).map((c) => c.co
 
 describe('the command table', () => {
   it('loads every command it lists, each with its flags and its run function', async () => {
-    expect(commands.map((c) => c.command.split(' ')[0])).toEqual(['validate', 'plan', 'apply', 'drift', 'import', 'fmt', 'show', 'schema', 'emulator']);
+    expect(commands.map((c) => c.command.split(' ')[0])).toEqual(['validate', 'plan', 'apply', 'drift', 'import', 'fmt', 'show', 'schema', 'version', 'emulator']);
     for (const entry of commands) {
       const command = await entry.load();
       expect(typeof command.builder).toBe('function');
@@ -29,7 +29,13 @@ describe('commandsToLoad: only the command the line runs', () => {
     expect(names(['plna', 'stack.yaml'])).toEqual([]);
   });
 
+  it("loads the command the shell is completing, after the executable's word", () => {
+    expect(names(['--get-yargs-completions', 'edgeform', 'plan', '--'])).toEqual(['plan']);
+    expect(names(['--get-yargs-completions', 'node_modules/.bin/edgeform', 'apply', '--auto'])).toEqual(['apply']);
+    expect(names(['--get-yargs-completions', 'edgeform', 'pl'])).toEqual([]);
+  });
+
   it('loads every command when an unknown flag comes first, since it may take the next word as its value', () => {
-    expect(names(['--format', 'json', 'plan', 'stack.yaml'])).toEqual(['validate', 'plan', 'apply', 'drift', 'import', 'fmt', 'show', 'schema', 'emulator']);
+    expect(names(['--format', 'json', 'plan', 'stack.yaml'])).toEqual(['validate', 'plan', 'apply', 'drift', 'import', 'fmt', 'show', 'schema', 'version', 'emulator']);
   });
 });
