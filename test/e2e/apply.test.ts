@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmulatorOptions } from '../../src/emulator/index.js';
@@ -8,6 +9,14 @@ import { startLoopbackServer } from '../helpers/loopback-server.js';
 import { writeStackFiles } from '../helpers/stack-files.js';
 import { waitFor } from '../helpers/wait.js';
 import { FIP_PATCH, MEDIA_PATCH, RESIZE_POST, TWO_BRANCHES, UPGRADE_POST, example } from '../helpers/demo-stacks.js';
+
+/**
+ * A copy of examples/cloud.yaml in a scratch directory: each apply of it takes its own apply lock,
+ * so these runs never refuse (or are refused by) a test in another worker applying the example.
+ */
+function cloudStack(): string {
+  return join(writeStackFiles({ 'cloud.yaml': readFileSync(example('cloud.yaml'), 'utf8') }), 'cloud.yaml');
+}
 
 /**
  * apply through the built executable: what needs a real process (SIGINT at each stage, stdin
@@ -35,7 +44,7 @@ describe('edgeform apply (built CLI)', () => {
 
   it('refuses to apply without --auto-approve when stdin is not a terminal, sending no write', async () => {
     const { emu, env } = await start();
-    const result = await runCli(['apply', example('cloud.yaml')], { env });
+    const result = await runCli(['apply', cloudStack()], { env });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('not an interactive terminal');
     expect(result.stderr).toContain('--auto-approve');
@@ -44,17 +53,19 @@ describe('edgeform apply (built CLI)', () => {
   });
 
   describe('saved plans', () => {
-    async function savePlan(env: Record<string, string>, stack = example('cloud.yaml')): Promise<string> {
+    /** A saved plan of a copy of examples/cloud.yaml; outside the working tree, so apply names it with --stack. */
+    async function savePlan(env: Record<string, string>): Promise<{ file: string; stack: string }> {
+      const stack = cloudStack();
       const file = join(writeStackFiles({}), 'p.json');
       const planned = await runCli(['plan', stack, '--out', file], { env });
       expect(planned.code).toBe(0);
-      return file;
+      return { file, stack };
     }
 
     it('applies exactly the saved plan without asking', async () => {
       const { emu, env } = await start();
-      const file = await savePlan(env);
-      const result = await runCli(['apply', file], { env });
+      const { file, stack } = await savePlan(env);
+      const result = await runCli(['apply', file, '--stack', stack], { env });
       expect(result.stdout).not.toContain('Do you want to perform these actions?');
       expect(result.stdout).toContain('Apply complete! Resources: 0 added, 4 changed, 0 destroyed.');
       expect(result.code).toBe(0);
@@ -93,7 +104,7 @@ describe('edgeform apply (built CLI)', () => {
     it('an interrupt while the platform is still being read exits 130 saying nothing was changed', async () => {
       const hanging = await startLoopbackServer(() => undefined);
       try {
-        const cli = startCli(['apply', example('cloud.yaml'), '--auto-approve'], { env: { EDGEFORM_BASE_URL: hanging.url, EDGEFORM_API_KEY: 'emu$0123' } });
+        const cli = startCli(['apply', cloudStack(), '--auto-approve'], { env: { EDGEFORM_BASE_URL: hanging.url, EDGEFORM_API_KEY: 'emu$0123' } });
         await waitFor(() => hanging.requests.length > 0, { what: 'the first read' });
         cli.child.kill('SIGINT');
         const result = await cli.exited;

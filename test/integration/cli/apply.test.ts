@@ -307,19 +307,21 @@ checks:
 
   it('ends a targeted apply with the warning that the changes may be incomplete, in text and JSON, and an untargeted one without it', async () => {
     const { env } = await start();
-    const targeted = await runCliInProcess(['apply', example('cloud.yaml'), '--target', 'cloud_floating_ip.web_ip', '--auto-approve'], { env });
+    // A copy: the e2e tests apply examples/cloud.yaml itself, and its apply lock would refuse this run.
+    const stack = stackFile(readFileSync(example('cloud.yaml'), 'utf8'));
+    const targeted = await runCliInProcess(['apply', stack, '--target', 'cloud_floating_ip.web_ip', '--auto-approve'], { env });
     expect(targeted.code).toBe(0);
     const tail = targeted.stdout.slice(targeted.stdout.indexOf('Apply complete!'));
     expect(tail).toContain('Warning: Applied changes may be incomplete');
-    expect(tail).toContain(`Run edgeform plan ${example('cloud.yaml')} to check that no other changes are pending.`);
-    const json = await runCliInProcess(['apply', example('cloud.yaml'), '--target', 'cloud_instance.web_vm', '--auto-approve', '--format', 'json'], { env });
+    expect(tail).toContain(`Run edgeform plan ${stack} to check that no other changes are pending.`);
+    const json = await runCliInProcess(['apply', stack, '--target', 'cloud_instance.web_vm', '--auto-approve', '--format', 'json'], { env });
     const events = json.stdout
       .trimEnd()
       .split('\n')
       .map((line) => JSON.parse(line) as { type: string; [k: string]: unknown });
     expect(events.at(-1)!.type).toBe('change_summary');
     expect(events.at(-2)).toMatchObject({ type: 'diagnostic', diagnostic: { severity: 'warning', code: 'targeted-apply', summary: 'Applied changes may be incomplete' } });
-    const whole = await runCliInProcess(['apply', example('cloud.yaml'), '--auto-approve'], { env });
+    const whole = await runCliInProcess(['apply', stack, '--auto-approve'], { env });
     expect(whole.code).toBe(0);
     expect(whole.stdout).not.toContain('may be incomplete');
   });
