@@ -139,6 +139,12 @@ export interface KindImportSpec<T extends ResourceType, S extends ScopeKind, Ite
   blockName(item: Item): string;
   /** What the block's comment says of the item besides its id, e.g. `[['name', 'web-1']]`. */
   facts?(item: Item): ReadonlyArray<readonly [string, string | number | null | undefined]>;
+  /**
+   * For a kind whose creates carry ownership tags: the stack and address an item's tags name, when
+   * an edgeform stack manages it. Such an item is left out (with why): adopting it by id would take
+   * it from that stack, which the plan refuses, so an import would not plan clean.
+   */
+  ownedBy?(item: Item): { stack: string; address: string } | undefined;
   /** For a cloud kind: whether a region offers it (Kubernetes: `has_k8s`); absent, every region does. */
   servedIn?(region: { has_k8s?: boolean | undefined }): boolean;
 }
@@ -201,6 +207,15 @@ export function defineImport<T extends ResourceType, S extends ScopeKind, Item>(
         const facts = (spec.facts?.(item) ?? []).filter(([, value]) => value !== null && value !== undefined && value !== '');
         const described = [['id', id] as const, ...facts].map(([label, value]) => `${label} ${typeof value === 'number' ? String(value) : JSON.stringify(value)}`);
         const source = `GET ${path}: ${described.join(', ')}`;
+        const owner = spec.ownedBy?.(item);
+        if (owner !== undefined) {
+          discovery.skipped.push({
+            type,
+            source,
+            reason: `edgeform stack "${owner.stack}" manages it as ${owner.address}; import leaves it to that stack (to move it into this one, give its block moved_from: ${owner.stack}/${owner.address})`,
+          });
+          continue;
+        }
         const attributes = { ...spec.attributes(item, scope) } as Record<string, unknown>;
         const parsed = RESOURCE_KINDS[type].schema.safeParse(attributes);
         if (!parsed.success) {

@@ -1,12 +1,13 @@
-import { isOwnershipTag } from '../fields.js';
+import { ADDRESS_TAG, isOwnershipTag, STACK_TAG } from '../fields.js';
 import { defineImport } from '../kind-list.js';
 import { floatingIpList } from './list.js';
 
 /**
  * Importing floating IPs: those of a project and region, each pinned by its id, with its user
  * tags (the platform's read-only tags and edgeform's ownership tags are left out: a stack cannot
- * set them, and the diff never looks at ownership tags). A floating IP has
- * no name; its block is named after its address.
+ * set them, and the diff never looks at ownership tags). One that an edgeform stack's ownership
+ * tags name is left out, named with that stack: it is that stack's. A floating IP has no name;
+ * its block is named after its address.
  */
 export const floatingIpImport = defineImport('cloud_floating_ip', {
   scope: 'cloud',
@@ -20,4 +21,9 @@ export const floatingIpImport = defineImport('cloud_floating_ip', {
   }),
   blockName: (fip) => `ip_${fip.floating_ip_address ?? fip.id.slice(0, 8)}`,
   facts: (fip) => [['address', fip.floating_ip_address]],
+  ownedBy: (fip) => {
+    const stack = fip.tags.find((t) => t.key === STACK_TAG)?.value;
+    const address = fip.tags.find((t) => t.key === ADDRESS_TAG)?.value;
+    return stack && address ? { stack, address } : undefined;
+  },
 });
