@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { afterEach } from 'vitest';
 
 /** A request as a {@link LoopbackServer} saw it. */
 export interface SeenRequest {
@@ -65,4 +66,24 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
+}
+
+/**
+ * For a test file of loopback servers: `server(handler)` starts one, and `defer(close)` registers
+ * anything else to close (an API client); each test's servers and deferred closes are closed
+ * after it, last first.
+ */
+export function loopbackTestScope(): { server: typeof startLoopbackServer; defer(close: () => Promise<void>): void } {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    while (cleanups.length) await cleanups.pop()!();
+  });
+  return {
+    async server(handler) {
+      const s = await startLoopbackServer(handler);
+      cleanups.push(() => s.close());
+      return s;
+    },
+    defer: (close) => void cleanups.push(close),
+  };
 }

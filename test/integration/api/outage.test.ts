@@ -5,23 +5,14 @@
  * connections, attempts and the waits the client asked for, never wall-clock time: the clock and
  * the sleep are injected, the sleep moving the clock.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient, type ApiClientOptions, type ExchangeEvent } from '../../../src/api/client.js';
 import { ApiConnectionError, InternalServerError, toRunFatalError, PlatformUnavailableError } from '../../../src/api/errors.js';
 import { createOutageBreaker, createRetryQuota, type OutageBreaker } from '../../../src/api/retry.js';
-import { closedPort, sendJson, startLoopbackServer, type LoopbackServer } from '../../helpers/loopback-server.js';
+import { closedPort, loopbackTestScope, sendJson } from '../../helpers/loopback-server.js';
 
 const KEY = '29841$c767b250$abc';
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
-
-async function server(handler: Parameters<typeof startLoopbackServer>[0]): Promise<LoopbackServer> {
-  const s = await startLoopbackServer(handler);
-  cleanups.push(() => s.close());
-  return s;
-}
+const { server, defer } = loopbackTestScope();
 
 /** A client with a shared breaker on a manual clock that only its sleeps move (random 0: the shortest backoff). */
 function client(baseUrl: string, extra: Partial<ApiClientOptions> = {}): { api: ApiClient; breaker: OutageBreaker; sleeps: number[]; attempts: ExchangeEvent[] } {
@@ -44,7 +35,7 @@ function client(baseUrl: string, extra: Partial<ApiClientOptions> = {}): { api: 
     onExchange: (event) => attempts.push(event),
     ...extra,
   });
-  cleanups.push(() => api.close());
+  defer(() => api.close());
   return { api, breaker, sleeps, attempts };
 }
 

@@ -3,7 +3,7 @@
  * platform emulator does not model (hanging, counting sockets). Platform behaviour (error
  * bodies, tasks, faults) is tested against the emulator in client-emulator.test.ts.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient, type ApiClientOptions } from '../../../src/api/client.js';
 import {
   ApiConnectionError,
@@ -16,20 +16,11 @@ import {
 } from '../../../src/api/errors.js';
 import { createRetryQuota } from '../../../src/api/retry.js';
 import { VERSION } from '../../../src/version.js';
-import { closedPort, sendJson, startLoopbackServer, type LoopbackServer } from '../../helpers/loopback-server.js';
+import { closedPort, loopbackTestScope, sendJson, startLoopbackServer, type LoopbackServer } from '../../helpers/loopback-server.js';
 import { waitFor } from '../../helpers/wait.js';
 
 const KEY = '29841$c767b250$abc';
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
-
-async function server(handler: Parameters<typeof startLoopbackServer>[0]): Promise<LoopbackServer> {
-  const s = await startLoopbackServer(handler);
-  cleanups.push(() => s.close());
-  return s;
-}
+const { server, defer } = loopbackTestScope();
 
 function client(baseUrl: string, extra: Partial<ApiClientOptions> = {}): { api: ApiClient; sleeps: number[] } {
   const sleeps: number[] = [];
@@ -40,7 +31,7 @@ function client(baseUrl: string, extra: Partial<ApiClientOptions> = {}): { api: 
     random: () => 0,
     ...extra,
   });
-  cleanups.push(() => api.close());
+  defer(() => api.close());
   return { api, sleeps };
 }
 
@@ -314,7 +305,7 @@ describe('cancellation', () => {
         if (signal?.aborted) throw signal.reason;
       },
     });
-    cleanups.push(() => api.close());
+    defer(() => api.close());
     await expect(api.get('/x', { signal: controller.signal })).rejects.toBe(reason);
     expect(s.requests).toHaveLength(1);
   });
