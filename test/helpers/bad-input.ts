@@ -67,13 +67,13 @@ const HEAD = 'version: 1\nresources:\n  app:\n    type: fastedge_app\n';
 
 /**
  * How big the error-heavy generated cases are. `full` (the e2e run, one process per case with a
- * capped V8 heap): 200,000 errors in one list and 60,000 on one 1.3 MB line, as many as fit under
- * MAX_STACK_VALUES, where memory is what is checked. `in-process` (the integration files, where
+ * capped V8 heap, where memory is what is checked): 200,000 errors in one list (near
+ * MAX_STACK_VALUES), 60,000 on one 1.3 MB line and 8,000 in as many blocks. `in-process` (the integration files, where
  * the time goes to the diagnostics and to the JSON output's redaction, not to anything that
  * differs with the count): 20,000 errors in one list, still a spread far beyond what the call
  * stack holds (the 200,000 of stack-limits.test.ts check that for the loader), and 6,000 errors on
- * a line padded to the same million characters, each located on it; the text view shows 50 of
- * either.
+ * a line padded to the same million characters, each located on it; 2,000 blocks of one error
+ * each instead of 8,000. The text view shows 50 of any of them.
  */
 export type CaseScale = 'full' | 'in-process';
 
@@ -81,13 +81,14 @@ export type CaseScale = 'full' | 'in-process';
 export function generatedCases(scale: CaseScale = 'full'): Case[] {
   const listErrors = scale === 'full' ? 200_000 : 20_000;
   const lineErrors = scale === 'full' ? 60_000 : 6_000;
+  const blockErrors = scale === 'full' ? 8_000 : 2_000;
   const dir = writeStackFiles({});
   const write = (name: string, text: string) => {
     const path = join(dir, `${name}.yaml`);
     writeFileSync(path, text);
     return path;
   };
-  const errors8000 = Array.from({ length: 8_000 }, (_, i) => `  app${i}:\n    type: fastedge_app\n    app_id: -1\n`).join('');
+  const errorsInBlocks = Array.from({ length: blockErrors }, (_, i) => `  app${i}:\n    type: fastedge_app\n    app_id: -1\n`).join('');
   const tagEntries = Array.from({ length: lineErrors }, (_, i) => `k${i}: [${i}]`).join(', ');
   // Padded with spaces inside the flow mapping to the million characters 60,000 entries make, so
   // every error is located on a line as long as the full case's.
@@ -115,7 +116,12 @@ export function generatedCases(scale: CaseScale = 'full'): Case[] {
       expected: [{ code: 'invalid-type', line: 8, column: 16 }],
       count: lineErrors,
     },
-    { name: '8,000 errors', path: write('errors-8000', `version: 1\nresources:\n${errors8000}`), expected: [{ code: 'invalid-value', line: 5, column: 13 }], count: 8_000 },
+    {
+      name: `${blockErrors.toLocaleString('en-US')} errors`,
+      path: write('errors-in-blocks', `version: 1\nresources:\n${errorsInBlocks}`),
+      expected: [{ code: 'invalid-value', line: 5, column: 13 }],
+      count: blockErrors,
+    },
     {
       name: `${listErrors.toLocaleString('en-US')} errors in one list`,
       path: write(
