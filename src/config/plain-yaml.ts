@@ -44,7 +44,7 @@ export interface PlainRead {
  * inside the text (errors to the yaml library that js-yaml lets pass, or read differently); a
  * limit of stack-limits.ts about to be crossed. So the fast reading decides nothing the full one would
  * decide differently; test/unit/config/plain-yaml.test.ts compares both over the repository's
- * YAML files, generated and mutated YAML.
+ * YAML files and generated YAML, plain-yaml-mutated.test.ts over mutated YAML.
  */
 export function readPlainYaml(
   filename: string,
