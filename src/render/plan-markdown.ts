@@ -150,7 +150,8 @@ function takeLines(lines: string[], budget: number, note: (omitted: number) => s
   return kept;
 }
 
-function longestBacktickRun(text: string): number {
+/** The longest run of backticks in text: a code fence around it must be longer. */
+export function longestBacktickRun(text: string): number {
   let longest = 0;
   for (const match of text.matchAll(/`+/g)) longest = Math.max(longest, match[0].length);
   return longest;

@@ -2,7 +2,7 @@ import type { Diagnostic } from '../config/diagnostics.js';
 import type { Plan } from '../plan/types.js';
 import type { Colors } from './colors.js';
 import { formatDiagnosticsText } from './diagnostics.js';
-import { commentMarker } from './plan-markdown.js';
+import { commentMarker, longestBacktickRun } from './plan-markdown.js';
 import { planTextChunks, renderPlanText } from './plan-text.js';
 
 /**
@@ -34,7 +34,7 @@ export interface RunFailure {
  */
 export function runFailureMarkdown(kind: 'plan' | 'drift', stackLabel: string, failure: RunFailure): string {
   const what = kind === 'plan' ? 'Could not plan' : 'Could not compare the platform with the stack';
-  const fence = '`'.repeat(Math.max(3, ...[...failure.message.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+  const fence = '`'.repeat(Math.max(3, longestBacktickRun(failure.message) + 1));
   return [
     commentMarker(kind, stackLabel),
     `### edgeform ${kind} for \`${stackLabel}\``,

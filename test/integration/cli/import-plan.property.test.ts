@@ -184,5 +184,5 @@ describe('import then plan (property)', () => {
       }),
       { numRuns: 25 },
     );
-  }, 120_000);
+  });
 });
