@@ -1,6 +1,6 @@
-import { EdgeformError } from '../errors.js';
 import type { ProviderContext } from './provider.js';
-import { MAX_LIST_PAGES, type ListEndpoint, type ListMembers, type ListPage, type PageRequest, type Paging } from './list-read.js';
+import type { ListEndpoint, ListMembers } from './list-read.js';
+import { readAllPages, type ListPage, type PageRequest, type Paging } from './paging.js';
 import { RESOURCE_KINDS, type ResourceAttributes, type ResourceType } from './registry.js';
 
 /** A cloud project and region: where floating IPs, instances and Kubernetes clusters are listed. */
@@ -76,10 +76,12 @@ export interface ListAllOptions {
 }
 
 /**
- * Every item of a list in one scope, in the platform's order, each once (by `itemId`): an
- * `offset` list is followed until its `count` is reached, or, without a count, to a page shorter
- * than asked for; a `pages` list to an empty page or one with nothing new; a `none` list is one
- * answer. Bounded by `maxPages`: a list that never ends is an EDGEFORM_PAGING error.
+ * Every item of a list in one scope, in the platform's order, each once (by `itemId`), through
+ * the one paging loop (readPages): an `offset` list is followed until its `count` is reached,
+ * or, without a count, to a page shorter than asked for; a `pages` list to an empty page (or one
+ * whose `next` names none); a `none` list is one answer. A page of nothing new ends it (the
+ * platform repeats itself). Bounded by `maxPages`: a list that never ends is an EDGEFORM_PAGING
+ * error.
  */
 export async function listAll<Scope, Item>(
   ctx: ProviderContext,
@@ -88,39 +90,8 @@ export async function listAll<Scope, Item>(
   itemId: (item: Item) => string,
   options: ListAllOptions = {},
 ): Promise<Item[]> {
-  const paging = list.paging;
-  const limit = paging.kind === 'offset' ? Math.max(1, Math.min(paging.maxPageSize, options.pageSize ?? paging.maxPageSize)) : 0;
-  const maxPages = options.maxPages ?? MAX_LIST_PAGES;
-  const items = new Map<string, Item>();
-  /** Takes a page's items; the number it had not seen before. */
-  const take = (page: ListPage<Item>): number => {
-    let fresh = 0;
-    for (const item of page.items) {
-      const id = itemId(item);
-      if (items.has(id)) continue;
-      items.set(id, item);
-      fresh += 1;
-    }
-    return fresh;
-  };
-  let size = limit;
-  for (let index = 0; ; index++) {
-    if (index >= maxPages) throw new EdgeformError('EDGEFORM_PAGING', `the list GET ${list.path(scope)} did not end after ${maxPages} pages; edgeform stopped following it`);
-    const page = await list.fetchPage(ctx, scope, { index, offset: index * size, limit });
-    const fresh = take(page);
-    if (paging.kind === 'none' || page.items.length === 0) break;
-    // A page of nothing new: the platform repeats itself instead of paging.
-    if (fresh === 0) break;
-    if (paging.kind === 'pages') {
-      options.onPage?.(items.size);
-      continue;
-    }
-    // A platform serving fewer items a page than asked for pages by what it serves.
-    if (index === 0 && page.total !== undefined && page.items.length < Math.min(limit, page.total)) size = page.items.length;
-    if (page.total !== undefined ? (index + 1) * size >= page.total : page.items.length < limit) break;
-    options.onPage?.(items.size);
-  }
-  return [...items.values()];
+  const paged = { paging: list.paging, describe: `GET ${list.path(scope)}`, itemId, fetchPage: (page: PageRequest) => list.fetchPage(ctx, scope, page) };
+  return (await readAllPages(paged, options)).items;
 }
 
 /** The attributes an imported block states: every field of the kind but those that only steer edgeform (`ensure`, `tags_policy`). */

@@ -1,37 +1,9 @@
 import { NotFoundError, UnexpectedResponseError } from '../api/errors.js';
-import { EdgeformError } from '../errors.js';
+import { readPages, type ListPage, type PageRequest, type Paging } from './paging.js';
 import type { GroupRead, GroupReadContext, MemberRead, Observation, ProviderContext, ResourceProvider, ResourceRef } from './provider.js';
 import type { ResourceAttributes, ResourceType } from './registry.js';
 
-/** List pages one list read follows at most (a million cloud resources at 1,000 a page). */
-export const MAX_LIST_PAGES = 1000;
-
-/**
- * How a list endpoint pages: `offset`, by `limit`/`offset` up to `maxPageSize` items a page
- * (cloud lists: 1,000); `pages`, by a page number, in pages of the platform's own size
- * (streaming players); `none`, not at all: one answer holds the whole list (Kubernetes clusters).
- */
-export type Paging = { kind: 'offset'; maxPageSize: number } | { kind: 'pages' } | { kind: 'none' };
-
-/**
- * Which page of a list to fetch: `index` from 0 (a page number is index + 1); for `offset`
- * paging, `offset` = index × limit and `limit` the items asked for.
- */
-export interface PageRequest {
-  index: number;
-  offset: number;
-  limit: number;
-}
-
-/**
- * One page of a list as a grouped read uses it: the items, and the number of items the whole
- * list holds when the endpoint says (`count`). A list without a count ends at an empty page, or
- * at a page shorter than the `limit` asked for.
- */
-export interface ListPage<Item> {
-  items: readonly Item[];
-  total?: number;
-}
+export { MAX_LIST_PAGES, type ListPage, type PageRequest, type Paging } from './paging.js';
 
 /** The members of one list read: never empty, so a page can take the group's placement from the first. */
 export type ListMembers<T extends ResourceType> = readonly [ResourceAttributes[T], ...ResourceAttributes[T][]];
@@ -89,17 +61,40 @@ export interface ListReadSpec<T extends ResourceType, Item> {
   findInList?: ListFind<T, Item>;
 }
 
-/** How blocks without a platform id are found in a list page's items (see ListReadSpec.findInList). */
+/**
+ * How blocks without a platform id are found in a list's items (see ListReadSpec.findInList):
+ * by a natural key (a FastEdge app's name) or by ownership tags (a floating IP's
+ * `edgeform-address` within its stack's `edgeform-stack`), one list read for every such block of
+ * a group.
+ */
 export interface ListFind<T extends ResourceType, Item> {
-  /** The natural key a block is found by (its name). Pure. */
-  key(desired: ResourceAttributes[T]): string;
-  /** The natural key of a list item, compared with `key` for equality. Pure. */
-  itemKey(item: Item): string;
+  /** The key a block is found by (its name, its address). Pure. */
+  key(desired: ResourceAttributes[T], ref: ResourceRef): string;
+  /** The key of a list item, compared with `key` for equality; undefined when it has none. Pure. */
+  itemKey(item: Item): string | undefined;
   /**
    * The block's one match among the items with its key, with the identity that matched; null
    * when there is none; more than one throws AmbiguousIdentityError (see onlyMatch).
    */
-  pick(desired: ResourceAttributes[T], matches: readonly Item[]): { item: Item; foundBy: string } | null;
+  pick(desired: ResourceAttributes[T], matches: readonly Item[], ref: ResourceRef): { item: Item; foundBy: string } | null;
+  /**
+   * The list the blocks are found in, when it is not the group's own: a list filtered by what
+   * they share (the floating IPs tagged with the stack's name), read to its end once for all of
+   * them. `scope` answers null when nothing can match (a stack without a name has no ownership
+   * tags): each such block is then known absent without a request. Absent: the group's own list.
+   */
+  list?: FindList<T, Item>;
+}
+
+/** A filtered list that blocks without their id are found in (see ListFind.list). */
+export interface FindList<T extends ResourceType, Item> {
+  paging: Paging;
+  /** `GET /path?filter`, for messages. */
+  describe(members: ListMembers<T>, refs: readonly ResourceRef[]): string;
+  /** Whether anything can match these members; false: none exists, and nothing is listed. */
+  canMatch(refs: readonly ResourceRef[]): boolean;
+  /** Fetches one page of the filtered list for these members. */
+  fetchPage(ctx: ProviderContext, members: ListMembers<T>, refs: readonly ResourceRef[], page: PageRequest): Promise<ListPage<Item>>;
 }
 
 /**
@@ -141,11 +136,46 @@ export function defineListReads<T extends ResourceType, Item>(spec: ListReadSpec
     key: (desired) => spec.list.group(desired),
     ...(spec.findInList ? { findsWithoutId: true } : {}),
     async read(ctx, members, refs) {
-      const size = spec.list.maxMembersPerList ?? members.length;
-      const chunks: Array<Promise<MemberRead[]>> = [];
-      for (let start = 0; start < members.length; start += size)
-        chunks.push(readChunk(ctx, spec, readById, read, members.slice(start, start + size), refs?.slice(start, start + size)));
-      return (await Promise.all(chunks)).flat();
+      const readChunks = async (chunk: readonly ResourceAttributes[T][], chunkRefs: readonly (ResourceRef | undefined)[] | undefined): Promise<MemberRead[]> => {
+        const size = spec.list.maxMembersPerList ?? chunk.length;
+        const chunks: Array<Promise<MemberRead[]>> = [];
+        for (let start = 0; start < chunk.length; start += size)
+          chunks.push(readChunk(ctx, spec, readById, read, chunk.slice(start, start + size), chunkRefs?.slice(start, start + size)));
+        return (await Promise.all(chunks)).flat();
+      };
+      const own = spec.findInList?.list;
+      const keyedAt = own && spec.hasId ? members.flatMap((member, i) => (spec.hasId!(member) === false ? [i] : [])) : [];
+      if (own === undefined || keyedAt.length === 0) return readChunks(members, refs);
+      // Members without their id found in a list of their own (filtered by what they share), all
+      // in one reading of it; the others by the group's list (in chunks, for a list filtered by ids).
+      const keyed = new Set(keyedAt);
+      const idAt = members.flatMap((_, i) => (keyed.has(i) ? [] : [i]));
+      const refOf = (i: number): ResourceRef => {
+        const ref = refs?.[i];
+        if (ref === undefined) throw new Error('a grouped read of blocks without their id needs their refs');
+        return ref;
+      };
+      const alone = async (i: number): Promise<MemberRead> => (await readChunk(ctx, spec, readById, read, [members[i]!], [refOf(i)]))[0]!;
+      const [byId, found] = await Promise.all([
+        readChunks(
+          idAt.map((i) => members[i]!),
+          idAt.map((i) => refs?.[i]),
+        ),
+        keyedAt.length === 1
+          ? Promise.all([alone(keyedAt[0]!)])
+          : findInOwnList(
+              ctx,
+              spec,
+              own,
+              keyedAt.map((i) => members[i]!),
+              keyedAt.map(refOf),
+              (k) => alone(keyedAt[k]!),
+            ),
+      ]);
+      const merged: MemberRead[] = new Array(members.length);
+      idAt.forEach((i, k) => (merged[i] = byId[k]!));
+      keyedAt.forEach((i, k) => (merged[i] = found[k]!));
+      return merged;
     },
   };
   return { read, groupRead };
@@ -156,37 +186,70 @@ interface Listing {
   complete: boolean;
 }
 
+/** A member's read through the pool: its observation, or the error it failed with. */
+const settleIn = async (ctx: GroupReadContext, work: () => Promise<Observation> | Observation): Promise<MemberRead> => {
+  try {
+    return { ok: true, observation: await ctx.schedule(async () => work()) };
+  } catch (error) {
+    return { ok: false, error };
+  }
+};
+
+/**
+ * What a failed list request means for the members it was for: a page the client cannot use
+ * (each member's own read tells which answer is wrong) or a list answered 404 (a project or
+ * region that is not there: each read says what a 404 means) falls back to reading each alone;
+ * any other failure fails each member with it. An abort propagates.
+ */
+function afterFailedList(ctx: GroupReadContext, error: unknown, count: number, alone: (i: number) => Promise<MemberRead>): Promise<MemberRead[]> | MemberRead[] {
+  if (ctx.signal.aborted) throw ctx.signal.reason;
+  if (error instanceof UnexpectedResponseError || error instanceof NotFoundError) return Promise.all(Array.from({ length: count }, (_, i) => alone(i)));
+  return Array.from({ length: count }, () => ({ ok: false, error }));
+}
+
+/** A member found (or known absent) among the items listed with its key. */
+async function pickListed<T extends ResourceType, Item>(
+  spec: ListReadSpec<T, Item>,
+  ctx: GroupReadContext,
+  member: ResourceAttributes[T],
+  ref: ResourceRef,
+  keyed: ReadonlyMap<string, readonly Item[]>,
+): Promise<MemberRead> {
+  const finder = spec.findInList!;
+  try {
+    const found = finder.pick(member, keyed.get(finder.key(member, ref)) ?? [], ref);
+    if (found === null) return { ok: true, observation: { exists: false } };
+    const observed = await spec.project(ctx, member, found.item);
+    return { ok: true, observation: observed.exists ? { ...observed, foundBy: found.foundBy } : observed };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
 async function readChunk<T extends ResourceType, Item>(
   ctx: GroupReadContext,
   spec: ListReadSpec<T, Item>,
   read: (ctx: ProviderContext, desired: ResourceAttributes[T]) => Promise<Observation>,
   readOrFind: ResourceProvider<T>['read'],
   members: readonly ResourceAttributes[T][],
-  refs: readonly ResourceRef[] | undefined,
+  refs: readonly (ResourceRef | undefined)[] | undefined,
 ): Promise<MemberRead[]> {
-  const settle = async (work: () => Promise<Observation> | Observation): Promise<MemberRead> => {
-    try {
-      return { ok: true, observation: await ctx.schedule(async () => work()) };
-    } catch (error) {
-      return { ok: false, error };
-    }
-  };
-  // Members without their id, found by their natural key in the list (see ListReadSpec.findInList).
+  // Members without their id, found by their key in the group's list (see ListReadSpec.findInList;
+  // those with a list of their own never come here but alone).
   const finder = spec.findInList;
   const byKey = finder && spec.hasId ? members.map((member) => spec.hasId!(member) === false) : members.map(() => false);
+  const refOf = (i: number): ResourceRef => {
+    const ref = refs?.[i];
+    if (ref === undefined) throw new Error('a grouped read of blocks without their id needs their refs');
+    return ref;
+  };
   /** A member's read alone: by its id, or its find (with its ref: the group read of a kind with findInList is given them). */
-  const readAlone = (member: ResourceAttributes[T], i: number) =>
-    settle(() => {
-      if (!byKey[i]) return read(ctx, member);
-      const ref = refs?.[i];
-      if (ref === undefined) throw new Error('a grouped read of blocks without their id needs their refs');
-      return readOrFind(ctx, member, ref);
-    });
+  const readAlone = (member: ResourceAttributes[T], i: number) => settleIn(ctx, () => (byKey[i] ? readOrFind(ctx, member, refOf(i)) : read(ctx, member)));
   const [head, ...tail] = members;
   if (head === undefined) return [];
   if (tail.length === 0) return [await readAlone(head, 0)];
   const keyed = new Map<string, Item[]>();
-  if (finder) members.forEach((member, i) => byKey[i] && keyed.set(finder.key(member), []));
+  if (finder) members.forEach((member, i) => byKey[i] && keyed.set(finder.key(member, refOf(i)), []));
 
   // A member found in a page is projected as the page comes, so that the page's items (the
   // answer's every field) are let go at once rather than held until the last page: what a large
@@ -206,39 +269,62 @@ async function readChunk<T extends ResourceType, Item>(
   const onItem =
     finder && keyed.size > 0
       ? (item: Item): void => {
-          keyed.get(finder.itemKey(item))?.push(item);
+          const key = finder.itemKey(item);
+          if (key !== undefined) keyed.get(key)?.push(item);
         }
       : undefined;
   let listing: Listing;
   try {
     listing = await listMembers(ctx, spec.list, [head, ...tail], at, onFound, onItem);
   } catch (error) {
-    if (ctx.signal.aborted) throw ctx.signal.reason;
-    // A page the client cannot use: each member's own GET tells which answer is wrong. A list
-    // answered 404 (a project or region that is not there): each GET says what a 404 means.
-    if (error instanceof UnexpectedResponseError || error instanceof NotFoundError) return Promise.all(members.map((member, i) => readAlone(member, i)));
-    return members.map(() => ({ ok: false, error }));
+    return afterFailedList(ctx, error, members.length, (i) => readAlone(members[i]!, i));
   }
-  /** A member without its id, found (or known absent) in the complete list. */
-  const findListed = async (member: ResourceAttributes[T]): Promise<MemberRead> => {
-    try {
-      const found = finder!.pick(member, keyed.get(finder!.key(member)) ?? []);
-      if (found === null) return { ok: true, observation: { exists: false } };
-      const observed = await spec.project(ctx, member, found.item);
-      return { ok: true, observation: observed.exists ? { ...observed, foundBy: found.foundBy } : observed };
-    } catch (error) {
-      return { ok: false, error };
-    }
-  };
   return Promise.all(
     members.map((member, i) => {
-      if (byKey[i]) return listing.complete ? findListed(member) : readAlone(member, i);
+      if (byKey[i]) return listing.complete ? pickListed(spec, ctx, member, refOf(i), keyed) : readAlone(member, i);
       const found = projected[i];
       if (found !== undefined) return found;
       if (listing.complete) return { ok: true, observation: { exists: false } } satisfies MemberRead;
       return readAlone(member, i);
     }),
   );
+}
+
+/**
+ * Finds members without their id in their own filtered list (ListFind.list), read to its end
+ * once for all of them: each is then picked by its key, or known absent. A list that is not
+ * complete leaves each to its own find (`alone`); a failed list is handled as the group's is.
+ */
+async function findInOwnList<T extends ResourceType, Item>(
+  ctx: GroupReadContext,
+  spec: ListReadSpec<T, Item>,
+  list: FindList<T, Item>,
+  members: readonly ResourceAttributes[T][],
+  refs: readonly ResourceRef[],
+  alone: (k: number) => Promise<MemberRead>,
+): Promise<MemberRead[]> {
+  if (!list.canMatch(refs)) return members.map(() => ({ ok: true, observation: { exists: false } }));
+  const finder = spec.findInList!;
+  const listed = members as unknown as ListMembers<T>;
+  const keyed = new Map<string, Item[]>(members.map((member, k) => [finder.key(member, refs[k]!), []]));
+  let complete: boolean;
+  try {
+    ({ complete } = await readPages(
+      { paging: list.paging, describe: list.describe(listed, refs), itemId: spec.list.itemId, fetchPage: (page) => ctx.schedule(() => list.fetchPage(ctx, listed, refs, page)) },
+      {
+        pageSize: ctx.pageSize,
+        maxPages: ctx.maxPages,
+        ahead: true,
+        onItem(item) {
+          const key = finder.itemKey(item);
+          if (key !== undefined) keyed.get(key)?.push(item);
+        },
+      },
+    ));
+  } catch (error) {
+    return afterFailedList(ctx, error, members.length, alone);
+  }
+  return Promise.all(members.map((member, k) => (complete ? pickListed(spec, ctx, member, refs[k]!, keyed) : alone(k))));
 }
 
 /**
@@ -262,10 +348,11 @@ function projectNow<T extends ResourceType, Item>(ctx: ProviderContext, spec: Li
 
 /**
  * Reads list pages for the members named by id (`ids`) until they are all found, the list ends,
- * or single reads would cost less; with `onItem` (members found by natural key), to the list's
- * end. Each member's item goes to `onFound`, and every item to `onItem`, as its page is taken;
- * pages are taken in their order, whatever order they come in, so an item listed twice is always
- * the first page's.
+ * or single reads would cost less (a counted list: its pages left are at least the members
+ * missing; one without a count: the pages read so far found fewer members than pages); with
+ * `onItem` (members found by key), to the list's end. Each member's item goes to `onFound`, and
+ * every item to `onItem`, as its page is taken; pages are taken in their order, whatever order
+ * they come in, so an item listed twice is always the first page's.
  */
 async function listMembers<T extends ResourceType, Item>(
   ctx: GroupReadContext,
@@ -276,70 +363,27 @@ async function listMembers<T extends ResourceType, Item>(
   onItem?: (item: Item) => void,
 ): Promise<Listing> {
   const wanted = new Set(ids.keys());
-  // Members found by natural key need the whole list: none may stop it early.
-  const exhaustive = onItem !== undefined;
   const found = new Set<string>();
-  const seen = new Set<string>();
-  const paging = list.paging;
-  const limit = paging.kind === 'offset' ? Math.max(1, Math.min(paging.maxPageSize, ctx.pageSize ?? paging.maxPageSize)) : 0;
-  const maxPages = ctx.maxPages ?? MAX_LIST_PAGES;
-  const fetch = (index: number, size = limit) => ctx.schedule(() => list.fetchPage(ctx, members, { index, offset: index * size, limit }));
-  /** Takes a page's items; the number of items it had not seen before. */
-  const take = (page: ListPage<Item>): number => {
-    let fresh = 0;
-    for (const item of page.items) {
-      const id = list.itemId(item);
-      if (seen.has(id)) continue;
-      seen.add(id);
-      fresh += 1;
-      onItem?.(item);
-      if (wanted.has(id)) {
-        found.add(id);
-        onFound(id, item);
-      }
-    }
-    return fresh;
-  };
   const missing = () => wanted.size - found.size;
-  const endless = () => new EdgeformError('EDGEFORM_PAGING', `the list ${list.describe(members)} did not end after ${maxPages} pages; edgeform stopped following it`);
-
-  const first = await fetch(0);
-  take(first);
-  if (paging.kind === 'none') return { complete: first.total === undefined || (first.total === first.items.length && seen.size === first.total) };
-  if (paging.kind === 'offset' && first.total !== undefined) {
-    // A counted list: the count says how many pages there are, and they can be fetched at once.
-    // A platform serving fewer items a page than asked for pages by what it serves.
-    const total = first.total;
-    const size = first.items.length > 0 && first.items.length < Math.min(limit, total) ? first.items.length : limit;
-    const pages = Math.max(1, Math.ceil(total / size));
-    const rest = pages - 1;
-    if (rest > 0 && !exhaustive && (missing() === 0 || rest >= missing())) return { complete: false };
-    if (pages > maxPages) throw endless();
-    // Each page is taken once those before it are (a later one that comes first waits).
-    const waiting = new Map<number, ListPage<Item>>();
-    let next = 1;
-    const arrived = (index: number, page: ListPage<Item>): number | undefined => {
-      waiting.set(index, page);
-      for (let ready = waiting.get(next); ready !== undefined; ready = waiting.get(next)) {
-        waiting.delete(next);
-        take(ready);
-        next += 1;
-      }
-      return page.total;
-    };
-    const totals = await Promise.all(Array.from({ length: rest }, (_, i) => fetch(i + 1, size).then((page) => arrived(i + 1, page))));
-    const agree = totals.every((count) => count === total) && seen.size === total;
-    return { complete: agree };
-  }
-  // No count: follow the pages one by one while they pay for themselves, to an empty page (or,
-  // where edgeform chose the page size, one shorter than asked for).
-  let page = first;
-  for (let read = 1; ; read++) {
-    if (page.items.length === 0 || (paging.kind === 'offset' && page.items.length < limit)) return { complete: true };
-    if (!exhaustive && (missing() <= 1 || read > found.size)) return { complete: false };
-    if (read >= maxPages) throw endless();
-    page = await fetch(read);
-    // A page of nothing new: the platform repeats itself instead of paging; stop here.
-    if (take(page) === 0 && page.items.length > 0) return { complete: false };
-  }
+  const read = await readPages(
+    { paging: list.paging, describe: list.describe(members), itemId: list.itemId, fetchPage: (page) => ctx.schedule(() => list.fetchPage(ctx, members, page)) },
+    {
+      pageSize: ctx.pageSize,
+      maxPages: ctx.maxPages,
+      ahead: true,
+      onItem(item) {
+        onItem?.(item);
+        const id = list.itemId(item);
+        if (wanted.has(id)) {
+          found.add(id);
+          onFound(id, item);
+        }
+      },
+      // Members found by key need the whole list: none may stop it early.
+      ...(onItem === undefined
+        ? { more: (pages: number, left: number | undefined) => (left !== undefined ? missing() > 0 && left < missing() : missing() > 1 && pages <= found.size) }
+        : {}),
+    },
+  );
+  return { complete: read.complete };
 }

@@ -317,11 +317,14 @@ export function bindProvider<K extends ResourceType>(providers: ProviderRegistry
   return {
     taskType: provider.taskType,
     idField: provider.idField,
-    // A block found by its identity (no id in it) is read alone: group reads match members by id.
-    read: (ctx) =>
-      provider.groupRead && (change.desired as Record<string, unknown>)[provider.idField] !== undefined
-        ? readTogether(change.type, provider.groupRead, ctx, change.desired)
-        : provider.read(ctx, change.desired, ref),
+    // A block found by its identity (no id in it) is read with the others of its group when the
+    // group read finds such blocks in its list (findsWithoutId), else alone.
+    read: (ctx) => {
+      const groupRead = provider.groupRead;
+      if (groupRead === undefined) return provider.read(ctx, change.desired, ref);
+      if ((change.desired as Record<string, unknown>)[provider.idField] !== undefined) return readTogether(change.type, groupRead, ctx, change.desired, ref);
+      return groupRead.findsWithoutId ? readTogether(change.type, groupRead, ctx, change.desired, ref, true) : provider.read(ctx, change.desired, ref);
+    },
     summarize: (state) => provider.summarize(state),
     // A move is planned as a claim (the ownership tags rewritten), and confirmed the same way.
     plan: (state) => (change.moved_from !== undefined && provider.ownership ? provider.ownership.claim(change.desired, state, ref) : provider.plan(change.desired, state)),

@@ -29,3 +29,22 @@ export const floatingIpList: KindList<CloudScope, FloatingIp> = {
     return { items: page.results, total: page.count };
   },
 };
+
+/** Floating IPs of a project and region filtered by their tags: `tag_key_value` (a JSON object of key → value, each carried) or `tag_key` (a key carried). */
+export interface TaggedScope extends CloudScope {
+  filter: { tag_key_value: string } | { tag_key: string };
+}
+
+/**
+ * The floating IPs of a project and region carrying tags (the list's tag filter), paged as the
+ * whole list is: the find by ownership tags and the ownership listing read it. The platform's
+ * filter is not trusted: callers check each item's tags again.
+ */
+export const floatingIpTaggedList: KindList<TaggedScope, FloatingIp> = {
+  paging: floatingIpList.paging,
+  path: (s) => floatingIpList.path(s),
+  async fetchPage(ctx, s, { limit, offset }) {
+    const page = (await ctx.api.get(floatingIpTaggedList.path(s), { schema: floatingIpPage, query: { ...s.filter, limit, offset }, signal: ctx.signal })).body;
+    return { items: page.results, total: page.count };
+  },
+};

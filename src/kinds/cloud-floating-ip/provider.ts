@@ -2,18 +2,18 @@ import { z } from 'zod';
 import { NotFoundError } from '../../api/errors.js';
 import { apiPath } from '../../api/path.js';
 import { taskIdsSchema } from '../../api/tasks.js';
-import { EdgeformError, PlanPayloadError } from '../../errors.js';
+import { PlanPayloadError } from '../../errors.js';
 import { planTagsPatch, userTags, type LiveTag } from '../../plan/merge-patch.js';
 import type { ResourceChange } from '../../plan/types.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { ADDRESS_TAG, STACK_TAG } from '../fields.js';
-import { listEndpointOf } from '../kind-list.js';
+import { listAll, listEndpointOf } from '../kind-list.js';
 import type { FinishedTask, Observation, Owner, OwnedResource, ProviderContext, ProviderPlan, ResourceProvider, ResourceRef } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
-import { defineListReads, MAX_LIST_PAGES } from '../list-read.js';
+import { defineListReads } from '../list-read.js';
 import { readOrGone, requirePayload, startTasks, type Recovery } from '../shared.js';
 import { floatingIpImport } from './import.js';
-import { floatingIpAnswer, floatingIpList, floatingIpPage, type FloatingIp } from './list.js';
+import { floatingIpAnswer, floatingIpList, floatingIpTaggedList, type FloatingIp } from './list.js';
 
 /** The update's payload: the tags merge patch (null is a real patch: remove every user tag). */
 const payloadSchema = z.object({ tags_patch: z.record(z.string(), z.string().nullable()).nullable() });
@@ -26,9 +26,6 @@ const createPayloadSchema = z.object({ tags: z.record(z.string(), z.string()) })
  * `created_resources.floatingips` (CreatedResources). Anything else there is not edgeform's.
  */
 const createdResources = z.looseObject({ created_resources: z.looseObject({ floatingips: z.array(z.string()).optional() }).nullish() });
-
-/** The largest page of the floating IP list (the vendor's maximum `limit`). */
-const MAX_PAGE = 1000;
 
 /** A tag value is at most 255 characters on the platform, the address tag's included. */
 const MAX_TAG_VALUE = 255;
@@ -55,15 +52,7 @@ async function listTagged(
   filter: { tag_key_value: string } | { tag_key: string },
   keep: (fip: FloatingIp) => boolean,
 ): Promise<FloatingIp[]> {
-  const path = fipListPath(projectId, regionId);
-  const found = new Map<string, FloatingIp>();
-  for (let page = 0, offset = 0; ; page++) {
-    if (page >= MAX_LIST_PAGES) throw new EdgeformError('EDGEFORM_PAGING', `the list GET ${path} did not end after ${MAX_LIST_PAGES} pages; edgeform stopped following it`);
-    const body = (await ctx.api.get(path, { schema: floatingIpPage, query: { ...filter, limit: MAX_PAGE, offset }, signal: ctx.signal })).body;
-    for (const fip of body.results) if (keep(fip)) found.set(fip.id, fip);
-    offset += body.results.length;
-    if (body.results.length === 0 || offset >= body.count) return [...found.values()];
-  }
+  return (await listAll(ctx, floatingIpTaggedList, { project_id: projectId, region_id: regionId, filter }, (fip) => fip.id)).filter(keep);
 }
 
 /** Every floating IP of a project and region carrying each key → value of `wanted`. */
@@ -128,6 +117,27 @@ const reads = defineListReads<'cloud_floating_ip', FloatingIp>({
     return fip === null ? null : { item: fip, foundBy: ownershipIdentity(ref.stack) };
   },
   hasId: (d) => d.floating_ip_id !== undefined,
+  // The blocks of a project and region found by their ownership tags: one list of the IPs tagged
+  // with the stack's name (edgeform-stack), each block picked by its address (edgeform-address).
+  findInList: {
+    key: (_d, ref) => ref.address,
+    itemKey: (fip) => tagValue(fip, ADDRESS_TAG),
+    pick(_d, matches, ref) {
+      const fip = onlyMatch(
+        matches.filter((m) => tagValue(m, STACK_TAG) === ref.stack),
+        (m) => m.id,
+        { type: 'cloud_floating_ip', identity: `${ownershipIdentity(ref.stack)} (${ADDRESS_TAG} ${ref.address})`, idField: 'floating_ip_id' },
+      );
+      return fip === null ? null : { item: fip, foundBy: ownershipIdentity(ref.stack) };
+    },
+    list: {
+      paging: floatingIpTaggedList.paging,
+      canMatch: ([ref]) => ref?.stack !== null && ref?.stack !== undefined,
+      describe: ([d]) => `GET ${fipListPath(d.project_id, d.region_id)}`,
+      fetchPage: (ctx, [d], [ref], page) =>
+        floatingIpTaggedList.fetchPage(ctx, { project_id: d.project_id, region_id: d.region_id, filter: { tag_key_value: JSON.stringify({ [STACK_TAG]: ref!.stack }) } }, page),
+    },
+  },
   list: {
     group: (d) => `${d.project_id}/${d.region_id}`,
     memberId: (d) => d.floating_ip_id ?? '',

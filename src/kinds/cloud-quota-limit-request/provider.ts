@@ -33,6 +33,18 @@ function listRequests(ctx: ProviderContext): Promise<Request[]> {
   return listAll(ctx, requestList, {}, (r) => String(r.id));
 }
 
+/** The one request among `requests` with the block's description; more than one is an error naming them. */
+function pickByDescription(d: Desired, requests: readonly Request[]): { item: Request; foundBy: string } | null {
+  const description = d.description!;
+  const identity = describeKey(description);
+  const item = onlyMatch(
+    requests.filter((r) => r.description === description),
+    (r) => r.id,
+    { type: 'cloud_quota_limit_request', identity, idField: 'request_id' },
+  );
+  return item === null ? null : { item, foundBy: identity };
+}
+
 const reads = defineListReads<'cloud_quota_limit_request', Request>({
   readOne: (ctx, d) => readOrGone(async () => (await ctx.api.get(requestPath(d.request_id!), { schema: requestAnswer, signal: ctx.signal })).body),
   project: (_ctx, _desired, r) => ({
@@ -41,11 +53,20 @@ const reads = defineListReads<'cloud_quota_limit_request', Request>({
   }),
   hasId: (d) => d.request_id !== undefined,
   async find(ctx, d) {
-    const description = d.description!;
-    const identity = describeKey(description);
-    const matches = (await listRequests(ctx)).filter((r) => r.description === description);
-    const item = onlyMatch(matches, (r) => r.id, { type: 'cloud_quota_limit_request', identity, idField: 'request_id' });
-    return item === null ? null : { item, foundBy: identity };
+    return pickByDescription(d, await listRequests(ctx));
+  },
+  // Blocks found by description are found in the account's whole list (the group's list is
+  // filtered by the ids it reads), read to its end once for all of them.
+  findInList: {
+    key: (d) => d.description!,
+    itemKey: (r) => r.description ?? undefined,
+    pick: pickByDescription,
+    list: {
+      paging: requestList.paging,
+      canMatch: () => true,
+      describe: () => `GET ${REQUESTS}`,
+      fetchPage: (ctx, _members, _refs, page) => requestList.fetchPage(ctx, {}, page),
+    },
   },
   list: {
     group: () => 'requests',

@@ -33,17 +33,30 @@ function listSettings(ctx: ProviderContext, reseller: number): Promise<Setting[]
   return listAll(ctx, settingList, { reseller_id: reseller }, (s) => String(s.id));
 }
 
+/** A setting's natural key within its reseller, for matching list items: its type and e-mail. */
+const settingKey = (type: string | undefined, email: string | undefined) => JSON.stringify([type, email]);
+
+/** The one setting among `settings` with the block's natural key; more than one is an error naming them. */
+function pickByKey(d: Desired, settings: readonly Setting[]): { item: Setting; foundBy: string } | null {
+  const identity = describeKey(d);
+  const matches = settings.filter((s) => s.notification_type === d.notification_type && s.email === d.email);
+  const item = onlyMatch(matches, (s) => s.id, { type: 'iam_reseller_notification_setting', identity, idField: 'notification_settings_id' });
+  return item === null ? null : { item, foundBy: identity };
+}
+
 /** Reads one setting (GET), a reseller's settings (the list), or finds one by its natural key, with one projection. */
 const reads = defineListReads<'iam_reseller_notification_setting', Setting>({
   readOne: (ctx, d) => readOrGone(async () => (await ctx.api.get(settingPath(d.reseller_id, d.notification_settings_id!), { schema: settingAnswer, signal: ctx.signal })).body),
   project: (_ctx, _desired, s) => ({ exists: true, state: { notification_settings_id: s.id, notification_type: s.notification_type, email: s.email, enabled: s.enabled } }),
   hasId: (d) => d.notification_settings_id !== undefined,
   async find(ctx, d) {
-    const settings = await listSettings(ctx, d.reseller_id);
-    const identity = describeKey(d);
-    const matches = settings.filter((s) => s.notification_type === d.notification_type && s.email === d.email);
-    const item = onlyMatch(matches, (s) => s.id, { type: 'iam_reseller_notification_setting', identity, idField: 'notification_settings_id' });
-    return item === null ? null : { item, foundBy: identity };
+    return pickByKey(d, await listSettings(ctx, d.reseller_id));
+  },
+  // The blocks of one reseller found by their natural key are found in the reseller's one list.
+  findInList: {
+    key: (d) => settingKey(d.notification_type, d.email),
+    itemKey: (s) => settingKey(s.notification_type, s.email),
+    pick: pickByKey,
   },
   list: {
     group: (d) => String(d.reseller_id),

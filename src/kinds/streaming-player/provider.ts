@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
-import { EdgeformError, PlanPayloadError } from '../../errors.js';
+import { PlanPayloadError } from '../../errors.js';
 import type { ResourceChange } from '../../plan/types.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { declaredFields, diffDeclared } from '../declared-fields.js';
-import { defineListReads, MAX_LIST_PAGES } from '../list-read.js';
+import { defineListReads } from '../list-read.js';
 import type { ProviderContext, ResourceProvider } from '../provider.js';
 import { deleteIfPresent, readOrGone, postCreate, requirePayload } from '../shared.js';
-import { listEndpointOf } from '../kind-list.js';
+import { listAll, listEndpointOf } from '../kind-list.js';
 import { playerImport } from './import.js';
 import { playerAnswer, playerList, type Player } from './list.js';
 import { PLAYER_FIELDS } from './schema.js';
@@ -29,9 +29,16 @@ async function readPlayer(ctx: ProviderContext, id: number): Promise<Player | nu
   return player === null ? null : { ...player, id };
 }
 
-/** One page of the player list (see playerList). */
-async function fetchPlayers(ctx: ProviderContext, index: number): Promise<readonly Player[]> {
-  return (await playerList.fetchPage(ctx, {}, { index, offset: 0, limit: 0 })).items;
+/** The one player with the block's name among `players`; two or more are an error naming every id (names are not unique on the platform). */
+function pickByName(desired: { name?: string | undefined }, players: readonly Player[]): { item: Player; foundBy: string } | null {
+  const name = desired.name!;
+  const identity = `name ${JSON.stringify(name)}`;
+  const player = onlyMatch(
+    players.filter((p) => p.name === name),
+    (p) => p.id,
+    { type: 'streaming_player', identity, idField: 'player_id' },
+  );
+  return player === null ? null : { item: player, foundBy: identity };
 }
 
 /**
@@ -65,18 +72,14 @@ const reads = defineListReads<'streaming_player', Player>({
   project: (_ctx, _desired, player) => ({ exists: true, state: stateOf(player) }),
   hasId: (desired) => desired.player_id !== undefined,
   async find(ctx, desired) {
-    const name = desired.name!;
     // Names are not unique on the platform: every page is read, and two players with the name are an error naming both.
-    const matches: Player[] = [];
-    for (let index = 0; ; index++) {
-      if (index >= MAX_LIST_PAGES) throw new EdgeformError('EDGEFORM_PAGING', `the list GET ${PLAYERS} did not end after ${MAX_LIST_PAGES} pages; edgeform stopped following it`);
-      const page = await fetchPlayers(ctx, index);
-      if (page.length === 0) break;
-      matches.push(...page.filter((p) => p.name === name));
-    }
-    const identity = `name ${JSON.stringify(name)}`;
-    const player = onlyMatch(matches, (p) => p.id, { type: 'streaming_player', identity, idField: 'player_id' });
-    return player === null ? null : { item: player, foundBy: identity };
+    return pickByName(desired, await listAll(ctx, playerList, {}, (p) => String(p.id)));
+  },
+  // Players found by name are found in the one player list, read to its end once for all of them.
+  findInList: {
+    key: (desired) => desired.name!,
+    itemKey: (player) => player.name,
+    pick: pickByName,
   },
   list: {
     group: () => 'players',

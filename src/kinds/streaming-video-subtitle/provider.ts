@@ -38,20 +38,30 @@ function normalizeText(text: string | null | undefined): string {
 /** How a block without an id is found again, as plans show it. */
 const describeKey = (d: Pick<Desired, 'video_id' | 'language'>) => `video_id ${d.video_id} and language "${d.language}"`;
 
+/** The one subtitle of the block's language among a video's `subtitles`; more than one is an error naming them (the platform allows several). */
+function pickByLanguage(d: Desired, subtitles: readonly Subtitle[]): { item: Subtitle; foundBy: string } | null {
+  const identity = describeKey(d);
+  const item = onlyMatch(
+    subtitles.filter((s) => s.language === d.language),
+    (s) => s.id,
+    { type: 'streaming_video_subtitle', identity, idField: 'subtitle_id' },
+  );
+  return item === null ? null : { item, foundBy: identity };
+}
+
 const reads = defineListReads<'streaming_video_subtitle', Subtitle>({
   readOne: (ctx, d) =>
     readOrGone(async () => ({ ...(await ctx.api.get(subtitlePath(d.video_id, d.subtitle_id!), { schema: subtitleAnswer, signal: ctx.signal })).body, video_id: d.video_id })),
   project: (_ctx, d, s) => ({ exists: true, state: { subtitle_id: s.id, video_id: d.video_id, language: s.language, name: s.name ?? null, vtt: s.vtt ?? '' } }),
   hasId: (d) => d.subtitle_id !== undefined,
   async find(ctx: ProviderContext, d) {
-    const subtitles = (await subtitleList.fetchPage(ctx, { video_id: d.video_id }, { index: 0, offset: 0, limit: 0 })).items;
-    const identity = describeKey(d);
-    const item = onlyMatch(
-      subtitles.filter((s) => s.language === d.language),
-      (s) => s.id,
-      { type: 'streaming_video_subtitle', identity, idField: 'subtitle_id' },
-    );
-    return item === null ? null : { item, foundBy: identity };
+    return pickByLanguage(d, (await subtitleList.fetchPage(ctx, { video_id: d.video_id }, { index: 0, offset: 0, limit: 0 })).items);
+  },
+  // The blocks of one video found by language are found in the video's one subtitle list.
+  findInList: {
+    key: (d) => d.language,
+    itemKey: (s) => s.language,
+    pick: pickByLanguage,
   },
   list: {
     group: (d) => String(d.video_id),
