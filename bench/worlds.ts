@@ -171,3 +171,34 @@ export function mixedWorld(dir: string, n: number): World {
     Math.ceil(count.quota / PAGE_SIZES.cloud);
   return write(dir, `mixed-${n}`, lines, fixtures, n, listPages, `/cloud/v1/floatingips/1/76/${uuid('3b000000', 0)}`);
 }
+
+/** The stack name of the identity world: its floating IPs carry it in their ownership tags. */
+const IDENTITY_STACK = 'bench-identity';
+
+/**
+ * `fips` floating IPs found by their ownership tags (`edgeform-stack`, `edgeform-address`, no
+ * `floating_ip_id`) in one project/region and `apps` FastEdge apps found by name (no `app_id`):
+ * the blocks a stack creates. `converged`: the platform already holds every one as declared (a
+ * re-plan: nothing to do); otherwise it holds none of them (an apply creates them all). Its
+ * `listPages` are the lists that find them all: one tag-filtered list of the project/region and
+ * the app list.
+ */
+export function identityWorld(dir: string, fips: number, apps: number, converged: boolean): World {
+  const lines = [`name: ${IDENTITY_STACK}`, 'defaults: { project_id: 1, region_id: 76 }', 'resources:'];
+  const ips = [];
+  const made = [];
+  for (let i = 0; i < fips; i++) {
+    lines.push(`  ip_${i}: { type: cloud_floating_ip, tags: { env: prod } }`);
+    const tags = { env: 'prod', 'edgeform-stack': IDENTITY_STACK, 'edgeform-address': `cloud_floating_ip.ip_${i}` };
+    ips.push({ id: uuid('5d000000', i), floating_ip_address: `203.0.${Math.floor(i / 250) % 256}.${i % 250}`, status: 'ACTIVE', tags });
+  }
+  for (let i = 0; i < apps; i++) {
+    lines.push(`  app_${i}: { type: fastedge_app, name: app-${i}, binary: 1, status: 1 }`);
+    made.push({ id: 1000 + i, name: `app-${i}`, status: 1, binary: 1 });
+  }
+  // One untouched floating IP, so that the probe has something to GET either way.
+  const probe = { id: uuid('5e000000', 0), status: 'ACTIVE', tags: {} };
+  const fixtures = { defaults: { project_id: 1, region_id: 76 }, floating_ips: [probe, ...(converged ? ips : [])], fastedge_apps: converged ? made : [] };
+  const listPages = (fips > 0 ? Math.max(1, Math.ceil(fips / PAGE_SIZES.cloud)) : 0) + (apps > 0 ? Math.max(1, Math.ceil(apps / PAGE_SIZES.fastedge)) : 0);
+  return write(dir, `identity-${fips}-${apps}-${converged ? 'converged' : 'empty'}`, lines, fixtures, fips + apps, listPages, `/cloud/v1/floatingips/1/76/${probe.id}`);
+}

@@ -108,10 +108,13 @@ export interface FindList<T extends ResourceType, Item> {
  * paid for itself (the pages read so far found at least as many members). So a group costs at
  * most one request more than single reads, and a whole project of 1,000 floating IPs one.
  *
- * Members without their platform id (a kind with `findInList`) are found in the same list,
- * which is then read to its end whatever it costs, so that a name found nowhere is known absent:
- * a group of blocks found by name costs one list read (its pages), however many blocks there are.
- * Where the list is not complete they are found one by one (`find`), as a group of one is.
+ * Members without their platform id (a kind with `findInList`) are found in the same list, or
+ * in a list of their own filtered by what they share (`findInList.list`: the floating IPs tagged
+ * with the stack's name), which is then read to its end whatever it costs, so that a key found
+ * nowhere is known absent: a group of blocks found by name or by ownership tags costs one list
+ * read (its pages), however many blocks there are. Where the list is not complete they are found
+ * one by one (`find`), as a group of one is. Every list is read through the one paging loop
+ * (readPages, with its guard).
  *
  * A member missing from a complete list reads `{exists: false}`, as a 404 does. A list counts as
  * complete only when every page was read and they agree with each other (the same count on each,

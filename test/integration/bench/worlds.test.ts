@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { floatingIpWorld, mixedWorld, resizeWorld, type World } from '../../../bench/worlds.js';
+import { floatingIpWorld, identityWorld, mixedWorld, resizeWorld, type World } from '../../../bench/worlds.js';
 import { planStack } from '../../../src/cli/plan-stack.js';
 import { startEmulator } from '../../../src/emulator/index.js';
 
@@ -57,5 +57,17 @@ describe('the benchmark worlds', () => {
     expect(plan.summary.change).toBeGreaterThan(0);
     expect(plan.summary.destroy).toBeGreaterThan(0);
     expect(world.listPages).toBeGreaterThan(10);
+  });
+
+  it('finds every block of the identity world by its ownership tags or name: a no-op when converged, a create each when the platform holds none', async () => {
+    const converged = identityWorld(dir, 12, 8, true);
+    const { plan } = await planWorld(converged);
+    expect(plan.errored).toBe(false);
+    expect(plan.resource_changes.map((c) => c.action)).toEqual(Array(20).fill('no-op'));
+    expect(plan.resource_changes.every((c) => c.before !== null && (c.before.floating_ip_id ?? c.before.app_id) !== undefined)).toBe(true);
+    expect(converged.listPages).toBe(2);
+    const empty = await planWorld(identityWorld(dir, 12, 8, false));
+    expect(empty.plan.errored).toBe(false);
+    expect(empty.plan.resource_changes.map((c) => c.action)).toEqual(Array(20).fill('create'));
   });
 });
