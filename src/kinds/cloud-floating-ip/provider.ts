@@ -156,7 +156,9 @@ const reads = defineListReads<'cloud_floating_ip', FloatingIp>({
  *
  * A block without `floating_ip_id` is found by the ownership tags its create wrote in the create
  * request itself (`edgeform-stack`, `edgeform-address`, through the list's `tag_key_value`
- * filter), so an interrupted create is found by the next run and never made twice. Those tags are
+ * filter: the blocks of a project and region all with one list of the IPs tagged with the stack's
+ * name, a block alone with both tags), so an interrupted create is found by the next run and
+ * never made twice. Those tags are
  * edgeform's: the tags diff never shows nor removes them (src/plan/merge-patch.ts). Create
  * (`create_fip`) and delete (`delete_fip`) answer tasks; the created id is the finished task's
  * `created_resources.floatingips`.

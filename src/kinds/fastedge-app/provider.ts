@@ -121,8 +121,8 @@ function appIdOf(change: ResourceChange<'fastedge_app'>): number {
 /**
  * FastEdge apps (synchronous API, no tasks). A block names its `app_id` (adopt) or only its
  * `name`: names are unique in an account. Blocks found by name are found in the app list, all
- * with one read of it (its pages), whatever their number; one alone (or a re-read after a create)
- * through the list's `name` filter, which matches in part, so only the exact name counts (the
+ * with one read of it (its pages), whatever their number, at plan and at apply's re-reads; one
+ * alone through the list's `name` filter, which matches in part, so only the exact name counts (the
  * vendor's `GET /fastedge/v1/apps/by-name/{name}` is deprecated and never used). It finds the
  * one app or none, and none means create (`POST /fastedge/v1/apps`, which needs a binary; a new
  * app starts as a draft unless `status` is declared). Every declared field (name, binary, env,

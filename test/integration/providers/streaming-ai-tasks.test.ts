@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { EmulatorFixtures } from '../../../src/emulator/index.js';
 import { streamingAiTasks } from '../../../src/kinds/streaming-ai-tasks/provider.js';
+import { createApiClient } from '../../../src/api/client.js';
+import { EdgeformError } from '../../../src/errors.js';
+import { createProviderContext } from '../../../src/kinds/context.js';
 import { type TestEmulator } from '../../helpers/emulator.js';
+import { startLoopbackServer } from '../../helpers/loopback-server.js';
 import { type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
 
 const LIST = '/streaming/ai/tasks';
@@ -98,5 +102,46 @@ describe('streaming_ai_tasks check over several pages', () => {
     const outcome = await streamingAiTasks.evaluate(h.ctx, { where: { status: 'SUCCESS' }, min_count: 5 });
     expect(outcome).toMatchObject({ status: 'pass', details: { count: 5 } });
     expect(emu.requests).toHaveLength(1);
+  });
+});
+
+describe('streaming_ai_tasks check on a platform that pages wrongly', () => {
+  /** Evaluates the check against a loopback platform answering each page request with `answer(page)`. */
+  async function evaluateAgainst(answer: (page: number) => { next: string | null; results: Array<{ task_id: string }> }) {
+    const server = await startLoopbackServer((req, res) => {
+      const page = Number(new URL(req.url, 'http://x').searchParams.get('page'));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(answer(page)));
+    });
+    const api = createApiClient({ baseUrl: server.url, apiKey: 'k$ey', random: () => 0 });
+    try {
+      const outcome = await streamingAiTasks.evaluate(createProviderContext({ api }), { where: { task_name: 'transcription' }, max_count: 10 }).catch((e: unknown) => e);
+      return { outcome, pages: server.requests.map((r) => new URL(r.url, 'http://x').searchParams.get('page')) };
+    } finally {
+      await api.close();
+      await server.close();
+    }
+  }
+
+  it('fails with EDGEFORM_PAGING, without following it further, when a next link leads back to a page already read', async () => {
+    const { outcome, pages } = await evaluateAgainst((page) => ({ next: page === 3 ? 'page=2' : `page=${page + 1}`, results: [{ task_id: `t${page}` }] }));
+    expect(outcome).toBeInstanceOf(EdgeformError);
+    expect((outcome as EdgeformError).code).toBe('EDGEFORM_PAGING');
+    expect((outcome as EdgeformError).message).toBe('the list GET /streaming/ai/tasks repeated a page; edgeform stopped following it');
+    expect(pages).toEqual(['1', '2', '3']);
+  });
+
+  it('fails with EDGEFORM_PAGING when a page brings no task it had not seen', async () => {
+    const { outcome, pages } = await evaluateAgainst((page) => ({ next: `page=${page + 1}`, results: [{ task_id: 'same' }] }));
+    expect((outcome as EdgeformError).message).toBe('the list GET /streaming/ai/tasks repeated a page; edgeform stopped following it');
+    expect(pages).toEqual(['1', '2']);
+  });
+
+  it('counts a task listed on two pages once', async () => {
+    const { outcome } = await evaluateAgainst((page) => ({
+      next: page === 1 ? 'page=2' : null,
+      results: page === 1 ? [{ task_id: 'a' }, { task_id: 'b' }] : [{ task_id: 'b' }, { task_id: 'c' }],
+    }));
+    expect(outcome).toMatchObject({ status: 'pass', details: { count: 3, task_ids: ['a', 'b', 'c'] } });
   });
 });
