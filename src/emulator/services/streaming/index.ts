@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { datetime, int, listSection, positiveInt, uuid } from '../../fixture-parts.js';
 import { parseDate } from '../../format.js';
-import { jsonReply, reasonPhrase, type ApiProduct, type Reply } from '../../reply.js';
 import { defineService } from '../../service.js';
+import { STREAMING_PRODUCT } from './product.js';
 import { AI_TASK_STATUSES, streamingRoutes } from './routes.js';
 
 /** A streaming player, in API shape. */
@@ -47,22 +47,6 @@ export interface StreamingSlice {
   readonly videos: Map<number, VideoRecord>;
   /** In fixture order. */
   aiTasks: AiTaskRecord[];
-}
-
-/** The streaming API: errors `{"status", "error": "<reason>. <message>"}`. */
-export const STREAMING_PRODUCT: ApiProduct = {
-  pathPrefix: '/streaming/',
-  error: streamingError,
-  notFound: (what) => streamingError(404, `${what} was not found; check the initial parameters of the request.`),
-  invalidParam: ({ name, text, in: where, expected, status }) =>
-    streamingError(
-      status,
-      where === 'path' ? `${name} must be a positive integer, got "${text}".` : `${name} must be an integer ≥ ${'min' in expected ? expected.min : 1}, got "${text}".`,
-    ),
-};
-
-function streamingError(status: number, message: string): Reply {
-  return jsonReply(status, { status, error: `${reasonPhrase(status)}. ${message}` });
 }
 
 const playerFixture = z.strictObject({
