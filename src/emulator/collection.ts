@@ -61,10 +61,16 @@ export interface CollectionSpec<State extends object, Rec, Key, Scope, Query, Sy
   product: ApiProduct;
   /** The list path, e.g. /cloud/v1/floatingips/{project_id}/{region_id}. */
   path: string;
-  /** The id's parameter name in the item path `{path}/{idParam}`; omitted for a list-only collection. */
+  /** The id's parameter name in the item path `{path}/{idParam}` (default `id`). */
   idParam?: string;
+  /** The item path when it is not `{path}/{idParam}` (DNS record sets: `/dns/v2/zones/{zoneName}/{rrsetName}/{rrsetType}`). */
+  itemPath?: string;
+  /** Where POST creates when not on the list path (cloud v2 creates beside a v1 list; DNS record sets on the item path). */
+  createPath?: string;
   /** How the id reads (default text). */
   idSyntax?: Syntax;
+  /** Reads an id made of several path parameters (a record set's name and type), instead of `idParam` in `idSyntax`. */
+  readId?(ctx: RouteContext<State>, scope: Scope): IdOf<Syntax>;
   /** What the product's 404 names: `${noun} ${id}` unless `notFoundName` says otherwise. */
   noun: string;
   notFoundName?(id: IdOf<Syntax>, scope: Scope): string;
@@ -131,11 +137,12 @@ export function defineCollection<State extends object, Rec, Scope = undefined, Q
 ): Collection<State, Rec, Scope> {
   type Ctx = RouteContext<State>;
   const { product } = spec;
-  const itemPath = `${spec.path}/{${spec.idParam ?? 'id'}}`;
+  const itemPath = spec.itemPath ?? `${spec.path}/{${spec.idParam ?? 'id'}}`;
   const readScope = (ctx: Ctx): Scope => (spec.scope ? spec.scope(ctx) : (undefined as Scope));
   const belongs = (record: Rec, scope: Scope): boolean => spec.inScope?.(record, scope) ?? true;
 
-  function readId(ctx: Ctx): IdOf<Syntax> {
+  function readId(ctx: Ctx, scope: Scope): IdOf<Syntax> {
+    if (spec.readId) return spec.readId(ctx, scope);
     const name = spec.idParam ?? 'id';
     const text = ctx.params[name] ?? '';
     const syntax: IdSyntax = spec.idSyntax ?? 'text';
@@ -150,7 +157,7 @@ export function defineCollection<State extends object, Rec, Scope = undefined, Q
 
   function locate(ctx: Ctx): { record: Rec; scope: Scope } {
     const scope = readScope(ctx);
-    const id = readId(ctx);
+    const id = readId(ctx, scope);
     const store = spec.store(ctx, scope);
     const record = Array.isArray(store) ? store.find((r) => spec.idOf(r) === id) : store.get(spec.key ? spec.key(id, scope) : (id as unknown as Key));
     if (record === undefined || !belongs(record, scope)) fail(product.notFound(spec.notFoundName?.(id, scope) ?? `${spec.noun} ${id}`, ctx.requestId));
@@ -210,7 +217,7 @@ export function defineCollection<State extends object, Rec, Scope = undefined, Q
   if (create) {
     routes.push({
       method: 'POST',
-      pattern: spec.path,
+      pattern: spec.createPath ?? spec.path,
       handler(ctx) {
         const scope = readScope(ctx);
         const created = create.build(ctx, scope);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CLOUD_PRODUCT, cloudObjectBody, cloudPages, cloudPlacement, placedIn, type CloudScope } from '../../../src/emulator/cloud-common.js';
 import { defineCollection } from '../../../src/emulator/collection.js';
 import { CoreState } from '../../../src/emulator/core-state.js';
-import { bareArray, pageNumbers } from '../../../src/emulator/paging.js';
+import { bareArray, pageNumbers, unpaged } from '../../../src/emulator/paging.js';
 import { CONTROL_PRODUCT, ReplyError, jsonReply, type Reply } from '../../../src/emulator/reply.js';
 import type { RouteContext, ServiceRoute } from '../../../src/emulator/router.js';
 import type { TaskTarget } from '../../../src/emulator/tasks.js';
@@ -80,9 +80,9 @@ function world(): RouteContext<Slice>['state'] {
   return state;
 }
 
-function call(
-  routes: ServiceRoute<Slice>[],
-  state: RouteContext<Slice>['state'],
+function call<S extends object>(
+  routes: ServiceRoute<S>[],
+  state: RouteContext<S>['state'],
   method: string,
   pattern: string,
   params: Record<string, string>,
@@ -91,7 +91,7 @@ function call(
   const route = routes.find((r) => r.method === method && r.pattern === pattern);
   if (!route) throw new Error(`no route ${method} ${pattern}`);
   let drawn = 0;
-  const ctx: RouteContext<Slice> = {
+  const ctx: RouteContext<S> = {
     method,
     path: pattern,
     route: pattern,
@@ -181,6 +181,53 @@ function refusal(read: () => unknown): Reply {
   }
   throw new Error('no refusal');
 }
+
+// Issue 21's DNS record sets: listed under the zone, created on the item path, named by two path parameters.
+interface RrSet {
+  zone: string;
+  name: string;
+  type: string;
+  ttl: number;
+}
+const RRSET = '/dns/v2/zones/{zoneName}/{rrsetName}/{rrsetType}';
+const rrsets = defineCollection<{ rrsets: Map<string, RrSet> }, RrSet, string>({
+  product: CONTROL_PRODUCT,
+  path: '/dns/v2/zones/{zoneName}/rrsets',
+  itemPath: RRSET,
+  createPath: RRSET,
+  noun: 'RRSet',
+  scope: (ctx) => ctx.params.zoneName ?? '',
+  readId: (ctx) => `${ctx.params.rrsetName}/${ctx.params.rrsetType}`,
+  store: (ctx) => ctx.state.rrsets,
+  key: (id, zone) => `${zone}/${id}`,
+  inScope: (r, zone) => r.zone === zone,
+  idOf: (r) => `${r.name}/${r.type}`,
+  list: { paging: unpaged(({ items, total }) => ({ rrsets: items, total_amount: total })), render: (r) => ({ name: r.name, type: r.type, ttl: r.ttl }) },
+  get: (r) => ({ name: r.name, type: r.type, ttl: r.ttl }),
+  create: {
+    build: (ctx, zone) => ({ record: { zone, name: ctx.params.rrsetName ?? '', type: ctx.params.rrsetType ?? '', ttl: 300 }, logged: {} }),
+    answer: (r) => jsonReply(200, { name: r.name, type: r.type, ttl: r.ttl }),
+  },
+  delete: {},
+});
+
+describe('emulator collections of other shapes', () => {
+  it('a collection created on its item path and named by two path parameters (DNS record sets) lists, gets and deletes by that name', () => {
+    const state = Object.assign(new CoreState(new Map()), { rrsets: new Map<string, RrSet>() });
+    const { routes } = rrsets;
+    expect(routes.map((r) => `${r.method} ${r.pattern}`)).toEqual(['GET /dns/v2/zones/{zoneName}/rrsets', `POST ${RRSET}`, `GET ${RRSET}`, `DELETE ${RRSET}`]);
+    const www = { zoneName: 'example.com', rrsetName: 'www', rrsetType: 'A' };
+    expect(call(routes, state, 'POST', RRSET, www).json).toEqual({ name: 'www', type: 'A', ttl: 300 });
+    expect(call(routes, state, 'GET', '/dns/v2/zones/{zoneName}/rrsets', { zoneName: 'example.com' }).json).toEqual({
+      rrsets: [{ name: 'www', type: 'A', ttl: 300 }],
+      total_amount: 1,
+    });
+    expect(call(routes, state, 'GET', '/dns/v2/zones/{zoneName}/rrsets', { zoneName: 'other.com' }).json).toEqual({ rrsets: [], total_amount: 0 });
+    expect(call(routes, state, 'GET', RRSET, { ...www, rrsetType: 'AAAA' })).toEqual({ status: 404, json: { error: 'RRSet www/AAAA not found' } });
+    expect(call(routes, state, 'DELETE', RRSET, www).status).toBe(204);
+    expect(call(routes, state, 'GET', RRSET, www).status).toBe(404);
+  });
+});
 
 describe('emulator paging styles', () => {
   const ctxWith = (query: string): RouteContext => ({ query: new URLSearchParams(query), requestId: 'r' }) as RouteContext;
