@@ -164,8 +164,12 @@ export function defineCollection<State extends object, Rec, Scope = undefined, Q
     return { record, scope };
   }
 
+  function keyOf(record: Rec, scope: Scope): Key {
+    return spec.key ? spec.key(spec.idOf(record) as IdOf<Syntax>, scope) : (spec.idOf(record) as unknown as Key);
+  }
+
   function log(ctx: Ctx, record: Rec, change: string, after?: Record<string, unknown>): void {
-    if (spec.mutationKind !== undefined) (ctx.state as unknown as LogTarget).recordMutation(ctx.now, spec.mutationKind, spec.idOf(record), change, after);
+    if (spec.mutationKind !== undefined) ctx.state.recordMutation(ctx.now, spec.mutationKind, spec.idOf(record), change, after);
   }
 
   function startOn(ctx: Ctx, record: Rec, start: TaskStart): TaskRecord {
@@ -192,98 +196,78 @@ export function defineCollection<State extends object, Rec, Scope = undefined, Q
     if (record.task_id) fail(product.error(409, `${spec.noun} ${spec.idOf(record)} is locked by task ${record.task_id}; wait until the task finishes`, ctx.requestId));
   }
 
-  const routes: ServiceRoute<State>[] = [];
-  const { list, create, updates = [] } = spec;
-  if (list) {
-    routes.push({
-      method: 'GET',
-      pattern: spec.path,
-      handler(ctx) {
-        const scope = readScope(ctx);
-        let query = undefined as Query;
-        if (list.queryFirst === true) query = list.query ? list.query(ctx, scope) : query;
-        const window = list.paging.read(ctx, product);
-        if (list.queryFirst !== true) query = list.query ? list.query(ctx, scope) : query;
-        const store = spec.store(ctx, scope);
-        const matching: Rec[] = [];
-        for (const record of store.values()) if (belongs(record, scope) && (list.where?.(record, query, ctx) ?? true)) matching.push(record);
-        if (list.order) matching.sort((a, b) => list.order!(a, b, query));
-        const end = window.limit === undefined ? undefined : window.offset + window.limit;
-        const items = matching.slice(window.offset, end).map((record) => list.render(record, ctx, query));
-        return jsonReply(200, list.paging.answer({ items, total: matching.length, window, scope }));
-      },
-    });
+  /** GET the list: scope, page and filters (in the vendor's order), the matching records in order, the page in its envelope. */
+  function listRecords(list: NonNullable<typeof spec.list>, ctx: Ctx): Reply {
+    const scope = readScope(ctx);
+    const readQuery = (): Query => (list.query ? list.query(ctx, scope) : (undefined as Query));
+    const early = list.queryFirst === true ? readQuery() : undefined;
+    const window = list.paging.read(ctx, product);
+    const query = list.queryFirst === true ? (early as Query) : readQuery();
+    const matching: Rec[] = [];
+    for (const record of spec.store(ctx, scope).values()) if (belongs(record, scope) && (list.where?.(record, query, ctx) ?? true)) matching.push(record);
+    if (list.order) matching.sort((a, b) => list.order!(a, b, query));
+    const end = window.limit === undefined ? undefined : window.offset + window.limit;
+    const items = matching.slice(window.offset, end).map((record) => list.render(record, ctx, query));
+    return jsonReply(200, list.paging.answer({ items, total: matching.length, window, scope }));
   }
-  if (create) {
-    routes.push({
-      method: 'POST',
-      pattern: spec.createPath ?? spec.path,
-      handler(ctx) {
-        const scope = readScope(ctx);
-        const created = create.build(ctx, scope);
-        const { record } = created;
-        if (create.insert) create.insert(ctx, record, scope);
-        else {
-          const store = spec.store(ctx, scope);
-          if (Array.isArray(store)) store.push(record);
-          else store.set(spec.key ? spec.key(spec.idOf(record) as IdOf<Syntax>, scope) : (spec.idOf(record) as unknown as Key), record);
-        }
-        if (created.task) {
-          const task = startOn(ctx, record, created.task);
-          if (typeof record === 'object' && record !== null && 'creator_task_id' in record) record.creator_task_id = task.id;
-          return tasksReply(task);
-        }
-        log(ctx, record, 'create', created.logged);
-        return create.answer ? create.answer(record, ctx) : jsonReply(200, spec.get?.(record, ctx));
-      },
-    });
-  }
-  if (spec.get) {
-    const render = spec.get;
-    routes.push({ method: 'GET', pattern: itemPath, handler: (ctx) => jsonReply(200, render(locate(ctx).record, ctx)) });
-  }
-  for (const update of updates) {
-    routes.push({
-      method: update.method,
-      pattern: update.path ?? itemPath,
-      handler(ctx) {
-        const { record, scope } = locate(ctx);
-        const checkLock = (): void => assertUnlocked(ctx, record as Rec & { task_id: string | null });
-        if ('task' in update) {
-          const start = update.task(ctx, record, scope, checkLock);
-          return start ? tasksReply(startOn(ctx, record, start)) : tasksReply();
-        }
-        const changed = update.change(ctx, record, scope, checkLock);
-        if (Object.keys(changed).length > 0) log(ctx, record, 'update', changed);
-        return update.answer(record, ctx);
-      },
-    });
-  }
-  const del = spec.delete;
-  if (del) {
-    routes.push({
-      method: 'DELETE',
-      pattern: itemPath,
-      handler(ctx) {
-        const { record, scope } = locate(ctx);
-        if ('task' in del) {
-          assertUnlocked(ctx, record as Rec & { task_id: string | null });
-          return tasksReply(startOn(ctx, record, { type: del.task, data: null }));
-        }
-        if (del.remove) del.remove(ctx, record, scope);
-        else {
-          const store = spec.store(ctx, scope);
-          if (Array.isArray(store)) store.splice(store.indexOf(record), 1);
-          else store.delete(spec.key ? spec.key(spec.idOf(record) as IdOf<Syntax>, scope) : (spec.idOf(record) as unknown as Key));
-        }
-        log(ctx, record, 'delete');
-        return emptyReply(204);
-      },
-    });
-  }
-  return { routes, find: (ctx) => locate(ctx).record, locate, assertUnlocked, startTask: startOn };
-}
 
-interface LogTarget {
-  recordMutation(time: number, kind: string, id: string | number, change: string, after?: Record<string, unknown>): void;
+  /** POST: builds the record, puts it in its store, then logs it and answers, or starts its create task (the record's creator) and answers the task. */
+  function createRecord(create: NonNullable<typeof spec.create>, ctx: Ctx): Reply {
+    const scope = readScope(ctx);
+    const created = create.build(ctx, scope);
+    const { record } = created;
+    if (create.insert) create.insert(ctx, record, scope);
+    else {
+      const store = spec.store(ctx, scope);
+      if (Array.isArray(store)) store.push(record);
+      else store.set(keyOf(record, scope), record);
+    }
+    if (created.task) {
+      const task = startOn(ctx, record, created.task);
+      if (typeof record === 'object' && record !== null && 'creator_task_id' in record) record.creator_task_id = task.id;
+      return tasksReply(task);
+    }
+    log(ctx, record, 'create', created.logged);
+    return create.answer ? create.answer(record, ctx) : jsonReply(200, spec.get?.(record, ctx));
+  }
+
+  /** PATCH, PUT or an action: a synchronous change logged when something changed, or a task (none when nothing would change). */
+  function updateRecord(update: UpdateSpec<State, Rec, Scope>, ctx: Ctx): Reply {
+    const { record, scope } = locate(ctx);
+    const checkLock = (): void => assertUnlocked(ctx, record as Rec & { task_id: string | null });
+    if ('task' in update) {
+      const start = update.task(ctx, record, scope, checkLock);
+      return start ? tasksReply(startOn(ctx, record, start)) : tasksReply();
+    }
+    const changed = update.change(ctx, record, scope, checkLock);
+    if (Object.keys(changed).length > 0) log(ctx, record, 'update', changed);
+    return update.answer(record, ctx);
+  }
+
+  /** DELETE: a task on the unlocked record, or the record removed from its store, logged, 204. */
+  function deleteRecord(del: NonNullable<typeof spec.delete>, ctx: Ctx): Reply {
+    const { record, scope } = locate(ctx);
+    if ('task' in del) {
+      assertUnlocked(ctx, record as Rec & { task_id: string | null });
+      return tasksReply(startOn(ctx, record, { type: del.task, data: null }));
+    }
+    if (del.remove) del.remove(ctx, record, scope);
+    else {
+      const store = spec.store(ctx, scope);
+      if (Array.isArray(store)) store.splice(store.indexOf(record), 1);
+      else store.delete(keyOf(record, scope));
+    }
+    log(ctx, record, 'delete');
+    return emptyReply(204);
+  }
+
+  // The order of the routes is the order of a 405's Allow header: GET and POST on the list, then GET, the updates and DELETE on the item.
+  const { list, create, get, updates = [], delete: del } = spec;
+  const routes: ServiceRoute<State>[] = [];
+  if (list) routes.push({ method: 'GET', pattern: spec.path, handler: (ctx) => listRecords(list, ctx) });
+  if (create) routes.push({ method: 'POST', pattern: spec.createPath ?? spec.path, handler: (ctx) => createRecord(create, ctx) });
+  if (get) routes.push({ method: 'GET', pattern: itemPath, handler: (ctx) => jsonReply(200, get(locate(ctx).record, ctx)) });
+  for (const update of updates) routes.push({ method: update.method, pattern: update.path ?? itemPath, handler: (ctx) => updateRecord(update, ctx) });
+  if (del) routes.push({ method: 'DELETE', pattern: itemPath, handler: (ctx) => deleteRecord(del, ctx) });
+  return { routes, find: (ctx) => locate(ctx).record, locate, assertUnlocked, startTask: startOn };
 }
