@@ -4,7 +4,7 @@ import { int } from './fixture-parts.js';
 import { isPlainObject, parseIntStrict } from './format.js';
 import { fail, jsonReply, type ApiProduct, type Reply } from './reply.js';
 import type { RouteContext } from './router.js';
-import { startTask, type StartTaskInput, type TaskRecord } from './tasks.js';
+import { countResults, offsetLimit, unpaged, type PagingStyle } from './paging.js';
 
 // What the cloud services (floating IPs, instances, Kubernetes, tasks, quota requests) share.
 
@@ -36,7 +36,23 @@ export const CLOUD_PRODUCT: ApiProduct = {
   pathPrefix: '/cloud/',
   requestIdHeader: true,
   error: (status, message, requestId) => cloudError(status, message, requestId),
+  notFound: (what, requestId) => cloudError(404, `${what} not found`, requestId),
+  invalidParam({ name, text, in: where, expected, status }, requestId) {
+    if (expected.kind === 'uuid') return cloudError(status, `${name}: Input should be a valid UUID, got "${text}"`, requestId);
+    if (where === 'path') return cloudError(status, `${name}: Input should be a valid integer, got "${text}"`, requestId);
+    const { min = 0, max } = expected;
+    const range = max === undefined ? `greater than or equal to ${min}` : `between ${min} and ${max}`;
+    return cloudError(status, `${name}: Input should be an integer ${range}`, requestId);
+  },
 };
+
+/** The cloud's limit/offset pages answered `{count, results}`: `limit` 1 to `max` (default `max` unless the list has its own). */
+export function cloudPages<Scope = unknown>(max = 1000, defaultLimit = max): PagingStyle<Scope> {
+  return offsetLimit({ maxLimit: max, defaultLimit, answer: countResults });
+}
+
+/** A cloud list the vendor answers whole, as `{count, results}`. */
+export const cloudUnpaged: PagingStyle = unpaged(countResults);
 
 /** Where a cloud resource lives. */
 export interface Placement {
@@ -57,8 +73,14 @@ export function placeIn(world: WorldDefaults, x: { project_id?: number | undefin
   return { project_id: x.project_id ?? world.project_id, region_id: x.region_id ?? world.region_id, region: x.region ?? world.region };
 }
 
+/** A cloud path's project and region (`{project_id}/{region_id}`), the scope of every placed cloud collection. */
+export interface CloudScope {
+  projectId: number;
+  regionId: number;
+}
+
 /** project_id and region_id from the path; answers 400 ValidationError when not integers. */
-export function cloudPlacement(ctx: RouteContext): { projectId: number; regionId: number } {
+export function cloudPlacement(ctx: RouteContext): CloudScope {
   const projectId = parseIntStrict(ctx.params.project_id);
   const regionId = parseIntStrict(ctx.params.region_id);
   if (projectId === undefined) fail(cloudError(400, `project_id: Input should be a valid integer, got "${ctx.params.project_id}"`, ctx.requestId));
@@ -66,15 +88,9 @@ export function cloudPlacement(ctx: RouteContext): { projectId: number; regionId
   return { projectId, regionId };
 }
 
-/** limit/offset query parameters of a cloud list (limit 1..max, default max unless the list has its own; offset ≥ 0); 400 otherwise. */
-export function cloudPaging(ctx: RouteContext, maxLimit = 1000, defaultLimit = maxLimit): { limit: number; offset: number } {
-  const limitText = ctx.query.get('limit');
-  const offsetText = ctx.query.get('offset');
-  const limit = limitText === null ? defaultLimit : parseIntStrict(limitText);
-  const offset = offsetText === null ? 0 : parseIntStrict(offsetText);
-  if (limit === undefined || limit < 1 || limit > maxLimit) fail(cloudError(400, `limit: Input should be an integer between 1 and ${maxLimit}`, ctx.requestId));
-  if (offset === undefined || offset < 0) fail(cloudError(400, 'offset: Input should be an integer greater than or equal to 0', ctx.requestId));
-  return { limit, offset };
+/** Whether a placed record is in the path's project and region. */
+export function placedIn(record: { project_id: number; region_id: number }, scope: CloudScope): boolean {
+  return record.project_id === scope.projectId && record.region_id === scope.regionId;
 }
 
 /** The JSON object body of a request; 400 ValidationError when missing or not an object. */
@@ -119,16 +135,10 @@ export function booleanQuery(ctx: RouteContext, name: string): boolean | undefin
   return value;
 }
 
-/** 409 ConflictError for a resource locked by a running task. */
-export function lockedConflict(ctx: RouteContext, what: string, taskId: string): never {
-  fail(cloudError(409, `${what} is locked by task ${taskId}; wait until the task finishes`, ctx.requestId));
-}
-
-/**
- * Starts a task for a request: its duration from the settings, its id and any injected
- * failure drawn from the faults' seed (see EmulatorFaults.drawTask).
- */
-export function startRequestTask(ctx: RouteContext, input: StartTaskInput): TaskRecord {
-  const draw = ctx.settings.drawTask(input.kind, input.resourceId, (id) => ctx.state.tasks.has(id));
-  return startTask(ctx.state, input, ctx.now, ctx.settings.taskDurationMs, draw);
+/** A query parameter that must be one of `allowed`, or undefined when absent; 400 listing the choices otherwise. */
+export function enumQuery<T extends string>(ctx: RouteContext, name: string, allowed: readonly T[]): T | undefined {
+  const value = ctx.query.get(name);
+  if (value === null) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) fail(cloudError(400, `${name}: Input should be ${allowed.map((a) => `'${a}'`).join(', ')}`, ctx.requestId));
+  return value as T;
 }

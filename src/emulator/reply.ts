@@ -10,10 +10,27 @@ export interface ApiProduct {
   readonly requestIdHeader?: boolean;
   /** The error answer for a status the route itself does not special-case (faults, unknown routes, wrong methods, malformed bodies). */
   error(status: number, message: string, requestId: string): Reply;
+  /** The answer for a resource of a collection that does not exist; `what` names it (`Floating IP <id>`). */
+  notFound(what: string, requestId: string): Reply;
+  /** The answer for a path or query parameter that is not what its collection expects (collection.ts, paging.ts). */
+  invalidParam(param: InvalidParam, requestId: string): Reply;
+  /** Whether a query parameter given empty (`limit=`) counts as absent (Django REST framework does so). */
+  readonly blankQueryIsAbsent?: boolean;
   /** The message of a 405; default `HTTP 405: Method Not Allowed`. */
   methodNotAllowedMessage?(method: string): string;
   /** The message of a 400 for a body that is not JSON; default `Invalid JSON in request body: <detail>`. */
   invalidJsonMessage?(detail: string): string;
+}
+
+/** A path or query parameter its route refuses: what it should have been, and the status (400 unless the endpoint says otherwise). */
+export interface InvalidParam {
+  name: string;
+  /** The text given. */
+  text: string;
+  in: 'path' | 'query';
+  /** A UUID, or an integer within bounds (a path id: a positive integer when `min` is 1). */
+  expected: { kind: 'uuid' } | { kind: 'integer'; min?: number | undefined; max?: number | undefined };
+  status: number;
 }
 
 /**
@@ -64,6 +81,8 @@ export function reasonPhrase(status: number): string {
 export const CONTROL_PRODUCT: ApiProduct = {
   pathPrefix: '/__emulator/',
   error: (status, message) => jsonReply(status, { error: message }),
+  notFound: (what) => jsonReply(404, { error: `${what} not found` }),
+  invalidParam: (param) => jsonReply(param.status, { error: `invalid ${param.name}: "${param.text}"` }),
 };
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { int, listSection, positiveInt } from '../../fixture-parts.js';
-import { emptyReply, jsonReply, type ApiProduct } from '../../reply.js';
 import { defineService } from '../../service.js';
+import { FASTEDGE_PRODUCT } from './product.js';
 import { fastedgeRoutes } from './routes.js';
 
 /** A FastEdge app (app_short fields plus the app's settings). */
@@ -26,16 +26,6 @@ export interface FastEdgeAppRecord {
 export interface FastEdgeSlice {
   readonly fastedgeApps: Map<number, FastEdgeAppRecord>;
 }
-
-/** The FastEdge API: errors `{"error"}`, a 404 without a body and 5xx as text/plain, per the specification. */
-const FASTEDGE_PRODUCT: ApiProduct = {
-  pathPrefix: '/fastedge/',
-  error(status, message) {
-    if (status === 404) return emptyReply(404);
-    if (status >= 500) return { status, text: message };
-    return jsonReply(status, { error: message });
-  },
-};
 
 const appFixture = z.strictObject({
   id: positiveInt,

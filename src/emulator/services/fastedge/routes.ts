@@ -1,13 +1,13 @@
-import { isPlainObject, parseIntStrict } from '../../format.js';
+import { defineCollection, type Created } from '../../collection.js';
+import { isPlainObject } from '../../format.js';
+import { intQuery, offsetLimit } from '../../paging.js';
 import { emptyReply, fail, jsonReply, type Reply } from '../../reply.js';
 import type { RouteContext, ServiceRoute } from '../../router.js';
 import type { FastEdgeAppRecord, FastEdgeSlice } from './index.js';
+import { FASTEDGE_PRODUCT } from './product.js';
 
 type Ctx = RouteContext<FastEdgeSlice>;
 
-const LIST = '/fastedge/v1/apps';
-const ONE = '/fastedge/v1/apps/{app_id}';
-const BY_NAME = '/fastedge/v1/apps/by-name/{name}';
 const APP_NAME = /^[a-z0-9][a-z0-9-]*[a-z0-9]$/;
 const ORDERINGS = ['name', 'status', 'id', 'template', 'binary', 'plan'] as const;
 
@@ -39,26 +39,12 @@ export function renderApp(app: FastEdgeAppRecord): Record<string, unknown> {
   return { ...renderAppShort(app), env: { ...app.env }, rsp_headers: { ...app.rsp_headers }, secrets: {}, stores: {} };
 }
 
-function findApp(ctx: Ctx): FastEdgeAppRecord {
-  const text = ctx.params.app_id ?? '';
-  const id = parseIntStrict(text);
-  if (id === undefined || id < 1) badRequest(`invalid app id "${text}": must be a positive integer`);
-  const app = ctx.state.fastedgeApps.get(id);
-  if (!app) fail(emptyReply(404));
-  return app;
+function intParam(ctx: Ctx, name: string, min: number, max?: number): number | undefined {
+  return intQuery(ctx, FASTEDGE_PRODUCT, name, max === undefined ? { min } : { min, max });
 }
 
-function intParam(ctx: Ctx, name: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
-  const text = ctx.query.get(name);
-  if (text === null) return undefined;
-  const value = parseIntStrict(text);
-  if (value === undefined || value < min || value > max) badRequest(`invalid value of ${name}: "${text}"`);
-  return value;
-}
-
-function listApps(ctx: Ctx): Reply {
-  const limit = intParam(ctx, 'limit', 1, 1000);
-  const offset = intParam(ctx, 'offset', 0) ?? 0;
+/** The list's filters (status, binary, plan, template, name part in any case, api_type) and its `ordering` (a field, `-` for descending; ties by id). */
+function readListQuery(ctx: Ctx) {
   const status = intParam(ctx, 'status', 0, 5);
   const binary = intParam(ctx, 'binary', 1);
   const plan = intParam(ctx, 'plan', 1);
@@ -69,36 +55,11 @@ function listApps(ctx: Ctx): Reply {
   const ordering = ctx.query.get('ordering');
   const orderField = ordering === null ? 'id' : ordering.replace(/^-/, '');
   if (!(ORDERINGS as readonly string[]).includes(orderField)) badRequest(`invalid value of ordering: "${ordering}"`);
-  const matching = [...ctx.state.fastedgeApps.values()].filter(
-    (a) =>
-      (name === undefined || a.name.toLowerCase().includes(name)) &&
-      (status === undefined || a.status === status) &&
-      (binary === undefined || a.binary === binary) &&
-      (plan === undefined || a.plan_id === plan) &&
-      (template === undefined || a.template === template) &&
-      (apiType === null || a.api_type === apiType),
-  );
-  const key = (a: FastEdgeAppRecord): string | number =>
-    orderField === 'plan' ? a.plan_id : orderField === 'template' ? (a.template ?? 0) : a[orderField as 'name' | 'status' | 'id' | 'binary'];
-  const sign = ordering?.startsWith('-') ? -1 : 1;
-  matching.sort((a, b) => {
-    const ka = key(a);
-    const kb = key(b);
-    return (ka < kb ? -1 : ka > kb ? 1 : a.id - b.id) * sign;
-  });
-  const page = matching.slice(offset, limit === undefined ? undefined : offset + limit);
-  return jsonReply(200, { apps: page.map(renderAppShort), count: matching.length });
+  return { status, binary, plan, template, name, apiType, orderField, sign: ordering?.startsWith('-') ? -1 : 1 };
 }
 
-function getApp(ctx: Ctx): Reply {
-  return jsonReply(200, renderApp(findApp(ctx)));
-}
-
-function deleteApp(ctx: Ctx): Reply {
-  const app = findApp(ctx);
-  ctx.state.fastedgeApps.delete(app.id);
-  ctx.state.recordMutation(ctx.now, 'fastedge_app', app.id, 'delete');
-  return emptyReply(204);
+function orderKey(app: FastEdgeAppRecord, field: string): string | number {
+  return field === 'plan' ? app.plan_id : field === 'template' ? (app.template ?? 0) : app[field as 'name' | 'status' | 'id' | 'binary'];
 }
 
 /** The settings of an `app` request body (POST and PATCH), checked as the vendor schema says; read-only fields are ignored. */
@@ -156,7 +117,7 @@ function assertNameFree(ctx: Ctx, name: string, except?: number): void {
 }
 
 /** POST: a new app from a binary (or template), a draft (status 0) unless the body says otherwise; 200 app_short. */
-function createApp(ctx: Ctx): Reply {
+function buildApp(ctx: Ctx): Created<FastEdgeAppRecord> {
   const settings = readAppBody(ctx.body);
   if (settings.binary === undefined && settings.template === undefined) badRequest('binary is required (or template)');
   const id = Math.max(0, ...ctx.state.fastedgeApps.keys()) + 1;
@@ -177,14 +138,11 @@ function createApp(ctx: Ctx): Reply {
     rsp_headers: settings.rsp_headers ?? {},
     networks: [],
   };
-  ctx.state.fastedgeApps.set(id, app);
-  ctx.state.recordMutation(ctx.now, 'fastedge_app', id, 'create', { ...settings, name });
-  return jsonReply(200, renderAppShort(app));
+  return { record: app, logged: { ...settings, name } };
 }
 
-/** PATCH: only the fields in the body change; 200 app_short. */
-function patchApp(ctx: Ctx): Reply {
-  const app = findApp(ctx);
+/** PATCH: only the fields in the body change (the url follows the name). */
+function changeApp(ctx: Ctx, app: FastEdgeAppRecord): Record<string, unknown> {
   const settings = readAppBody(ctx.body);
   if (settings.name !== undefined) assertNameFree(ctx, settings.name, app.id);
   const changed: Record<string, unknown> = {};
@@ -194,9 +152,44 @@ function patchApp(ctx: Ctx): Reply {
     (app as unknown as Record<string, unknown>)[field] = value;
   }
   if (changed.name !== undefined) app.url = `https://${app.name}.fastedge.app`;
-  if (Object.keys(changed).length > 0) ctx.state.recordMutation(ctx.now, 'fastedge_app', app.id, 'update', changed);
-  return jsonReply(200, renderAppShort(app));
+  return changed;
 }
+
+/**
+ * FastEdge apps: the list (`{apps, count}`, `limit` 1 to 1,000 or everything, `offset`; filters
+ * and `ordering`), GET one (`app`), POST and PATCH (an `app` body; 200 app_short), DELETE (204).
+ * Errors: 400 `{error}`; 404 without body.
+ */
+const apps = defineCollection<FastEdgeSlice, FastEdgeAppRecord, undefined, ReturnType<typeof readListQuery>, 'positive-integer'>({
+  product: FASTEDGE_PRODUCT,
+  path: '/fastedge/v1/apps',
+  idParam: 'app_id',
+  idSyntax: 'positive-integer',
+  noun: 'App',
+  store: (ctx) => ctx.state.fastedgeApps,
+  idOf: (app) => app.id,
+  mutationKind: 'fastedge_app',
+  list: {
+    paging: offsetLimit({ maxLimit: 1000, answer: ({ items, total }) => ({ apps: items, count: total }) }),
+    query: readListQuery,
+    where: (a, q) =>
+      (q.name === undefined || a.name.toLowerCase().includes(q.name)) &&
+      (q.status === undefined || a.status === q.status) &&
+      (q.binary === undefined || a.binary === q.binary) &&
+      (q.plan === undefined || a.plan_id === q.plan) &&
+      (q.template === undefined || a.template === q.template) &&
+      (q.apiType === null || a.api_type === q.apiType),
+    order(a, b, { orderField, sign }) {
+      const [ka, kb] = [orderKey(a, orderField), orderKey(b, orderField)];
+      return (ka < kb ? -1 : ka > kb ? 1 : a.id - b.id) * sign;
+    },
+    render: renderAppShort,
+  },
+  get: renderApp,
+  create: { build: buildApp, answer: (app) => jsonReply(200, renderAppShort(app)) },
+  updates: [{ method: 'PATCH', change: changeApp, answer: (app) => jsonReply(200, renderAppShort(app)) }],
+  delete: {},
+});
 
 /** GET by-name (deprecated by the vendor): the app's id as a bare integer; 404 without a body when no app has the name. */
 function appIdByName(ctx: Ctx): Reply {
@@ -205,15 +198,5 @@ function appIdByName(ctx: Ctx): Reply {
   return fail(emptyReply(404));
 }
 
-/**
- * The FastEdge app routes: list `{apps, count}`, GET one, GET by-name (a bare id), POST and PATCH
- * (an `app` body; 200 app_short), DELETE (204). Errors: 400 `{error}`; 404 without body.
- */
-export const fastedgeRoutes: ServiceRoute<FastEdgeSlice>[] = [
-  { method: 'GET', pattern: LIST, handler: listApps },
-  { method: 'POST', pattern: LIST, handler: createApp },
-  { method: 'GET', pattern: ONE, handler: getApp },
-  { method: 'PATCH', pattern: ONE, handler: patchApp },
-  { method: 'DELETE', pattern: ONE, handler: deleteApp },
-  { method: 'GET', pattern: BY_NAME, handler: appIdByName },
-];
+/** The FastEdge app routes: the collection's, and GET by-name (a bare id). */
+export const fastedgeRoutes: ServiceRoute<FastEdgeSlice>[] = [...apps.routes, { method: 'GET', pattern: '/fastedge/v1/apps/by-name/{name}', handler: appIdByName }];

@@ -4,7 +4,7 @@ import { datetime, fixtureDate, fixtureTags, listSection, nextTaskError, stableU
 import { defineService } from '../../service.js';
 import { applyTagsPatch, userTagMap, type Tag, type TagsPatch } from '../../tags.js';
 import type { TaskTarget } from '../../tasks.js';
-import { floatingIpRoutes } from './routes.js';
+import { floatingIps } from './routes.js';
 
 /** A floating IP as held in memory (API field names; datetimes as epoch ms). */
 export interface FloatingIpRecord extends Placement {
@@ -132,7 +132,7 @@ export const floatingIpsService = defineService({
     }
   },
   dump: (state) => ({ floating_ips: [...state.floatingIps.values()] }),
-  routes: floatingIpRoutes,
+  routes: floatingIps.routes,
   mutationKinds: ['floating_ip'],
   taskTargets: [floatingIpTasks],
 });

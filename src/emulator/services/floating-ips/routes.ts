@@ -1,21 +1,31 @@
-import { cloudError, cloudObjectBody, cloudPaging, cloudPlacement, hasTagValues, lockedConflict, queryList, startRequestTask, tagKeyValueFilter } from '../../cloud-common.js';
-import { UUID_PATTERN, formatOffsetDate } from '../../format.js';
+import {
+  CLOUD_PRODUCT,
+  cloudError,
+  cloudObjectBody,
+  cloudPages,
+  cloudPlacement,
+  hasTagValues,
+  placedIn,
+  queryList,
+  tagKeyValueFilter,
+  type CloudScope,
+} from '../../cloud-common.js';
+import { defineCollection, type Created } from '../../collection.js';
 import { stableUuid } from '../../fixture-parts.js';
-import { isPlainObject } from '../../format.js';
-import { fail, jsonReply, type Reply } from '../../reply.js';
-import type { RouteContext, ServiceRoute } from '../../router.js';
+import { UUID_PATTERN, formatOffsetDate, isPlainObject } from '../../format.js';
+import { fail, jsonReply } from '../../reply.js';
+import type { RouteContext } from '../../router.js';
 import { applyTagsPatch, parseTagsPatch, readOnlyKeysTouched, sameTags, userTagMap, type TagsPatch } from '../../tags.js';
 import type { InstanceSlice } from '../instances/index.js';
 import { renderInstanceInFloating } from '../instances/routes.js';
-import type { FloatingIpEffect, FloatingIpRecord, FloatingIpSlice } from './index.js';
+import type { FloatingIpRecord, FloatingIpSlice } from './index.js';
 
 /** The floating IP list shows each IP's instance, so the routes read the instance service's slice too. */
-type Ctx = RouteContext<FloatingIpSlice & InstanceSlice>;
+type State = FloatingIpSlice & InstanceSlice;
+type Ctx = RouteContext<State>;
 
-const V1_ONE = '/cloud/v1/floatingips/{project_id}/{region_id}/{floating_ip_id}';
-const V1_LIST = '/cloud/v1/floatingips/{project_id}/{region_id}';
-const V2_ONE = '/cloud/v2/floatingips/{project_id}/{region_id}/{floating_ip_id}';
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+const STATUSES = ['ACTIVE', 'DOWN', 'ERROR'];
 
 /** A floating IP in the FloatingIPSerializer shape. */
 export function renderFloatingIp(fip: FloatingIpRecord): Record<string, unknown> {
@@ -42,15 +52,6 @@ function renderDetailed(state: FloatingIpSlice & InstanceSlice, fip: FloatingIpR
   return { ...renderFloatingIp(fip), instance: vm ? renderInstanceInFloating(state, vm, now) : null, loadbalancer: null };
 }
 
-function findFloatingIp(ctx: Ctx): FloatingIpRecord {
-  const { projectId, regionId } = cloudPlacement(ctx);
-  const id = ctx.params.floating_ip_id ?? '';
-  if (!UUID_PATTERN.test(id)) fail(cloudError(400, `floating_ip_id: Input should be a valid UUID, got "${id}"`, ctx.requestId));
-  const fip = ctx.state.floatingIps.get(id);
-  if (!fip || fip.project_id !== projectId || fip.region_id !== regionId) fail(cloudError(404, `Floating IP ${id} not found`, ctx.requestId));
-  return fip;
-}
-
 /** Validates `tags` of a PATCH body; 400 for a malformed patch or one touching a read-only tag. */
 function parseTags(ctx: Ctx, fip: FloatingIpRecord, value: unknown): TagsPatch {
   const parsed = parseTagsPatch(value);
@@ -66,29 +67,6 @@ function parseTags(ctx: Ctx, fip: FloatingIpRecord, value: unknown): TagsPatch {
     );
   }
   return parsed.patch;
-}
-
-function getFloatingIp(ctx: Ctx): Reply {
-  return jsonReply(200, renderFloatingIp(findFloatingIp(ctx)));
-}
-
-function listFloatingIps(ctx: Ctx): Reply {
-  const { projectId, regionId } = cloudPlacement(ctx);
-  const { limit, offset } = cloudPaging(ctx);
-  const status = ctx.query.get('status');
-  if (status !== null && !['ACTIVE', 'DOWN', 'ERROR'].includes(status)) fail(cloudError(400, "status: Input should be 'ACTIVE', 'DOWN' or 'ERROR'", ctx.requestId));
-  const tagKeys = queryList(ctx.query, 'tag_key');
-  const tagKeyValue = tagKeyValueFilter(ctx);
-  const matching: FloatingIpRecord[] = [];
-  for (const fip of ctx.state.floatingIps.values()) {
-    if (fip.project_id !== projectId || fip.region_id !== regionId) continue;
-    if (status !== null && fip.status !== status) continue;
-    if (tagKeys.length > 0 && !tagKeys.every((k) => fip.tags.some((t) => t.key === k))) continue;
-    if (tagKeyValue && !hasTagValues(fip.tags, tagKeyValue)) continue;
-    matching.push(fip);
-  }
-  const results = matching.slice(offset, offset + limit).map((fip) => renderDetailed(ctx.state, fip, ctx.now));
-  return jsonReply(200, { count: matching.length, results });
 }
 
 /** Validates `tags` of a create (CreateTagsSerializer): a dictionary of tag keys and string values (no null: nothing to remove yet). */
@@ -147,12 +125,11 @@ function allocateAddress(ctx: Ctx): string {
 
 /**
  * POST /cloud/v1/floatingips/{p}/{r}: validates the body (CreateFloatingIPSerializer: tags,
- * port_id, fixed_ip_address), makes the floating IP at once, locked by its create_fip task (so a
- * lost answer still leaves it to be found by its tags), and answers the task. The finished task
- * lists the IP under created_resources.floatingips; a failed one removes it.
+ * port_id, fixed_ip_address) and makes the floating IP at once, locked by its create_fip task (so
+ * a lost answer still leaves it to be found by its tags). The finished task lists the IP under
+ * created_resources.floatingips; a failed one removes it.
  */
-function createFloatingIp(ctx: Ctx): Reply {
-  const { projectId, regionId } = cloudPlacement(ctx);
+function buildFloatingIp(ctx: Ctx, { projectId, regionId }: CloudScope): Created<FloatingIpRecord> {
   const body = cloudObjectBody(ctx);
   const tags = body.tags === undefined || body.tags === null ? {} : parseCreateTags(ctx, body.tags);
   const port = parsePort(ctx, body, null);
@@ -161,7 +138,7 @@ function createFloatingIp(ctx: Ctx): Reply {
   let id = stableUuid(`created-floating-ip/${projectId}/${regionId}/${n}`);
   while (ctx.state.floatingIps.has(id)) id = stableUuid(`created-floating-ip/${projectId}/${regionId}/${++n}`);
   const region = [...ctx.state.floatingIps.values()].find((f) => f.region_id === regionId)?.region ?? ctx.state.defaults.region;
-  const fip: FloatingIpRecord = {
+  const record: FloatingIpRecord = {
     id,
     project_id: projectId,
     region_id: regionId,
@@ -179,86 +156,82 @@ function createFloatingIp(ctx: Ctx): Reply {
     instance_id: null,
     next_task_error: null,
   };
-  ctx.state.floatingIps.set(id, fip);
-  const task = startRequestTask(ctx, {
-    taskType: 'create_fip',
-    kind: 'floating_ip',
-    resourceId: id,
-    projectId,
-    regionId,
-    effect: { type: 'create_fip' } satisfies FloatingIpEffect,
-    data: body,
-    requestId: ctx.requestId,
-    createdResources: { floatingips: [id] },
-  });
-  fip.creator_task_id = task.id;
-  return jsonReply(200, { tasks: [task.id] });
+  return { record, task: { type: 'create_fip', data: body, createdResources: { floatingips: [id] } } };
 }
 
-/** DELETE /cloud/v1/...: 409 while a task holds the lock, else starts delete_fip, which removes the IP when it finishes. */
-function deleteFloatingIp(ctx: Ctx): Reply {
-  const fip = findFloatingIp(ctx);
-  if (fip.task_id) lockedConflict(ctx, `Floating IP ${fip.id}`, fip.task_id);
-  const task = startRequestTask(ctx, {
-    taskType: 'delete_fip',
-    kind: 'floating_ip',
-    resourceId: fip.id,
-    projectId: fip.project_id,
-    regionId: fip.region_id,
-    effect: { type: 'delete_fip' } satisfies FloatingIpEffect,
-    data: null,
-    requestId: ctx.requestId,
-  });
-  return jsonReply(200, { tasks: [task.id] });
+/**
+ * Cloud floating IPs (v1): GET one and the list (`{count, results}` with each IP's instance,
+ * filtered by status, tag_key and tag_key_value), POST create (task create_fip), DELETE (task
+ * delete_fip), PATCH v2 (task update_floating_ip: tags merge patch and port association, `{"tasks":
+ * []}` when nothing would change) and the deprecated synchronous PATCH v1 (tags only).
+ */
+interface ListQuery {
+  status: string | null;
+  tagKeys: string[];
+  tagKeyValue: Record<string, string> | undefined;
 }
 
-/** PATCH /cloud/v2/...: validates, answers {"tasks": []} when nothing would change, else starts update_floating_ip. */
-function patchFloatingIpV2(ctx: Ctx): Reply {
-  const fip = findFloatingIp(ctx);
-  const body = cloudObjectBody(ctx);
-  const tags = 'tags' in body ? parseTags(ctx, fip, body.tags) : undefined;
-  const port = parsePort(ctx, body, fip.fixed_ip_address);
-  if (fip.task_id) lockedConflict(ctx, `Floating IP ${fip.id}`, fip.task_id);
-  const tagsChange = tags !== undefined && !sameTags(applyTagsPatch(fip.tags, tags), fip.tags);
-  const portChange = port !== undefined && (port.port_id !== fip.port_id || port.fixed_ip_address !== fip.fixed_ip_address);
-  if (!tagsChange && !portChange) return jsonReply(200, { tasks: [] });
-  const task = startRequestTask(ctx, {
-    taskType: 'update_floating_ip',
-    kind: 'floating_ip',
-    resourceId: fip.id,
-    projectId: fip.project_id,
-    regionId: fip.region_id,
-    effect: { type: 'update_floating_ip', tags: tagsChange ? tags : undefined, port: portChange ? port : undefined } satisfies FloatingIpEffect,
-    data: body,
-    requestId: ctx.requestId,
-  });
-  return jsonReply(200, { tasks: [task.id] });
-}
-
-/** Deprecated PATCH /cloud/v1/...: applies the tags merge patch synchronously and answers the floating IP. */
-function patchFloatingIpV1(ctx: Ctx): Reply {
-  const fip = findFloatingIp(ctx);
-  const body = cloudObjectBody(ctx);
-  const tags = 'tags' in body ? parseTags(ctx, fip, body.tags) : undefined;
-  if (fip.task_id) lockedConflict(ctx, `Floating IP ${fip.id}`, fip.task_id);
-  if (tags !== undefined) {
-    const next = applyTagsPatch(fip.tags, tags);
-    if (!sameTags(next, fip.tags)) {
-      fip.tags = next;
-      fip.updated_at = ctx.now;
-      ctx.state.recordMutation(ctx.now, 'floating_ip', fip.id, 'update', { tags: userTagMap(fip.tags) });
-    }
-  }
-  const successor = `/cloud/v2/floatingips/${fip.project_id}/${fip.region_id}/${fip.id}`;
-  return jsonReply(200, renderFloatingIp(fip), { Deprecation: 'true', Link: `<${successor}>; rel="successor-version"` });
-}
-
-/** The floating IP routes: GET one and list, POST create and DELETE (v1, tasks), PATCH v2 (task update_floating_ip), deprecated PATCH v1. */
-export const floatingIpRoutes: ServiceRoute<FloatingIpSlice & InstanceSlice>[] = [
-  { method: 'GET', pattern: V1_ONE, handler: getFloatingIp },
-  { method: 'PATCH', pattern: V1_ONE, handler: patchFloatingIpV1 },
-  { method: 'DELETE', pattern: V1_ONE, handler: deleteFloatingIp },
-  { method: 'GET', pattern: V1_LIST, handler: listFloatingIps },
-  { method: 'POST', pattern: V1_LIST, handler: createFloatingIp },
-  { method: 'PATCH', pattern: V2_ONE, handler: patchFloatingIpV2 },
-];
+export const floatingIps = defineCollection<State, FloatingIpRecord, CloudScope, ListQuery, 'uuid'>({
+  product: CLOUD_PRODUCT,
+  path: '/cloud/v1/floatingips/{project_id}/{region_id}',
+  idParam: 'floating_ip_id',
+  idSyntax: 'uuid',
+  noun: 'Floating IP',
+  scope: cloudPlacement,
+  store: (ctx) => ctx.state.floatingIps,
+  inScope: placedIn,
+  idOf: (fip) => fip.id,
+  mutationKind: 'floating_ip',
+  tasks: { kind: 'floating_ip' },
+  list: {
+    paging: cloudPages(),
+    query(ctx) {
+      const status = ctx.query.get('status');
+      if (status !== null && !STATUSES.includes(status)) fail(cloudError(400, "status: Input should be 'ACTIVE', 'DOWN' or 'ERROR'", ctx.requestId));
+      return { status, tagKeys: queryList(ctx.query, 'tag_key'), tagKeyValue: tagKeyValueFilter(ctx) };
+    },
+    where: (fip, { status, tagKeys, tagKeyValue }) =>
+      (status === null || fip.status === status) && tagKeys.every((k) => fip.tags.some((t) => t.key === k)) && (tagKeyValue === undefined || hasTagValues(fip.tags, tagKeyValue)),
+    render(fip, ctx) {
+      const vm = fip.instance_id ? ctx.state.instances.get(fip.instance_id) : undefined;
+      return { ...renderFloatingIp(fip), instance: vm ? renderInstanceInFloating(ctx.state, vm, ctx.now) : null, loadbalancer: null };
+    },
+  },
+  get: renderFloatingIp,
+  create: { build: buildFloatingIp },
+  updates: [
+    {
+      method: 'PATCH',
+      change(ctx, fip, _scope, checkLock) {
+        const body = cloudObjectBody(ctx);
+        const tags = 'tags' in body ? parseTags(ctx, fip, body.tags) : undefined;
+        checkLock();
+        if (tags === undefined) return {};
+        const next = applyTagsPatch(fip.tags, tags);
+        if (sameTags(next, fip.tags)) return {};
+        fip.tags = next;
+        fip.updated_at = ctx.now;
+        return { tags: userTagMap(fip.tags) };
+      },
+      answer(fip) {
+        const successor = `/cloud/v2/floatingips/${fip.project_id}/${fip.region_id}/${fip.id}`;
+        return jsonReply(200, renderFloatingIp(fip), { Deprecation: 'true', Link: `<${successor}>; rel="successor-version"` });
+      },
+    },
+    {
+      method: 'PATCH',
+      path: '/cloud/v2/floatingips/{project_id}/{region_id}/{floating_ip_id}',
+      task(ctx, fip, _scope, checkLock) {
+        const body = cloudObjectBody(ctx);
+        const tags = 'tags' in body ? parseTags(ctx, fip, body.tags) : undefined;
+        const port = parsePort(ctx, body, fip.fixed_ip_address);
+        checkLock();
+        const tagsChange = tags !== undefined && !sameTags(applyTagsPatch(fip.tags, tags), fip.tags);
+        const portChange = port !== undefined && (port.port_id !== fip.port_id || port.fixed_ip_address !== fip.fixed_ip_address);
+        if (!tagsChange && !portChange) return undefined;
+        return { type: 'update_floating_ip', effect: { type: 'update_floating_ip', tags: tagsChange ? tags : undefined, port: portChange ? port : undefined }, data: body };
+      },
+    },
+  ],
+  delete: { task: 'delete_fip' },
+});

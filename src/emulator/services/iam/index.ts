@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { listSection, positiveInt } from '../../fixture-parts.js';
-import { jsonReply, type ApiProduct } from '../../reply.js';
 import { defineService } from '../../service.js';
+import { IAM_PRODUCT } from './product.js';
 import { NOTIFICATION_TYPES, iamRoutes } from './routes.js';
 
 /** A reseller notification setting (the Read shape). */
@@ -17,14 +17,6 @@ export interface NotificationSettingRecord {
 export interface IamSlice {
   readonly notificationSettings: Map<number, NotificationSettingRecord>;
 }
-
-/** The IAM API (Django REST framework): 400 `{"message"}`, other errors `{"detail"}`. */
-const IAM_PRODUCT: ApiProduct = {
-  pathPrefix: '/iam/',
-  error: (status, message) => (status === 400 ? jsonReply(400, { message }) : jsonReply(status, { detail: message })),
-  methodNotAllowedMessage: (method) => `Method "${method}" not allowed.`,
-  invalidJsonMessage: (detail) => `JSON parse error - ${detail}`,
-};
 
 const notificationSettingFixture = z.strictObject({
   id: positiveInt,

@@ -1,15 +1,18 @@
 import {
+  CLOUD_PRODUCT,
   booleanQuery,
   cloudError,
   cloudObjectBody,
-  cloudPaging,
+  cloudPages,
   cloudPlacement,
+  enumQuery,
   hasTagValues,
-  lockedConflict,
+  placedIn,
   queryList,
-  startRequestTask,
   tagKeyValueFilter,
+  type CloudScope,
 } from '../../cloud-common.js';
+import { defineCollection } from '../../collection.js';
 import { formatOffsetDate, parseDate } from '../../format.js';
 import { fail, jsonReply, type Reply } from '../../reply.js';
 import type { RouteContext, ServiceRoute } from '../../router.js';
@@ -18,8 +21,7 @@ import type { InstanceRecord, InstanceSlice, ResizeEffect } from './index.js';
 
 type Ctx = RouteContext<InstanceSlice>;
 
-const LIST = '/cloud/v1/instances/{project_id}/{region_id}';
-const BASE = `${LIST}/{instance_id}`;
+const BASE = '/cloud/v1/instances/{project_id}/{region_id}/{instance_id}';
 /** The statuses the list's `status` filter accepts (InstanceStatusQuery). */
 const STATUS_FILTERS = [
   'ACTIVE',
@@ -114,32 +116,8 @@ export function renderInstanceInFloating(state: InstanceSlice, vm: InstanceRecor
   };
 }
 
-function findInstance(ctx: Ctx): InstanceRecord {
-  const { projectId, regionId } = cloudPlacement(ctx);
-  const id = ctx.params.instance_id ?? '';
-  const vm = ctx.state.instances.get(id);
-  if (!vm || vm.project_id !== projectId || vm.region_id !== regionId) fail(cloudError(404, `Instance ${id} not found`, ctx.requestId));
-  return vm;
-}
-
-function enumQuery<T extends string>(ctx: Ctx, name: string, allowed: readonly T[]): T | undefined {
-  const value = ctx.query.get(name);
-  if (value === null) return undefined;
-  if (!(allowed as readonly string[]).includes(value)) fail(cloudError(400, `${name}: Input should be ${allowed.map((a) => `'${a}'`).join(', ')}`, ctx.requestId));
-  return value as T;
-}
-
-/**
- * GET the instances of a project and region (InstanceCollectionSerializer), `limit`/`offset`
- * paged (up to 1,000), newest first unless `order_by` says otherwise (ties by id, so pages are
- * stable). Filters: name (part, any case), flavor_id, flavor_prefix, exclude_flavor_prefix,
- * status, uuid (part), ip (part of an address), tag_key_value, tag_value (repeatable),
- * exclude_secgroup; the DDoS, isolation, bare-metal and change-time parameters are checked but
- * change nothing (the emulator holds no such state).
- */
-function listInstances(ctx: Ctx): Reply {
-  const { projectId, regionId } = cloudPlacement(ctx);
-  const { limit, offset } = cloudPaging(ctx);
+/** The list's filters (InstanceCollectionSerializer's query), read in the vendor's order of checks. */
+function readListQuery(ctx: Ctx) {
   for (const name of BOOLEAN_PARAMS) booleanQuery(ctx, name);
   for (const name of ['changes-before', 'changes-since']) {
     const text = ctx.query.get(name);
@@ -151,48 +129,93 @@ function listInstances(ctx: Ctx): Reply {
   const orderBy = enumQuery(ctx, 'order_by', ORDER_BY) ?? 'created.desc';
   const uuidPart = ctx.query.get('uuid');
   if (uuidPart !== null && uuidPart.length > 36) fail(cloudError(400, 'uuid: String should have at most 36 characters', ctx.requestId));
-  const name = ctx.query.get('name')?.toLowerCase();
-  const flavorId = ctx.query.get('flavor_id');
-  const flavorPrefix = ctx.query.get('flavor_prefix');
-  const excludeFlavorPrefix = ctx.query.get('exclude_flavor_prefix');
-  const excludeSecgroup = ctx.query.get('exclude_secgroup');
-  const ip = ctx.query.get('ip');
-  const tagKeyValue = tagKeyValueFilter(ctx);
-  const tagValues = queryList(ctx.query, 'tag_value');
-  const matching = [...ctx.state.instances.values()].filter((vm) => {
-    const flavor = visibleFlavorId(vm, ctx.now);
-    return (
-      vm.project_id === projectId &&
-      vm.region_id === regionId &&
-      (status === undefined || vm.status === status) &&
-      (name === undefined || vm.name.toLowerCase().includes(name)) &&
-      (flavorId === null || flavor === flavorId) &&
-      (flavorPrefix === null || flavor.startsWith(flavorPrefix)) &&
-      (excludeFlavorPrefix === null || !flavor.startsWith(excludeFlavorPrefix)) &&
-      (excludeSecgroup === null || !vm.security_groups.includes(excludeSecgroup)) &&
-      (uuidPart === null || vm.id.includes(uuidPart.toLowerCase())) &&
-      (ip === null || Object.values(vm.addresses).some((list) => list.some((a) => a.addr.includes(ip)))) &&
-      (tagKeyValue === undefined || hasTagValues(vm.tags, tagKeyValue)) &&
-      tagValues.every((v) => vm.tags.some((t) => t.value === v))
-    );
-  });
   const [field, direction] = orderBy.split('.') as ['created' | 'name' | 'status', 'asc' | 'desc'];
-  const sign = direction === 'asc' ? 1 : -1;
-  const key = (vm: InstanceRecord): string | number => (field === 'created' ? vm.created_at : vm[field]);
-  matching.sort((a, b) => {
-    const ka = key(a);
-    const kb = key(b);
-    return (ka < kb ? -1 : ka > kb ? 1 : 0) * sign || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-  });
-  return jsonReply(200, { count: matching.length, results: matching.slice(offset, offset + limit).map((vm) => renderInstance(ctx.state, vm, ctx.now)) });
+  return {
+    status,
+    order: { field, sign: direction === 'asc' ? 1 : -1 },
+    uuidPart,
+    name: ctx.query.get('name')?.toLowerCase(),
+    flavorId: ctx.query.get('flavor_id'),
+    flavorPrefix: ctx.query.get('flavor_prefix'),
+    excludeFlavorPrefix: ctx.query.get('exclude_flavor_prefix'),
+    excludeSecgroup: ctx.query.get('exclude_secgroup'),
+    ip: ctx.query.get('ip'),
+    tagKeyValue: tagKeyValueFilter(ctx),
+    tagValues: queryList(ctx.query, 'tag_value'),
+  };
 }
 
-function getInstance(ctx: Ctx): Reply {
-  return jsonReply(200, renderInstance(ctx.state, findInstance(ctx), ctx.now));
+function matchesQuery(vm: InstanceRecord, q: ReturnType<typeof readListQuery>, now: number): boolean {
+  const flavor = visibleFlavorId(vm, now);
+  return (
+    (q.status === undefined || vm.status === q.status) &&
+    (q.name === undefined || vm.name.toLowerCase().includes(q.name)) &&
+    (q.flavorId === null || flavor === q.flavorId) &&
+    (q.flavorPrefix === null || flavor.startsWith(q.flavorPrefix)) &&
+    (q.excludeFlavorPrefix === null || !flavor.startsWith(q.excludeFlavorPrefix)) &&
+    (q.excludeSecgroup === null || !vm.security_groups.includes(q.excludeSecgroup)) &&
+    (q.uuidPart === null || vm.id.includes(q.uuidPart.toLowerCase())) &&
+    (q.ip === null || Object.values(vm.addresses).some((list) => list.some((a) => a.addr.includes(q.ip as string)))) &&
+    (q.tagKeyValue === undefined || hasTagValues(vm.tags, q.tagKeyValue)) &&
+    q.tagValues.every((v) => vm.tags.some((t) => t.value === v))
+  );
 }
+
+/**
+ * Cloud instances: the list (InstanceCollectionSerializer, `limit`/`offset` up to 1,000, newest
+ * first unless `order_by` says otherwise, ties by id so pages are stable; filters name (part, any
+ * case), flavor_id, flavor_prefix, exclude_flavor_prefix, status, uuid (part), ip (part of an
+ * address), tag_key_value, tag_value (repeatable), exclude_secgroup; the DDoS, isolation,
+ * bare-metal and change-time parameters are checked but change nothing), GET one, and POST
+ * changeflavor (task resize_vm).
+ */
+export const instances = defineCollection<InstanceSlice, InstanceRecord, CloudScope, ReturnType<typeof readListQuery>>({
+  product: CLOUD_PRODUCT,
+  path: '/cloud/v1/instances/{project_id}/{region_id}',
+  idParam: 'instance_id',
+  noun: 'Instance',
+  scope: cloudPlacement,
+  store: (ctx) => ctx.state.instances,
+  inScope: placedIn,
+  idOf: (vm) => vm.id,
+  tasks: { kind: 'instance' },
+  list: {
+    paging: cloudPages(),
+    query: readListQuery,
+    where: (vm, q, ctx) => matchesQuery(vm, q, ctx.now),
+    order(a, b, { order: { field, sign } }) {
+      const key = (vm: InstanceRecord): string | number => (field === 'created' ? vm.created_at : vm[field]);
+      const [ka, kb] = [key(a), key(b)];
+      return (ka < kb ? -1 : ka > kb ? 1 : 0) * sign || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+    },
+    render: (vm, ctx) => renderInstance(ctx.state, vm, ctx.now),
+  },
+  get: (vm, ctx) => renderInstance(ctx.state, vm, ctx.now),
+  updates: [
+    {
+      method: 'POST',
+      path: `${BASE}/changeflavor`,
+      task(ctx, vm, _scope, checkLock) {
+        const body = cloudObjectBody(ctx);
+        const flavorId = body.flavor_id;
+        if (flavorId === undefined) fail(cloudError(400, 'flavor_id: Field required', ctx.requestId));
+        if (typeof flavorId !== 'string' || flavorId === '') fail(cloudError(400, 'flavor_id: Input should be a valid string', ctx.requestId));
+        checkLock();
+        if (vm.status !== 'ACTIVE' && vm.status !== 'SHUTOFF')
+          fail(cloudError(409, `Instance ${vm.id} is in status ${vm.status}; it can be resized only when ACTIVE or SHUTOFF`, ctx.requestId));
+        if (!vm.available_flavors.includes(flavorId)) {
+          fail(cloudError(400, `Flavor ${flavorId} is not available for instance ${vm.id}; available: ${vm.available_flavors.join(', ')}`, ctx.requestId));
+        }
+        if (flavorId === vm.flavor_id) fail(cloudError(400, `Instance ${vm.id} already has flavor ${flavorId}`, ctx.requestId));
+        const effect: ResizeEffect = { type: 'resize_vm', flavor_id: flavorId, previous_status: vm.status, read_lag_ms: ctx.settings.readLagMs };
+        return { type: 'resize_vm', effect, data: { flavor_id: flavorId } };
+      },
+    },
+  ],
+});
 
 function listAvailableFlavors(ctx: Ctx): Reply {
-  const vm = findInstance(ctx);
+  const vm = instances.find(ctx);
   const withPrices = ctx.query.get('include_prices') === 'true';
   const results = vm.available_flavors.map((id) => {
     const f = ensureFlavor(ctx.state, id);
@@ -214,36 +237,5 @@ function listAvailableFlavors(ctx: Ctx): Reply {
   return jsonReply(200, { count: results.length, results });
 }
 
-function changeFlavor(ctx: Ctx): Reply {
-  const vm = findInstance(ctx);
-  const body = cloudObjectBody(ctx);
-  const flavorId = body.flavor_id;
-  if (flavorId === undefined) fail(cloudError(400, 'flavor_id: Field required', ctx.requestId));
-  if (typeof flavorId !== 'string' || flavorId === '') fail(cloudError(400, 'flavor_id: Input should be a valid string', ctx.requestId));
-  if (vm.task_id) lockedConflict(ctx, `Instance ${vm.id}`, vm.task_id);
-  if (vm.status !== 'ACTIVE' && vm.status !== 'SHUTOFF')
-    fail(cloudError(409, `Instance ${vm.id} is in status ${vm.status}; it can be resized only when ACTIVE or SHUTOFF`, ctx.requestId));
-  if (!vm.available_flavors.includes(flavorId)) {
-    fail(cloudError(400, `Flavor ${flavorId} is not available for instance ${vm.id}; available: ${vm.available_flavors.join(', ')}`, ctx.requestId));
-  }
-  if (flavorId === vm.flavor_id) fail(cloudError(400, `Instance ${vm.id} already has flavor ${flavorId}`, ctx.requestId));
-  const task = startRequestTask(ctx, {
-    taskType: 'resize_vm',
-    kind: 'instance',
-    resourceId: vm.id,
-    projectId: vm.project_id,
-    regionId: vm.region_id,
-    effect: { type: 'resize_vm', flavor_id: flavorId, previous_status: vm.status, read_lag_ms: ctx.settings.readLagMs } satisfies ResizeEffect,
-    data: { flavor_id: flavorId },
-    requestId: ctx.requestId,
-  });
-  return jsonReply(200, { tasks: [task.id] });
-}
-
-/** The instance routes: list, GET one, GET available_flavors, POST changeflavor (task resize_vm). */
-export const instanceRoutes: ServiceRoute<InstanceSlice>[] = [
-  { method: 'GET', pattern: LIST, handler: listInstances },
-  { method: 'GET', pattern: BASE, handler: getInstance },
-  { method: 'GET', pattern: `${BASE}/available_flavors`, handler: listAvailableFlavors },
-  { method: 'POST', pattern: `${BASE}/changeflavor`, handler: changeFlavor },
-];
+/** The instance routes: the collection's, and GET available_flavors. */
+export const instanceRoutes: ServiceRoute<InstanceSlice>[] = [...instances.routes, { method: 'GET', pattern: `${BASE}/available_flavors`, handler: listAvailableFlavors }];

@@ -1,5 +1,6 @@
 import semver from 'semver';
-import { cloudError, cloudObjectBody, cloudPlacement, lockedConflict, startRequestTask } from '../../cloud-common.js';
+import { CLOUD_PRODUCT, cloudError, cloudObjectBody, cloudPlacement, cloudUnpaged, placedIn, type CloudScope } from '../../cloud-common.js';
+import { defineCollection } from '../../collection.js';
 import { formatOffsetDate } from '../../format.js';
 import { fail, jsonReply, type Reply } from '../../reply.js';
 import type { RouteContext, ServiceRoute } from '../../router.js';
@@ -8,8 +9,7 @@ import type { K8sClusterRecord, K8sSlice, UpgradeEffect } from './index.js';
 
 type Ctx = RouteContext<K8sSlice>;
 
-const LIST = '/cloud/v2/k8s/clusters/{project_id}/{region_id}';
-const ONE = `${LIST}/{cluster_name}`;
+const ONE = '/cloud/v2/k8s/clusters/{project_id}/{region_id}/{cluster_name}';
 
 /**
  * Versions a cluster may be upgraded to: only the newest patch of the next minor version in
@@ -68,62 +68,50 @@ export function renderCluster(c: K8sClusterRecord): Record<string, unknown> {
   };
 }
 
-function findCluster(ctx: Ctx): K8sClusterRecord {
-  const { projectId, regionId } = cloudPlacement(ctx);
-  const name = ctx.params.cluster_name ?? '';
-  const cluster = ctx.state.k8sClusters.get(clusterKey(projectId, regionId, name));
-  if (!cluster) fail(cloudError(404, `Cluster ${name} not found`, ctx.requestId));
-  return cluster;
-}
-
-function listClusters(ctx: Ctx): Reply {
-  const { projectId, regionId } = cloudPlacement(ctx);
-  const results: Record<string, unknown>[] = [];
-  for (const c of ctx.state.k8sClusters.values()) {
-    if (c.project_id === projectId && c.region_id === regionId) results.push(renderCluster(c));
-  }
-  return jsonReply(200, { count: results.length, results });
-}
-
-function getCluster(ctx: Ctx): Reply {
-  return jsonReply(200, renderCluster(findCluster(ctx)));
-}
+/**
+ * Kubernetes clusters (v2, addressed by name): the list (`{count, results}`, unpaged), GET one,
+ * and POST upgrade (task upgrade_k8s_cluster_v2) to a version upgrade_versions offers.
+ */
+export const k8sClusters = defineCollection<K8sSlice, K8sClusterRecord, CloudScope>({
+  product: CLOUD_PRODUCT,
+  path: '/cloud/v2/k8s/clusters/{project_id}/{region_id}',
+  idParam: 'cluster_name',
+  noun: 'Cluster',
+  scope: cloudPlacement,
+  store: (ctx) => ctx.state.k8sClusters,
+  key: (name, { projectId, regionId }) => clusterKey(projectId, regionId, name),
+  inScope: placedIn,
+  idOf: (cluster) => cluster.name,
+  tasks: { kind: 'k8s_cluster', resourceId: (c) => clusterKey(c.project_id, c.region_id, c.name) },
+  list: { paging: cloudUnpaged, render: renderCluster },
+  get: renderCluster,
+  updates: [
+    {
+      method: 'POST',
+      path: `${ONE}/upgrade`,
+      task(ctx, cluster, _scope, checkLock) {
+        const body = cloudObjectBody(ctx);
+        const version = body.version;
+        if (version === undefined) fail(cloudError(400, 'version: Field required', ctx.requestId));
+        if (typeof version !== 'string' || version === '') fail(cloudError(400, 'version: Input should be a valid string', ctx.requestId));
+        checkLock();
+        const offered = upgradeVersions(ctx.state.k8sVersions, cluster.version);
+        if (!offered.includes(version)) {
+          const hint = offered.length > 0 ? `available: ${offered.join(', ')}` : 'no upgrade is available';
+          fail(cloudError(400, `Cluster ${cluster.name} (${cluster.version}) cannot be upgraded to ${version}; ${hint}`, ctx.requestId));
+        }
+        const effect: UpgradeEffect = { type: 'upgrade_k8s_cluster_v2', version, previous_status: cluster.status };
+        return { type: 'upgrade_k8s_cluster_v2', effect, data: { version } };
+      },
+    },
+  ],
+});
 
 function getUpgradeVersions(ctx: Ctx): Reply {
-  const cluster = findCluster(ctx);
+  const cluster = k8sClusters.find(ctx);
   const results = upgradeVersions(ctx.state.k8sVersions, cluster.version).map((version) => ({ version }));
   return jsonReply(200, { count: results.length, results });
 }
 
-function upgradeCluster(ctx: Ctx): Reply {
-  const cluster = findCluster(ctx);
-  const body = cloudObjectBody(ctx);
-  const version = body.version;
-  if (version === undefined) fail(cloudError(400, 'version: Field required', ctx.requestId));
-  if (typeof version !== 'string' || version === '') fail(cloudError(400, 'version: Input should be a valid string', ctx.requestId));
-  if (cluster.task_id) lockedConflict(ctx, `Cluster ${cluster.name}`, cluster.task_id);
-  const offered = upgradeVersions(ctx.state.k8sVersions, cluster.version);
-  if (!offered.includes(version)) {
-    const hint = offered.length > 0 ? `available: ${offered.join(', ')}` : 'no upgrade is available';
-    fail(cloudError(400, `Cluster ${cluster.name} (${cluster.version}) cannot be upgraded to ${version}; ${hint}`, ctx.requestId));
-  }
-  const task = startRequestTask(ctx, {
-    taskType: 'upgrade_k8s_cluster_v2',
-    kind: 'k8s_cluster',
-    resourceId: clusterKey(cluster.project_id, cluster.region_id, cluster.name),
-    projectId: cluster.project_id,
-    regionId: cluster.region_id,
-    effect: { type: 'upgrade_k8s_cluster_v2', version, previous_status: cluster.status } satisfies UpgradeEffect,
-    data: { version },
-    requestId: ctx.requestId,
-  });
-  return jsonReply(200, { tasks: [task.id] });
-}
-
-/** The Kubernetes cluster v2 routes: list, GET by name, upgrade_versions, upgrade (task upgrade_k8s_cluster_v2). */
-export const k8sRoutes: ServiceRoute<K8sSlice>[] = [
-  { method: 'GET', pattern: LIST, handler: listClusters },
-  { method: 'GET', pattern: ONE, handler: getCluster },
-  { method: 'GET', pattern: `${ONE}/upgrade_versions`, handler: getUpgradeVersions },
-  { method: 'POST', pattern: `${ONE}/upgrade`, handler: upgradeCluster },
-];
+/** The Kubernetes cluster v2 routes: the collection's, and GET upgrade_versions. */
+export const k8sRoutes: ServiceRoute<K8sSlice>[] = [...k8sClusters.routes, { method: 'GET', pattern: `${ONE}/upgrade_versions`, handler: getUpgradeVersions }];

@@ -1,6 +1,6 @@
-import { booleanQuery, cloudError, cloudPaging } from '../../cloud-common.js';
+import { CLOUD_PRODUCT, booleanQuery, cloudPages, enumQuery } from '../../cloud-common.js';
+import { defineCollection } from '../../collection.js';
 import { formatNaiveDate } from '../../format.js';
-import { fail, jsonReply, type Reply } from '../../reply.js';
 import type { RouteContext, ServiceRoute } from '../../router.js';
 import type { FloatingIpSlice } from '../floating-ips/index.js';
 import type { InstanceSlice } from '../instances/index.js';
@@ -65,22 +65,15 @@ export const ZONES = ['AMERICAS', 'APAC', 'EMEA', 'RUSSIA_AND_CIS'] as const;
 const PROJECT_ORDER = ['created_at.asc', 'created_at.desc', 'name.asc', 'name.desc'] as const;
 const REGION_ORDER = ['created_at.asc', 'created_at.desc', 'display_name.asc', 'display_name.desc'] as const;
 
-function enumQuery<T extends string>(ctx: Ctx, name: string, allowed: readonly T[]): T | undefined {
-  const value = ctx.query.get(name);
-  if (value === null) return undefined;
-  if (!(allowed as readonly string[]).includes(value)) fail(cloudError(400, `${name}: Input should be ${allowed.map((a) => `'${a}'`).join(', ')}`, ctx.requestId));
-  return value as T;
-}
-
-/** Sorts by `field.direction`, ties by id, so pages are stable. */
-function sortBy<R extends { id: number }>(records: R[], orderBy: string, key: (r: R, field: string) => string | number): R[] {
-  const [field, direction] = orderBy.split('.') as [string, 'asc' | 'desc'];
+/** A comparator by `field.direction`, ties by id, so pages are stable. */
+function orderBy<R extends { id: number }>(order: string, key: (r: R, field: string) => string | number): (a: R, b: R) => number {
+  const [field, direction] = order.split('.') as [string, 'asc' | 'desc'];
   const sign = direction === 'asc' ? 1 : -1;
-  return records.sort((a, b) => {
+  return (a, b) => {
     const ka = key(a, field);
     const kb = key(b, field);
     return (ka < kb ? -1 : ka > kb ? 1 : 0) * sign || a.id - b.id;
-  });
+  };
 }
 
 function renderProject(p: ProjectRecord): Record<string, unknown> {
@@ -132,38 +125,59 @@ function renderRegion(r: RegionRecord, showVolumeTypes: boolean): Record<string,
 }
 
 /**
- * GET the account's projects (ListProjectsSerializer; every project of the world: worldPlaces), `limit`/`offset` paged (default 100, up
- * to 1,000), newest first unless `order_by` says otherwise; `name` filters by exact name;
- * deleted projects only with `include_deleted=true`.
+ * GET the account's projects (ListProjectsSerializer; every project of the world: worldPlaces),
+ * `limit`/`offset` paged (default 100, up to 1,000), newest first unless `order_by` says
+ * otherwise; `name` filters by exact name; deleted projects only with `include_deleted=true`.
  */
-function listProjects(ctx: Ctx): Reply {
-  const { limit, offset } = cloudPaging(ctx, 1000, 100);
-  const includeDeleted = booleanQuery(ctx, 'include_deleted') ?? false;
-  const orderBy = enumQuery(ctx, 'order_by', PROJECT_ORDER) ?? 'created_at.desc';
-  const name = ctx.query.get('name');
-  const matching = worldPlaces(ctx).projects.filter((p) => (includeDeleted || p.deleted_at === null) && (name === null || p.name === name));
-  sortBy(matching, orderBy, (p, field) => (field === 'name' ? p.name : p.created_at));
-  return jsonReply(200, { count: matching.length, results: matching.slice(offset, offset + limit).map(renderProject) });
-}
+const projects = defineCollection<Needs, ProjectRecord, undefined, { includeDeleted: boolean; name: string | null; order: (a: ProjectRecord, b: ProjectRecord) => number }>({
+  product: CLOUD_PRODUCT,
+  path: '/cloud/v1/projects',
+  noun: 'Project',
+  store: (ctx) => worldPlaces(ctx).projects,
+  idOf: (p) => p.id,
+  list: {
+    paging: cloudPages(1000, 100),
+    query: (ctx) => ({
+      includeDeleted: booleanQuery(ctx, 'include_deleted') ?? false,
+      order: orderBy(enumQuery(ctx, 'order_by', PROJECT_ORDER) ?? 'created_at.desc', (p: ProjectRecord, field) => (field === 'name' ? p.name : p.created_at)),
+      name: ctx.query.get('name'),
+    }),
+    where: (p, q) => (q.includeDeleted || p.deleted_at === null) && (q.name === null || p.name === q.name),
+    order: (a, b, q) => q.order(a, b),
+    render: renderProject,
+  },
+});
 
 /**
- * GET the regions (RegionCollectionSerializer; every region of the world: worldPlaces), `limit`/`offset` paged (default 100, up to
- * 1,000), newest first unless `order_by` says otherwise; `display_name` filters by exact name in
- * any case; `product` is checked and filters nothing (no region of the emulator offers one).
+ * GET the regions (RegionCollectionSerializer; every region of the world: worldPlaces),
+ * `limit`/`offset` paged (default 100, up to 1,000), newest first unless `order_by` says
+ * otherwise; `display_name` filters by exact name in any case; `product` is checked and filters
+ * nothing (no region of the emulator offers one).
  */
-function listRegions(ctx: Ctx): Reply {
-  const { limit, offset } = cloudPaging(ctx, 1000, 100);
-  const showVolumeTypes = booleanQuery(ctx, 'show_volume_types') ?? false;
-  const orderBy = enumQuery(ctx, 'order_by', REGION_ORDER) ?? 'created_at.desc';
-  const product = enumQuery(ctx, 'product', ['containers', 'inference']);
-  const displayName = ctx.query.get('display_name')?.toLowerCase();
-  const matching = worldPlaces(ctx).regions.filter((r) => product === undefined && (displayName === undefined || r.display_name.toLowerCase() === displayName));
-  sortBy(matching, orderBy, (r, field) => (field === 'display_name' ? r.display_name : r.created_at));
-  return jsonReply(200, { count: matching.length, results: matching.slice(offset, offset + limit).map((r) => renderRegion(r, showVolumeTypes)) });
-}
+const regions = defineCollection<
+  Needs,
+  RegionRecord,
+  undefined,
+  { showVolumeTypes: boolean; product: string | undefined; displayName: string | undefined; order: (a: RegionRecord, b: RegionRecord) => number }
+>({
+  product: CLOUD_PRODUCT,
+  path: '/cloud/v1/regions',
+  noun: 'Region',
+  store: (ctx) => worldPlaces(ctx).regions,
+  idOf: (r) => r.id,
+  list: {
+    paging: cloudPages(1000, 100),
+    query: (ctx) => ({
+      showVolumeTypes: booleanQuery(ctx, 'show_volume_types') ?? false,
+      order: orderBy(enumQuery(ctx, 'order_by', REGION_ORDER) ?? 'created_at.desc', (r: RegionRecord, field) => (field === 'display_name' ? r.display_name : r.created_at)),
+      product: enumQuery(ctx, 'product', ['containers', 'inference']),
+      displayName: ctx.query.get('display_name')?.toLowerCase(),
+    }),
+    where: (r, q) => q.product === undefined && (q.displayName === undefined || r.display_name.toLowerCase() === q.displayName),
+    order: (a, b, q) => q.order(a, b),
+    render: (r, _ctx, q) => renderRegion(r, q.showVolumeTypes),
+  },
+});
 
 /** The project and region lists. */
-export const projectRoutes: ServiceRoute<Needs>[] = [
-  { method: 'GET', pattern: '/cloud/v1/projects', handler: listProjects },
-  { method: 'GET', pattern: '/cloud/v1/regions', handler: listRegions },
-];
+export const projectRoutes: ServiceRoute<Needs>[] = [...projects.routes, ...regions.routes];

@@ -1,13 +1,12 @@
-import { cloudError, cloudObjectBody, cloudPaging, queryList } from '../../cloud-common.js';
+import { CLOUD_PRODUCT, cloudError, cloudObjectBody, cloudPages, queryList } from '../../cloud-common.js';
+import { defineCollection, type Created } from '../../collection.js';
 import { formatNaiveDate, isPlainObject, parseDate, parseIntStrict } from '../../format.js';
-import { emptyReply, fail, jsonReply, type Reply } from '../../reply.js';
+import { fail, jsonReply } from '../../reply.js';
 import type { RouteContext, ServiceRoute } from '../../router.js';
 import type { QuotaRequestRecord, QuotaSlice } from './index.js';
 
 type Ctx = RouteContext<QuotaSlice>;
 
-const LIST = '/cloud/v2/limits_request';
-const ONE = '/cloud/v2/limits_request/{request_id}';
 /** The statuses of a quota limit request. */
 export const QUOTA_REQUEST_STATUSES = ['done', 'in progress', 'rejected'] as const;
 
@@ -91,17 +90,8 @@ export function renderQuotaRequest(r: QuotaRequestRecord): Record<string, unknow
   };
 }
 
-function findRequest(ctx: Ctx): QuotaRequestRecord {
-  const text = ctx.params.request_id;
-  const id = parseIntStrict(text);
-  if (id === undefined) fail(cloudError(400, `request_id: Input should be a valid integer, got "${text}"`, ctx.requestId));
-  const request = ctx.state.quotaRequests.get(id);
-  if (!request) fail(cloudError(404, `Limits request ${id} not found`, ctx.requestId));
-  return request;
-}
-
-function listRequests(ctx: Ctx): Reply {
-  const { limit, offset } = cloudPaging(ctx);
+/** The list's filters: repeatable `status` and `request_ids`, `created_from` and `created_to` (inclusive). */
+function readListQuery(ctx: Ctx) {
   const statuses = queryList(ctx.query, 'status');
   for (const s of statuses) {
     if (!(QUOTA_REQUEST_STATUSES as readonly string[]).includes(s)) fail(cloudError(400, `status: Input should be 'done', 'in progress' or 'rejected', got "${s}"`, ctx.requestId));
@@ -118,27 +108,7 @@ function listRequests(ctx: Ctx): Reply {
     if (Number.isNaN(at)) fail(cloudError(400, `${name}: Input should be a valid datetime, got "${text}"`, ctx.requestId));
     return at;
   });
-  const matching = [...ctx.state.quotaRequests.values()]
-    .filter(
-      (r) =>
-        (statuses.length === 0 || statuses.includes(r.status)) &&
-        (ids.length === 0 || ids.includes(r.id)) &&
-        (from === undefined || r.created_at >= from) &&
-        (to === undefined || r.created_at <= to),
-    )
-    .sort((a, b) => a.id - b.id);
-  return jsonReply(200, { count: matching.length, results: matching.slice(offset, offset + limit).map(renderQuotaRequest) });
-}
-
-function getRequest(ctx: Ctx): Reply {
-  return jsonReply(200, renderQuotaRequest(findRequest(ctx)));
-}
-
-function deleteRequest(ctx: Ctx): Reply {
-  const request = findRequest(ctx);
-  ctx.state.quotaRequests.delete(request.id);
-  ctx.state.recordMutation(ctx.now, 'quota_request', request.id, 'delete');
-  return emptyReply(204);
+  return { statuses, ids, from, to };
 }
 
 function checkLimits(ctx: Ctx, value: unknown, allowed: ReadonlySet<string>, where: string): Record<string, number> {
@@ -150,7 +120,7 @@ function checkLimits(ctx: Ctx, value: unknown, allowed: ReadonlySet<string>, whe
   return value as Record<string, number>;
 }
 
-function createRequest(ctx: Ctx): Reply {
+function buildRequest(ctx: Ctx): Created<QuotaRequestRecord> {
   const body = cloudObjectBody(ctx);
   if (body.description === undefined) fail(cloudError(400, 'description: Field required', ctx.requestId));
   if (typeof body.description !== 'string') fail(cloudError(400, 'description: Input should be a valid string', ctx.requestId));
@@ -178,15 +148,34 @@ function createRequest(ctx: Ctx): Reply {
     created_at: ctx.now,
     updated_at: null,
   };
-  ctx.state.quotaRequests.set(id, record);
-  ctx.state.recordMutation(ctx.now, 'quota_request', id, 'create', { description: record.description, requested_limits: structuredClone(limits) });
-  return jsonReply(201, renderQuotaRequest(record));
+  return { record, logged: { description: record.description, requested_limits: structuredClone(limits) } };
 }
 
+/** Quota limit requests (cloud v2 limits_request): the list (`{count, results}`, oldest first), GET one, POST (201), DELETE (204). */
+const quotaRequests = defineCollection<QuotaSlice, QuotaRequestRecord, undefined, ReturnType<typeof readListQuery>, 'integer'>({
+  product: CLOUD_PRODUCT,
+  path: '/cloud/v2/limits_request',
+  idParam: 'request_id',
+  idSyntax: 'integer',
+  noun: 'Limits request',
+  store: (ctx) => ctx.state.quotaRequests,
+  idOf: (r) => r.id,
+  mutationKind: 'quota_request',
+  list: {
+    paging: cloudPages(),
+    query: readListQuery,
+    where: (r, q) =>
+      (q.statuses.length === 0 || q.statuses.includes(r.status)) &&
+      (q.ids.length === 0 || q.ids.includes(r.id)) &&
+      (q.from === undefined || r.created_at >= q.from) &&
+      (q.to === undefined || r.created_at <= q.to),
+    order: (a, b) => a.id - b.id,
+    render: renderQuotaRequest,
+  },
+  get: renderQuotaRequest,
+  create: { build: buildRequest, answer: (record) => jsonReply(201, renderQuotaRequest(record)) },
+  delete: {},
+});
+
 /** The quota limit request routes: list, GET one, POST (201), DELETE (204). */
-export const quotaRoutes: ServiceRoute<QuotaSlice>[] = [
-  { method: 'GET', pattern: LIST, handler: listRequests },
-  { method: 'POST', pattern: LIST, handler: createRequest },
-  { method: 'GET', pattern: ONE, handler: getRequest },
-  { method: 'DELETE', pattern: ONE, handler: deleteRequest },
-];
+export const quotaRoutes: ServiceRoute<QuotaSlice>[] = quotaRequests.routes;

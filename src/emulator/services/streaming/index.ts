@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { datetime, int, listSection, positiveInt, uuid } from '../../fixture-parts.js';
 import { parseDate } from '../../format.js';
-import { jsonReply, reasonPhrase, type ApiProduct } from '../../reply.js';
 import { defineService } from '../../service.js';
+import { STREAMING_PRODUCT } from './product.js';
 import { AI_TASK_STATUSES, streamingRoutes } from './routes.js';
 
 /** A streaming player, in API shape. */
@@ -48,12 +48,6 @@ export interface StreamingSlice {
   /** In fixture order. */
   aiTasks: AiTaskRecord[];
 }
-
-/** The streaming API: errors `{"status", "error": "<reason>. <message>"}`. */
-const STREAMING_PRODUCT: ApiProduct = {
-  pathPrefix: '/streaming/',
-  error: (status, message) => jsonReply(status, { status, error: `${reasonPhrase(status)}. ${message}` }),
-};
 
 const playerFixture = z.strictObject({
   id: positiveInt,

@@ -1,7 +1,10 @@
-import { UUID_PATTERN, isPlainObject, parseDate, parseIntStrict } from '../../format.js';
-import { emptyReply, fail, jsonReply, type Reply } from '../../reply.js';
+import { defineCollection, type Created } from '../../collection.js';
+import { UUID_PATTERN, isPlainObject, parseDate } from '../../format.js';
+import { bareArray, pageNumbers } from '../../paging.js';
+import { emptyReply, fail, jsonReply } from '../../reply.js';
 import type { RouteContext, ServiceRoute } from '../../router.js';
 import type { AiTaskRecord, PlayerRecord, StreamingSlice } from './index.js';
+import { STREAMING_PRODUCT } from './product.js';
 import { subtitleRoutes } from './subtitles.js';
 
 type Ctx = RouteContext<StreamingSlice>;
@@ -12,60 +15,8 @@ export const AI_TASK_STATUSES = ['FAILURE', 'PENDING', 'RECEIVED', 'RETRY', 'REV
 /** Players per page of GET /streaming/players (the platform does not document its page size). */
 export const PLAYERS_PAGE_SIZE = 25;
 
-/** Videos per page of GET /streaming/videos without `per_page`, and the most a page holds (the platform documents neither). */
-export const VIDEOS_PAGE_SIZE = { default: 25, max: 100 } as const;
-
 function streamingError(status: 400 | 404 | 422, error: string): never {
   return fail(jsonReply(status, { status, error }));
-}
-
-function notFound(what: string): never {
-  return streamingError(404, `Not Found. ${what} was not found; check the initial parameters of the request.`);
-}
-
-function pathId(ctx: Ctx, name: string): number {
-  const text = ctx.params[name] ?? '';
-  const id = parseIntStrict(text);
-  if (id === undefined || id < 1) streamingError(400, `Bad Request. ${name} must be a positive integer, got "${text}".`);
-  return id;
-}
-
-function pageParam(ctx: Ctx, name: string, fallback: number, status: 400 | 422): number {
-  const text = ctx.query.get(name);
-  if (text === null) return fallback;
-  const value = parseIntStrict(text);
-  if (value === undefined || value < 1) streamingError(status, `${status === 400 ? 'Bad Request' : 'Unprocessable Entity'}. ${name} must be an integer ≥ 1, got "${text}".`);
-  return value;
-}
-
-// ---- players ----
-
-function findPlayer(ctx: Ctx): PlayerRecord {
-  const id = pathId(ctx, 'player_id');
-  const player = ctx.state.players.get(id);
-  if (!player) notFound(`Player ${id}`);
-  return player;
-}
-
-function listPlayers(ctx: Ctx): Reply {
-  const page = pageParam(ctx, 'page', 1, 400);
-  const all = [...ctx.state.players.values()].sort((a, b) => a.id - b.id);
-  const start = (page - 1) * PLAYERS_PAGE_SIZE;
-  return jsonReply(
-    200,
-    all.slice(start, start + PLAYERS_PAGE_SIZE).map((p) => ({ ...p })),
-  );
-}
-
-function getPlayer(ctx: Ctx): Reply {
-  return jsonReply(200, { ...findPlayer(ctx) });
-}
-
-function deletePlayer(ctx: Ctx): Reply {
-  const player = findPlayer(ctx);
-  ctx.state.players.delete(player.id);
-  ctx.state.recordMutation(ctx.now, 'streaming_player', player.id, 'delete');
-  return emptyReply(204);
 }
 
 /** The player settings a body may carry, by type (the vendor's `player`; `id` and `client_id` are the platform's). */
@@ -112,8 +63,8 @@ function readPlayerBody(ctx: Ctx): Record<string, unknown> {
   return settings;
 }
 
-/** POST: a new player with the platform's defaults for what the body leaves out; 200 with no body, as documented. */
-function createPlayer(ctx: Ctx): Reply {
+/** POST: a new player with the platform's defaults for what the body leaves out. */
+function buildPlayer(ctx: Ctx): Created<PlayerRecord> {
   const settings = readPlayerBody(ctx);
   const id = Math.max(0, ...ctx.state.players.keys()) + 1;
   const player: PlayerRecord = {
@@ -129,14 +80,11 @@ function createPlayer(ctx: Ctx): Reply {
     ...settings,
   };
   for (const [k, v] of Object.entries(player)) if (v === null) delete player[k];
-  ctx.state.players.set(id, player);
-  ctx.state.recordMutation(ctx.now, 'streaming_player', id, 'create', settings);
-  return emptyReply(200);
+  return { record: player, logged: settings };
 }
 
-/** PATCH: the settings in the body change (a blank logo position clears it); 200 with the player. */
-function patchPlayer(ctx: Ctx): Reply {
-  const player = findPlayer(ctx);
+/** PATCH: the settings in the body change (a blank logo position clears it). */
+function changePlayer(ctx: Ctx, player: PlayerRecord): Record<string, unknown> {
   const settings = readPlayerBody(ctx);
   const changed: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(settings)) {
@@ -145,27 +93,28 @@ function patchPlayer(ctx: Ctx): Reply {
     if (value === null) delete player[field];
     else player[field] = value;
   }
-  if (Object.keys(changed).length > 0) ctx.state.recordMutation(ctx.now, 'streaming_player', player.id, 'update', changed);
-  return jsonReply(200, { ...player });
+  return changed;
 }
-
-// ---- videos ----
 
 /**
- * GET /streaming/videos: the account's videos (searchVideo: id, name, client_id, status), oldest
- * (lowest id) first, a bare array in numbered pages (`page`, `per_page`; more than the largest
- * page asked for is served as the largest page); a page past the end is an empty array.
+ * Streaming players: the list (a bare array, oldest first, in numbered pages of PLAYERS_PAGE_SIZE),
+ * POST (200 with no body, as documented), GET one, PATCH (200 with the player), DELETE (204).
  */
-function listVideos(ctx: Ctx): Reply {
-  const page = pageParam(ctx, 'page', 1, 400);
-  const perPage = Math.min(pageParam(ctx, 'per_page', VIDEOS_PAGE_SIZE.default, 400), VIDEOS_PAGE_SIZE.max);
-  const all = [...ctx.state.videos.values()].sort((a, b) => a.id - b.id);
-  const start = (page - 1) * perPage;
-  return jsonReply(
-    200,
-    all.slice(start, start + perPage).map((v) => ({ id: v.id, name: v.name, client_id: ctx.state.defaults.client_id, status: 'ready' })),
-  );
-}
+const players = defineCollection<StreamingSlice, PlayerRecord, undefined, undefined, 'positive-integer'>({
+  product: STREAMING_PRODUCT,
+  path: '/streaming/players',
+  idParam: 'player_id',
+  idSyntax: 'positive-integer',
+  noun: 'Player',
+  store: (ctx) => ctx.state.players,
+  idOf: (player) => player.id,
+  mutationKind: 'streaming_player',
+  list: { paging: pageNumbers({ size: PLAYERS_PAGE_SIZE, answer: bareArray }), order: (a, b) => a.id - b.id, render: (p) => ({ ...p }) },
+  get: (player) => ({ ...player }),
+  create: { build: buildPlayer, answer: () => emptyReply(200) },
+  updates: [{ method: 'PATCH', change: changePlayer, answer: (player) => jsonReply(200, { ...player }) }],
+  delete: {},
+});
 
 // ---- AI tasks ----
 
@@ -221,7 +170,8 @@ function processingTime(task: AiTaskRecord): Record<string, unknown> {
   };
 }
 
-function listAiTasks(ctx: Ctx): Reply {
+/** The AI task list's filters (read before its page, as the vendor checks them). */
+function readAiTaskQuery(ctx: Ctx) {
   const taskId = ctx.query.get('task_id');
   if (taskId !== null && !UUID_PATTERN.test(taskId)) streamingError(422, `Unprocessable Entity. task_id must be a UUID; got "${taskId}".`);
   const taskName = enumParam(ctx, 'task_name', ['transcription', 'content-moderation'] as const);
@@ -230,50 +180,52 @@ function listAiTasks(ctx: Ctx): Reply {
   const dateText = ctx.query.get('date_created');
   const dateCreated = dateText === null ? null : readCreatedFilter(dateText);
   if (dateCreated === undefined) streamingError(422, `Unprocessable Entity. date_created must be an ISO 8601 datetime; got "${dateText}".`);
-  const search = ctx.query.get('search')?.toLowerCase();
-  const page = pageParam(ctx, 'page', 1, 422);
-  const limit = pageParam(ctx, 'limit', 10, 422);
+  return { taskId, taskName, status, ordering, dateCreated, search: ctx.query.get('search')?.toLowerCase() };
+}
 
-  const matching = ctx.state.aiTasks.filter(
-    (t) =>
-      (taskId === null || t.task_id.toLowerCase() === taskId.toLowerCase()) &&
-      (taskName === undefined || t.task_name === taskName) &&
-      (status === undefined || t.status === status) &&
-      (dateCreated === null || createdMatches(t, dateCreated)) &&
-      (search === undefined || search === '' || searchableText(t).includes(search)),
-  );
-  if (ordering === undefined || ordering === 'started_at') {
-    const sign = ordering === undefined ? -1 : 1;
-    matching.sort((a, b) => sign * (a.started_at - b.started_at) || a.task_id.localeCompare(b.task_id));
-  } else {
-    matching.sort((a, b) => a[ordering].localeCompare(b[ordering]) || b.started_at - a.started_at);
-  }
-  // A page past the last is an empty page, not a 404: the vendor SDK's auto-paging asks for one.
-  const pages = Math.max(1, Math.ceil(matching.length / limit));
-  const start = (page - 1) * limit;
-  return jsonReply(200, {
-    count: matching.length,
-    next: page < pages ? `page=${page + 1}` : null,
-    previous: page > 1 ? `page=${page - 1}` : null,
-    results: matching.slice(start, start + limit).map((t) => ({
+/**
+ * Streaming AI tasks: the list with every filter of the specification, newest started first
+ * unless `ordering` says otherwise, in numbered pages (`page`, `limit` default 10) answered
+ * `{count, next, previous, results}`. A page past the last is an empty page, not a 404: the
+ * vendor SDK's auto-paging asks for one.
+ */
+const aiTasks = defineCollection<StreamingSlice, AiTaskRecord, undefined, ReturnType<typeof readAiTaskQuery>>({
+  product: STREAMING_PRODUCT,
+  path: '/streaming/ai/tasks',
+  noun: 'Task',
+  store: (ctx) => ctx.state.aiTasks,
+  idOf: (task) => task.task_id,
+  list: {
+    queryFirst: true,
+    query: readAiTaskQuery,
+    paging: pageNumbers({
+      size: { param: 'limit', default: 10 },
+      status: 422,
+      answer({ items, total, window: { page = 1, limit = 10 } }) {
+        const pages = Math.max(1, Math.ceil(total / limit));
+        return { count: total, next: page < pages ? `page=${page + 1}` : null, previous: page > 1 ? `page=${page - 1}` : null, results: items };
+      },
+    }),
+    where: (t, q) =>
+      (q.taskId === null || t.task_id.toLowerCase() === q.taskId.toLowerCase()) &&
+      (q.taskName === undefined || t.task_name === q.taskName) &&
+      (q.status === undefined || t.status === q.status) &&
+      (q.dateCreated === null || createdMatches(t, q.dateCreated)) &&
+      (q.search === undefined || q.search === '' || searchableText(t).includes(q.search)),
+    order: (a, b, { ordering }) =>
+      ordering === undefined || ordering === 'started_at'
+        ? (ordering === undefined ? -1 : 1) * (a.started_at - b.started_at) || a.task_id.localeCompare(b.task_id)
+        : a[ordering].localeCompare(b[ordering]) || b.started_at - a.started_at,
+    render: (t) => ({
       task_id: t.task_id,
       task_name: t.task_name,
       status: t.status,
       progress: t.progress,
       task_data: structuredClone(t.task_data),
       processing_time: processingTime(t),
-    })),
-  });
-}
+    }),
+  },
+});
 
-/** The streaming routes: players (list, POST, GET, PATCH, DELETE), the video list, video subtitles (subtitles.ts), AI task list. */
-export const streamingRoutes: ServiceRoute<StreamingSlice>[] = [
-  { method: 'GET', pattern: '/streaming/players', handler: listPlayers },
-  { method: 'POST', pattern: '/streaming/players', handler: createPlayer },
-  { method: 'GET', pattern: '/streaming/players/{player_id}', handler: getPlayer },
-  { method: 'PATCH', pattern: '/streaming/players/{player_id}', handler: patchPlayer },
-  { method: 'DELETE', pattern: '/streaming/players/{player_id}', handler: deletePlayer },
-  { method: 'GET', pattern: '/streaming/videos', handler: listVideos },
-  ...subtitleRoutes,
-  { method: 'GET', pattern: '/streaming/ai/tasks', handler: listAiTasks },
-];
+/** The streaming routes: players, the video list and video subtitles (subtitles.ts), the AI task list. */
+export const streamingRoutes: ServiceRoute<StreamingSlice>[] = [...players.routes, ...subtitleRoutes, ...aiTasks.routes];

@@ -1,12 +1,15 @@
-import { isPlainObject, parseIntStrict } from '../../format.js';
-import { emptyReply, fail, jsonReply, type Reply } from '../../reply.js';
+import { defineCollection, type Created } from '../../collection.js';
+import { isPlainObject } from '../../format.js';
+import { bareArray, pageNumbers, unpaged } from '../../paging.js';
+import { fail, jsonReply } from '../../reply.js';
 import type { RouteContext, ServiceRoute } from '../../router.js';
 import type { StreamingSlice, SubtitleRecord, VideoRecord } from './index.js';
+import { STREAMING_PRODUCT } from './product.js';
 
 type Ctx = RouteContext<StreamingSlice>;
 
-const LIST = '/streaming/videos/{video_id}/subtitles';
-const ONE = '/streaming/videos/{video_id}/subtitles/{id}';
+/** Videos per page of GET /streaming/videos without `per_page`, and the most a page holds (the platform documents neither). */
+export const VIDEOS_PAGE_SIZE = { default: 25, max: 100 } as const;
 
 /** The largest subtitle text the platform takes (5 MB). */
 export const MAX_SUBTITLE_TEXT = 5 * 1024 * 1024;
@@ -20,27 +23,26 @@ function unprocessable(message: string): never {
   return streamingError(422, `Unprocessable Entity. ${message}`);
 }
 
-function pathId(ctx: Ctx, name: string): number {
-  const text = ctx.params[name] ?? '';
-  const id = parseIntStrict(text);
-  if (id === undefined || id < 1) streamingError(400, `Bad Request. ${name} must be a positive integer, got "${text}".`);
-  return id;
-}
-
-function findVideo(ctx: Ctx): VideoRecord {
-  const id = pathId(ctx, 'video_id');
-  const video = ctx.state.videos.get(id);
-  if (!video) streamingError(404, `Not Found. Video ${id} was not found; check the initial parameters of the request.`);
-  return video;
-}
-
-function findSubtitle(ctx: Ctx): { video: VideoRecord; subtitle: SubtitleRecord } {
-  const video = findVideo(ctx);
-  const id = pathId(ctx, 'id');
-  const subtitle = video.subtitles.find((s) => s.id === id);
-  if (!subtitle) streamingError(404, `Not Found. Subtitle ${id} of video ${video.id} was not found; check the initial parameters of the request.`);
-  return { video, subtitle };
-}
+/**
+ * Streaming videos: the account's videos (searchVideo: id, name, client_id, status), oldest
+ * (lowest id) first, a bare array in numbered pages (`page`, `per_page`; more than the largest
+ * page asked for is served as the largest page); a page past the end is an empty array. The
+ * subtitles collection (subtitles.ts) finds its video here.
+ */
+export const videos = defineCollection<StreamingSlice, VideoRecord, undefined, undefined, 'positive-integer'>({
+  product: STREAMING_PRODUCT,
+  path: '/streaming/videos',
+  idParam: 'video_id',
+  idSyntax: 'positive-integer',
+  noun: 'Video',
+  store: (ctx) => ctx.state.videos,
+  idOf: (video) => video.id,
+  list: {
+    paging: pageNumbers({ size: { param: 'per_page', ...VIDEOS_PAGE_SIZE }, answer: bareArray }),
+    order: (a, b) => a.id - b.id,
+    render: (v, ctx) => ({ id: v.id, name: v.name, client_id: ctx.state.defaults.client_id, status: 'ready' }),
+  },
+});
 
 /** The `subtitle` shape. */
 function renderSubtitle(s: SubtitleRecord): Record<string, unknown> {
@@ -70,35 +72,23 @@ function checkFields(body: unknown): { name?: string; language?: string; vtt?: s
   return out;
 }
 
-function listSubtitles(ctx: Ctx): Reply {
-  return jsonReply(200, findVideo(ctx).subtitles.map(renderSubtitle));
-}
-
-function getSubtitle(ctx: Ctx): Reply {
-  return jsonReply(200, renderSubtitle(findSubtitle(ctx).subtitle));
-}
-
 /**
  * POST subtitleCreate: `language` required, and the text (`vtt`) since this account has no AI
  * transcription; 200 with the subtitle. Several subtitles of one language are allowed, as on
  * the platform ("language uniqueness is not required").
  */
-function createSubtitle(ctx: Ctx): Reply {
-  const video = findVideo(ctx);
+function buildSubtitle(ctx: Ctx, video: VideoRecord): Created<SubtitleRecord> {
   const fields = checkFields(ctx.body);
   if (fields.language === undefined) unprocessable('language is required.');
   if (fields.vtt === undefined || fields.vtt === '') unprocessable('vtt is required: the text of the subtitles (AI transcription is not enabled for this account).');
   let id = 1;
   for (const v of ctx.state.videos.values()) for (const s of v.subtitles) id = Math.max(id, s.id + 1);
   const subtitle: SubtitleRecord = { id, name: fields.name ?? fields.language, language: fields.language, vtt: fields.vtt };
-  video.subtitles.push(subtitle);
-  ctx.state.recordMutation(ctx.now, 'subtitle', id, 'create', { video_id: video.id, name: subtitle.name, language: subtitle.language });
-  return jsonReply(200, renderSubtitle(subtitle));
+  return { record: subtitle, logged: { video_id: video.id, name: subtitle.name, language: subtitle.language } };
 }
 
-/** PATCH subtitleBodyPatch: any of name, language, vtt; 200 with subtitlePatched (subtitleBase: no id, as the vendor's example). */
-function patchSubtitle(ctx: Ctx): Reply {
-  const { subtitle } = findSubtitle(ctx);
+/** PATCH subtitleBodyPatch: any of name, language, vtt. */
+function changeSubtitle(ctx: Ctx, subtitle: SubtitleRecord): Record<string, unknown> {
   const fields = checkFields(ctx.body);
   const changed: Record<string, unknown> = {};
   for (const field of ['name', 'language', 'vtt'] as const) {
@@ -107,22 +97,34 @@ function patchSubtitle(ctx: Ctx): Reply {
     subtitle[field] = value;
     changed[field] = value;
   }
-  if (Object.keys(changed).length > 0) ctx.state.recordMutation(ctx.now, 'subtitle', subtitle.id, 'update', changed);
-  return jsonReply(200, { name: subtitle.name, language: subtitle.language, vtt: subtitle.vtt });
+  return changed;
 }
 
-function deleteSubtitle(ctx: Ctx): Reply {
-  const { video, subtitle } = findSubtitle(ctx);
-  video.subtitles = video.subtitles.filter((s) => s !== subtitle);
-  ctx.state.recordMutation(ctx.now, 'subtitle', subtitle.id, 'delete');
-  return emptyReply(204);
-}
+/**
+ * A video's subtitles (streaming_api.yaml): the list (a bare array), POST (200 with the
+ * subtitle), GET one, PATCH (200 with subtitlePatched: subtitleBase, no id, as the vendor's
+ * example), DELETE (204). The path's video is found first.
+ */
+const subtitles = defineCollection<StreamingSlice, SubtitleRecord, VideoRecord, undefined, 'positive-integer'>({
+  product: STREAMING_PRODUCT,
+  path: '/streaming/videos/{video_id}/subtitles',
+  idSyntax: 'positive-integer',
+  noun: 'Subtitle',
+  notFoundName: (id, video) => `Subtitle ${id} of video ${video.id}`,
+  scope: (ctx) => videos.find(ctx),
+  store: (_ctx, video) => video.subtitles,
+  idOf: (subtitle) => subtitle.id,
+  mutationKind: 'subtitle',
+  list: { paging: unpaged(bareArray), render: renderSubtitle },
+  get: renderSubtitle,
+  create: { build: buildSubtitle, answer: (subtitle) => jsonReply(200, renderSubtitle(subtitle)) },
+  updates: [{ method: 'PATCH', change: changeSubtitle, answer: (s) => jsonReply(200, { name: s.name, language: s.language, vtt: s.vtt }) }],
+  delete: {
+    remove(_ctx, subtitle, video) {
+      video.subtitles = video.subtitles.filter((s) => s !== subtitle);
+    },
+  },
+});
 
-/** A video's subtitle routes (streaming_api.yaml): list, POST (200), GET one, PATCH, DELETE (204). */
-export const subtitleRoutes: ServiceRoute<StreamingSlice>[] = [
-  { method: 'GET', pattern: LIST, handler: listSubtitles },
-  { method: 'POST', pattern: LIST, handler: createSubtitle },
-  { method: 'GET', pattern: ONE, handler: getSubtitle },
-  { method: 'PATCH', pattern: ONE, handler: patchSubtitle },
-  { method: 'DELETE', pattern: ONE, handler: deleteSubtitle },
-];
+/** The video list and a video's subtitle routes. */
+export const subtitleRoutes: ServiceRoute<StreamingSlice>[] = [...videos.routes, ...subtitles.routes];

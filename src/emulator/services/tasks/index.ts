@@ -1,6 +1,7 @@
-import { CLOUD_PRODUCT, cloudError, cloudPaging, queryList } from '../../cloud-common.js';
+import { CLOUD_PRODUCT, cloudError, cloudPages, queryList } from '../../cloud-common.js';
+import { defineCollection } from '../../collection.js';
 import { parseDate, parseIntStrict } from '../../format.js';
-import { fail, jsonReply, type Reply } from '../../reply.js';
+import { fail } from '../../reply.js';
 import type { RouteContext } from '../../router.js';
 import { defineService } from '../../service.js';
 import { renderTask, taskState, type TaskRecord, type TaskState } from '../../tasks.js';
@@ -9,13 +10,6 @@ const TASK_STATES: readonly TaskState[] = ['NEW', 'RUNNING', 'FINISHED', 'ERROR'
 
 /** The vendor's default page of GET /cloud/v1/tasks when `limit` is not given (its maximum is 1000). */
 const DEFAULT_TASK_PAGE = 10;
-
-function getTask(ctx: RouteContext): Reply {
-  const id = ctx.params.task_id ?? '';
-  const task = ctx.state.tasks.get(id);
-  if (!task) return cloudError(404, `Task ${id} not found`, ctx.requestId);
-  return jsonReply(200, renderTask(task, ctx.now));
-}
 
 const badQuery = (ctx: RouteContext, message: string): never => fail(cloudError(400, message, ctx.requestId));
 
@@ -40,17 +34,8 @@ function sortOrder(ctx: RouteContext): 'asc' | 'desc' {
   return text === 'asc' || text === 'desc' ? text : badQuery(ctx, `order_by: Input should be 'asc' or 'desc', got "${text}"`);
 }
 
-/**
- * GET /cloud/v1/tasks (TaskViewSet): the client's tasks, filtered by every repeatable
- * `project_id`, `region_id` and `state`, by `task_type`, by creation time (`from_timestamp` and
- * `to_timestamp`, both inclusive) and by `is_acknowledged` (emulated tasks are never
- * acknowledged), ordered by creation (`order_by`, or the deprecated `sorting`: `desc` by
- * default), paged with `limit` (default 10, at most 1000) and `offset`. Answers
- * `{count, results}` (TaskCollectionSerializer), `count` being every matching task.
- */
-function listTasks(ctx: RouteContext): Reply {
-  const { limit, offset } = cloudPaging(ctx);
-  const pageSize = ctx.query.get('limit') === null ? DEFAULT_TASK_PAGE : limit;
+/** The filters of the task list, read in the vendor's order of checks. */
+function readTaskQuery(ctx: RouteContext) {
   const projects = intList(ctx, 'project_id');
   const regions = intList(ctx, 'region_id');
   const states = queryList(ctx.query, 'state').map((s) =>
@@ -61,22 +46,42 @@ function listTasks(ctx: RouteContext): Reply {
   const to = timeFilter(ctx, 'to_timestamp');
   const acknowledged = ctx.query.get('is_acknowledged');
   if (acknowledged !== null && !/^(true|false|1|0)$/i.test(acknowledged)) badQuery(ctx, `is_acknowledged: Input should be a valid boolean, got "${acknowledged}"`);
-  const order = sortOrder(ctx);
-
-  const matches = (task: TaskRecord): boolean =>
-    (projects.length === 0 || projects.includes(task.project_id)) &&
-    (regions.length === 0 || regions.includes(task.region_id)) &&
-    (states.length === 0 || states.includes(taskState(task, ctx.now))) &&
-    (types.length === 0 || types.includes(task.task_type)) &&
-    (from === undefined || task.created_at >= from) &&
-    (to === undefined || task.created_at <= to) &&
-    (acknowledged === null || /^(false|0)$/i.test(acknowledged));
-  const matching = [...ctx.state.tasks.values()].filter(matches);
-  // Tasks are kept in creation order; a stable sort keeps it among tasks created in the same ms.
-  matching.sort((a, b) => (order === 'asc' ? a.created_at - b.created_at : b.created_at - a.created_at));
-  const page = matching.slice(offset, offset + pageSize).map((task) => renderTask(task, ctx.now));
-  return jsonReply(200, { count: matching.length, results: page });
+  return { projects, regions, states, types, from, to, acknowledged, order: sortOrder(ctx) };
 }
+
+/**
+ * The cloud tasks (TaskViewSet). GET /cloud/v1/tasks: the client's tasks, filtered by every
+ * repeatable `project_id`, `region_id` and `state`, by `task_type`, by creation time
+ * (`from_timestamp` and `to_timestamp`, both inclusive) and by `is_acknowledged` (emulated tasks
+ * are never acknowledged), ordered by creation (`order_by`, or the deprecated `sorting`: `desc`
+ * by default; tasks are kept in creation order, and the sort is stable among tasks of one ms),
+ * paged with `limit` (default 10, at most 1000) and `offset`, answered `{count, results}`
+ * (TaskCollectionSerializer). GET /cloud/v1/tasks/{task_id}: TaskSerializer, its state derived
+ * from the emulator clock.
+ */
+const tasks = defineCollection<object, TaskRecord, undefined, ReturnType<typeof readTaskQuery>>({
+  product: CLOUD_PRODUCT,
+  path: '/cloud/v1/tasks',
+  idParam: 'task_id',
+  noun: 'Task',
+  store: (ctx) => ctx.state.tasks,
+  idOf: (task) => task.id,
+  list: {
+    paging: cloudPages(1000, DEFAULT_TASK_PAGE),
+    query: readTaskQuery,
+    where: (task, q, ctx) =>
+      (q.projects.length === 0 || q.projects.includes(task.project_id)) &&
+      (q.regions.length === 0 || q.regions.includes(task.region_id)) &&
+      (q.states.length === 0 || q.states.includes(taskState(task, ctx.now))) &&
+      (q.types.length === 0 || q.types.includes(task.task_type)) &&
+      (q.from === undefined || task.created_at >= q.from) &&
+      (q.to === undefined || task.created_at <= q.to) &&
+      (q.acknowledged === null || /^(false|0)$/i.test(q.acknowledged)),
+    order: (a, b, q) => (q.order === 'asc' ? a.created_at - b.created_at : b.created_at - a.created_at),
+    render: (task, ctx) => renderTask(task, ctx.now),
+  },
+  get: (task, ctx) => renderTask(task, ctx.now),
+});
 
 /**
  * Cloud tasks: GET /cloud/v1/tasks (the list, with the vendor's filters) and
@@ -91,10 +96,7 @@ export const tasksService = defineService({
   load() {},
   // `settled`: whether the task's effect has been applied, which happens when the clock reaches its finish.
   dump: (state, now) => ({ tasks: [...state.tasks.values()].map((task) => ({ ...task, settled: task.finish_at <= now })) }),
-  routes: [
-    { method: 'GET', pattern: '/cloud/v1/tasks', handler: listTasks },
-    { method: 'GET', pattern: '/cloud/v1/tasks/{task_id}', handler: getTask },
-  ],
+  routes: tasks.routes,
   mutationKinds: [],
   taskTargets: [],
 });
