@@ -129,6 +129,9 @@ export interface Lifecycle<T extends ResourceType, Item, C, U> {
   replace?: true;
 }
 
+/** The task scope of a cloud resource: its project and region (Lifecycle.tasks.scope). */
+export const cloudTaskScope = (desired: { project_id: number; region_id: number }): TaskScope => ({ projectId: desired.project_id, regionId: desired.region_id });
+
 /** What defineLifecycle gives the provider. */
 export type LifecycleProvider<T extends ResourceType> = Pick<ResourceProvider<T>, 'idField' | 'verbs' | 'apply' | 'payloadSchema' | 'taskType' | 'taskTimeoutMs'>;
 

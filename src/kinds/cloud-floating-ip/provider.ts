@@ -8,7 +8,7 @@ import { listEndpointOf } from '../kind-list.js';
 import type { Observation, Owner, OwnedResource, ProviderContext, ProviderPlan, ResourceProvider, ResourceRef } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { defineListReads, MAX_LIST_PAGES } from '../list-read.js';
-import { defineLifecycle } from '../lifecycle.js';
+import { cloudTaskScope, defineLifecycle } from '../lifecycle.js';
 import { readOrGone } from '../shared.js';
 import { floatingIpImport } from './import.js';
 import { floatingIpAnswer, floatingIpList, floatingIpPage, type FloatingIp } from './list.js';
@@ -135,7 +135,7 @@ const reads = defineListReads<'cloud_floating_ip', FloatingIp>({
 const lifecycle = defineLifecycle('cloud_floating_ip', {
   idField: 'floating_ip_id',
   updateVerbs: ['Modifying', 'Modified'],
-  tasks: { scope: (d) => ({ projectId: d.project_id, regionId: d.region_id }), lock: (fip: FloatingIp) => fip.task_id },
+  tasks: { scope: cloudTaskScope, lock: (fip: FloatingIp) => fip.task_id },
   create: {
     payload: createPayloadSchema,
     request: ({ desired: d, payload }) => ({ method: 'POST', path: fipListPath(d.project_id, d.region_id), body: { tags: payload.tags } }),

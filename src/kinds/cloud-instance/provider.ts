@@ -7,7 +7,7 @@ import { defineListReads } from '../list-read.js';
 import { listEndpointOf } from '../kind-list.js';
 import { instanceImport } from './import.js';
 import { instanceAnswer, instanceList, type Instance } from './list.js';
-import { defineLifecycle } from '../lifecycle.js';
+import { cloudTaskScope, defineLifecycle } from '../lifecycle.js';
 import { readOrGone } from '../shared.js';
 
 /** The flavors an instance may be resized to (InstanceFlavorExtendedCollectionSerializer). */
@@ -67,7 +67,7 @@ const reads = defineListReads<'cloud_instance', Instance>({
 const lifecycle = defineLifecycle('cloud_instance', {
   idField: 'instance_id',
   updateVerbs: ['Resizing', 'Resized'],
-  tasks: { scope: (d) => ({ projectId: d.project_id, regionId: d.region_id }), lock: (vm: Instance) => vm.task_id },
+  tasks: { scope: cloudTaskScope, lock: (vm: Instance) => vm.task_id },
   update: {
     payload: payloadSchema,
     request({ change, desired: d, payload: { flavor_id } }) {

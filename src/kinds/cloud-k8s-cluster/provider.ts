@@ -4,7 +4,7 @@ import { canonicalJson } from '../../plan/fingerprint.js';
 import { EdgeformError, InconsistentResultError, StoppedError } from '../../errors.js';
 import { describeStep, nextUpgradeStep, parseK8sVersion, planUpgradePath } from './upgrade-path.js';
 import type { ApplyResult, ProviderContext, ResourceProvider } from '../provider.js';
-import { defineLifecycle } from '../lifecycle.js';
+import { cloudTaskScope, defineLifecycle } from '../lifecycle.js';
 import { defineListReads } from '../list-read.js';
 import { listEndpointOf } from '../kind-list.js';
 import { clusterImport } from './import.js';
@@ -79,7 +79,7 @@ export function decideUpgradeProgress(input: { live: string; target: string; awa
 const lifecycle = defineLifecycle('cloud_k8s_cluster', {
   idField: 'cluster_name',
   updateVerbs: ['Upgrading', 'Upgraded'],
-  tasks: { scope: (d) => ({ projectId: d.project_id, regionId: d.region_id }), lock: (cluster: Cluster) => cluster.task_id, timeoutMs: K8S_TASK_TIMEOUT_MS },
+  tasks: { scope: cloudTaskScope, lock: (cluster: Cluster) => cluster.task_id, timeoutMs: K8S_TASK_TIMEOUT_MS },
   update: {
     payload: payloadSchema,
     taskType: 'upgrade_k8s_cluster_v2',
