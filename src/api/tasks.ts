@@ -108,9 +108,6 @@ export const DEFAULT_TASK_POLL_SCHEDULE: Readonly<Required<TaskPollSchedule>> = 
 /** Default per-task timeout: 20 minutes. */
 export const DEFAULT_TASK_TIMEOUT_MS = 20 * 60_000;
 
-/** Default timeout for Kubernetes tasks (a rolling upgrade replaces every node): 60 minutes. */
-export const K8S_TASK_TIMEOUT_MS = 60 * 60_000;
-
 /** Failed polls in a row after which edgeform stops waiting on a task. */
 export const MAX_CONSECUTIVE_POLL_FAILURES = 20;
 
@@ -142,11 +139,6 @@ export function taskPollDelay(ageMs: number, schedule: Readonly<TaskPollSchedule
   return Math.min(schedule.maxMs, Math.max(schedule.initialMs, Math.round(fraction * Math.max(0, ageMs))));
 }
 
-/** How long a task of this type may run before edgeform stops waiting (k8s work gets longer). */
-export function defaultTaskTimeout(taskType: string): number {
-  return taskType === 'upgrade_k8s_cluster_v2' || /k8s/i.test(taskType) ? K8S_TASK_TIMEOUT_MS : DEFAULT_TASK_TIMEOUT_MS;
-}
-
 /**
  * A platform datetime (`2026-01-01T00:00:00Z`, `+0000`, `+00:00`, fractions of a second; none:
  * UTC) as epoch ms, or null when it is not one.
@@ -174,7 +166,7 @@ export interface TaskPollerOptions {
 
 /** Options of one {@link TaskPoller.wait}. */
 export interface TaskWaitOptions {
-  /** Per-task timeout; default defaultTaskTimeout(task_type) once a poll tells the type. */
+  /** Per-task timeout (the caller's: a kind's own); default DEFAULT_TASK_TIMEOUT_MS. */
   timeoutMs?: number;
   /** Ends this wait only (rejecting with its reason); the tasks are still polled for other waits. */
   signal?: AbortSignal;
@@ -391,7 +383,7 @@ export function createTaskPoller(client: Pick<ApiClient, 'get' | 'redact'>, opti
     );
   };
 
-  const deadlineOf = (t: Tracked): number => t.since + (t.timeoutMs ?? (t.last ? defaultTaskTimeout(t.last.task_type) : DEFAULT_TASK_TIMEOUT_MS));
+  const deadlineOf = (t: Tracked): number => t.since + (t.timeoutMs ?? DEFAULT_TASK_TIMEOUT_MS);
 
   const loop = async (): Promise<void> => {
     let tick = now();

@@ -230,7 +230,7 @@ async function runAction(change: ResourceChange, options: ExecuteOptions, stopRu
     let current = observed;
     const lockTaskId = observed.exists ? observed.lockTaskId : undefined;
     if (lockTaskId) {
-      const lock = await waitForLock(ctx, lockTaskId, stop);
+      const lock = await waitForLock(ctx, lockTaskId, stop, provider.taskTimeoutMs);
       if (lock.kind === 'stopped') return result('not-started');
       // A finished lock task of the provider's own kind may have made this very change (an
       // earlier, abandoned run), and reads can lag it: re-read with the full policy before
@@ -304,13 +304,14 @@ type LockWait = { kind: 'finished'; tasks: FinishedTask[] } | { kind: 'failed' }
  * Waits for the task holding a resource's lock. That task is not this change: when it ends in
  * ERROR the lock is released all the same, so the change goes on from a fresh read (the
  * failure is reported as progress, not as this resource's failure). The first interrupt
- * (`stop`) ends the wait at once: the lock task runs on, and nothing was sent.
+ * (`stop`) ends the wait at once: the lock task runs on, and nothing was sent. `timeoutMs` is the
+ * kind's task timeout.
  */
-async function waitForLock(ctx: ProviderContext, taskId: string, stop: AbortSignal | undefined): Promise<LockWait> {
+async function waitForLock(ctx: ProviderContext, taskId: string, stop: AbortSignal | undefined, timeoutMs: number | undefined): Promise<LockWait> {
   ctx.progress(`waiting for the platform task that holds the lock [task ${taskId}]`, { taskIds: [taskId] });
   if (stop?.aborted) return { kind: 'stopped' };
   try {
-    return { kind: 'finished', tasks: await ctx.waitForTasks([taskId], stop ? { signal: stop } : {}) };
+    return { kind: 'finished', tasks: await ctx.waitForTasks([taskId], { ...(stop ? { signal: stop } : {}), ...(timeoutMs === undefined ? {} : { timeoutMs }) }) };
   } catch (error) {
     if (stop?.aborted && !ctx.signal.aborted) return { kind: 'stopped' };
     if (!(error instanceof TaskFailedError)) throw error;

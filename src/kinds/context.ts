@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { clientAround, withRunFatalErrors, type ApiClient } from '../api/client.js';
 import { isUnknownOutcome } from '../api/retry.js';
 import { sleep as realSleep, type Sleep } from '../api/sleep.js';
-import { createTaskPoller, defaultTaskTimeout, type TaskPollSchedule } from '../api/tasks.js';
+import { createTaskPoller, type TaskPollSchedule } from '../api/tasks.js';
 import { RunFatalError } from '../errors.js';
 import type { ProviderContext } from './provider.js';
 
@@ -10,7 +10,7 @@ import type { ProviderContext } from './provider.js';
 export interface ProviderContextOptions {
   api: ApiClient;
   signal?: AbortSignal;
-  /** Per-task timeout overriding the per-type default (--task-timeout). */
+  /** Per-task timeout overriding each kind's (--task-timeout). */
   taskTimeoutMs?: number;
   /** When tasks are polled (EDGEFORM_TASK_POLL_INTERVAL caps the wait); default DEFAULT_TASK_POLL_SCHEDULE. */
   pollSchedule?: TaskPollSchedule;
@@ -46,7 +46,7 @@ export function createProviderContext(options: ProviderContextOptions): Provider
     signal,
     async waitForTasks(taskIds, wait = {}) {
       if (taskIds.length === 0) return [];
-      const timeoutMs = options.taskTimeoutMs ?? (wait.taskType ? defaultTaskTimeout(wait.taskType) : undefined);
+      const timeoutMs = options.taskTimeoutMs ?? wait.timeoutMs;
       return poller.wait(taskIds, {
         ...(wait.signal ? { signal: wait.signal } : {}),
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),

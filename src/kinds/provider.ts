@@ -21,9 +21,11 @@ export interface ProviderContext {
    * (throws TaskFailedError on ERROR). `signal` ends this wait early (rejecting with its
    * reason) without aborting the context: the executor cuts a lock wait short on the first
    * interrupt this way. `scope`, the project and region the tasks were started in, lets them be
-   * polled with the other tasks of that place from the first poll. The wait holds no request slot.
+   * polled with the other tasks of that place from the first poll. `timeoutMs` is the kind's
+   * task timeout (ResourceProvider.taskTimeoutMs; --task-timeout overrides it). The wait holds
+   * no request slot.
    */
-  waitForTasks(taskIds: readonly string[], options?: { taskType?: string; signal?: AbortSignal; scope?: TaskScope }): Promise<FinishedTask[]>;
+  waitForTasks(taskIds: readonly string[], options?: { timeoutMs?: number; signal?: AbortSignal; scope?: TaskScope }): Promise<FinishedTask[]>;
   /** Progress notes for long actions ("upgrading to v1.30.6 [task 1f2e...]"). */
   progress(message: string, detail?: { taskIds?: string[] }): void;
   /**
@@ -199,6 +201,12 @@ export interface ResourceProvider<T extends ResourceType = ResourceType> {
    */
   taskType?: string;
   /**
+   * How long one of this kind's tasks may run before edgeform stops waiting (a Kubernetes
+   * upgrade replaces every node: an hour); absent, the task poller's default (20 minutes). Lock
+   * waits on a resource of this kind use it too. --task-timeout overrides it.
+   */
+  taskTimeoutMs?: number;
+  /**
    * Reads the live resource; a 404 is `{exists: false}`, never an error. A block without its
    * platform id (a creatable kind) is found by its natural key or, through `ref`, by its
    * ownership tags: the observation then says `foundBy`, and more than one match throws
@@ -295,6 +303,7 @@ export interface ProviderRegistry {
  */
 export interface BoundProvider {
   taskType?: string;
+  taskTimeoutMs?: number;
   /** The provider's id attribute: a created resource's id is read from a fresh state's. */
   idField: string;
   /**
@@ -316,6 +325,7 @@ export function bindProvider<K extends ResourceType>(providers: ProviderRegistry
   const ref: ResourceRef = { address: change.address, stack };
   return {
     taskType: provider.taskType,
+    taskTimeoutMs: provider.taskTimeoutMs,
     idField: provider.idField,
     // A block found by its identity (no id in it) is read with the others of its group when the
     // group read finds such blocks in its list (findsWithoutId), else alone.

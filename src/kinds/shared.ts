@@ -26,45 +26,12 @@ export function requirePayload<S extends z.ZodType>(change: Pick<ChangeFields, '
   throw new PlanPayloadError(change, `${['payload', ...issue.path.map(String)].join('.')}: ${issue.message}`);
 }
 
-/**
- * Refuses any action but `expected`: a provider that cannot update must never act on an
- * "update", nor one that cannot delete on a "delete" (it would send its update instead).
- */
-export function requireAction(change: Pick<ChangeFields, 'address' | 'action'>, expected: ChangeFields['action']): void {
-  if (change.action !== expected) throw new PlanPayloadError(change, `this kind supports only ${expected}, the change says ${change.action}`);
-}
-
 /** Runs a read; a 404 means the resource is gone, which is an answer, not an error. */
 export async function readOrGone<T>(read: () => Promise<T>): Promise<T | null> {
   try {
     return await read();
   } catch (error) {
     if (error instanceof NotFoundError) return null;
-    throw error;
-  }
-}
-
-/**
- * Sends a create (a POST that answers synchronously) once, never again: a POST is not safe to
- * repeat, since the platform may have made the resource before its answer was lost. Such an
- * unknown outcome resolves with 'unacknowledged', so the executor's re-read by the block's
- * identity tells whether the resource exists now; any other failure is thrown.
- */
-export async function postCreate(ctx: ProviderContext, path: string, body: unknown): Promise<ApplyResult> {
-  try {
-    await ctx.api.request({ method: 'POST', path, body, signal: ctx.signal });
-  } catch (error) {
-    if (isUnknownOutcome(error) && !ctx.signal.aborted) return 'unacknowledged';
-    throw error;
-  }
-}
-
-/** Runs a delete; a 404 means someone already deleted it, which is success. */
-export async function deleteIfPresent(remove: () => Promise<unknown>): Promise<void> {
-  try {
-    await remove();
-  } catch (error) {
-    if (error instanceof NotFoundError) return;
     throw error;
   }
 }
@@ -94,16 +61,16 @@ export const MAX_LOCK_WAITS = 3;
  * the change (its tasks FINISHED, or a re-read shows it done), and with 'unacknowledged' when a
  * task found on the resource was waited on and only the caller's re-read can tell the result.
  * `scope`, the project and region the request goes to, lets its tasks be polled with the other
- * tasks of that place (see ProviderContext.waitForTasks).
+ * tasks of that place (see ProviderContext.waitForTasks); `timeoutMs`, the kind's task timeout,
+ * how long each task may run.
  */
 export async function startTasks(
   ctx: ProviderContext,
   send: () => Promise<{ tasks: string[] }>,
   recover: () => Promise<Recovery>,
-  taskType: string,
-  options: { resendIfNotStarted?: boolean; maxSends?: number; scope?: TaskScope } = {},
+  options: { resendIfNotStarted?: boolean; maxSends?: number; scope?: TaskScope; timeoutMs?: number } = {},
 ): Promise<ApplyResult> {
-  const wait = { taskType, ...(options.scope ? { scope: options.scope } : {}) };
+  const wait = { ...(options.scope ? { scope: options.scope } : {}), ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) };
   const resendable = options.resendIfNotStarted === true;
   const maxSends = resendable ? (options.maxSends ?? MAX_SENDS) : 1;
   for (let sent = 1; ; sent++) {
@@ -138,7 +105,7 @@ export async function startTasks(
 async function settleRecovery(
   ctx: ProviderContext,
   recover: () => Promise<Recovery>,
-  wait: { taskType: string; scope?: TaskScope },
+  wait: { scope?: TaskScope; timeoutMs?: number },
   reason: string,
   resendable: boolean,
 ): Promise<'done' | 'not-started' | 'waited'> {

@@ -1,17 +1,14 @@
 import { z } from 'zod';
-import { NotFoundError } from '../../api/errors.js';
 import { apiPath } from '../../api/path.js';
-import { taskIdsSchema } from '../../api/tasks.js';
-import { PlanPayloadError } from '../../errors.js';
-import { planTagsPatch, userTags, type LiveTag } from '../../plan/merge-patch.js';
-import type { ResourceChange } from '../../plan/types.js';
+import { planTagsPatch, userTags, type LiveTag } from '../tags-merge-patch.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { ADDRESS_TAG, STACK_TAG } from '../fields.js';
 import { listAll, listEndpointOf } from '../kind-list.js';
-import type { FinishedTask, Observation, Owner, OwnedResource, ProviderContext, ProviderPlan, ResourceProvider, ResourceRef } from '../provider.js';
+import type { Observation, Owner, OwnedResource, ProviderContext, ProviderPlan, ResourceProvider, ResourceRef } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { defineListReads } from '../list-read.js';
-import { readOrGone, requirePayload, startTasks, type Recovery } from '../shared.js';
+import { cloudTaskScope, defineLifecycle } from '../lifecycle.js';
+import { readOrGone } from '../shared.js';
 import { floatingIpImport } from './import.js';
 import { floatingIpAnswer, floatingIpList, floatingIpTaggedList, type FloatingIp } from './list.js';
 
@@ -21,16 +18,10 @@ const payloadSchema = z.object({ tags_patch: z.record(z.string(), z.string().nul
 /** The create's payload: the create request's tags, the user's and the two ownership tags. */
 const createPayloadSchema = z.object({ tags: z.record(z.string(), z.string()) });
 
-/**
- * What edgeform reads of the task that created a floating IP: the ids it lists under
- * `created_resources.floatingips` (CreatedResources). Anything else there is not edgeform's.
- */
-const createdResources = z.looseObject({ created_resources: z.looseObject({ floatingips: z.array(z.string()).optional() }).nullish() });
-
 /** A tag value is at most 255 characters on the platform, the address tag's included. */
 const MAX_TAG_VALUE = 255;
 
-const fipPath = (version: 'v1' | 'v2', p: number, r: number, id: string) => apiPath`/cloud/${version}/floatingips/${p}/${r}/${id}`;
+const fipPath = (version: 'v1' | 'v2', p: number, r: number, id: string | number) => apiPath`/cloud/${version}/floatingips/${p}/${r}/${id}`;
 const fipListPath = (project_id: number, region_id: number) => floatingIpList.path({ project_id, region_id });
 
 /** The identity of a block without an id, as the plan shows it: the ownership tags naming its stack. */
@@ -74,13 +65,6 @@ function patchHolds(tags: readonly LiveTag[], patch: Record<string, string | nul
     const tag = tags.find((t) => t.key === key);
     return value === null ? tag === undefined || tag.read_only : tag?.value === value;
   });
-}
-
-/** The platform id a change acts on: the block's own, or the one its identity found (in `before`). */
-function targetId(change: ResourceChange<'cloud_floating_ip'>): string {
-  const id = change.desired.floating_ip_id ?? change.before?.floating_ip_id;
-  if (typeof id !== 'string' || id === '') throw new PlanPayloadError(change, 'the change names no floating_ip_id (neither the block nor what its identity found)');
-  return id;
 }
 
 /** The projection of a floating IP answer into an Observation (single read, list page, identity or prune listing). */
@@ -147,6 +131,54 @@ const reads = defineListReads<'cloud_floating_ip', FloatingIp>({
 });
 
 /**
+ * Create (`create_fip`), the tags merge patch (`update_floating_ip`, v2 PATCH) and delete
+ * (`delete_fip`), each answered with tasks. The create POST is never sent twice: when its answer
+ * is lost, the IP is looked for by its ownership tags (an IP being created holds its create task
+ * as lock, which is waited on); none found fails the resource, and the next run finds whatever the
+ * platform made by the same tags. The PATCH starts a task that locks the IP, so a blind retry
+ * after an answer that may have been acted on would be refused with 409: the IP is re-read
+ * instead (its lock is our task, matching tags mean it already ran, otherwise the idempotent
+ * patch is sent again, a few times at most). A lost delete answer is recovered the same way:
+ * gone is done, an IP still there unlocked is deleted again; 404 is done.
+ */
+const lifecycle = defineLifecycle('cloud_floating_ip', {
+  idField: 'floating_ip_id',
+  updateVerbs: ['Modifying', 'Modified'],
+  tasks: { scope: cloudTaskScope, lock: (fip: FloatingIp) => fip.task_id },
+  create: {
+    payload: createPayloadSchema,
+    request: ({ desired: d, payload }) => ({ method: 'POST', path: fipListPath(d.project_id, d.region_id), body: { tags: payload.tags } }),
+    tasks: {
+      type: 'create_fip',
+      reread: (ctx, { change, desired, payload: { tags } }) => findOwned(ctx, desired, { address: tags[ADDRESS_TAG] ?? change.address, stack: tags[STACK_TAG] ?? null }),
+      done: (fip) => fip !== null,
+    },
+    created: { key: 'floatingips', noun: 'floating IP' },
+  },
+  update: {
+    payload: payloadSchema,
+    // `null` is a real patch (remove every user tag), so a missing patch must never default to it.
+    request: ({ desired: d, payload, id }) => ({ method: 'PATCH', path: fipPath('v2', d.project_id, d.region_id, id), body: { tags: payload.tags_patch } }),
+    tasks: {
+      type: 'update_floating_ip',
+      resend: true,
+      reread: async (ctx, { desired: d, id }) => (await ctx.api.get(fipPath('v1', d.project_id, d.region_id, id), { schema: floatingIpAnswer, signal: ctx.signal })).body,
+      done: (fip, { payload }) => fip !== null && patchHolds(fip.tags, payload.tags_patch),
+    },
+  },
+  delete: {
+    request: ({ desired: d, id }) => ({ method: 'DELETE', path: fipPath('v1', d.project_id, d.region_id, id) }),
+    tasks: {
+      type: 'delete_fip',
+      resend: true,
+      reread: (ctx, { desired: d, id }) =>
+        readOrGone(async () => (await ctx.api.get(fipPath('v1', d.project_id, d.region_id, id), { schema: floatingIpAnswer, signal: ctx.signal })).body),
+      done: (fip) => fip === null,
+    },
+  },
+});
+
+/**
  * Cloud floating IPs: edgeform creates them, manages their tags and deletes them. Tags are
  * changed with the v2 PATCH, whose `tags` is a JSON Merge Patch (RFC 7386) and which answers with
  * tasks (an empty list when nothing would change); the deprecated synchronous v1 PATCH is never
@@ -158,18 +190,15 @@ const reads = defineListReads<'cloud_floating_ip', FloatingIp>({
  * request itself (`edgeform-stack`, `edgeform-address`, through the list's `tag_key_value`
  * filter: the blocks of a project and region all with one list of the IPs tagged with the stack's
  * name, a block alone with both tags), so an interrupted create is found by the next run and
- * never made twice. Those tags are
- * edgeform's: the tags diff never shows nor removes them (src/plan/merge-patch.ts). Create
+ * never made twice. Those tags are edgeform's: the tags diff never shows nor removes them
+ * (src/kinds/tags-merge-patch.ts). Create
  * (`create_fip`) and delete (`delete_fip`) answer tasks; the created id is the finished task's
  * `created_resources.floatingips`.
  */
 export const cloudFloatingIp: ResourceProvider<'cloud_floating_ip'> = {
-  payloadSchema,
+  ...lifecycle,
   kind: 'resource',
   type: 'cloud_floating_ip',
-  idField: 'floating_ip_id',
-  taskType: 'update_floating_ip',
-  verbs: { update: ['Modifying', 'Modified'], delete: ['Destroying', 'Destroyed'] },
 
   read: reads.read,
   groupRead: reads.groupRead,
@@ -245,19 +274,6 @@ export const cloudFloatingIp: ResourceProvider<'cloud_floating_ip'> = {
       notes: tags.patch === null ? ['every user tag is removed with "tags": null; read-only tags stay'] : [],
     };
   },
-
-  async apply(ctx, change) {
-    switch (change.action) {
-      case 'create':
-        return createFloatingIp(ctx, change);
-      case 'update':
-        return updateTags(ctx, change);
-      case 'delete':
-        return deleteFloatingIp(ctx, change);
-      default:
-        throw new PlanPayloadError(change, `a cloud_floating_ip is created, updated or deleted, never ${change.action}`);
-    }
-  },
 };
 
 /**
@@ -286,91 +302,4 @@ function claimFloatingIp(planned: ProviderPlan, live: readonly LiveTag[], ref: R
 /** The keys of the user tags (not read-only, not ownership tags) of a live tag list. */
 function userTagKeys(live: readonly LiveTag[]): string[] {
   return Object.keys(userTags(live));
-}
-
-/**
- * POST the create with the ownership tags and wait on its task. The POST is never sent twice:
- * when its answer is lost, the floating IP is looked for by its tags (an IP being created holds
- * its create task as lock, which is waited on); none found fails the resource, and the next run
- * finds whatever the platform made by the same tags.
- */
-async function createFloatingIp(ctx: ProviderContext, change: ResourceChange<'cloud_floating_ip'>) {
-  const d = change.desired;
-  const { tags } = requirePayload(change, createPayloadSchema);
-  const ref: ResourceRef = { address: tags[ADDRESS_TAG] ?? change.address, stack: tags[STACK_TAG] ?? null };
-  const finished: FinishedTask[] = [];
-  const waiting: ProviderContext = {
-    ...ctx,
-    async waitForTasks(ids, options) {
-      const done = await ctx.waitForTasks(ids, options);
-      finished.push(...done);
-      return done;
-    },
-  };
-  const result = await startTasks(
-    waiting,
-    async () => (await ctx.api.post(fipListPath(d.project_id, d.region_id), { tags }, { schema: taskIdsSchema, retry: 'never-reached-only', signal: ctx.signal })).body,
-    async (): Promise<Recovery> => {
-      const fip = await findOwned(ctx, d, ref);
-      if (fip === null) return { kind: 'not-started' };
-      return fip.task_id ? { kind: 'running', taskId: fip.task_id } : { kind: 'done' };
-    },
-    'create_fip',
-    { scope: { projectId: d.project_id, regionId: d.region_id } },
-  );
-  const created = finished.flatMap((task) => createdResources.safeParse(task).data?.created_resources?.floatingips ?? []);
-  if (created.length > 0) ctx.progress(`created floating IP ${created.join(', ')}`);
-  return result;
-}
-
-/** The v2 PATCH of the tags merge patch, waiting on its task (see the recovery below). */
-async function updateTags(ctx: ProviderContext, change: ResourceChange<'cloud_floating_ip'>) {
-  const d = change.desired;
-  const id = targetId(change);
-  const path = fipPath('v2', d.project_id, d.region_id, id);
-  // `null` is a real patch (remove every user tag), so a missing patch must never default to it.
-  const body = { tags: requirePayload(change, payloadSchema).tags_patch };
-  // The PATCH starts a task that locks the IP, so a blind retry after an answer that may have
-  // been acted on (lost answer, 408/500/502/504) would be refused with 409. The IP is re-read
-  // instead: its lock is our task (wait for it), matching tags mean it already ran, and
-  // otherwise the patch, being idempotent, is sent again (a few times at most).
-  return startTasks(
-    ctx,
-    async () => (await ctx.api.patch(path, body, { schema: taskIdsSchema, retry: 'never-reached-only', signal: ctx.signal })).body,
-    async () => {
-      const fip = (await ctx.api.get(fipPath('v1', d.project_id, d.region_id, id), { schema: floatingIpAnswer, signal: ctx.signal })).body;
-      if (fip.task_id) return { kind: 'running', taskId: fip.task_id };
-      return patchHolds(fip.tags, body.tags) ? { kind: 'done' } : { kind: 'not-started' };
-    },
-    'update_floating_ip',
-    { resendIfNotStarted: true, scope: { projectId: d.project_id, regionId: d.region_id } },
-  );
-}
-
-/**
- * DELETE and wait on its task; 404 (already gone) is done. A lost answer is recovered by
- * re-reading: gone is done, a lock is waited on, an IP still there unlocked is deleted again.
- */
-async function deleteFloatingIp(ctx: ProviderContext, change: ResourceChange<'cloud_floating_ip'>) {
-  const d = change.desired;
-  const id = targetId(change);
-  const path = fipPath('v1', d.project_id, d.region_id, id);
-  return startTasks(
-    ctx,
-    async () => {
-      try {
-        return (await ctx.api.delete(path, { schema: taskIdsSchema, retry: 'never-reached-only', signal: ctx.signal })).body;
-      } catch (error) {
-        if (error instanceof NotFoundError) return { tasks: [] };
-        throw error;
-      }
-    },
-    async () => {
-      const fip = await readOrGone(async () => (await ctx.api.get(path, { schema: floatingIpAnswer, signal: ctx.signal })).body);
-      if (fip === null) return { kind: 'done' };
-      return fip.task_id ? { kind: 'running', taskId: fip.task_id } : { kind: 'not-started' };
-    },
-    'delete_fip',
-    { resendIfNotStarted: true, scope: { projectId: d.project_id, regionId: d.region_id } },
-  );
 }

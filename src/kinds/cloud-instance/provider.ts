@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
-import { taskIdsSchema } from '../../api/tasks.js';
 import { PlanPayloadError } from '../../errors.js';
 import type { ProviderContext, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
@@ -8,7 +7,8 @@ import { defineListReads } from '../list-read.js';
 import { listEndpointOf } from '../kind-list.js';
 import { instanceImport } from './import.js';
 import { instanceAnswer, instanceList, type Instance } from './list.js';
-import { readOrGone, requireAction, requirePayload, startTasks } from '../shared.js';
+import { cloudTaskScope, defineLifecycle } from '../lifecycle.js';
+import { readOrGone } from '../shared.js';
 
 /** The flavors an instance may be resized to (InstanceFlavorExtendedCollectionSerializer). */
 const flavorsAnswer = z.looseObject({
@@ -63,6 +63,25 @@ const reads = defineListReads<'cloud_instance', Instance>({
   },
 });
 
+/** A resize: changeflavor starts a `resize_vm` task and is never sent twice; after an unknown outcome the instance is re-read. */
+const lifecycle = defineLifecycle('cloud_instance', {
+  idField: 'instance_id',
+  updateVerbs: ['Resizing', 'Resized'],
+  tasks: { scope: cloudTaskScope, lock: (vm: Instance) => vm.task_id },
+  update: {
+    payload: payloadSchema,
+    request({ change, desired: d, payload: { flavor_id } }) {
+      if (flavor_id !== d.flavor_id) throw new PlanPayloadError(change, `payload.flavor_id "${flavor_id}" is not the desired flavor_id "${d.flavor_id}"`);
+      return { method: 'POST', path: `${instancePath(d.project_id, d.region_id, d.instance_id)}/changeflavor`, body: { flavor_id } };
+    },
+    tasks: {
+      type: 'resize_vm',
+      reread: async (ctx, { desired: d }) => (await ctx.api.get(instancePath(d.project_id, d.region_id, d.instance_id), { schema: instanceAnswer, signal: ctx.signal })).body,
+      done: (vm, { payload }) => vm?.flavor.flavor_id === payload.flavor_id,
+    },
+  },
+});
+
 /**
  * Cloud instances: edgeform manages their flavor. The flavor lives at `flavor.flavor_id`;
  * a resize (changeflavor) is allowed only to a flavor listed by `available_flavors`, runs as
@@ -71,12 +90,9 @@ const reads = defineListReads<'cloud_instance', Instance>({
  * of one project and region are read together from the list (1,000 a page).
  */
 export const cloudInstance: ResourceProvider<'cloud_instance'> = {
-  payloadSchema,
+  ...lifecycle,
   kind: 'resource',
   type: 'cloud_instance',
-  idField: 'instance_id',
-  taskType: 'resize_vm',
-  verbs: { update: ['Resizing', 'Resized'], delete: ['Destroying', 'Destroyed'] },
 
   read: reads.read,
   groupRead: reads.groupRead,
@@ -116,25 +132,5 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
       warnings: [],
       notes: [],
     };
-  },
-
-  async apply(ctx, change) {
-    requireAction(change, 'update');
-    const d = change.desired;
-    const flavorId = requirePayload(change, payloadSchema).flavor_id;
-    if (flavorId !== change.desired.flavor_id) throw new PlanPayloadError(change, `payload.flavor_id "${flavorId}" is not the desired flavor_id "${change.desired.flavor_id}"`);
-    const path = instancePath(d.project_id, d.region_id, d.instance_id);
-    // changeflavor is never sent twice: after an unknown outcome the instance is re-read.
-    return startTasks(
-      ctx,
-      async () => (await ctx.api.post(`${path}/changeflavor`, { flavor_id: flavorId }, { schema: taskIdsSchema, retry: 'never-reached-only', signal: ctx.signal })).body,
-      async () => {
-        const vm = (await ctx.api.get(path, { schema: instanceAnswer, signal: ctx.signal })).body;
-        if (vm.task_id) return { kind: 'running', taskId: vm.task_id };
-        return vm.flavor.flavor_id === flavorId ? { kind: 'done' } : { kind: 'not-started' };
-      },
-      'resize_vm',
-      { scope: { projectId: d.project_id, regionId: d.region_id } },
-    );
   },
 };

@@ -1,15 +1,15 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
-import { taskIdsSchema } from '../../api/tasks.js';
 import { canonicalJson } from '../../plan/fingerprint.js';
 import { EdgeformError, InconsistentResultError, StoppedError } from '../../errors.js';
-import { describeStep, nextUpgradeStep, parseK8sVersion, planUpgradePath } from '../../plan/upgrade-path.js';
+import { describeStep, nextUpgradeStep, parseK8sVersion, planUpgradePath } from './upgrade-path.js';
 import type { ApplyResult, ProviderContext, ResourceProvider } from '../provider.js';
+import { cloudTaskScope, defineLifecycle } from '../lifecycle.js';
 import { defineListReads } from '../list-read.js';
 import { listEndpointOf } from '../kind-list.js';
 import { clusterImport } from './import.js';
 import { clusterAnswer, clusterList, type Cluster } from './list.js';
-import { readOrGone, requireAction, requirePayload, startTasks } from '../shared.js';
+import { readOrGone } from '../shared.js';
 
 /** The versions a cluster may be upgraded to next (K8sClusterVersionV2CollectionSerializer). */
 const versionsAnswer = z.looseObject({ results: z.array(z.looseObject({ version: z.string() })) });
@@ -44,6 +44,9 @@ const reads = defineListReads<'cloud_k8s_cluster', Cluster>({
   },
 });
 
+/** How long a Kubernetes task may run (a rolling upgrade replaces every node): 60 minutes. */
+export const K8S_TASK_TIMEOUT_MS = 60 * 60_000;
+
 /** Reads of a cluster after a finished step before giving up on seeing the step's version. */
 export const STEP_SETTLE_READS = 10;
 
@@ -69,6 +72,71 @@ export function decideUpgradeProgress(input: { live: string; target: string; awa
 }
 
 /**
+ * An upgrade, step by step along the planned path: each step's POST starts an
+ * `upgrade_k8s_cluster_v2` task and is never sent twice (after an unknown outcome the cluster is
+ * re-read). Clusters are not created or deleted by edgeform.
+ */
+const lifecycle = defineLifecycle('cloud_k8s_cluster', {
+  idField: 'cluster_name',
+  updateVerbs: ['Upgrading', 'Upgraded'],
+  tasks: { scope: cloudTaskScope, lock: (cluster: Cluster) => cluster.task_id, timeoutMs: K8S_TASK_TIMEOUT_MS },
+  update: {
+    payload: payloadSchema,
+    taskType: 'upgrade_k8s_cluster_v2',
+    async run(ctx, { desired: d, payload }, sendTasks) {
+      const planned = payload.upgrade_path;
+      const path = clusterPath(d.project_id, d.region_id, d.cluster_name);
+      const maxSteps = planned.length + 1;
+      let steps = 0;
+      let awaiting: string | null = null;
+      let lastStep: ApplyResult = undefined;
+      let lagReads = 0;
+      for (;;) {
+        let cluster: Cluster;
+        try {
+          cluster = await readCluster(ctx, d.project_id, d.region_id, d.cluster_name);
+        } catch (error) {
+          // The last step finished (acknowledged): confirming it is the executor's re-read.
+          if (awaiting === d.version && lastStep !== 'unacknowledged' && !ctx.signal.aborted) return;
+          throw error;
+        }
+        const progress = decideUpgradeProgress({ live: cluster.version, target: d.version, awaiting });
+        if (progress.kind === 'done') return;
+        if (progress.kind === 'await-previous') {
+          lagReads += 1;
+          if (lagReads >= STEP_SETTLE_READS) {
+            throw new InconsistentResultError(
+              `inconsistent result after apply: the upgrade of ${d.cluster_name} to ${progress.version} finished, but the cluster still reads ${cluster.version} after ${lagReads} reads; no further step was started. Run apply again once the cluster shows ${progress.version}.`,
+            );
+          }
+          await ctx.sleep(STEP_SETTLE_DELAY_MS);
+          continue;
+        }
+        lagReads = 0;
+        if (steps >= maxSteps) {
+          throw new EdgeformError('EDGEFORM_UPGRADE_PATH', `the upgrade of ${d.cluster_name} did not reach ${d.version} after ${maxSteps} steps`);
+        }
+        if (steps > 0 && ctx.stopping?.aborted) {
+          throw new StoppedError(
+            `stopped at ${cluster.version} on the way to ${d.version} because of the interrupt; no further upgrade step was started. Run apply again to continue.`,
+          );
+        }
+        const next = nextUpgradeStep(cluster.version, d.version, await readUpgradeVersions(ctx, d.project_id, d.region_id, d.cluster_name));
+        if (next.kind === 'error') throw new EdgeformError('EDGEFORM_UPGRADE_PATH', `cannot continue the upgrade of ${d.cluster_name}: ${next.message}`);
+        ctx.progress(`upgrading ${cluster.version} -> ${next.version}`);
+        // The upgrade POST is never sent twice: after an unknown outcome the cluster is re-read.
+        lastStep = await sendTasks(
+          { method: 'POST', path: `${path}/upgrade`, body: { version: next.version } },
+          { reread: () => readCluster(ctx, d.project_id, d.region_id, d.cluster_name), done: (now) => now?.version === next.version },
+        );
+        steps += 1;
+        awaiting = next.version;
+      }
+    },
+  },
+});
+
+/**
  * Managed Kubernetes clusters (v2 API, addressed by name): edgeform manages the version.
  * The platform upgrades one minor version at a time and offers the allowed next versions in
  * `upgrade_versions`, so a jump of several minors is planned as a path and applied step by
@@ -80,12 +148,9 @@ export function decideUpgradeProgress(input: { live: string; target: string; awa
  * region are read together from the list, which holds them all in one answer.
  */
 export const cloudK8sCluster: ResourceProvider<'cloud_k8s_cluster'> = {
-  payloadSchema,
+  ...lifecycle,
   kind: 'resource',
   type: 'cloud_k8s_cluster',
-  idField: 'cluster_name',
-  taskType: 'upgrade_k8s_cluster_v2',
-  verbs: { update: ['Upgrading', 'Upgraded'], delete: ['Destroying', 'Destroyed'] },
 
   read: reads.read,
   groupRead: reads.groupRead,
@@ -121,65 +186,5 @@ export const cloudK8sCluster: ResourceProvider<'cloud_k8s_cluster'> = {
     const path = (change.payload?.upgrade_path as string[] | undefined) ?? [];
     const now = fresh.before.version;
     return typeof now === 'string' && path.includes(now) && canonicalJson(fresh.after) === canonicalJson(change.after);
-  },
-
-  async apply(ctx, change) {
-    requireAction(change, 'update');
-    const d = change.desired;
-    const planned = requirePayload(change, payloadSchema).upgrade_path;
-    const path = clusterPath(d.project_id, d.region_id, d.cluster_name);
-    const maxSteps = planned.length + 1;
-    let steps = 0;
-    let awaiting: string | null = null;
-    let lastStep: ApplyResult = undefined;
-    let lagReads = 0;
-    for (;;) {
-      let cluster: Cluster;
-      try {
-        cluster = await readCluster(ctx, d.project_id, d.region_id, d.cluster_name);
-      } catch (error) {
-        // The last step finished (acknowledged): confirming it is the executor's re-read.
-        if (awaiting === d.version && lastStep !== 'unacknowledged' && !ctx.signal.aborted) return;
-        throw error;
-      }
-      const progress = decideUpgradeProgress({ live: cluster.version, target: d.version, awaiting });
-      if (progress.kind === 'done') return;
-      if (progress.kind === 'await-previous') {
-        lagReads += 1;
-        if (lagReads >= STEP_SETTLE_READS) {
-          throw new InconsistentResultError(
-            `inconsistent result after apply: the upgrade of ${d.cluster_name} to ${progress.version} finished, but the cluster still reads ${cluster.version} after ${lagReads} reads; no further step was started. Run apply again once the cluster shows ${progress.version}.`,
-          );
-        }
-        await ctx.sleep(STEP_SETTLE_DELAY_MS);
-        continue;
-      }
-      lagReads = 0;
-      if (steps >= maxSteps) {
-        throw new EdgeformError('EDGEFORM_UPGRADE_PATH', `the upgrade of ${d.cluster_name} did not reach ${d.version} after ${maxSteps} steps`);
-      }
-      if (steps > 0 && ctx.stopping?.aborted) {
-        throw new StoppedError(
-          `stopped at ${cluster.version} on the way to ${d.version} because of the interrupt; no further upgrade step was started. Run apply again to continue.`,
-        );
-      }
-      const next = nextUpgradeStep(cluster.version, d.version, await readUpgradeVersions(ctx, d.project_id, d.region_id, d.cluster_name));
-      if (next.kind === 'error') throw new EdgeformError('EDGEFORM_UPGRADE_PATH', `cannot continue the upgrade of ${d.cluster_name}: ${next.message}`);
-      ctx.progress(`upgrading ${cluster.version} -> ${next.version}`);
-      // The upgrade POST is never sent twice: after an unknown outcome the cluster is re-read.
-      lastStep = await startTasks(
-        ctx,
-        async () => (await ctx.api.post(`${path}/upgrade`, { version: next.version }, { schema: taskIdsSchema, retry: 'never-reached-only', signal: ctx.signal })).body,
-        async () => {
-          const now = await readCluster(ctx, d.project_id, d.region_id, d.cluster_name);
-          if (now.task_id) return { kind: 'running', taskId: now.task_id };
-          return now.version === next.version ? { kind: 'done' } : { kind: 'not-started' };
-        },
-        'upgrade_k8s_cluster_v2',
-        { scope: { projectId: d.project_id, regionId: d.region_id } },
-      );
-      steps += 1;
-      awaiting = next.version;
-    }
   },
 };

@@ -1,13 +1,13 @@
 import { apiPath } from '../../api/path.js';
 import { z } from 'zod';
-import { PlanPayloadError } from '../../errors.js';
 import { canonicalJson } from '../../plan/fingerprint.js';
 import type { FieldChange } from '../../plan/types.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { defineListReads } from '../list-read.js';
-import type { ApplyResult, ProviderContext, ResourceProvider } from '../provider.js';
+import type { ProviderContext, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
-import { deleteIfPresent, postCreate, readOrGone, requirePayload } from '../shared.js';
+import { defineLifecycle } from '../lifecycle.js';
+import { readOrGone } from '../shared.js';
 import { listAll, listEndpointOf } from '../kind-list.js';
 import { requestImport } from './import.js';
 import { normalizeLimits, requestAnswer, requestList, type Request } from './list.js';
@@ -23,7 +23,7 @@ export const QUOTA_REQUEST_IDS_PER_LIST = 100;
 /** What a create (and the create half of a replace) sends: the POST body (LimitsRequestCreateSerializer). */
 const createPayloadSchema = z.object({ description: z.string().min(1).max(1000), requested_limits: requestedLimits });
 
-const requestPath = (id: number) => apiPath`/cloud/v2/limits_request/${id}`;
+const requestPath = (id: number | string) => apiPath`/cloud/v2/limits_request/${id}`;
 
 /** How a block without an id is found again, as plans show it. */
 const describeKey = (description: string) => `description ${JSON.stringify(description)}`;
@@ -77,17 +77,18 @@ const reads = defineListReads<'cloud_quota_limit_request', Request>({
   },
 });
 
-/** The request a delete or replace acts on: the block's own id, or the one its identity found (in `before`). */
-function requestId(change: { address: string; action: string; desired: Desired; before: Record<string, unknown> | null }): number {
-  const id = change.desired.request_id ?? change.before?.request_id;
-  if (typeof id !== 'number') throw new PlanPayloadError(change, 'the change names no request_id (neither the block nor what its description found)');
-  return id;
-}
-
-/** POSTs a new request, once (see postCreate): the re-read by description tells what a lost answer did. */
-function createRequest(ctx: ProviderContext, body: z.infer<typeof createPayloadSchema>): Promise<ApplyResult> {
-  return postCreate(ctx, REQUESTS, body);
-}
+/**
+ * Create (POST, once: the re-read by description tells what a lost answer did), delete (204, no
+ * task) and replace: destroy first, since the new request carries the same description and two
+ * would make it ambiguous. A request cannot be updated.
+ */
+const lifecycle = defineLifecycle('cloud_quota_limit_request', {
+  idField: 'request_id',
+  updateVerbs: ['Replacing', 'Replaced'],
+  create: { payload: createPayloadSchema, request: ({ payload }) => ({ method: 'POST', path: REQUESTS, body: payload }) },
+  delete: { request: ({ id }) => ({ method: 'DELETE', path: requestPath(id) }) },
+  replace: true,
+});
 
 /** The create of a request: the POST body is the block's description and limits. */
 function planCreate(desired: Desired) {
@@ -107,10 +108,9 @@ function planCreate(desired: Desired) {
  * their ids (`request_ids`, a hundred at a time).
  */
 export const cloudQuotaLimitRequest: ResourceProvider<'cloud_quota_limit_request'> = {
+  ...lifecycle,
   kind: 'resource',
   type: 'cloud_quota_limit_request',
-  idField: 'request_id',
-  verbs: { update: ['Replacing', 'Replaced'], delete: ['Destroying', 'Destroyed'] },
 
   read: reads.read,
   groupRead: reads.groupRead,
@@ -161,23 +161,5 @@ export const cloudQuotaLimitRequest: ResourceProvider<'cloud_quota_limit_request
     // What a replace ends at is what its create ends at (a new request, its id known after apply),
     // so the executor's check that nothing changed since the plan compares like with like.
     return { action: 'replace', ...base, after: planCreate(desired).after, errors: [] };
-  },
-
-  async apply(ctx, change) {
-    switch (change.action) {
-      case 'create':
-        return createRequest(ctx, requirePayload(change, createPayloadSchema));
-      case 'replace': {
-        const body = requirePayload(change, createPayloadSchema);
-        // Destroy first: the new request carries the same description, and two would make it ambiguous.
-        await deleteIfPresent(() => ctx.api.request({ method: 'DELETE', path: requestPath(requestId(change)), retry: 'idempotent', signal: ctx.signal }));
-        return createRequest(ctx, body);
-      }
-      case 'delete':
-        await deleteIfPresent(() => ctx.api.request({ method: 'DELETE', path: requestPath(requestId(change)), retry: 'idempotent', signal: ctx.signal }));
-        return;
-      default:
-        throw new PlanPayloadError(change, `this kind supports create, replace and delete, the change says ${change.action}`);
-    }
   },
 };

@@ -1,19 +1,18 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
-import { PlanPayloadError } from '../../errors.js';
-import type { ResourceChange } from '../../plan/types.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { declaredFields, diffDeclared } from '../declared-fields.js';
 import { defineListReads } from '../list-read.js';
 import type { ProviderContext, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
-import { deleteIfPresent, readOrGone, postCreate, requirePayload } from '../shared.js';
+import { defineLifecycle } from '../lifecycle.js';
+import { readOrGone } from '../shared.js';
 import { appImport } from './import.js';
 import { listAll } from '../kind-list.js';
 import { appFields, appList, appsNamedList, type AppItem } from './list.js';
 
 const APPS = appList.path({});
-const appPath = (id: number) => apiPath`/fastedge/v1/apps/${id}`;
+const appPath = (id: number | string) => apiPath`/fastedge/v1/apps/${id}`;
 
 const appAnswer = z.looseObject(appFields);
 
@@ -111,12 +110,14 @@ const reads = defineListReads<'fastedge_app', ReadApp>({
   },
 });
 
-/** The id of the app a change acts on: the block's app_id, or the one its name found when planned. */
-function appIdOf(change: ResourceChange<'fastedge_app'>): number {
-  const id = change.desired.app_id ?? change.before?.app_id;
-  if (typeof id !== 'number') throw new PlanPayloadError(change, 'the change names no app_id (neither the block nor what the plan found)');
-  return id;
-}
+/** Create (POST /apps), update (PATCH, setting values: harmless to repeat) and delete; no tasks. */
+const lifecycle = defineLifecycle('fastedge_app', {
+  idField: 'app_id',
+  updateVerbs: ['Updating', 'Updated'],
+  create: { payload: payloadSchema, request: ({ payload }) => ({ method: 'POST', path: APPS, body: payload.body }) },
+  update: { payload: payloadSchema, request: ({ payload, id }) => ({ method: 'PATCH', path: appPath(id), body: payload.body }) },
+  delete: { request: ({ id }) => ({ method: 'DELETE', path: appPath(id) }) },
+});
 
 /**
  * FastEdge apps (synchronous API, no tasks). A block names its `app_id` (adopt) or only its
@@ -135,11 +136,9 @@ function appIdOf(change: ResourceChange<'fastedge_app'>): number {
  * rsp_headers: a block declaring those reads its app alone.
  */
 export const fastedgeApp: ResourceProvider<'fastedge_app'> = {
-  payloadSchema,
+  ...lifecycle,
   kind: 'resource',
   type: 'fastedge_app',
-  idField: 'app_id',
-  verbs: { update: ['Updating', 'Updated'], delete: ['Destroying', 'Destroyed'] },
 
   read: reads.read,
   groupRead: reads.groupRead,
@@ -182,26 +181,5 @@ export const fastedgeApp: ResourceProvider<'fastedge_app'> = {
       return createPlan(declared, 'app_id', { body: declared }, { errors });
     },
     identity: (desired) => (desired.app_id === undefined ? `name ${JSON.stringify(desired.name)}` : null),
-  },
-
-  async apply(ctx, change) {
-    switch (change.action) {
-      case 'delete':
-        await deleteIfPresent(() => ctx.api.request({ method: 'DELETE', path: appPath(appIdOf(change)), retry: 'idempotent', signal: ctx.signal }));
-        return;
-      case 'update': {
-        const { body } = requirePayload(change, payloadSchema);
-        // Setting fields to values: repeating the PATCH is harmless.
-        await ctx.api.request({ method: 'PATCH', path: appPath(appIdOf(change)), body, retry: 'idempotent', signal: ctx.signal });
-        return;
-      }
-      case 'create': {
-        const { body } = requirePayload(change, payloadSchema);
-        // Sent once: a lost answer is left to the executor's re-read by name.
-        return postCreate(ctx, APPS, body);
-      }
-      default:
-        throw new PlanPayloadError(change, `a fastedge_app can be created, updated or deleted, the change says ${change.action}`);
-    }
   },
 };

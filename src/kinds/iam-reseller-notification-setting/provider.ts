@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
-import { PlanPayloadError } from '../../errors.js';
 import type { FieldChange } from '../../plan/types.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { listAll, listEndpointOf } from '../kind-list.js';
 import type { ProviderContext, ResourceProvider } from '../provider.js';
 import { defineListReads } from '../list-read.js';
 import type { ResourceAttributes } from '../registry.js';
-import { deleteIfPresent, readOrGone, postCreate, requirePayload } from '../shared.js';
+import { defineLifecycle } from '../lifecycle.js';
+import { readOrGone } from '../shared.js';
 import { settingImport } from './import.js';
 import { settingAnswer, settingList, type Setting } from './list.js';
 
@@ -19,7 +19,7 @@ const payloadSchema = z.object({ body: z.object({ notification_type: z.string().
 /** The create's payload: the POST body (NotificationSettingsWrite); `enabled` only when the stack sets it. */
 const createPayloadSchema = z.object({ body: z.object({ notification_type: z.string().min(1), email: z.string().min(1), enabled: z.boolean().optional() }) });
 
-const settingPath = (reseller: number, id: number) => apiPath`/iam/reselling/resellers/${reseller}/notification_settings/${id}`;
+const settingPath = (reseller: number, id: number | string) => apiPath`/iam/reselling/resellers/${reseller}/notification_settings/${id}`;
 
 const FIELDS = ['notification_type', 'email', 'enabled'] as const;
 
@@ -66,12 +66,17 @@ const reads = defineListReads<'iam_reseller_notification_setting', Setting>({
   },
 });
 
-/** The id a change acts on: the block's own, or the one its identity found (in `before`). */
-function settingId(change: { address: string; action: string; desired: Desired; before: Record<string, unknown> | null }): number {
-  const id = change.desired.notification_settings_id ?? change.before?.notification_settings_id;
-  if (typeof id !== 'number') throw new PlanPayloadError(change, 'the change names no notification_settings_id (neither the block nor what its identity found)');
-  return id;
-}
+/** Create (POST, 201), update (PATCH with the full body) and delete; no tasks. */
+const lifecycle = defineLifecycle('iam_reseller_notification_setting', {
+  idField: 'notification_settings_id',
+  updateVerbs: ['Modifying', 'Modified'],
+  create: {
+    payload: createPayloadSchema,
+    request: ({ desired, payload }) => ({ method: 'POST', path: settingList.path({ reseller_id: desired.reseller_id }), body: payload.body }),
+  },
+  update: { payload: payloadSchema, request: ({ desired, payload, id }) => ({ method: 'PATCH', path: settingPath(desired.reseller_id, id), body: payload.body }) },
+  delete: { request: ({ desired, id }) => ({ method: 'DELETE', path: settingPath(desired.reseller_id, id) }) },
+});
 
 /**
  * A reseller's notification setting (deletion_request or failed_login e-mails). A block with
@@ -84,11 +89,9 @@ function settingId(change: { address: string; action: string; desired: Desired; 
  * name their ids are read together from its list (`limit`/`offset`).
  */
 export const iamResellerNotificationSetting: ResourceProvider<'iam_reseller_notification_setting'> = {
-  payloadSchema,
+  ...lifecycle,
   kind: 'resource',
   type: 'iam_reseller_notification_setting',
-  idField: 'notification_settings_id',
-  verbs: { update: ['Modifying', 'Modified'], delete: ['Destroying', 'Destroyed'] },
 
   read: reads.read,
   groupRead: reads.groupRead,
@@ -124,26 +127,5 @@ export const iamResellerNotificationSetting: ResourceProvider<'iam_reseller_noti
       warnings: [],
       notes: [],
     };
-  },
-
-  async apply(ctx, change) {
-    const d = change.desired;
-    switch (change.action) {
-      case 'create': {
-        const { body } = requirePayload(change, createPayloadSchema);
-        // Sent once: a lost answer is left to the executor's re-read by the block's identity.
-        return postCreate(ctx, settingList.path({ reseller_id: d.reseller_id }), body);
-      }
-      case 'update': {
-        const { body } = requirePayload(change, payloadSchema);
-        await ctx.api.request({ method: 'PATCH', path: settingPath(d.reseller_id, settingId(change)), body, retry: 'idempotent', signal: ctx.signal });
-        return;
-      }
-      case 'delete':
-        await deleteIfPresent(() => ctx.api.request({ method: 'DELETE', path: settingPath(d.reseller_id, settingId(change)), retry: 'idempotent', signal: ctx.signal }));
-        return;
-      default:
-        throw new PlanPayloadError(change, `this kind supports create, update and delete, the change says ${change.action}`);
-    }
   },
 };

@@ -1,19 +1,18 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
-import { PlanPayloadError } from '../../errors.js';
-import type { ResourceChange } from '../../plan/types.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { declaredFields, diffDeclared } from '../declared-fields.js';
 import { defineListReads } from '../list-read.js';
 import type { ProviderContext, ResourceProvider } from '../provider.js';
-import { deleteIfPresent, readOrGone, postCreate, requirePayload } from '../shared.js';
+import { defineLifecycle } from '../lifecycle.js';
+import { readOrGone } from '../shared.js';
 import { listAll, listEndpointOf } from '../kind-list.js';
 import { playerImport } from './import.js';
 import { playerAnswer, playerList, type Player } from './list.js';
 import { PLAYER_FIELDS } from './schema.js';
 
 const PLAYERS = playerList.path({});
-const playerPath = (id: number) => apiPath`/streaming/players/${id}`;
+const playerPath = (id: number | string) => apiPath`/streaming/players/${id}`;
 
 /** What a create or an update sends: `{"player": {...}}`, the declared (create) or changed (update) settings, always with `name` (the vendor schema requires it). */
 const payloadSchema = z.object({
@@ -89,12 +88,14 @@ const reads = defineListReads<'streaming_player', Player>({
   },
 });
 
-/** The id of the player a change acts on: the block's player_id, or the one its name found when planned. */
-function playerIdOf(change: ResourceChange<'streaming_player'>): number {
-  const id = change.desired.player_id ?? change.before?.player_id;
-  if (typeof id !== 'number') throw new PlanPayloadError(change, 'the change names no player_id (neither the block nor what the plan found)');
-  return id;
-}
+/** Create (POST /players, answered without a body), update (PATCH, setting values) and delete (204); no tasks. */
+const lifecycle = defineLifecycle('streaming_player', {
+  idField: 'player_id',
+  updateVerbs: ['Updating', 'Updated'],
+  create: { payload: payloadSchema, request: ({ payload }) => ({ method: 'POST', path: PLAYERS, body: payload.body }) },
+  update: { payload: payloadSchema, request: ({ payload, id }) => ({ method: 'PATCH', path: playerPath(id), body: payload.body }) },
+  delete: { request: ({ id }) => ({ method: 'DELETE', path: playerPath(id) }) },
+});
 
 /**
  * Streaming players. A block names its `player_id` (adopt) or only its `name`: the player list
@@ -109,11 +110,9 @@ function playerIdOf(change: ResourceChange<'streaming_player'>): number {
  * from the player list.
  */
 export const streamingPlayer: ResourceProvider<'streaming_player'> = {
-  payloadSchema,
+  ...lifecycle,
   kind: 'resource',
   type: 'streaming_player',
-  idField: 'player_id',
-  verbs: { update: ['Updating', 'Updated'], delete: ['Destroying', 'Destroyed'] },
 
   read: reads.read,
   groupRead: reads.groupRead,
@@ -144,26 +143,5 @@ export const streamingPlayer: ResourceProvider<'streaming_player'> = {
       return createPlan(declaredFields(desired, PLAYER_FIELDS), 'player_id', { body: { player: createSettings(desired) } });
     },
     identity: (desired) => (desired.player_id === undefined ? `name ${JSON.stringify(desired.name)}` : null),
-  },
-
-  async apply(ctx, change) {
-    switch (change.action) {
-      case 'delete':
-        await deleteIfPresent(() => ctx.api.request({ method: 'DELETE', path: playerPath(playerIdOf(change)), retry: 'idempotent', signal: ctx.signal }));
-        return;
-      case 'update': {
-        const { body } = requirePayload(change, payloadSchema);
-        // Setting fields to values: repeating the PATCH is harmless.
-        await ctx.api.request({ method: 'PATCH', path: playerPath(playerIdOf(change)), body, retry: 'idempotent', signal: ctx.signal });
-        return;
-      }
-      case 'create': {
-        const { body } = requirePayload(change, payloadSchema);
-        // Sent once: a lost answer is left to the executor's re-read by name.
-        return postCreate(ctx, PLAYERS, body);
-      }
-      default:
-        throw new PlanPayloadError(change, `a streaming_player can be created, updated or deleted, the change says ${change.action}`);
-    }
   },
 };

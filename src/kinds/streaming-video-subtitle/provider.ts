@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
-import { PlanPayloadError } from '../../errors.js';
 import type { FieldChange } from '../../plan/types.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { listEndpointOf } from '../kind-list.js';
 import { defineListReads } from '../list-read.js';
 import type { ProviderContext, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
-import { deleteIfPresent, postCreate, readOrGone, requirePayload } from '../shared.js';
+import { defineLifecycle } from '../lifecycle.js';
+import { readOrGone } from '../shared.js';
 import { subtitleImport } from './import.js';
 import { subtitleAnswer, subtitleList, type Subtitle } from './list.js';
 
@@ -21,7 +21,7 @@ const createPayloadSchema = z.object({ body: z.object({ language: z.string().min
 
 const listPath = (video: number) => subtitleList.path({ video_id: video });
 
-const subtitlePath = (video: number, id: number) => apiPath`/streaming/videos/${video}/subtitles/${id}`;
+const subtitlePath = (video: number, id: number | string) => apiPath`/streaming/videos/${video}/subtitles/${id}`;
 
 /**
  * Subtitle text as compared: line ends as LF, no byte order mark, no trailing blank lines (the
@@ -71,12 +71,14 @@ const reads = defineListReads<'streaming_video_subtitle', Subtitle>({
   },
 });
 
-/** The subtitle a change acts on: the block's own id, or the one its identity found (in `before`). */
-function subtitleId(change: { address: string; action: string; desired: Desired; before: Record<string, unknown> | null }): number {
-  const id = change.desired.subtitle_id ?? change.before?.subtitle_id;
-  if (typeof id !== 'number') throw new PlanPayloadError(change, 'the change names no subtitle_id (neither the block nor what its video and language found)');
-  return id;
-}
+/** Create (POST, answered with the subtitle), update (PATCH, only what differs) and delete; no tasks. */
+const lifecycle = defineLifecycle('streaming_video_subtitle', {
+  idField: 'subtitle_id',
+  updateVerbs: ['Modifying', 'Modified'],
+  create: { payload: createPayloadSchema, request: ({ desired, payload }) => ({ method: 'POST', path: listPath(desired.video_id), body: payload.body }) },
+  update: { payload: payloadSchema, request: ({ desired, payload, id }) => ({ method: 'PATCH', path: subtitlePath(desired.video_id, id), body: payload.body }) },
+  delete: { request: ({ desired, id }) => ({ method: 'DELETE', path: subtitlePath(desired.video_id, id) }) },
+});
 
 /**
  * A video's subtitle. A block with `subtitle_id` is read by it; one without is found by its video
@@ -89,11 +91,9 @@ function subtitleId(change: { address: string; action: string; desired: Desired;
  * the fetcher `edgeform import` reads too).
  */
 export const streamingVideoSubtitle: ResourceProvider<'streaming_video_subtitle'> = {
-  payloadSchema,
+  ...lifecycle,
   kind: 'resource',
   type: 'streaming_video_subtitle',
-  idField: 'subtitle_id',
-  verbs: { update: ['Modifying', 'Modified'], delete: ['Destroying', 'Destroyed'] },
 
   read: reads.read,
   groupRead: reads.groupRead,
@@ -151,26 +151,5 @@ export const streamingVideoSubtitle: ResourceProvider<'streaming_video_subtitle'
       warnings: [],
       notes: desired.vtt_file === undefined ? [] : [`vtt from ${desired.vtt_file}`],
     };
-  },
-
-  async apply(ctx, change) {
-    const d = change.desired;
-    switch (change.action) {
-      case 'create': {
-        const { body } = requirePayload(change, createPayloadSchema);
-        // Sent once: a lost answer is left to the executor's re-read by the block's identity.
-        return postCreate(ctx, listPath(d.video_id), body);
-      }
-      case 'update': {
-        const { body } = requirePayload(change, payloadSchema);
-        await ctx.api.request({ method: 'PATCH', path: subtitlePath(d.video_id, subtitleId(change)), body, retry: 'idempotent', signal: ctx.signal });
-        return;
-      }
-      case 'delete':
-        await deleteIfPresent(() => ctx.api.request({ method: 'DELETE', path: subtitlePath(d.video_id, subtitleId(change)), retry: 'idempotent', signal: ctx.signal }));
-        return;
-      default:
-        throw new PlanPayloadError(change, `this kind supports create, update and delete, the change says ${change.action}`);
-    }
   },
 };

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ResourceBlock } from '../../../src/config/types.js';
 import { applyTagsPatch } from '../../../src/emulator/tags.js';
 import { upgradeVersions } from '../../../src/emulator/services/k8s/routes.js';
-import type { LiveTag, TagsPatch } from '../../../src/plan/merge-patch.js';
+import type { LiveTag, TagsPatch } from '../../../src/kinds/tags-merge-patch.js';
 import { buildPlan } from '../../../src/plan/planner.js';
 import type { Plan, ResourceChange } from '../../../src/plan/types.js';
 import type { ReadResult } from '../../../src/kinds/provider.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeStep, nextUpgradeStep, parseK8sVersion, planUpgradePath } from '../../../src/plan/upgrade-path.js';
+import { describeStep, nextUpgradeStep, parseK8sVersion, planUpgradePath } from '../../../../src/kinds/cloud-k8s-cluster/upgrade-path.js';
 
 describe('planUpgradePath', () => {
   it('plans nothing when the cluster is at the target', () => {

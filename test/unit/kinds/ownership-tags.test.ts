@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planTagsPatch, userTags, type LiveTag } from '../../../src/plan/merge-patch.js';
+import { planTagsPatch, userTags, type LiveTag } from '../../../src/kinds/tags-merge-patch.js';
 
 const live: LiveTag[] = [
   { key: 'edgeform-stack', value: 'prod', read_only: false },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applyTagsPatch } from '../../../src/emulator/tags.js';
-import { planTagsPatch, userTags, type LiveTag } from '../../../src/plan/merge-patch.js';
+import { planTagsPatch, userTags, type LiveTag } from '../../../src/kinds/tags-merge-patch.js';
 import { applyMergePatch, type Json } from '../../helpers/merge-patch.js';
 
 const user = (key: string, value: string): LiveTag => ({ key, value, read_only: false });

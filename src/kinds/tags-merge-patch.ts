@@ -1,6 +1,6 @@
-import { isOwnershipTag, type TagsPolicy } from '../kinds/fields.js';
-import { byCodeUnit } from './fingerprint.js';
-import type { FieldChange } from './types.js';
+import { isOwnershipTag, type TagsPolicy } from './fields.js';
+import { byCodeUnit } from '../plan/fingerprint.js';
+import type { FieldChange } from '../plan/types.js';
 
 /** A tag as the platform returns it. */
 export interface LiveTag {

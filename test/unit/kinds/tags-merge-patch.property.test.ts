@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { TagsPolicy } from '../../../src/kinds/fields.js';
 import { applyTagsPatch } from '../../../src/emulator/tags.js';
-import { planTagsPatch, userTags, type LiveTag, type TagsPatch } from '../../../src/plan/merge-patch.js';
+import { planTagsPatch, userTags, type LiveTag, type TagsPatch } from '../../../src/kinds/tags-merge-patch.js';
 import { applyMergePatch } from '../../helpers/merge-patch.js';
 
 // Few keys and values, so that generated live and desired tags overlap often.
