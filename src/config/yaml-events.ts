@@ -40,15 +40,15 @@ export const DEFAULT_SLICING: Slicing = { from: 512 * 1024, bytes: 256 * 1024 };
  * slices do not read as the whole would: `refuse` is called (the reader then reads the file
  * whole), as on any parse error of a slice. Errors of the outer parse are the caller's to catch.
  */
-export function eventStream(text: string, options: { filename: string; maxDepth: number }, refuse: () => never, slicing: Slicing | undefined = DEFAULT_SLICING): EventStream {
-  const bodies = slicing !== undefined && text.length >= slicing.from ? largeBlockMappings(text, slicing.bytes) : [];
+export function eventStream(text: string, options: { filename: string; maxDepth: number }, refuse: () => never, slicing: Slicing | null = DEFAULT_SLICING): EventStream {
+  const bodies = slicing !== null && text.length >= slicing.from ? largeBlockMappings(text, slicing.bytes) : [];
   if (bodies.length === 0) return arrayStream(parseEvents(text, options));
   return new SlicedEvents(text, bodies, options, refuse);
 }
 
 /** Whether eventStream parses `text` in slices (so that what it holds at once is bounded by a slice, not by the text). */
-export function isSliced(text: string, slicing: Slicing | undefined = DEFAULT_SLICING): boolean {
-  return slicing !== undefined && text.length >= slicing.from && largeBlockMappings(text, slicing.bytes).length > 0;
+export function isSliced(text: string, slicing: Slicing | null = DEFAULT_SLICING): boolean {
+  return slicing !== null && text.length >= slicing.from && largeBlockMappings(text, slicing.bytes).length > 0;
 }
 
 /** Events [from, to) of an array, each cleared once taken (so that what was read can be collected). */

@@ -59,8 +59,9 @@ export function readYaml(
   // Memory: a parsed event costs about 130 bytes. A text read whole holds all its events at
   // once; one read in slices, a slice's. A large text that cannot be sliced is read whole only
   // when it cannot hold more values than the budget (valueBound is an upper bound).
-  for (const slices of isSliced(text, slicing) ? [slicing, undefined] : [undefined]) {
-    const bound = slices !== undefined || text.length < slicing.from ? undefined : valueBound(text, budget.values);
+  // null: the text parsed whole.
+  for (const slices of isSliced(text, slicing) ? [slicing, null] : [null]) {
+    const bound = slices !== null || text.length < slicing.from ? undefined : valueBound(text, budget.values);
     if (bound !== undefined) return stopped(tooManyValues(lines.range([bound, bound])));
     const diagnostics: Diagnostic[] = [];
     let reader: EventReader | undefined;
@@ -71,7 +72,8 @@ export function readYaml(
       budget.values -= reader.values;
       return { ...(root ? { root } : {}), diagnostics, secretSpans: reader.secretSpans, stopped: false };
     } catch (error) {
-      if (error === SLICES_DISAGREE) continue;
+      // A syntax error of the text around the sliced mapping is placed by the whole text's parse.
+      if (error === SLICES_DISAGREE || (error instanceof YAMLException && slices !== null)) continue;
       if (error === STOP) return { diagnostics, secretSpans: reader?.secretSpans ?? [], stopped: true };
       if (error instanceof YAMLException) return stopped(syntaxError(error, text, lines));
       throw error;

@@ -82,6 +82,23 @@ describe('the stack reader', () => {
     expect(ranges(sliced)).toEqual(ranges(whole));
   });
 
+  it('places a syntax error in a large mapping read in slices, or around it, where the whole text places it', () => {
+    const blocks = Array.from({ length: 200 }, (_, i) => `  ip_${i}:\n    type: cloud_floating_ip\n    floating_ip_id: "${i}"\n`);
+    const inSlice = [...blocks];
+    inSlice[150] = '  ip_150:\n    type: "unterminated\n';
+    const texts = [
+      `version: 1\nresources:\n${inSlice.join('')}`,
+      `version: 1\nresources:\n${blocks.join('')}checks: [1,\n`,
+      `version: 1\n\tbad: 1\nresources:\n${blocks.join('')}`,
+    ];
+    for (const text of texts) {
+      const sliced = readSourceFile('stack.yaml', text, {}, createStackBudget(), { from: 0, bytes: 500 });
+      const whole = readSourceFile('stack.yaml', text, {}, createStackBudget(), { from: Number.POSITIVE_INFINITY, bytes: 0 });
+      expect(whole.diagnostics.map((d) => d.code)).toEqual(['yaml-syntax']);
+      expect(sliced.diagnostics).toEqual(whole.diagnostics);
+    }
+  });
+
   it('masks a secret written under an alias once, where it is written', () => {
     const file = read('a: &k "test$key-123"\nb: *k\n');
     expect(file.diagnostics.map((d) => d.code)).toEqual(['secret-in-stack', 'secret-in-stack']);
