@@ -164,16 +164,30 @@ async function planReads(id: string, label: string, world: World, nodeMs: number
   });
 }
 
-/** validate and plan of 10,000 resources with no latency: wall and peak memory. */
-async function compute(world: World, nodeMs: number): Promise<void> {
-  const nodeRss = median((await Promise.all([0, 1, 2].map(() => runNode(['-e', '0'], { usageDir: dir })))).map((r) => r.usage!.maxRssBytes / 1e6));
+/** validate and plan of `world` with no latency: the runs of each. */
+async function measureCompute(world: World): Promise<{ validate: Run[]; plan: Run[] }> {
   const validate = await repeat('validate', nothing, ['validate', world.stack], {}, true);
   const emulator = await startEmulator({ fixtures: world.fixtures, latencyMs: 0 });
   emulators.push(emulator);
   const plan = await repeat('plan', nothing, ['plan', world.stack], emulator.env, true);
   if (!plan[0]!.stdout.includes(`${world.resources} to change`)) throw new Error(`plan of ${world.resources} resources did not plan ${world.resources} changes`);
+  await emulator.stop();
+  emulators.splice(emulators.indexOf(emulator), 1);
+  return { validate, plan };
+}
+
+const cpu = (runs: Run[]) => `CPU ${median(runs.map((r) => r.usage!.cpuMs)).toFixed(0)} ms`;
+const peakRss = (runs: Run[]) => `peak RSS ${median(runs.map((r) => r.usage!.maxRssBytes / 1e6)).toFixed(0)} MB`;
+
+/**
+ * validate and plan of 10,000 resources with no latency: wall and peak memory; then of twice as
+ * many, whose cost must stay linear: each figure beside twice the 10,000 one (its ideal), at most
+ * 2.1 times it (issue 20: a stack once fell back to a slower reading past about 15,600 blocks).
+ */
+async function compute(world: World, double: World, nodeMs: number): Promise<void> {
+  const nodeRss = median((await Promise.all([0, 1, 2].map(() => runNode(['-e', '0'], { usageDir: dir })))).map((r) => r.usage!.maxRssBytes / 1e6));
+  const { validate, plan } = await measureCompute(world);
   const n = world.resources.toLocaleString('en-US');
-  const cpu = (runs: Run[]) => `CPU ${median(runs.map((r) => r.usage!.cpuMs)).toFixed(0)} ms`;
   record({
     id: 'compute-plan-wall',
     what: `plan of ${n} resources, no latency`,
@@ -208,8 +222,28 @@ async function compute(world: World, nodeMs: number): Promise<void> {
     idealIs: 'node -e 0',
     target: 500,
     targetIs: 'issue 10',
-    note: `${cpu(validate)}; peak RSS ${median(validate.map((r) => r.usage!.maxRssBytes / 1e6)).toFixed(0)} MB`,
+    note: `${cpu(validate)}; ${peakRss(validate)}`,
   });
+  const twice = await measureCompute(double);
+  const m = double.resources.toLocaleString('en-US');
+  for (const [command, runs, base] of [
+    ['validate', twice.validate, validate],
+    ['plan', twice.plan, plan],
+  ] as const) {
+    const linear = (median(base.map((r) => r.wallMs)) * double.resources) / world.resources;
+    record({
+      id: `compute-${command}-${double.resources / 1000}k-wall`,
+      what: `${command} of ${m} resources, no latency`,
+      unit: 'ms',
+      value: median(runs.map((r) => r.wallMs)),
+      samples: runs.map((r) => r.wallMs),
+      ideal: linear,
+      idealIs: `linear: ${double.resources / world.resources} × the ${n} figure`,
+      target: 1.05 * linear,
+      targetIs: `issue 20: 2.1 × the ${n} figure`,
+      note: `${cpu(runs)} (${n}: ${cpu(base)}); ${peakRss(runs)} (${n}: ${peakRss(base)})`,
+    });
+  }
 }
 
 /** apply of 200 resizes whose tasks take TASK_DURATION_MS: how late each end is noticed, and the wall. */
@@ -346,7 +380,7 @@ try {
   if (wanted('reads-identity')) {
     await planReads('reads-identity', `re-plan of ${IDENTITY_LABEL}, converged`, identityWorld(dir, IDENTITY_FIPS, IDENTITY_APPS, true), nodeMs, { value: 0.01, is: 'issue 20' });
   }
-  if (wanted('compute')) await compute(floatingIpWorld(dir, 10_000), nodeMs);
+  if (wanted('compute')) await compute(floatingIpWorld(dir, 10_000), floatingIpWorld(dir, 20_000), nodeMs);
   if (wanted('apply-noticed') || wanted('apply-wall')) await applyResizes(resizeWorld(dir, 200));
   if (wanted('apply-identity')) await applyCreates(identityWorld(dir, IDENTITY_FIPS, IDENTITY_APPS, false));
 } catch (error) {

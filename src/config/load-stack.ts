@@ -9,7 +9,7 @@ import { didYouMean } from './did-you-mean.js';
 import { resolveFileFields } from './file-fields.js';
 import { issuesToDiagnostics } from './issue-diagnostics.js';
 import { readStackFiles, type Env } from './stack-files.js';
-import type { SourceNode } from './source-tree.js';
+import type { SourceFile, SourceNode } from './source-tree.js';
 import { RESOURCE_KINDS } from '../kinds/registry.js';
 import type { CheckBlock, ResourceBlock, Stack } from './types.js';
 import { validateBlock, type RawBlock, type TypedBlock } from './validate-block.js';
@@ -66,19 +66,68 @@ interface Setting {
   filename: string;
 }
 
+/** The settings of a stack (top-level keys holding one value each), from the file that states each. */
+type Settings = Partial<Record<(typeof SETTINGS)[number], Setting>>;
+
+/** The stack's settings once validated: what the blocks and the Stack take from them. */
+interface ValidSettings {
+  provider: Stack['provider'];
+  name: string | undefined;
+  prune: boolean;
+  /** Undefined also when it names the stack's own name (an error). */
+  renamedFrom: string | undefined;
+  defaults: Map<string, SourceNode>;
+}
+
 /**
  * Reads, validates and resolves a stack: a YAML file or a directory of `*.yaml`/`*.yml`
  * files (sorted, merged). Never throws for a problem in the input and never touches the
  * network: every problem is a Diagnostic with an exact range, and all of them are reported.
  * A directory stack takes `provider:` and `defaults:` from at most one file; `version: 1`
  * must appear in at least one file, and every file that states it must say 1.
+ *
+ * The steps, in order: read the files; split their top level into settings and blocks;
+ * validate the settings, then each block against its kind; check what spans blocks
+ * (dependencies, ownership, moves); read the files blocks name; warn; assemble the Stack.
  */
 export async function loadStack(path: string, env: Env = process.env): Promise<LoadStackResult> {
   const { files, diagnostics } = await readStackFiles(path, env);
   const fileTexts = new Map<string, string>(files.map((f) => [f.filename, f.text]));
   if (files.length === 0) return { diagnostics, files: fileTexts };
 
-  const settings: Partial<Record<(typeof SETTINGS)[number], Setting>> = {};
+  const { settings, rawBlocks } = splitTopLevel(files, diagnostics);
+  // A file with broken YAML may hold what the others miss (a version, the blocks others depend on): do not guess.
+  const anySyntaxErrors = files.some((f) => f.syntaxErrors);
+  if (!settings.version && !anySyntaxErrors) diagnostics.push(missingVersion(files[0]!.filename));
+  const valid = validateSettings(settings, diagnostics);
+  const usedDefaults = new Set<string>();
+  const typed = await validateBlocks(rawBlocks, valid.defaults, usedDefaults, diagnostics);
+
+  if (!anySyntaxErrors) addDiagnostics(diagnostics, checkDependencies(typed));
+  if (settings.name === undefined) addDiagnostics(diagnostics, checkOwnedBlocksHaveStackName(typed));
+  addDiagnostics(diagnostics, resolveMoves(typed, valid.name, valid.renamedFrom, settings.renamed_from?.node.range));
+  // Files blocks name (a subtitle's vtt_file) are read into their attributes, so the digest covers them.
+  await resolveFileFields(typed.values(), dirname(files[0]!.filename), diagnostics, fileTexts);
+  addDiagnostics(diagnostics, warnUnusedDefaults(valid.defaults, usedDefaults, typed.size));
+  if (rawBlocks.length === 0 && !hasErrors(diagnostics)) {
+    diagnostics.push({ severity: 'warning', code: 'empty-stack', summary: 'the stack declares no resources and no checks', range: startOf(files[0]!.filename) });
+  }
+
+  const sorted = sortDiagnostics(
+    diagnostics,
+    files.map((f) => f.filename),
+  );
+  if (hasErrors(sorted)) return { diagnostics: sorted, files: fileTexts };
+  return { stack: assembleStack(files, typed, valid), diagnostics: sorted, files: fileTexts };
+}
+
+/**
+ * The top level of every file: each setting from the first file that states it (a second is
+ * `conflicting-setting`, but `version`, which every file may state), every block of `resources:`
+ * and `checks:` in file order, an unknown key an error.
+ */
+function splitTopLevel(files: readonly SourceFile[], diagnostics: Diagnostic[]): { settings: Settings; rawBlocks: RawBlock[] } {
+  const settings: Settings = {};
   const rawBlocks: RawBlock[] = [];
   for (const file of files) {
     if (!file.root) continue;
@@ -117,16 +166,17 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
       }
     }
   }
-  const anySyntaxErrors = files.some((f) => f.syntaxErrors);
-  if (!settings.version && !anySyntaxErrors) {
-    const first = files[0]!;
-    diagnostics.push(
-      error('missing-version', 'the stack does not state its version', startOf(first.filename), {
-        detail: `Add "version: ${STACK_VERSION}" at the top of the file (in a directory stack, of one of its files).`,
-      }),
-    );
-  }
+  return { settings, rawBlocks };
+}
 
+function missingVersion(filename: string): Diagnostic {
+  return error('missing-version', 'the stack does not state its version', startOf(filename), {
+    detail: `Add "version: ${STACK_VERSION}" at the top of the file (in a directory stack, of one of its files).`,
+  });
+}
+
+/** Each setting checked against its schema, and against the others (`prune` and `renamed_from` need `name`). */
+function validateSettings(settings: Settings, diagnostics: Diagnostic[]): ValidSettings {
   const provider = settings.provider ? validateProvider(settings.provider.node, diagnostics) : {};
   const name = settings.name ? validateSetting(settings.name.node, STACK_NAME_SCHEMA, 'name', diagnostics) : undefined;
   const prune = (settings.prune ? validateSetting(settings.prune.node, PRUNE_SCHEMA, 'prune', diagnostics) : undefined) ?? false;
@@ -149,8 +199,16 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
     );
   }
   const defaults = settings.defaults ? validateDefaults(settings.defaults.node, diagnostics) : new Map<string, SourceNode>();
+  return { provider, name, prune, renamedFrom: renamedFrom === name ? undefined : renamedFrom, defaults };
+}
 
-  const usedDefaults = new Set<string>();
+/** Each block validated against its kind, with the defaults it takes (recorded in `usedDefaults`); a repeated address is an error. By address. */
+async function validateBlocks(
+  rawBlocks: readonly RawBlock[],
+  defaults: ReadonlyMap<string, SourceNode>,
+  usedDefaults: Set<string>,
+  diagnostics: Diagnostic[],
+): Promise<Map<string, TypedBlock>> {
   const typed = new Map<string, TypedBlock>();
   for (const [index, raw] of rawBlocks.entries()) {
     // Validating many blocks takes a while: let a signal (Ctrl-C) be handled in between.
@@ -169,39 +227,32 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
     }
     typed.set(result.address, result);
   }
-  // A file with broken YAML may hold the blocks others depend on: do not guess.
-  if (!anySyntaxErrors) addDiagnostics(diagnostics, checkDependencies(typed));
-  if (settings.name === undefined) addDiagnostics(diagnostics, checkOwnedBlocksHaveStackName(typed));
-  addDiagnostics(diagnostics, resolveMoves(typed, name, renamedFrom === name ? undefined : renamedFrom, settings.renamed_from?.node.range));
-  // Files blocks name (a subtitle's vtt_file) are read into their attributes, so the digest covers them.
-  await resolveFileFields(typed.values(), dirname(files[0]!.filename), diagnostics, fileTexts);
+  return typed;
+}
 
-  for (const [field, node] of defaults) {
-    if (!usedDefaults.has(field) && typed.size > 0) {
-      diagnostics.push({
-        severity: 'warning',
-        code: 'unused-default',
-        summary: `defaults.${field} is not used: no block of this stack takes ${field}`,
-        range: node.keyRange ?? node.range,
-      });
-    }
-  }
-  if (rawBlocks.length === 0 && !hasErrors(diagnostics)) {
-    diagnostics.push({ severity: 'warning', code: 'empty-stack', summary: 'the stack declares no resources and no checks', range: startOf(files[0]!.filename) });
-  }
+/** A warning for each default no block takes (none when the stack has no valid block). */
+function warnUnusedDefaults(defaults: ReadonlyMap<string, SourceNode>, usedDefaults: ReadonlySet<string>, blockCount: number): Diagnostic[] {
+  if (blockCount === 0) return [];
+  return [...defaults]
+    .filter(([field]) => !usedDefaults.has(field))
+    .map(([field, node]) => ({
+      severity: 'warning' as const,
+      code: 'unused-default',
+      summary: `defaults.${field} is not used: no block of this stack takes ${field}`,
+      range: node.keyRange ?? node.range,
+    }));
+}
 
-  const sorted = sortDiagnostics(
-    diagnostics,
-    files.map((f) => f.filename),
-  );
-  if (hasErrors(sorted)) return { diagnostics: sorted, files: fileTexts };
+/** The Stack of valid blocks and settings; its digest is computed when first asked for. */
+function assembleStack(files: readonly SourceFile[], typed: ReadonlyMap<string, TypedBlock>, valid: ValidSettings): Stack {
+  const { provider, name, prune, renamedFrom } = valid;
   const blocks = [...typed.values()].map((t) => t.block!);
   const resources = blocks.filter((b): b is ResourceBlock => b.kind === 'resource');
   const checks = blocks.filter((b): b is CheckBlock => b.kind === 'check');
   // The digest is computed when first asked for (plan and apply ask; validate never does): it
   // writes and hashes the canonical JSON of the whole stack.
   let digest: string | undefined;
-  const stack: Stack = {
+  return {
     version: STACK_VERSION,
     sources: files.map((f) => f.filename),
     ...(name === undefined ? {} : { name }),
@@ -214,7 +265,6 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
       return (digest ??= digestStack(provider, resources, checks, { name, prune, renamedFrom }));
     },
   };
-  return { stack, diagnostics: sorted, files: fileTexts };
 }
 
 /**

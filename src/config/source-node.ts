@@ -26,18 +26,18 @@ export interface SourceNode {
   secret?: boolean;
 }
 
-/** Offsets in a file's text: start, then end of the value (the yaml library's ranges add the node's end). */
+/** Offsets in a file's text: start, then end of the value. */
 export type Offsets = readonly number[];
 
-/** What FileLines needs of a line table: the yaml library's LineCounter, or lineTable's. */
+/** What FileLines needs of a line table (lineTable's). */
 export interface LinePositions {
   /** The 1-based line and column of an offset. */
   linePos(offset: number): { line: number; col: number };
 }
 
 /**
- * The line table of a text, as the yaml library's LineCounter counts lines (a line starts after
- * each "\n"), without loading the yaml library: a binary search over the lines' starts.
+ * The line table of a text (a line starts after each "\n"): a binary search over the lines'
+ * starts.
  */
 export function lineTable(text: string): LinePositions {
   const starts = [0];
@@ -135,8 +135,8 @@ export class FileNode implements SourceNode {
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /**
- * What a stack's keys and string values must pass whichever reader built the tree (see
- * source-tree.ts and plain-yaml.ts): no credential, no API key, no merge key, valid Unicode;
+ * What a stack's keys and string values must pass as the reader builds the tree (see
+ * source-tree.ts and yaml-reader.ts): no credential, no API key, no merge key, valid Unicode;
  * `${env:NAME}` expanded. Collects the diagnostics and the spans to mask in printed text.
  */
 export class NodeChecks {

@@ -239,7 +239,7 @@ export function isPlainSafe(text: string): boolean {
 /** A number of the YAML 1.2 core schema. */
 const CORE_NUMBER = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
 
-/** The tags YAML 1.2 (core) and 1.1 give a plain scalar that is not a string (js-yaml's, which plain-yaml.ts reads with too). */
+/** The tags YAML 1.2 (core) and 1.1 give a plain scalar that is not a string (js-yaml's, which the stack reader, yaml-reader.ts, reads with too). */
 const TYPED_SCALARS = [nullCoreTag, boolCoreTag, intCoreTag, floatCoreTag, nullYaml11Tag, boolYaml11Tag, intYaml11Tag, floatYaml11Tag, timestampTag, mergeTag];
 
 /**

@@ -1,6 +1,6 @@
 import { COLLECTION_STYLE, EVENT_ID, parseEvents, SCALAR_STYLE, type Event } from 'js-yaml';
 
-/** The events of a file for the fast reading (plain-yaml.ts), in document order. */
+/** The events of a file for the stack reader (yaml-reader.ts), in document order. */
 export interface EventStream {
   /** The next event, taken; undefined after the last. */
   next(): Event | undefined;
@@ -37,13 +37,18 @@ export const DEFAULT_SLICING: Slicing = { from: 512 * 1024, bytes: 256 * 1024 };
  *
  * A slice is whole lines of the mapping, starting at one of its keys (a line of exactly its
  * indentation and a key). Parsed alone, it must be a block mapping of that indentation, or the
- * slices do not read as the whole would: `refuse` is called (the fast reading gives the file to
- * the yaml library), as on any parse error. `parse` errors are the caller's to catch.
+ * slices do not read as the whole would: `refuse` is called (the reader then reads the file
+ * whole), as on any parse error of a slice. Errors of the outer parse are the caller's to catch.
  */
-export function eventStream(text: string, options: { filename: string; maxDepth: number }, refuse: () => never, slicing: Slicing = DEFAULT_SLICING): EventStream {
-  const bodies = text.length >= slicing.from ? largeBlockMappings(text, slicing.bytes) : [];
+export function eventStream(text: string, options: { filename: string; maxDepth: number }, refuse: () => never, slicing: Slicing | null = DEFAULT_SLICING): EventStream {
+  const bodies = slicing !== null && text.length >= slicing.from ? largeBlockMappings(text, slicing.bytes) : [];
   if (bodies.length === 0) return arrayStream(parseEvents(text, options));
   return new SlicedEvents(text, bodies, options, refuse);
+}
+
+/** Whether eventStream parses `text` in slices (so that what it holds at once is bounded by a slice, not by the text). */
+export function isSliced(text: string, slicing: Slicing | null = DEFAULT_SLICING): boolean {
+  return slicing !== null && text.length >= slicing.from && largeBlockMappings(text, slicing.bytes).length > 0;
 }
 
 /** Events [from, to) of an array, each cleared once taken (so that what was read can be collected). */

@@ -74,18 +74,19 @@ describe('start-up loads only what the command needs', () => {
     expect(modules).toContain('dist/src/cli/validate.js');
     expect(NETWORK_AND_EMULATOR(modules)).toEqual([]);
     for (const other of ['plan', 'apply', 'drift', 'import', 'schema', 'emulator']) expect(modules).not.toContain(`dist/src/cli/${other}.js`);
-    // A valid stack in plain YAML is read by js-yaml, and shows no code frame and no text diff.
+    // A stack is read by js-yaml (the yaml library only writes: fmt, import), and a valid one shows no code frame and no text diff.
     expect(modules).toContain('js-yaml');
     for (const lazy of ['yaml', 'diff', '@babel/code-frame']) expect(modules).not.toContain(lazy);
   });
 
-  it('loads the yaml library and the code frame when a stack needs them (the tracer sees packages loaded on first use)', async () => {
+  it('reads anchors with js-yaml too, and loads the code frame when a diagnostic needs it (the tracer sees packages loaded on first use)', async () => {
     const file = join(dir, 'anchors.yaml');
     writeFileSync(file, 'version: 1\nresources:\n  a: &x {type: nope}\n');
     const { result, modules } = await loadedModules(['validate', file]);
     expect(result.code).toBe(1);
     expect(result.stdout + result.stderr).toContain('unknown resource type "nope"');
-    expect(modules).toContain('yaml');
+    expect(modules).toContain('js-yaml');
+    expect(modules).not.toContain('yaml');
     expect(modules).toContain('@babel/code-frame');
   });
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeStackText } from '../../../src/config/decode-text.js';
 import { loadStack } from '../../../src/config/load-stack.js';
 import { readSourceFile } from '../../../src/config/source-tree.js';
-import { createStackBudget, MAX_ALIAS_COUNT, MAX_DEPTH, MAX_STACK_BYTES, MAX_STACK_VALUES, MAX_VALUE_LENGTH, scanYaml } from '../../../src/config/stack-limits.js';
+import { createStackBudget, MAX_ALIAS_COUNT, MAX_DEPTH, MAX_STACK_BYTES, MAX_STACK_VALUES, MAX_VALUE_LENGTH } from '../../../src/config/stack-limits.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 const FIP = '726ecfcc-7fd0-4e30-a86e-7892524aa483';
@@ -15,44 +15,54 @@ function located(text: string, env: Record<string, string> = {}): string[] {
   return readSourceFile('stack.yaml', text, env).diagnostics.map((d) => `${d.code} ${d.range!.start.line}:${d.range!.start.column}`);
 }
 
-describe('scanYaml: counting before parsing', () => {
-  it('counts scalars, collections, sequence items and aliases, and takes them from the budget', () => {
+describe('the value budget: values counted as they are read', () => {
+  it('counts scalars, keys, collections and each value an alias expands, and takes them from the budget', () => {
     const budget = createStackBudget();
-    expect(scanYaml('a: [1, {b: "c"}]\nd:\n  - *x\n  - |\n    text\n', budget)).toBeUndefined();
-    // a, [, 1, {, b, "c", d, -, *x, -, |
-    expect(MAX_STACK_VALUES - budget.values).toBe(11);
+    readSourceFile('stack.yaml', 'a: &x [1, {b: "c"}]\nd:\n  - *x\n  - |\n    text\n', {}, budget);
+    // the root mapping, a, [, 1, {, b, "c", d, the list of d, *x (the alias) and its [, 1, {, b, "c", then |
+    expect(MAX_STACK_VALUES - budget.values).toBe(16);
   });
 
   it('refuses more values than the budget, at the value that crossed it', () => {
     const budget = { ...createStackBudget(), values: 5 };
-    expect(scanYaml('a: 1\nb: 2\nc: 3\n', budget)).toMatchObject({ code: 'stack-too-large', offset: 13 });
+    const file = readSourceFile('stack.yaml', 'a: 1\nb: 2\nc: 3\n', {}, budget);
+    expect(file.diagnostics.map((d) => `${d.code} ${d.range!.start.line}:${d.range!.start.column}`)).toEqual(['stack-too-large 3:1']);
+    expect(file.syntaxErrors).toBe(true);
   });
 
-  it('refuses flow nesting deeper than MAX_DEPTH at the bracket that goes too deep, before the parser overflows its stack', () => {
-    const text = `a: ${'['.repeat(100_000)}${']'.repeat(100_000)}`;
-    // The root mapping is level 1, so the MAX_DEPTH-th bracket is one too many.
-    expect(scanYaml(text, createStackBudget())).toMatchObject({ code: 'too-deep', offset: 3 + MAX_DEPTH - 1 });
+  it("counts no indicator characters: a uuid's dashes and a URL's colons are no values", () => {
+    const value = `${FIP}-${FIP}:https://x.test/a-b`;
+    const budget = createStackBudget();
+    const file = readSourceFile('stack.yaml', Array.from({ length: 2_000 }, (_, i) => `k${i}: ${value}`).join('\n'), {}, budget);
+    expect(file.diagnostics).toEqual([]);
+    expect(MAX_STACK_VALUES - budget.values).toBe(4_001);
+  });
+
+  it('refuses flow nesting deeper than MAX_DEPTH at the bracket that goes too deep', () => {
+    expect(located(`a: ${'['.repeat(100_000)}${']'.repeat(100_000)}`)).toEqual([`too-deep 1:${3 + MAX_DEPTH}`]);
   });
 
   it('refuses block nesting deeper than MAX_DEPTH, also when the levels share a line', () => {
-    expect(scanYaml(`${'- '.repeat(100_000)}1\n`, createStackBudget())).toMatchObject({ code: 'too-deep', offset: 2 * MAX_DEPTH });
+    expect(located(`${'- '.repeat(100_000)}1\n`)).toEqual([`too-deep 1:${2 * MAX_DEPTH + 1}`]);
     const indented = Array.from({ length: 100 }, (_, i) => `${' '.repeat(i)}k${i}:\n`).join('');
-    expect(scanYaml(indented, createStackBudget())).toMatchObject({ code: 'too-deep', offset: indented.indexOf(`k${MAX_DEPTH}:`) });
+    expect(located(indented)).toEqual([`too-deep ${MAX_DEPTH + 1}:${MAX_DEPTH + 1}`]);
   });
 
   it('counts no levels for comments, block scalar lines or lines of a flow collection', () => {
-    const text = `a:\n${'  '.repeat(80)}# deep comment\nb: |\n${Array.from({ length: 80 }, (_, i) => `  ${' '.repeat(i)}text`).join('\n')}\nc: [\n${Array.from({ length: 80 }, (_, i) => `${' '.repeat(i)}${i},`).join('\n')}\n]\n`;
-    expect(scanYaml(text, createStackBudget())).toBeUndefined();
+    const text = `a:\n${'  '.repeat(80)}# deep comment\nb: |\n${Array.from({ length: 80 }, (_, i) => `  ${' '.repeat(i)}text`).join('\n')}\nc: [\n${Array.from({ length: 80 }, (_, i) => ` ${' '.repeat(i)}${i},`).join('\n')}\n ]\n`;
+    expect(located(text)).toEqual([]);
   });
 
   it('refuses a value longer than MAX_VALUE_LENGTH at the value', () => {
-    const text = `a: 1\nb: "${'x'.repeat(MAX_VALUE_LENGTH)}"\n`;
-    expect(scanYaml(text, createStackBudget())).toMatchObject({ code: 'value-too-long', summary: expect.stringMatching(/^this value is 1,048,578 characters long/), offset: 8 });
+    const file = readSourceFile('stack.yaml', `a: 1\nb: "${'x'.repeat(MAX_VALUE_LENGTH)}"\n`, {});
+    expect(file.diagnostics).toMatchObject([
+      { code: 'value-too-long', summary: expect.stringMatching(/^this value is 1,048,578 characters long/), range: { start: { line: 2, column: 4 } } },
+    ]);
   });
 });
 
 describe('readSourceFile: bounded reading', () => {
-  it('stops an alias bomb with the yaml library alias limit, at the alias, before it expands', () => {
+  it("stops an alias bomb with the alias limit (the yaml library's rule), at the alias, before it expands", () => {
     let text = `${HEAD}  ip:\n    type: cloud_floating_ip\n    tags:\n      l0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n`;
     for (let i = 1; i < 30; i++)
       text += `      l${i}: &a${i} [${Array(9)
