@@ -17,9 +17,10 @@
  *   variants no list of forms can enumerate (`&#X24;`, `%2f` vs `%2F`, mixed styles, a key wrapped
  *   over two lines).
  * - Matching is a q-gram filter: only every (m − q + 1)-th position of the text is looked up (a
- *   4-character hash in a map of the needles' 4-grams); each hit is verified and extended
- *   character by character. Any run of m ≥ 8 matching characters contains a sampled 4-gram, so
- *   nothing is missed, and the cost is linear in the text (40 MB take under a second).
+ *   4-character hash in a typed-array hash table of the needles' 4-grams); each hit is verified
+ *   and extended character by character, once per run (a later sample inside a run already
+ *   found is skipped). Any run of m ≥ 8 matching characters contains a sampled 4-gram, so
+ *   nothing is missed, and the cost is linear in the text, however many keys it holds.
  *
  * False positives: a platform key is `<id>$<64 hex>`. Runs of 8 characters from the 64 hex
  * digits do not occur in ordinary output by chance (about 57 · 16⁻⁸ ≈ 1.3·10⁻⁸ per 8-character
@@ -66,40 +67,56 @@ export function createRedactor(secrets: readonly string[]): Redactor {
   const minRun = Math.min(...needles.map((n) => n.minRun));
   const q = Math.min(Q, minRun);
   const step = minRun - q + 1;
-  const index = new Map<number, number[]>();
-  // A bit per 20-bit digest of the q-grams: most positions of a text are rejected by one
-  // typed-array read instead of a map lookup.
-  const filter = new Uint8Array(1 << 17);
-  needles.forEach((needle, k) => {
-    for (let j = 0; j + q <= needle.text.length; j++) {
-      const h = gramHash(needle.text, j, q);
-      const list = index.get(h);
-      if (list) list.push(k, j);
-      else index.set(h, [k, j]);
-      const d = digest(h);
-      filter[d >>> 3]! |= 1 << (d & 7);
-    }
-  });
+  const index = gramIndex(needles, q);
 
   const scan = (text: string): number[] => {
     const spans: number[] = [];
     const n = text.length;
+    // The runs verified so far, by needle and diagonal (text position − needle position), with
+    // their ends: a later sample on the same diagonal inside a run would find the same maximal
+    // run again. So an occurrence of the key costs one verification per needle and alignment
+    // (a periodic key aligns in several ways), not one per sample. Runs the scan has passed are
+    // dropped now and then, so the map stays small.
+    const verified = new Map<number, number>();
+    const K = needles.length;
+    // The stretch of text covered by the last spans kept (they overlap).
+    let coveredFrom = -1;
+    let coveredTo = -1;
     for (let p = 0; p + q <= n; p += step) {
-      const h = gramHash(text, p, q);
-      const d = digest(h);
-      if ((filter[d >>> 3]! & (1 << (d & 7))) === 0) continue;
-      const candidates = index.get(h);
-      if (candidates === undefined) continue;
-      for (let c = 0; c < candidates.length; c += 2) {
-        const needle = needles[candidates[c]!]!;
-        const j = candidates[c + 1]!;
+      const slot = index.find(gramHash(text, p, q));
+      if (slot < 0) continue;
+      for (let c = index.starts[slot]!, end = index.starts[slot + 1]!; c < end; c += 2) {
+        const k = index.entries[c]!;
+        const j = index.entries[c + 1]!;
+        const run = (p - j) * K + k;
+        if (p < (verified.get(run) ?? -1)) continue;
+        const needle = needles[k]!;
         const t = needle.text;
         let r = 0;
         while (p + r < n && j + r < t.length && text.charCodeAt(p + r) === t.charCodeAt(j + r)) r++;
         if (r < q) continue; // a hash collision: runs left of p are found from their own samples
         let l = 0;
         while (p - l > 0 && j - l > 0 && text.charCodeAt(p - l - 1) === t.charCodeAt(j - l - 1)) l++;
-        if (l + r >= needle.minRun && j + r > needle.publicPrefix) spans.push(p - l, p + r);
+        if (verified.size >= 1024) for (const [key, ends] of verified) if (ends <= p) verified.delete(key);
+        verified.set(run, p + r);
+        if (l + r < needle.minRun || j + r <= needle.publicPrefix) continue;
+        // Needles sharing these characters (the key in several escapings, or at several
+        // alignments) find spans already covered: only a span that adds to the covered stretch
+        // is kept, so the list grows with the keys found, not with the needles. The stretch
+        // joins overlapping spans only, not touching ones: in the decoded view, two touching
+        // spans map back to two spans with the removed characters (a line break) between
+        // them, where one span across them covers those too.
+        const from = p - l;
+        const to = p + r;
+        if (from >= coveredFrom && to <= coveredTo) continue;
+        spans.push(from, to);
+        if (from < coveredTo && to > coveredFrom) {
+          coveredFrom = Math.min(coveredFrom, from);
+          coveredTo = Math.max(coveredTo, to);
+        } else {
+          coveredFrom = from;
+          coveredTo = to;
+        }
       }
     }
     return spans;
@@ -114,6 +131,70 @@ export function createRedactor(secrets: readonly string[]): Redactor {
       for (let i = 0; i < found.length; i += 2) spans.push(view.originalStart(found[i]!), view.originalEnd(found[i + 1]! - 1));
     }
     return spans.length === 0 ? text : replaceSpans(text, spans);
+  };
+}
+
+/**
+ * The needles' q-grams in an open-addressing hash table of typed arrays, built in two passes
+ * with no allocation per gram: `find(h)` is the slot of q-gram hash `h` (or −1), and
+ * `entries[starts[slot] .. starts[slot + 1])` its occurrences as pairs (needle, position).
+ */
+interface GramIndex {
+  find(h: number): number;
+  starts: Int32Array;
+  entries: Int32Array;
+}
+
+function gramIndex(needles: readonly Needle[], q: number): GramIndex {
+  let grams = 0;
+  for (const needle of needles) grams += Math.max(0, needle.text.length - q + 1);
+  let bits = 4;
+  while (1 << bits < grams * 2) bits++;
+  const size = 1 << bits;
+  const mask = size - 1;
+  const shift = 32 - bits;
+  const hashes = new Int32Array(size);
+  const used = new Uint8Array(size);
+  const counts = new Int32Array(size + 1);
+  const slotOf = new Int32Array(grams);
+
+  const probe = (h: number): number => {
+    let slot = Math.imul(h, 0x9e3779b1) >>> shift;
+    while (used[slot] === 1 && hashes[slot] !== (h | 0)) slot = (slot + 1) & mask;
+    return slot;
+  };
+  let g = 0;
+  for (const needle of needles) {
+    for (let j = 0; j + q <= needle.text.length; j++) {
+      const h = gramHash(needle.text, j, q);
+      const slot = probe(h);
+      used[slot] = 1;
+      hashes[slot] = h | 0;
+      counts[slot]!++;
+      slotOf[g++] = slot;
+    }
+  }
+  const starts = new Int32Array(size + 1);
+  for (let s = 0; s < size; s++) starts[s + 1] = starts[s]! + 2 * counts[s]!;
+  const fill = starts.slice(0, size);
+  const entries = new Int32Array(2 * grams);
+  g = 0;
+  needles.forEach((needle, k) => {
+    for (let j = 0; j + q <= needle.text.length; j++) {
+      const slot = slotOf[g++]!;
+      const at = fill[slot]!;
+      entries[at] = k;
+      entries[at + 1] = j;
+      fill[slot] = at + 2;
+    }
+  });
+  return {
+    find: (h) => {
+      const slot = probe(h);
+      return used[slot] === 1 ? slot : -1;
+    },
+    starts,
+    entries,
   };
 }
 
@@ -245,11 +326,6 @@ function gramHash(s: string, p: number, q: number): number {
   let h = 0;
   for (let i = 0; i < q; i++) h = ((h << 8) | (s.charCodeAt(p + i) & 0xff)) >>> 0;
   return h;
-}
-
-/** 20 bits of a q-gram hash, for the filter. */
-function digest(h: number): number {
-  return (h ^ (h >>> 12)) & 0xfffff;
 }
 
 /** Sorts, merges (overlapping or touching) and replaces spans given as flat [start, end, ...]. */

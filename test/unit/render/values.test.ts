@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { escapeTerminalOutput, formatMessage, formatName, formatValue, markdownCode } from '../../../src/render/values.js';
+import { anyString } from '../../helpers/code-points.js';
 
 /** Every character a terminal may act on: C0, DEL, C1, line/paragraph separators, bidi controls. */
 // eslint-disable-next-line no-control-regex
@@ -22,7 +23,7 @@ describe('formatValue', () => {
 
   it('never writes a raw control character, for any value (property)', () => {
     fc.assert(
-      fc.property(fc.jsonValue(), fc.string({ unit: 'binary' }), (value, s) => {
+      fc.property(fc.jsonValue(), anyString(), (value, s) => {
         for (const v of [value, s]) {
           const shown = formatValue(v);
           expect(shown).not.toMatch(RAW_CONTROL);
@@ -37,7 +38,7 @@ describe('formatName and formatMessage', () => {
   it('formatName escapes everything, line feeds included, so a tag key stays on its line', () => {
     expect(formatName(`tags.evil${OSC_TITLE}\nnext${RLO}`)).toBe('tags.evil\\u001b]0;owned\\u0007\\nnext\\u202e');
     fc.assert(
-      fc.property(fc.string({ unit: 'binary' }), (s) => {
+      fc.property(anyString(), (s) => {
         expect(formatName(s)).not.toMatch(RAW_CONTROL);
       }),
     );
@@ -46,7 +47,7 @@ describe('formatName and formatMessage', () => {
   it("formatMessage keeps edgeform's own line feeds and escapes every other control", () => {
     expect(formatMessage(`planned:\n  observed: x${CLEAR}\r${CSI_C1}`)).toBe('planned:\n  observed: x\\u001b[2J\\r\\u009b31m');
     fc.assert(
-      fc.property(fc.string({ unit: 'binary' }), (s) => {
+      fc.property(anyString(), (s) => {
         expect(formatMessage(s).replace(/\n/g, '')).not.toMatch(RAW_CONTROL);
       }),
     );
@@ -69,7 +70,7 @@ describe('markdownCode', () => {
 
   it('always closes its own fence and, in a table, leaves no pipe a row splitter would take (property)', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary' }), fc.boolean(), (s, inTable) => {
+      fc.property(anyString(), fc.boolean(), (s, inTable) => {
         const span = markdownCode(s, { inTable });
         const fence = /^`+/.exec(span)![0];
         const body = span.slice(fence.length, span.length - fence.length);
@@ -91,7 +92,7 @@ describe('escapeTerminalOutput', () => {
 
   it('keeps JSON output valid and equal', () => {
     fc.assert(
-      fc.property(fc.jsonValue(), fc.string({ unit: 'binary' }), (value, s) => {
+      fc.property(fc.jsonValue(), anyString(), (value, s) => {
         const json = JSON.stringify({ value, s }, null, 2);
         const out = escapeTerminalOutput(json, { color: false });
         expect(out.replace(/[\n\t]/g, '')).not.toMatch(RAW_CONTROL);
