@@ -273,6 +273,7 @@ class Converter extends NodeChecks {
     if (converted.items) copy.items = converted.items;
     if (converted.envReference !== undefined) copy.envReference = converted.envReference;
     if (converted.interpolated) copy.interpolated = true;
+    if (converted.template) copy.template = converted.template;
     if (converted.failed) copy.failed = true;
     if (converted.secret) copy.secret = true;
     return copy;
