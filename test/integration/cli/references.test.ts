@@ -91,6 +91,25 @@ resources:
     expect((await run(['plan', file, '--detailed-exitcode'])).code).toBe(0);
   });
 
+  it('a resolved value the field refuses is a plan error at the reference, and nothing is sent', async () => {
+    const file = stackFile(`version: 1
+resources:
+  b:
+    type: fastedge_app
+    app_id: 1300
+  a:
+    type: fastedge_app
+    name: odd-gw
+    binary: 502
+    status: \${fastedge_app.b.binary}
+`);
+    emu.requests.length = 0;
+    const planned = await run(['plan', file]);
+    expect(planned.code).toBe(1);
+    expect(`${planned.stdout}${planned.stderr}`).toMatch(/stack\.yaml:10:13: error: fastedge_app\.a: status: \$\{fastedge_app\.b\.binary\} is \d+, which /);
+    expect(writes()).toEqual([]);
+  });
+
   it('an existing app whose env reads a floating IP created in the same apply: an update known after apply, resolved when the IP is made', async () => {
     const before = stackFile(`version: 1
 resources:
