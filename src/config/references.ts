@@ -7,6 +7,9 @@ import type { BlockReference } from './types.js';
 import { CHECK_KINDS, RESOURCE_KINDS, type KindSpec } from '../kinds/registry.js';
 import { formatPath, isWholeTemplate, referenceAddress, setAtPath, templateTargets, writeReference, type ReferenceTarget, type TemplatePart } from '../plan/references.js';
 
+/** A block's keys that are not attributes (their own checks refuse references in them). */
+const NOT_ATTRIBUTES = new Set(['type', 'depends_on', 'moved_from']);
+
 /** A string of a block holding references, where it stands in the attributes and in the file. */
 interface FoundReference {
   path: (string | number)[];
@@ -127,7 +130,8 @@ export interface CheckedReferences {
 }
 
 /**
- * Finds and checks the references in a block's own attributes (`fields`: attribute → node):
+ * Finds and checks the references in a block's own attributes (`fields`: the block's entries,
+ * key → node; type, depends_on and moved_from are skipped):
  * each names a resource kind and a field that kind documents as readable, stands in a field
  * of a type it fits (a whole reference keeps its type: a number or boolean into a string field
  * is written as text; text with a reference inside is a string), not in a check, nor in a field
@@ -142,7 +146,10 @@ export function checkBlockReferences(
   diagnostics: Diagnostic[],
 ): CheckedReferences | undefined {
   const found: FoundReference[] = [];
-  for (const [field, node] of fields) if (node.template || node.entries || node.items) findReferences([field], node, found);
+  for (const [field, node] of fields) {
+    if (NOT_ATTRIBUTES.has(field)) continue;
+    if (node.template || node.entries || node.items) findReferences([field], node, found);
+  }
   if (found.length === 0) return undefined;
   const error = (summary: string, range: SourceRange, detail?: string) =>
     diagnostics.push({ severity: 'error', code: 'invalid-reference', summary, ...(detail === undefined ? {} : { detail }), address, range });

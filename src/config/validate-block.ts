@@ -87,8 +87,7 @@ export function validateBlock(raw: RawBlock, defaults: ReadonlyMap<string, Sourc
   }
 
   // References (`${TYPE.NAME.FIELD}`): checked here, and validated as a value of their type.
-  const ownFields = new Map([...node.entries].filter(([field]) => field !== 'type' && field !== 'depends_on' && field !== 'moved_from'));
-  const refs = checkBlockReferences(kind, address, ownFields, attributes, diagnostics);
+  const refs = checkBlockReferences(kind, address, node.entries, attributes, diagnostics);
   const referenceFields = refs && { ...(refs.references.length > 0 ? { references: refs.references } : {}) };
   const validated = refs ? refs.substituted : attributes;
 
