@@ -3,7 +3,8 @@
  * with no credentials: plan, the pull-request comment, a reviewed plan refused as stale after
  * an out-of-band change, apply (with its "Still ..." progress while a platform task runs), drift
  * (in sync), another out-of-band change, drift again, and a floating IP created and then found
- * again by its ownership tags. Every step runs the real CLI as a user would; the script checks
+ * again by its ownership tags, and a FastEdge app reading the address of a floating IP made in
+ * the same apply (a reference, known after apply). Every step runs the real CLI as a user would; the script checks
  * each exit code.
  */
 import { spawn } from 'node:child_process';
@@ -16,6 +17,7 @@ import { demoFixturesPath, startEmulator } from '../../src/emulator/index.js';
 const CLI = fileURLToPath(new URL('../../cmd/edgeform.js', import.meta.url));
 const STACK = 'examples/quickstart.yaml';
 const CREATE_STACK = 'examples/floating-ips.yaml';
+const REFERENCES_STACK = 'examples/references.yaml';
 
 // Platform tasks last a minute on the emulator's clock, so apply has time to say what it is
 // still waiting on; once it has, the demo moves the emulator's clock on instead of waiting.
@@ -108,6 +110,11 @@ try {
   await step('9. The plan to put it back', ['plan', STACK, '--detailed-exitcode'], 2);
   await waitingOnTasks(() => step('10. Create a floating IP edgeform owns (found again by its ownership tags)', ['apply', CREATE_STACK, '--auto-approve'], 0, onApplyOutput));
   await step('11. Plan it again: found by its tags, nothing to create', ['plan', CREATE_STACK, '--detailed-exitcode'], 0);
+  await step('12. An app whose env reads the address of a floating IP made in the same apply: known after apply', ['plan', REFERENCES_STACK, '--detailed-exitcode'], 2);
+  await waitingOnTasks(() =>
+    step('13. Apply: the floating IP first (its task), then the app with the real address', ['apply', REFERENCES_STACK, '--auto-approve'], 0, onApplyOutput),
+  );
+  await step('14. Plan it again: the address is known and in place, nothing to do', ['plan', REFERENCES_STACK, '--detailed-exitcode'], 0);
 } finally {
   await emulator.close();
   rmSync(work, { recursive: true, force: true });

@@ -6,6 +6,7 @@ import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
 import { watchWrites, type WriteWatch } from '../kinds/context.js';
 import { bindProvider, type BoundProvider, type FinishedTask, type Observation, type ProviderContext, type ProviderRegistry } from '../kinds/provider.js';
 import type { ApplyOutcome, ResourceOutcome, RunError } from './outcome.js';
+import { matchesPlanned, matchesPlannedChange, replanResolved, resolveChange } from './resolve-references.js';
 
 /**
  * Reads after a lock task of another type than the provider's own update finished, before
@@ -95,6 +96,8 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
   // pass: their dependants are still skipped, naming that root cause.
   const gatedNoOps = new Map<string, string>();
   const running = new Map<string, Promise<void>>();
+  // The state each resource was left in (its last read), for the references of its dependants.
+  const states = new Map<string, Readonly<Record<string, unknown>>>();
   const abort = options.ctx.signal;
   let runError: RunError | undefined;
   const stopRun = (error: RunFatalError) => {
@@ -166,9 +169,15 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
           finish(change, { address: change.address, action: change.action, status: 'skipped', taskIds: [], skippedBecause: state.rootCause });
           continue;
         }
+        // A change reading what this apply made: its references resolved now that their blocks are done.
+        const ready = change.references ? resolveChange(change, (address) => states.get(address), options.providers, options.plan.stack.name ?? null) : { change };
+        if ('error' in ready) {
+          finish(change, { address: change.address, action: change.action, status: 'failed', taskIds: [], error: `${change.address}: ${ready.error}` });
+          continue;
+        }
         running.set(
           change.address,
-          runAction(change, options, stopRun).then((outcome) => {
+          runAction(ready.change, options, stopRun, (state) => states.set(change.address, state)).then((outcome) => {
             running.delete(change.address);
             finish(change, outcome);
           }),
@@ -194,8 +203,14 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
  * One update or delete: wait for a lock, act, confirm. Never throws; failures become outcomes,
  * and a RunFatalError is also handed to `stopRun`.
  */
-async function runAction(change: ResourceChange, options: ExecuteOptions, stopRun: (error: RunFatalError) => void): Promise<ResourceOutcome> {
-  const provider = bindProvider(options.providers, change, options.plan.stack.name ?? null);
+async function runAction(
+  planned: ResourceChange,
+  options: ExecuteOptions,
+  stopRun: (error: RunFatalError) => void,
+  leftAt: (state: Readonly<Record<string, unknown>>) => void,
+): Promise<ResourceOutcome> {
+  let change = planned;
+  let provider = bindProvider(options.providers, change, options.plan.stack.name ?? null);
   const hooks = options.hooks ?? {};
   const stop = options.stop;
   const taskIds: string[] = [];
@@ -213,7 +228,11 @@ async function runAction(change: ResourceChange, options: ExecuteOptions, stopRu
     },
   };
   hooks.onStart?.(change);
-  const result = (status: ResourceOutcome['status'], error?: unknown, warnings: string[] = [], made?: Observation): ResourceOutcome => ({
+  const result = (status: ResourceOutcome['status'], error?: unknown, warnings: string[] = [], made?: Observation): ResourceOutcome => {
+    if (made?.exists) leftAt(made.state);
+    return outcomeOf(status, error, warnings, made);
+  };
+  const outcomeOf = (status: ResourceOutcome['status'], error?: unknown, warnings: string[] = [], made?: Observation): ResourceOutcome => ({
     address: change.address,
     action: change.action,
     status,
@@ -250,6 +269,11 @@ async function runAction(change: ResourceChange, options: ExecuteOptions, stopRu
     if (change.action === 'update' || change.action === 'replace') {
       const lock: StaleLock | null = lockTaskId ? { taskId: lockTaskId, seen: 'at-apply' } : change.lock_task_id ? { taskId: change.lock_task_id, seen: 'at-plan' } : null;
       assertStillPlanned(provider, change, current, lock);
+      // Values the plan knew only after apply (references) are known now: send what they resolved to.
+      if (change.references && current.exists) {
+        change = replanResolved(change, provider.plan(current.state), options.providers, options.plan.stack.name ?? null);
+        provider = bindProvider(options.providers, change, options.plan.stack.name ?? null);
+      }
     }
     // Something matching the block's identity appeared since the plan and is not what the
     // stack declares: creating another would make the identity ambiguous; updating it was not reviewed.
@@ -333,10 +357,18 @@ function assertStillPlanned(provider: BoundProvider, change: ResourceChange, obs
   if (!observed.exists) throw new ChangedSincePlanError(describeStaleness(change, null), lock);
   const fresh = provider.plan(observed.state);
   const planned = new Set(change.changes.map(changeKey));
-  const unplanned = fresh.changes.filter((c) => !planned.has(changeKey(c)));
+  // A change with pending references planned KNOWN_AFTER_APPLY where their values now stand.
+  const unplanned = change.references
+    ? fresh.changes.filter((c) => !change.changes.some((p) => matchesPlannedChange(p, c)))
+    : fresh.changes.filter((c) => !planned.has(changeKey(c)));
   // A replace ends at a new resource (its `after` is the create plan's, ids known after apply):
   // the fresh plan must still be a replace, with the planned changes.
-  const sameResult = change.action === 'replace' ? fresh.action === 'replace' : canonicalJson(fresh.after) === canonicalJson(change.after);
+  const sameResult =
+    change.action === 'replace'
+      ? fresh.action === 'replace'
+      : change.references
+        ? matchesPlanned(change.after, fresh.after)
+        : canonicalJson(fresh.after) === canonicalJson(change.after);
   const progressed = provider.isProgressOf(fresh);
   if (fresh.errors.length === 0 && sameResult && (unplanned.length === 0 || progressed)) return;
   const differences = describeStaleness(change, fresh.before).differences;

@@ -4,6 +4,7 @@ import { PROVIDER_SCHEMA, PRUNE_SCHEMA, RENAMED_FROM_SCHEMA, STACK_NAME_SCHEMA, 
 import { CHECK_KINDS, RESOURCE_KINDS, type KindSpec } from '../kinds/registry.js';
 import { ADDRESS_PATTERN, MOVED_FROM_PATTERN, NAME_PATTERN } from './validate-block.js';
 import { WHOLE_REFERENCE } from './interpolate.js';
+import { WHOLE_RESOURCE_REFERENCE } from '../plan/references.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -65,38 +66,47 @@ export function buildStackJsonSchema(): JsonSchema {
   const properties = schema.properties as Record<string, JsonSchema>;
   properties.provider = allowEnvInFields(properties.provider!, []);
   properties.defaults = allowEnvInFields(properties.defaults!, []);
-  for (const section of ['resources', 'checks']) {
+  for (const section of ['resources', 'checks'] as const) {
     const union = (properties[section]!.additionalProperties as JsonSchema).oneOf as JsonSchema[];
-    union.forEach((block, i) => (union[i] = allowEnvInFields(block, ['type', 'depends_on', 'moved_from'])));
+    // A resource's fields may also hold a whole ${TYPE.NAME.FIELD} reference (validate checks which).
+    const ref = section === 'resources' ? '#/$defs/reference' : '#/$defs/env_reference';
+    union.forEach((block, i) => (union[i] = allowEnvInFields(block, ['type', 'depends_on', 'moved_from'], ref)));
   }
   return {
     ...schema,
-    $defs: { env_reference: { type: 'string', pattern: ENV_REFERENCE_PATTERN, description: 'An ${env:NAME} reference, resolved by edgeform.' } },
+    $defs: {
+      env_reference: { type: 'string', pattern: ENV_REFERENCE_PATTERN, description: 'An ${env:NAME} reference, resolved by edgeform.' },
+      reference: {
+        type: 'string',
+        pattern: `${ENV_REFERENCE_PATTERN}|${WHOLE_RESOURCE_REFERENCE.source}`,
+        description: 'An ${env:NAME} reference, or a ${TYPE.NAME.FIELD} reference to another resource of the stack, resolved by edgeform.',
+      },
+    },
   };
 }
 
-/** An object schema whose field values (except `keep`) also accept an ${env:NAME} string. */
-function allowEnvInFields(object: JsonSchema, keep: readonly string[]): JsonSchema {
+/** An object schema whose field values (except `keep`) also accept a whole reference string (`ref`, an ${env:NAME} one by default). */
+function allowEnvInFields(object: JsonSchema, keep: readonly string[], ref = '#/$defs/env_reference'): JsonSchema {
   const properties = object.properties as Record<string, JsonSchema> | undefined;
   if (!properties) return object;
   const out: Record<string, JsonSchema> = {};
-  for (const [field, value] of Object.entries(properties)) out[field] = keep.includes(field) ? value : allowEnv(value);
+  for (const [field, value] of Object.entries(properties)) out[field] = keep.includes(field) ? value : allowEnv(value, ref);
   return { ...object, properties: out };
 }
 
-function allowEnv(schema: JsonSchema): JsonSchema {
+function allowEnv(schema: JsonSchema, ref: string): JsonSchema {
   if (schema.type === 'object') {
-    const withFields = allowEnvInFields(schema, []);
+    const withFields = allowEnvInFields(schema, [], ref);
     const extra = schema.additionalProperties;
-    return typeof extra === 'object' && extra !== null ? { ...withFields, additionalProperties: allowEnv(extra as JsonSchema) } : withFields;
+    return typeof extra === 'object' && extra !== null ? { ...withFields, additionalProperties: allowEnv(extra as JsonSchema, ref) } : withFields;
   }
-  if (schema.type === 'array' && typeof schema.items === 'object') return { ...schema, items: allowEnv(schema.items as JsonSchema) };
-  if (Array.isArray(schema.anyOf)) return { ...schema, anyOf: (schema.anyOf as JsonSchema[]).map(allowEnv) };
+  if (schema.type === 'array' && typeof schema.items === 'object') return { ...schema, items: allowEnv(schema.items as JsonSchema, ref) };
+  if (Array.isArray(schema.anyOf)) return { ...schema, anyOf: (schema.anyOf as JsonSchema[]).map((s) => allowEnv(s, ref)) };
   if (schema.type === 'null' || (schema.type === 'string' && Object.keys(schema).every((k) => ['type', 'description', 'default'].includes(k)))) return schema;
   const { description, default: fallback, ...rule } = schema;
   return {
     ...(description !== undefined ? { description } : {}),
     ...(fallback !== undefined ? { default: fallback } : {}),
-    anyOf: [rule, { $ref: '#/$defs/env_reference' }],
+    anyOf: [rule, { $ref: ref }],
   };
 }

@@ -8,9 +8,11 @@ import { addDiagnostics, hasErrors, type Diagnostic, type SourceRange } from './
 import { didYouMean } from './did-you-mean.js';
 import { resolveFileFields } from './file-fields.js';
 import { issuesToDiagnostics } from './issue-diagnostics.js';
+import { checkReferenceTargets, refuseReferences } from './references.js';
 import { readStackFiles, type Env } from './stack-files.js';
 import type { SourceFile, SourceNode } from './source-tree.js';
 import { RESOURCE_KINDS } from '../kinds/registry.js';
+import { referenceAddress, templateTargets, type TemplatePart } from '../plan/references.js';
 import type { CheckBlock, ResourceBlock, Stack } from './types.js';
 import { validateBlock, type RawBlock, type TypedBlock } from './validate-block.js';
 
@@ -103,7 +105,11 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
   const usedDefaults = new Set<string>();
   const typed = await validateBlocks(rawBlocks, valid.defaults, usedDefaults, diagnostics);
 
-  if (!anySyntaxErrors) addDiagnostics(diagnostics, checkDependencies(typed));
+  // A file with broken YAML may hold the blocks others depend on: do not guess.
+  if (!anySyntaxErrors) {
+    addDiagnostics(diagnostics, linkReferences(typed));
+    addDiagnostics(diagnostics, checkDependencies(typed));
+  }
   if (settings.name === undefined) addDiagnostics(diagnostics, checkOwnedBlocksHaveStackName(typed));
   addDiagnostics(diagnostics, resolveMoves(typed, valid.name, valid.renamedFrom, settings.renamed_from?.node.range));
   // Files blocks name (a subtitle's vtt_file) are read into their attributes, so the digest covers them.
@@ -177,6 +183,10 @@ function missingVersion(filename: string): Diagnostic {
 
 /** Each setting checked against its schema, and against the others (`prune` and `renamed_from` need `name`). */
 function validateSettings(settings: Settings, diagnostics: Diagnostic[]): ValidSettings {
+  for (const key of ['provider', 'defaults', 'name', 'renamed_from', 'prune'] as const) {
+    const setting = settings[key];
+    if (setting) refuseReferences(setting.node, `${key}:`, diagnostics);
+  }
   const provider = settings.provider ? validateProvider(settings.provider.node, diagnostics) : {};
   const name = settings.name ? validateSetting(settings.name.node, STACK_NAME_SCHEMA, 'name', diagnostics) : undefined;
   const prune = (settings.prune ? validateSetting(settings.prune.node, PRUNE_SCHEMA, 'prune', diagnostics) : undefined) ?? false;
@@ -288,6 +298,8 @@ export function digestStack(
         attributes: b.attributes,
         depends_on: [...b.dependsOn].sort(),
         ...(b.movedFrom === undefined ? {} : { moved_from: `${b.movedFrom.stack}/${b.movedFrom.address}` }),
+        // A reference's place: its attribute holds the template as written, which a literal could equal.
+        ...(b.references === undefined ? {} : { references: b.references.map((r) => r.path) }),
       }));
   // name, prune, renamed_from and moves enter the digest only when set, so a stack without them keeps its digest.
   const lifecycle = {
@@ -428,6 +440,28 @@ function validateProvider(node: SourceNode, diagnostics: Diagnostic[]): Stack['p
  */
 export const MAX_DEPENDENCY_SUGGESTIONS = 100;
 
+/**
+ * Checks where each block's references point (see checkReferenceTargets) and makes each block
+ * it reads a dependency of the block (no depends_on needed; a cycle through references is
+ * reported as any other).
+ */
+function linkReferences(blocks: ReadonlyMap<string, TypedBlock>): Diagnostic[] {
+  const referring = [...blocks.values()].filter((b): b is TypedBlock & { references: NonNullable<TypedBlock['references']> } => b.references !== undefined);
+  if (referring.length === 0) return [];
+  const absent = new Set([...blocks.values()].filter((b) => (b.block?.attributes as { ensure?: unknown } | undefined)?.ensure === 'absent').map((b) => b.address));
+  const out = checkReferenceTargets(referring, new Set(blocks.keys()), absent, { count: MAX_DEPENDENCY_SUGGESTIONS });
+  for (const typed of referring) {
+    for (const reference of typed.references) {
+      for (const address of referenceAddresses(reference.parts)) {
+        if (!blocks.has(address) || address === typed.address || absent.has(address)) continue;
+        typed.dependsOn.push({ address, range: reference.range });
+        if (typed.block && !typed.block.dependsOn.includes(address)) typed.block.dependsOn.push(address);
+      }
+    }
+  }
+  return out;
+}
+
 function checkDependencies(blocks: ReadonlyMap<string, TypedBlock>): Diagnostic[] {
   const out: Diagnostic[] = [];
   const addresses = [...blocks.keys()];
@@ -450,7 +484,8 @@ function checkDependencies(blocks: ReadonlyMap<string, TypedBlock>): Diagnostic[
     out.push(
       error('dependency-cycle', `dependency cycle: ${cycle.join(' -> ')}`, edge.range, {
         address: from,
-        detail: 'A block runs only after everything it depends on, so a cycle can never start; remove one of these depends_on entries.',
+        detail:
+          'A block runs only after everything it depends on (its depends_on and the blocks its references read), so a cycle can never start; remove one of these dependencies.',
       }),
     );
   }
@@ -476,4 +511,8 @@ function sortDiagnostics(diagnostics: readonly Diagnostic[], filenames: readonly
     const [x, y] = [key(a), key(b)];
     return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
   });
+}
+
+function referenceAddresses(parts: readonly TemplatePart[]): string[] {
+  return templateTargets(parts).map(referenceAddress);
 }

@@ -1,5 +1,6 @@
 import type { Diagnostic, SourceRange } from './diagnostics.js';
 import { interpolate, isWholeReference } from './interpolate.js';
+import type { TemplatePart } from '../plan/references.js';
 import { API_KEY_ENV } from '../env.js';
 import { containsApiKey, isSecretFieldName, looksLikeApiKey } from './secrets.js';
 
@@ -20,6 +21,8 @@ export interface SourceNode {
   envReference?: string;
   /** True when the string contained any interpolation. */
   interpolated?: boolean;
+  /** Set when the string holds `${TYPE.NAME.FIELD}` references: its parts (the value is the template as written). */
+  template?: TemplatePart[];
   /** True when an error was already reported at this node; later checks stay quiet about it. */
   failed?: boolean;
   /** True when the value looked like an API key (it is masked in SourceFile.text). */
@@ -86,6 +89,7 @@ export class FileNode implements SourceNode {
   declare items?: SourceNode[];
   declare envReference?: string;
   declare interpolated?: boolean;
+  declare template?: TemplatePart[];
   declare failed?: boolean;
   declare secret?: boolean;
   /** Where the value starts and ends: numbers, not the offsets array, which the reading drops (a large stack has hundreds of thousands). */
@@ -226,7 +230,7 @@ export class NodeChecks {
         });
       } else {
         this.error('invalid-interpolation', `"${result.text}" is not an interpolation edgeform knows`, range(), {
-          detail: 'Only ${env:NAME} is supported; write $${ for a literal "${".',
+          detail: 'edgeform knows ${env:NAME} and references ${TYPE.NAME.FIELD} (e.g. ${cloud_floating_ip.edge.floating_ip_address}); write $${ for a literal "${".',
         });
       }
       return this.failedAt(at, value);
@@ -249,8 +253,9 @@ export class NodeChecks {
       return this.failedAt(at, value);
     }
     const node = new FileNode(result.value, this.lines, at);
-    if (result.references.length > 0 || value !== result.value) node.interpolated = true;
+    if (result.references.length > 0 || value !== result.value || result.template) node.interpolated = true;
     if (isWholeReference(value)) node.envReference = result.references[0]!;
+    if (result.template) node.template = result.template;
     return node;
   }
 

@@ -1,5 +1,6 @@
 import { CHECK_KINDS, type CheckAttributes, type CheckType, type ResourceAttributes, type ResourceType } from '../kinds/registry.js';
 import type { SourceRange } from './diagnostics.js';
+import type { TemplatePart } from '../plan/references.js';
 
 /** Whether an address (TYPE.NAME) names a check rather than a resource. */
 export function isCheckAddress(address: string): boolean {
@@ -26,6 +27,25 @@ interface BlockBase {
    * address) as `moved_from:` or the stack's `renamed_from:` says, and where that value stands.
    */
   movedFrom?: MovedFrom;
+  /**
+   * The `${TYPE.NAME.FIELD}` references of the block's attributes, where they stand; each
+   * attribute holding one holds the template as written (see writeTemplate). Absent when none.
+   * Their blocks are also in dependsOn.
+   */
+  references?: BlockReference[];
+}
+
+/** One string of a block's attributes that holds references. */
+export interface BlockReference {
+  /** Where in the attributes: ["env", "ORIGIN_IP"]. */
+  path: (string | number)[];
+  /** The template as written (`${cloud_floating_ip.edge.floating_ip_address}`, `http://${...}/`). */
+  template: string;
+  parts: TemplatePart[];
+  /** Where the value stands. */
+  range: SourceRange;
+  /** A whole reference to a number or boolean in a string field: its value is written as text. */
+  stringify?: true;
 }
 
 /** A block's old ownership tags (see BlockBase.movedFrom). */

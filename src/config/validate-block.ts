@@ -4,9 +4,10 @@ import { addDiagnostics, type Diagnostic, type SourceRange } from './diagnostics
 import { didYouMean } from './did-you-mean.js';
 import { issuesToDiagnostics } from './issue-diagnostics.js';
 import { CHECK_KINDS, RESOURCE_KINDS, type KindSpec } from '../kinds/registry.js';
+import { checkBlockReferences } from './references.js';
 import { valueForSchema } from './schema-walk.js';
 import type { SourceNode } from './source-tree.js';
-import type { Block, CheckBlock, ResourceBlock } from './types.js';
+import type { Block, BlockReference, CheckBlock, ResourceBlock } from './types.js';
 
 /** Block names: what may follow `TYPE.` in an address. */
 export const NAME_PATTERN = /^[a-zA-Z_][a-zA-Z0-9_-]*$/;
@@ -34,6 +35,8 @@ export interface TypedBlock {
   dependsOn: Array<{ address: string; range: SourceRange }>;
   /** `moved_from:` when valid: the old stack (undefined: not written) and address, and where it stands. */
   movedFrom?: { stack?: string; address: string; range: SourceRange };
+  /** The block's usable references (their targets' addresses are checked against the whole stack later). */
+  references?: BlockReference[];
   /** Undefined when the block's attributes have errors. */
   block?: Block;
 }
@@ -83,15 +86,26 @@ export function validateBlock(raw: RawBlock, defaults: ReadonlyMap<string, Sourc
     usedDefaults.add(field);
   }
 
+  // References (`${TYPE.NAME.FIELD}`): checked here, and validated as a value of their type.
+  const refs = checkBlockReferences(kind, address, node.entries, attributes, diagnostics);
+  const referenceFields = refs && { ...(refs.references.length > 0 ? { references: refs.references } : {}) };
+  const validated = refs ? refs.substituted : attributes;
+
   // A valid block is checked once, without keeping inputs; an invalid one again with them, for
   // its diagnostics (reportInput makes every check a third slower: 120 against 87 ms for
   // 10,000 blocks).
-  const result = kind.schema.safeParse(attributes);
+  let result: { success: true; data: unknown } | { success: false; error: z.ZodError } = kind.schema.safeParse(validated);
+  if (!result.success && refs && result.error.issues.every((issue) => refs.atReference(issue.path))) {
+    // Only a rule the placeholder of a reference did not meet (a UUID's format, a name's pattern):
+    // the real value is checked when it is known. The fields keep their values as written.
+    result = { success: true, data: parseAroundReferences(kind, attributes, refs.fields) };
+  }
   if (!result.success) {
-    const reported = kind.schema.safeParse(attributes, { reportInput: true });
+    const reported = kind.schema.safeParse(validated, { reportInput: true });
+    const issues = (reported.error ?? result.error).issues.filter((issue) => !refs?.atReference(issue.path));
     addDiagnostics(
       diagnostics,
-      issuesToDiagnostics((reported.error ?? result.error).issues, {
+      issuesToDiagnostics(issues, {
         root: node,
         schema: kind.shape,
         subject: kind.type,
@@ -101,8 +115,9 @@ export function validateBlock(raw: RawBlock, defaults: ReadonlyMap<string, Sourc
         missingDetail: (field) => missingFieldDetail(kind, field),
       }),
     );
-    return { address, keyRange, dependsOn, ...(movedFrom ? { movedFrom } : {}) };
+    return { address, keyRange, dependsOn, ...(movedFrom ? { movedFrom } : {}), ...referenceFields };
   }
+  if (refs && !refs.ok) return { address, keyRange, dependsOn, ...(movedFrom ? { movedFrom } : {}), ...referenceFields };
   const block = {
     kind: section === 'resources' ? 'resource' : 'check',
     type: kind.type,
@@ -111,9 +126,10 @@ export function validateBlock(raw: RawBlock, defaults: ReadonlyMap<string, Sourc
     dependsOn: [...new Set(dependsOn.map((d) => d.address))],
     range: keyRange,
     fieldSources,
-    attributes: result.data,
+    attributes: refs ? refs.restore(result.data as Record<string, unknown>) : result.data,
+    ...referenceFields,
   } as ResourceBlock | CheckBlock;
-  return { address, keyRange, dependsOn, ...(movedFrom ? { movedFrom } : {}), block };
+  return { address, keyRange, dependsOn, ...(movedFrom ? { movedFrom } : {}), ...referenceFields, block };
 }
 
 function resolveKind(raw: RawBlock, keyRange: SourceRange, error: (code: string, summary: string, range: SourceRange, extra?: { detail?: string }) => void): KindSpec | undefined {
@@ -230,4 +246,23 @@ function missingFieldDetail(kind: KindSpec, field: string): string {
     return `Set ${field} in the block to the id of an existing ${kind.type}: edgeform adopts ${kind.type} resources but cannot create them (the kind is adopt-only).`;
   }
   return `Set ${field} in the block.`;
+}
+
+/**
+ * The attributes of a block whose only schema issues are at its references' places: each field
+ * parsed by its own schema (defaults filled), except those holding a reference (`fields`), kept as written.
+ */
+function parseAroundReferences(kind: KindSpec, attributes: Record<string, unknown>, fields: ReadonlySet<string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [field, schema] of Object.entries(kind.shape.shape as Record<string, z.ZodType>)) {
+    const value = attributes[field];
+    if (fields.has(field)) {
+      out[field] = value;
+      continue;
+    }
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) out[field] = value;
+    else if (parsed.data !== undefined) out[field] = parsed.data;
+  }
+  return out;
 }

@@ -612,6 +612,7 @@ function relocate(read: FileNode, at: Offsets): FileNode {
   if (read.items) copy.items = read.items;
   if (read.envReference !== undefined) copy.envReference = read.envReference;
   if (read.interpolated) copy.interpolated = true;
+  if (read.template) copy.template = read.template;
   if (read.failed) copy.failed = true;
   if (read.secret) copy.secret = true;
   return copy;

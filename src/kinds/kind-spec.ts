@@ -30,9 +30,26 @@ export interface KindSpec<Shape extends z.ZodObject = z.ZodObject, Type extends 
    * never read files and the stack's digest covers what the file says.
    */
   readonly files?: Readonly<Record<string, FileField>>;
+  /**
+   * What a reference (`${TYPE.NAME.FIELD}`) to a block of this kind may read, by FIELD: `id` (the
+   * platform id, whatever the kind's id attribute is called) and the attributes the kind documents
+   * as readable, each read from the provider's observed state. Absent (checks): nothing may refer
+   * to a block of this kind.
+   */
+  readonly readable?: Readonly<Record<string, ReadableField>>;
   readonly shape: Shape;
   /** What the loader validates with: `shape` plus the cross-field rules, if any (same output). */
   readonly schema: z.ZodType;
+}
+
+/** One attribute a reference may read (see KindSpec.readable). */
+export interface ReadableField {
+  /** The value's type: a whole-value reference keeps it (a number stays a number). */
+  readonly type: 'string' | 'number' | 'boolean';
+  /** What it is, for the docs and did-you-mean messages. */
+  readonly description: string;
+  /** The value in an observed state (the provider's projection); undefined or null when the platform has none yet. Pure. */
+  read(state: Readonly<Record<string, unknown>>): unknown;
 }
 
 /** Where a text read for a file attribute is not acceptable: a 1-based line and column of the file, and why. */

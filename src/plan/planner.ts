@@ -4,7 +4,8 @@ import { RESOURCE_KINDS, type ResourceAttributes, type ResourceType } from '../k
 import type { CheckOutcome, Observation, OwnedRead, OwnedResource, Ownership, ProviderPlan, ReadResult, ResourceProvider, ResourceRef } from '../kinds/provider.js';
 import { fingerprint } from './fingerprint.js';
 import { buildGraph, topologicalOrder } from './graph.js';
-import { PLAN_FORMAT_VERSION, type ChangeFields, type CheckResult, type Plan, type ResourceChange } from './types.js';
+import { formatPath, resolveReferences, unknownsOf } from './references.js';
+import { PLAN_FORMAT_VERSION, type ChangeFields, type CheckResult, type PendingReference, type Plan, type ResourceChange } from './types.js';
 
 /**
  * The pure parts of one kind's provider, which is all the planner needs of it (of `ownership`,
@@ -68,6 +69,8 @@ export function buildPlan(input: PlanInput): Plan {
     diagnostics.push({ severity: 'warning', code: 'prune-skipped', summary: 'prune: true is not applied with --target: nothing is pruned in a targeted plan' });
   }
   resourceChanges.push(...pruned);
+  // Each planned change by address, for the references of the blocks planned after it.
+  const changesByAddress = new Map<string, ResourceChange>();
 
   for (const address of order) {
     const block = blocks.get(address)!;
@@ -88,9 +91,18 @@ export function buildPlan(input: PlanInput): Plan {
       diagnostics.push({ ...blockError(block, `reading ${address} failed: ${read.error.summary}`), detail: read.error.detail });
       continue;
     }
-    const planned = planResource(block, read.observation, input.planners, failingCheckWarnings(block, checkResults), { address: block.address, stack: stackName }, owners);
+    const resolved = block.references ? resolveBlockReferences(block, input.reads, changesByAddress) : { block, pending: [], notes: [], diagnostics: [] };
+    if (resolved.diagnostics.length > 0) {
+      diagnostics.push(...resolved.diagnostics);
+      continue;
+    }
+    const planned = planResource(resolved.block, read.observation, input.planners, failingCheckWarnings(block, checkResults), { address: block.address, stack: stackName }, owners);
     diagnostics.push(...planned.diagnostics);
-    if (planned.change) resourceChanges.push(planned.change);
+    if (planned.change) {
+      const change = resolved.pending.length === 0 ? planned.change : withPendingReferences(planned.change, resolved.pending, resolved.notes);
+      resourceChanges.push(change);
+      changesByAddress.set(address, change);
+    }
   }
 
   const count = (...actions: string[]) => resourceChanges.filter((c) => actions.includes(c.action)).length;
@@ -108,6 +120,52 @@ export function buildPlan(input: PlanInput): Plan {
     summary,
     applyable: !errored && summary.add + summary.change + summary.destroy > 0,
     errored,
+  };
+}
+
+/**
+ * A block with its references resolved where the plan knows their values (see
+ * resolveReferences); a resolved value the kind's schema refuses is a plan error at the
+ * reference. The blocks it reads come before it in plan order, so their changes are known.
+ */
+function resolveBlockReferences(
+  block: ResourceBlock,
+  reads: ReadonlyMap<string, ReadResult>,
+  changes: ReadonlyMap<string, ResourceChange>,
+): { block: ResourceBlock; pending: PendingReference[]; notes: string[]; diagnostics: Diagnostic[] } {
+  const references = block.references ?? [];
+  const resolved = resolveReferences(block.attributes as Record<string, unknown>, references, { reads, changes });
+  const diagnostics: Diagnostic[] = [];
+  const checked = RESOURCE_KINDS[block.type].schema.safeParse(resolved.attributes);
+  if (!checked.success) {
+    for (const issue of checked.error.issues) {
+      const reference = references.find((r) => r.path.every((segment, i) => issue.path[i] === segment));
+      // A pending reference's placeholder is checked once its value is known (by the provider, before sending).
+      if (reference === undefined || resolved.pending.some((p) => p.path === reference.path)) continue;
+      diagnostics.push({
+        severity: 'error',
+        code: 'plan-error',
+        summary: `${block.address}: ${formatPath(reference.path)}: ${reference.template} is ${JSON.stringify(getAt(resolved.attributes, reference.path))}, which ${issue.message}`,
+        address: block.address,
+        range: reference.range,
+      });
+    }
+  }
+  return { block: { ...block, attributes: resolved.attributes } as ResourceBlock, pending: resolved.pending, notes: resolved.notes, diagnostics };
+}
+
+function getAt(root: unknown, path: readonly (string | number)[]): unknown {
+  return path.reduce<unknown>((at, segment) => (at as Record<string | number, unknown> | undefined)?.[segment], root);
+}
+
+/** A change whose block has pending references: they, `after_unknown` and a note each. */
+function withPendingReferences(change: ResourceChange, pending: PendingReference[], notes: string[]): ResourceChange {
+  const unknown = unknownsOf(change.after);
+  return {
+    ...change,
+    notes: [...change.notes, ...notes],
+    references: pending,
+    ...(unknown === undefined ? {} : { after_unknown: unknown as Record<string, unknown> }),
   };
 }
 

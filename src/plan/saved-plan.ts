@@ -53,6 +53,11 @@ const planFileSchema = z.strictObject({
         .string()
         .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}\/[a-z][a-z0-9_]*\.[a-zA-Z_][a-zA-Z0-9_-]*$/, 'expected OLDSTACK/TYPE.NAME')
         .optional(),
+      references: z
+        .array(z.strictObject({ path: z.array(z.union([z.string(), z.int().min(0)])).min(1), template: z.string(), stringify: z.literal(true).optional() }))
+        .min(1)
+        .optional(),
+      after_unknown: record.optional(),
     }),
   ),
   checks: z.array(
@@ -183,6 +188,8 @@ export function toPlanDocument(plan: Plan | SavedPlan): Record<string, unknown> 
       ...(c.identity === undefined ? {} : { identity: c.identity }),
       ...(c.pruned ? { pruned: true as const } : {}),
       ...(c.moved_from === undefined ? {} : { moved_from: c.moved_from }),
+      ...(c.references === undefined ? {} : { references: c.references }),
+      ...(c.after_unknown === undefined ? {} : { after_unknown: c.after_unknown }),
     })),
     checks: plan.checks.map((c) => ({
       address: c.address,
@@ -278,8 +285,16 @@ function checkAction(change: { address: string; type: ResourceType; action: stri
   }
 }
 
-function checkUpdatePayload(change: { address: string; type: ResourceType; action: string; payload?: unknown }, index: number, file: string, payloads: PayloadSchemas): void {
+function checkUpdatePayload(
+  change: { address: string; type: ResourceType; action: string; payload?: unknown; references?: unknown[] },
+  index: number,
+  file: string,
+  payloads: PayloadSchemas,
+): void {
   if (change.action !== 'update') return;
+  // A payload with pending references holds KNOWN_AFTER_APPLY where a number may go: apply sends
+  // the payload it plans again once they are known, which is checked then.
+  if (change.references !== undefined) return;
   const where = `resource_changes.${index} (${change.address})`;
   const schema = payloads[change.type];
   if (schema === undefined)
@@ -318,7 +333,22 @@ export function describeStaleness(change: Pick<ChangeFields, 'address' | 'before
 }
 
 /** The parts of a planned change that decide what apply sends; all must match a fresh plan. */
-const DECIDING_FIELDS = ['type', 'name', 'action', 'desired', 'after', 'changes', 'payload', 'depends_on', 'unchanged_elements', 'identity', 'pruned', 'moved_from'] as const;
+const DECIDING_FIELDS = [
+  'type',
+  'name',
+  'action',
+  'desired',
+  'after',
+  'changes',
+  'payload',
+  'depends_on',
+  'unchanged_elements',
+  'identity',
+  'pruned',
+  'moved_from',
+  'references',
+  'after_unknown',
+] as const;
 
 /**
  * How a saved plan differs from the plan made now from the stack on disk and the live state

@@ -4,9 +4,10 @@ import type { CheckType, ResourceAttributes, ResourceType } from '../kinds/regis
 /**
  * Version of the plan document: what `plan --out` writes and `plan --format json` prints (one
  * shape, see toPlanDocument); bumped on any incompatible change. 2.0: `plan --format json`
- * prints the plan file's shape (1.0 printed Terraform's `change.actions` shape).
+ * prints the plan file's shape (1.0 printed Terraform's `change.actions` shape). 2.1: a change
+ * may carry `references` and `after_unknown` (values known only after apply).
  */
-export const PLAN_FORMAT_VERSION = '2.0';
+export const PLAN_FORMAT_VERSION = '2.1';
 
 /**
  * What apply will do to one resource. `create`: nothing matched the block's identity;
@@ -29,6 +30,20 @@ export interface FieldChange {
   after?: unknown;
   /** The field cannot change in place: this change forces the resource's replacement (`-/+`). */
   forces_replacement?: boolean;
+}
+
+/**
+ * A reference of a block whose value is known only after apply (its block is created or
+ * replaced, or the field it reads changes): its place in `desired` holds KNOWN_AFTER_APPLY
+ * until the executor resolves it, once every block it reads is done.
+ */
+export interface PendingReference {
+  /** Where in `desired`: ["env", "ORIGIN_IP"]. */
+  path: (string | number)[];
+  /** The reference as written: `${cloud_floating_ip.edge.floating_ip_address}`, or a string holding references. */
+  template: string;
+  /** A whole reference to a number or boolean in a string field: its value is written as text. */
+  stringify?: true;
 }
 
 /** What a planned change records, whatever its kind (see ResourceChange). */
@@ -65,6 +80,13 @@ export interface ChangeFields {
    * `OLDSTACK/TYPE.NAME`, and the update rewrites them to this block's; nothing is created or destroyed.
    */
   moved_from?: string;
+  /** The block's references not known until apply (see PendingReference); absent when none. */
+  references?: PendingReference[];
+  /**
+   * Terraform's `after_unknown`: `after`'s structure with `true` at each value known only after
+   * apply (platform ids, pending references); present only on a change with pending references.
+   */
+  after_unknown?: Record<string, unknown>;
 }
 
 /**

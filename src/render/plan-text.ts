@@ -131,10 +131,15 @@ function renderResource(change: ResourceChange, colors: Colors): string[] {
   return lines;
 }
 
-/** A value as the plan shows it; what only the platform decides shows as `(known after apply)`, unquoted. */
+/**
+ * A value as the plan shows it; what is known only after apply (a platform id, a pending
+ * reference, also inside a map) shows as `(known after apply)`, unquoted.
+ */
 function shownValue(value: unknown): string {
-  return value === KNOWN_AFTER_APPLY ? KNOWN_AFTER_APPLY : formatValue(value);
+  return value === KNOWN_AFTER_APPLY ? KNOWN_AFTER_APPLY : formatValue(value).replaceAll(QUOTED_UNKNOWN, KNOWN_AFTER_APPLY);
 }
+
+const QUOTED_UNKNOWN = JSON.stringify(KNOWN_AFTER_APPLY);
 
 /** Changed fields only: scalars as `~ field: a -> b`, maps per key, multi-line strings as a diff. */
 function renderFieldChanges(change: ResourceChange, colors: Colors): string[] {
@@ -156,9 +161,9 @@ function renderFieldChanges(change: ResourceChange, colors: Colors): string[] {
     const width = Math.max(...nested.map((c) => formatValue(c.path.slice(1).join('.')).length));
     for (const c of nested) {
       const key = formatValue(c.path.slice(1).join('.')).padEnd(width);
-      if (c.op === 'add') lines.push(`        ${colors.green('+')} ${key} = ${formatValue(c.after)}`);
+      if (c.op === 'add') lines.push(`        ${colors.green('+')} ${key} = ${shownValue(c.after)}`);
       else if (c.op === 'remove') lines.push(`        ${colors.red('-')} ${key.trimEnd()}${' '.repeat(width - key.trimEnd().length)} = ${formatValue(c.before)}`);
-      else lines.push(`        ${colors.yellow('~')} ${key} = ${formatValue(c.before)} -> ${formatValue(c.after)}`);
+      else lines.push(`        ${colors.yellow('~')} ${key} = ${formatValue(c.before)} -> ${shownValue(c.after)}`);
     }
     const unchanged = change.unchanged_elements?.[field] ?? 0;
     if (unchanged > 0) lines.push(`          ${colors.dim(`# (${unchanged} unchanged ${unchanged === 1 ? 'element' : 'elements'} hidden)`)}`);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 const DEMO = fileURLToPath(new URL('../../dist/examples/demo/run.js', import.meta.url));
 
 describe('npm run demo', () => {
-  it('walks plan, the PR comment, a stale saved plan, apply with its "Still ..." line, and drift, with the expected exit codes', async () => {
+  it('walks plan, the PR comment, a stale saved plan, apply with its "Still ..." line, drift, and references known after apply, with the expected exit codes', async () => {
     const child = spawn(process.execPath, [DEMO], {
       env: { ...process.env, NO_COLOR: '1', EDGEFORM_TASK_POLL_INTERVAL: '20' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -22,6 +22,8 @@ describe('npm run demo', () => {
     expect(output).toContain('No drift.');
     expect(output).toMatch(/tags\.hotfix\s+stack: \(absent\)\s+platform: "true"/);
     expect(output).toContain('Apply complete! Resources: 1 added, 0 changed, 0 destroyed.');
+    expect(output).toContain('# env.ORIGIN_IP = ${cloud_floating_ip.edge.floating_ip_address} (known after apply)');
+    expect(output).toContain('Apply complete! Resources: 2 added, 0 changed, 0 destroyed.');
     expect(output).not.toContain('✘');
     expect(output).toContain('Demo complete');
     expect(code).toBe(0);

@@ -13,6 +13,11 @@ export const cloudFloatingIpKind = defineKind({
   description: 'A cloud floating IP: adopted by id, or created and found again by its ownership tags; edgeform manages its user tags and can delete it.',
   identity: ['floating_ip_id'],
   create: { idField: 'floating_ip_id', key: 'owner' },
+  readable: {
+    id: { type: 'string', description: 'The floating IP id (UUID).', read: (s) => s.floating_ip_id },
+    floating_ip_address: { type: 'string', description: 'The public IPv4 address the platform gave the floating IP.', read: (s) => s.floating_ip_address },
+    status: { type: 'string', description: 'The floating IP status (e.g. DOWN, ACTIVE).', read: (s) => s.status },
+  },
   shape: z.strictObject({
     project_id: projectId,
     region_id: regionId,

@@ -8,6 +8,12 @@ export const cloudInstanceKind = defineKind({
   kind: 'resource',
   description: 'An existing cloud instance, adopted by id; edgeform resizes it to flavor_id.',
   identity: ['instance_id'],
+  readable: {
+    id: { type: 'string', description: 'The instance id (UUID).', read: (s) => s.instance_id },
+    name: { type: 'string', description: 'The instance name.', read: (s) => s.name },
+    flavor_id: { type: 'string', description: 'The flavor the instance runs on.', read: (s) => s.flavor_id },
+    status: { type: 'string', description: 'The instance status (e.g. ACTIVE).', read: (s) => s.status },
+  },
   shape: z.strictObject({
     project_id: projectId,
     region_id: regionId,

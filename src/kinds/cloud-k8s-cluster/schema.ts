@@ -14,6 +14,11 @@ export const cloudK8sClusterKind = defineKind({
   kind: 'resource',
   description: 'An existing managed Kubernetes cluster, adopted by name; edgeform upgrades it to version.',
   identity: ['cluster_name'],
+  readable: {
+    id: { type: 'string', description: 'The cluster name (a cluster is named, not numbered, in the API).', read: (s) => s.cluster_name },
+    version: { type: 'string', description: 'The Kubernetes version the cluster runs.', read: (s) => s.version },
+    status: { type: 'string', description: 'The cluster status (e.g. Provisioned).', read: (s) => s.status },
+  },
   shape: z.strictObject({
     project_id: projectId,
     region_id: regionId,

@@ -117,6 +117,11 @@ export const cloudQuotaLimitRequestKind = defineKind({
   description: 'A cloud quota limit request, by id or by description; edgeform creates it, replaces it when its limits change, and deletes it.',
   identity: ['request_id', 'description'],
   create: { idField: 'request_id', key: ['description'] },
+  readable: {
+    id: { type: 'number', description: 'The quota limit request id (integer).', read: (s) => s.request_id },
+    status: { type: 'string', description: 'The request status (e.g. in progress, done, rejected).', read: (s) => s.status },
+    description: { type: 'string', description: 'The request description.', read: (s) => s.description },
+  },
   shape,
   schema: shape.superRefine((block, ctx) => {
     if (block.request_id !== undefined) return;

@@ -12,6 +12,7 @@ export const appFields = {
   comment: z.string().optional(),
   env: z.record(z.string(), z.string()).optional(),
   rsp_headers: z.record(z.string(), z.string()).optional(),
+  url: z.string().optional(),
 };
 
 /** An app of the list (`app_short`): the fields and its `id`. */

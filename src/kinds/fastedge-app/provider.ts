@@ -57,6 +57,7 @@ function stateOf(desired: ResourceAttributes['fastedge_app'], read: ReadApp): Re
     binary: app.binary ?? null,
     status: app.status ?? null,
     comment: app.comment ?? '',
+    url: app.url ?? null,
     ...(desired.env !== undefined ? { env: app.env ?? {} } : {}),
     ...(desired.rsp_headers !== undefined ? { rsp_headers: app.rsp_headers ?? {} } : {}),
   };

@@ -37,6 +37,13 @@ export const fastedgeAppKind = defineKind({
     'A FastEdge app, by app_id or by name; edgeform creates it when no app has that name, sets its binary, env, headers, status and comment, and ensure: absent deletes it.',
   identity: ['app_id', 'name'],
   create: { idField: 'app_id', key: ['name'] },
+  readable: {
+    id: { type: 'number', description: 'The app id (integer).', read: (s) => s.app_id },
+    name: { type: 'string', description: 'The app name.', read: (s) => s.name },
+    url: { type: 'string', description: 'The URL the platform serves the app at.', read: (s) => s.url },
+    binary: { type: 'number', description: 'The id of the binary the app runs.', read: (s) => s.binary },
+    status: { type: 'number', description: '0 draft, 1 enabled, 2 disabled.', read: (s) => s.status },
+  },
   shape,
   schema: shape.superRefine((value, ctx) => {
     if (value.app_id === undefined && value.name === undefined) {

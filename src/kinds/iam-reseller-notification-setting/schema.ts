@@ -28,5 +28,10 @@ export const iamResellerNotificationSettingKind = defineKind({
   description: 'A reseller notification setting, by id or by reseller, notification type and e-mail; edgeform creates, updates and deletes it.',
   identity: ['notification_settings_id', 'notification_type', 'email'],
   create: { idField: 'notification_settings_id', key: ['reseller_id', 'notification_type', 'email'] },
+  readable: {
+    id: { type: 'number', description: 'The notification setting id (integer).', read: (s) => s.notification_settings_id },
+    email: { type: 'string', description: 'The address notified.', read: (s) => s.email },
+    notification_type: { type: 'string', description: 'What the notification is about.', read: (s) => s.notification_type },
+  },
   shape,
 });

@@ -109,6 +109,11 @@ export const streamingVideoSubtitleKind = defineKind({
   description: "A video's subtitle, by id or by video and language, with its WebVTT text inline or from a file; edgeform creates, updates and deletes it.",
   identity: ['subtitle_id', 'video_id', 'language'],
   create: { idField: 'subtitle_id', key: ['video_id', 'language'] },
+  readable: {
+    id: { type: 'number', description: 'The subtitle id (integer).', read: (s) => s.subtitle_id },
+    video_id: { type: 'number', description: 'The video the subtitle belongs to.', read: (s) => s.video_id },
+    language: { type: 'string', description: 'The subtitle language (ISO 639-2 code).', read: (s) => s.language },
+  },
   files: { vtt_file: { into: 'vtt', what: 'a WebVTT file', maxBytes: MAX_VTT_BYTES, check: checkWebVtt } },
   shape,
   schema: shape.superRefine((block, ctx) => {

@@ -103,6 +103,14 @@ describe('edgeform schema', () => {
     expect(validate({ version: 1, defaults: { project_id: '${env:PROJECT_ID}' } })).toBe(true);
   });
 
+  it('accepts a whole ${TYPE.NAME.FIELD} reference in a resource field of any type, not in defaults or checks', async () => {
+    const validate = compile(await schema());
+    const app = { type: 'fastedge_app', name: 'a-app', status: '${fastedge_app.b.status}', env: { IP: '${cloud_floating_ip.edge.floating_ip_address}' } };
+    expect(validate({ version: 1, resources: { a: app } }), JSON.stringify(validate.errors)).toBe(true);
+    expect(validate({ version: 1, defaults: { project_id: '${cloud_floating_ip.edge.id}' } })).toBe(false);
+    expect(validate({ version: 1, checks: { t: { type: 'streaming_ai_tasks', max_count: '${fastedge_app.a.id}' } } })).toBe(false);
+  });
+
   it("refuses a tag key starting with edgeform- (edgeform's ownership tags), as validate does", async () => {
     const validate = compile(await schema());
     const ip = (tags: Record<string, string | null>) => ({

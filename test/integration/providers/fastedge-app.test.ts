@@ -29,7 +29,7 @@ describe('fastedge_app read by name', () => {
   it("finds the app through the app list's name filter in one request (never the deprecated by-name lookup) and says which identity matched", async () => {
     expect(await fastedgeApp.read(h.ctx, { name: 'edge-router', ensure: 'present' }, REF)).toEqual({
       exists: true,
-      state: { app_id: 1300, name: 'edge-router', binary: 502, status: 1, comment: '' },
+      state: { app_id: 1300, name: 'edge-router', binary: 502, status: 1, comment: '', url: 'https://edge-router.fastedge.app' },
       foundBy: 'name "edge-router"',
     });
     expect(h.sent).toEqual([{ method: 'GET', path: APPS, query: { name: 'edge-router', limit: 1000, offset: 0, ordering: 'id' } }]);

@@ -43,3 +43,14 @@ describe('kind documentation', () => {
     });
   }
 });
+
+describe('readable fields', () => {
+  it('every resource kind declares id as readable and documents each readable field in its doc fragment', () => {
+    for (const kind of Object.values(RESOURCE_KINDS)) {
+      const readable = Object.keys(kind.readable ?? {});
+      expect(readable, `${kind.type} declares id`).toContain('id');
+      const doc = readFileSync(fragmentFile(kind.type), 'utf8');
+      for (const field of readable) expect(doc, `${kind.type}'s doc.md names readable ${field}`).toContain(`\`${field}\` (`);
+    }
+  });
+});

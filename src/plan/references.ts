@@ -1,0 +1,223 @@
+import { RESOURCE_KINDS, type ResourceType } from '../kinds/registry.js';
+import type { BlockReference } from '../config/types.js';
+import type { ReadResult } from '../kinds/provider.js';
+import { KNOWN_AFTER_APPLY, type ChangeFields, type PendingReference } from './types.js';
+
+/** What one `${TYPE.NAME.FIELD}` names: a block's address (`TYPE.NAME`) and the attribute it reads. */
+export interface ReferenceTarget {
+  type: string;
+  name: string;
+  field: string;
+}
+
+/** A string value as written with references: literal text (env already expanded) and references, in order. */
+export type TemplatePart = string | ReferenceTarget;
+
+/** The inside of `${...}` that names a reference: TYPE.NAME.FIELD (groups: type, name, field). */
+export const REFERENCE_INNER = /^([a-z][a-z0-9_]*)\.([a-zA-Z_][a-zA-Z0-9_-]*)\.([a-zA-Z_][a-zA-Z0-9_]*)$/;
+
+/** A string that is exactly one `${TYPE.NAME.FIELD}` reference (the JSON Schema's pattern for such values). */
+export const WHOLE_RESOURCE_REFERENCE = /^\$\{[a-z][a-z0-9_]*\.[a-zA-Z_][a-zA-Z0-9_-]*\.[a-zA-Z_][a-zA-Z0-9_]*\}$/;
+
+/** The reference `${...}` holds, or undefined when it is not TYPE.NAME.FIELD. */
+export function parseReference(inner: string): ReferenceTarget | undefined {
+  const match = REFERENCE_INNER.exec(inner);
+  return match ? { type: match[1]!, name: match[2]!, field: match[3]! } : undefined;
+}
+
+/** `TYPE.NAME` of a reference's block. */
+export function referenceAddress(target: ReferenceTarget): string {
+  return `${target.type}.${target.name}`;
+}
+
+/** A reference as written: `${TYPE.NAME.FIELD}`. */
+export function writeReference(target: ReferenceTarget): string {
+  return `\${${target.type}.${target.name}.${target.field}}`;
+}
+
+/**
+ * A template as a stack would write it: literal `${` as `$${`, references as `${TYPE.NAME.FIELD}`.
+ * This is what a block's attributes hold where a reference stands, what the digest covers and
+ * what plans show (parseTemplate reads it back).
+ */
+export function writeTemplate(parts: readonly TemplatePart[]): string {
+  return parts.map((p) => (typeof p === 'string' ? p.replaceAll('${', () => '$${') : writeReference(p))).join('');
+}
+
+/** The parts of a template written by writeTemplate; undefined when the text is not one (a corrupt plan file). */
+export function parseTemplate(text: string): TemplatePart[] | undefined {
+  const parts: TemplatePart[] = [];
+  let literal = '';
+  let last = 0;
+  for (const match of text.matchAll(/\$\$\{|\$\{([^}]*)\}?/g)) {
+    literal += text.slice(last, match.index);
+    last = match.index + match[0].length;
+    if (match[0] === '$${') {
+      literal += '${';
+      continue;
+    }
+    const target = match[0].endsWith('}') ? parseReference(match[1] ?? '') : undefined;
+    if (target === undefined) return undefined;
+    if (literal !== '') parts.push(literal);
+    literal = '';
+    parts.push(target);
+  }
+  literal += text.slice(last);
+  if (literal !== '') parts.push(literal);
+  return parts.some((p) => typeof p !== 'string') ? parts : undefined;
+}
+
+/** The references of a template. */
+export function templateTargets(parts: readonly TemplatePart[]): ReferenceTarget[] {
+  return parts.filter((p): p is ReferenceTarget => typeof p !== 'string');
+}
+
+/** Whether a template is one reference and nothing else (its value keeps the referenced type). */
+export function isWholeTemplate(parts: readonly TemplatePart[]): boolean {
+  return parts.length === 1 && typeof parts[0] !== 'string';
+}
+
+/**
+ * The value of a template when every reference in it is known (`valueOf` answers undefined for
+ * one that is not): a whole reference keeps its value's type; references inside a string are
+ * written as text (a number as its digits).
+ */
+export function resolveTemplate(parts: readonly TemplatePart[], valueOf: (target: ReferenceTarget) => unknown): { known: true; value: unknown } | { known: false } {
+  const values: unknown[] = [];
+  for (const part of parts) {
+    if (typeof part === 'string') continue;
+    const value = valueOf(part);
+    if (value === undefined || value === null) return { known: false };
+    values.push(value);
+  }
+  if (isWholeTemplate(parts)) return { known: true, value: values[0] };
+  let i = 0;
+  return { known: true, value: parts.map((p) => (typeof p === 'string' ? p : String(values[i++]))).join('') };
+}
+
+/**
+ * The value a reference reads from its block's observed state (the kind's readable field), or
+ * undefined when the kind has no such field or the platform has no value for it yet.
+ */
+export function readReferencedValue(target: ReferenceTarget, state: Readonly<Record<string, unknown>>): unknown {
+  const kind = RESOURCE_KINDS[target.type as ResourceType] as { readable?: Record<string, { read(state: Readonly<Record<string, unknown>>): unknown }> } | undefined;
+  const value = kind?.readable?.[target.field]?.read(state);
+  return value === null ? undefined : value;
+}
+
+/** A copy of `root` with `value` at `path` (objects and arrays along the path copied, the rest shared). */
+export function setAtPath<T>(root: T, path: readonly (string | number)[], value: unknown): T {
+  if (path.length === 0) return value as T;
+  const [head, ...rest] = path;
+  const container = (Array.isArray(root) ? [...(root as unknown[])] : { ...(root as Record<string, unknown>) }) as Record<string | number, unknown>;
+  container[head!] = setAtPath(container[head!], rest, value);
+  return container as T;
+}
+
+/**
+ * Terraform's `after_unknown`: the structure of `after` with `true` at each value not known until
+ * apply (KNOWN_AFTER_APPLY: a platform id, a reference to what apply makes), nothing elsewhere;
+ * undefined when every value is known.
+ */
+export function unknownsOf(value: unknown): unknown {
+  if (value === KNOWN_AFTER_APPLY) return true;
+  if (value === null || typeof value !== 'object') return undefined;
+  if (Array.isArray(value)) {
+    const items = value.map(unknownsOf);
+    return items.some((i) => i !== undefined) ? items.map((i) => i ?? false) : undefined;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value)) {
+    const marked = unknownsOf(child);
+    if (marked !== undefined) out[key] = marked;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** What planning needs to know of a referenced block: what was read of it and its planned change. */
+export interface ReferenceSources {
+  reads: ReadonlyMap<string, ReadResult>;
+  changes: ReadonlyMap<string, Pick<ChangeFields, 'action' | 'changes'>>;
+}
+
+/** A block's attributes with its references resolved where their values are known at plan time. */
+export interface ResolvedReferences {
+  attributes: Record<string, unknown>;
+  /** The references whose value is known only after apply: their places hold KNOWN_AFTER_APPLY. */
+  pending: PendingReference[];
+  /** A plan note per pending reference (`env.ORIGIN_IP = ${cloud_floating_ip.edge.floating_ip_address} (known after apply)`). */
+  notes: string[];
+}
+
+/**
+ * Resolves a block's references from what the plan knows of their blocks: a block that exists
+ * and whose referenced field this apply does not change (no-op, or an update of other fields)
+ * gives its observed value; one that is created or replaced, or whose field is changing, does
+ * not: the place holds KNOWN_AFTER_APPLY and the reference is pending (the executor resolves it
+ * once its block is done). Pure.
+ */
+export function resolveReferences(attributes: Record<string, unknown>, references: readonly BlockReference[], sources: ReferenceSources): ResolvedReferences {
+  let out = attributes;
+  const pending: PendingReference[] = [];
+  const notes: string[] = [];
+  for (const reference of references) {
+    const resolved = resolveTemplate(reference.parts, (target) => knownValue(target, sources));
+    if (resolved.known) {
+      out = setAtPath(out, reference.path, reference.stringify ? String(resolved.value) : resolved.value);
+    } else {
+      out = setAtPath(out, reference.path, KNOWN_AFTER_APPLY);
+      pending.push({ path: reference.path, template: reference.template, ...(reference.stringify ? { stringify: true as const } : {}) });
+      notes.push(`${formatPath(reference.path)} = ${reference.template} (known after apply)`);
+    }
+  }
+  return { attributes: out, pending, notes };
+}
+
+/** A reference's value when the plan knows it, else undefined. */
+function knownValue(target: ReferenceTarget, sources: ReferenceSources): unknown {
+  const address = referenceAddress(target);
+  const change = sources.changes.get(address);
+  if (change && (change.action === 'create' || change.action === 'replace' || change.action === 'delete')) return undefined;
+  if (change?.action === 'update' && change.changes.some((c) => c.path[0] === target.field)) return undefined;
+  const read = sources.reads.get(address);
+  if (!read?.ok || !read.observation.exists) return undefined;
+  return readReferencedValue(target, read.observation.state);
+}
+
+/**
+ * A pending reference's value once its blocks are done (`stateOf` gives each address's state as
+ * apply left it): the value to put in its place, or undefined when a block has none.
+ */
+export function resolvePending(reference: PendingReference, stateOf: (address: string) => Readonly<Record<string, unknown>> | undefined): { value: unknown } | undefined {
+  const parts = parseTemplate(reference.template);
+  if (parts === undefined) return undefined;
+  const resolved = resolveTemplate(parts, (target) => {
+    const state = stateOf(referenceAddress(target));
+    return state === undefined ? undefined : readReferencedValue(target, state);
+  });
+  if (!resolved.known) return undefined;
+  return { value: reference.stringify ? String(resolved.value) : resolved.value };
+}
+
+/** The addresses a pending reference reads. */
+export function pendingSources(reference: PendingReference): string[] {
+  return templateTargets(parseTemplate(reference.template) ?? []).map(referenceAddress);
+}
+
+/** A path as plans show it: `env.ORIGIN_IP`, `items[0].name`. */
+export function formatPath(path: readonly (string | number)[]): string {
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
+}
+
+/**
+ * Why attributes whose references were resolved are not valid for their kind (the first issue,
+ * naming the field and the value), or undefined when they are: a reference's value is checked
+ * against the field's rules once it is known.
+ */
+export function checkResolvedAttributes(type: ResourceType, attributes: Record<string, unknown>): string | undefined {
+  const checked = RESOURCE_KINDS[type].schema.safeParse(attributes);
+  if (checked.success) return undefined;
+  const issue = checked.error.issues[0]!;
+  const value = issue.path.reduce<unknown>((at, segment) => (at as Record<PropertyKey, unknown> | undefined)?.[segment], attributes);
+  return `${formatPath(issue.path.map((p) => (typeof p === 'number' ? p : String(p))))}: the resolved value ${JSON.stringify(value)} is not valid: ${issue.message}`;
+}
