@@ -171,3 +171,18 @@ export function mixedWorld(dir: string, n: number): World {
     Math.ceil(count.quota / PAGE_SIZES.cloud);
   return write(dir, `mixed-${n}`, lines, fixtures, n, listPages, `/cloud/v1/floatingips/1/76/${uuid('3b000000', 0)}`);
 }
+
+/**
+ * `n` FastEdge apps to delete, independent of each other: every change is one DELETE and no
+ * platform task, so what is left of an apply's time besides the requests is edgeform's own
+ * work, the scheduling of the executor among it. The world of the scheduling figure.
+ */
+export function deleteAppsWorld(dir: string, n: number): World {
+  const lines = ['resources:'];
+  const apps = [];
+  for (let i = 0; i < n; i++) {
+    lines.push(`  app_${i}: { type: fastedge_app, app_id: ${1000 + i}, ensure: absent }`);
+    apps.push({ id: 1000 + i, name: `app-${i}`, status: 1, binary: 1, plan_id: 1, plan: 'basic' });
+  }
+  return write(dir, `delete-apps-${n}`, lines, { fastedge_apps: apps }, n, Math.ceil(n / PAGE_SIZES.fastedge), '/fastedge/v1/apps/1000');
+}

@@ -99,12 +99,12 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
     running.add(change.address);
     wakeup.watch(runAction(change, options, stopRun), (outcome) => {
       running.delete(change.address);
-      settle(walk, hooks, change, outcome);
+      settleChange(walk, hooks, change, outcome);
     });
   };
 
   for (;;) {
-    if (!abort.aborted && !options.stop?.aborted && runError === undefined) takeReady(walk, hooks, start, () => running.size < options.maxTasks);
+    if (!abort.aborted && !options.stop?.aborted && runError === undefined) startReadyChanges(walk, hooks, start, () => running.size < options.maxTasks);
     if (running.size === 0) break;
     await wakeup.next();
   }
@@ -122,7 +122,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
  * maxTasks actions run): a no-op is unchanged, a change whose dependency failed or whose check
  * did not pass is skipped, any other change starts.
  */
-function takeReady(walk: ApplyWalk, hooks: ApplyHooks, start: (change: ResourceChange) => void, hasRoom: () => boolean): void {
+function startReadyChanges(walk: ApplyWalk, hooks: ApplyHooks, start: (change: ResourceChange) => void, hasRoom: () => boolean): void {
   walk.startPass();
   while (hasRoom()) {
     const change = walk.nextReady();
@@ -132,9 +132,9 @@ function takeReady(walk: ApplyWalk, hooks: ApplyHooks, start: (change: ResourceC
     // depends on must not fail the run), while its dependants still see the gate.
     if (change.action === 'no-op') {
       if (typeof state === 'object') walk.gate(change.address, state.rootCause);
-      settle(walk, hooks, change, { address: change.address, action: change.action, status: 'unchanged', taskIds: [] });
+      settleChange(walk, hooks, change, { address: change.address, action: change.action, status: 'unchanged', taskIds: [] });
     } else if (typeof state === 'object') {
-      settle(walk, hooks, change, { address: change.address, action: change.action, status: 'skipped', taskIds: [], skippedBecause: state.rootCause });
+      settleChange(walk, hooks, change, { address: change.address, action: change.action, status: 'skipped', taskIds: [], skippedBecause: state.rootCause });
     } else {
       start(change);
     }
@@ -147,7 +147,7 @@ function takeReady(walk: ApplyWalk, hooks: ApplyHooks, start: (change: ResourceC
  * unchanged, and its own dependants are skipped all the same); recording releases the changes
  * that waited for it (see ApplyWalk.record).
  */
-function settle(walk: ApplyWalk, hooks: ApplyHooks, change: ResourceChange, outcome: ResourceOutcome): void {
+function settleChange(walk: ApplyWalk, hooks: ApplyHooks, change: ResourceChange, outcome: ResourceOutcome): void {
   walk.record(change.address, outcome);
   hooks.onFinish?.(change, outcome);
   if (outcome.status !== 'failed' && outcome.status !== 'skipped') return;
