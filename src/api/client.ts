@@ -302,7 +302,7 @@ function createTransport(options: ApiClientOptions): Transport {
 
 /**
  * One request: attempts until one succeeds or the retry mode, the policy, the quota or the
- * outage breaker says stop (see retryAfter). What it rejects with is redacted.
+ * outage breaker says stop (see decideNextAttempt). What it rejects with is redacted.
  */
 async function requestWithRetries<T>(t: Transport, req: ApiRequestOptions<T>): Promise<ApiResponse<T>> {
   try {
@@ -326,7 +326,13 @@ async function requestWithRetries<T>(t: Transport, req: ApiRequestOptions<T>): P
       if (outcome.kind === 'fatal') throw scrubOwnError(outcome.error, t.secrets);
       const retry = decideNextAttempt(t, req, outcome, n);
       if (retry.cost !== undefined) retryCost = retry.cost;
-      await waitBeforeRetry(t, req, retry.delayMs, waitSignal);
+      try {
+        await t.sleep(retry.delayMs, waitSignal);
+      } catch (error) {
+        // The breaker cut the wait short: the run's error, not the wait's.
+        if (breaker?.tripped && !req.signal?.aborted) throw breaker.tripped;
+        throw error;
+      }
     }
   } catch (error) {
     // Aborts surface as the caller's own reason; anything unexpected is sanitized.
@@ -375,17 +381,6 @@ function decideNextAttempt<T>(t: Transport, req: ApiRequestOptions<T>, outcome: 
     status: outcome.failure.kind === 'status' ? outcome.failure.status : null,
   });
   return charged ? { delayMs: decision.delayMs, cost: decision.cost! } : { delayMs: decision.delayMs };
-}
-
-/** The backoff before a retry; cut short by the caller's signal, or by the breaker (then rejects with its error). */
-async function waitBeforeRetry<T>(t: Transport, req: ApiRequestOptions<T>, delayMs: number, signal: AbortSignal | undefined): Promise<void> {
-  try {
-    await t.sleep(delayMs, signal);
-  } catch (error) {
-    const breaker = t.options.outage;
-    if (breaker?.tripped && !req.signal?.aborted) throw breaker.tripped;
-    throw error;
-  }
 }
 
 /** Trips the breaker with the (redacted) error that proves the platform down; returns what the run rejects with. */
@@ -439,7 +434,7 @@ function reportExchange<T>(t: Transport, req: ApiRequestOptions<T>, outcome: Out
   }
 }
 
-/** One attempt on the wire, holding a slot: sends the request within the whole-request timeout and reads its answer. */
+/** One attempt on the wire, holding a slot: sends the request within the whole-request timeout and reads its answer, up to the cap. */
 async function attemptWithSlot<T>(t: Transport, req: ApiRequestOptions<T>, payload: string | undefined): Promise<Outcome<T>> {
   const timeoutMs = req.timeoutMs ?? t.timeouts.requestMs;
   const controller = new AbortController();
@@ -456,7 +451,9 @@ async function attemptWithSlot<T>(t: Transport, req: ApiRequestOptions<T>, paylo
       body: payload,
       signal,
     });
-    return await readAnswer(t, req, res);
+    const answer = answerHeaders(t, res);
+    const text = await readCapped(res.body, answer.declaredBytes, t.maxResponseBytes);
+    return answer.status >= 200 && answer.status < 300 ? successOf(t, req, { ...answer, text }) : failedStatus(t, req, { ...answer, text });
   } catch (error) {
     if (req.signal?.aborted) return { kind: 'aborted', reason: abortReason(req.signal) };
     return noAnswer(t, req, error, controller.signal.aborted ? timeoutMs : null);
@@ -465,16 +462,17 @@ async function attemptWithSlot<T>(t: Transport, req: ApiRequestOptions<T>, paylo
   }
 }
 
-/** What an answer means: its body read up to the cap, then a success or a failed status. */
-async function readAnswer<T>(t: Transport, req: ApiRequestOptions<T>, res: Dispatcher.ResponseData): Promise<Outcome<T>> {
+/** What an answer's status line and headers say (the request id redacted). */
+function answerHeaders(t: Transport, res: Dispatcher.ResponseData): Omit<Answer, 'text'> {
   const headers = res.headers as ResponseHeaders;
   const rawRequestId = firstHeader(headers['x-request-id']);
-  const requestId = rawRequestId === undefined ? null : redact(rawRequestId, t.secrets);
-  const contentType = firstHeader(headers['content-type']);
-  const declaredBytes = parseContentLength(firstHeader(headers['content-length']));
-  const text = await readCapped(res.body, declaredBytes, t.maxResponseBytes);
-  const answer: Answer = { status: res.statusCode, headers, requestId, contentType, declaredBytes, text };
-  return answer.status >= 200 && answer.status < 300 ? successOf(t, req, answer) : failedStatus(t, req, answer);
+  return {
+    status: res.statusCode,
+    headers,
+    requestId: rawRequestId === undefined ? null : redact(rawRequestId, t.secrets),
+    contentType: firstHeader(headers['content-type']),
+    declaredBytes: parseContentLength(firstHeader(headers['content-length'])),
+  };
 }
 
 /** An answer's status and headers, and its body (null when over the cap). */
