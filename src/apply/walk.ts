@@ -23,6 +23,11 @@ import type { ResourceOutcome } from './outcome.js';
 /** Where a node of the walk stands: done and good, not yet, or never (naming the root cause). */
 export type NodeState = 'ok' | 'pending' | { rootCause: string };
 
+/** Builds the walk of a plan: its changes and checks, with the edges apply follows (applyEdges). */
+export function createApplyWalk(plan: Plan): ApplyWalk {
+  return new Walk(plan);
+}
+
 /** The dependency walk of one apply (see the module comment). */
 export interface ApplyWalk {
   /** Every outcome recorded so far, by address. */
@@ -44,126 +49,132 @@ export interface ApplyWalk {
   undecidedDependants(address: string): ResourceChange[];
 }
 
-/** Builds the walk of a plan: its changes and checks, with the edges apply follows (applyEdges). */
-export function createApplyWalk(plan: Plan): ApplyWalk {
-  const changes = new Map(plan.resource_changes.map((c) => [c.address, c]));
-  const position = new Map(plan.resource_changes.map((c, i) => [c.address, i]));
-  const checks = new Map(plan.checks.map((c) => [c.address, c]));
-  const graph = buildGraph([...applyEdges(plan.resource_changes), ...plan.checks.map((n) => ({ address: n.address, dependsOn: n.depends_on }))]);
-  const outcomes = new Map<string, ResourceOutcome>();
-  const gatedNoOps = new Map<string, string>();
-  const counts = countDependencies(graph);
-  const ready = new TinyQueue<number>();
-  const queued = new Set<string>();
-  /** Changes that became ready during a pass behind its position: the next pass takes them. */
-  let deferred: number[] = [];
-  /** The position the current (or the last) pass has reached. */
-  let reached = -1;
+/** Per node of the graph: its dependencies still pending, and those with a root cause. */
+interface Waiting {
+  pending: number;
+  gated: number;
+}
 
-  const stateOf = (address: string): NodeState => {
-    const check = checks.get(address);
-    if (check) return checkState(check);
-    const o = outcomes.get(address);
-    if (o === undefined) return 'pending';
-    if (o.status === 'applied' || o.status === 'unchanged') {
-      const rootCause = gatedNoOps.get(address);
-      return rootCause === undefined ? 'ok' : { rootCause };
+class Walk implements ApplyWalk {
+  readonly outcomes = new Map<string, ResourceOutcome>();
+  private readonly changes: ReadonlyMap<string, ResourceChange>;
+  private readonly position: ReadonlyMap<string, number>;
+  private readonly checks: ReadonlyMap<string, CheckResult>;
+  private readonly graph: DependencyGraph;
+  private readonly gatedNoOps = new Map<string, string>();
+  private readonly waiting = new Map<string, Waiting>();
+  private readonly ready = new TinyQueue<number>();
+  private readonly queued = new Set<string>();
+  /** Changes that became ready during a pass behind its position: the next pass takes them. */
+  private deferred: number[] = [];
+  /** The position the current (or the last) pass has reached. */
+  private reached = -1;
+
+  constructor(private readonly plan: Plan) {
+    this.changes = new Map(plan.resource_changes.map((c) => [c.address, c]));
+    this.position = new Map(plan.resource_changes.map((c, i) => [c.address, i]));
+    this.checks = new Map(plan.checks.map((c) => [c.address, c]));
+    this.graph = buildGraph([...applyEdges(plan.resource_changes), ...plan.checks.map((n) => ({ address: n.address, dependsOn: n.depends_on }))]);
+    for (const node of this.graph.nodes) this.waiting.set(node, { pending: this.graph.dependencies.get(node)?.length ?? 0, gated: 0 });
+    // What is not pending from the start: checks that did not pass (root causes), and passing
+    // checks with nothing to wait for; then every change with nothing to wait for is ready.
+    for (const check of plan.checks) {
+      if (check.status !== 'pass') this.release(check.address, true);
+      else if (this.waiting.get(check.address)!.pending === 0) this.release(check.address, false);
     }
-    return { rootCause: o.skippedBecause ?? address };
-  };
-  const checkState = (check: CheckResult): NodeState => (check.status !== 'pass' ? { rootCause: check.address } : dependenciesState(check.address));
-  const dependenciesState = (address: string): NodeState => {
+    for (const change of plan.resource_changes) {
+      const waiting = this.waiting.get(change.address)!;
+      if (waiting.pending === 0 || waiting.gated > 0) this.enqueue(change.address);
+    }
+  }
+
+  startPass(): void {
+    for (const at of this.deferred) this.ready.push(at);
+    this.deferred = [];
+    this.reached = -1;
+  }
+
+  nextReady(): ResourceChange | undefined {
+    for (let at = this.ready.pop(); at !== undefined; at = this.ready.pop()) {
+      this.reached = at;
+      const change = this.plan.resource_changes[at]!;
+      // Skipped since it was queued (a dependency failed).
+      if (!this.outcomes.has(change.address)) return change;
+    }
+    return undefined;
+  }
+
+  dependenciesState(address: string): NodeState {
     let pending = false;
-    for (const dep of graph.dependencies.get(address) ?? []) {
-      const state = stateOf(dep);
+    for (const dep of this.graph.dependencies.get(address) ?? []) {
+      const state = this.stateOf(dep);
       if (typeof state === 'object') return state;
       if (state === 'pending') pending = true;
     }
     return pending ? 'pending' : 'ok';
-  };
+  }
 
-  /** Queues a change whose dependencies no longer keep it waiting. */
-  const enqueue = (address: string): void => {
-    const at = position.get(address);
-    if (at === undefined || queued.has(address) || outcomes.has(address)) return;
-    queued.add(address);
-    if (at < reached) deferred.push(at);
-    else ready.push(at);
-  };
+  gate(address: string, rootCause: string): void {
+    this.gatedNoOps.set(address, rootCause);
+  }
+
+  record(address: string, outcome: ResourceOutcome): void {
+    const first = !this.outcomes.has(address);
+    this.outcomes.set(address, outcome);
+    if (first) this.release(address, typeof this.stateOf(address) === 'object');
+  }
+
+  undecidedDependants(address: string): ResourceChange[] {
+    const found: ResourceChange[] = [];
+    for (const dependant of transitiveDependants(this.graph, address)) {
+      const change = this.changes.get(dependant);
+      if (change && !this.outcomes.has(dependant)) found.push(change);
+    }
+    return found;
+  }
+
+  /** A node's state: a check's is the plan's result, then its dependencies'; a change's is its outcome's. */
+  private stateOf(address: string): NodeState {
+    const check = this.checks.get(address);
+    if (check) return check.status !== 'pass' ? { rootCause: check.address } : this.dependenciesState(check.address);
+    const o = this.outcomes.get(address);
+    if (o === undefined) return 'pending';
+    if (o.status === 'applied' || o.status === 'unchanged') {
+      const rootCause = this.gatedNoOps.get(address);
+      return rootCause === undefined ? 'ok' : { rootCause };
+    }
+    return { rootCause: o.skippedBecause ?? address };
+  }
+
+  /** Queues a change whose dependencies no longer keep it waiting: in this pass if it lies ahead of it, else in the next. */
+  private enqueue(address: string): void {
+    const at = this.position.get(address);
+    if (at === undefined || this.queued.has(address) || this.outcomes.has(address)) return;
+    this.queued.add(address);
+    if (at < this.reached) this.deferred.push(at);
+    else this.ready.push(at);
+  }
 
   /**
    * A node stopped being pending (`gated`: with a root cause): each dependant has one pending
-   * dependency less, and one with a root cause more. A check among them may stop being pending
-   * in turn (worked through without recursion, for long chains of checks).
+   * dependency less, and one with a root cause more. A change that no longer waits is queued; a
+   * passing check that no longer waits stops being pending in turn (worked through without
+   * recursion, for long chains of checks).
    */
-  const release = (address: string, gated: boolean): void => {
+  private release(address: string, gated: boolean): void {
     const work: Array<[string, boolean]> = [[address, gated]];
     for (let item = work.pop(); item !== undefined; item = work.pop()) {
       const [from, fromGated] = item;
-      for (const dependant of graph.dependants.get(from) ?? []) {
-        const count = counts.get(dependant)!;
-        const wasWaiting = count.pending > 0 && count.gated === 0;
-        count.pending -= 1;
-        if (fromGated) count.gated += 1;
-        if (!wasWaiting || (count.pending > 0 && count.gated === 0)) continue;
-        const check = checks.get(dependant);
-        if (check === undefined) enqueue(dependant);
-        else if (check.status === 'pass') work.push([dependant, count.gated > 0]);
+      for (const dependant of this.graph.dependants.get(from) ?? []) {
+        const waiting = this.waiting.get(dependant)!;
+        const wasWaiting = waiting.pending > 0 && waiting.gated === 0;
+        waiting.pending -= 1;
+        if (fromGated) waiting.gated += 1;
+        if (!wasWaiting || (waiting.pending > 0 && waiting.gated === 0)) continue;
+        const check = this.checks.get(dependant);
+        if (check === undefined) this.enqueue(dependant);
+        else if (check.status === 'pass') work.push([dependant, waiting.gated > 0]);
       }
     }
-  };
-
-  // What is not pending from the start: checks that did not pass (root causes), and passing
-  // checks with nothing to wait for.
-  for (const check of plan.checks) {
-    const count = counts.get(check.address)!;
-    if (check.status !== 'pass') release(check.address, true);
-    else if (count.pending === 0) release(check.address, false);
   }
-  for (const change of plan.resource_changes) {
-    const count = counts.get(change.address)!;
-    if (count.pending === 0 || count.gated > 0) enqueue(change.address);
-  }
-
-  return {
-    outcomes,
-    startPass() {
-      for (const at of deferred) ready.push(at);
-      deferred = [];
-      reached = -1;
-    },
-    nextReady() {
-      for (let at = ready.pop(); at !== undefined; at = ready.pop()) {
-        reached = at;
-        const change = plan.resource_changes[at]!;
-        // Skipped since it was queued (a dependency failed).
-        if (!outcomes.has(change.address)) return change;
-      }
-      return undefined;
-    },
-    dependenciesState,
-    gate(address, rootCause) {
-      gatedNoOps.set(address, rootCause);
-    },
-    record(address, outcome) {
-      const first = !outcomes.has(address);
-      outcomes.set(address, outcome);
-      if (first) release(address, typeof stateOf(address) === 'object');
-    },
-    undecidedDependants(address) {
-      const found: ResourceChange[] = [];
-      for (const dependant of transitiveDependants(graph, address)) {
-        const change = changes.get(dependant);
-        if (change && !outcomes.has(dependant)) found.push(change);
-      }
-      return found;
-    },
-  };
-}
-
-/** Per node: its dependencies still pending, and those with a root cause (none yet). */
-function countDependencies(graph: DependencyGraph): Map<string, { pending: number; gated: number }> {
-  const counts = new Map<string, { pending: number; gated: number }>();
-  for (const node of graph.nodes) counts.set(node, { pending: graph.dependencies.get(node)?.length ?? 0, gated: 0 });
-  return counts;
 }
