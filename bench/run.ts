@@ -8,14 +8,15 @@
  * the targets, the figures and how to reproduce them.
  *
  * Options: `--runs N` (default 3) repetitions of each process measured; `--only a,b` runs only
- * the rows whose ids start with one of these words (startup, reads, compute, apply).
+ * the rows whose ids start with one of these words (startup, reads, compute, apply, schedule).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { median, measureLatency, runCli, runNode, startEmulator, type EmulatorProcess, type Run } from './processes.js';
-import { floatingIpWorld, identityWorld, mixedWorld, resizeWorld, type World } from './worlds.js';
+import { readCpuProfile, timeInside } from './cpu-profile.js';
+import { CLI, median, measureLatency, runCli, runNode, startEmulator, type EmulatorProcess, type Run } from './processes.js';
+import { deleteAppsWorld, floatingIpWorld, identityWorld, mixedWorld, resizeWorld, type World } from './worlds.js';
 
 /** One measured figure with its ideal and its target. */
 interface Row {
@@ -43,6 +44,15 @@ const REQUESTS_PER_RESIZE = 2;
 /** apply's default --parallelism: the 200 resizes run as a user runs them. */
 const APPLY_PARALLELISM = 10;
 const TASK_DURATION_MS = 2_000;
+/**
+ * The executor's scheduling steps (src/apply/executor.ts): the loop, the pass over the ready
+ * changes and the one place a change finishes, with the walk they drive. Everything they call
+ * counts as scheduling except SCHEDULING_ENDS: an action's own work and the view's hooks.
+ */
+const SCHEDULING_STEPS = ['executePlan', 'startReadyChanges', 'settleChange'];
+const SCHEDULING_ENDS = ['runAction', 'onStart', 'onProgress', 'onFinish', 'onRunError'];
+/** Issue 20: apply of 10,000 independent no-wait changes spends at most this share of its time scheduling. */
+const SCHEDULING_SHARE_TARGET = 0.1;
 /** What edgeform's own work on 1,000 resources (start-up, parsing, planning, rendering) may add to a plan's ideal. */
 const LOCAL_ALLOWANCE_MS = 500;
 
@@ -71,6 +81,7 @@ function record(row: Omit<Row, 'met'>): void {
 function format(value: number, unit: string): string {
   if (unit === 'ms') return value >= 10_000 ? `${(value / 1000).toFixed(1)} s` : `${value.toFixed(0)} ms`;
   if (unit === 'MB') return `${value.toFixed(0)} MB`;
+  if (unit === '%') return `${value.toFixed(1)} %`;
   return `${value < 0.1 ? value.toFixed(3) : value.toFixed(2)} ${unit}`;
 }
 
@@ -355,6 +366,47 @@ async function applyCreates(world: World): Promise<void> {
   });
 }
 
+/**
+ * apply of independent changes that wait on no task (FastEdge app deletes), no latency: the share
+ * of the process's time spent in the executor's scheduling, from a CPU profile of the run (1 ms
+ * samples; garbage collection is not attributed to anyone). No latency leaves nothing but
+ * edgeform's own work and the emulator's, which is where scheduling shows most. The ideal is
+ * none at all; the note gives the apply's wall and requests beside it.
+ */
+async function applyScheduling(world: World): Promise<void> {
+  const emulator = await startEmulator({ fixtures: world.fixtures, latencyMs: 0 });
+  emulators.push(emulator);
+  const shares: number[] = [];
+  const scheduling: number[] = [];
+  const walls: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    await emulator.reset();
+    const profiles = join(dir, `profile-${i}`);
+    mkdirSync(profiles);
+    const run = await runNode(['--cpu-prof', '--cpu-prof-dir', profiles, CLI, 'apply', world.stack, '--auto-approve', '--format', 'json'], { env: emulator.env });
+    if (run.code !== 0) throw new Error(`apply exited ${run.code}\n${run.stderr.slice(-2000)}`);
+    if (!run.stdout.includes(`"destroy":${world.resources}`)) throw new Error(`apply did not report ${world.resources} deletes`);
+    const time = timeInside(readCpuProfile(profiles), SCHEDULING_STEPS, SCHEDULING_ENDS);
+    shares.push(time.ms / time.totalMs);
+    scheduling.push(time.ms);
+    walls.push(time.totalMs);
+  }
+  const requests = (await emulator.requests()).length;
+  const n = world.resources.toLocaleString('en-US');
+  record({
+    id: 'schedule-share',
+    what: `apply ${n} independent no-wait changes (FastEdge app deletes), no latency: share of its time spent scheduling`,
+    unit: '%',
+    value: 100 * median(shares),
+    samples: shares.map((s) => 100 * s),
+    ideal: 0,
+    idealIs: 'no scheduling at all',
+    target: 100 * SCHEDULING_SHARE_TARGET,
+    targetIs: 'issue 20',
+    note: `scheduling ${median(scheduling).toFixed(0)} ms of ${median(walls).toFixed(0)} ms profiled (CPU profile, GC not attributed); the last run sent ${requests} requests (${(requests / world.resources).toFixed(2)} per change)`,
+  });
+}
+
 const machine = {
   cpus: cpus().length,
   model: cpus()[0]?.model ?? 'unknown',
@@ -383,6 +435,7 @@ try {
   if (wanted('compute')) await compute(floatingIpWorld(dir, 10_000), floatingIpWorld(dir, 20_000), nodeMs);
   if (wanted('apply-noticed') || wanted('apply-wall')) await applyResizes(resizeWorld(dir, 200));
   if (wanted('apply-identity')) await applyCreates(identityWorld(dir, IDENTITY_FIPS, IDENTITY_APPS, false));
+  if (wanted('schedule')) await applyScheduling(deleteAppsWorld(dir, 10_000));
 } catch (error) {
   failure = error;
 } finally {

@@ -202,3 +202,18 @@ export function identityWorld(dir: string, fips: number, apps: number, converged
   const listPages = (fips > 0 ? Math.max(1, Math.ceil(fips / PAGE_SIZES.cloud)) : 0) + (apps > 0 ? Math.max(1, Math.ceil(apps / PAGE_SIZES.fastedge)) : 0);
   return write(dir, `identity-${fips}-${apps}-${converged ? 'converged' : 'empty'}`, lines, fixtures, fips + apps, listPages, `/cloud/v1/floatingips/1/76/${probe.id}`);
 }
+
+/**
+ * `n` FastEdge apps to delete, independent of each other: every change is one DELETE and no
+ * platform task, so what is left of an apply's time besides the requests is edgeform's own
+ * work, the scheduling of the executor among it. The world of the scheduling figure.
+ */
+export function deleteAppsWorld(dir: string, n: number): World {
+  const lines = ['resources:'];
+  const apps = [];
+  for (let i = 0; i < n; i++) {
+    lines.push(`  app_${i}: { type: fastedge_app, app_id: ${1000 + i}, ensure: absent }`);
+    apps.push({ id: 1000 + i, name: `app-${i}`, status: 1, binary: 1, plan_id: 1, plan: 'basic' });
+  }
+  return write(dir, `delete-apps-${n}`, lines, { fastedge_apps: apps }, n, Math.ceil(n / PAGE_SIZES.fastedge), '/fastedge/v1/apps/1000');
+}

@@ -25,7 +25,7 @@ import { classifyNetworkError, isUnreachable } from './network-failure.js';
 import { redact } from './redact.js';
 import { DEFAULT_RETRY_POLICY, decideRetry, parseRetryAfter, type AttemptFailure, type OutageBreaker, type RetryMode, type RetryQuota, type RetryPolicy } from './retry.js';
 import { redactDeep, sanitizeError, scrubOwnError } from './sanitize.js';
-import { createRequestLimiter } from './request-limiter.js';
+import { createRequestLimiter, type RequestLimiter } from './request-limiter.js';
 import { abortReason, sleep as realSleep, type Sleep } from './sleep.js';
 import { EdgeformError } from '../errors.js';
 import { VERSION } from '../version.js';
@@ -217,278 +217,364 @@ interface GaveUp {
   platformDown: boolean;
 }
 
+/**
+ * What a client holds for its life: its settings, resolved once, the connection pool and the
+ * request slots. Every step of a request reads it.
+ */
+interface Transport {
+  options: ApiClientOptions;
+  baseUrl: string;
+  /** The base URL's own path, put before every API path. */
+  prefix: string;
+  timeouts: ApiTimeouts;
+  maxResponseBytes: number;
+  policy: RetryPolicy;
+  secrets: string[];
+  sleep: Sleep;
+  random: () => number;
+  now: () => number;
+  baseHeaders: Readonly<Record<string, string>>;
+  limiter: RequestLimiter;
+  pool: Pool;
+}
+
+/** How one attempt of a request ended. */
+type Outcome<T> =
+  | { kind: 'ok'; response: ApiResponse<T> }
+  | { kind: 'aborted'; reason: unknown }
+  | { kind: 'fatal'; error: Error }
+  /** The run's outage breaker had declared the platform down: nothing was sent. */
+  | { kind: 'down'; error: Error }
+  | Failed;
+
+/** An attempt that failed in a way the retry policy decides on. */
+interface Failed {
+  kind: 'failed';
+  failure: AttemptFailure;
+  reason: string;
+  retryAfter?: string | string[] | undefined;
+  retryAfterMs?: string | string[] | undefined;
+  /** The answer's x-request-id (redacted), when there was an answer with one. */
+  requestId?: string | null;
+  toError: (why: GaveUp) => Error;
+}
+
 /** Builds a client for one platform endpoint and key. */
 export function createApiClient(options: ApiClientOptions): ApiClient {
+  const transport = createTransport(options);
+  return clientAround({ baseUrl: transport.baseUrl, redact: (text) => redact(text, transport.secrets), close: () => transport.pool.close() }, (req) =>
+    requestWithRetries(transport, req),
+  );
+}
+
+/** Resolves a client's settings and opens its pool. */
+function createTransport(options: ApiClientOptions): Transport {
   const baseUrl = normalizeBaseUrl(options.baseUrl, 'base URL');
   const url = new URL(baseUrl);
-  const prefix = url.pathname.replace(/\/+$/, '');
   const timeouts: ApiTimeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
-  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retryPolicy };
-  const secrets = [options.apiKey, ...(options.secrets ?? [])].filter((s) => s.length > 0);
-  const sleep = options.sleep ?? realSleep;
-  const random = options.random ?? Math.random;
-  const now = options.now ?? Date.now;
-  const baseHeaders: Record<string, string> = {
-    authorization: authorizationHeader(options.apiKey),
-    'user-agent': `edgeform/${VERSION}`,
-    accept: 'application/json',
-  };
   const limiter = createRequestLimiter(options.maxConcurrentRequests ?? options.connections ?? 10);
-  const pool = new Pool(url.origin, {
-    connections: options.connections ?? limiter.concurrency,
-    connect: { timeout: timeouts.connectMs },
-    headersTimeout: timeouts.headersMs,
-    bodyTimeout: timeouts.bodyMs,
-    keepAliveTimeout: 4_000,
-  });
+  return {
+    options,
+    baseUrl,
+    prefix: url.pathname.replace(/\/+$/, ''),
+    timeouts,
+    maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    policy: { ...DEFAULT_RETRY_POLICY, ...options.retryPolicy },
+    secrets: [options.apiKey, ...(options.secrets ?? [])].filter((s) => s.length > 0),
+    sleep: options.sleep ?? realSleep,
+    random: options.random ?? Math.random,
+    now: options.now ?? Date.now,
+    baseHeaders: {
+      authorization: authorizationHeader(options.apiKey),
+      'user-agent': `edgeform/${VERSION}`,
+      accept: 'application/json',
+    },
+    limiter,
+    pool: new Pool(url.origin, {
+      connections: options.connections ?? limiter.concurrency,
+      connect: { timeout: timeouts.connectMs },
+      headersTimeout: timeouts.headersMs,
+      bodyTimeout: timeouts.bodyMs,
+      keepAliveTimeout: 4_000,
+    }),
+  };
+}
 
-  type Outcome<T> =
-    | { kind: 'ok'; response: ApiResponse<T> }
-    | { kind: 'aborted'; reason: unknown }
-    | { kind: 'fatal'; error: Error }
-    /** The run's outage breaker had declared the platform down: nothing was sent. */
-    | { kind: 'down'; error: Error }
-    | {
-        kind: 'failed';
-        failure: AttemptFailure;
-        reason: string;
-        retryAfter?: string | string[] | undefined;
-        retryAfterMs?: string | string[] | undefined;
-        /** The answer's x-request-id (redacted), when there was an answer with one. */
-        requestId?: string | null;
-        toError: (why: GaveUp) => Error;
-      };
-
-  async function attempt<T>(req: ApiRequestOptions<T>, payload: string | undefined): Promise<Outcome<T>> {
-    const release = await limiter.acquire(req.urgent === true);
-    try {
-      // Aborted while it waited for a slot: give the slot straight back.
-      if (req.signal?.aborted) return { kind: 'aborted', reason: abortReason(req.signal) };
-      const down = options.outage?.tripped;
-      if (down) return { kind: 'down', error: down };
-      if (!options.onExchange) return await attemptWithSlot(req, payload);
-      const started = performance.now();
-      const outcome = await attemptWithSlot(req, payload);
-      reportExchange(req, outcome, performance.now() - started);
-      return outcome;
-    } finally {
-      release();
-    }
-  }
-
-  function reportExchange<T>(req: ApiRequestOptions<T>, outcome: Outcome<T>, durationMs: number): void {
-    if (outcome.kind === 'aborted' || outcome.kind === 'down') return;
-    const path = redact(buildPath(prefix, req.path, req.query), secrets);
-    const base = { method: req.method, path, durationMs: Math.round(durationMs) };
-    if (outcome.kind === 'ok') {
-      options.onExchange?.({ ...base, status: outcome.response.status, outcome: String(outcome.response.status), requestId: outcome.response.requestId });
-    } else if (outcome.kind === 'fatal') {
-      const status = (outcome.error as { status?: unknown }).status;
-      const requestId = (outcome.error as { requestId?: unknown }).requestId;
-      options.onExchange?.({
-        ...base,
-        status: typeof status === 'number' ? status : null,
-        outcome: typeof status === 'number' ? `${status}, refused: ${outcome.error.name}` : outcome.error.name,
-        requestId: typeof requestId === 'string' ? requestId : null,
-      });
-    } else {
-      options.onExchange?.({
-        ...base,
-        status: outcome.failure.kind === 'status' ? outcome.failure.status : null,
-        outcome: outcome.reason,
-        requestId: outcome.requestId ?? null,
-      });
-    }
-  }
-
-  async function attemptWithSlot<T>(req: ApiRequestOptions<T>, payload: string | undefined): Promise<Outcome<T>> {
-    const timeoutMs = req.timeoutMs ?? timeouts.requestMs;
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new DOMException('request timed out', 'TimeoutError')), timeoutMs);
-    // One run-wide signal is shared by every request in flight: AbortSignal.any follows it
-    // without adding a listener to it per request (which Node warns about past 10).
-    const signal = req.signal ? AbortSignal.any([req.signal, controller.signal]) : controller.signal;
-    try {
-      const headers = payload === undefined ? baseHeaders : { ...baseHeaders, 'content-type': 'application/json' };
-      const res = await pool.request({
-        path: buildPath(prefix, req.path, req.query),
-        method: req.method,
-        headers,
-        body: payload,
-        signal,
-      });
-      const resHeaders = res.headers as ResponseHeaders;
-      const rawRequestId = firstHeader(resHeaders['x-request-id']);
-      const headerRequestId = rawRequestId === undefined ? null : redact(rawRequestId, secrets);
-      const contentType = firstHeader(resHeaders['content-type']);
-      const declaredBytes = parseContentLength(firstHeader(resHeaders['content-length']));
-      const text = await readCapped(res.body, declaredBytes, maxResponseBytes);
-
-      if (res.statusCode >= 200 && res.statusCode < 300) {
-        const exchange = { method: req.method, path: redact(req.path, secrets), status: res.statusCode, requestId: headerRequestId };
-        if (text === null) {
-          const declared = declaredBytes !== null && declaredBytes > maxResponseBytes ? declaredBytes : null;
-          return { kind: 'fatal', error: new ApiResponseTooLargeError({ ...exchange, limitBytes: maxResponseBytes, declaredBytes: declared }) };
-        }
-        const parsed = parseSuccessBody(text, contentType);
-        if (!parsed.ok) return { kind: 'fatal', error: new ApiResponseParseError({ ...exchange, detail: redact(parsed.detail, secrets) }) };
-        let body = parsed.value as T;
-        if (req.schema) {
-          const checked = checkAnswer(req.schema, parsed.value, parsed.form, (t) => redact(t, secrets));
-          if (!checked.ok) return { kind: 'fatal', error: new UnexpectedResponseError({ ...exchange, ...checked.mismatch }) };
-          body = checked.value;
-        }
-        return { kind: 'ok', response: { status: res.statusCode, headers: resHeaders, body, requestId: headerRequestId } };
-      }
-
-      // An error answer too large to read keeps its status; its body is not needed for that.
-      const parsed = parseErrorBody(text ?? '', contentType);
-      const status = res.statusCode;
-      const retryAfter = resHeaders['retry-after'];
-      const retryAfterMs = resHeaders['retry-after-ms'];
-      return {
-        kind: 'failed',
-        failure: { kind: 'status', status },
-        reason: `HTTP ${status}`,
-        retryAfter,
-        retryAfterMs,
-        requestId: headerRequestId,
-        toError: ({ note, quotaExhausted, platformDown }) =>
-          createApiError({
-            method: req.method,
-            path: redact(req.path, secrets),
-            status,
-            requestId: headerRequestId ?? (parsed.requestId === null ? null : redact(parsed.requestId, secrets)),
-            product: productOf(req.path),
-            body: redactDeep(parsed.body, secrets),
-            platformMessage: parsed.platformMessage === null ? null : toOneLine(redact(parsed.platformMessage, secrets)),
-            retryAfterMs: parseRetryAfter(retryAfter, retryAfterMs, now()),
-            note,
-            quotaExhausted,
-            platformDown,
-          }),
-      };
-    } catch (error) {
-      if (req.signal?.aborted) return { kind: 'aborted', reason: abortReason(req.signal) };
-      const cause = sanitizeError(error, secrets);
-      const path = redact(req.path, secrets);
-      if (controller.signal.aborted) {
-        return {
-          kind: 'failed',
-          failure: { kind: 'network', requestSent: 'unknown', transient: true },
-          reason: 'request timeout',
-          toError: ({ note, quotaExhausted, platformDown }) =>
-            new ApiTimeoutError({
-              method: req.method,
-              path,
-              requestSent: 'unknown',
-              reason: 'EDGEFORM_REQUEST_TIMEOUT',
-              detail: cause.message,
-              phase: 'request',
-              timeoutMs,
-              note,
-              quotaExhausted,
-              platformDown,
-              cause,
-            }),
-        };
-      }
-      const failure = classifyNetworkError(error);
-      const detail = cause.message === '' ? failure.reason : cause.message.includes(failure.reason) ? cause.message : `${failure.reason}: ${cause.message}`;
-      const base = { method: req.method, path, requestSent: failure.requestSent, reason: failure.reason, detail, cause, unreachable: isUnreachable(failure) };
-      const phase = failure.timeoutPhase;
-      return {
-        kind: 'failed',
-        failure: { kind: 'network', requestSent: failure.requestSent, transient: failure.transient },
-        reason: failure.reason,
-        toError: ({ note, quotaExhausted, platformDown }) =>
-          phase
-            ? new ApiTimeoutError({ ...base, phase, timeoutMs: phaseTimeout(phase, timeouts), note, quotaExhausted, platformDown })
-            : new ApiConnectionError({ ...base, note, quotaExhausted, platformDown }),
-      };
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  async function request<T>(req: ApiRequestOptions<T>): Promise<ApiResponse<T>> {
-    const mode = req.retry ?? defaultRetryMode(req.method);
-    try {
-      // Serialised once, outside the transport, so a bad body is a plain programming error.
-      const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
-      const quota = options.retryQuota;
-      const breaker = options.outage;
-      // Retry waits end at once when the run's outage breaker declares the platform down.
-      const waitSignal = breaker ? (req.signal ? AbortSignal.any([req.signal, breaker.signal]) : breaker.signal) : req.signal;
-      // The cost of the last retry, refunded to the quota when the request then succeeds.
-      let retryCost: number | null = null;
-      for (let n = 1; ; n++) {
-        if (req.signal?.aborted) throw abortReason(req.signal);
-        const outcome = await attempt<T>(req, payload);
-        if (outcome.kind === 'ok') {
-          quota?.recordSuccess(retryCost);
-          breaker?.recordSuccess();
-          return outcome.response;
-        }
-        if (outcome.kind === 'aborted') throw outcome.reason;
-        if (outcome.kind === 'down') throw outcome.error;
-        if (outcome.kind === 'fatal') throw scrubOwnError(outcome.error, secrets);
-        // Another request declared the platform down while this one was on the wire.
-        if (breaker?.tripped) throw breaker.tripped;
-        const verdict = breaker?.recordFailure(outcome.failure, outcome.reason) ?? 'ignored';
-        if (breaker && verdict === 'down')
-          throw declareDown(breaker, outcome.toError({ note: breaker.describe('down', outcome.reason), quotaExhausted: false, platformDown: true }));
-        const decision = decideRetry({
-          mode,
-          failure: outcome.failure,
-          attempt: n,
-          retryAfterHeader: outcome.retryAfter,
-          retryAfterMsHeader: outcome.retryAfterMs,
-          now: now(),
-          random,
-          policy,
-          ...(quota ? { quota } : {}),
-        });
-        if (!decision.retry) throw scrubOwnError(outcome.toError({ note: decision.note, quotaExhausted: decision.reason === 'quota-exhausted', platformDown: false }), secrets);
-        if (breaker && verdict === 'counted' && !breaker.allowsRetry(decision.delayMs)) {
-          throw declareDown(breaker, outcome.toError({ note: breaker.describe('budget', outcome.reason), quotaExhausted: false, platformDown: true }));
-        }
-        if (quota && decision.cost !== undefined) {
-          quota.take(decision.cost);
-          retryCost = decision.cost;
-        }
-        options.onRetry?.({
-          method: req.method,
-          path: redact(req.path, secrets),
-          attempt: n,
-          delayMs: decision.delayMs,
-          reason: outcome.reason,
-          status: outcome.failure.kind === 'status' ? outcome.failure.status : null,
-        });
-        try {
-          await sleep(decision.delayMs, waitSignal);
-        } catch (error) {
-          if (breaker?.tripped && !req.signal?.aborted) throw breaker.tripped;
-          throw error;
-        }
-      }
-    } catch (error) {
-      // Aborts surface as the caller's own reason; anything unexpected is sanitized.
-      if (req.signal?.aborted && error === req.signal.reason) throw error;
-      if (error instanceof EdgeformError) throw error;
+/**
+ * One request: attempts until one succeeds or the retry mode, the policy, the quota or the
+ * outage breaker says stop (see decideNextAttempt). What it rejects with is redacted.
+ */
+async function requestWithRetries<T>(t: Transport, req: ApiRequestOptions<T>): Promise<ApiResponse<T>> {
+  try {
+    // Serialised once, outside the transport, so a bad body is a plain programming error.
+    const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
+    const breaker = t.options.outage;
+    // Retry waits end at once when the run's outage breaker declares the platform down.
+    const waitSignal = breaker ? (req.signal ? AbortSignal.any([req.signal, breaker.signal]) : breaker.signal) : req.signal;
+    // The cost of the last retry, refunded to the quota when the request then succeeds.
+    let retryCost: number | null = null;
+    for (let n = 1; ; n++) {
       if (req.signal?.aborted) throw abortReason(req.signal);
-      throw sanitizeError(error, secrets);
+      const outcome = await attempt<T>(t, req, payload);
+      if (outcome.kind === 'ok') {
+        t.options.retryQuota?.recordSuccess(retryCost);
+        breaker?.recordSuccess();
+        return outcome.response;
+      }
+      if (outcome.kind === 'aborted') throw outcome.reason;
+      if (outcome.kind === 'down') throw outcome.error;
+      if (outcome.kind === 'fatal') throw scrubOwnError(outcome.error, t.secrets);
+      const retry = decideNextAttempt(t, req, outcome, n);
+      if (retry.cost !== undefined) retryCost = retry.cost;
+      try {
+        await t.sleep(retry.delayMs, waitSignal);
+      } catch (error) {
+        // The breaker cut the wait short: the run's error, not the wait's.
+        if (breaker?.tripped && !req.signal?.aborted) throw breaker.tripped;
+        throw error;
+      }
     }
+  } catch (error) {
+    // Aborts surface as the caller's own reason; anything unexpected is sanitized.
+    if (req.signal?.aborted && error === req.signal.reason) throw error;
+    if (error instanceof EdgeformError) throw error;
+    if (req.signal?.aborted) throw abortReason(req.signal);
+    throw sanitizeError(error, t.secrets);
   }
+}
 
-  /** Trips the breaker with the (redacted) error that proves the platform down; returns what the run rejects with. */
-  function declareDown(breaker: OutageBreaker, error: Error): Error {
-    breaker.trip(scrubOwnError(error, secrets));
-    return breaker.tripped ?? error;
+/**
+ * After failed attempt `n`: the wait before the next one (and the quota it took), reported
+ * through onRetry; or throws the error to give up with: the platform is down (the breaker, now
+ * or by another request meanwhile), or the retry mode, the policy or the quota says no.
+ */
+function decideNextAttempt<T>(t: Transport, req: ApiRequestOptions<T>, outcome: Failed, n: number): { delayMs: number; cost?: number } {
+  const breaker = t.options.outage;
+  const quota = t.options.retryQuota;
+  // Another request declared the platform down while this one was on the wire.
+  if (breaker?.tripped) throw breaker.tripped;
+  const verdict = breaker?.recordFailure(outcome.failure, outcome.reason) ?? 'ignored';
+  if (breaker && verdict === 'down') throw declareDown(t, breaker, outcome.toError({ note: breaker.describe('down', outcome.reason), quotaExhausted: false, platformDown: true }));
+  const decision = decideRetry({
+    mode: req.retry ?? defaultRetryMode(req.method),
+    failure: outcome.failure,
+    attempt: n,
+    retryAfterHeader: outcome.retryAfter,
+    retryAfterMsHeader: outcome.retryAfterMs,
+    now: t.now(),
+    random: t.random,
+    policy: t.policy,
+    ...(quota ? { quota } : {}),
+  });
+  if (!decision.retry) throw scrubOwnError(outcome.toError({ note: decision.note, quotaExhausted: decision.reason === 'quota-exhausted', platformDown: false }), t.secrets);
+  if (breaker && verdict === 'counted' && !breaker.allowsRetry(decision.delayMs)) {
+    throw declareDown(t, breaker, outcome.toError({ note: breaker.describe('budget', outcome.reason), quotaExhausted: false, platformDown: true }));
   }
+  const charged = quota && decision.cost !== undefined;
+  if (charged) quota.take(decision.cost!);
+  t.options.onRetry?.({
+    method: req.method,
+    path: redact(req.path, t.secrets),
+    attempt: n,
+    delayMs: decision.delayMs,
+    reason: outcome.reason,
+    status: outcome.failure.kind === 'status' ? outcome.failure.status : null,
+  });
+  return charged ? { delayMs: decision.delayMs, cost: decision.cost! } : { delayMs: decision.delayMs };
+}
 
-  return clientAround({ baseUrl, redact: (text) => redact(text, secrets), close: () => pool.close() }, request);
+/** Trips the breaker with the (redacted) error that proves the platform down; returns what the run rejects with. */
+function declareDown(t: Transport, breaker: OutageBreaker, error: Error): Error {
+  breaker.trip(scrubOwnError(error, t.secrets));
+  return breaker.tripped ?? error;
+}
+
+/** One attempt: waits for a request slot, sends unless aborted or the platform is down, and reports the exchange. */
+async function attempt<T>(t: Transport, req: ApiRequestOptions<T>, payload: string | undefined): Promise<Outcome<T>> {
+  const release = await t.limiter.acquire(req.urgent === true);
+  try {
+    // Aborted while it waited for a slot: give the slot straight back.
+    if (req.signal?.aborted) return { kind: 'aborted', reason: abortReason(req.signal) };
+    const down = t.options.outage?.tripped;
+    if (down) return { kind: 'down', error: down };
+    if (!t.options.onExchange) return await attemptWithSlot(t, req, payload);
+    const started = performance.now();
+    const outcome = await attemptWithSlot(t, req, payload);
+    reportExchange(t, req, outcome, performance.now() - started);
+    return outcome;
+  } finally {
+    release();
+  }
+}
+
+/** Tells onExchange what an attempt sent and what came back (redacted). */
+function reportExchange<T>(t: Transport, req: ApiRequestOptions<T>, outcome: Outcome<T>, durationMs: number): void {
+  if (outcome.kind === 'aborted' || outcome.kind === 'down') return;
+  const onExchange = t.options.onExchange;
+  const path = redact(buildPath(t.prefix, req.path, req.query), t.secrets);
+  const base = { method: req.method, path, durationMs: Math.round(durationMs) };
+  if (outcome.kind === 'ok') {
+    onExchange?.({ ...base, status: outcome.response.status, outcome: String(outcome.response.status), requestId: outcome.response.requestId });
+  } else if (outcome.kind === 'fatal') {
+    const status = (outcome.error as { status?: unknown }).status;
+    const requestId = (outcome.error as { requestId?: unknown }).requestId;
+    onExchange?.({
+      ...base,
+      status: typeof status === 'number' ? status : null,
+      outcome: typeof status === 'number' ? `${status}, refused: ${outcome.error.name}` : outcome.error.name,
+      requestId: typeof requestId === 'string' ? requestId : null,
+    });
+  } else {
+    onExchange?.({
+      ...base,
+      status: outcome.failure.kind === 'status' ? outcome.failure.status : null,
+      outcome: outcome.reason,
+      requestId: outcome.requestId ?? null,
+    });
+  }
+}
+
+/** One attempt on the wire, holding a slot: sends the request within the whole-request timeout and reads its answer, up to the cap. */
+async function attemptWithSlot<T>(t: Transport, req: ApiRequestOptions<T>, payload: string | undefined): Promise<Outcome<T>> {
+  const timeoutMs = req.timeoutMs ?? t.timeouts.requestMs;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException('request timed out', 'TimeoutError')), timeoutMs);
+  // One run-wide signal is shared by every request in flight: AbortSignal.any follows it
+  // without adding a listener to it per request (which Node warns about past 10).
+  const signal = req.signal ? AbortSignal.any([req.signal, controller.signal]) : controller.signal;
+  try {
+    const headers = payload === undefined ? t.baseHeaders : { ...t.baseHeaders, 'content-type': 'application/json' };
+    const res = await t.pool.request({
+      path: buildPath(t.prefix, req.path, req.query),
+      method: req.method,
+      headers,
+      body: payload,
+      signal,
+    });
+    const answer = answerHeaders(t, res);
+    const text = await readCapped(res.body, answer.declaredBytes, t.maxResponseBytes);
+    return answer.status >= 200 && answer.status < 300 ? successOf(t, req, { ...answer, text }) : failedStatus(t, req, { ...answer, text });
+  } catch (error) {
+    if (req.signal?.aborted) return { kind: 'aborted', reason: abortReason(req.signal) };
+    return noAnswer(t, req, error, controller.signal.aborted ? timeoutMs : null);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** What an answer's status line and headers say (the request id redacted). */
+function answerHeaders(t: Transport, res: Dispatcher.ResponseData): Omit<Answer, 'text'> {
+  const headers = res.headers as ResponseHeaders;
+  const rawRequestId = firstHeader(headers['x-request-id']);
+  return {
+    status: res.statusCode,
+    headers,
+    requestId: rawRequestId === undefined ? null : redact(rawRequestId, t.secrets),
+    contentType: firstHeader(headers['content-type']),
+    declaredBytes: parseContentLength(firstHeader(headers['content-length'])),
+  };
+}
+
+/** An answer's status and headers, and its body (null when over the cap). */
+interface Answer {
+  status: number;
+  headers: ResponseHeaders;
+  /** The x-request-id header, redacted. */
+  requestId: string | null;
+  contentType: string | undefined;
+  declaredBytes: number | null;
+  text: string | null;
+}
+
+/** A 2xx answer: its body parsed and checked against the caller's schema, or refused (too large, not JSON, not the shape). */
+function successOf<T>(t: Transport, req: ApiRequestOptions<T>, answer: Answer): Outcome<T> {
+  const exchange = { method: req.method, path: redact(req.path, t.secrets), status: answer.status, requestId: answer.requestId };
+  if (answer.text === null) {
+    const declared = answer.declaredBytes !== null && answer.declaredBytes > t.maxResponseBytes ? answer.declaredBytes : null;
+    return { kind: 'fatal', error: new ApiResponseTooLargeError({ ...exchange, limitBytes: t.maxResponseBytes, declaredBytes: declared }) };
+  }
+  const parsed = parseSuccessBody(answer.text, answer.contentType);
+  if (!parsed.ok) return { kind: 'fatal', error: new ApiResponseParseError({ ...exchange, detail: redact(parsed.detail, t.secrets) }) };
+  let body = parsed.value as T;
+  if (req.schema) {
+    const checked = checkAnswer(req.schema, parsed.value, parsed.form, (text) => redact(text, t.secrets));
+    if (!checked.ok) return { kind: 'fatal', error: new UnexpectedResponseError({ ...exchange, ...checked.mismatch }) };
+    body = checked.value;
+  }
+  return { kind: 'ok', response: { status: answer.status, headers: answer.headers, body, requestId: answer.requestId } };
+}
+
+/** Any other status: a failure the retry policy decides on, whose error carries the platform's message (an answer too large to read keeps its status). */
+function failedStatus<T>(t: Transport, req: ApiRequestOptions<T>, answer: Answer): Failed {
+  const parsed = parseErrorBody(answer.text ?? '', answer.contentType);
+  const { status, requestId } = answer;
+  const retryAfter = answer.headers['retry-after'];
+  const retryAfterMs = answer.headers['retry-after-ms'];
+  return {
+    kind: 'failed',
+    failure: { kind: 'status', status },
+    reason: `HTTP ${status}`,
+    retryAfter,
+    retryAfterMs,
+    requestId,
+    toError: ({ note, quotaExhausted, platformDown }) =>
+      createApiError({
+        method: req.method,
+        path: redact(req.path, t.secrets),
+        status,
+        requestId: requestId ?? (parsed.requestId === null ? null : redact(parsed.requestId, t.secrets)),
+        product: productOf(req.path),
+        body: redactDeep(parsed.body, t.secrets),
+        platformMessage: parsed.platformMessage === null ? null : toOneLine(redact(parsed.platformMessage, t.secrets)),
+        retryAfterMs: parseRetryAfter(retryAfter, retryAfterMs, t.now()),
+        note,
+        quotaExhausted,
+        platformDown,
+      }),
+  };
+}
+
+/**
+ * No answer: the whole-request timeout (`timedOutAfterMs`, when it fired) or a network failure,
+ * classified by whether the request may have been sent.
+ */
+function noAnswer<T>(t: Transport, req: ApiRequestOptions<T>, error: unknown, timedOutAfterMs: number | null): Failed {
+  const cause = sanitizeError(error, t.secrets);
+  const path = redact(req.path, t.secrets);
+  if (timedOutAfterMs !== null) {
+    return {
+      kind: 'failed',
+      failure: { kind: 'network', requestSent: 'unknown', transient: true },
+      reason: 'request timeout',
+      toError: ({ note, quotaExhausted, platformDown }) =>
+        new ApiTimeoutError({
+          method: req.method,
+          path,
+          requestSent: 'unknown',
+          reason: 'EDGEFORM_REQUEST_TIMEOUT',
+          detail: cause.message,
+          phase: 'request',
+          timeoutMs: timedOutAfterMs,
+          note,
+          quotaExhausted,
+          platformDown,
+          cause,
+        }),
+    };
+  }
+  const failure = classifyNetworkError(error);
+  const detail = cause.message === '' ? failure.reason : cause.message.includes(failure.reason) ? cause.message : `${failure.reason}: ${cause.message}`;
+  const base = { method: req.method, path, requestSent: failure.requestSent, reason: failure.reason, detail, cause, unreachable: isUnreachable(failure) };
+  const phase = failure.timeoutPhase;
+  return {
+    kind: 'failed',
+    failure: { kind: 'network', requestSent: failure.requestSent, transient: failure.transient },
+    reason: failure.reason,
+    toError: ({ note, quotaExhausted, platformDown }) =>
+      phase
+        ? new ApiTimeoutError({ ...base, phase, timeoutMs: phaseTimeout(phase, t.timeouts), note, quotaExhausted, platformDown })
+        : new ApiConnectionError({ ...base, note, quotaExhausted, platformDown }),
+  };
 }
 
 /**

@@ -210,293 +210,351 @@ interface Tracked {
 
 type PollResult = { kind: 'ok'; task: Task } | { kind: 'failed'; error: unknown };
 
+/** A poller's settings and state: every step of the polling reads it. */
+interface Poller {
+  client: Pick<ApiClient, 'get' | 'redact'>;
+  options: TaskPollerOptions;
+  runSignal: AbortSignal | undefined;
+  sleep: Sleep;
+  now: () => number;
+  schedule: Readonly<TaskPollSchedule>;
+  /** The tasks waited on, by id. */
+  tracked: Map<string, Tracked>;
+  /** Project/region pairs whose task list failed in a way a retry will not mend: their tasks are read by id. */
+  listsRefused: Set<string>;
+  /** Waiters by their own signal: one abort listener per signal, however many waits share it. */
+  bySignal: Map<AbortSignal, { waiters: Set<Waiter>; onAbort: () => void }>;
+  looping: boolean;
+  /** Ends the loop's sleep early (a new wait came, or the run was aborted). */
+  wake: AbortController | null;
+  /** The run signal's listener while the loop runs. */
+  onRunAbort: () => void;
+}
+
 const scopeKey = (scope: TaskScope): string => `${scope.projectId}/${scope.regionId}`;
 
 /** Creates the poller of a run. */
 export function createTaskPoller(client: Pick<ApiClient, 'get' | 'redact'>, options: TaskPollerOptions = {}): TaskPoller {
-  const runSignal = options.signal;
-  const sleep = options.sleep ?? realSleep;
-  const now = options.now ?? Date.now;
-  const schedule = options.schedule ?? DEFAULT_TASK_POLL_SCHEDULE;
-  const tracked = new Map<string, Tracked>();
-  /** Project/region pairs whose task list failed in a way a retry will not mend: their tasks are read by id. */
-  const listsRefused = new Set<string>();
-  /** Waiters by their own signal: one abort listener per signal, however many waits share it. */
-  const bySignal = new Map<AbortSignal, { waiters: Set<Waiter>; onAbort: () => void }>();
-  let looping = false;
-  let wake: AbortController | null = null;
-
-  const groupKey = (t: Tracked): string => (t.scope && !listsRefused.has(scopeKey(t.scope)) ? scopeKey(t.scope) : `task ${t.id}`);
-
-  const detach = (waiter: Waiter): void => {
-    for (const id of waiter.ids) {
-      const t = tracked.get(id);
-      if (!t) continue;
-      t.waiters.delete(waiter);
-      if (t.waiters.size === 0) tracked.delete(id);
-    }
-    if (waiter.signal) {
-      const entry = bySignal.get(waiter.signal);
-      entry?.waiters.delete(waiter);
-      if (entry && entry.waiters.size === 0) {
-        waiter.signal.removeEventListener('abort', entry.onAbort);
-        bySignal.delete(waiter.signal);
-      }
-    }
+  const p: Poller = {
+    client,
+    options,
+    runSignal: options.signal,
+    sleep: options.sleep ?? realSleep,
+    now: options.now ?? Date.now,
+    schedule: options.schedule ?? DEFAULT_TASK_POLL_SCHEDULE,
+    tracked: new Map(),
+    listsRefused: new Set(),
+    bySignal: new Map(),
+    looping: false,
+    wake: null,
+    onRunAbort: () => {
+      failEveryWait(p, abortReason(p.runSignal!));
+      p.wake?.abort();
+    },
   };
-  const fail = (waiter: Waiter, error: unknown): void => {
-    detach(waiter);
-    waiter.reject(error);
-  };
-  const failTask = (t: Tracked, error: unknown): void => {
-    for (const waiter of [...t.waiters]) fail(waiter, error);
-    tracked.delete(t.id);
-  };
-
-  const onRunAbort = (): void => {
-    const reason = abortReason(runSignal!);
-    const waiters = new Set([...tracked.values()].flatMap((t) => [...t.waiters]));
-    for (const waiter of waiters) fail(waiter, reason);
-    tracked.clear();
-    wake?.abort();
-  };
-
-  /** Records a state read of a task; settles its waits when it ended. */
-  const record = (t: Tracked, task: Task): void => {
-    if (tracked.get(t.id) !== t) return;
-    t.last = task;
-    t.failures = 0;
-    const project = task.project_id;
-    const region = task.region_id;
-    if (typeof project === 'number' && typeof region === 'number') t.scope = { projectId: project, regionId: region };
-    const created = typeof task.created_on === 'string' ? parsePlatformTime(task.created_on) : null;
-    if (created !== null) t.createdOnMs = created;
-    options.onPoll?.(task);
-    if (task.state === 'ERROR') {
-      failTask(t, new TaskFailedError({ taskId: t.id, taskType: task.task_type, error: typeof task.error === 'string' ? toOneLine(client.redact(task.error)) : null }));
-      return;
-    }
-    if (task.state !== 'FINISHED') return;
-    tracked.delete(t.id);
-    for (const waiter of t.waiters) {
-      waiter.results.set(t.id, task);
-      if (waiter.ids.every((id) => waiter.results.has(id))) {
-        detach(waiter);
-        waiter.resolve(waiter.ids.map((id) => waiter.results.get(id)!));
-      }
-    }
-  };
-
-  /** A failed poll of a task: transient ones count towards MAX_CONSECUTIVE_POLL_FAILURES and may push its next poll back (Retry-After). */
-  const recordFailure = (t: Tracked, error: unknown, tick: number): void => {
-    if (tracked.get(t.id) !== t) return;
-    if (!isTransientPollFailure(error)) {
-      failTask(t, error);
-      return;
-    }
-    t.failures += 1;
-    if (t.failures >= MAX_CONSECUTIVE_POLL_FAILURES) {
-      failTask(t, new TaskPollError({ taskId: t.id, failures: t.failures, lastState: t.last?.state ?? null, error }));
-      return;
-    }
-    const retryAfterMs = Math.min(error instanceof ApiError ? (error.retryAfterMs ?? 0) : 0, DEFAULT_RETRY_POLICY.maxRetryAfterMs);
-    t.nextPollAt = Math.max(t.nextPollAt, tick + retryAfterMs);
-  };
-
-  const toTask = (body: z.infer<typeof taskAnswer>, id: string): Task => ({ ...body, id: body.id ?? id, task_type: body.task_type ?? 'unknown' });
-
-  /** One task by id. */
-  const getOne = async (id: string): Promise<PollResult> => {
-    try {
-      const { body } = await client.get(apiPath`/cloud/v1/tasks/${id}`, { schema: taskAnswer, retry: 'none', urgent: true, ...(runSignal ? { signal: runSignal } : {}) });
-      return { kind: 'ok', task: toTask(body, id) };
-    } catch (error) {
-      return { kind: 'failed', error };
-    }
-  };
-
-  /**
-   * The tasks of one project and region: from the oldest one waited on (when its creation time
-   * is known; oldest first, paging on while some are not shown yet) or else the newest ones.
-   * Resolves with the entries of the tasks asked for that it found (checked), or the error.
-   */
-  const list = async (scope: TaskScope, members: readonly Tracked[]): Promise<{ found: Map<string, Task> } | { error: unknown }> => {
-    const wanted = new Set(members.map((t) => t.id));
-    const known = members.map((t) => t.createdOnMs).filter((ms): ms is number => ms !== null);
-    const base: Query =
-      known.length > 0
-        ? { from_timestamp: new Date(Math.min(...known) - FROM_TIMESTAMP_MARGIN_MS).toISOString(), order_by: 'asc', limit: MAX_TASK_PAGE }
-        : { order_by: 'desc', limit: Math.min(MAX_TASK_PAGE, 2 * members.length + 20) };
-    const found = new Map<string, Task>();
-    try {
-      for (let page = 0, offset = 0; page < (known.length > 0 ? MAX_LIST_PAGES : 1); page++) {
-        const query: Query = { project_id: scope.projectId, region_id: scope.regionId, ...base, ...(offset > 0 ? { offset } : {}) };
-        const { body } = await client.get('/cloud/v1/tasks', { query, schema: taskPage, retry: 'none', urgent: true, ...(runSignal ? { signal: runSignal } : {}) });
-        for (const entry of body.results) {
-          if (!wanted.has(entry.id)) continue;
-          const checked = taskAnswer.safeParse(entry);
-          if (checked.success) found.set(entry.id, toTask(checked.data, entry.id));
-        }
-        offset += body.results.length;
-        if (found.size === wanted.size || body.results.length === 0 || offset >= body.count) break;
-      }
-      return { found };
-    } catch (error) {
-      return { error };
-    }
-  };
-
-  /** Polls one group: a list for several tasks of a known project and region, else each task by id. */
-  const pollGroup = async (members: readonly Tracked[], tick: number): Promise<void> => {
-    const scope = members[0]!.scope;
-    let byId = members;
-    if (members.length > 1 && scope && !listsRefused.has(scopeKey(scope))) {
-      const listed = await list(scope, members);
-      if ('error' in listed) {
-        const error = listed.error;
-        if (runSignal?.aborted) return;
-        if (error instanceof RunFatalError) {
-          for (const t of members) failTask(t, error);
-          return;
-        }
-        if (isTransientPollFailure(error)) {
-          for (const t of members) recordFailure(t, error, tick);
-          return;
-        }
-        // Refused (or answered with something unusable): this project and region are read by id from now on.
-        listsRefused.add(scopeKey(scope));
-      } else {
-        for (const t of members) {
-          const task = listed.found.get(t.id);
-          if (task) record(t, task);
-        }
-        byId = members.filter((t) => !listed.found.has(t.id));
-      }
-    }
-    await Promise.all(
-      byId.map(async (t) => {
-        const result = await getOne(t.id);
-        if (runSignal?.aborted) return;
-        if (result.kind === 'ok') record(t, result.task);
-        else recordFailure(t, result.error, tick);
-      }),
-    );
-  };
-
-  const deadlineOf = (t: Tracked): number => t.since + (t.timeoutMs ?? DEFAULT_TASK_TIMEOUT_MS);
-
-  const loop = async (): Promise<void> => {
-    let tick = now();
-    while (tracked.size > 0) {
-      tick = Math.max(tick, now());
-      const due = [...tracked.values()].filter((t) => t.nextPollAt <= tick);
-      if (due.length === 0) {
-        const next = Math.min(...[...tracked.values()].map((t) => t.nextPollAt));
-        const ms = next - tick;
-        wake = new AbortController();
-        const slept = await sleep(ms, wake.signal).then(
-          () => true,
-          () => false,
-        );
-        wake = null;
-        // A sleep that ran its course counts as that much time passed, even on a clock that did
-        // not move (a test's); one cut short (a new wait came) is planned again from the clock.
-        tick = slept ? Math.max(tick + ms, now()) : now();
-        continue;
-      }
-      // A group is polled as a whole as soon as one of its tasks wants a poll.
-      const dueKeys = new Set(due.map(groupKey));
-      const groups = new Map<string, Tracked[]>();
-      for (const t of tracked.values()) {
-        const key = groupKey(t);
-        if (dueKeys.has(key)) groups.set(key, [...(groups.get(key) ?? []), t]);
-      }
-      const polled = [...groups.values()].flat();
-      await Promise.all([...groups.values()].map((members) => pollGroup(members, tick)));
-      for (const t of polled) {
-        if (tracked.get(t.id) !== t) continue;
-        const deadline = deadlineOf(t);
-        if (tick >= deadline) {
-          failTask(t, new TaskTimeoutError({ taskId: t.id, taskType: t.last?.task_type ?? 'unknown', elapsedMs: tick - t.since, lastState: t.last?.state ?? null }));
-          continue;
-        }
-        // The last poll comes at the deadline, so a task that ends just in time is not given up on.
-        t.nextPollAt = Math.min(Math.max(t.nextPollAt, tick + taskPollDelay(tick - t.since, schedule)), deadline);
-      }
-    }
-  };
-
-  const startLoop = (): void => {
-    if (looping) {
-      wake?.abort();
-      return;
-    }
-    looping = true;
-    // Listening on the run's signal only while there is something to poll: a poller used for one
-    // wait leaves no listener behind on it.
-    runSignal?.addEventListener('abort', onRunAbort, { once: true });
-    void loop()
-      .catch((error: unknown) => {
-        // Not a poll's failure (those are the waits' results) but a bug: no wait may hang on it.
-        for (const waiter of new Set([...tracked.values()].flatMap((t) => [...t.waiters]))) fail(waiter, error);
-        tracked.clear();
-      })
-      .finally(() => {
-        runSignal?.removeEventListener('abort', onRunAbort);
-        looping = false;
-        // A wait that came while the loop was finishing its last tick.
-        if (tracked.size > 0) startLoop();
-      });
-  };
-
   return {
     wait(taskIds, wait = {}) {
-      if (runSignal?.aborted) return Promise.reject(abortReason(runSignal));
+      if (p.runSignal?.aborted) return Promise.reject(abortReason(p.runSignal));
       if (wait.signal?.aborted) return Promise.reject(abortReason(wait.signal));
       if (taskIds.length === 0) return Promise.resolve([]);
       return new Promise<Task[]>((resolve, reject) => {
         const waiter: Waiter = { ids: [...taskIds], results: new Map(), signal: wait.signal, resolve, reject };
-        const at = now();
-        for (const id of new Set(taskIds)) {
-          let t = tracked.get(id);
-          if (!t) {
-            const scope = wait.scope ?? null;
-            // The first task of a group is polled at once; the others join its schedule.
-            const joins = [...tracked.values()].some((o) => scope !== null && o.scope !== null && scopeKey(o.scope) === scopeKey(scope));
-            t = {
-              id,
-              scope,
-              createdOnMs: null,
-              last: null,
-              failures: 0,
-              since: at,
-              timeoutMs: wait.timeoutMs,
-              nextPollAt: joins ? at + schedule.initialMs : at,
-              waiters: new Set(),
-            };
-            tracked.set(id, t);
-          }
-          t.waiters.add(waiter);
-        }
-        if (wait.signal) {
-          const signal = wait.signal;
-          let entry = bySignal.get(signal);
-          if (!entry) {
-            const waiters = new Set<Waiter>();
-            const onAbort = (): void => {
-              bySignal.delete(signal);
-              for (const w of [...waiters]) fail(w, abortReason(signal));
-            };
-            entry = { waiters, onAbort };
-            bySignal.set(signal, entry);
-            signal.addEventListener('abort', onAbort, { once: true });
-          }
-          entry.waiters.add(waiter);
-        }
-        startLoop();
+        const at = p.now();
+        for (const id of new Set(taskIds)) track(p, id, wait, at).waiters.add(waiter);
+        if (wait.signal) listenForAbort(p, wait.signal, waiter);
+        startLoop(p);
       });
     },
   };
+}
+
+/** The entry of a task waited on, made on its first wait: the first task of a group is polled at once, the others join its schedule. */
+function track(p: Poller, id: string, wait: TaskWaitOptions, at: number): Tracked {
+  let t = p.tracked.get(id);
+  if (!t) {
+    const scope = wait.scope ?? null;
+    const joins = [...p.tracked.values()].some((o) => scope !== null && o.scope !== null && scopeKey(o.scope) === scopeKey(scope));
+    t = {
+      id,
+      scope,
+      createdOnMs: null,
+      last: null,
+      failures: 0,
+      since: at,
+      timeoutMs: wait.timeoutMs,
+      nextPollAt: joins ? at + p.schedule.initialMs : at,
+      waiters: new Set(),
+    };
+    p.tracked.set(id, t);
+  }
+  return t;
+}
+
+/** Ends a wait when its own signal aborts: one listener per signal, for every wait that shares it. */
+function listenForAbort(p: Poller, signal: AbortSignal, waiter: Waiter): void {
+  let entry = p.bySignal.get(signal);
+  if (!entry) {
+    const waiters = new Set<Waiter>();
+    const onAbort = (): void => {
+      p.bySignal.delete(signal);
+      for (const w of [...waiters]) fail(p, w, abortReason(signal));
+    };
+    entry = { waiters, onAbort };
+    p.bySignal.set(signal, entry);
+    signal.addEventListener('abort', onAbort, { once: true });
+  }
+  entry.waiters.add(waiter);
+}
+
+/** Which group a task is polled with: its project and region (while their list works), else itself alone. */
+function groupKey(p: Poller, t: Tracked): string {
+  return t.scope && !p.listsRefused.has(scopeKey(t.scope)) ? scopeKey(t.scope) : `task ${t.id}`;
+}
+
+/** Forgets a wait: its tasks no longer waited on by anyone else, and its signal's listener once no wait shares it. */
+function detach(p: Poller, waiter: Waiter): void {
+  for (const id of waiter.ids) {
+    const t = p.tracked.get(id);
+    if (!t) continue;
+    t.waiters.delete(waiter);
+    if (t.waiters.size === 0) p.tracked.delete(id);
+  }
+  if (waiter.signal) {
+    const entry = p.bySignal.get(waiter.signal);
+    entry?.waiters.delete(waiter);
+    if (entry && entry.waiters.size === 0) {
+      waiter.signal.removeEventListener('abort', entry.onAbort);
+      p.bySignal.delete(waiter.signal);
+    }
+  }
+}
+
+function fail(p: Poller, waiter: Waiter, error: unknown): void {
+  detach(p, waiter);
+  waiter.reject(error);
+}
+
+/** Fails every wait on a task, and stops polling it. */
+function failTask(p: Poller, t: Tracked, error: unknown): void {
+  for (const waiter of [...t.waiters]) fail(p, waiter, error);
+  p.tracked.delete(t.id);
+}
+
+/** Fails every wait of the poller (the run aborted, or a bug in the loop: no wait may hang). */
+function failEveryWait(p: Poller, error: unknown): void {
+  const waiters = new Set([...p.tracked.values()].flatMap((t) => [...t.waiters]));
+  for (const waiter of waiters) fail(p, waiter, error);
+  p.tracked.clear();
+}
+
+/** Records a state read of a task; settles its waits when it ended. */
+function record(p: Poller, t: Tracked, task: Task): void {
+  if (p.tracked.get(t.id) !== t) return;
+  t.last = task;
+  t.failures = 0;
+  const project = task.project_id;
+  const region = task.region_id;
+  if (typeof project === 'number' && typeof region === 'number') t.scope = { projectId: project, regionId: region };
+  const created = typeof task.created_on === 'string' ? parsePlatformTime(task.created_on) : null;
+  if (created !== null) t.createdOnMs = created;
+  p.options.onPoll?.(task);
+  if (task.state === 'ERROR') {
+    failTask(p, t, new TaskFailedError({ taskId: t.id, taskType: task.task_type, error: typeof task.error === 'string' ? toOneLine(p.client.redact(task.error)) : null }));
+    return;
+  }
+  if (task.state !== 'FINISHED') return;
+  p.tracked.delete(t.id);
+  for (const waiter of t.waiters) {
+    waiter.results.set(t.id, task);
+    if (waiter.ids.every((id) => waiter.results.has(id))) {
+      detach(p, waiter);
+      waiter.resolve(waiter.ids.map((id) => waiter.results.get(id)!));
+    }
+  }
+}
+
+/** A failed poll of a task: transient ones count towards MAX_CONSECUTIVE_POLL_FAILURES and may push its next poll back (Retry-After). */
+function recordFailure(p: Poller, t: Tracked, error: unknown, tick: number): void {
+  if (p.tracked.get(t.id) !== t) return;
+  if (!isTransientPollFailure(error)) {
+    failTask(p, t, error);
+    return;
+  }
+  t.failures += 1;
+  if (t.failures >= MAX_CONSECUTIVE_POLL_FAILURES) {
+    failTask(p, t, new TaskPollError({ taskId: t.id, failures: t.failures, lastState: t.last?.state ?? null, error }));
+    return;
+  }
+  const retryAfterMs = Math.min(error instanceof ApiError ? (error.retryAfterMs ?? 0) : 0, DEFAULT_RETRY_POLICY.maxRetryAfterMs);
+  t.nextPollAt = Math.max(t.nextPollAt, tick + retryAfterMs);
+}
+
+const toTask = (body: z.infer<typeof taskAnswer>, id: string): Task => ({ ...body, id: body.id ?? id, task_type: body.task_type ?? 'unknown' });
+
+/** One task by id. */
+async function getOne(p: Poller, id: string): Promise<PollResult> {
+  try {
+    const { body } = await p.client.get(apiPath`/cloud/v1/tasks/${id}`, { schema: taskAnswer, retry: 'none', urgent: true, ...(p.runSignal ? { signal: p.runSignal } : {}) });
+    return { kind: 'ok', task: toTask(body, id) };
+  } catch (error) {
+    return { kind: 'failed', error };
+  }
+}
+
+/**
+ * The tasks of one project and region: from the oldest one waited on (when its creation time
+ * is known; oldest first, paging on while some are not shown yet) or else the newest ones.
+ * Resolves with the entries of the tasks asked for that it found (checked), or the error.
+ */
+async function list(p: Poller, scope: TaskScope, members: readonly Tracked[]): Promise<{ found: Map<string, Task> } | { error: unknown }> {
+  const wanted = new Set(members.map((t) => t.id));
+  const known = members.map((t) => t.createdOnMs).filter((ms): ms is number => ms !== null);
+  const base: Query =
+    known.length > 0
+      ? { from_timestamp: new Date(Math.min(...known) - FROM_TIMESTAMP_MARGIN_MS).toISOString(), order_by: 'asc', limit: MAX_TASK_PAGE }
+      : { order_by: 'desc', limit: Math.min(MAX_TASK_PAGE, 2 * members.length + 20) };
+  const found = new Map<string, Task>();
+  try {
+    for (let page = 0, offset = 0; page < (known.length > 0 ? MAX_LIST_PAGES : 1); page++) {
+      const query: Query = { project_id: scope.projectId, region_id: scope.regionId, ...base, ...(offset > 0 ? { offset } : {}) };
+      const { body } = await p.client.get('/cloud/v1/tasks', { query, schema: taskPage, retry: 'none', urgent: true, ...(p.runSignal ? { signal: p.runSignal } : {}) });
+      for (const entry of body.results) {
+        if (!wanted.has(entry.id)) continue;
+        const checked = taskAnswer.safeParse(entry);
+        if (checked.success) found.set(entry.id, toTask(checked.data, entry.id));
+      }
+      offset += body.results.length;
+      if (found.size === wanted.size || body.results.length === 0 || offset >= body.count) break;
+    }
+    return { found };
+  } catch (error) {
+    return { error };
+  }
+}
+
+/** Polls one group: a list for several tasks of a known project and region, else each task by id. */
+async function pollGroup(p: Poller, members: readonly Tracked[], tick: number): Promise<void> {
+  const scope = members[0]!.scope;
+  let byId = members;
+  if (members.length > 1 && scope && !p.listsRefused.has(scopeKey(scope))) {
+    const rest = takeListed(p, scope, members, await list(p, scope, members), tick);
+    if (rest === null) return;
+    byId = rest;
+  }
+  await Promise.all(
+    byId.map(async (t) => {
+      const result = await getOne(p, t.id);
+      if (p.runSignal?.aborted) return;
+      if (result.kind === 'ok') record(p, t, result.task);
+      else recordFailure(p, t, result.error, tick);
+    }),
+  );
+}
+
+/**
+ * What a group's list read gave: records the tasks it showed and returns the members still to
+ * read by id (those it did not show, or all when the list was refused); null when its failure
+ * settled them (the run aborted, a run-fatal error, a transient failure counted against each).
+ */
+function takeListed(p: Poller, scope: TaskScope, members: readonly Tracked[], listed: Awaited<ReturnType<typeof list>>, tick: number): readonly Tracked[] | null {
+  if (!('error' in listed)) {
+    for (const t of members) {
+      const task = listed.found.get(t.id);
+      if (task) record(p, t, task);
+    }
+    return members.filter((t) => !listed.found.has(t.id));
+  }
+  const error = listed.error;
+  if (p.runSignal?.aborted) return null;
+  if (error instanceof RunFatalError) {
+    for (const t of members) failTask(p, t, error);
+    return null;
+  }
+  if (isTransientPollFailure(error)) {
+    for (const t of members) recordFailure(p, t, error, tick);
+    return null;
+  }
+  // Refused (or answered with something unusable): this project and region are read by id from now on.
+  p.listsRefused.add(scopeKey(scope));
+  return members;
+}
+
+const deadlineOf = (t: Tracked): number => t.since + (t.timeoutMs ?? DEFAULT_TASK_TIMEOUT_MS);
+
+/** Polls while any task is waited on: sleeps until one wants a poll, then polls the groups that are due. */
+async function pollUntilIdle(p: Poller): Promise<void> {
+  let tick = p.now();
+  while (p.tracked.size > 0) {
+    tick = Math.max(tick, p.now());
+    const due = [...p.tracked.values()].filter((t) => t.nextPollAt <= tick);
+    if (due.length === 0) {
+      const ms = Math.min(...[...p.tracked.values()].map((t) => t.nextPollAt)) - tick;
+      const slept = await sleepUnlessWoken(p, ms);
+      p.wake = null;
+      // A sleep that ran its course counts as that much time passed, even on a clock that did
+      // not move (a test's); one cut short (a new wait came) is planned again from the clock.
+      tick = slept ? Math.max(tick + ms, p.now()) : p.now();
+      continue;
+    }
+    const groups = groupsOf(p, due);
+    await Promise.all(groups.map((members) => pollGroup(p, members, tick)));
+    planNextPolls(p, groups.flat(), tick);
+  }
+}
+
+/** Sleeps `ms`; resolves false when woken early (startLoop: a new wait came, or the run aborted). */
+function sleepUnlessWoken(p: Poller, ms: number): Promise<boolean> {
+  p.wake = new AbortController();
+  return p.sleep(ms, p.wake.signal).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The groups to poll: a group is polled as a whole as soon as one of its tasks wants a poll. */
+function groupsOf(p: Poller, due: readonly Tracked[]): Tracked[][] {
+  const dueKeys = new Set(due.map((t) => groupKey(p, t)));
+  const groups = new Map<string, Tracked[]>();
+  for (const t of p.tracked.values()) {
+    const key = groupKey(p, t);
+    if (dueKeys.has(key)) groups.set(key, [...(groups.get(key) ?? []), t]);
+  }
+  return [...groups.values()];
+}
+
+/** After a tick's polls: each task still waited on past its deadline fails; the others get their next poll. */
+function planNextPolls(p: Poller, polled: readonly Tracked[], tick: number): void {
+  for (const t of polled) {
+    if (p.tracked.get(t.id) !== t) continue;
+    const deadline = deadlineOf(t);
+    if (tick >= deadline) {
+      failTask(p, t, new TaskTimeoutError({ taskId: t.id, taskType: t.last?.task_type ?? 'unknown', elapsedMs: tick - t.since, lastState: t.last?.state ?? null }));
+      continue;
+    }
+    // The last poll comes at the deadline, so a task that ends just in time is not given up on.
+    t.nextPollAt = Math.min(Math.max(t.nextPollAt, tick + taskPollDelay(tick - t.since, p.schedule)), deadline);
+  }
+}
+
+/** Starts the polling loop, or wakes it when it runs (a new wait may be due sooner). */
+function startLoop(p: Poller): void {
+  if (p.looping) {
+    p.wake?.abort();
+    return;
+  }
+  p.looping = true;
+  // Listening on the run's signal only while there is something to poll: a poller used for one
+  // wait leaves no listener behind on it.
+  p.runSignal?.addEventListener('abort', p.onRunAbort, { once: true });
+  void pollUntilIdle(p)
+    // Not a poll's failure (those are the waits' results) but a bug: no wait may hang on it.
+    .catch((error: unknown) => failEveryWait(p, error))
+    .finally(() => {
+      p.runSignal?.removeEventListener('abort', p.onRunAbort);
+      p.looping = false;
+      // A wait that came while the loop was finishing its last tick.
+      if (p.tracked.size > 0) startLoop(p);
+    });
 }
 
 /** Options of {@link pollTask} and {@link waitForTasks}: a poller's settings and one wait's. */

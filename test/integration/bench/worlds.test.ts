@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { floatingIpWorld, identityWorld, mixedWorld, resizeWorld, type World } from '../../../bench/worlds.js';
+import { deleteAppsWorld, floatingIpWorld, identityWorld, mixedWorld, resizeWorld, type World } from '../../../bench/worlds.js';
 import { planStack } from '../../../src/cli/plan-stack.js';
 import { startEmulator } from '../../../src/emulator/index.js';
 
@@ -69,5 +69,14 @@ describe('the benchmark worlds', () => {
     const empty = await planWorld(identityWorld(dir, 12, 8, false));
     expect(empty.plan.errored).toBe(false);
     expect(empty.plan.resource_changes.map((c) => c.action)).toEqual(Array(20).fill('create'));
+  });
+
+  it('deletes every app of the scheduling world, independently of each other, waiting on no task', async () => {
+    const world = deleteAppsWorld(dir, 40);
+    const { plan } = await planWorld(world);
+    expect(plan.errored).toBe(false);
+    expect(plan.resource_changes.map((c) => c.action)).toEqual(Array(40).fill('delete'));
+    expect(plan.resource_changes.every((c) => c.depends_on.length === 0 && c.type === 'fastedge_app')).toBe(true);
+    expect(world.listPages).toBe(1);
   });
 });
