@@ -58,7 +58,7 @@ const cases: DeletableCase[] = [
     id: 1234,
     otherId: 1300,
     observed: { app_id: 1234, name: 'legacy-app', status: 1 },
-    state: { app_id: 1234, name: 'legacy-app', status: 1, binary: 501, comment: 'old edge app, to be removed' },
+    state: { app_id: 1234, name: 'legacy-app', status: 1, binary: 501, comment: 'old edge app, to be removed', url: 'https://legacy-app.fastedge.app' },
     notFound: '404 with no body',
     retryAfter: 4,
     live: () => emu.state.fastedgeApps,
