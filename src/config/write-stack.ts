@@ -130,7 +130,8 @@ export interface WrittenStack {
  *
  * The one exception to "every value is data": a `refersTo` field whose value is the `id` of a
  * block of the named kind among the blocks written is written as a reference to it,
- * `${TYPE.NAME.id}` (see DraftBlock.refersTo); a block left out is never referred to.
+ * `${TYPE.NAME.id}` (see DraftBlock.refersTo); a block left out is never referred to, and a
+ * reference that would close a cycle (a block naming itself, two naming each other) stays the literal id.
  */
 export function writeStack(draft: StackDraft, env: Readonly<Record<string, string | undefined>> = {}): WrittenStack {
   const leftOut: LeftOutBlock[] = [];
@@ -177,6 +178,8 @@ function layOut(blocks: readonly DraftBlock[]): Layout {
   const names = uniqueBlockNames(blocks);
   const referable = referableBlocks(blocks);
   const references = blocks.map(() => new Set<string>());
+  // The blocks each block refers to so far: a reference that would close a cycle stays a literal id.
+  const refersTo = blocks.map(() => new Set<number>());
   return {
     defaults,
     names,
@@ -192,8 +195,9 @@ function layOut(blocks: readonly DraftBlock[]): Layout {
             const value = block.attributes[f];
             const kind = block.refersTo?.[f];
             const target = kind !== undefined && (typeof value === 'string' || typeof value === 'number') ? referable.get(referableKey(kind, String(value))) : undefined;
-            if (target === undefined || target === i) return [f, value];
+            if (target === undefined || reaches(target, i, refersTo)) return [f, value];
             references[i]!.add(f);
+            refersTo[i]!.add(target);
             return [f, writeReference({ type: kind!, name: names[target]!, field: 'id' })];
           }),
         ),
@@ -202,6 +206,20 @@ function layOut(blocks: readonly DraftBlock[]): Layout {
     references,
     comments: blocks.map((b) => b.comment),
   };
+}
+
+/** Whether block `from` is `to` or refers to it through `edges` (by block, the blocks it refers to). */
+function reaches(from: number, to: number, edges: ReadonlyArray<ReadonlySet<number>>): boolean {
+  const seen = new Set<number>();
+  const stack = [from];
+  while (stack.length > 0) {
+    const at = stack.pop()!;
+    if (at === to) return true;
+    if (seen.has(at)) continue;
+    seen.add(at);
+    stack.push(...edges[at]!);
+  }
+  return false;
 }
 
 /** By kind and platform id, the block a reference may name: only an id held by one block of its kind. */

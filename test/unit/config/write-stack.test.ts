@@ -355,6 +355,22 @@ resources:
     expect(twice.text).not.toContain('${');
   });
 
+  it('keeps a literal id where a reference would close a cycle (a block naming itself, two blocks naming each other), so the stack loads', async () => {
+    const app = (name: string, id: number, binary: number): DraftBlock => ({
+      type: 'fastedge_app',
+      name,
+      attributes: { app_id: id, name: `app-${name}`, binary },
+      comment: 'c',
+      id: String(id),
+      refersTo: { binary: 'fastedge_app' },
+    });
+    const text = written({ blocks: [app('a', 1, 2), app('b', 2, 1), app('self', 3, 3)] });
+    expect(text).toContain('  a:\n    type: fastedge_app\n    app_id: 1\n    name: app-a\n    binary: "${fastedge_app.b.id}"\n');
+    expect(text).toContain('  b:\n    type: fastedge_app\n    app_id: 2\n    name: app-b\n    binary: 1\n');
+    expect(text).toContain('    binary: 3\n');
+    expect((await load(text)).diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  });
+
   it('leaves out a block holding the API key of the environment', () => {
     const key = 'emu$write-stack-key-0123456789abcdef';
     const result = writeStack({ blocks: [{ type: 'fastedge_app', name: 'a', attributes: { app_id: 1, name: `x ${key}` }, comment: 'c' }] }, { EDGEFORM_API_KEY: key });
