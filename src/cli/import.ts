@@ -173,7 +173,14 @@ export const importCommand = defineCommand<ImportArgs>({
         let found = discovered.found;
         const skipped = [...discovered.skipped];
         const draft = (): StackDraft => ({
-          blocks: found.map((r): DraftBlock => ({ type: r.type, name: r.name, attributes: r.attributes, comment: `imported from ${r.source}` })),
+          blocks: found.map((r): DraftBlock => ({
+            type: r.type,
+            name: r.name,
+            attributes: r.attributes,
+            comment: `imported from ${r.source}`,
+            id: r.id,
+            ...(r.refersTo ? { refersTo: r.refersTo } : {}),
+          })),
           ...(baseUrl !== DEFAULT_BASE_URL ? { baseUrl } : {}),
           header: [
             `Written by edgeform import ${args.all ? '--all' : args.kind!}: each block adopts a live resource by its platform id.`,

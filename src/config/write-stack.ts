@@ -3,6 +3,7 @@ import { Document, visit, type Pair, type Scalar, type YAMLMap } from 'yaml';
 import { API_KEY_ENV } from '../env.js';
 import type { ResourceType } from '../kinds/registry.js';
 import { canonicalJson } from '../plan/fingerprint.js';
+import { writeReference } from '../plan/references.js';
 import { blockFieldRank, formatStackText } from './format-stack.js';
 import { STACK_VERSION } from './load-stack.js';
 import { isSecretFieldName } from './secrets.js';
@@ -18,6 +19,14 @@ export interface DraftBlock {
   attributes: Readonly<Record<string, unknown>>;
   /** The comment above the block (one line; where it came from). */
   comment: string;
+  /** Its platform id: a value of another block's `refersTo` field equal to it is written as a reference to this block. */
+  id?: string;
+  /**
+   * Which of its attributes hold the platform id of which kind (`{ network_id: 'cloud_network' }`):
+   * such a value equal to the `id` of a block of that kind in the same stack is written as
+   * `${TYPE.NAME.id}` (the whole value, so it keeps its type), not as the literal id.
+   */
+  refersTo?: Readonly<Record<string, ResourceType>>;
 }
 
 /** A stack to write: its blocks, the base URL to state (only when not the public one), and a comment at the top. */
@@ -118,6 +127,11 @@ export interface WrittenStack {
  * stack reader (`env` gives it the API key to refuse): a block whose values do not come back
  * exactly, or that the reader refuses, is left out (named in `leftOut` with why) and the rest is
  * written again, so what is returned reads back to exactly the values of the blocks it holds.
+ *
+ * The one exception to "every value is data": a `refersTo` field whose value is the `id` of a
+ * block of the named kind among the blocks written is written as a reference to it,
+ * `${TYPE.NAME.id}` (see DraftBlock.refersTo); a block left out is never referred to, and a
+ * reference that would close a cycle (a block naming itself, two naming each other) stays the literal id.
  */
 export function writeStack(draft: StackDraft, env: Readonly<Record<string, string | undefined>> = {}): WrittenStack {
   const leftOut: LeftOutBlock[] = [];
@@ -150,6 +164,8 @@ interface Layout {
   names: string[];
   /** Each block as written: `type`, then its fields (without those in defaults) in canonical order. */
   blocks: Array<Record<string, unknown>>;
+  /** By block, the fields that hold a reference (`${TYPE.NAME.id}`, written as it is, not as data). */
+  references: Array<ReadonlySet<string>>;
   comments: string[];
 }
 
@@ -159,22 +175,76 @@ function layOut(blocks: readonly DraftBlock[]): Layout {
     const values = new Set(blocks.filter((b) => field in b.attributes).map((b) => JSON.stringify(b.attributes[field])));
     if (values.size === 1) defaults[field] = JSON.parse([...values][0]!) as unknown;
   }
+  const names = uniqueBlockNames(blocks);
+  const referable = referableBlocks(blocks);
+  const references = blocks.map(() => new Set<string>());
+  // The blocks each block refers to so far: a reference that would close a cycle stays a literal id.
+  const refersTo = blocks.map(() => new Set<number>());
   return {
     defaults,
-    names: uniqueBlockNames(blocks),
-    blocks: blocks.map((block) => {
+    names,
+    blocks: blocks.map((block, i) => {
       const rank = blockFieldRank(block.type);
       const fields = Object.keys(block.attributes)
         .filter((f) => !(f in defaults))
         .sort((a, b) => rank(a) - rank(b));
-      return { type: block.type, ...Object.fromEntries(fields.map((f) => [f, block.attributes[f]])) };
+      return {
+        type: block.type,
+        ...Object.fromEntries(
+          fields.map((f) => {
+            const value = block.attributes[f];
+            const kind = block.refersTo?.[f];
+            const target = kind !== undefined && (typeof value === 'string' || typeof value === 'number') ? referable.get(referableKey(kind, String(value))) : undefined;
+            if (target === undefined || reaches(target, i, refersTo)) return [f, value];
+            references[i]!.add(f);
+            refersTo[i]!.add(target);
+            return [f, writeReference({ type: kind!, name: names[target]!, field: 'id' })];
+          }),
+        ),
+      };
     }),
+    references,
     comments: blocks.map((b) => b.comment),
   };
 }
 
+/** Whether block `from` is `to` or refers to it through `edges` (by block, the blocks it refers to). */
+function reaches(from: number, to: number, edges: ReadonlyArray<ReadonlySet<number>>): boolean {
+  const seen = new Set<number>();
+  const stack = [from];
+  while (stack.length > 0) {
+    const at = stack.pop()!;
+    if (at === to) return true;
+    if (seen.has(at)) continue;
+    seen.add(at);
+    stack.push(...edges[at]!);
+  }
+  return false;
+}
+
+/** By kind and platform id, the block a reference may name: only an id held by one block of its kind. */
+function referableBlocks(blocks: readonly DraftBlock[]): Map<string, number> {
+  const byId = new Map<string, number>();
+  const shared = new Set<string>();
+  blocks.forEach((block, i) => {
+    if (block.id === undefined) return;
+    const key = referableKey(block.type, block.id);
+    if (byId.has(key)) shared.add(key);
+    byId.set(key, i);
+  });
+  for (const key of shared) byId.delete(key);
+  return byId;
+}
+
+const referableKey = (type: string, id: string) => `${type}\u0000${id}`;
+
 function render(draft: StackDraft, layout: Layout): string {
-  const resources = Object.fromEntries(layout.names.map((name, i) => [name, asData(layout.blocks[i])]));
+  const resources = Object.fromEntries(
+    layout.names.map((name, i) => [
+      name,
+      Object.fromEntries(Object.entries(layout.blocks[i]!).map(([field, value]) => [field, layout.references[i]!.has(field) ? value : asData(value)])),
+    ]),
+  );
   const doc = new Document({
     version: STACK_VERSION,
     ...(draft.baseUrl !== undefined ? { provider: { base_url: asData(draft.baseUrl) } } : {}),

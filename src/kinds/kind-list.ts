@@ -118,6 +118,13 @@ export interface KindImportSpec<T extends ResourceType, S extends ScopeKind, Ite
   ownedBy?(item: Item): { stack: string; address: string } | undefined;
   /** For a cloud kind: whether a region offers it (Kubernetes: `has_k8s`); absent, every region does. */
   servedIn?(region: { has_k8s?: boolean | undefined }): boolean;
+  /**
+   * Which of the block's attributes hold the platform id of which kind (a subnet's
+   * `{ network_id: 'cloud_network' }`): where the value is the id of a block of that kind imported
+   * with it, the stack says `${TYPE.NAME.id}` instead of the literal id (see writeStack). Only
+   * fields a reference may stand in (not the block's identity, natural key, project or region).
+   */
+  refersTo?: Readonly<Partial<Record<keyof ImportedAttributes<T> & string, ResourceType>>>;
 }
 
 /** One resource found by a kind's import: its block's type, name hint, attributes and where it came from. */
@@ -128,6 +135,10 @@ export interface ImportedResource {
   attributes: Record<string, unknown>;
   /** Where it came from, for the block's comment: `GET /cloud/v1/floatingips/1/76: id 726e…`. */
   source: string;
+  /** Its platform id (what other imported blocks' `refersTo` fields may hold). */
+  id: string;
+  /** Its attributes holding the id of another kind (KindImportSpec.refersTo). */
+  refersTo?: Readonly<Record<string, ResourceType>>;
 }
 
 /** A live item a kind's import left out, and why: the import goes on without it and says so. */
@@ -194,7 +205,7 @@ export function defineImport<T extends ResourceType, S extends ScopeKind, Item>(
           discovery.skipped.push({ type, source, reason: `it makes no valid ${type} block: ${issue.path.map(String).join('.') || '(block)'}: ${issue.message}` });
           continue;
         }
-        discovery.found.push({ type, name: spec.blockName(item), attributes, source });
+        discovery.found.push({ type, name: spec.blockName(item), attributes, source, id, ...(spec.refersTo ? { refersTo: spec.refersTo as Record<string, ResourceType> } : {}) });
       }
       return discovery;
     },

@@ -125,8 +125,8 @@ export function buildPlan(input: PlanInput): Plan {
 
 /**
  * A block with its references resolved where the plan knows their values (see
- * resolveReferences); a resolved value the kind's schema refuses is a plan error at the
- * reference. The blocks it reads come before it in plan order, so their changes are known.
+ * resolveReferences); a reference whose block exists without a value for its field, and a
+ * resolved value the kind's schema refuses, are plan errors at the reference. The blocks it reads come before it in plan order, so their changes are known.
  */
 function resolveBlockReferences(
   block: ResourceBlock,
@@ -135,7 +135,14 @@ function resolveBlockReferences(
 ): { block: ResourceBlock; pending: PendingReference[]; notes: string[]; diagnostics: Diagnostic[] } {
   const references = block.references ?? [];
   const resolved = resolveReferences(block.attributes as Record<string, unknown>, references, { reads, changes });
-  const diagnostics: Diagnostic[] = [];
+  const diagnostics: Diagnostic[] = resolved.missing.map(({ reference, address, field }) => ({
+    severity: 'error',
+    code: 'plan-error',
+    summary: `${block.address}: ${formatPath(reference.path)}: ${reference.template} has no value: ${address} exists and this apply does not change it, but the platform holds no value for its ${field}`,
+    address: block.address,
+    range: reference.range,
+  }));
+  if (diagnostics.length > 0) return { block, pending: [], notes: [], diagnostics };
   const checked = RESOURCE_KINDS[block.type].schema.safeParse(resolved.attributes);
   if (!checked.success) {
     for (const issue of checked.error.issues) {

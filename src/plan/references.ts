@@ -147,6 +147,19 @@ export interface ResolvedReferences {
   pending: PendingReference[];
   /** A plan note per pending reference (`env.ORIGIN_IP = ${cloud_floating_ip.edge.floating_ip_address} (known after apply)`). */
   notes: string[];
+  /**
+   * The references that can have no value: a block they read exists, this apply leaves the
+   * referenced field as it is, and the platform holds no value for it (a plan error each).
+   */
+  missing: MissingReference[];
+}
+
+/** A reference a block exists for but whose field the platform holds no value for. */
+export interface MissingReference {
+  reference: BlockReference;
+  /** The block read (`TYPE.NAME`) and its field without a value. */
+  address: string;
+  field: string;
 }
 
 /**
@@ -154,13 +167,20 @@ export interface ResolvedReferences {
  * and whose referenced field this apply does not change (no-op, or an update of other fields)
  * gives its observed value; one that is created or replaced, or whose field is changing, does
  * not: the place holds KNOWN_AFTER_APPLY and the reference is pending (the executor resolves it
- * once its block is done). Pure.
+ * once its block is done). A block that exists, keeps the field and has no value for it gives
+ * none, now or after apply: the reference is missing (a plan error). Pure.
  */
 export function resolveReferences(attributes: Record<string, unknown>, references: readonly BlockReference[], sources: ReferenceSources): ResolvedReferences {
   let out = attributes;
   const pending: PendingReference[] = [];
   const notes: string[] = [];
+  const missing: MissingReference[] = [];
   for (const reference of references) {
+    const absent = templateTargets(reference.parts).find((target) => holdsNoValue(target, sources));
+    if (absent !== undefined) {
+      missing.push({ reference, address: referenceAddress(absent), field: absent.field });
+      continue;
+    }
     const resolved = resolveTemplate(reference.parts, (target) => knownValue(target, sources));
     if (resolved.known) {
       out = setAtPath(out, reference.path, reference.stringify ? String(resolved.value) : resolved.value);
@@ -170,7 +190,22 @@ export function resolveReferences(attributes: Record<string, unknown>, reference
       notes.push(`${formatPath(reference.path)} = ${reference.template} (known after apply)`);
     }
   }
-  return { attributes: out, pending, notes };
+  return { attributes: out, pending, notes, missing };
+}
+
+/**
+ * Whether a reference's block exists, keeps the referenced field through this apply (no change,
+ * a no-op, or an update of other fields) and has no value for it: the reference can never have
+ * one (apply does not change the field, so nothing will give it a value).
+ */
+function holdsNoValue(target: ReferenceTarget, sources: ReferenceSources): boolean {
+  const address = referenceAddress(target);
+  const change = sources.changes.get(address);
+  if (change && change.action !== 'no-op' && change.action !== 'update') return false;
+  if (change?.action === 'update' && change.changes.some((c) => c.path[0] === target.field)) return false;
+  const read = sources.reads.get(address);
+  if (!read?.ok || !read.observation.exists) return false;
+  return readReferencedValue(target, read.observation.state) === undefined;
 }
 
 /** A reference's value when the plan knows it, else undefined. */

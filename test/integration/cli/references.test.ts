@@ -91,6 +91,33 @@ resources:
     expect((await run(['plan', file, '--detailed-exitcode'])).code).toBe(0);
   });
 
+  it('a reference to an adopted floating IP without an address is a plan error at the reference naming the source and field, and nothing is sent', async () => {
+    emu.state.floatingIps.get(DEMO.fip)!.floating_ip_address = null;
+    const file = stackFile(`version: 1
+defaults: { project_id: 1, region_id: 76 }
+resources:
+  edge:
+    type: cloud_floating_ip
+    floating_ip_id: ${DEMO.fip}
+  gw:
+    type: fastedge_app
+    name: bare-gw
+    binary: 502
+    env:
+      ORIGIN_IP: \${cloud_floating_ip.edge.floating_ip_address}
+`);
+    emu.requests.length = 0;
+    const planned = await run(['plan', file]);
+    expect(planned.code).toBe(1);
+    expect(`${planned.stdout}${planned.stderr}`).toContain(
+      'stack.yaml:12:18: error: fastedge_app.gw: env.ORIGIN_IP: ${cloud_floating_ip.edge.floating_ip_address} has no value: cloud_floating_ip.edge exists and this apply does not change it, but the platform holds no value for its floating_ip_address',
+    );
+    expect(planned.stdout).not.toContain('known after apply');
+    const applied = await run(['apply', file, '--auto-approve']);
+    expect(applied.code).toBe(1);
+    expect(writes()).toEqual([]);
+  });
+
   it('a resolved value the field refuses is a plan error at the reference, and nothing is sent', async () => {
     const file = stackFile(`version: 1
 resources:

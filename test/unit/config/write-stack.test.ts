@@ -304,6 +304,73 @@ resources:
     expect(result.text).not.toContain(FIP);
   });
 
+  it('writes a refersTo value equal to the id of a block of that kind in the stack as ${TYPE.NAME.id}, which reads back, loads valid and keeps its type', async () => {
+    // The mapping is declared on the draft blocks (as an import spec's refersTo would): `comment` holds a floating IP's id, `binary` an app's.
+    const app = (name: string, id: number, attributes: Record<string, unknown>, refersTo?: DraftBlock['refersTo']): DraftBlock => ({
+      type: 'fastedge_app',
+      name,
+      attributes: { app_id: id, ...attributes },
+      comment: `imported from GET /fastedge/v1/apps: id ${id}`,
+      id: String(id),
+      ...(refersTo ? { refersTo } : {}),
+    });
+    const refs = { comment: 'cloud_floating_ip', binary: 'fastedge_app' } as const;
+    const result = writeStack({
+      blocks: [
+        { ...fip(FIP, 1, 76, {}, 'edge'), id: FIP },
+        app('gw', 1300, { name: 'gw', binary: 1301, comment: FIP }, refs),
+        app('base', 1301, { name: 'base', binary: 7, comment: FIP2 }, refs),
+        // The id of a block of another kind is not one of the named kind: literal.
+        app('other', 1302, { name: 'other', binary: 8, comment: '1300' }, refs),
+      ],
+    });
+    expect(result.leftOut).toEqual([]);
+    expect(result.text).toContain('  gw:\n    type: fastedge_app\n    app_id: 1300\n');
+    expect(result.text).toContain('    binary: "${fastedge_app.base.id}"\n');
+    expect(result.text).toContain('    comment: "${cloud_floating_ip.edge.id}"\n');
+    const { stack, diagnostics } = await load(result.text);
+    expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const byName = new Map(stack!.resources.map((r) => [r.address, r]));
+    expect(byName.get('fastedge_app.gw')!.attributes).toMatchObject({ binary: '${fastedge_app.base.id}', comment: '${cloud_floating_ip.edge.id}' });
+    expect(byName.get('fastedge_app.gw')!.dependsOn).toEqual(expect.arrayContaining(['fastedge_app.base', 'cloud_floating_ip.edge']));
+    // No block of the kind holds the value (FIP2, 7), or the value is another kind's id ('1300' as a comment): written as data.
+    expect(byName.get('fastedge_app.base')!.attributes).toMatchObject({ binary: 7, comment: FIP2 });
+    expect(byName.get('fastedge_app.other')!.attributes).toMatchObject({ binary: 8, comment: '1300' });
+  });
+
+  it('writes a literal id where the block it would name is left out, or where two blocks of the kind hold that id', () => {
+    const gw: DraftBlock = {
+      type: 'fastedge_app',
+      name: 'gw',
+      attributes: { app_id: 1, name: 'gw', comment: FIP },
+      comment: 'c',
+      id: '1',
+      refersTo: { comment: 'cloud_floating_ip' },
+    };
+    const leftOut = writeStack({ blocks: [{ ...fip(FIP, 1, 76, { bad: 'a\ud800b' }, 'edge'), id: FIP }, gw] });
+    expect(leftOut.leftOut.map((l) => l.index)).toEqual([0]);
+    expect(leftOut.text).toContain(`    comment: ${FIP}\n`);
+    const twice = writeStack({ blocks: [{ ...fip(FIP, 1, 76, {}, 'edge'), id: FIP }, { ...fip(FIP, 1, 76, {}, 'edge_again'), id: FIP }, gw] });
+    expect(twice.text).toContain(`    comment: ${FIP}\n`);
+    expect(twice.text).not.toContain('${');
+  });
+
+  it('keeps a literal id where a reference would close a cycle (a block naming itself, two blocks naming each other), so the stack loads', async () => {
+    const app = (name: string, id: number, binary: number): DraftBlock => ({
+      type: 'fastedge_app',
+      name,
+      attributes: { app_id: id, name: `app-${name}`, binary },
+      comment: 'c',
+      id: String(id),
+      refersTo: { binary: 'fastedge_app' },
+    });
+    const text = written({ blocks: [app('a', 1, 2), app('b', 2, 1), app('self', 3, 3)] });
+    expect(text).toContain('  a:\n    type: fastedge_app\n    app_id: 1\n    name: app-a\n    binary: "${fastedge_app.b.id}"\n');
+    expect(text).toContain('  b:\n    type: fastedge_app\n    app_id: 2\n    name: app-b\n    binary: 1\n');
+    expect(text).toContain('    binary: 3\n');
+    expect((await load(text)).diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  });
+
   it('leaves out a block holding the API key of the environment', () => {
     const key = 'emu$write-stack-key-0123456789abcdef';
     const result = writeStack({ blocks: [{ type: 'fastedge_app', name: 'a', attributes: { app_id: 1, name: `x ${key}` }, comment: 'c' }] }, { EDGEFORM_API_KEY: key });

@@ -31,12 +31,11 @@ describe('resolving references when planning', () => {
     }
   });
 
-  it('leaves (known after apply) and a note where the block is created, replaced, changes the field, or has no value yet', () => {
+  it('leaves (known after apply) and a note where the block is created, replaced, or changes the field', () => {
     const cases: ReferenceSources[] = [
       sources({ action: 'create' }),
       sources({ action: 'replace' }, STATE),
       sources({ action: 'update', changes: [{ path: ['floating_ip_address'], op: 'update', before: 'a', after: 'b' }] }, STATE),
-      sources({ action: 'no-op' }, { ...STATE, floating_ip_address: null }),
     ];
     for (const s of cases) {
       const resolved = resolveReferences(attributes, refs, s);
@@ -46,6 +45,19 @@ describe('resolving references when planning', () => {
     }
     // The block's own attributes are never changed.
     expect(attributes.env.IP).toBe('${cloud_floating_ip.edge.floating_ip_address}');
+  });
+
+  it('names a reference missing where its block exists, keeps the field and has no value for it (no-op or update of other fields)', () => {
+    const none = { ...STATE, floating_ip_address: null };
+    for (const change of [{ action: 'no-op' as const }, { action: 'update' as const, changes: [{ path: ['tags', 'env'], op: 'add' as const, after: 'x' }] }]) {
+      const resolved = resolveReferences(attributes, refs, sources(change, none));
+      expect(resolved.missing.map((m) => [m.reference.template, m.address, m.field])).toEqual(refs.map((r) => [r.template, IP, 'floating_ip_address']));
+      expect(resolved.pending).toEqual([]);
+    }
+    // Changing the field gives it a value after apply: pending, not missing.
+    const changing = resolveReferences(attributes, refs, sources({ action: 'update', changes: [{ path: ['floating_ip_address'], op: 'update', before: null, after: 'b' }] }, none));
+    expect(changing.missing).toEqual([]);
+    expect(changing.pending).toHaveLength(2);
   });
 
   it('keeps a whole reference typed, and writes it as text where the field is a string', () => {
