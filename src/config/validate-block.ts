@@ -146,7 +146,7 @@ function resolveKind(raw: RawBlock, keyRange: SourceRange, error: (code: string,
     return undefined;
   }
   if (typeNode.interpolated) {
-    error('invalid-interpolation', 'type cannot use ${env:...}: the kind of a block must be written out', typeNode.range);
+    error('invalid-interpolation', 'type cannot use ${env:...} or a reference: the kind of a block must be written out', typeNode.range);
     return undefined;
   }
   const type = typeNode.value;
@@ -181,7 +181,9 @@ function readDependsOn(
     if (typeof item.value !== 'string' || !ADDRESS_PATTERN.test(item.value) || item.interpolated) {
       error('invalid-value', 'depends_on entries must be addresses like cloud_instance.web_vm', item.range, {
         address,
-        detail: item.interpolated ? 'Addresses cannot use ${env:...}; the dependency graph must be known before anything runs.' : 'An address is TYPE.NAME.',
+        detail: item.interpolated
+          ? 'Addresses cannot use ${env:...} or references; the dependency graph must be known before anything runs (a reference elsewhere in the block is already a dependency).'
+          : 'An address is TYPE.NAME.',
       });
       continue;
     }
@@ -219,7 +221,7 @@ function readMovedFrom(
     error('invalid-value', `moved_from must be an old address, OLDSTACK/${kind.type}.NAME or ${kind.type}.NAME`, node.range, {
       address,
       detail: node.interpolated
-        ? 'moved_from cannot use ${env:...}: what a plan re-tags must be written out.'
+        ? 'moved_from cannot use ${env:...} or a reference: what a plan re-tags must be written out.'
         : `Write the address the resource had before the rename, e.g. moved_from: ${kind.type}.old_name, or moved_from: old-stack/${kind.type}.old_name when the stack's name changed too.`,
     });
     return undefined;

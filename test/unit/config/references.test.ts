@@ -123,9 +123,18 @@ checks:
       ['floating_ip_id cannot hold a reference (${cloud_floating_ip.b.id}): edgeform reads the cloud_floating_ip by it before anything is applied', 7, 21],
       ['project_id cannot hold a reference (${fastedge_app.c.id}): edgeform reads the cloud_floating_ip by it before anything is applied', 10, 17],
       ['name cannot hold a reference (${cloud_floating_ip.b.id}): edgeform reads the fastedge_app by it before anything is applied', 14, 11],
-      ['type cannot use ${env:...}: the kind of a block must be written out', 16, 11],
+      ['type cannot use ${env:...} or a reference: the kind of a block must be written out', 16, 11],
       ['depends_on entries must be addresses like cloud_instance.web_vm', 21, 9],
       ['a check cannot use references (${cloud_floating_ip.b.id}): checks are evaluated when planning, before apply makes what they would read', 26, 18],
+    ]);
+  });
+
+  it('says why depends_on and moved_from take no reference: the address is written out, and a reference elsewhere is already a dependency', async () => {
+    const text = stack(app('a', '    depends_on: ["${cloud_floating_ip.edge.id}"]\n') + '  moved:\n    type: cloud_floating_ip\n    moved_from: "${fastedge_app.a.name}"\n');
+    const details = (await load(text)).diagnostics.filter((d) => d.severity === 'error').map((d) => d.detail);
+    expect(details).toEqual([
+      'Addresses cannot use ${env:...} or references; the dependency graph must be known before anything runs (a reference elsewhere in the block is already a dependency).',
+      'moved_from cannot use ${env:...} or a reference: what a plan re-tags must be written out.',
     ]);
   });
 
