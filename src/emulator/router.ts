@@ -54,8 +54,9 @@ export type RouteMatch<State extends object = object> =
 
 interface Node<State extends object> {
   statics: Map<string, Node<State>>;
-  param?: { name: string; node: Node<State> };
-  methods: Map<string, RouteDefinition<State>>;
+  /** The node after a {param} segment at this position, whatever the parameter's name. */
+  param?: Node<State>;
+  methods: Map<string, { route: RouteDefinition<State>; names: string[] }>;
   pattern?: string;
 }
 
@@ -63,7 +64,9 @@ const newNode = <State extends object>(): Node<State> => ({ statics: new Map(), 
 
 /**
  * A segment trie: matching costs one map lookup per path segment, whatever the number of
- * routes. A static segment wins over a {param} at the same position.
+ * routes. A static segment wins over a {param} at the same position. Parameters are positions
+ * of the trie; their names belong to each route, so routes may name one position differently
+ * (the vendor's DNS paths have `/dns/v2/zones/{name}` beside `/dns/v2/zones/{zoneName}/rrsets`).
  */
 export class Router<State extends object = object> {
   private readonly root = newNode<State>();
@@ -71,13 +74,14 @@ export class Router<State extends object = object> {
   /** Adds a route; throws when the same method and pattern is added twice. */
   add(route: RouteDefinition<State>): void {
     let node = this.root;
+    const names: string[] = [];
     for (const segment of splitPath(route.pattern)) {
       const param = /^\{(\w+)\}$/.exec(segment);
       if (param) {
         const name = param[1] as string;
-        if (node.param && node.param.name !== name) throw new Error(`route ${route.pattern}: conflicting parameter names at one position`);
-        node.param ??= { name, node: newNode() };
-        node = node.param.node;
+        if (names.includes(name)) throw new Error(`route ${route.pattern}: parameter {${name}} appears twice`);
+        names.push(name);
+        node = node.param ??= newNode();
       } else {
         let next = node.statics.get(segment);
         if (!next) node.statics.set(segment, (next = newNode()));
@@ -86,8 +90,8 @@ export class Router<State extends object = object> {
     }
     const method = route.method.toUpperCase();
     if (node.methods.has(method)) throw new Error(`duplicate route ${method} ${route.pattern}`);
-    node.pattern = route.pattern;
-    node.methods.set(method, route);
+    node.pattern ??= route.pattern;
+    node.methods.set(method, { route, names });
   }
 
   /** Finds the route for a method and path (path without query string). */
@@ -98,27 +102,32 @@ export class Router<State extends object = object> {
     } catch {
       return { kind: 'not-found' };
     }
-    const params: Record<string, string> = {};
-    const node = this.walk(this.root, segments, 0, params);
+    const values: string[] = [];
+    const node = this.walk(this.root, segments, 0, values);
     if (!node || node.methods.size === 0) return { kind: 'not-found' };
-    const route = node.methods.get(method.toUpperCase()) ?? (method.toUpperCase() === 'HEAD' ? node.methods.get('GET') : undefined);
-    if (route) return { kind: 'found', route, params };
-    const first = node.methods.values().next().value as RouteDefinition<State>;
-    return { kind: 'method-not-allowed', pattern: node.pattern ?? path, product: first.product, allowed: [...node.methods.keys()] };
+    const entry = node.methods.get(method.toUpperCase()) ?? (method.toUpperCase() === 'HEAD' ? node.methods.get('GET') : undefined);
+    if (entry) {
+      const params: Record<string, string> = {};
+      entry.names.forEach((name, i) => (params[name] = values[i] as string));
+      return { kind: 'found', route: entry.route, params };
+    }
+    const first = node.methods.values().next().value as { route: RouteDefinition<State> };
+    return { kind: 'method-not-allowed', pattern: node.pattern ?? path, product: first.route.product, allowed: [...node.methods.keys()] };
   }
 
-  private walk(node: Node<State>, segments: string[], index: number, params: Record<string, string>): Node<State> | undefined {
+  /** The node the segments lead to (a static segment first, then a parameter), with the parameters' values in path order. */
+  private walk(node: Node<State>, segments: string[], index: number, values: string[]): Node<State> | undefined {
     if (index === segments.length) return node;
     const segment = segments[index] as string;
     const next = node.statics.get(segment);
     if (next) {
-      const found = this.walk(next, segments, index + 1, params);
+      const found = this.walk(next, segments, index + 1, values);
       if (found && found.methods.size > 0) return found;
     }
     if (node.param && segment !== '') {
-      const found = this.walk(node.param.node, segments, index + 1, params);
+      const found = this.walk(node.param, segments, index + 1, values);
       if (found && found.methods.size > 0) {
-        params[node.param.name] = segment;
+        values.unshift(segment);
         return found;
       }
     }
