@@ -107,8 +107,8 @@ export interface CollectionSpec<State extends object, Rec, Key, Scope, Query, Sy
     insert?(ctx: RouteContext<State>, record: Rec, scope: Scope): void;
   };
   updates?: readonly UpdateSpec<State, Rec, Scope>[];
-  /** DELETE: remove at once and answer 204, or start a task (cloud) and answer it. */
-  delete?: { remove?(ctx: RouteContext<State>, record: Rec, scope: Scope): void } | { task: string };
+  /** DELETE: remove at once and answer 204 (or `answer`: DNS answers 200 `{}`), or start a task (cloud) and answer it. */
+  delete?: { remove?(ctx: RouteContext<State>, record: Rec, scope: Scope): void; answer?(record: Rec, ctx: RouteContext<State>): Reply } | { task: string };
 }
 
 /** A declared collection: its routes, and what its service's other routes use of it. */
@@ -244,7 +244,7 @@ export function defineCollection<State extends object, Rec, Scope = undefined, Q
     return update.answer(record, ctx);
   }
 
-  /** DELETE: a task on the unlocked record, or the record removed from its store, logged, 204. */
+  /** DELETE: a task on the unlocked record, or the record removed from its store, logged, 204 (or its own answer). */
   function deleteRecord(del: NonNullable<typeof spec.delete>, ctx: Ctx): Reply {
     const { record, scope } = locate(ctx);
     if ('task' in del) {
@@ -258,7 +258,7 @@ export function defineCollection<State extends object, Rec, Scope = undefined, Q
       else store.delete(keyOf(record, scope));
     }
     log(ctx, record, 'delete');
-    return emptyReply(204);
+    return del.answer ? del.answer(record, ctx) : emptyReply(204);
   }
 
   // The order of the routes is the order of a 405's Allow header: GET and POST on the list, then GET, the updates and DELETE on the item.

@@ -48,6 +48,26 @@ function relax(node: unknown, key?: string): void {
   }
 }
 
+/**
+ * dns_api.yaml is generated from Go, which renders `interface{}` (any JSON value) as `{type:
+ * object}`: record content is typed an array of objects and every `meta` a map of objects, yet
+ * the vendor's own examples are `[100, 1, 5061, "example.com"]` and `{"weight": 30,
+ * "countries": ["us"]}`. In that file only, a bare `{type: object}` as array items or map values
+ * is any value.
+ */
+function relaxGoInterfaces(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) relaxGoInterfaces(item);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  const schema = node as Record<string, unknown>;
+  const bare = (v: unknown): boolean => v !== null && typeof v === 'object' && Object.keys(v).length === 1 && (v as Record<string, unknown>).type === 'object';
+  if (bare(schema.items)) schema.items = {};
+  if (bare(schema.additionalProperties)) schema.additionalProperties = true;
+  for (const v of Object.values(schema)) relaxGoInterfaces(v);
+}
+
 function rewriteRefs(node: unknown, id: string): unknown {
   if (Array.isArray(node)) return node.map((n) => rewriteRefs(n, id));
   if (node === null || typeof node !== 'object') return node;
@@ -62,12 +82,15 @@ export function loadSpec(file: string): OpenApiSpec {
   if (spec) return spec;
   const doc = parse(readFileSync(new URL(file, OPENAPI_DIR), 'utf8')) as any;
   relax(doc.components);
+  if (file === 'dns_api.yaml') relaxGoInterfaces(doc.components);
   const ajv = createAjv({ validateFormats: true });
   ajv.addFormat('date-time', ISO_DATE_TIME);
   ajv.addFormat('uuid4', UUID);
   ajv.addFormat('ipvanyaddress', (s: string) => IPV4.test(s) || (s.includes(':') && /^[0-9a-f:.]+$/i.test(s)));
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
   ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) });
+  ajv.addFormat('uint64', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= 0 });
+  ajv.addFormat('uint32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff });
   ajv.addSchema({ $id: file, components: doc.components }, file);
   spec = { file, doc, ajv };
   specs.set(file, spec);
