@@ -210,3 +210,32 @@ describe('DNS fixtures', () => {
     expect(() => loadFixtures({ dns_zones: [{ name: 'a.example' }, { name: 'A.example.' }] })).toThrow(/dns_zones\[1\]: duplicate id "a\.example"/);
   });
 });
+
+describe('the demo world', () => {
+  it('has the zone example.org with its eight record sets (docs/demo-world.md)', async () => {
+    const demo = await startTestEmulator();
+    try {
+      const res = await demo.call('GET', '/dns/v2/zones/example.org/rrsets');
+      expect(res.status).toBe(200);
+      expect(res.body.total_amount).toBe(8);
+      expect(res.body.rrsets.map((r: any) => `${r.name} ${r.type} ${r.ttl}`)).toEqual([
+        'api.example.org AAAA 300',
+        'cdn.example.org A 60',
+        'example.org A 300',
+        'example.org MX 3600',
+        'example.org NS 3600',
+        'example.org SOA 3600',
+        'example.org TXT 3600',
+        'www.example.org CNAME 300',
+      ]);
+      const cdn = res.body.rrsets.find((r: any) => r.name === 'cdn.example.org');
+      expect(cdn.pickers).toEqual([
+        { type: 'geodns', strict: false },
+        { type: 'first_n', limit: 1 },
+      ]);
+      expect((await demo.call('GET', '/dns/v2/zones/example.org')).body).toMatchObject({ contact: 'hostmaster@example.org', serial: Date.parse('2025-11-15T10:00:00Z') / 1000 });
+    } finally {
+      await demo.close();
+    }
+  });
+});
