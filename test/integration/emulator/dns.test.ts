@@ -77,11 +77,11 @@ describe('DNS zones', () => {
     const soa = async (): Promise<unknown[]> => (await ok('GET', '/dns/v2/zones/big.example/big.example/SOA')).resource_records[0].content;
     expect(await soa()).toEqual(['ns1.gcorelabs.net', 'support.gcore.com', 100, 3600, 3600, 1209600, 3600]);
     emu.clock.advance(1000);
-    await ok('PUT', '/dns/v2/zones/big.example', { contact: 'dns@big.example', nx_ttl: 60 });
+    await ok('PUT', '/dns/v2/zones/big.example', { name: 'big.example', contact: 'dns@big.example', nx_ttl: 60 });
     const serial = (await ok('GET', '/dns/v2/zones/big.example')).serial as number;
     expect(serial).toBe(Math.floor(emu.clock.now() / 1000));
     expect(await soa()).toEqual(['ns1.gcorelabs.net', 'dns.big.example', serial, 3600, 3600, 1209600, 60]);
-    await ok('PUT', '/dns/v2/zones/big.example', { contact: 'dns@big.example' });
+    await ok('PUT', '/dns/v2/zones/big.example', { name: 'BIG.example.', contact: 'dns@big.example' });
     await ok('PATCH', '/dns/v2/zones/big.example/enable');
     expect((await ok('GET', '/dns/v2/zones/big.example')).serial).toBe(serial);
     await ok('POST', '/dns/v2/zones/big.example/new/TXT', { resource_records: [{ content: ['x'] }] });
