@@ -13,7 +13,8 @@ import type { Diagnostic, SourcePos, SourceRange } from './diagnostics.js';
  * owners, a blank owner (the previous one), optional class `IN`, an optional TTL before or after
  * it. Refused, each at its position: `$INCLUDE`, `$GENERATE` and other directives, classes other
  * than IN, unterminated quotes and parentheses, a record without type or data, a TTL outside
- * 0..2147483647, an owner outside the origin, a record whose TTL differs from its set's.
+ * 0..2147483647, an owner outside the origin (or with an empty label, a label over 63
+ * characters, over 253 in all), a record whose TTL differs from its set's.
  */
 
 /** The largest TTL (RFC 2181 §8: 31 bits). */
@@ -296,6 +297,9 @@ export function parseZoneFile(text: string, options: { file: string; origin: str
       owner = absoluteName(token, origin);
       if (!within(owner, zone)) return error('zone-file-name', `owner ${token.value} (${owner}) is not inside the zone ${zone}`, token.start, token.end);
       if (owner.split('.').some((label) => label === '')) return error('zone-file-name', `owner ${JSON.stringify(token.value)} has an empty label`, token.start, token.end);
+      const long = owner.split('.').find((label) => label.length > 63);
+      if (long !== undefined) return error('zone-file-name', `owner ${owner} has a label longer than 63 characters (${long.length})`, token.start, token.end);
+      if (owner.length > 253) return error('zone-file-name', `owner ${owner.slice(0, 40)}... is longer than 253 characters (${owner.length})`, token.start, token.end);
     }
     previousOwner = owner;
     let ttl: number | undefined;

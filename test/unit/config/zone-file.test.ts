@@ -115,6 +115,9 @@ describe('parseZoneFile', () => {
     expect(problem('$TTL 60\nwww.example.net. A 192.0.2.1\n')).toBe('2:1 owner www.example.net. (www.example.net) is not inside the zone example.com');
     expect(problem('$ORIGIN example.net.\n')).toBe('1:9 $ORIGIN example.net. is not inside the zone example.com');
     expect(problem('   A 192.0.2.1\n')).toBe('1:1 a record with a blank owner before any owner name');
+    expect(problem(`$TTL 60\n${'a'.repeat(64)} A 192.0.2.1\n`)).toBe(`2:1 owner ${'a'.repeat(64)}.example.com has a label longer than 63 characters (64)`);
+    expect(problem('$TTL 60\na..b A 192.0.2.1\n')).toBe('2:1 owner "a..b" has an empty label');
+    expect(problem(`$TTL 60\n${Array(70).fill('abc').join('.')} A 192.0.2.1\n`)).toMatch(/^2:1 owner abc.* is longer than 253 characters \(291\)$/);
     expect(parse(`$TTL ${MAX_ZONE_TTL}\nwww A 192.0.2.1\n`).diagnostics).toEqual([]);
   });
 
