@@ -14,7 +14,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 export const CDN_SPEC_FILE = 'test/fixtures/openapi/cdn_api.yaml';
 
 /** Where the generated module goes, relative to the repository's root. */
-export const CDN_OPTIONS_TARGETS = ['src/kinds/cdn-options-schema.ts'];
+export const CDN_OPTIONS_TARGETS = ['src/kinds/cdn-options-schema.ts', 'src/emulator/services/cdn/options-schema.ts'];
 
 /** The option sets generated: the export's name and the spec's component. */
 const SETS = [
@@ -125,6 +125,7 @@ export async function generateCdnOptionsModule(specText) {
   };
 
   const optionNames = new Map();
+  const defaults = new Map();
   const sets = SETS.map(({ exportName, namesExport, component, what }) => {
     const set = flatten(schemas[component] ?? {}, component);
     if (!set.properties) throw new Error(`${CDN_SPEC_FILE}: components.schemas.${component} has no properties`);
@@ -133,6 +134,11 @@ export async function generateCdnOptionsModule(specText) {
       const key = optionNames.get(name);
       if (key !== undefined && key !== code) throw new Error(`${component}.${name} differs from the same option of another set`);
       optionNames.set(name, code);
+      const fields = Object.entries(flatten(sub, `${component}.${name}`).properties ?? {}).flatMap(([field, schema]) => {
+        const resolved = flatten(schema, `${component}.${name}.${field}`);
+        return resolved.default === undefined ? [] : [[field, resolved.default]];
+      });
+      if (fields.length > 0) defaults.set(name, Object.fromEntries(fields));
       return name;
     });
     return { exportName, namesExport, component, what, names: entries };
@@ -152,6 +158,9 @@ export async function generateCdnOptionsModule(specText) {
     '',
     '/** Every option of either set, by name: its value as the spec declares it (null clears it). */',
     `const OPTIONS = { ${[...optionNames].map(([name, code]) => `${JSON.stringify(name)}: ${code}`).join(',\n')} };`,
+    '',
+    '/** Per option, the defaults the spec declares for its fields: what the platform fills in when a request leaves such a field out. */',
+    `export const CDN_OPTION_FIELD_DEFAULTS: Readonly<Record<string, Readonly<Record<string, unknown>>>> = ${JSON.stringify(Object.fromEntries(defaults))};`,
     '',
   ];
   for (const set of sets) {

@@ -203,6 +203,15 @@ const OPTIONS = {
   websockets: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable(),
 };
 
+/** Per option, the defaults the spec declares for its fields: what the platform fills in when a request leaves such a field out. */
+export const CDN_OPTION_FIELD_DEFAULTS: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
+  cors: { always: false },
+  image_stack: { avif_enabled: false, webp_enabled: false, quality: 95, png_lossless: false },
+  rewrite: { flag: 'break' },
+  secure_key: { type: 0 },
+  sni: { sni_type: 'dynamic' },
+};
+
 /** The option names of a CDN resource's options (components.schemas.resource_options), in the spec's order. */
 export const CDN_RESOURCE_OPTION_NAMES = [
   'allowedHttpMethods',

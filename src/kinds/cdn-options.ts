@@ -3,7 +3,14 @@ import type { z } from 'zod';
 import { CDN_RESOURCE_OPTION_NAMES, CDN_RULE_OPTION_NAMES, cdnResourceOptionsSchema, cdnRuleOptionsSchema } from './cdn-options-schema.js';
 import { suggest } from './did-you-mean.js';
 
-export { CDN_OPTIONS_SOURCE, CDN_RESOURCE_OPTION_NAMES, CDN_RULE_OPTION_NAMES, cdnResourceOptionsSchema, cdnRuleOptionsSchema } from './cdn-options-schema.js';
+export {
+  CDN_OPTIONS_SOURCE,
+  CDN_OPTION_FIELD_DEFAULTS,
+  CDN_RESOURCE_OPTION_NAMES,
+  CDN_RULE_OPTION_NAMES,
+  cdnResourceOptionsSchema,
+  cdnRuleOptionsSchema,
+} from './cdn-options-schema.js';
 
 /** Which option set: a CDN resource's (`resource_options`) or a rule's (`rule_options`). */
 export type CdnOptionSet = 'resource' | 'rule';

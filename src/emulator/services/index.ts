@@ -1,3 +1,4 @@
+import { cdnService } from './cdn/index.js';
 import { fastedgeService } from './fastedge/index.js';
 import { floatingIpsService } from './floating-ips/index.js';
 import { iamService } from './iam/index.js';
@@ -24,6 +25,7 @@ export const EMULATOR_SERVICES = [
   iamService,
   quotaService,
   projectsService,
+  cdnService,
 ] as const;
 
 type Service = (typeof EMULATOR_SERVICES)[number];

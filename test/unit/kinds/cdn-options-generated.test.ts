@@ -8,7 +8,7 @@ const read = (path: string): string => readFileSync(new URL(path, root), 'utf8')
 describe('the generated CDN options schemas', () => {
   it('are what scripts/generate-cdn-options.mjs writes from the committed spec (run npm run generate:cdn-options when this fails)', async () => {
     const expected = await generateCdnOptionsModule(read(CDN_SPEC_FILE));
-    expect(CDN_OPTIONS_TARGETS).toEqual(['src/kinds/cdn-options-schema.ts']);
+    expect(CDN_OPTIONS_TARGETS).toEqual(['src/kinds/cdn-options-schema.ts', 'src/emulator/services/cdn/options-schema.ts']);
     for (const target of CDN_OPTIONS_TARGETS) expect(read(target), target).toBe(expected);
   });
 
