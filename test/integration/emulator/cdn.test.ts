@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { EmulatorFixturesError, loadFixtures } from '../../../src/emulator/index.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 
 const FIXTURES = {
@@ -320,5 +321,25 @@ describe('emulator CDN', () => {
     emu.reset();
     expect([...emu.state.cdnOriginGroups.keys()]).toEqual([10, 11, 12]);
     expect((await emu.call('POST', '/cdn/origin_groups', { body: { name: 'api', sources: [{ source: 'api.example.com' }] } })).body.id).toBe(13);
+  });
+
+  it('checks the fixtures sections: options with the generated schemas, ids unique', () => {
+    expect(() => loadFixtures({ cdn_resources: [{ id: 1, cname: 'a.example.com', originGroup: 1, options: { gzipon: { enabled: true, value: true } } }] } as never)).toThrow(
+      EmulatorFixturesError,
+    );
+    expect(() => loadFixtures({ cdn_resources: [{ id: 1, cname: 'a.example.com', originGroup: 1, options: { gzipon: { enabled: true, value: true } } }] } as never)).toThrow(
+      /cdn_resources\[0\]\.options/,
+    );
+    expect(() => loadFixtures({ cdn_rules: [{ id: 1, resource: 1, name: 'a', rule: '/a', options: { http3_enabled: { enabled: true, value: true } } }] } as never)).toThrow(
+      /cdn_rules\[0\]\.options/,
+    );
+    expect(() =>
+      loadFixtures({
+        cdn_origin_groups: [
+          { id: 1, name: 'a' },
+          { id: 1, name: 'b' },
+        ],
+      }),
+    ).toThrow(/cdn_origin_groups\[1\]: duplicate id 1/);
   });
 });
