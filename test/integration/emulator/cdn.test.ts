@@ -10,7 +10,16 @@ const FIXTURES = {
   ],
   cdn_resources: [
     { id: 220, cname: 'cdn.example.com', originGroup: 10, description: 'main', secondaryHostnames: ['www-cdn.example.com'], options: { gzipOn: { enabled: true, value: true } } },
-    { id: 221, cname: 'static.example.com', originGroup: 12, active: false, sslEnabled: true, sslData: 77, created: '2025-12-05T00:00:00Z' },
+    {
+      id: 221,
+      cname: 'static.example.com',
+      originGroup: 12,
+      active: false,
+      sslEnabled: true,
+      sslData: 77,
+      created: '2025-12-05T00:00:00Z',
+      options: { rewrite: { enabled: true, body: '/a /b' } },
+    },
   ],
   cdn_rules: [
     { id: 5, resource: 220, name: 'images', rule: '/images/*', originGroup: 12 },
@@ -153,6 +162,8 @@ describe('emulator CDN', () => {
         created: '2025-12-01T00:00:00.000000Z',
       });
       expect(res.body.options.gzipOn).toEqual({ enabled: true, value: true });
+      // A fixture's option gets the spec's field defaults, as one set through the API does.
+      expect((await emu.call('GET', '/cdn/resources/221')).body.options.rewrite).toEqual({ enabled: true, body: '/a /b', flag: 'break' });
       expect(res.body.options.cors).toBeNull();
       expect(Object.keys(res.body.options)).toHaveLength(49);
       expect(res.body.rules.map((r: { id: number }) => r.id)).toEqual([5, 6]);
