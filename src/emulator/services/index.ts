@@ -1,4 +1,5 @@
 import { dnsService } from './dns/index.js';
+import { cdnService } from './cdn/index.js';
 import { fastedgeService } from './fastedge/index.js';
 import { floatingIpsService } from './floating-ips/index.js';
 import { iamService } from './iam/index.js';
@@ -26,6 +27,7 @@ export const EMULATOR_SERVICES = [
   quotaService,
   projectsService,
   dnsService,
+  cdnService,
 ] as const;
 
 type Service = (typeof EMULATOR_SERVICES)[number];
