@@ -8,6 +8,7 @@ import { canonicalJson } from '../../src/plan/fingerprint.js';
 import type { Plan, ResourceChange } from '../../src/plan/types.js';
 import { createProviderContext } from '../../src/kinds/context.js';
 import type { ProviderContext } from '../../src/kinds/provider.js';
+import { canonicalName, ownerName } from '../../src/kinds/dns-names.js';
 
 /**
  * A generated world for chaos tests: emulator fixtures and a stack of 200 resources over every
@@ -132,6 +133,11 @@ export function emulatorResource(change: ResourceChange): string {
       return place('subtitle', d.subtitle_id);
     case 'cloud_quota_limit_request':
       return place('quota_request', d.request_id);
+    // DNS (issue 21): a zone by its name, a record set by its owner name and type, as the emulator keys them.
+    case 'dns_zone':
+      return place('dns_zone', canonicalName(String(d.name)));
+    case 'dns_rrset':
+      return place('dns_rrset', `${ownerName(String(d.name), String(d.zone))}/${String(d.record_type)}`);
   }
 }
 

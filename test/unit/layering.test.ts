@@ -47,7 +47,7 @@ function layerOf(path: string): Layer | undefined {
   if (['errors.ts', 'version.ts', 'env.ts', 'lazily.ts'].includes(path)) return 'shared';
   const [top = '', second, third] = path.split('/');
   if (top === 'kinds') {
-    const providerFree = ['registry.ts', 'kind-spec.ts', 'fields.ts', 'tag-key-lookalike.ts'].includes(second!) || third === 'schema.ts';
+    const providerFree = ['registry.ts', 'kind-spec.ts', 'fields.ts', 'tag-key-lookalike.ts', 'dns-names.ts'].includes(second!) || third === 'schema.ts';
     return providerFree ? 'schemas' : 'kinds';
   }
   return top in RULES ? (top as Layer) : undefined;

@@ -23,6 +23,8 @@ const DEMO_COUNTS: Record<ResourceType, number> = {
   iam_reseller_notification_setting: 2,
   cloud_quota_limit_request: 2,
   streaming_video_subtitle: 3,
+  dns_zone: 0,
+  dns_rrset: 0,
 };
 
 describe('edgeform import against the demo world', () => {
@@ -171,6 +173,9 @@ describe('edgeform import against the demo world', () => {
         'GET /streaming/videos',
         `GET ${SUBTITLE_LIST}`,
         `GET ${SUBTITLE_LIST}`,
+        // DNS: the zone list for the zones, and again for the record sets (each zone's list then; the demo world has none).
+        'GET /dns/v2/zones',
+        'GET /dns/v2/zones',
       ].sort(),
     );
   });
