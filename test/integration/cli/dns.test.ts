@@ -1,3 +1,4 @@
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoFixtures, emulatorEnv } from '../../helpers/apply.js';
@@ -147,5 +148,38 @@ describe('dns_zone and dns_rrset through the CLI', () => {
     // The zone holds 1,002 record sets (its apex SOA and NS besides the 1,000): two pages.
     expect(requests).toEqual(['GET /dns/v2/zones/{zoneName}/rrsets', 'GET /dns/v2/zones/{zoneName}/rrsets']);
     expect(requests.length / count).toBeLessThanOrEqual(0.01);
+  });
+
+  it('examples/dns.yaml: plans a zone with A, AAAA, CNAME, MX, TXT and a geo-picker record set, applies it, and plans no changes after', async () => {
+    emu = await startTestEmulator({});
+    const env = emulatorEnv(emu);
+    const file = join(writeStackFiles({}), 'dns.yaml');
+    copyFileSync('examples/dns.yaml', file);
+    const planned = await runCliInProcess(['plan', file], { env });
+    expect(planned.code, output(planned)).toBe(0);
+    expect(planned.stdout).toContain('Plan: 7 to add, 0 to change, 0 to destroy.');
+    const applied = await runCliInProcess(['apply', file, '--auto-approve'], { env });
+    expect(applied.code, output(applied)).toBe(0);
+    expect([...emu.state.dnsZones.get('example.net')!.rrsets.keys()].sort()).toEqual(
+      ['example.net/A', 'example.net/MX', 'example.net/NS', 'example.net/SOA', 'example.net/TXT', 'blog.example.net/CNAME', 'www.example.net/A', 'www.example.net/AAAA'].sort(),
+    );
+    const again = await runCliInProcess(['plan', file, '--detailed-exitcode'], { env });
+    expect(again.code, output(again)).toBe(0);
+  });
+
+  it('imports the zones and record sets it applied (import --all) into a stack that plans no changes', async () => {
+    emu = await startTestEmulator({});
+    const env = emulatorEnv(emu);
+    const file = join(writeStackFiles({}), 'dns.yaml');
+    copyFileSync('examples/dns.yaml', file);
+    expect((await runCliInProcess(['apply', file, '--auto-approve'], { env })).code).toBe(0);
+    const out = join(writeStackFiles({}), 'imported.yaml');
+    const imported = await runCliInProcess(['import', 'dns_zone', '--out', out], { env });
+    expect(imported.code, output(imported)).toBe(0);
+    const all = await runCliInProcess(['import', '--all', '--reseller-id', '7', '--out', out, '--force'], { env });
+    expect(all.code, output(all)).toBe(0);
+    const plan = await runCliInProcess(['plan', out, '--detailed-exitcode'], { env });
+    expect(plan.code, output(plan)).toBe(0);
+    expect(plan.stdout).toContain('No changes.');
   });
 });
