@@ -118,6 +118,7 @@ describe('zones (dns_api.yaml)', () => {
   it('PUT answers UpdateZoneResponse; a change of name answers 400; an unknown zone 404', async () => {
     expect(await expectCall('PUT', P.zone, '/dns/v2/zones/example.com', 200, { name: 'example.com', refresh: 7200, meta: { team: { name: 'web' } } }, true)).toEqual({});
     await expectCall('PUT', P.zone, '/dns/v2/zones/example.com', 400, { name: 'example.net' }, true);
+    await expectCall('PUT', P.zone, '/dns/v2/zones/example.com', 400, { refresh: 60 }, false);
     await expectCall('PUT', P.zone, '/dns/v2/zones/example.com', 400, { name: 'example.com', retry: -1 }, false);
     await expectCall('PUT', P.zone, '/dns/v2/zones/nothing.example', 404, { name: 'nothing.example' }, true);
   });

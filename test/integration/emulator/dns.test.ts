@@ -77,11 +77,11 @@ describe('DNS zones', () => {
     const soa = async (): Promise<unknown[]> => (await ok('GET', '/dns/v2/zones/big.example/big.example/SOA')).resource_records[0].content;
     expect(await soa()).toEqual(['ns1.gcorelabs.net', 'support.gcore.com', 100, 3600, 3600, 1209600, 3600]);
     emu.clock.advance(1000);
-    await ok('PUT', '/dns/v2/zones/big.example', { contact: 'dns@big.example', nx_ttl: 60 });
+    await ok('PUT', '/dns/v2/zones/big.example', { name: 'big.example', contact: 'dns@big.example', nx_ttl: 60 });
     const serial = (await ok('GET', '/dns/v2/zones/big.example')).serial as number;
     expect(serial).toBe(Math.floor(emu.clock.now() / 1000));
     expect(await soa()).toEqual(['ns1.gcorelabs.net', 'dns.big.example', serial, 3600, 3600, 1209600, 60]);
-    await ok('PUT', '/dns/v2/zones/big.example', { contact: 'dns@big.example' });
+    await ok('PUT', '/dns/v2/zones/big.example', { name: 'BIG.example.', contact: 'dns@big.example' });
     await ok('PATCH', '/dns/v2/zones/big.example/enable');
     expect((await ok('GET', '/dns/v2/zones/big.example')).serial).toBe(serial);
     await ok('POST', '/dns/v2/zones/big.example/new/TXT', { resource_records: [{ content: ['x'] }] });
@@ -208,5 +208,34 @@ describe('DNS fixtures', () => {
     expect(() => loadFixtures(zone([www, { ...www, name: 'WWW.a.example' }]))).toThrow(/rrsets\[1\]: duplicate record set www\.a\.example A/);
     expect(() => loadFixtures(zone([{ ...www, type: 'SOA' }]))).toThrow(EmulatorFixturesError);
     expect(() => loadFixtures({ dns_zones: [{ name: 'a.example' }, { name: 'A.example.' }] })).toThrow(/dns_zones\[1\]: duplicate id "a\.example"/);
+  });
+});
+
+describe('the demo world', () => {
+  it('has the zone example.org with its eight record sets (docs/demo-world.md)', async () => {
+    const demo = await startTestEmulator();
+    try {
+      const res = await demo.call('GET', '/dns/v2/zones/example.org/rrsets');
+      expect(res.status).toBe(200);
+      expect(res.body.total_amount).toBe(8);
+      expect(res.body.rrsets.map((r: any) => `${r.name} ${r.type} ${r.ttl}`)).toEqual([
+        'api.example.org AAAA 300',
+        'cdn.example.org A 60',
+        'example.org A 300',
+        'example.org MX 3600',
+        'example.org NS 3600',
+        'example.org SOA 3600',
+        'example.org TXT 3600',
+        'www.example.org CNAME 300',
+      ]);
+      const cdn = res.body.rrsets.find((r: any) => r.name === 'cdn.example.org');
+      expect(cdn.pickers).toEqual([
+        { type: 'geodns', strict: false },
+        { type: 'first_n', limit: 1 },
+      ]);
+      expect((await demo.call('GET', '/dns/v2/zones/example.org')).body).toMatchObject({ contact: 'hostmaster@example.org', serial: Date.parse('2025-11-15T10:00:00Z') / 1000 });
+    } finally {
+      await demo.close();
+    }
   });
 });

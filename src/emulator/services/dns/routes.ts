@@ -305,7 +305,8 @@ export const dnsZones = defineCollection<DnsSlice, DnsZoneRecord, undefined, Zon
       method: 'PUT',
       change(ctx, zone) {
         const body = objectBody(ctx);
-        if (body.name !== undefined && zoneName(body.name) !== zone.name) badRequest(`zone name cannot be changed (${zone.name})`);
+        // InputZone requires the name, on PUT too; it must be the zone's own.
+        if (zoneName(body.name) !== zone.name) badRequest(`zone name cannot be changed (${zone.name})`);
         const given = zoneSettings(body);
         const changed = Object.fromEntries(Object.entries(given).filter(([k, v]) => JSON.stringify((zone as unknown as Record<string, unknown>)[k]) !== JSON.stringify(v)));
         if (Object.keys(changed).length === 0) return {};

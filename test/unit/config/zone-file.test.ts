@@ -1,0 +1,175 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { MAX_ZONE_TTL, formatZoneFile, parseZoneFile, type ZoneRecordSet } from '../../../src/config/zone-file.js';
+import { anyString } from '../../helpers/code-points.js';
+
+const FILE = 'zones/example.com.zone';
+const parse = (text: string, origin = 'example.com') => parseZoneFile(text, { file: FILE, origin });
+
+/** The record sets without positions: `name type ttl` and each record's data. */
+function sets(text: string, origin = 'example.com'): Array<[string, number, string[][]]> {
+  const result = parse(text, origin);
+  expect(result.diagnostics).toEqual([]);
+  return result.recordSets.map((s) => [`${s.name} ${s.type}`, s.ttl, s.records.map((r) => r.rdata)]);
+}
+
+/** The one error of a text: `line:col summary`. */
+function problem(text: string): string {
+  const { diagnostics } = parse(text);
+  expect(diagnostics.length, JSON.stringify(diagnostics)).toBeGreaterThanOrEqual(1);
+  const d = diagnostics[0]!;
+  expect(d.severity).toBe('error');
+  expect(d.range?.filename).toBe(FILE);
+  return `${d.range!.start.line}:${d.range!.start.column} ${d.summary}`;
+}
+
+describe('parseZoneFile', () => {
+  it('reads a zone: $ORIGIN, $TTL with units, @, relative and absolute owners, blank owners, class and TTL in either order, comments', () => {
+    const text = [
+      '$ORIGIN example.com.',
+      '$TTL 1h ; one hour',
+      '@        IN  SOA ns1.example.com. hostmaster.example.com. ( 2026010101 ; serial',
+      '                 7200 3600 1209600 300 )',
+      '         IN  NS  ns1.gcorelabs.net.',
+      '             NS  ns2.gcdn.services.',
+      'www      300 IN A 192.0.2.1',
+      '         IN 300 A 192.0.2.2',
+      'WWW.Example.COM. 300 A 192.0.2.3',
+      'mail     1d  MX  10 mx1.example.com.',
+      '         1D  MX  20 mx2',
+      '',
+      '; a comment line',
+      '$ORIGIN sub.example.com.',
+      'api          AAAA 2001:db8::1',
+      '_sip._tcp 1w30s SRV 10 5 5060 sip',
+    ].join('\n');
+    expect(sets(text)).toEqual([
+      ['example.com SOA', 3600, [['ns1.example.com.', 'hostmaster.example.com.', '2026010101', '7200', '3600', '1209600', '300']]],
+      ['example.com NS', 3600, [['ns1.gcorelabs.net.'], ['ns2.gcdn.services.']]],
+      ['www.example.com A', 300, [['192.0.2.1'], ['192.0.2.2'], ['192.0.2.3']]],
+      [
+        'mail.example.com MX',
+        86400,
+        [
+          ['10', 'mx1.example.com.'],
+          ['20', 'mx2'],
+        ],
+      ],
+      ['api.sub.example.com AAAA', 3600, [['2001:db8::1']]],
+      ['_sip._tcp.sub.example.com SRV', 604830, [['10', '5', '5060', 'sip']]],
+    ]);
+    const mx = parse(text).recordSets[3]!;
+    expect(mx.records.map((r) => r.origin)).toEqual(['example.com', 'example.com']);
+    expect(parse(text).recordSets[5]!.records[0]!.origin).toBe('sub.example.com');
+  });
+
+  it('unquotes quoted strings with escapes, keeping several strings apart', () => {
+    const text = ['$TTL 300', 'txt TXT "a b" "c"', 'esc TXT "say \\"hi\\"; \\\\ \\059 (x)" plain\\;semi', 'utf TXT "héllo 世界 🙂" ""'].join('\n');
+    expect(sets(text)).toEqual([
+      ['txt.example.com TXT', 300, [['a b', 'c']]],
+      ['esc.example.com TXT', 300, [['say "hi"; \\ ; (x)', 'plain;semi']]],
+      ['utf.example.com TXT', 300, [['héllo 世界 🙂', '']]],
+    ]);
+  });
+
+  it('takes the origin with or without the dot, in any case; a record without TTL takes the last TTL given when there is no $TTL', () => {
+    expect(sets('@ 600 IN A 192.0.2.1\nwww A 192.0.2.2\n', 'Example.COM.')).toEqual([
+      ['example.com A', 600, [['192.0.2.1']]],
+      ['www.example.com A', 600, [['192.0.2.2']]],
+    ]);
+  });
+
+  it('locates each record and record set', () => {
+    const { recordSets } = parse('$TTL 60\nwww A 192.0.2.1\n  A 192.0.2.2 ; second\n');
+    expect(recordSets[0]!.at).toEqual({ filename: FILE, start: { line: 2, column: 1 }, end: { line: 2, column: 16 } });
+    expect(recordSets[0]!.records[1]!.at).toEqual({ filename: FILE, start: { line: 3, column: 1 }, end: { line: 3, column: 14 } });
+  });
+
+  it('refuses $INCLUDE, $GENERATE and unknown directives at the directive', () => {
+    expect(problem('$TTL 60\n$INCLUDE other.zone\n')).toBe('2:1 $INCLUDE is not supported: a zone file must hold all its records');
+    expect(problem('$GENERATE 1-10 host$ A 192.0.2.$\n')).toBe('1:1 $GENERATE is not supported: write the generated records out');
+    expect(problem('  $TTL 60\n$FOO bar\n')).toMatch(/^1:1 /);
+    expect(problem('$FOO bar\n')).toBe('1:1 unknown directive $FOO (a zone file may use $ORIGIN and $TTL)');
+    expect(problem('$TTL\n')).toBe('1:1 $TTL needs a value');
+  });
+
+  it('refuses classes other than IN, at the class', () => {
+    expect(problem('$TTL 60\nwww CH A 192.0.2.1\n')).toBe('2:5 class CH is not supported: the platform serves class IN only');
+    expect(problem('$TTL 60\nwww 60 HS A 192.0.2.1\n')).toBe('2:8 class HS is not supported: the platform serves class IN only');
+  });
+
+  it('refuses unterminated quotes and parentheses, and a stray ")", where they start', () => {
+    expect(problem('$TTL 60\ntxt TXT "abc\n')).toBe('2:9 unterminated quoted string');
+    expect(problem('$TTL 60\n@ SOA a. b. ( 1 2\n 3 4 5\n')).toBe('2:13 unterminated parenthesis: no ")" before the end of the file');
+    expect(problem('$TTL 60\nwww A 192.0.2.1 )\n')).toBe('2:17 a ")" without "("');
+  });
+
+  it('refuses a record with no type or no data, a TTL out of range, no TTL at all, and an owner outside the origin', () => {
+    expect(problem('$TTL 60\nwww 300 IN\n')).toBe('2:11 the record of www.example.com has no type');
+    expect(problem('$TTL 60\nwww 300 IN 192.0.2.1\n')).toBe('2:12 expected a record type, found "192.0.2.1"');
+    expect(problem('$TTL 60\nwww A\n')).toBe('2:6 the A record of www.example.com has no data');
+    expect(problem('www 2147483648 A 192.0.2.1\n')).toBe('1:5 TTL 2147483648 is out of range: a TTL is 0 to 2147483647 seconds');
+    expect(problem('$TTL 9999999999\n')).toBe('1:6 $TTL 9999999999 is out of range: a TTL is 0 to 2147483647 seconds');
+    expect(problem('$TTL 1x\n')).toBe('1:6 $TTL "1x" is not a TTL (seconds, or units such as 1h30m, 1d, 1w)');
+    expect(problem('www A 192.0.2.1\n')).toBe('1:5 the A record of www.example.com has no TTL, and no $TTL comes before it');
+    expect(problem('$TTL 60\nwww.example.net. A 192.0.2.1\n')).toBe('2:1 owner www.example.net. (www.example.net) is not inside the zone example.com');
+    expect(problem('$ORIGIN example.net.\n')).toBe('1:9 $ORIGIN example.net. is not inside the zone example.com');
+    expect(problem('   A 192.0.2.1\n')).toBe('1:1 a record with a blank owner before any owner name');
+    expect(problem(`$TTL 60\n${'a'.repeat(64)} A 192.0.2.1\n`)).toBe(`2:1 owner ${'a'.repeat(64)}.example.com has a label longer than 63 characters (64)`);
+    expect(problem('$TTL 60\na..b A 192.0.2.1\n')).toBe('2:1 owner "a..b" has an empty label');
+    expect(problem(`$TTL 60\n${Array(70).fill('abc').join('.')} A 192.0.2.1\n`)).toMatch(/^2:1 owner abc.* is longer than 253 characters \(291\)$/);
+    expect(parse(`$TTL ${MAX_ZONE_TTL}\nwww A 192.0.2.1\n`).diagnostics).toEqual([]);
+  });
+
+  it('refuses a record set whose TTLs differ, at the second TTL, and goes on reading', () => {
+    const { diagnostics, recordSets } = parse('$TTL 60\nwww 300 A 192.0.2.1\nwww 600 A 192.0.2.2\nwww CH A 192.0.2.3\n');
+    expect(diagnostics.map((d) => `${d.range!.start.line}:${d.range!.start.column} ${d.summary}`)).toEqual([
+      '3:5 the A records of www.example.com have different TTLs: 600 here, 300 at 2:5',
+      '4:5 class CH is not supported: the platform serves class IN only',
+    ]);
+    expect(recordSets[0]!.records).toHaveLength(1);
+    expect(parse('$TTL 60\nwww A 192.0.2.1\nwww 61 A 192.0.2.2\n').diagnostics[0]!.range!.start).toEqual({ line: 3, column: 5 });
+  });
+});
+
+describe('formatZoneFile', () => {
+  it('writes $ORIGIN and one line per record, owners relative, data quoted where needed', () => {
+    const text = formatZoneFile('example.com.', [
+      { name: 'example.com', type: 'mx', ttl: 300, records: [{ rdata: ['10', 'mx.example.com.'] }] },
+      { name: 'www.example.com', type: 'TXT', ttl: 60, records: [{ rdata: ['a "b"; c', 'd\\e', ''] }] },
+    ]);
+    expect(text).toBe('$ORIGIN example.com.\n@ 300 IN MX 10 mx.example.com.\nwww 60 IN TXT "a \\"b\\"; c" "d\\\\e" ""\n');
+  });
+
+  it('writes what parseZoneFile reads back as the same record sets (TXT with quotes, backslashes, semicolons, controls and any code point)', () => {
+    const label = fc.stringMatching(/^[a-z0-9_][a-z0-9_-]{0,9}$/);
+    const owner = fc.oneof(
+      fc.constant(''),
+      fc.constant('*'),
+      fc.array(label, { minLength: 1, maxLength: 3 }).map((l) => l.join('.')),
+    );
+    const token = fc.oneof(anyString({ maxLength: 20 }), fc.constantFrom('"', '\\', ';', '(', ')', '@', '$TTL', ' ', '\n', '\\059', '""'));
+    const set = fc.record({
+      owner,
+      type: fc.constantFrom('A', 'TXT', 'MX', 'CAA', 'SRV', 'HTTPS'),
+      ttl: fc.integer({ min: 0, max: MAX_ZONE_TTL }),
+      records: fc.array(fc.array(token, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 3 }),
+    });
+    fc.assert(
+      fc.property(fc.uniqueArray(set, { selector: (s) => `${s.owner} ${s.type}`, maxLength: 6 }), (drawn) => {
+        const input = drawn.map((s) => ({
+          name: s.owner === '' ? 'example.com' : `${s.owner}.example.com`,
+          type: s.type,
+          ttl: s.ttl,
+          records: s.records.map((rdata) => ({ rdata })),
+        }));
+        const text = formatZoneFile('example.com', input);
+        const result = parseZoneFile(text, { file: 'x.zone', origin: 'example.com' });
+        expect(result.diagnostics).toEqual([]);
+        const strip = (sets: ZoneRecordSet[]) => sets.map((s) => ({ name: s.name, type: s.type, ttl: s.ttl, records: s.records.map((r) => ({ rdata: r.rdata })) }));
+        expect(strip(result.recordSets)).toEqual(input);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
