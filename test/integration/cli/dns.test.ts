@@ -28,8 +28,8 @@ const zoneStack = (extra = '') => `version: 1
 resources:
   main:
     type: dns_zone
-    name: Example.ORG.
-    contact: hostmaster@example.org
+    name: Shop.EXAMPLE.
+    contact: hostmaster@shop.example
     nx_ttl: 300
   apex_a:
     type: dns_rrset
@@ -41,30 +41,30 @@ resources:
   v6:
     type: dns_rrset
     zone: \${dns_zone.main.name}
-    name: WWW.example.org.
+    name: WWW.shop.example.
     record_type: AAAA
     resource_records: [{ content: ["2001:DB8:0:0:0:0:0:1"] }]
   alias:
     type: dns_rrset
-    zone: example.org
+    zone: shop.example
     name: blog
     record_type: CNAME
-    resource_records: [{ content: [Www.Example.Org.] }]
+    resource_records: [{ content: [Www.Shop.Example.] }]
   mail:
     type: dns_rrset
-    zone: example.org
+    zone: shop.example
     name: "@"
     record_type: MX
-    resource_records: [{ content: ["20", mx2.example.org.] }, { content: [10, MX1.example.org] }]
+    resource_records: [{ content: ["20", mx2.shop.example.] }, { content: [10, MX1.shop.example] }]
   spf:
     type: dns_rrset
-    zone: example.org
+    zone: shop.example
     name: "@"
     record_type: TXT
     resource_records: [{ content: ['"v=spf1 -all"'] }]
   geo:
     type: dns_rrset
-    zone: example.org
+    zone: shop.example
     name: geo
     record_type: A
     pickers: [{ type: geodns, strict: false }, { type: first_n, limit: 1 }]
@@ -86,14 +86,14 @@ describe('dns_zone and dns_rrset through the CLI', () => {
 
     const applied = await runCliInProcess(['apply', stack, '--auto-approve'], { env });
     expect(applied.code, output(applied)).toBe(0);
-    const zone = emu.state.dnsZones.get('example.org')!;
-    expect(zone).toMatchObject({ contact: 'hostmaster@example.org', nx_ttl: 300 });
-    expect(zone.rrsets.get('www.example.org/AAAA')!.resource_records.map((r) => r.content)).toEqual([['2001:db8::1']]);
-    expect(zone.rrsets.get('example.org/MX')!.resource_records.map((r) => r.content)).toEqual([
-      [10, 'mx1.example.org'],
-      [20, 'mx2.example.org'],
+    const zone = emu.state.dnsZones.get('shop.example')!;
+    expect(zone).toMatchObject({ contact: 'hostmaster@shop.example', nx_ttl: 300 });
+    expect(zone.rrsets.get('www.shop.example/AAAA')!.resource_records.map((r) => r.content)).toEqual([['2001:db8::1']]);
+    expect(zone.rrsets.get('shop.example/MX')!.resource_records.map((r) => r.content)).toEqual([
+      [10, 'mx1.shop.example'],
+      [20, 'mx2.shop.example'],
     ]);
-    expect(zone.rrsets.get('geo.example.org/A')!.pickers).toEqual([
+    expect(zone.rrsets.get('geo.shop.example/A')!.pickers).toEqual([
       { type: 'geodns', strict: false },
       { type: 'first_n', limit: 1 },
     ]);
@@ -112,17 +112,17 @@ describe('dns_zone and dns_rrset through the CLI', () => {
     const change = await runCliInProcess(['plan', updated], { env });
     expect(change.stdout, output(change)).toContain('Plan: 0 to add, 2 to change, 0 to destroy.');
     expect((await runCliInProcess(['apply', updated, '--auto-approve'], { env })).code).toBe(0);
-    expect(emu.state.dnsZones.get('example.org')!.enabled).toBe(false);
-    expect(emu.state.dnsZones.get('example.org')!.rrsets.get('example.org/A')).toMatchObject({ ttl: 600 });
+    expect(emu.state.dnsZones.get('shop.example')!.enabled).toBe(false);
+    expect(emu.state.dnsZones.get('shop.example')!.rrsets.get('shop.example/A')).toMatchObject({ ttl: 600 });
     expect((await runCliInProcess(['plan', updated, '--detailed-exitcode'], { env })).code).toBe(0);
 
     // Destroy: a record set, then the zone.
     const absent = stackIn(zoneStack().replace('record_type: CNAME\n', 'record_type: CNAME\n    ensure: absent\n'));
     expect((await runCliInProcess(['apply', absent, '--auto-approve'], { env })).code).toBe(0);
-    expect(emu.state.dnsZones.get('example.org')!.rrsets.has('blog.example.org/CNAME')).toBe(false);
-    const gone = stackIn('version: 1\nresources:\n  main: { type: dns_zone, name: example.org, ensure: absent }\n');
+    expect(emu.state.dnsZones.get('shop.example')!.rrsets.has('blog.shop.example/CNAME')).toBe(false);
+    const gone = stackIn('version: 1\nresources:\n  main: { type: dns_zone, name: shop.example, ensure: absent }\n');
     expect((await runCliInProcess(['apply', gone, '--auto-approve'], { env })).code).toBe(0);
-    expect(emu.state.dnsZones.has('example.org')).toBe(false);
+    expect(emu.state.dnsZones.has('shop.example')).toBe(false);
   });
 
   it('plans a zone of 1,000 record sets with one paged list of them (2 pages of 1,000: 0.002 requests a record set), never a GET each', async () => {
