@@ -29,7 +29,7 @@ export const MAX_TTL = 2147483647;
 const CAA_TAGS = ['issue', 'issuewild', 'iodef'] as const;
 
 /** One element of a record's content: text, a number, or (SVCB/HTTPS parameters) a list of them. */
-export type ContentElement = string | number | ContentElement[];
+export type ContentElement = string | number | Array<string | number>;
 
 /** Where a content is wrong: the element (index into `content`, when one is to blame) and why. */
 export interface ContentProblem {
@@ -205,7 +205,8 @@ export function canonicalRecords(type: RecordType, records: ReadonlyArray<Parame
     });
 }
 
-const contentElement: z.ZodType<ContentElement> = z.lazy(() => z.union([z.string(), z.number(), z.array(contentElement)]));
+/** One element of a record's content: text, a number, or (SVCB/HTTPS parameters) a list of them. */
+const contentElement = z.union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))]);
 
 /** A record's `meta` keys (the vendor's OutputResourceRecord.meta): what pickers choose records by. */
 export const recordMeta = z.strictObject({
