@@ -8,7 +8,7 @@ import { addDiagnostics, hasErrors, type Diagnostic, type SourceRange } from './
 import { didYouMean } from './did-you-mean.js';
 import { resolveFileFields } from './file-fields.js';
 import { issuesToDiagnostics } from './issue-diagnostics.js';
-import { checkReferenceTargets, refuseReferences } from './references.js';
+import { checkReferenceTargets, inlineKnownReferences, refuseReferences } from './references.js';
 import { readStackFiles, type Env } from './stack-files.js';
 import type { SourceFile, SourceNode } from './source-tree.js';
 import { RESOURCE_KINDS } from '../kinds/registry.js';
@@ -220,11 +220,17 @@ async function validateBlocks(
   diagnostics: Diagnostic[],
 ): Promise<Map<string, TypedBlock>> {
   const typed = new Map<string, TypedBlock>();
+  // References known from the stack alone (a record set's zone naming a zone block's literal name) are written out first.
+  const inlined = inlineKnownReferences(rawBlocks);
   for (const [index, raw] of rawBlocks.entries()) {
     // Validating many blocks takes a while: let a signal (Ctrl-C) be handled in between.
     if (index % 1000 === 999) await new Promise((resolve) => setImmediate(resolve));
     const result = validateBlock(raw, defaults, usedDefaults, diagnostics);
     if (!result) continue;
+    for (const dependency of inlined.get(result.address) ?? []) {
+      if (!result.dependsOn.some((d) => d.address === dependency.address)) result.dependsOn.push(dependency);
+      if (result.block && !result.block.dependsOn.includes(dependency.address)) result.block.dependsOn.push(dependency.address);
+    }
     const previous = typed.get(result.address);
     if (previous) {
       diagnostics.push(

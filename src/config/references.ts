@@ -286,3 +286,49 @@ export function checkReferenceTargets(
   }
   return out;
 }
+
+/** A block the loader has not validated yet, as inlineKnownReferences reads it. */
+export interface UnvalidatedBlock {
+  section: 'resources' | 'checks';
+  name: string;
+  node: SourceNode;
+}
+
+/**
+ * Writes out the references that stand in a field the read depends on (see fieldsReadBefore) but
+ * whose value is known from the stack alone: a whole `${TYPE.NAME.FIELD}` naming a field of the
+ * other block's identity (a dns_zone's `name`) that the other block writes as a literal. Such a
+ * value is what the plan would read anyway (an identity is never changed by apply), so a record
+ * set may name its zone as `${dns_zone.main.name}`. The node takes the literal in place of the
+ * template (before any block is validated), and the block depends on the one it named, as with
+ * any reference: the answer, by address, with where each reference stood. References that are
+ * not so known are left as they are (the usual checks refuse them).
+ */
+export function inlineKnownReferences(blocks: readonly UnvalidatedBlock[]): Map<string, Array<{ address: string; range: SourceRange }>> {
+  const byAddress = new Map<string, SourceNode>();
+  for (const block of blocks) {
+    const type = block.node.entries?.get('type')?.value;
+    if (block.section === 'resources' && typeof type === 'string') byAddress.set(`${type}.${block.name}`, block.node);
+  }
+  const implied = new Map<string, Array<{ address: string; range: SourceRange }>>();
+  for (const [address, node] of byAddress) {
+    const kind = (RESOURCE_KINDS as Record<string, KindSpec>)[address.slice(0, address.indexOf('.'))];
+    if (kind === undefined) continue;
+    for (const field of fieldsReadBefore(kind)) {
+      const value = node.entries?.get(field);
+      if (!value?.template || !isWholeTemplate(value.template)) continue;
+      const target = value.template[0] as ReferenceTarget;
+      const targetKind = (RESOURCE_KINDS as Record<string, KindSpec>)[target.type];
+      const source = byAddress.get(referenceAddress(target))?.entries?.get(target.field);
+      if (targetKind === undefined || !targetKind.identity.includes(target.field) || targetKind.readable?.[target.field] === undefined) continue;
+      if (source === undefined || source.template || typeof source.value !== 'string' || referenceAddress(target) === address) continue;
+      const range = value.range;
+      value.value = source.value;
+      delete value.template;
+      const list = implied.get(address) ?? [];
+      list.push({ address: referenceAddress(target), range });
+      implied.set(address, list);
+    }
+  }
+  return implied;
+}

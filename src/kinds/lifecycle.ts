@@ -32,7 +32,7 @@ import { requirePayload, startTasks, type Recovery } from './shared.js';
 
 /** One request of a change, as a kind builds it. */
 export interface ChangeRequest {
-  method: 'POST' | 'PATCH' | 'DELETE';
+  method: 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   body?: unknown;
 }

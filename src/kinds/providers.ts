@@ -2,6 +2,8 @@ import { cloudFloatingIp } from './cloud-floating-ip/provider.js';
 import { cloudInstance } from './cloud-instance/provider.js';
 import { cloudK8sCluster } from './cloud-k8s-cluster/provider.js';
 import { cloudQuotaLimitRequest } from './cloud-quota-limit-request/provider.js';
+import { dnsRrset } from './dns-rrset/provider.js';
+import { dnsZone } from './dns-zone/provider.js';
 import { fastedgeApp } from './fastedge-app/provider.js';
 import { iamResellerNotificationSetting } from './iam-reseller-notification-setting/provider.js';
 import type { ProviderRegistry } from './provider.js';
@@ -26,6 +28,8 @@ export const providers: ProviderRegistry = {
     streaming_video_subtitle: streamingVideoSubtitle,
     iam_reseller_notification_setting: iamResellerNotificationSetting,
     cloud_quota_limit_request: cloudQuotaLimitRequest,
+    dns_zone: dnsZone,
+    dns_rrset: dnsRrset,
   },
   checks: {
     streaming_video_subtitles: streamingVideoSubtitles,

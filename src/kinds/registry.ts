@@ -3,6 +3,8 @@ import { cloudFloatingIpKind } from './cloud-floating-ip/schema.js';
 import { cloudInstanceKind } from './cloud-instance/schema.js';
 import { cloudK8sClusterKind } from './cloud-k8s-cluster/schema.js';
 import { cloudQuotaLimitRequestKind } from './cloud-quota-limit-request/schema.js';
+import { dnsRrsetKind } from './dns-rrset/schema.js';
+import { dnsZoneKind } from './dns-zone/schema.js';
 import { fastedgeAppKind } from './fastedge-app/schema.js';
 import { iamResellerNotificationSettingKind } from './iam-reseller-notification-setting/schema.js';
 import type { KindSpec } from './kind-spec.js';
@@ -29,6 +31,8 @@ export const RESOURCE_KINDS = byType('resource', {
   streaming_video_subtitle: streamingVideoSubtitleKind,
   iam_reseller_notification_setting: iamResellerNotificationSettingKind,
   cloud_quota_limit_request: cloudQuotaLimitRequestKind,
+  dns_zone: dnsZoneKind,
+  dns_rrset: dnsRrsetKind,
 });
 
 /** Every check kind edgeform knows, by type; the one list of check kinds (see RESOURCE_KINDS). */

@@ -217,7 +217,10 @@ function planOwnedResource<K extends ResourceType>(
   const desired = block.attributes;
   const lockTaskId = observed.exists ? (observed.lockTaskId ?? null) : null;
   const identity = observed.exists && observed.foundBy !== undefined ? observed.foundBy : (planner.create?.identity(desired, ref) ?? undefined);
-  const named = (desired as Record<string, unknown>)[planner.idField] !== undefined;
+  // A kind whose platform id is part of its natural key (a DNS zone's name) names it in every
+  // block: such a block is still created when absent, not refused as an unknown id.
+  const key = RESOURCE_KINDS[block.type].create?.key;
+  const named = (desired as Record<string, unknown>)[planner.idField] !== undefined && !(Array.isArray(key) && key.includes(planner.idField));
   // Each change is written out as one object literal, not spread from a shared base: spreading
   // then adding a dozen fields cost more than the rest of planning a resource.
 

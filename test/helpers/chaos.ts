@@ -8,6 +8,7 @@ import { canonicalJson } from '../../src/plan/fingerprint.js';
 import type { Plan, ResourceChange } from '../../src/plan/types.js';
 import { createProviderContext } from '../../src/kinds/context.js';
 import type { ProviderContext } from '../../src/kinds/provider.js';
+import { canonicalName, ownerName } from '../../src/kinds/dns-names.js';
 
 /**
  * A generated world for chaos tests: emulator fixtures and a stack of 200 resources over every
@@ -26,7 +27,7 @@ export interface ChaosWorld {
 const id = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const FLAVORS = ['g2-standard-2-4', 'g2-standard-4-8', 'g2-standard-8-16'];
 
-/** Builds the chaos world: 50 floating IPs, 35 instances, 25 clusters, 20 settings, 20 each of apps, players, quota requests, 10 subtitles. */
+/** Builds the chaos world: 50 floating IPs, 35 instances, 25 clusters, 20 settings, 20 each of apps, players, quota requests, 10 subtitles, a DNS zone with 12 record sets. */
 export function chaosWorld(): ChaosWorld {
   const floating_ips: Record<string, unknown>[] = [];
   const instances: Record<string, unknown>[] = [];
@@ -94,8 +95,11 @@ export function chaosWorld(): ChaosWorld {
     const wanted = i % 5 === 0 ? { vtt } : i % 4 === 1 ? { ensure: 'absent' } : { vtt: vtt.replace(`line ${i}`, `new line ${i}`) };
     block(`subtitle_${i}`, { type: 'streaming_video_subtitle', video_id: 7000 + i, subtitle_id: 8000 + i, language: 'eng', ...wanted });
   }
+  const dns = dnsChaosPart();
+  blocks.push(...dns.blocks);
   return {
     fixtures: {
+      dns_zones: dns.zones,
       videos,
       k8s_versions: ['v1.28.9', 'v1.29.8', 'v1.30.6', 'v1.31.3', 'v1.32.1'],
       floating_ips,
@@ -110,6 +114,30 @@ export function chaosWorld(): ChaosWorld {
     size: blocks.length,
   };
 }
+
+// ---- DNS (issue 21): zones and record sets in the chaos world. Kept in this one function (and
+// the dns_* cases of emulatorResource and expectedMutations) so other kinds' additions merge apart.
+/**
+ * One zone kept as it is and 12 record sets in it: every 3rd from 1 replaced (another record and
+ * TTL, by PUT), every 4th from 2 deleted, the others declared as they are (in other spellings).
+ */
+function dnsChaosPart(): { zones: Record<string, unknown>[]; blocks: string[] } {
+  const blocks: string[] = [];
+  const rrsets: Record<string, unknown>[] = [];
+  blocks.push(`  zone_chaos: ${JSON.stringify({ type: 'dns_zone', name: 'chaos.example', nx_ttl: 300 })}`);
+  for (let i = 1; i <= 12; i++) {
+    rrsets.push({ name: `host-${i}`, type: 'A', ttl: 60, resource_records: [{ content: [`192.0.2.${i}`] }] });
+    const wanted =
+      i % 4 === 2
+        ? { ttl: 60, resource_records: [{ content: [`192.0.2.${i}`] }], ensure: 'absent' }
+        : i % 3 === 1
+          ? { ttl: 120, resource_records: [{ content: [`192.0.2.${i}`] }, { content: [`198.51.100.${i}`] }] }
+          : { ttl: 60, resource_records: [{ content: [` 192.0.2.${i} `] }] };
+    blocks.push(`  rr_${i}: ${JSON.stringify({ type: 'dns_rrset', zone: 'chaos.example', name: `HOST-${i}.chaos.example.`, record_type: 'A', ...wanted })}`);
+  }
+  return { zones: [{ name: 'chaos.example', nx_ttl: 300, rrsets }], blocks };
+}
+// ---- end of DNS
 
 /** Which emulator resource a planned change acts on, as the mutation log names it. */
 export function emulatorResource(change: ResourceChange): string {
@@ -132,6 +160,11 @@ export function emulatorResource(change: ResourceChange): string {
       return place('subtitle', d.subtitle_id);
     case 'cloud_quota_limit_request':
       return place('quota_request', d.request_id);
+    // DNS (issue 21): a zone by its name, a record set by its owner name and type, as the emulator keys them.
+    case 'dns_zone':
+      return place('dns_zone', canonicalName(String(d.name)));
+    case 'dns_rrset':
+      return place('dns_rrset', `${ownerName(String(d.name), String(d.zone))}/${String(d.record_type)}`);
   }
 }
 
@@ -158,6 +191,11 @@ export function expectedMutations(change: ResourceChange): string[] {
     case 'iam_reseller_notification_setting':
     case 'streaming_video_subtitle':
       return [describeMutation({ change: 'update', after: Object.fromEntries(change.changes.map((c) => [c.path[0], c.after])) })];
+    case 'dns_rrset': {
+      // A PUT replaces the record set: the emulator logs its TTL and the records' contents as sent.
+      const body = (change.payload as { body: { ttl?: number; resource_records: Array<{ content: unknown[] }> } }).body;
+      return [describeMutation({ change: 'update', after: { ttl: body.ttl, contents: body.resource_records.map((r) => r.content) } })];
+    }
     default:
       throw new Error(`no update is expected of ${change.type}`);
   }

@@ -23,6 +23,8 @@ const DEMO_COUNTS: Record<ResourceType, number> = {
   iam_reseller_notification_setting: 2,
   cloud_quota_limit_request: 2,
   streaming_video_subtitle: 3,
+  dns_zone: 1,
+  dns_rrset: 6,
 };
 
 describe('edgeform import against the demo world', () => {
@@ -74,6 +76,9 @@ describe('edgeform import against the demo world', () => {
     streaming_player: Object.keys(RESOURCE_KINDS.streaming_player.shape.shape).filter((f) => f !== 'player_id' && f !== 'name'),
     // The text is written inline (vtt), never as a file.
     streaming_video_subtitle: ['vtt_file'],
+    // Written only when the live zone or record set has them (none: not managed).
+    dns_zone: ['meta'],
+    dns_rrset: ['pickers', 'meta'],
   };
 
   it.each(IMPORTED)("writes every field of %s's schema it has (not ensure, tags_policy) (project and region as defaults)", async (type) => {
@@ -171,6 +176,10 @@ describe('edgeform import against the demo world', () => {
         'GET /streaming/videos',
         `GET ${SUBTITLE_LIST}`,
         `GET ${SUBTITLE_LIST}`,
+        // DNS: the zone list for the zones, and again for the record sets, then the one demo zone's record sets.
+        'GET /dns/v2/zones',
+        'GET /dns/v2/zones',
+        'GET /dns/v2/zones/{zoneName}/rrsets',
       ].sort(),
     );
   });

@@ -1,0 +1,173 @@
+import { z } from 'zod';
+import { canonicalJson } from '../../plan/fingerprint.js';
+import type { FieldChange } from '../../plan/types.js';
+import { createPlan } from '../create.js';
+import { canonicalName, ownerName } from '../dns-names.js';
+import { defineLifecycle } from '../lifecycle.js';
+import { defineListReads } from '../list-read.js';
+import type { ProviderPlan, ResourceProvider } from '../provider.js';
+import type { ResourceAttributes } from '../registry.js';
+import { readOrGone } from '../shared.js';
+import { rrsetImport } from './import.js';
+import { rrsetItem, rrsetPath, zoneRrsetList, type RrsetItem } from './list.js';
+import { canonicalRecords, contentText, recordKey, type CanonicalRecord, type RecordType } from './schema.js';
+
+type Rrset = ResourceAttributes['dns_rrset'];
+
+/**
+ * The changes between two sets of records, each keyed by its normalised content: a record only
+ * desired is an add, one only live a remove, one in both whose `enabled` or `meta` differ an
+ * update; `unchanged` counts the equal ones. Pure.
+ */
+export function diffRecords(type: RecordType, live: readonly CanonicalRecord[], desired: readonly CanonicalRecord[]): { changes: FieldChange[]; unchanged: number } {
+  const byKey = (records: readonly CanonicalRecord[]) => new Map(records.map((r) => [recordKey(type, r.content), r]));
+  const have = byKey(live);
+  const want = byKey(desired);
+  const changes: FieldChange[] = [];
+  let unchanged = 0;
+  for (const [key, record] of want) {
+    const text = contentText(record.content);
+    const before = have.get(key);
+    if (before === undefined) changes.push({ path: ['resource_records', text], op: 'add', after: record });
+    else if (canonicalJson(before) !== canonicalJson(record)) changes.push({ path: ['resource_records', text], op: 'update', before, after: record });
+    else unchanged += 1;
+  }
+  for (const [key, record] of have) if (!want.has(key)) changes.push({ path: ['resource_records', contentText(record.content)], op: 'remove', before: record });
+  return { changes, unchanged };
+}
+
+/** The canonical zone a block names. */
+const zoneOf = (d: Rrset) => canonicalName(d.zone);
+/** The fully qualified name a block names. */
+const nameOf = (d: Rrset) => ownerName(d.name, d.zone);
+
+/** The vendor's InputRRSet, as edgeform sends it (POST on create, PUT on update). */
+const inputRrset = z.strictObject({
+  ttl: z.int().min(0).optional(),
+  resource_records: z.array(z.strictObject({ content: z.array(z.unknown()), enabled: z.boolean().optional(), meta: z.record(z.string(), z.unknown()).optional() })).min(1),
+  pickers: z.array(z.record(z.string(), z.unknown())).optional(),
+  meta: z.record(z.string(), z.unknown()).optional(),
+});
+const payloadSchema = z.strictObject({ body: inputRrset });
+
+/** The observation of a record set answer. */
+function stateOf(d: Rrset, item: RrsetItem): Record<string, unknown> {
+  return {
+    zone: zoneOf(d),
+    name: canonicalName(item.name),
+    record_type: item.type.toUpperCase(),
+    ttl: item.ttl ?? null,
+    resource_records: canonicalRecords(d.record_type, item.resource_records),
+    pickers: item.pickers ?? [],
+    meta: item.meta ?? {},
+  };
+}
+
+/** The records a block declares, in canonical form and order. */
+const declaredRecords = (d: Rrset) => canonicalRecords(d.record_type, d.resource_records);
+
+/** A record set's reads: one GET alone, the zone's record set list (its pages) for several of one zone. */
+const reads = defineListReads<'dns_rrset', RrsetItem>({
+  readOne: (ctx, d) => readOrGone(async () => (await ctx.api.get(rrsetPath(zoneOf(d), nameOf(d), d.record_type), { schema: rrsetItem, signal: ctx.signal })).body),
+  project: (_ctx, d, item) => ({ exists: true, state: stateOf(d, item) }),
+  list: {
+    group: (d) => zoneOf(d),
+    memberId: (d) => `${nameOf(d)}/${d.record_type}`,
+    itemId: (item) => `${canonicalName(item.name)}/${item.type.toUpperCase()}`,
+    paging: zoneRrsetList.paging,
+    describe: ([d]) => `GET ${zoneRrsetList.path({ zone: zoneOf(d) })}`,
+    fetchPage: (ctx, [d], page) => zoneRrsetList.fetchPage(ctx, { zone: zoneOf(d) }, page),
+  },
+});
+
+/** Create (POST), update (PUT: the whole record set, harmless to repeat) and delete (404 is done); no tasks. */
+const lifecycle = defineLifecycle('dns_rrset', {
+  idField: 'name',
+  updateVerbs: ['Updating', 'Updated'],
+  create: { payload: payloadSchema, request: ({ desired: d, payload }) => ({ method: 'POST', path: rrsetPath(zoneOf(d), nameOf(d), d.record_type), body: payload.body }) },
+  update: { payload: payloadSchema, request: ({ desired: d, payload }) => ({ method: 'PUT', path: rrsetPath(zoneOf(d), nameOf(d), d.record_type), body: payload.body }) },
+  delete: { request: ({ desired: d }) => ({ method: 'DELETE', path: rrsetPath(zoneOf(d), nameOf(d), d.record_type) }) },
+});
+
+/** The InputRRSet of a block: its records (normalised), and ttl, pickers and meta as declared or, when not, as live (a PUT replaces them all). */
+function bodyOf(d: Rrset, state?: Record<string, unknown>): z.infer<typeof inputRrset> {
+  const ttl = d.ttl ?? (typeof state?.ttl === 'number' ? state.ttl : undefined);
+  const pickers = d.pickers ?? (state?.pickers as Record<string, unknown>[] | undefined);
+  const meta = d.meta ?? (state?.meta as Record<string, unknown> | undefined);
+  return {
+    ...(ttl === undefined ? {} : { ttl }),
+    resource_records: declaredRecords(d),
+    ...(pickers === undefined || (state !== undefined && d.pickers === undefined && pickers.length === 0) ? {} : { pickers }),
+    ...(meta === undefined || (state !== undefined && d.meta === undefined && Object.keys(meta).length === 0) ? {} : { meta }),
+  };
+}
+
+/**
+ * DNS record sets, identified by zone, name and type (the platform holds every identity; no state
+ * is kept). The record sets of one zone are read together from the zone's list (`GET
+ * /dns/v2/zones/{zone}/rrsets`, 1,000 a page), never with a GET each; one alone with `GET
+ * /dns/v2/zones/{zone}/{name}/{type}`. Names are compared as the platform keeps them (fully
+ * qualified, lower case, no trailing dot, IDN as punycode); records as a set of normalised
+ * contents (records.ts), so a spelling the platform would store differently plans no change.
+ * `ttl`, `pickers` and `meta` are managed only when declared. Create is `POST` (sent once: a lost
+ * answer is settled by the executor's re-read), update `PUT` with the whole record set (live ttl,
+ * pickers and meta kept when not declared), delete `DELETE`.
+ */
+export const dnsRrset: ResourceProvider<'dns_rrset'> = {
+  ...lifecycle,
+  kind: 'resource',
+  type: 'dns_rrset',
+
+  read: reads.read,
+  groupRead: reads.groupRead,
+  import: rrsetImport,
+
+  summarize: (state) => ({ zone: state.zone, name: state.name, record_type: state.record_type, ttl: state.ttl }),
+
+  plan(desired, state): ProviderPlan {
+    const records = diffRecords(desired.record_type, state.resource_records as CanonicalRecord[], declaredRecords(desired));
+    const changes: FieldChange[] = [];
+    const before: Record<string, unknown> = { zone: state.zone, name: state.name, record_type: state.record_type };
+    const after: Record<string, unknown> = { ...before };
+    if (desired.ttl !== undefined) {
+      before.ttl = state.ttl;
+      after.ttl = desired.ttl;
+      if (state.ttl !== desired.ttl) changes.push({ path: ['ttl'], op: 'update', before: state.ttl, after: desired.ttl });
+    }
+    before.resource_records = state.resource_records;
+    after.resource_records = declaredRecords(desired);
+    changes.push(...records.changes);
+    for (const field of ['pickers', 'meta'] as const) {
+      const want = desired[field];
+      if (want === undefined) continue;
+      before[field] = state[field];
+      after[field] = want;
+      if (canonicalJson(state[field]) !== canonicalJson(want)) changes.push({ path: [field], op: 'update', before: state[field], after: want });
+    }
+    return {
+      action: changes.length > 0 ? 'update' : 'no-op',
+      before,
+      after,
+      changes,
+      unchanged_elements: { resource_records: records.unchanged },
+      ...(changes.length > 0 ? { payload: { body: bodyOf(desired, state) } } : {}),
+      errors: [],
+      warnings: [],
+      notes: [],
+    };
+  },
+
+  create: {
+    plan(desired) {
+      const declared: Record<string, unknown> = { zone: zoneOf(desired), name: nameOf(desired), record_type: desired.record_type };
+      if (desired.ttl !== undefined) declared.ttl = desired.ttl;
+      declared.resource_records = declaredRecords(desired);
+      if (desired.pickers !== undefined) declared.pickers = desired.pickers;
+      if (desired.meta !== undefined) declared.meta = desired.meta;
+      const planned = createPlan(declared, 'rrset_id', { body: bodyOf(desired) });
+      const { rrset_id: _unknown, ...after } = planned.after;
+      return { ...planned, after: { ...after, name: nameOf(desired) } };
+    },
+    identity: (desired) => `${nameOf(desired)} ${desired.record_type} in zone ${zoneOf(desired)}`,
+  },
+};

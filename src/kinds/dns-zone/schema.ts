@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { defineKind } from '../kind-spec.js';
+import { ensureDeletable } from '../fields.js';
+import { nameProblem } from '../dns-names.js';
+
+/** Seconds, as the zone's SOA timers take them (uint64 in the vendor schema; kept to 32 bits here). */
+const seconds = (what: string) =>
+  z
+    .int()
+    .min(0, { error: 'must be 0 or more seconds' })
+    .max(2147483647, { error: 'must be at most 2147483647 seconds' })
+    .optional()
+    .describe(`${what} Managed only when declared.`);
+
+const shape = z.strictObject({
+  name: z
+    .string()
+    .min(1, { error: 'must not be empty' })
+    .describe('The zone name (example.com): its identity. Compared as the platform keeps it: lower case, no trailing dot, IDN as punycode.'),
+  contact: z
+    .string()
+    .min(1, { error: 'must not be empty' })
+    .optional()
+    .describe('Email address of the administrator responsible for the zone (SOA RNAME). Managed only when declared.'),
+  primary_server: z.string().min(1, { error: 'must not be empty' }).optional().describe('The primary master name server of the zone (SOA MNAME). Managed only when declared.'),
+  expiry: seconds('Seconds after which secondary name servers stop answering for the zone.'),
+  refresh: seconds('Seconds after which secondary name servers query the SOA again to detect changes.'),
+  retry: seconds('Seconds after which secondary name servers retry a failed refresh.'),
+  nx_ttl: seconds('Seconds resolvers may cache a negative answer (NXDOMAIN).'),
+  meta: z.record(z.string().min(1), z.unknown()).optional().describe('Free-form data of the zone (e.g. webhook, webhook_method); the whole map is managed when declared.'),
+  enabled: z.boolean().optional().describe('false: the zone is not served (PATCH .../disable); true: served (PATCH .../enable). Managed only when declared.'),
+  dnssec: z.boolean().optional().describe('true: DNSSEC is on (its DS record is the readable field ds); false: off. Managed only when declared.'),
+  ensure: ensureDeletable,
+});
+
+/**
+ * dns_zone: a DNS zone, identified by its name (the platform holds the identity); created when
+ * absent, its SOA fields and meta set with PUT, enabled or disabled, DNSSEC turned on or off,
+ * deleted with `ensure: absent`.
+ */
+export const dnsZoneKind = defineKind({
+  type: 'dns_zone',
+  kind: 'resource',
+  description: 'A DNS zone by name: its SOA fields (contact, expiry, refresh, retry, nx_ttl, primary server), meta, enabled and DNSSEC; created, updated and deleted.',
+  identity: ['name'],
+  create: { idField: 'name', key: ['name'] },
+  readable: {
+    id: { type: 'string', description: 'The zone name: a zone is identified by it.', read: (s) => s.name },
+    name: { type: 'string', description: 'The zone name (lower case, no trailing dot).', read: (s) => s.name },
+    serial: { type: 'number', description: 'The SOA serial the platform keeps.', read: (s) => s.serial },
+    ds: { type: 'string', description: 'The DS record to give the parent zone, when DNSSEC is on.', read: (s) => s.ds },
+    status: { type: 'string', description: 'The zone status the platform reports.', read: (s) => s.status },
+  },
+  shape,
+  schema: shape.superRefine((block, ctx) => {
+    const problem = nameProblem(block.name);
+    if (problem !== null) ctx.addIssue({ code: 'custom', path: ['name'], message: problem });
+  }),
+});

@@ -1,0 +1,66 @@
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { demoFixtures, emulatorEnv } from '../../helpers/apply.js';
+import type { CliResult } from '../../helpers/cli.js';
+import { runCliInProcess } from '../../helpers/cli-in-process.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { writeStackFiles } from '../../helpers/stack-files.js';
+
+/**
+ * DNS reads and import through the CLI in process against the emulator: planning a zone of
+ * 1,000 record sets costs its paged list (never a GET per record set), and what import writes
+ * of applied zones and record sets plans no changes.
+ */
+const output = (r: CliResult) => `${r.stdout}\n${r.stderr}`;
+
+let emu: TestEmulator | undefined;
+afterEach(async () => {
+  await emu?.close();
+  emu = undefined;
+});
+
+const stackIn = (text: string) => join(writeStackFiles({ 'stack.yaml': text }), 'stack.yaml');
+
+describe('DNS reads and import', () => {
+  it('plans a zone of 1,000 record sets with one paged list of them (2 pages of 1,000: 0.002 requests a record set), never a GET each', async () => {
+    const count = 1000;
+    const fixtures = demoFixtures() as ReturnType<typeof demoFixtures> & { dns_zones?: unknown[] };
+    const rrsets = Array.from({ length: count }, (_, i) => ({
+      name: `host-${i}`,
+      type: 'A',
+      ttl: 60,
+      resource_records: [{ content: [`10.0.${Math.floor(i / 250)}.${i % 250}`] }],
+    }));
+    fixtures.dns_zones = [...(fixtures.dns_zones ?? []), { name: 'big.example', rrsets }];
+    emu = await startTestEmulator({ fixtures });
+    const blocks = rrsets.map(
+      (r, i) =>
+        `  h${i}: { type: dns_rrset, zone: big.example, name: ${r.name}, record_type: A, ttl: 60, resource_records: [{ content: [${r.resource_records[0]!.content[0]!}] }] }`,
+    );
+    const stack = stackIn(`version: 1\nresources:\n${blocks.join('\n')}\n`);
+    const from = emu.requests.length;
+    const planned = await runCliInProcess(['plan', stack, '--detailed-exitcode'], { env: emulatorEnv(emu) });
+    expect(planned.code, output(planned)).toBe(0);
+    const requests = emu.requests.slice(from).map((r) => `${r.method} ${r.route}`);
+    // The zone holds 1,002 record sets (its apex SOA and NS besides the 1,000): two pages.
+    expect(requests).toEqual(['GET /dns/v2/zones/{zoneName}/rrsets', 'GET /dns/v2/zones/{zoneName}/rrsets']);
+    expect(requests.length / count).toBeLessThanOrEqual(0.01);
+  });
+
+  it('imports the zones and record sets it applied (import --all) into a stack that plans no changes', async () => {
+    emu = await startTestEmulator({});
+    const env = emulatorEnv(emu);
+    const file = join(writeStackFiles({}), 'dns.yaml');
+    copyFileSync('examples/dns.yaml', file);
+    expect((await runCliInProcess(['apply', file, '--auto-approve'], { env })).code).toBe(0);
+    const out = join(writeStackFiles({}), 'imported.yaml');
+    const imported = await runCliInProcess(['import', 'dns_zone', '--out', out], { env });
+    expect(imported.code, output(imported)).toBe(0);
+    const all = await runCliInProcess(['import', '--all', '--reseller-id', '7', '--out', out, '--force'], { env });
+    expect(all.code, output(all)).toBe(0);
+    const plan = await runCliInProcess(['plan', out, '--detailed-exitcode'], { env });
+    expect(plan.code, output(plan)).toBe(0);
+    expect(plan.stdout).toContain('No changes.');
+  });
+});
