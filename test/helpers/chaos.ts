@@ -132,6 +132,14 @@ export function emulatorResource(change: ResourceChange): string {
       return place('subtitle', d.subtitle_id);
     case 'cloud_quota_limit_request':
       return place('quota_request', d.request_id);
+    // --- CDN kinds (cdn-kinds) ---
+    case 'cdn_origin_group':
+      return place('cdn_origin_group', d.origin_group_id);
+    case 'cdn_resource':
+      return place('cdn_resource', d.resource_id);
+    case 'cdn_rule':
+      return place('cdn_rule', d.rule_id);
+    // --- end of CDN kinds ---
   }
 }
 
