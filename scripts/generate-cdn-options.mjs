@@ -130,7 +130,11 @@ export async function generateCdnOptionsModule(specText) {
     const set = flatten(schemas[component] ?? {}, component);
     if (!set.properties) throw new Error(`${CDN_SPEC_FILE}: components.schemas.${component} has no properties`);
     const entries = Object.entries(set.properties).map(([name, sub]) => {
-      const code = zodOf(sub, `${component}.${name}`);
+      // The option's own description (its first paragraph) goes with it into edgeform.schema.json, for editors.
+      const summary = String(flatten(sub, `${component}.${name}`).description ?? '')
+        .split('\n\n')[0]
+        .trim();
+      const code = `${zodOf(sub, `${component}.${name}`)}${summary === '' ? '' : `.describe(${JSON.stringify(summary)})`}`;
       const key = optionNames.get(name);
       if (key !== undefined && key !== code) throw new Error(`${component}.${name} differs from the same option of another set`);
       optionNames.set(name, code);

@@ -12,7 +12,8 @@ export const CDN_OPTIONS_SOURCE = { file: 'test/fixtures/openapi/cdn_api.yaml', 
 const OPTIONS = {
   allowedHttpMethods: z
     .strictObject({ enabled: z.boolean(), value: z.array(z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])).refine(uniqueItems, UNIQUE) })
-    .nullable(),
+    .nullable()
+    .describe('HTTP methods allowed for content requests from the CDN.'),
   brotli_compression: z
     .strictObject({
       enabled: z.boolean(),
@@ -38,15 +39,29 @@ const OPTIONS = {
         )
         .refine(uniqueItems, UNIQUE),
     })
-    .nullable(),
-  browser_cache_settings: z.strictObject({ enabled: z.boolean(), value: z.string().regex(new RegExp('^\\d+(ms|s|m|h|d|w|M|y)?$')) }).nullable(),
-  cache_http_headers: z.strictObject({ enabled: z.boolean(), value: z.array(z.string().max(1024)).refine(uniqueItems, UNIQUE) }).nullable(),
-  cors: z.strictObject({ enabled: z.boolean(), value: z.array(z.string()), always: z.boolean().optional() }).nullable(),
+    .nullable()
+    .describe('Compresses content with Brotli on the CDN side. CDN servers will request only uncompressed content from the origin.'),
+  browser_cache_settings: z
+    .strictObject({ enabled: z.boolean(), value: z.string().regex(new RegExp('^\\d+(ms|s|m|h|d|w|M|y)?$')) })
+    .nullable()
+    .describe('Cache expiration time for users browsers in seconds.'),
+  cache_http_headers: z
+    .strictObject({ enabled: z.boolean(), value: z.array(z.string().max(1024)).refine(uniqueItems, UNIQUE) })
+    .nullable()
+    .describe('**Legacy option**. Use the `response_headers_hiding_policy` option instead.'),
+  cors: z
+    .strictObject({ enabled: z.boolean(), value: z.array(z.string()), always: z.boolean().optional() })
+    .nullable()
+    .describe('Enables or disables CORS (Cross-Origin Resource Sharing) header support.'),
   country_acl: z
     .strictObject({ enabled: z.boolean(), policy_type: z.enum(['allow', 'deny']), excepted_values: z.array(z.string().max(255)).max(600).refine(uniqueItems, UNIQUE) })
-    .nullable(),
-  disable_cache: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable(),
-  disable_proxy_force_ranges: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable(),
+    .nullable()
+    .describe('Enables control access to content for specified countries.'),
+  disable_cache: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable().describe('**Legacy option**. Use the `edge_cache_settings` option instead.'),
+  disable_proxy_force_ranges: z
+    .strictObject({ enabled: z.boolean(), value: z.boolean() })
+    .nullable()
+    .describe('Allows 206 responses regardless of the settings of an origin source.'),
   edge_cache_settings: z
     .strictObject({
       enabled: z.boolean(),
@@ -54,7 +69,8 @@ const OPTIONS = {
       custom_values: z.record(z.string(), z.string().regex(new RegExp('^\\d+(ms|s|m|h|d|w|M|y)?$'))).optional(),
       default: z.string().regex(new RegExp('^\\d+(ms|s|m|h|d|w|M|y)?$')).optional(),
     })
-    .nullable(),
+    .nullable()
+    .describe('Cache expiration time for CDN servers.'),
   fastedge: z
     .strictObject({
       enabled: z.boolean(),
@@ -95,8 +111,9 @@ const OPTIONS = {
         })
         .optional(),
     })
-    .nullable(),
-  fetch_compressed: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable(),
+    .nullable()
+    .describe('Allows to configure FastEdge app to be called on different request/response phases.'),
+  fetch_compressed: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable().describe('Makes the CDN request compressed content from the origin.'),
   follow_origin_redirect: z
     .strictObject({
       enabled: z.boolean(),
@@ -105,7 +122,10 @@ const OPTIONS = {
         .min(1)
         .refine(uniqueItems, UNIQUE),
     })
-    .nullable(),
+    .nullable()
+    .describe(
+      'Enables redirection from origin.\nIf the origin server returns a redirect, the option allows the CDN to pull the requested content from the origin server that was returned in the redirect.',
+    ),
   force_return: z
     .strictObject({
       enabled: z.boolean(),
@@ -113,14 +133,27 @@ const OPTIONS = {
       body: z.string().max(255),
       time_interval: z.strictObject({ start_time: z.string(), end_time: z.string(), time_zone: z.string().optional() }).nullable().optional(),
     })
-    .nullable(),
-  forward_host_header: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable(),
-  grpc_passthrough: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable(),
-  gzipOn: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable(),
-  hostHeader: z.strictObject({ enabled: z.boolean(), value: z.string().max(2048).regex(new RegExp('^[a-z0-9.\\-_:]*$')) }).nullable(),
-  http3_enabled: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable(),
-  ignore_cookie: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable(),
-  ignoreQueryString: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable(),
+    .nullable()
+    .describe('Applies custom HTTP response codes for CDN content.'),
+  forward_host_header: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable().describe('Forwards the Host header from a end-user request to an origin server.'),
+  grpc_passthrough: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable().describe('Enables gRPC pass-through for the CDN resource.'),
+  gzipOn: z
+    .strictObject({ enabled: z.boolean(), value: z.boolean() })
+    .nullable()
+    .describe('Compresses content with gzip on the CDN end. CDN servers will request only uncompressed content from the origin.'),
+  hostHeader: z
+    .strictObject({ enabled: z.boolean(), value: z.string().max(2048).regex(new RegExp('^[a-z0-9.\\-_:]*$')) })
+    .nullable()
+    .describe('Sets the Host header that CDN servers use when request content from an origin server.\nYour server must be able to process requests with the chosen header.'),
+  http3_enabled: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable().describe('Enables HTTP/3 protocol for content delivery.'),
+  ignore_cookie: z
+    .strictObject({ enabled: z.boolean(), value: z.boolean() })
+    .nullable()
+    .describe('Defines whether the files with the Set-Cookies header are cached as one file or as different ones.'),
+  ignoreQueryString: z
+    .strictObject({ enabled: z.boolean(), value: z.boolean() })
+    .nullable()
+    .describe('How a file with different query strings is cached: either as one object (option is enabled) or as different objects (option is disabled.)'),
   image_stack: z
     .strictObject({
       enabled: z.boolean(),
@@ -129,10 +162,12 @@ const OPTIONS = {
       quality: z.int().min(1).max(100).optional(),
       png_lossless: z.boolean().optional(),
     })
-    .nullable(),
+    .nullable()
+    .describe('Transforms JPG and PNG images (for example, resize or crop) and automatically converts them to WebP or AVIF format.'),
   ip_address_acl: z
     .strictObject({ enabled: z.boolean(), policy_type: z.enum(['allow', 'deny']), excepted_values: z.array(z.string().max(255)).max(600).refine(uniqueItems, UNIQUE) })
-    .nullable(),
+    .nullable()
+    .describe('Controls access to the CDN resource content for specific IP addresses.'),
   limit_bandwidth: z
     .strictObject({
       enabled: z.boolean(),
@@ -140,13 +175,26 @@ const OPTIONS = {
       speed: z.int().min(1).max(1000000000).optional(),
       buffer: z.int().min(0).max(1000000000).optional(),
     })
-    .nullable(),
-  proxy_cache_key: z.strictObject({ enabled: z.boolean(), value: z.string().max(255) }).nullable(),
-  proxy_cache_methods_set: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable(),
-  proxy_connect_timeout: z.strictObject({ enabled: z.boolean(), value: z.string() }).nullable(),
-  proxy_read_timeout: z.strictObject({ enabled: z.boolean(), value: z.string() }).nullable(),
-  query_params_blacklist: z.strictObject({ enabled: z.boolean(), value: z.array(z.string()) }).nullable(),
-  query_params_whitelist: z.strictObject({ enabled: z.boolean(), value: z.array(z.string()) }).nullable(),
+    .nullable()
+    .describe('Allows to control the download speed per connection.'),
+  proxy_cache_key: z
+    .strictObject({ enabled: z.boolean(), value: z.string().max(255) })
+    .nullable()
+    .describe('Allows you to modify your cache key. If omitted, the default value is `$request_uri`.'),
+  proxy_cache_methods_set: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable().describe('Caching for POST requests along with default GET and HEAD.'),
+  proxy_connect_timeout: z.strictObject({ enabled: z.boolean(), value: z.string() }).nullable().describe('The time limit for establishing a connection with the origin.'),
+  proxy_read_timeout: z
+    .strictObject({ enabled: z.boolean(), value: z.string() })
+    .nullable()
+    .describe('The time limit for receiving a partial response from the origin.\nIf no response is received within this time, the connection will be closed.'),
+  query_params_blacklist: z
+    .strictObject({ enabled: z.boolean(), value: z.array(z.string()) })
+    .nullable()
+    .describe('Files with the specified query parameters are cached as one object, files with other parameters are cached as different objects.'),
+  query_params_whitelist: z
+    .strictObject({ enabled: z.boolean(), value: z.array(z.string()) })
+    .nullable()
+    .describe('Files with the specified query parameters are cached as different objects, files with other parameters are cached as one object.'),
   query_string_forwarding: z
     .strictObject({
       enabled: z.boolean(),
@@ -155,19 +203,38 @@ const OPTIONS = {
       forward_only_keys: z.array(z.string()).optional(),
       forward_except_keys: z.array(z.string()).optional(),
     })
-    .nullable(),
-  redirect_http_to_https: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable(),
-  redirect_https_to_http: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable(),
+    .nullable()
+    .describe(
+      'The Query String Forwarding feature allows for the seamless transfer of parameters embedded in playlist files to the corresponding media chunk files.\nThis functionality ensures that specific attributes, such as authentication tokens or tracking information, are consistently passed along from the playlist manifest to the individual media segments.\nThis is particularly useful for maintaining continuity in security, analytics, and any other parameter-based operations across the entire media delivery workflow.',
+    ),
+  redirect_http_to_https: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable().describe('Enables redirect from HTTP to HTTPS.'),
+  redirect_https_to_http: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable().describe('Enables redirect from HTTPS to HTTP.'),
   referrer_acl: z
     .strictObject({ enabled: z.boolean(), policy_type: z.enum(['allow', 'deny']), excepted_values: z.array(z.string().max(255)).max(600).refine(uniqueItems, UNIQUE) })
-    .nullable(),
+    .nullable()
+    .describe('Controls access to the CDN resource content for specified domain names.'),
   response_headers_hiding_policy: z
     .strictObject({ enabled: z.boolean(), mode: z.enum(['hide', 'show']), excepted: z.array(z.string().max(128)).max(256).refine(uniqueItems, UNIQUE) })
-    .nullable(),
-  rewrite: z.strictObject({ enabled: z.boolean(), flag: z.enum(['break', 'last', 'redirect', 'permanent']).optional(), body: z.string().max(255) }).nullable(),
-  secure_key: z.strictObject({ enabled: z.boolean(), key: z.string().max(255).nullable(), type: z.literal([0, 2]).optional() }).nullable(),
-  slice: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable(),
-  sni: z.strictObject({ enabled: z.boolean(), sni_type: z.enum(['dynamic', 'custom']).optional(), custom_hostname: z.string().max(255) }).nullable(),
+    .nullable()
+    .describe('Hides HTTP headers from an origin server in the CDN response.'),
+  rewrite: z
+    .strictObject({ enabled: z.boolean(), flag: z.enum(['break', 'last', 'redirect', 'permanent']).optional(), body: z.string().max(255) })
+    .nullable()
+    .describe(
+      'Changes and redirects requests from the CDN to the origin. It operates according to the [Nginx](https://nginx.org/en/docs/http/ngx_http_rewrite_module.html#rewrite) configuration.',
+    ),
+  secure_key: z
+    .strictObject({ enabled: z.boolean(), key: z.string().max(255).nullable(), type: z.literal([0, 2]).optional() })
+    .nullable()
+    .describe('Configures access with tokenized URLs. This makes impossible to access content without a valid (unexpired) token.'),
+  slice: z
+    .strictObject({ enabled: z.boolean(), value: z.boolean() })
+    .nullable()
+    .describe('Requests and caches files larger than 10 MB in parts (no larger than 10 MB per part.) This reduces time to first byte.'),
+  sni: z
+    .strictObject({ enabled: z.boolean(), sni_type: z.enum(['dynamic', 'custom']).optional(), custom_hostname: z.string().max(255) })
+    .nullable()
+    .describe('The hostname that is added to SNI requests from CDN servers to the origin server via HTTPS.'),
   stale: z
     .strictObject({
       enabled: z.boolean(),
@@ -175,7 +242,8 @@ const OPTIONS = {
         .array(z.enum(['error', 'http_403', 'http_404', 'http_429', 'http_500', 'http_502', 'http_503', 'http_504', 'invalid_header', 'timeout', 'updating']))
         .refine(uniqueItems, UNIQUE),
     })
-    .nullable(),
+    .nullable()
+    .describe('Serves stale cached content in case of origin unavailability.'),
   static_response_headers: z
     .strictObject({
       enabled: z.boolean(),
@@ -189,18 +257,32 @@ const OPTIONS = {
         )
         .max(50),
     })
-    .nullable(),
-  staticHeaders: z.strictObject({ enabled: z.boolean(), value: z.record(z.string(), z.unknown()) }).nullable(),
-  staticRequestHeaders: z.strictObject({ enabled: z.boolean(), value: z.record(z.string(), z.string()) }).nullable(),
-  tls_versions: z.strictObject({ enabled: z.boolean(), value: z.array(z.enum(['SSLv3', 'TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'])).refine(uniqueItems, UNIQUE) }).nullable(),
-  use_default_le_chain: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable(),
-  use_dns01_le_challenge: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable(),
-  use_rsa_le_cert: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable(),
+    .nullable()
+    .describe('Custom HTTP Headers that a CDN server adds to a response.'),
+  staticHeaders: z
+    .strictObject({ enabled: z.boolean(), value: z.record(z.string(), z.unknown()) })
+    .nullable()
+    .describe('**Legacy option**. Use the `static_response_headers` option instead.'),
+  staticRequestHeaders: z
+    .strictObject({ enabled: z.boolean(), value: z.record(z.string(), z.string()) })
+    .nullable()
+    .describe('Custom HTTP Headers for a CDN server to add to request. Up to fifty custom HTTP Headers can be specified.'),
+  tls_versions: z
+    .strictObject({ enabled: z.boolean(), value: z.array(z.enum(['SSLv3', 'TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'])).refine(uniqueItems, UNIQUE) })
+    .nullable()
+    .describe('List of SSL/TLS protocol versions allowed for HTTPS connections from end users to the domain.'),
+  use_default_le_chain: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable().describe("Let's Encrypt certificate chain."),
+  use_dns01_le_challenge: z
+    .strictObject({ enabled: z.boolean(), value: z.boolean() })
+    .nullable()
+    .describe("DNS-01 challenge to issue a Let's Encrypt certificate for the resource."),
+  use_rsa_le_cert: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable().describe("RSA Let's Encrypt certificate type for the CDN resource."),
   user_agent_acl: z
     .strictObject({ enabled: z.boolean(), policy_type: z.enum(['allow', 'deny']), excepted_values: z.array(z.string().max(255)).max(600).refine(uniqueItems, UNIQUE) })
-    .nullable(),
-  waap: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable(),
-  websockets: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable(),
+    .nullable()
+    .describe('Controls access to the content for specified User-Agents.'),
+  waap: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable().describe('Allows to enable WAAP (Web Application and API Protection).'),
+  websockets: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable().describe('Enables or disables WebSockets connections to an origin server.'),
 };
 
 /** Per option, the defaults the spec declares for its fields: what the platform fills in when a request leaves such a field out. */

@@ -121,7 +121,9 @@ export function queryParameterValidator(file: string, method: string, path: stri
  */
 export function queryChecker(file: string, method: string, path: string): (query: URLSearchParams) => string[] {
   const spec = loadSpec(file);
-  const params = ((operation(spec, method, path).parameters ?? []) as any[]).filter((p) => p.in === 'query');
+  const params = ((operation(spec, method, path).parameters ?? []) as any[])
+    .map((p) => (p.$ref ? spec.doc.components.parameters[p.$ref.split('/').pop()] : p))
+    .filter((p) => p.in === 'query');
   const byName = new Map(params.map((p) => [p.name as string, p]));
   const validators = new Map(params.map((p) => [p.name as string, compile(spec, p.schema)]));
   const scalarType = (schema: any): unknown => schema?.type ?? schema?.anyOf?.find((s: any) => s.type && s.type !== 'null')?.type;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { EmulatorFixturesError, loadFixtures } from '../../../src/emulator/index.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 
 const FIXTURES = {
@@ -9,7 +10,16 @@ const FIXTURES = {
   ],
   cdn_resources: [
     { id: 220, cname: 'cdn.example.com', originGroup: 10, description: 'main', secondaryHostnames: ['www-cdn.example.com'], options: { gzipOn: { enabled: true, value: true } } },
-    { id: 221, cname: 'static.example.com', originGroup: 12, active: false, sslEnabled: true, sslData: 77, created: '2025-12-05T00:00:00Z' },
+    {
+      id: 221,
+      cname: 'static.example.com',
+      originGroup: 12,
+      active: false,
+      sslEnabled: true,
+      sslData: 77,
+      created: '2025-12-05T00:00:00Z',
+      options: { rewrite: { enabled: true, body: '/a /b' } },
+    },
   ],
   cdn_rules: [
     { id: 5, resource: 220, name: 'images', rule: '/images/*', originGroup: 12 },
@@ -152,6 +162,8 @@ describe('emulator CDN', () => {
         created: '2025-12-01T00:00:00.000000Z',
       });
       expect(res.body.options.gzipOn).toEqual({ enabled: true, value: true });
+      // A fixture's option gets the spec's field defaults, as one set through the API does.
+      expect((await emu.call('GET', '/cdn/resources/221')).body.options.rewrite).toEqual({ enabled: true, body: '/a /b', flag: 'break' });
       expect(res.body.options.cors).toBeNull();
       expect(Object.keys(res.body.options)).toHaveLength(49);
       expect(res.body.rules.map((r: { id: number }) => r.id)).toEqual([5, 6]);
@@ -320,5 +332,25 @@ describe('emulator CDN', () => {
     emu.reset();
     expect([...emu.state.cdnOriginGroups.keys()]).toEqual([10, 11, 12]);
     expect((await emu.call('POST', '/cdn/origin_groups', { body: { name: 'api', sources: [{ source: 'api.example.com' }] } })).body.id).toBe(13);
+  });
+
+  it('checks the fixtures sections: options with the generated schemas, ids unique', () => {
+    expect(() => loadFixtures({ cdn_resources: [{ id: 1, cname: 'a.example.com', originGroup: 1, options: { gzipon: { enabled: true, value: true } } }] } as never)).toThrow(
+      EmulatorFixturesError,
+    );
+    expect(() => loadFixtures({ cdn_resources: [{ id: 1, cname: 'a.example.com', originGroup: 1, options: { gzipon: { enabled: true, value: true } } }] } as never)).toThrow(
+      /cdn_resources\[0\]\.options/,
+    );
+    expect(() => loadFixtures({ cdn_rules: [{ id: 1, resource: 1, name: 'a', rule: '/a', options: { http3_enabled: { enabled: true, value: true } } }] } as never)).toThrow(
+      /cdn_rules\[0\]\.options/,
+    );
+    expect(() =>
+      loadFixtures({
+        cdn_origin_groups: [
+          { id: 1, name: 'a' },
+          { id: 1, name: 'b' },
+        ],
+      }),
+    ).toThrow(/cdn_origin_groups\[1\]: duplicate id 1/);
   });
 });

@@ -3,7 +3,7 @@ import { datetime, fixtureDate, listSection, positiveInt } from '../../fixture-p
 import { defineService } from '../../service.js';
 import { cdnResourceOptionsSchema, cdnRuleOptionsSchema } from './options-schema.js';
 import { CDN_PRODUCT } from './product.js';
-import { cdnRoutes, renderOriginGroup, renderResource, renderRule } from './routes.js';
+import { cdnRoutes, renderOriginGroup, renderResource, renderRule, withFieldDefaults } from './routes.js';
 
 /** One origin of a group: a host (`source`), an S3 bucket or a FastEdge app (`origin_type` and `config`). */
 export interface CdnSourceRecord {
@@ -126,9 +126,9 @@ const ruleFixture = z.strictObject({
   options: cdnRuleOptionsSchema.default({}),
 });
 
-/** Options as stored: the options set (null or absent means not set). */
+/** Options as stored: the options set (null or absent means not set), with the spec's field defaults as the platform fills them in. */
 function setOptions(options: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== null && value !== undefined));
+  return Object.fromEntries(Object.entries(withFieldDefaults(options)).filter(([, value]) => value !== null));
 }
 
 /**

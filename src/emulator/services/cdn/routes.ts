@@ -139,8 +139,13 @@ function readOptions(value: unknown, set: 'resource' | 'rule'): Record<string, u
   const schema = set === 'resource' ? cdnResourceOptionsSchema : cdnRuleOptionsSchema;
   const parsed = schema.safeParse(value);
   if (!parsed.success) refuse(optionErrors(parsed.error.issues));
+  return withFieldDefaults(parsed.data as Record<string, unknown>);
+}
+
+/** Options with the spec's defaults for the fields each set option leaves out (null and absent options stay so). */
+export function withFieldDefaults(options: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [name, option] of Object.entries(parsed.data as Record<string, unknown>)) {
+  for (const [name, option] of Object.entries(options)) {
     if (option === undefined) continue;
     out[name] = option === null ? null : { ...CDN_OPTION_FIELD_DEFAULTS[name], ...(option as object) };
   }

@@ -1,0 +1,288 @@
+/**
+ * Contract tests of the emulator's CDN service against the vendor's cdn_api.yaml: every
+ * operation on origin groups, CDN resources and rules answers in the schema of the same
+ * operation and status; the sample bodies sent are ones the vendor's request schema accepts (or,
+ * where a test says so, refuses); the filters and page parameters used are documented. A 400
+ * whose documented schema is a oneOf of open objects (several match any body) is checked against
+ * the one component it is.
+ */
+import type { ValidateFunction } from 'ajv';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { componentValidator, expectValid, loadSpec, queryChecker, requestValidator, responseValidator } from '../../helpers/openapi.js';
+
+const CDN = 'cdn_api.yaml';
+const P = {
+  groups: '/cdn/origin_groups',
+  group: '/cdn/origin_groups/{origin_group_id}',
+  resources: '/cdn/resources',
+  resource: '/cdn/resources/{resource_id}',
+  rules: '/cdn/resources/{resource_id}/rules',
+  rule: '/cdn/resources/{resource_id}/rules/{rule_id}',
+};
+
+const FIXTURES = {
+  cdn_origin_groups: [
+    { id: 10, name: 'web-origins', use_next: true, sources: [{ source: 'origin.example.com' }, { source: '198.51.100.7:8080', backup: true }] },
+    { id: 11, name: 'unused', sources: [{ source: 'spare.example.com' }] },
+    {
+      id: 12,
+      name: 'buckets',
+      sources: [
+        { origin_type: 's3' as const, config: { s3_type: 'other', s3_bucket_name: 'b', s3_storage_hostname: 's3.example.com', s3_access_key_id: 'k', s3_secret_access_key: 's' } },
+        { origin_type: 'fastedge' as const, config: { app_id: '1001' }, backup: true },
+      ],
+    },
+  ],
+  cdn_resources: [
+    { id: 220, cname: 'cdn.example.com', originGroup: 10, options: { gzipOn: { enabled: true, value: true }, cors: { enabled: true, value: ['*'], always: false } } },
+    { id: 221, cname: 'static.example.com', originGroup: 12, active: false },
+  ],
+  cdn_rules: [
+    { id: 5, resource: 220, name: 'images', rule: '/images/*', originGroup: 12, options: { edge_cache_settings: { enabled: true, value: '1d' } } },
+    { id: 6, resource: 220, name: 'old', rule: '/old/*', active: false },
+  ],
+};
+
+/** The vendor's own format names (`nginx time`, `country-code`, `domain`, ...): documentation, not checked (ajv would warn on each). */
+function ignoreVendorFormats(): void {
+  const { doc, ajv } = loadSpec(CDN);
+  const formats = new Set<string>();
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (node !== null && typeof node === 'object') {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === 'format' && typeof value === 'string') formats.add(value);
+        else walk(value);
+      }
+    }
+  };
+  walk(doc.components.schemas);
+  for (const format of formats) if (ajv.formats[format] === undefined) ajv.addFormat(format, true);
+}
+
+let emu: TestEmulator;
+beforeAll(async () => {
+  ignoreVendorFormats();
+  emu = await startTestEmulator({ fixtures: FIXTURES });
+});
+beforeEach(() => emu.reset());
+afterAll(() => emu.close());
+
+const validators = new Map<string, ValidateFunction>();
+/** Each schema compiled once per file (compiling ResourceResponse with every option is what costs). */
+function cached(key: string, make: () => ValidateFunction): ValidateFunction {
+  let validate = validators.get(key);
+  if (validate === undefined) validators.set(key, (validate = make()));
+  return validate;
+}
+
+/**
+ * Sends a request (its body judged by the vendor's request schema when `validBody` is given) and
+ * checks the status and the answer against the operation's schema for that status, or against
+ * `component` where the documented schema cannot tell its alternatives apart.
+ */
+async function expectCall(method: string, template: string, path: string, status: number, options: { body?: unknown; validBody?: boolean; component?: string } = {}): Promise<any> {
+  const { body, validBody, component } = options;
+  if (body !== undefined && validBody !== undefined)
+    expect(cached(`request ${method} ${template}`, () => requestValidator(CDN, method, template))(body), 'the vendor schema judges the sample body').toBe(validBody);
+  const query = new URL(path, 'http://x').searchParams;
+  expect(queryChecker(CDN, method, template)(query), 'the query parameters are documented').toEqual([]);
+  const res = await emu.call(method, path, body === undefined ? {} : { body });
+  expect(res.status, res.text).toBe(status);
+  if (status === 204) expect(res.text).toBe('');
+  else if (status === 404)
+    expect(res.body).toEqual({ detail: 'Not found.' }); // documented without a body schema
+  else if (component !== undefined)
+    expectValid(
+      cached(component, () => componentValidator(CDN, component)),
+      res.body,
+    );
+  else
+    expectValid(
+      cached(`${method} ${template} ${status}`, () => responseValidator(CDN, method, template, status)),
+      res.body,
+    );
+  return res.body;
+}
+
+const hostGroup = {
+  name: 'api',
+  use_next: false,
+  proxy_next_upstream: ['error', 'timeout', 'http_502'],
+  sources: [
+    { source: 'api.example.com', tag: 'default' },
+    { source: 'api2.example.com', backup: true },
+  ],
+};
+
+describe('origin groups (cdn_api.yaml)', () => {
+  it('GET the list answers the plain list, and the paginated list with limit', async () => {
+    const plain = await expectCall('GET', P.groups, P.groups, 200);
+    expect(plain).toHaveLength(3);
+    const page = await expectCall('GET', P.groups, `${P.groups}?limit=1&offset=1`, 200);
+    expect(page).toMatchObject({ count: 3, results: [{ id: 11 }] });
+    await expectCall('GET', P.groups, `${P.groups}?name=web-origins&sources=origin.example.com&has_related_resources=true`, 200);
+  });
+  it('GET one answers OriginGroupsResponse (host, S3 and FastEdge sources); unknown 404', async () => {
+    await expectCall('GET', P.group, `${P.groups}/10`, 200);
+    const buckets = await expectCall('GET', P.group, `${P.groups}/12`, 200);
+    expect(buckets.sources.map((s: { origin_type: string }) => s.origin_type)).toEqual(['s3', 'fastedge']);
+    await expectCall('GET', P.group, `${P.groups}/99`, 404);
+  });
+  it('POST answers 201 OriginGroupsResponse', async () => {
+    const body = await expectCall('POST', P.groups, P.groups, 201, { body: hostGroup, validBody: true });
+    expect(body).toMatchObject({ id: 13, name: 'api' });
+  });
+  it('POST with an S3 source answers 201 with the keys hidden', async () => {
+    const s3 = {
+      name: 's3',
+      sources: [{ origin_type: 's3', config: { s3_type: 'amazon', s3_bucket_name: 'b', s3_region: 'eu-west-1', s3_access_key_id: 'AKIA', s3_secret_access_key: 'secret' } }],
+    };
+    const body = await expectCall('POST', P.groups, P.groups, 201, { body: s3, validBody: true });
+    expect(body.sources[0].config.s3_secret_access_key).toBe('SECRET_VALUE');
+  });
+  it('POST with a taken name answers 400 OriginGroupNameNotUniqueError', () =>
+    expectCall('POST', P.groups, P.groups, 400, { body: { ...hostGroup, name: 'unused' }, validBody: true, component: 'OriginGroupNameNotUniqueError' }));
+  it('POST without sources answers 400 OriginGroupIsEmptyError', () =>
+    expectCall('POST', P.groups, P.groups, 400, { body: { name: 'x', sources: [] }, validBody: true, component: 'OriginGroupIsEmptyError' }));
+  it('POST with the same source twice answers 400 OriginSourceMustBeUniqueError', () =>
+    expectCall('POST', P.groups, P.groups, 400, {
+      body: { name: 'x', sources: [{ source: 'a.example.com' }, { source: 'a.example.com' }] },
+      validBody: true,
+      component: 'OriginSourceMustBeUniqueError',
+    }));
+  it('POST with only backup sources answers 400 OriginLastSourceNotBackupError, none enabled SourcesShouldBeEnabledError', async () => {
+    await expectCall('POST', P.groups, P.groups, 400, {
+      body: { name: 'x', sources: [{ source: 'a.example.com', backup: true }] },
+      validBody: true,
+      component: 'OriginLastSourceNotBackupError',
+    });
+    await expectCall('POST', P.groups, P.groups, 400, {
+      body: { name: 'x', sources: [{ source: 'a.example.com', enabled: false }] },
+      validBody: true,
+      component: 'SourcesShouldBeEnabledError',
+    });
+  });
+  it('PUT answers 200 OriginGroupsResponse; PATCH too', async () => {
+    await expectCall('PUT', P.group, `${P.groups}/11`, 200, { body: { ...hostGroup, name: 'unused-2' }, validBody: true });
+    // ChangeOriginGroup is a oneOf whose deprecated AWS variant requires nothing, so a body naming `name` matches both variants (the schema refuses it): PATCH without a name.
+    expect(requestValidator(CDN, 'PATCH', P.group)({ name: 'unused-3' })).toBe(false);
+    await expectCall('PATCH', P.group, `${P.groups}/11`, 200, { body: { use_next: true, proxy_next_upstream: ['error'] }, validBody: true });
+    await expectCall('PATCH', P.group, `${P.groups}/99`, 404, { body: { use_next: true }, validBody: true });
+  });
+  it('DELETE answers 204; a group in use 400 OriginGroupIsUsedByResourceError or OriginGroupIsUsedByRulesError', async () => {
+    const byResource = await expectCall('DELETE', P.group, `${P.groups}/10`, 400, { component: 'OriginGroupIsUsedByResourceError' });
+    expect(byResource).toEqual({ name: ['There are resources using this group'] });
+    await emu.call('PATCH', '/cdn/resources/221', { body: { originGroup: 11 } });
+    const byRules = await expectCall('DELETE', P.group, `${P.groups}/12`, 400, { component: 'OriginGroupIsUsedByRulesError' });
+    expect(byRules).toEqual({ name: ['There are rules using this group'] });
+    await emu.call('PATCH', '/cdn/resources/221', { body: { originGroup: 10 } });
+    await expectCall('DELETE', P.group, `${P.groups}/11`, 204);
+  });
+});
+
+describe('CDN resources (cdn_api.yaml)', () => {
+  const create = {
+    cname: 'new.example.com',
+    originGroup: 11,
+    originProtocol: 'HTTPS',
+    description: 'made by a test',
+    secondaryHostnames: ['new2.example.com'],
+    active: true,
+    options: {
+      edge_cache_settings: { enabled: true, value: '43200s', custom_values: { '404': '5m' } },
+      browser_cache_settings: { enabled: true, value: '3600s' },
+      gzipOn: { enabled: true, value: true },
+      cors: { enabled: true, value: ['domain.com'] },
+      rewrite: { enabled: true, body: '/(.*) /additional_path/$1' },
+      staticRequestHeaders: { enabled: true, value: { 'X-From': 'cdn' } },
+      country_acl: { enabled: true, policy_type: 'allow', excepted_values: ['GB', 'DE'] },
+      websockets: { enabled: true, value: true },
+    },
+  };
+  it('GET the list answers the plain list, and the paginated list with limit', async () => {
+    expect(await expectCall('GET', P.resources, P.resources, 200)).toHaveLength(2);
+    expect(await expectCall('GET', P.resources, `${P.resources}?limit=1`, 200)).toMatchObject({ count: 2, next: '/cdn/resources?limit=1&offset=1' });
+    await expectCall('GET', P.resources, `${P.resources}?cname=cdn.example.com&originGroup=10&sslEnabled=false&deleted=false&status=active&limit=10&offset=0`, 200);
+  });
+  it('GET one answers ResourceResponse with every option; unknown 404', async () => {
+    const body = await expectCall('GET', P.resource, `${P.resources}/220`, 200);
+    expect(Object.keys(body.options).sort()).toEqual(Object.keys(loadSpec(CDN).doc.components.schemas.resource_options.properties).sort());
+    await expectCall('GET', P.resource, `${P.resources}/9`, 404);
+  });
+  it('POST answers 201 ResourceResponse; with origin too', async () => {
+    await expectCall('POST', P.resources, P.resources, 201, { body: create, validBody: true });
+    await expectCall('POST', P.resources, P.resources, 201, { body: { cname: 'o.example.com', origin: 'backend.example.com' }, validBody: true });
+  });
+  it('POST with a taken cname answers 400 CnameAlreadyExistsError, a taken secondary hostname SecondaryCnameAlreadyExistsError', async () => {
+    await expectCall('POST', P.resources, P.resources, 400, { body: { ...create, cname: 'cdn.example.com' }, validBody: true, component: 'CnameAlreadyExistsError' });
+    await expectCall('POST', P.resources, P.resources, 400, {
+      body: { ...create, secondaryHostnames: ['static.example.com'] },
+      validBody: true,
+      component: 'SecondaryCnameAlreadyExistsError',
+    });
+  });
+  it('POST with an unknown option or a bad option value answers 400 CommonValidationError', async () => {
+    await expectCall('POST', P.resources, P.resources, 400, {
+      body: { ...create, options: { gzipOn: { enabled: true, value: 'yes' } } },
+      validBody: false,
+      component: 'CommonValidationError',
+    });
+    await expectCall('POST', P.resources, P.resources, 400, { body: { ...create, options: { gzip_on: { enabled: true, value: true } } }, component: 'CommonValidationError' });
+  });
+  it('POST with malformed JSON answers 400 JSONParseError', async () => {
+    const res = await emu.call('POST', P.resources, { rawBody: '{"cname": ', headers: { 'Content-Type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expectValid(componentValidator(CDN, 'JSONParseError'), res.body);
+    expect(res.body.message).toMatch(/^JSON parse error - /);
+  });
+  it('PUT and PATCH answer 200 ResourceResponse', async () => {
+    await expectCall('PUT', P.resource, `${P.resources}/220`, 200, { body: { originGroup: 10, originProtocol: 'MATCH', options: create.options }, validBody: true });
+    await expectCall('PATCH', P.resource, `${P.resources}/220`, 200, { body: { active: false, options: { gzipOn: null } }, validBody: true });
+    await expectCall('PATCH', P.resource, `${P.resources}/9`, 404, { body: { active: false }, validBody: true });
+  });
+  it('DELETE of an active resource answers 400 ActiveInstanceDeletionProhibited; of an inactive one 204', async () => {
+    await expectCall('DELETE', P.resource, `${P.resources}/220`, 400, { component: 'ActiveInstanceDeletionProhibited' });
+    await expectCall('DELETE', P.resource, `${P.resources}/221`, 204);
+    await expectCall('DELETE', P.resource, `${P.resources}/221`, 404);
+  });
+});
+
+describe('rules (cdn_api.yaml)', () => {
+  const rule = {
+    name: 'css',
+    rule: '/css/*',
+    ruleType: 0,
+    weight: 2,
+    active: true,
+    overrideOriginProtocol: 'HTTPS',
+    originGroup: 11,
+    options: { browser_cache_settings: { enabled: true, value: '1d' } },
+  };
+  it('GET the list answers the plain list, and the paginated list with limit', async () => {
+    expect(await expectCall('GET', P.rules, `${P.resources}/220/rules`, 200)).toHaveLength(2);
+    expect(await expectCall('GET', P.rules, `${P.resources}/220/rules?limit=1&offset=1`, 200)).toMatchObject({ count: 2, next: null });
+  });
+  it('GET one answers RuleResponse with every option; unknown 404', async () => {
+    const body = await expectCall('GET', P.rule, `${P.resources}/220/rules/5`, 200);
+    expect(Object.keys(body.options).sort()).toEqual(Object.keys(loadSpec(CDN).doc.components.schemas.rule_options.properties).sort());
+    await expectCall('GET', P.rule, `${P.resources}/221/rules/5`, 404);
+  });
+  it('POST answers 201 RuleResponse', () => expectCall('POST', P.rules, `${P.resources}/220/rules`, 201, { body: rule, validBody: true }));
+  it('POST with a taken name answers 400 RuleNameAlreadyExistsError, a taken pattern RulePatternAlreadyExistsError, a bad one RulePatternError', async () => {
+    await expectCall('POST', P.rules, `${P.resources}/220/rules`, 400, { body: { ...rule, name: 'images' }, validBody: true, component: 'RuleNameAlreadyExistsError' });
+    await expectCall('POST', P.rules, `${P.resources}/220/rules`, 400, { body: { ...rule, rule: '/images/*' }, validBody: true, component: 'RulePatternAlreadyExistsError' });
+    await expectCall('POST', P.rules, `${P.resources}/220/rules`, 400, { body: { ...rule, rule: '/css/(' }, validBody: true, component: 'RulePatternError' });
+  });
+  it('POST without the required fields is refused by the schema and answered 400 CommonValidationError', () =>
+    expectCall('POST', P.rules, `${P.resources}/220/rules`, 400, { body: { name: 'x' }, validBody: false, component: 'CommonValidationError' }));
+  it('PUT and PATCH answer 200 RuleResponse', async () => {
+    await expectCall('PUT', P.rule, `${P.resources}/220/rules/5`, 200, { body: { rule: '/img/*', ruleType: 0, options: {} }, validBody: true });
+    await expectCall('PATCH', P.rule, `${P.resources}/220/rules/5`, 200, { body: { weight: 5, originGroup: null }, validBody: true });
+  });
+  it('DELETE of an active rule answers 400 ActiveInstanceDeletionProhibited; of an inactive one 204', async () => {
+    await expectCall('DELETE', P.rule, `${P.resources}/220/rules/5`, 400);
+    await expectCall('DELETE', P.rule, `${P.resources}/220/rules/6`, 204);
+  });
+});
