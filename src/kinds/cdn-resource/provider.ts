@@ -176,7 +176,7 @@ export const cdnResource: ResourceProvider<'cdn_resource'> = {
             ]
           : [];
       const body = bodyOf({ ...fields, description: desired.description ?? '' }, ref.stack);
-      const notes = ref.stack === null ? [] : [`the description carries the stack mark [edgeform:${ref.stack}] (not shown as drift; prune destroys only resources that carry it)`];
+      const notes = ref.stack === null ? [] : [`the description carries the stack mark [edgeform:${ref.stack}] (not shown as drift)`];
       return createPlan(fields, 'resource_id', { body }, { errors, notes });
     },
     identity: (desired) => (desired.resource_id === undefined ? `cname ${JSON.stringify(desired.cname)}` : null),
