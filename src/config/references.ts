@@ -65,6 +65,7 @@ export function fieldsReadBefore(kind: KindSpec): Set<string> {
   const key = kind.kind === 'resource' ? kind.create?.key : undefined;
   if (Array.isArray(key)) for (const f of key) fields.add(f);
   for (const f of ['project_id', 'region_id']) if (f in kind.shape.shape) fields.add(f);
+  for (const f of kind.resolvedBeforeRead ?? []) fields.delete(f);
   return fields;
 }
 

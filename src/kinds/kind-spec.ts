@@ -37,6 +37,14 @@ export interface KindSpec<Shape extends z.ZodObject = z.ZodObject, Type extends 
    * to a block of this kind.
    */
   readonly readable?: Readonly<Record<string, ReadableField>>;
+  /**
+   * Fields the read needs (identity or natural key) that may still hold a reference to another
+   * block (a rule's `resource_id`: rules are listed per resource). Such a reference is resolved
+   * from what was read of its block before this block is read (readStack reads it after that
+   * block); a block still to be created leaves KNOWN_AFTER_APPLY in its place, which the kind's
+   * read takes as "does not exist yet". Every other identity field refuses references.
+   */
+  readonly resolvedBeforeRead?: readonly string[];
   readonly shape: Shape;
   /** What the loader validates with: `shape` plus the cross-field rules, if any (same output). */
   readonly schema: z.ZodType;

@@ -235,6 +235,11 @@ export interface ResourceProvider<T extends ResourceType = ResourceType> {
    * both from one projection of the platform's answer). Absent: every resource is read alone.
    */
   groupRead?: GroupRead<T>;
+  /**
+   * What destroying a resource in this state does before the delete itself, as the plan shows it
+   * beside the action (`deactivates first`); undefined when the delete is all. Pure.
+   */
+  destroyNote?(state: Record<string, unknown>): string | undefined;
   /** The identifying and declared fields of an existing resource, as `before` shows them. Pure. */
   summarize(state: Record<string, unknown>): Record<string, unknown>;
   /** Diffs desired against an existing resource's state: action, changes, plan errors. Pure. */

@@ -1,3 +1,6 @@
+import { cdnOriginGroup } from './cdn-origin-group/provider.js';
+import { cdnResource } from './cdn-resource/provider.js';
+import { cdnRule } from './cdn-rule/provider.js';
 import { cloudFloatingIp } from './cloud-floating-ip/provider.js';
 import { cloudInstance } from './cloud-instance/provider.js';
 import { cloudK8sCluster } from './cloud-k8s-cluster/provider.js';
@@ -30,6 +33,9 @@ export const providers: ProviderRegistry = {
     cloud_quota_limit_request: cloudQuotaLimitRequest,
     dns_zone: dnsZone,
     dns_rrset: dnsRrset,
+    cdn_origin_group: cdnOriginGroup,
+    cdn_resource: cdnResource,
+    cdn_rule: cdnRule,
   },
   checks: {
     streaming_video_subtitles: streamingVideoSubtitles,

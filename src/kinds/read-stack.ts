@@ -3,7 +3,8 @@ import pLimit from 'p-limit';
 import type { CheckBlock, ResourceBlock, Stack } from '../config/types.js';
 import { EdgeformError, RunFatalError } from '../errors.js';
 import type { CheckOutcome, GroupRead, GroupReadContext, MemberRead, OwnedRead, ProviderContext, ProviderRegistry, ReadResult } from './provider.js';
-import { RESOURCE_TYPES, type CheckType, type ResourceAttributes, type ResourceType } from './registry.js';
+import { RESOURCE_KINDS, RESOURCE_TYPES, type CheckType, type ResourceAttributes, type ResourceType } from './registry.js';
+import { referenceAddress, resolveReferences, templateTargets } from '../plan/references.js';
 
 /** What reading a stack observed: per resource address a read result, per check its outcome. */
 export interface StackObservations {
@@ -174,16 +175,30 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
   // Prune and moves need the listing whatever the reads find: it goes alongside them.
   const early = RESOURCE_TYPES.filter((type) => hasOwnership(type) && (pruning || selected.some((b) => b.type === type && b.movedFrom !== undefined)));
 
-  await Promise.all([
-    ...early.map((type) => listOwned(type)),
-    ...RESOURCE_TYPES.flatMap((type) =>
+  // A block whose read needs a field that holds a reference (ResourceProvider.readNeeds) is read
+  // after the block it refers to, with that reference resolved from its read: in waves.
+  const needing = new Map(selected.map((b) => [b, readDependencies(b)]));
+  const readIn = (blocks: readonly ResourceBlock[]) =>
+    RESOURCE_TYPES.flatMap((type) =>
       readKind(
         type,
-        selected.filter((b) => b.type === type),
+        blocks.filter((b) => b.type === type),
       ),
-    ),
+    );
+  let waiting = selected.filter((b) => needing.get(b)!.length > 0);
+  await Promise.all([
+    ...early.map((type) => listOwned(type)),
+    ...readIn(selected.filter((b) => needing.get(b)!.length === 0)),
     ...stack.checks.filter((b) => isSelected(b.address)).map((b) => limit(() => evaluateCheck(b))),
   ]);
+  while (waiting.length > 0 && fatal === null) {
+    // Blocks whose references all were read (or are not read in this run) go next; a cycle cannot
+    // stand (references are dependencies), but a wave never stalls: the rest then go as they are.
+    const ready = waiting.filter((b) => needing.get(b)!.every((address) => reads.has(address) || !waiting.some((w) => w.address === address)));
+    const wave = ready.length > 0 ? ready : waiting;
+    waiting = waiting.filter((b) => !wave.includes(b));
+    await Promise.all(readIn(wave.map((b) => withReadReferences(b, reads))));
+  }
   if (fatal !== null) throw fatal;
   // A block without id that nothing carries the tags of would be created: its kind's places are
   // listed too (one list a place), so that the plan can say when a resource carries its address
@@ -196,6 +211,23 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
   await Promise.all(late.map((type) => listOwned(type)));
   if (fatal !== null) throw fatal;
   return { reads, checks, owned };
+}
+
+/** The references in the fields a block's read needs (ResourceProvider.readNeeds). */
+function readReferences(block: ResourceBlock): NonNullable<ResourceBlock['references']> {
+  const needs = RESOURCE_KINDS[block.type].resolvedBeforeRead ?? [];
+  return (block.references ?? []).filter((r) => needs.includes(String(r.path[0])));
+}
+
+/** The addresses of the blocks a block's read needs read first. */
+function readDependencies(block: ResourceBlock): string[] {
+  return [...new Set(readReferences(block).flatMap((r) => templateTargets(r.parts).map(referenceAddress)))];
+}
+
+/** The block with the references its read needs resolved from what was read (KNOWN_AFTER_APPLY where its block does not exist yet). */
+function withReadReferences(block: ResourceBlock, reads: ReadonlyMap<string, ReadResult>): ResourceBlock {
+  const resolved = resolveReferences(block.attributes as Record<string, unknown>, readReferences(block), { reads, changes: new Map() });
+  return { ...block, attributes: resolved.attributes } as ResourceBlock;
 }
 
 /** A failure's message for a plan diagnostic; an abort or anything unexpected (a bug) propagates. */

@@ -1,4 +1,7 @@
 import type { z } from 'zod';
+import { cdnOriginGroupKind } from './cdn-origin-group/schema.js';
+import { cdnResourceKind } from './cdn-resource/schema.js';
+import { cdnRuleKind } from './cdn-rule/schema.js';
 import { cloudFloatingIpKind } from './cloud-floating-ip/schema.js';
 import { cloudInstanceKind } from './cloud-instance/schema.js';
 import { cloudK8sClusterKind } from './cloud-k8s-cluster/schema.js';
@@ -33,6 +36,9 @@ export const RESOURCE_KINDS = byType('resource', {
   cloud_quota_limit_request: cloudQuotaLimitRequestKind,
   dns_zone: dnsZoneKind,
   dns_rrset: dnsRrsetKind,
+  cdn_origin_group: cdnOriginGroupKind,
+  cdn_resource: cdnResourceKind,
+  cdn_rule: cdnRuleKind,
 });
 
 /** Every check kind edgeform knows, by type; the one list of check kinds (see RESOURCE_KINDS). */

@@ -11,7 +11,7 @@ import { PLAN_FORMAT_VERSION, type ChangeFields, type CheckResult, type PendingR
  * The pure parts of one kind's provider, which is all the planner needs of it (of `ownership`,
  * only its pure `owner`, `place` and `claim`).
  */
-export type ResourcePlanner<T extends ResourceType> = Pick<ResourceProvider<T>, 'plan' | 'summarize' | 'idField' | 'create'> & {
+export type ResourcePlanner<T extends ResourceType> = Pick<ResourceProvider<T>, 'plan' | 'summarize' | 'idField' | 'create' | 'destroyNote'> & {
   ownership?: Pick<Ownership<T>, 'owner' | 'place' | 'claim'>;
 };
 
@@ -243,6 +243,7 @@ function planOwnedResource<K extends ResourceType>(
         warnings: [...lockWarnings(lockTaskId), ...checkWarnings],
         notes: observed.exists ? [] : ['already absent'],
         ...(identity === undefined ? {} : { identity }),
+        ...destroyNote(planner, observed),
       },
     };
   }
@@ -549,8 +550,15 @@ function prunedChange<K extends ResourceType>(type: K, resource: OwnedResource, 
     warnings: lockWarnings(resource.observation.lockTaskId),
     notes: ["no block declares it any more, and it carries this stack's ownership tags (prune: true)"],
     pruned: true,
+    ...destroyNote(planner, resource.observation),
   } satisfies ChangeFields & { type: K; desired: ResourceAttributes[K] };
   return change as ResourceChange;
+}
+
+/** A destroy's note (ResourceProvider.destroyNote) as change fields: none when nothing is destroyed or the kind says nothing. */
+function destroyNote<K extends ResourceType>(planner: ResourcePlanner<K>, observed: Observation): { destroy_note?: string } {
+  const note = observed.exists ? planner.destroyNote?.(observed.state) : undefined;
+  return note === undefined ? {} : { destroy_note: note };
 }
 
 /**

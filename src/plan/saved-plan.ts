@@ -49,6 +49,7 @@ const planFileSchema = z.strictObject({
       notes: z.array(z.string()),
       identity: z.string().optional(),
       pruned: z.literal(true).optional(),
+      destroy_note: z.string().optional(),
       moved_from: z
         .string()
         .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}\/[a-z][a-z0-9_]*\.[a-zA-Z_][a-zA-Z0-9_-]*$/, 'expected OLDSTACK/TYPE.NAME')
@@ -187,6 +188,7 @@ export function toPlanDocument(plan: Plan | SavedPlan): Record<string, unknown> 
       notes: c.notes,
       ...(c.identity === undefined ? {} : { identity: c.identity }),
       ...(c.pruned ? { pruned: true as const } : {}),
+      ...(c.destroy_note === undefined ? {} : { destroy_note: c.destroy_note }),
       ...(c.moved_from === undefined ? {} : { moved_from: c.moved_from }),
       ...(c.references === undefined ? {} : { references: c.references }),
       ...(c.after_unknown === undefined ? {} : { after_unknown: c.after_unknown }),
@@ -345,6 +347,7 @@ const DECIDING_FIELDS = [
   'unchanged_elements',
   'identity',
   'pruned',
+  'destroy_note',
   'moved_from',
   'references',
   'after_unknown',

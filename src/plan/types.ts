@@ -75,6 +75,8 @@ export interface ChangeFields {
   identity?: string;
   /** Planned because prune found this stack's ownership mark on a resource no block declares. */
   pruned?: boolean;
+  /** What a destroy does before the delete itself (`deactivates first`: a CDN resource), shown beside its action. */
+  destroy_note?: string;
   /**
    * A move (`moved_from`, `renamed_from`): the resource carried these ownership tags,
    * `OLDSTACK/TYPE.NAME`, and the update rewrites them to this block's; nothing is created or destroyed.

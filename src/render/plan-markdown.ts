@@ -76,11 +76,14 @@ export function renderPlanMarkdown(plan: Plan, textPlan: string, options: PlanMa
   head.push('');
 
   const rows = [
-    ...plan.resource_changes.filter((c) => c.pruned).map((c) => `| \`-\` delete (pruned) | \`${c.address}\` |`),
+    ...plan.resource_changes.filter((c) => c.pruned).map((c) => `| \`-\` delete (pruned${c.destroy_note === undefined ? '' : `, ${c.destroy_note}`}) | \`${c.address}\` |`),
     ...(['create', 'replace', 'update', 'delete'] as const).flatMap((action) =>
       plan.resource_changes
         .filter((c) => c.action === action && !c.pruned)
-        .map((c) => `| \`${SYMBOL[action]}\` ${action}${c.moved_from === undefined ? '' : ` (moved from \`${c.moved_from}\`)`} | \`${c.address}\` |`),
+        .map(
+          (c) =>
+            `| \`${SYMBOL[action]}\` ${action}${c.destroy_note === undefined ? '' : ` (${c.destroy_note})`}${c.moved_from === undefined ? '' : ` (moved from \`${c.moved_from}\`)`} | \`${c.address}\` |`,
+        ),
     ),
     ...plan.checks.map((c) => `| \`<=\` read | \`${c.address}\` (${c.status}) |`),
   ];

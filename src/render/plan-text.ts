@@ -53,7 +53,10 @@ export function* planTextChunks(plan: Plan, options: { formatDiagnostics?: Diagn
     out.push('edgeform will perform the following actions:', '');
     // What prune destroys comes first, then each action in the legend's order.
     const ordered = [...changes.filter((c) => c.pruned), ...LISTED.flatMap((action) => changes.filter((c) => c.action === action && !c.pruned))];
-    for (const c of ordered) out.push(` ${mark(c.action as Exclude<Action, 'no-op' | 'read'>)} ${c.address}${c.pruned ? colors.dim(' (pruned)') : ''}${movedFrom(c, colors)}`);
+    for (const c of ordered)
+      out.push(
+        ` ${mark(c.action as Exclude<Action, 'no-op' | 'read'>)} ${c.address}${c.pruned ? colors.dim(' (pruned)') : ''}${c.destroy_note === undefined ? '' : colors.dim(` (${c.destroy_note})`)}${movedFrom(c, colors)}`,
+      );
     out.push('');
     // The details in plan order (dependency order; what prune destroys is first there too).
     for (const change of changes) {
@@ -117,7 +120,9 @@ function renderResource(change: ResourceChange, colors: Colors): string[] {
     change.identity === undefined
       ? ''
       : colors.dim(change.action === 'create' ? ` (to be found by ${formatMessage(change.identity)})` : ` (found by ${formatMessage(change.identity)})`);
-  const lines = [`  ${colors.bold(`# ${change.address}`)} ${action.verb}${identity}${movedFrom(change, colors)}`];
+  const lines = [
+    `  ${colors.bold(`# ${change.address}`)} ${action.verb}${change.destroy_note === undefined ? '' : ` (${change.destroy_note})`}${identity}${movedFrom(change, colors)}`,
+  ];
   lines.push(` ${colors[action.style](action.symbol.padStart(3))} ${change.address}`);
   for (const warning of change.warnings) lines.push(`      ${colors.yellow('!')} ${formatMessage(warning)}`);
   if (change.action === 'delete') {

@@ -165,6 +165,14 @@ export function emulatorResource(change: ResourceChange): string {
       return place('dns_zone', canonicalName(String(d.name)));
     case 'dns_rrset':
       return place('dns_rrset', `${ownerName(String(d.name), String(d.zone))}/${String(d.record_type)}`);
+    // --- CDN kinds (cdn-kinds) ---
+    case 'cdn_origin_group':
+      return place('cdn_origin_group', d.origin_group_id);
+    case 'cdn_resource':
+      return place('cdn_resource', d.resource_id);
+    case 'cdn_rule':
+      return place('cdn_rule', d.rule_id);
+    // --- end of CDN kinds ---
   }
 }
 

@@ -1,0 +1,34 @@
+import { defineImport } from '../kind-list.js';
+import { resourceList } from './list.js';
+import { resourceState } from './state.js';
+
+/**
+ * Importing CDN resources: every resource of the account, pinned by its id, with its cname,
+ * origin group (a reference when that group is imported too), protocol, hostnames, activity,
+ * description (without a stack mark), SSL and every option the platform shows set. Named after
+ * the cname.
+ */
+export const resourceImport = defineImport('cdn_resource', {
+  scope: 'account',
+  list: resourceList,
+  itemId: (resource) => String(resource.id),
+  attributes: (resource) => {
+    const s = resourceState(resource);
+    const options = Object.fromEntries(Object.entries(s.options as Record<string, unknown>).filter(([, v]) => v !== null));
+    return {
+      resource_id: resource.id,
+      cname: resource.cname,
+      ...(s.origin_group === null ? {} : { origin_group: s.origin_group as number }),
+      ...(s.origin_protocol === null ? {} : { origin_protocol: s.origin_protocol as never }),
+      ...((s.secondary_hostnames as string[]).length > 0 ? { secondary_hostnames: s.secondary_hostnames as string[] } : {}),
+      ...(s.active === null ? {} : { active: s.active as boolean }),
+      ...(s.description === '' ? {} : { description: s.description as string }),
+      ssl_enabled: s.ssl_enabled as boolean,
+      ...(s.ssl_data === null ? {} : { ssl_data: s.ssl_data as number }),
+      ...(Object.keys(options).length > 0 ? { options: options as never } : {}),
+    };
+  },
+  blockName: (resource) => resource.cname,
+  facts: (resource) => [['cname', resource.cname]],
+  refersTo: { origin_group: 'cdn_origin_group' },
+});

@@ -1,0 +1,184 @@
+import { z } from 'zod';
+import { apiPath } from '../../api/path.js';
+import { NotFoundError } from '../../api/errors.js';
+import { declaredOptionsDiff, projectDeclaredOptions } from '../cdn-options.js';
+import { createPlan, onlyMatch } from '../create.js';
+import { diffDeclared } from '../declared-fields.js';
+import { listAll } from '../kind-list.js';
+import { defineLifecycle } from '../lifecycle.js';
+import { defineListReads } from '../list-read.js';
+import type { ProviderContext, ResourceProvider } from '../provider.js';
+import type { ResourceAttributes } from '../registry.js';
+import { readOrGone } from '../shared.js';
+import type { FieldChange, ResourceChange } from '../../plan/types.js';
+import { resourceImport } from './import.js';
+import { resourceAnswer, resourceList, type CdnResource } from './list.js';
+import { withMark } from './mark.js';
+import { resourceState } from './state.js';
+
+const RESOURCES = resourceList.path({});
+const resourcePath = (id: number | string) => apiPath`/cdn/resources/${id}`;
+
+type Desired = ResourceAttributes['cdn_resource'];
+
+/** Block fields compared as values, and the platform's name of each. */
+const SCALARS = {
+  origin_group: 'originGroup',
+  origin_protocol: 'originProtocol',
+  secondary_hostnames: 'secondaryHostnames',
+  active: 'active',
+  description: 'description',
+  ssl_enabled: 'sslEnabled',
+  ssl_data: 'sslData',
+} as const;
+const SCALAR_FIELDS = Object.keys(SCALARS) as Array<keyof typeof SCALARS>;
+
+/** The block's declared scalar fields, normalized as the state is (secondary hostnames sorted: a set). */
+function declaredScalars(desired: Desired): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of SCALAR_FIELDS) if (desired[field] !== undefined) out[field] = desired[field];
+  if (desired.secondary_hostnames !== undefined) out.secondary_hostnames = [...desired.secondary_hostnames].sort();
+  return out;
+}
+
+/** A request body in the platform's names from block fields (the description carrying `mark`'s stack when given). */
+function bodyOf(fields: Record<string, unknown>, stack: string | null): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(fields)) {
+    if (field === 'description') body.description = withMark(value as string, stack);
+    else if (field in SCALARS) body[SCALARS[field as keyof typeof SCALARS]] = value;
+    else body[field] = value;
+  }
+  return body;
+}
+
+const payloadSchema = z.object({ body: z.record(z.string(), z.unknown()) });
+
+/** The one resource with the block's cname (unique on the platform, but its answer is not trusted). */
+function pickByCname(desired: Desired, resources: readonly CdnResource[]): { item: CdnResource; foundBy: string } | null {
+  const identity = `cname ${JSON.stringify(desired.cname)}`;
+  const item = onlyMatch(
+    resources.filter((r) => r.cname === desired.cname),
+    (r) => r.id,
+    { type: 'cdn_resource', identity, idField: 'resource_id' },
+  );
+  return item === null ? null : { item, foundBy: identity };
+}
+
+const reads = defineListReads<'cdn_resource', CdnResource>({
+  readOne: (ctx, desired) => readOrGone(async () => (await ctx.api.get(resourcePath(desired.resource_id!), { schema: resourceAnswer, signal: ctx.signal })).body),
+  project: (_ctx, _desired, resource) => ({ exists: true, state: resourceState(resource) }),
+  hasId: (desired) => desired.resource_id !== undefined,
+  async find(ctx, desired) {
+    const named = await listAll(ctx, resourceList, { cname: desired.cname }, (r) => String(r.id));
+    return pickByCname(desired, named);
+  },
+  findInList: { key: (desired) => desired.cname, itemKey: (resource) => resource.cname, pick: pickByCname },
+  list: {
+    group: () => 'resources',
+    memberId: (desired) => String(desired.resource_id),
+    itemId: (resource) => String(resource.id),
+    paging: resourceList.paging,
+    describe: () => `GET ${RESOURCES}`,
+    fetchPage: (ctx, _members, page) => resourceList.fetchPage(ctx, {}, page),
+  },
+});
+
+/** Create (POST), update (PATCH of the fields that differ) and delete; no tasks. */
+const lifecycle = defineLifecycle('cdn_resource', {
+  idField: 'resource_id',
+  updateVerbs: ['Updating', 'Updated'],
+  create: { payload: payloadSchema, request: ({ payload }) => ({ method: 'POST', path: RESOURCES, body: payload.body }) },
+  update: { payload: payloadSchema, request: ({ payload, id }) => ({ method: 'PATCH', path: resourcePath(id), body: payload.body }) },
+  delete: { request: ({ id }) => ({ method: 'DELETE', path: resourcePath(id) }) },
+});
+
+/**
+ * Deactivates a resource before its delete (the platform refuses to delete an active one):
+ * `PATCH {active: false}`, which sets a value and is harmless to repeat; already gone is fine.
+ */
+async function deactivate(ctx: ProviderContext, change: ResourceChange<'cdn_resource'>): Promise<void> {
+  const id = change.desired.resource_id ?? change.before?.resource_id;
+  if (typeof id !== 'number' || change.before?.active === false) return;
+  ctx.progress('deactivating before the delete');
+  try {
+    await ctx.api.request({ method: 'PATCH', path: resourcePath(id), body: { active: false }, retry: 'idempotent', signal: ctx.signal });
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+  }
+}
+
+/**
+ * CDN resources (synchronous API). A block names its `resource_id` (adopt) or only its `cname`
+ * (unique on the platform); blocks found by cname are found in one read of the account's
+ * resource list (its pages), one alone through the list's `cname` filter. Only declared fields
+ * are compared and sent (`PATCH /cdn/resources/{id}`), and of `options` only the declared
+ * options and, within each, the declared fields (src/kinds/cdn-options.ts). A create appends
+ * the stack mark to the description (mark.ts); the plan compares the user's text without it.
+ * A delete deactivates the resource first (the platform refuses to delete an active one).
+ */
+export const cdnResource: ResourceProvider<'cdn_resource'> = {
+  ...lifecycle,
+  kind: 'resource',
+  type: 'cdn_resource',
+  read: reads.read,
+  groupRead: reads.groupRead,
+  import: resourceImport,
+
+  async apply(ctx, change) {
+    if (change.action === 'delete' || change.action === 'replace') await deactivate(ctx, change);
+    return lifecycle.apply(ctx, change);
+  },
+
+  destroyNote: (state) => (state.active === false ? undefined : 'deactivates first'),
+
+  summarize: (state) => ({ resource_id: state.resource_id, cname: state.cname, active: state.active, status: state.status }),
+
+  plan(desired, state) {
+    const want = declaredScalars(desired);
+    const diff = diffDeclared(want, state, SCALAR_FIELDS);
+    const changes: FieldChange[] = [...diff.changes];
+    const before: Record<string, unknown> = { resource_id: state.resource_id, cname: state.cname };
+    for (const field of SCALAR_FIELDS) if (want[field] !== undefined) before[field] = state[field] ?? null;
+    const liveOptions = state.options as Record<string, unknown>;
+    const optionChanges = desired.options === undefined ? [] : declaredOptionsDiff(desired.options, liveOptions);
+    for (const change of optionChanges)
+      changes.push({ path: ['options', change.option], op: change.before === null ? 'add' : 'update', before: change.before, after: change.after });
+    if (desired.options !== undefined) before.options = projectDeclaredOptions(desired.options, liveOptions);
+    const after: Record<string, unknown> = { ...before, ...want, ...(desired.options === undefined ? {} : { options: desired.options }) };
+    const changed = Object.fromEntries(diff.changed.map((field) => [field, want[field]]));
+    const options = optionChanges.length === 0 ? {} : { options: Object.fromEntries(optionChanges.map((c) => [c.option, c.after])) };
+    return {
+      action: changes.length > 0 ? 'update' : 'no-op',
+      before,
+      after,
+      changes,
+      ...(changes.length > 0 ? { payload: { body: { ...bodyOf(changed, (state.stack_mark as string | null) ?? null), ...options } } } : {}),
+      errors: [],
+      warnings: [],
+      notes: [],
+    };
+  },
+
+  create: {
+    plan(desired, ref) {
+      const fields: Record<string, unknown> = { cname: desired.cname, ...declaredScalars(desired) };
+      if (desired.origin !== undefined) fields.origin = desired.origin;
+      if (desired.options !== undefined) fields.options = desired.options;
+      const errors =
+        desired.origin_group === undefined && desired.origin === undefined
+          ? [
+              {
+                field: 'cname',
+                summary: 'creating a cdn_resource needs origin_group or origin',
+                detail: 'Add origin_group: ${cdn_origin_group.NAME.id} (or origin: host) to the block, or set resource_id to adopt a resource.',
+              },
+            ]
+          : [];
+      const body = bodyOf({ ...fields, description: desired.description ?? '' }, ref.stack);
+      const notes = ref.stack === null ? [] : [`the description carries the stack mark [edgeform:${ref.stack}] (not shown as drift)`];
+      return createPlan(fields, 'resource_id', { body }, { errors, notes });
+    },
+    identity: (desired) => (desired.resource_id === undefined ? `cname ${JSON.stringify(desired.cname)}` : null),
+  },
+};

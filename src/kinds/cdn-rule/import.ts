@@ -1,0 +1,70 @@
+import { listAll, type AccountScope, type KindList } from '../kind-list.js';
+import { defineImport } from '../kind-list.js';
+import { ruleList, type CdnRule } from './list.js';
+import { z } from 'zod';
+
+/** A rule with the resource it belongs to. */
+export interface ResourceRule {
+  resource_id: number;
+  rule: CdnRule;
+}
+
+const resourceIds = z.union([z.array(z.looseObject({ id: z.int() })), z.looseObject({ count: z.int().min(0), results: z.array(z.looseObject({ id: z.int() })) })]);
+
+/** The account's CDN resources, only their ids (`GET /cdn/resources`), paged as the resource list is. */
+const resourceIdList: KindList<AccountScope, { id: number }> = {
+  paging: { kind: 'offset', maxPageSize: 1000 },
+  path: () => '/cdn/resources',
+  async fetchPage(ctx, s, { limit, offset }) {
+    const page = (await ctx.api.get(resourceIdList.path(s), { schema: resourceIds, query: { limit, offset }, signal: ctx.signal })).body;
+    return Array.isArray(page) ? { items: page } : { items: page.results, total: page.count };
+  },
+};
+
+/**
+ * Every rule of the account: the resource list, then one rule list per resource (each read to
+ * its end), answered as one page.
+ */
+export const accountRuleList: KindList<AccountScope, ResourceRule> = {
+  paging: { kind: 'none' },
+  path: () => '/cdn/resources/{resource_id}/rules',
+  async fetchPage(ctx) {
+    const items: ResourceRule[] = [];
+    for (const resource of await listAll(ctx, resourceIdList, {}, (r) => String(r.id))) {
+      for (const rule of await listAll(ctx, ruleList, { resource_id: resource.id }, (r) => String(r.id))) items.push({ resource_id: resource.id, rule });
+    }
+    return { items };
+  },
+};
+
+/**
+ * Importing CDN rules: every rule of every resource of the account, pinned by its id, with its
+ * resource (a reference when that resource is imported too), pattern, type, weight, activity,
+ * origin group, protocol override and the options the platform shows set. Named after the rule.
+ */
+export const ruleImport = defineImport('cdn_rule', {
+  scope: 'account',
+  list: accountRuleList,
+  itemId: ({ rule }) => String(rule.id),
+  attributes: ({ resource_id, rule }) => {
+    const options = Object.fromEntries(Object.entries(rule.options ?? {}).filter(([, v]) => v !== null));
+    return {
+      rule_id: rule.id,
+      resource_id,
+      name: rule.name,
+      ...(rule.rule === undefined ? {} : { rule: rule.rule }),
+      ...(rule.ruleType === 0 || rule.ruleType === 1 ? { rule_type: rule.ruleType as 0 | 1 } : {}),
+      ...(rule.weight === null || rule.weight === undefined ? {} : { weight: rule.weight }),
+      ...(rule.active === undefined ? {} : { active: rule.active }),
+      origin_group: rule.originGroup ?? null,
+      override_origin_protocol: (rule.overrideOriginProtocol ?? null) as never,
+      ...(Object.keys(options).length > 0 ? { options: options as never } : {}),
+    };
+  },
+  blockName: ({ rule }) => rule.name,
+  facts: ({ resource_id, rule }) => [
+    ['resource', resource_id],
+    ['name', rule.name],
+  ],
+  refersTo: { resource_id: 'cdn_resource', origin_group: 'cdn_origin_group' },
+});

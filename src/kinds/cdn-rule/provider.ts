@@ -1,0 +1,197 @@
+import { z } from 'zod';
+import { apiPath } from '../../api/path.js';
+import { declaredOptionsDiff, projectDeclaredOptions } from '../cdn-options.js';
+import { createPlan, onlyMatch } from '../create.js';
+import { diffDeclared } from '../declared-fields.js';
+import { listAll } from '../kind-list.js';
+import { defineLifecycle } from '../lifecycle.js';
+import { defineListReads } from '../list-read.js';
+import { NotFoundError } from '../../api/errors.js';
+import type { ProviderContext, ResourceProvider } from '../provider.js';
+import type { ResourceAttributes } from '../registry.js';
+import { readOrGone } from '../shared.js';
+import type { FieldChange, ResourceChange } from '../../plan/types.js';
+import { ruleImport } from './import.js';
+import { ruleAnswer, ruleList, type CdnRule } from './list.js';
+
+const rulesPath = (resourceId: number | string) => apiPath`/cdn/resources/${resourceId}/rules`;
+const rulePath = (resourceId: number | string, id: number | string) => apiPath`/cdn/resources/${resourceId}/rules/${id}`;
+
+type Desired = ResourceAttributes['cdn_rule'];
+
+/** Block fields compared as values, and the platform's name of each. */
+const SCALARS = {
+  name: 'name',
+  rule: 'rule',
+  rule_type: 'ruleType',
+  weight: 'weight',
+  active: 'active',
+  origin_group: 'originGroup',
+  override_origin_protocol: 'overrideOriginProtocol',
+} as const;
+const SCALAR_FIELDS = Object.keys(SCALARS) as Array<keyof typeof SCALARS>;
+
+/** Whether the block's resource is known: a reference to a resource still to be created is not (its rules cannot exist yet). */
+const resourceKnown = (desired: Desired): boolean => typeof desired.resource_id === 'number';
+
+/** The state of a rule: what plans compare and references read. */
+function ruleState(resourceId: number, rule: CdnRule): Record<string, unknown> {
+  return {
+    rule_id: rule.id,
+    resource_id: resourceId,
+    name: rule.name,
+    rule: rule.rule ?? null,
+    rule_type: rule.ruleType ?? null,
+    weight: rule.weight ?? null,
+    active: rule.active ?? null,
+    origin_group: rule.originGroup ?? null,
+    override_origin_protocol: rule.overrideOriginProtocol ?? null,
+    options: rule.options ?? {},
+  };
+}
+
+/** A request body in the platform's names from block fields. */
+function bodyOf(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).map(([field, value]) => [field in SCALARS ? SCALARS[field as keyof typeof SCALARS] : field, value]));
+}
+
+const payloadSchema = z.object({ body: z.record(z.string(), z.unknown()) });
+
+/** The one rule of the block's name within its resource. */
+function pickByName(desired: Desired, rules: readonly CdnRule[]): { item: CdnRule; foundBy: string } | null {
+  const identity = `name ${JSON.stringify(desired.name)} in resource ${desired.resource_id}`;
+  const item = onlyMatch(
+    rules.filter((r) => r.name === desired.name),
+    (r) => r.id,
+    { type: 'cdn_rule', identity, idField: 'rule_id' },
+  );
+  return item === null ? null : { item, foundBy: identity };
+}
+
+const reads = defineListReads<'cdn_rule', CdnRule>({
+  readOne: (ctx, desired) =>
+    resourceKnown(desired)
+      ? readOrGone(async () => (await ctx.api.get(rulePath(desired.resource_id, desired.rule_id!), { schema: ruleAnswer, signal: ctx.signal })).body)
+      : Promise.resolve(null),
+  project: (_ctx, desired, rule) => ({ exists: true, state: ruleState(desired.resource_id, rule) }),
+  hasId: (desired) => desired.rule_id !== undefined,
+  async find(ctx, desired) {
+    if (!resourceKnown(desired)) return null;
+    const rules = await listAll(ctx, ruleList, { resource_id: desired.resource_id }, (r) => String(r.id));
+    return pickByName(desired, rules);
+  },
+  findInList: {
+    key: (desired) => desired.name,
+    itemKey: (rule) => rule.name,
+    pick: pickByName,
+    list: {
+      paging: ruleList.paging,
+      canMatch: () => true,
+      describe: ([desired]) => `GET ${ruleList.path({ resource_id: desired.resource_id })}`,
+      fetchPage: (ctx, [desired], _refs, page) =>
+        resourceKnown(desired) ? ruleList.fetchPage(ctx, { resource_id: desired.resource_id }, page) : Promise.resolve({ items: [], total: 0 }),
+    },
+  },
+  list: {
+    group: (desired) => String(desired.resource_id),
+    memberId: (desired) => String(desired.rule_id),
+    itemId: (rule) => String(rule.id),
+    paging: ruleList.paging,
+    describe: ([desired]) => `GET ${ruleList.path({ resource_id: desired.resource_id })}`,
+    fetchPage: (ctx, [desired], page) => (resourceKnown(desired) ? ruleList.fetchPage(ctx, { resource_id: desired.resource_id }, page) : Promise.resolve({ items: [], total: 0 })),
+  },
+});
+
+/** Create (POST), update (PATCH of the fields that differ) and delete of a resource's rule; no tasks. */
+const lifecycle = defineLifecycle('cdn_rule', {
+  idField: 'rule_id',
+  updateVerbs: ['Updating', 'Updated'],
+  create: { payload: payloadSchema, request: ({ desired, payload }) => ({ method: 'POST', path: rulesPath(desired.resource_id), body: payload.body }) },
+  update: { payload: payloadSchema, request: ({ desired, payload, id }) => ({ method: 'PATCH', path: rulePath(desired.resource_id, id), body: payload.body }) },
+  delete: { request: ({ desired, id }) => ({ method: 'DELETE', path: rulePath(desired.resource_id, id) }) },
+});
+
+/**
+ * Deactivates a rule before its delete (the platform refuses to delete an active one, as it
+ * does a resource): `PATCH {active: false}`, harmless to repeat; already gone is fine.
+ */
+async function deactivate(ctx: ProviderContext, change: ResourceChange<'cdn_rule'>): Promise<void> {
+  const id = change.desired.rule_id ?? change.before?.rule_id;
+  if (typeof id !== 'number' || change.before?.active === false) return;
+  ctx.progress('deactivating before the delete');
+  try {
+    await ctx.api.request({ method: 'PATCH', path: rulePath(change.desired.resource_id, id), body: { active: false }, retry: 'idempotent', signal: ctx.signal });
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+  }
+}
+
+/**
+ * Rules of CDN resources (synchronous API). A rule belongs to the resource `resource_id` names
+ * (usually a reference); a block names its `rule_id` (adopt) or its `name`, unique within the
+ * resource. The rules of one resource are read with one list of that resource's rules (its
+ * pages), whatever the number of blocks; a resource still to be created has no rules, so its
+ * rules are known absent without a request. Only declared fields are compared and sent, and of
+ * `options` only the declared options and fields (src/kinds/cdn-options.ts). An active rule is
+ * deactivated before its delete, which the platform refuses otherwise.
+ */
+export const cdnRule: ResourceProvider<'cdn_rule'> = {
+  ...lifecycle,
+  kind: 'resource',
+  type: 'cdn_rule',
+  read: reads.read,
+  groupRead: reads.groupRead,
+  import: ruleImport,
+
+  async apply(ctx, change) {
+    if (change.action === 'delete' || change.action === 'replace') await deactivate(ctx, change);
+    return lifecycle.apply(ctx, change);
+  },
+
+  destroyNote: (state) => (state.active === false ? undefined : 'deactivates first'),
+
+  summarize: (state) => ({ rule_id: state.rule_id, resource_id: state.resource_id, name: state.name, active: state.active }),
+
+  plan(desired, state) {
+    const want: Record<string, unknown> = {};
+    for (const field of SCALAR_FIELDS) if (desired[field] !== undefined) want[field] = desired[field];
+    const diff = diffDeclared(want, state, SCALAR_FIELDS);
+    const changes: FieldChange[] = [...diff.changes];
+    const before: Record<string, unknown> = { rule_id: state.rule_id, resource_id: state.resource_id };
+    for (const field of SCALAR_FIELDS) if (want[field] !== undefined) before[field] = state[field] ?? null;
+    const liveOptions = state.options as Record<string, unknown>;
+    const optionChanges = desired.options === undefined ? [] : declaredOptionsDiff(desired.options, liveOptions);
+    for (const change of optionChanges)
+      changes.push({ path: ['options', change.option], op: change.before === null ? 'add' : 'update', before: change.before, after: change.after });
+    if (desired.options !== undefined) before.options = projectDeclaredOptions(desired.options, liveOptions);
+    const after: Record<string, unknown> = { ...before, ...want, ...(desired.options === undefined ? {} : { options: desired.options }) };
+    const changed = Object.fromEntries(diff.changed.map((field) => [field, want[field]]));
+    const options = optionChanges.length === 0 ? {} : { options: Object.fromEntries(optionChanges.map((c) => [c.option, c.after])) };
+    return {
+      action: changes.length > 0 ? 'update' : 'no-op',
+      before,
+      after,
+      changes,
+      ...(changes.length > 0 ? { payload: { body: { ...bodyOf(changed), ...options } } } : {}),
+      errors: [],
+      warnings: [],
+      notes: [],
+    };
+  },
+
+  create: {
+    plan(desired) {
+      const fields: Record<string, unknown> = {};
+      for (const field of SCALAR_FIELDS) if (desired[field] !== undefined) fields[field] = desired[field];
+      if (desired.options !== undefined) fields.options = desired.options;
+      const missing = (['rule', 'rule_type'] as const).filter((f) => desired[f] === undefined);
+      const errors = missing.map((field) => ({
+        field: 'name',
+        summary: `creating a cdn_rule needs ${field}`,
+        detail: 'Add it to the block, or set rule_id to adopt an existing rule.',
+      }));
+      return createPlan({ resource_id: desired.resource_id, ...fields }, 'rule_id', { body: bodyOf(fields) }, { errors });
+    },
+    identity: (desired) => (desired.rule_id === undefined ? `name ${JSON.stringify(desired.name)} in its resource` : null),
+  },
+};

@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { splitMark, stackMark, withMark } from '../../../src/kinds/cdn-resource/mark.js';
+
+describe('the stack mark of a CDN resource description', () => {
+  it('is appended after the text, alone when there is none, and not at all without a stack', () => {
+    expect(withMark('Static assets', 'prod')).toBe('Static assets [edgeform:prod]');
+    expect(withMark('', 'prod')).toBe(stackMark('prod'));
+    expect(withMark('Static assets', null)).toBe('Static assets');
+  });
+
+  it('splits back into the text and the stack, so a plan compares the text alone', () => {
+    expect(splitMark(withMark('Static assets', 'prod'))).toEqual({ text: 'Static assets', stack: 'prod' });
+    expect(splitMark('[edgeform:prod]')).toEqual({ text: '', stack: 'prod' });
+    expect(splitMark('no mark here')).toEqual({ text: 'no mark here', stack: null });
+    expect(splitMark(null)).toEqual({ text: '', stack: null });
+    // Edited by hand: no longer a mark at the end, so the resource is disowned.
+    expect(splitMark('[edgeform:prod] moved')).toEqual({ text: '[edgeform:prod] moved', stack: null });
+  });
+});
