@@ -266,3 +266,19 @@ export class StackLockedError extends EdgeformError {
     );
   }
 }
+
+/**
+ * A BIND zone file the lexer cannot read on (a stray parenthesis, an unterminated string, a
+ * backslash at the end): thrown inside src/config/zone-file.ts and turned there into a located
+ * diagnostic, never seen by a caller. `at` is the line and column (1-based) in the zone file.
+ */
+export class ZoneFileSyntaxError extends EdgeformError {
+  constructor(
+    code: string,
+    readonly summary: string,
+    readonly at: { line: number; column: number },
+    readonly detail?: string,
+  ) {
+    super(code, summary);
+  }
+}

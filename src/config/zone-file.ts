@@ -1,3 +1,4 @@
+import { ZoneFileSyntaxError } from '../errors.js';
 import type { Diagnostic, SourcePos, SourceRange } from './diagnostics.js';
 
 /**
@@ -67,17 +68,6 @@ interface Entry {
   blankOwner: boolean;
   tokens: Token[];
   start: SourcePos;
-}
-
-class ZoneFileSyntaxError extends Error {
-  constructor(
-    readonly code: string,
-    readonly summary: string,
-    readonly at: SourcePos,
-    readonly detail?: string,
-  ) {
-    super(summary);
-  }
 }
 
 const isBlank = (c: string | undefined): boolean => c === ' ' || c === '\t' || c === '\r';
