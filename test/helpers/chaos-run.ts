@@ -65,9 +65,19 @@ async function runChaos(
   // The world is what it claims: its resources (200, and the DNS zone's 13), every kind, updates, deletes and no-ops.
   expect(plan.resource_changes).toHaveLength(world.size);
   const actions = new Set(plan.resource_changes.map((c) => `${c.type} ${c.action}`));
-  for (const kind of ['cloud_floating_ip', 'cloud_instance', 'cloud_k8s_cluster', 'iam_reseller_notification_setting', 'streaming_video_subtitle', 'dns_rrset'])
+  for (const kind of [
+    'cloud_floating_ip',
+    'cloud_instance',
+    'cloud_k8s_cluster',
+    'iam_reseller_notification_setting',
+    'streaming_video_subtitle',
+    'dns_rrset',
+    'cdn_resource',
+    'cdn_rule',
+  ])
     expect(actions).toContain(`${kind} update`);
-  for (const kind of ['fastedge_app', 'streaming_player', 'cloud_quota_limit_request', 'streaming_video_subtitle', 'dns_rrset']) expect(actions).toContain(`${kind} delete`);
+  for (const kind of ['fastedge_app', 'streaming_player', 'cloud_quota_limit_request', 'streaming_video_subtitle', 'dns_rrset', 'cdn_resource', 'cdn_rule'])
+    expect(actions).toContain(`${kind} delete`);
   for (const kind of RESOURCE_TYPES) expect(actions).toContain(`${kind} no-op`);
 
   emu.requests.length = 0;

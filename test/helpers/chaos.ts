@@ -97,9 +97,12 @@ export function chaosWorld(): ChaosWorld {
   }
   const dns = dnsChaosPart();
   blocks.push(...dns.blocks);
+  const cdn = cdnChaosPart();
+  blocks.push(...cdn.blocks);
   return {
     fixtures: {
       dns_zones: dns.zones,
+      ...cdn.fixtures,
       videos,
       k8s_versions: ['v1.28.9', 'v1.29.8', 'v1.30.6', 'v1.31.3', 'v1.32.1'],
       floating_ips,
@@ -138,6 +141,41 @@ function dnsChaosPart(): { zones: Record<string, unknown>[]; blocks: string[] } 
   return { zones: [{ name: 'chaos.example', nx_ttl: 300, rrsets }], blocks };
 }
 // ---- end of DNS
+
+// ---- CDN (issue 23): origin groups, resources and rules in the chaos world, kept in this one
+// function (and the cdn_* cases of emulatorResource and expectedMutations).
+/**
+ * Three origin groups kept as they are; six CDN resources (every 3rd from 1 kept, every 3rd from 2
+ * given a new description, every 3rd deactivated and deleted); two rules on each kept or changed
+ * resource (the first kept, the second of an even resource deleted after deactivation, of an odd
+ * one given a new weight). A deleted resource's rules go with it (the emulator deletes them).
+ */
+function cdnChaosPart(): { fixtures: Record<string, unknown[]>; blocks: string[] } {
+  const blocks: string[] = [];
+  const block = (name: string, fields: Record<string, unknown>) => blocks.push(`  ${name}: ${JSON.stringify(fields)}`);
+  const groups: Record<string, unknown>[] = [];
+  const resources: Record<string, unknown>[] = [];
+  const rules: Record<string, unknown>[] = [];
+  for (let g = 1; g <= 3; g++) {
+    groups.push({ id: g, name: `chaos-origins-${g}`, sources: [{ source: `origin-${g}.chaos.example` }] });
+    block(`og_${g}`, { type: 'cdn_origin_group', origin_group_id: g, name: `chaos-origins-${g}`, origins: [{ source: `origin-${g}.chaos.example` }] });
+  }
+  for (let i = 1; i <= 6; i++) {
+    const cname = `cdn-${i}.chaos.example`;
+    resources.push({ id: i, cname, originGroup: 1 + (i % 3), description: `site ${i}` });
+    const wanted = i % 3 === 0 ? { ensure: 'absent' } : i % 3 === 2 ? { description: `site ${i}, renewed` } : { description: `site ${i}` };
+    block(`site_${i}`, { type: 'cdn_resource', resource_id: i, cname, origin_group: 1 + (i % 3), ...wanted });
+    for (let r = 1; r <= 2; r++) {
+      const id = 10 * i + r;
+      rules.push({ id, resource: i, name: `rule-${r}`, rule: `/r${r}/.*`, ruleType: 0, weight: r });
+      if (i % 3 === 0) continue;
+      const rule = r === 1 ? { weight: r } : i % 2 === 0 ? { ensure: 'absent' } : { weight: 5 };
+      block(`site_${i}_rule_${r}`, { type: 'cdn_rule', rule_id: id, resource_id: i, name: `rule-${r}`, ...rule });
+    }
+  }
+  return { fixtures: { cdn_origin_groups: groups, cdn_resources: resources, cdn_rules: rules }, blocks };
+}
+// ---- end of CDN
 
 /** Which emulator resource a planned change acts on, as the mutation log names it. */
 export function emulatorResource(change: ResourceChange): string {
@@ -187,7 +225,11 @@ export function describeMutation(m: Pick<MutationLogEntry, 'change' | 'after'>):
  */
 export function expectedMutations(change: ResourceChange): string[] {
   if (change.action === 'no-op') return [];
-  if (change.action === 'delete') return [describeMutation({ change: 'delete', after: {} })];
+  if (change.action === 'delete') {
+    // An active CDN resource or rule is deactivated first (the platform refuses to delete it).
+    const deactivates = (change.type === 'cdn_resource' || change.type === 'cdn_rule') && change.before?.active !== false;
+    return [...(deactivates ? [describeMutation({ change: 'update', after: { active: false } })] : []), describeMutation({ change: 'delete', after: {} })];
+  }
   const after = change.after as Record<string, unknown>;
   switch (change.type) {
     case 'cloud_floating_ip':
@@ -204,6 +246,10 @@ export function expectedMutations(change: ResourceChange): string[] {
       const body = (change.payload as { body: { ttl?: number; resource_records: Array<{ content: unknown[] }> } }).body;
       return [describeMutation({ change: 'update', after: { ttl: body.ttl, contents: body.resource_records.map((r) => r.content) } })];
     }
+    case 'cdn_resource':
+    case 'cdn_rule':
+      // A PATCH of the fields that differ: the emulator logs each changed field as sent.
+      return [describeMutation({ change: 'update', after: (change.payload as { body: Record<string, unknown> }).body })];
     default:
       throw new Error(`no update is expected of ${change.type}`);
   }
