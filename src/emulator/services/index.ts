@@ -5,8 +5,10 @@ import { instancesService } from './instances/index.js';
 import { k8sService } from './k8s/index.js';
 import { projectsService } from './projects/index.js';
 import { quotaService } from './quota/index.js';
+import { securityGroupsService } from './security-groups/index.js';
 import { streamingService } from './streaming/index.js';
 import { tasksService } from './tasks/index.js';
+import { volumesService } from './volumes/index.js';
 
 /**
  * The emulator's platform services, each once. The server registers their routes, the store
@@ -17,6 +19,8 @@ import { tasksService } from './tasks/index.js';
 export const EMULATOR_SERVICES = [
   floatingIpsService,
   instancesService,
+  securityGroupsService,
+  volumesService,
   k8sService,
   tasksService,
   fastedgeService,
