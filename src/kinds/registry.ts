@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { cloudFloatingIpKind } from './cloud-floating-ip/schema.js';
 import { cloudInstanceKind } from './cloud-instance/schema.js';
 import { cloudK8sClusterKind } from './cloud-k8s-cluster/schema.js';
+import { cloudSecurityGroupKind } from './cloud-security-group/schema.js';
 import { cloudQuotaLimitRequestKind } from './cloud-quota-limit-request/schema.js';
 import { fastedgeAppKind } from './fastedge-app/schema.js';
 import { iamResellerNotificationSettingKind } from './iam-reseller-notification-setting/schema.js';
@@ -23,6 +24,7 @@ export type { KindSpec } from './kind-spec.js';
 export const RESOURCE_KINDS = byType('resource', {
   cloud_floating_ip: cloudFloatingIpKind,
   cloud_instance: cloudInstanceKind,
+  cloud_security_group: cloudSecurityGroupKind,
   cloud_k8s_cluster: cloudK8sClusterKind,
   fastedge_app: fastedgeAppKind,
   streaming_player: streamingPlayerKind,

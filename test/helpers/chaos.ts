@@ -132,6 +132,10 @@ export function emulatorResource(change: ResourceChange): string {
       return place('subtitle', d.subtitle_id);
     case 'cloud_quota_limit_request':
       return place('quota_request', d.request_id);
+    // --- security groups and volumes (issue 22, branch sg) ---
+    case 'cloud_security_group':
+      return place('security_group', d.security_group_id);
+    // --- end security groups and volumes ---
   }
 }
 
