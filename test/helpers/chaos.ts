@@ -135,6 +135,8 @@ export function emulatorResource(change: ResourceChange): string {
     // --- security groups and volumes (issue 22, branch sg) ---
     case 'cloud_security_group':
       return place('security_group', d.security_group_id);
+    case 'cloud_volume':
+      return place('volume', d.volume_id);
     // --- end security groups and volumes ---
   }
 }

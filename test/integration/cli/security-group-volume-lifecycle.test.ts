@@ -139,3 +139,77 @@ describe('cloud_security_group through the CLI', () => {
     expect(res.stderr).toContain('ports can only be given with protocol tcp');
   });
 });
+
+const VOL_LIST = '/cloud/v1/volumes/1/76';
+const VOLUME = (fields: string) => `  data:
+    type: cloud_volume
+    name: data
+    ${fields}
+`;
+
+describe('cloud_volume through the CLI', () => {
+  let emu: TestEmulator | undefined;
+  afterEach(async () => {
+    await emu?.close();
+    emu = undefined;
+  });
+  const volumeOf = (e: TestEmulator) => [...e.state.volumes.values()].find((v) => v.tags.some((t) => t.key === 'edgeform-address' && t.value === 'cloud_volume.data'));
+
+  it('creates, plans no changes, extends (a task), refuses a smaller size at the value, retypes, and destroys', async () => {
+    emu = await startTestEmulator({ taskDurationMs: 0 });
+    const env = emulatorEnv(emu);
+    const dir = writeStackFiles({ 'stack.yaml': stackYaml(VOLUME('size: 10\n    tags: { env: prod }')) });
+    const stack = join(dir, 'stack.yaml');
+
+    const created = await runCliInProcess(['apply', stack, '--auto-approve'], { env });
+    expect(created.code, created.stderr).toBe(0);
+    const volume = volumeOf(emu)!;
+    expect(volume).toMatchObject({ name: 'data', size: 10, volume_type: 'standard', status: 'available' });
+    expect(writesSeen(emu)).toEqual([`POST ${VOL_LIST}`]);
+    expect((await runCliInProcess(['plan', stack, '--detailed-exitcode'], { env })).code).toBe(0);
+
+    writeFileSync(stack, stackYaml(VOLUME('size: 20\n    volume_type: ssd_hiiops\n    tags: { env: prod }')));
+    const grown = await runCliInProcess(['apply', stack, '--auto-approve'], { env });
+    expect(grown.code, grown.stderr).toBe(0);
+    expect(emu.state.volumes.get(volume.id)).toMatchObject({ size: 20, volume_type: 'ssd_hiiops' });
+    expect(writesSeen(emu).slice(1)).toEqual([`POST ${VOL_LIST}/${volume.id}/retype`, `POST ${VOL_LIST}/${volume.id}/extend`]);
+    expect(emu.mutations.filter((m) => m.kind === 'volume').map((m) => m.change)).toEqual(['create_volume', 'update', 'extend_volume']);
+
+    writeFileSync(stack, stackYaml(VOLUME('size: 15\n    volume_type: ssd_hiiops\n    tags: { env: prod }')));
+    const smaller = await runCliInProcess(['plan', stack], { env });
+    expect(smaller.code).toBe(1);
+    const out = smaller.stdout + smaller.stderr;
+    expect(out, out).toContain('stack.yaml:8:');
+    expect(out).toContain('a volume only grows: it has 20 GiB, size 15 would shrink it');
+    expect(writesSeen(emu)).toHaveLength(3);
+
+    writeFileSync(stack, stackYaml(VOLUME('ensure: absent')));
+    const destroyed = await runCliInProcess(['apply', stack, '--auto-approve'], { env });
+    expect(destroyed.code, destroyed.stderr).toBe(0);
+    expect(emu.state.volumes.has(volume.id)).toBe(false);
+    expect(writesSeen(emu).at(-1)).toBe(`DELETE ${VOL_LIST}/${volume.id}`);
+  });
+
+  it('a changed source plans a replacement naming the field; an attached volume is not deleted, the instance named', async () => {
+    emu = await startTestEmulator({ taskDurationMs: 0 });
+    const env = emulatorEnv(emu);
+    const dir = writeStackFiles({ 'stack.yaml': stackYaml(VOLUME('size: 10')) });
+    const stack = join(dir, 'stack.yaml');
+    expect((await runCliInProcess(['apply', stack, '--auto-approve'], { env })).code).toBe(0);
+    const volume = volumeOf(emu)!;
+
+    writeFileSync(stack, stackYaml(VOLUME('size: 10\n    source: image\n    image_id: 55555555-0000-4000-8000-000000000001')));
+    const replace = await runCliInProcess(['plan', stack], { env });
+    expect(replace.code, replace.stderr).toBe(0);
+    expect(replace.stdout).toContain('source cannot be changed in place');
+    expect(replace.stdout).toContain('Plan: 1 to add, 0 to change, 1 to destroy.');
+
+    const [vm] = emu.state.instances.values();
+    vm!.volumes.push({ id: volume.id, delete_on_termination: false });
+    writeFileSync(stack, stackYaml(VOLUME('ensure: absent')));
+    const refused = await runCliInProcess(['apply', stack, '--auto-approve'], { env });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout + refused.stderr).toContain(`is attached to instance ${vm!.name} (${vm!.id})`);
+    expect(emu.state.volumes.has(volume.id)).toBe(true);
+  });
+});
