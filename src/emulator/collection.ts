@@ -107,8 +107,14 @@ export interface CollectionSpec<State extends object, Rec, Key, Scope, Query, Sy
     insert?(ctx: RouteContext<State>, record: Rec, scope: Scope): void;
   };
   updates?: readonly UpdateSpec<State, Rec, Scope>[];
-  /** DELETE: remove at once and answer 204 (or `answer`: DNS answers 200 `{}`), or start a task (cloud) and answer it. */
-  delete?: { remove?(ctx: RouteContext<State>, record: Rec, scope: Scope): void; answer?(record: Rec, ctx: RouteContext<State>): Reply } | { task: string };
+  /**
+   * DELETE: remove at once and answer 204 (or `answer`: DNS answers 200 `{}`), or start a task
+   * (cloud) and answer it. `check` refuses a delete the vendor refuses (a network that still has
+   * subnets), naming what uses the record.
+   */
+  delete?: ({ remove?(ctx: RouteContext<State>, record: Rec, scope: Scope): void; answer?(record: Rec, ctx: RouteContext<State>): Reply } | { task: string }) & {
+    check?(ctx: RouteContext<State>, record: Rec, scope: Scope): void;
+  };
 }
 
 /** A declared collection: its routes, and what its service's other routes use of it. */
@@ -248,9 +254,11 @@ export function defineCollection<State extends object, Rec, Scope = undefined, Q
   function deleteRecord(del: NonNullable<typeof spec.delete>, ctx: Ctx): Reply {
     const { record, scope } = locate(ctx);
     if ('task' in del) {
+      del.check?.(ctx, record, scope);
       assertUnlocked(ctx, record as Rec & { task_id: string | null });
       return tasksReply(startOn(ctx, record, { type: del.task, data: null }));
     }
+    del.check?.(ctx, record, scope);
     if (del.remove) del.remove(ctx, record, scope);
     else {
       const store = spec.store(ctx, scope);

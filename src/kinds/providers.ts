@@ -4,9 +4,11 @@ import { cdnRule } from './cdn-rule/provider.js';
 import { cloudFloatingIp } from './cloud-floating-ip/provider.js';
 import { cloudInstance } from './cloud-instance/provider.js';
 import { cloudK8sCluster } from './cloud-k8s-cluster/provider.js';
+import { cloudSecurityGroup } from './cloud-security-group/provider.js';
 import { cloudQuotaLimitRequest } from './cloud-quota-limit-request/provider.js';
 import { dnsRrset } from './dns-rrset/provider.js';
 import { dnsZone } from './dns-zone/provider.js';
+import { cloudVolume } from './cloud-volume/provider.js';
 import { fastedgeApp } from './fastedge-app/provider.js';
 import { iamResellerNotificationSetting } from './iam-reseller-notification-setting/provider.js';
 import type { ProviderRegistry } from './provider.js';
@@ -25,6 +27,8 @@ export const providers: ProviderRegistry = {
   resources: {
     cloud_floating_ip: cloudFloatingIp,
     cloud_instance: cloudInstance,
+    cloud_security_group: cloudSecurityGroup,
+    cloud_volume: cloudVolume,
     cloud_k8s_cluster: cloudK8sCluster,
     fastedge_app: fastedgeApp,
     streaming_player: streamingPlayer,

@@ -5,9 +5,11 @@ import { cdnRuleKind } from './cdn-rule/schema.js';
 import { cloudFloatingIpKind } from './cloud-floating-ip/schema.js';
 import { cloudInstanceKind } from './cloud-instance/schema.js';
 import { cloudK8sClusterKind } from './cloud-k8s-cluster/schema.js';
+import { cloudSecurityGroupKind } from './cloud-security-group/schema.js';
 import { cloudQuotaLimitRequestKind } from './cloud-quota-limit-request/schema.js';
 import { dnsRrsetKind } from './dns-rrset/schema.js';
 import { dnsZoneKind } from './dns-zone/schema.js';
+import { cloudVolumeKind } from './cloud-volume/schema.js';
 import { fastedgeAppKind } from './fastedge-app/schema.js';
 import { iamResellerNotificationSettingKind } from './iam-reseller-notification-setting/schema.js';
 import type { KindSpec } from './kind-spec.js';
@@ -28,6 +30,8 @@ export type { KindSpec } from './kind-spec.js';
 export const RESOURCE_KINDS = byType('resource', {
   cloud_floating_ip: cloudFloatingIpKind,
   cloud_instance: cloudInstanceKind,
+  cloud_security_group: cloudSecurityGroupKind,
+  cloud_volume: cloudVolumeKind,
   cloud_k8s_cluster: cloudK8sClusterKind,
   fastedge_app: fastedgeAppKind,
   streaming_player: streamingPlayerKind,

@@ -211,6 +211,12 @@ export function emulatorResource(change: ResourceChange): string {
     case 'cdn_rule':
       return place('cdn_rule', d.rule_id);
     // --- end of CDN kinds ---
+    // --- security groups and volumes (issue 22, branch sg) ---
+    case 'cloud_security_group':
+      return place('security_group', d.security_group_id);
+    case 'cloud_volume':
+      return place('volume', d.volume_id);
+    // --- end security groups and volumes ---
   }
 }
 

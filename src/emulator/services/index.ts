@@ -5,10 +5,14 @@ import { floatingIpsService } from './floating-ips/index.js';
 import { iamService } from './iam/index.js';
 import { instancesService } from './instances/index.js';
 import { k8sService } from './k8s/index.js';
+import { networksService } from './networks/index.js';
 import { projectsService } from './projects/index.js';
 import { quotaService } from './quota/index.js';
+import { securityGroupsService } from './security-groups/index.js';
+import { sshKeysService } from './ssh-keys/index.js';
 import { streamingService } from './streaming/index.js';
 import { tasksService } from './tasks/index.js';
+import { volumesService } from './volumes/index.js';
 
 /**
  * The emulator's platform services, each once. The server registers their routes, the store
@@ -19,6 +23,8 @@ import { tasksService } from './tasks/index.js';
 export const EMULATOR_SERVICES = [
   floatingIpsService,
   instancesService,
+  securityGroupsService,
+  volumesService,
   k8sService,
   tasksService,
   fastedgeService,
@@ -28,6 +34,8 @@ export const EMULATOR_SERVICES = [
   projectsService,
   dnsService,
   cdnService,
+  networksService,
+  sshKeysService,
 ] as const;
 
 type Service = (typeof EMULATOR_SERVICES)[number];

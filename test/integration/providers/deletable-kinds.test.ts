@@ -152,6 +152,8 @@ const TESTED_ELSEWHERE: Partial<Record<DeletableType, string>> = {
   cloud_floating_ip: 'test/integration/providers/cloud-floating-ip-lifecycle.test.ts',
   dns_zone: 'test/integration/cli/dns.test.ts',
   dns_rrset: 'test/integration/cli/dns.test.ts',
+  cloud_security_group: 'test/integration/cli/security-group-volume-lifecycle.test.ts',
+  cloud_volume: 'test/integration/cli/security-group-volume-lifecycle.test.ts',
 };
 
 it('covers every kind edgeform can delete (here or in the file named for it)', () => {
