@@ -23,7 +23,7 @@ export const networkImport = defineImport('cloud_network', {
     region_id: s.region_id,
     network_id: net.id,
     name: net.name,
-    ...(net.type === 'vlan' || net.type === 'vxlan' ? { type: net.type as 'vlan' | 'vxlan' } : {}),
+    ...(net.type === 'vlan' || net.type === 'vxlan' ? { network_type: net.type as 'vlan' | 'vxlan' } : {}),
     tags: importedUserTags(net.tags),
   }),
   blockName: (net) => net.name,

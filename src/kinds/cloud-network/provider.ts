@@ -17,7 +17,13 @@ const createPayloadSchema = z.object({ name: z.string(), type: z.enum(['vxlan', 
 function observe(net: Network): Observation & { exists: true } {
   return {
     exists: true,
-    state: { network_id: net.id, name: net.name, type: net.type, subnets: [...net.subnets], tags: net.tags.map(({ key, value, read_only }) => ({ key, value, read_only })) },
+    state: {
+      network_id: net.id,
+      name: net.name,
+      network_type: net.type,
+      subnets: [...net.subnets],
+      tags: net.tags.map(({ key, value, read_only }) => ({ key, value, read_only })),
+    },
     lockTaskId: net.task_id,
   };
 }
@@ -70,7 +76,7 @@ const lifecycle = defineLifecycle('cloud_network', {
 
 /**
  * Cloud networks: edgeform creates them (found again by their ownership tags, as floating IPs
- * are: see cloud-owned.ts), renames them, manages their user tags and deletes them. `type` is set
+ * are: see cloud-owned.ts), renames them, manages their user tags and deletes them. `network_type` (the platform's `type`) is set
  * at create; a different one destroys the network and creates it again (`-/+`). The networks of
  * one project and region are read together from the list (1,000 a page).
  */
@@ -86,16 +92,16 @@ export const cloudNetwork: ResourceProvider<'cloud_network'> = {
       owned.createPlan(
         d,
         ref,
-        { project_id: d.project_id, region_id: d.region_id, name: d.name, type: d.type },
-        { name: d.name ?? '', ...(d.type === undefined ? {} : { type: d.type }) },
+        { project_id: d.project_id, region_id: d.region_id, name: d.name, network_type: d.network_type },
+        { name: d.name ?? '', ...(d.network_type === undefined ? {} : { type: d.network_type }) },
       ),
     identity: owned.create.identity,
   },
   ownership: owned.ownership((desired, state) => cloudNetwork.plan(desired, state)),
-  summarize: (state) => ({ network_id: state.network_id, name: state.name, type: state.type, tags: userTags(state.tags as LiveTag[]) }),
+  summarize: (state) => ({ network_id: state.network_id, name: state.name, network_type: state.network_type, tags: userTags(state.tags as LiveTag[]) }),
   plan: (desired, state) =>
     owned.planDiff(desired, state, [
       { field: 'name', want: desired.name, have: state.name },
-      { field: 'type', want: desired.type, have: state.type, forces: true },
+      { field: 'network_type', want: desired.network_type, have: state.network_type, forces: true },
     ]),
 };

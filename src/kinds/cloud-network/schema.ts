@@ -7,7 +7,10 @@ const shape = z.strictObject({
   region_id: regionId,
   network_id: uuid.optional().describe('The network id (UUID) to adopt. Omit it to have edgeform create the network and find it by its ownership tags.'),
   name: cloudResourceName.optional().describe('The network name (3–63 characters). Required to create a network; changed in place.'),
-  type: z.enum(['vxlan', 'vlan']).optional().describe('vxlan (the platform default) or vlan; set at create: a different type destroys the network and creates it again.'),
+  network_type: z
+    .enum(['vxlan', 'vlan'])
+    .optional()
+    .describe("The platform's network `type`: vxlan (the platform default) or vlan; set at create: a different one destroys the network and creates it again."),
   tags: userDeclaredTags.optional(),
   tags_policy: tagsPolicy,
   ensure: ensureDeletable,

@@ -4,7 +4,7 @@
  * destroyed in reverse order, and the platform's refusal to delete a network with subnets
  * reported with what uses it.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
@@ -115,5 +115,27 @@ describe('networks, subnets and SSH keys through the CLI', () => {
     expect(refused.code).toBe(1);
     expect(refused.stdout + refused.stderr).toContain(`has subnets ${subnet!.id} (prod-subnet)`);
     expect(emu.state.networks.size).toBe(1);
+  });
+
+  it("import --all writes a subnet's network_id as ${cloud_network.NAME.id} (refersTo), and plan on the result reports no changes", async () => {
+    const network = 'b39792c3-3160-4356-912e-ba396c95cdcf';
+    const subnet = '0b5c8a7e-2f64-4c0e-9a51-7c8ad1f0c2d4';
+    emu = await startTestEmulator({
+      fixtures: {
+        networks: [{ id: network, name: 'legacy-net', tags: { team: 'edge' } }],
+        subnets: [{ id: subnet, name: 'legacy-sub', network_id: network, cidr: '192.168.5.0/24', dns_nameservers: ['9.9.9.9'] }],
+        ssh_keys: [{ id: 'c3e0f1a2-5b6d-4e7f-8a9b-0c1d2e3f4a5b', name: 'ops', public_key: PUBLIC_KEY }],
+      },
+    });
+    const env = emulatorEnv(emu);
+    const file = join(writeStackFiles({}), 'stack.yaml');
+    const imported = await runCliInProcess(['import', '--all', '--out', file], { env });
+    expect(imported.code, imported.stderr).toBe(0);
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain('network_id: "${cloud_network.legacy-net.id}"');
+    expect(text).toContain(`public_key: ${PUBLIC_KEY}`);
+    const plan = await runCliInProcess(['plan', file, '--detailed-exitcode'], { env });
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('No changes');
   });
 });
