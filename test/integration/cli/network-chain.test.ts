@@ -138,4 +138,21 @@ describe('networks, subnets and SSH keys through the CLI', () => {
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
     expect(plan.stdout).toContain('No changes');
   });
+
+  it('validate reads public_key_file next to the stack and refuses a file that is not one public key line, naming the file, line and column', async () => {
+    const dir = writeStackFiles({ 'stack.yaml': stack({ keyFile: true }), 'keys/deploy.pub': '\nnot a key\n' });
+    const bad = await runCliInProcess(['validate', join(dir, 'stack.yaml')], { env: {} });
+    expect(bad.code).toBe(1);
+    expect(bad.stdout + bad.stderr).toMatch(/keys\/deploy\.pub:2:1: error: .*not an OpenSSH public key line/);
+    writeFileSync(join(dir, 'keys/deploy.pub'), `${PUBLIC_KEY}\n`);
+    expect((await runCliInProcess(['validate', join(dir, 'stack.yaml')], { env: {} })).code).toBe(0);
+  });
+
+  it('validate refuses a subnet cidr with host bits set and a gateway outside it, at their values', async () => {
+    const text = stack({ cidr: '10.0.0.5/24' }).replace('    dns_nameservers: [8.8.8.8]\n', '    dns_nameservers: [8.8.8.8]\n    gateway_ip: 10.9.0.1\n');
+    const dir = writeStackFiles({ 'stack.yaml': text });
+    const bad = await runCliInProcess(['validate', join(dir, 'stack.yaml')], { env: {} });
+    expect(bad.code).toBe(1);
+    expect(bad.stdout + bad.stderr).toMatch(/stack\.yaml:13:11: error: .*has host bits set: the network is 10\.0\.0\.0\/24/);
+  });
 });
