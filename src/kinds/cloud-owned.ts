@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { createPlan, onlyMatch } from './create.js';
-import { ADDRESS_TAG, STACK_TAG, type TagsPolicy } from './fields.js';
+import { ADDRESS_TAG, isOwnershipTag, STACK_TAG, type TagsPolicy } from './fields.js';
 import { listAll, listEndpointOf, type CloudScope, type KindList } from './kind-list.js';
 import { defineListReads } from './list-read.js';
+import type { FieldChange } from '../plan/types.js';
+import { canonicalJson } from '../plan/fingerprint.js';
 import type { Observation, Owner, OwnedResource, ProviderContext, ProviderPlan, ResourceProvider, ResourceRef } from './provider.js';
 import type { ResourceAttributes, ResourceType } from './registry.js';
 import { readOrGone } from './shared.js';
@@ -91,6 +93,18 @@ export function ownerOf(tags: readonly LiveTag[]): Owner | null {
   return stack === undefined ? null : { stack, address: value(ADDRESS_TAG) ?? '' };
 }
 
+/** The user tags an import writes: the platform's read-only tags and edgeform's ownership tags are left out (a stack cannot set them). */
+export function importedUserTags(tags: readonly LiveTag[]): Record<string, string> {
+  return Object.fromEntries(tags.filter((t) => !t.read_only && !isOwnershipTag(t.key)).map((t) => [t.key, t.value]));
+}
+
+/** The stack and address an item's ownership tags name, when both are there (import leaves such an item to that stack). */
+export function ownedByTags(tags: readonly LiveTag[]): { stack: string; address: string } | undefined {
+  const stack = tags.find((t) => t.key === STACK_TAG)?.value;
+  const address = tags.find((t) => t.key === ADDRESS_TAG)?.value;
+  return stack && address ? { stack, address } : undefined;
+}
+
 /** Whether a merge patch holds on these tags: each key set to its value or absent, `null` leaving only read-only tags. */
 export function patchHolds(tags: readonly LiveTag[], patch: Record<string, string | null> | null): boolean {
   if (patch === null) return tags.every((t) => t.read_only);
@@ -132,8 +146,25 @@ export interface OwnedCloud<T extends ResourceType, Item extends OwnedCloudItem>
     errors: ProviderPlan['errors'];
     notes: string[];
   };
+  /**
+   * The kind's diff: each of `fields` the block declares (`want` defined) that differs from the
+   * live value (`have`) is a change, sent in the update's payload under its name, or (`forces`)
+   * forces a replacement (`-/+`, named in the plan); then the tags merge patch (`tags_patch`).
+   * A replacement of a block that pins its id is a plan error: the id could not name the new one.
+   */
+  planDiff(desired: ResourceAttributes[T], state: Record<string, unknown>, fields: readonly FieldDiff[]): ProviderPlan;
   /** Ownership for the planner: `plan` is the kind's own diff, which claim turns into a move. */
   ownership(plan: (desired: ResourceAttributes[T], state: Record<string, unknown>) => ProviderPlan): NonNullable<ResourceProvider<T>['ownership']>;
+}
+
+/** One declared field of a diff (see OwnedCloud.planDiff). */
+export interface FieldDiff {
+  field: string;
+  /** The declared value; undefined: not declared, not managed. */
+  want: unknown;
+  have: unknown;
+  /** It cannot change in place: a different value destroys the resource and creates it again. */
+  forces?: boolean;
 }
 
 /** Builds an owned cloud kind's reads, create plan, tags diff and ownership from its list, single read and projection. */
@@ -265,6 +296,49 @@ export function defineOwnedCloud<T extends ResourceType, Item extends OwnedCloud
           detail: `Remove "${key}" from tags; the platform keeps read-only tags as they are.`,
         })),
         notes: tags.patch === null ? ['every user tag is removed with "tags": null; read-only tags stay'] : [],
+      };
+    },
+    planDiff(desired, state, fields) {
+      const live = state.tags as LiveTag[];
+      const before: Record<string, unknown> = { [spec.idField]: state[spec.idField] };
+      const after: Record<string, unknown> = { ...before };
+      const changes: FieldChange[] = [];
+      const payload: Record<string, unknown> = {};
+      for (const { field, want, have, forces } of fields) {
+        if (want === undefined) continue;
+        before[field] = have;
+        after[field] = want;
+        if (canonicalJson(want) === canonicalJson(have)) continue;
+        changes.push({ path: [field], op: 'update', before: have, after: want, ...(forces ? { forces_replacement: true } : {}) });
+        if (!forces) payload[field] = want;
+      }
+      const tags = this.planTags(desired, live);
+      if (tags.after !== undefined) {
+        before.tags = userTags(live);
+        after.tags = tags.after;
+      }
+      changes.push(...tags.changes);
+      if (tags.patch !== undefined) payload.tags_patch = tags.patch;
+      const forced = changes.filter((c) => c.forces_replacement).map((c) => c.path.join('.'));
+      const errors = [...tags.errors];
+      if (forced.length > 0 && idOf(desired) !== undefined) {
+        errors.push({
+          field: forced[0]!,
+          summary: `${forced.join(' and ')} of ${spec.noun} ${idOf(desired)!} cannot change in place`,
+          detail: `edgeform would destroy the ${spec.noun} and create a new one, which ${spec.idField} could no longer name: remove ${spec.idField} to have edgeform replace it (found again by its ownership tags), or declare what the ${spec.noun} has.`,
+        });
+      }
+      const action = forced.length > 0 ? 'replace' : Object.keys(payload).length > 0 ? 'update' : 'no-op';
+      return {
+        action,
+        before,
+        after,
+        changes,
+        ...(tags.after === undefined ? {} : { unchanged_elements: { tags: tags.unchanged } }),
+        payload: action === 'update' ? payload : undefined,
+        errors,
+        warnings: [],
+        notes: tags.notes,
       };
     },
     ownership: (plan) => ({

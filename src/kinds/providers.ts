@@ -5,6 +5,9 @@ import { cloudFloatingIp } from './cloud-floating-ip/provider.js';
 import { cloudInstance } from './cloud-instance/provider.js';
 import { cloudK8sCluster } from './cloud-k8s-cluster/provider.js';
 import { cloudSecurityGroup } from './cloud-security-group/provider.js';
+import { cloudNetwork } from './cloud-network/provider.js';
+import { cloudSubnet } from './cloud-subnet/provider.js';
+import { cloudSshKey } from './cloud-ssh-key/provider.js';
 import { cloudQuotaLimitRequest } from './cloud-quota-limit-request/provider.js';
 import { dnsRrset } from './dns-rrset/provider.js';
 import { dnsZone } from './dns-zone/provider.js';
@@ -40,6 +43,9 @@ export const providers: ProviderRegistry = {
     cdn_origin_group: cdnOriginGroup,
     cdn_resource: cdnResource,
     cdn_rule: cdnRule,
+    cloud_network: cloudNetwork,
+    cloud_subnet: cloudSubnet,
+    cloud_ssh_key: cloudSshKey,
   },
   checks: {
     streaming_video_subtitles: streamingVideoSubtitles,

@@ -5,6 +5,9 @@ import { cdnRuleKind } from './cdn-rule/schema.js';
 import { cloudFloatingIpKind } from './cloud-floating-ip/schema.js';
 import { cloudInstanceKind } from './cloud-instance/schema.js';
 import { cloudK8sClusterKind } from './cloud-k8s-cluster/schema.js';
+import { cloudNetworkKind } from './cloud-network/schema.js';
+import { cloudSubnetKind } from './cloud-subnet/schema.js';
+import { cloudSshKeyKind } from './cloud-ssh-key/schema.js';
 import { cloudSecurityGroupKind } from './cloud-security-group/schema.js';
 import { cloudQuotaLimitRequestKind } from './cloud-quota-limit-request/schema.js';
 import { dnsRrsetKind } from './dns-rrset/schema.js';
@@ -30,6 +33,9 @@ export type { KindSpec } from './kind-spec.js';
 export const RESOURCE_KINDS = byType('resource', {
   cloud_floating_ip: cloudFloatingIpKind,
   cloud_instance: cloudInstanceKind,
+  cloud_network: cloudNetworkKind,
+  cloud_subnet: cloudSubnetKind,
+  cloud_ssh_key: cloudSshKeyKind,
   cloud_security_group: cloudSecurityGroupKind,
   cloud_volume: cloudVolumeKind,
   cloud_k8s_cluster: cloudK8sClusterKind,

@@ -27,7 +27,7 @@ export interface ChaosWorld {
 const id = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const FLAVORS = ['g2-standard-2-4', 'g2-standard-4-8', 'g2-standard-8-16'];
 
-/** Builds the chaos world: 50 floating IPs, 35 instances, 25 clusters, 20 settings, 20 each of apps, players, quota requests, 10 subtitles, a DNS zone with 12 record sets. */
+/** Builds the chaos world: 50 floating IPs, 27 instances, 25 clusters, 20 settings, 20 each of apps, players, quota requests, 10 subtitles, 3 networks, 3 subnets, 2 SSH keys, a DNS zone with 12 record sets, CDN origin groups, resources and rules. */
 export function chaosWorld(): ChaosWorld {
   const floating_ips: Record<string, unknown>[] = [];
   const instances: Record<string, unknown>[] = [];
@@ -53,7 +53,7 @@ export function chaosWorld(): ChaosWorld {
             : { tags: { env: 'prod', team: `t${i % 3}` } };
     block(`ip_${i}`, { type: 'cloud_floating_ip', floating_ip_id: id('1f000000', i), ...desired });
   }
-  for (let i = 1; i <= 35; i++) {
+  for (let i = 1; i <= 27; i++) {
     instances.push({ id: id('2a000000', i), name: `vm-${i}`, status: 'ACTIVE', flavor_id: FLAVORS[0], available_flavors: FLAVORS });
     block(`vm_${i}`, { type: 'cloud_instance', instance_id: id('2a000000', i), flavor_id: i % 7 === 0 ? FLAVORS[0] : FLAVORS[1 + (i % 2)] });
   }
@@ -99,10 +99,32 @@ export function chaosWorld(): ChaosWorld {
   blocks.push(...dns.blocks);
   const cdn = cdnChaosPart();
   blocks.push(...cdn.blocks);
+  // --- net (issue 22): networks, subnets and SSH keys, adopted as they are (no-ops) ---
+  const networks: Record<string, unknown>[] = [];
+  const subnets: Record<string, unknown>[] = [];
+  const ssh_keys: Record<string, unknown>[] = [];
+  for (let i = 1; i <= 3; i++) {
+    networks.push({ id: id('3e000000', i), name: `net-${i}`, tags: { env: 'staging' } });
+    subnets.push({ id: id('3f000000', i), name: `subnet-${i}`, network_id: id('3e000000', i), cidr: `10.${i}.0.0/24` });
+    block(`net_${i}`, { type: 'cloud_network', network_id: id('3e000000', i), name: `net-${i}`, tags: { env: 'staging' } });
+    block(`subnet_${i}`, { type: 'cloud_subnet', subnet_id: id('3f000000', i), network_id: `\${cloud_network.net_${i}.id}`, cidr: `10.${i}.0.0/24` });
+  }
+  for (let i = 1; i <= 2; i++) {
+    const key = [
+      'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILGCMcs7ZtF7TfYiAv0HJvqzMsyVFPkV6e8MLCALgTbj',
+      'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEZMPu+JqxgKHxVqkzwJNlR59IjIDogEwInP20Rpo/NV',
+    ][i - 1];
+    ssh_keys.push({ id: id('3d000000', i), name: `key-${i}`, public_key: key });
+    block(`key_${i}`, { type: 'cloud_ssh_key', name: `key-${i}`, public_key: key });
+  }
+  // --- end net ---
   return {
     fixtures: {
       dns_zones: dns.zones,
       ...cdn.fixtures,
+      networks,
+      subnets,
+      ssh_keys,
       videos,
       k8s_versions: ['v1.28.9', 'v1.29.8', 'v1.30.6', 'v1.31.3', 'v1.32.1'],
       floating_ips,
@@ -217,6 +239,14 @@ export function emulatorResource(change: ResourceChange): string {
     case 'cloud_volume':
       return place('volume', d.volume_id);
     // --- end security groups and volumes ---
+    // --- net (issue 22): networks, subnets, SSH keys ---
+    case 'cloud_network':
+      return place('network', d.network_id);
+    case 'cloud_subnet':
+      return place('subnet', d.subnet_id);
+    case 'cloud_ssh_key':
+      return place('ssh_key', d.ssh_key_id);
+    // --- end net ---
   }
 }
 

@@ -31,6 +31,9 @@ const DEMO_COUNTS: Record<ResourceType, number> = {
   cdn_origin_group: 0,
   cdn_resource: 0,
   cdn_rule: 0,
+  cloud_network: 0,
+  cloud_subnet: 0,
+  cloud_ssh_key: 0,
 };
 
 describe('edgeform import against the demo world', () => {
@@ -192,6 +195,9 @@ describe('edgeform import against the demo world', () => {
         'GET /cdn/origin_groups',
         'GET /cdn/resources',
         'GET /cdn/resources',
+        'GET /cloud/v1/networks/{project_id}/{region_id}',
+        'GET /cloud/v1/subnets/{project_id}/{region_id}',
+        'GET /cloud/v1/ssh_keys/{project_id}',
       ].sort(),
     );
   });
