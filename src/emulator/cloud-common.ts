@@ -4,6 +4,7 @@ import { int } from './fixture-parts.js';
 import { isPlainObject, parseIntStrict } from './format.js';
 import { fail, jsonReply, type ApiProduct, type Reply } from './reply.js';
 import type { RouteContext } from './router.js';
+import { parseTagsPatch } from './tags.js';
 import { countResults, offsetLimit, unpaged, type PagingStyle } from './paging.js';
 
 // What the cloud services (floating IPs, instances, Kubernetes, tasks, quota requests) share.
@@ -141,4 +142,17 @@ export function enumQuery<T extends string>(ctx: RouteContext, name: string, all
   if (value === null) return undefined;
   if (!(allowed as readonly string[]).includes(value)) fail(cloudError(400, `${name}: Input should be ${allowed.map((a) => `'${a}'`).join(', ')}`, ctx.requestId));
   return value as T;
+}
+
+/** Validates `tags` of a create (CreateTagsSerializer): a dictionary of tag keys and string values (no null: nothing to remove yet); 400 naming `field` otherwise. */
+export function parseCreateTags(ctx: RouteContext, value: unknown, field = 'tags'): Record<string, string> {
+  if (!isPlainObject(value)) fail(cloudError(400, `${field}: Input should be a valid dictionary`, ctx.requestId));
+  const parsed = parseTagsPatch(value);
+  if (!parsed.ok) fail(cloudError(400, field === 'tags' ? parsed.message : `${field}: ${parsed.message}`, ctx.requestId));
+  const tags: Record<string, string> = {};
+  for (const [key, v] of Object.entries(parsed.patch ?? {})) {
+    if (v === null) fail(cloudError(400, `${field}.${key}: Input should be a valid string`, ctx.requestId));
+    tags[key] = v;
+  }
+  return tags;
 }

@@ -107,8 +107,11 @@ export interface CollectionSpec<State extends object, Rec, Key, Scope, Query, Sy
     insert?(ctx: RouteContext<State>, record: Rec, scope: Scope): void;
   };
   updates?: readonly UpdateSpec<State, Rec, Scope>[];
-  /** DELETE: remove at once and answer 204, or start a task (cloud) and answer it. */
-  delete?: { remove?(ctx: RouteContext<State>, record: Rec, scope: Scope): void } | { task: string };
+  /**
+   * DELETE: remove at once and answer 204, or start a task (cloud) and answer it: a task type, or
+   * the task a request's options make (an instance's `volumes`, `delete_floatings`), checked first.
+   */
+  delete?: { remove?(ctx: RouteContext<State>, record: Rec, scope: Scope): void } | { task: string | ((ctx: RouteContext<State>, record: Rec, scope: Scope) => TaskStart) };
 }
 
 /** A declared collection: its routes, and what its service's other routes use of it. */
@@ -248,8 +251,9 @@ export function defineCollection<State extends object, Rec, Scope = undefined, Q
   function deleteRecord(del: NonNullable<typeof spec.delete>, ctx: Ctx): Reply {
     const { record, scope } = locate(ctx);
     if ('task' in del) {
+      const start = typeof del.task === 'string' ? { type: del.task, data: null } : del.task(ctx, record, scope);
       assertUnlocked(ctx, record as Rec & { task_id: string | null });
-      return tasksReply(startOn(ctx, record, { type: del.task, data: null }));
+      return tasksReply(startOn(ctx, record, start));
     }
     if (del.remove) del.remove(ctx, record, scope);
     else {

@@ -5,6 +5,7 @@ import {
   cloudPages,
   cloudPlacement,
   hasTagValues,
+  parseCreateTags,
   placedIn,
   queryList,
   tagKeyValueFilter,
@@ -12,7 +13,7 @@ import {
 } from '../../cloud-common.js';
 import { defineCollection, type Created } from '../../collection.js';
 import { stableUuid } from '../../fixture-parts.js';
-import { UUID_PATTERN, formatOffsetDate, isPlainObject } from '../../format.js';
+import { UUID_PATTERN, formatOffsetDate } from '../../format.js';
 import { fail, jsonReply } from '../../reply.js';
 import type { RouteContext } from '../../router.js';
 import { applyTagsPatch, parseTagsPatch, readOnlyKeysTouched, sameTags, userTagMap, type TagsPatch } from '../../tags.js';
@@ -69,19 +70,6 @@ function parseTags(ctx: Ctx, fip: FloatingIpRecord, value: unknown): TagsPatch {
   return parsed.patch;
 }
 
-/** Validates `tags` of a create (CreateTagsSerializer): a dictionary of tag keys and string values (no null: nothing to remove yet). */
-function parseCreateTags(ctx: Ctx, value: unknown): Record<string, string> {
-  if (!isPlainObject(value)) fail(cloudError(400, 'tags: Input should be a valid dictionary', ctx.requestId));
-  const parsed = parseTagsPatch(value);
-  if (!parsed.ok) fail(cloudError(400, parsed.message, ctx.requestId));
-  const tags: Record<string, string> = {};
-  for (const [key, v] of Object.entries(parsed.patch ?? {})) {
-    if (v === null) fail(cloudError(400, `tags.${key}: Input should be a valid string`, ctx.requestId));
-    tags[key] = v;
-  }
-  return tags;
-}
-
 /** The port association of a create or update body (`port_id`, `fixed_ip_address`), validated; undefined when `port_id` is not given. */
 function parsePort(ctx: Ctx, body: Record<string, unknown>, current: string | null): { port_id: string | null; fixed_ip_address: string | null } | undefined {
   if ('port_id' in body) {
@@ -116,11 +104,16 @@ function* poolAddresses(): Generator<string> {
   }
 }
 
-/** The first address of the pool (poolAddresses) no floating IP holds; 403 QuotaLimitExceed when none is left. */
-function allocateAddress(ctx: Ctx): string {
-  const used = new Set([...ctx.state.floatingIps.values()].map((f) => f.floating_ip_address));
+/** The first address of the pool (poolAddresses) no floating IP holds, or null when none is left. */
+export function freeAddress(state: FloatingIpSlice): string | null {
+  const used = new Set([...state.floatingIps.values()].map((f) => f.floating_ip_address));
   for (const address of poolAddresses()) if (!used.has(address)) return address;
-  fail(cloudError(403, 'Quota exceeded: no floating IP address left in the pool', ctx.requestId, 'QuotaLimitExceed'));
+  return null;
+}
+
+/** The first address of the pool no floating IP holds; 403 QuotaLimitExceed when none is left. */
+function allocateAddress(ctx: Ctx): string {
+  return freeAddress(ctx.state) ?? fail(cloudError(403, 'Quota exceeded: no floating IP address left in the pool', ctx.requestId, 'QuotaLimitExceed'));
 }
 
 /**
