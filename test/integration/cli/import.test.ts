@@ -74,6 +74,19 @@ describe('edgeform import against the demo world', () => {
     streaming_player: Object.keys(RESOURCE_KINDS.streaming_player.shape.shape).filter((f) => f !== 'player_id' && f !== 'name'),
     // The text is written inline (vtt), never as a file.
     streaming_video_subtitle: ['vtt_file'],
+    // What only a create sends and the instance does not show; the SSH key and volumes when it has none.
+    cloud_instance: [
+      'image_id',
+      'boot_volume_size',
+      'boot_volume_type',
+      'boot_volume_id',
+      'volume_ids',
+      'interfaces',
+      'security_group_ids',
+      'ssh_key_name',
+      'user_data',
+      'user_data_file',
+    ],
   };
 
   it.each(IMPORTED)("writes every field of %s's schema it has (not ensure, tags_policy) (project and region as defaults)", async (type) => {

@@ -150,6 +150,7 @@ const cases: DeletableCase[] = [
 /** Deletable kinds whose deletes are tested in a file of their own (their ids are not integers, or the delete starts tasks). */
 const TESTED_ELSEWHERE: Partial<Record<DeletableType, string>> = {
   cloud_floating_ip: 'test/integration/providers/cloud-floating-ip-lifecycle.test.ts',
+  cloud_instance: 'test/integration/providers/cloud-instance-lifecycle.test.ts',
 };
 
 it('covers every kind edgeform can delete (here or in the file named for it)', () => {

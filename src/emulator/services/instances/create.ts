@@ -15,7 +15,7 @@ export type CreateState = InstanceSlice & FloatingIpSlice;
 type Ctx = RouteContext<CreateState>;
 
 /** The name pattern of an instance and of a volume it creates (CreateInstanceSerializerV2). */
-const NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z 0-9._-]{1,61}[a-zA-Z0-9._]$/;
+export const INSTANCE_NAME = /^[a-zA-Z0-9][a-zA-Z 0-9._-]{1,61}[a-zA-Z0-9._]$/;
 const VOLUME_SOURCES = ['new-volume', 'image', 'snapshot', 'apptemplate', 'existing-volume'] as const;
 const VOLUME_TYPES = ['cold', 'ssd_hiiops', 'ssd_local', 'ssd_lowlatency', 'standard', 'ultra'];
 const INTERFACE_TYPES = ['external', 'subnet', 'any_subnet', 'reserved_fixed_ip'] as const;
@@ -124,7 +124,7 @@ function readVolume(ctx: Ctx, value: unknown, i: number, seed: string): Requeste
   const size = optionalInt(ctx, v.size, `${field}.size`, 1);
   if (source === 'new-volume' && size === null) bad(ctx, `${field}.size: Field required`);
   const name = optionalString(ctx, v.name, `${field}.name`);
-  if (name !== null && !NAME_PATTERN.test(name)) bad(ctx, `${field}.name: String should match pattern '${NAME_PATTERN.source}'`);
+  if (name !== null && !INSTANCE_NAME.test(name)) bad(ctx, `${field}.name: String should match pattern '${INSTANCE_NAME.source}'`);
   const type_name = optionalString(ctx, v.type_name, `${field}.type_name`) ?? 'standard';
   if (!VOLUME_TYPES.includes(type_name)) bad(ctx, `${field}.type_name: Input should be ${VOLUME_TYPES.map((t) => `'${t}'`).join(', ')}`);
   const tags = v.tags === undefined ? {} : parseCreateTags(ctx, v.tags, `${field}.tags`);
@@ -187,7 +187,7 @@ export function readCreateRequest(ctx: Ctx, seed: string): CreateRequest {
   const interfaces = arrayAt(ctx, body.interfaces, 'interfaces', 1).map((x, i) => readInterface(ctx, x, i));
   const volumes = arrayAt(ctx, body.volumes, 'volumes', 1).map((v, i) => readVolume(ctx, v, i, seed));
   const name = optionalString(ctx, body.name, 'name');
-  if (name !== null && !NAME_PATTERN.test(name)) bad(ctx, `name: String should match pattern '${NAME_PATTERN.source}'`);
+  if (name !== null && !INSTANCE_NAME.test(name)) bad(ctx, `name: String should match pattern '${INSTANCE_NAME.source}'`);
   const template = optionalString(ctx, body.name_template, 'name_template');
   for (const field of ['password', 'username'] as const) optionalString(ctx, body[field], field);
   const security_groups = securityGroupIds(ctx, body.security_groups, 'security_groups');

@@ -17,7 +17,8 @@ import { formatOffsetDate, parseDate } from '../../format.js';
 import { fail, jsonReply, type Reply } from '../../reply.js';
 import type { RouteContext, ServiceRoute } from '../../router.js';
 import { ensureFlavor, type FlavorRecord } from './flavors.js';
-import { buildInstance, deleteTask, newInstanceId, portsOf, readCreateRequest, type CreateState } from './create.js';
+import { applyTagsPatch, parseTagsPatch, readOnlyKeysTouched, sameTags, userTagMap, type TagsPatch } from '../../tags.js';
+import { INSTANCE_NAME, buildInstance, deleteTask, newInstanceId, portsOf, readCreateRequest, type CreateState } from './create.js';
 import type { InstanceRecord, InstanceSlice, ResizeEffect } from './index.js';
 
 type Ctx = RouteContext<CreateState>;
@@ -179,6 +180,7 @@ export const instances = defineCollection<CreateState, InstanceRecord, CloudScop
   store: (ctx) => ctx.state.instances,
   inScope: placedIn,
   idOf: (vm) => vm.id,
+  mutationKind: 'instance',
   tasks: { kind: 'instance' },
   list: {
     paging: cloudPages(),
@@ -195,6 +197,36 @@ export const instances = defineCollection<CreateState, InstanceRecord, CloudScop
   createPath: '/cloud/v2/instances/{project_id}/{region_id}',
   create: { build: createInstance },
   updates: [
+    {
+      // UpdateInstanceSerializer: a new name and a tags merge patch, at once.
+      method: 'PATCH',
+      change(ctx, vm, _scope, checkLock) {
+        const body = cloudObjectBody(ctx);
+        const name = body.name;
+        if (name !== undefined && (typeof name !== 'string' || !INSTANCE_NAME.test(name)))
+          fail(cloudError(400, `name: String should match pattern '${INSTANCE_NAME.source}'`, ctx.requestId));
+        let tags: TagsPatch | undefined;
+        if ('tags' in body) {
+          const parsed = parseTagsPatch(body.tags);
+          if (!parsed.ok) fail(cloudError(400, parsed.message, ctx.requestId));
+          const readOnly = readOnlyKeysTouched(vm.tags, parsed.patch);
+          if (readOnly.length > 0) fail(cloudError(400, `tags: ${readOnly.map((k) => `"${k}"`).join(', ')} cannot be modified: read-only`, ctx.requestId));
+          tags = parsed.patch;
+        }
+        checkLock();
+        const changed: Record<string, unknown> = {};
+        if (typeof name === 'string' && name !== vm.name) changed.name = vm.name = name;
+        if (tags !== undefined) {
+          const next = applyTagsPatch(vm.tags, tags);
+          if (!sameTags(next, vm.tags)) {
+            vm.tags = next;
+            changed.tags = userTagMap(vm.tags);
+          }
+        }
+        return changed;
+      },
+      answer: (vm, ctx) => jsonReply(200, renderInstance(ctx.state, vm, ctx.now)),
+    },
     {
       method: 'POST',
       path: `${BASE}/changeflavor`,
