@@ -67,7 +67,8 @@ async function runChaos(
   const actions = new Set(plan.resource_changes.map((c) => `${c.type} ${c.action}`));
   for (const kind of ['cloud_floating_ip', 'cloud_instance', 'cloud_k8s_cluster', 'iam_reseller_notification_setting', 'streaming_video_subtitle'])
     expect(actions).toContain(`${kind} update`);
-  for (const kind of ['fastedge_app', 'streaming_player', 'cloud_quota_limit_request', 'streaming_video_subtitle']) expect(actions).toContain(`${kind} delete`);
+  for (const kind of ['fastedge_app', 'streaming_player', 'cloud_quota_limit_request', 'streaming_video_subtitle', 'cloud_instance']) expect(actions).toContain(`${kind} delete`);
+  for (const kind of ['cloud_instance']) expect(actions).toContain(`${kind} create`);
   for (const kind of RESOURCE_TYPES) expect(actions).toContain(`${kind} no-op`);
 
   emu.requests.length = 0;

@@ -7,6 +7,7 @@ import type { RouteContext } from '../../router.js';
 import type { FloatingIpSlice } from '../floating-ips/index.js';
 import type { CoreState } from '../../core-state.js';
 import type { TaskRecord } from '../../tasks.js';
+import { userTagMap } from '../../tags.js';
 import { freeAddress } from '../floating-ips/routes.js';
 import type { InstanceDeleteEffect, InstanceRecord, InstanceSlice, InstancePort } from './index.js';
 
@@ -398,7 +399,7 @@ export function finishCreate(state: CoreState & CreateState, vm: InstanceRecord,
   }
   vm.security_groups = vm.security_group_ids.length > 0 ? [...vm.security_group_ids] : ['default'];
   vm.addresses = addressesOf(vm, state);
-  state.recordMutation(task.finish_at, 'instance', vm.id, 'create_vm', { name: vm.name, flavor_id: vm.flavor_id }, task.id);
+  state.recordMutation(task.finish_at, 'instance', vm.id, 'create_vm', { name: vm.name, flavor_id: vm.flavor_id, tags: userTagMap(vm.tags) }, task.id);
 }
 
 /**
