@@ -5,7 +5,7 @@ import { KNOWN_AFTER_APPLY, type FieldChange } from '../../plan/types.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { ADDRESS_TAG, STACK_TAG } from '../fields.js';
 import { listAll, listEndpointOf } from '../kind-list.js';
-import type { Observation, Owner, OwnedResource, PlanProblem, ProviderContext, ProviderPlan, ResourceProvider, ResourceRef } from '../provider.js';
+import type { GroupRead, MemberRead, Observation, Owner, OwnedResource, PlanProblem, ProviderContext, ProviderPlan, ResourceProvider, ResourceRef } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { defineListReads } from '../list-read.js';
 import { cloudTaskScope, defineLifecycle } from '../lifecycle.js';
@@ -64,23 +64,27 @@ const tagValue = (vm: Instance, key: string) => vm.tags.find((t) => t.key === ke
  * only ever the approved change from the flavor the plan saw; a flavor the platform withdrew
  * since then is refused by changeflavor itself.
  */
-const offered = new WeakMap<object, Map<string, string[]>>();
+const offered = new WeakMap<object, Map<string, Promise<string[]>>>();
 
+/** A list of flavors read once a run (per API client and key); a read that failed is asked again next time. */
 async function cachedFlavors(ctx: ProviderContext, key: string, path: string, keep: (f: z.infer<typeof flavorsAnswer>['results'][number]) => boolean): Promise<string[]> {
   let seen = offered.get(ctx.api);
   if (!seen) {
     seen = new Map();
     offered.set(ctx.api, seen);
   }
-  const known = seen.get(key);
-  if (known) return [...known];
-  const flavors = (await ctx.api.get(path, { schema: flavorsAnswer, signal: ctx.signal })).body;
-  const ids = flavors.results
-    .filter(keep)
-    .map((f) => f.flavor_id ?? f.flavor_name)
-    .filter((f): f is string => f !== undefined);
-  seen.set(key, ids);
-  return [...ids];
+  let known = seen.get(key);
+  if (!known) {
+    known = ctx.api.get(path, { schema: flavorsAnswer, signal: ctx.signal }).then(({ body }) =>
+      body.results
+        .filter(keep)
+        .map((f) => f.flavor_id ?? f.flavor_name)
+        .filter((f): f is string => f !== undefined),
+    );
+    seen.set(key, known);
+    known.catch(() => seen.delete(key));
+  }
+  return [...(await known)];
 }
 
 const availableFlavors = (ctx: ProviderContext, d: Desired, id: string, currentFlavor: string) =>
@@ -174,6 +178,33 @@ const reads = defineListReads<'cloud_instance', Instance>({
     ...listEndpointOf(instanceList, ([d]) => d),
   },
 });
+
+/**
+ * A block edgeform would create, read as absent, with the region's flavors it may be created with
+ * (read once a run per project and region), for the create's plan to check its flavor against.
+ */
+async function withRegionFlavors(ctx: ProviderContext, d: Desired, observation: Observation): Promise<Observation> {
+  if (observation.exists || d.instance_id !== undefined || d.ensure === 'absent') return observation;
+  return { exists: false, facts: { region_flavors: await regionFlavors(ctx, d) } };
+}
+
+/** The grouped read, each absent block that would be created with the region's flavors (a failed flavor read fails the member). */
+const groupRead: GroupRead<'cloud_instance'> = {
+  ...reads.groupRead,
+  async read(ctx, members, refs) {
+    const results = await reads.groupRead.read(ctx, members, refs);
+    return Promise.all(
+      results.map(async (result, i): Promise<MemberRead> => {
+        if (!result.ok) return result;
+        try {
+          return { ok: true, observation: await withRegionFlavors(ctx, members[i]!, result.observation) };
+        } catch (error) {
+          return { ok: false, error };
+        }
+      }),
+    );
+  },
+};
 
 /** The create request (CreateInstanceSerializerV2) a block makes, ownership tags included. Pure. */
 function createBody(d: Desired, ownership: Record<string, string>): Record<string, unknown> {
@@ -377,8 +408,8 @@ const lifecycle = defineLifecycle('cloud_instance', {
  * (changeflavor, only to a flavor `available_flavors` lists, a `resize_vm` task during which the
  * status is RESIZE; the new flavor can read as the old one for a short while after it FINISHED,
  * so apply re-reads until it shows), renames and retags them (PATCH), replaces them when a field
- * only a create sets differs (destroy, then create) and deletes them (`delete_vm`). A create is
- * checked against the region's flavors before it is sent. The instances of one project and
+ * only a create sets differs (destroy, then create) and deletes them (`delete_vm`). A create's
+ * flavor is checked against the region's flavors when it is planned, and again before it is sent. The instances of one project and
  * region are read together from the list (1,000 a page); blocks without their id with one list
  * of the instances tagged with the stack's name.
  */
@@ -387,8 +418,8 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
   kind: 'resource',
   type: 'cloud_instance',
 
-  read: reads.read,
-  groupRead: reads.groupRead,
+  read: async (ctx, desired, ref) => withRegionFlavors(ctx, desired, await reads.read(ctx, desired, ref)),
+  groupRead,
   import: instanceImport,
 
   async apply(ctx, change) {
@@ -403,7 +434,7 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
   },
 
   create: {
-    plan(desired, ref) {
+    plan(desired, ref, facts) {
       const errors: PlanProblem[] =
         desired.instance_id !== undefined
           ? []
@@ -417,6 +448,14 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
             : ref.address.length > MAX_TAG_VALUE
               ? [{ summary: `the address is longer than ${MAX_TAG_VALUE} characters, the most a tag value (${ADDRESS_TAG}) can hold` }]
               : [];
+      const flavors = facts?.region_flavors;
+      if (Array.isArray(flavors) && !flavors.includes(desired.flavor_id)) {
+        errors.push({
+          field: 'flavor_id',
+          summary: `flavor "${desired.flavor_id}" is not one of the flavors of region ${desired.region_id}`,
+          detail: `Flavors an instance can be created with there: ${flavors.length > 0 ? flavors.join(', ') : 'none'}.`,
+        });
+      }
       const ownership = { [STACK_TAG]: ref.stack ?? '', [ADDRESS_TAG]: ref.address };
       const { instance_id: _id, tags_policy: _policy, ensure: _ensure, project_id: _p, region_id: _r, user_data_file: _file, ...declared } = desired;
       const plan = createPlan({ project_id: desired.project_id, region_id: desired.region_id, ...declared }, 'instance_id', createBody(desired, ownership), {

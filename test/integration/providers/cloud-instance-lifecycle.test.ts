@@ -121,11 +121,15 @@ describe('cloud_instance created and found by its ownership tags', () => {
     expect(second!.ssh_key_name).toBe('other-key');
   });
 
-  it('refuses a create whose flavor the region does not offer, before sending it', async () => {
+  it("plans a create whose flavor the region does not offer as an error naming the region's flavors (read once), and sends nothing", async () => {
     const file = stack(created.replace('g2-standard-2-4', 'g9-huge-64-256'), files);
+    const planned = await run(['plan', file]);
+    expect(planned.code).toBe(1);
+    expect(planned.stdout + planned.stderr).toContain('flavor "g9-huge-64-256" is not one of the flavors of region 76');
+    expect(planned.stdout + planned.stderr).toContain('Flavors an instance can be created with there: g2-standard-2-4, g2-standard-4-8, g2-standard-8-16');
+    expect(emu.requests.filter((r) => r.route === '/cloud/v1/flavors/{project_id}/{region_id}')).toHaveLength(1);
     const applied = await run(['apply', file, '--auto-approve']);
     expect(applied.code).toBe(1);
-    expect(applied.stdout + applied.stderr).toContain('flavor "g9-huge-64-256" is not one of the flavors of region 76');
     expect(emu.requests.filter((r) => r.method === 'POST')).toEqual([]);
   });
 
