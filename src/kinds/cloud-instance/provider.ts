@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
 import { PlanPayloadError } from '../../errors.js';
+import { fingerprint } from '../../plan/fingerprint.js';
 import { KNOWN_AFTER_APPLY, type FieldChange } from '../../plan/types.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { ADDRESS_TAG, STACK_TAG } from '../fields.js';
@@ -13,6 +14,7 @@ import { readOrGone } from '../shared.js';
 import { planTagsPatch, userTags, type LiveTag } from '../tags-merge-patch.js';
 import { instanceImport } from './import.js';
 import { instanceAnswer, instanceList, instanceTaggedList, type Instance } from './list.js';
+import { CREATE_DIGESTED_FIELDS } from './schema.js';
 
 type Desired = ResourceAttributes['cloud_instance'];
 
@@ -208,6 +210,7 @@ const groupRead: GroupRead<'cloud_instance'> = {
 
 /** The create request (CreateInstanceSerializerV2) a block makes, ownership tags included. Pure. */
 function createBody(d: Desired, ownership: Record<string, string>): Record<string, unknown> {
+  const digests = createDigests(d);
   const declaredTags = Object.fromEntries(Object.entries(d.tags ?? {}).filter((entry): entry is [string, string] => entry[1] !== null));
   const boot =
     d.image_id !== undefined
@@ -236,8 +239,35 @@ function createBody(d: Desired, ownership: Record<string, string>): Record<strin
     ...(d.security_group_ids === undefined ? {} : { security_groups: d.security_group_ids.map((id) => ({ id })) }),
     ...(d.ssh_key_name === undefined ? {} : { ssh_key_name: d.ssh_key_name }),
     ...(d.user_data === undefined ? {} : { user_data: Buffer.from(d.user_data, 'utf8').toString('base64') }),
-    tags: { ...declaredTags, ...ownership },
+    tags: { ...declaredTags, ...ownership, ...(digests === '' ? {} : { [CREATE_TAG]: digests }) },
   };
+}
+
+/**
+ * The tag a create writes with a digest of each field it sends that the instance does not show
+ * (`image_id:1a2b3c4d5e6f,interfaces:...`): an edgeform tag, never shown, never drift.
+ */
+export const CREATE_TAG = 'edgeform-create';
+
+/** The digest of a field's value as the create tag holds it: 12 hex digits of its canonical JSON's SHA-256. */
+const digestOf = (value: unknown) => fingerprint(value ?? null).slice(0, 12);
+
+/** The create tag's value for a block: each digested field it declares, `field:digest`, comma-separated. Pure. */
+function createDigests(d: Desired): string {
+  return CREATE_DIGESTED_FIELDS.filter((field) => d[field] !== undefined)
+    .map((field) => `${field}:${digestOf(d[field])}`)
+    .join(',');
+}
+
+/** The digests a live create tag holds, by field (none: an instance edgeform did not create). */
+function liveDigests(tags: readonly LiveTag[]): Map<string, string> {
+  const value = tags.find((t) => t.key === CREATE_TAG && !t.read_only)?.value ?? '';
+  return new Map(
+    value
+      .split(',')
+      .filter((part) => part.includes(':'))
+      .map((part) => part.split(':', 2) as [string, string]),
+  );
 }
 
 /** What a block declares of the existing volumes attached to it (boot and extra), or undefined when it declares neither. */
@@ -249,12 +279,24 @@ function declaredVolumes(d: Desired): string[] | undefined {
 const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
 
 /**
- * The changes of fields only a create sets that the instance shows (its SSH key, the existing
- * volumes attached to it), each forcing a replacement. Fields it does not show (the image, the
- * interfaces, the security groups, the user data) are compared by no one: they are the create's.
+ * The changes of fields only a create sets, each forcing a replacement: those the instance shows
+ * (its SSH key, the existing volumes attached to it) against what it shows, the others (the
+ * image and boot volume, the interfaces, the security groups, the user data) against the digests
+ * its create wrote in its `edgeform-create` tag (an instance without the tag: not compared).
  */
 function forcedChanges(d: Desired, state: Record<string, unknown>): FieldChange[] {
   const changes: FieldChange[] = [];
+  const created = liveDigests((state.tags as LiveTag[] | undefined) ?? []);
+  if (created.size > 0) {
+    // The fields the instance was created with, by their digests: one declared differently, added or dropped.
+    for (const field of CREATE_DIGESTED_FIELDS) {
+      // A block adopting the instance by id manages only what it declares.
+      if (d.instance_id !== undefined && d[field] === undefined) continue;
+      const was = created.get(field);
+      const now = d[field] === undefined ? undefined : digestOf(d[field]);
+      if (was !== now) changes.push({ path: [field], op: 'update', before: was === undefined ? null : '(as created)', after: d[field] ?? null, forces_replacement: true });
+    }
+  }
   if (d.ssh_key_name !== undefined && d.ssh_key_name !== state.ssh_key_name) {
     changes.push({ path: ['ssh_key_name'], op: 'update', before: state.ssh_key_name ?? null, after: d.ssh_key_name, forces_replacement: true });
   }

@@ -45,18 +45,11 @@ const anInterface = z
 /** What an instance's interface is, as a block declares it. */
 export type InstanceInterface = z.output<typeof anInterface>;
 
-/** The fields only a create sends: a difference on an existing instance replaces it. */
-export const CREATE_ONLY_FIELDS = [
-  'image_id',
-  'boot_volume_size',
-  'boot_volume_type',
-  'boot_volume_id',
-  'volume_ids',
-  'interfaces',
-  'security_group_ids',
-  'ssh_key_name',
-  'user_data',
-] as const;
+/**
+ * The fields only a create sends that the instance does not show: the create writes a digest of
+ * each into its `edgeform-create` tag, so a later difference is seen, and replaces it.
+ */
+export const CREATE_DIGESTED_FIELDS = ['image_id', 'boot_volume_size', 'boot_volume_type', 'interfaces', 'security_group_ids', 'user_data'] as const;
 
 const shape = z.strictObject({
   project_id: projectId,

@@ -74,7 +74,7 @@ describe('cloud_instance created and found by its ownership tags', () => {
       interfaces: [{ type: 'subnet', network_id: NETWORK, subnet_id: SUBNET, floating_ip: { source: 'existing', existing_floating_id: DEMO.fipDown } }],
       ssh_key_name: 'demo-key',
       user_data: Buffer.from(files['cloud-init.yaml']).toString('base64'),
-      tags: { service: 'web', 'edgeform-stack': 'web', 'edgeform-address': 'cloud_instance.vm' },
+      tags: { service: 'web', 'edgeform-stack': 'web', 'edgeform-address': 'cloud_instance.vm', 'edgeform-create': expect.stringMatching(/^image_id:/) },
     });
     expect(vm).toMatchObject({ status: 'ACTIVE', user_data: Buffer.from(files['cloud-init.yaml']).toString('base64') });
     expect(emu.state.floatingIps.get(DEMO.fipDown)).toMatchObject({ instance_id: vm!.id });
@@ -105,7 +105,7 @@ describe('cloud_instance created and found by its ownership tags', () => {
     expect((await run(['apply', renamed, '--auto-approve'])).code).toBe(0);
     expect(emu.requests.filter((r) => r.method === 'PATCH').map((r) => r.route)).toEqual(['/cloud/v1/instances/{project_id}/{region_id}/{instance_id}']);
     expect(emu.mutations.filter((m) => m.change === 'update').map((m) => m.after)).toEqual([
-      { name: 'web-3', tags: { service: 'api', 'edgeform-stack': 'web', 'edgeform-address': 'cloud_instance.vm' } },
+      { name: 'web-3', tags: { service: 'api', 'edgeform-stack': 'web', 'edgeform-address': 'cloud_instance.vm', 'edgeform-create': expect.any(String) } },
     ]);
     expect(instances()[0]).toMatchObject({ id: first!.id, name: 'web-3' });
 
@@ -119,6 +119,25 @@ describe('cloud_instance created and found by its ownership tags', () => {
     const [second] = instances();
     expect(second!.id).not.toBe(first!.id);
     expect(second!.ssh_key_name).toBe('other-key');
+  });
+
+  it('replaces an instance whose user data, interfaces or image changed (the digests its create tag holds), naming the field; the same stack stays a no-op', async () => {
+    expect((await run(['apply', stack(created, files), '--auto-approve'])).code).toBe(0);
+    const [first] = instances();
+    expect(first!.tags.find((t) => t.key === 'edgeform-create')?.value).toMatch(
+      /^image_id:[0-9a-f]{12},boot_volume_size:[0-9a-f]{12},interfaces:[0-9a-f]{12},user_data:[0-9a-f]{12}$/,
+    );
+    const script = await run(['plan', stack(created, { 'cloud-init.yaml': '#cloud-config\npackages: [caddy]\n' })]);
+    expect(script.stdout).toContain('user_data cannot be changed in place');
+    expect(script.stdout).toContain('Plan: 1 to add, 0 to change, 1 to destroy.');
+    const external = await run(['plan', stack(created.replace(/interfaces:\n.*\n/, 'interfaces: [{ type: external }]\n'), files)]);
+    expect(external.stdout).toContain('interfaces cannot be changed in place');
+    const image = stack(created.replace(IMAGE, '0a1b2c3d-0000-4000-8000-0000000000ab'), files);
+    expect((await run(['plan', image])).stdout).toContain('image_id cannot be changed in place');
+    const replaced = await run(['apply', image, '--auto-approve']);
+    expect(replaced.code, replaced.stdout + replaced.stderr).toBe(0);
+    expect(instances().map((vm) => vm.id)).not.toContain(first!.id);
+    expect((await run(['plan', image, '--detailed-exitcode'])).code).toBe(0);
   });
 
   it("plans a create whose flavor the region does not offer as an error naming the region's flavors (read once), and sends nothing", async () => {
