@@ -144,14 +144,14 @@ export function enumQuery<T extends string>(ctx: RouteContext, name: string, all
   return value as T;
 }
 
-/** Validates `tags` of a create (CreateTagsSerializer): a dictionary of tag keys and string values (no null: nothing to remove yet); 400 naming `field` otherwise. */
-export function parseCreateTags(ctx: RouteContext, value: unknown, field = 'tags'): Record<string, string> {
-  if (!isPlainObject(value)) fail(cloudError(400, `${field}: Input should be a valid dictionary`, ctx.requestId));
+/** Validates `tags` of a create (CreateTagsSerializer): a dictionary of tag keys and string values (no null: nothing to remove yet). */
+export function cloudCreateTags(ctx: RouteContext, value: unknown): Record<string, string> {
+  if (!isPlainObject(value)) fail(cloudError(400, 'tags: Input should be a valid dictionary', ctx.requestId));
   const parsed = parseTagsPatch(value);
-  if (!parsed.ok) fail(cloudError(400, field === 'tags' ? parsed.message : `${field}: ${parsed.message}`, ctx.requestId));
+  if (!parsed.ok) fail(cloudError(400, parsed.message, ctx.requestId));
   const tags: Record<string, string> = {};
   for (const [key, v] of Object.entries(parsed.patch ?? {})) {
-    if (v === null) fail(cloudError(400, `${field}.${key}: Input should be a valid string`, ctx.requestId));
+    if (v === null) fail(cloudError(400, `tags.${key}: Input should be a valid string`, ctx.requestId));
     tags[key] = v;
   }
   return tags;

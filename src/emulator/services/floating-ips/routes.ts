@@ -5,7 +5,7 @@ import {
   cloudPages,
   cloudPlacement,
   hasTagValues,
-  parseCreateTags,
+  cloudCreateTags,
   placedIn,
   queryList,
   tagKeyValueFilter,
@@ -124,7 +124,7 @@ function allocateAddress(ctx: Ctx): string {
  */
 function buildFloatingIp(ctx: Ctx, { projectId, regionId }: CloudScope): Created<FloatingIpRecord> {
   const body = cloudObjectBody(ctx);
-  const tags = body.tags === undefined || body.tags === null ? {} : parseCreateTags(ctx, body.tags);
+  const tags = body.tags === undefined || body.tags === null ? {} : cloudCreateTags(ctx, body.tags);
   const port = parsePort(ctx, body, null);
   // A new id per create since the last reset (counted by its tasks), never one a deleted IP had.
   let n = [...ctx.state.tasks.values()].filter((t) => t.task_type === 'create_fip').length;

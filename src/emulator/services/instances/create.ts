@@ -1,4 +1,4 @@
-import { cloudError, cloudObjectBody, parseCreateTags, type CloudScope } from '../../cloud-common.js';
+import { cloudError, cloudObjectBody, cloudCreateTags, type CloudScope } from '../../cloud-common.js';
 import type { Created, TaskStart } from '../../collection.js';
 import { stableUuid } from '../../fixture-parts.js';
 import { UUID_PATTERN, isPlainObject } from '../../format.js';
@@ -128,7 +128,7 @@ function readVolume(ctx: Ctx, value: unknown, i: number, seed: string): Requeste
   if (name !== null && !INSTANCE_NAME.test(name)) bad(ctx, `${field}.name: String should match pattern '${INSTANCE_NAME.source}'`);
   const type_name = optionalString(ctx, v.type_name, `${field}.type_name`) ?? 'standard';
   if (!VOLUME_TYPES.includes(type_name)) bad(ctx, `${field}.type_name: Input should be ${VOLUME_TYPES.map((t) => `'${t}'`).join(', ')}`);
-  const tags = v.tags === undefined ? {} : parseCreateTags(ctx, v.tags, `${field}.tags`);
+  const tags = v.tags === undefined ? {} : cloudCreateTags(ctx, v.tags);
   return {
     source: source as 'new-volume' | 'image',
     id: stableUuid(`${seed}/volume/${i}`),
@@ -196,7 +196,7 @@ export function readCreateRequest(ctx: Ctx, seed: string): CreateRequest {
   const user_data = optionalString(ctx, body.user_data, 'user_data');
   if (user_data !== null && !BASE64.test(user_data)) bad(ctx, 'user_data: must be a string in base64 format');
   optionalUuid(ctx, body.servergroup_id, 'servergroup_id');
-  const tags = body.tags === undefined ? {} : parseCreateTags(ctx, body.tags);
+  const tags = body.tags === undefined ? {} : cloudCreateTags(ctx, body.tags);
   const ids = volumes.map((v) => v.id);
   const twice = ids.find((id, i) => ids.indexOf(id) !== i);
   if (twice !== undefined) bad(ctx, `volumes: volume ${twice} is named more than once`);
