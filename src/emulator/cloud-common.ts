@@ -4,8 +4,8 @@ import { int } from './fixture-parts.js';
 import { isPlainObject, parseIntStrict } from './format.js';
 import { fail, jsonReply, type ApiProduct, type Reply } from './reply.js';
 import type { RouteContext } from './router.js';
-import { parseTagsPatch } from './tags.js';
 import { countResults, offsetLimit, unpaged, type PagingStyle } from './paging.js';
+import { parseTagsPatch, readOnlyKeysTouched, type Tag, type TagsPatch } from './tags.js';
 
 // What the cloud services (floating IPs, instances, Kubernetes, tasks, quota requests) share.
 
@@ -144,6 +144,23 @@ export function enumQuery<T extends string>(ctx: RouteContext, name: string, all
   return value as T;
 }
 
+/** Validates `tags` of a PATCH body (UpdateTagsSerializer, a merge patch); 400 for a malformed patch or one touching a read-only tag of `current`. */
+export function cloudTagsPatch(ctx: RouteContext, current: readonly Tag[], value: unknown): TagsPatch {
+  const parsed = parseTagsPatch(value);
+  if (!parsed.ok) fail(cloudError(400, parsed.message, ctx.requestId));
+  const readOnly = readOnlyKeysTouched(current, parsed.patch);
+  if (readOnly.length > 0) {
+    fail(
+      cloudError(
+        400,
+        `tags: ${readOnly.map((k) => `"${k}"`).join(', ')} ${readOnly.length === 1 ? 'is a read-only tag' : 'are read-only tags'} and cannot be modified`,
+        ctx.requestId,
+      ),
+    );
+  }
+  return parsed.patch;
+}
+
 /** Validates `tags` of a create (CreateTagsSerializer): a dictionary of tag keys and string values (no null: nothing to remove yet). */
 export function cloudCreateTags(ctx: RouteContext, value: unknown): Record<string, string> {
   if (!isPlainObject(value)) fail(cloudError(400, 'tags: Input should be a valid dictionary', ctx.requestId));
@@ -155,4 +172,21 @@ export function cloudCreateTags(ctx: RouteContext, value: unknown): Record<strin
     tags[key] = v;
   }
   return tags;
+}
+
+/** The user tags of a create body's `tags` (absent or null: none) as the platform's tag list. */
+export function cloudCreatedTags(ctx: RouteContext, value: unknown): Tag[] {
+  const tags = value === undefined || value === null ? {} : cloudCreateTags(ctx, value);
+  return Object.entries(tags).map(([key, v]) => ({ key, value: v, read_only: false }));
+}
+
+/** The name pattern of cloud networks, subnets and SSH keys (CreateNetworkSerializer.name and its kin): 3–63 characters. */
+export const CLOUD_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z 0-9._-]{1,61}[a-zA-Z0-9._]$/;
+
+/** A body's `field` as a cloud resource name (CLOUD_NAME_PATTERN); 400 when missing (if required) or malformed. */
+export function cloudName(ctx: RouteContext, body: Record<string, unknown>, field = 'name'): string {
+  const value = body[field];
+  if (value === undefined) fail(cloudError(400, `${field}: Field required`, ctx.requestId));
+  if (typeof value !== 'string' || !CLOUD_NAME_PATTERN.test(value)) fail(cloudError(400, `${field}: String should match pattern '${CLOUD_NAME_PATTERN.source}'`, ctx.requestId));
+  return value;
 }

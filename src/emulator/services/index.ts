@@ -3,8 +3,10 @@ import { floatingIpsService } from './floating-ips/index.js';
 import { iamService } from './iam/index.js';
 import { instancesService } from './instances/index.js';
 import { k8sService } from './k8s/index.js';
+import { networksService } from './networks/index.js';
 import { projectsService } from './projects/index.js';
 import { quotaService } from './quota/index.js';
+import { sshKeysService } from './ssh-keys/index.js';
 import { streamingService } from './streaming/index.js';
 import { tasksService } from './tasks/index.js';
 
@@ -24,6 +26,8 @@ export const EMULATOR_SERVICES = [
   iamService,
   quotaService,
   projectsService,
+  networksService,
+  sshKeysService,
 ] as const;
 
 type Service = (typeof EMULATOR_SERVICES)[number];

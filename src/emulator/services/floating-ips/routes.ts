@@ -1,11 +1,12 @@
 import {
   CLOUD_PRODUCT,
+  cloudCreateTags,
   cloudError,
   cloudObjectBody,
+  cloudTagsPatch,
   cloudPages,
   cloudPlacement,
   hasTagValues,
-  cloudCreateTags,
   placedIn,
   queryList,
   tagKeyValueFilter,
@@ -16,7 +17,7 @@ import { stableUuid } from '../../fixture-parts.js';
 import { UUID_PATTERN, formatOffsetDate } from '../../format.js';
 import { fail, jsonReply } from '../../reply.js';
 import type { RouteContext } from '../../router.js';
-import { applyTagsPatch, parseTagsPatch, readOnlyKeysTouched, sameTags, userTagMap, type TagsPatch } from '../../tags.js';
+import { applyTagsPatch, sameTags, userTagMap } from '../../tags.js';
 import type { InstanceSlice } from '../instances/index.js';
 import { renderInstanceInFloating } from '../instances/routes.js';
 import type { FloatingIpRecord, FloatingIpSlice } from './index.js';
@@ -51,23 +52,6 @@ export function renderFloatingIp(fip: FloatingIpRecord): Record<string, unknown>
 function renderDetailed(state: FloatingIpSlice & InstanceSlice, fip: FloatingIpRecord, now: number): Record<string, unknown> {
   const vm = fip.instance_id ? state.instances.get(fip.instance_id) : undefined;
   return { ...renderFloatingIp(fip), instance: vm ? renderInstanceInFloating(state, vm, now) : null, loadbalancer: null };
-}
-
-/** Validates `tags` of a PATCH body; 400 for a malformed patch or one touching a read-only tag. */
-function parseTags(ctx: Ctx, fip: FloatingIpRecord, value: unknown): TagsPatch {
-  const parsed = parseTagsPatch(value);
-  if (!parsed.ok) fail(cloudError(400, parsed.message, ctx.requestId));
-  const readOnly = readOnlyKeysTouched(fip.tags, parsed.patch);
-  if (readOnly.length > 0) {
-    fail(
-      cloudError(
-        400,
-        `tags: ${readOnly.map((k) => `"${k}"`).join(', ')} ${readOnly.length === 1 ? 'is a read-only tag' : 'are read-only tags'} and cannot be modified`,
-        ctx.requestId,
-      ),
-    );
-  }
-  return parsed.patch;
 }
 
 /** The port association of a create or update body (`port_id`, `fixed_ip_address`), validated; undefined when `port_id` is not given. */
@@ -197,7 +181,7 @@ export const floatingIps = defineCollection<State, FloatingIpRecord, CloudScope,
       method: 'PATCH',
       change(ctx, fip, _scope, checkLock) {
         const body = cloudObjectBody(ctx);
-        const tags = 'tags' in body ? parseTags(ctx, fip, body.tags) : undefined;
+        const tags = 'tags' in body ? cloudTagsPatch(ctx, fip.tags, body.tags) : undefined;
         checkLock();
         if (tags === undefined) return {};
         const next = applyTagsPatch(fip.tags, tags);
@@ -216,7 +200,7 @@ export const floatingIps = defineCollection<State, FloatingIpRecord, CloudScope,
       path: '/cloud/v2/floatingips/{project_id}/{region_id}/{floating_ip_id}',
       task(ctx, fip, _scope, checkLock) {
         const body = cloudObjectBody(ctx);
-        const tags = 'tags' in body ? parseTags(ctx, fip, body.tags) : undefined;
+        const tags = 'tags' in body ? cloudTagsPatch(ctx, fip.tags, body.tags) : undefined;
         const port = parsePort(ctx, body, fip.fixed_ip_address);
         checkLock();
         const tagsChange = tags !== undefined && !sameTags(applyTagsPatch(fip.tags, tags), fip.tags);
