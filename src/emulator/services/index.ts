@@ -7,8 +7,10 @@ import { networksService } from './networks/index.js';
 import { projectsService } from './projects/index.js';
 import { quotaService } from './quota/index.js';
 import { sshKeysService } from './ssh-keys/index.js';
+import { securityGroupsService } from './security-groups/index.js';
 import { streamingService } from './streaming/index.js';
 import { tasksService } from './tasks/index.js';
+import { volumesService } from './volumes/index.js';
 
 /**
  * The emulator's platform services, each once. The server registers their routes, the store
@@ -19,6 +21,8 @@ import { tasksService } from './tasks/index.js';
 export const EMULATOR_SERVICES = [
   floatingIpsService,
   instancesService,
+  securityGroupsService,
+  volumesService,
   k8sService,
   tasksService,
   fastedgeService,
