@@ -119,6 +119,9 @@ export function chaosWorld(): ChaosWorld {
       fastedge_apps,
       streaming_players,
       quota_requests,
+      // The network and subnet the created instances' interfaces are on (vm branch).
+      networks: [{ id: id('2c000000', 1), name: 'chaos-net' }],
+      subnets: [{ id: id('2d000000', 1), name: 'chaos-subnet', network_id: id('2c000000', 1), cidr: '10.0.0.0/16' }],
     } as EmulatorFixtures,
     // Named: resources it creates carry the stack's ownership tags.
     yaml: `version: 1\nname: chaos\ndefaults: { project_id: 1, region_id: 76 }\nresources:\n${blocks.join('\n')}\n`,

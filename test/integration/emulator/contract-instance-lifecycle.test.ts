@@ -4,6 +4,7 @@
  * response schema, requests the vendor schema rejects are rejected (400), those it accepts are served.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { makeCloudChain, type CloudChain } from '../../helpers/cloud-chain.js';
 import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { expectValid, queryChecker, requestValidator, responseValidator } from '../../helpers/openapi.js';
 
@@ -13,36 +14,40 @@ const ONE = '/cloud/v1/instances/{project_id}/{region_id}/{instance_id}';
 const LIST = '/cloud/v1/instances/{project_id}/{region_id}';
 const TASK = '/cloud/v1/tasks/{task_id}';
 const FLAVORS = '/cloud/v1/flavors/{project_id}/{region_id}';
-const NETWORK = '0a1b2c3d-0000-4000-8000-000000000001';
-const SUBNET = '0a1b2c3d-0000-4000-8000-000000000002';
 const IMAGE = '0a1b2c3d-0000-4000-8000-0000000000aa';
-const GROUP = '0a1b2c3d-0000-4000-8000-0000000000bb';
+/** Ids of the chain's network, subnet, security group and volume while the tables are built (each test makes the chain again: the same ids). */
+let chain: CloudChain = { network: '', subnet: '', group: '', volume: '', key: 'demo-key' };
+const NETWORK = () => chain.network;
+const SUBNET = () => chain.subnet;
 
-const full = {
+const full = () => ({
   name: 'web-2',
   flavor: 'g2-standard-2-4',
   volumes: [
     { source: 'image', image_id: IMAGE, size: 20, boot_index: 0, delete_on_termination: true, type_name: 'ssd_hiiops', name: 'web-boot' },
     { source: 'new-volume', size: 5 },
   ],
-  interfaces: [{ type: 'subnet', network_id: NETWORK, subnet_id: SUBNET, floating_ip: { source: 'existing', existing_floating_id: DEMO.fipDown } }, { type: 'external' }],
-  security_groups: [{ id: GROUP }],
+  interfaces: [{ type: 'subnet', network_id: NETWORK(), subnet_id: SUBNET(), floating_ip: { source: 'existing', existing_floating_id: DEMO.fipDown } }, { type: 'external' }],
+  security_groups: [{ id: chain.group }],
   ssh_key_name: 'demo-key',
   user_data: Buffer.from('#cloud-config\n').toString('base64'),
   tags: { 'edgeform-stack': 'web', 'edgeform-address': 'cloud_instance.vm' },
-};
+});
 
 describe('instance create and delete: the emulator against the vendor OpenAPI', () => {
   let emu: TestEmulator;
   beforeAll(async () => {
     emu = await startTestEmulator({ taskDurationMs: 1000 });
   });
-  beforeEach(() => emu.reset());
+  beforeEach(async () => {
+    emu.reset();
+    chain = await makeCloudChain(emu);
+  });
   afterAll(() => emu.close());
 
   it('POST create answers TaskIDsSerializer; the instance matches InstanceSerializer while building and after; the task matches TaskSerializer', async () => {
-    expectValid(requestValidator(CLOUD, 'POST', CREATE), full);
-    const res = await emu.call('POST', '/cloud/v2/instances/1/76', { body: full });
+    expectValid(requestValidator(CLOUD, 'POST', CREATE), full());
+    const res = await emu.call('POST', '/cloud/v2/instances/1/76', { body: full() });
     expect(res.status).toBe(200);
     expectValid(responseValidator(CLOUD, 'POST', CREATE, 200), res.body);
     const id = [...emu.state.instances.values()].find((vm) => vm.creator_task_id === res.body.tasks[0])!.id;
@@ -70,48 +75,49 @@ describe('instance create and delete: the emulator against the vendor OpenAPI', 
     }
   });
 
-  const rejected: Array<{ name: string; body: Record<string, unknown> }> = [
-    { name: 'no flavor', body: { ...full, flavor: undefined } },
-    { name: 'no volumes', body: { ...full, volumes: undefined } },
-    { name: 'an empty interface list', body: { ...full, interfaces: [] } },
-    { name: 'an image volume with a non-UUID image', body: { ...full, volumes: [{ source: 'image', image_id: 'ubuntu' }] } },
-    { name: 'a new volume without size', body: { ...full, volumes: [{ source: 'new-volume' }] } },
-    { name: 'a volume of size 0', body: { ...full, volumes: [{ source: 'new-volume', size: 0 }] } },
-    { name: 'an existing volume without volume_id', body: { ...full, volumes: [{ source: 'existing-volume' }] } },
-    { name: 'an any_subnet interface without network_id', body: { ...full, interfaces: [{ type: 'any_subnet' }] } },
+  const rejected: Array<{ name: string; body: () => Record<string, unknown> }> = [
+    { name: 'no flavor', body: () => ({ ...full(), flavor: undefined }) },
+    { name: 'no volumes', body: () => ({ ...full(), volumes: undefined }) },
+    { name: 'an empty interface list', body: () => ({ ...full(), interfaces: [] }) },
+    { name: 'an image volume with a non-UUID image', body: () => ({ ...full(), volumes: [{ source: 'image', image_id: 'ubuntu' }] }) },
+    { name: 'a new volume without size', body: () => ({ ...full(), volumes: [{ source: 'new-volume' }] }) },
+    { name: 'a volume of size 0', body: () => ({ ...full(), volumes: [{ source: 'new-volume', size: 0 }] }) },
+    { name: 'an existing volume without volume_id', body: () => ({ ...full(), volumes: [{ source: 'existing-volume' }] }) },
+    { name: 'an any_subnet interface without network_id', body: () => ({ ...full(), interfaces: [{ type: 'any_subnet' }] }) },
     {
       name: 'a floating IP of an unknown source',
-      body: { ...full, interfaces: [{ type: 'subnet', network_id: NETWORK, subnet_id: SUBNET, floating_ip: { source: 'reserved' } }] },
+      body: () => ({ ...full(), interfaces: [{ type: 'subnet', network_id: NETWORK(), subnet_id: SUBNET(), floating_ip: { source: 'reserved' } }] }),
     },
-    { name: 'security groups by name', body: { ...full, security_groups: [{ name: 'web' }] } },
-    { name: 'a name with a leading dash', body: { ...full, name: '-web' } },
-    { name: 'a null tag value', body: { ...full, tags: { env: null } } },
+    { name: 'security groups by name', body: () => ({ ...full(), security_groups: [{ name: 'web' }] }) },
+    { name: 'a name with a leading dash', body: () => ({ ...full(), name: '-web' }) },
+    { name: 'a null tag value', body: () => ({ ...full(), tags: { env: null } }) },
   ];
 
   it.each(rejected)('rejects a create the vendor schema rejects: $name', async ({ body }) => {
-    const sent = JSON.parse(JSON.stringify(body)) as unknown;
+    const sent = JSON.parse(JSON.stringify(body())) as unknown;
     expect(requestValidator(CLOUD, 'POST', CREATE)(sent)).toBe(false);
     expect((await emu.call('POST', '/cloud/v2/instances/1/76', { body: sent })).status).toBe(400);
   });
 
-  const accepted: Array<{ name: string; body: Record<string, unknown> }> = [
+  const accepted: Array<{ name: string; body: () => Record<string, unknown> }> = [
     {
       name: 'the smallest create (flavor, an external interface, an image volume)',
-      body: { flavor: 'g2-standard-2-4', interfaces: [{ type: 'external' }], volumes: [{ source: 'image', image_id: IMAGE }] },
+      body: () => ({ flavor: 'g2-standard-2-4', interfaces: [{ type: 'external' }], volumes: [{ source: 'image', image_id: IMAGE }] }),
     },
     {
       name: 'an existing volume on an any_subnet interface with a new floating IP',
-      body: {
+      body: () => ({
         flavor: 'g2-standard-4-8',
-        interfaces: [{ type: 'any_subnet', network_id: NETWORK, floating_ip: { source: 'new' } }],
-        volumes: [{ source: 'existing-volume', volume_id: '3b1f6a2e-9c4d-4e8f-a1b2-c3d4e5f60719' }],
-      },
+        interfaces: [{ type: 'any_subnet', network_id: NETWORK(), floating_ip: { source: 'new' } }],
+        volumes: [{ source: 'existing-volume', volume_id: chain.volume }],
+      }),
     },
     { name: 'every field edgeform sends', body: full },
   ];
 
   it.each(accepted)('accepts a create the vendor schema accepts: $name', async ({ body }) => {
-    expectValid(requestValidator(CLOUD, 'POST', CREATE), body);
-    expect((await emu.call('POST', '/cloud/v2/instances/1/76', { body })).status).toBe(200);
+    expectValid(requestValidator(CLOUD, 'POST', CREATE), body());
+    const res = await emu.call('POST', '/cloud/v2/instances/1/76', { body: body() });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
   });
 });

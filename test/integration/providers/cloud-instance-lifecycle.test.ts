@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { emulatorEnv } from '../../helpers/apply.js';
 import type { CliResult } from '../../helpers/cli.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
+import { CHAIN_PUBLIC_KEY, makeCloudChain, type CloudChain } from '../../helpers/cloud-chain.js';
 import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
@@ -19,7 +20,12 @@ beforeAll(async () => {
   env = emulatorEnv(emu);
 });
 afterAll(() => emu.close());
-beforeEach(() => emu.reset());
+let chain: CloudChain;
+beforeEach(async () => {
+  emu.reset();
+  chain = await makeCloudChain(emu);
+  expect((await emu.call('POST', '/cloud/v1/ssh_keys/1', { body: { name: 'other-key', public_key: CHAIN_PUBLIC_KEY.replace('ops@', 'other@') } })).status).toBe(201);
+});
 
 const run = async (args: string[]): Promise<CliResult> => {
   const result = await runCliInProcess(args, { env });
@@ -27,8 +33,6 @@ const run = async (args: string[]): Promise<CliResult> => {
   return result;
 };
 const IMAGE = '0a1b2c3d-0000-4000-8000-0000000000aa';
-const NETWORK = '0a1b2c3d-0000-4000-8000-000000000001';
-const SUBNET = '0a1b2c3d-0000-4000-8000-000000000002';
 const CREATE = '/cloud/v2/instances/{project_id}/{region_id}';
 
 const stack = (block: string, files: Record<string, string> = {}) =>
@@ -37,12 +41,12 @@ const stack = (block: string, files: Record<string, string> = {}) =>
     'stack.yaml',
   );
 
-const created = `    name: web-2
+const block = () => `    name: web-2
     flavor_id: g2-standard-2-4
     image_id: ${IMAGE}
     boot_volume_size: 20
     interfaces:
-      - { type: subnet, network_id: ${NETWORK}, subnet_id: ${SUBNET}, floating_ip_id: ${DEMO.fipDown} }
+      - { type: subnet, network_id: ${chain.network}, subnet_id: ${chain.subnet}, floating_ip_id: ${DEMO.fipDown} }
     ssh_key_name: demo-key
     user_data_file: cloud-init.yaml
     tags: { service: web }
@@ -52,7 +56,7 @@ const instances = () => [...emu.state.instances.values()].filter((vm) => vm.tags
 
 describe('cloud_instance created and found by its ownership tags', () => {
   it('plans the create with the id and addresses known after apply, sends the vendor request, finds it again, then deletes it', async () => {
-    const file = stack(created, files);
+    const file = stack(block(), files);
     const planned = await run(['plan', file]);
     expect(planned.code).toBe(0);
     expect(planned.stdout).toContain('# cloud_instance.vm will be created');
@@ -71,7 +75,7 @@ describe('cloud_instance created and found by its ownership tags', () => {
       name: 'web-2',
       flavor: 'g2-standard-2-4',
       volumes: [{ source: 'image', image_id: IMAGE, boot_index: 0, delete_on_termination: true, size: 20 }],
-      interfaces: [{ type: 'subnet', network_id: NETWORK, subnet_id: SUBNET, floating_ip: { source: 'existing', existing_floating_id: DEMO.fipDown } }],
+      interfaces: [{ type: 'subnet', network_id: chain.network, subnet_id: chain.subnet, floating_ip: { source: 'existing', existing_floating_id: DEMO.fipDown } }],
       ssh_key_name: 'demo-key',
       user_data: Buffer.from(files['cloud-init.yaml']).toString('base64'),
       tags: { service: 'web', 'edgeform-stack': 'web', 'edgeform-address': 'cloud_instance.vm', 'edgeform-create': expect.stringMatching(/^image_id:/) },
@@ -83,7 +87,7 @@ describe('cloud_instance created and found by its ownership tags', () => {
     expect(again.code, again.stdout).toBe(0);
     expect(again.stdout).toContain('No changes.');
 
-    const destroyed = await run(['apply', stack(`${created}    ensure: absent\n`, files), '--auto-approve']);
+    const destroyed = await run(['apply', stack(`${block()}    ensure: absent\n`, files), '--auto-approve']);
     expect(destroyed.code, destroyed.stderr).toBe(0);
     expect(instances()).toEqual([]);
     expect(emu.requests.filter((r) => r.method === 'DELETE').map((r) => r.route)).toEqual(['/cloud/v1/instances/{project_id}/{region_id}/{instance_id}']);
@@ -94,11 +98,11 @@ describe('cloud_instance created and found by its ownership tags', () => {
 
   it('renames and retags in place with one PATCH; a different SSH key plans -/+ naming the field, and apply replaces it', async () => {
     {
-      const r = await run(['apply', stack(created, files), '--auto-approve']);
+      const r = await run(['apply', stack(block(), files), '--auto-approve']);
       expect(r.code, r.stdout + r.stderr).toBe(0);
     }
     const [first] = instances();
-    const renamed = stack(created.replace('web-2', 'web-3').replace('service: web', 'service: api'), files);
+    const renamed = stack(block().replace('web-2', 'web-3').replace('service: web', 'service: api'), files);
     const plan = await run(['plan', renamed]);
     expect(plan.stdout).toContain('~ name: "web-2" -> "web-3"');
     expect(plan.stdout).toContain('Plan: 0 to add, 1 to change, 0 to destroy.');
@@ -109,7 +113,7 @@ describe('cloud_instance created and found by its ownership tags', () => {
     ]);
     expect(instances()[0]).toMatchObject({ id: first!.id, name: 'web-3' });
 
-    const rekeyed = stack(created.replace('ssh_key_name: demo-key', 'ssh_key_name: other-key').replace('web-2', 'web-3').replace('service: web', 'service: api'), files);
+    const rekeyed = stack(block().replace('ssh_key_name: demo-key', 'ssh_key_name: other-key').replace('web-2', 'web-3').replace('service: web', 'service: api'), files);
     const replace = await run(['plan', rekeyed]);
     expect(replace.stdout).toContain('must be replaced');
     expect(replace.stdout).toContain('ssh_key_name cannot be changed in place');
@@ -122,17 +126,17 @@ describe('cloud_instance created and found by its ownership tags', () => {
   });
 
   it('replaces an instance whose user data, interfaces or image changed (the digests its create tag holds), naming the field; the same stack stays a no-op', async () => {
-    expect((await run(['apply', stack(created, files), '--auto-approve'])).code).toBe(0);
+    expect((await run(['apply', stack(block(), files), '--auto-approve'])).code).toBe(0);
     const [first] = instances();
     expect(first!.tags.find((t) => t.key === 'edgeform-create')?.value).toMatch(
       /^image_id:[0-9a-f]{12},boot_volume_size:[0-9a-f]{12},interfaces:[0-9a-f]{12},user_data:[0-9a-f]{12}$/,
     );
-    const script = await run(['plan', stack(created, { 'cloud-init.yaml': '#cloud-config\npackages: [caddy]\n' })]);
+    const script = await run(['plan', stack(block(), { 'cloud-init.yaml': '#cloud-config\npackages: [caddy]\n' })]);
     expect(script.stdout).toContain('user_data cannot be changed in place');
     expect(script.stdout).toContain('Plan: 1 to add, 0 to change, 1 to destroy.');
-    const external = await run(['plan', stack(created.replace(/interfaces:\n.*\n/, 'interfaces: [{ type: external }]\n'), files)]);
+    const external = await run(['plan', stack(block().replace(/interfaces:\n.*\n/, 'interfaces: [{ type: external }]\n'), files)]);
     expect(external.stdout).toContain('interfaces cannot be changed in place');
-    const image = stack(created.replace(IMAGE, '0a1b2c3d-0000-4000-8000-0000000000ab'), files);
+    const image = stack(block().replace(IMAGE, '0a1b2c3d-0000-4000-8000-0000000000ab'), files);
     expect((await run(['plan', image])).stdout).toContain('image_id cannot be changed in place');
     const replaced = await run(['apply', image, '--auto-approve']);
     expect(replaced.code, replaced.stdout + replaced.stderr).toBe(0);
@@ -141,7 +145,8 @@ describe('cloud_instance created and found by its ownership tags', () => {
   });
 
   it("plans a create whose flavor the region does not offer as an error naming the region's flavors (read once), and sends nothing", async () => {
-    const file = stack(created.replace('g2-standard-2-4', 'g9-huge-64-256'), files);
+    const file = stack(block().replace('g2-standard-2-4', 'g9-huge-64-256'), files);
+    emu.requests.length = 0;
     const planned = await run(['plan', file]);
     expect(planned.code).toBe(1);
     expect(planned.stdout + planned.stderr).toContain('flavor "g9-huge-64-256" is not one of the flavors of region 76');
@@ -154,7 +159,7 @@ describe('cloud_instance created and found by its ownership tags', () => {
 
   it('prunes an instance carrying the stack tags whose block is gone', async () => {
     {
-      const r = await run(['apply', stack(created, files), '--auto-approve']);
+      const r = await run(['apply', stack(block(), files), '--auto-approve']);
       expect(r.code, r.stdout + r.stderr).toBe(0);
     }
     const other = join(
@@ -177,10 +182,10 @@ describe('cloud_instance created and found by its ownership tags', () => {
   });
 
   it('validates user_data_file next to the stack and refuses both user_data and user_data_file', async () => {
-    const missing = await run(['validate', stack(created)]);
+    const missing = await run(['validate', stack(block())]);
     expect(missing.code).toBe(1);
     expect(missing.stdout + missing.stderr).toContain('user_data_file "cloud-init.yaml": no such file');
-    const both = await run(['validate', stack(`${created}    user_data: "#!/bin/sh"\n`, files)]);
+    const both = await run(['validate', stack(`${block()}    user_data: "#!/bin/sh"\n`, files)]);
     expect(both.code).toBe(1);
     expect(both.stdout + both.stderr).toContain('must not be set together with user_data');
   });

@@ -4,15 +4,23 @@ import { stableUuid } from '../../fixture-parts.js';
 import { UUID_PATTERN, isPlainObject } from '../../format.js';
 import { fail } from '../../reply.js';
 import type { RouteContext } from '../../router.js';
+import { contains, nthHost, parseNetwork } from '../../cidr.js';
 import type { FloatingIpSlice } from '../floating-ips/index.js';
+import type { NetworkSlice, SubnetRecord } from '../networks/index.js';
+import type { SecurityGroupSlice } from '../security-groups/index.js';
+import type { SshKeySlice } from '../ssh-keys/index.js';
+import type { VolumeSlice } from '../volumes/index.js';
 import type { CoreState } from '../../core-state.js';
 import type { TaskRecord } from '../../tasks.js';
 import { userTagMap } from '../../tags.js';
 import { freeAddress } from '../floating-ips/routes.js';
 import type { InstanceDeleteEffect, InstanceRecord, InstanceSlice, InstancePort } from './index.js';
 
-/** Instance create and delete read the floating IPs (an interface's existing floating IP, a new one) besides the instances. */
-export type CreateState = InstanceSlice & FloatingIpSlice;
+/**
+ * Instance create and delete read what an instance is made of besides the instances: the
+ * networks and subnets of its interfaces, its floating IPs, volumes, security groups and key pair.
+ */
+export type CreateState = InstanceSlice & FloatingIpSlice & NetworkSlice & VolumeSlice & SecurityGroupSlice & SshKeySlice;
 type Ctx = RouteContext<CreateState>;
 
 /** The name pattern of an instance and of a volume it creates (CreateInstanceSerializerV2). */
@@ -241,32 +249,125 @@ export function newInstanceId(ctx: Ctx, { projectId, regionId }: CloudScope): st
   return id;
 }
 
-/** The ports of a create's interfaces: a port each, with its fixed address (and, for `external`, the public network). */
-export function portsOf(ctx: Ctx, instanceId: string, interfaces: readonly RequestedInterface[]): InstancePort[] {
+/** Whether a record is in the scope's project and region. */
+const placed = (record: { project_id: number; region_id: number }, { projectId, regionId }: CloudScope) => record.project_id === projectId && record.region_id === regionId;
+
+/** The first address of a subnet (after its gateway) that no instance's port holds and `taken` does not. */
+function subnetAddress(ctx: Ctx, subnet: SubnetRecord, taken: readonly string[]): string {
+  const network = parseNetwork(subnet.cidr);
+  if ('error' in network) throw new Error(`subnet ${subnet.id} has CIDR ${subnet.cidr}: ${network.error}`);
+  const used = new Set([...taken, ...(subnet.gateway_ip === null ? [] : [subnet.gateway_ip])]);
+  for (const vm of ctx.state.instances.values()) for (const port of vm.ports) if (port.subnet_id === subnet.id) used.add(port.ip_address);
+  for (let n = 1; ; n++) {
+    const address = nthHost(network, n);
+    if (address === undefined) fail(cloudError(409, `Subnet ${subnet.id} has no free IP address left`, ctx.requestId, 'IpAddressGenerationFailure'));
+    if (!used.has(address)) return address;
+  }
+}
+
+/**
+ * The ports of a create's interfaces: a port each, with its network, subnet and fixed address (the
+ * first free one of the subnet after its gateway; `external`: the public network). A network or
+ * subnet the place does not hold → 404; a subnet of another network, or a network without a
+ * subnet for `any_subnet` → 400; an `ip_address` outside the subnet → 400.
+ */
+export function portsOf(ctx: Ctx, scope: CloudScope, instanceId: string, interfaces: readonly RequestedInterface[]): InstancePort[] {
   const ports: InstancePort[] = [];
+  const taken = () => ports.map((p) => p.ip_address);
   for (const [i, x] of interfaces.entries()) {
-    const port: InstancePort = {
+    const base = {
       port_id: stableUuid(`${instanceId}/port/${i}`),
       type: x.type,
-      network_id: x.network_id,
-      network_name: x.type === 'external' ? EXTERNAL_NETWORK : (x.network_id ?? EXTERNAL_NETWORK),
-      subnet_id: x.subnet_id,
-      subnet_name: null,
       interface_name: x.interface_name,
-      ip_address:
-        x.ip_address ??
-        nextFixedAddress(
-          ctx.state,
-          x.type === 'external' ? '100.64.' : '10.0.',
-          ports.map((p) => p.ip_address),
-        ),
       floating_ip_id: x.floating_ip?.source === 'existing' ? x.floating_ip.existing_floating_id : null,
       new_floating_ip: x.floating_ip?.source === 'new',
       security_groups: x.security_groups,
     };
-    ports.push(port);
+    if (x.type === 'external') {
+      ports.push({ ...base, network_id: null, network_name: EXTERNAL_NETWORK, subnet_id: null, subnet_name: null, ip_address: nextFixedAddress(ctx.state, '100.64.', taken()) });
+      continue;
+    }
+    const network = ctx.state.networks.get(x.network_id ?? '');
+    if (!network || !placed(network, scope)) fail(cloudError(404, `Network ${x.network_id} not found`, ctx.requestId));
+    let subnet: SubnetRecord | undefined;
+    if (x.type === 'subnet') {
+      subnet = ctx.state.subnets.get(x.subnet_id ?? '');
+      if (!subnet || !placed(subnet, scope)) fail(cloudError(404, `Subnet ${x.subnet_id} not found`, ctx.requestId));
+      if (subnet.network_id !== network.id) bad(ctx, `interfaces.${i}.subnet_id: subnet ${subnet.id} is not in network ${network.id}`);
+    } else {
+      subnet =
+        [...ctx.state.subnets.values()].find((s) => s.network_id === network.id && s.ip_version === 4) ?? [...ctx.state.subnets.values()].find((s) => s.network_id === network.id);
+      if (!subnet) bad(ctx, `interfaces.${i}.network_id: network ${network.id} has no subnet to take an address from`);
+    }
+    const parsed = parseNetwork(subnet.cidr);
+    if (x.ip_address !== null && ('error' in parsed || !contains(parsed, x.ip_address)))
+      bad(ctx, `interfaces.${i}.ip_address: ${x.ip_address} is not in subnet ${subnet.id} (${subnet.cidr})`);
+    ports.push({
+      ...base,
+      network_id: network.id,
+      network_name: network.name,
+      subnet_id: subnet.id,
+      subnet_name: subnet.name,
+      ip_address: x.ip_address ?? subnetAddress(ctx, subnet, taken()),
+    });
   }
   return ports;
+}
+
+/**
+ * Checks what a create names besides its interfaces, in the place: its existing volumes (404
+ * unknown; 409 attached to an instance or locked by a task), security groups (404) and key pair
+ * (404, by name in the project); answers the security groups' names, as the instance shows them.
+ */
+export function checkLinks(ctx: Ctx, scope: CloudScope, request: CreateRequest): string[] {
+  for (const v of request.volumes) {
+    if (v.source !== 'existing-volume') continue;
+    const volume = ctx.state.volumes.get(v.id);
+    if (!volume || !placed(volume, scope)) fail(cloudError(404, `Volume ${v.id} not found`, ctx.requestId));
+    const holders = [...ctx.state.instances.values()].filter((vm) => vm.volumes.some((x) => x.id === v.id));
+    if (holders.length > 0)
+      fail(cloudError(409, `Volume ${v.id} is attached to instance ${holders.map((vm) => `${vm.name} (${vm.id})`).join(', ')}; it must be available`, ctx.requestId));
+    if (volume.task_id) fail(cloudError(409, `Volume ${v.id} is locked by task ${volume.task_id}; wait until the task finishes`, ctx.requestId));
+  }
+  const groupIds = [...new Set([...request.security_groups, ...request.interfaces.flatMap((x) => x.security_groups)])];
+  const names = groupIds.map((id) => {
+    const group = ctx.state.securityGroups.get(id);
+    if (!group || !placed(group, scope)) fail(cloudError(404, `Security group ${id} not found`, ctx.requestId));
+    return group.name;
+  });
+  if (request.ssh_key_name !== null && ![...ctx.state.sshKeys.values()].some((k) => k.project_id === scope.projectId && k.name === request.ssh_key_name)) {
+    fail(cloudError(404, `SSH key ${request.ssh_key_name} not found`, ctx.requestId));
+  }
+  return names;
+}
+
+/**
+ * The volumes a create makes (from an image or new), made at once in the volume service with it
+ * (bootable when from an image), attached: the instance lists them.
+ */
+export function makeVolumes(ctx: Ctx, scope: CloudScope, request: CreateRequest, region: string): void {
+  for (const v of request.volumes) {
+    if (v.source === 'existing-volume') continue;
+    ctx.state.volumes.set(v.id, {
+      id: v.id,
+      project_id: scope.projectId,
+      region_id: scope.regionId,
+      region,
+      name: v.name ?? `volume-${v.id.slice(0, 8)}`,
+      size: v.size ?? 10,
+      volume_type: v.type_name,
+      status: 'available',
+      bootable: v.source === 'image',
+      volume_image_metadata: v.image_id === null ? null : { image_id: v.image_id },
+      snapshot_ids: [],
+      tags: Object.entries(v.tags).map(([key, value]) => ({ key, value, read_only: false })),
+      task_id: null,
+      creator_task_id: null,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+      next_task_error: null,
+    });
+  }
 }
 
 /** Builds the instance of a checked create: BUILD until its create_vm task finishes (see InstanceCreateEffect). */
@@ -363,6 +464,7 @@ export function deleteTask(ctx: Ctx, vm: InstanceRecord): TaskStart {
 export function finishCreate(state: CoreState & CreateState, vm: InstanceRecord, task: TaskRecord<InstanceCreateEffect>, ok: boolean): void {
   if (!ok) {
     state.instances.delete(vm.id);
+    for (const id of task.created_resources?.volumes ?? []) state.volumes.delete(id);
     return;
   }
   vm.status = 'ACTIVE';
@@ -397,7 +499,7 @@ export function finishCreate(state: CoreState & CreateState, vm: InstanceRecord,
     if (!fip) continue;
     Object.assign(fip, { port_id: port.port_id, fixed_ip_address: port.ip_address, instance_id: vm.id, status: 'ACTIVE', updated_at: task.finish_at });
   }
-  vm.security_groups = vm.security_group_ids.length > 0 ? [...vm.security_group_ids] : ['default'];
+  if (vm.security_groups.length === 0) vm.security_groups = ['default'];
   vm.addresses = addressesOf(vm, state);
   state.recordMutation(task.finish_at, 'instance', vm.id, 'create_vm', { name: vm.name, flavor_id: vm.flavor_id, tags: userTagMap(vm.tags) }, task.id);
 }
@@ -415,5 +517,6 @@ export function finishDelete(state: CoreState & CreateState, vm: InstanceRecord,
     else Object.assign(fip, { port_id: null, fixed_ip_address: null, instance_id: null, status: 'DOWN', updated_at: task.finish_at });
   }
   state.instances.delete(vm.id);
+  for (const id of task.effect.volumes) state.volumes.delete(id);
   state.recordMutation(task.finish_at, 'instance', vm.id, 'delete_vm', {}, task.id);
 }

@@ -5,8 +5,7 @@ import { defineService } from '../../service.js';
 import type { Tag } from '../../tags.js';
 import type { TaskTarget } from '../../tasks.js';
 import { deriveFlavor, ensureFlavor, type FlavorRecord } from './flavors.js';
-import type { FloatingIpSlice } from '../floating-ips/index.js';
-import { finishCreate, finishDelete, type InstanceCreateEffect } from './create.js';
+import { finishCreate, finishDelete, type CreateState, type InstanceCreateEffect } from './create.js';
 import { instanceRoutes } from './routes.js';
 
 /** One address of an instance on a network. */
@@ -143,7 +142,7 @@ const instanceFixture = z.strictObject({
   next_task_error: nextTaskError,
 });
 
-const instanceTasks: TaskTarget<'instance', InstanceRecord, InstanceEffect, InstanceSlice & FloatingIpSlice> = {
+const instanceTasks: TaskTarget<'instance', InstanceRecord, InstanceEffect, CreateState> = {
   kind: 'instance',
   find: (state, id) => state.instances.get(id),
   begin(vm, effect) {

@@ -18,7 +18,7 @@ import { fail, jsonReply, type Reply } from '../../reply.js';
 import type { RouteContext, ServiceRoute } from '../../router.js';
 import { ensureFlavor, type FlavorRecord } from './flavors.js';
 import { applyTagsPatch, parseTagsPatch, readOnlyKeysTouched, sameTags, userTagMap, type TagsPatch } from '../../tags.js';
-import { INSTANCE_NAME, buildInstance, deleteTask, newInstanceId, portsOf, readCreateRequest, type CreateState } from './create.js';
+import { INSTANCE_NAME, buildInstance, checkLinks, deleteTask, makeVolumes, newInstanceId, portsOf, readCreateRequest, type CreateState } from './create.js';
 import type { InstanceRecord, InstanceSlice, ResizeEffect } from './index.js';
 
 type Ctx = RouteContext<CreateState>;
@@ -252,16 +252,18 @@ export const instances = defineCollection<CreateState, InstanceRecord, CloudScop
 
 /**
  * POST /cloud/v2/instances/{p}/{r} (CreateInstanceSerializerV2): the body checked, the flavor one
- * of the region's (not disabled), an existing floating IP free in the same place; the instance is
- * made at once, BUILD and locked by its create_vm task, which lists it (and the volumes it made)
- * under created_resources once FINISHED.
+ * of the region's (not disabled), the networks, subnets, existing volumes (available), security
+ * groups, key pair and existing floating IP (free) it names found in the same place; the instance
+ * is made at once, BUILD and locked by its create_vm task, with the volumes it makes (attached),
+ * which the task lists under created_resources once FINISHED (a failed create removes them).
  */
 function createInstance(ctx: Ctx, scope: CloudScope) {
   const id = newInstanceId(ctx, scope);
   const request = readCreateRequest(ctx, `instance/${id}`);
   const flavor = ctx.state.flavors.get(request.flavor);
   if (!flavor || flavor.disabled) fail(cloudError(400, `flavor: Flavor ${request.flavor} is not available in region ${scope.regionId}`, ctx.requestId));
-  const ports = portsOf(ctx, id, request.interfaces);
+  const ports = portsOf(ctx, scope, id, request.interfaces);
+  const groupNames = checkLinks(ctx, scope, request);
   for (const port of ports) {
     if (port.floating_ip_id === null) continue;
     const fip = ctx.state.floatingIps.get(port.floating_ip_id);
@@ -272,6 +274,8 @@ function createInstance(ctx: Ctx, scope: CloudScope) {
   const region = [...ctx.state.instances.values()].find((vm) => vm.region_id === scope.regionId)?.region ?? ctx.state.defaults.region;
   const created = buildInstance(ctx, scope, request, id, region);
   created.record.ports = ports;
+  created.record.security_groups = groupNames;
+  makeVolumes(ctx, scope, request, region);
   return created;
 }
 
