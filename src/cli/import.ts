@@ -33,6 +33,7 @@ interface ImportArgs {
 /** The flags that name where a scope of kinds is listed, by the scope they belong to. */
 const SCOPE_FLAGS: Record<Exclude<ScopeKind, 'account'>, ReadonlyArray<IdFlag>> = {
   cloud: ['projectId', 'regionId'],
+  project: ['projectId'],
   reseller: ['resellerId'],
   video: ['videoId'],
 };
@@ -92,10 +93,11 @@ export function resolveImportRequest(
     throw new UsageError(`${args.kind} cannot be imported yet: the kind has no importer`);
   }
   if (!importer) throw new UsageError(`unknown resource kind "${args.kind}"${didYouMean(args.kind, RESOURCE_TYPES)}; the kinds are ${RESOURCE_TYPES.join(', ')}`);
-  for (const [scope, flags] of Object.entries(SCOPE_FLAGS)) {
-    if (scope === importer.scope) continue;
+  const own: ReadonlyArray<IdFlag> = importer.scope === 'account' ? [] : SCOPE_FLAGS[importer.scope];
+  for (const flags of Object.values(SCOPE_FLAGS)) {
     for (const flag of flags) {
-      if (args[flag].length > 0) throw new UsageError(`${FLAG_NAMES[flag]} does not apply to ${importer.type}, which is listed ${scopeWords(importer.scope)}`);
+      if (!own.includes(flag) && args[flag].length > 0)
+        throw new UsageError(`${FLAG_NAMES[flag]} does not apply to ${importer.type}, which is listed ${scopeWords(importer.scope)}`);
     }
   }
   if (importer.scope === 'reseller' && request.resellers.length === 0) {
@@ -105,7 +107,7 @@ export function resolveImportRequest(
 }
 
 function scopeWords(scope: ScopeKind): string {
-  return { cloud: 'per project and region', reseller: 'per reseller', video: 'per video', account: 'for the whole account' }[scope];
+  return { cloud: 'per project and region', project: 'per project', reseller: 'per reseller', video: 'per video', account: 'for the whole account' }[scope];
 }
 
 function unique(ids: readonly number[]): number[] {
@@ -236,7 +238,7 @@ async function exists(file: string): Promise<boolean> {
  */
 async function discover(ctx: ProviderContext, request: ImportRequest, view: ImportView, parallelism: number): Promise<KindDiscovery> {
   const [cloud, videos] = await Promise.all([
-    request.kinds.some((k) => k.scope === 'cloud') ? cloudPlaces(ctx, request, view) : { projects: [], regions: [] },
+    request.kinds.some((k) => k.scope === 'cloud' || k.scope === 'project') ? cloudPlaces(ctx, request, view) : { projects: [], regions: [] },
     request.kinds.some((k) => k.scope === 'video') ? videoPlaces(ctx, request, view) : [],
   ]);
   const jobs: Array<{ importer: KindImporter; scope: ImportScope }> = [];
@@ -244,6 +246,7 @@ async function discover(ctx: ProviderContext, request: ImportRequest, view: Impo
     if (importer.scope === 'account') jobs.push({ importer, scope: { kind: 'account' } });
     if (importer.scope === 'reseller') for (const reseller_id of request.resellers) jobs.push({ importer, scope: { kind: 'reseller', reseller_id } });
     if (importer.scope === 'video') for (const video_id of videos) jobs.push({ importer, scope: { kind: 'video', video_id } });
+    if (importer.scope === 'project') for (const project_id of cloud.projects) jobs.push({ importer, scope: { kind: 'project', project_id } });
     if (importer.scope === 'cloud') {
       for (const project_id of cloud.projects) {
         for (const region of cloud.regions) if (region.named || importer.servedIn(region)) jobs.push({ importer, scope: { kind: 'cloud', project_id, region_id: region.id } });

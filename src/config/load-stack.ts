@@ -453,7 +453,8 @@ function linkReferences(blocks: ReadonlyMap<string, TypedBlock>): Diagnostic[] {
   for (const typed of referring) {
     for (const reference of typed.references) {
       for (const address of referenceAddresses(reference.parts)) {
-        if (!blocks.has(address) || address === typed.address || absent.has(address)) continue;
+        // A block being deleted that refers to another being deleted is deleted first (a subnet before its network).
+        if (!blocks.has(address) || address === typed.address || (absent.has(address) && !absent.has(typed.address))) continue;
         typed.dependsOn.push({ address, range: reference.range });
         if (typed.block && !typed.block.dependsOn.includes(address)) typed.block.dependsOn.push(address);
       }

@@ -278,7 +278,9 @@ export function checkReferenceTargets(
           error(`${writeReference(target)} refers to ${to}, which is not in the stack${hint}`);
         } else if (to === block.address) {
           error(`${writeReference(target)} refers to the block itself`, 'A block cannot read its own attributes; write the value out.');
-        } else if (absent.has(to)) {
+        } else if (absent.has(to) && !absent.has(block.address)) {
+          // A block being deleted reads nothing: its reference to another block being deleted is only
+          // the dependency that deletes it first (a subnet before its network).
           error(`${writeReference(target)} refers to ${to}, which has ensure: absent`, 'A block being deleted has nothing to read; remove the reference or the ensure: absent.');
         }
       }

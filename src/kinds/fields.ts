@@ -99,3 +99,8 @@ export const userDeclaredTags = z
     tagValue.nullable(),
   )
   .describe('User tags, key → value. A null value removes the tag. Read-only tags and edgeform-* keys (ownership tags) cannot be set.');
+
+/** A cloud network, subnet or SSH key name as the platform accepts it (CreateNetworkSerializer.name's pattern): 3–63 characters. */
+export const cloudResourceName = z.string().regex(/^[a-zA-Z0-9][a-zA-Z 0-9._-]{1,61}[a-zA-Z0-9._]$/, {
+  error: 'a name is 3 to 63 letters, digits, spaces, ".", "_" and "-", starting with a letter or digit and ending with a letter, digit, "." or "_"',
+});

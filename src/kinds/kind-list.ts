@@ -9,6 +9,11 @@ export interface CloudScope {
   region_id: number;
 }
 
+/** A cloud project: where SSH keys (which belong to no region) are listed. */
+export interface ProjectScope {
+  project_id: number;
+}
+
 /** A reseller: where notification settings are listed. */
 export interface ResellerScope {
   reseller_id: number;
@@ -25,12 +30,13 @@ export type AccountScope = Record<never, never>;
 /** The scopes a kind's resources are listed in, by name. */
 export interface Scopes {
   cloud: CloudScope;
+  project: ProjectScope;
   reseller: ResellerScope;
   video: VideoScope;
   account: AccountScope;
 }
 
-/** Which scope a kind's list needs: `cloud` (a project and region), `reseller`, `video`, or `account` (none). */
+/** Which scope a kind's list needs: `cloud` (a project and region), `project`, `reseller`, `video`, or `account` (none). */
 export type ScopeKind = keyof Scopes;
 
 /** One scope with its name, as the import command hands it to a kind. */

@@ -1,6 +1,9 @@
 import { cloudFloatingIp } from './cloud-floating-ip/provider.js';
 import { cloudInstance } from './cloud-instance/provider.js';
 import { cloudK8sCluster } from './cloud-k8s-cluster/provider.js';
+import { cloudNetwork } from './cloud-network/provider.js';
+import { cloudSubnet } from './cloud-subnet/provider.js';
+import { cloudSshKey } from './cloud-ssh-key/provider.js';
 import { cloudQuotaLimitRequest } from './cloud-quota-limit-request/provider.js';
 import { fastedgeApp } from './fastedge-app/provider.js';
 import { iamResellerNotificationSetting } from './iam-reseller-notification-setting/provider.js';
@@ -26,6 +29,9 @@ export const providers: ProviderRegistry = {
     streaming_video_subtitle: streamingVideoSubtitle,
     iam_reseller_notification_setting: iamResellerNotificationSetting,
     cloud_quota_limit_request: cloudQuotaLimitRequest,
+    cloud_network: cloudNetwork,
+    cloud_subnet: cloudSubnet,
+    cloud_ssh_key: cloudSshKey,
   },
   checks: {
     streaming_video_subtitles: streamingVideoSubtitles,

@@ -2,6 +2,9 @@ import type { z } from 'zod';
 import { cloudFloatingIpKind } from './cloud-floating-ip/schema.js';
 import { cloudInstanceKind } from './cloud-instance/schema.js';
 import { cloudK8sClusterKind } from './cloud-k8s-cluster/schema.js';
+import { cloudNetworkKind } from './cloud-network/schema.js';
+import { cloudSubnetKind } from './cloud-subnet/schema.js';
+import { cloudSshKeyKind } from './cloud-ssh-key/schema.js';
 import { cloudQuotaLimitRequestKind } from './cloud-quota-limit-request/schema.js';
 import { fastedgeAppKind } from './fastedge-app/schema.js';
 import { iamResellerNotificationSettingKind } from './iam-reseller-notification-setting/schema.js';
@@ -29,6 +32,9 @@ export const RESOURCE_KINDS = byType('resource', {
   streaming_video_subtitle: streamingVideoSubtitleKind,
   iam_reseller_notification_setting: iamResellerNotificationSettingKind,
   cloud_quota_limit_request: cloudQuotaLimitRequestKind,
+  cloud_network: cloudNetworkKind,
+  cloud_subnet: cloudSubnetKind,
+  cloud_ssh_key: cloudSshKeyKind,
 });
 
 /** Every check kind edgeform knows, by type; the one list of check kinds (see RESOURCE_KINDS). */

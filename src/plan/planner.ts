@@ -99,7 +99,8 @@ export function buildPlan(input: PlanInput): Plan {
     const planned = planResource(resolved.block, read.observation, input.planners, failingCheckWarnings(block, checkResults), { address: block.address, stack: stackName }, owners);
     diagnostics.push(...planned.diagnostics);
     if (planned.change) {
-      const change = resolved.pending.length === 0 ? planned.change : withPendingReferences(planned.change, resolved.pending, resolved.notes);
+      // A delete reads nothing of its references (they only order it before what it refers to).
+      const change = resolved.pending.length === 0 || planned.change.action === 'delete' ? planned.change : withPendingReferences(planned.change, resolved.pending, resolved.notes);
       resourceChanges.push(change);
       changesByAddress.set(address, change);
     }

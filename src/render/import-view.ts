@@ -1,9 +1,13 @@
 import { formatName } from './values.js';
 import type { ViewOutput } from './view.js';
 
-/** Where a kind's resources were listed: a project and region, a reseller, a video, or the whole account. */
+/** Where a kind's resources were listed: a project and region, a project, a reseller, a video, or the whole account. */
 export type ImportPlace =
-  { kind: 'cloud'; project_id: number; region_id: number } | { kind: 'reseller'; reseller_id: number } | { kind: 'video'; video_id: number } | { kind: 'account' };
+  | { kind: 'cloud'; project_id: number; region_id: number }
+  | { kind: 'project'; project_id: number }
+  | { kind: 'reseller'; reseller_id: number }
+  | { kind: 'video'; video_id: number }
+  | { kind: 'account' };
 
 /** What one imported stack holds, for the closing line. */
 export interface ImportCounts {
@@ -29,9 +33,10 @@ export interface ImportView {
   written(file: string, counts: ImportCounts): void;
 }
 
-/** `in project 1 region 76`, `for reseller 7`, `of video 9876`, or nothing for the account. */
+/** `in project 1 region 76`, `in project 1`, `for reseller 7`, `of video 9876`, or nothing for the account. */
 export function describePlace(place: ImportPlace): string {
   if (place.kind === 'cloud') return ` in project ${place.project_id} region ${place.region_id}`;
+  if (place.kind === 'project') return ` in project ${place.project_id}`;
   if (place.kind === 'reseller') return ` for reseller ${place.reseller_id}`;
   if (place.kind === 'video') return ` of video ${place.video_id}`;
   return '';

@@ -151,6 +151,14 @@ export function emulatorResource(change: ResourceChange): string {
       return place('subtitle', d.subtitle_id);
     case 'cloud_quota_limit_request':
       return place('quota_request', d.request_id);
+    // --- net (issue 22): networks, subnets, SSH keys ---
+    case 'cloud_network':
+      return place('network', d.network_id);
+    case 'cloud_subnet':
+      return place('subnet', d.subnet_id);
+    case 'cloud_ssh_key':
+      return place('ssh_key', d.ssh_key_id);
+    // --- end net ---
   }
 }
 

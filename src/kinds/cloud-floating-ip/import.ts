@@ -1,4 +1,4 @@
-import { ADDRESS_TAG, isOwnershipTag, STACK_TAG } from '../fields.js';
+import { importedUserTags, ownedByTags } from '../cloud-owned.js';
 import { defineImport } from '../kind-list.js';
 import { floatingIpList } from './list.js';
 
@@ -17,13 +17,9 @@ export const floatingIpImport = defineImport('cloud_floating_ip', {
     project_id: s.project_id,
     region_id: s.region_id,
     floating_ip_id: fip.id,
-    tags: Object.fromEntries(fip.tags.filter((t) => !t.read_only && !isOwnershipTag(t.key)).map((t) => [t.key, t.value])),
+    tags: importedUserTags(fip.tags),
   }),
   blockName: (fip) => `ip_${fip.floating_ip_address ?? fip.id.slice(0, 8)}`,
   facts: (fip) => [['address', fip.floating_ip_address]],
-  ownedBy: (fip) => {
-    const stack = fip.tags.find((t) => t.key === STACK_TAG)?.value;
-    const address = fip.tags.find((t) => t.key === ADDRESS_TAG)?.value;
-    return stack && address ? { stack, address } : undefined;
-  },
+  ownedBy: (fip) => ownedByTags(fip.tags),
 });

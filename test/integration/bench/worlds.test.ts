@@ -52,7 +52,7 @@ describe('the benchmark worlds', () => {
     expect(plan.errored).toBe(false);
     expect(plan.resource_changes).toHaveLength(100);
     expect(new Set(plan.resource_changes.map((c) => c.type)).size).toBe(7);
-    const placements = plan.resource_changes.flatMap((c) => ('project_id' in c.desired ? [`${c.desired.project_id}/${c.desired.region_id}`] : []));
+    const placements = plan.resource_changes.flatMap((c) => ('region_id' in c.desired ? [`${c.desired.project_id}/${c.desired.region_id}`] : []));
     expect(new Set(placements).size).toBe(10);
     expect(plan.summary.change).toBeGreaterThan(0);
     expect(plan.summary.destroy).toBeGreaterThan(0);

@@ -23,6 +23,9 @@ const DEMO_COUNTS: Record<ResourceType, number> = {
   iam_reseller_notification_setting: 2,
   cloud_quota_limit_request: 2,
   streaming_video_subtitle: 3,
+  cloud_network: 0,
+  cloud_subnet: 0,
+  cloud_ssh_key: 0,
 };
 
 describe('edgeform import against the demo world', () => {
@@ -184,6 +187,9 @@ describe('edgeform import against the demo world', () => {
         'GET /streaming/videos',
         `GET ${SUBTITLE_LIST}`,
         `GET ${SUBTITLE_LIST}`,
+        'GET /cloud/v1/networks/{project_id}/{region_id}',
+        'GET /cloud/v1/subnets/{project_id}/{region_id}',
+        'GET /cloud/v1/ssh_keys/{project_id}',
       ].sort(),
     );
   });

@@ -88,6 +88,16 @@ describe('${TYPE.NAME.FIELD} references, read and validated offline', () => {
     ]);
   });
 
+  it('takes a reference from a block being deleted to another being deleted: only the order in which they are deleted', async () => {
+    const text = stack(
+      '  gone:\n    type: fastedge_app\n    app_id: 9\n    ensure: absent\n' +
+        '  also_gone:\n    type: fastedge_app\n    app_id: 10\n    comment: ${fastedge_app.gone.name}\n    ensure: absent\n',
+    );
+    const { stack: loaded, diagnostics } = await load(text);
+    expect(errors(diagnostics)).toEqual([]);
+    expect(loaded!.resources.find((b) => b.address === 'fastedge_app.also_gone')!.dependsOn).toContain('fastedge_app.gone');
+  });
+
   it('refuses references where they cannot be resolved before planning: identity, natural key, place, defaults, provider, checks, type, depends_on', async () => {
     const text = `version: 1
 name: refs

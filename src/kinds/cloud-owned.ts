@@ -1,0 +1,365 @@
+import { z } from 'zod';
+import { createPlan, onlyMatch } from './create.js';
+import { ADDRESS_TAG, isOwnershipTag, STACK_TAG, type TagsPolicy } from './fields.js';
+import { listAll, listEndpointOf, type CloudScope, type KindList } from './kind-list.js';
+import { defineListReads } from './list-read.js';
+import type { FieldChange } from '../plan/types.js';
+import { canonicalJson } from '../plan/fingerprint.js';
+import type { Observation, Owner, OwnedResource, ProviderContext, ProviderPlan, ResourceProvider, ResourceRef } from './provider.js';
+import type { ResourceAttributes, ResourceType } from './registry.js';
+import { readOrGone } from './shared.js';
+import { planTagsPatch, userTags, type LiveTag } from './tags-merge-patch.js';
+
+/**
+ * What the cloud kinds found by ownership tags share (floating IPs, networks, subnets): a block
+ * without its platform id is found by the tags its create wrote in the create request itself
+ * (`edgeform-stack` = the stack's name, `edgeform-address` = its address), through the list's
+ * `tag_key_value` filter: the blocks of one project and region all with one list of the resources
+ * tagged with the stack's name. The same list (`tag_key`) serves prune; a move rewrites the tags
+ * with the kind's tags merge patch. A kind declares its list, its single read and its projection;
+ * `defineOwnedCloud` gives it its reads, its create plan, its tags diff and its ownership.
+ */
+
+/** A platform answer of an owned cloud kind: its id, tags and lock, whatever else it has. */
+export interface OwnedCloudItem {
+  id: string;
+  tags: LiveTag[];
+  task_id?: string | null | undefined;
+}
+
+/** The tags of a platform answer (TagSerializer list): what the ownership tags and the diff read. */
+export const liveTagsAnswer = z.array(z.looseObject({ key: z.string(), value: z.string(), read_only: z.boolean() }));
+
+/** A project and region's list filtered by tags: `tag_key_value` (a JSON object of key → value, each carried) or `tag_key` (a key carried); none lists every item. */
+export interface TaggedScope extends CloudScope {
+  filter?: { tag_key_value: string } | { tag_key: string };
+}
+
+/** The tags merge patch an update carries (null removes every user tag), as it is in every owned kind's payload. */
+export const tagsPatchPayload = z.record(z.string(), z.string().nullable()).nullable();
+
+/**
+ * A cloud list of a project and region (`{count, results}`, `limit`/`offset`, 1,000 a page)
+ * with the vendor's tag filters: grouped reads, import, the find by ownership tags and prune all
+ * page through it. The platform's filter is not trusted: callers check each item's tags again.
+ */
+export function cloudTaggedList<Item>(path: (s: CloudScope) => string, item: z.ZodType<Item>): KindList<TaggedScope, Item> {
+  const page = z.looseObject({ count: z.int().min(0), results: z.array(item) });
+  return {
+    paging: { kind: 'offset', maxPageSize: 1000 },
+    path,
+    async fetchPage(ctx, s, { limit, offset }) {
+      const body = (await ctx.api.get(path(s), { schema: page, query: { ...s.filter, limit, offset }, signal: ctx.signal })).body;
+      return { items: body.results, total: body.count };
+    },
+  };
+}
+
+/** The attributes every owned cloud kind has. */
+interface OwnedAttributes {
+  project_id: number;
+  region_id: number;
+  tags?: Record<string, string | null> | undefined;
+  tags_policy: TagsPolicy;
+}
+
+/** What an owned cloud kind declares (see the module comment). */
+export interface OwnedCloudSpec<T extends ResourceType, Item extends OwnedCloudItem> {
+  type: T;
+  /** The attribute holding the platform id (`network_id`). */
+  idField: keyof ResourceAttributes[T] & string;
+  /** What the kind is called in messages: "floating IP". */
+  noun: string;
+  list: KindList<TaggedScope, Item>;
+  /** GET one by id (throws NotFoundError on 404). */
+  get(ctx: ProviderContext, desired: ResourceAttributes[T], id: string): Promise<Item>;
+  /** The projection of an answer into an Observation (single read, list page, identity or prune listing); its state holds `tags`. */
+  observe(item: Item): Observation & { exists: true };
+}
+
+/** The value of a tag on an item, or undefined. */
+const tagValue = (item: OwnedCloudItem, key: string) => item.tags.find((t) => t.key === key)?.value;
+
+/** The identity of a block without an id, as the plan shows it: the ownership tags naming its stack. */
+export const ownershipIdentity = (stack: string | null) => `ownership tags of stack ${JSON.stringify(stack ?? '')}`;
+
+/** A tag value is at most 255 characters on the platform, the address tag's included. */
+const MAX_TAG_VALUE = 255;
+
+/** The ownership tags a resource's tags carry (user tags only), or null without `edgeform-stack`. */
+export function ownerOf(tags: readonly LiveTag[]): Owner | null {
+  const value = (key: string) => tags.find((t) => t.key === key && !t.read_only)?.value;
+  const stack = value(STACK_TAG);
+  return stack === undefined ? null : { stack, address: value(ADDRESS_TAG) ?? '' };
+}
+
+/** The user tags an import writes: the platform's read-only tags and edgeform's ownership tags are left out (a stack cannot set them). */
+export function importedUserTags(tags: readonly LiveTag[]): Record<string, string> {
+  return Object.fromEntries(tags.filter((t) => !t.read_only && !isOwnershipTag(t.key)).map((t) => [t.key, t.value]));
+}
+
+/** The stack and address an item's ownership tags name, when both are there (import leaves such an item to that stack). */
+export function ownedByTags(tags: readonly LiveTag[]): { stack: string; address: string } | undefined {
+  const stack = tags.find((t) => t.key === STACK_TAG)?.value;
+  const address = tags.find((t) => t.key === ADDRESS_TAG)?.value;
+  return stack && address ? { stack, address } : undefined;
+}
+
+/** Whether a merge patch holds on these tags: each key set to its value or absent, `null` leaving only read-only tags. */
+export function patchHolds(tags: readonly LiveTag[], patch: Record<string, string | null> | null): boolean {
+  if (patch === null) return tags.every((t) => t.read_only);
+  return Object.entries(patch).every(([key, value]) => {
+    const tag = tags.find((t) => t.key === key);
+    return value === null ? tag === undefined || tag.read_only : tag?.value === value;
+  });
+}
+
+/** The user tags a block declares (a null value, "remove", is nothing to create). */
+function declaredTags(tags: Record<string, string | null> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(tags ?? {}).filter((entry): entry is [string, string] => entry[1] !== null));
+}
+
+/** An owned cloud kind's shared parts (see defineOwnedCloud). */
+export interface OwnedCloud<T extends ResourceType, Item extends OwnedCloudItem> {
+  read: ResourceProvider<T>['read'];
+  groupRead: NonNullable<ResourceProvider<T>['groupRead']>;
+  /** Finds a block without an id by its ownership tags; more than one is ambiguous. */
+  findOwned(ctx: ProviderContext, desired: ResourceAttributes[T], ref: ResourceRef): Promise<Item | null>;
+  /** GET one by id; null when it is gone. */
+  readOrGone(ctx: ProviderContext, desired: ResourceAttributes[T], id: string | number): Promise<Item | null>;
+  /**
+   * The create plan: `declared` (the block's fields, shown as added) and `body` (what the create
+   * request sends besides `tags`); the request's tags are the user's and the ownership tags.
+   * Without the stack's `name:`, or with too long an address, it is a plan error.
+   */
+  createPlan(desired: ResourceAttributes[T], ref: ResourceRef, declared: Record<string, unknown>, body: Record<string, unknown>): ProviderPlan;
+  create: { identity: NonNullable<ResourceProvider<T>['create']>['identity'] };
+  /** The tags part of a diff: the changes, the patch (undefined: none), the plan errors of read-only keys, and `after`'s tags. */
+  planTags(
+    desired: ResourceAttributes[T],
+    live: readonly LiveTag[],
+  ): {
+    changes: ProviderPlan['changes'];
+    patch: Record<string, string | null> | null | undefined;
+    after: Record<string, string> | undefined;
+    unchanged: number;
+    errors: ProviderPlan['errors'];
+    notes: string[];
+  };
+  /**
+   * The kind's diff: each of `fields` the block declares (`want` defined) that differs from the
+   * live value (`have`) is a change, sent in the update's payload under its name, or (`forces`)
+   * forces a replacement (`-/+`, named in the plan); then the tags merge patch (`tags_patch`).
+   * A replacement of a block that pins its id is a plan error: the id could not name the new one.
+   */
+  planDiff(desired: ResourceAttributes[T], state: Record<string, unknown>, fields: readonly FieldDiff[]): ProviderPlan;
+  /** Ownership for the planner: `plan` is the kind's own diff, which claim turns into a move. */
+  ownership(plan: (desired: ResourceAttributes[T], state: Record<string, unknown>) => ProviderPlan): NonNullable<ResourceProvider<T>['ownership']>;
+}
+
+/** One declared field of a diff (see OwnedCloud.planDiff). */
+export interface FieldDiff {
+  field: string;
+  /** The declared value; undefined: not declared, not managed. */
+  want: unknown;
+  have: unknown;
+  /** It cannot change in place: a different value destroys the resource and creates it again. */
+  forces?: boolean;
+}
+
+/** Builds an owned cloud kind's reads, create plan, tags diff and ownership from its list, single read and projection. */
+export function defineOwnedCloud<T extends ResourceType, Item extends OwnedCloudItem>(spec: OwnedCloudSpec<T, Item>): OwnedCloud<T, Item> {
+  const attrs = (d: ResourceAttributes[T]) => d as unknown as OwnedAttributes;
+  const idOf = (d: ResourceAttributes[T]) => (d as unknown as Record<string, unknown>)[spec.idField] as string | undefined;
+  const listPath = (d: ResourceAttributes[T]) => spec.list.path({ project_id: attrs(d).project_id, region_id: attrs(d).region_id });
+  const what = (ref: ResourceRef) => ({ type: spec.type, identity: `${ownershipIdentity(ref.stack)} (${ADDRESS_TAG} ${ref.address})`, idField: spec.idField });
+
+  /** Every item of a project and region the list's `filter` picks, each checked again with `keep`. */
+  async function listTagged(ctx: ProviderContext, scope: TaggedScope, keep: (item: Item) => boolean): Promise<Item[]> {
+    return (await listAll(ctx, spec.list, scope, (item) => item.id)).filter(keep);
+  }
+
+  async function findOwned(ctx: ProviderContext, d: ResourceAttributes[T], ref: ResourceRef): Promise<Item | null> {
+    if (ref.stack === null) return null;
+    const wanted = { [STACK_TAG]: ref.stack, [ADDRESS_TAG]: ref.address };
+    const scope = { project_id: attrs(d).project_id, region_id: attrs(d).region_id, filter: { tag_key_value: JSON.stringify(wanted) } };
+    const matches = await listTagged(ctx, scope, (item) => Object.entries(wanted).every(([key, value]) => tagValue(item, key) === value));
+    return onlyMatch(matches, (item) => item.id, what(ref));
+  }
+
+  const reads = defineListReads<T, Item>({
+    readOne: (ctx, d) => readOrGone(() => spec.get(ctx, d, idOf(d) ?? '')),
+    project: (_ctx, _desired, item) => spec.observe(item),
+    async find(ctx, d, ref) {
+      const item = await findOwned(ctx, d, ref);
+      return item === null ? null : { item, foundBy: ownershipIdentity(ref.stack) };
+    },
+    hasId: (d) => idOf(d) !== undefined,
+    // The blocks of a project and region found by their ownership tags: one list of the items tagged
+    // with the stack's name (edgeform-stack), each block picked by its address (edgeform-address).
+    findInList: {
+      key: (_d, ref) => ref.address,
+      itemKey: (item) => tagValue(item, ADDRESS_TAG),
+      pick(_d, matches, ref) {
+        const item = onlyMatch(
+          matches.filter((m) => tagValue(m, STACK_TAG) === ref.stack),
+          (m) => m.id,
+          what(ref),
+        );
+        return item === null ? null : { item, foundBy: ownershipIdentity(ref.stack) };
+      },
+      list: {
+        paging: spec.list.paging,
+        canMatch: ([ref]) => ref?.stack !== null && ref?.stack !== undefined,
+        describe: ([d]) => `GET ${listPath(d)}`,
+        fetchPage: (ctx, [d], [ref], page) =>
+          spec.list.fetchPage(
+            ctx,
+            { project_id: attrs(d).project_id, region_id: attrs(d).region_id, filter: { tag_key_value: JSON.stringify({ [STACK_TAG]: ref!.stack }) } },
+            page,
+          ),
+      },
+    },
+    list: {
+      group: (d) => `${attrs(d).project_id}/${attrs(d).region_id}`,
+      memberId: (d) => idOf(d) ?? '',
+      itemId: (item) => item.id,
+      ...listEndpointOf(spec.list, ([d]) => ({ project_id: attrs(d).project_id, region_id: attrs(d).region_id })),
+    },
+  });
+
+  /**
+   * The diff of a resource turned into a move: the same changes, and a tags merge patch that also
+   * writes `ref`'s ownership tags when the live ones name another stack or address. A patch that
+   * would remove every user tag (`null`) is sent key by key, so the new ownership tags stay.
+   */
+  function claim(planned: ProviderPlan, live: readonly LiveTag[], ref: ResourceRef): ProviderPlan {
+    const current = ownerOf(live);
+    if (planned.errors.length > 0 || ref.stack === null || (current?.stack === ref.stack && current.address === ref.address)) return planned;
+    const parsed = tagsPatchPayload.optional().safeParse(planned.payload?.tags_patch);
+    const patch = parsed.success ? parsed.data : undefined;
+    const base = patch === null ? Object.fromEntries(Object.keys(userTags(live)).map((key) => [key, null])) : { ...patch };
+    const from = current === null ? 'none' : `${STACK_TAG}=${current.stack}, ${ADDRESS_TAG}=${current.address}`;
+    return {
+      ...planned,
+      action: 'update',
+      payload: { ...planned.payload, tags_patch: { ...base, [STACK_TAG]: ref.stack, [ADDRESS_TAG]: ref.address } },
+      notes: [
+        ...planned.notes.filter(() => patch !== null),
+        `the ownership tags are rewritten: ${from} -> ${STACK_TAG}=${ref.stack}, ${ADDRESS_TAG}=${ref.address}; nothing is created or destroyed`,
+      ],
+    };
+  }
+
+  return {
+    read: reads.read,
+    groupRead: reads.groupRead,
+    findOwned,
+    readOrGone: (ctx, d, id) => readOrGone(() => spec.get(ctx, d, String(id))),
+    createPlan(desired, ref, declared, body) {
+      const errors =
+        ref.stack === null
+          ? [
+              {
+                summary: `a ${spec.noun} without ${spec.idField} is created with ownership tags, which need the stack's name`,
+                detail: 'Add "name: <stack name>" at the top of the stack.',
+              },
+            ]
+          : ref.address.length > MAX_TAG_VALUE
+            ? [{ summary: `the address is longer than ${MAX_TAG_VALUE} characters, the most a tag value (${ADDRESS_TAG}) can hold` }]
+            : [];
+      const ownership = { [STACK_TAG]: ref.stack ?? '', [ADDRESS_TAG]: ref.address };
+      const tags = attrs(desired).tags;
+      return createPlan(
+        { ...declared, ...(tags === undefined ? {} : { tags: declaredTags(tags) }) },
+        spec.idField,
+        { ...body, tags: { ...declaredTags(tags), ...ownership } },
+        {
+          errors,
+          notes: [`the create request tags it ${STACK_TAG}=${ownership[STACK_TAG]}, ${ADDRESS_TAG}=${ref.address} (ownership tags, never shown as drift)`],
+        },
+      );
+    },
+    create: { identity: (desired, ref) => (idOf(desired) === undefined ? ownershipIdentity(ref.stack) : null) },
+    planTags(desired, live) {
+      const declared = attrs(desired).tags;
+      if (declared === undefined) return { changes: [], patch: undefined, after: undefined, unchanged: 0, errors: [], notes: [] };
+      const tags = planTagsPatch(live, declared, attrs(desired).tags_policy);
+      return {
+        changes: tags.changes,
+        patch: tags.patch,
+        after: tags.after,
+        unchanged: tags.unchanged,
+        errors: tags.readOnlyKeys.map((key) => ({
+          field: 'tags',
+          summary: `tag "${key}" is read-only on the platform and cannot be set or removed`,
+          detail: `Remove "${key}" from tags; the platform keeps read-only tags as they are.`,
+        })),
+        notes: tags.patch === null ? ['every user tag is removed with "tags": null; read-only tags stay'] : [],
+      };
+    },
+    planDiff(desired, state, fields) {
+      const live = state.tags as LiveTag[];
+      const before: Record<string, unknown> = { [spec.idField]: state[spec.idField] };
+      const after: Record<string, unknown> = { ...before };
+      const changes: FieldChange[] = [];
+      const payload: Record<string, unknown> = {};
+      for (const { field, want, have, forces } of fields) {
+        if (want === undefined) continue;
+        before[field] = have;
+        after[field] = want;
+        if (canonicalJson(want) === canonicalJson(have)) continue;
+        changes.push({ path: [field], op: 'update', before: have, after: want, ...(forces ? { forces_replacement: true } : {}) });
+        if (!forces) payload[field] = want;
+      }
+      const tags = this.planTags(desired, live);
+      if (tags.after !== undefined) {
+        before.tags = userTags(live);
+        after.tags = tags.after;
+      }
+      changes.push(...tags.changes);
+      if (tags.patch !== undefined) payload.tags_patch = tags.patch;
+      const forced = changes.filter((c) => c.forces_replacement).map((c) => c.path.join('.'));
+      const errors = [...tags.errors];
+      if (forced.length > 0 && idOf(desired) !== undefined) {
+        errors.push({
+          field: forced[0]!,
+          summary: `${forced.join(' and ')} of ${spec.noun} ${idOf(desired)!} cannot change in place`,
+          detail: `edgeform would destroy the ${spec.noun} and create a new one, which ${spec.idField} could no longer name: remove ${spec.idField} to have edgeform replace it (found again by its ownership tags), or declare what the ${spec.noun} has.`,
+        });
+      }
+      const action = forced.length > 0 ? 'replace' : Object.keys(payload).length > 0 ? 'update' : 'no-op';
+      return {
+        action,
+        before,
+        after,
+        changes,
+        ...(tags.after === undefined ? {} : { unchanged_elements: { tags: tags.unchanged } }),
+        payload: action === 'update' ? payload : undefined,
+        errors,
+        warnings: [],
+        notes: tags.notes,
+      };
+    },
+    ownership: (plan) => ({
+      owner: (state) => ownerOf(state.tags as LiveTag[]),
+      place: (d) => `${attrs(d).project_id}/${attrs(d).region_id}`,
+      claim: (desired, state, ref) => claim(plan(desired, state), state.tags as LiveTag[], ref),
+      async list(ctx, declared) {
+        const places = new Map(declared.map((d) => [`${attrs(d).project_id}/${attrs(d).region_id}`, { project_id: attrs(d).project_id, region_id: attrs(d).region_id }]));
+        const owned: OwnedResource<T>[] = [];
+        for (const [place, scope] of places) {
+          for (const item of await listTagged(ctx, { ...scope, filter: { tag_key: STACK_TAG } }, (i) => ownerOf(i.tags) !== null)) {
+            owned.push({
+              ...ownerOf(item.tags)!,
+              place,
+              desired: { ...scope, [spec.idField]: item.id, tags_policy: 'authoritative', ensure: 'absent' } as unknown as ResourceAttributes[T],
+              observation: spec.observe(item),
+            });
+          }
+        }
+        return owned;
+      },
+    }),
+  };
+}

@@ -1,0 +1,154 @@
+import { z } from 'zod';
+import { defineOwnedCloud, tagsPatchPayload } from '../cloud-owned.js';
+import { ADDRESS_TAG, STACK_TAG } from '../fields.js';
+import { cloudTaskScope, defineLifecycle } from '../lifecycle.js';
+import type { Observation, ResourceProvider } from '../provider.js';
+import type { ResourceAttributes } from '../registry.js';
+import { userTags, type LiveTag } from '../tags-merge-patch.js';
+import { subnetImport } from './import.js';
+import { subnetAnswer, subnetList, subnetPath, type Subnet } from './list.js';
+
+const route = z.object({ destination: z.string(), nexthop: z.string() });
+
+/** What the PATCH may change (PatchSubnetSerializer), each only when it differs; the tags merge patch (null removes every user tag). */
+const payloadSchema = z.object({
+  name: z.string().optional(),
+  enable_dhcp: z.boolean().optional(),
+  dns_nameservers: z.array(z.string()).optional(),
+  host_routes: z.array(route).optional(),
+  gateway_ip: z.string().nullable().optional(),
+  tags_patch: tagsPatchPayload.optional(),
+});
+
+/** The create's payload: the POST body (CreateSubnetSerializer), its tags the user's and the two ownership tags. */
+const createPayloadSchema = z.object({
+  name: z.string(),
+  network_id: z.string(),
+  cidr: z.string(),
+  ip_version: z.union([z.literal(4), z.literal(6)]).optional(),
+  enable_dhcp: z.boolean().optional(),
+  dns_nameservers: z.array(z.string()).optional(),
+  host_routes: z.array(route).optional(),
+  gateway_ip: z.string().nullable().optional(),
+  connect_to_network_router: z.boolean().optional(),
+  tags: z.record(z.string(), z.string()),
+});
+
+/** The projection of a subnet answer into an Observation: lists the platform leaves null are empty. */
+function observe(subnet: Subnet): Observation & { exists: true } {
+  return {
+    exists: true,
+    state: {
+      subnet_id: subnet.id,
+      name: subnet.name,
+      network_id: subnet.network_id,
+      cidr: subnet.cidr,
+      ip_version: subnet.ip_version,
+      enable_dhcp: subnet.enable_dhcp,
+      dns_nameservers: [...(subnet.dns_nameservers ?? [])],
+      host_routes: (subnet.host_routes ?? []).map((r) => ({ destination: r.destination, nexthop: r.nexthop })),
+      gateway_ip: subnet.gateway_ip ?? null,
+      tags: subnet.tags.map(({ key, value, read_only }) => ({ key, value, read_only })),
+    },
+    lockTaskId: subnet.task_id ?? null,
+  };
+}
+
+const owned = defineOwnedCloud({
+  type: 'cloud_subnet',
+  idField: 'subnet_id',
+  noun: 'subnet',
+  list: subnetList,
+  get: async (ctx, d, id) => (await ctx.api.get(subnetPath(d.project_id, d.region_id, id), { schema: subnetAnswer, signal: ctx.signal })).body,
+  observe,
+});
+
+/** The fields a block declares that a create sends besides its tags (the platform's defaults for the others). */
+function createBody(d: ResourceAttributes['cloud_subnet']): Record<string, unknown> {
+  const fields = {
+    name: d.name ?? '',
+    network_id: d.network_id ?? '',
+    cidr: d.cidr ?? '',
+    ip_version: d.ip_version,
+    enable_dhcp: d.enable_dhcp,
+    dns_nameservers: d.dns_nameservers,
+    host_routes: d.host_routes,
+    gateway_ip: d.gateway_ip,
+    connect_to_network_router: d.connect_to_network_router,
+  };
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+}
+
+/**
+ * Create (`create_subnet`, a task listing the subnet under `created_resources.subnets`), the
+ * synchronous PATCH (name, DHCP, DNS servers, routes, gateway, tags merge patch; idempotent) and
+ * delete (`delete_subnet`, a task); a replacement deletes the subnet, then creates the new one.
+ */
+const lifecycle = defineLifecycle('cloud_subnet', {
+  idField: 'subnet_id',
+  updateVerbs: ['Modifying', 'Modified'],
+  tasks: { scope: cloudTaskScope, lock: (subnet: Subnet) => subnet.task_id ?? null },
+  replace: true,
+  create: {
+    payload: createPayloadSchema,
+    request: ({ desired: d, payload }) => ({ method: 'POST', path: subnetList.path(d), body: payload }),
+    tasks: {
+      type: 'create_subnet',
+      reread: (ctx, { change, desired, payload: { tags } }) => owned.findOwned(ctx, desired, { address: tags[ADDRESS_TAG] ?? change.address, stack: tags[STACK_TAG] ?? null }),
+      done: (subnet) => subnet !== null,
+    },
+    created: { key: 'subnets', noun: 'subnet' },
+  },
+  update: {
+    payload: payloadSchema,
+    request: ({ desired: d, payload: { tags_patch, ...fields }, id }) => ({
+      method: 'PATCH',
+      path: subnetPath(d.project_id, d.region_id, id),
+      body: { ...fields, ...(tags_patch === undefined ? {} : { tags: tags_patch }) },
+    }),
+  },
+  delete: {
+    request: ({ desired: d, id }) => ({ method: 'DELETE', path: subnetPath(d.project_id, d.region_id, id) }),
+    tasks: { type: 'delete_subnet', resend: true, reread: (ctx, { desired, id }) => owned.readOrGone(ctx, desired, id), done: (subnet) => subnet === null },
+  },
+});
+
+/**
+ * Cloud subnets: edgeform creates them in a network (usually `${cloud_network.NAME.id}`), found
+ * again by their ownership tags (see cloud-owned.ts); name, DHCP, DNS servers, routes, gateway
+ * and user tags change in place; a different network, CIDR or IP version destroys the subnet
+ * and creates it again (`-/+`, the forcing field named). The subnets of one project and region
+ * are read together from the list (1,000 a page).
+ */
+export const cloudSubnet: ResourceProvider<'cloud_subnet'> = {
+  ...lifecycle,
+  kind: 'resource',
+  type: 'cloud_subnet',
+  read: owned.read,
+  groupRead: owned.groupRead,
+  import: subnetImport,
+  create: {
+    plan: (d, ref) => owned.createPlan(d, ref, { project_id: d.project_id, region_id: d.region_id, ...createBody(d) }, createBody(d)),
+    identity: owned.create.identity,
+  },
+  ownership: owned.ownership((desired, state) => cloudSubnet.plan(desired, state)),
+  summarize: (state) => ({
+    subnet_id: state.subnet_id,
+    name: state.name,
+    network_id: state.network_id,
+    cidr: state.cidr,
+    gateway_ip: state.gateway_ip,
+    tags: userTags(state.tags as LiveTag[]),
+  }),
+  plan: (d, state) =>
+    owned.planDiff(d, state, [
+      { field: 'name', want: d.name, have: state.name },
+      { field: 'network_id', want: d.network_id, have: state.network_id, forces: true },
+      { field: 'cidr', want: d.cidr, have: state.cidr, forces: true },
+      { field: 'ip_version', want: d.ip_version, have: state.ip_version, forces: true },
+      { field: 'enable_dhcp', want: d.enable_dhcp, have: state.enable_dhcp },
+      { field: 'dns_nameservers', want: d.dns_nameservers, have: state.dns_nameservers },
+      { field: 'host_routes', want: d.host_routes, have: state.host_routes },
+      { field: 'gateway_ip', want: d.gateway_ip, have: state.gateway_ip },
+    ]),
+};
