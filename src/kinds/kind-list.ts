@@ -100,8 +100,8 @@ export async function listAll<Scope, Item>(
   return (await readAllPages(paged, options)).items;
 }
 
-/** The attributes an imported block states: every field of the kind but those that only steer edgeform (`ensure`, `tags_policy`). */
-export type ImportedAttributes<T extends ResourceType> = Omit<ResourceAttributes[T], 'ensure' | 'tags_policy'>;
+/** The attributes an imported block states: every field of the kind but those that only steer edgeform (`ensure`, `tags_policy`, `rules_policy`). */
+export type ImportedAttributes<T extends ResourceType> = Omit<ResourceAttributes[T], 'ensure' | 'tags_policy' | 'rules_policy'>;
 
 /** What a kind contributes to `edgeform import`: its list, and how a list item becomes a block. */
 export interface KindImportSpec<T extends ResourceType, S extends ScopeKind, Item> {

@@ -4,6 +4,7 @@ import { cloudK8sCluster } from './cloud-k8s-cluster/provider.js';
 import { cloudNetwork } from './cloud-network/provider.js';
 import { cloudSubnet } from './cloud-subnet/provider.js';
 import { cloudSshKey } from './cloud-ssh-key/provider.js';
+import { cloudSecurityGroup } from './cloud-security-group/provider.js';
 import { cloudQuotaLimitRequest } from './cloud-quota-limit-request/provider.js';
 import { fastedgeApp } from './fastedge-app/provider.js';
 import { iamResellerNotificationSetting } from './iam-reseller-notification-setting/provider.js';
@@ -23,6 +24,7 @@ export const providers: ProviderRegistry = {
   resources: {
     cloud_floating_ip: cloudFloatingIp,
     cloud_instance: cloudInstance,
+    cloud_security_group: cloudSecurityGroup,
     cloud_k8s_cluster: cloudK8sCluster,
     fastedge_app: fastedgeApp,
     streaming_player: streamingPlayer,

@@ -5,6 +5,7 @@ import { cloudK8sClusterKind } from './cloud-k8s-cluster/schema.js';
 import { cloudNetworkKind } from './cloud-network/schema.js';
 import { cloudSubnetKind } from './cloud-subnet/schema.js';
 import { cloudSshKeyKind } from './cloud-ssh-key/schema.js';
+import { cloudSecurityGroupKind } from './cloud-security-group/schema.js';
 import { cloudQuotaLimitRequestKind } from './cloud-quota-limit-request/schema.js';
 import { fastedgeAppKind } from './fastedge-app/schema.js';
 import { iamResellerNotificationSettingKind } from './iam-reseller-notification-setting/schema.js';
@@ -26,6 +27,7 @@ export type { KindSpec } from './kind-spec.js';
 export const RESOURCE_KINDS = byType('resource', {
   cloud_floating_ip: cloudFloatingIpKind,
   cloud_instance: cloudInstanceKind,
+  cloud_security_group: cloudSecurityGroupKind,
   cloud_k8s_cluster: cloudK8sClusterKind,
   fastedge_app: fastedgeAppKind,
   streaming_player: streamingPlayerKind,

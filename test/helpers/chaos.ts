@@ -159,6 +159,10 @@ export function emulatorResource(change: ResourceChange): string {
     case 'cloud_ssh_key':
       return place('ssh_key', d.ssh_key_id);
     // --- end net ---
+    // --- security groups and volumes (issue 22, branch sg) ---
+    case 'cloud_security_group':
+      return place('security_group', d.security_group_id);
+    // --- end security groups and volumes ---
   }
 }
 

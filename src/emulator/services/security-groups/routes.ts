@@ -1,10 +1,13 @@
-import ipaddr from 'ipaddr.js';
+import { parseNetwork } from '../../cidr.js';
 import {
   CLOUD_PRODUCT,
+  cloudCreatedTags,
   cloudError,
+  cloudName,
   cloudObjectBody,
   cloudPages,
   cloudPlacement,
+  cloudTagsPatch,
   hasTagValues,
   placedIn,
   queryList,
@@ -16,7 +19,7 @@ import { stableUuid } from '../../fixture-parts.js';
 import { UUID_PATTERN, formatOffsetDate, isPlainObject } from '../../format.js';
 import { fail, jsonReply } from '../../reply.js';
 import type { RouteContext, ServiceRoute } from '../../router.js';
-import { applyTagsPatch, parseTagsPatch, readOnlyKeysTouched, sameTags, userTagMap, type TagsPatch } from '../../tags.js';
+import { applyTagsPatch, sameTags, userTagMap } from '../../tags.js';
 import type { InstanceSlice } from '../instances/index.js';
 import {
   RULE_PROTOCOLS,
@@ -34,7 +37,6 @@ import {
 type State = SecurityGroupSlice & InstanceSlice;
 type Ctx = RouteContext<State>;
 
-const NAME = /^[a-zA-Z0-9][a-zA-Z 0-9._-]{1,61}[a-zA-Z0-9._]$/;
 /** Protocols whose rules may name ports (the others match whole protocols). */
 const PORTED = ['tcp', 'udp', 'sctp', 'udplite', 'dccp'];
 
@@ -78,13 +80,11 @@ export function renderSecurityGroup(group: SecurityGroupRecord): Record<string, 
 
 /** A network in CIDR notation of the given ethertype (pydantic's ipvanynetwork: host bits must be zero); 400 otherwise. */
 function readPrefix(ctx: Ctx, text: unknown, field: string, ethertype: 'IPv4' | 'IPv6'): string {
-  if (typeof text !== 'string' || !ipaddr.isValidCIDR(text)) return bad(ctx, `${field}: value is not a valid IPv4 or IPv6 network`);
-  const [address, bits] = ipaddr.parseCIDR(text);
-  const version = address.kind() === 'ipv4' ? 'IPv4' : 'IPv6';
-  const base = address.kind() === 'ipv4' ? ipaddr.IPv4.networkAddressFromCIDR(text) : ipaddr.IPv6.networkAddressFromCIDR(text);
-  if (base.toString() !== address.toString()) bad(ctx, `${field}: value has host bits set`);
-  if (version !== ethertype) bad(ctx, `${field}: the prefix ${text} is ${version}, the rule's ethertype is ${ethertype}`);
-  return `${address.toString()}/${bits}`;
+  const network = typeof text === 'string' ? parseNetwork(text) : { error: 'value is not a valid IPv4 or IPv6 network' };
+  if ('error' in network) return bad(ctx, `${field}: ${network.error}`);
+  const version = network.version === 4 ? 'IPv4' : 'IPv6';
+  if (version !== ethertype) bad(ctx, `${field}: the prefix ${String(text)} is ${version}, the rule's ethertype is ${ethertype}`);
+  return `${network.address.toString()}/${network.bits}`;
 }
 
 /** A port or null; 400 when outside 0..65535. */
@@ -136,21 +136,6 @@ function readRule(ctx: Ctx, value: unknown, field: string, scope: CloudScope, se
   };
 }
 
-/** A group name (the vendor's pattern); 400 otherwise. */
-function readName(ctx: Ctx, value: unknown, field = 'name'): string {
-  if (typeof value !== 'string' || !NAME.test(value)) bad(ctx, `${field}: String should match pattern '${NAME.source}'`);
-  return value as string;
-}
-
-/** A merge patch of a group's tags; 400 when malformed or touching a read-only tag. */
-function readTagsPatch(ctx: Ctx, group: SecurityGroupRecord, value: unknown): TagsPatch {
-  const parsed = parseTagsPatch(value);
-  if (!parsed.ok) return bad(ctx, parsed.message);
-  const readOnly = readOnlyKeysTouched(group.tags, parsed.patch);
-  if (readOnly.length > 0) bad(ctx, `tags: ${readOnly.map((k) => `"${k}"`).join(', ')} cannot be modified (read-only)`);
-  return parsed.patch;
-}
-
 /** The rules of a request (a list; two equal rules are refused as the platform refuses a duplicate). */
 function readRules(ctx: Ctx, value: unknown, scope: CloudScope, self: string): RequestedRule[] {
   if (!Array.isArray(value)) return bad(ctx, 'rules: Input should be a valid list');
@@ -172,18 +157,9 @@ function buildGroup(ctx: Ctx, scope: CloudScope): Created<SecurityGroupRecord> {
   const known = ['name', 'description', 'rules', 'tags'];
   const extra = Object.keys(body).find((k) => !known.includes(k));
   if (extra !== undefined) bad(ctx, `${extra}: Extra inputs are not permitted`);
-  const name = readName(ctx, body.name);
+  const name = cloudName(ctx, body);
   if (body.description !== undefined && typeof body.description !== 'string') bad(ctx, 'description: Input should be a valid string');
-  let tags: Record<string, string> = {};
-  if (body.tags !== undefined) {
-    const parsed = isPlainObject(body.tags) ? parseTagsPatch(body.tags) : ({ ok: false, message: 'tags: Input should be a valid dictionary' } as const);
-    if (!parsed.ok) bad(ctx, parsed.message);
-    else
-      for (const [key, v] of Object.entries(parsed.patch ?? {})) {
-        if (v === null) bad(ctx, `tags.${key}: Input should be a valid string`);
-        tags[key] = v as string;
-      }
-  }
+  const tags = cloudCreatedTags(ctx, body.tags);
   let n = [...ctx.state.tasks.values()].filter((t) => t.task_type === 'create_security_group').length;
   let id = stableUuid(`created-security-group/${scope.projectId}/${scope.regionId}/${n}`);
   while (ctx.state.securityGroups.has(id)) id = stableUuid(`created-security-group/${scope.projectId}/${scope.regionId}/${++n}`);
@@ -199,7 +175,7 @@ function buildGroup(ctx: Ctx, scope: CloudScope): Created<SecurityGroupRecord> {
     region,
     name,
     description: (body.description as string | undefined) ?? null,
-    tags: Object.entries(tags).map(([key, value]) => ({ key, value, read_only: false })),
+    tags,
     rules: [],
     revision_number: 0,
     created_at: ctx.now,
@@ -263,9 +239,9 @@ export const securityGroups = defineCollection<State, SecurityGroupRecord, Cloud
       change(ctx, group) {
         const body = cloudObjectBody(ctx);
         const changed: Record<string, unknown> = {};
-        const name = body.name === undefined ? undefined : readName(ctx, body.name);
+        const name = body.name === undefined ? undefined : cloudName(ctx, body);
         if (body.description !== undefined && typeof body.description !== 'string') bad(ctx, 'description: Input should be a valid string');
-        const tags = 'tags' in body ? readTagsPatch(ctx, group, body.tags) : undefined;
+        const tags = 'tags' in body ? cloudTagsPatch(ctx, group.tags, body.tags) : undefined;
         if (name !== undefined && name !== group.name) group.name = changed.name = name;
         if (typeof body.description === 'string' && body.description !== group.description) group.description = changed.description = body.description;
         if (tags !== undefined) {
@@ -288,9 +264,9 @@ export const securityGroups = defineCollection<State, SecurityGroupRecord, Cloud
       path: '/cloud/v2/security_groups/{project_id}/{region_id}/{group_id}',
       task(ctx, group, scope, checkLock) {
         const body = cloudObjectBody(ctx);
-        const name = body.name === undefined ? undefined : readName(ctx, body.name);
+        const name = body.name === undefined ? undefined : cloudName(ctx, body);
         if (body.description !== undefined && typeof body.description !== 'string') bad(ctx, 'description: Input should be a valid string');
-        const tags = 'tags' in body ? readTagsPatch(ctx, group, body.tags) : undefined;
+        const tags = 'tags' in body ? cloudTagsPatch(ctx, group.tags, body.tags) : undefined;
         const rules = body.rules === undefined ? undefined : readRules(ctx, body.rules, scope, group.id);
         checkLock();
         const effect = {
@@ -306,9 +282,11 @@ export const securityGroups = defineCollection<State, SecurityGroupRecord, Cloud
     },
   ],
   delete: {
-    remove(ctx, group) {
+    check(ctx, group) {
       const using = instancesUsing(ctx.state, group);
       if (using.length > 0) fail(cloudError(409, `Security group ${group.id} is in use by instance${using.length === 1 ? '' : 's'} ${using.join(', ')}`, ctx.requestId));
+    },
+    remove(ctx, group) {
       securityGroups.assertUnlocked(ctx, group);
       for (const rule of group.rules) ctx.state.securityGroupOfRule.delete(rule.id);
       ctx.state.securityGroups.delete(group.id);

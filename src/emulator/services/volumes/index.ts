@@ -4,7 +4,7 @@ import { datetime, fixtureDate, fixtureTags, listSection, nextTaskError, positiv
 import { defineService } from '../../service.js';
 import { userTagMap, type Tag } from '../../tags.js';
 import type { TaskTarget } from '../../tasks.js';
-import { volumeRoutes } from './routes.js';
+import { volumes } from './routes.js';
 
 /** The volume types a volume can be created with (VolumeTypeName). */
 export const VOLUME_TYPES = ['cold', 'ssd_hiiops', 'ssd_local', 'ssd_lowlatency', 'standard', 'ultra'] as const;
@@ -131,7 +131,7 @@ export const volumesService = defineService({
     }
   },
   dump: (state) => ({ volumes: [...state.volumes.values()] }),
-  routes: volumeRoutes,
+  routes: volumes.routes,
   mutationKinds: ['volume'],
   taskTargets: [volumeTasks],
 });

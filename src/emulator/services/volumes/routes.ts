@@ -1,10 +1,13 @@
 import {
   CLOUD_PRODUCT,
   booleanQuery,
+  cloudCreatedTags,
   cloudError,
+  cloudName,
   cloudObjectBody,
   cloudPages,
   cloudPlacement,
+  cloudTagsPatch,
   hasTagValues,
   placedIn,
   queryList,
@@ -13,10 +16,10 @@ import {
 } from '../../cloud-common.js';
 import { defineCollection, type Created } from '../../collection.js';
 import { stableUuid } from '../../fixture-parts.js';
-import { UUID_PATTERN, formatOffsetDate, isPlainObject } from '../../format.js';
+import { UUID_PATTERN, formatOffsetDate } from '../../format.js';
 import { fail, jsonReply } from '../../reply.js';
 import type { RouteContext } from '../../router.js';
-import { applyTagsPatch, parseTagsPatch, readOnlyKeysTouched, sameTags, userTagMap } from '../../tags.js';
+import { applyTagsPatch, sameTags, userTagMap } from '../../tags.js';
 import type { InstanceRecord, InstanceSlice } from '../instances/index.js';
 import { RETYPABLE_VOLUME_TYPES, VOLUME_TYPES, type VolumeRecord, type VolumeSlice } from './index.js';
 
@@ -24,7 +27,6 @@ import { RETYPABLE_VOLUME_TYPES, VOLUME_TYPES, type VolumeRecord, type VolumeSli
 type State = VolumeSlice & InstanceSlice;
 type Ctx = RouteContext<State>;
 
-const NAME = /^[a-zA-Z0-9][a-zA-Z 0-9._-]{1,61}[a-zA-Z0-9._]$/;
 const SOURCES = ['image', 'snapshot', 'new-volume'];
 
 const bad = (ctx: Ctx, message: string): never => fail(cloudError(400, message, ctx.requestId));
@@ -75,11 +77,6 @@ function readSize(ctx: Ctx, value: unknown, field = 'size'): number {
   return value as number;
 }
 
-function readName(ctx: Ctx, value: unknown): string {
-  if (typeof value !== 'string' || !NAME.test(value)) bad(ctx, `name: String should match pattern '${NAME.source}'`);
-  return value as string;
-}
-
 function readUuid(ctx: Ctx, value: unknown, field: string): string {
   if (typeof value !== 'string' || !UUID_PATTERN.test(value)) bad(ctx, `${field}: Input should be a valid UUID`);
   return value as string;
@@ -100,7 +97,7 @@ function buildVolume(ctx: Ctx, scope: CloudScope): Created<VolumeRecord> {
   const extra = Object.keys(body).find((k) => !known.includes(k) || (k === 'image_id' && source !== 'image') || (k === 'snapshot_id' && source !== 'snapshot'));
   if (extra !== undefined) bad(ctx, `${source}.${extra}: Extra inputs are not permitted`);
   if (body.instance_id_to_attach_to !== undefined) bad(ctx, 'instance_id_to_attach_to: the emulator does not attach volumes at create; attach them with the instance');
-  const name = readName(ctx, body.name);
+  const name = cloudName(ctx, body);
   let size = body.size === undefined ? undefined : readSize(ctx, body.size);
   let type = body.type_name;
   if (type !== undefined && !(VOLUME_TYPES as readonly unknown[]).includes(type)) bad(ctx, `type_name: Input should be ${VOLUME_TYPES.map((t) => `'${t}'`).join(', ')}`);
@@ -119,16 +116,7 @@ function buildVolume(ctx: Ctx, scope: CloudScope): Created<VolumeRecord> {
     type ??= origin.volume_type;
     imageId = origin.volume_image_metadata?.image_id ?? null;
   }
-  let tags: Record<string, string> = {};
-  if (body.tags !== undefined) {
-    const parsed = isPlainObject(body.tags) ? parseTagsPatch(body.tags) : ({ ok: false, message: 'tags: Input should be a valid dictionary' } as const);
-    if (!parsed.ok) bad(ctx, parsed.message);
-    else
-      for (const [key, v] of Object.entries(parsed.patch ?? {})) {
-        if (v === null) bad(ctx, `tags.${key}: Input should be a valid string`);
-        tags[key] = v as string;
-      }
-  }
+  const tags = cloudCreatedTags(ctx, body.tags);
   let n = [...ctx.state.tasks.values()].filter((t) => t.task_type === 'create_volume').length;
   let id = stableUuid(`created-volume/${scope.projectId}/${scope.regionId}/${n}`);
   while (ctx.state.volumes.has(id)) id = stableUuid(`created-volume/${scope.projectId}/${scope.regionId}/${++n}`);
@@ -145,7 +133,7 @@ function buildVolume(ctx: Ctx, scope: CloudScope): Created<VolumeRecord> {
     bootable: imageId !== null,
     volume_image_metadata: imageId === null ? null : { image_id: imageId },
     snapshot_ids: [],
-    tags: Object.entries(tags).map(([key, value]) => ({ key, value, read_only: false })),
+    tags,
     task_id: null,
     creator_task_id: null,
     created_at: ctx.now,
@@ -219,15 +207,8 @@ export const volumes = defineCollection<State, VolumeRecord, CloudScope, ListQue
         const body = cloudObjectBody(ctx);
         const extra = Object.keys(body).find((k) => k !== 'name' && k !== 'tags');
         if (extra !== undefined) bad(ctx, `${extra}: Extra inputs are not permitted`);
-        const name = body.name === undefined ? undefined : readName(ctx, body.name);
-        let tags;
-        if ('tags' in body) {
-          const parsed = parseTagsPatch(body.tags);
-          if (!parsed.ok) return bad(ctx, parsed.message);
-          const readOnly = readOnlyKeysTouched(volume.tags, parsed.patch);
-          if (readOnly.length > 0) bad(ctx, `tags: ${readOnly.map((k) => `"${k}"`).join(', ')} cannot be modified (read-only)`);
-          tags = parsed.patch;
-        }
+        const name = body.name === undefined ? undefined : cloudName(ctx, body);
+        const tags = 'tags' in body ? cloudTagsPatch(ctx, volume.tags, body.tags) : undefined;
         const changed: Record<string, unknown> = {};
         if (name !== undefined && name !== volume.name) volume.name = changed.name = name;
         if (tags !== undefined) {
@@ -268,27 +249,16 @@ export const volumes = defineCollection<State, VolumeRecord, CloudScope, ListQue
       answer: (volume, ctx) => jsonReply(200, renderVolume(volume, ctx as Ctx)),
     },
   ],
-  delete: { task: 'delete_volume' },
+  delete: {
+    task: 'delete_volume',
+    // The platform deletes only an `available` volume: one an instance holds is refused, naming the instances.
+    check(ctx, volume) {
+      const vms = attachedTo(ctx.state, volume);
+      if (vms.length === 0) return;
+      const names = vms.map((vm) => `${vm.name} (${vm.id})`).join(', ');
+      fail(
+        cloudError(409, `Volume ${volume.id} is attached to instance${vms.length === 1 ? '' : 's'} ${names}; a volume must be available (detached) to be deleted`, ctx.requestId),
+      );
+    },
+  },
 });
-
-/** Every volume route; DELETE first refuses a volume an instance holds (409 naming them), as the platform deletes only `available` volumes. */
-export const volumeRoutes = volumes.routes.map((route) =>
-  route.method !== 'DELETE'
-    ? route
-    : {
-        ...route,
-        handler(ctx: Ctx) {
-          const volume = volumes.find(ctx);
-          const vms = attachedTo(ctx.state, volume);
-          if (vms.length > 0)
-            fail(
-              cloudError(
-                409,
-                `Volume ${volume.id} is attached to instance${vms.length === 1 ? '' : 's'} ${vms.map((vm) => `${vm.name} (${vm.id})`).join(', ')}; a volume must be available (detached) to be deleted`,
-                ctx.requestId,
-              ),
-            );
-          return route.handler(ctx);
-        },
-      },
-);

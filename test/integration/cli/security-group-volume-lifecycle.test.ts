@@ -1,0 +1,141 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
+import { runCliInProcess } from '../../helpers/cli-in-process.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { writeStackFiles } from '../../helpers/stack-files.js';
+
+const SG_V2 = '/cloud/v2/security_groups/1/76';
+const SG_V1 = '/cloud/v1/securitygroups/1/76';
+
+const stackYaml = (blocks: string) => `version: 1
+name: prod
+defaults: { project_id: 1, region_id: 76 }
+resources:
+${blocks}`;
+
+const GROUP = (rules: string, extra = '') => `  web:
+    type: cloud_security_group
+    name: web-sg
+    ${extra}rules:
+${rules}
+`;
+const SSH = `      - { direction: ingress, protocol: tcp, port_range_min: 22, remote_ip_prefix: 198.51.100.0/24 }`;
+const HTTPS = `      - { direction: ingress, protocol: tcp, port_range_min: 443, remote_ip_prefix: 0.0.0.0/0 }`;
+const HTTPS6 = `      - { direction: ingress, ethertype: IPv6, protocol: tcp, port_range_min: 443, remote_ip_prefix: "::/0" }`;
+const SELF = `      - { direction: ingress, protocol: tcp, port_range_min: 5432, remote_group_id: self }`;
+
+describe('cloud_security_group through the CLI', () => {
+  let emu: TestEmulator | undefined;
+  afterEach(async () => {
+    await emu?.close();
+    emu = undefined;
+  });
+  const start = async () => {
+    emu = await startTestEmulator({ taskDurationMs: 0 });
+    return { emu, env: emulatorEnv(emu) };
+  };
+  const groupOf = (e: TestEmulator) => [...e.state.securityGroups.values()].find((g) => g.tags.some((t) => t.key === 'edgeform-address' && t.value === 'cloud_security_group.web'));
+
+  it('creates with its rules, plans no changes (the default egress rules are no drift), changes only the changed rules, and deletes', async () => {
+    const { emu, env } = await start();
+    const dir = writeStackFiles({ 'stack.yaml': stackYaml(GROUP(`${SSH}\n${HTTPS}`)) });
+    const stack = join(dir, 'stack.yaml');
+
+    const plan = await runCliInProcess(['plan', stack], { env });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('# cloud_security_group.web will be created');
+    expect(plan.stdout).toContain('ingress IPv4 tcp 22 from 198.51.100.0/24');
+    expect(plan.stdout).toContain('Plan: 1 to add, 0 to change, 0 to destroy.');
+
+    const created = await runCliInProcess(['apply', stack, '--auto-approve'], { env });
+    expect(created.code, created.stderr).toBe(0);
+    const group = groupOf(emu)!;
+    expect(group.rules.map((r) => [r.direction, r.ethertype, r.protocol, r.port_range_min])).toEqual([
+      ['ingress', 'IPv4', 'tcp', 22],
+      ['ingress', 'IPv4', 'tcp', 443],
+      ['egress', 'IPv4', null, null],
+      ['egress', 'IPv6', null, null],
+    ]);
+    expect(writesSeen(emu)).toEqual([`POST ${SG_V2}`]);
+
+    const again = await runCliInProcess(['plan', stack, '--detailed-exitcode'], { env });
+    expect(again.code, again.stdout).toBe(0);
+    expect(again.stdout).toContain('No changes');
+
+    // 22 goes, 443 over IPv6 comes, 443 over IPv4 stays: one delete and one create, nothing else.
+    writeFileSync(stack, stackYaml(GROUP(`${HTTPS}\n${HTTPS6}`)));
+    const changed = await runCliInProcess(['apply', stack, '--auto-approve'], { env });
+    expect(changed.code, changed.stderr).toBe(0);
+    const ssh = emu.mutations.find((m) => m.kind === 'security_group_rule' && m.change === 'delete_security_group_rule')!;
+    expect(writesSeen(emu).slice(1)).toEqual([`DELETE ${SG_V2}/${group.id}/rules/${ssh.id}`, `POST ${SG_V2}/${group.id}/rules`]);
+    expect(emu.mutations.filter((m) => m.change === 'create_security_group_rule').map((m) => m.after)).toEqual([
+      {
+        security_group_id: group.id,
+        direction: 'ingress',
+        ethertype: 'IPv6',
+        protocol: 'tcp',
+        port_range_min: 443,
+        port_range_max: 443,
+        remote_ip_prefix: '::/0',
+        remote_group_id: null,
+      },
+    ]);
+    expect((await runCliInProcess(['plan', stack, '--detailed-exitcode'], { env })).code).toBe(0);
+
+    writeFileSync(stack, stackYaml(GROUP(HTTPS, 'ensure: absent\n    ')));
+    const destroyed = await runCliInProcess(['apply', stack, '--auto-approve'], { env });
+    expect(destroyed.code, destroyed.stderr).toBe(0);
+    expect(emu.state.securityGroups.has(group.id)).toBe(false);
+    expect(writesSeen(emu).at(-1)).toBe(`DELETE ${SG_V1}/${group.id}`);
+  });
+
+  it('rules_policy: authoritative deletes the default egress rules; a rule naming the group itself (self) is created once the group exists', async () => {
+    const { emu, env } = await start();
+    const dir = writeStackFiles({ 'stack.yaml': stackYaml(GROUP(`${HTTPS}\n${SELF}`, 'rules_policy: authoritative\n    ')) });
+    const stack = join(dir, 'stack.yaml');
+    const created = await runCliInProcess(['apply', stack, '--auto-approve'], { env });
+    expect(created.code, created.stderr).toBe(0);
+    const group = groupOf(emu)!;
+    expect(group.rules.map((r) => [r.direction, r.port_range_min, r.remote_group_id])).toEqual([
+      ['ingress', 443, null],
+      ['ingress', 5432, group.id],
+    ]);
+    expect((await runCliInProcess(['plan', stack, '--detailed-exitcode'], { env })).code).toBe(0);
+  });
+
+  it('a group an instance uses is not deleted: the apply fails naming the instance', async () => {
+    const { emu, env } = await start();
+    const dir = writeStackFiles({ 'stack.yaml': stackYaml(GROUP(HTTPS)) });
+    const stack = join(dir, 'stack.yaml');
+    expect((await runCliInProcess(['apply', stack, '--auto-approve'], { env })).code).toBe(0);
+    const group = groupOf(emu)!;
+    const [vm] = emu.state.instances.values();
+    vm!.security_groups.push(group.id);
+    writeFileSync(stack, stackYaml(GROUP(HTTPS, 'ensure: absent\n    ')));
+    const refused = await runCliInProcess(['apply', stack, '--auto-approve'], { env });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout + refused.stderr).toContain(`is in use by instance ${vm!.name} (${vm!.id})`);
+    expect(emu.state.securityGroups.has(group.id)).toBe(true);
+  });
+
+  it('refuses offline a prefix of the other ethertype, host bits set and ports in the wrong order, naming file:line:col', async () => {
+    const { env } = await start();
+    const dir = writeStackFiles({
+      'stack.yaml': stackYaml(
+        GROUP(`      - { direction: ingress, remote_ip_prefix: "2001:db8::/32" }
+      - { direction: ingress, protocol: tcp, port_range_min: 90, port_range_max: 80 }
+      - { direction: ingress, remote_ip_prefix: 10.0.0.5/8 }
+      - { direction: ingress, protocol: icmp, port_range_min: 8 }`),
+      ),
+    });
+    const res = await runCliInProcess(['validate', join(dir, 'stack.yaml')], { env });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('stack.yaml:10:');
+    expect(res.stderr).toContain("is an IPv6 network, the rule's ethertype is IPv4");
+    expect(res.stderr).toContain('must not be below port_range_min (90)');
+    expect(res.stderr).toContain('has host bits set: the network is 10.0.0.0/8');
+    expect(res.stderr).toContain('ports can only be given with protocol tcp');
+  });
+});
