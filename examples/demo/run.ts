@@ -4,11 +4,12 @@
  * an out-of-band change, apply (with its "Still ..." progress while a platform task runs), drift
  * (in sync), another out-of-band change, drift again, and a floating IP created and then found
  * again by its ownership tags, and a FastEdge app reading the address of a floating IP made in
- * the same apply (a reference, known after apply). Every step runs the real CLI as a user would; the script checks
+ * the same apply (a reference, known after apply), and a virtual machine made from nothing (network,
+ * subnet, security group, SSH key, floating IP, instance) and destroyed again. Every step runs the real CLI as a user would; the script checks
  * each exit code.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +19,7 @@ const CLI = fileURLToPath(new URL('../../cmd/edgeform.js', import.meta.url));
 const STACK = 'examples/quickstart.yaml';
 const CREATE_STACK = 'examples/floating-ips.yaml';
 const REFERENCES_STACK = 'examples/references.yaml';
+const WEB_STACK = 'examples/web-service.yaml';
 
 // Platform tasks last a minute on the emulator's clock, so apply has time to say what it is
 // still waiting on; once it has, the demo moves the emulator's clock on instead of waiting.
@@ -115,6 +117,16 @@ try {
     step('13. Apply: the floating IP first (its task), then the app with the real address', ['apply', REFERENCES_STACK, '--auto-approve'], 0, onApplyOutput),
   );
   await step('14. Plan it again: the address is known and in place, nothing to do', ['plan', REFERENCES_STACK, '--detailed-exitcode'], 0);
+  await step('15. A virtual machine from nothing: 6 to add, ids and addresses known after apply', ['plan', WEB_STACK, '--detailed-exitcode'], 2);
+  await waitingOnTasks(() =>
+    step('16. Apply: network, subnet, security group, SSH key and floating IP, then the instance, each task waited on', ['apply', WEB_STACK, '--auto-approve'], 0, onApplyOutput),
+  );
+  await step('17. Plan it again: found by its ownership tags, nothing to do', ['plan', WEB_STACK, '--detailed-exitcode'], 0);
+  // The same stack with `ensure: absent` on every block, next to its key file.
+  const gone = join(work, 'web-service.yaml');
+  writeFileSync(gone, readFileSync(WEB_STACK, 'utf8').replace(/^( {2}[a-z]+:\n {4}type: .*)$/gm, '$1\n    ensure: absent'));
+  copyFileSync('examples/web-service.pub', join(work, 'web-service.pub'));
+  await waitingOnTasks(() => step('18. ensure: absent on every block: destroyed in reverse order, the instance first', ['apply', gone, '--auto-approve'], 0, onApplyOutput));
 } finally {
   await emulator.close();
   rmSync(work, { recursive: true, force: true });

@@ -194,11 +194,24 @@ function layOut(blocks: readonly DraftBlock[]): Layout {
           fields.map((f) => {
             const value = block.attributes[f];
             const kind = block.refersTo?.[f];
-            const target = kind !== undefined && (typeof value === 'string' || typeof value === 'number') ? referable.get(referableKey(kind, String(value))) : undefined;
-            if (target === undefined || reaches(target, i, refersTo)) return [f, value];
+            /** The reference a value is written as, or undefined when it stays data. */
+            const refer = (item: unknown): string | undefined => {
+              const target = kind !== undefined && (typeof item === 'string' || typeof item === 'number') ? referable.get(referableKey(kind, String(item))) : undefined;
+              if (target === undefined || reaches(target, i, refersTo)) return undefined;
+              refersTo[i]!.add(target);
+              return writeReference({ type: kind!, name: names[target]!, field: 'id' });
+            };
+            // A list of ids (an instance's volume_ids): each item that names a block is written as a reference, the others as data.
+            if (Array.isArray(value) && kind !== undefined) {
+              const items = value.map((item) => ({ item, reference: refer(item) }));
+              if (items.every((x) => x.reference === undefined)) return [f, value];
+              references[i]!.add(f);
+              return [f, items.map((x) => x.reference ?? asData(x.item))];
+            }
+            const reference = refer(value);
+            if (reference === undefined) return [f, value];
             references[i]!.add(f);
-            refersTo[i]!.add(target);
-            return [f, writeReference({ type: kind!, name: names[target]!, field: 'id' })];
+            return [f, reference];
           }),
         ),
       };

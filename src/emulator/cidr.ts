@@ -59,3 +59,18 @@ export function firstHost(network: IpNetwork): string {
 export function hostCount(network: IpNetwork): number | null {
   return network.version === 4 ? Math.max(0, 2 ** (32 - network.bits) - 2) : null;
 }
+
+/** The network's `n`th address (its address + n), or undefined past its end (IPv4: its broadcast address too). */
+export function nthHost(network: IpNetwork, n: number): string | undefined {
+  const count = hostCount(network);
+  if (count !== null && n > count) return undefined;
+  const bytes = network.address.toByteArray();
+  let carry = n;
+  for (let i = bytes.length - 1; i >= 0 && carry > 0; i--) {
+    const sum = (bytes[i] ?? 0) + (carry % 256);
+    bytes[i] = sum & 0xff;
+    carry = Math.floor(carry / 256) + (sum > 0xff ? 1 : 0);
+  }
+  const text = ipaddr.fromByteArray(bytes).toString();
+  return contains(network, text) ? text : undefined;
+}

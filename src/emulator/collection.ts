@@ -108,11 +108,14 @@ export interface CollectionSpec<State extends object, Rec, Key, Scope, Query, Sy
   };
   updates?: readonly UpdateSpec<State, Rec, Scope>[];
   /**
-   * DELETE: remove at once and answer 204 (or `answer`: DNS answers 200 `{}`), or start a task
-   * (cloud) and answer it. `check` refuses a delete the vendor refuses (a network that still has
-   * subnets), naming what uses the record.
+   * DELETE: remove at once and answer 204 (or `answer`: DNS answers 200 `{}`), or start a task (cloud) and answer it: a task type, or
+   * the task a request's options make (an instance's `volumes`, `delete_floatings`). `check`
+   * refuses a delete the vendor refuses (a network that still has subnets), naming what uses the record.
    */
-  delete?: ({ remove?(ctx: RouteContext<State>, record: Rec, scope: Scope): void; answer?(record: Rec, ctx: RouteContext<State>): Reply } | { task: string }) & {
+  delete?: (
+    | { remove?(ctx: RouteContext<State>, record: Rec, scope: Scope): void; answer?(record: Rec, ctx: RouteContext<State>): Reply }
+    | { task: string | ((ctx: RouteContext<State>, record: Rec, scope: Scope) => TaskStart) }
+  ) & {
     check?(ctx: RouteContext<State>, record: Rec, scope: Scope): void;
   };
 }
@@ -255,8 +258,9 @@ export function defineCollection<State extends object, Rec, Scope = undefined, Q
     const { record, scope } = locate(ctx);
     if ('task' in del) {
       del.check?.(ctx, record, scope);
+      const start = typeof del.task === 'string' ? { type: del.task, data: null } : del.task(ctx, record, scope);
       assertUnlocked(ctx, record as Rec & { task_id: string | null });
-      return tasksReply(startOn(ctx, record, { type: del.task, data: null }));
+      return tasksReply(startOn(ctx, record, start));
     }
     del.check?.(ctx, record, scope);
     if (del.remove) del.remove(ctx, record, scope);

@@ -47,7 +47,13 @@ export interface FinishedTask {
  * What a read found. `state` is the provider's own plain-JSON projection of the platform's
  * answer (enough to diff and to re-plan); `lockTaskId` is the platform's lock (`task_id`).
  */
-export type Observation = { exists: false } | { exists: true; state: Record<string, unknown>; lockTaskId?: string | null; foundBy?: string };
+export type Observation =
+  | {
+      exists: false;
+      /** What the read learnt besides the absence that a create is planned from (the region's flavors an instance may be created with). */
+      facts?: Readonly<Record<string, unknown>>;
+    }
+  | { exists: true; state: Record<string, unknown>; lockTaskId?: string | null; foundBy?: string };
 
 /**
  * Who a block is in its stack: its address and the stack's `name:` (null when it has none).
@@ -221,9 +227,10 @@ export interface ResourceProvider<T extends ResourceType = ResourceType> {
     /**
      * The create of `desired`: `after` (platform-decided fields such as the id are
      * KNOWN_AFTER_APPLY), `changes` (each declared field added), the payload apply sends
-     * (ownership tags included, from `ref`), and plan errors. Pure.
+     * (ownership tags included, from `ref`), and plan errors, some of them from `facts` (what
+     * the read of the absent resource learnt, see Observation), when it was read. Pure.
      */
-    plan(desired: ResourceAttributes[T], ref: ResourceRef): ProviderPlan;
+    plan(desired: ResourceAttributes[T], ref: ResourceRef, facts?: Readonly<Record<string, unknown>>): ProviderPlan;
     /** How a block without an id is found again, e.g. `name "web"`; null when it names its id. Pure. */
     identity(desired: ResourceAttributes[T], ref: ResourceRef): string | null;
   };

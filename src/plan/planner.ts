@@ -250,7 +250,7 @@ function planOwnedResource<K extends ResourceType>(
   }
 
   if (!observed.exists) {
-    if (planner.create && !named) return planCreate(block, planner.create.plan(desired, ref), identity, checkWarnings);
+    if (planner.create && !named) return planCreate(block, planner.create.plan(desired, ref, observed.facts), identity, checkWarnings);
     const id = desired[planner.idField];
     const detail = planner.create
       ? `Check the id, or remove ${planner.idField} to have edgeform create the ${block.type} (found again by its ${describeKey(block.type)}).`

@@ -76,8 +76,9 @@ async function runChaos(
     'cdn_rule',
   ])
     expect(actions).toContain(`${kind} update`);
-  for (const kind of ['fastedge_app', 'streaming_player', 'cloud_quota_limit_request', 'streaming_video_subtitle', 'dns_rrset', 'cdn_resource', 'cdn_rule'])
+  for (const kind of ['fastedge_app', 'streaming_player', 'cloud_quota_limit_request', 'streaming_video_subtitle', 'dns_rrset', 'cdn_resource', 'cdn_rule', 'cloud_instance'])
     expect(actions).toContain(`${kind} delete`);
+  for (const kind of ['cloud_instance']) expect(actions).toContain(`${kind} create`);
   for (const kind of RESOURCE_TYPES) expect(actions).toContain(`${kind} no-op`);
 
   emu.requests.length = 0;

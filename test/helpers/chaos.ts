@@ -27,7 +27,7 @@ export interface ChaosWorld {
 const id = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const FLAVORS = ['g2-standard-2-4', 'g2-standard-4-8', 'g2-standard-8-16'];
 
-/** Builds the chaos world: 50 floating IPs, 27 instances, 25 clusters, 20 settings, 20 each of apps, players, quota requests, 10 subtitles, 3 networks, 3 subnets, 2 SSH keys, a DNS zone with 12 record sets, CDN origin groups, resources and rules. */
+/** Builds the chaos world: 50 floating IPs, 35 instances (25 resized, 5 deleted, 5 created with a floating IP by reference), 25 clusters, 20 settings, 20 each of apps, players, quota requests, 10 subtitles, 3 networks, 3 subnets, 2 SSH keys, a DNS zone with 12 record sets, CDN origin groups, resources and rules. */
 export function chaosWorld(): ChaosWorld {
   const floating_ips: Record<string, unknown>[] = [];
   const instances: Record<string, unknown>[] = [];
@@ -53,10 +53,24 @@ export function chaosWorld(): ChaosWorld {
             : { tags: { env: 'prod', team: `t${i % 3}` } };
     block(`ip_${i}`, { type: 'cloud_floating_ip', floating_ip_id: id('1f000000', i), ...desired });
   }
-  for (let i = 1; i <= 27; i++) {
+  // --- cloud_instance (vm branch): 25 adopted and resized (clusters depend on them), 5 deleted, 5 created with references. ---
+  for (let i = 1; i <= 30; i++) {
     instances.push({ id: id('2a000000', i), name: `vm-${i}`, status: 'ACTIVE', flavor_id: FLAVORS[0], available_flavors: FLAVORS });
-    block(`vm_${i}`, { type: 'cloud_instance', instance_id: id('2a000000', i), flavor_id: i % 7 === 0 ? FLAVORS[0] : FLAVORS[1 + (i % 2)] });
+    if (i > 25) block(`vm_${i}`, { type: 'cloud_instance', instance_id: id('2a000000', i), flavor_id: FLAVORS[0], ensure: 'absent' });
+    else block(`vm_${i}`, { type: 'cloud_instance', instance_id: id('2a000000', i), flavor_id: i % 7 === 0 ? FLAVORS[0] : FLAVORS[1 + (i % 2)] });
   }
+  for (let i = 31; i <= 35; i++) {
+    // Created and found by its ownership tags; its interface takes the floating IP of ip_i by reference (a dependency).
+    block(`vm_${i}`, {
+      type: 'cloud_instance',
+      name: `new-vm-${i}`,
+      flavor_id: FLAVORS[0],
+      image_id: id('2b000000', 1),
+      interfaces: [{ type: 'subnet', network_id: id('2c000000', 1), subnet_id: id('2d000000', 1), floating_ip_id: `\${cloud_floating_ip.ip_${i}.id}` }],
+      tags: { wave: 'chaos' },
+    });
+  }
+  // --- end of cloud_instance (vm branch) ---
   for (let i = 1; i <= 25; i++) {
     k8s_clusters.push({ name: `cluster-${i}`, version: 'v1.29.8', status: 'Provisioned' });
     const version = i % 8 === 0 ? 'v1.29.8' : i % 3 === 0 ? 'v1.31.3' : 'v1.30.6';
@@ -118,6 +132,9 @@ export function chaosWorld(): ChaosWorld {
     block(`key_${i}`, { type: 'cloud_ssh_key', name: `key-${i}`, public_key: key });
   }
   // --- end net ---
+  // The network and subnet the created instances' interfaces are on (vm branch), outside the stack.
+  networks.push({ id: id('2c000000', 1), name: 'chaos-net' });
+  subnets.push({ id: id('2d000000', 1), name: 'chaos-subnet', network_id: id('2c000000', 1), cidr: '10.0.0.0/16' });
   return {
     fixtures: {
       dns_zones: dns.zones,
@@ -135,7 +152,8 @@ export function chaosWorld(): ChaosWorld {
       streaming_players,
       quota_requests,
     } as EmulatorFixtures,
-    yaml: `version: 1\ndefaults: { project_id: 1, region_id: 76 }\nresources:\n${blocks.join('\n')}\n`,
+    // Named: resources it creates carry the stack's ownership tags.
+    yaml: `version: 1\nname: chaos\ndefaults: { project_id: 1, region_id: 76 }\nresources:\n${blocks.join('\n')}\n`,
     size: blocks.length,
   };
 }
@@ -199,10 +217,11 @@ function cdnChaosPart(): { fixtures: Record<string, unknown[]>; blocks: string[]
 }
 // ---- end of CDN
 
-/** Which emulator resource a planned change acts on, as the mutation log names it. */
+/** Which emulator resource a planned change acts on, as the mutation log names it; one it creates by its ownership address (`kind @address`, see mutationsByResource). */
 export function emulatorResource(change: ResourceChange): string {
   const d = change.desired as Record<string, unknown>;
   const place = (kind: MutationKind, id: unknown) => `${kind} ${String(id)}`;
+  if (change.action === 'create') return `${CREATED_KIND[change.type] ?? change.type} @${change.address}`;
   switch (change.type) {
     case 'cloud_floating_ip':
       return place('floating_ip', d.floating_ip_id);
@@ -233,12 +252,6 @@ export function emulatorResource(change: ResourceChange): string {
     case 'cdn_rule':
       return place('cdn_rule', d.rule_id);
     // --- end of CDN kinds ---
-    // --- security groups and volumes (issue 22, branch sg) ---
-    case 'cloud_security_group':
-      return place('security_group', d.security_group_id);
-    case 'cloud_volume':
-      return place('volume', d.volume_id);
-    // --- end security groups and volumes ---
     // --- net (issue 22): networks, subnets, SSH keys ---
     case 'cloud_network':
       return place('network', d.network_id);
@@ -247,6 +260,12 @@ export function emulatorResource(change: ResourceChange): string {
     case 'cloud_ssh_key':
       return place('ssh_key', d.ssh_key_id);
     // --- end net ---
+    // --- security groups and volumes (issue 22, branch sg) ---
+    case 'cloud_security_group':
+      return place('security_group', d.security_group_id);
+    case 'cloud_volume':
+      return place('volume', d.volume_id);
+    // --- end security groups and volumes ---
   }
 }
 
@@ -264,8 +283,12 @@ export function expectedMutations(change: ResourceChange): string[] {
   if (change.action === 'delete') {
     // An active CDN resource or rule is deactivated first (the platform refuses to delete it).
     const deactivates = (change.type === 'cdn_resource' || change.type === 'cdn_rule') && change.before?.active !== false;
-    return [...(deactivates ? [describeMutation({ change: 'update', after: { active: false } })] : []), describeMutation({ change: 'delete', after: {} })];
+    return [
+      ...(deactivates ? [describeMutation({ change: 'update', after: { active: false } })] : []),
+      describeMutation({ change: DELETE_CHANGE[change.type] ?? 'delete', after: {} }),
+    ];
   }
+  if (change.action === 'create') return [createdMutation(change)];
   const after = change.after as Record<string, unknown>;
   switch (change.type) {
     case 'cloud_floating_ip':
@@ -291,11 +314,37 @@ export function expectedMutations(change: ResourceChange): string[] {
   }
 }
 
-/** Mutations per emulator resource (`kind id`), described, in order. */
+/** The mutation-log kind of the resources a kind creates (the key of a created resource, see emulatorResource). */
+const CREATED_KIND: Partial<Record<ResourceChange['type'], MutationKind>> = { cloud_instance: 'instance', cloud_floating_ip: 'floating_ip' };
+
+/** What the emulator logs for a delete that is a platform task; a synchronous delete logs `delete`. */
+const DELETE_CHANGE: Partial<Record<ResourceChange['type'], string>> = { cloud_instance: 'delete_vm', cloud_floating_ip: 'delete_fip' };
+
+/** The one mutation a create should cause: its task's change with what the create request asked for. */
+function createdMutation(change: ResourceChange): string {
+  const payload = (change.payload ?? {}) as Record<string, unknown>;
+  switch (change.type) {
+    case 'cloud_instance':
+      return describeMutation({ change: 'create_vm', after: { name: payload.name, flavor_id: payload.flavor, tags: payload.tags } });
+    case 'cloud_floating_ip':
+      return describeMutation({ change: 'create_fip', after: { tags: payload.tags } });
+    default:
+      throw new Error(`no create is expected of ${change.type}`);
+  }
+}
+
+/**
+ * Mutations per emulator resource (`kind id`), described, in order. A resource a create made
+ * (its create mutation's tags carry `edgeform-address`) is keyed by that address (`kind @address`),
+ * from its create on, so it meets its planned create whatever id the platform gave it.
+ */
 export function mutationsByResource(mutations: readonly MutationLogEntry[]): Map<string, string[]> {
   const out = new Map<string, string[]>();
+  const created = new Map<string, string>();
   for (const m of mutations) {
-    const key = `${m.kind} ${m.id}`;
+    const address = (m.after.tags as Record<string, unknown> | undefined)?.['edgeform-address'];
+    if (m.change.startsWith('create') && typeof address === 'string') created.set(`${m.kind} ${m.id}`, `${m.kind} @${address}`);
+    const key = created.get(`${m.kind} ${m.id}`) ?? `${m.kind} ${m.id}`;
     out.set(key, [...(out.get(key) ?? []), describeMutation(m)]);
   }
   return out;

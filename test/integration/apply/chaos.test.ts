@@ -110,6 +110,25 @@ describe('compareWithMutations: the chaos oracle finds every kind of false repor
     ).toEqual(['cloud_k8s_cluster.c: reported failed, but the emulator did upgrade_k8s_cluster_v2 {"version":"v1.30.6"} ; upgrade_k8s_cluster_v2 {"version":"v1.31.3"}']);
   });
 
+  // --- cloud_instance (vm branch): creates are matched by their ownership address, deletes by their task's change. ---
+  it('matches a create by the address its tags carry, whatever id the platform gave it; finds one made twice, and a task delete', () => {
+    const tags = { 'edgeform-stack': 'chaos', 'edgeform-address': 'cloud_instance.new' };
+    const made = change({ address: 'cloud_instance.new', action: 'create', desired: {}, payload: { name: 'n', flavor: 'f', tags } });
+    const gone = change({ address: 'cloud_instance.old', action: 'delete', desired: { instance_id: 'i9' } });
+    const plan2 = planOf([made, gone]);
+    const applied: ApplyOutcome = {
+      resources: plan2.resource_changes.map((c) => ({ address: c.address, action: c.action, status: 'applied', taskIds: [] })),
+      interrupted: false,
+      aborted: false,
+    };
+    const create = (id: string) => m('instance', id, 'create_vm', { name: 'n', flavor_id: 'f', tags });
+    expect(compareWithMutations(plan2, applied, [create('x1'), m('instance', 'i9', 'delete_vm')])).toEqual([]);
+    expect(compareWithMutations(plan2, applied, [create('x1'), create('x2'), m('instance', 'i9', 'delete_vm')])).toEqual([
+      'cloud_instance.new: reported applied, but the emulator did create_vm {"flavor_id":"f","name":"n","tags":{"edgeform-address":"cloud_instance.new","edgeform-stack":"chaos"}} ; create_vm {"flavor_id":"f","name":"n","tags":{"edgeform-address":"cloud_instance.new","edgeform-stack":"chaos"}}; the plan expects create_vm {"flavor_id":"f","name":"n","tags":{"edgeform-address":"cloud_instance.new","edgeform-stack":"chaos"}}',
+    ]);
+  });
+  // --- end of cloud_instance (vm branch) ---
+
   it('finds a change made to a resource reported unchanged', () => {
     expect(compareWithMutations(thePlan, report(unchangedPlayer), [...allDone, m('streaming_player', '5', 'delete')])).toEqual([
       'streaming_player.p: reported unchanged, but the emulator did delete {}',

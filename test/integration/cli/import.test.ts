@@ -88,6 +88,19 @@ describe('edgeform import against the demo world', () => {
     // Written only when the live zone or record set has them (none: not managed).
     dns_zone: ['meta'],
     dns_rrset: ['pickers', 'meta'],
+    // What only a create sends and the instance does not show; the SSH key and volumes when it has none.
+    cloud_instance: [
+      'image_id',
+      'boot_volume_size',
+      'boot_volume_type',
+      'boot_volume_id',
+      'volume_ids',
+      'interfaces',
+      'security_group_ids',
+      'ssh_key_name',
+      'user_data',
+      'user_data_file',
+    ],
   };
 
   it.each(IMPORTED)("writes every field of %s's schema it has (not ensure, tags_policy) (project and region as defaults)", async (type) => {

@@ -35,7 +35,8 @@ describe('edgeform validate', () => {
       severity: 'error',
       code: 'unknown-field',
       summary: 'unknown field "flavour_id" in cloud_instance; did you mean "flavor_id"?',
-      detail: 'cloud_instance accepts: project_id, region_id, instance_id, flavor_id, ensure, type, depends_on.',
+      detail:
+        'cloud_instance accepts: project_id, region_id, instance_id, flavor_id, name, image_id, boot_volume_size, boot_volume_type, boot_volume_id, volume_ids, interfaces, security_group_ids, ssh_key_name, user_data, user_data_file, tags, tags_policy, ensure, type, depends_on, moved_from.',
       address: 'cloud_instance.web_vm',
       range: { filename: 'test/fixtures/invalid/unknown-resource-field/stack.yaml', start: { line: 9, column: 5 }, end: { line: 9, column: 15 } },
     });
@@ -97,8 +98,8 @@ describe('edgeform schema', () => {
     const stack = (block: Record<string, unknown>) => ({ version: 1, resources: { x: block } });
     expect(validate(stack({ type: 'fastedge_app', app_id: 1, ensure: 'absent' }))).toBe(true);
     expect(validate(stack({ type: 'fastedge_app', app_id: 1, flavor_id: 'x' }))).toBe(false);
-    expect(validate(stack({ type: 'cloud_instance', instance_id: 'a7e7e8d6-0b4c-4c2e-9d1e-2f0f0c7b9a11', ensure: 'absent' }))).toBe(false);
-    expect(validate(stack({ type: 'cloud_instance', flavor_id: 'x' }))).toBe(false);
+    expect(validate(stack({ type: 'cloud_k8s_cluster', cluster_name: 'prod-eu', version: 'v1.31.3', ensure: 'absent' }))).toBe(false);
+    expect(validate(stack({ type: 'cloud_k8s_cluster', version: 'v1.31.3' }))).toBe(false);
     expect(validate(stack({ type: 'nope' }))).toBe(false);
     expect(validate({ version: 1, defaults: { project_id: '${env:PROJECT_ID}' } })).toBe(true);
   });

@@ -16,9 +16,9 @@ describe('emulator routing and bodies', () => {
   });
 
   it('answers 405 with Allow for a wrong method', async () => {
-    const res = await emu.call('DELETE', `/cloud/v1/instances/1/76/${DEMO.instance}`);
+    const res = await emu.call('PUT', `/cloud/v1/instances/1/76/${DEMO.instance}`);
     expect(res.status).toBe(405);
-    expect(res.headers.get('allow')).toBe('GET');
+    expect(res.headers.get('allow')).toBe('GET, PATCH, DELETE');
     expect(res.body.exception_class).toBe('HTTPError');
   });
 

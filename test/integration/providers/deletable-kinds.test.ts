@@ -152,6 +152,10 @@ const TESTED_ELSEWHERE: Partial<Record<DeletableType, string>> = {
   cloud_floating_ip: 'test/integration/providers/cloud-floating-ip-lifecycle.test.ts',
   dns_zone: 'test/integration/cli/dns.test.ts',
   dns_rrset: 'test/integration/cli/dns.test.ts',
+  cloud_instance: 'test/integration/providers/cloud-instance-lifecycle.test.ts',
+  cloud_network: 'test/integration/cli/network-chain.test.ts',
+  cloud_subnet: 'test/integration/cli/network-chain.test.ts',
+  cloud_ssh_key: 'test/integration/cli/network-chain.test.ts',
   cloud_security_group: 'test/integration/cli/security-group-volume-lifecycle.test.ts',
   cloud_volume: 'test/integration/cli/security-group-volume-lifecycle.test.ts',
 };

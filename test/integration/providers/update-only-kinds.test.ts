@@ -18,11 +18,6 @@ const base = { project_id: 1, region_id: 76, ensure: 'present' as const };
 /** Each kind edgeform can update but never delete, with a planned update on the demo world. */
 const kinds: [string, () => ResourceBlock, () => unknown][] = [
   [
-    'cloud_instance',
-    () => resource('cloud_instance', 'web_vm', { ...base, instance_id: DEMO.instance, flavor_id: 'g2-standard-4-8' }),
-    () => emu.state.instances.get(DEMO.instance)!.flavor_id,
-  ],
-  [
     'cloud_k8s_cluster',
     () => resource('cloud_k8s_cluster', 'cluster', { ...base, cluster_name: DEMO.cluster, version: 'v1.31.3' }),
     () => emu.state.k8sClusters.get(`1/76/${DEMO.cluster}`)!.version,

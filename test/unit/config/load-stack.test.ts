@@ -250,9 +250,9 @@ describe('loadStack: name and prune', () => {
   });
 
   it('says an adopt-only kind cannot be created when its id is missing', async () => {
-    const { diagnostics } = await load({ 'stack.yaml': 'version: 1\nresources:\n  web_vm: { type: cloud_instance, project_id: 1, region_id: 76, flavor_id: g2-standard-4-8 }\n' });
-    expect(diagnostics[0]).toMatchObject({ code: 'missing-field', summary: 'missing required field "instance_id" in cloud_instance' });
-    expect(diagnostics[0]!.detail).toContain('edgeform adopts cloud_instance resources but cannot create them (the kind is adopt-only)');
+    const { diagnostics } = await load({ 'stack.yaml': 'version: 1\nresources:\n  cluster: { type: cloud_k8s_cluster, project_id: 1, region_id: 76, version: v1.31.3 }\n' });
+    expect(diagnostics[0]).toMatchObject({ code: 'missing-field', summary: 'missing required field "cluster_name" in cloud_k8s_cluster' });
+    expect(diagnostics[0]!.detail).toContain('edgeform adopts cloud_k8s_cluster resources but cannot create them (the kind is adopt-only)');
   });
 });
 

@@ -338,6 +338,26 @@ resources:
     expect(byName.get('fastedge_app.other')!.attributes).toMatchObject({ binary: 8, comment: '1300' });
   });
 
+  it('writes each item of a refersTo list that names a block as a reference, the others as data', async () => {
+    // An instance's volume_ids; floating IP blocks stand in for the kind the ids name.
+    const vm: DraftBlock = {
+      type: 'cloud_instance',
+      name: 'vm',
+      attributes: { project_id: 1, region_id: 76, instance_id: 'a7e7e8d6-0b4c-4c2e-9d1e-2f0f0c7b9a11', flavor_id: 'g2-standard-2-4', volume_ids: [FIP, FIP2] },
+      comment: 'c',
+      id: 'a7e7e8d6-0b4c-4c2e-9d1e-2f0f0c7b9a11',
+      refersTo: { volume_ids: 'cloud_floating_ip' },
+    };
+    const result = writeStack({ blocks: [{ ...fip(FIP, 1, 76, {}, 'edge'), id: FIP }, vm] });
+    expect(result.leftOut).toEqual([]);
+    expect(result.text).toContain(`    volume_ids:\n      - "\${cloud_floating_ip.edge.id}"\n      - ${FIP2}\n`);
+    const { stack, diagnostics } = await load(result.text);
+    expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const loaded = stack!.resources.find((r) => r.address === 'cloud_instance.vm')!;
+    expect(loaded.attributes).toMatchObject({ volume_ids: ['${cloud_floating_ip.edge.id}', FIP2] });
+    expect(loaded.dependsOn).toContain('cloud_floating_ip.edge');
+  });
+
   it('writes a literal id where the block it would name is left out, or where two blocks of the kind hold that id', () => {
     const gw: DraftBlock = {
       type: 'fastedge_app',

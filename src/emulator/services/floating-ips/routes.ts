@@ -88,11 +88,16 @@ function* poolAddresses(): Generator<string> {
   }
 }
 
-/** The first address of the pool (poolAddresses) no floating IP holds; 403 QuotaLimitExceed when none is left. */
-function allocateAddress(ctx: Ctx): string {
-  const used = new Set([...ctx.state.floatingIps.values()].map((f) => f.floating_ip_address));
+/** The first address of the pool (poolAddresses) no floating IP holds, or null when none is left. */
+export function freeAddress(state: FloatingIpSlice): string | null {
+  const used = new Set([...state.floatingIps.values()].map((f) => f.floating_ip_address));
   for (const address of poolAddresses()) if (!used.has(address)) return address;
-  fail(cloudError(403, 'Quota exceeded: no floating IP address left in the pool', ctx.requestId, 'QuotaLimitExceed'));
+  return null;
+}
+
+/** The first address of the pool no floating IP holds; 403 QuotaLimitExceed when none is left. */
+function allocateAddress(ctx: Ctx): string {
+  return freeAddress(ctx.state) ?? fail(cloudError(403, 'Quota exceeded: no floating IP address left in the pool', ctx.requestId, 'QuotaLimitExceed'));
 }
 
 /**

@@ -5,6 +5,7 @@ import { defineService } from '../../service.js';
 import type { Tag } from '../../tags.js';
 import type { TaskTarget } from '../../tasks.js';
 import { deriveFlavor, ensureFlavor, type FlavorRecord } from './flavors.js';
+import { finishCreate, finishDelete, type CreateState, type InstanceCreateEffect } from './create.js';
 import { instanceRoutes } from './routes.js';
 
 /** One address of an instance on a network. */
@@ -25,15 +26,40 @@ export interface InstanceRecord extends Placement {
   /** Flavors changeflavor accepts (the current flavor is listed too). */
   available_flavors: string[];
   tags: Tag[];
+  /** What GET shows under `addresses`: a fixture's as given; a created instance's from its ports (addressesOf). */
   addresses: Record<string, InstanceAddress[]>;
+  /** The ports a create attached (none for a fixture instance, whose addresses are given). */
+  ports: InstancePort[];
+  /** Security group names, as GET shows them. */
   security_groups: string[];
+  /** The security groups a create named, by id. */
+  security_group_ids: string[];
   ssh_key_name: string | null;
+  /** The create's user_data (base64); GET never shows it. */
+  user_data: string | null;
   instance_description: string | null;
   volumes: Array<{ id: string; delete_on_termination: boolean }>;
   created_at: number;
   next_task_error: string | null;
   /** After a resize: GET keeps showing `flavor_id` until emulator time `until` (read lag). */
   stale_flavor: { flavor_id: string; until: number } | null;
+}
+
+/** A port a create attached: its network, subnet, fixed address and floating IP. */
+export interface InstancePort {
+  port_id: string;
+  type: 'external' | 'subnet' | 'any_subnet';
+  network_id: string | null;
+  network_name: string;
+  subnet_id: string | null;
+  subnet_name: string | null;
+  interface_name: string | null;
+  ip_address: string;
+  /** The floating IP on the port: the existing one a create named (associated when it finishes), or the new one it made. */
+  floating_ip_id: string | null;
+  /** The create asked for a new floating IP on this port (made when it finishes). */
+  new_floating_ip: boolean;
+  security_groups: string[];
 }
 
 /** The instance service's slice of the state: the instances and the flavor catalogue. */
@@ -44,6 +70,12 @@ export interface InstanceSlice {
 
 /** What resize_vm does when it finishes. */
 export type ResizeEffect = { type: 'resize_vm'; flavor_id: string; previous_status: string; read_lag_ms: number };
+
+/** What delete_vm does when it finishes: removes the instance and, with it, these floating IPs and volumes; the rest is detached. */
+export type InstanceDeleteEffect = { type: 'delete_vm'; floatings: string[]; volumes: string[] };
+
+/** What an instance task does when it finishes. */
+export type InstanceEffect = ResizeEffect | InstanceCreateEffect | InstanceDeleteEffect;
 
 const flavorFixture = z.strictObject({
   flavor_id: z.string().min(1),
@@ -110,15 +142,19 @@ const instanceFixture = z.strictObject({
   next_task_error: nextTaskError,
 });
 
-const resizeTasks: TaskTarget<'instance', InstanceRecord, ResizeEffect, InstanceSlice> = {
+const instanceTasks: TaskTarget<'instance', InstanceRecord, InstanceEffect, CreateState> = {
   kind: 'instance',
   find: (state, id) => state.instances.get(id),
-  begin(vm) {
-    vm.status = 'RESIZE';
-    vm.task_state = 'resize_prep';
+  begin(vm, effect) {
+    if (effect.type === 'resize_vm') {
+      vm.status = 'RESIZE';
+      vm.task_state = 'resize_prep';
+    } else if (effect.type === 'delete_vm') vm.task_state = 'deleting';
   },
   finish(state, vm, task, ok) {
     const { effect } = task;
+    if (effect.type === 'create_vm') return finishCreate(state, vm, task as typeof task & { effect: InstanceCreateEffect }, ok);
+    if (effect.type === 'delete_vm') return finishDelete(state, vm, task as typeof task & { effect: InstanceDeleteEffect }, ok);
     vm.task_state = null;
     vm.status = effect.previous_status;
     if (!ok) return;
@@ -172,8 +208,11 @@ export const instancesService = defineService({
         available_flavors: available,
         tags: fixtureTags(x.tags, x.read_only_tags),
         addresses: structuredClone(x.addresses) as Record<string, InstanceAddress[]>,
+        ports: [],
         security_groups: [...x.security_groups],
+        security_group_ids: [],
         ssh_key_name: x.ssh_key_name,
+        user_data: null,
         instance_description: x.instance_description,
         volumes: x.volumes.map((v) => ({ ...v })),
         created_at: fixtureDate(x.created_at),
@@ -185,5 +224,5 @@ export const instancesService = defineService({
   dump: (state) => ({ instances: [...state.instances.values()], flavors: [...state.flavors.values()] }),
   routes: instanceRoutes,
   mutationKinds: ['instance'],
-  taskTargets: [resizeTasks],
+  taskTargets: [instanceTasks],
 });

@@ -17,9 +17,11 @@ import { formatOffsetDate, parseDate } from '../../format.js';
 import { fail, jsonReply, type Reply } from '../../reply.js';
 import type { RouteContext, ServiceRoute } from '../../router.js';
 import { ensureFlavor, type FlavorRecord } from './flavors.js';
+import { applyTagsPatch, parseTagsPatch, readOnlyKeysTouched, sameTags, userTagMap, type TagsPatch } from '../../tags.js';
+import { INSTANCE_NAME, buildInstance, checkLinks, deleteTask, makeVolumes, newInstanceId, portsOf, readCreateRequest, type CreateState } from './create.js';
 import type { InstanceRecord, InstanceSlice, ResizeEffect } from './index.js';
 
-type Ctx = RouteContext<InstanceSlice>;
+type Ctx = RouteContext<CreateState>;
 
 const BASE = '/cloud/v1/instances/{project_id}/{region_id}/{instance_id}';
 /** The statuses the list's `status` filter accepts (InstanceStatusQuery). */
@@ -169,7 +171,7 @@ function matchesQuery(vm: InstanceRecord, q: ReturnType<typeof readListQuery>, n
  * bare-metal and change-time parameters are checked but change nothing), GET one, and POST
  * changeflavor (task resize_vm).
  */
-export const instances = defineCollection<InstanceSlice, InstanceRecord, CloudScope, ReturnType<typeof readListQuery>>({
+export const instances = defineCollection<CreateState, InstanceRecord, CloudScope, ReturnType<typeof readListQuery>>({
   product: CLOUD_PRODUCT,
   path: '/cloud/v1/instances/{project_id}/{region_id}',
   idParam: 'instance_id',
@@ -178,6 +180,7 @@ export const instances = defineCollection<InstanceSlice, InstanceRecord, CloudSc
   store: (ctx) => ctx.state.instances,
   inScope: placedIn,
   idOf: (vm) => vm.id,
+  mutationKind: 'instance',
   tasks: { kind: 'instance' },
   list: {
     paging: cloudPages(),
@@ -191,7 +194,39 @@ export const instances = defineCollection<InstanceSlice, InstanceRecord, CloudSc
     render: (vm, ctx) => renderInstance(ctx.state, vm, ctx.now),
   },
   get: (vm, ctx) => renderInstance(ctx.state, vm, ctx.now),
+  createPath: '/cloud/v2/instances/{project_id}/{region_id}',
+  create: { build: createInstance },
   updates: [
+    {
+      // UpdateInstanceSerializer: a new name and a tags merge patch, at once.
+      method: 'PATCH',
+      change(ctx, vm, _scope, checkLock) {
+        const body = cloudObjectBody(ctx);
+        const name = body.name;
+        if (name !== undefined && (typeof name !== 'string' || !INSTANCE_NAME.test(name)))
+          fail(cloudError(400, `name: String should match pattern '${INSTANCE_NAME.source}'`, ctx.requestId));
+        let tags: TagsPatch | undefined;
+        if ('tags' in body) {
+          const parsed = parseTagsPatch(body.tags);
+          if (!parsed.ok) fail(cloudError(400, parsed.message, ctx.requestId));
+          const readOnly = readOnlyKeysTouched(vm.tags, parsed.patch);
+          if (readOnly.length > 0) fail(cloudError(400, `tags: ${readOnly.map((k) => `"${k}"`).join(', ')} cannot be modified: read-only`, ctx.requestId));
+          tags = parsed.patch;
+        }
+        checkLock();
+        const changed: Record<string, unknown> = {};
+        if (typeof name === 'string' && name !== vm.name) changed.name = vm.name = name;
+        if (tags !== undefined) {
+          const next = applyTagsPatch(vm.tags, tags);
+          if (!sameTags(next, vm.tags)) {
+            vm.tags = next;
+            changed.tags = userTagMap(vm.tags);
+          }
+        }
+        return changed;
+      },
+      answer: (vm, ctx) => jsonReply(200, renderInstance(ctx.state, vm, ctx.now)),
+    },
     {
       method: 'POST',
       path: `${BASE}/changeflavor`,
@@ -212,7 +247,63 @@ export const instances = defineCollection<InstanceSlice, InstanceRecord, CloudSc
       },
     },
   ],
+  delete: { task: (ctx, vm) => deleteTask(ctx, vm) },
 });
+
+/**
+ * POST /cloud/v2/instances/{p}/{r} (CreateInstanceSerializerV2): the body checked, the flavor one
+ * of the region's (not disabled), the networks, subnets, existing volumes (available), security
+ * groups, key pair and existing floating IP (free) it names found in the same place; the instance
+ * is made at once, BUILD and locked by its create_vm task, with the volumes it makes (attached),
+ * which the task lists under created_resources once FINISHED (a failed create removes them).
+ */
+function createInstance(ctx: Ctx, scope: CloudScope) {
+  const id = newInstanceId(ctx, scope);
+  const request = readCreateRequest(ctx, `instance/${id}`);
+  const flavor = ctx.state.flavors.get(request.flavor);
+  if (!flavor || flavor.disabled) fail(cloudError(400, `flavor: Flavor ${request.flavor} is not available in region ${scope.regionId}`, ctx.requestId));
+  const ports = portsOf(ctx, scope, id, request.interfaces);
+  const groupNames = checkLinks(ctx, scope, request);
+  for (const port of ports) {
+    if (port.floating_ip_id === null) continue;
+    const fip = ctx.state.floatingIps.get(port.floating_ip_id);
+    if (!fip || fip.project_id !== scope.projectId || fip.region_id !== scope.regionId) fail(cloudError(404, `Floating IP ${port.floating_ip_id} not found`, ctx.requestId));
+    if (fip.port_id !== null || fip.instance_id !== null) fail(cloudError(409, `Floating IP ${fip.id} is already assigned to a port`, ctx.requestId));
+    if (fip.task_id) fail(cloudError(409, `Floating IP ${fip.id} is locked by task ${fip.task_id}; wait until the task finishes`, ctx.requestId));
+  }
+  const region = [...ctx.state.instances.values()].find((vm) => vm.region_id === scope.regionId)?.region ?? ctx.state.defaults.region;
+  const created = buildInstance(ctx, scope, request, id, region);
+  created.record.ports = ports;
+  created.record.security_groups = groupNames;
+  makeVolumes(ctx, scope, request, region);
+  return created;
+}
+
+/** GET /cloud/v1/flavors/{p}/{r}: the region's flavors (InstanceFlavorExtendedV1CollectionSerializer), disabled ones only with `disabled=true`. */
+function listRegionFlavors(ctx: Ctx): Reply {
+  cloudPlacement(ctx);
+  const withDisabled = booleanQuery(ctx, 'disabled') ?? false;
+  for (const name of ['exclude_linux', 'exclude_windows']) booleanQuery(ctx, name);
+  const withPrices = booleanQuery(ctx, 'include_prices') ?? false;
+  const results = [...ctx.state.flavors.values()]
+    .filter((f) => withDisabled || !f.disabled)
+    .sort((a, b) => (a.flavor_id < b.flavor_id ? -1 : a.flavor_id > b.flavor_id ? 1 : 0))
+    .map((f) => ({ ...flavorItem(f), ...(withPrices ? { currency_code: null, price_per_hour: null, price_per_month: null, price_status: null } : {}) }));
+  return jsonReply(200, { count: results.length, results });
+}
+
+function flavorItem(f: FlavorRecord): Record<string, unknown> {
+  return {
+    flavor_id: f.flavor_id,
+    flavor_name: f.flavor_name,
+    vcpus: f.vcpus,
+    ram: f.ram,
+    disabled: f.disabled,
+    os_type: f.os_type,
+    architecture: f.architecture,
+    hardware_description: { vcpus: `${f.vcpus} vCPU`, ram: `${f.ram} MiB` },
+  };
+}
 
 function listAvailableFlavors(ctx: Ctx): Reply {
   const vm = instances.find(ctx);
@@ -237,5 +328,9 @@ function listAvailableFlavors(ctx: Ctx): Reply {
   return jsonReply(200, { count: results.length, results });
 }
 
-/** The instance routes: the collection's, and GET available_flavors. */
-export const instanceRoutes: ServiceRoute<InstanceSlice>[] = [...instances.routes, { method: 'GET', pattern: `${BASE}/available_flavors`, handler: listAvailableFlavors }];
+/** The instance routes: the collection's, GET available_flavors, and the region's flavors. */
+export const instanceRoutes: ServiceRoute<CreateState>[] = [
+  ...instances.routes,
+  { method: 'GET', pattern: `${BASE}/available_flavors`, handler: listAvailableFlavors },
+  { method: 'GET', pattern: '/cloud/v1/flavors/{project_id}/{region_id}', handler: listRegionFlavors },
+];

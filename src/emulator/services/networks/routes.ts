@@ -22,6 +22,7 @@ import { UUID_PATTERN, formatOffsetDate, isPlainObject } from '../../format.js';
 import { fail, jsonReply } from '../../reply.js';
 import type { RouteContext } from '../../router.js';
 import { applyTagsPatch, sameTags, userTagMap, type Tag } from '../../tags.js';
+import type { InstanceSlice } from '../instances/index.js';
 import type { HostRoute, NetworkRecord, NetworkSlice, SubnetRecord } from './index.js';
 
 type Ctx = RouteContext<NetworkSlice>;
@@ -339,7 +340,7 @@ interface SubnetQuery {
  * tag_key_value), GET, POST (task create_subnet), PATCH (name, DNS servers, routes, gateway,
  * DHCP, tags merge patch; synchronous, answering the subnet) and DELETE (task delete_subnet).
  */
-export const subnets = defineCollection<NetworkSlice, SubnetRecord, CloudScope, SubnetQuery, 'uuid'>({
+export const subnets = defineCollection<NetworkSlice & InstanceSlice, SubnetRecord, CloudScope, SubnetQuery, 'uuid'>({
   product: CLOUD_PRODUCT,
   path: '/cloud/v1/subnets/{project_id}/{region_id}',
   idParam: 'subnet_id',
@@ -363,5 +364,19 @@ export const subnets = defineCollection<NetworkSlice, SubnetRecord, CloudScope, 
   get: renderSubnet,
   create: { build: buildSubnet },
   updates: [{ method: 'PATCH', change: (ctx, subnet, _scope, checkLock) => patchSubnet(ctx, subnet, checkLock), answer: (subnet) => jsonReply(200, renderSubnet(subnet)) }],
-  delete: { task: 'delete_subnet' },
+  delete: {
+    task: 'delete_subnet',
+    // Neutron refuses a subnet while ports hold addresses from it: an instance's interface on it.
+    check(ctx, subnet) {
+      const users = [...ctx.state.instances.values()].filter((vm) => vm.ports.some((p) => p.subnet_id === subnet.id));
+      if (users.length > 0)
+        fail(
+          cloudError(
+            409,
+            `Subnet ${subnet.id} is in use by instance${users.length === 1 ? '' : 's'} ${users.map((vm) => `${vm.name} (${vm.id})`).join(', ')}: delete them before the subnet`,
+            ctx.requestId,
+          ),
+        );
+    },
+  },
 });
