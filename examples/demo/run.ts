@@ -117,7 +117,7 @@ try {
     step('13. Apply: the floating IP first (its task), then the app with the real address', ['apply', REFERENCES_STACK, '--auto-approve'], 0, onApplyOutput),
   );
   await step('14. Plan it again: the address is known and in place, nothing to do', ['plan', REFERENCES_STACK, '--detailed-exitcode'], 0);
-  await step('15. A virtual machine from nothing: 6 to add, ids and addresses known after apply', ['plan', WEB_STACK, '--detailed-exitcode'], 2);
+  await step('15. A virtual machine from nothing: 7 to add, ids and addresses known after apply', ['plan', WEB_STACK, '--detailed-exitcode'], 2);
   await waitingOnTasks(() =>
     step('16. Apply: network, subnet, security group, SSH key and floating IP, then the instance, each task waited on', ['apply', WEB_STACK, '--auto-approve'], 0, onApplyOutput),
   );

@@ -94,7 +94,7 @@ describe('edgeform apply (built CLI)', () => {
       const result = await cli.exited;
 
       expect(result.code).toBe(130);
-      expect(result.stdout).toMatch(/cloud_instance\.web_vm: Resized/);
+      expect(result.stdout).toMatch(/cloud_instance\.web_vm: Modified/);
       expect(result.stdout).toMatch(/cloud_floating_ip\.web_ip: Modified/);
       expect(result.stdout).toContain('Apply interrupted. Resources: 0 added, 2 changed, 0 destroyed.');
       expect(result.stdout).toContain('Not started (2):\n  cloud_k8s_cluster.cluster (update)\n  cloud_floating_ip.media_ip (update)\n');

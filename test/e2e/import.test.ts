@@ -19,7 +19,7 @@ describe('edgeform import (built CLI)', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'edgeform-import-e2e-')), 'live.yaml');
     const imported = await runCli(['import', '--all', '--reseller-id', '7', '--out', file], { env });
     expect(imported.stderr).toBe('');
-    expect(imported.stdout).toMatch(/^Wrote 15 resources to .*live\.yaml \(/);
+    expect(imported.stdout).toMatch(/^Wrote 22 resources to .*live\.yaml \(/);
     expect(imported.code).toBe(0);
     expect(readFileSync(file, 'utf8')).toContain('# imported from GET /cloud/v1/floatingips/1/76: ');
     const plan = await runCli(['plan', file, '--detailed-exitcode'], { env });

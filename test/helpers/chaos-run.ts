@@ -23,7 +23,7 @@ import { writeStackFiles } from './stack-files.js';
 export const FULL_CHAOS: Partial<FaultSettings> = { failRate: 0.1, rateLimitRate: 0.05, dropBeforeRate: 0.02, dropAfterRate: 0.02, taskFailRate: 0.05, jitterMs: 2 };
 
 export /** The title of a chaos run at FULL_CHAOS. */
-const FULL_CHAOS_TITLE = '200 resources of every kind at 10% 503, 5% 429, 2% dropped before and 2% after the change, 5% failing tasks';
+const FULL_CHAOS_TITLE = `${chaosWorld().size} resources of every kind at 10% 503, 5% 429, 2% dropped before and 2% after the change, 5% failing tasks`;
 
 /** The fault seeds every chaos run is made with. */
 export const SEEDS = [1, 2, 3];
@@ -62,7 +62,7 @@ async function runChaos(
   track(emu);
   const planner = connectTo(emu);
   const plan = await planYaml(planner.ctx, emu.url, world.yaml).finally(() => planner.api.close());
-  // The world is what it claims: its resources (200, and the DNS zone's 13), every kind, updates, deletes and no-ops.
+  // The world is what it claims: its resources (world.size), every kind, updates, deletes and no-ops.
   expect(plan.resource_changes).toHaveLength(world.size);
   const actions = new Set(plan.resource_changes.map((c) => `${c.type} ${c.action}`));
   for (const kind of [
@@ -74,9 +74,20 @@ async function runChaos(
     'dns_rrset',
     'cdn_resource',
     'cdn_rule',
+    'cloud_volume',
   ])
     expect(actions).toContain(`${kind} update`);
-  for (const kind of ['fastedge_app', 'streaming_player', 'cloud_quota_limit_request', 'streaming_video_subtitle', 'dns_rrset', 'cdn_resource', 'cdn_rule', 'cloud_instance'])
+  for (const kind of [
+    'fastedge_app',
+    'streaming_player',
+    'cloud_quota_limit_request',
+    'streaming_video_subtitle',
+    'dns_rrset',
+    'cdn_resource',
+    'cdn_rule',
+    'cloud_instance',
+    'cloud_volume',
+  ])
     expect(actions).toContain(`${kind} delete`);
   for (const kind of ['cloud_instance']) expect(actions).toContain(`${kind} create`);
   for (const kind of RESOURCE_TYPES) expect(actions).toContain(`${kind} no-op`);

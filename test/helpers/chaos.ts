@@ -132,6 +132,19 @@ export function chaosWorld(): ChaosWorld {
     block(`key_${i}`, { type: 'cloud_ssh_key', name: `key-${i}`, public_key: key });
   }
   // --- end net ---
+  // --- security groups and volumes (issue 22): groups adopted as they are; volumes kept, extended (a task) or deleted (a task) ---
+  const security_groups: Record<string, unknown>[] = [];
+  const volumes: Record<string, unknown>[] = [];
+  for (let i = 1; i <= 2; i++) {
+    security_groups.push({ id: id('3c000000', i), name: `sg-${i}` });
+    block(`sg_${i}`, { type: 'cloud_security_group', security_group_id: id('3c000000', i), name: `sg-${i}` });
+  }
+  for (let i = 1; i <= 6; i++) {
+    volumes.push({ id: id('3b000000', i), name: `vol-${i}`, size: 10 });
+    const wanted = i % 3 === 0 ? { ensure: 'absent' } : i % 3 === 2 ? { size: 10 + i } : { size: 10 };
+    block(`vol_${i}`, { type: 'cloud_volume', volume_id: id('3b000000', i), name: `vol-${i}`, ...wanted });
+  }
+  // --- end security groups and volumes ---
   // The network and subnet the created instances' interfaces are on (vm branch), outside the stack.
   networks.push({ id: id('2c000000', 1), name: 'chaos-net' });
   subnets.push({ id: id('2d000000', 1), name: 'chaos-subnet', network_id: id('2c000000', 1), cidr: '10.0.0.0/16' });
@@ -142,6 +155,8 @@ export function chaosWorld(): ChaosWorld {
       networks,
       subnets,
       ssh_keys,
+      security_groups,
+      volumes,
       videos,
       k8s_versions: ['v1.28.9', 'v1.29.8', 'v1.30.6', 'v1.31.3', 'v1.32.1'],
       floating_ips,
@@ -295,6 +310,8 @@ export function expectedMutations(change: ResourceChange): string[] {
       return [describeMutation({ change: 'update_floating_ip', after: { tags: after.tags } })];
     case 'cloud_instance':
       return [describeMutation({ change: 'resize_vm', after: { flavor_id: after.flavor_id } })];
+    case 'cloud_volume':
+      return [describeMutation({ change: 'extend_volume', after: { size: after.size } })];
     case 'cloud_k8s_cluster':
       return ((change.payload?.upgrade_path as string[] | undefined) ?? []).map((version) => describeMutation({ change: 'upgrade_k8s_cluster_v2', after: { version } }));
     case 'iam_reseller_notification_setting':
@@ -318,7 +335,7 @@ export function expectedMutations(change: ResourceChange): string[] {
 const CREATED_KIND: Partial<Record<ResourceChange['type'], MutationKind>> = { cloud_instance: 'instance', cloud_floating_ip: 'floating_ip' };
 
 /** What the emulator logs for a delete that is a platform task; a synchronous delete logs `delete`. */
-const DELETE_CHANGE: Partial<Record<ResourceChange['type'], string>> = { cloud_instance: 'delete_vm', cloud_floating_ip: 'delete_fip' };
+const DELETE_CHANGE: Partial<Record<ResourceChange['type'], string>> = { cloud_instance: 'delete_vm', cloud_floating_ip: 'delete_fip', cloud_volume: 'delete_volume' };
 
 /** The one mutation a create should cause: its task's change with what the create request asked for. */
 function createdMutation(change: ResourceChange): string {

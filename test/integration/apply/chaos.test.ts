@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 /**
- * Chaos: a generated stack of 200 resources over every kind is applied while the emulator
+ * Chaos: a generated stack of about 300 resources over every kind is applied while the emulator
  * answers 503 and 429, drops connections before and after making changes, delays answers and
  * fails tasks, all drawn from a seed. The emulator's mutation log is the ground truth apply's
  * report is held to.

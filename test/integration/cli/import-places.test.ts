@@ -99,7 +99,12 @@ describe('edgeform import across projects and regions, with long lists', () => {
         '/cloud/v1/instances/2/8',
         '/cloud/v2/k8s/clusters/1/76',
         '/cloud/v2/k8s/clusters/2/76',
-        ...['1/76', '1/8', '2/76', '2/8'].flatMap((place) => [`/cloud/v1/networks/${place}`, `/cloud/v1/subnets/${place}`]),
+        ...['1/76', '1/8', '2/76', '2/8'].flatMap((place) => [
+          `/cloud/v1/networks/${place}`,
+          `/cloud/v1/subnets/${place}`,
+          `/cloud/v1/securitygroups/${place}`,
+          `/cloud/v1/volumes/${place}`,
+        ]),
       ].sort(),
     );
     const text = readFileSync(file, 'utf8');

@@ -23,20 +23,21 @@ const EXAMPLE = 'examples/web-service.yaml';
 const writes = (method: string) => emu.requests.filter((r) => r.method === method && r.status < 300).map((r) => r.route);
 
 describe('examples/web-service.yaml', () => {
-  it('plans 6 creates with ids and addresses known after apply, creates in dependency order, plans no changes, then destroys in reverse order', async () => {
+  it('plans 7 creates with ids and addresses known after apply, creates in dependency order, plans no changes, then destroys in reverse order', async () => {
     const plan = await runCliInProcess(['plan', EXAMPLE, '--detailed-exitcode'], { env });
     expect(plan.code, plan.stderr).toBe(2);
-    expect(plan.stdout).toContain('Plan: 6 to add, 0 to change, 0 to destroy.');
+    expect(plan.stdout).toContain('Plan: 7 to add, 0 to change, 0 to destroy.');
     expect(plan.stdout).toMatch(/\+ instance_id: \(known after apply\)/);
     expect(plan.stdout).toMatch(/\+ fixed_ip_address: \(known after apply\)/);
     expect(plan.stdout).toMatch(/\+ floating_ip_address: \(known after apply\)/);
     expect(plan.stdout).toContain('# interfaces[0].subnet_id = ${cloud_subnet.subnet.id} (known after apply)');
     expect(plan.stdout).toContain('# ssh_key_name = ${cloud_ssh_key.deploy.name} (known after apply)');
+    expect(plan.stdout).toContain('# boot_volume_id = ${cloud_volume.boot.id} (known after apply)');
 
     emu.requests.length = 0;
     const applied = await runCliInProcess(['apply', EXAMPLE, '--auto-approve'], { env });
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
-    expect(applied.stdout).toContain('Apply complete! Resources: 6 added, 0 changed, 0 destroyed.');
+    expect(applied.stdout).toContain('Apply complete! Resources: 7 added, 0 changed, 0 destroyed.');
     const posts = writes('POST');
     const at = (route: string) => posts.indexOf(route);
     for (const route of [
@@ -44,6 +45,7 @@ describe('examples/web-service.yaml', () => {
       '/cloud/v1/subnets/{project_id}/{region_id}',
       '/cloud/v2/security_groups/{project_id}/{region_id}',
       '/cloud/v1/ssh_keys/{project_id}',
+      '/cloud/v1/volumes/{project_id}/{region_id}',
       '/cloud/v1/floatingips/{project_id}/{region_id}',
       '/cloud/v2/instances/{project_id}/{region_id}',
     ])
@@ -56,6 +58,7 @@ describe('examples/web-service.yaml', () => {
       '/cloud/v1/subnets/{project_id}/{region_id}',
       '/cloud/v2/security_groups/{project_id}/{region_id}',
       '/cloud/v1/ssh_keys/{project_id}',
+      '/cloud/v1/volumes/{project_id}/{region_id}',
       '/cloud/v1/floatingips/{project_id}/{region_id}',
     ])
       expect(at(before), before).toBeLessThan(at('/cloud/v2/instances/{project_id}/{region_id}'));
@@ -73,11 +76,11 @@ describe('examples/web-service.yaml', () => {
     emu.requests.length = 0;
     const destroyed = await runCliInProcess(['apply', join(dir, 'web-service.yaml'), '--auto-approve'], { env });
     expect(destroyed.code, destroyed.stdout + destroyed.stderr).toBe(0);
-    expect(destroyed.stdout).toContain('Apply complete! Resources: 0 added, 0 changed, 6 destroyed.');
+    expect(destroyed.stdout).toContain('Apply complete! Resources: 0 added, 0 changed, 7 destroyed.');
     const deletes = writes('DELETE');
     const del = (prefix: string) => deletes.findIndex((r) => r.startsWith(prefix));
     expect(del('/cloud/v1/instances/')).toBe(0);
-    for (const after of ['/cloud/v1/subnets/', '/cloud/v1/securitygroups/', '/cloud/v1/ssh_keys/', '/cloud/v1/floatingips/']) expect(del(after), after).toBeGreaterThan(0);
+    for (const after of ['/cloud/v1/subnets/', '/cloud/v1/securitygroups/', '/cloud/v1/ssh_keys/', '/cloud/v1/volumes/', '/cloud/v1/floatingips/']) expect(del(after), after).toBeGreaterThan(0);
     expect(del('/cloud/v1/subnets/')).toBeLessThan(del('/cloud/v1/networks/'));
     expect(made()).toEqual([]);
   });

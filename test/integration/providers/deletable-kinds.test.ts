@@ -151,6 +151,9 @@ const cases: DeletableCase[] = [
 const TESTED_ELSEWHERE: Partial<Record<DeletableType, string>> = {
   cloud_floating_ip: 'test/integration/providers/cloud-floating-ip-lifecycle.test.ts',
   dns_zone: 'test/integration/cli/dns.test.ts',
+  cdn_origin_group: 'test/integration/cli/cdn-lifecycle.test.ts',
+  cdn_resource: 'test/integration/cli/cdn-lifecycle.test.ts',
+  cdn_rule: 'test/integration/cli/cdn-lifecycle.test.ts',
   dns_rrset: 'test/integration/cli/dns.test.ts',
   cloud_instance: 'test/integration/providers/cloud-instance-lifecycle.test.ts',
   cloud_network: 'test/integration/cli/network-chain.test.ts',
