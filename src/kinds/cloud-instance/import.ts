@@ -24,6 +24,8 @@ export const instanceImport = defineImport('cloud_instance', {
     ...(vm.volumes.some((v) => !v.delete_on_termination) ? { volume_ids: vm.volumes.filter((v) => !v.delete_on_termination).map((v) => v.id) } : {}),
     tags: Object.fromEntries(vm.tags.filter((t) => !t.read_only && !isOwnershipTag(t.key)).map((t) => [t.key, t.value])),
   }),
+  // An attached volume imported too is written as `${cloud_volume.NAME.id}` (item by item).
+  refersTo: { volume_ids: 'cloud_volume' },
   blockName: (vm) => vm.name,
   facts: (vm) => [['name', vm.name]],
   ownedBy: (vm) => {
