@@ -1,16 +1,16 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
-import { NotFoundError } from '../../api/errors.js';
+import { deactivateBeforeDelete } from '../cdn-deactivate.js';
 import { declaredOptionsDiff, projectDeclaredOptions } from '../cdn-options.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { diffDeclared } from '../declared-fields.js';
 import { listAll } from '../kind-list.js';
 import { defineLifecycle } from '../lifecycle.js';
 import { defineListReads } from '../list-read.js';
-import type { ProviderContext, ResourceProvider } from '../provider.js';
+import type { ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { readOrGone } from '../shared.js';
-import type { FieldChange, ResourceChange } from '../../plan/types.js';
+import type { FieldChange } from '../../plan/types.js';
 import { resourceImport } from './import.js';
 import { resourceAnswer, resourceList, type CdnResource } from './list.js';
 import { withMark } from './mark.js';
@@ -94,21 +94,6 @@ const lifecycle = defineLifecycle('cdn_resource', {
 });
 
 /**
- * Deactivates a resource before its delete (the platform refuses to delete an active one):
- * `PATCH {active: false}`, which sets a value and is harmless to repeat; already gone is fine.
- */
-async function deactivate(ctx: ProviderContext, change: ResourceChange<'cdn_resource'>): Promise<void> {
-  const id = change.desired.resource_id ?? change.before?.resource_id;
-  if (typeof id !== 'number' || change.before?.active === false) return;
-  ctx.progress('deactivating before the delete');
-  try {
-    await ctx.api.request({ method: 'PATCH', path: resourcePath(id), body: { active: false }, retry: 'idempotent', signal: ctx.signal });
-  } catch (error) {
-    if (!(error instanceof NotFoundError)) throw error;
-  }
-}
-
-/**
  * CDN resources (synchronous API). A block names its `resource_id` (adopt) or only its `cname`
  * (unique on the platform); blocks found by cname are found in one read of the account's
  * resource list (its pages), one alone through the list's `cname` filter. Only declared fields
@@ -126,7 +111,10 @@ export const cdnResource: ResourceProvider<'cdn_resource'> = {
   import: resourceImport,
 
   async apply(ctx, change) {
-    if (change.action === 'delete' || change.action === 'replace') await deactivate(ctx, change);
+    if (change.action === 'delete' || change.action === 'replace') {
+      const id = change.desired.resource_id ?? change.before?.resource_id;
+      await deactivateBeforeDelete(ctx, typeof id === 'number' ? resourcePath(id) : null, change.before?.active);
+    }
     return lifecycle.apply(ctx, change);
   },
 

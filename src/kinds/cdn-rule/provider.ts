@@ -6,11 +6,11 @@ import { diffDeclared } from '../declared-fields.js';
 import { listAll } from '../kind-list.js';
 import { defineLifecycle } from '../lifecycle.js';
 import { defineListReads } from '../list-read.js';
-import { NotFoundError } from '../../api/errors.js';
-import type { ProviderContext, ResourceProvider } from '../provider.js';
+import { deactivateBeforeDelete } from '../cdn-deactivate.js';
+import type { ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { readOrGone } from '../shared.js';
-import type { FieldChange, ResourceChange } from '../../plan/types.js';
+import type { FieldChange } from '../../plan/types.js';
 import { ruleImport } from './import.js';
 import { ruleAnswer, ruleList, type CdnRule } from './list.js';
 
@@ -112,21 +112,6 @@ const lifecycle = defineLifecycle('cdn_rule', {
 });
 
 /**
- * Deactivates a rule before its delete (the platform refuses to delete an active one, as it
- * does a resource): `PATCH {active: false}`, harmless to repeat; already gone is fine.
- */
-async function deactivate(ctx: ProviderContext, change: ResourceChange<'cdn_rule'>): Promise<void> {
-  const id = change.desired.rule_id ?? change.before?.rule_id;
-  if (typeof id !== 'number' || change.before?.active === false) return;
-  ctx.progress('deactivating before the delete');
-  try {
-    await ctx.api.request({ method: 'PATCH', path: rulePath(change.desired.resource_id, id), body: { active: false }, retry: 'idempotent', signal: ctx.signal });
-  } catch (error) {
-    if (!(error instanceof NotFoundError)) throw error;
-  }
-}
-
-/**
  * Rules of CDN resources (synchronous API). A rule belongs to the resource `resource_id` names
  * (usually a reference); a block names its `rule_id` (adopt) or its `name`, unique within the
  * resource. The rules of one resource are read with one list of that resource's rules (its
@@ -144,7 +129,10 @@ export const cdnRule: ResourceProvider<'cdn_rule'> = {
   import: ruleImport,
 
   async apply(ctx, change) {
-    if (change.action === 'delete' || change.action === 'replace') await deactivate(ctx, change);
+    if (change.action === 'delete' || change.action === 'replace') {
+      const id = change.desired.rule_id ?? change.before?.rule_id;
+      await deactivateBeforeDelete(ctx, typeof id === 'number' ? rulePath(change.desired.resource_id, id) : null, change.before?.active);
+    }
     return lifecycle.apply(ctx, change);
   },
 
