@@ -80,7 +80,8 @@ describe('examples/web-service.yaml', () => {
     const deletes = writes('DELETE');
     const del = (prefix: string) => deletes.findIndex((r) => r.startsWith(prefix));
     expect(del('/cloud/v1/instances/')).toBe(0);
-    for (const after of ['/cloud/v1/subnets/', '/cloud/v1/securitygroups/', '/cloud/v1/ssh_keys/', '/cloud/v1/volumes/', '/cloud/v1/floatingips/']) expect(del(after), after).toBeGreaterThan(0);
+    for (const after of ['/cloud/v1/subnets/', '/cloud/v1/securitygroups/', '/cloud/v1/ssh_keys/', '/cloud/v1/volumes/', '/cloud/v1/floatingips/'])
+      expect(del(after), after).toBeGreaterThan(0);
     expect(del('/cloud/v1/subnets/')).toBeLessThan(del('/cloud/v1/networks/'));
     expect(made()).toEqual([]);
   });
