@@ -7,6 +7,7 @@ import { validateDefaults } from './defaults.js';
 import { addDiagnostics, hasErrors, type Diagnostic, type SourceRange } from './diagnostics.js';
 import { didYouMean } from './did-you-mean.js';
 import { resolveFileFields } from './file-fields.js';
+import { expandZoneRecordFiles } from './zone-records.js';
 import { issuesToDiagnostics } from './issue-diagnostics.js';
 import { checkReferenceTargets, inlineKnownReferences, refuseReferences } from './references.js';
 import { readStackFiles, type Env } from './stack-files.js';
@@ -114,6 +115,8 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
   addDiagnostics(diagnostics, resolveMoves(typed, valid.name, valid.renamedFrom, settings.renamed_from?.node.range));
   // Files blocks name (a subtitle's vtt_file) are read into their attributes, so the digest covers them.
   await resolveFileFields(typed.values(), dirname(files[0]!.filename), diagnostics, fileTexts);
+  // The record sets of the zone files dns_zone blocks name become dns_rrset blocks.
+  expandZoneRecordFiles(typed, diagnostics, fileTexts);
   addDiagnostics(diagnostics, warnUnusedDefaults(valid.defaults, usedDefaults, typed.size));
   if (rawBlocks.length === 0 && !hasErrors(diagnostics)) {
     diagnostics.push({ severity: 'warning', code: 'empty-stack', summary: 'the stack declares no resources and no checks', range: startOf(files[0]!.filename) });

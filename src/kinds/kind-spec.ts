@@ -31,6 +31,12 @@ export interface KindSpec<Shape extends z.ZodObject = z.ZodObject, Type extends 
    */
   readonly files?: Readonly<Record<string, FileField>>;
   /**
+   * For a kind a record set of a zone file becomes a block of (dns_rrset, from a `dns_zone`'s
+   * `records_file:`): the record types its blocks hold and a record's content from the file's
+   * data. The loader (src/config/zone-records.ts) reads the file and makes the blocks.
+   */
+  readonly zoneRecords?: ZoneRecordsSpec;
+  /**
    * What a reference (`${TYPE.NAME.FIELD}`) to a block of this kind may read, by FIELD: `id` (the
    * platform id, whatever the kind's id attribute is called) and the attributes the kind documents
    * as readable, each read from the provider's observed state. Absent (checks): nothing may refer
@@ -57,6 +63,14 @@ export interface TextProblem {
   line: number;
   column: number;
   message: string;
+}
+
+/** What a kind tells the zone file loader (see KindSpec.zoneRecords). */
+export interface ZoneRecordsSpec {
+  /** The record types a block holds (upper case). */
+  readonly types: readonly string[];
+  /** A record's content (the vendor's array) from a zone file record's data tokens of `type`, names relative to `origin` made fully qualified. Pure. */
+  content(type: string, rdata: readonly string[], origin: string): unknown[];
 }
 
 /** A file attribute of a kind (see KindSpec.files). */

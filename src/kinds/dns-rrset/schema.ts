@@ -315,6 +315,7 @@ export const dnsRrsetKind = defineKind({
     record_type: { type: 'string', description: 'The record type.', read: (s) => s.record_type },
     ttl: { type: 'number', description: 'The TTL in seconds.', read: (s) => s.ttl },
   },
+  zoneRecords: { types: RECORD_TYPES, content: (type, rdata, origin) => contentFromRdata(type as RecordType, rdata, origin) },
   shape,
   schema: shape.superRefine((block, ctx) => checkRecordSet(block, ctx)),
 });
@@ -347,4 +348,44 @@ function checkRecordSet(block: z.output<typeof shape>, ctx: z.RefinementCtx): vo
     if (first === undefined) seen.set(key, i);
     else issue(['resource_records', i, 'content'], `the same record as resource_records[${first}] (records are a set: write each once)`);
   });
+}
+
+/**
+ * A record's content from the data of a zone file record (its tokens after the type, quotes and
+ * escapes read): the vendor's content array, each name relative to `origin` (the `$ORIGIN` in
+ * effect for the record) made fully qualified (`@` is the origin, a name ending in a dot is
+ * absolute). Numbers stay as written: the record set's normalisation reads them. HTTPS and SVCB
+ * parameters `key=v1,v2` become `[key, v1, v2]`. Pure.
+ */
+export function contentFromRdata(type: RecordType, rdata: readonly string[], origin: string): unknown[] {
+  const fq = (name: string | undefined): string | undefined => {
+    if (name === undefined) return undefined;
+    if (name === '@') return origin;
+    if (name.endsWith('.')) return name;
+    return origin === '' ? name : `${name}.${origin}`;
+  };
+  const withName = (index: number): unknown[] => rdata.map((v, i) => (i === index ? fq(v) : v));
+  switch (type) {
+    case 'CNAME':
+    case 'NS':
+      return withName(0);
+    case 'MX':
+      return withName(1);
+    case 'SRV':
+      return withName(3);
+    case 'HTTPS':
+    case 'SVCB':
+      return [
+        ...rdata.slice(0, 2).map((v, i) => (i === 1 && v !== '.' ? fq(v) : v)),
+        ...rdata.slice(2).map((param) => {
+          const eq = param.indexOf('=');
+          return eq < 0 ? [param] : [param.slice(0, eq), ...param.slice(eq + 1).split(',')];
+        }),
+      ];
+    case 'A':
+    case 'AAAA':
+    case 'TXT':
+    case 'CAA':
+      return [...rdata];
+  }
 }

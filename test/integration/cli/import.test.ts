@@ -77,7 +77,8 @@ describe('edgeform import against the demo world', () => {
     // The text is written inline (vtt), never as a file.
     streaming_video_subtitle: ['vtt_file'],
     // Written only when the live zone or record set has them (none: not managed).
-    dns_zone: ['meta'],
+    // records_file: the records are written as dns_rrset blocks.
+    dns_zone: ['meta', 'records_file'],
     dns_rrset: ['pickers', 'meta'],
   };
 
