@@ -6,7 +6,7 @@ import { didYouMean } from '../config/did-you-mean.js';
 import { writeStack, type DraftBlock, type StackDraft } from '../config/write-stack.js';
 import { EdgeformError, RunFatalError, UsageError } from '../errors.js';
 import { listProjects, listRegions } from '../kinds/cloud-scopes.js';
-import { type ImportScope, type KindDiscovery, type KindImporter, type ScopeKind } from '../kinds/kind-list.js';
+import { type ImportedResource, type ImportScope, type KindDiscovery, type KindImporter, type ScopeKind } from '../kinds/kind-list.js';
 import type { ProviderContext } from '../kinds/provider.js';
 import { providers } from '../kinds/providers.js';
 import { listVideos } from '../kinds/streaming-videos.js';
@@ -25,6 +25,8 @@ interface ImportArgs {
   regionId: string[];
   resellerId: string[];
   videoId: string[];
+  /** `--name`: only the KIND's resources of these names (and what they bring, see KindImportSpec.alsoImports). */
+  name?: string[];
   out?: string;
   force: boolean;
   parallelism: number;
@@ -50,6 +52,8 @@ export interface ImportRequest {
   videos: readonly number[];
   /** Kinds `--all` leaves out, with why. */
   skipped: ReadonlyArray<readonly [ResourceType, string]>;
+  /** `--name`: the names of the KIND's resources to keep (none: all). */
+  names?: readonly string[];
 }
 
 /**
@@ -60,7 +64,7 @@ export interface ImportRequest {
  * kind listed per video takes its videos from `--video-id`, else from the platform's video list. Pure.
  */
 export function resolveImportRequest(
-  args: Pick<ImportArgs, 'kind' | 'all' | 'projectId' | 'regionId' | 'resellerId' | 'videoId'>,
+  args: Pick<ImportArgs, 'kind' | 'all' | 'projectId' | 'regionId' | 'resellerId' | 'videoId' | 'name'>,
   importers: Readonly<Partial<Record<ResourceType, KindImporter>>>,
 ): ImportRequest {
   const ids = (flag: IdFlag): number[] =>
@@ -72,8 +76,10 @@ export function resolveImportRequest(
       }),
     );
   const request = { projects: ids('projectId'), regions: ids('regionId'), resellers: ids('resellerId'), videos: ids('videoId') };
+  const names = [...new Set((args.name ?? []).map(String))];
   if (args.all) {
     if (args.kind !== undefined) throw new UsageError(`give a KIND or --all, not both (got ${args.kind} and --all)`);
+    if (names.length > 0) throw new UsageError('--name applies to one KIND, not to --all');
     const kinds = RESOURCE_TYPES.map((t) => importers[t]).filter((k): k is KindImporter => k !== undefined);
     const skipped: Array<readonly [ResourceType, string]> = RESOURCE_TYPES.filter((t) => importers[t] === undefined).map((t) => [t, 'the kind has no importer'] as const);
     const chosen = kinds.filter((k) => {
@@ -101,7 +107,25 @@ export function resolveImportRequest(
   if (importer.scope === 'reseller' && request.resellers.length === 0) {
     throw new UsageError(`${importer.type} is listed per reseller, and the platform does not list resellers: name one with --reseller-id N (repeatable)`);
   }
-  return { kinds: [importer], skipped: [], ...request };
+  // The kinds it brings (a zone's record sets), when they have importers.
+  const brought = importer.alsoImports.flatMap((t) => (importers[t] ? [importers[t]] : []));
+  return { kinds: [importer, ...brought], skipped: [], ...request, ...(names.length > 0 ? { names } : {}) };
+}
+
+/**
+ * What `--name` keeps of what was found: the named kind's resources it names (`matchesName`),
+ * and of the kinds they bring those whose `refersTo` fields of that kind name a resource kept.
+ * Pure.
+ */
+export function keepNamed(found: readonly ImportedResource[], request: ImportRequest): ImportedResource[] {
+  const [named] = request.kinds;
+  if (request.names === undefined || named === undefined) return [...found];
+  const kept = new Set(found.filter((r) => r.type === named.type && request.names!.some((n) => named.matchesName(r.attributes, n))).map((r) => r.id));
+  return found.filter((r) => {
+    if (r.type === named.type) return kept.has(r.id);
+    const links = Object.entries(r.refersTo ?? {}).filter(([, to]) => (typeof to === 'string' ? to : to.type) === named.type);
+    return links.length > 0 && links.every(([field]) => kept.has(String(r.attributes[field])));
+  });
 }
 
 function scopeWords(scope: ScopeKind): string {
@@ -148,6 +172,11 @@ export const importCommand = defineCommand<ImportArgs>({
         default: [] as string[],
         describe: 'Streaming video whose subtitles to import (repeatable); default: every video the platform lists',
       })
+      .option('name', {
+        type: 'string',
+        array: true,
+        describe: "Only the KIND's resources of this name, and what they bring (repeatable; import dns_zone --name example.com: the zone and its record sets)",
+      })
       .option('out', { type: 'string', describe: 'Write the stack to this file instead of stdout' })
       .option('force', { type: 'boolean', default: false, describe: 'With --out: replace an existing file' })
       .option('parallelism', { type: 'number', default: 10, describe: 'Requests to the platform at the same time' }),
@@ -170,7 +199,7 @@ export const importCommand = defineCommand<ImportArgs>({
       const { api, ctx } = connect(baseUrl, { env: io.env, signal, parallelism: args.parallelism });
       try {
         const discovered = await discover(ctx, request, view, args.parallelism);
-        let found = discovered.found;
+        let found = keepNamed(discovered.found, request);
         const skipped = [...discovered.skipped];
         const draft = (): StackDraft => ({
           blocks: found.map((r): DraftBlock => ({
