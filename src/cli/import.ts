@@ -1,16 +1,18 @@
-import { stat, writeFile } from 'node:fs/promises';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import pLimit from 'p-limit';
 import { DEFAULT_BASE_URL, resolveBaseUrl } from '../api/base-url.js';
 import { redact, secretsFromEnv } from '../api/redact.js';
 import { didYouMean } from '../config/did-you-mean.js';
 import { writeStack, type DraftBlock, type StackDraft } from '../config/write-stack.js';
+import { formatZoneFile, type ZoneRecordSetInput } from '../config/zone-file.js';
 import { EdgeformError, RunFatalError, UsageError } from '../errors.js';
 import { listProjects, listRegions } from '../kinds/cloud-scopes.js';
 import { type ImportedResource, type ImportScope, type KindDiscovery, type KindImporter, type ScopeKind } from '../kinds/kind-list.js';
 import type { ProviderContext } from '../kinds/provider.js';
 import { providers } from '../kinds/providers.js';
 import { listVideos } from '../kinds/streaming-videos.js';
-import { CHECK_TYPES, RESOURCE_TYPES, type ResourceType } from '../kinds/registry.js';
+import { CHECK_TYPES, RESOURCE_KINDS, RESOURCE_TYPES, type ResourceType } from '../kinds/registry.js';
 import { createImportView, describePlace, type ImportView } from '../render/import-view.js';
 import { defineCommand } from './command.js';
 import { withInterrupts } from './interrupt.js';
@@ -27,6 +29,8 @@ interface ImportArgs {
   videoId: string[];
   /** `--name`: only the KIND's resources of these names (and what they bring, see KindImportSpec.alsoImports). */
   name?: string[];
+  /** `--records-file`: each imported zone's record sets in a zone file beside the output. */
+  recordsFile?: boolean;
   out?: string;
   force: boolean;
   parallelism: number;
@@ -113,6 +117,52 @@ export function resolveImportRequest(
 }
 
 /**
+ * `--records-file`: each imported zone's record sets that a zone file can hold (a TTL, every
+ * record enabled and without meta, no pickers or meta) go into the zone's file
+ * (`zones/NAME.zone`, formatZoneFile with the rrset kind's data of each record), named by the
+ * zone block's `records_file:`; the others stay blocks. Pure.
+ */
+export function intoZoneFiles(found: readonly ImportedResource[]): { found: ImportedResource[]; files: Array<{ path: string; text: string }> } {
+  const spec = RESOURCE_KINDS.dns_rrset.zoneRecords!;
+  const zones = new Map(found.filter((r) => r.type === 'dns_zone').map((r) => [r.id, { zone: r, sets: [] as ZoneRecordSetInput[] }]));
+  const moved = new Set<ImportedResource>();
+  for (const r of found) {
+    if (r.type !== 'dns_rrset') continue;
+    const a = r.attributes as {
+      zone: string;
+      name: string;
+      record_type: string;
+      ttl?: number;
+      resource_records: Array<{ content: unknown[]; enabled?: boolean; meta?: unknown }>;
+      pickers?: unknown;
+      meta?: unknown;
+    };
+    const entry = zones.get(a.zone);
+    if (
+      entry === undefined ||
+      a.ttl === undefined ||
+      a.pickers !== undefined ||
+      a.meta !== undefined ||
+      a.resource_records.some((x) => x.enabled === false || x.meta !== undefined)
+    )
+      continue;
+    entry.sets.push({ name: a.name, type: a.record_type, ttl: a.ttl, records: a.resource_records.map((x) => ({ rdata: spec.rdata(a.record_type, x.content) })) });
+    moved.add(r);
+  }
+  const files: Array<{ path: string; text: string }> = [];
+  const kept = found
+    .filter((r) => !moved.has(r))
+    .map((r) => {
+      const entry = r.type === 'dns_zone' ? zones.get(r.id) : undefined;
+      if (entry === undefined || entry.sets.length === 0) return r;
+      const path = `zones/${r.id}.zone`;
+      files.push({ path, text: formatZoneFile(r.id, entry.sets) });
+      return { ...r, attributes: { ...r.attributes, records_file: path } };
+    });
+  return { found: kept, files };
+}
+
+/**
  * What `--name` keeps of what was found: the named kind's resources it names (`matchesName`),
  * and of the kinds they bring those whose `refersTo` fields of that kind name a resource kept.
  * Pure.
@@ -177,6 +227,11 @@ export const importCommand = defineCommand<ImportArgs>({
         array: true,
         describe: "Only the KIND's resources of this name, and what they bring (repeatable; import dns_zone --name example.com: the zone and its record sets)",
       })
+      .option('records-file', {
+        type: 'boolean',
+        default: false,
+        describe: "With import dns_zone --out FILE: write each zone's record sets to a BIND zone file beside FILE (zones/NAME.zone), named by records_file:",
+      })
       .option('out', { type: 'string', describe: 'Write the stack to this file instead of stdout' })
       .option('force', { type: 'boolean', default: false, describe: 'With --out: replace an existing file' })
       .option('parallelism', { type: 'number', default: 10, describe: 'Requests to the platform at the same time' }),
@@ -189,6 +244,8 @@ export const importCommand = defineCommand<ImportArgs>({
     }
     const request = resolveImportRequest(args, importers);
     if (args.force && args.out === undefined) throw new UsageError('--force applies only with --out FILE');
+    if (args.recordsFile && (args.out === undefined || request.kinds[0]?.type !== 'dns_zone'))
+      throw new UsageError('--records-file applies only to import dns_zone --out FILE (the zone files are written beside FILE)');
     if (args.out !== undefined && !args.force && (await exists(args.out))) {
       throw new UsageError(`--out ${args.out}: the file exists; refusing to overwrite it (choose another path, or add --force to replace it)`);
     }
@@ -199,7 +256,8 @@ export const importCommand = defineCommand<ImportArgs>({
       const { api, ctx } = connect(baseUrl, { env: io.env, signal, parallelism: args.parallelism });
       try {
         const discovered = await discover(ctx, request, view, args.parallelism);
-        let found = keepNamed(discovered.found, request);
+        const zoned = args.recordsFile ? intoZoneFiles(keepNamed(discovered.found, request)) : { found: keepNamed(discovered.found, request), files: [] };
+        let found = zoned.found;
         const skipped = [...discovered.skipped];
         const draft = (): StackDraft => ({
           blocks: found.map((r): DraftBlock => ({
@@ -235,6 +293,15 @@ export const importCommand = defineCommand<ImportArgs>({
             if (error.code === 'EEXIST') throw new UsageError(`--out ${args.out}: the file exists; refusing to overwrite it (add --force to replace it)`);
             throw new EdgeformError('EDGEFORM_IMPORT_WRITE', `cannot write ${args.out}: ${error.message}`, { cause: error });
           });
+          for (const zoneFile of zoned.files) {
+            const path = join(dirname(args.out), zoneFile.path);
+            await mkdir(dirname(path), { recursive: true });
+            await writeFile(path, redact(zoneFile.text, secretsFromEnv(io.env)), { flag: args.force ? 'w' : 'wx' }).catch((error: NodeJS.ErrnoException) => {
+              throw new EdgeformError('EDGEFORM_IMPORT_WRITE', `cannot write ${path}: ${error.message}${error.code === 'EEXIST' ? ' (add --force to replace it)' : ''}`, {
+                cause: error,
+              });
+            });
+          }
           view.written(args.out, { byKind: request.kinds.map((k) => [k.type, found.filter((r) => r.type === k.type).length] as const) });
         }
         return ExitCode.ok;

@@ -71,6 +71,8 @@ export interface ZoneRecordsSpec {
   readonly types: readonly string[];
   /** A record's content (the vendor's array) from a zone file record's data tokens of `type`, names relative to `origin` made fully qualified. Pure. */
   content(type: string, rdata: readonly string[], origin: string): unknown[];
+  /** The inverse: a record's data tokens from its content (names absolute, with the trailing dot). Pure. */
+  rdata(type: string, content: readonly unknown[]): string[];
 }
 
 /** A file attribute of a kind (see KindSpec.files). */

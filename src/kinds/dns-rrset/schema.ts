@@ -315,7 +315,11 @@ export const dnsRrsetKind = defineKind({
     record_type: { type: 'string', description: 'The record type.', read: (s) => s.record_type },
     ttl: { type: 'number', description: 'The TTL in seconds.', read: (s) => s.ttl },
   },
-  zoneRecords: { types: RECORD_TYPES, content: (type, rdata, origin) => contentFromRdata(type as RecordType, rdata, origin) },
+  zoneRecords: {
+    types: RECORD_TYPES,
+    content: (type, rdata, origin) => contentFromRdata(type as RecordType, rdata, origin),
+    rdata: (type, content) => rdataFromContent(type as RecordType, content),
+  },
   shape,
   schema: shape.superRefine((block, ctx) => checkRecordSet(block, ctx)),
 });
@@ -388,4 +392,18 @@ export function contentFromRdata(type: RecordType, rdata: readonly string[], ori
     case 'CAA':
       return [...rdata];
   }
+}
+
+/**
+ * A record's zone file data from its content (the inverse of contentFromRdata): numbers as text,
+ * names fully qualified with the trailing dot, HTTPS and SVCB parameters `[key, v1, v2]` as
+ * `key=v1,v2`. Pure.
+ */
+export function rdataFromContent(type: RecordType, content: readonly unknown[]): string[] {
+  const absolute = (v: unknown) => (String(v) === '.' || String(v).endsWith('.') ? String(v) : `${String(v)}.`);
+  const hostAt = { CNAME: 0, NS: 0, MX: 1, SRV: 3, HTTPS: 1, SVCB: 1 } as Partial<Record<RecordType, number>>;
+  return content.map((v, i) => {
+    if (Array.isArray(v)) return v.length > 1 ? `${String(v[0])}=${v.slice(1).map(String).join(',')}` : String(v[0]);
+    return i === hostAt[type] ? absolute(v) : String(v);
+  });
 }

@@ -87,4 +87,30 @@ describe('DNS reads and import', () => {
     expect(all.code).toBe(1);
     expect(all.stderr).toContain('--name applies to one KIND, not to --all');
   });
+
+  it('import dns_zone --name --records-file: the zone with its record sets in a zone file beside the stack, which plans no changes', async () => {
+    emu = await startTestEmulator({});
+    const env = emulatorEnv(emu);
+    const file = join(writeStackFiles({}), 'dns.yaml');
+    copyFileSync('examples/dns.yaml', file);
+    expect((await runCliInProcess(['apply', file, '--auto-approve'], { env })).code).toBe(0);
+    const dir = writeStackFiles({});
+    const out = join(dir, 'imported.yaml');
+    const imported = await runCliInProcess(['import', 'dns_zone', '--name', 'example.net', '--records-file', '--out', out], { env });
+    expect(imported.code, output(imported)).toBe(0);
+    const text = readFileSync(out, 'utf8');
+    expect(text).toContain('records_file: zones/example.net.zone');
+    // The geo record set has pickers and meta, which a zone file cannot hold: it stays a block.
+    expect(text.match(/type: dns_rrset/g)).toHaveLength(1);
+    const zone = readFileSync(join(dir, 'zones/example.net.zone'), 'utf8');
+    expect(zone).toContain('$ORIGIN example.net.');
+    expect(zone).toMatch(/^blog 300 IN CNAME www\.example\.net\.$/m);
+    expect(zone).toMatch(/^@ 300 IN MX 10 mx1\.example\.net\.$/m);
+    const plan = await runCliInProcess(['plan', out, '--detailed-exitcode'], { env });
+    expect(plan.code, output(plan)).toBe(0);
+    expect(plan.stdout).toContain('No changes.');
+    const refused = await runCliInProcess(['import', 'dns_rrset', '--records-file', '--out', join(dir, 'x.yaml')], { env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('--records-file applies only to import dns_zone --out FILE');
+  });
 });

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadStack } from '../../../src/config/load-stack.js';
-import { contentFromRdata } from '../../../src/kinds/dns-rrset/schema.js';
+import { contentFromRdata, rdataFromContent } from '../../../src/kinds/dns-rrset/schema.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 const STACK = `version: 1
@@ -63,5 +63,26 @@ describe('contentFromRdata', () => {
     expect(contentFromRdata('HTTPS', ['1', '.', 'alpn=h2,h3'], 'example.com')).toEqual(['1', '.', ['alpn', 'h2', 'h3']]);
     expect(contentFromRdata('TXT', ['a b', 'c'], 'example.com')).toEqual(['a b', 'c']);
     expect(contentFromRdata('CAA', ['0', 'issue', 'ca.example'], 'example.com')).toEqual(['0', 'issue', 'ca.example']);
+  });
+});
+
+describe('rdataFromContent', () => {
+  it('writes numbers as text, names absolute, HTTPS parameters as key=values, reading back as written', () => {
+    const cases = [
+      ['MX', [10, 'mail.example.com']],
+      ['SRV', [10, 5, 5060, 'sip.example.com']],
+      ['HTTPS', [1, '.', ['alpn', 'h2', 'h3']]],
+      ['TXT', ['a b', 'c']],
+      ['CNAME', ['www.example.com']],
+    ] as const;
+    expect(cases.map(([type, content]) => rdataFromContent(type, content))).toEqual([
+      ['10', 'mail.example.com.'],
+      ['10', '5', '5060', 'sip.example.com.'],
+      ['1', '.', 'alpn=h2,h3'],
+      ['a b', 'c'],
+      ['www.example.com.'],
+    ]);
+    expect(contentFromRdata('MX', ['10', 'mail.example.com.'], 'example.com')).toEqual(['10', 'mail.example.com.']);
+    expect(contentFromRdata('HTTPS', ['1', '.', 'alpn=h2,h3'], 'example.com')).toEqual(['1', '.', ['alpn', 'h2', 'h3']]);
   });
 });
