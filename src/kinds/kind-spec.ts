@@ -37,6 +37,12 @@ export interface KindSpec<Shape extends z.ZodObject = z.ZodObject, Type extends 
    */
   readonly zoneRecords?: ZoneRecordsSpec;
   /**
+   * Rules across the stack's blocks of this kind (a CNAME beside another type at one name, in
+   * two blocks): each problem names the block (its index in `blocks`) and the field it is at.
+   * The loader runs it once the blocks are valid, zone file record sets included. Pure.
+   */
+  checkAcross?(blocks: ReadonlyArray<Readonly<Record<string, unknown>>>): Array<{ index: number; field: string; message: string }>;
+  /**
    * What a reference (`${TYPE.NAME.FIELD}`) to a block of this kind may read, by FIELD: `id` (the
    * platform id, whatever the kind's id attribute is called) and the attributes the kind documents
    * as readable, each read from the provider's observed state. Absent (checks): nothing may refer

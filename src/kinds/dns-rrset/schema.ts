@@ -320,6 +320,7 @@ export const dnsRrsetKind = defineKind({
     content: (type, rdata, origin) => contentFromRdata(type as RecordType, rdata, origin),
     rdata: (type, content) => rdataFromContent(type as RecordType, content),
   },
+  checkAcross: (blocks) => cnameBesideOthers(blocks as ReadonlyArray<z.output<typeof shape>>),
   shape,
   schema: shape.superRefine((block, ctx) => checkRecordSet(block, ctx)),
 });
@@ -406,4 +407,33 @@ export function rdataFromContent(type: RecordType, content: readonly unknown[]):
     if (Array.isArray(v)) return v.length > 1 ? `${String(v[0])}=${v.slice(1).map(String).join(',')}` : String(v[0]);
     return i === hostAt[type] ? absolute(v) : String(v);
   });
+}
+
+/**
+ * A CNAME beside another record type at one name (RFC 1034 §3.6.2: a name with a CNAME has no
+ * other data), across blocks: each such block but the first at the name is a problem at its
+ * `record_type`. Blocks with `ensure: absent` do not count. Pure.
+ */
+export function cnameBesideOthers(blocks: ReadonlyArray<z.output<typeof shape>>): Array<{ index: number; field: string; message: string }> {
+  const byName = new Map<string, number[]>();
+  blocks.forEach((b, i) => {
+    if (b.ensure === 'absent') return;
+    const key = `${canonicalName(b.zone)}|${ownerName(b.name, b.zone)}`;
+    byName.set(key, [...(byName.get(key) ?? []), i]);
+  });
+  const problems: Array<{ index: number; field: string; message: string }> = [];
+  for (const indexes of byName.values()) {
+    const cname = indexes.find((i) => blocks[i]!.record_type === 'CNAME');
+    if (cname === undefined || indexes.length < 2) continue;
+    const name = ownerName(blocks[cname]!.name, blocks[cname]!.zone);
+    for (const i of indexes) {
+      if (i === cname) continue;
+      problems.push({
+        index: i,
+        field: 'record_type',
+        message: `a CNAME cannot stand beside other record types: ${name} has a CNAME record set (in another block) and this ${blocks[i]!.record_type}`,
+      });
+    }
+  }
+  return problems;
 }

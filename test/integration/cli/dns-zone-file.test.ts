@@ -99,4 +99,34 @@ txt      TXT   "open
     expect(again.code, output(again)).toBe(0);
     expect(again.stdout).toContain('No changes.');
   });
+
+  it('refuses a CNAME beside another type at one name across blocks, a zone file record set included, at the value', async () => {
+    const stack = `version: 1
+resources:
+  main:
+    type: dns_zone
+    name: files.example
+    records_file: zones/files.example.zone
+  alias:
+    type: dns_rrset
+    zone: files.example
+    name: www
+    record_type: CNAME
+    resource_records: [{ content: [other.example] }]
+  www_txt:
+    type: dns_rrset
+    zone: \${dns_zone.main.name}
+    name: WWW.files.example.
+    record_type: TXT
+    resource_records: [{ content: [hello] }]
+`;
+    const dir = writeStackFiles({ 'stack.yaml': stack, 'zones/files.example.zone': '$TTL 300\nwww A 192.0.2.1\n' });
+    const validated = await runCliInProcess(['validate', join(dir, 'stack.yaml')], {});
+    expect(validated.code, output(validated)).toBe(1);
+    expect(validated.stderr).toContain(
+      'stack.yaml:17:18: error: dns_rrset.www_txt: record_type: a CNAME cannot stand beside other record types: www.files.example has a CNAME record set (in another block) and this TXT',
+    );
+    expect(validated.stderr).toMatch(/files\.example\.zone:2:1: error: dns_rrset\.main\/www\.files\.example\/A: record_type: a CNAME cannot stand beside/);
+    expect(validated.stderr).toContain('2 errors');
+  });
 });
