@@ -1,16 +1,18 @@
-import { stat, writeFile } from 'node:fs/promises';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import pLimit from 'p-limit';
 import { DEFAULT_BASE_URL, resolveBaseUrl } from '../api/base-url.js';
 import { redact, secretsFromEnv } from '../api/redact.js';
 import { didYouMean } from '../config/did-you-mean.js';
 import { writeStack, type DraftBlock, type StackDraft } from '../config/write-stack.js';
+import { formatZoneFile, type ZoneRecordSetInput } from '../config/zone-file.js';
 import { EdgeformError, RunFatalError, UsageError } from '../errors.js';
 import { listProjects, listRegions } from '../kinds/cloud-scopes.js';
-import { type ImportScope, type KindDiscovery, type KindImporter, type ScopeKind } from '../kinds/kind-list.js';
+import { type ImportedResource, type ImportScope, type KindDiscovery, type KindImporter, type ScopeKind } from '../kinds/kind-list.js';
 import type { ProviderContext } from '../kinds/provider.js';
 import { providers } from '../kinds/providers.js';
 import { listVideos } from '../kinds/streaming-videos.js';
-import { CHECK_TYPES, RESOURCE_TYPES, type ResourceType } from '../kinds/registry.js';
+import { CHECK_TYPES, RESOURCE_KINDS, RESOURCE_TYPES, type ResourceType } from '../kinds/registry.js';
 import { createImportView, describePlace, type ImportView } from '../render/import-view.js';
 import { defineCommand } from './command.js';
 import { withInterrupts } from './interrupt.js';
@@ -25,6 +27,10 @@ interface ImportArgs {
   regionId: string[];
   resellerId: string[];
   videoId: string[];
+  /** `--name`: only the KIND's resources of these names (and what they bring, see KindImportSpec.alsoImports). */
+  name?: string[];
+  /** `--records-file`: each imported zone's record sets in a zone file beside the output. */
+  recordsFile?: boolean;
   out?: string;
   force: boolean;
   parallelism: number;
@@ -51,6 +57,8 @@ export interface ImportRequest {
   videos: readonly number[];
   /** Kinds `--all` leaves out, with why. */
   skipped: ReadonlyArray<readonly [ResourceType, string]>;
+  /** `--name`: the names of the KIND's resources to keep (none: all). */
+  names?: readonly string[];
 }
 
 /**
@@ -61,7 +69,7 @@ export interface ImportRequest {
  * kind listed per video takes its videos from `--video-id`, else from the platform's video list. Pure.
  */
 export function resolveImportRequest(
-  args: Pick<ImportArgs, 'kind' | 'all' | 'projectId' | 'regionId' | 'resellerId' | 'videoId'>,
+  args: Pick<ImportArgs, 'kind' | 'all' | 'projectId' | 'regionId' | 'resellerId' | 'videoId' | 'name'>,
   importers: Readonly<Partial<Record<ResourceType, KindImporter>>>,
 ): ImportRequest {
   const ids = (flag: IdFlag): number[] =>
@@ -73,8 +81,10 @@ export function resolveImportRequest(
       }),
     );
   const request = { projects: ids('projectId'), regions: ids('regionId'), resellers: ids('resellerId'), videos: ids('videoId') };
+  const names = [...new Set((args.name ?? []).map(String))];
   if (args.all) {
     if (args.kind !== undefined) throw new UsageError(`give a KIND or --all, not both (got ${args.kind} and --all)`);
+    if (names.length > 0) throw new UsageError('--name applies to one KIND, not to --all');
     const kinds = RESOURCE_TYPES.map((t) => importers[t]).filter((k): k is KindImporter => k !== undefined);
     const skipped: Array<readonly [ResourceType, string]> = RESOURCE_TYPES.filter((t) => importers[t] === undefined).map((t) => [t, 'the kind has no importer'] as const);
     const chosen = kinds.filter((k) => {
@@ -103,7 +113,71 @@ export function resolveImportRequest(
   if (importer.scope === 'reseller' && request.resellers.length === 0) {
     throw new UsageError(`${importer.type} is listed per reseller, and the platform does not list resellers: name one with --reseller-id N (repeatable)`);
   }
-  return { kinds: [importer], skipped: [], ...request };
+  // The kinds it brings (a zone's record sets), when they have importers.
+  const brought = importer.alsoImports.flatMap((t) => (importers[t] ? [importers[t]] : []));
+  return { kinds: [importer, ...brought], skipped: [], ...request, ...(names.length > 0 ? { names } : {}) };
+}
+
+/**
+ * `--records-file`: each imported zone's record sets that a zone file can hold (a TTL, every
+ * record enabled and without meta, no pickers or meta) go into the zone's file
+ * (`zones/NAME.zone`, formatZoneFile with the rrset kind's data of each record), named by the
+ * zone block's `records_file:`; the others stay blocks. Pure.
+ */
+export function intoZoneFiles(found: readonly ImportedResource[]): { found: ImportedResource[]; files: Array<{ path: string; text: string }> } {
+  const spec = RESOURCE_KINDS.dns_rrset.zoneRecords!;
+  const zones = new Map(found.filter((r) => r.type === 'dns_zone').map((r) => [r.id, { zone: r, sets: [] as ZoneRecordSetInput[] }]));
+  const moved = new Set<ImportedResource>();
+  for (const r of found) {
+    if (r.type !== 'dns_rrset') continue;
+    const a = r.attributes as {
+      zone: string;
+      name: string;
+      record_type: string;
+      ttl?: number;
+      resource_records: Array<{ content: unknown[]; enabled?: boolean; meta?: unknown }>;
+      pickers?: unknown;
+      meta?: unknown;
+    };
+    const entry = zones.get(a.zone);
+    if (
+      entry === undefined ||
+      a.ttl === undefined ||
+      a.pickers !== undefined ||
+      a.meta !== undefined ||
+      a.resource_records.some((x) => x.enabled === false || x.meta !== undefined)
+    )
+      continue;
+    entry.sets.push({ name: a.name, type: a.record_type, ttl: a.ttl, records: a.resource_records.map((x) => ({ rdata: spec.rdata(a.record_type, x.content) })) });
+    moved.add(r);
+  }
+  const files: Array<{ path: string; text: string }> = [];
+  const kept = found
+    .filter((r) => !moved.has(r))
+    .map((r) => {
+      const entry = r.type === 'dns_zone' ? zones.get(r.id) : undefined;
+      if (entry === undefined || entry.sets.length === 0) return r;
+      const path = `zones/${r.id}.zone`;
+      files.push({ path, text: formatZoneFile(r.id, entry.sets) });
+      return { ...r, attributes: { ...r.attributes, records_file: path } };
+    });
+  return { found: kept, files };
+}
+
+/**
+ * What `--name` keeps of what was found: the named kind's resources it names (`matchesName`),
+ * and of the kinds they bring those whose `refersTo` fields of that kind name a resource kept.
+ * Pure.
+ */
+export function keepNamed(found: readonly ImportedResource[], request: ImportRequest): ImportedResource[] {
+  const [named] = request.kinds;
+  if (request.names === undefined || named === undefined) return [...found];
+  const kept = new Set(found.filter((r) => r.type === named.type && request.names!.some((n) => named.matchesName(r.attributes, n))).map((r) => r.id));
+  return found.filter((r) => {
+    if (r.type === named.type) return kept.has(r.id);
+    const links = Object.entries(r.refersTo ?? {}).filter(([, to]) => (typeof to === 'string' ? to : to.type) === named.type);
+    return links.length > 0 && links.every(([field]) => kept.has(String(r.attributes[field])));
+  });
 }
 
 function scopeWords(scope: ScopeKind): string {
@@ -150,6 +224,16 @@ export const importCommand = defineCommand<ImportArgs>({
         default: [] as string[],
         describe: 'Streaming video whose subtitles to import (repeatable); default: every video the platform lists',
       })
+      .option('name', {
+        type: 'string',
+        array: true,
+        describe: "Only the KIND's resources of this name, and what they bring (repeatable; import dns_zone --name example.com: the zone and its record sets)",
+      })
+      .option('records-file', {
+        type: 'boolean',
+        default: false,
+        describe: "With import dns_zone --out FILE: write each zone's record sets to a BIND zone file beside FILE (zones/NAME.zone), named by records_file:",
+      })
       .option('out', { type: 'string', describe: 'Write the stack to this file instead of stdout' })
       .option('force', { type: 'boolean', default: false, describe: 'With --out: replace an existing file' })
       .option('parallelism', { type: 'number', default: 10, describe: 'Requests to the platform at the same time' }),
@@ -162,6 +246,8 @@ export const importCommand = defineCommand<ImportArgs>({
     }
     const request = resolveImportRequest(args, importers);
     if (args.force && args.out === undefined) throw new UsageError('--force applies only with --out FILE');
+    if (args.recordsFile && (args.out === undefined || request.kinds[0]?.type !== 'dns_zone'))
+      throw new UsageError('--records-file applies only to import dns_zone --out FILE (the zone files are written beside FILE)');
     if (args.out !== undefined && !args.force && (await exists(args.out))) {
       throw new UsageError(`--out ${args.out}: the file exists; refusing to overwrite it (choose another path, or add --force to replace it)`);
     }
@@ -172,7 +258,8 @@ export const importCommand = defineCommand<ImportArgs>({
       const { api, ctx } = connect(baseUrl, { env: io.env, signal, parallelism: args.parallelism });
       try {
         const discovered = await discover(ctx, request, view, args.parallelism);
-        let found = discovered.found;
+        const zoned = args.recordsFile ? intoZoneFiles(keepNamed(discovered.found, request)) : { found: keepNamed(discovered.found, request), files: [] };
+        let found = zoned.found;
         const skipped = [...discovered.skipped];
         const draft = (): StackDraft => ({
           blocks: found.map((r): DraftBlock => ({
@@ -208,6 +295,15 @@ export const importCommand = defineCommand<ImportArgs>({
             if (error.code === 'EEXIST') throw new UsageError(`--out ${args.out}: the file exists; refusing to overwrite it (add --force to replace it)`);
             throw new EdgeformError('EDGEFORM_IMPORT_WRITE', `cannot write ${args.out}: ${error.message}`, { cause: error });
           });
+          for (const zoneFile of zoned.files) {
+            const path = join(dirname(args.out), zoneFile.path);
+            await mkdir(dirname(path), { recursive: true });
+            await writeFile(path, redact(zoneFile.text, secretsFromEnv(io.env)), { flag: args.force ? 'w' : 'wx' }).catch((error: NodeJS.ErrnoException) => {
+              throw new EdgeformError('EDGEFORM_IMPORT_WRITE', `cannot write ${path}: ${error.message}${error.code === 'EEXIST' ? ' (add --force to replace it)' : ''}`, {
+                cause: error,
+              });
+            });
+          }
           view.written(args.out, { byKind: request.kinds.map((k) => [k.type, found.filter((r) => r.type === k.type).length] as const) });
         }
         return ExitCode.ok;

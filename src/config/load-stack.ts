@@ -7,6 +7,7 @@ import { validateDefaults } from './defaults.js';
 import { addDiagnostics, hasErrors, type Diagnostic, type SourceRange } from './diagnostics.js';
 import { didYouMean } from './did-you-mean.js';
 import { resolveFileFields } from './file-fields.js';
+import { expandZoneRecordFiles } from './zone-records.js';
 import { issuesToDiagnostics } from './issue-diagnostics.js';
 import { checkReferenceTargets, inlineKnownReferences, refuseReferences } from './references.js';
 import { readStackFiles, type Env } from './stack-files.js';
@@ -114,6 +115,9 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
   addDiagnostics(diagnostics, resolveMoves(typed, valid.name, valid.renamedFrom, settings.renamed_from?.node.range));
   // Files blocks name (a subtitle's vtt_file) are read into their attributes, so the digest covers them.
   await resolveFileFields(typed.values(), dirname(files[0]!.filename), diagnostics, fileTexts);
+  // The record sets of the zone files dns_zone blocks name become dns_rrset blocks.
+  expandZoneRecordFiles(typed, diagnostics, fileTexts);
+  addDiagnostics(diagnostics, checkAcrossBlocks(typed));
   addDiagnostics(diagnostics, warnUnusedDefaults(valid.defaults, usedDefaults, typed.size));
   if (rawBlocks.length === 0 && !hasErrors(diagnostics)) {
     diagnostics.push({ severity: 'warning', code: 'empty-stack', summary: 'the stack declares no resources and no checks', range: startOf(files[0]!.filename) });
@@ -346,6 +350,22 @@ function validateSetting<S extends z.ZodType>(node: SourceNode, schema: S, subje
  * 'owner') is found through tags that name the stack: without `name:` it could never be found
  * again after its create, so such a stack is refused before anything is read.
  */
+/** Each kind's rules across its blocks (KindSpec.checkAcross), each problem at the block's field (or its key). */
+function checkAcrossBlocks(blocks: ReadonlyMap<string, TypedBlock>): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const type of Object.keys(RESOURCE_KINDS) as Array<keyof typeof RESOURCE_KINDS>) {
+    const check = RESOURCE_KINDS[type].checkAcross;
+    if (!check) continue;
+    const ofKind = [...blocks.values()].flatMap((t) => (t.block?.kind === 'resource' && t.block.type === type ? [t] : []));
+    for (const problem of check(ofKind.map((t) => t.block!.attributes as Record<string, unknown>))) {
+      const typed = ofKind[problem.index]!;
+      const range = typed.block!.fieldSources[problem.field]?.range ?? typed.keyRange;
+      out.push(error('invalid-value', `${typed.address}: ${problem.field}: ${problem.message}`, range, { address: typed.address }));
+    }
+  }
+  return out;
+}
+
 function checkOwnedBlocksHaveStackName(blocks: ReadonlyMap<string, TypedBlock>): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const typed of blocks.values()) {

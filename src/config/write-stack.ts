@@ -24,10 +24,15 @@ export interface DraftBlock {
   /**
    * Which of its attributes hold the platform id of which kind (`{ network_id: 'cloud_network' }`):
    * such a value equal to the `id` of a block of that kind in the same stack is written as
-   * `${TYPE.NAME.id}` (the whole value, so it keeps its type), not as the literal id.
+   * `${TYPE.NAME.id}` (the whole value, so it keeps its type), not as the literal id; with a
+   * `field` (`{ zone: { type: 'dns_zone', field: 'name' } }`), as `${TYPE.NAME.FIELD}`, a readable
+   * field whose value is that id.
    */
-  refersTo?: Readonly<Record<string, ResourceType>>;
+  refersTo?: Readonly<Record<string, ReferTarget>>;
 }
+
+/** What a `refersTo` field names: a kind (the reference reads `id`), or a kind and the readable field it reads. */
+export type ReferTarget = ResourceType | { readonly type: ResourceType; readonly field: string };
 
 /** A stack to write: its blocks, the base URL to state (only when not the public one), and a comment at the top. */
 export interface StackDraft {
@@ -193,16 +198,17 @@ function layOut(blocks: readonly DraftBlock[]): Layout {
         ...Object.fromEntries(
           fields.map((f) => {
             const value = block.attributes[f];
-            const kind = block.refersTo?.[f];
+            const named = block.refersTo?.[f];
+            const to = named === undefined ? undefined : typeof named === 'string' ? { type: named, field: 'id' } : named;
             /** The reference a value is written as, or undefined when it stays data. */
             const refer = (item: unknown): string | undefined => {
-              const target = kind !== undefined && (typeof item === 'string' || typeof item === 'number') ? referable.get(referableKey(kind, String(item))) : undefined;
+              const target = to !== undefined && (typeof item === 'string' || typeof item === 'number') ? referable.get(referableKey(to.type, String(item))) : undefined;
               if (target === undefined || reaches(target, i, refersTo)) return undefined;
               refersTo[i]!.add(target);
-              return writeReference({ type: kind!, name: names[target]!, field: 'id' });
+              return writeReference({ type: to!.type, name: names[target]!, field: to!.field });
             };
             // A list of ids (an instance's volume_ids): each item that names a block is written as a reference, the others as data.
-            if (Array.isArray(value) && kind !== undefined) {
+            if (Array.isArray(value) && to !== undefined) {
               const items = value.map((item) => ({ item, reference: refer(item) }));
               if (items.every((x) => x.reference === undefined)) return [f, value];
               references[i]!.add(f);

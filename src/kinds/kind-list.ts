@@ -127,11 +127,24 @@ export interface KindImportSpec<T extends ResourceType, S extends ScopeKind, Ite
   /**
    * Which of the block's attributes hold the platform id of which kind (a subnet's
    * `{ network_id: 'cloud_network' }`): where the value is the id of a block of that kind imported
-   * with it, the stack says `${TYPE.NAME.id}` instead of the literal id (see writeStack). Only
-   * fields a reference may stand in (not the block's identity, natural key, project or region).
+   * with it, the stack says `${TYPE.NAME.id}` instead of the literal id (see writeStack); with a
+   * `field`, `${TYPE.NAME.FIELD}`, a readable field holding the id (a record set's `zone`:
+   * `${dns_zone.NAME.name}`, which the loader writes in as it is known without a read). Only
+   * fields a reference may stand in (not the block's identity, natural key, project or region),
+   * but an identity field naming another block's literal identity field.
    */
-  refersTo?: Readonly<Partial<Record<keyof ImportedAttributes<T> & string, ResourceType>>>;
+  refersTo?: Readonly<Partial<Record<keyof ImportedAttributes<T> & string, ImportReferTarget>>>;
+  /**
+   * Kinds imported with this one when it is the KIND named (`import dns_zone` writes the zones'
+   * record sets too); with `--name`, only those whose `refersTo` fields name a block kept.
+   */
+  alsoImports?: readonly ResourceType[];
+  /** Whether a block's attributes are what `--name NAME` names; absent: its `name` attribute equals NAME. Pure. */
+  matchesName?(attributes: ImportedAttributes<T>, name: string): boolean;
 }
+
+/** What a `refersTo` field names: a kind (the reference reads `id`), or a kind and the readable field it reads. */
+export type ImportReferTarget = ResourceType | { readonly type: ResourceType; readonly field: string };
 
 /** One resource found by a kind's import: its block's type, name hint, attributes and where it came from. */
 export interface ImportedResource {
@@ -144,7 +157,7 @@ export interface ImportedResource {
   /** Its platform id (what other imported blocks' `refersTo` fields may hold). */
   id: string;
   /** Its attributes holding the id of another kind (KindImportSpec.refersTo). */
-  refersTo?: Readonly<Record<string, ResourceType>>;
+  refersTo?: Readonly<Record<string, ImportReferTarget>>;
 }
 
 /** A live item a kind's import left out, and why: the import goes on without it and says so. */
@@ -175,6 +188,10 @@ export interface KindImporter<T extends ResourceType = ResourceType> {
    * the end of the import.
    */
   discover(ctx: ProviderContext, scope: ImportScope, options?: ListAllOptions): Promise<KindDiscovery>;
+  /** See KindImportSpec.alsoImports. */
+  alsoImports: readonly ResourceType[];
+  /** Whether an imported block of this kind is what `--name NAME` names (see KindImportSpec.matchesName). Pure. */
+  matchesName(attributes: Readonly<Record<string, unknown>>, name: string): boolean;
 }
 
 /** Builds a kind's importer from its spec (see KindImportSpec). */
@@ -183,6 +200,8 @@ export function defineImport<T extends ResourceType, S extends ScopeKind, Item>(
     type,
     scope: spec.scope,
     servedIn: (region) => spec.servedIn?.(region) ?? true,
+    alsoImports: spec.alsoImports ?? [],
+    matchesName: (attributes, name) => (spec.matchesName ? spec.matchesName(attributes as ImportedAttributes<T>, name) : attributes.name === name),
     async discover(ctx, importScope, options) {
       if (importScope.kind !== spec.scope) throw new Error(`${type} is listed by ${spec.scope}, not by ${importScope.kind}`);
       const { kind: _kind, ...rest } = importScope;
@@ -211,7 +230,14 @@ export function defineImport<T extends ResourceType, S extends ScopeKind, Item>(
           discovery.skipped.push({ type, source, reason: `it makes no valid ${type} block: ${issue.path.map(String).join('.') || '(block)'}: ${issue.message}` });
           continue;
         }
-        discovery.found.push({ type, name: spec.blockName(item), attributes, source, id, ...(spec.refersTo ? { refersTo: spec.refersTo as Record<string, ResourceType> } : {}) });
+        discovery.found.push({
+          type,
+          name: spec.blockName(item),
+          attributes,
+          source,
+          id,
+          ...(spec.refersTo ? { refersTo: spec.refersTo as Record<string, ImportReferTarget> } : {}),
+        });
       }
       return discovery;
     },

@@ -31,6 +31,18 @@ export interface KindSpec<Shape extends z.ZodObject = z.ZodObject, Type extends 
    */
   readonly files?: Readonly<Record<string, FileField>>;
   /**
+   * For a kind a record set of a zone file becomes a block of (dns_rrset, from a `dns_zone`'s
+   * `records_file:`): the record types its blocks hold and a record's content from the file's
+   * data. The loader (src/config/zone-records.ts) reads the file and makes the blocks.
+   */
+  readonly zoneRecords?: ZoneRecordsSpec;
+  /**
+   * Rules across the stack's blocks of this kind (a CNAME beside another type at one name, in
+   * two blocks): each problem names the block (its index in `blocks`) and the field it is at.
+   * The loader runs it once the blocks are valid, zone file record sets included. Pure.
+   */
+  checkAcross?(blocks: ReadonlyArray<Readonly<Record<string, unknown>>>): Array<{ index: number; field: string; message: string }>;
+  /**
    * What a reference (`${TYPE.NAME.FIELD}`) to a block of this kind may read, by FIELD: `id` (the
    * platform id, whatever the kind's id attribute is called) and the attributes the kind documents
    * as readable, each read from the provider's observed state. Absent (checks): nothing may refer
@@ -65,6 +77,16 @@ export interface TextProblem {
   line: number;
   column: number;
   message: string;
+}
+
+/** What a kind tells the zone file loader (see KindSpec.zoneRecords). */
+export interface ZoneRecordsSpec {
+  /** The record types a block holds (upper case). */
+  readonly types: readonly string[];
+  /** A record's content (the vendor's array) from a zone file record's data tokens of `type`, names relative to `origin` made fully qualified. Pure. */
+  content(type: string, rdata: readonly string[], origin: string): unknown[];
+  /** The inverse: a record's data tokens from its content (names absolute, with the trailing dot). Pure. */
+  rdata(type: string, content: readonly unknown[]): string[];
 }
 
 /** A file attribute of a kind (see KindSpec.files). */

@@ -80,6 +80,8 @@ export interface OwnedResource<T extends ResourceType = ResourceType> extends Ow
   place: string;
   desired: ResourceAttributes[T];
   observation: Observation & { exists: true };
+  /** Why prune counts it as the stack's, when not by its ownership tags (a prune listing's own rule). */
+  pruneReason?: string;
 }
 
 /**
@@ -99,9 +101,20 @@ export interface Ownership<T extends ResourceType = ResourceType> {
   claim(desired: ResourceAttributes[T], state: Record<string, unknown>, ref: ResourceRef): ProviderPlan;
   /**
    * Every resource carrying ownership tags (of any stack) in the places the `declared` blocks of
-   * this kind name: one list per place, never a request per resource.
+   * this kind name: one list per place, never a request per resource. `stack` is the rest of
+   * the stack, for a listing that needs another kind's blocks (the reader always passes it).
    */
-  list(ctx: ProviderContext, declared: readonly ResourceAttributes[T][]): Promise<OwnedResource<T>[]>;
+  list(ctx: ProviderContext, declared: readonly ResourceAttributes[T][], stack?: StackView): Promise<OwnedResource<T>[]>;
+}
+
+/**
+ * What an ownership or prune listing sees of the stack besides the blocks of its own kind: the
+ * stack's name and the attributes of its blocks of any kind (a DNS record set's prune listing
+ * lists the zones the stack's `dns_zone` blocks declare).
+ */
+export interface StackView {
+  name: string | null;
+  blocks<K extends ResourceType>(type: K): readonly ResourceAttributes[K][];
 }
 
 /**
@@ -236,6 +249,12 @@ export interface ResourceProvider<T extends ResourceType = ResourceType> {
   };
   /** Present for kinds whose creates carry ownership tags (see Ownership). */
   ownership?: Ownership<T>;
+  /**
+   * Present for kinds without ownership tags whose resources a stack owns by another rule (a
+   * DNS record set in a zone that a `dns_zone` block of the stack declares): with `prune: true`
+   * what this lists as the stack's, and no block declares, is destroyed. Only prune uses it.
+   */
+  pruneListing?: Pick<Ownership<T>, 'list'>;
   /**
    * Reads many resources of this kind at once, through the platform's list endpoint, when the
    * kind has one: the planner sees the same observations as from `read` (defineListReads builds

@@ -2,7 +2,7 @@ import { defaultMaxListeners, setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import type { CheckBlock, ResourceBlock, Stack } from '../config/types.js';
 import { EdgeformError, RunFatalError } from '../errors.js';
-import type { CheckOutcome, GroupRead, GroupReadContext, MemberRead, OwnedRead, ProviderContext, ProviderRegistry, ReadResult } from './provider.js';
+import type { CheckOutcome, GroupRead, GroupReadContext, MemberRead, OwnedRead, ProviderContext, ProviderRegistry, ReadResult, StackView } from './provider.js';
 import { RESOURCE_KINDS, RESOURCE_TYPES, type CheckType, type ResourceAttributes, type ResourceType } from './registry.js';
 import { referenceAddress, resolveReferences, templateTargets } from '../plan/references.js';
 
@@ -13,7 +13,7 @@ export interface StackObservations {
   /**
    * What carries ownership tags (of any stack) in the places of a kind's blocks, by kind, listed
    * when the plan needs it: for prune (`prune: true`, no --target: the planner destroys this
-   * stack's that no block declares), for moves (`moved_from`, `renamed_from`), and when a block
+   * stack's that no block declares; a kind without tags lists through its pruneListing), for moves (`moved_from`, `renamed_from`), and when a block
    * would be created (to warn of a rename). A failed listing is its kind's error.
    */
   owned: OwnedRead[];
@@ -159,12 +159,16 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
 
   const owned: OwnedRead[] = [];
   /** Lists what carries ownership tags (of any stack) in the places of one kind's blocks. */
+  const view: StackView = {
+    name: stack.name ?? null,
+    blocks: <B extends ResourceType>(type: B) => stack.resources.filter((b) => b.type === type).map((b) => b.attributes as ResourceAttributes[B]),
+  };
   const listOwned = async <K extends ResourceType>(type: K): Promise<void> => {
-    const lister = registry.resources[type].ownership;
+    const provider = registry.resources[type];
+    const lister = provider.ownership ?? provider.pruneListing;
     if (!lister || fatal !== null) return;
-    const declared = stack.resources.filter((b) => b.type === type).map((b) => b.attributes as ResourceAttributes[K]);
     try {
-      owned.push({ type, ok: true, resources: await lister.list(readCtx, declared) });
+      owned.push({ type, ok: true, resources: await lister.list(readCtx, view.blocks(type), view) });
     } catch (error) {
       const summary = failure(error);
       if (summary !== null) owned.push({ type, ok: false, error: { summary } });
@@ -173,7 +177,10 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
   const pruning = stack.prune && stack.name !== undefined && !options.selected;
   const hasOwnership = (type: ResourceType) => registry.resources[type].ownership !== undefined;
   // Prune and moves need the listing whatever the reads find: it goes alongside them.
-  const early = RESOURCE_TYPES.filter((type) => hasOwnership(type) && (pruning || selected.some((b) => b.type === type && b.movedFrom !== undefined)));
+  const early = RESOURCE_TYPES.filter(
+    (type) =>
+      (hasOwnership(type) && (pruning || selected.some((b) => b.type === type && b.movedFrom !== undefined))) || (pruning && registry.resources[type].pruneListing !== undefined),
+  );
 
   // A block whose read needs a field that holds a reference (ResourceProvider.readNeeds) is read
   // after the block it refers to, with that reference resolved from its read: in waves.

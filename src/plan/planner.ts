@@ -549,7 +549,7 @@ function prunedChange<K extends ResourceType>(type: K, resource: OwnedResource, 
     changes: [],
     fingerprint: fingerprint(before),
     warnings: lockWarnings(resource.observation.lockTaskId),
-    notes: ["no block declares it any more, and it carries this stack's ownership tags (prune: true)"],
+    notes: [resource.pruneReason ?? "no block declares it any more, and it carries this stack's ownership tags (prune: true)"],
     pruned: true,
     ...destroyNote(planner, resource.observation),
   } satisfies ChangeFields & { type: K; desired: ResourceAttributes[K] };

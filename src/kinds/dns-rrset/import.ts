@@ -29,4 +29,6 @@ export const rrsetImport = defineImport('dns_rrset', {
   },
   blockName: ({ rrset }) => `${canonicalName(rrset.name)}_${rrset.type.toLowerCase()}`,
   facts: ({ zone }) => [['zone', zone]],
+  // A zone imported with it is referred to by name (written in at load: the zone is read first).
+  refersTo: { zone: { type: 'dns_zone', field: 'name' } },
 });

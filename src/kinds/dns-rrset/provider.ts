@@ -5,12 +5,13 @@ import { createPlan } from '../create.js';
 import { canonicalName, ownerName } from '../dns-names.js';
 import { defineLifecycle } from '../lifecycle.js';
 import { defineListReads } from '../list-read.js';
-import type { ProviderPlan, ResourceProvider } from '../provider.js';
+import { listAll } from '../kind-list.js';
+import type { Ownership, OwnedResource, ProviderPlan, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { readOrGone } from '../shared.js';
 import { rrsetImport } from './import.js';
 import { rrsetItem, rrsetPath, zoneRrsetList, type RrsetItem } from './list.js';
-import { canonicalRecords, contentText, recordKey, type CanonicalRecord, type RecordType } from './schema.js';
+import { canonicalRecords, contentText, RECORD_TYPES, recordKey, type CanonicalRecord, type RecordType } from './schema.js';
 
 type Rrset = ResourceAttributes['dns_rrset'];
 
@@ -102,6 +103,47 @@ function bodyOf(d: Rrset, state?: Record<string, unknown>): z.infer<typeof input
   };
 }
 
+/** The platform path of a record set, as its prune address names it: ZONE/NAME/TYPE (the readable `id`). */
+const rrsetId = (zone: string, name: string, type: string) => `${zone}/${name}/${type}`;
+
+/**
+ * The record sets a stack owns without declaring them, for prune: those of each zone a
+ * `dns_zone` block of the stack declares (not `ensure: absent`), one list per zone (a zone not
+ * created yet has none), but the zone's own (its SOA, and NS at the apex) and those a block
+ * declares. A zone only named by a record set's literal `zone` is not the stack's, and is not
+ * listed. Each is addressed `dns_rrset.ZONE/NAME/TYPE`, which no block name can be.
+ */
+const pruneListing: Pick<Ownership<'dns_rrset'>, 'list'> = {
+  async list(ctx, declared, stack) {
+    const stackName = stack?.name ?? null;
+    if (stack === undefined || stackName === null) return [];
+    const zones = [...new Set(stack.blocks('dns_zone').flatMap((z) => (z.ensure === 'absent' ? [] : [canonicalName(z.name)])))];
+    const taken = new Set(declared.map((d) => rrsetId(zoneOf(d), nameOf(d), d.record_type)));
+    const listed = await Promise.all(
+      zones.map(async (zone) => {
+        const items = (await readOrGone(() => listAll(ctx, zoneRrsetList, { zone }, (r) => `${canonicalName(r.name)}/${r.type.toUpperCase()}`))) ?? [];
+        return items.flatMap((item): OwnedResource<'dns_rrset'>[] => {
+          const name = canonicalName(item.name);
+          const type = item.type.toUpperCase();
+          if (!(RECORD_TYPES as readonly string[]).includes(type) || (type === 'NS' && name === zone) || taken.has(rrsetId(zone, name, type))) return [];
+          const desired = { zone, name, record_type: type as RecordType, resource_records: canonicalRecords(type as RecordType, item.resource_records) } as Rrset;
+          return [
+            {
+              stack: stackName,
+              address: `dns_rrset.${rrsetId(zone, name, type)}`,
+              place: zone,
+              desired,
+              observation: { exists: true, state: stateOf(desired, item) },
+              pruneReason: `no block declares it, and it is in zone ${zone}, which a dns_zone block of this stack declares (prune: true)`,
+            },
+          ];
+        });
+      }),
+    );
+    return listed.flat();
+  },
+};
+
 /**
  * DNS record sets, identified by zone, name and type (the platform holds every identity; no state
  * is kept). The record sets of one zone are read together from the zone's list (`GET
@@ -111,7 +153,8 @@ function bodyOf(d: Rrset, state?: Record<string, unknown>): z.infer<typeof input
  * contents (records.ts), so a spelling the platform would store differently plans no change.
  * `ttl`, `pickers` and `meta` are managed only when declared. Create is `POST` (sent once: a lost
  * answer is settled by the executor's re-read), update `PUT` with the whole record set (live ttl,
- * pickers and meta kept when not declared), delete `DELETE`.
+ * pickers and meta kept when not declared), delete `DELETE`. With `prune: true`, the record sets
+ * of a zone the stack declares that no block declares are destroyed (see pruneListing).
  */
 export const dnsRrset: ResourceProvider<'dns_rrset'> = {
   ...lifecycle,
@@ -121,6 +164,7 @@ export const dnsRrset: ResourceProvider<'dns_rrset'> = {
   read: reads.read,
   groupRead: reads.groupRead,
   import: rrsetImport,
+  pruneListing,
 
   summarize: (state) => ({ zone: state.zone, name: state.name, record_type: state.record_type, ttl: state.ttl }),
 

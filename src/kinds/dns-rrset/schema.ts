@@ -315,6 +315,12 @@ export const dnsRrsetKind = defineKind({
     record_type: { type: 'string', description: 'The record type.', read: (s) => s.record_type },
     ttl: { type: 'number', description: 'The TTL in seconds.', read: (s) => s.ttl },
   },
+  zoneRecords: {
+    types: RECORD_TYPES,
+    content: (type, rdata, origin) => contentFromRdata(type as RecordType, rdata, origin),
+    rdata: (type, content) => rdataFromContent(type as RecordType, content),
+  },
+  checkAcross: (blocks) => cnameBesideOthers(blocks as ReadonlyArray<z.output<typeof shape>>),
   shape,
   schema: shape.superRefine((block, ctx) => checkRecordSet(block, ctx)),
 });
@@ -347,4 +353,87 @@ function checkRecordSet(block: z.output<typeof shape>, ctx: z.RefinementCtx): vo
     if (first === undefined) seen.set(key, i);
     else issue(['resource_records', i, 'content'], `the same record as resource_records[${first}] (records are a set: write each once)`);
   });
+}
+
+/**
+ * A record's content from the data of a zone file record (its tokens after the type, quotes and
+ * escapes read): the vendor's content array, each name relative to `origin` (the `$ORIGIN` in
+ * effect for the record) made fully qualified (`@` is the origin, a name ending in a dot is
+ * absolute). Numbers stay as written: the record set's normalisation reads them. HTTPS and SVCB
+ * parameters `key=v1,v2` become `[key, v1, v2]`. Pure.
+ */
+export function contentFromRdata(type: RecordType, rdata: readonly string[], origin: string): unknown[] {
+  const fq = (name: string | undefined): string | undefined => {
+    if (name === undefined) return undefined;
+    if (name === '@') return origin;
+    if (name.endsWith('.')) return name;
+    return origin === '' ? name : `${name}.${origin}`;
+  };
+  const withName = (index: number): unknown[] => rdata.map((v, i) => (i === index ? fq(v) : v));
+  switch (type) {
+    case 'CNAME':
+    case 'NS':
+      return withName(0);
+    case 'MX':
+      return withName(1);
+    case 'SRV':
+      return withName(3);
+    case 'HTTPS':
+    case 'SVCB':
+      return [
+        ...rdata.slice(0, 2).map((v, i) => (i === 1 && v !== '.' ? fq(v) : v)),
+        ...rdata.slice(2).map((param) => {
+          const eq = param.indexOf('=');
+          return eq < 0 ? [param] : [param.slice(0, eq), ...param.slice(eq + 1).split(',')];
+        }),
+      ];
+    case 'A':
+    case 'AAAA':
+    case 'TXT':
+    case 'CAA':
+      return [...rdata];
+  }
+}
+
+/**
+ * A record's zone file data from its content (the inverse of contentFromRdata): numbers as text,
+ * names fully qualified with the trailing dot, HTTPS and SVCB parameters `[key, v1, v2]` as
+ * `key=v1,v2`. Pure.
+ */
+export function rdataFromContent(type: RecordType, content: readonly unknown[]): string[] {
+  const absolute = (v: unknown) => (String(v) === '.' || String(v).endsWith('.') ? String(v) : `${String(v)}.`);
+  const hostAt = { CNAME: 0, NS: 0, MX: 1, SRV: 3, HTTPS: 1, SVCB: 1 } as Partial<Record<RecordType, number>>;
+  return content.map((v, i) => {
+    if (Array.isArray(v)) return v.length > 1 ? `${String(v[0])}=${v.slice(1).map(String).join(',')}` : String(v[0]);
+    return i === hostAt[type] ? absolute(v) : String(v);
+  });
+}
+
+/**
+ * A CNAME beside another record type at one name (RFC 1034 §3.6.2: a name with a CNAME has no
+ * other data), across blocks: each such block but the first at the name is a problem at its
+ * `record_type`. Blocks with `ensure: absent` do not count. Pure.
+ */
+export function cnameBesideOthers(blocks: ReadonlyArray<z.output<typeof shape>>): Array<{ index: number; field: string; message: string }> {
+  const byName = new Map<string, number[]>();
+  blocks.forEach((b, i) => {
+    if (b.ensure === 'absent') return;
+    const key = `${canonicalName(b.zone)}|${ownerName(b.name, b.zone)}`;
+    byName.set(key, [...(byName.get(key) ?? []), i]);
+  });
+  const problems: Array<{ index: number; field: string; message: string }> = [];
+  for (const indexes of byName.values()) {
+    const cname = indexes.find((i) => blocks[i]!.record_type === 'CNAME');
+    if (cname === undefined || indexes.length < 2) continue;
+    const name = ownerName(blocks[cname]!.name, blocks[cname]!.zone);
+    for (const i of indexes) {
+      if (i === cname) continue;
+      problems.push({
+        index: i,
+        field: 'record_type',
+        message: `a CNAME cannot stand beside other record types: ${name} has a CNAME record set (in another block) and this ${blocks[i]!.record_type}`,
+      });
+    }
+  }
+  return problems;
 }

@@ -14,6 +14,7 @@ function zoneFields(zone: ZoneItem): Record<string, unknown> {
 /**
  * Importing DNS zones: every zone of the account (the zone list, 1,000 a page), each by its name
  * (its identity), with its SOA fields, meta, `enabled` and `dnssec` as live. Named after the zone.
+ * Imported as the KIND named, it brings its record sets (`zone: ${dns_zone.NAME.name}`).
  */
 export const zoneImport = defineImport('dns_zone', {
   scope: 'account',
@@ -27,4 +28,7 @@ export const zoneImport = defineImport('dns_zone', {
   }),
   blockName: (zone) => canonicalName(zone.name),
   facts: (zone) => [['status', zone.status]],
+  // `import dns_zone` writes the zones' record sets too; `--name` is compared as zone names are.
+  alsoImports: ['dns_rrset'],
+  matchesName: (attributes, name) => attributes.name === canonicalName(name),
 });

@@ -12,6 +12,9 @@ const seconds = (what: string) =>
     .optional()
     .describe(`${what} Managed only when declared.`);
 
+/** The largest zone file edgeform reads (a zone of some 50,000 records). */
+export const MAX_ZONE_FILE_BYTES = 4 * 1024 * 1024;
+
 const shape = z.strictObject({
   name: z
     .string()
@@ -30,6 +33,13 @@ const shape = z.strictObject({
   meta: z.record(z.string().min(1), z.unknown()).optional().describe('Free-form data of the zone (e.g. webhook, webhook_method); the whole map is managed when declared.'),
   enabled: z.boolean().optional().describe('false: the zone is not served (PATCH .../disable); true: served (PATCH .../enable). Managed only when declared.'),
   dnssec: z.boolean().optional().describe('true: DNSSEC is on (its DS record is the readable field ds); false: off. Managed only when declared.'),
+  records_file: z
+    .string()
+    .min(1, { error: 'must not be empty' })
+    .optional()
+    .describe(
+      "A BIND zone file next to the stack (path relative to the stack file, inside its directory) whose record sets are planned as if each were a dns_rrset block; read and checked at validate time (the zone's SOA and apex NS in it are the zone's and are skipped).",
+    ),
   ensure: ensureDeletable,
 });
 
@@ -44,6 +54,9 @@ export const dnsZoneKind = defineKind({
   description: 'A DNS zone by name: its SOA fields (contact, expiry, refresh, retry, nx_ttl, primary server), meta, enabled and DNSSEC; created, updated and deleted.',
   identity: ['name'],
   create: { idField: 'name', key: ['name'] },
+  // The zone file's text goes into records_text; the loader (src/config/zone-records.ts) parses
+  // it with the zone's name as origin, which this check, given the text alone, cannot know.
+  files: { records_file: { into: 'records_text', what: 'a BIND zone file', maxBytes: MAX_ZONE_FILE_BYTES, check: () => null } },
   readable: {
     id: { type: 'string', description: 'The zone name: a zone is identified by it.', read: (s) => s.name },
     name: { type: 'string', description: 'The zone name (lower case, no trailing dot).', read: (s) => s.name },

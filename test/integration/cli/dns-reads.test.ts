@@ -1,4 +1,4 @@
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoFixtures, emulatorEnv } from '../../helpers/apply.js';
@@ -62,5 +62,55 @@ describe('DNS reads and import', () => {
     const plan = await runCliInProcess(['plan', out, '--detailed-exitcode'], { env });
     expect(plan.code, output(plan)).toBe(0);
     expect(plan.stdout).toContain('No changes.');
+  });
+
+  it('import dns_zone --name: the zone named and its record sets, each naming it by reference, in a stack that plans no changes', async () => {
+    emu = await startTestEmulator({});
+    const env = emulatorEnv(emu);
+    const file = join(writeStackFiles({}), 'dns.yaml');
+    copyFileSync('examples/dns.yaml', file);
+    expect((await runCliInProcess(['apply', file, '--auto-approve'], { env })).code).toBe(0);
+    const out = join(writeStackFiles({}), 'imported.yaml');
+    const imported = await runCliInProcess(['import', 'dns_zone', '--name', 'Example.NET.', '--out', out], { env });
+    expect(imported.code, output(imported)).toBe(0);
+    const text = readFileSync(out, 'utf8');
+    // The demo world's example.org is not named: neither it nor its record sets are written.
+    expect(text).not.toContain('example.org');
+    expect(text.match(/type: dns_zone/g)).toHaveLength(1);
+    // examples/dns.yaml's six record sets (SOA and apex NS are the zone's), each naming the zone by reference.
+    expect(text.match(/type: dns_rrset/g)).toHaveLength(6);
+    expect(text.match(/zone: "\$\{dns_zone\.example_net\.name\}"/g)).toHaveLength(6);
+    const plan = await runCliInProcess(['plan', out, '--detailed-exitcode'], { env });
+    expect(plan.code, output(plan)).toBe(0);
+    expect(plan.stdout).toContain('No changes.');
+    const all = await runCliInProcess(['import', '--all', '--name', 'example.net'], { env });
+    expect(all.code).toBe(1);
+    expect(all.stderr).toContain('--name applies to one KIND, not to --all');
+  });
+
+  it('import dns_zone --name --records-file: the zone with its record sets in a zone file beside the stack, which plans no changes', async () => {
+    emu = await startTestEmulator({});
+    const env = emulatorEnv(emu);
+    const file = join(writeStackFiles({}), 'dns.yaml');
+    copyFileSync('examples/dns.yaml', file);
+    expect((await runCliInProcess(['apply', file, '--auto-approve'], { env })).code).toBe(0);
+    const dir = writeStackFiles({});
+    const out = join(dir, 'imported.yaml');
+    const imported = await runCliInProcess(['import', 'dns_zone', '--name', 'example.net', '--records-file', '--out', out], { env });
+    expect(imported.code, output(imported)).toBe(0);
+    const text = readFileSync(out, 'utf8');
+    expect(text).toContain('records_file: zones/example.net.zone');
+    // The geo record set has pickers and meta, which a zone file cannot hold: it stays a block.
+    expect(text.match(/type: dns_rrset/g)).toHaveLength(1);
+    const zone = readFileSync(join(dir, 'zones/example.net.zone'), 'utf8');
+    expect(zone).toContain('$ORIGIN example.net.');
+    expect(zone).toMatch(/^blog 300 IN CNAME www\.example\.net\.$/m);
+    expect(zone).toMatch(/^@ 300 IN MX 10 mx1\.example\.net\.$/m);
+    const plan = await runCliInProcess(['plan', out, '--detailed-exitcode'], { env });
+    expect(plan.code, output(plan)).toBe(0);
+    expect(plan.stdout).toContain('No changes.');
+    const refused = await runCliInProcess(['import', 'dns_rrset', '--records-file', '--out', join(dir, 'x.yaml')], { env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('--records-file applies only to import dns_zone --out FILE');
   });
 });

@@ -141,4 +141,50 @@ describe('dns_zone and dns_rrset through the CLI', () => {
     const again = await runCliInProcess(['plan', file, '--detailed-exitcode'], { env });
     expect(again.code, output(again)).toBe(0);
   });
+
+  it('prune: destroys first the record sets of a zone the stack declares that no block declares, never its apex SOA and NS, nor a zone only named literally', async () => {
+    emu = await startTestEmulator({});
+    const env = emulatorEnv(emu);
+    const rrset = (key: string, zone: string, name: string, text: string) =>
+      `  ${key}:\n    type: dns_rrset\n    zone: ${zone}\n    name: ${name}\n    record_type: TXT\n    resource_records: [{ content: ["${text}"] }]\n`;
+    // Two zones, each with two record sets.
+    const before = stackIn(
+      'version: 1\nresources:\n  main: { type: dns_zone, name: shop.example }\n  other: { type: dns_zone, name: other.example }\n' +
+        rrset('www', '${dns_zone.main.name}', 'www', 'a') +
+        rrset('old', 'shop.example', 'old', 'b') +
+        rrset('keep', '${dns_zone.other.name}', 'keep', 'c') +
+        rrset('kept', 'other.example', 'kept', 'd'),
+    );
+    const created = await runCliInProcess(['apply', before, '--auto-approve'], { env });
+    expect(created.code, output(created)).toBe(0);
+    const zoneKeys = (zone: string) => [...emu!.state.dnsZones.get(zone)!.rrsets.keys()].sort();
+    expect(zoneKeys('shop.example')).toEqual(['old.shop.example/TXT', 'shop.example/NS', 'shop.example/SOA', 'www.shop.example/TXT']);
+
+    // shop.example is declared by a dns_zone block, other.example only named literally: only
+    // shop.example's undeclared record set is pruned.
+    const pruning = stackIn(
+      'version: 1\nname: shop\nprune: true\nresources:\n  main: { type: dns_zone, name: shop.example }\n' +
+        rrset('www', '${dns_zone.main.name}', 'www', 'a2') +
+        rrset('keep', 'other.example', 'keep', 'c'),
+    );
+    const planned = await runCliInProcess(['plan', pruning], { env });
+    expect(planned.code, output(planned)).toBe(0);
+    expect(planned.stdout).toContain('Plan: 0 to add, 1 to change, 1 to destroy.');
+    const listed = planned.stdout.split('\n').filter((l) => /^ {3}[-+~] dns_/.test(l));
+    // The list of actions, then the details: what prune destroys first in both.
+    expect(listed).toEqual([
+      '   - dns_rrset.shop.example/old.shop.example/TXT (pruned)',
+      '   ~ dns_rrset.www',
+      '   - dns_rrset.shop.example/old.shop.example/TXT',
+      '   ~ dns_rrset.www',
+    ]);
+    expect(planned.stdout).toContain('# no block declares it, and it is in zone shop.example, which a dns_zone block of this stack declares (prune: true)');
+
+    const applied = await runCliInProcess(['apply', pruning, '--auto-approve'], { env });
+    expect(applied.code, output(applied)).toBe(0);
+    expect(zoneKeys('shop.example')).toEqual(['shop.example/NS', 'shop.example/SOA', 'www.shop.example/TXT']);
+    expect(zoneKeys('other.example')).toEqual(['keep.other.example/TXT', 'kept.other.example/TXT', 'other.example/NS', 'other.example/SOA']);
+    const again = await runCliInProcess(['plan', pruning, '--detailed-exitcode'], { env });
+    expect(again.code, output(again)).toBe(0);
+  });
 });
