@@ -1,5 +1,5 @@
 import type { Diagnostic } from '../config/diagnostics.js';
-import { RESOURCE_MISSING } from './planner.js';
+import { OWNED_PRUNE_NOTE, RESOURCE_MISSING } from './planner.js';
 import type { CheckResult, Plan } from './types.js';
 
 /** One declared field whose platform value differs from the stack's. */
@@ -61,7 +61,11 @@ export function buildDriftReport(plan: Plan): DriftReport {
         type: change.type,
         kind: 'unmanaged',
         fields: [],
-        message: "carries this stack's ownership tags, but no block declares it (apply would prune it)",
+        // The kind's own reason when it gave one (DNS: a record set of a zone the stack declares).
+        message:
+          change.notes?.[0] === undefined || change.notes[0] === OWNED_PRUNE_NOTE
+            ? "carries this stack's ownership tags, but no block declares it (apply would prune it)"
+            : `${change.notes[0]}; apply would prune it`,
       });
     } else if (change.action === 'delete') {
       drifted.push({ address: change.address, type: change.type, kind: 'reappeared', fields: [], message: 'exists on the platform, but the stack says ensure: absent' });

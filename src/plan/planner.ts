@@ -533,6 +533,9 @@ function planPrune(stack: Stack, owned: readonly OwnedRead[], planners: Resource
   return changes;
 }
 
+/** Why a resource found by this stack's ownership tags is pruned (a kind may give its own reason, OwnedResource.pruneReason). */
+export const OWNED_PRUNE_NOTE = "no block declares it any more, and it carries this stack's ownership tags (prune: true)";
+
 function prunedChange<K extends ResourceType>(type: K, resource: OwnedResource, planners: ResourcePlanners): ResourceChange {
   const planner: ResourcePlanner<K> = planners[type];
   const before = planner.summarize(resource.observation.state);
@@ -549,7 +552,7 @@ function prunedChange<K extends ResourceType>(type: K, resource: OwnedResource, 
     changes: [],
     fingerprint: fingerprint(before),
     warnings: lockWarnings(resource.observation.lockTaskId),
-    notes: [resource.pruneReason ?? "no block declares it any more, and it carries this stack's ownership tags (prune: true)"],
+    notes: [resource.pruneReason ?? OWNED_PRUNE_NOTE],
     pruned: true,
     ...destroyNote(planner, resource.observation),
   } satisfies ChangeFields & { type: K; desired: ResourceAttributes[K] };
