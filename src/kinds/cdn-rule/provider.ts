@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
-import { declaredOptionsDiff, projectDeclaredOptions } from '../cdn-options.js';
+import { planDeclaredOptions } from '../cdn-options-plan.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { diffDeclared } from '../declared-fields.js';
 import { listAll } from '../kind-list.js';
@@ -147,20 +147,17 @@ export const cdnRule: ResourceProvider<'cdn_rule'> = {
     const changes: FieldChange[] = [...diff.changes];
     const before: Record<string, unknown> = { rule_id: state.rule_id, resource_id: state.resource_id };
     for (const field of SCALAR_FIELDS) if (want[field] !== undefined) before[field] = state[field] ?? null;
-    const liveOptions = state.options as Record<string, unknown>;
-    const optionChanges = desired.options === undefined ? [] : declaredOptionsDiff(desired.options, liveOptions);
-    for (const change of optionChanges)
-      changes.push({ path: ['options', change.option], op: change.before === null ? 'add' : 'update', before: change.before, after: change.after });
-    if (desired.options !== undefined) before.options = projectDeclaredOptions(desired.options, liveOptions);
+    const options = planDeclaredOptions(desired.options, state.options as Record<string, unknown>);
+    changes.push(...options.changes);
+    if (options.before !== undefined) before.options = options.before;
     const after: Record<string, unknown> = { ...before, ...want, ...(desired.options === undefined ? {} : { options: desired.options }) };
     const changed = Object.fromEntries(diff.changed.map((field) => [field, want[field]]));
-    const options = optionChanges.length === 0 ? {} : { options: Object.fromEntries(optionChanges.map((c) => [c.option, c.after])) };
     return {
       action: changes.length > 0 ? 'update' : 'no-op',
       before,
       after,
       changes,
-      ...(changes.length > 0 ? { payload: { body: { ...bodyOf(changed), ...options } } } : {}),
+      ...(changes.length > 0 ? { payload: { body: { ...bodyOf(changed), ...options.body } } } : {}),
       errors: [],
       warnings: [],
       notes: [],
