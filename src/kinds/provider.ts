@@ -33,6 +33,13 @@ export interface ProviderContext {
    * the platform's reads lag); rejects with the signal's reason as soon as `signal` aborts.
    */
   sleep(ms: number): Promise<void>;
+  /**
+   * Set only while readStack reads a stack: a list page asked for more than once in that reading
+   * (by a kind's grouped read and by its prune listing) is fetched once, by `key` (its path and
+   * query), and every caller gets that one answer (or its error). Absent elsewhere, so apply's
+   * reads and confirming reads always ask the platform.
+   */
+  readOnce?<R>(key: string, fetch: () => Promise<R>): Promise<R>;
 }
 
 /** A cloud task that reached FINISHED, as far as callers of waitForTasks need it. */
@@ -115,6 +122,28 @@ export interface Ownership<T extends ResourceType = ResourceType> {
 export interface StackView {
   name: string | null;
   blocks<K extends ResourceType>(type: K): readonly ResourceAttributes[K][];
+  /**
+   * The blocks of a kind with their addresses and what reading them found (undefined: not read,
+   * or its read failed). Given only to a prune listing that runs after the reads
+   * (PruneListing.afterReads): a CDN rule's listing needs the ids its resources were found by.
+   */
+  read?<K extends ResourceType>(type: K): readonly ReadBlock<K>[];
+}
+
+/** A block of the stack with its address and its read's observation (see StackView.read). */
+export interface ReadBlock<K extends ResourceType = ResourceType> {
+  address: string;
+  attributes: ResourceAttributes[K];
+  observation: Observation | undefined;
+}
+
+/**
+ * A kind's prune listing (ResourceProvider.pruneListing): what it lists as the stack's, and
+ * whether it needs the reads of the stack's blocks first (`afterReads`: it then gets
+ * StackView.read), rather than running alongside them.
+ */
+export interface PruneListing<T extends ResourceType = ResourceType> extends Pick<Ownership<T>, 'list'> {
+  afterReads?: boolean;
 }
 
 /**
@@ -251,10 +280,11 @@ export interface ResourceProvider<T extends ResourceType = ResourceType> {
   ownership?: Ownership<T>;
   /**
    * Present for kinds without ownership tags whose resources a stack owns by another rule (a
-   * DNS record set in a zone that a `dns_zone` block of the stack declares): with `prune: true`
+   * DNS record set in a zone that a `dns_zone` block of the stack declares, a CDN resource whose
+   * description carries the stack's mark, a rule of a CDN resource the stack declares): with `prune: true`
    * what this lists as the stack's, and no block declares, is destroyed. Only prune uses it.
    */
-  pruneListing?: Pick<Ownership<T>, 'list'>;
+  pruneListing?: PruneListing<T>;
   /**
    * Reads many resources of this kind at once, through the platform's list endpoint, when the
    * kind has one: the planner sees the same observations as from `read` (defineListReads builds

@@ -2,7 +2,7 @@ import { defaultMaxListeners, setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import type { CheckBlock, ResourceBlock, Stack } from '../config/types.js';
 import { EdgeformError, RunFatalError } from '../errors.js';
-import type { CheckOutcome, GroupRead, GroupReadContext, MemberRead, OwnedRead, ProviderContext, ProviderRegistry, ReadResult, StackView } from './provider.js';
+import type { CheckOutcome, GroupRead, GroupReadContext, MemberRead, OwnedRead, ProviderContext, ProviderRegistry, ReadBlock, ReadResult, StackView } from './provider.js';
 import { RESOURCE_KINDS, RESOURCE_TYPES, type CheckType, type ResourceAttributes, type ResourceType } from './registry.js';
 import { referenceAddress, resolveReferences, templateTargets } from '../plan/references.js';
 
@@ -55,7 +55,17 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
   const checks = new Map<string, CheckOutcome>();
   // The first run-fatal error: aborts the reads in flight (through their signal) and skips the rest.
   const halt = new AbortController();
-  const readCtx: ProviderContext = { ...ctx, signal: AbortSignal.any([ctx.signal, halt.signal]) };
+  // A list page asked for twice in this reading (a grouped read and a prune listing) is fetched once.
+  const fetched = new Map<string, Promise<unknown>>();
+  const readOnce = <R>(key: string, fetch: () => Promise<R>): Promise<R> => {
+    let answer = fetched.get(key) as Promise<R> | undefined;
+    if (answer === undefined) {
+      answer = fetch();
+      fetched.set(key, answer);
+    }
+    return answer;
+  };
+  const readCtx: ProviderContext = { ...ctx, signal: AbortSignal.any([ctx.signal, halt.signal]), readOnce };
   // Each request in flight listens on this signal: up to `parallelism` at once is no leak.
   setMaxListeners(Math.max(defaultMaxListeners, options.parallelism + defaultMaxListeners), readCtx.signal);
   let fatal: RunFatalError | null = null;
@@ -163,12 +173,23 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
     name: stack.name ?? null,
     blocks: <B extends ResourceType>(type: B) => stack.resources.filter((b) => b.type === type).map((b) => b.attributes as ResourceAttributes[B]),
   };
-  const listOwned = async <K extends ResourceType>(type: K): Promise<void> => {
+  // What a prune listing run after the reads sees besides (StackView.read): each block's address and observation.
+  const afterReads: StackView = {
+    ...view,
+    read: <B extends ResourceType>(type: B) =>
+      stack.resources
+        .filter((b) => b.type === type)
+        .map((b): ReadBlock<B> => {
+          const read = reads.get(b.address);
+          return { address: b.address, attributes: b.attributes as ResourceAttributes[B], observation: read?.ok === true ? read.observation : undefined };
+        }),
+  };
+  const listOwned = async <K extends ResourceType>(type: K, seen: StackView = view): Promise<void> => {
     const provider = registry.resources[type];
     const lister = provider.ownership ?? provider.pruneListing;
     if (!lister || fatal !== null) return;
     try {
-      owned.push({ type, ok: true, resources: await lister.list(readCtx, view.blocks(type), view) });
+      owned.push({ type, ok: true, resources: await lister.list(readCtx, seen.blocks(type), seen) });
     } catch (error) {
       const summary = failure(error);
       if (summary !== null) owned.push({ type, ok: false, error: { summary } });
@@ -177,9 +198,10 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
   const pruning = stack.prune && stack.name !== undefined && !options.selected;
   const hasOwnership = (type: ResourceType) => registry.resources[type].ownership !== undefined;
   // Prune and moves need the listing whatever the reads find: it goes alongside them.
+  const pruneListed = (type: ResourceType, after: boolean) =>
+    pruning && registry.resources[type].pruneListing !== undefined && (registry.resources[type].pruneListing!.afterReads === true) === after;
   const early = RESOURCE_TYPES.filter(
-    (type) =>
-      (hasOwnership(type) && (pruning || selected.some((b) => b.type === type && b.movedFrom !== undefined))) || (pruning && registry.resources[type].pruneListing !== undefined),
+    (type) => (hasOwnership(type) && (pruning || selected.some((b) => b.type === type && b.movedFrom !== undefined))) || pruneListed(type, false),
   );
 
   // A block whose read needs a field that holds a reference (ResourceProvider.readNeeds) is read
@@ -215,8 +237,11 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
     return (b.attributes as Record<string, unknown>)[registry.resources[b.type].idField] === undefined && read?.ok === true && !read.observation.exists;
   };
   const late = RESOURCE_TYPES.filter((type) => hasOwnership(type) && !early.includes(type) && selected.some((b) => b.type === type && wouldCreate(b)));
-  await Promise.all(late.map((type) => listOwned(type)));
+  // Prune listings that need the reads (the ids the stack's blocks were found by) go now too.
+  await Promise.all([...late.map((type) => listOwned(type)), ...RESOURCE_TYPES.filter((type) => pruneListed(type, true)).map((type) => listOwned(type, afterReads))]);
   if (fatal !== null) throw fatal;
+  // Listings end in any order; the plan lists what they found in the registry's order of kinds.
+  owned.sort((a, b) => RESOURCE_TYPES.indexOf(a.type) - RESOURCE_TYPES.indexOf(b.type));
   return { reads, checks, owned };
 }
 

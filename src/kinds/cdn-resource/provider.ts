@@ -7,13 +7,13 @@ import { diffDeclared } from '../declared-fields.js';
 import { listAll } from '../kind-list.js';
 import { defineLifecycle } from '../lifecycle.js';
 import { defineListReads } from '../list-read.js';
-import type { ResourceProvider } from '../provider.js';
+import type { OwnedResource, PruneListing, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { readOrGone } from '../shared.js';
 import type { FieldChange } from '../../plan/types.js';
 import { resourceImport } from './import.js';
 import { resourceAnswer, resourceList, type CdnResource } from './list.js';
-import { withMark } from './mark.js';
+import { stackMark, withMark } from './mark.js';
 import { resourceState } from './state.js';
 
 const RESOURCES = resourceList.path({});
@@ -84,6 +84,45 @@ const reads = defineListReads<'cdn_resource', CdnResource>({
   },
 });
 
+/**
+ * The CDN resources a stack owns without declaring them, for prune: those whose description ends
+ * with the stack's mark (mark.ts; written by edgeform's create, never by hand), found in one list
+ * of the account's resources (its pages), but none a block declares: by its `resource_id` or
+ * `cname`, or found by a block's read (so a block whose cname is a reference keeps its resource).
+ * A resource with no mark, another stack's, or one edited by hand is not the stack's. Run after
+ * the reads for those ids; the list page the reads fetched is not fetched again (readOnce).
+ * Each is addressed `cdn_resource.CNAME`, which no block name can be (it has dots).
+ */
+const pruneListing: PruneListing<'cdn_resource'> = {
+  afterReads: true,
+  async list(ctx, declared, stack) {
+    const stackName = stack?.name ?? null;
+    if (stack === undefined || stackName === null) return [];
+    const ids = new Set<number>();
+    const cnames = new Set<string>();
+    for (const d of declared) {
+      if (typeof d.resource_id === 'number') ids.add(d.resource_id);
+      cnames.add(d.cname);
+    }
+    for (const block of stack.read?.('cdn_resource') ?? []) if (block.observation?.exists === true) ids.add(block.observation.state.resource_id as number);
+    const resources = await listAll(ctx, resourceList, {}, (r) => String(r.id));
+    return resources.flatMap((resource): OwnedResource<'cdn_resource'>[] => {
+      const state = resourceState(resource);
+      if (state.stack_mark !== stackName || ids.has(resource.id) || cnames.has(resource.cname)) return [];
+      return [
+        {
+          stack: stackName,
+          address: `cdn_resource.${resource.cname}`,
+          place: 'account',
+          desired: { resource_id: resource.id, cname: resource.cname } as Desired,
+          observation: { exists: true, state },
+          pruneReason: `no block declares it, and its description carries this stack's mark ${stackMark(stackName)} (prune: true); its rules go with it`,
+        },
+      ];
+    });
+  },
+};
+
 /** Create (POST), update (PATCH of the fields that differ) and delete; no tasks. */
 const lifecycle = defineLifecycle('cdn_resource', {
   idField: 'resource_id',
@@ -101,6 +140,8 @@ const lifecycle = defineLifecycle('cdn_resource', {
  * options and, within each, the declared fields (src/kinds/cdn-options.ts). A create appends
  * the stack mark to the description (mark.ts); the plan compares the user's text without it.
  * A delete deactivates the resource first (the platform refuses to delete an active one).
+ * With `prune: true`, a resource carrying the stack's mark that no block declares is destroyed
+ * (see pruneListing).
  */
 export const cdnResource: ResourceProvider<'cdn_resource'> = {
   ...lifecycle,
@@ -109,6 +150,7 @@ export const cdnResource: ResourceProvider<'cdn_resource'> = {
   read: reads.read,
   groupRead: reads.groupRead,
   import: resourceImport,
+  pruneListing,
 
   async apply(ctx, change) {
     if (change.action === 'delete' || change.action === 'replace') {

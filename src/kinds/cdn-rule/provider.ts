@@ -7,7 +7,7 @@ import { listAll } from '../kind-list.js';
 import { defineLifecycle } from '../lifecycle.js';
 import { defineListReads } from '../list-read.js';
 import { deactivateBeforeDelete } from '../cdn-deactivate.js';
-import type { ResourceProvider } from '../provider.js';
+import type { OwnedResource, PruneListing, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { readOrGone } from '../shared.js';
 import type { FieldChange } from '../../plan/types.js';
@@ -102,6 +102,54 @@ const reads = defineListReads<'cdn_rule', CdnRule>({
   },
 });
 
+/**
+ * The rules a stack owns without declaring them, for prune: the rules of each CDN resource a
+ * `cdn_resource` block of the stack declares (not `ensure: absent`, whose rules go with it), as
+ * its read found it (by `resource_id` or `cname`; one still to be created has none, so nothing is
+ * listed), one list of its rules each (the page its rule blocks' read fetched is not fetched
+ * again: readOnce), but those a `cdn_rule` block declares: by `rule_id`, found by a block's read,
+ * or named by a block (`name`) whose resource is this one or not known (a rule whose block's read
+ * failed is never taken for an undeclared one). Rules of resources the stack does not declare
+ * are never listed. Each is addressed `cdn_rule.RESOURCE_ID/RULE_ID` (its platform path), which
+ * no block name can be.
+ */
+const pruneListing: PruneListing<'cdn_rule'> = {
+  afterReads: true,
+  async list(ctx, declared, stack) {
+    const stackName = stack?.name ?? null;
+    if (stack?.read === undefined || stackName === null) return [];
+    const taken = new Set<number>();
+    for (const d of declared) if (typeof d.rule_id === 'number') taken.add(d.rule_id);
+    for (const block of stack.read('cdn_rule')) if (block.observation?.exists === true) taken.add(block.observation.state.rule_id as number);
+    const named = (resourceId: number, name: string) => declared.some((d) => d.name === name && (!resourceKnown(d) || d.resource_id === resourceId));
+    const resources = new Map<number, string>();
+    for (const block of stack.read('cdn_resource')) {
+      if (block.attributes.ensure === 'absent' || block.observation?.exists !== true) continue;
+      const id = block.observation.state.resource_id as number;
+      if (!resources.has(id)) resources.set(id, block.address);
+    }
+    const listed = await Promise.all(
+      [...resources].map(async ([resourceId, address]) => {
+        const rules = (await readOrGone(() => listAll(ctx, ruleList, { resource_id: resourceId }, (r) => String(r.id)))) ?? [];
+        return rules.flatMap((rule): OwnedResource<'cdn_rule'>[] => {
+          if (taken.has(rule.id) || named(resourceId, rule.name)) return [];
+          return [
+            {
+              stack: stackName,
+              address: `cdn_rule.${resourceId}/${rule.id}`,
+              place: String(resourceId),
+              desired: { rule_id: rule.id, resource_id: resourceId, name: rule.name } as Desired,
+              observation: { exists: true, state: ruleState(resourceId, rule) },
+              pruneReason: `no block declares it, and it is a rule (${JSON.stringify(rule.name)}) of ${address}, which this stack declares (prune: true)`,
+            },
+          ];
+        });
+      }),
+    );
+    return listed.flat();
+  },
+};
+
 /** Create (POST), update (PATCH of the fields that differ) and delete of a resource's rule; no tasks. */
 const lifecycle = defineLifecycle('cdn_rule', {
   idField: 'rule_id',
@@ -118,7 +166,8 @@ const lifecycle = defineLifecycle('cdn_rule', {
  * pages), whatever the number of blocks; a resource still to be created has no rules, so its
  * rules are known absent without a request. Only declared fields are compared and sent, and of
  * `options` only the declared options and fields (src/kinds/cdn-options.ts). An active rule is
- * deactivated before its delete, which the platform refuses otherwise.
+ * deactivated before its delete, which the platform refuses otherwise. With `prune: true`, the
+ * rules of a resource the stack declares that no block declares are destroyed (see pruneListing).
  */
 export const cdnRule: ResourceProvider<'cdn_rule'> = {
   ...lifecycle,
@@ -127,6 +176,7 @@ export const cdnRule: ResourceProvider<'cdn_rule'> = {
   read: reads.read,
   groupRead: reads.groupRead,
   import: ruleImport,
+  pruneListing,
 
   async apply(ctx, change) {
     if (change.action === 'delete' || change.action === 'replace') {
