@@ -187,4 +187,19 @@ describe('dns_zone and dns_rrset through the CLI', () => {
     const again = await runCliInProcess(['plan', pruning, '--detailed-exitcode'], { env });
     expect(again.code, output(again)).toBe(0);
   });
+
+  it('prune through a saved plan: apply PLANFILE destroys the record set the plan pruned (its change says ensure: absent)', async () => {
+    emu = await startTestEmulator({});
+    const env = emulatorEnv(emu);
+    const rrsets = '  old: { type: dns_rrset, zone: shop.example, name: old, record_type: TXT, resource_records: [{ content: ["b"] }] }\n';
+    const created = await runCliInProcess(['apply', stackIn('version: 1\nresources:\n  main: { type: dns_zone, name: shop.example }\n' + rrsets), '--auto-approve'], { env });
+    expect(created.code, output(created)).toBe(0);
+    const file = stackIn('version: 1\nname: shop\nprune: true\nresources:\n  main: { type: dns_zone, name: shop.example }\n');
+    const saved = join(file, '..', 'plan.json');
+    const planned = await runCliInProcess(['plan', file, '--out', saved], { env });
+    expect(planned.stdout).toContain('- dns_rrset.shop.example/old.shop.example/TXT (pruned)');
+    const applied = await runCliInProcess(['apply', saved, '--stack', file, '--auto-approve'], { env });
+    expect(applied.code, output(applied)).toBe(0);
+    expect([...emu.state.dnsZones.get('shop.example')!.rrsets.keys()].sort()).toEqual(['shop.example/NS', 'shop.example/SOA']);
+  });
 });
