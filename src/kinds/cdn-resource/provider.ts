@@ -114,7 +114,7 @@ const pruneListing: PruneListing<'cdn_resource'> = {
           stack: stackName,
           address: `cdn_resource.${resource.cname}`,
           place: 'account',
-          desired: { resource_id: resource.id, cname: resource.cname } as Desired,
+          desired: { resource_id: resource.id, cname: resource.cname, ensure: 'absent' } as Desired,
           observation: { exists: true, state },
           pruneReason: `no block declares it, and its description carries this stack's mark ${stackMark(stackName)} (prune: true); its rules go with it`,
         },

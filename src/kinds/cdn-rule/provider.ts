@@ -138,7 +138,7 @@ const pruneListing: PruneListing<'cdn_rule'> = {
               stack: stackName,
               address: `cdn_rule.${resourceId}/${rule.id}`,
               place: String(resourceId),
-              desired: { rule_id: rule.id, resource_id: resourceId, name: rule.name } as Desired,
+              desired: { rule_id: rule.id, resource_id: resourceId, name: rule.name, ensure: 'absent' } as Desired,
               observation: { exists: true, state: ruleState(resourceId, rule) },
               pruneReason: `no block declares it, and it is a rule (${JSON.stringify(rule.name)}) of ${address}, which this stack declares (prune: true)`,
             },

@@ -184,4 +184,34 @@ resources:
         .sort(),
     ).toEqual(['/cdn/resources/101/rules', '/cdn/resources/105/rules', '/cdn/resources/106/rules']);
   });
+
+  it('apply of a saved plan (--out, then apply PLANFILE) prunes what the plan listed', async () => {
+    emu = await startTestEmulator({ fixtures: FIXTURES });
+    const env = emulatorEnv(emu);
+    const file = stackIn(STACK);
+    const saved = join(file, '..', 'plan.json');
+    const planned = await runCliInProcess(['plan', file, '--out', saved], { env });
+    expect(planned.code, output(planned)).toBe(0);
+    const applied = await runCliInProcess(['apply', saved, '--stack', file, '--auto-approve'], { env });
+    expect(applied.code, output(applied)).toBe(0);
+    expect([...emu.state.cdnRules.keys()].sort()).toEqual([1, 5, 6]);
+    expect(emu.state.cdnResources.has(101)).toBe(false);
+    expect(emu.state.cdnResources.has(106)).toBe(false);
+  });
+
+  it('never prunes a rule that a block names when that block cannot be read (two rules of its name)', async () => {
+    emu = await startTestEmulator({ fixtures: { ...FIXTURES, cdn_rules: [...FIXTURES.cdn_rules, { id: 8, resource: 100, name: 'images', rule: '/img/.*' }] } });
+    const env = emulatorEnv(emu);
+    const drift = await runCliInProcess(['drift', stackIn(STACK), '--format', 'json'], { env });
+    expect(drift.code, output(drift)).toBe(1);
+    const report = JSON.parse(drift.stdout) as { drifted: Array<{ address: string; kind: string }>; errors: Array<{ summary: string }> };
+    expect(report.errors.map((e) => e.summary).join('\n')).toContain('cdn_rule.images');
+    expect(report.drifted.filter((d) => d.kind === 'unmanaged').map((d) => d.address)).toEqual([
+      'cdn_resource.old.example.com',
+      'cdn_resource.idle.example.com',
+      'cdn_rule.100/2',
+      'cdn_rule.100/3',
+      'cdn_rule.105/7',
+    ]);
+  });
 });
