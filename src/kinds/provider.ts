@@ -89,6 +89,12 @@ export interface OwnedResource<T extends ResourceType = ResourceType> extends Ow
   observation: Observation & { exists: true };
   /** Why prune counts it as the stack's, when not by its ownership tags (a prune listing's own rule). */
   pruneReason?: string;
+  /**
+   * Blocks whose destroy must wait for this one's (a CDN origin group the pruned resource uses,
+   * which the stack deletes): the planner writes them in the change's depends_on, which apply
+   * reverses between two deletes. Absent: none.
+   */
+  dependsOn?: string[];
 }
 
 /**

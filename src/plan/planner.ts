@@ -545,7 +545,7 @@ function prunedChange<K extends ResourceType>(type: K, resource: OwnedResource, 
     name: resource.address.slice(type.length + 1),
     // A delete says ensure: absent (a saved plan's check), whatever the listing wrote.
     desired: { ...resource.desired, ensure: 'absent' } as ResourceAttributes[K],
-    depends_on: [],
+    depends_on: resource.dependsOn ?? [],
     lock_task_id: resource.observation.lockTaskId ?? null,
     action: 'delete',
     before,

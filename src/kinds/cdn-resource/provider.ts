@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
 import { deactivateBeforeDelete } from '../cdn-deactivate.js';
+import { destroyedOriginGroups, groupDependency } from '../cdn-prune.js';
 import { planDeclaredOptions } from '../cdn-options-plan.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { diffDeclared } from '../declared-fields.js';
@@ -105,6 +106,7 @@ const pruneListing: PruneListing<'cdn_resource'> = {
       cnames.add(d.cname);
     }
     for (const block of stack.read?.('cdn_resource') ?? []) if (block.observation?.exists === true) ids.add(block.observation.state.resource_id as number);
+    const groups = destroyedOriginGroups(stack);
     const resources = await listAll(ctx, resourceList, {}, (r) => String(r.id));
     return resources.flatMap((resource): OwnedResource<'cdn_resource'>[] => {
       const state = resourceState(resource);
@@ -117,6 +119,7 @@ const pruneListing: PruneListing<'cdn_resource'> = {
           desired: { resource_id: resource.id, cname: resource.cname, ensure: 'absent' } as Desired,
           observation: { exists: true, state },
           pruneReason: `no block declares it, and its description carries this stack's mark ${stackMark(stackName)} (prune: true); its rules go with it`,
+          ...groupDependency(groups, resource.originGroup),
         },
       ];
     });

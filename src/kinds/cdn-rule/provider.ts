@@ -7,6 +7,7 @@ import { listAll } from '../kind-list.js';
 import { defineLifecycle } from '../lifecycle.js';
 import { defineListReads } from '../list-read.js';
 import { deactivateBeforeDelete } from '../cdn-deactivate.js';
+import { destroyedOriginGroups, groupDependency } from '../cdn-prune.js';
 import type { OwnedResource, PruneListing, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { readOrGone } from '../shared.js';
@@ -128,6 +129,7 @@ const pruneListing: PruneListing<'cdn_rule'> = {
       const id = block.observation.state.resource_id as number;
       if (!resources.has(id)) resources.set(id, block.address);
     }
+    const groups = destroyedOriginGroups(stack);
     const listed = await Promise.all(
       [...resources].map(async ([resourceId, address]) => {
         const rules = (await readOrGone(() => listAll(ctx, ruleList, { resource_id: resourceId }, (r) => String(r.id)))) ?? [];
@@ -141,6 +143,7 @@ const pruneListing: PruneListing<'cdn_rule'> = {
               desired: { rule_id: rule.id, resource_id: resourceId, name: rule.name, ensure: 'absent' } as Desired,
               observation: { exists: true, state: ruleState(resourceId, rule) },
               pruneReason: `no block declares it, and it is a rule (${JSON.stringify(rule.name)}) of ${address}, which this stack declares (prune: true)`,
+              ...groupDependency(groups, rule.originGroup),
             },
           ];
         });

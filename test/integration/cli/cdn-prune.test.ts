@@ -214,4 +214,42 @@ resources:
       'cdn_rule.105/7',
     ]);
   });
+
+  it('destroys a pruned resource and a pruned rule before the origin group they use when the stack deletes it (the platform refuses a group in use)', async () => {
+    emu = await startTestEmulator({
+      fixtures: {
+        cdn_origin_groups: [
+          { id: 12, name: 'gone-origins', sources: [{ source: 'gone.shop.example' }] },
+          { id: 13, name: 'kept-origins', sources: [{ source: 'kept.shop.example' }] },
+        ],
+        cdn_resources: [
+          { id: 110, cname: 'gone.example.com', originGroup: 12, description: '[edgeform:shop]' },
+          { id: 111, cname: 'keep.example.com', originGroup: 13, description: 'Kept' },
+        ],
+        cdn_rules: [{ id: 20, resource: 111, name: 'via-gone', rule: '/gone/.*', originGroup: 12 }],
+      },
+    });
+    const env = emulatorEnv(emu);
+    const file = stackIn(`version: 1
+name: shop
+prune: true
+resources:
+  gone: { type: cdn_origin_group, name: gone-origins, ensure: absent }
+  keep: { type: cdn_resource, cname: keep.example.com }
+`);
+    const saved = join(file, '..', 'plan.json');
+    const planned = await runCliInProcess(['plan', file, '--out', saved], { env });
+    expect(planned.code, output(planned)).toBe(0);
+    expect(planned.stdout).toContain('- cdn_resource.gone.example.com (pruned) (deactivates first)');
+    expect(planned.stdout).toContain('- cdn_rule.111/20 (pruned) (deactivates first)');
+    const writesFrom = writesSeen(emu).length;
+    const applied = await runCliInProcess(['apply', saved, '--stack', file, '--auto-approve'], { env });
+    expect(applied.code, output(applied)).toBe(0);
+    const writes = writesSeen(emu).slice(writesFrom);
+    expect(writes.at(-1)).toBe('DELETE /cdn/origin_groups/12');
+    expect(writes.slice(0, -1).sort()).toEqual(
+      ['PATCH /cdn/resources/110', 'DELETE /cdn/resources/110', 'PATCH /cdn/resources/111/rules/20', 'DELETE /cdn/resources/111/rules/20'].sort(),
+    );
+    expect([...emu.state.cdnOriginGroups.keys()]).toEqual([13]);
+  });
 });
