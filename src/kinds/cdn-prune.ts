@@ -16,6 +16,15 @@ export function destroyedOriginGroups(stack: StackView): ReadonlyMap<number, str
   return groups;
 }
 
+/**
+ * Whether the stack has a block of a CDN kind: the account's CDN resources are listed for prune
+ * only then, so a stack that has nothing to do with the CDN sends it no request (as the cloud
+ * kinds list only the places their blocks name).
+ */
+export function usesCdn(stack: StackView): boolean {
+  return stack.blocks('cdn_resource').length > 0 || stack.blocks('cdn_rule').length > 0 || stack.blocks('cdn_origin_group').length > 0;
+}
+
 /** The depends_on of a pruned resource or rule that uses origin group `id` (none when the stack does not destroy it). */
 export function groupDependency(groups: ReadonlyMap<number, string>, id: unknown): { dependsOn?: string[] } {
   const address = typeof id === 'number' ? groups.get(id) : undefined;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
 import { deactivateBeforeDelete } from '../cdn-deactivate.js';
-import { destroyedOriginGroups, groupDependency } from '../cdn-prune.js';
+import { destroyedOriginGroups, groupDependency, usesCdn } from '../cdn-prune.js';
 import { planDeclaredOptions } from '../cdn-options-plan.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { diffDeclared } from '../declared-fields.js';
@@ -91,14 +91,16 @@ const reads = defineListReads<'cdn_resource', CdnResource>({
  * of the account's resources (its pages), but none a block declares: by its `resource_id` or
  * `cname`, or found by a block's read (so a block whose cname is a reference keeps its resource).
  * A resource with no mark, another stack's, or one edited by hand is not the stack's. Run after
- * the reads for those ids; the list page the reads fetched is not fetched again (readOnce).
+ * the reads for those ids; the list page the reads fetched is not fetched again (readOnce). As
+ * the cloud kinds list only the places their blocks name, a stack without CDN blocks lists
+ * nothing (and sends no CDN request).
  * Each is addressed `cdn_resource.CNAME`, which no block name can be (it has dots).
  */
 const pruneListing: PruneListing<'cdn_resource'> = {
   afterReads: true,
   async list(ctx, declared, stack) {
     const stackName = stack?.name ?? null;
-    if (stack === undefined || stackName === null) return [];
+    if (stack === undefined || stackName === null || !usesCdn(stack)) return [];
     const ids = new Set<number>();
     const cnames = new Set<string>();
     for (const d of declared) {

@@ -252,4 +252,18 @@ resources:
     );
     expect([...emu.state.cdnOriginGroups.keys()]).toEqual([13]);
   });
+
+  it('a stack without CDN blocks sends the CDN no request and prunes none of the resources carrying its mark', async () => {
+    emu = await startTestEmulator({ fixtures: FIXTURES });
+    const env = emulatorEnv(emu);
+    const from = emu.requests.length;
+    const planned = await runCliInProcess(
+      ['plan', stackIn('version: 1\nname: shop\nprune: true\nresources:\n  zone: { type: dns_zone, name: shop.example, ensure: absent }\n'), '--detailed-exitcode'],
+      {
+        env,
+      },
+    );
+    expect(planned.code, output(planned)).toBe(0);
+    expect(emu.requests.slice(from).filter((r) => r.path.startsWith('/cdn'))).toEqual([]);
+  });
 });
