@@ -108,9 +108,10 @@ const reads = defineListReads<'cdn_rule', CdnRule>({
  * `cdn_resource` block of the stack declares (not `ensure: absent`, whose rules go with it), as
  * its read found it (by `resource_id` or `cname`; one still to be created has none, so nothing is
  * listed), one list of its rules each (the page its rule blocks' read fetched is not fetched
- * again: readOnce), but those a `cdn_rule` block declares: by `rule_id`, found by a block's read,
- * or named by a block (`name`) whose resource is this one or not known (a rule whose block's read
- * failed is never taken for an undeclared one). Rules of resources the stack does not declare
+ * again: readOnce), but those a `cdn_rule` block declares: by `rule_id`, or found by a block's
+ * read; and, for a block whose read failed (two rules of its name), every rule of its name in its
+ * resource, or in any when its resource is a reference (so a failed read never makes its rule
+ * look undeclared). Rules of resources the stack does not declare
  * are never listed. Each is addressed `cdn_rule.RESOURCE_ID/RULE_ID` (its platform path), which
  * no block name can be.
  */
@@ -121,8 +122,11 @@ const pruneListing: PruneListing<'cdn_rule'> = {
     if (stack?.read === undefined || stackName === null) return [];
     const taken = new Set<number>();
     for (const d of declared) if (typeof d.rule_id === 'number') taken.add(d.rule_id);
-    for (const block of stack.read('cdn_rule')) if (block.observation?.exists === true) taken.add(block.observation.state.rule_id as number);
-    const named = (resourceId: number, name: string) => declared.some((d) => d.name === name && (!resourceKnown(d) || d.resource_id === resourceId));
+    const ruleBlocks = stack.read('cdn_rule');
+    for (const block of ruleBlocks) if (block.observation?.exists === true) taken.add(block.observation.state.rule_id as number);
+    // A block whose read failed (two rules of its name) may be any rule of its name in its resource.
+    const unread = ruleBlocks.filter((block) => block.observation === undefined).map((block) => block.attributes);
+    const named = (resourceId: number, name: string) => unread.some((d) => d.name === name && (!resourceKnown(d) || d.resource_id === resourceId));
     const resources = new Map<number, string>();
     for (const block of stack.read('cdn_resource')) {
       if (block.attributes.ensure === 'absent' || block.observation?.exists !== true) continue;

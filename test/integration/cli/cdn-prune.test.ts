@@ -42,6 +42,8 @@ const FIXTURES = {
     { id: 5, resource: 103, name: 'blog-rule', rule: '/blog/.*' },
     { id: 6, resource: 104, name: 'plain-rule', rule: '/plain/.*' },
     { id: 7, resource: 105, name: 'stale', rule: '/v1/.*' },
+    // The name of a rule block of another resource: still undeclared here.
+    { id: 9, resource: 105, name: 'images', rule: '/v1/images/.*' },
   ],
 };
 
@@ -78,14 +80,15 @@ describe('prune: true with CDN kinds', () => {
     const from = emu.requests.length;
     const planned = await runCliInProcess(['plan', file], { env });
     expect(planned.code, output(planned)).toBe(0);
-    expect(planned.stdout).toContain('Plan: 1 to add, 0 to change, 5 to destroy.');
+    expect(planned.stdout).toContain('Plan: 1 to add, 0 to change, 6 to destroy.');
     const listed = planned.stdout.split('\n').filter((l) => /^ {3}[-+~] cdn_/.test(l));
-    expect(listed.slice(0, 6)).toEqual([
+    expect(listed.slice(0, 7)).toEqual([
       '   - cdn_resource.old.example.com (pruned) (deactivates first)',
       '   - cdn_resource.idle.example.com (pruned)',
       '   - cdn_rule.100/2 (pruned) (deactivates first)',
       '   - cdn_rule.100/3 (pruned)',
       '   - cdn_rule.105/7 (pruned) (deactivates first)',
+      '   - cdn_rule.105/9 (pruned) (deactivates first)',
       '   + cdn_resource.fresh',
     ]);
     expect(planned.stdout).toContain('# no block declares it, and it is a rule ("legacy") of cdn_resource.site, which this stack declares (prune: true)');
@@ -102,7 +105,7 @@ describe('prune: true with CDN kinds', () => {
     expect(applied.code, output(applied)).toBe(0);
     const writes = writesSeen(emu).slice(writesFrom);
     // Each active one deactivated, then deleted; the inactive ones deleted at once.
-    for (const path of ['/cdn/resources/101', '/cdn/resources/100/rules/2', '/cdn/resources/105/rules/7']) {
+    for (const path of ['/cdn/resources/101', '/cdn/resources/100/rules/2', '/cdn/resources/105/rules/7', '/cdn/resources/105/rules/9']) {
       expect(writes.indexOf(`PATCH ${path}`), writes.join('\n')).toBeGreaterThanOrEqual(0);
       expect(writes.indexOf(`PATCH ${path}`)).toBeLessThan(writes.indexOf(`DELETE ${path}`));
     }
@@ -120,6 +123,8 @@ describe('prune: true with CDN kinds', () => {
         'DELETE /cdn/resources/100/rules/3',
         'PATCH /cdn/resources/105/rules/7',
         'DELETE /cdn/resources/105/rules/7',
+        'PATCH /cdn/resources/105/rules/9',
+        'DELETE /cdn/resources/105/rules/9',
       ].sort(),
     );
     expect(writes.filter((w) => w.startsWith('POST'))).toEqual(['POST /cdn/resources']);
@@ -143,7 +148,14 @@ describe('prune: true with CDN kinds', () => {
     expect(drift.code, output(drift)).toBe(2);
     const report = JSON.parse(drift.stdout) as { drifted: Array<{ address: string; kind: string; message: string }> };
     const unmanaged = report.drifted.filter((d) => d.kind === 'unmanaged');
-    expect(unmanaged.map((d) => d.address)).toEqual(['cdn_resource.old.example.com', 'cdn_resource.idle.example.com', 'cdn_rule.100/2', 'cdn_rule.100/3', 'cdn_rule.105/7']);
+    expect(unmanaged.map((d) => d.address)).toEqual([
+      'cdn_resource.old.example.com',
+      'cdn_resource.idle.example.com',
+      'cdn_rule.100/2',
+      'cdn_rule.100/3',
+      'cdn_rule.105/7',
+      'cdn_rule.105/9',
+    ]);
     expect(unmanaged[2]!.message).toBe('no block declares it, and it is a rule ("legacy") of cdn_resource.site, which this stack declares (prune: true); apply would prune it');
     expect(unmanaged[0]!.message).toBe(
       "no block declares it, and its description carries this stack's mark [edgeform:shop] (prune: true); its rules go with it; apply would prune it",
@@ -170,6 +182,7 @@ resources:
   idle: { type: cdn_resource, cname: idle.example.com }
   api: { type: cdn_resource, resource_id: 105, cname: api.example.com }
   stale: { type: cdn_rule, resource_id: 105, name: stale }
+  images_v1: { type: cdn_rule, resource_id: 105, name: images }
 `);
     const from = emu.requests.length;
     const planned = await runCliInProcess(['plan', file, '--detailed-exitcode'], { env });
@@ -199,7 +212,7 @@ resources:
     expect(emu.state.cdnResources.has(106)).toBe(false);
   });
 
-  it('never prunes a rule that a block names when that block cannot be read (two rules of its name)', async () => {
+  it('never prunes a rule that a block names when that block cannot be read (two rules of its name), in its resource nor, its resource a reference, in another', async () => {
     emu = await startTestEmulator({ fixtures: { ...FIXTURES, cdn_rules: [...FIXTURES.cdn_rules, { id: 8, resource: 100, name: 'images', rule: '/img/.*' }] } });
     const env = emulatorEnv(emu);
     const drift = await runCliInProcess(['drift', stackIn(STACK), '--format', 'json'], { env });
