@@ -15,5 +15,8 @@ describe('the stack mark of a CDN resource description', () => {
     expect(splitMark(null)).toEqual({ text: '', stack: null });
     // Edited by hand: no longer a mark at the end, so the resource is disowned.
     expect(splitMark('[edgeform:prod] moved')).toEqual({ text: '[edgeform:prod] moved', stack: null });
+    expect(splitMark('Site [edgeform: prod]')).toEqual({ text: 'Site [edgeform: prod]', stack: null });
+    // Renamed by hand, or by a stack rename: another stack's mark, which prune of "prod" ignores.
+    expect(splitMark('Site [edgeform:prod-old]')).toEqual({ text: 'Site', stack: 'prod-old' });
   });
 });
