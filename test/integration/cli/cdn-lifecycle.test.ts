@@ -52,17 +52,17 @@ describe('CDN kinds through the CLI: origin group, resource with options, rules'
     expect(emu.state.cdnResources.get(resource!.id)!.options.edge_cache_settings).toMatchObject({ enabled: true, value: '7d' });
     expect(emu.state.cdnResources.get(resource!.id)!.description).toBe('Static assets of example.com [edgeform:cdn-site]');
 
-    // Destroying: references cannot name a block being deleted, so the ids are written out and
-    // depends_on orders the deletes (rules before their resource, the resource before its group).
+    // Destroying the whole setup as written with references: no ids, no depends_on; the
+    // references order the deletes (rules before their resource, the resource before its group).
     writeFileSync(
       stack,
       `version: 1
 name: cdn-site
 resources:
   origins: { type: cdn_origin_group, name: cdn-site-origins, ensure: absent }
-  site: { type: cdn_resource, cname: cdn.example.com, ensure: absent, depends_on: [cdn_origin_group.origins] }
-  images: { type: cdn_rule, resource_id: ${resource!.id}, name: images, ensure: absent, depends_on: [cdn_resource.site] }
-  api: { type: cdn_rule, resource_id: ${resource!.id}, name: api, ensure: absent, depends_on: [cdn_resource.site] }
+  site: { type: cdn_resource, cname: cdn.example.com, origin_group: "\${cdn_origin_group.origins.id}", ensure: absent }
+  images: { type: cdn_rule, resource_id: "\${cdn_resource.site.id}", name: images, ensure: absent }
+  api: { type: cdn_rule, resource_id: "\${cdn_resource.site.id}", name: api, ensure: absent }
 `,
     );
     const plan = await runCliInProcess(['plan', stack], { env });
