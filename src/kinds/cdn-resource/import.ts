@@ -6,7 +6,7 @@ import { resourceState } from './state.js';
  * Importing CDN resources: every resource of the account, pinned by its id, with its cname,
  * origin group (a reference when that group is imported too), protocol, hostnames, activity,
  * description (without a stack mark), SSL and every option the platform shows set. Named after
- * the cname.
+ * the cname. Imported as the KIND named, it brings its rules and its origin group (each once).
  */
 export const resourceImport = defineImport('cdn_resource', {
   scope: 'account',
@@ -31,4 +31,9 @@ export const resourceImport = defineImport('cdn_resource', {
   blockName: (resource) => resource.cname,
   facts: (resource) => [['cname', resource.cname]],
   refersTo: { origin_group: 'cdn_origin_group' },
+  // `import cdn_resource` writes each resource's rules and origin group too, with references
+  // between them; a resource is named by its cname (`--cname`, or `--name`), in any case.
+  alsoImports: ['cdn_origin_group', 'cdn_rule'],
+  nameFlag: 'cname',
+  matchesName: (attributes, name) => attributes.cname.toLowerCase() === name.toLowerCase(),
 });
