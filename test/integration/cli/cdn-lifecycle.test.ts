@@ -31,7 +31,16 @@ describe('CDN kinds through the CLI: origin group, resource with options, rules'
     const rules = [...emu.state.cdnRules.values()].filter((r) => r.resource === resource!.id);
     expect(rules.map((r) => r.name).sort()).toEqual(['api', 'images']);
     const rulesPath = `/cdn/resources/${resource!.id}/rules`;
-    expect(writesSeen(emu)).toEqual(['POST /cdn/origin_groups', 'POST /cdn/resources', `POST ${rulesPath}`, `POST ${rulesPath}`]);
+    // The Let's Encrypt certificate is created and attached once the resource exists, before its rules.
+    expect(writesSeen(emu)).toEqual([
+      'POST /cdn/origin_groups',
+      'POST /cdn/resources',
+      'POST /cdn/sslData',
+      `PATCH /cdn/resources/${resource!.id}`,
+      `POST ${rulesPath}`,
+      `POST ${rulesPath}`,
+    ]);
+    expect(resource).toMatchObject({ sslEnabled: true, sslData: [...emu.state.cdnCertificates.values()][0]!.id });
 
     // A plan reads each list once: the group list, the resource list, the one resource's rules.
     const before = emu.requests.length;
@@ -42,6 +51,7 @@ describe('CDN kinds through the CLI: origin group, resource with options, rules'
     expect(reads.filter((r) => r.startsWith('GET /cdn/origin_groups'))).toHaveLength(1);
     expect(reads.filter((r) => r.startsWith('GET /cdn/resources') && !r.includes('/rules'))).toHaveLength(1);
     expect(reads.filter((r) => r.startsWith(`GET ${rulesPath}`))).toHaveLength(1);
+    expect(reads.filter((r) => r.startsWith('GET /cdn/sslData'))).toHaveLength(1);
 
     writeFileSync(stack, EXAMPLE.replace('edge_cache_settings: { enabled: true, value: 4d }', 'edge_cache_settings: { enabled: true, value: 7d }'));
     const writes = writesSeen(emu).length;
