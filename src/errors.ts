@@ -75,7 +75,8 @@ export class CertificateIssueError extends EdgeformError {
   readonly address: string;
   readonly reason: string;
   constructor(details: { address: string; hosts: string; reason: string }) {
-    super('EDGEFORM_CERTIFICATE_NOT_ISSUED', `${details.address}: the Let's Encrypt certificate for ${details.hosts} was not issued: ${details.reason}`);
+    // The executor names the resource (`address`) in front of the message.
+    super('EDGEFORM_CERTIFICATE_NOT_ISSUED', `the Let's Encrypt certificate for ${details.hosts} was not issued: ${details.reason}`);
     this.address = details.address;
     this.reason = details.reason;
   }

@@ -92,7 +92,7 @@ describe("cdn_resource ssl_automated: a Let's Encrypt certificate", () => {
     const applied = await runCliInProcess(['apply', file, '--auto-approve'], { env });
     expect(applied.code).toBe(1);
     expect(applied.stdout + applied.stderr).toContain(
-      "cdn_resource.site: the Let's Encrypt certificate for cdn.example.invalid was not issued: Failed: DNSProblem: DNS problem: NXDOMAIN looking up A for cdn.example.invalid",
+      "cdn_resource.site (create): the Let's Encrypt certificate for cdn.example.invalid was not issued: Failed: DNSProblem: DNS problem: NXDOMAIN looking up A for cdn.example.invalid",
     );
     const [resource] = [...emu.state.cdnResources.values()];
     expect(resource).toMatchObject({ sslData: null, sslEnabled: false });

@@ -55,7 +55,8 @@ describe("issuing a CDN resource's Let's Encrypt certificate", () => {
     try {
       const issuing = issueCertificate(ctx, { id: 221, cname: 'late.example.invalid', address: 'cdn_resource.late' });
       await expect(issuing).rejects.toBeInstanceOf(CertificateIssueError);
-      await expect(issuing).rejects.toThrow("cdn_resource.late: the Let's Encrypt certificate for late.example.invalid was not issued: Failed: DNSProblem");
+      await expect(issuing).rejects.toMatchObject({ code: 'EDGEFORM_CERTIFICATE_NOT_ISSUED', address: 'cdn_resource.late' });
+      await expect(issuing).rejects.toThrow("the Let's Encrypt certificate for late.example.invalid was not issued: Failed: DNSProblem");
     } finally {
       await api.close();
     }
