@@ -29,10 +29,19 @@ const FIXTURES = {
   cdn_rules: [{ id: 5, resource: 220, name: 'images', rule: '/images/.*', originGroup: 10, options: { edge_cache_settings: { enabled: true, value: '30d' } } }],
 };
 
-/** Two resources sharing one origin group, a third on another group; four rules. */
+/** Two resources sharing one origin group, a third on another group; four rules; a Let's Encrypt certificate and an own one. */
 const SHARED = {
   cdn_origin_groups: [FIXTURES.cdn_origin_groups[0]!, { id: 11, name: 'other-origins', sources: [{ source: 'other-origin.example.com' }] }],
-  cdn_resources: [FIXTURES.cdn_resources[0]!, { id: 221, cname: 'img.example.com', originGroup: 10 }, { id: 222, cname: 'other.example.com', originGroup: 11 }],
+  // A Let's Encrypt certificate, and an own one.
+  cdn_resources: [
+    FIXTURES.cdn_resources[0]!,
+    { id: 221, cname: 'img.example.com', originGroup: 10, sslEnabled: true, sslData: 40 },
+    { id: 222, cname: 'other.example.com', originGroup: 11, sslEnabled: true, sslData: 41 },
+  ],
+  cdn_certificates: [
+    { id: 40, name: 'letsencrypt img.example.com', automated: true },
+    { id: 41, name: 'own', automated: false },
+  ],
   cdn_rules: [
     FIXTURES.cdn_rules[0]!,
     { id: 6, resource: 220, name: 'api', rule: '/api/.*' },
@@ -83,6 +92,9 @@ describe('edgeform import of CDN kinds', () => {
     expect(text.match(/resource_id: "\$\{cdn_resource.cdn_example_com.id\}"/g)).toHaveLength(2);
     expect(text.match(/resource_id: "\$\{cdn_resource.img_example_com.id\}"/g)).toHaveLength(1);
     expect(text).not.toContain('rule_id: 8');
+    // The Let's Encrypt certificate as ssl_automated (the next plan reads it so: no changes).
+    expect(text).toContain('ssl_automated: true');
+    expect(text).not.toContain('ssl_data: 40');
     const plan = await runCliInProcess(['plan', file, '--detailed-exitcode'], { env });
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
     expect(plan.stdout).toContain('No changes');
@@ -99,6 +111,8 @@ describe('edgeform import of CDN kinds', () => {
     expect(imported.stdout.match(/type: cdn_rule/g)).toHaveLength(4);
     expect(imported.stdout.match(/type: cdn_origin_group/g)).toHaveLength(2);
     expect(imported.stdout).not.toContain('origin_group_id: 12');
+    expect(imported.stdout).toContain('ssl_data: 41');
+    expect(imported.stdout.match(/ssl_automated: true/g)).toHaveLength(1);
   });
 
   it('import cdn_resource --cname of a cname no resource has fails (exit 1) naming it, and writes nothing', async () => {
