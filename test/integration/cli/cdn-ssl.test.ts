@@ -67,8 +67,11 @@ describe("cdn_resource ssl_automated: a Let's Encrypt certificate", () => {
     expect(emu.state.cdnResources.get(resource!.id)).toMatchObject({ sslData: null, sslEnabled: false });
     expect((await runCliInProcess(['plan', file, '--detailed-exitcode'], { env })).code).toBe(0);
 
+    // Issued again from a saved plan (its payload says so), reusing the certificate.
     writeFileSync(file, stack('cdn.example.com', '    ssl_automated: true\n'));
-    const reissued = await runCliInProcess(['apply', file, '--auto-approve'], { env });
+    const saved = join(dir, 'plan.json');
+    expect((await runCliInProcess(['plan', 'stack.yaml', '--out', saved], { env, cwd: dir })).code).toBe(0);
+    const reissued = await runCliInProcess(['apply', saved], { env, cwd: dir });
     expect(reissued.code, reissued.stdout + reissued.stderr).toBe(0);
     expect(writesSeen(emu).filter((w) => w === 'POST /cdn/sslData')).toHaveLength(1);
     expect(emu.state.cdnResources.get(resource!.id)).toMatchObject({ sslData: cert!.id, sslEnabled: true });
