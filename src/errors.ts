@@ -67,6 +67,21 @@ export class TaskFailedError extends EdgeformError {
   }
 }
 
+/**
+ * A CDN resource's Let's Encrypt certificate was not issued (its issuing status ended Failed or
+ * Cancelled, or never ended within the wait); `reason` is the platform's error and details.
+ */
+export class CertificateIssueError extends EdgeformError {
+  readonly address: string;
+  readonly reason: string;
+  constructor(details: { address: string; hosts: string; reason: string }) {
+    // The executor names the resource (`address`) in front of the message.
+    super('EDGEFORM_CERTIFICATE_NOT_ISSUED', `the Let's Encrypt certificate for ${details.hosts} was not issued: ${details.reason}`);
+    this.address = details.address;
+    this.reason = details.reason;
+  }
+}
+
 /** A cloud task did not finish within its timeout; it may still be running on the platform. */
 export class TaskTimeoutError extends EdgeformError {
   readonly taskId: string;

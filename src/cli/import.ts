@@ -8,7 +8,7 @@ import { writeStack, type DraftBlock, type StackDraft } from '../config/write-st
 import { formatZoneFile, type ZoneRecordSetInput } from '../config/zone-file.js';
 import { EdgeformError, RunFatalError, UsageError } from '../errors.js';
 import { listProjects, listRegions } from '../kinds/cloud-scopes.js';
-import { type ImportedResource, type ImportScope, type KindDiscovery, type KindImporter, type ScopeKind } from '../kinds/kind-list.js';
+import { type ImportedResource, type ImportReferTarget, type ImportScope, type KindDiscovery, type KindImporter, type ScopeKind } from '../kinds/kind-list.js';
 import type { ProviderContext } from '../kinds/provider.js';
 import { providers } from '../kinds/providers.js';
 import { listVideos } from '../kinds/streaming-videos.js';
@@ -29,6 +29,8 @@ interface ImportArgs {
   videoId: string[];
   /** `--name`: only the KIND's resources of these names (and what they bring, see KindImportSpec.alsoImports). */
   name?: string[];
+  /** `--cname`: `--name` as CDN resources spell it (KindImportSpec.nameFlag). */
+  cname?: string[];
   /** `--records-file`: each imported zone's record sets in a zone file beside the output. */
   recordsFile?: boolean;
   out?: string;
@@ -57,8 +59,12 @@ export interface ImportRequest {
   videos: readonly number[];
   /** Kinds `--all` leaves out, with why. */
   skipped: ReadonlyArray<readonly [ResourceType, string]>;
-  /** `--name`: the names of the KIND's resources to keep (none: all). */
+  /** `--name` (or `--cname`): the names of the KIND's resources to keep (none: all). */
   names?: readonly string[];
+  /** The KIND named (none with `--all`): what it brings is kept only where related to it (see keepNamed). */
+  named?: ResourceType;
+  /** How the names were given, for messages: `--name` or `--cname`. */
+  nameFlag?: string;
 }
 
 /**
@@ -69,7 +75,7 @@ export interface ImportRequest {
  * kind listed per video takes its videos from `--video-id`, else from the platform's video list. Pure.
  */
 export function resolveImportRequest(
-  args: Pick<ImportArgs, 'kind' | 'all' | 'projectId' | 'regionId' | 'resellerId' | 'videoId' | 'name'>,
+  args: Pick<ImportArgs, 'kind' | 'all' | 'projectId' | 'regionId' | 'resellerId' | 'videoId' | 'name' | 'cname'>,
   importers: Readonly<Partial<Record<ResourceType, KindImporter>>>,
 ): ImportRequest {
   const ids = (flag: IdFlag): number[] =>
@@ -81,10 +87,12 @@ export function resolveImportRequest(
       }),
     );
   const request = { projects: ids('projectId'), regions: ids('regionId'), resellers: ids('resellerId'), videos: ids('videoId') };
-  const names = [...new Set((args.name ?? []).map(String))];
+  const cnames = (args.cname ?? []).map(String);
+  const names = [...new Set([...(args.name ?? []).map(String), ...cnames])];
+  const nameFlag = cnames.length > 0 ? '--cname' : '--name';
   if (args.all) {
     if (args.kind !== undefined) throw new UsageError(`give a KIND or --all, not both (got ${args.kind} and --all)`);
-    if (names.length > 0) throw new UsageError('--name applies to one KIND, not to --all');
+    if (names.length > 0) throw new UsageError(`${nameFlag} applies to one KIND, not to --all`);
     const kinds = RESOURCE_TYPES.map((t) => importers[t]).filter((k): k is KindImporter => k !== undefined);
     const skipped: Array<readonly [ResourceType, string]> = RESOURCE_TYPES.filter((t) => importers[t] === undefined).map((t) => [t, 'the kind has no importer'] as const);
     const chosen = kinds.filter((k) => {
@@ -113,9 +121,15 @@ export function resolveImportRequest(
   if (importer.scope === 'reseller' && request.resellers.length === 0) {
     throw new UsageError(`${importer.type} is listed per reseller, and the platform does not list resellers: name one with --reseller-id N (repeatable)`);
   }
-  // The kinds it brings (a zone's record sets), when they have importers.
+  if (cnames.length > 0 && importer.nameFlag !== 'cname') {
+    const byCname = Object.values(importers)
+      .filter((k) => k.nameFlag === 'cname')
+      .map((k) => k.type);
+    throw new UsageError(`--cname applies to ${byCname.join(', ')} (named by cname); ${importer.type} is named with --name NAME`);
+  }
+  // The kinds it brings (a zone's record sets, a CDN resource's rules and origin group), when they have importers.
   const brought = importer.alsoImports.flatMap((t) => (importers[t] ? [importers[t]] : []));
-  return { kinds: [importer, ...brought], skipped: [], ...request, ...(names.length > 0 ? { names } : {}) };
+  return { kinds: [importer, ...brought], skipped: [], ...request, named: importer.type, ...(names.length > 0 ? { names, nameFlag } : {}) };
 }
 
 /**
@@ -165,19 +179,48 @@ export function intoZoneFiles(found: readonly ImportedResource[]): { found: Impo
 }
 
 /**
- * What `--name` keeps of what was found: the named kind's resources it names (`matchesName`),
- * and of the kinds they bring those whose `refersTo` fields of that kind name a resource kept.
+ * What an import of one KIND keeps of what was found (`--all` keeps everything): the KIND's
+ * resources (with `--name`, those it names: `matchesName`); of the kinds they bring, those whose
+ * `refersTo` fields of KIND name a resource kept (a zone's record sets, a resource's rules), then
+ * those a kept resource's `refersTo` field names (a resource's or rule's origin group), each once.
  * Pure.
  */
 export function keepNamed(found: readonly ImportedResource[], request: ImportRequest): ImportedResource[] {
-  const [named] = request.kinds;
-  if (request.names === undefined || named === undefined) return [...found];
-  const kept = new Set(found.filter((r) => r.type === named.type && request.names!.some((n) => named.matchesName(r.attributes, n))).map((r) => r.id));
-  return found.filter((r) => {
-    if (r.type === named.type) return kept.has(r.id);
-    const links = Object.entries(r.refersTo ?? {}).filter(([, to]) => (typeof to === 'string' ? to : to.type) === named.type);
-    return links.length > 0 && links.every(([field]) => kept.has(String(r.attributes[field])));
-  });
+  const named = request.kinds[0];
+  if (request.named === undefined || named === undefined) return [...found];
+  const isNamed = (r: ImportedResource) => request.names === undefined || request.names.some((n) => named.matchesName(r.attributes, n));
+  const kept = new Set(found.filter((r) => r.type === named.type && isNamed(r)));
+  const keptIds = new Set([...kept].map((r) => r.id));
+  for (const r of found) {
+    if (r.type === named.type) continue;
+    const links = Object.entries(r.refersTo ?? {}).filter(([, to]) => targetType(to) === named.type);
+    if (links.length > 0 && links.every(([field]) => keptIds.has(String(r.attributes[field])))) kept.add(r);
+  }
+  // What the kept resources name (by kind and id), brought once however many name it.
+  const namedByKept = new Set(
+    [...kept].flatMap((r) =>
+      Object.entries(r.refersTo ?? {}).flatMap(([field, to]) => {
+        const value = r.attributes[field];
+        return (Array.isArray(value) ? value : [value]).filter((v) => v !== null && v !== undefined).map((v) => `${targetType(to)}/${String(v)}`);
+      }),
+    ),
+  );
+  return found.filter((r) => kept.has(r) || (r.type !== named.type && namedByKept.has(`${r.type}/${r.id}`)));
+}
+
+function targetType(to: ImportReferTarget): ResourceType {
+  return typeof to === 'string' ? to : to.type;
+}
+
+/**
+ * The names given with `--name`/`--cname` that no resource of KIND found has: each must name one,
+ * so a typo is an error rather than a stack of nothing. Pure.
+ */
+export function unmatchedNames(found: readonly ImportedResource[], request: ImportRequest): string[] {
+  const named = request.kinds[0];
+  if (request.names === undefined || named === undefined) return [];
+  const ofKind = found.filter((r) => r.type === named.type);
+  return request.names.filter((n) => !ofKind.some((r) => named.matchesName(r.attributes, n)));
 }
 
 function scopeWords(scope: ScopeKind): string {
@@ -227,7 +270,13 @@ export const importCommand = defineCommand<ImportArgs>({
       .option('name', {
         type: 'string',
         array: true,
-        describe: "Only the KIND's resources of this name, and what they bring (repeatable; import dns_zone --name example.com: the zone and its record sets)",
+        describe:
+          "Only the KIND's resources of this name, and what they bring (repeatable; import dns_zone --name example.com: the zone and its record sets); a name that matches nothing is an error (exit 1, nothing written)",
+      })
+      .option('cname', {
+        type: 'string',
+        array: true,
+        describe: 'With import cdn_resource: only the CDN resource of this cname, with its rules and origin group (repeatable; the same as --name for that kind)',
       })
       .option('records-file', {
         type: 'boolean',
@@ -258,6 +307,15 @@ export const importCommand = defineCommand<ImportArgs>({
       const { api, ctx } = connect(baseUrl, { env: io.env, signal, parallelism: args.parallelism });
       try {
         const discovered = await discover(ctx, request, view, args.parallelism);
+        const unmatched = unmatchedNames(discovered.found, request);
+        if (unmatched.length > 0) {
+          const kind = request.kinds[0]!.type;
+          const list = unmatched.map((n) => JSON.stringify(n)).join(', ');
+          throw new EdgeformError(
+            'EDGEFORM_IMPORT_NO_MATCH',
+            `import ${kind} ${request.nameFlag ?? '--name'}: no ${kind} of the account is named ${list}; nothing written (the account has ${discovered.found.filter((r) => r.type === kind).length} ${kind})`,
+          );
+        }
         const zoned = args.recordsFile ? intoZoneFiles(keepNamed(discovered.found, request)) : { found: keepNamed(discovered.found, request), files: [] };
         let found = zoned.found;
         const skipped = [...discovered.skipped];

@@ -136,11 +136,19 @@ export interface KindImportSpec<T extends ResourceType, S extends ScopeKind, Ite
   refersTo?: Readonly<Partial<Record<keyof ImportedAttributes<T> & string, ImportReferTarget>>>;
   /**
    * Kinds imported with this one when it is the KIND named (`import dns_zone` writes the zones'
-   * record sets too); with `--name`, only those whose `refersTo` fields name a block kept.
+   * record sets too, `import cdn_resource` the resources' rules and origin groups): only those
+   * related to a block of KIND kept, either naming it in their `refersTo` fields (a rule's
+   * `resource_id`) or named by a kept block's `refersTo` field (a resource's `origin_group`).
    */
   alsoImports?: readonly ResourceType[];
   /** Whether a block's attributes are what `--name NAME` names; absent: its `name` attribute equals NAME. Pure. */
   matchesName?(attributes: ImportedAttributes<T>, name: string): boolean;
+  /**
+   * What the kind's resources are named by on the command line, when not `name`: `cname` for CDN
+   * resources, so `import cdn_resource --cname cdn.example.com` (`--name` is the same). A flag of
+   * that spelling is refused for kinds named otherwise.
+   */
+  nameFlag?: 'cname';
 }
 
 /** What a `refersTo` field names: a kind (the reference reads `id`), or a kind and the readable field it reads. */
@@ -192,6 +200,8 @@ export interface KindImporter<T extends ResourceType = ResourceType> {
   alsoImports: readonly ResourceType[];
   /** Whether an imported block of this kind is what `--name NAME` names (see KindImportSpec.matchesName). Pure. */
   matchesName(attributes: Readonly<Record<string, unknown>>, name: string): boolean;
+  /** The other spelling of `--name` for this kind, if any (see KindImportSpec.nameFlag). */
+  nameFlag?: 'cname';
 }
 
 /** Builds a kind's importer from its spec (see KindImportSpec). */
@@ -202,6 +212,7 @@ export function defineImport<T extends ResourceType, S extends ScopeKind, Item>(
     servedIn: (region) => spec.servedIn?.(region) ?? true,
     alsoImports: spec.alsoImports ?? [],
     matchesName: (attributes, name) => (spec.matchesName ? spec.matchesName(attributes as ImportedAttributes<T>, name) : attributes.name === name),
+    ...(spec.nameFlag === undefined ? {} : { nameFlag: spec.nameFlag }),
     async discover(ctx, importScope, options) {
       if (importScope.kind !== spec.scope) throw new Error(`${type} is listed by ${spec.scope}, not by ${importScope.kind}`);
       const { kind: _kind, ...rest } = importScope;

@@ -99,7 +99,8 @@ export function buildPlan(input: PlanInput): Plan {
     const planned = planResource(resolved.block, read.observation, input.planners, failingCheckWarnings(block, checkResults), { address: block.address, stack: stackName }, owners);
     diagnostics.push(...planned.diagnostics);
     if (planned.change) {
-      // A delete reads nothing of its references (they only order it before what it refers to).
+      // A delete waits on none of its references: they order it before what it refers to, and one
+      // naming a block deleted after it reads that block as observed (see ReferenceSources.deleting).
       const change = resolved.pending.length === 0 || planned.change.action === 'delete' ? planned.change : withPendingReferences(planned.change, resolved.pending, resolved.notes);
       resourceChanges.push(change);
       changesByAddress.set(address, change);
@@ -135,7 +136,8 @@ function resolveBlockReferences(
   changes: ReadonlyMap<string, ResourceChange>,
 ): { block: ResourceBlock; pending: PendingReference[]; notes: string[]; diagnostics: Diagnostic[] } {
   const references = block.references ?? [];
-  const resolved = resolveReferences(block.attributes as Record<string, unknown>, references, { reads, changes });
+  const deleting = (block.attributes as { ensure?: string }).ensure === 'absent';
+  const resolved = resolveReferences(block.attributes as Record<string, unknown>, references, { reads, changes, deleting });
   const diagnostics: Diagnostic[] = resolved.missing.map(({ reference, address, field }) => ({
     severity: 'error',
     code: 'plan-error',

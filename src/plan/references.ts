@@ -138,6 +138,12 @@ export function unknownsOf(value: unknown): unknown {
 export interface ReferenceSources {
   reads: ReadonlyMap<string, ReadResult>;
   changes: ReadonlyMap<string, Pick<ChangeFields, 'action' | 'changes'>>;
+  /**
+   * Whether the referring block is itself being deleted (`ensure: absent`): a block it refers to
+   * that is deleted too is deleted after it (deletes run in reverse dependency order), so that
+   * block's observed value still holds when this delete runs (a rule's resource, for its path).
+   */
+  deleting?: boolean;
 }
 
 /** A block's attributes with its references resolved where their values are known at plan time. */
@@ -168,7 +174,8 @@ export interface MissingReference {
  * gives its observed value; one that is created or replaced, or whose field is changing, does
  * not: the place holds KNOWN_AFTER_APPLY and the reference is pending (the executor resolves it
  * once its block is done). A block that exists, keeps the field and has no value for it gives
- * none, now or after apply: the reference is missing (a plan error). Pure.
+ * none, now or after apply: the reference is missing (a plan error). A block being deleted reads
+ * a block deleted after it as observed (see ReferenceSources.deleting). Pure.
  */
 export function resolveReferences(attributes: Record<string, unknown>, references: readonly BlockReference[], sources: ReferenceSources): ResolvedReferences {
   let out = attributes;
@@ -201,7 +208,7 @@ export function resolveReferences(attributes: Record<string, unknown>, reference
 function holdsNoValue(target: ReferenceTarget, sources: ReferenceSources): boolean {
   const address = referenceAddress(target);
   const change = sources.changes.get(address);
-  if (change && change.action !== 'no-op' && change.action !== 'update') return false;
+  if (change && change.action !== 'no-op' && change.action !== 'update' && !(change.action === 'delete' && sources.deleting === true)) return false;
   if (change?.action === 'update' && change.changes.some((c) => c.path[0] === target.field)) return false;
   const read = sources.reads.get(address);
   if (!read?.ok || !read.observation.exists) return false;
@@ -212,7 +219,7 @@ function holdsNoValue(target: ReferenceTarget, sources: ReferenceSources): boole
 function knownValue(target: ReferenceTarget, sources: ReferenceSources): unknown {
   const address = referenceAddress(target);
   const change = sources.changes.get(address);
-  if (change && (change.action === 'create' || change.action === 'replace' || change.action === 'delete')) return undefined;
+  if (change && (change.action === 'create' || change.action === 'replace' || (change.action === 'delete' && sources.deleting !== true))) return undefined;
   if (change?.action === 'update' && change.changes.some((c) => c.path[0] === target.field)) return undefined;
   const read = sources.reads.get(address);
   if (!read?.ok || !read.observation.exists) return undefined;

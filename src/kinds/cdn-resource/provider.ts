@@ -8,10 +8,11 @@ import { diffDeclared } from '../declared-fields.js';
 import { listAll } from '../kind-list.js';
 import { defineLifecycle } from '../lifecycle.js';
 import { defineListReads } from '../list-read.js';
-import type { OwnedResource, PruneListing, ResourceProvider } from '../provider.js';
+import type { GroupRead, MemberRead, Observation, OwnedResource, ProviderContext, PruneListing, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { readOrGone } from '../shared.js';
 import type { FieldChange } from '../../plan/types.js';
+import { certificateName, issueCertificate, listAutomatedCertificates, revokeCertificate } from './certificates.js';
 import { resourceImport } from './import.js';
 import { resourceAnswer, resourceList, type CdnResource } from './list.js';
 import { stackMark, withMark } from './mark.js';
@@ -53,7 +54,8 @@ function bodyOf(fields: Record<string, unknown>, stack: string | null): Record<s
   return body;
 }
 
-const payloadSchema = z.object({ body: z.record(z.string(), z.unknown()) });
+/** A create's or update's request body, and what to do with the resource's Let's Encrypt certificate after it (ssl_automated). */
+const payloadSchema = z.object({ body: z.record(z.string(), z.unknown()), letsencrypt: z.enum(['issue', 'revoke']).optional() });
 
 /** The one resource with the block's cname (unique on the platform, but its answer is not trusted). */
 function pickByCname(desired: Desired, resources: readonly CdnResource[]): { item: CdnResource; foundBy: string } | null {
@@ -128,6 +130,51 @@ const pruneListing: PruneListing<'cdn_resource'> = {
   },
 };
 
+/** Whether a block declares ssl_automated, and so its read lists the account's Let's Encrypt certificates. */
+const declaresAutomated = (desired: Desired): boolean => desired.ssl_automated !== undefined;
+
+/** An observation with `ssl_automated`: whether the certificate the resource serves is one of the account's Let's Encrypt ones. */
+function withAutomated(observation: Observation, automated: ReadonlySet<number>): Observation {
+  if (!observation.exists) return observation;
+  const sslData = observation.state.ssl_data;
+  return { ...observation, state: { ...observation.state, ssl_automated: typeof sslData === 'number' && automated.has(sslData) } };
+}
+
+const automatedIds = async (ctx: ProviderContext): Promise<Set<number>> => new Set((await listAutomatedCertificates(ctx)).map((c) => c.id));
+
+/**
+ * The reads with `ssl_automated` observed for the blocks that declare it: the account's Let's
+ * Encrypt certificates are listed once per read (one paged `GET /cdn/sslData?automated=true`,
+ * however many resources are read together), and only when a block declares ssl_automated.
+ */
+const read: ResourceProvider<'cdn_resource'>['read'] = async (ctx, desired, ref) => {
+  const observation = await reads.read(ctx, desired, ref);
+  return declaresAutomated(desired) && observation.exists ? withAutomated(observation, await automatedIds(ctx)) : observation;
+};
+const groupRead: GroupRead<'cdn_resource'> = {
+  ...reads.groupRead,
+  async read(ctx, members, refs) {
+    const results = await reads.groupRead.read(ctx, members, refs);
+    const wanting = members.map((m, i) => declaresAutomated(m) && results[i]!.ok && (results[i] as { observation: Observation }).observation.exists);
+    if (!wanting.includes(true)) return results;
+    let automated: Set<number>;
+    try {
+      automated = await ctx.schedule(() => automatedIds(ctx));
+    } catch (error) {
+      if (ctx.signal.aborted) throw error;
+      return results.map((r, i): MemberRead => (wanting[i] ? { ok: false, error } : r));
+    }
+    return results.map((r, i): MemberRead => (wanting[i] && r.ok ? { ok: true, observation: withAutomated(r.observation, automated) } : r));
+  },
+};
+
+/** The plan's note of a Let's Encrypt issuance or revocation. */
+function letsEncryptNote(action: 'issue' | 'revoke', cname: string): string {
+  return action === 'issue'
+    ? `issues a Let's Encrypt certificate for ${cname} ("${certificateName(cname)}", created unless the account has it) and waits until it is issued`
+    : `revokes the Let's Encrypt certificate of ${cname} (HTTPS off)`;
+}
+
 /** Create (POST), update (PATCH of the fields that differ) and delete; no tasks. */
 const lifecycle = defineLifecycle('cdn_resource', {
   idField: 'resource_id',
@@ -152,8 +199,8 @@ export const cdnResource: ResourceProvider<'cdn_resource'> = {
   ...lifecycle,
   kind: 'resource',
   type: 'cdn_resource',
-  read: reads.read,
-  groupRead: reads.groupRead,
+  read,
+  groupRead,
   import: resourceImport,
   pruneListing,
 
@@ -162,7 +209,28 @@ export const cdnResource: ResourceProvider<'cdn_resource'> = {
       const id = change.desired.resource_id ?? change.before?.resource_id;
       await deactivateBeforeDelete(ctx, typeof id === 'number' ? resourcePath(id) : null, change.before?.active);
     }
-    return lifecycle.apply(ctx, change);
+    const payload = change.action === 'create' || change.action === 'update' ? payloadSchema.safeParse(change.payload) : undefined;
+    const letsencrypt = payload?.success ? payload.data.letsencrypt : undefined;
+    if (letsencrypt === undefined) return lifecycle.apply(ctx, change);
+    // The declared fields first (an update with only ssl_automated sends no PATCH of its own).
+    if (change.action === 'create' || Object.keys(payload!.data!.body).length > 0) {
+      const sent = await lifecycle.apply(ctx, change);
+      if (sent === 'unacknowledged') return sent;
+    }
+    const known = change.desired.resource_id ?? change.before?.resource_id;
+    let id: number;
+    if (typeof known === 'number') id = known;
+    else {
+      // A resource just created: found by its cname (the create's answer is not kept).
+      const found = pickByCname(change.desired, await listAll(ctx, resourceList, { cname: change.desired.cname }, (r) => String(r.id)));
+      if (found === null) return 'unacknowledged';
+      id = found.item.id;
+    }
+    if (letsencrypt === 'revoke') {
+      ctx.progress("revoking the Let's Encrypt certificate");
+      await revokeCertificate(ctx, id);
+    } else await issueCertificate(ctx, { id, cname: change.desired.cname, address: change.address });
+    return undefined;
   },
 
   destroyNote: (state) => (state.active === false ? undefined : 'deactivates first'),
@@ -178,17 +246,35 @@ export const cdnResource: ResourceProvider<'cdn_resource'> = {
     const options = planDeclaredOptions(desired.options, state.options as Record<string, unknown>);
     changes.push(...options.changes);
     if (options.before !== undefined) before.options = options.before;
-    const after: Record<string, unknown> = { ...before, ...want, ...(desired.options === undefined ? {} : { options: desired.options }) };
-    const changed = Object.fromEntries(diff.changed.map((field) => [field, want[field]]));
+    // ssl_automated: issued or revoked after the PATCH of the other fields, which then leaves
+    // sslEnabled to the attach or the revoke.
+    let letsencrypt: 'issue' | 'revoke' | undefined;
+    if (desired.ssl_automated !== undefined) {
+      const live = state.ssl_automated === true;
+      before.ssl_automated = live;
+      if (live !== desired.ssl_automated) {
+        letsencrypt = desired.ssl_automated ? 'issue' : 'revoke';
+        changes.push({ path: ['ssl_automated'], op: 'update', before: live, after: desired.ssl_automated });
+      }
+    }
+    const after: Record<string, unknown> = {
+      ...before,
+      ...want,
+      ...(desired.ssl_automated === undefined ? {} : { ssl_automated: desired.ssl_automated }),
+      ...(desired.options === undefined ? {} : { options: desired.options }),
+    };
+    const changed = Object.fromEntries(diff.changed.filter((field) => letsencrypt === undefined || field !== 'ssl_enabled').map((field) => [field, want[field]]));
     return {
       action: changes.length > 0 ? 'update' : 'no-op',
       before,
       after,
       changes,
-      ...(changes.length > 0 ? { payload: { body: { ...bodyOf(changed, (state.stack_mark as string | null) ?? null), ...options.body } } } : {}),
+      ...(changes.length > 0
+        ? { payload: { body: { ...bodyOf(changed, (state.stack_mark as string | null) ?? null), ...options.body }, ...(letsencrypt ? { letsencrypt } : {}) } }
+        : {}),
       errors: [],
       warnings: [],
-      notes: [],
+      notes: letsencrypt ? [letsEncryptNote(letsencrypt, desired.cname)] : [],
     };
   },
 
@@ -209,7 +295,13 @@ export const cdnResource: ResourceProvider<'cdn_resource'> = {
           : [];
       const body = bodyOf({ ...fields, description: desired.description ?? '' }, ref.stack);
       const notes = ref.stack === null ? [] : [`the description carries the stack mark [edgeform:${ref.stack}] (not shown as drift)`];
-      return createPlan(fields, 'resource_id', { body }, { errors, notes });
+      // A Let's Encrypt certificate is issued once the resource exists (ssl_automated: false on a new resource is what it has).
+      if (desired.ssl_automated === true) {
+        delete body.sslEnabled;
+        notes.push(letsEncryptNote('issue', desired.cname));
+      }
+      const shown = desired.ssl_automated === undefined ? fields : { ...fields, ssl_automated: desired.ssl_automated };
+      return createPlan(shown, 'resource_id', { body, ...(desired.ssl_automated === true ? { letsencrypt: 'issue' } : {}) }, { errors, notes });
     },
     identity: (desired) => (desired.resource_id === undefined ? `cname ${JSON.stringify(desired.cname)}` : null),
   },

@@ -28,6 +28,10 @@ const shape = z.strictObject({
     .describe('A description; edgeform appends its stack mark to it on create (see below).'),
   ssl_enabled: z.boolean().optional().describe('Whether the resource serves HTTPS.'),
   ssl_data: positiveId.optional().describe('The id of the SSL certificate to serve (with ssl_enabled: true).'),
+  ssl_automated: z
+    .boolean()
+    .optional()
+    .describe("true: serve a Let's Encrypt certificate the platform issues for the resource (edgeform creates and attaches it); false: revoke one it has. Not with ssl_data."),
   options: cdnResourceOptionsSchema
     .optional()
     .describe(
@@ -59,6 +63,17 @@ export const cdnResourceKind = defineKind({
     }
     if (value.ssl_data !== undefined && value.ssl_enabled !== true) {
       ctx.addIssue({ code: 'custom', path: ['ssl_data'], message: 'needs ssl_enabled: true' });
+    }
+    if (value.ssl_automated !== undefined && value.ssl_data !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['ssl_automated'], message: "set ssl_data (your certificate) or ssl_automated (a Let's Encrypt one), not both" });
+    } else if (value.ssl_automated === true && value.ssl_enabled === false) {
+      ctx.addIssue({ code: 'custom', path: ['ssl_enabled'], message: 'ssl_automated: true serves HTTPS: leave ssl_enabled out or set it to true' });
+    } else if (value.ssl_automated === false && value.ssl_enabled === true) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ssl_automated'],
+        message: "ssl_automated: false revokes the Let's Encrypt certificate, which turns HTTPS off: it cannot go with ssl_enabled: true",
+      });
     }
   }),
 });

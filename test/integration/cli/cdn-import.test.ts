@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { emulatorEnv } from '../../helpers/apply.js';
@@ -29,6 +29,27 @@ const FIXTURES = {
   cdn_rules: [{ id: 5, resource: 220, name: 'images', rule: '/images/.*', originGroup: 10, options: { edge_cache_settings: { enabled: true, value: '30d' } } }],
 };
 
+/** Two resources sharing one origin group, a third on another group; four rules; a Let's Encrypt certificate and an own one. */
+const SHARED = {
+  cdn_origin_groups: [FIXTURES.cdn_origin_groups[0]!, { id: 11, name: 'other-origins', sources: [{ source: 'other-origin.example.com' }] }],
+  // A Let's Encrypt certificate, and an own one.
+  cdn_resources: [
+    FIXTURES.cdn_resources[0]!,
+    { id: 221, cname: 'img.example.com', originGroup: 10, sslEnabled: true, sslData: 40 },
+    { id: 222, cname: 'other.example.com', originGroup: 11, sslEnabled: true, sslData: 41 },
+  ],
+  cdn_certificates: [
+    { id: 40, name: 'letsencrypt img.example.com', automated: true },
+    { id: 41, name: 'own', automated: false },
+  ],
+  cdn_rules: [
+    FIXTURES.cdn_rules[0]!,
+    { id: 6, resource: 220, name: 'api', rule: '/api/.*' },
+    { id: 7, resource: 221, name: 'thumbs', rule: '/t/.*' },
+    { id: 8, resource: 222, name: 'other-rule', rule: '/o/.*' },
+  ],
+};
+
 describe('edgeform import of CDN kinds', () => {
   let emu: TestEmulator | undefined;
   afterEach(async () => {
@@ -50,5 +71,72 @@ describe('edgeform import of CDN kinds', () => {
     const plan = await runCliInProcess(['plan', file, '--detailed-exitcode'], { env });
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
     expect(plan.stdout).toContain('No changes');
+  });
+  it('import cdn_resource --cname: each named resource with its rules and its origin group (written once though shared), with references, planning clean', async () => {
+    emu = await startTestEmulator({ fixtures: SHARED });
+    const env = emulatorEnv(emu);
+    const file = join(tempDir(), 'stack.yaml');
+    const imported = await runCliInProcess(['import', 'cdn_resource', '--cname', 'cdn.example.com', '--cname', 'IMG.example.com', '--out', file], { env });
+    expect(imported.code, imported.stderr).toBe(0);
+    const text = readFileSync(file, 'utf8');
+    // The shared group once, the other group and resource not at all.
+    expect(text.match(/type: cdn_origin_group/g)).toHaveLength(1);
+    expect(text).toContain('origin_group_id: 10');
+    expect(text).not.toContain('origin_group_id: 11');
+    expect(text).not.toContain('other.example.com');
+    expect(text.match(/type: cdn_resource/g)).toHaveLength(2);
+    // Both resources and the rule "images" (whose own origin group is that group) name it by reference.
+    expect(text.match(/origin_group: "\$\{cdn_origin_group.web-origins.id\}"/g)).toHaveLength(3);
+    // Each resource's rules, naming it by reference; the other resource's rule is not written.
+    expect(text.match(/type: cdn_rule/g)).toHaveLength(3);
+    expect(text.match(/resource_id: "\$\{cdn_resource.cdn_example_com.id\}"/g)).toHaveLength(2);
+    expect(text.match(/resource_id: "\$\{cdn_resource.img_example_com.id\}"/g)).toHaveLength(1);
+    expect(text).not.toContain('rule_id: 8');
+    // The Let's Encrypt certificate as ssl_automated (the next plan reads it so: no changes).
+    expect(text).toContain('ssl_automated: true');
+    expect(text).not.toContain('ssl_data: 40');
+    const plan = await runCliInProcess(['plan', file, '--detailed-exitcode'], { env });
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('No changes');
+  });
+
+  it('import cdn_resource without --cname writes every resource with its rules and the groups they use, not an unused group', async () => {
+    emu = await startTestEmulator({
+      fixtures: { ...SHARED, cdn_origin_groups: [...SHARED.cdn_origin_groups, { id: 12, name: 'unused', sources: [{ source: 'u.example.com' }] }] },
+    });
+    const env = emulatorEnv(emu);
+    const imported = await runCliInProcess(['import', 'cdn_resource'], { env });
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout.match(/type: cdn_resource/g)).toHaveLength(3);
+    expect(imported.stdout.match(/type: cdn_rule/g)).toHaveLength(4);
+    expect(imported.stdout.match(/type: cdn_origin_group/g)).toHaveLength(2);
+    expect(imported.stdout).not.toContain('origin_group_id: 12');
+    expect(imported.stdout).toContain('ssl_data: 41');
+    expect(imported.stdout.match(/ssl_automated: true/g)).toHaveLength(1);
+  });
+
+  it('import cdn_resource --cname of a cname no resource has fails (exit 1) naming it, and writes nothing', async () => {
+    emu = await startTestEmulator({ fixtures: SHARED });
+    const env = emulatorEnv(emu);
+    const file = join(tempDir(), 'stack.yaml');
+    const imported = await runCliInProcess(['import', 'cdn_resource', '--cname', 'cdn.example.com', '--cname', 'nope.example.com', '--out', file], { env });
+    expect(imported.code).toBe(1);
+    expect(imported.stderr).toContain('import cdn_resource --cname: no cdn_resource of the account is named "nope.example.com"; nothing written');
+    expect(existsSync(file)).toBe(false);
+    const toStdout = await runCliInProcess(['import', 'cdn_resource', '--name', 'nope.example.com'], { env });
+    expect(toStdout.code).toBe(1);
+    expect(toStdout.stdout).toBe('');
+  });
+
+  it('--cname is refused for a kind not named by cname, and with --all, before anything is read', async () => {
+    emu = await startTestEmulator({ fixtures: SHARED });
+    const env = emulatorEnv(emu);
+    const zone = await runCliInProcess(['import', 'dns_zone', '--cname', 'example.com'], { env });
+    expect(zone.code).toBe(1);
+    expect(zone.stderr).toContain('--cname applies to cdn_resource (named by cname); dns_zone is named with --name NAME');
+    const all = await runCliInProcess(['import', '--all', '--cname', 'cdn.example.com'], { env });
+    expect(all.code).toBe(1);
+    expect(all.stderr).toContain('--cname applies to one KIND, not to --all');
+    expect(emu.requests.filter((r) => !r.path.startsWith('/__emulator/'))).toEqual([]);
   });
 });

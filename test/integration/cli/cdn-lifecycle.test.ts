@@ -31,7 +31,16 @@ describe('CDN kinds through the CLI: origin group, resource with options, rules'
     const rules = [...emu.state.cdnRules.values()].filter((r) => r.resource === resource!.id);
     expect(rules.map((r) => r.name).sort()).toEqual(['api', 'images']);
     const rulesPath = `/cdn/resources/${resource!.id}/rules`;
-    expect(writesSeen(emu)).toEqual(['POST /cdn/origin_groups', 'POST /cdn/resources', `POST ${rulesPath}`, `POST ${rulesPath}`]);
+    // The Let's Encrypt certificate is created and attached once the resource exists, before its rules.
+    expect(writesSeen(emu)).toEqual([
+      'POST /cdn/origin_groups',
+      'POST /cdn/resources',
+      'POST /cdn/sslData',
+      `PATCH /cdn/resources/${resource!.id}`,
+      `POST ${rulesPath}`,
+      `POST ${rulesPath}`,
+    ]);
+    expect(resource).toMatchObject({ sslEnabled: true, sslData: [...emu.state.cdnCertificates.values()][0]!.id });
 
     // A plan reads each list once: the group list, the resource list, the one resource's rules.
     const before = emu.requests.length;
@@ -42,6 +51,7 @@ describe('CDN kinds through the CLI: origin group, resource with options, rules'
     expect(reads.filter((r) => r.startsWith('GET /cdn/origin_groups'))).toHaveLength(1);
     expect(reads.filter((r) => r.startsWith('GET /cdn/resources') && !r.includes('/rules'))).toHaveLength(1);
     expect(reads.filter((r) => r.startsWith(`GET ${rulesPath}`))).toHaveLength(1);
+    expect(reads.filter((r) => r.startsWith('GET /cdn/sslData'))).toHaveLength(1);
 
     writeFileSync(stack, EXAMPLE.replace('edge_cache_settings: { enabled: true, value: 4d }', 'edge_cache_settings: { enabled: true, value: 7d }'));
     const writes = writesSeen(emu).length;
@@ -52,17 +62,17 @@ describe('CDN kinds through the CLI: origin group, resource with options, rules'
     expect(emu.state.cdnResources.get(resource!.id)!.options.edge_cache_settings).toMatchObject({ enabled: true, value: '7d' });
     expect(emu.state.cdnResources.get(resource!.id)!.description).toBe('Static assets of example.com [edgeform:cdn-site]');
 
-    // Destroying: references cannot name a block being deleted, so the ids are written out and
-    // depends_on orders the deletes (rules before their resource, the resource before its group).
+    // Destroying the whole setup as written with references: no ids, no depends_on; the
+    // references order the deletes (rules before their resource, the resource before its group).
     writeFileSync(
       stack,
       `version: 1
 name: cdn-site
 resources:
   origins: { type: cdn_origin_group, name: cdn-site-origins, ensure: absent }
-  site: { type: cdn_resource, cname: cdn.example.com, ensure: absent, depends_on: [cdn_origin_group.origins] }
-  images: { type: cdn_rule, resource_id: ${resource!.id}, name: images, ensure: absent, depends_on: [cdn_resource.site] }
-  api: { type: cdn_rule, resource_id: ${resource!.id}, name: api, ensure: absent, depends_on: [cdn_resource.site] }
+  site: { type: cdn_resource, cname: cdn.example.com, origin_group: "\${cdn_origin_group.origins.id}", ensure: absent }
+  images: { type: cdn_rule, resource_id: "\${cdn_resource.site.id}", name: images, ensure: absent }
+  api: { type: cdn_rule, resource_id: "\${cdn_resource.site.id}", name: api, ensure: absent }
 `,
     );
     const plan = await runCliInProcess(['plan', stack], { env });

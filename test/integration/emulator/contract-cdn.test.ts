@@ -17,6 +17,11 @@ const P = {
   group: '/cdn/origin_groups/{origin_group_id}',
   resources: '/cdn/resources',
   resource: '/cdn/resources/{resource_id}',
+  issueLe: '/cdn/resources/{id}',
+  revokeLe: '/cdn/resources/{res_id}',
+  certs: '/cdn/sslData',
+  cert: '/cdn/sslData/{ssl_id}',
+  certStatus: '/cdn/sslData/{cert_id}/status',
   rules: '/cdn/resources/{resource_id}/rules',
   rule: '/cdn/resources/{resource_id}/rules/{rule_id}',
 };
@@ -41,6 +46,10 @@ const FIXTURES = {
   cdn_rules: [
     { id: 5, resource: 220, name: 'images', rule: '/images/*', originGroup: 12, options: { edge_cache_settings: { enabled: true, value: '1d' } } },
     { id: 6, resource: 220, name: 'old', rule: '/old/*', active: false },
+  ],
+  cdn_certificates: [
+    { id: 30, name: 'own', automated: false },
+    { id: 31, name: 'le-spare', automated: true },
   ],
 };
 
@@ -284,5 +293,81 @@ describe('rules (cdn_api.yaml)', () => {
   it('DELETE of an active rule answers 400 ActiveInstanceDeletionProhibited; of an inactive one 204', async () => {
     await expectCall('DELETE', P.rule, `${P.resources}/220/rules/5`, 400);
     await expectCall('DELETE', P.rule, `${P.resources}/220/rules/6`, 204);
+  });
+});
+
+describe("SSL certificates and Let's Encrypt (cdn_api.yaml)", () => {
+  const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+  const key = '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n';
+  it('GET the list answers GetSSLAnswerList, plain and paginated; automated and resource_id filter it', async () => {
+    expect(await expectCall('GET', P.certs, P.certs, 200)).toHaveLength(2);
+    expect(await expectCall('GET', P.certs, `${P.certs}?limit=1&offset=1`, 200)).toMatchObject({ count: 2, next: null, results: [{ id: 31 }] });
+    expect((await expectCall('GET', P.certs, `${P.certs}?automated=true`, 200)).map((c: { id: number }) => c.id)).toEqual([31]);
+    expect(await expectCall('GET', P.certs, `${P.certs}?resource_id=220&validity_not_after_lte=2030-01-01T00:00:00Z`, 200)).toEqual([]);
+  });
+  it('GET one answers GetSSLAnswer; unknown 404', async () => {
+    expect(await expectCall('GET', P.cert, `${P.certs}/30`, 200)).toMatchObject({ id: 30, name: 'own', automated: false });
+    await expectCall('GET', P.cert, `${P.certs}/99`, 404);
+  });
+  it("POST takes both AddSSL variants (own certificate, Let's Encrypt) and answers 201; a taken name or a missing certificate is 400", async () => {
+    const le = await expectCall('POST', P.certs, P.certs, 201, { body: { name: 'le-new', automated: true }, validBody: true, component: 'GetSSLAnswer' });
+    expect(le).toMatchObject({ name: 'le-new', automated: true, hasRelatedResources: false });
+    const own = await expectCall('POST', P.certs, P.certs, 201, { body: { name: 'own-2', sslCertificate: pem, sslPrivateKey: key }, validBody: true, component: 'GetSSLAnswer' });
+    expect(own).toMatchObject({ name: 'own-2', automated: false });
+    const taken = await emu.call('POST', P.certs, { body: { name: 'own', automated: true } });
+    expect([taken.status, taken.body]).toEqual([400, { errors: { name: ['SSL certificate with this name already exists.'] } }]);
+    const bare = await emu.call('POST', P.certs, { body: { name: 'x' } });
+    expect(bare.status).toBe(400);
+    expect(Object.keys((bare.body as { errors: object }).errors).sort()).toEqual(['sslCertificate', 'sslPrivateKey']);
+  });
+  it('PATCH AttachLECert issues the certificate: the status is active until the issuing time has passed, then Done; RevokeLECert revokes it', async () => {
+    const attach = { sslData: 31, sslEnabled: true };
+    const attached = await expectCall('PATCH', P.issueLe, `${P.resources}/220`, 200, { body: attach, validBody: true, component: 'ResourceResponse' });
+    expect(attached).toMatchObject({ sslData: 31, sslEnabled: true });
+    const issuing = await expectCall('GET', P.certStatus, `${P.certs}/31/status`, 200);
+    expect(issuing).toMatchObject({ active: true, resource: 220, statuses: [] });
+    expect(issuing.finished).toBeUndefined();
+    emu.clock.advance(60_000);
+    const done = await expectCall('GET', P.certStatus, `${P.certs}/31/status`, 200);
+    expect(done).toMatchObject({ active: false, latest_status: { status: 'Done', error: '' }, attempts_count: 1 });
+    expect((await expectCall('GET', P.certs, `${P.certs}?resource_id=220`, 200)).map((c: { id: number }) => c.id)).toEqual([31]);
+    const revoke = { sslData: null, sslEnabled: false };
+    expect(await expectCall('PATCH', P.revokeLe, `${P.resources}/220`, 200, { body: revoke, validBody: true, component: 'ResourceResponse' })).toMatchObject({
+      sslData: null,
+      sslEnabled: false,
+    });
+    await expectCall('GET', P.certStatus, `${P.certs}/31/status`, 400, { component: 'LECertificateIsNotAttachedToResourceError' });
+  });
+  it('issuing for a host name that cannot be validated ends Failed with the reason', async () => {
+    await emu.call('PATCH', `${P.resources}/221`, { body: { secondaryHostnames: ['www.static.invalid'] } });
+    await expectCall('PATCH', P.issueLe, `${P.resources}/221`, 200, { body: { sslData: 31, sslEnabled: true }, validBody: true, component: 'ResourceResponse' });
+    emu.clock.advance(60_000);
+    const failed = await expectCall('GET', P.certStatus, `${P.certs}/31/status`, 200);
+    expect(failed.latest_status).toMatchObject({ status: 'Failed', error: 'DNSProblem' });
+    expect(failed.latest_status.details).toContain('www.static.invalid');
+  });
+  it('PATCH AttachLECert of a certificate another resource has is 400 LetsEncryptCertificateAlreadyAttached; to a wildcard host WildcardResourceCnameSSLLEError', async () => {
+    await emu.call('PATCH', `${P.resources}/220`, { body: { sslData: 31, sslEnabled: true } });
+    const taken = await expectCall('PATCH', P.issueLe, `${P.resources}/221`, 400, {
+      body: { sslData: 31, sslEnabled: true },
+      validBody: true,
+      component: 'LetsEncryptCertificateAlreadyAttached',
+    });
+    expect(taken.errors.sslData[0]).toContain('already attached to another resource');
+    await emu.call('POST', P.certs, { body: { name: 'le-3', automated: true } });
+    await emu.call('PATCH', `${P.resources}/221`, { body: { secondaryHostnames: ['*.static.example.com'] } });
+    const wildcard = await expectCall('PATCH', P.issueLe, `${P.resources}/221`, 400, {
+      body: { sslData: 32, sslEnabled: true },
+      validBody: true,
+      component: 'WildcardResourceCnameSSLLEError',
+    });
+    expect(wildcard.errors.sslData[0]).toContain('wildcard');
+  });
+  it('GET the status of an own certificate is 400 NotLECertificateStatusError; DELETE answers 204, 400 while a resource uses it', async () => {
+    await expectCall('GET', P.certStatus, `${P.certs}/30/status`, 400, { component: 'NotLECertificateStatusError' });
+    await emu.call('PATCH', `${P.resources}/220`, { body: { sslData: 30, sslEnabled: true } });
+    expect((await emu.call('DELETE', `${P.certs}/30`)).status).toBe(400);
+    await expectCall('DELETE', P.cert, `${P.certs}/31`, 204);
+    await expectCall('DELETE', P.cert, `${P.certs}/31`, 404);
   });
 });

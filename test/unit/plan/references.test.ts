@@ -47,6 +47,13 @@ describe('resolving references when planning', () => {
     expect(attributes.env.IP).toBe('${cloud_floating_ip.edge.floating_ip_address}');
   });
 
+  it('reads a block being deleted as observed when the referring block is deleted too (it goes first), else leaves it unknown', () => {
+    const deleting: ReferenceSources = { ...sources({ action: 'no-op' }, STATE), changes: new Map([[IP, { action: 'delete', changes: [] }]]), deleting: true };
+    expect(resolveReferences(attributes, refs, deleting).attributes).toEqual({ name: 'gw', env: { IP: '203.0.113.7', URL: 'http://203.0.113.7/' } });
+    const kept = resolveReferences(attributes, refs, { ...deleting, deleting: false });
+    expect(kept.attributes).toEqual({ name: 'gw', env: { IP: KNOWN_AFTER_APPLY, URL: KNOWN_AFTER_APPLY } });
+  });
+
   it('names a reference missing where its block exists, keeps the field and has no value for it (no-op or update of other fields)', () => {
     const none = { ...STATE, floating_ip_address: null };
     for (const change of [{ action: 'no-op' as const }, { action: 'update' as const, changes: [{ path: ['tags', 'env'], op: 'add' as const, after: 'x' }] }]) {

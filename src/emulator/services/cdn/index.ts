@@ -3,6 +3,7 @@ import { datetime, fixtureDate, listSection, positiveInt } from '../../fixture-p
 import { defineService } from '../../service.js';
 import { cdnResourceOptionsSchema, cdnRuleOptionsSchema } from './options-schema.js';
 import { CDN_PRODUCT } from './product.js';
+import { renderCertificate } from './ssl-data.js';
 import { cdnRoutes, renderOriginGroup, renderResource, renderRule, withFieldDefaults } from './routes.js';
 
 /** One origin of a group: a host (`source`), an S3 bucket or a FastEdge app (`origin_type` and `config`). */
@@ -65,12 +66,26 @@ export interface CdnRuleRecord {
   options: Record<string, unknown>;
 }
 
+/** An SSL certificate (GetSSLAnswer): an own one, or a Let's Encrypt one (`automated`) with its latest issuing. */
+export interface CdnCertificateRecord {
+  id: number;
+  name: string;
+  automated: boolean;
+  /** An own certificate's issuer and subject (an automated one shows its resource's once issued). */
+  issuer: string;
+  subject: string;
+  created: number;
+  /** An automated certificate's issuing for the resource it is attached to; null: never attached, or revoked. */
+  issuing: { id: number; resource: number; started: number; durationMs: number; failure: { error: string; details: string } | null } | null;
+}
+
 /** The CDN service's slice of the state; the next ids never reuse a deleted one. */
 export interface CdnSlice {
   readonly cdnOriginGroups: Map<number, CdnOriginGroupRecord>;
   readonly cdnResources: Map<number, CdnResourceRecord>;
   readonly cdnRules: Map<number, CdnRuleRecord>;
-  readonly cdnNextIds: { originGroup: number; resource: number; rule: number };
+  readonly cdnCertificates: Map<number, CdnCertificateRecord>;
+  readonly cdnNextIds: { originGroup: number; resource: number; rule: number; certificate: number; issuing: number };
 }
 
 const protocol = z.enum(['HTTP', 'HTTPS', 'MATCH']);
@@ -113,6 +128,12 @@ const resourceFixture = z.strictObject({
   updated: datetime.optional(),
   options: cdnResourceOptionsSchema.default({}),
 });
+const certificateFixture = z.strictObject({
+  id: positiveInt,
+  name: z.string().min(1),
+  automated: z.boolean().default(false),
+  created: datetime.optional(),
+});
 const ruleFixture = z.strictObject({
   id: positiveInt,
   resource: positiveInt,
@@ -134,17 +155,45 @@ function setOptions(options: Record<string, unknown>): Record<string, unknown> {
 /**
  * The CDN (cdn_api.yaml): origin groups, CDN resources and their rules, each a list (a plain
  * array, or `{count, next, previous, results}` when `limit` is given), GET, POST (201), PUT,
- * PATCH and DELETE (204). Fixtures: `cdn_origin_groups`, `cdn_resources`, `cdn_rules`.
+ * PATCH and DELETE (204); SSL certificates (`/cdn/sslData`: own ones and Let's Encrypt ones, issued
+ * when attached to a resource, with their issuing status). Fixtures: `cdn_origin_groups`,
+ * `cdn_resources`, `cdn_rules`, `cdn_certificates`.
  */
 export const cdnService = defineService({
   product: CDN_PRODUCT,
-  fixtures: { cdn_origin_groups: listSection(originGroupFixture), cdn_resources: listSection(resourceFixture), cdn_rules: listSection(ruleFixture) },
-  fixtureIds: { cdn_origin_groups: (x) => x.id, cdn_resources: (x) => x.id, cdn_rules: (x) => x.id },
-  createState: (): CdnSlice => ({ cdnOriginGroups: new Map(), cdnResources: new Map(), cdnRules: new Map(), cdnNextIds: { originGroup: 1, resource: 1, rule: 1 } }),
-  load(slice, { cdn_origin_groups, cdn_resources, cdn_rules }, world) {
+  fixtures: {
+    cdn_origin_groups: listSection(originGroupFixture),
+    cdn_resources: listSection(resourceFixture),
+    cdn_rules: listSection(ruleFixture),
+    cdn_certificates: listSection(certificateFixture),
+  },
+  fixtureIds: { cdn_origin_groups: (x) => x.id, cdn_resources: (x) => x.id, cdn_rules: (x) => x.id, cdn_certificates: (x) => x.id },
+  createState: (): CdnSlice => ({
+    cdnOriginGroups: new Map(),
+    cdnResources: new Map(),
+    cdnRules: new Map(),
+    cdnCertificates: new Map(),
+    cdnNextIds: { originGroup: 1, resource: 1, rule: 1, certificate: 1, issuing: 1 },
+  }),
+  load(slice, { cdn_origin_groups, cdn_resources, cdn_rules, cdn_certificates }, world) {
     slice.cdnOriginGroups.clear();
     slice.cdnResources.clear();
     slice.cdnRules.clear();
+    slice.cdnCertificates.clear();
+    // A fixture's automated certificate attached to a resource (its sslData) was issued long ago.
+    for (const x of cdn_certificates) {
+      const user = cdn_resources.find((r) => r.sslData === x.id);
+      const created = fixtureDate(x.created);
+      slice.cdnCertificates.set(x.id, {
+        id: x.id,
+        name: x.name,
+        automated: x.automated,
+        issuer: x.automated ? '' : 'Own certificate authority',
+        subject: x.automated ? '' : 'own.example.com',
+        created,
+        issuing: x.automated && user ? { id: x.id, resource: user.id, started: created, durationMs: 0, failure: null } : null,
+      });
+    }
     for (const x of cdn_origin_groups) {
       const sources = x.sources.map((s) => ({
         origin_type: s.origin_type ?? 'host',
@@ -170,14 +219,21 @@ export const cdnService = defineService({
     }
     for (const x of cdn_rules) slice.cdnRules.set(x.id, { ...x, options: setOptions(structuredClone(x.options)) });
     const next = (ids: Iterable<number>): number => Math.max(0, ...ids) + 1;
-    Object.assign(slice.cdnNextIds, { originGroup: next(slice.cdnOriginGroups.keys()), resource: next(slice.cdnResources.keys()), rule: next(slice.cdnRules.keys()) });
+    Object.assign(slice.cdnNextIds, {
+      originGroup: next(slice.cdnOriginGroups.keys()),
+      resource: next(slice.cdnResources.keys()),
+      rule: next(slice.cdnRules.keys()),
+      certificate: next(slice.cdnCertificates.keys()),
+      issuing: next(slice.cdnCertificates.keys()),
+    });
   },
   dump: (state) => ({
     cdn_origin_groups: [...state.cdnOriginGroups.values()].map((g) => renderOriginGroup(g, state)),
     cdn_resources: [...state.cdnResources.values()].map((r) => renderResource(r, state)),
     cdn_rules: [...state.cdnRules.values()].map((r) => ({ resource: r.resource, ...renderRule(r, state) })),
+    cdn_certificates: [...state.cdnCertificates.values()].map((c) => renderCertificate(c, { state, now: Number.MAX_SAFE_INTEGER })),
   }),
   routes: cdnRoutes,
-  mutationKinds: ['cdn_origin_group', 'cdn_resource', 'cdn_rule'],
+  mutationKinds: ['cdn_origin_group', 'cdn_resource', 'cdn_rule', 'cdn_certificate'],
   taskTargets: [],
 });

@@ -7,6 +7,7 @@ import type { RouteContext, ServiceRoute } from '../../router.js';
 import type { CdnOriginGroupRecord, CdnResourceRecord, CdnRuleRecord, CdnSlice, CdnSourceRecord } from './index.js';
 import { CDN_OPTION_FIELD_DEFAULTS, CDN_RESOURCE_OPTION_NAMES, CDN_RULE_OPTION_NAMES, cdnResourceOptionsSchema, cdnRuleOptionsSchema } from './options-schema.js';
 import { CDN_PRODUCT } from './product.js';
+import { afterSslChange, certificateRoutes, checkLetsEncryptAttach } from './ssl-data.js';
 
 type Ctx = RouteContext<CdnSlice>;
 type State = CdnSlice;
@@ -417,7 +418,7 @@ export function renderResource(r: CdnResourceRecord, state: State): Record<strin
 
 type ResourceWrite = Partial<Omit<CdnResourceRecord, 'id' | 'cname' | 'client' | 'created' | 'updated' | 'status'>>;
 
-const HOSTNAME = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/i;
+const HOSTNAME = /^(?=.{1,253}$)(\*\.)?(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/i;
 
 /** The hostnames another resource already holds (its cname or a secondary hostname). */
 function hostnameTaken(ctx: Ctx, hostname: string, self: CdnResourceRecord | undefined): boolean {
@@ -483,6 +484,7 @@ function readResourceWrite(ctx: Ctx, body: Record<string, unknown>, self: CdnRes
   const sslEnabled = write.sslEnabled ?? self?.sslEnabled ?? false;
   const sslData = write.sslData !== undefined ? write.sslData : (self?.sslData ?? null);
   if (sslData !== null && !sslEnabled) refuse({ sslData: ['SSL certificate can be used only with "sslEnabled": true.'] });
+  checkLetsEncryptAttach(ctx, self, write.sslData, [self?.cname ?? String(body.cname), ...(write.secondaryHostnames ?? self?.secondaryHostnames ?? [])]);
   if (body.options !== undefined) write.options = readOptions(body.options, 'resource');
   return write;
 }
@@ -551,6 +553,7 @@ function buildResource(ctx: Ctx): Created<CdnResourceRecord> {
     updated: ctx.now,
     options: applyOptions({}, write.options ?? {}, true),
   };
+  afterSslChange(ctx, resource, null);
   return { record: resource, logged: { cname, originGroup } };
 }
 
@@ -637,19 +640,29 @@ const resources = defineCollection<State, CdnResourceRecord, ListScope, Resource
       change(ctx, r) {
         const body = bodyObject(ctx);
         if (body.originGroup === undefined) refuse({ originGroup: ['This field is required.'] });
-        return applyResourceWrite(ctx, r, readResourceWrite(ctx, body, r), true);
+        const previous = r.sslData;
+        const changed = applyResourceWrite(ctx, r, readResourceWrite(ctx, body, r), true);
+        afterSslChange(ctx, r, previous);
+        return changed;
       },
       answer: (r, ctx) => jsonReply(200, renderResource(r, ctx.state)),
     },
     {
       method: 'PATCH',
-      change: (ctx, r) => applyResourceWrite(ctx, r, readResourceWrite(ctx, bodyObject(ctx), r), false),
+      // Also issue-lets-encrypt-certificate (AttachLECert) and revoke-lets-encrypt-certificate (RevokeLECert).
+      change(ctx, r) {
+        const previous = r.sslData;
+        const changed = applyResourceWrite(ctx, r, readResourceWrite(ctx, bodyObject(ctx), r), false);
+        afterSslChange(ctx, r, previous);
+        return changed;
+      },
       answer: (r, ctx) => jsonReply(200, renderResource(r, ctx.state)),
     },
   ],
   delete: {
     remove(ctx, r) {
       if (r.active) fail(jsonReply(400, { errors: [DELETE_ACTIVE] }));
+      afterSslChange(ctx, { ...r, sslData: null }, r.sslData);
       // Its rules go with it.
       for (const rule of [...ctx.state.cdnRules.values()]) if (rule.resource === r.id) ctx.state.cdnRules.delete(rule.id);
       ctx.state.cdnResources.delete(r.id);
@@ -812,4 +825,4 @@ const rules = defineCollection<State, CdnRuleRecord, RuleScope, undefined, 'inte
 });
 
 /** The CDN routes (cdn_api.yaml): origin groups, CDN resources, rules. */
-export const cdnRoutes: ServiceRoute<CdnSlice>[] = [...originGroups.routes, ...resources.routes, ...rules.routes];
+export const cdnRoutes: ServiceRoute<CdnSlice>[] = [...originGroups.routes, ...resources.routes, ...rules.routes, ...certificateRoutes(cdnPages())];
