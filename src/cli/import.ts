@@ -387,26 +387,56 @@ async function exists(file: string): Promise<boolean> {
  * once, and returns the resources in a stable order: kinds in registry order, places in the
  * order named (or listed by the platform), items in the platform's order. The projects and
  * regions are listed once, and only when a cloud kind needs them and none were named; the videos
- * likewise for subtitles (at the same time as the projects and regions). The first
- * failure stops the rest and is reported with the kind and place it concerns.
+ * likewise for subtitles (at the same time as the projects and regions). With `--name`, a kind
+ * brought whose items belong to the named KIND's resources (KindImporter.within) is listed after
+ * them, for the named ones only. The first failure stops the rest and is reported with the kind
+ * and place it concerns.
  */
 async function discover(ctx: ProviderContext, request: ImportRequest, view: ImportView, parallelism: number): Promise<KindDiscovery> {
   const [cloud, videos] = await Promise.all([
     request.kinds.some((k) => k.scope === 'cloud' || k.scope === 'project') ? cloudPlaces(ctx, request, view) : { projects: [], regions: [] },
     request.kinds.some((k) => k.scope === 'video') ? videoPlaces(ctx, request, view) : [],
   ]);
-  const jobs: Array<{ importer: KindImporter; scope: ImportScope }> = [];
-  for (const importer of request.kinds) {
-    if (importer.scope === 'account') jobs.push({ importer, scope: { kind: 'account' } });
-    if (importer.scope === 'reseller') for (const reseller_id of request.resellers) jobs.push({ importer, scope: { kind: 'reseller', reseller_id } });
-    if (importer.scope === 'video') for (const video_id of videos) jobs.push({ importer, scope: { kind: 'video', video_id } });
-    if (importer.scope === 'project') for (const project_id of cloud.projects) jobs.push({ importer, scope: { kind: 'project', project_id } });
-    if (importer.scope === 'cloud') {
-      for (const project_id of cloud.projects) {
-        for (const region of cloud.regions) if (region.named || importer.servedIn(region)) jobs.push({ importer, scope: { kind: 'cloud', project_id, region_id: region.id } });
+  const jobsOf = (importers: readonly KindImporter[]) => {
+    const jobs: Array<{ importer: KindImporter; scope: ImportScope }> = [];
+    for (const importer of importers) {
+      if (importer.scope === 'account') jobs.push({ importer, scope: { kind: 'account' } });
+      if (importer.scope === 'reseller') for (const reseller_id of request.resellers) jobs.push({ importer, scope: { kind: 'reseller', reseller_id } });
+      if (importer.scope === 'video') for (const video_id of videos) jobs.push({ importer, scope: { kind: 'video', video_id } });
+      if (importer.scope === 'project') for (const project_id of cloud.projects) jobs.push({ importer, scope: { kind: 'project', project_id } });
+      if (importer.scope === 'cloud') {
+        for (const project_id of cloud.projects) {
+          for (const region of cloud.regions) if (region.named || importer.servedIn(region)) jobs.push({ importer, scope: { kind: 'cloud', project_id, region_id: region.id } });
+        }
       }
     }
-  }
+    return jobs;
+  };
+  // With --name, the kinds whose items belong to the named KIND's resources (a resource's rules,
+  // a zone's record sets) list those of the named resources only, once these are found.
+  const named = request.names === undefined ? undefined : request.kinds[0];
+  const narrowed = named === undefined ? [] : request.kinds.filter((k) => k.within === named.type);
+  const first = await discoverJobs(ctx, jobsOf(request.kinds.filter((k) => !narrowed.includes(k))), view, parallelism);
+  if (named === undefined || narrowed.length === 0) return first;
+  const ids = first.found.filter((r) => r.type === named.type && request.names!.some((n) => named.matchesName(r.attributes, n))).map((r) => r.id);
+  const second = ids.length === 0 ? NOTHING : await discoverJobs(ctx, jobsOf(narrowed), view, parallelism, ids);
+  const order = (r: { type: ResourceType }) => request.kinds.findIndex((k) => k.type === r.type);
+  const byKind = <R extends { type: ResourceType }>(a: R, b: R) => order(a) - order(b);
+  return { found: [...first.found, ...second.found].sort(byKind), skipped: [...first.skipped, ...second.skipped].sort(byKind) };
+}
+
+/**
+ * Runs the discoveries of these jobs, at most `parallelism` at once (`within`: the ids of the
+ * named resources whose items alone are listed). The first failure stops the rest and is
+ * reported with the kind and place it concerns.
+ */
+async function discoverJobs(
+  ctx: ProviderContext,
+  jobs: ReadonlyArray<{ importer: KindImporter; scope: ImportScope }>,
+  view: ImportView,
+  parallelism: number,
+  within?: readonly string[],
+): Promise<KindDiscovery> {
   const halt = new AbortController();
   const jobCtx: ProviderContext = { ...ctx, signal: AbortSignal.any([ctx.signal, halt.signal]) };
   const limit = pLimit(parallelism);
@@ -416,7 +446,10 @@ async function discover(ctx: ProviderContext, request: ImportRequest, view: Impo
       limit(async () => {
         if (first !== null) return NOTHING;
         try {
-          const discovery = await importer.discover(jobCtx, scope, { onPage: (n) => view.discovering(importer.type, scope, n, false) });
+          const discovery = await importer.discover(jobCtx, scope, {
+            onPage: (n) => view.discovering(importer.type, scope, n, false),
+            ...(within === undefined ? {} : { within }),
+          });
           view.discovering(importer.type, scope, discovery.found.length, true);
           return discovery;
         } catch (error) {

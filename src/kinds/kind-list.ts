@@ -149,6 +149,13 @@ export interface KindImportSpec<T extends ResourceType, S extends ScopeKind, Ite
    * that spelling is refused for kinds named otherwise.
    */
   nameFlag?: 'cname';
+  /**
+   * For a kind an import of named resources brings (KindImportSpec.alsoImports) whose items belong
+   * to resources of another kind (a resource's rules, a zone's record sets): that kind, and the
+   * list of only the items of the resources with these import ids, so `import cdn_resource
+   * --cname X` lists the rules of X alone rather than of every resource of the account.
+   */
+  within?: { type: ResourceType; list(ids: readonly string[]): KindList<Scopes[S], Item> };
 }
 
 /** What a `refersTo` field names: a kind (the reference reads `id`), or a kind and the readable field it reads. */
@@ -195,7 +202,9 @@ export interface KindImporter<T extends ResourceType = ResourceType> {
    * skipped, named with the request, its id and why, never a stack that does not load and never
    * the end of the import.
    */
-  discover(ctx: ProviderContext, scope: ImportScope, options?: ListAllOptions): Promise<KindDiscovery>;
+  discover(ctx: ProviderContext, scope: ImportScope, options?: ListAllOptions & { within?: readonly string[] }): Promise<KindDiscovery>;
+  /** The kind whose resources this kind's items belong to, when its import can list the items of named ones only (`within` of discover). */
+  within?: ResourceType;
   /** See KindImportSpec.alsoImports. */
   alsoImports: readonly ResourceType[];
   /** Whether an imported block of this kind is what `--name NAME` names (see KindImportSpec.matchesName). Pure. */
@@ -213,12 +222,15 @@ export function defineImport<T extends ResourceType, S extends ScopeKind, Item>(
     alsoImports: spec.alsoImports ?? [],
     matchesName: (attributes, name) => (spec.matchesName ? spec.matchesName(attributes as ImportedAttributes<T>, name) : attributes.name === name),
     ...(spec.nameFlag === undefined ? {} : { nameFlag: spec.nameFlag }),
-    async discover(ctx, importScope, options) {
+    ...(spec.within === undefined ? {} : { within: spec.within.type }),
+    async discover(ctx, importScope, options = {}) {
       if (importScope.kind !== spec.scope) throw new Error(`${type} is listed by ${spec.scope}, not by ${importScope.kind}`);
       const { kind: _kind, ...rest } = importScope;
       const scope = rest as Scopes[S];
-      const path = spec.list.path(scope);
-      const items = await listAll(ctx, spec.list, scope, spec.itemId, options);
+      const { within, ...listOptions } = options;
+      const list = within !== undefined && spec.within !== undefined ? spec.within.list(within) : spec.list;
+      const path = list.path(scope);
+      const items = await listAll(ctx, list, scope, spec.itemId, listOptions);
       const discovery: KindDiscovery = { found: [], skipped: [] };
       for (const item of items) {
         const id = spec.itemId(item);

@@ -1,3 +1,4 @@
+import type { ProviderContext } from '../provider.js';
 import { listAll, type AccountScope, type KindList } from '../kind-list.js';
 import { defineImport } from '../kind-list.js';
 import { ruleList, type CdnRule } from './list.js';
@@ -29,13 +30,33 @@ export const accountRuleList: KindList<AccountScope, ResourceRule> = {
   paging: { kind: 'none' },
   path: () => '/cdn/resources/{resource_id}/rules',
   async fetchPage(ctx) {
-    const items: ResourceRule[] = [];
-    for (const resource of await listAll(ctx, resourceIdList, {}, (r) => String(r.id))) {
-      for (const rule of await listAll(ctx, ruleList, { resource_id: resource.id }, (r) => String(r.id))) items.push({ resource_id: resource.id, rule });
-    }
-    return { items };
+    const resources = await listAll(ctx, resourceIdList, {}, (r) => String(r.id));
+    return {
+      items: await rulesOf(
+        ctx,
+        resources.map((r) => r.id),
+      ),
+    };
   },
 };
+
+/** The rules of the resources with these ids only (an import of named resources), answered as one page. */
+const namedResourcesRuleList = (ids: readonly string[]): KindList<AccountScope, ResourceRule> => ({
+  paging: { kind: 'none' },
+  path: () => '/cdn/resources/{resource_id}/rules',
+  async fetchPage(ctx) {
+    return { items: await rulesOf(ctx, ids.map(Number)) };
+  },
+});
+
+/** Each rule of these resources (one rule list each, read to its end), with its resource. */
+async function rulesOf(ctx: ProviderContext, resourceIds: readonly number[]): Promise<ResourceRule[]> {
+  const items: ResourceRule[] = [];
+  for (const resource_id of resourceIds) {
+    for (const rule of await listAll(ctx, ruleList, { resource_id }, (r) => String(r.id))) items.push({ resource_id, rule });
+  }
+  return items;
+}
 
 /**
  * Importing CDN rules: every rule of every resource of the account, pinned by its id, with its
@@ -67,4 +88,5 @@ export const ruleImport = defineImport('cdn_rule', {
     ['name', rule.name],
   ],
   refersTo: { resource_id: 'cdn_resource', origin_group: 'cdn_origin_group' },
+  within: { type: 'cdn_resource', list: namedResourcesRuleList },
 });

@@ -1,6 +1,6 @@
 import { canonicalName } from '../dns-names.js';
 import { defineImport } from '../kind-list.js';
-import { accountRrsetList, type ZonedRrset } from './list.js';
+import { accountRrsetList, namedZonesRrsetList, type ZonedRrset } from './list.js';
 import { canonicalRecords, type RecordType } from './schema.js';
 
 /** The record's meta, when it has keys. */
@@ -31,4 +31,5 @@ export const rrsetImport = defineImport('dns_rrset', {
   facts: ({ zone }) => [['zone', zone]],
   // A zone imported with it is referred to by name (written in at load: the zone is read first).
   refersTo: { zone: { type: 'dns_zone', field: 'name' } },
+  within: { type: 'dns_zone', list: namedZonesRrsetList },
 });

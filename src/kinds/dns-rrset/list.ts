@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
 import { canonicalName } from '../dns-names.js';
 import { listAll, type AccountScope, type KindList } from '../kind-list.js';
+import type { ProviderContext } from '../provider.js';
 
 /** A record as the platform answers it (OutputResourceRecord): its content, whether it is served, its meta. */
 const outputRecord = z.looseObject({
@@ -66,19 +67,32 @@ export const accountRrsetList: KindList<AccountScope, ZonedRrset> = {
   paging: { kind: 'none' },
   path: () => '/dns/v2/zones/{zone}/rrsets',
   async fetchPage(ctx) {
-    const zones = await listAll(ctx, zoneNames, {}, (name) => name);
-    const items: ZonedRrset[] = [];
-    for (const zone of zones) {
-      const rrsets = await listAll(ctx, zoneRrsetList, { zone }, (r) => `${canonicalName(r.name)}/${r.type.toUpperCase()}`);
-      for (const rrset of rrsets) {
-        const type = rrset.type.toUpperCase();
-        if (type === 'SOA' || (type === 'NS' && canonicalName(rrset.name) === zone)) continue;
-        items.push({ zone, rrset });
-      }
-    }
-    return { items };
+    return { items: await rrsetsOf(ctx, await listAll(ctx, zoneNames, {}, (name) => name)) };
   },
 };
+
+/** The record sets of the zones of these names only (an import of named zones), answered as one page. */
+export const namedZonesRrsetList = (zones: readonly string[]): KindList<AccountScope, ZonedRrset> => ({
+  paging: { kind: 'none' },
+  path: () => '/dns/v2/zones/{zone}/rrsets',
+  async fetchPage(ctx) {
+    return { items: await rrsetsOf(ctx, zones) };
+  },
+});
+
+/** Each record set of these zones (one list each, read to its end) but the apex SOA and NS, with its zone. */
+async function rrsetsOf(ctx: ProviderContext, zones: readonly string[]): Promise<ZonedRrset[]> {
+  const items: ZonedRrset[] = [];
+  for (const zone of zones) {
+    const rrsets = await listAll(ctx, zoneRrsetList, { zone }, (r) => `${canonicalName(r.name)}/${r.type.toUpperCase()}`);
+    for (const rrset of rrsets) {
+      const type = rrset.type.toUpperCase();
+      if (type === 'SOA' || (type === 'NS' && canonicalName(rrset.name) === zone)) continue;
+      items.push({ zone, rrset });
+    }
+  }
+  return items;
+}
 
 /** A page of the zone list, as far as the record set import needs it (the names). */
 const zoneNamesPage = z.looseObject({ zones: z.array(z.looseObject({ name: z.string().min(1) })), total_amount: z.int().min(0).optional() });

@@ -95,6 +95,9 @@ describe('edgeform import of CDN kinds', () => {
     // The Let's Encrypt certificate as ssl_automated (the next plan reads it so: no changes).
     expect(text).toContain('ssl_automated: true');
     expect(text).not.toContain('ssl_data: 40');
+    // Only the named resources' rules are listed: no request for the rules of resource 222.
+    const ruleLists = emu.requests.filter((r) => r.method === 'GET' && /^\/cdn\/resources\/\d+\/rules/.test(r.path)).map((r) => r.path.split('?')[0]);
+    expect(ruleLists.sort()).toEqual(['/cdn/resources/220/rules', '/cdn/resources/221/rules']);
     const plan = await runCliInProcess(['plan', file, '--detailed-exitcode'], { env });
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
     expect(plan.stdout).toContain('No changes');

@@ -71,8 +71,12 @@ describe('DNS reads and import', () => {
     copyFileSync('examples/dns.yaml', file);
     expect((await runCliInProcess(['apply', file, '--auto-approve'], { env })).code).toBe(0);
     const out = join(writeStackFiles({}), 'imported.yaml');
+    const before = emu.requests.length;
     const imported = await runCliInProcess(['import', 'dns_zone', '--name', 'Example.NET.', '--out', out], { env });
     expect(imported.code, output(imported)).toBe(0);
+    // Only the named zone's record sets are listed (not example.org's).
+    const rrsetLists = emu.requests.slice(before).filter((r) => r.method === 'GET' && r.path.includes('/rrsets'));
+    expect(new Set(rrsetLists.map((r) => r.path.split('?')[0]))).toEqual(new Set(['/dns/v2/zones/example.net/rrsets']));
     const text = readFileSync(out, 'utf8');
     // The demo world's example.org is not named: neither it nor its record sets are written.
     expect(text).not.toContain('example.org');
