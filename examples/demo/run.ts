@@ -5,7 +5,8 @@
  * (in sync), another out-of-band change, drift again, and a floating IP created and then found
  * again by its ownership tags, and a FastEdge app reading the address of a floating IP made in
  * the same apply (a reference, known after apply), and a virtual machine made from nothing (network,
- * subnet, security group, SSH key, floating IP, instance) and destroyed again. Every step runs the real CLI as a user would; the script checks
+ * subnet, security group, SSH key, floating IP, instance) and destroyed again, and a CDN site (origin group, resource, rules,
+ * a Let's Encrypt certificate) created, then a rule dropped and pruned. Every step runs the real CLI as a user would; the script checks
  * each exit code.
  */
 import { spawn } from 'node:child_process';
@@ -20,6 +21,7 @@ const STACK = 'examples/quickstart.yaml';
 const CREATE_STACK = 'examples/floating-ips.yaml';
 const REFERENCES_STACK = 'examples/references.yaml';
 const WEB_STACK = 'examples/web-service.yaml';
+const CDN_STACK = 'examples/cdn.yaml';
 
 // Platform tasks last a minute on the emulator's clock, so apply has time to say what it is
 // still waiting on; once it has, the demo moves the emulator's clock on instead of waiting.
@@ -127,6 +129,20 @@ try {
   writeFileSync(gone, readFileSync(WEB_STACK, 'utf8').replace(/^( {2}[a-z]+:\n {4}type: .*)$/gm, '$1\n    ensure: absent'));
   copyFileSync('examples/web-service.pub', join(work, 'web-service.pub'));
   await waitingOnTasks(() => step('18. ensure: absent on every block: destroyed in reverse order, the instance first', ['apply', gone, '--auto-approve'], 0, onApplyOutput));
+  await step("19. A CDN site: origin group, resource with a dozen options, two rules, a Let's Encrypt certificate", ['plan', CDN_STACK, '--detailed-exitcode'], 2);
+  await waitingOnTasks(() =>
+    step('20. Apply: the group, the resource, its rules; the certificate issued and waited for', ['apply', CDN_STACK, '--auto-approve'], 0, onApplyOutput),
+  );
+  await step('21. Plan it again: found by name and cname, nothing to do', ['plan', CDN_STACK, '--detailed-exitcode'], 0);
+  // The same stack without its "api" rule and with prune: true: the rule is no block's any more.
+  const pruning = join(work, 'cdn.yaml');
+  writeFileSync(
+    pruning,
+    readFileSync(CDN_STACK, 'utf8')
+      .replace(/^name: (.*)$/m, 'name: $1\nprune: true')
+      .replace(/^ {2}api:\n(?: {4}.*\n)+/m, ''),
+  );
+  await step('22. The "api" rule is dropped from the stack, with prune: true: destroyed (deactivated first)', ['apply', pruning, '--auto-approve'], 0);
 } finally {
   await emulator.close();
   rmSync(work, { recursive: true, force: true });
