@@ -1,7 +1,7 @@
 import type { Diagnostic } from '../config/diagnostics.js';
 import { KNOWN_AFTER_APPLY, type Action, type CheckResult, type FieldChange, type Plan, type ResourceChange } from '../plan/types.js';
 import { NO_COLORS, type Colors } from './colors.js';
-import { isMultiline, unifiedDiffLines } from './text-diff.js';
+import { isMultiline, listDiff, unifiedDiffLines } from './text-diff.js';
 import { formatMessage, formatName, formatValue } from './values.js';
 
 /** How each action is marked, described and coloured, in the order the legend lists them. */
@@ -128,7 +128,7 @@ function renderResource(change: ResourceChange, colors: Colors): string[] {
   if (change.action === 'delete') {
     for (const [key, value] of Object.entries(change.before ?? {})) lines.push(`      ${formatName(key)}: ${formatValue(value)}`);
   } else if (change.action === 'create') {
-    for (const [key, value] of Object.entries(change.after ?? {})) lines.push(`    ${colors.green('+')} ${formatName(key)}: ${shownValue(value)}`);
+    for (const [key, value] of Object.entries(change.after ?? {})) lines.push(...renderCreated(formatName(key), value, colors));
   } else {
     lines.push(...renderFieldChanges(change, colors));
   }
@@ -145,6 +145,23 @@ function shownValue(value: unknown): string {
 }
 
 const QUOTED_UNKNOWN = JSON.stringify(KNOWN_AFTER_APPLY);
+
+/** A value longer than this on one line is shown on several: a map key by key, a list element by element. */
+const LONG_VALUE = 80;
+
+function isLong(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && formatValue(value).length > LONG_VALUE;
+}
+
+/** A created field: `+ field: value`, or a long map key by key and a long list element by element. */
+function renderCreated(field: string, value: unknown, colors: Colors): string[] {
+  const plus = colors.green('+');
+  if (!isLong(value)) return [`    ${plus} ${field}: ${shownValue(value)}`];
+  if (Array.isArray(value)) return [`    ${plus} ${field}: [`, ...value.map((v) => `        ${shownValue(v)},`), '      ]'];
+  const entries = Object.entries(value as Record<string, unknown>);
+  const width = Math.max(...entries.map(([key]) => formatValue(key).length));
+  return [`    ${plus} ${field}:`, ...entries.map(([key, v]) => `        ${plus} ${formatValue(key).padEnd(width)} = ${shownValue(v)}`)];
+}
 
 /** Changed fields only: scalars as `~ field: a -> b`, maps per key, multi-line strings as a diff. */
 function renderFieldChanges(change: ResourceChange, colors: Colors): string[] {
@@ -185,6 +202,19 @@ function renderScalar(field: string, c: FieldChange, colors: Colors): string[] {
     ];
   }
   const forces = c.forces_replacement ? colors.red(' # forces replacement') : '';
+  if (c.op === 'update' && Array.isArray(c.before) && Array.isArray(c.after) && (isLong(c.before) || isLong(c.after))) {
+    // A long list: the elements removed and added, in order; those kept are counted, not shown.
+    const elements = listDiff(c.before, c.after);
+    const kept = elements.filter((e) => e.op === 'same').length;
+    return [
+      `    ${colors.yellow('~')} ${field}: [${forces}`,
+      ...elements
+        .filter((e) => e.op !== 'same')
+        .map((e) => (e.op === 'added' ? `        ${colors.green('+')} ${shownValue(e.value)},` : `        ${colors.red('-')} ${formatValue(e.value)},`)),
+      ...(kept > 0 ? [`          ${colors.dim(`# (${kept} unchanged ${kept === 1 ? 'element' : 'elements'} hidden)`)}`] : []),
+      '      ]',
+    ];
+  }
   if (c.op === 'add') return [`    ${colors.green('+')} ${field}: ${shownValue(c.after)}${forces}`];
   if (c.op === 'remove') return [`    ${colors.red('-')} ${field}: ${formatValue(c.before)}${forces}`];
   return [`    ${colors.yellow('~')} ${field}: ${formatValue(c.before)} -> ${shownValue(c.after)}${forces}`];

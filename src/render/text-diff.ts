@@ -27,3 +27,20 @@ export function unifiedFileDiff(file: string, before: string, after: string): st
   if (before === after) return '';
   return [`--- ${file}`, `+++ ${file}`, ...unifiedDiffLines(before, after)].join('\n');
 }
+
+/**
+ * The elements of two lists as a diff, in order: each element `same` (kept in place), `removed`
+ * or `added`, elements compared by their JSON. For a list change best shown element by element.
+ */
+export function listDiff(before: readonly unknown[], after: readonly unknown[]): Array<{ op: 'same' | 'removed' | 'added'; value: unknown }> {
+  const parts = diffLibrary().diffArrays(
+    before.map((v) => JSON.stringify(v)),
+    after.map((v) => JSON.stringify(v)),
+  );
+  const out: Array<{ op: 'same' | 'removed' | 'added'; value: unknown }> = [];
+  for (const part of parts) {
+    const op = part.added ? 'added' : part.removed ? 'removed' : 'same';
+    for (const text of part.value) out.push({ op, value: JSON.parse(text) as unknown });
+  }
+  return out;
+}

@@ -123,6 +123,64 @@ describe('renderPlanText', () => {
     expect(text.trimEnd().split('\n').at(-1)).toBe('Plan failed: 1 error; nothing can be applied until it is fixed.');
   });
 
+  it('shows a long created map key by key and a long created list element by element; short ones stay on one line', () => {
+    const created = change({
+      address: 'cdn_resource.site',
+      action: 'create',
+      before: null,
+      after: {
+        cname: 'cdn.example.com',
+        secondary_hostnames: ['static.example.com'],
+        options: { gzipOn: { enabled: true, value: true }, edge_cache_settings: { enabled: true, value: '4d' }, cors: { enabled: true, value: ['*'] } },
+        origins: [
+          { source: 'origin-1.example.com', backup: false, enabled: true },
+          { source: 'origin-2.example.com', backup: true, enabled: true },
+        ],
+      },
+    });
+    expect(renderPlanText(plan([created]))).toContain(
+      [
+        '    + cname: "cdn.example.com"',
+        '    + secondary_hostnames: ["static.example.com"]',
+        '    + options:',
+        '        + "gzipOn"              = {"enabled":true,"value":true}',
+        '        + "edge_cache_settings" = {"enabled":true,"value":"4d"}',
+        '        + "cors"                = {"enabled":true,"value":["*"]}',
+        '    + origins: [',
+        '        {"source":"origin-1.example.com","backup":false,"enabled":true},',
+        '        {"source":"origin-2.example.com","backup":true,"enabled":true},',
+        '      ]',
+      ].join('\n'),
+    );
+  });
+
+  it('shows a change of a long list as the elements removed and added, in order, and counts those kept', () => {
+    const origin = (source: string, backup = false) => ({ source, backup, enabled: true });
+    const updated = change({
+      address: 'cdn_origin_group.origins',
+      action: 'update',
+      changes: [
+        { path: ['origins'], op: 'update', before: [origin('a.example.com'), origin('b.example.com', true)], after: [origin('a.example.com'), origin('c.example.com', true)] },
+      ],
+    });
+    expect(renderPlanText(plan([updated]))).toContain(
+      [
+        '    ~ origins: [',
+        '        - {"source":"b.example.com","backup":true,"enabled":true},',
+        '        + {"source":"c.example.com","backup":true,"enabled":true},',
+        '          # (1 unchanged element hidden)',
+        '      ]',
+      ].join('\n'),
+    );
+    // A short list change stays on one line.
+    const short = change({
+      address: 'cdn_resource.site',
+      action: 'update',
+      changes: [{ path: ['secondary_hostnames'], op: 'update', before: ['a.example.com'], after: ['b.example.com'] }],
+    });
+    expect(renderPlanText(plan([short]))).toContain('    ~ secondary_hostnames: ["a.example.com"] -> ["b.example.com"]\n');
+  });
+
   it('uses ANSI colours only when its colouriser is on', () => {
     expect(renderPlanText(plan([vm]), { colors: createColors(true) })).toContain('\u001b[');
     expect(renderPlanText(plan([vm]), { colors: createColors(false) })).not.toContain('\u001b[');
