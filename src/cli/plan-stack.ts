@@ -8,6 +8,7 @@ import { createOutageBreaker, createRetryQuota } from '../api/retry.js';
 import type { Diagnostic } from '../config/diagnostics.js';
 import { hasErrors } from '../config/diagnostics.js';
 import { loadStack } from '../config/load-stack.js';
+import { sensitiveValues } from '../config/sensitive-fields.js';
 import type { Stack } from '../config/types.js';
 import { buildPlan } from '../plan/planner.js';
 import { selectTargets } from '../plan/targets.js';
@@ -66,7 +67,7 @@ export interface PlannedStack {
  */
 export function connect(
   baseUrl: string,
-  options: Pick<PlanStackOptions, 'env' | 'signal' | 'taskTimeoutMs' | 'parallelism' | 'reporter'>,
+  options: Pick<PlanStackOptions, 'env' | 'signal' | 'taskTimeoutMs' | 'parallelism' | 'reporter'> & { secrets?: readonly string[] },
 ): { api: ApiClient; ctx: ProviderContext } {
   const reporter = options.reporter;
   const api = createApiClient({
@@ -75,9 +76,10 @@ export function connect(
     retryQuota: createRetryQuota(),
     outage: createOutageBreaker(),
     maxConcurrentRequests: options.parallelism,
+    ...(options.secrets && options.secrets.length > 0 ? { secrets: options.secrets } : {}),
     ...(reporter ? { onRetry: (event) => reporter.retry(event), onExchange: (event) => reporter.exchange(event) } : {}),
   });
-  const ctx = createProviderContext({ api, signal: options.signal, taskTimeoutMs: options.taskTimeoutMs, pollSchedule: pollScheduleFromEnv(options.env) });
+  const ctx = createProviderContext({ api, signal: options.signal, taskTimeoutMs: options.taskTimeoutMs, pollSchedule: pollScheduleFromEnv(options.env), env: options.env });
   return { api, ctx };
 }
 
@@ -156,7 +158,8 @@ export async function planStack(options: PlanStackOptions): Promise<InvalidStack
   await options.admit?.(stack, baseUrl);
   // Interrupted while admitting (waiting on the file system for a lock): connect to nothing.
   options.signal.throwIfAborted();
-  const { api, ctx } = connect(baseUrl, options);
+  // The values of the stack's sensitive fields are redacted like the API key, should the platform echo one.
+  const { api, ctx } = connect(baseUrl, { ...options, secrets: sensitiveValues(stack.resources, options.env) });
   try {
     // Without --target every block is read and, with prune: true, what the stack owns is listed (--target never prunes).
     const selected = targeted.length > 0 ? { selected: targets.selected } : {};

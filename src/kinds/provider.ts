@@ -3,7 +3,7 @@ import type { ApiClient } from '../api/client.js';
 import type { TaskScope } from '../api/tasks.js';
 import { readTogether } from './read-together.js';
 import { RESOURCE_TYPES, type CheckAttributes, type CheckType, type ResourceAttributes, type ResourceType } from './registry.js';
-import type { CheckStatus, FieldChange, ResourceChange } from '../plan/types.js';
+import type { CheckStatus, FieldChange, ResourceChange, SensitiveValue } from '../plan/types.js';
 import type { KindImporter } from './kind-list.js';
 
 /** What a provider may use for I/O: the API client, cancellation, task waiting and progress. */
@@ -33,6 +33,11 @@ export interface ProviderContext {
    * the platform's reads lag); rejects with the signal's reason as soon as `signal` aborts.
    */
   sleep(ms: number): Promise<void>;
+  /**
+   * The value of a sensitive value's environment variable (see SensitiveValue), read when a
+   * request that sends it is built; undefined when it is not set. Absent: no value is available.
+   */
+  sensitive?(name: string): string | undefined;
 }
 
 /** A cloud task that reached FINISHED, as far as callers of waitForTasks need it. */
@@ -192,6 +197,8 @@ export interface ProviderPlan {
   changes: FieldChange[];
   unchanged_elements?: Record<string, number>;
   payload?: Record<string, unknown>;
+  /** Where `payload` holds a sensitive value's `${env:NAME}` reference (see SensitiveValue); absent when none. */
+  sensitive?: SensitiveValue[];
   errors: PlanProblem[];
   warnings: string[];
   notes: string[];

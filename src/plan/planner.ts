@@ -276,7 +276,17 @@ function planOwnedResource<K extends ResourceType>(
     const forced = result.changes.filter((c) => c.forces_replacement).map((c) => c.path.join('.'));
     // The resource is destroyed and created again: it ends where a create would, with its payload.
     const notes = [`${forced.join(', ')} cannot be changed in place: the ${block.type} is destroyed and created again`, ...result.notes];
-    return { diagnostics: [], change: changeOf(block, { ...result, after: create.after, payload: create.payload, notes }, result.before, lockTaskId, checkWarnings, identity) };
+    return {
+      diagnostics: [],
+      change: changeOf(
+        block,
+        { ...result, after: create.after, payload: create.payload, ...(create.sensitive ? { sensitive: create.sensitive } : {}), notes },
+        result.before,
+        lockTaskId,
+        checkWarnings,
+        identity,
+      ),
+    };
   }
   return { diagnostics: [], change: changeOf(block, result, result.before, lockTaskId, checkWarnings, identity) };
 }
@@ -480,6 +490,7 @@ function changeOf<K extends ResourceType>(
     changes: planned.changes,
     unchanged_elements: planned.unchanged_elements,
     payload: planned.payload,
+    ...(planned.sensitive && planned.sensitive.length > 0 ? { sensitive: planned.sensitive } : {}),
     fingerprint: fingerprint(before),
     warnings: [...lockWarnings(lockTaskId), ...checkWarnings, ...planned.warnings],
     notes: planned.notes,

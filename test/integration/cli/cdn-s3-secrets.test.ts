@@ -1,0 +1,157 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
+import { runCliInProcess } from '../../helpers/cli-in-process.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { writeStackFiles } from '../../helpers/stack-files.js';
+
+/** Distinctive values, so that any trace of them in any output is found. */
+const KEY_ID = 'AKIAZZDISTINCTIVE77';
+const SECRET = 'Qx9+distinctive/S3cretValue+0088ZZ';
+const ROTATED = 'Rt4+rotated/S3cretValue+0099YYyy';
+
+const STACK = `version: 1
+resources:
+  assets:
+    type: cdn_origin_group
+    name: assets-origins
+    origins:
+      - source: origin.example.com
+      - s3:
+          type: amazon
+          bucket_name: assets-bucket
+          region: eu-west-1
+          access_key_id: \${env:S3_KEY_ID}
+          secret_access_key: \${env:S3_SECRET}
+        backup: true
+`;
+
+/** The S3 source of the group named `name`, as the emulator stores it (keys as sent). */
+function storedS3(emu: TestEmulator, name: string): Record<string, unknown> | null | undefined {
+  const group = [...emu.state.cdnOriginGroups.values()].find((g) => g.name === name);
+  return group?.sources.find((s) => s.origin_type === 's3')?.config;
+}
+
+function expectNoSecret(...texts: string[]): void {
+  for (const text of texts) {
+    expect(text).not.toContain(SECRET);
+    expect(text).not.toContain(ROTATED);
+    expect(text).not.toContain(KEY_ID);
+  }
+}
+
+describe('cdn_origin_group S3 origins: keys only from the environment, never printed', () => {
+  let emu: TestEmulator | undefined;
+  afterEach(async () => {
+    await emu?.close();
+    emu = undefined;
+  });
+
+  it('plans, saves, shows, applies (trace log), drifts and plans again without a trace of the keys, while the platform receives them', async () => {
+    emu = await startTestEmulator({ taskDurationMs: 0 });
+    const env = { ...emulatorEnv(emu), S3_KEY_ID: KEY_ID, S3_SECRET: SECRET };
+    const dir = writeStackFiles({ 'stack.yaml': STACK });
+    const stack = 'stack.yaml';
+    const planFile = 'plan.json';
+    const outputs: string[] = [];
+    const run = async (args: string[], runEnv: Record<string, string | undefined> = env) => {
+      const result = await runCliInProcess(args, { env: runEnv, cwd: dir });
+      outputs.push(result.stdout, result.stderr);
+      return result;
+    };
+
+    const text = await run(['plan', stack]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('+ cdn_origin_group.assets');
+    expect(text.stdout).toContain('assets-bucket');
+    expect(text.stdout).toContain('(sensitive)');
+    expect((await run(['plan', stack, '--format', 'json'])).code).toBe(0);
+    expect((await run(['plan', stack, '--format', 'markdown'])).code).toBe(0);
+    const saved = await run(['plan', stack, '--out', planFile]);
+    expect(saved.code, saved.stderr).toBe(0);
+    const fileText = readFileSync(join(dir, planFile), 'utf8');
+    outputs.push(fileText);
+    // The plan file keeps the references, which apply reads from the environment.
+    const change = (JSON.parse(fileText) as { resource_changes: Array<{ sensitive?: unknown; payload?: unknown }> }).resource_changes[0]!;
+    expect(change.sensitive).toEqual([
+      { path: ['body', 'sources', 1, 'config', 's3_access_key_id'], env: 'S3_KEY_ID' },
+      { path: ['body', 'sources', 1, 'config', 's3_secret_access_key'], env: 'S3_SECRET' },
+    ]);
+    expect(JSON.stringify(change.payload)).toContain('${env:S3_SECRET}');
+    expect((await run(['show', planFile])).code).toBe(0);
+    expect((await run(['show', planFile, '--format', 'json'])).code).toBe(0);
+
+    // The saved plan is applied with another value in the environment: apply reads it then.
+    const applied = await run(['apply', planFile, '--auto-approve'], { ...env, S3_SECRET: ROTATED, EDGEFORM_LOG: 'trace' });
+    expect(applied.code, applied.stderr + applied.stdout).toBe(0);
+    expect(writesSeen(emu)).toEqual(['POST /cdn/origin_groups']);
+    expect(applied.stderr, 'the trace log shows the request').toMatch(/POST \/cdn\/origin_groups/);
+    expect(storedS3(emu, 'assets-origins')).toMatchObject({ s3_type: 'amazon', s3_bucket_name: 'assets-bucket', s3_access_key_id: KEY_ID, s3_secret_access_key: ROTATED });
+
+    const again = await run(['plan', stack, '--detailed-exitcode'], { ...env, S3_SECRET: ROTATED });
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(again.stdout).toContain('No changes');
+    const drift = await run(['drift', stack], { ...env, S3_SECRET: ROTATED });
+    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectNoSecret(...outputs);
+  });
+
+  it('an origin change sends the whole list with both keys again; the keys alone are never compared', async () => {
+    emu = await startTestEmulator({ taskDurationMs: 0 });
+    const env = { ...emulatorEnv(emu), S3_KEY_ID: KEY_ID, S3_SECRET: SECRET };
+    const dir = writeStackFiles({ 'stack.yaml': STACK });
+    const stack = join(dir, 'stack.yaml');
+    expect((await runCliInProcess(['apply', stack, '--auto-approve'], { env })).code).toBe(0);
+    const id = [...emu.state.cdnOriginGroups.values()].find((g) => g.name === 'assets-origins')!.id;
+
+    // Another secret in the environment cannot be seen: no change.
+    const unseen = await runCliInProcess(['plan', stack, '--detailed-exitcode'], { env: { ...env, S3_SECRET: ROTATED } });
+    expect(unseen.code, unseen.stdout).toBe(0);
+
+    const writes = writesSeen(emu).length;
+    writeFileSync(stack, STACK.replace('backup: true', 'backup: false'));
+    const changed = await runCliInProcess(['apply', stack, '--auto-approve'], { env: { ...env, S3_SECRET: ROTATED } });
+    expect(changed.code, changed.stderr + changed.stdout).toBe(0);
+    expect(writesSeen(emu).slice(writes)).toEqual([`PATCH /cdn/origin_groups/${id}`]);
+    expect(storedS3(emu, 'assets-origins')).toMatchObject({ s3_secret_access_key: ROTATED });
+    expectNoSecret(unseen.stdout, unseen.stderr, changed.stdout, changed.stderr);
+  });
+
+  it('a literal key, a key inside other text and an unset variable are located errors that show no value, and nothing is sent', async () => {
+    emu = await startTestEmulator({ taskDurationMs: 0 });
+    const env = { ...emulatorEnv(emu), S3_KEY_ID: KEY_ID, S3_SECRET: SECRET };
+    const literal = STACK.replace('${env:S3_SECRET}', SECRET).replace('${env:S3_KEY_ID}', `"x-\${env:S3_KEY_ID}"`);
+    const dir = writeStackFiles({ 'literal.yaml': literal, 'stack.yaml': STACK });
+
+    const refused = await runCliInProcess(['plan', join(dir, 'literal.yaml')], { env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('literal.yaml:13:30: error: origins[1].s3.secret_access_key is sensitive: write it as exactly one ${env:NAME} reference');
+    expect(refused.stderr).toContain('literal.yaml:12:26: error: origins[1].s3.access_key_id is sensitive');
+    expect(refused.stderr).not.toContain('looks like a credential');
+    expectNoSecret(refused.stdout, refused.stderr);
+
+    const { S3_SECRET: _unset, ...withoutSecret } = env;
+    const unset = await runCliInProcess(['plan', join(dir, 'stack.yaml')], { env: withoutSecret });
+    expect(unset.code).toBe(1);
+    expect(unset.stderr).toContain('stack.yaml:13:30: error: environment variable S3_SECRET is not set');
+
+    expect((await runCliInProcess(['plan', 'stack.yaml', '--out', 'plan.json'], { env, cwd: dir })).code).toBe(0);
+    const before = emu.requests.length;
+    const unsetAtApply = await runCliInProcess(['apply', 'plan.json', '--auto-approve'], { env: withoutSecret, cwd: dir });
+    expect(unsetAtApply.code).toBe(1);
+    expect(unsetAtApply.stderr).toContain('environment variable S3_SECRET is not set');
+    expect(emu.requests.length).toBe(before);
+    expect(writesSeen(emu)).toEqual([]);
+  });
+
+  it('a key from the environment outside the vendor restrictions is a located error naming the variable, not the value', async () => {
+    emu = await startTestEmulator({ taskDurationMs: 0 });
+    const dir = writeStackFiles({ 'stack.yaml': STACK });
+    const bad = 'bad secret with spaces!';
+    const result = await runCliInProcess(['validate', join(dir, 'stack.yaml')], { env: { ...emulatorEnv(emu), S3_KEY_ID: KEY_ID, S3_SECRET: bad } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('stack.yaml:13:30: error: origins[1].s3.secret_access_key: the value of ${env:S3_SECRET} is not valid: an S3 secret access key holds only');
+    expect(result.stderr).not.toContain(bad);
+  });
+});
