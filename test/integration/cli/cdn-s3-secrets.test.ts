@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startLoopbackServer } from '../../helpers/loopback-server.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 /** Distinctive values, so that any trace of them in any output is found. */
@@ -153,5 +154,28 @@ describe('cdn_origin_group S3 origins: keys only from the environment, never pri
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('stack.yaml:13:30: error: origins[1].s3.secret_access_key: the value of ${env:S3_SECRET} is not valid: an S3 secret access key holds only');
     expect(result.stderr).not.toContain(bad);
+  });
+
+  it('a platform error that echoes the sent keys (JSON-escaped too) is shown redacted', async () => {
+    // A platform that lists no groups and refuses the create, quoting the body it was sent.
+    const server = await startLoopbackServer((req, res) => {
+      res.setHeader('content-type', 'application/json');
+      if (req.method === 'GET') return void res.end('[]');
+      res.statusCode = 400;
+      res.end(JSON.stringify({ errors: { sources: [`invalid body: ${req.body}`] } }));
+    });
+    try {
+      const dir = writeStackFiles({ 'stack.yaml': STACK });
+      const env = { EDGEFORM_BASE_URL: server.url, EDGEFORM_API_KEY: '29841$c767b250c767b250c767b250c767b250', S3_KEY_ID: KEY_ID, S3_SECRET: SECRET, EDGEFORM_LOG: 'trace' };
+      const result = await runCliInProcess(['apply', 'stack.yaml', '--auto-approve'], { env, cwd: dir });
+      expect(result.code).toBe(1);
+      const post = server.requests.find((r) => r.method === 'POST')!;
+      expect(JSON.parse(post.body).sources[1].config.s3_secret_access_key, 'the platform was sent the key').toBe(SECRET);
+      expect(result.stdout + result.stderr).toContain('[REDACTED]');
+      expectNoSecret(result.stdout, result.stderr);
+      expect(result.stdout + result.stderr).not.toContain(JSON.stringify(SECRET).slice(1, -1));
+    } finally {
+      await server.close();
+    }
   });
 });
