@@ -37,6 +37,8 @@ export interface PlanStackOptions {
   admit?: (stack: Stack, baseUrl: string) => void | Promise<void>;
   /** Where progress, retries and the debug request log go (see createRunReporter); nowhere when absent. */
   reporter?: RunReporter;
+  /** `--resend-sensitive` addresses: their sensitive values are sent again (see PlanInput.resendSensitive). */
+  resendSensitive?: readonly string[];
 }
 
 /** A stack that could not be used: its diagnostics, and nothing was sent to the API. */
@@ -180,6 +182,7 @@ export async function planStack(options: PlanStackOptions): Promise<InvalidStack
       createdAt: new Date().toISOString(),
       edgeformVersion: VERSION,
       diagnostics: [...loaded.diagnostics, ...targets.diagnostics],
+      ...(options.resendSensitive && options.resendSensitive.length > 0 ? { resendSensitive: new Set(options.resendSensitive) } : {}),
     });
     return { kind: 'planned', stack, plan, api, ctx, files: loaded.files };
   } catch (error) {

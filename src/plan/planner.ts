@@ -40,6 +40,8 @@ export interface PlanInput {
   edgeformVersion: string;
   /** Diagnostics found before reading (e.g. unknown --target); they make the plan errored. */
   diagnostics?: Diagnostic[];
+  /** `--resend-sensitive`: the resource blocks whose sensitive values are sent again (see PlanOptions). */
+  resendSensitive?: ReadonlySet<string>;
 }
 
 /**
@@ -96,14 +98,36 @@ export function buildPlan(input: PlanInput): Plan {
       diagnostics.push(...resolved.diagnostics);
       continue;
     }
-    const planned = planResource(resolved.block, read.observation, input.planners, failingCheckWarnings(block, checkResults), { address: block.address, stack: stackName }, owners);
+    const resend = input.resendSensitive?.has(address) === true;
+    const planned = planResource(
+      resolved.block,
+      read.observation,
+      input.planners,
+      failingCheckWarnings(block, checkResults),
+      { address: block.address, stack: stackName },
+      owners,
+      resend,
+    );
     diagnostics.push(...planned.diagnostics);
+    if (resend && planned.change && planned.change.action !== 'create' && !planned.change.sensitive) {
+      diagnostics.push(
+        blockError(
+          block,
+          `${address}: --resend-sensitive names it, but it sends no sensitive values (${planned.change.action === 'delete' ? 'it is deleted' : 'its block declares none'})`,
+        ),
+      );
+    }
     if (planned.change) {
       // A delete reads nothing of its references (they only order it before what it refers to).
       const change = resolved.pending.length === 0 || planned.change.action === 'delete' ? planned.change : withPendingReferences(planned.change, resolved.pending, resolved.notes);
       resourceChanges.push(change);
       changesByAddress.set(address, change);
     }
+  }
+
+  for (const address of input.resendSensitive ?? []) {
+    const block = blocks.get(address);
+    if (block?.kind !== 'resource') diagnostics.push({ severity: 'error', code: 'unknown-target', summary: `--resend-sensitive ${address}: the stack declares no such resource` });
   }
 
   const count = (...actions: string[]) => resourceChanges.filter((c) => actions.includes(c.action)).length;
@@ -198,13 +222,14 @@ function planResource<K extends ResourceType>(
   checkWarnings: string[],
   ref: ResourceRef,
   owners: OwnershipContext,
+  resend = false,
 ): { change?: ResourceChange<K>; diagnostics: Diagnostic[] } {
   const planner: ResourcePlanner<K> = planners[block.type];
   const desired = block.attributes;
   const verdict = judgeOwnership(block, observed, planner, ref, owners);
   if (verdict.diagnostics.some((d) => d.severity === 'error')) return { diagnostics: verdict.diagnostics };
   if (verdict.move) return planMove(block, planner, ref, verdict.move, checkWarnings);
-  const planned = planOwnedResource(block, observed, planner, checkWarnings, ref);
+  const planned = planOwnedResource(block, observed, planner, checkWarnings, ref, resend);
   return { ...planned, diagnostics: [...verdict.diagnostics, ...planned.diagnostics] };
 }
 
@@ -214,6 +239,7 @@ function planOwnedResource<K extends ResourceType>(
   planner: ResourcePlanner<K>,
   checkWarnings: string[],
   ref: ResourceRef,
+  resend: boolean,
 ): { change?: ResourceChange<K>; diagnostics: Diagnostic[] } {
   const desired = block.attributes;
   const lockTaskId = observed.exists ? (observed.lockTaskId ?? null) : null;
@@ -265,7 +291,7 @@ function planOwnedResource<K extends ResourceType>(
     };
   }
 
-  const result = planner.plan(desired, observed.state);
+  const result = planner.plan(desired, observed.state, resend ? { resendSensitive: true } : undefined);
   if (result.errors.length > 0) {
     return { diagnostics: result.errors.map((e) => blockError(block, `${block.address}: ${e.summary}`, e.field, e.detail)) };
   }
@@ -288,7 +314,8 @@ function planOwnedResource<K extends ResourceType>(
       ),
     };
   }
-  return { diagnostics: [], change: changeOf(block, result, result.before, lockTaskId, checkWarnings, identity) };
+  const change = changeOf(block, result, result.before, lockTaskId, checkWarnings, identity);
+  return { diagnostics: [], change: resend && result.action === 'update' && result.sensitive ? { ...change, resend_sensitive: true } : change };
 }
 
 /** What judging a block's ownership needs of the whole plan. */

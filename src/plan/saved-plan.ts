@@ -63,6 +63,7 @@ const planFileSchema = z.strictObject({
         )
         .min(1)
         .optional(),
+      resend_sensitive: z.literal(true).optional(),
       references: z
         .array(z.strictObject({ path: z.array(z.union([z.string(), z.int().min(0)])).min(1), template: z.string(), stringify: z.literal(true).optional() }))
         .min(1)
@@ -200,6 +201,7 @@ export function toPlanDocument(plan: Plan | SavedPlan): Record<string, unknown> 
       ...(c.destroy_note === undefined ? {} : { destroy_note: c.destroy_note }),
       ...(c.moved_from === undefined ? {} : { moved_from: c.moved_from }),
       ...(c.sensitive === undefined ? {} : { sensitive: c.sensitive }),
+      ...(c.resend_sensitive === undefined ? {} : { resend_sensitive: c.resend_sensitive }),
       ...(c.references === undefined ? {} : { references: c.references }),
       ...(c.after_unknown === undefined ? {} : { after_unknown: c.after_unknown }),
     })),
@@ -360,6 +362,7 @@ const DECIDING_FIELDS = [
   'destroy_note',
   'moved_from',
   'sensitive',
+  'resend_sensitive',
   'references',
   'after_unknown',
 ] as const;

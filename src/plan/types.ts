@@ -102,6 +102,8 @@ export interface ChangeFields {
   moved_from?: string;
   /** The sensitive values the payload sends (see SensitiveValue); absent when none. */
   sensitive?: SensitiveValue[];
+  /** Planned with `--resend-sensitive`: the sensitive values are sent although nothing else differs. */
+  resend_sensitive?: true;
   /** The block's references not known until apply (see PendingReference); absent when none. */
   references?: PendingReference[];
   /**

@@ -158,21 +158,25 @@ export const cdnOriginGroup: ResourceProvider<'cdn_origin_group'> = {
 
   summarize: (state) => ({ origin_group_id: state.origin_group_id, name: state.name }),
 
-  plan(desired, state) {
+  plan(desired, state, options) {
     const want = declared(desired);
     const diff = diffDeclared(want, state, FIELDS);
     const before: Record<string, unknown> = { origin_group_id: state.origin_group_id };
     for (const field of FIELDS) if (want[field] !== undefined) before[field] = state[field] ?? null;
-    const changed = Object.fromEntries(diff.changed.map((field) => [field, want[field]]));
+    const changed: Record<string, unknown> = Object.fromEntries(diff.changed.map((field) => [field, want[field]]));
+    // The keys are never compared: --resend-sensitive sends the origins (with the keys) anyway.
+    const resend = options?.resendSensitive === true && desired.origins?.some((o) => o.s3 !== undefined) === true;
+    if (resend) changed.origins = want.origins;
+    const update = diff.changes.length > 0 || resend;
     return {
-      action: diff.changes.length > 0 ? 'update' : 'no-op',
+      action: update ? 'update' : 'no-op',
       before,
       after: { ...before, ...want },
       changes: diff.changes,
-      ...(diff.changes.length > 0 ? payloadOf({ name: desired.name, ...changed }, 'origins' in changed ? desired.origins : undefined) : {}),
+      ...(update ? payloadOf({ name: desired.name, ...changed }, 'origins' in changed ? desired.origins : undefined) : {}),
       errors: [],
       warnings: [],
-      notes: [],
+      notes: resend ? ['origins are sent again with the S3 keys the environment holds now (--resend-sensitive)'] : [],
     };
   },
 

@@ -178,4 +178,38 @@ describe('cdn_origin_group S3 origins: keys only from the environment, never pri
       await server.close();
     }
   });
+
+  it('--resend-sensitive sends the origins of an unchanged group with the keys the environment holds now, also from a plan file', async () => {
+    emu = await startTestEmulator({ taskDurationMs: 0 });
+    const env = { ...emulatorEnv(emu), S3_KEY_ID: KEY_ID, S3_SECRET: SECRET };
+    const dir = writeStackFiles({ 'stack.yaml': STACK });
+    expect((await runCliInProcess(['apply', 'stack.yaml', '--auto-approve'], { env, cwd: dir })).code).toBe(0);
+    const id = [...emu.state.cdnOriginGroups.values()].find((g) => g.name === 'assets-origins')!.id;
+    const rotated = { ...env, S3_SECRET: ROTATED };
+
+    const plan = await runCliInProcess(['plan', 'stack.yaml', '--resend-sensitive', 'cdn_origin_group.assets', '--out', 'plan.json'], { env: rotated, cwd: dir });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('~ cdn_origin_group.assets');
+    expect(plan.stdout).toContain('origins are sent again with the S3 keys the environment holds now (--resend-sensitive)');
+    expect(readFileSync(join(dir, 'plan.json'), 'utf8')).toContain('"resend_sensitive": true');
+    const writes = writesSeen(emu).length;
+    const applied = await runCliInProcess(['apply', 'plan.json', '--auto-approve'], { env: rotated, cwd: dir });
+    expect(applied.code, applied.stderr + applied.stdout).toBe(0);
+    expect(applied.stdout).toContain('1 changed');
+    expect(writesSeen(emu).slice(writes)).toEqual([`PATCH /cdn/origin_groups/${id}`]);
+    expect(storedS3(emu, 'assets-origins')).toMatchObject({ s3_secret_access_key: ROTATED });
+    expectNoSecret(plan.stdout, plan.stderr, applied.stdout, applied.stderr, readFileSync(join(dir, 'plan.json'), 'utf8'));
+
+    // Straight from the stack too; a resource without sensitive values, or none at all, is an error.
+    const again = await runCliInProcess(['apply', 'stack.yaml', '--auto-approve', '--resend-sensitive', 'cdn_origin_group.assets'], { env, cwd: dir });
+    expect(again.code, again.stderr + again.stdout).toBe(0);
+    expect(storedS3(emu, 'assets-origins')).toMatchObject({ s3_secret_access_key: SECRET });
+    const unknown = await runCliInProcess(['plan', 'stack.yaml', '--resend-sensitive', 'cdn_origin_group.nothing'], { env, cwd: dir });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stdout + unknown.stderr).toContain('--resend-sensitive cdn_origin_group.nothing: the stack declares no such resource');
+    writeFileSync(join(dir, 'stack.yaml'), STACK.replace(/      - s3:[\s\S]*$/, ''));
+    const none = await runCliInProcess(['plan', 'stack.yaml', '--resend-sensitive', 'cdn_origin_group.assets'], { env, cwd: dir });
+    expect(none.code).toBe(1);
+    expect(none.stdout + none.stderr).toContain('cdn_origin_group.assets: --resend-sensitive names it, but it sends no sensitive values');
+  });
 });
