@@ -5,6 +5,7 @@ import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { startLoopbackServer } from '../../helpers/loopback-server.js';
+import { requestValidator } from '../../helpers/openapi.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 /** Distinctive values, so that any trace of them in any output is found. */
@@ -171,6 +172,9 @@ describe('cdn_origin_group S3 origins: keys only from the environment, never pri
       expect(result.code).toBe(1);
       const post = server.requests.find((r) => r.method === 'POST')!;
       expect(JSON.parse(post.body).sources[1].config.s3_secret_access_key, 'the platform was sent the key').toBe(SECRET);
+      // The create body is one the vendor's CreateOriginGroup accepts (its current None Auth form, with an S3 source).
+      const validate = requestValidator('cdn_api.yaml', 'POST', '/cdn/origin_groups');
+      expect(validate(JSON.parse(post.body)), JSON.stringify(validate.errors)).toBe(true);
       expect(result.stdout + result.stderr).toContain('[REDACTED]');
       expectNoSecret(result.stdout, result.stderr);
       expect(result.stdout + result.stderr).not.toContain(JSON.stringify(SECRET).slice(1, -1));
