@@ -216,4 +216,24 @@ describe('cdn_origin_group S3 origins: keys only from the environment, never pri
     expect(none.code).toBe(1);
     expect(none.stdout + none.stderr).toContain('cdn_origin_group.assets: --resend-sensitive names it, but it sends no sensitive values');
   });
+
+  it('import leaves out a group with an S3 origin (its keys cannot be read), naming why, and imports the rest', async () => {
+    const config = { s3_type: 'amazon', s3_bucket_name: 'b', s3_region: 'eu-west-1', s3_access_key_id: KEY_ID, s3_secret_access_key: SECRET };
+    emu = await startTestEmulator({
+      fixtures: {
+        cdn_origin_groups: [
+          { id: 1, name: 'hosts', sources: [{ source: 'origin.example.com' }] },
+          { id: 2, name: 'buckets', sources: [{ source: 'origin.example.com' }, { origin_type: 's3', config, backup: true }] },
+        ],
+      },
+    });
+    const dir = writeStackFiles({});
+    const result = await runCliInProcess(['import', 'cdn_origin_group', '--out', 'imported.yaml'], { env: emulatorEnv(emu), cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/cdn_origin_group not imported: .*name "buckets": .*origins\.1\.s3\.access_key_id: must be exactly one \$\{env:NAME\} reference/);
+    const text = readFileSync(join(dir, 'imported.yaml'), 'utf8');
+    expect(text).toContain('name: hosts');
+    expect(text).not.toContain('name: buckets');
+    expectNoSecret(result.stdout, result.stderr, text);
+  });
 });
