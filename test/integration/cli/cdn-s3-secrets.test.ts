@@ -145,6 +145,14 @@ describe('cdn_origin_group S3 origins: keys only from the environment, never pri
     expect(unsetAtApply.stderr).toContain('environment variable S3_SECRET is not set');
     expect(emu.requests.length).toBe(before);
     expect(writesSeen(emu)).toEqual([]);
+
+    // A plan file edited to send another variable's value is not what the stack plans: refused, nothing written.
+    const file = join(dir, 'plan.json');
+    writeFileSync(file, readFileSync(file, 'utf8').replaceAll('S3_SECRET', 'HOME'));
+    const tampered = await runCliInProcess(['apply', 'plan.json', '--auto-approve'], { env, cwd: dir });
+    expect(tampered.code).toBe(1);
+    expect(tampered.stderr).toContain('sensitive');
+    expect(writesSeen(emu)).toEqual([]);
   });
 
   it('a key from the environment outside the vendor restrictions is a located error naming the variable, not the value', async () => {
