@@ -296,9 +296,10 @@ async function runAction(
       const attempts = lock.kind !== 'finished' ? 1 : ownKind ? options.confirm.attempts : Math.min(options.confirm.attempts, LOCK_SETTLE_READS);
       const settled = await readUntilDone(provider, change, ctx, { ...options.confirm, attempts }, stop);
       if (settled === 'stopped') return result('not-started');
-      if (settled.done) return result('unchanged', undefined, [], settled.observed);
+      // Sensitive values sent again never show: a resource that is otherwise done still gets them.
+      if (settled.done && !change.resend_sensitive) return result('unchanged', undefined, [], settled.observed);
       current = settled.observed;
-    } else if (isDone(provider, change, observed)) {
+    } else if (!change.resend_sensitive && isDone(provider, change, observed)) {
       // A create already made (by an earlier run that was interrupted after sending it).
       return result('unchanged', undefined, [], observed);
     }
@@ -425,8 +426,7 @@ const changeKey = (c: FieldChange) => canonicalJson([c.path, c.op, c.before ?? n
 function isDone(provider: BoundProvider, change: ResourceChange, observed: Observation): boolean {
   if (change.action === 'delete') return !observed.exists;
   if (!observed.exists) return false;
-  const again = provider.plan(observed.state);
-  return again.action === 'no-op' && again.errors.length === 0;
+  return provider.isSettled(observed.state);
 }
 
 /** The last observation of a series of re-reads, and whether it shows the planned result. */

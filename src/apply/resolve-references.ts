@@ -31,7 +31,7 @@ export function resolveChange(
   if (change.action !== 'create') return { change: resolved };
   const plan = createPlanOf(resolved, providers, stack);
   if (plan.errors.length > 0) return { error: plan.errors.map((e) => e.summary).join('; ') };
-  return { change: { ...resolved, after: plan.after, changes: plan.changes, payload: plan.payload } as ResourceChange };
+  return { change: { ...withoutSensitive(resolved), after: plan.after, changes: plan.changes, payload: plan.payload, ...sensitiveOf(plan) } as ResourceChange };
 }
 
 /**
@@ -42,9 +42,26 @@ export function resolveChange(
 export function replanResolved(change: ResourceChange, fresh: ProviderPlan, providers: ProviderRegistry['resources'], stack: string | null): ResourceChange {
   if (change.action === 'replace') {
     const create = createPlanOf(change, providers, stack);
-    return { ...change, after: create.after, changes: fresh.changes, payload: create.payload } as ResourceChange;
+    return { ...withoutSensitive(change), after: create.after, changes: fresh.changes, payload: create.payload, ...sensitiveOf(create) } as ResourceChange;
   }
-  return { ...change, after: fresh.after, changes: fresh.changes, payload: fresh.payload, unchanged_elements: fresh.unchanged_elements } as ResourceChange;
+  return {
+    ...withoutSensitive(change),
+    after: fresh.after,
+    changes: fresh.changes,
+    payload: fresh.payload,
+    unchanged_elements: fresh.unchanged_elements,
+    ...sensitiveOf(fresh),
+  } as ResourceChange;
+}
+
+/** The sensitive values of a provider plan, as a change carries them (absent when none). */
+function sensitiveOf(plan: ProviderPlan): { sensitive?: ResourceChange['sensitive'] } {
+  return plan.sensitive && plan.sensitive.length > 0 ? { sensitive: plan.sensitive } : {};
+}
+
+function withoutSensitive(change: ResourceChange): ResourceChange {
+  const { sensitive: _sensitive, ...rest } = change;
+  return rest as ResourceChange;
 }
 
 function createPlanOf(change: ResourceChange, providers: ProviderRegistry['resources'], stack: string | null): ProviderPlan {

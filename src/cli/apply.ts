@@ -27,6 +27,8 @@ interface ApplyArgs {
   maxTasks: number;
   taskTimeout?: string;
   target: string[];
+  /** `--resend-sensitive` (yargs defaults it to []). */
+  resendSensitive?: string[];
   format: ApplyFormat;
   stack?: string;
   lock: boolean;
@@ -46,6 +48,13 @@ export const applyCommand = defineCommand<ApplyArgs>({
       })
       .option('task-timeout', { type: 'string', describe: 'Longest wait for one platform task, e.g. 30m, 90s (default 20m; 60m for k8s upgrades)' })
       .option('target', { type: 'string', array: true, requiresArg: true, default: [] as string[], describe: 'Apply only this address and what it depends on (repeatable)' })
+      .option('resend-sensitive', {
+        type: 'string',
+        array: true,
+        requiresArg: true,
+        default: [] as string[],
+        describe: "Send this resource's sensitive values (an S3 origin's keys) again from the environment, to rotate them (repeatable)",
+      })
       .option('format', { choices: APPLY_FORMATS, default: 'text' as const, describe: 'Progress output: text, or one JSON event per line' })
       .option('lock', {
         type: 'boolean',
@@ -75,6 +84,7 @@ export const applyCommand = defineCommand<ApplyArgs>({
       const planFile = await readPlanFileIfAny(args.path);
       if (planFile !== undefined) {
         if (args.target.length > 0) throw new UsageError('--target cannot be used with a saved plan; it applies exactly what it contains');
+        if ((args.resendSensitive ?? []).length > 0) throw new UsageError('--resend-sensitive cannot be used with a saved plan; give it to edgeform plan, the plan file keeps it');
         return await applySavedPlan(args, io, view, interrupts, taskTimeoutMs, parsePlanFile(planFile, args.path, payloadSchemas(providers.resources)));
       }
       if (args.stack !== undefined) throw new UsageError('--stack is only for a saved plan: give the stack as PATH instead');
@@ -146,6 +156,7 @@ async function applyStackLocked(
     env: io.env,
     parallelism: args.parallelism,
     targets: args.target,
+    resendSensitive: args.resendSensitive,
     signal: interrupts.abort.signal,
     taskTimeoutMs,
     admit: (stack, baseUrl) => holdNameLock(locks, stack, baseUrl, io.env),
@@ -223,6 +234,8 @@ async function applySavedPlanLocked(
         saved,
         [...stack.resources, ...stack.checks].map((b) => b.address),
       ),
+    // What the plan sent again of its sensitive values, the fresh plan sends again too.
+    resendSensitive: saved.resource_changes.filter((c) => c.resend_sensitive).map((c) => c.address),
     admit: async (stack, baseUrl) => {
       admitSavedPlan(saved, stack, baseUrl, stackPath, io.env);
       await holdNameLock(locks, stack, baseUrl, io.env);

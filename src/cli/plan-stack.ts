@@ -8,6 +8,7 @@ import { createOutageBreaker, createRetryQuota } from '../api/retry.js';
 import type { Diagnostic } from '../config/diagnostics.js';
 import { hasErrors } from '../config/diagnostics.js';
 import { loadStack } from '../config/load-stack.js';
+import { sensitiveValues } from '../config/sensitive-fields.js';
 import type { Stack } from '../config/types.js';
 import { buildPlan } from '../plan/planner.js';
 import { selectTargets } from '../plan/targets.js';
@@ -36,6 +37,8 @@ export interface PlanStackOptions {
   admit?: (stack: Stack, baseUrl: string) => void | Promise<void>;
   /** Where progress, retries and the debug request log go (see createRunReporter); nowhere when absent. */
   reporter?: RunReporter;
+  /** `--resend-sensitive` addresses: their sensitive values are sent again (see PlanInput.resendSensitive). */
+  resendSensitive?: readonly string[];
 }
 
 /** A stack that could not be used: its diagnostics, and nothing was sent to the API. */
@@ -66,7 +69,7 @@ export interface PlannedStack {
  */
 export function connect(
   baseUrl: string,
-  options: Pick<PlanStackOptions, 'env' | 'signal' | 'taskTimeoutMs' | 'parallelism' | 'reporter'>,
+  options: Pick<PlanStackOptions, 'env' | 'signal' | 'taskTimeoutMs' | 'parallelism' | 'reporter'> & { secrets?: readonly string[] },
 ): { api: ApiClient; ctx: ProviderContext } {
   const reporter = options.reporter;
   const api = createApiClient({
@@ -75,9 +78,10 @@ export function connect(
     retryQuota: createRetryQuota(),
     outage: createOutageBreaker(),
     maxConcurrentRequests: options.parallelism,
+    ...(options.secrets && options.secrets.length > 0 ? { secrets: options.secrets } : {}),
     ...(reporter ? { onRetry: (event) => reporter.retry(event), onExchange: (event) => reporter.exchange(event) } : {}),
   });
-  const ctx = createProviderContext({ api, signal: options.signal, taskTimeoutMs: options.taskTimeoutMs, pollSchedule: pollScheduleFromEnv(options.env) });
+  const ctx = createProviderContext({ api, signal: options.signal, taskTimeoutMs: options.taskTimeoutMs, pollSchedule: pollScheduleFromEnv(options.env), env: options.env });
   return { api, ctx };
 }
 
@@ -156,7 +160,8 @@ export async function planStack(options: PlanStackOptions): Promise<InvalidStack
   await options.admit?.(stack, baseUrl);
   // Interrupted while admitting (waiting on the file system for a lock): connect to nothing.
   options.signal.throwIfAborted();
-  const { api, ctx } = connect(baseUrl, options);
+  // The values of the stack's sensitive fields are redacted like the API key, should the platform echo one.
+  const { api, ctx } = connect(baseUrl, { ...options, secrets: sensitiveValues(stack.resources, options.env) });
   try {
     // Without --target every block is read and, with prune: true, what the stack owns is listed (--target never prunes).
     const selected = targeted.length > 0 ? { selected: targets.selected } : {};
@@ -177,6 +182,7 @@ export async function planStack(options: PlanStackOptions): Promise<InvalidStack
       createdAt: new Date().toISOString(),
       edgeformVersion: VERSION,
       diagnostics: [...loaded.diagnostics, ...targets.diagnostics],
+      ...(options.resendSensitive && options.resendSensitive.length > 0 ? { resendSensitive: new Set(options.resendSensitive) } : {}),
     });
     return { kind: 'planned', stack, plan, api, ctx, files: loaded.files };
   } catch (error) {

@@ -19,6 +19,8 @@ interface PlanArgs {
   detailedExitcode: boolean;
   parallelism: number;
   target: string[];
+  /** `--resend-sensitive` (yargs defaults it to []). */
+  resendSensitive?: string[];
 }
 
 /** `edgeform plan`: read the live state and show exactly what apply would do. */
@@ -30,18 +32,31 @@ export const planCommand = defineCommand<PlanArgs>({
       .option('out', { type: 'string', requiresArg: true, describe: 'Write the plan to this file, for `edgeform apply FILE`' })
       .option('detailed-exitcode', { type: 'boolean', default: false, describe: 'Exit 0 with no changes, 2 with changes, 1 on error' })
       .option('parallelism', { type: 'number', default: 10, describe: 'Requests to the platform at the same time' })
-      .option('target', { type: 'string', array: true, requiresArg: true, default: [] as string[], describe: 'Plan only this address and what it depends on (repeatable)' }),
+      .option('target', { type: 'string', array: true, requiresArg: true, default: [] as string[], describe: 'Plan only this address and what it depends on (repeatable)' })
+      .option('resend-sensitive', {
+        type: 'string',
+        array: true,
+        requiresArg: true,
+        default: [] as string[],
+        describe: "Send this resource's sensitive values (an S3 origin's keys) again from the environment, to rotate them (repeatable)",
+      }),
   async run(args, io) {
     checkParallelism(args.parallelism);
     const view = createPlanView(args.format, io, { stackLabel: args.path, commit: commitFromEnv(io.env) });
     return withInterrupts(io, async (signal) => {
-      const result = await planStack({ path: args.path, env: io.env, parallelism: args.parallelism, targets: args.target, signal, reporter: createRunReporter(io) }).catch(
-        (error: unknown) => {
-          // The key refused, the platform down, an interrupt: JSON and Markdown still print their document.
-          view.failed(describeRunFailure(error, signal.aborted));
-          throw error;
-        },
-      );
+      const result = await planStack({
+        path: args.path,
+        env: io.env,
+        parallelism: args.parallelism,
+        targets: args.target,
+        resendSensitive: args.resendSensitive,
+        signal,
+        reporter: createRunReporter(io),
+      }).catch((error: unknown) => {
+        // The key refused, the platform down, an interrupt: JSON and Markdown still print their document.
+        view.failed(describeRunFailure(error, signal.aborted));
+        throw error;
+      });
       if (result.kind === 'invalid') {
         view.invalidStack(result.diagnostics, result.files);
         return ExitCode.error;

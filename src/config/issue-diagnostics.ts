@@ -9,7 +9,7 @@ import type { SourceNode } from './source-tree.js';
 export function locate(root: SourceNode, path: readonly PropertyKey[]): { node: SourceNode; complete: boolean } {
   let at = root;
   for (const segment of path) {
-    const next = typeof segment === 'number' ? at.items?.[segment] : at.entries?.get(String(segment));
+    const next = typeof segment === 'number' ? at.items?.[segment] : (at.entries?.get(String(segment)) ?? at.withheld?.get(String(segment)));
     if (!next) return { node: at, complete: false };
     at = next;
   }

@@ -11,7 +11,8 @@ import { expandZoneRecordFiles } from './zone-records.js';
 import { issuesToDiagnostics } from './issue-diagnostics.js';
 import { checkReferenceTargets, inlineKnownReferences, refuseReferences } from './references.js';
 import { readStackFiles, type Env } from './stack-files.js';
-import type { SourceFile, SourceNode } from './source-tree.js';
+import { maskSpans, type SourceFile, type SourceNode } from './source-tree.js';
+import { FileNode } from './source-node.js';
 import { RESOURCE_KINDS } from '../kinds/registry.js';
 import { referenceAddress, templateTargets, type TemplatePart } from '../plan/references.js';
 import type { CheckBlock, ResourceBlock, Stack } from './types.js';
@@ -105,6 +106,7 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
   const valid = validateSettings(settings, diagnostics);
   const usedDefaults = new Set<string>();
   const typed = await validateBlocks(rawBlocks, valid.defaults, usedDefaults, diagnostics);
+  maskSensitive(typed.values(), fileTexts);
 
   // A file with broken YAML may hold the blocks others depend on: do not guess.
   if (!anySyntaxErrors) {
@@ -224,12 +226,14 @@ async function validateBlocks(
   diagnostics: Diagnostic[],
 ): Promise<Map<string, TypedBlock>> {
   const typed = new Map<string, TypedBlock>();
+  // Credential keys a sensitive field claims are not refused (see claimSensitive).
+  const claimed = new Set<Diagnostic>();
   // References known from the stack alone (a record set's zone naming a zone block's literal name) are written out first.
   const inlined = inlineKnownReferences(rawBlocks);
   for (const [index, raw] of rawBlocks.entries()) {
     // Validating many blocks takes a while: let a signal (Ctrl-C) be handled in between.
     if (index % 1000 === 999) await new Promise((resolve) => setImmediate(resolve));
-    const result = validateBlock(raw, defaults, usedDefaults, diagnostics);
+    const result = validateBlock(raw, defaults, usedDefaults, diagnostics, claimed);
     if (!result) continue;
     for (const dependency of inlined.get(result.address) ?? []) {
       if (!result.dependsOn.some((d) => d.address === dependency.address)) result.dependsOn.push(dependency);
@@ -247,7 +251,25 @@ async function validateBlocks(
     }
     typed.set(result.address, result);
   }
+  if (claimed.size > 0) diagnostics.splice(0, diagnostics.length, ...diagnostics.filter((d) => !claimed.has(d)));
   return typed;
+}
+
+/** Masks the text of every sensitive value (its `${env:NAME}` reference or what was written instead) in the files' code frames. */
+function maskSensitive(blocks: Iterable<TypedBlock>, fileTexts: Map<string, string>): void {
+  const spans = new Map<string, Array<readonly [number, number]>>();
+  for (const block of blocks) {
+    for (const node of block.sensitive ?? []) {
+      if (!(node instanceof FileNode)) continue;
+      const list = spans.get(node.lines.filename) ?? [];
+      list.push([node.start, node.end]);
+      spans.set(node.lines.filename, list);
+    }
+  }
+  for (const [filename, list] of spans) {
+    const text = fileTexts.get(filename);
+    if (text !== undefined) fileTexts.set(filename, maskSpans(text, list));
+  }
 }
 
 /** A warning for each default no block takes (none when the stack has no valid block). */

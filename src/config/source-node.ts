@@ -27,6 +27,16 @@ export interface SourceNode {
   failed?: boolean;
   /** True when the value looked like an API key (it is masked in SourceFile.text). */
   secret?: boolean;
+  /**
+   * Mapping entries whose key names a credential (`secret_access_key`, `password`), kept apart
+   * from `entries` and the value so that nothing reads them by accident: only a field its kind
+   * declares sensitive (KindSpec.sensitive) takes one (see claimSensitive); any other is refused.
+   */
+  withheld?: Map<string, SourceNode>;
+  /** For a node in `withheld`: the error that refuses its key unless a sensitive field claims it. */
+  refusal?: Diagnostic;
+  /** For a node in `withheld`: what reading its value found (an unset variable), reported when a sensitive field claims it. */
+  claimDiagnostics?: Diagnostic[];
 }
 
 /** Offsets in a file's text: start, then end of the value. */
@@ -92,6 +102,9 @@ export class FileNode implements SourceNode {
   declare template?: TemplatePart[];
   declare failed?: boolean;
   declare secret?: boolean;
+  declare withheld?: Map<string, SourceNode>;
+  declare refusal?: Diagnostic;
+  declare claimDiagnostics?: Diagnostic[];
   /** Where the value starts and ends: numbers, not the offsets array, which the reading drops (a large stack has hundreds of thousands). */
   readonly start: number;
   readonly end: number;
@@ -162,10 +175,11 @@ export class NodeChecks {
    * Whether a mapping key may stand: an error is reported otherwise. Keys naming a credential
    * are refused, except in a tag map: tag keys are the user's labels (`token-bucket: on`), and
    * a key-shaped tag value is still caught by the value check. `plain` is false for a quoted
-   * key (`"<<"` is an ordinary key). 'mask' refuses a key naming a credential: its value must
-   * be masked (see secretSpans) and not read.
+   * key (`"<<"` is an ordinary key). A key naming a credential is withheld: its value is masked
+   * (see secretSpans) and kept apart (SourceNode.withheld) with the error that refuses it, which
+   * stands unless a field its kind declares sensitive claims the value (see claimSensitive).
    */
-  acceptKey(key: string, keyAt: Offsets, plain: boolean, isTagMap: boolean): 'accept' | 'refuse' | 'mask' {
+  acceptKey(key: string, keyAt: Offsets, plain: boolean, isTagMap: boolean): 'accept' | 'refuse' | { withhold: Diagnostic } {
     // A key seen before in this file passed these checks then (most keys repeat in every block).
     if (this.ordinaryKeys.has(key)) return 'accept';
     const keyRange = () => this.lines.range(keyAt);
@@ -180,7 +194,7 @@ export class NodeChecks {
       this.error('secret-in-stack', `"${key}" looks like a credential; a stack never holds secrets`, keyRange(), {
         detail: `Remove it and set the API key in the environment variable ${API_KEY_ENV} instead.`,
       });
-      return 'mask';
+      return { withhold: this.diagnostics[this.diagnostics.length - 1]! };
     }
     if (key === '<<' && plain) {
       this.error('unsupported-yaml', 'merge keys (<<) are not supported', keyRange(), {

@@ -79,7 +79,8 @@ function substituteControls(text: string): { text: string; restore: (value: stri
 }
 
 /** The text with every span's characters (but line breaks) replaced by `*`; one pass, whatever the number of spans. */
-function maskSpans(text: string, spans: ReadonlyArray<readonly [number, number]>): string {
+/** The text with each span's characters (but line breaks) replaced by `*`: same length, so positions hold. */
+export function maskSpans(text: string, spans: ReadonlyArray<readonly [number, number]>): string {
   if (spans.length === 0) return text;
   const sorted = [...spans].sort((a, b) => a[0] - b[0]);
   const parts: string[] = [];

@@ -5,6 +5,7 @@ import { didYouMean } from './did-you-mean.js';
 import { issuesToDiagnostics } from './issue-diagnostics.js';
 import { CHECK_KINDS, RESOURCE_KINDS, type KindSpec } from '../kinds/registry.js';
 import { checkBlockReferences } from './references.js';
+import { claimSensitive } from './sensitive-fields.js';
 import { valueForSchema } from './schema-walk.js';
 import type { SourceNode } from './source-tree.js';
 import type { Block, BlockReference, CheckBlock, ResourceBlock } from './types.js';
@@ -39,6 +40,8 @@ export interface TypedBlock {
   references?: BlockReference[];
   /** Undefined when the block's attributes have errors. */
   block?: Block;
+  /** The nodes of its sensitive values (KindSpec.sensitive): masked in code frames. */
+  sensitive?: SourceNode[];
 }
 
 /**
@@ -46,7 +49,13 @@ export interface TypedBlock {
  * syntax, and its attributes after filling `defaults` (schema of its kind). Returns
  * undefined when the type is unusable, since nothing else can be said about the block.
  */
-export function validateBlock(raw: RawBlock, defaults: ReadonlyMap<string, SourceNode>, usedDefaults: Set<string>, diagnostics: Diagnostic[]): TypedBlock | undefined {
+export function validateBlock(
+  raw: RawBlock,
+  defaults: ReadonlyMap<string, SourceNode>,
+  usedDefaults: Set<string>,
+  diagnostics: Diagnostic[],
+  claimed: Set<Diagnostic> = new Set(),
+): TypedBlock | undefined {
   const { node, name, section } = raw;
   const keyRange = node.keyRange ?? node.range;
   const noun = section === 'resources' ? 'resource' : 'check';
@@ -86,6 +95,11 @@ export function validateBlock(raw: RawBlock, defaults: ReadonlyMap<string, Sourc
     usedDefaults.add(field);
   }
 
+  // Sensitive fields hold their ${env:NAME} reference, never the value (see claimSensitive).
+  const secrets = kind.sensitive ? claimSensitive(kind, node, attributes, address, diagnostics, claimed) : undefined;
+  if (secrets) Object.assign(attributes, secrets.attributes);
+  const sensitive = secrets && secrets.nodes.length > 0 ? { sensitive: secrets.nodes } : {};
+
   // References (`${TYPE.NAME.FIELD}`): checked here, and validated as a value of their type.
   const refs = checkBlockReferences(kind, address, node.entries, attributes, diagnostics);
   const referenceFields = refs && { ...(refs.references.length > 0 ? { references: refs.references } : {}) };
@@ -115,9 +129,9 @@ export function validateBlock(raw: RawBlock, defaults: ReadonlyMap<string, Sourc
         missingDetail: (field) => missingFieldDetail(kind, field),
       }),
     );
-    return { address, keyRange, dependsOn, ...(movedFrom ? { movedFrom } : {}), ...referenceFields };
+    return { address, keyRange, dependsOn, ...(movedFrom ? { movedFrom } : {}), ...referenceFields, ...sensitive };
   }
-  if (refs && !refs.ok) return { address, keyRange, dependsOn, ...(movedFrom ? { movedFrom } : {}), ...referenceFields };
+  if ((refs && !refs.ok) || (secrets && !secrets.ok)) return { address, keyRange, dependsOn, ...(movedFrom ? { movedFrom } : {}), ...referenceFields, ...sensitive };
   const block = {
     kind: section === 'resources' ? 'resource' : 'check',
     type: kind.type,
@@ -129,7 +143,7 @@ export function validateBlock(raw: RawBlock, defaults: ReadonlyMap<string, Sourc
     attributes: refs ? refs.restore(result.data as Record<string, unknown>) : result.data,
     ...referenceFields,
   } as ResourceBlock | CheckBlock;
-  return { address, keyRange, dependsOn, ...(movedFrom ? { movedFrom } : {}), ...referenceFields, block };
+  return { address, keyRange, dependsOn, ...(movedFrom ? { movedFrom } : {}), ...referenceFields, ...sensitive, block };
 }
 
 function resolveKind(raw: RawBlock, keyRange: SourceRange, error: (code: string, summary: string, range: SourceRange, extra?: { detail?: string }) => void): KindSpec | undefined {

@@ -509,6 +509,7 @@ class EventReader extends NodeChecks {
 
   private mapping(start: number, flow: boolean, isTagMap: boolean, depth: number): Read {
     const entries = new Map<string, SourceNode>();
+    let withheld: Map<string, SourceNode> | undefined;
     // Keys that would not be own data properties (__proto__) were refused by acceptKey.
     const value: Record<string, unknown> = {};
     let cursor = start + (flow ? 1 : 0);
@@ -539,10 +540,23 @@ class EventReader extends NodeChecks {
       const key = String(keyValue);
       const plain = keyEvent.style === SCALAR_STYLE.PLAIN;
       const verdict = this.acceptKey(key, keyAt, plain, isTagMap);
+      if (typeof verdict === 'object' && !withheld?.has(key)) {
+        // A credential's value is read (a sensitive field may claim it) but kept apart and masked;
+        // what reading it found is reported only if it is claimed (the refusal says enough otherwise).
+        const reported = this.diagnostics.length;
+        const { node: kept, end } = this.node(keyAt[1]!, flow ? null : ':', key, depth + 1);
+        kept.setKeyAt(keyAt);
+        kept.refusal = verdict.withhold;
+        kept.claimDiagnostics = this.diagnostics.splice(reported);
+        this.secretSpans.push(kept.offsets() as [number, number]);
+        (withheld ??= new Map()).set(key, kept);
+        cursor = end;
+        continue;
+      }
       if (verdict !== 'accept' || entries.has(key)) {
         if (verdict === 'accept') this.error('duplicate-key', `duplicate key "${key}" (first defined at line ${entries.get(key)!.keyRange!.start.line})`, this.lines.range(keyAt));
         const skipped = this.skipNext(keyAt[1]!, flow ? null : ':', depth + 1);
-        if (verdict === 'mask') this.secretSpans.push(skipped.node.offsets() as [number, number]);
+        if (typeof verdict === 'object') this.secretSpans.push(skipped.node.offsets() as [number, number]);
         cursor = skipped.end;
         continue;
       }
@@ -555,6 +569,7 @@ class EventReader extends NodeChecks {
     this.next();
     const map = this.collection(value, start, cursor, flow ? '}' : null);
     map.node.entries = entries;
+    if (withheld) map.node.withheld = withheld;
     return map;
   }
 
@@ -615,6 +630,7 @@ function relocate(read: FileNode, at: Offsets): FileNode {
   if (read.template) copy.template = read.template;
   if (read.failed) copy.failed = true;
   if (read.secret) copy.secret = true;
+  if (read.withheld) copy.withheld = read.withheld;
   return copy;
 }
 

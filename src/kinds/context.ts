@@ -22,6 +22,8 @@ export interface ProviderContextOptions {
   sleep?: Sleep;
   /** Injected for tests: the clock task polls and timeouts are measured on. */
   now?: () => number;
+  /** Where sensitive values are read from when a request sends them (ProviderContext.sensitive); default process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
@@ -57,6 +59,7 @@ export function createProviderContext(options: ProviderContextOptions): Provider
     // Many actions may sleep at once on the run's one signal: each sleep listens on a signal that
     // follows it (AbortSignal.any adds no listener to the run's), so Node sees no listener pile-up.
     sleep: (ms) => sleep(ms, AbortSignal.any([signal])),
+    sensitive: (name) => (options.env ?? process.env)[name],
   };
 }
 

@@ -11,7 +11,7 @@ export function createPlan(
   declared: Record<string, unknown>,
   idField: string,
   payload: Record<string, unknown>,
-  extra: Partial<Pick<ProviderPlan, 'errors' | 'warnings' | 'notes'>> = {},
+  extra: Partial<Pick<ProviderPlan, 'errors' | 'warnings' | 'notes' | 'sensitive'>> = {},
 ): ProviderPlan {
   const fields = Object.entries(declared).filter(([field, value]) => field !== idField && value !== undefined);
   const changes: FieldChange[] = fields.map(([field, after]) => ({ path: [field], op: 'add', after }));
@@ -21,6 +21,7 @@ export function createPlan(
     after: { [idField]: KNOWN_AFTER_APPLY, ...Object.fromEntries(fields) },
     changes,
     payload,
+    ...(extra.sensitive && extra.sensitive.length > 0 ? { sensitive: extra.sensitive } : {}),
     errors: extra.errors ?? [],
     warnings: extra.warnings ?? [],
     notes: extra.notes ?? [],

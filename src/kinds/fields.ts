@@ -104,3 +104,13 @@ export const userDeclaredTags = z
 export const cloudResourceName = z.string().regex(/^[a-zA-Z0-9][a-zA-Z 0-9._-]{1,61}[a-zA-Z0-9._]$/, {
   error: 'a name is 3 to 63 letters, digits, spaces, ".", "_" and "-", starting with a letter or digit and ending with a letter, digit, "." or "_"',
 });
+
+/** A value that is exactly one `${env:NAME}` reference (what a sensitive field holds, see sensitiveField). */
+export const ENV_REFERENCE = /^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$/;
+
+/**
+ * A sensitive field (KindSpec.sensitive): in a block, and in every plan made of it, it holds the
+ * `${env:NAME}` reference as written, never the value; the value is read from the environment
+ * when the loader checks it and again when apply sends it.
+ */
+export const sensitiveField = z.string().regex(ENV_REFERENCE, { error: 'must be exactly one ${env:NAME} reference: a sensitive value comes only from the environment' });

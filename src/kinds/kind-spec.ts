@@ -57,9 +57,25 @@ export interface KindSpec<Shape extends z.ZodObject = z.ZodObject, Type extends 
    * read takes as "does not exist yet". Every other identity field refuses references.
    */
   readonly resolvedBeforeRead?: readonly string[];
+  /**
+   * Write-only secrets (an S3 origin's keys): each must be written as exactly one `${env:NAME}`
+   * reference (its key may look like a credential, which is otherwise refused). The loader checks
+   * the variable's value with `value` (messages never show it) and keeps the reference, not the
+   * value, in the block: plans, plan files and output only ever hold the reference, and apply
+   * reads the variable when it sends the request. Their schema in `shape` is sensitiveField.
+   */
+  readonly sensitive?: readonly SensitiveField[];
   readonly shape: Shape;
   /** What the loader validates with: `shape` plus the cross-field rules, if any (same output). */
   readonly schema: z.ZodType;
+}
+
+/** A sensitive field of a kind (see KindSpec.sensitive). */
+export interface SensitiveField {
+  /** Where in a block: field names, `*` for every item of a list (`['origins', '*', 's3', 'secret_access_key']`). */
+  readonly path: readonly string[];
+  /** What the value from the environment must be; its messages are shown, so they never quote the value. */
+  readonly value: z.ZodType<string>;
 }
 
 /** One attribute a reference may read (see KindSpec.readable). */

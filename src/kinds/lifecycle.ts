@@ -3,7 +3,8 @@ import { NotFoundError } from '../api/errors.js';
 import { isUnknownOutcome } from '../api/retry.js';
 import { taskIdsSchema, type TaskScope } from '../api/tasks.js';
 import { PlanPayloadError } from '../errors.js';
-import type { ResourceChange } from '../plan/types.js';
+import { setAtPath } from '../plan/references.js';
+import type { ChangeFields, ResourceChange } from '../plan/types.js';
 import type { ApplyResult, FinishedTask, ProviderContext, ResourceProvider } from './provider.js';
 import type { ResourceAttributes, ResourceType } from './registry.js';
 import { requirePayload, startTasks, type Recovery } from './shared.js';
@@ -196,7 +197,8 @@ function lifecycleRunner<T extends ResourceType, Item, C, U>(lifecycle: Lifecycl
     sendTasks(ctx, input.desired, request, { ...(step.resend ? { resend: true } : {}), reread: () => step.reread(ctx, input), done: (item) => step.done(item, input) });
   return {
     async create(ctx: ProviderContext, change: ResourceChange<T>, step: CreateStep<T, C, Item>, checked?: C): Promise<ApplyResult> {
-      const input: CreateInput<T, C> = { change, desired: change.desired, payload: checked === undefined ? requirePayload(change, step.payload) : checked };
+      const planned = checked === undefined ? requirePayload(change, step.payload) : checked;
+      const input: CreateInput<T, C> = { change, desired: change.desired, payload: withSensitiveValues(ctx, change, planned) };
       const request = step.request(input);
       if (!step.tasks) return sendCreate(ctx, request);
       const finished: FinishedTask[] = [];
@@ -216,7 +218,7 @@ function lifecycleRunner<T extends ResourceType, Item, C, U>(lifecycle: Lifecycl
       return result;
     },
     async update(ctx: ProviderContext, change: ResourceChange<T>, step: UpdateStep<T, U, Item>): Promise<ApplyResult> {
-      const payload = requirePayload(change, step.payload);
+      const payload = withSensitiveValues(ctx, change, requirePayload(change, step.payload));
       const input: UpdateInput<T, U> = { change, desired: change.desired, payload, id: targetId(change, lifecycle.idField) };
       if ('run' in step) return step.run(ctx, input, (request, check) => sendTasks(ctx, change.desired, request, check));
       const request = step.request(input);
@@ -236,6 +238,25 @@ function lifecycleRunner<T extends ResourceType, Item, C, U>(lifecycle: Lifecycl
       }
     },
   };
+}
+
+/**
+ * The payload with each sensitive value (change.sensitive) read from the environment into its
+ * place, which holds the `${env:NAME}` reference: done right before the request is built, so the
+ * value is only ever in the request sent (the API client redacts it from what comes back). The
+ * reference must be where the plan says, and the variable set (the stack's loader already
+ * refused an unset one): otherwise PlanPayloadError, before anything is sent.
+ */
+export function withSensitiveValues<P>(ctx: ProviderContext, change: Pick<ChangeFields, 'address' | 'action' | 'sensitive'>, payload: P): P {
+  let out: unknown = payload;
+  for (const { path, env } of change.sensitive ?? []) {
+    const at = path.reduce<unknown>((node, key) => (node as Record<string | number, unknown> | undefined)?.[key], out);
+    if (at !== `\${env:${env}}`) throw new PlanPayloadError(change, `payload.${path.join('.')} does not hold the reference \${env:${env}}`);
+    const value = ctx.sensitive?.(env);
+    if (value === undefined) throw new PlanPayloadError(change, `the environment variable ${env} is not set, and its value is sent (a sensitive value)`);
+    out = setAtPath(out, path, value);
+  }
+  return out as P;
 }
 
 /**

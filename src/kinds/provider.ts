@@ -3,7 +3,7 @@ import type { ApiClient } from '../api/client.js';
 import type { TaskScope } from '../api/tasks.js';
 import { readTogether } from './read-together.js';
 import { RESOURCE_TYPES, type CheckAttributes, type CheckType, type ResourceAttributes, type ResourceType } from './registry.js';
-import type { CheckStatus, FieldChange, ResourceChange } from '../plan/types.js';
+import type { CheckStatus, FieldChange, ResourceChange, SensitiveValue } from '../plan/types.js';
 import type { KindImporter } from './kind-list.js';
 
 /** What a provider may use for I/O: the API client, cancellation, task waiting and progress. */
@@ -40,6 +40,11 @@ export interface ProviderContext {
    * reads and confirming reads always ask the platform.
    */
   readOnce?<R>(key: string, fetch: () => Promise<R>): Promise<R>;
+  /**
+   * The value of a sensitive value's environment variable (see SensitiveValue), read when a
+   * request that sends it is built; undefined when it is not set. Absent: no value is available.
+   */
+  sensitive?(name: string): string | undefined;
 }
 
 /** A cloud task that reached FINISHED, as far as callers of waitForTasks need it. */
@@ -227,9 +232,17 @@ export interface ProviderPlan {
   changes: FieldChange[];
   unchanged_elements?: Record<string, number>;
   payload?: Record<string, unknown>;
+  /** Where `payload` holds a sensitive value's `${env:NAME}` reference (see SensitiveValue); absent when none. */
+  sensitive?: SensitiveValue[];
   errors: PlanProblem[];
   warnings: string[];
   notes: string[];
+}
+
+/** How a resource is planned besides its desired attributes and state (see ResourceProvider.plan). */
+export interface PlanOptions {
+  /** Send the block's sensitive values again although they cannot be compared (rotating a key). */
+  resendSensitive?: boolean;
 }
 
 /**
@@ -304,8 +317,12 @@ export interface ResourceProvider<T extends ResourceType = ResourceType> {
   destroyNote?(state: Record<string, unknown>): string | undefined;
   /** The identifying and declared fields of an existing resource, as `before` shows them. Pure. */
   summarize(state: Record<string, unknown>): Record<string, unknown>;
-  /** Diffs desired against an existing resource's state: action, changes, plan errors. Pure. */
-  plan(desired: ResourceAttributes[T], state: Record<string, unknown>): ProviderPlan;
+  /**
+   * Diffs desired against an existing resource's state: action, changes, plan errors. Pure.
+   * `resendSensitive` (`--resend-sensitive ADDRESS`): the kind's sensitive values, which are
+   * never compared, are sent again (an update even when nothing differs).
+   */
+  plan(desired: ResourceAttributes[T], state: Record<string, unknown>, options?: PlanOptions): ProviderPlan;
   /**
    * Carries out a planned change (create, update, replace or delete): starts the work and
    * waits on its tasks.
@@ -379,8 +396,10 @@ export interface BoundProvider {
    */
   read(ctx: ProviderContext): Promise<Observation>;
   summarize(state: Record<string, unknown>): Record<string, unknown>;
-  /** A fresh plan of the change's desired attributes against this state. Pure. */
+  /** A fresh plan of the change's desired attributes against this state (its sensitive values sent again when the change says so). Pure. */
   plan(state: Record<string, unknown>): ProviderPlan;
+  /** Whether this state already shows the change's result: its plan, sensitive values not sent again, is a no-op. Pure. */
+  isSettled(state: Record<string, unknown>): boolean;
   apply(ctx: ProviderContext): Promise<ApplyResult>;
   /** See ResourceProvider.isProgressOf; false when the kind does not define it. */
   isProgressOf(fresh: ProviderPlan): boolean;
@@ -404,7 +423,14 @@ export function bindProvider<K extends ResourceType>(providers: ProviderRegistry
     },
     summarize: (state) => provider.summarize(state),
     // A move is planned as a claim (the ownership tags rewritten), and confirmed the same way.
-    plan: (state) => (change.moved_from !== undefined && provider.ownership ? provider.ownership.claim(change.desired, state, ref) : provider.plan(change.desired, state)),
+    plan: (state) =>
+      change.moved_from !== undefined && provider.ownership
+        ? provider.ownership.claim(change.desired, state, ref)
+        : provider.plan(change.desired, state, change.resend_sensitive ? { resendSensitive: true } : undefined),
+    isSettled: (state) => {
+      const again = change.moved_from !== undefined && provider.ownership ? provider.ownership.claim(change.desired, state, ref) : provider.plan(change.desired, state);
+      return again.action === 'no-op' && again.errors.length === 0;
+    },
     apply: (ctx) => provider.apply(ctx, change),
     isProgressOf: (fresh) => provider.isProgressOf?.(change, fresh) === true,
   };

@@ -40,6 +40,8 @@ export interface PlanInput {
   edgeformVersion: string;
   /** Diagnostics found before reading (e.g. unknown --target); they make the plan errored. */
   diagnostics?: Diagnostic[];
+  /** `--resend-sensitive`: the resource blocks whose sensitive values are sent again (see PlanOptions). */
+  resendSensitive?: ReadonlySet<string>;
 }
 
 /**
@@ -96,8 +98,25 @@ export function buildPlan(input: PlanInput): Plan {
       diagnostics.push(...resolved.diagnostics);
       continue;
     }
-    const planned = planResource(resolved.block, read.observation, input.planners, failingCheckWarnings(block, checkResults), { address: block.address, stack: stackName }, owners);
+    const resend = input.resendSensitive?.has(address) === true;
+    const planned = planResource(
+      resolved.block,
+      read.observation,
+      input.planners,
+      failingCheckWarnings(block, checkResults),
+      { address: block.address, stack: stackName },
+      owners,
+      resend,
+    );
     diagnostics.push(...planned.diagnostics);
+    if (resend && planned.change && planned.change.action !== 'create' && !planned.change.sensitive) {
+      diagnostics.push(
+        blockError(
+          block,
+          `${address}: --resend-sensitive names it, but it sends no sensitive values (${planned.change.action === 'delete' ? 'it is deleted' : 'its block declares none'})`,
+        ),
+      );
+    }
     if (planned.change) {
       // A delete waits on none of its references: they order it before what it refers to, and one
       // naming a block deleted after it reads that block as observed (see ReferenceSources.deleting).
@@ -105,6 +124,11 @@ export function buildPlan(input: PlanInput): Plan {
       resourceChanges.push(change);
       changesByAddress.set(address, change);
     }
+  }
+
+  for (const address of input.resendSensitive ?? []) {
+    const block = blocks.get(address);
+    if (block?.kind !== 'resource') diagnostics.push({ severity: 'error', code: 'unknown-target', summary: `--resend-sensitive ${address}: the stack declares no such resource` });
   }
 
   const count = (...actions: string[]) => resourceChanges.filter((c) => actions.includes(c.action)).length;
@@ -200,13 +224,14 @@ function planResource<K extends ResourceType>(
   checkWarnings: string[],
   ref: ResourceRef,
   owners: OwnershipContext,
+  resend = false,
 ): { change?: ResourceChange<K>; diagnostics: Diagnostic[] } {
   const planner: ResourcePlanner<K> = planners[block.type];
   const desired = block.attributes;
   const verdict = judgeOwnership(block, observed, planner, ref, owners);
   if (verdict.diagnostics.some((d) => d.severity === 'error')) return { diagnostics: verdict.diagnostics };
   if (verdict.move) return planMove(block, planner, ref, verdict.move, checkWarnings);
-  const planned = planOwnedResource(block, observed, planner, checkWarnings, ref);
+  const planned = planOwnedResource(block, observed, planner, checkWarnings, ref, resend);
   return { ...planned, diagnostics: [...verdict.diagnostics, ...planned.diagnostics] };
 }
 
@@ -216,6 +241,7 @@ function planOwnedResource<K extends ResourceType>(
   planner: ResourcePlanner<K>,
   checkWarnings: string[],
   ref: ResourceRef,
+  resend: boolean,
 ): { change?: ResourceChange<K>; diagnostics: Diagnostic[] } {
   const desired = block.attributes;
   const lockTaskId = observed.exists ? (observed.lockTaskId ?? null) : null;
@@ -267,7 +293,7 @@ function planOwnedResource<K extends ResourceType>(
     };
   }
 
-  const result = planner.plan(desired, observed.state);
+  const result = planner.plan(desired, observed.state, resend ? { resendSensitive: true } : undefined);
   if (result.errors.length > 0) {
     return { diagnostics: result.errors.map((e) => blockError(block, `${block.address}: ${e.summary}`, e.field, e.detail)) };
   }
@@ -278,9 +304,20 @@ function planOwnedResource<K extends ResourceType>(
     const forced = result.changes.filter((c) => c.forces_replacement).map((c) => c.path.join('.'));
     // The resource is destroyed and created again: it ends where a create would, with its payload.
     const notes = [`${forced.join(', ')} cannot be changed in place: the ${block.type} is destroyed and created again`, ...result.notes];
-    return { diagnostics: [], change: changeOf(block, { ...result, after: create.after, payload: create.payload, notes }, result.before, lockTaskId, checkWarnings, identity) };
+    return {
+      diagnostics: [],
+      change: changeOf(
+        block,
+        { ...result, after: create.after, payload: create.payload, ...(create.sensitive ? { sensitive: create.sensitive } : {}), notes },
+        result.before,
+        lockTaskId,
+        checkWarnings,
+        identity,
+      ),
+    };
   }
-  return { diagnostics: [], change: changeOf(block, result, result.before, lockTaskId, checkWarnings, identity) };
+  const change = changeOf(block, result, result.before, lockTaskId, checkWarnings, identity);
+  return { diagnostics: [], change: resend && result.action === 'update' && result.sensitive ? { ...change, resend_sensitive: true } : change };
 }
 
 /** What judging a block's ownership needs of the whole plan. */
@@ -482,6 +519,7 @@ function changeOf<K extends ResourceType>(
     changes: planned.changes,
     unchanged_elements: planned.unchanged_elements,
     payload: planned.payload,
+    ...(planned.sensitive && planned.sensitive.length > 0 ? { sensitive: planned.sensitive } : {}),
     fingerprint: fingerprint(before),
     warnings: [...lockWarnings(lockTaskId), ...checkWarnings, ...planned.warnings],
     notes: planned.notes,

@@ -54,6 +54,16 @@ const planFileSchema = z.strictObject({
         .string()
         .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}\/[a-z][a-z0-9_]*\.[a-zA-Z_][a-zA-Z0-9_-]*$/, 'expected OLDSTACK/TYPE.NAME')
         .optional(),
+      sensitive: z
+        .array(
+          z.strictObject({
+            path: z.array(z.union([z.string(), z.int().min(0)])).min(1),
+            env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name'),
+          }),
+        )
+        .min(1)
+        .optional(),
+      resend_sensitive: z.literal(true).optional(),
       references: z
         .array(z.strictObject({ path: z.array(z.union([z.string(), z.int().min(0)])).min(1), template: z.string(), stringify: z.literal(true).optional() }))
         .min(1)
@@ -190,6 +200,8 @@ export function toPlanDocument(plan: Plan | SavedPlan): Record<string, unknown> 
       ...(c.pruned ? { pruned: true as const } : {}),
       ...(c.destroy_note === undefined ? {} : { destroy_note: c.destroy_note }),
       ...(c.moved_from === undefined ? {} : { moved_from: c.moved_from }),
+      ...(c.sensitive === undefined ? {} : { sensitive: c.sensitive }),
+      ...(c.resend_sensitive === undefined ? {} : { resend_sensitive: c.resend_sensitive }),
       ...(c.references === undefined ? {} : { references: c.references }),
       ...(c.after_unknown === undefined ? {} : { after_unknown: c.after_unknown }),
     })),
@@ -349,6 +361,8 @@ const DECIDING_FIELDS = [
   'pruned',
   'destroy_note',
   'moved_from',
+  'sensitive',
+  'resend_sensitive',
   'references',
   'after_unknown',
 ] as const;

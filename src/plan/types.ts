@@ -19,6 +19,12 @@ export type Action = 'no-op' | 'create' | 'update' | 'replace' | 'delete' | 'rea
 /** The value a plan shows for what only the platform decides on create (ids). */
 export const KNOWN_AFTER_APPLY = '(known after apply)';
 
+/**
+ * What plans show (and compare) in place of a sensitive value (KindSpec.sensitive): the stack
+ * holds only its `${env:NAME}` reference, and the platform never shows it.
+ */
+export const SENSITIVE = '(sensitive)';
+
 /** One changed leaf of a resource, as the renderers show it. */
 export interface FieldChange {
   /** Attribute path from the resource root, e.g. ["flavor_id"] or ["tags", "env"]. */
@@ -44,6 +50,18 @@ export interface PendingReference {
   template: string;
   /** A whole reference to a number or boolean in a string field: its value is written as text. */
   stringify?: true;
+}
+
+/**
+ * A sensitive value a change sends (KindSpec.sensitive): its place in `payload` holds the
+ * `${env:NAME}` reference, and apply puts the variable's value there when it sends the request.
+ * Neither the plan nor the plan file ever holds the value.
+ */
+export interface SensitiveValue {
+  /** Where in `payload`: ["body", "sources", 1, "config", "s3_secret_access_key"]. */
+  path: (string | number)[];
+  /** The environment variable holding the value. */
+  env: string;
 }
 
 /** What a planned change records, whatever its kind (see ResourceChange). */
@@ -82,6 +100,10 @@ export interface ChangeFields {
    * `OLDSTACK/TYPE.NAME`, and the update rewrites them to this block's; nothing is created or destroyed.
    */
   moved_from?: string;
+  /** The sensitive values the payload sends (see SensitiveValue); absent when none. */
+  sensitive?: SensitiveValue[];
+  /** Planned with `--resend-sensitive`: the sensitive values are sent although nothing else differs. */
+  resend_sensitive?: true;
   /** The block's references not known until apply (see PendingReference); absent when none. */
   references?: PendingReference[];
   /**

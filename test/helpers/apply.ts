@@ -40,10 +40,10 @@ export function connectTo(emu: Emulator, signal?: AbortSignal): { api: ApiClient
   return { api, ctx };
 }
 
-/** Writes a stack, reads it from the emulator and plans it, as `edgeform plan` does. */
-export async function planYaml(ctx: ProviderContext, baseUrl: string, yaml: string): Promise<Plan> {
+/** Writes a stack, reads it from the emulator and plans it, as `edgeform plan` does (`env`: what `${env:NAME}` reads). */
+export async function planYaml(ctx: ProviderContext, baseUrl: string, yaml: string, env: Record<string, string> = {}): Promise<Plan> {
   const path = join(writeStackFiles({ 'stack.yaml': yaml }), 'stack.yaml');
-  const loaded = await loadStack(path, {});
+  const loaded = await loadStack(path, env);
   if (!loaded.stack) throw new Error(`invalid test stack: ${loaded.diagnostics.map((d) => d.summary).join('; ')}`);
   const observed = await readStack(ctx, loaded.stack, providers, { parallelism: 10 });
   const plan = buildPlan({

@@ -10,7 +10,7 @@ import type { Plan } from '../../src/plan/types.js';
 import { providers } from '../../src/kinds/providers.js';
 import { connectTo, driveTasks, emulatorEnv, planYaml } from './apply.js';
 import { captureStream } from './capture.js';
-import { chaosWorld, compareWithMutations, countStatuses, createChaosContext } from './chaos.js';
+import { CHAOS_S3_ENV, chaosWorld, compareWithMutations, countStatuses, createChaosContext } from './chaos.js';
 import { startTestEmulator, type TestEmulator } from './emulator.js';
 import { writeStackFiles } from './stack-files.js';
 
@@ -61,7 +61,7 @@ async function runChaos(
   const emu = await startTestEmulator({ fixtures: world.fixtures, taskDurationMs: 2000, seed });
   track(emu);
   const planner = connectTo(emu);
-  const plan = await planYaml(planner.ctx, emu.url, world.yaml).finally(() => planner.api.close());
+  const plan = await planYaml(planner.ctx, emu.url, world.yaml, CHAOS_S3_ENV).finally(() => planner.api.close());
   // The world is what it claims: its resources (world.size), every kind, updates, deletes and no-ops.
   expect(plan.resource_changes).toHaveLength(world.size);
   const actions = new Set(plan.resource_changes.map((c) => `${c.type} ${c.action}`));
@@ -113,7 +113,7 @@ async function runChaos(
   };
   const reportProblems = compareWithMutations(plan, outcome, emu.mutations);
 
-  const env = { ...emulatorEnv(emu), NO_COLOR: '1' };
+  const env = { ...emulatorEnv(emu), ...CHAOS_S3_ENV, NO_COLOR: '1' };
   const cli = async (args: string[]) => {
     const stdout = captureStream();
     const stderr = captureStream();
@@ -122,6 +122,8 @@ async function runChaos(
   };
   const rerun = await cli(['apply', stackPath, '--auto-approve']);
   const finalPlan = await cli(['plan', stackPath, '--detailed-exitcode']);
+  // The S3 origin's keys (sensitive) are never printed, whatever failed on the way.
+  for (const value of Object.values(CHAOS_S3_ENV)) expect(`${rerun.output}${finalPlan.output}`).not.toContain(value);
   // Over both applies, every planned change was made exactly once, and nothing else.
   const converged: ApplyOutcome = {
     resources: plan.resource_changes.map((c) => ({ address: c.address, action: c.action, status: c.action === 'no-op' ? 'unchanged' : 'applied', taskIds: [] })),

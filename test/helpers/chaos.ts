@@ -197,6 +197,9 @@ function dnsChaosPart(): { zones: Record<string, unknown>[]; blocks: string[] } 
 }
 // ---- end of DNS
 
+/** The environment the chaos world's S3 origin takes its keys from (the chaos run sets it). */
+export const CHAOS_S3_ENV = { CHAOS_S3_KEY_ID: 'CHAOSKEYID0000000001', CHAOS_S3_SECRET: 'chaos/S3/secret+0000000000000001' };
+
 // ---- CDN (issue 23): origin groups, resources and rules in the chaos world, kept in this one
 // function (and the cdn_* cases of emulatorResource and expectedMutations).
 /**
@@ -212,8 +215,20 @@ function cdnChaosPart(): { fixtures: Record<string, unknown[]>; blocks: string[]
   const resources: Record<string, unknown>[] = [];
   const rules: Record<string, unknown>[] = [];
   for (let g = 1; g <= 3; g++) {
-    groups.push({ id: g, name: `chaos-origins-${g}`, sources: [{ source: `origin-${g}.chaos.example` }] });
-    block(`og_${g}`, { type: 'cdn_origin_group', origin_group_id: g, name: `chaos-origins-${g}`, origins: [{ source: `origin-${g}.chaos.example` }] });
+    // The third group also has an S3 origin, its keys from the environment (CHAOS_S3_ENV): write-only, so kept as it is.
+    const s3 = { type: 'amazon', bucket_name: `chaos-bucket-${g}`, region: 'eu-west-1' };
+    const config = {
+      s3_type: s3.type,
+      s3_bucket_name: s3.bucket_name,
+      s3_region: s3.region,
+      s3_access_key_id: CHAOS_S3_ENV.CHAOS_S3_KEY_ID,
+      s3_secret_access_key: CHAOS_S3_ENV.CHAOS_S3_SECRET,
+    };
+    const withS3 = g === 3;
+    groups.push({ id: g, name: `chaos-origins-${g}`, sources: [{ source: `origin-${g}.chaos.example` }, ...(withS3 ? [{ origin_type: 's3', config, backup: true }] : [])] });
+    const keys = { access_key_id: '${env:CHAOS_S3_KEY_ID}', secret_access_key: '${env:CHAOS_S3_SECRET}' };
+    const origins = [{ source: `origin-${g}.chaos.example` }, ...(withS3 ? [{ s3: { ...s3, ...keys }, backup: true }] : [])];
+    block(`og_${g}`, { type: 'cdn_origin_group', origin_group_id: g, name: `chaos-origins-${g}`, origins });
   }
   for (let i = 1; i <= 6; i++) {
     const cname = `cdn-${i}.chaos.example`;

@@ -1,8 +1,29 @@
 import { z } from 'zod';
 import { type AccountScope, type KindList } from '../kind-list.js';
 
-/** An origin of a group as the platform shows it (a host source; S3 sources are read but not managed). */
-const sourceAnswer = z.looseObject({ source: z.string().optional(), backup: z.boolean().optional(), enabled: z.boolean().optional() });
+/** An S3 origin's config as the platform shows it (S3Config; the keys are always `SECRET_VALUE`, so not read). */
+const s3ConfigAnswer = z.looseObject({
+  s3_type: z.string(),
+  s3_bucket_name: z.string(),
+  s3_region: z.string().nullish(),
+  s3_storage_hostname: z.string().nullish(),
+});
+
+/** An origin of a group as the platform shows it: a host `source`, or `origin_type` s3 (or fastedge, read but not managed) with its `config`. */
+const sourceAnswer = z
+  .looseObject({
+    source: z.string().nullish(),
+    origin_type: z.string().optional(),
+    config: z.record(z.string(), z.unknown()).nullish(),
+    backup: z.boolean().optional(),
+    enabled: z.boolean().optional(),
+  })
+  .superRefine((source, ctx) => {
+    if (source.origin_type !== 's3') return;
+    const checked = s3ConfigAnswer.safeParse(source.config);
+    for (const issue of checked.error?.issues ?? [])
+      ctx.addIssue({ code: 'custom', path: ['config', ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))], message: issue.message });
+  });
 
 /** The fields of an origin group answer (OriginGroupsResponse) edgeform reads. */
 export const originGroupAnswer = z.looseObject({
@@ -12,6 +33,14 @@ export const originGroupAnswer = z.looseObject({
   proxy_next_upstream: z.array(z.string()).nullish(),
   sources: z.array(sourceAnswer).nullish(),
 });
+
+/** An S3 origin's config as edgeform reads it. */
+export type S3ConfigAnswer = z.infer<typeof s3ConfigAnswer>;
+
+/** The config of an S3 source (`origin_type: s3`, checked when the answer was parsed), or undefined for any other source. */
+export function s3ConfigOf(source: { origin_type?: string | undefined; config?: Record<string, unknown> | null | undefined }): S3ConfigAnswer | undefined {
+  return source.origin_type === 's3' ? (source.config as S3ConfigAnswer) : undefined;
+}
 
 /** An origin group as edgeform reads it. */
 export type OriginGroup = z.infer<typeof originGroupAnswer>;

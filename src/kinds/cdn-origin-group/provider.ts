@@ -5,12 +5,14 @@ import { diffDeclared } from '../declared-fields.js';
 import { listAll } from '../kind-list.js';
 import { defineLifecycle } from '../lifecycle.js';
 import { defineListReads } from '../list-read.js';
-import type { ResourceProvider } from '../provider.js';
+import { ENV_REFERENCE } from '../fields.js';
+import type { ProviderPlan, ResourceProvider } from '../provider.js';
+import { SENSITIVE, type SensitiveValue } from '../../plan/types.js';
 import type { ResourceAttributes } from '../registry.js';
 import { readOrGone } from '../shared.js';
 import { originGroupImport } from './import.js';
 import { originGroupAnswer, originGroupList, type OriginGroup } from './list.js';
-import { groupState } from './state.js';
+import { groupState, type OriginState } from './state.js';
 
 const GROUPS = originGroupList.path({});
 const groupPath = (id: number | string) => apiPath`/cdn/origin_groups/${id}`;
@@ -20,25 +22,80 @@ type Desired = ResourceAttributes['cdn_origin_group'];
 /** The declared fields, as compared and sent (`proxy_next_upstream` sorted: a set). */
 const FIELDS = ['name', 'origins', 'use_next', 'proxy_next_upstream'] as const;
 
-/** The block's declared fields, normalized as the state is (origins with their defaults, the set sorted). */
+type DesiredOrigin = NonNullable<Desired['origins']>[number];
+
+/** An origin as plans compare it (see OriginState): an S3 origin's keys `(sensitive)`, as the state has them: write-only. */
+function comparable(o: DesiredOrigin): OriginState {
+  const flags = { backup: o.backup, enabled: o.enabled };
+  if (o.s3 === undefined) return { source: o.source!, ...flags };
+  const { type, bucket_name, region, storage_hostname } = o.s3;
+  const s3 = { type, bucket_name, ...(region === undefined ? {} : { region }), ...(storage_hostname === undefined ? {} : { storage_hostname }) };
+  return { s3: { ...s3, access_key_id: SENSITIVE, secret_access_key: SENSITIVE }, ...flags };
+}
+
+/** The block's declared fields, normalized as the state is (origins with their defaults, S3 keys left out, the set sorted). */
 function declared(desired: Desired): Record<string, unknown> {
   const out: Record<string, unknown> = { name: desired.name };
-  if (desired.origins !== undefined) out.origins = desired.origins.map((o) => ({ source: o.source, backup: o.backup, enabled: o.enabled }));
+  if (desired.origins !== undefined) out.origins = desired.origins.map(comparable);
   if (desired.use_next !== undefined) out.use_next = desired.use_next;
   if (desired.proxy_next_upstream !== undefined) out.proxy_next_upstream = [...desired.proxy_next_upstream].sort();
   return out;
 }
 
-/** The request body of a create or an update (ChangeOriginGroup, no auth): `sources` for origins. */
-function bodyOf(fields: Record<string, unknown>): Record<string, unknown> {
-  const { origins, ...rest } = fields;
-  return { ...rest, ...(origins === undefined ? {} : { sources: origins }) };
+/**
+ * The request payload of a create or an update (ChangeOriginGroup, None Auth: S3 origins go in
+ * `sources` with `origin_type` and `config`, the vendor's current form; the deprecated group-wide
+ * `auth` is never sent). `origins` are the block's, when sent: the whole list, each S3 origin
+ * with both keys (the vendor's S3Config requires them), as their `${env:NAME}` references, which
+ * apply replaces with the variables' values (`sensitive`).
+ */
+function payloadOf(fields: Record<string, unknown>, origins: readonly DesiredOrigin[] | undefined): Pick<ProviderPlan, 'payload' | 'sensitive'> {
+  const { origins: _compared, ...rest } = fields;
+  const sensitive: SensitiveValue[] = [];
+  const sources = origins?.map((o, i) => {
+    const flags = { backup: o.backup, enabled: o.enabled };
+    if (o.s3 === undefined) return { source: o.source!, ...flags };
+    const keys = { s3_access_key_id: o.s3.access_key_id, s3_secret_access_key: o.s3.secret_access_key };
+    for (const [field, reference] of Object.entries(keys)) sensitive.push({ path: ['body', 'sources', i, 'config', field], env: envName(reference) });
+    const config = {
+      s3_type: o.s3.type,
+      s3_bucket_name: o.s3.bucket_name,
+      ...(o.s3.region === undefined ? {} : { s3_region: o.s3.region }),
+      ...(o.s3.storage_hostname === undefined ? {} : { s3_storage_hostname: o.s3.storage_hostname }),
+      ...keys,
+    };
+    return { origin_type: 's3' as const, config, ...flags };
+  });
+  return { payload: { body: { ...rest, ...(sources === undefined ? {} : { sources }) } }, ...(sensitive.length > 0 ? { sensitive } : {}) };
 }
+
+/** The variable a sensitive field's `${env:NAME}` reference names (the loader keeps nothing else there). */
+function envName(reference: string): string {
+  const name = ENV_REFERENCE.exec(reference)?.[1];
+  if (name === undefined) throw new Error(`a sensitive field holds no \${env:NAME} reference (this is a bug)`);
+  return name;
+}
+
+const s3Config = z.strictObject({
+  s3_type: z.enum(['amazon', 'other']),
+  s3_bucket_name: z.string(),
+  s3_region: z.string().optional(),
+  s3_storage_hostname: z.string().optional(),
+  s3_access_key_id: z.string().regex(ENV_REFERENCE),
+  s3_secret_access_key: z.string().regex(ENV_REFERENCE),
+});
 
 const payloadSchema = z.object({
   body: z.strictObject({
     name: z.string(),
-    sources: z.array(z.strictObject({ source: z.string(), backup: z.boolean(), enabled: z.boolean() })).optional(),
+    sources: z
+      .array(
+        z.union([
+          z.strictObject({ source: z.string(), backup: z.boolean(), enabled: z.boolean() }),
+          z.strictObject({ origin_type: z.literal('s3'), config: s3Config, backup: z.boolean(), enabled: z.boolean() }),
+        ]),
+      )
+      .optional(),
     use_next: z.boolean().optional(),
     proxy_next_upstream: z.array(z.string()).optional(),
   }),
@@ -101,21 +158,25 @@ export const cdnOriginGroup: ResourceProvider<'cdn_origin_group'> = {
 
   summarize: (state) => ({ origin_group_id: state.origin_group_id, name: state.name }),
 
-  plan(desired, state) {
+  plan(desired, state, options) {
     const want = declared(desired);
     const diff = diffDeclared(want, state, FIELDS);
     const before: Record<string, unknown> = { origin_group_id: state.origin_group_id };
     for (const field of FIELDS) if (want[field] !== undefined) before[field] = state[field] ?? null;
-    const changed = Object.fromEntries(diff.changed.map((field) => [field, want[field]]));
+    const changed: Record<string, unknown> = Object.fromEntries(diff.changed.map((field) => [field, want[field]]));
+    // The keys are never compared: --resend-sensitive sends the origins (with the keys) anyway.
+    const resend = options?.resendSensitive === true && desired.origins?.some((o) => o.s3 !== undefined) === true;
+    if (resend) changed.origins = want.origins;
+    const update = diff.changes.length > 0 || resend;
     return {
-      action: diff.changes.length > 0 ? 'update' : 'no-op',
+      action: update ? 'update' : 'no-op',
       before,
       after: { ...before, ...want },
       changes: diff.changes,
-      ...(diff.changes.length > 0 ? { payload: { body: bodyOf({ name: desired.name, ...changed }) } } : {}),
+      ...(update ? payloadOf({ name: desired.name, ...changed }, 'origins' in changed ? desired.origins : undefined) : {}),
       errors: [],
       warnings: [],
-      notes: [],
+      notes: resend ? ['origins are sent again with the S3 keys the environment holds now (--resend-sensitive)'] : [],
     };
   },
 
@@ -132,7 +193,8 @@ export const cdnOriginGroup: ResourceProvider<'cdn_origin_group'> = {
               },
             ]
           : [];
-      return createPlan(want, 'origin_group_id', { body: bodyOf(want) }, { errors });
+      const { payload, sensitive } = payloadOf(want, desired.origins);
+      return createPlan(want, 'origin_group_id', payload!, { errors, ...(sensitive ? { sensitive } : {}) });
     },
     identity: (desired) => (desired.origin_group_id === undefined ? `name ${JSON.stringify(desired.name)}` : null),
   },

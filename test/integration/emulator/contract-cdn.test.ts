@@ -115,6 +115,15 @@ async function expectCall(method: string, template: string, path: string, status
   return res.body;
 }
 
+/** An S3 origin's config within the vendor's S3Config restrictions (its example keys). */
+const S3_CONFIG = {
+  s3_type: 'amazon',
+  s3_bucket_name: 'b',
+  s3_region: 'eu-west-1',
+  s3_access_key_id: 'EXAMPLEFODNN7EXAMPLE',
+  s3_secret_access_key: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+};
+
 const hostGroup = {
   name: 'api',
   use_next: false,
@@ -146,10 +155,37 @@ describe('origin groups (cdn_api.yaml)', () => {
   it('POST with an S3 source answers 201 with the keys hidden', async () => {
     const s3 = {
       name: 's3',
-      sources: [{ origin_type: 's3', config: { s3_type: 'amazon', s3_bucket_name: 'b', s3_region: 'eu-west-1', s3_access_key_id: 'AKIA', s3_secret_access_key: 'secret' } }],
+      sources: [{ origin_type: 's3', config: S3_CONFIG }],
     };
     const body = await expectCall('POST', P.groups, P.groups, 201, { body: s3, validBody: true });
-    expect(body.sources[0].config.s3_secret_access_key).toBe('SECRET_VALUE');
+    expect(body.sources[0].config).toMatchObject({ s3_access_key_id: 'SECRET_VALUE', s3_secret_access_key: 'SECRET_VALUE', s3_auth_type: 'awsSignatureV4' });
+    // The emulator keeps what was sent (the platform uses the keys), and only answers them masked.
+    expect(emu.state.cdnOriginGroups.get(body.id)!.sources[0]!.config).toMatchObject({ s3_secret_access_key: S3_CONFIG.s3_secret_access_key });
+  });
+  it('POST with an S3 source missing its config answers 400 S3ConfigRequiredError, two with one bucket S3BucketNameDuplicateError', async () => {
+    await expectCall('POST', P.groups, P.groups, 400, { body: { name: 'x', sources: [{ origin_type: 's3' }] }, component: 'S3ConfigRequiredError' });
+    const twice = {
+      name: 'x',
+      sources: [
+        { origin_type: 's3', config: S3_CONFIG },
+        { origin_type: 's3', config: { ...S3_CONFIG, s3_region: 'us-east-1' } },
+      ],
+    };
+    await expectCall('POST', P.groups, P.groups, 400, { body: twice, validBody: true, component: 'S3BucketNameDuplicateError' });
+  });
+  it('POST with S3 keys outside the S3Config restrictions, or an amazon bucket without its region, answers 400 naming the config field', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ ...S3_CONFIG, s3_secret_access_key: 'short' }, 's3_secret_access_key'],
+      [{ ...S3_CONFIG, s3_secret_access_key: 'has spaces in it, sixteen+' }, 's3_secret_access_key'],
+      [{ ...S3_CONFIG, s3_access_key_id: 'AK!' }, 's3_access_key_id'],
+      [{ ...S3_CONFIG, s3_region: undefined }, 's3_region'],
+      [{ ...S3_CONFIG, s3_type: 'other', s3_region: undefined }, 's3_storage_hostname'],
+    ];
+    for (const [config, field] of cases) {
+      const res = await emu.call('POST', P.groups, { body: { name: 'x', sources: [{ origin_type: 's3', config }] } });
+      expect(res.status, res.text).toBe(400);
+      expect(Object.keys(res.body.errors.sources.s3_entry_0.config)).toEqual([field]);
+    }
   });
   it('POST with a taken name answers 400 OriginGroupNameNotUniqueError', () =>
     expectCall('POST', P.groups, P.groups, 400, { body: { ...hostGroup, name: 'unused' }, validBody: true, component: 'OriginGroupNameNotUniqueError' }));

@@ -197,6 +197,23 @@ function s3Errors(config: Record<string, unknown>): Errors {
   return errors;
 }
 
+/**
+ * An S3 source's `config` beyond what s3Errors checks: the keys' characters and lengths and the
+ * bucket name's length as the vendor's S3Config states them (the platform's wording for these is
+ * not documented; it follows AuthS3AccessKeyIdIsInvalidError's).
+ */
+function s3SourceConfigErrors(config: Record<string, unknown>): Errors {
+  const errors = s3Errors(config);
+  const id = config.s3_access_key_id;
+  if (errors.s3_access_key_id === undefined && typeof id === 'string' && !/^[A-Za-z0-9:_-]{4,255}$/.test(id))
+    errors.s3_access_key_id = ['Only 4-255 characters of Latin letters, numbers, colons, dashes and underscores are allowed.'];
+  const secret = config.s3_secret_access_key;
+  if (errors.s3_secret_access_key === undefined && typeof secret === 'string' && !/^[A-Za-z0-9+/:_-]{16,255}$/.test(secret))
+    errors.s3_secret_access_key = ['Only 16-255 characters of Latin letters, numbers, pluses, slashes, dashes, colons and underscores are allowed.'];
+  if (typeof config.s3_bucket_name === 'string' && config.s3_bucket_name.length > 256) errors.s3_bucket_name = ['Ensure this field has no more than 256 characters.'];
+  return errors;
+}
+
 /** The `sources` of a body, checked as the platform checks them (in its order); the records. */
 function readSources(value: unknown): CdnSourceRecord[] {
   if (!Array.isArray(value)) return refuse({ sources: ['Expected a list of items but got type "' + typeof value + '".'] });
@@ -222,8 +239,12 @@ function readSources(value: unknown): CdnSourceRecord[] {
     } else {
       const key = `${type}_entry_${index}`;
       if (!isPlainObject(item.config)) refuse({ sources: { [key]: { config: ['This field is required.'] } } });
-      const problems = type === 's3' ? s3Errors(item.config) : typeof item.config.app_id === 'string' && item.config.app_id !== '' ? {} : { app_id: ['This field is required.'] };
+      const problems =
+        type === 's3' ? s3SourceConfigErrors(item.config) : typeof item.config.app_id === 'string' && item.config.app_id !== '' ? {} : { app_id: ['This field is required.'] };
       if (Object.keys(problems).length > 0) refuse({ sources: { [key]: { config: problems } } });
+      const bucket = item.config.s3_bucket_name;
+      if (type === 's3' && sources.some((s) => s.origin_type === 's3' && s.config?.s3_bucket_name === bucket))
+        refuse({ sources: { [String(bucket)]: { config: ['The S3 bucket name must be unique inside group of origins.'] } } });
       config = structuredClone(item.config);
     }
     const name = source ?? `${type}_entry_${index}`;

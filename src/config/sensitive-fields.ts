@@ -1,0 +1,133 @@
+import type { Diagnostic } from './diagnostics.js';
+import { RESOURCE_KINDS, type KindSpec } from '../kinds/registry.js';
+import type { SensitiveField } from '../kinds/kind-spec.js';
+import { formatPath, setAtPath } from '../plan/references.js';
+import type { SourceNode } from './source-node.js';
+
+/** What a refused sensitive field holds while the rest of its block is checked (never in a valid block). */
+const PLACEHOLDER = '${env:_}';
+
+/** What claimSensitive found in one block. */
+export interface ClaimedSensitive {
+  /** The attributes with each sensitive field's `${env:NAME}` reference in place of its value. */
+  attributes: Record<string, unknown>;
+  /** The nodes of the sensitive values (their text is masked in code frames). */
+  nodes: SourceNode[];
+  /** False when a sensitive field was not one valid `${env:NAME}` reference (an error was reported). */
+  ok: boolean;
+}
+
+/**
+ * A block's sensitive fields (KindSpec.sensitive), taken from its source tree: each must be
+ * exactly one `${env:NAME}` reference (a literal, or a text around a reference, is an error that
+ * never shows the value) whose variable's value passes the field's `value` schema (checked here,
+ * so a bad key is found offline; the message names the variable, never the value). The
+ * attributes keep the reference as written, not the value: nothing made from the block (plans,
+ * plan files, output) can hold it. A sensitive field whose key names a credential was withheld
+ * by the reader with the error that refuses it: claiming it drops that error (`claimed`).
+ */
+export function claimSensitive(
+  kind: KindSpec,
+  root: SourceNode,
+  attributes: Record<string, unknown>,
+  address: string,
+  diagnostics: Diagnostic[],
+  claimed: Set<Diagnostic>,
+): ClaimedSensitive {
+  let out = attributes;
+  const nodes: SourceNode[] = [];
+  let ok = true;
+  for (const field of kind.sensitive ?? []) {
+    for (const { path, node } of nodesAt(root, field.path)) {
+      nodes.push(node);
+      if (node.refusal) claimed.add(node.refusal);
+      diagnostics.push(...(node.claimDiagnostics ?? []));
+      const reference = node.envReference !== undefined && !node.template ? node.envReference : undefined;
+      if (reference === undefined) {
+        ok = false;
+        // The block is refused; its schema must not see (and quote) what is written.
+        out = setAtPath(out, path, PLACEHOLDER);
+        if (!node.failed) {
+          diagnostics.push({
+            severity: 'error',
+            code: 'secret-in-stack',
+            summary: `${formatPath(path)} is sensitive: write it as exactly one \${env:NAME} reference, never the value`,
+            detail: 'A sensitive value comes only from the environment (export S3_SECRET=...; write ${env:S3_SECRET}); what is written here is not shown.',
+            address,
+            range: node.range,
+          });
+        }
+        continue;
+      }
+      out = setAtPath(out, path, `\${env:${reference}}`);
+      const problem = checkValue(field, node.value);
+      if (problem !== undefined) {
+        ok = false;
+        diagnostics.push({
+          severity: 'error',
+          code: 'invalid-value',
+          summary: `${formatPath(path)}: the value of \${env:${reference}} is not valid: ${problem}`,
+          detail: `The value comes from the environment variable ${reference}; it is not shown.`,
+          address,
+          range: node.range,
+        });
+      }
+    }
+  }
+  return { attributes: out, nodes, ok };
+}
+
+/** Why a sensitive field's value is not acceptable (the schema's message, which never quotes it), or undefined. */
+export function checkValue(field: SensitiveField, value: unknown): string | undefined {
+  const checked = field.value.safeParse(value);
+  return checked.success ? undefined : checked.error.issues[0]!.message;
+}
+
+/** The nodes a sensitive field's path names in a block's tree (`*`: each list item), with their paths. */
+function nodesAt(root: SourceNode, pattern: readonly string[]): Array<{ path: (string | number)[]; node: SourceNode }> {
+  let at: Array<{ path: (string | number)[]; node: SourceNode }> = [{ path: [], node: root }];
+  for (const segment of pattern) {
+    const next: typeof at = [];
+    for (const { path, node } of at) {
+      if (segment === '*') node.items?.forEach((item, i) => next.push({ path: [...path, i], node: item }));
+      else {
+        const child = node.entries?.get(segment) ?? node.withheld?.get(segment);
+        if (child) next.push({ path: [...path, segment], node: child });
+      }
+    }
+    at = next;
+  }
+  return at;
+}
+
+/**
+ * The values of the environment variables a stack's sensitive fields name (their
+ * `${env:NAME}` references): the strings the API client must redact from everything it hands
+ * back, should the platform echo one.
+ */
+export function sensitiveValues(blocks: ReadonlyArray<{ type: string; attributes: unknown }>, env: Readonly<Record<string, string | undefined>>): string[] {
+  const values = new Set<string>();
+  for (const block of blocks) {
+    const kind = RESOURCE_KINDS[block.type as keyof typeof RESOURCE_KINDS] as KindSpec | undefined;
+    for (const field of kind?.sensitive ?? []) {
+      for (const reference of valuesAt(block.attributes, field.path)) {
+        const name = typeof reference === 'string' ? /^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(reference)?.[1] : undefined;
+        const value = name === undefined ? undefined : env[name];
+        if (value !== undefined && value !== '') values.add(value);
+      }
+    }
+  }
+  return [...values];
+}
+
+/** The values a sensitive field's path names in a block's attributes (`*`: each list item). */
+function valuesAt(root: unknown, pattern: readonly string[]): unknown[] {
+  let at: unknown[] = [root];
+  for (const segment of pattern) {
+    at = at.flatMap((value) => {
+      if (segment === '*') return Array.isArray(value) ? value : [];
+      return value !== null && typeof value === 'object' && !Array.isArray(value) && segment in value ? [(value as Record<string, unknown>)[segment]] : [];
+    });
+  }
+  return at;
+}
