@@ -18,7 +18,7 @@ import { defineCommand } from './command.js';
 import { ExitCode, type CliIO } from './io.js';
 import { StackLocks } from './stack-lock.js';
 import { createRunReporter } from './run-reporter.js';
-import { checkMaxTasks, checkParallelism, DEFAULT_MAX_TASKS, MAX_MAX_TASKS, planStack, progressIntervalFromEnv } from './plan-stack.js';
+import { checkMaxTasks, checkParallelism, DEFAULT_MAX_TASKS, MAX_MAX_TASKS, planStack, progressIntervalFromEnv, RESEND_SENSITIVE_OPTION } from './plan-stack.js';
 
 interface ApplyArgs {
   path: string;
@@ -48,13 +48,7 @@ export const applyCommand = defineCommand<ApplyArgs>({
       })
       .option('task-timeout', { type: 'string', describe: 'Longest wait for one platform task, e.g. 30m, 90s (default 20m; 60m for k8s upgrades)' })
       .option('target', { type: 'string', array: true, requiresArg: true, default: [] as string[], describe: 'Apply only this address and what it depends on (repeatable)' })
-      .option('resend-sensitive', {
-        type: 'string',
-        array: true,
-        requiresArg: true,
-        default: [] as string[],
-        describe: "Send this resource's sensitive values (an S3 origin's keys) again from the environment, to rotate them (repeatable)",
-      })
+      .option('resend-sensitive', RESEND_SENSITIVE_OPTION)
       .option('format', { choices: APPLY_FORMATS, default: 'text' as const, describe: 'Progress output: text, or one JSON event per line' })
       .option('lock', {
         type: 'boolean',

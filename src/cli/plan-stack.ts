@@ -190,3 +190,12 @@ export async function planStack(options: PlanStackOptions): Promise<InvalidStack
     throw error;
   }
 }
+
+/** `--resend-sensitive ADDR` of plan and apply: a resource whose sensitive values are sent again (to rotate them). */
+export const RESEND_SENSITIVE_OPTION = {
+  type: 'string',
+  array: true,
+  requiresArg: true,
+  default: [] as string[],
+  describe: "Send this resource's sensitive values (an S3 origin's keys) again from the environment, to rotate them (repeatable)",
+} as const;

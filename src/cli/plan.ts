@@ -9,7 +9,7 @@ import { UsageError } from '../errors.js';
 import { defineCommand } from './command.js';
 import { commitFromEnv, ExitCode, type CliIO } from './io.js';
 import { createRunReporter } from './run-reporter.js';
-import { checkParallelism, planStack } from './plan-stack.js';
+import { checkParallelism, planStack, RESEND_SENSITIVE_OPTION } from './plan-stack.js';
 import { describeRunFailure, withInterrupts } from './interrupt.js';
 
 interface PlanArgs {
@@ -33,13 +33,7 @@ export const planCommand = defineCommand<PlanArgs>({
       .option('detailed-exitcode', { type: 'boolean', default: false, describe: 'Exit 0 with no changes, 2 with changes, 1 on error' })
       .option('parallelism', { type: 'number', default: 10, describe: 'Requests to the platform at the same time' })
       .option('target', { type: 'string', array: true, requiresArg: true, default: [] as string[], describe: 'Plan only this address and what it depends on (repeatable)' })
-      .option('resend-sensitive', {
-        type: 'string',
-        array: true,
-        requiresArg: true,
-        default: [] as string[],
-        describe: "Send this resource's sensitive values (an S3 origin's keys) again from the environment, to rotate them (repeatable)",
-      }),
+      .option('resend-sensitive', RESEND_SENSITIVE_OPTION),
   async run(args, io) {
     checkParallelism(args.parallelism);
     const view = createPlanView(args.format, io, { stackLabel: args.path, commit: commitFromEnv(io.env) });
