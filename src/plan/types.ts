@@ -7,7 +7,7 @@ import type { CheckType, ResourceAttributes, ResourceType } from '../kinds/regis
  * prints the plan file's shape (1.0 printed Terraform's `change.actions` shape). 2.1: a change
  * may carry `references` and `after_unknown` (values known only after apply).
  */
-export const PLAN_FORMAT_VERSION = '2.1';
+export const PLAN_FORMAT_VERSION = '2.2';
 
 /**
  * What apply will do to one resource. `create`: nothing matched the block's identity;
