@@ -151,6 +151,7 @@ async function applyStackLocked(
     parallelism: args.parallelism,
     targets: args.target,
     resendSensitive: args.resendSensitive,
+    protect: (values) => io.protect(values),
     signal: interrupts.abort.signal,
     taskTimeoutMs,
     admit: (stack, baseUrl) => holdNameLock(locks, stack, baseUrl, io.env),
@@ -230,6 +231,7 @@ async function applySavedPlanLocked(
       ),
     // What the plan sent again of its sensitive values, the fresh plan sends again too.
     resendSensitive: saved.resource_changes.filter((c) => c.resend_sensitive).map((c) => c.address),
+    protect: (values) => io.protect(values),
     admit: async (stack, baseUrl) => {
       admitSavedPlan(saved, stack, baseUrl, stackPath, io.env);
       await holdNameLock(locks, stack, baseUrl, io.env);

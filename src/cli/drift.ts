@@ -29,13 +29,19 @@ export const driftCommand = defineCommand<DriftArgs>({
     checkParallelism(args.parallelism);
     const view = createDriftView(args.format, io, { stackLabel: args.path });
     return withInterrupts(io, async (signal) => {
-      const result = await planStack({ path: args.path, env: io.env, parallelism: args.parallelism, targets: [], signal, reporter: createRunReporter(io) }).catch(
-        (error: unknown) => {
-          // The key refused, the platform down, an interrupt: JSON and Markdown still print their document.
-          view.failed(describeRunFailure(error, signal.aborted));
-          throw error;
-        },
-      );
+      const result = await planStack({
+        path: args.path,
+        env: io.env,
+        parallelism: args.parallelism,
+        targets: [],
+        signal,
+        reporter: createRunReporter(io),
+        protect: (values) => io.protect(values),
+      }).catch((error: unknown) => {
+        // The key refused, the platform down, an interrupt: JSON and Markdown still print their document.
+        view.failed(describeRunFailure(error, signal.aborted));
+        throw error;
+      });
       if (result.kind === 'invalid') {
         view.invalidStack(result.diagnostics, result.files);
         return ExitCode.error;

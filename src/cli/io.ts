@@ -15,6 +15,12 @@ export interface CliIO {
   err(text: string): void;
   /** The text as out and err would write it (key redacted, control characters escaped), without colour: for a log file. */
   sanitize(text: string): string;
+  /**
+   * Redacts these values too, from now on, like the API key: the values of a stack's sensitive
+   * fields (an S3 origin's keys), known once the stack is loaded. Never printed anyway; this is
+   * the last line of defence, should one reach an error message.
+   */
+  protect(values: readonly string[]): void;
 }
 
 /** Exit codes, the only ones edgeform uses (see README "Exit codes"). */
@@ -72,7 +78,8 @@ export function createIO(options: CreateIOOptions = {}): CliIO {
   const stderr = options.stderr ?? process.stderr;
   const stdin = options.stdin ?? process.stdin;
   const color = decideColor({ argv: options.argv ?? [], env, stdout });
-  const redact = createRedactor(secretsFromEnv(env));
+  const secrets = secretsFromEnv(env);
+  let redact = createRedactor(secrets);
   const clean = (text: string) => escapeTerminalOutput(redact(text.endsWith('\n') ? text : `${text}\n`), { color });
   return {
     env,
@@ -84,6 +91,12 @@ export function createIO(options: CreateIOOptions = {}): CliIO {
     out: (text) => void stdout.write(clean(text)),
     err: (text) => void stderr.write(clean(text)),
     sanitize: (text) => escapeTerminalOutput(redact(text), { color: false }),
+    protect(values) {
+      const added = values.filter((v) => v.length > 0 && !secrets.includes(v));
+      if (added.length === 0) return;
+      secrets.push(...added);
+      redact = createRedactor(secrets);
+    },
   };
 }
 

@@ -39,6 +39,8 @@ export interface PlanStackOptions {
   reporter?: RunReporter;
   /** `--resend-sensitive` addresses: their sensitive values are sent again (see PlanInput.resendSensitive). */
   resendSensitive?: readonly string[];
+  /** Given the values of the stack's sensitive fields once it is loaded, for the output to redact (CliIO.protect). */
+  protect?: (values: readonly string[]) => void;
 }
 
 /** A stack that could not be used: its diagnostics, and nothing was sent to the API. */
@@ -152,6 +154,10 @@ export async function planStack(options: PlanStackOptions): Promise<InvalidStack
   options.signal.throwIfAborted();
   if (!loaded.stack || hasErrors(loaded.diagnostics)) return { kind: 'invalid', diagnostics: loaded.diagnostics, files: loaded.files };
   const stack = loaded.stack;
+  // The values of the stack's sensitive fields are redacted like the API key, should the platform
+  // echo one, and from everything the run writes.
+  const secrets = sensitiveValues(stack.resources, options.env);
+  options.protect?.(secrets);
   const targeted = typeof options.targets === 'function' ? options.targets(stack) : options.targets;
   const targets = selectTargets(stack, targeted);
   if (hasErrors(targets.diagnostics)) return { kind: 'invalid', diagnostics: [...loaded.diagnostics, ...targets.diagnostics], files: loaded.files };
@@ -160,8 +166,7 @@ export async function planStack(options: PlanStackOptions): Promise<InvalidStack
   await options.admit?.(stack, baseUrl);
   // Interrupted while admitting (waiting on the file system for a lock): connect to nothing.
   options.signal.throwIfAborted();
-  // The values of the stack's sensitive fields are redacted like the API key, should the platform echo one.
-  const { api, ctx } = connect(baseUrl, { ...options, secrets: sensitiveValues(stack.resources, options.env) });
+  const { api, ctx } = connect(baseUrl, { ...options, secrets });
   try {
     // Without --target every block is read and, with prune: true, what the stack owns is listed (--target never prunes).
     const selected = targeted.length > 0 ? { selected: targets.selected } : {};

@@ -44,6 +44,7 @@ export const planCommand = defineCommand<PlanArgs>({
         parallelism: args.parallelism,
         targets: args.target,
         resendSensitive: args.resendSensitive,
+        protect: (values) => io.protect(values),
         signal,
         reporter: createRunReporter(io),
       }).catch((error: unknown) => {

@@ -50,6 +50,19 @@ describe('cdn_origin_group S3 origins: keys only from the environment, never pri
     emu = undefined;
   });
 
+  it('redacts a sensitive value that the stack also puts into a plain field, wherever the run prints it', async () => {
+    emu = await startTestEmulator({ taskDurationMs: 0 });
+    const env = { ...emulatorEnv(emu), S3_KEY_ID: KEY_ID, S3_SECRET: SECRET };
+    // The secret's variable, read again into an origin group name of another block: not a sensitive field.
+    const dir = writeStackFiles({ 'stack.yaml': `${STACK}  copy:\n    type: cdn_origin_group\n    name: copy-\${env:S3_SECRET}\n    origins: [{ source: copy.example.com }]\n` });
+    for (const format of ['text', 'json', 'markdown']) {
+      const plan = await runCliInProcess(['plan', 'stack.yaml', '--format', format], { env, cwd: dir });
+      expect(plan.code, plan.stderr).toBe(0);
+      expect(plan.stdout).toContain('copy-[REDACTED]');
+      expectNoSecret(plan.stdout, plan.stderr);
+    }
+  });
+
   it('plans, saves, shows, applies (trace log), drifts and plans again without a trace of the keys, while the platform receives them', async () => {
     emu = await startTestEmulator({ taskDurationMs: 0 });
     const env = { ...emulatorEnv(emu), S3_KEY_ID: KEY_ID, S3_SECRET: SECRET };

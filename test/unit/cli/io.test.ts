@@ -31,6 +31,16 @@ describe('createIO output boundary', () => {
     expect(stderr.text()).toBe('Error: 401: [REDACTED]\n');
   });
 
+  it("redacts values given to protect (a stack's sensitive values) from then on, with the key", () => {
+    const stdout = sink(false);
+    const io = createIO({ env: { EDGEFORM_API_KEY: KEY }, stdout, stderr: sink(false) });
+    const secret = 'wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY99';
+    io.out(`before: ${secret}`);
+    io.protect([secret, '']);
+    io.out(`after: ${secret} and ${encodeURIComponent(secret)} and ${KEY}`);
+    expect(stdout.text()).toBe(`before: ${secret}\nafter: [REDACTED] and [REDACTED] and [REDACTED]\n`);
+  });
+
   it('escapes control and bidi characters; without colour every ESC, with colour all but colour sequences', () => {
     const text = '\u001b[1mbold\u001b[22m \u001b]0;owned\u0007 \u009b2J \u202e\tend';
     const plain = sink(true);
