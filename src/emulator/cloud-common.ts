@@ -122,6 +122,22 @@ export function tagKeyValueFilter(ctx: RouteContext): Record<string, string> | u
   return parsed as Record<string, string>;
 }
 
+/** The tag filters of a cloud list: `tag_key` (repeatable: each key present) and `tag_key_value` (each key → value). */
+export interface TagFilter {
+  tagKeys: string[];
+  tagKeyValue: Record<string, string> | undefined;
+}
+
+/** A cloud list's TagFilter from its query; 400 when `tag_key_value` is malformed. */
+export function tagFilter(ctx: RouteContext): TagFilter {
+  return { tagKeys: queryList(ctx.query, 'tag_key'), tagKeyValue: tagKeyValueFilter(ctx) };
+}
+
+/** Whether tags pass a TagFilter: every `tag_key` present, every `tag_key_value` pair carried. */
+export function matchesTagFilter(tags: ReadonlyArray<{ key: string; value: string }>, filter: TagFilter): boolean {
+  return filter.tagKeys.every((k) => tags.some((t) => t.key === k)) && (filter.tagKeyValue === undefined || hasTagValues(tags, filter.tagKeyValue));
+}
+
 /** Whether tags carry every key → value of a tag_key_value filter. */
 export function hasTagValues(tags: ReadonlyArray<{ key: string; value: string }>, wanted: Readonly<Record<string, string>>): boolean {
   return Object.entries(wanted).every(([k, v]) => tags.some((t) => t.key === k && t.value === v));

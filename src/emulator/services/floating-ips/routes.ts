@@ -3,14 +3,14 @@ import {
   cloudCreateTags,
   cloudError,
   cloudObjectBody,
-  cloudTagsPatch,
   cloudPages,
   cloudPlacement,
-  hasTagValues,
-  placedIn,
-  queryList,
-  tagKeyValueFilter,
   type CloudScope,
+  cloudTagsPatch,
+  matchesTagFilter,
+  placedIn,
+  type TagFilter,
+  tagFilter,
 } from '../../cloud-common.js';
 import { defineCollection, type Created } from '../../collection.js';
 import { stableUuid } from '../../fixture-parts.js';
@@ -142,10 +142,8 @@ function buildFloatingIp(ctx: Ctx, { projectId, regionId }: CloudScope): Created
  * delete_fip), PATCH v2 (task update_floating_ip: tags merge patch and port association, `{"tasks":
  * []}` when nothing would change) and the deprecated synchronous PATCH v1 (tags only).
  */
-interface ListQuery {
+interface ListQuery extends TagFilter {
   status: string | null;
-  tagKeys: string[];
-  tagKeyValue: Record<string, string> | undefined;
 }
 
 export const floatingIps = defineCollection<State, FloatingIpRecord, CloudScope, ListQuery, 'uuid'>({
@@ -165,10 +163,9 @@ export const floatingIps = defineCollection<State, FloatingIpRecord, CloudScope,
     query(ctx) {
       const status = ctx.query.get('status');
       if (status !== null && !STATUSES.includes(status)) fail(cloudError(400, "status: Input should be 'ACTIVE', 'DOWN' or 'ERROR'", ctx.requestId));
-      return { status, tagKeys: queryList(ctx.query, 'tag_key'), tagKeyValue: tagKeyValueFilter(ctx) };
+      return { status, ...tagFilter(ctx) };
     },
-    where: (fip, { status, tagKeys, tagKeyValue }) =>
-      (status === null || fip.status === status) && tagKeys.every((k) => fip.tags.some((t) => t.key === k)) && (tagKeyValue === undefined || hasTagValues(fip.tags, tagKeyValue)),
+    where: (fip, q) => (q.status === null || fip.status === q.status) && matchesTagFilter(fip.tags, q),
     render(fip, ctx) {
       const vm = fip.instance_id ? ctx.state.instances.get(fip.instance_id) : undefined;
       return { ...renderFloatingIp(fip), instance: vm ? renderInstanceInFloating(ctx.state, vm, ctx.now) : null, loadbalancer: null };

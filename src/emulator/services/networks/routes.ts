@@ -1,19 +1,19 @@
 import {
-  CLOUD_PRODUCT,
   booleanQuery,
+  CLOUD_PRODUCT,
   cloudCreatedTags,
   cloudError,
   cloudName,
   cloudObjectBody,
   cloudPages,
   cloudPlacement,
+  type CloudScope,
   cloudTagsPatch,
   enumQuery,
-  hasTagValues,
+  matchesTagFilter,
   placedIn,
-  queryList,
-  tagKeyValueFilter,
-  type CloudScope,
+  type TagFilter,
+  tagFilter,
 } from '../../cloud-common.js';
 import { contains, firstHost, hostCount, isIpAddress, overlaps, parseNetwork, type IpNetwork } from '../../cidr.js';
 import { defineCollection, type Created } from '../../collection.js';
@@ -141,12 +141,10 @@ function buildNetwork(ctx: Ctx, scope: CloudScope): Created<NetworkRecord> {
   return { record, task: { type: 'create_network', data: body, createdResources: { networks: [id] } } };
 }
 
-interface NetworkQuery {
+interface NetworkQuery extends TagFilter {
   name: string | null;
   type: string | undefined;
   external: boolean | undefined;
-  tagKeys: string[];
-  tagKeyValue: Record<string, string> | undefined;
 }
 
 /**
@@ -173,15 +171,13 @@ export const networks = defineCollection<NetworkSlice, NetworkRecord, CloudScope
       name: ctx.query.get('name'),
       type: enumQuery(ctx, 'network_type', ['vlan', 'vxlan']),
       external: booleanQuery(ctx, 'external'),
-      tagKeys: queryList(ctx.query, 'tag_key'),
-      tagKeyValue: tagKeyValueFilter(ctx),
+      ...tagFilter(ctx),
     }),
     where: (net, q) =>
       (q.name === null || net.name === q.name) &&
       (q.type === undefined || net.type === q.type) &&
       (q.external === undefined || net.external === q.external) &&
-      q.tagKeys.every((k) => net.tags.some((t) => t.key === k)) &&
-      (q.tagKeyValue === undefined || hasTagValues(net.tags, q.tagKeyValue)),
+      matchesTagFilter(net.tags, q),
     render: (net, ctx) => renderNetwork(ctx, net),
   },
   get: (net, ctx) => renderNetwork(ctx, net),
@@ -329,10 +325,8 @@ function patchSubnet(ctx: Ctx, subnet: SubnetRecord, checkLock: () => void): Rec
   return changed;
 }
 
-interface SubnetQuery {
+interface SubnetQuery extends TagFilter {
   networkId: string | null;
-  tagKeys: string[];
-  tagKeyValue: Record<string, string> | undefined;
 }
 
 /**
@@ -354,11 +348,8 @@ export const subnets = defineCollection<NetworkSlice & InstanceSlice, SubnetReco
   tasks: { kind: 'subnet' },
   list: {
     paging: cloudPages(),
-    query: (ctx) => ({ networkId: ctx.query.get('network_id'), tagKeys: queryList(ctx.query, 'tag_key'), tagKeyValue: tagKeyValueFilter(ctx) }),
-    where: (subnet, q) =>
-      (q.networkId === null || subnet.network_id === q.networkId) &&
-      q.tagKeys.every((k) => subnet.tags.some((t) => t.key === k)) &&
-      (q.tagKeyValue === undefined || hasTagValues(subnet.tags, q.tagKeyValue)),
+    query: (ctx) => ({ networkId: ctx.query.get('network_id'), ...tagFilter(ctx) }),
+    where: (subnet, q) => (q.networkId === null || subnet.network_id === q.networkId) && matchesTagFilter(subnet.tags, q),
     render: renderSubnet,
   },
   get: renderSubnet,

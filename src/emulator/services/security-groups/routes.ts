@@ -7,12 +7,12 @@ import {
   cloudObjectBody,
   cloudPages,
   cloudPlacement,
-  cloudTagsPatch,
-  hasTagValues,
-  placedIn,
-  queryList,
-  tagKeyValueFilter,
   type CloudScope,
+  cloudTagsPatch,
+  matchesTagFilter,
+  placedIn,
+  tagFilter,
+  type TagFilter,
 } from '../../cloud-common.js';
 import { defineCollection, tasksReply, type Created } from '../../collection.js';
 import { stableUuid } from '../../fixture-parts.js';
@@ -199,10 +199,8 @@ export function instancesUsing(state: State, group: SecurityGroupRecord): string
   return using;
 }
 
-interface ListQuery {
+interface ListQuery extends TagFilter {
   name: string | null;
-  tagKeys: string[];
-  tagKeyValue: Record<string, string> | undefined;
 }
 
 /**
@@ -226,9 +224,8 @@ export const securityGroups = defineCollection<State, SecurityGroupRecord, Cloud
   tasks: { kind: 'security_group' },
   list: {
     paging: cloudPages(1000, 10),
-    query: (ctx) => ({ name: ctx.query.get('name'), tagKeys: queryList(ctx.query, 'tag_key'), tagKeyValue: tagKeyValueFilter(ctx) }),
-    where: (g, { name, tagKeys, tagKeyValue }) =>
-      (name === null || g.name === name) && tagKeys.every((k) => g.tags.some((t) => t.key === k)) && (tagKeyValue === undefined || hasTagValues(g.tags, tagKeyValue)),
+    query: (ctx) => ({ name: ctx.query.get('name'), ...tagFilter(ctx) }),
+    where: (g, q) => (q.name === null || g.name === q.name) && matchesTagFilter(g.tags, q),
     render: (g) => renderSecurityGroup(g),
   },
   get: renderSecurityGroup,

@@ -1,18 +1,18 @@
 import {
-  CLOUD_PRODUCT,
   booleanQuery,
+  CLOUD_PRODUCT,
   cloudCreatedTags,
   cloudError,
   cloudName,
   cloudObjectBody,
   cloudPages,
   cloudPlacement,
-  cloudTagsPatch,
-  hasTagValues,
-  placedIn,
-  queryList,
-  tagKeyValueFilter,
   type CloudScope,
+  cloudTagsPatch,
+  matchesTagFilter,
+  placedIn,
+  tagFilter,
+  type TagFilter,
 } from '../../cloud-common.js';
 import { defineCollection, type Created } from '../../collection.js';
 import { stableUuid } from '../../fixture-parts.js';
@@ -143,9 +143,7 @@ function buildVolume(ctx: Ctx, scope: CloudScope): Created<VolumeRecord> {
   return { record, task: { type: 'create_volume', data: body, createdResources: { volumes: [id] } } };
 }
 
-interface ListQuery {
-  tagKeys: string[];
-  tagKeyValue: Record<string, string> | undefined;
+interface ListQuery extends TagFilter {
   bootable: boolean | undefined;
   hasAttachments: boolean | undefined;
   instanceId: string | null;
@@ -176,8 +174,7 @@ export const volumes = defineCollection<State, VolumeRecord, CloudScope, ListQue
   list: {
     paging: cloudPages(),
     query: (ctx) => ({
-      tagKeys: queryList(ctx.query, 'tag_key'),
-      tagKeyValue: tagKeyValueFilter(ctx),
+      ...tagFilter(ctx),
       bootable: booleanQuery(ctx, 'bootable'),
       hasAttachments: booleanQuery(ctx, 'has_attachments'),
       instanceId: ctx.query.get('instance_id'),
@@ -187,8 +184,7 @@ export const volumes = defineCollection<State, VolumeRecord, CloudScope, ListQue
     where(v, q, ctx) {
       const vms = q.hasAttachments === undefined && q.instanceId === null ? [] : attachedTo(ctx.state, v);
       return (
-        q.tagKeys.every((k) => v.tags.some((t) => t.key === k)) &&
-        (q.tagKeyValue === undefined || hasTagValues(v.tags, q.tagKeyValue)) &&
+        matchesTagFilter(v.tags, q) &&
         (q.bootable === undefined || v.bootable === q.bootable) &&
         (q.hasAttachments === undefined || vms.length > 0 === q.hasAttachments) &&
         (q.instanceId === null || vms.some((vm) => vm.id === q.instanceId)) &&
