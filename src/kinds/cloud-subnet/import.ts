@@ -1,6 +1,6 @@
 import { defineImport } from '../kind-list.js';
 import { importedUserTags, ownedByTags } from '../cloud-owned.js';
-import { subnetList } from './list.js';
+import { subnetFields, subnetList } from './list.js';
 
 /**
  * Importing subnets: those of a project and region, each pinned by its id, with its network,
@@ -15,15 +15,7 @@ export const subnetImport = defineImport('cloud_subnet', {
   attributes: (subnet, s) => ({
     project_id: s.project_id,
     region_id: s.region_id,
-    subnet_id: subnet.id,
-    name: subnet.name,
-    network_id: subnet.network_id,
-    cidr: subnet.cidr,
-    ip_version: subnet.ip_version,
-    enable_dhcp: subnet.enable_dhcp,
-    dns_nameservers: subnet.dns_nameservers ?? [],
-    host_routes: (subnet.host_routes ?? []).map((r) => ({ destination: r.destination, nexthop: r.nexthop })),
-    gateway_ip: subnet.gateway_ip ?? null,
+    ...subnetFields(subnet),
     ...(subnet.gateway_ip === null || subnet.gateway_ip === undefined ? { connect_to_network_router: false } : {}),
     tags: importedUserTags(subnet.tags),
   }),

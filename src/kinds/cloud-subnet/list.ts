@@ -25,3 +25,18 @@ export const subnetList = cloudTaggedList((s) => apiPath`/cloud/v1/subnets/${s.p
 
 /** A subnet's item path. */
 export const subnetPath = (p: number, r: number, id: string | number) => apiPath`/cloud/v1/subnets/${p}/${r}/${id}`;
+
+/** A subnet's fields as plans and import compare them: lists the platform leaves null are empty, no gateway is null. */
+export function subnetFields(subnet: Subnet) {
+  return {
+    subnet_id: subnet.id,
+    name: subnet.name,
+    network_id: subnet.network_id,
+    cidr: subnet.cidr,
+    ip_version: subnet.ip_version,
+    enable_dhcp: subnet.enable_dhcp,
+    dns_nameservers: [...(subnet.dns_nameservers ?? [])],
+    host_routes: (subnet.host_routes ?? []).map((r) => ({ destination: r.destination, nexthop: r.nexthop })),
+    gateway_ip: subnet.gateway_ip ?? null,
+  };
+}

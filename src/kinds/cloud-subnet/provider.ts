@@ -6,7 +6,7 @@ import type { Observation, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { userTags, type LiveTag } from '../tags-merge-patch.js';
 import { subnetImport } from './import.js';
-import { subnetAnswer, subnetList, subnetPath, type Subnet } from './list.js';
+import { subnetAnswer, subnetFields, subnetList, subnetPath, type Subnet } from './list.js';
 
 const route = z.object({ destination: z.string(), nexthop: z.string() });
 
@@ -39,15 +39,7 @@ function observe(subnet: Subnet): Observation & { exists: true } {
   return {
     exists: true,
     state: {
-      subnet_id: subnet.id,
-      name: subnet.name,
-      network_id: subnet.network_id,
-      cidr: subnet.cidr,
-      ip_version: subnet.ip_version,
-      enable_dhcp: subnet.enable_dhcp,
-      dns_nameservers: [...(subnet.dns_nameservers ?? [])],
-      host_routes: (subnet.host_routes ?? []).map((r) => ({ destination: r.destination, nexthop: r.nexthop })),
-      gateway_ip: subnet.gateway_ip ?? null,
+      ...subnetFields(subnet),
       tags: subnet.tags.map(({ key, value, read_only }) => ({ key, value, read_only })),
     },
     lockTaskId: subnet.task_id ?? null,
