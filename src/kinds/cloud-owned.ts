@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { createPlan, onlyMatch } from './create.js';
 import { ADDRESS_TAG, isOwnershipTag, STACK_TAG, type TagsPolicy } from './fields.js';
-import { listAll, listEndpointOf, type CloudScope, type KindList } from './kind-list.js';
+import { type CloudScope, fetchListPage, type KindList, listAll, listEndpointOf } from './kind-list.js';
 import { defineListReads } from './list-read.js';
 import type { FieldChange } from '../plan/types.js';
 import { canonicalJson } from '../plan/fingerprint.js';
@@ -213,8 +213,9 @@ export function defineOwnedCloud<T extends ResourceType, Item extends OwnedCloud
         canMatch: ([ref]) => ref?.stack !== null && ref?.stack !== undefined,
         describe: ([d]) => `GET ${listPath(d)}`,
         fetchPage: (ctx, [d], [ref], page) =>
-          spec.list.fetchPage(
+          fetchListPage(
             ctx,
+            spec.list,
             { project_id: attrs(d).project_id, region_id: attrs(d).region_id, filter: { tag_key_value: JSON.stringify({ [STACK_TAG]: ref!.stack }) } },
             page,
           ),

@@ -67,8 +67,18 @@ export function listEndpointOf<T extends ResourceType, Scope, Item>(
   return {
     paging: list.paging,
     describe: (members) => `GET ${list.path(scopeOf(members))}`,
-    fetchPage: (ctx, members, page) => list.fetchPage(ctx, scopeOf(members), page),
+    fetchPage: (ctx, members, page) => fetchListPage(ctx, list, scopeOf(members), page),
   };
+}
+
+/**
+ * One page of a kind's list. Within one reading of a stack (ProviderContext.readOnce) a page
+ * asked for twice, by a grouped read and a prune listing, is fetched once: the same list, scope
+ * and page are the same request.
+ */
+export function fetchListPage<Scope, Item>(ctx: ProviderContext, list: KindList<Scope, Item>, scope: Scope, page: PageRequest): Promise<ListPage<Item>> {
+  const fetch = () => list.fetchPage(ctx, scope, page);
+  return ctx.readOnce ? ctx.readOnce(list, JSON.stringify([scope, page]), fetch) : fetch();
 }
 
 /** Settings of {@link listAll}. */
@@ -96,7 +106,7 @@ export async function listAll<Scope, Item>(
   itemId: (item: Item) => string,
   options: ListAllOptions = {},
 ): Promise<Item[]> {
-  const paged = { paging: list.paging, describe: `GET ${list.path(scope)}`, itemId, fetchPage: (page: PageRequest) => list.fetchPage(ctx, scope, page) };
+  const paged = { paging: list.paging, describe: `GET ${list.path(scope)}`, itemId, fetchPage: (page: PageRequest) => fetchListPage(ctx, list, scope, page) };
   return (await readAllPages(paged, options)).items;
 }
 

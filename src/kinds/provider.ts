@@ -35,11 +35,12 @@ export interface ProviderContext {
   sleep(ms: number): Promise<void>;
   /**
    * Set only while readStack reads a stack: a list page asked for more than once in that reading
-   * (by a kind's grouped read and by its prune listing) is fetched once, by `key` (its path and
-   * query), and every caller gets that one answer (or its error). Absent elsewhere, so apply's
+   * (by a kind's grouped read and by its prune listing) is fetched once, by `list` (the kind's
+   * list, KindList) and `key` (its scope and page), and every caller gets that one answer (or its
+   * error). Used by every kind's list (kind-list.ts fetchListPage). Absent elsewhere, so apply's
    * reads and confirming reads always ask the platform.
    */
-  readOnce?<R>(key: string, fetch: () => Promise<R>): Promise<R>;
+  readOnce?<R>(list: object, key: string, fetch: () => Promise<R>): Promise<R>;
   /**
    * The value of a sensitive value's environment variable (see SensitiveValue), read when a
    * request that sends it is built; undefined when it is not set. Absent: no value is available.

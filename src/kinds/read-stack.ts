@@ -56,12 +56,14 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
   // The first run-fatal error: aborts the reads in flight (through their signal) and skips the rest.
   const halt = new AbortController();
   // A list page asked for twice in this reading (a grouped read and a prune listing) is fetched once.
-  const fetched = new Map<string, Promise<unknown>>();
-  const readOnce = <R>(key: string, fetch: () => Promise<R>): Promise<R> => {
-    let answer = fetched.get(key) as Promise<R> | undefined;
+  const fetched = new WeakMap<object, Map<string, Promise<unknown>>>();
+  const readOnce = <R>(list: object, key: string, fetch: () => Promise<R>): Promise<R> => {
+    let pages = fetched.get(list);
+    if (pages === undefined) fetched.set(list, (pages = new Map()));
+    let answer = pages.get(key) as Promise<R> | undefined;
     if (answer === undefined) {
       answer = fetch();
-      fetched.set(key, answer);
+      pages.set(key, answer);
     }
     return answer;
   };

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { diffDeclared } from '../declared-fields.js';
-import { listAll } from '../kind-list.js';
+import { fetchListPage, listAll } from '../kind-list.js';
 import { defineLifecycle } from '../lifecycle.js';
 import { defineListReads } from '../list-read.js';
 import { ENV_REFERENCE } from '../fields.js';
@@ -127,7 +127,7 @@ const reads = defineListReads<'cdn_origin_group', OriginGroup>({
     itemId: (group) => String(group.id),
     paging: originGroupList.paging,
     describe: () => `GET ${GROUPS}`,
-    fetchPage: (ctx, _members, page) => originGroupList.fetchPage(ctx, {}, page),
+    fetchPage: (ctx, _members, page) => fetchListPage(ctx, originGroupList, {}, page),
   },
 });
 

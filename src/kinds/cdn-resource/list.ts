@@ -28,9 +28,7 @@ export const resourceList: KindList<AccountScope & { cname?: string }, CdnResour
   path: () => '/cdn/resources',
   async fetchPage(ctx, s, { limit, offset }) {
     const query = { limit, offset, ...(s.cname === undefined ? {} : { cname: s.cname }) };
-    const fetch = async () => (await ctx.api.get(resourceList.path(s), { schema: resourcePage, query, signal: ctx.signal })).body;
-    // One reading of a stack may list the account's resources for its blocks and for prune: once.
-    const page = await (ctx.readOnce?.(`GET ${resourceList.path(s)} ${JSON.stringify(query)}`, fetch) ?? fetch());
+    const page = (await ctx.api.get(resourceList.path(s), { schema: resourcePage, query, signal: ctx.signal })).body;
     return Array.isArray(page) ? { items: page } : { items: page.results, total: page.count };
   },
 };

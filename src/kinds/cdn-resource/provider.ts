@@ -5,7 +5,7 @@ import { destroyedOriginGroups, groupDependency, usesCdn } from '../cdn-prune.js
 import { planDeclaredOptions } from '../cdn-options-plan.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { diffDeclared } from '../declared-fields.js';
-import { listAll } from '../kind-list.js';
+import { fetchListPage, listAll } from '../kind-list.js';
 import { defineLifecycle } from '../lifecycle.js';
 import { defineListReads } from '../list-read.js';
 import type { GroupRead, MemberRead, Observation, OwnedResource, ProviderContext, PruneListing, ResourceProvider } from '../provider.js';
@@ -83,7 +83,7 @@ const reads = defineListReads<'cdn_resource', CdnResource>({
     itemId: (resource) => String(resource.id),
     paging: resourceList.paging,
     describe: () => `GET ${RESOURCES}`,
-    fetchPage: (ctx, _members, page) => resourceList.fetchPage(ctx, {}, page),
+    fetchPage: (ctx, _members, page) => fetchListPage(ctx, resourceList, {}, page),
   },
 });
 

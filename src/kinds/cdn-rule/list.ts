@@ -31,9 +31,7 @@ export const ruleList: KindList<CdnResourceScope, CdnRule> = {
   paging: { kind: 'offset', maxPageSize: 1000 },
   path: (s) => apiPath`/cdn/resources/${s.resource_id}/rules`,
   async fetchPage(ctx, s, { limit, offset }) {
-    const fetch = async () => (await ctx.api.get(ruleList.path(s), { schema: rulePage, query: { limit, offset }, signal: ctx.signal })).body;
-    // One reading of a stack may list a resource's rules for its rule blocks and for prune: once.
-    const page = await (ctx.readOnce?.(`GET ${ruleList.path(s)} ${JSON.stringify({ limit, offset })}`, fetch) ?? fetch());
+    const page = (await ctx.api.get(ruleList.path(s), { schema: rulePage, query: { limit, offset }, signal: ctx.signal })).body;
     return Array.isArray(page) ? { items: page } : { items: page.results, total: page.count };
   },
 };

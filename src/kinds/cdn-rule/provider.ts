@@ -3,7 +3,7 @@ import { apiPath } from '../../api/path.js';
 import { planDeclaredOptions } from '../cdn-options-plan.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { diffDeclared } from '../declared-fields.js';
-import { listAll } from '../kind-list.js';
+import { fetchListPage, listAll } from '../kind-list.js';
 import { defineLifecycle } from '../lifecycle.js';
 import { defineListReads } from '../list-read.js';
 import { deactivateBeforeDelete } from '../cdn-deactivate.js';
@@ -90,7 +90,7 @@ const reads = defineListReads<'cdn_rule', CdnRule>({
       canMatch: () => true,
       describe: ([desired]) => `GET ${ruleList.path({ resource_id: desired.resource_id })}`,
       fetchPage: (ctx, [desired], _refs, page) =>
-        resourceKnown(desired) ? ruleList.fetchPage(ctx, { resource_id: desired.resource_id }, page) : Promise.resolve({ items: [], total: 0 }),
+        resourceKnown(desired) ? fetchListPage(ctx, ruleList, { resource_id: desired.resource_id }, page) : Promise.resolve({ items: [], total: 0 }),
     },
   },
   list: {
@@ -99,7 +99,8 @@ const reads = defineListReads<'cdn_rule', CdnRule>({
     itemId: (rule) => String(rule.id),
     paging: ruleList.paging,
     describe: ([desired]) => `GET ${ruleList.path({ resource_id: desired.resource_id })}`,
-    fetchPage: (ctx, [desired], page) => (resourceKnown(desired) ? ruleList.fetchPage(ctx, { resource_id: desired.resource_id }, page) : Promise.resolve({ items: [], total: 0 })),
+    fetchPage: (ctx, [desired], page) =>
+      resourceKnown(desired) ? fetchListPage(ctx, ruleList, { resource_id: desired.resource_id }, page) : Promise.resolve({ items: [], total: 0 }),
   },
 });
 

@@ -5,7 +5,7 @@ import { fingerprint } from '../../plan/fingerprint.js';
 import { KNOWN_AFTER_APPLY, type FieldChange } from '../../plan/types.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { ADDRESS_TAG, STACK_TAG } from '../fields.js';
-import { listAll, listEndpointOf } from '../kind-list.js';
+import { fetchListPage, listAll, listEndpointOf } from '../kind-list.js';
 import type { GroupRead, MemberRead, Observation, Owner, OwnedResource, PlanProblem, ProviderContext, ProviderPlan, ResourceProvider, ResourceRef } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { defineListReads } from '../list-read.js';
@@ -170,7 +170,7 @@ const reads = defineListReads<'cloud_instance', Instance>({
       canMatch: ([ref]) => ref?.stack !== null && ref?.stack !== undefined,
       describe: ([d]) => `GET ${instanceList.path(d)}`,
       fetchPage: (ctx, [d], [ref], page) =>
-        instanceTaggedList.fetchPage(ctx, { project_id: d.project_id, region_id: d.region_id, tagKeyValue: JSON.stringify({ [STACK_TAG]: ref!.stack }) }, page),
+        fetchListPage(ctx, instanceTaggedList, { project_id: d.project_id, region_id: d.region_id, tagKeyValue: JSON.stringify({ [STACK_TAG]: ref!.stack }) }, page),
     },
   },
   list: {

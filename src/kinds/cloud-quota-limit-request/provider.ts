@@ -8,7 +8,7 @@ import type { ProviderContext, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { defineLifecycle } from '../lifecycle.js';
 import { readOrGone } from '../shared.js';
-import { listAll, listEndpointOf } from '../kind-list.js';
+import { fetchListPage, listAll, listEndpointOf } from '../kind-list.js';
 import { requestImport } from './import.js';
 import { normalizeLimits, requestAnswer, requestList, type Request } from './list.js';
 import { requestedLimits } from './schema.js';
@@ -65,7 +65,7 @@ const reads = defineListReads<'cloud_quota_limit_request', Request>({
       paging: requestList.paging,
       canMatch: () => true,
       describe: () => `GET ${REQUESTS}`,
-      fetchPage: (ctx, _members, _refs, page) => requestList.fetchPage(ctx, {}, page),
+      fetchPage: (ctx, _members, _refs, page) => fetchListPage(ctx, requestList, {}, page),
     },
   },
   list: {

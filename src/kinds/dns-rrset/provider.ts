@@ -5,7 +5,7 @@ import { createPlan } from '../create.js';
 import { canonicalName, ownerName } from '../dns-names.js';
 import { defineLifecycle } from '../lifecycle.js';
 import { defineListReads } from '../list-read.js';
-import { listAll } from '../kind-list.js';
+import { fetchListPage, listAll } from '../kind-list.js';
 import type { Ownership, OwnedResource, ProviderPlan, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { readOrGone } from '../shared.js';
@@ -77,7 +77,7 @@ const reads = defineListReads<'dns_rrset', RrsetItem>({
     itemId: (item) => `${canonicalName(item.name)}/${item.type.toUpperCase()}`,
     paging: zoneRrsetList.paging,
     describe: ([d]) => `GET ${zoneRrsetList.path({ zone: zoneOf(d) })}`,
-    fetchPage: (ctx, [d], page) => zoneRrsetList.fetchPage(ctx, { zone: zoneOf(d) }, page),
+    fetchPage: (ctx, [d], page) => fetchListPage(ctx, zoneRrsetList, { zone: zoneOf(d) }, page),
   },
 });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { fetchListPage } from '../kind-list.js';
 import { NotFoundError } from '../../api/errors.js';
 import { apiPath } from '../../api/path.js';
 import { isUnknownOutcome } from '../../api/retry.js';
@@ -86,7 +87,7 @@ const reads = defineListReads<'dns_zone', ZoneItem>({
     paging: zoneList.paging,
     maxMembersPerList: 100,
     describe: () => `GET ${ZONES}`,
-    fetchPage: (ctx, members, page) => zoneList.fetchPage(ctx, { names: members.map((m) => canonicalName(m.name)) }, page),
+    fetchPage: (ctx, members, page) => fetchListPage(ctx, zoneList, { names: members.map((m) => canonicalName(m.name)) }, page),
   },
 });
 

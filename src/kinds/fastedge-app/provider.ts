@@ -8,7 +8,7 @@ import type { ResourceAttributes } from '../registry.js';
 import { defineLifecycle } from '../lifecycle.js';
 import { readOrGone } from '../shared.js';
 import { appImport } from './import.js';
-import { listAll } from '../kind-list.js';
+import { fetchListPage, listAll } from '../kind-list.js';
 import { appFields, appList, appsNamedList, type AppItem } from './list.js';
 
 const APPS = appList.path({});
@@ -105,7 +105,7 @@ const reads = defineListReads<'fastedge_app', ReadApp>({
     paging: appList.paging,
     describe: () => `GET ${APPS}`,
     async fetchPage(ctx, _members, page) {
-      const listed = await appList.fetchPage(ctx, {}, page);
+      const listed = await fetchListPage(ctx, appList, {}, page);
       return { ...listed, items: listed.items.map(listedApp) };
     },
   },

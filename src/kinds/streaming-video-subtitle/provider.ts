@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
 import type { FieldChange } from '../../plan/types.js';
 import { createPlan, onlyMatch } from '../create.js';
-import { listEndpointOf } from '../kind-list.js';
+import { fetchListPage, listEndpointOf } from '../kind-list.js';
 import { defineListReads } from '../list-read.js';
 import type { ProviderContext, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
@@ -55,7 +55,7 @@ const reads = defineListReads<'streaming_video_subtitle', Subtitle>({
   project: (_ctx, d, s) => ({ exists: true, state: { subtitle_id: s.id, video_id: d.video_id, language: s.language, name: s.name ?? null, vtt: s.vtt ?? '' } }),
   hasId: (d) => d.subtitle_id !== undefined,
   async find(ctx: ProviderContext, d) {
-    return pickByLanguage(d, (await subtitleList.fetchPage(ctx, { video_id: d.video_id }, { index: 0, offset: 0, limit: 0 })).items);
+    return pickByLanguage(d, (await fetchListPage(ctx, subtitleList, { video_id: d.video_id }, { index: 0, offset: 0, limit: 0 })).items);
   },
   // The blocks of one video found by language are found in the video's one subtitle list.
   findInList: {
