@@ -13,6 +13,7 @@ import { checkReferenceTargets, inlineKnownReferences, refuseReferences } from '
 import { readStackFiles, type Env } from './stack-files.js';
 import { maskSpans, type SourceFile, type SourceNode } from './source-tree.js';
 import { FileNode } from './source-node.js';
+import { checkSensitiveElsewhere } from './sensitive-fields.js';
 import { RESOURCE_KINDS } from '../kinds/registry.js';
 import { referenceAddress, templateTargets, type TemplatePart } from '../plan/references.js';
 import type { CheckBlock, ResourceBlock, Stack } from './types.js';
@@ -107,6 +108,12 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
   const usedDefaults = new Set<string>();
   const typed = await validateBlocks(rawBlocks, valid.defaults, usedDefaults, diagnostics);
   maskSensitive(typed.values(), fileTexts);
+  // A sensitive variable read again by a plain field would be sent in clear.
+  const sensitiveNodes = new Set([...typed.values()].flatMap((b) => b.sensitive ?? []));
+  if (sensitiveNodes.size > 0) {
+    const roots = [...Object.values(settings).map((s) => s.node), ...rawBlocks.map((b) => b.node)];
+    addDiagnostics(diagnostics, checkSensitiveElsewhere(roots, sensitiveNodes, env));
+  }
 
   // A file with broken YAML may hold the blocks others depend on: do not guess.
   if (!anySyntaxErrors) {

@@ -21,6 +21,8 @@ export interface SourceNode {
   envReference?: string;
   /** True when the string contained any interpolation. */
   interpolated?: boolean;
+  /** The environment variables an interpolated string read (`${env:NAME}`), when it read any. */
+  envReferences?: string[];
   /** Set when the string holds `${TYPE.NAME.FIELD}` references: its parts (the value is the template as written). */
   template?: TemplatePart[];
   /** True when an error was already reported at this node; later checks stay quiet about it. */
@@ -99,6 +101,7 @@ export class FileNode implements SourceNode {
   declare items?: SourceNode[];
   declare envReference?: string;
   declare interpolated?: boolean;
+  declare envReferences?: string[];
   declare template?: TemplatePart[];
   declare failed?: boolean;
   declare secret?: boolean;
@@ -268,6 +271,7 @@ export class NodeChecks {
     }
     const node = new FileNode(result.value, this.lines, at);
     if (result.references.length > 0 || value !== result.value || result.template) node.interpolated = true;
+    if (result.references.length > 0) node.envReferences = result.references;
     if (isWholeReference(value)) node.envReference = result.references[0]!;
     if (result.template) node.template = result.template;
     return node;
