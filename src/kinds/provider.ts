@@ -281,6 +281,12 @@ export interface ProviderPlan {
 export interface PlanOptions {
   /** Send the block's sensitive values again although they cannot be compared (rotating a key). */
   resendSensitive?: boolean;
+  /**
+   * The block's address and stack, with the run's owner seal: a kind whose resources carry an
+   * owner mark outside ownership tags (a CDN resource's description) re-makes a mark of this
+   * stack made with the previous key, or none, and refuses one that does not verify.
+   */
+  ref?: ResourceRef;
 }
 
 /**
@@ -465,9 +471,9 @@ export function bindProvider<K extends ResourceType>(providers: ProviderRegistry
     plan: (state) =>
       claims && provider.ownership
         ? provider.ownership.claim(change.desired, state, ref)
-        : provider.plan(change.desired, state, change.resend_sensitive ? { resendSensitive: true } : undefined),
+        : provider.plan(change.desired, state, { ...(change.resend_sensitive ? { resendSensitive: true } : {}), ref }),
     isSettled: (state) => {
-      const again = claims && provider.ownership ? provider.ownership.claim(change.desired, state, ref) : provider.plan(change.desired, state);
+      const again = claims && provider.ownership ? provider.ownership.claim(change.desired, state, ref) : provider.plan(change.desired, state, { ref });
       return again.action === 'no-op' && again.errors.length === 0;
     },
     apply: (ctx) => provider.apply(ctx, change),

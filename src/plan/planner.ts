@@ -301,7 +301,7 @@ function planOwnedResource<K extends ResourceType>(
   }
 
   // A claim writes the block's ownership too (a zone's first pruning owner, a mark re-made).
-  const result = claim ? planner.ownership!.claim(desired, observed.state, ref) : planner.plan(desired, observed.state, resend ? { resendSensitive: true } : undefined);
+  const result = claim ? planner.ownership!.claim(desired, observed.state, ref) : planner.plan(desired, observed.state, { ...(resend ? { resendSensitive: true } : {}), ref });
   if (result.errors.length > 0) {
     return { diagnostics: result.errors.map((e) => blockError(block, `${block.address}: ${e.summary}`, e.field, e.detail)) };
   }

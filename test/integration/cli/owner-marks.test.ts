@@ -210,3 +210,80 @@ describe('owner marks on cloud resources: prune proves ownership with EDGEFORM_O
     expect(refused.stdout + refused.stderr).not.toContain(KEY);
   });
 });
+
+describe('owner marks on CDN resources: the description mark carries a keyed hash of the stack and the cname', () => {
+  let emu: TestEmulator | undefined;
+  afterEach(async () => {
+    await emu?.close();
+    emu = undefined;
+  });
+  const cdnMark = (cname: string, key = KEY) => createOwnerSeal(key).mark({ type: 'cdn_resource', stack: 'shop', address: '', identity: cname })!;
+  const FIXTURES = {
+    cdn_origin_groups: [{ id: 10, name: 'shop-origins', sources: [{ source: 'origin.shop.example' }] }],
+    cdn_resources: [
+      // A valid mark, no block: pruned.
+      { id: 101, cname: 'old.example.com', originGroup: 10, active: false, description: `Old [edgeform:shop:${cdnMark('old.example.com')}]` },
+      // A mark written by hand, a made-up owner mark, a valid one copied from old.example.com: left alone.
+      { id: 102, cname: 'bare.example.com', originGroup: 10, active: false, description: 'Bare [edgeform:shop]' },
+      { id: 103, cname: 'madeup.example.com', originGroup: 10, active: false, description: 'Made up [edgeform:shop:v1.AAAAAAAAAAAAAAAAAAAAAA]' },
+      { id: 104, cname: 'copied.example.com', originGroup: 10, active: false, description: `Copied [edgeform:shop:${cdnMark('old.example.com')}]` },
+      // Declared, marked with the previous key: re-marked by the next apply.
+      { id: 105, cname: 'site.example.com', originGroup: 10, description: `Site [edgeform:shop:${cdnMark('site.example.com', OLD)}]` },
+    ],
+  };
+  const STACK = `version: 1
+name: shop
+prune: true
+resources:
+  site: { type: cdn_resource, cname: site.example.com, description: Site }
+  fresh: { type: cdn_resource, cname: new.example.com, origin_group: 10 }
+`;
+  const descriptionOf = (e: TestEmulator, id: number) => e.state.cdnResources.get(id)?.description;
+  const created = (e: TestEmulator) => [...e.state.cdnResources.values()].find((r) => r.cname === 'new.example.com');
+
+  it('prunes only a valid mark, re-makes one of the previous key, marks a create, and drift reports the forged and the copied', async () => {
+    emu = await startTestEmulator({ fixtures: FIXTURES });
+    const env = { ...emulatorEnv(emu), EDGEFORM_OWNER_KEY: KEY, EDGEFORM_OWNER_KEY_PREVIOUS: OLD };
+    const file = join(writeStackFiles({ 'stack.yaml': STACK }), 'stack.yaml');
+    const plan = await runCliInProcess(['plan', file], { env });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('- cdn_resource.old.example.com (pruned)');
+    for (const cname of ['bare', 'madeup', 'copied']) expect(plan.stdout).not.toContain(`- cdn_resource.${cname}.example.com`);
+    expect(plan.stdout).toContain('prune: cdn_resource.bare.example.com (cdn_resource 102) names stack "shop", but carries no owner mark (in the description)');
+    expect(plan.stdout).toContain('prune: cdn_resource.madeup.example.com (cdn_resource 103) names stack "shop", but its owner mark (in the description) does not verify');
+    expect(plan.stdout).toContain('prune: cdn_resource.copied.example.com (cdn_resource 104) names stack "shop", but its owner mark (in the description) does not verify');
+    expect(plan.stdout).toContain("the owner mark in the description's stack mark is re-made with EDGEFORM_OWNER_KEY (it was made with EDGEFORM_OWNER_KEY_PREVIOUS)");
+    expect(plan.stdout).toContain('Plan: 1 to add, 1 to change, 1 to destroy.');
+
+    const applied = await runCliInProcess(['apply', file, '--auto-approve'], { env });
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(descriptionOf(emu, 101)).toBeUndefined();
+    for (const id of [102, 103, 104]) expect(emu.state.cdnResources.has(id)).toBe(true);
+    expect(descriptionOf(emu, 105)).toBe(`Site [edgeform:shop:${cdnMark('site.example.com')}]`);
+    expect(created(emu)?.description).toBe(`[edgeform:shop:${cdnMark('new.example.com')}]`);
+
+    const drift = await runCliInProcess(['drift', file, '--format', 'json'], { env: { ...env, EDGEFORM_OWNER_KEY_PREVIOUS: '' } });
+    expect(drift.code, drift.stderr).toBe(2);
+    const report = JSON.parse(drift.stdout) as { drifted: Array<{ address: string; kind: string }> };
+    expect(report.drifted.map((d) => `${d.kind} ${d.address}`)).toEqual([
+      'unproven cdn_resource.bare.example.com',
+      'unproven cdn_resource.madeup.example.com',
+      'unproven cdn_resource.copied.example.com',
+    ]);
+  });
+
+  it('refuses a declared resource whose mark of this stack does not verify, and without the key prunes by the stack mark alone', async () => {
+    emu = await startTestEmulator({ fixtures: FIXTURES });
+    const file = join(writeStackFiles({ 'stack.yaml': STACK }), 'stack.yaml');
+    const refused = await runCliInProcess(['plan', file], { env: { ...emulatorEnv(emu), EDGEFORM_OWNER_KEY: KEY } });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain("cdn_resource.site: CDN resource 105 carries this stack's mark [edgeform:shop], but its owner mark does not verify with EDGEFORM_OWNER_KEY");
+
+    const unkeyed = await runCliInProcess(['apply', file, '--auto-approve'], { env: emulatorEnv(emu) });
+    expect(unkeyed.code, unkeyed.stdout + unkeyed.stderr).toBe(0);
+    for (const id of [101, 102, 103, 104]) expect(emu.state.cdnResources.has(id)).toBe(false);
+    // The description keeps the owner mark it has; the created resource gets none.
+    expect(descriptionOf(emu, 105)).toBe(`Site [edgeform:shop:${cdnMark('site.example.com', OLD)}]`);
+    expect(created(emu)?.description).toBe('[edgeform:shop]');
+  });
+});
