@@ -79,6 +79,12 @@ export const ADDRESS_TAG = 'edgeform-address';
  */
 export const MARK_TAG = 'edgeform-mark';
 
+/**
+ * The key of a DNS zone's meta that holds its owner record (`{"stack", "address", "mark"}`): the
+ * one stack with prune: true that prunes the zone's record sets. A block's `meta` may not declare it.
+ */
+export const ZONE_OWNER_META_KEY = 'edgeform';
+
 /** Whether a tag key is one of edgeform's own (see OWNERSHIP_TAG_PREFIX). */
 export function isOwnershipTag(key: string): boolean {
   return key.startsWith(OWNERSHIP_TAG_PREFIX);
