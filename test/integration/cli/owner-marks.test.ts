@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { DEMO, floatingIpTags, seedFloatingIp, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 import { createOwnerSeal } from '../../../src/kinds/owner-seal.js';
 
@@ -34,12 +34,8 @@ describe('owner marks on cloud resources: prune proves ownership with EDGEFORM_O
     emu = await startTestEmulator({ taskDurationMs: 0 });
     return { emu, env: emulatorEnv(emu) };
   }
-  const tagsOf = (e: TestEmulator, id: string) => Object.fromEntries(e.state.floatingIps.get(id)!.tags.map((t) => [t.key, t.value]));
-  /** Creates a floating IP carrying these tags, as an earlier run, or someone with a tag editor, would have. */
-  async function seed(e: TestEmulator, tags: Record<string, string>): Promise<string> {
-    const res = await e.call('POST', LIST, { body: { tags } });
-    return [...e.state.floatingIps.values()].find((f) => f.creator_task_id === res.body.tasks[0])!.id;
-  }
+  const tagsOf = floatingIpTags;
+  const seed = seedFloatingIp;
   /** Writes tags on an existing floating IP by hand (the platform's PATCH), as someone with a tag editor would. */
   async function retag(e: TestEmulator, id: string, tags: Record<string, string>): Promise<void> {
     await e.call('PATCH', `/cloud/v2/floatingips/1/76/${id}`, { body: { tags } });
