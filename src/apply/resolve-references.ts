@@ -70,7 +70,8 @@ function createPlanOf(change: ResourceChange, providers: ProviderRegistry['resou
   const provider = providers[change.type] as ProviderRegistry['resources'][typeof change.type];
   const create = provider.create as { plan(desired: unknown, ref: ResourceRef): ProviderPlan } | undefined;
   if (create === undefined) throw new Error(`${change.address}: ${change.type} cannot be created`);
-  return create.plan(change.desired, { address: change.address, stack, ...(seal ? { seal } : {}) });
+  // A claiming create (a pruning stack's zone) is planned again as a pruning stack's.
+  return create.plan(change.desired, { address: change.address, stack, ...(seal ? { seal } : {}), ...(change.claim ? { prune: true } : {}) });
 }
 
 /**

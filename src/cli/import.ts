@@ -339,9 +339,12 @@ export const importCommand = defineCommand<ImportArgs>({
         if (unmatched.length > 0) {
           const kind = request.kinds[0]!.type;
           const list = unmatched.map((n) => JSON.stringify(n)).join(', ');
+          // What another stack owns is left out before names are matched: say so, it may be the one named.
+          const owned = discovered.skipped.filter((s) => s.type === kind && s.owned !== undefined);
+          const left = owned.length === 0 ? '' : `; left out as other stacks': ${owned.map((s) => `${s.source} (${s.reason})`).join('; ')}`;
           throw new EdgeformError(
             'EDGEFORM_IMPORT_NO_MATCH',
-            `import ${kind} ${request.nameFlag ?? '--name'}: no ${kind} of the account is named ${list}; nothing written (the account has ${discovered.found.filter((r) => r.type === kind).length} ${kind})`,
+            `import ${kind} ${request.nameFlag ?? '--name'}: no ${kind} of the account is named ${list}; nothing written (the account has ${discovered.found.filter((r) => r.type === kind).length} ${kind}${left})`,
           );
         }
         const zoned = args.recordsFile ? intoZoneFiles(keepNamed(discovered.found, request)) : { found: keepNamed(discovered.found, request), files: [] };

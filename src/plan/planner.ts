@@ -285,7 +285,11 @@ function planOwnedResource<K extends ResourceType>(
   }
 
   if (!observed.exists) {
-    if (planner.create && !named) return planCreate(block, planner.create.plan(desired, ref, observed.facts), identity, checkWarnings);
+    if (planner.create && !named) {
+      const created = planCreate(block, planner.create.plan(desired, ref, observed.facts), identity, checkWarnings);
+      // A pruning stack's create of a container writes its pruning owner: a create made again at apply (references) must too.
+      return created.change && planner.ownership?.scope === 'prune' && ref.prune === true ? { ...created, change: { ...created.change, claim: true } } : created;
+    }
     const id = desired[planner.idField];
     const detail = planner.create
       ? `Check the id, or remove ${planner.idField} to have edgeform create the ${block.type} (found again by its ${describeKey(block.type)}).`

@@ -102,9 +102,10 @@ export interface ChangeFields {
   moved_from?: string;
   /**
    * Planned as the kind's ownership claim (Ownership.claim) without a move: an owner mark re-made
-   * with the current key, a DNS zone's pruning owner written by a stack with prune: true. Apply
-   * confirms it the same way. In memory only, never in a plan file: apply of a saved plan runs
-   * the fresh plan, which says it again (its payload, compared with the file's, says what is written).
+   * with the current key, a DNS zone's pruning owner written by a stack with prune: true (also
+   * on a create, which apply may plan again once its references are known). Apply confirms it
+   * the same way. In memory only, never in a plan file: apply of a saved plan runs the fresh
+   * plan, which says it again (its payload, compared with the file's, says what is written).
    */
   claim?: true;
   /** The sensitive values the payload sends (see SensitiveValue); absent when none. */

@@ -102,6 +102,18 @@ describe('one pruning owner per DNS zone', () => {
     expect((await runCliInProcess(['plan', renamed, '--detailed-exitcode'], { env })).code).toBe(0);
   });
 
+  it('a zone created with a value known only at apply still records its pruning owner', async () => {
+    emu = await startTestEmulator({ taskDurationMs: 0 });
+    const env = emulatorEnv(emu);
+    const zone =
+      '  ns: { type: cloud_floating_ip, project_id: 1, region_id: 76 }\n  main: { type: dns_zone, name: shop.example, primary_server: "${cloud_floating_ip.ns.floating_ip_address}" }\n';
+    const file = fileOf(stack('web', 'prune: true\n', '', zone));
+    const applied = await runCliInProcess(['apply', file, '--auto-approve'], { env });
+    expect(applied.code, output(applied)).toBe(0);
+    expect(zoneOf(emu).meta).toEqual({ edgeform: { stack: 'web', address: 'dns_zone.main' } });
+    expect((await runCliInProcess(['plan', file, '--detailed-exitcode'], { env })).code).toBe(0);
+  });
+
   it('keeps the owner record out of plans and drift and in every update, and refuses it in a block', async () => {
     emu = await startTestEmulator({});
     const env = emulatorEnv(emu);
@@ -150,6 +162,11 @@ describe('one pruning owner per DNS zone', () => {
       'edgeform stack "web" prunes its record sets (its owner record, meta.edgeform, names it as dns_zone.main); import leaves it to that stack (to take it over, give its block moved_from: web/dns_zone.main in a stack with prune: true)',
     );
     expect(output(imported)).toContain('its zone "shop.example" is a dns_zone edgeform stack "web" owns; import leaves it to that stack');
+    const named = await runCliInProcess(['import', 'dns_zone', '--name', 'shop.example'], { env });
+    expect(named.code).toBe(1);
+    expect(named.stderr).toContain(
+      `no dns_zone of the account is named "shop.example"; nothing written (the account has 2 dns_zone; left out as other stacks': GET /dns/v2/zones: id "shop.example"`,
+    );
   });
 
   it('with EDGEFORM_OWNER_KEY, the owner record carries a mark; a forged record prunes nothing and is reported', async () => {
