@@ -169,6 +169,25 @@ describe('one pruning owner per DNS zone', () => {
     );
   });
 
+  it('setting EDGEFORM_OWNER_KEY later re-marks the owner record; its record sets are pruned once the record proves it', async () => {
+    emu = await startTestEmulator({});
+    const env = emulatorEnv(emu);
+    const web = fileOf(stack('web', 'prune: true\n', txt('www', 'www', 'web')));
+    expect((await runCliInProcess(['apply', web, '--auto-approve'], { env })).code).toBe(0);
+    await emu.call('POST', '/dns/v2/zones/shop.example/stray.shop.example/TXT', { body: { ttl: 300, resource_records: [{ content: ['stray'] }] } });
+    const keyed = { ...env, EDGEFORM_OWNER_KEY: KEY };
+    const first = await runCliInProcess(['apply', web, '--auto-approve'], { env: keyed });
+    expect(first.code, output(first)).toBe(0);
+    expect(first.stdout).toContain("the owner mark of the zone's owner record is re-made with EDGEFORM_OWNER_KEY (it had none)");
+    expect(output(first)).toContain('prune: dns_rrset.shop.example/stray.shop.example/TXT');
+    expect(rrsetKeys(emu)).toEqual(['stray.shop.example/TXT', 'www.shop.example/TXT']);
+    const mark = createOwnerSeal(KEY).mark({ type: 'dns_zone', stack: 'web', address: 'dns_zone.main', identity: 'shop.example' });
+    expect(zoneOf(emu).meta).toEqual({ edgeform: { stack: 'web', address: 'dns_zone.main', mark } });
+    const second = await runCliInProcess(['apply', web, '--auto-approve'], { env: keyed });
+    expect(second.code, output(second)).toBe(0);
+    expect(rrsetKeys(emu)).toEqual(['www.shop.example/TXT']);
+  });
+
   it('with EDGEFORM_OWNER_KEY, the owner record carries a mark; a forged record prunes nothing and is reported', async () => {
     emu = await startTestEmulator({});
     const env = { ...emulatorEnv(emu), EDGEFORM_OWNER_KEY: KEY };

@@ -171,6 +171,25 @@ describe('owner marks on cloud resources: prune proves ownership with EDGEFORM_O
     expect(done.code, done.stdout + done.stderr).toBe(0);
   });
 
+  it('a move (moved_from) rewrites the mark with the ownership tags, so the moved resource stays provably the stack’s', async () => {
+    const { emu, env } = await start();
+    const keyed = { ...env, EDGEFORM_OWNER_KEY: KEY };
+    expect((await runCliInProcess(['apply', stackFile(stackYaml(WEB)), '--auto-approve'], { env: keyed })).code).toBe(0);
+    const [web] = [...emu.state.floatingIps.values()].filter((f) => f.tags.some((t) => t.key === 'edgeform-stack'));
+    const moved = stackFile(stackYaml(`  api_ip:\n    type: cloud_floating_ip\n    tags: { env: prod }\n    moved_from: cloud_floating_ip.web_ip\n`));
+    const applied = await runCliInProcess(['apply', moved, '--auto-approve'], { env: keyed });
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(applied.stdout).toContain('(moved from prod/cloud_floating_ip.web_ip)');
+    expect(tagsOf(emu, web!.id)).toEqual({
+      env: 'prod',
+      'edgeform-stack': 'prod',
+      'edgeform-address': 'cloud_floating_ip.api_ip',
+      'edgeform-mark': markOf('cloud_floating_ip.api_ip'),
+    });
+    const again = await runCliInProcess(['plan', moved, '--detailed-exitcode'], { env: keyed });
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+  });
+
   it('never prints the owner keys, and refuses a stack that reads one', async () => {
     const { emu, env } = await start();
     const rotating = { ...env, EDGEFORM_OWNER_KEY: KEY, EDGEFORM_OWNER_KEY_PREVIOUS: OLD, EDGEFORM_LOG: 'trace' };
