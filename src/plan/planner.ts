@@ -452,8 +452,9 @@ function judgeOwnership<K extends ResourceType>(
 /**
  * What a container's pruning owner (Ownership.scope `prune`, a DNS zone) says of a block before
  * the rules all ownership kinds share, when it decides alone: a stack without prune: true never
- * writes or checks the owner (a moved_from is then only warned of), and `ensure: absent` deletes
- * the zone whoever prunes it (warned when another stack does). Undefined: go on with the shared rules.
+ * writes or checks the owner (the loader refuses its moved_from, and renamed_from does not move
+ * it), and `ensure: absent` deletes the zone whoever prunes it (warned when another stack does).
+ * Undefined: go on with the shared rules.
  */
 function judgePruneOwner<K extends ResourceType>(
   block: ResourceBlock<K>,
@@ -467,12 +468,9 @@ function judgePruneOwner<K extends ResourceType>(
   if (block.attributes.ensure === 'absent') {
     if (!observed.exists || owner === null || owner.stack === ref.stack) return { diagnostics: [] };
     const summary = `${block.address}: ensure: absent deletes ${block.type} ${JSON.stringify(idOf(observed.state))} with all it holds, which stack "${owner.stack}" prunes (its ${ownership.noun ?? 'ownership tags'} says so)`;
-    return { diagnostics: [{ severity: 'warning', code: 'plan-warning', summary, address: block.address, range: block.range }] };
+    return { diagnostics: [{ severity: 'warning', code: 'owned-elsewhere', summary, address: block.address, range: block.range }] };
   }
-  if (prune) return undefined;
-  if (block.movedFrom === undefined) return { diagnostics: [] };
-  const summary = `${block.address}: moved_from takes over the ${ownership.noun ?? 'ownership tags'}, which only a stack with prune: true writes; it is ignored`;
-  return { diagnostics: [warningAt(block, summary, block.movedFrom.range)] };
+  return prune ? undefined : { diagnostics: [] };
 }
 
 /** The error of a block whose own resource names this stack with an owner mark that does not verify: it is neither adopted nor re-marked. */
