@@ -1,2 +1,8 @@
 /** The one environment variable the API key comes from (never a stack field, never a flag). */
 export const API_KEY_ENV = 'EDGEFORM_API_KEY';
+
+/** The key owner marks are made with (see src/kinds/owner-seal.ts): a secret like the API key, only ever from the environment. */
+export const OWNER_KEY_ENV = 'EDGEFORM_OWNER_KEY';
+
+/** The owner key before a rotation: marks made with it still prove ownership, and are re-made with the new key. */
+export const OWNER_KEY_PREVIOUS_ENV = 'EDGEFORM_OWNER_KEY_PREVIOUS';

@@ -34,7 +34,7 @@
  * escapes of an exotic key that itself contains escape-like text) and the 1–3 base64 characters
  * that mix the key's first or last bytes with the text around it.
  */
-import { API_KEY_ENV } from '../env.js';
+import { API_KEY_ENV, OWNER_KEY_ENV, OWNER_KEY_PREVIOUS_ENV } from '../env.js';
 
 /** Secrets shorter than this are never searched for: no platform key is that short. */
 export const MIN_SECRET_LENGTH = 6;
@@ -216,10 +216,12 @@ export function redact(text: string, secrets: readonly string[]): string {
   return redactor(text);
 }
 
-/** The secrets edgeform knows about in an environment: the API key (trimmed, as it is sent), if set. */
+/** The secrets edgeform knows about in an environment: the API key (trimmed, as it is sent) and the owner keys (EDGEFORM_OWNER_KEY, and the previous one while rotating), those set. */
 export function secretsFromEnv(env: NodeJS.ProcessEnv): string[] {
-  const key = env[API_KEY_ENV]?.trim();
-  return key ? [key] : [];
+  return [API_KEY_ENV, OWNER_KEY_ENV, OWNER_KEY_PREVIOUS_ENV].flatMap((name) => {
+    const value = env[name]?.trim();
+    return value ? [value] : [];
+  });
 }
 
 /** The key, its canonical encoded forms, and its base64 at the three byte alignments. */

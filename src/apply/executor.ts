@@ -100,7 +100,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
   };
   const start = (change: ResourceChange) => {
     // A change reading what this apply made: its references resolved now that their blocks are done.
-    const ready = change.references ? resolveChange(change, (address) => states.get(address), options.providers, options.plan.stack.name ?? null) : { change };
+    const ready = change.references ? resolveChange(change, (address) => states.get(address), options.providers, options.plan.stack.name ?? null, options.ctx.seal) : { change };
     if ('error' in ready) {
       settleChange(walk, hooks, change, { address: change.address, action: change.action, status: 'failed', taskIds: [], error: `${change.address}: ${ready.error}` });
       return;
@@ -248,7 +248,7 @@ async function runAction(
   leftAt: (state: Readonly<Record<string, unknown>>) => void,
 ): Promise<ResourceOutcome> {
   let change = planned;
-  let provider = bindProvider(options.providers, change, options.plan.stack.name ?? null);
+  let provider = bindProvider(options.providers, change, options.plan.stack.name ?? null, options.ctx.seal);
   const hooks = options.hooks ?? {};
   const stop = options.stop;
   const taskIds: string[] = [];
@@ -310,8 +310,8 @@ async function runAction(
       assertStillPlanned(provider, change, current, lock);
       // Values the plan knew only after apply (references) are known now: send what they resolved to.
       if (change.references && current.exists) {
-        change = replanResolved(change, provider.plan(current.state), options.providers, options.plan.stack.name ?? null);
-        provider = bindProvider(options.providers, change, options.plan.stack.name ?? null);
+        change = replanResolved(change, provider.plan(current.state), options.providers, options.plan.stack.name ?? null, options.ctx.seal);
+        provider = bindProvider(options.providers, change, options.plan.stack.name ?? null, options.ctx.seal);
       }
     }
     // Something matching the block's identity appeared since the plan and is not what the

@@ -1,7 +1,8 @@
 import { canonicalJson } from '../plan/fingerprint.js';
 import { checkResolvedAttributes, formatPath, pendingSources, resolvePending, setAtPath } from '../plan/references.js';
 import { KNOWN_AFTER_APPLY, type FieldChange, type ResourceChange } from '../plan/types.js';
-import type { ProviderPlan, ProviderRegistry } from '../kinds/provider.js';
+import type { OwnerSeal } from '../kinds/owner-seal.js';
+import type { ProviderPlan, ProviderRegistry, ResourceRef } from '../kinds/provider.js';
 
 /**
  * A change whose pending references (see PendingReference) are resolved from the states its
@@ -15,6 +16,7 @@ export function resolveChange(
   stateOf: (address: string) => Readonly<Record<string, unknown>> | undefined,
   providers: ProviderRegistry['resources'],
   stack: string | null,
+  seal?: OwnerSeal,
 ): { change: ResourceChange } | { error: string } {
   let desired = change.desired as Record<string, unknown>;
   for (const reference of change.references ?? []) {
@@ -29,7 +31,7 @@ export function resolveChange(
   if (problem !== undefined) return { error: problem };
   const resolved = { ...change, desired } as ResourceChange;
   if (change.action !== 'create') return { change: resolved };
-  const plan = createPlanOf(resolved, providers, stack);
+  const plan = createPlanOf(resolved, providers, stack, seal);
   if (plan.errors.length > 0) return { error: plan.errors.map((e) => e.summary).join('; ') };
   return { change: { ...withoutSensitive(resolved), after: plan.after, changes: plan.changes, payload: plan.payload, ...sensitiveOf(plan) } as ResourceChange };
 }
@@ -39,9 +41,9 @@ export function resolveChange(
  * fresh plan (`fresh`, already checked to be the planned change with the unknowns resolved) or,
  * for a replace, from the create plan of the resolved attributes.
  */
-export function replanResolved(change: ResourceChange, fresh: ProviderPlan, providers: ProviderRegistry['resources'], stack: string | null): ResourceChange {
+export function replanResolved(change: ResourceChange, fresh: ProviderPlan, providers: ProviderRegistry['resources'], stack: string | null, seal?: OwnerSeal): ResourceChange {
   if (change.action === 'replace') {
-    const create = createPlanOf(change, providers, stack);
+    const create = createPlanOf(change, providers, stack, seal);
     return { ...withoutSensitive(change), after: create.after, changes: fresh.changes, payload: create.payload, ...sensitiveOf(create) } as ResourceChange;
   }
   return {
@@ -64,11 +66,12 @@ function withoutSensitive(change: ResourceChange): ResourceChange {
   return rest as ResourceChange;
 }
 
-function createPlanOf(change: ResourceChange, providers: ProviderRegistry['resources'], stack: string | null): ProviderPlan {
+function createPlanOf(change: ResourceChange, providers: ProviderRegistry['resources'], stack: string | null, seal: OwnerSeal | undefined): ProviderPlan {
   const provider = providers[change.type] as ProviderRegistry['resources'][typeof change.type];
-  const create = provider.create as { plan(desired: unknown, ref: { address: string; stack: string | null }): ProviderPlan } | undefined;
+  const create = provider.create as { plan(desired: unknown, ref: ResourceRef): ProviderPlan } | undefined;
   if (create === undefined) throw new Error(`${change.address}: ${change.type} cannot be created`);
-  return create.plan(change.desired, { address: change.address, stack });
+  // A claiming create (a pruning stack's zone) is planned again as a pruning stack's.
+  return create.plan(change.desired, { address: change.address, stack, ...(seal ? { seal } : {}), ...(change.claim ? { prune: true } : {}) });
 }
 
 /**

@@ -208,6 +208,34 @@ export function keepNamed(found: readonly ImportedResource[], request: ImportReq
   return found.filter((r) => kept.has(r) || (r.type !== named.type && namedByKept.has(`${r.type}/${r.id}`)));
 }
 
+/**
+ * What an import leaves to the stacks that own it: besides the items a kind left out as another
+ * stack's (SkippedItem.owned: a zone another stack prunes, a CDN resource carrying its mark),
+ * each found item whose `refersTo` field names one of them (the zone's record sets, the
+ * resource's rules) is left out too, naming that stack: it belongs with what it is in. Pure.
+ */
+export function leaveToOwners(discovery: KindDiscovery): KindDiscovery {
+  const owners = new Map(discovery.skipped.flatMap((s) => (s.owned ? [[`${s.type}/${s.owned.id}`, s.owned.stack] as const] : [])));
+  if (owners.size === 0) return discovery;
+  const found: ImportedResource[] = [];
+  const skipped = [...discovery.skipped];
+  for (const r of discovery.found) {
+    const link = Object.entries(r.refersTo ?? {}).find(([field, to]) => owners.has(`${targetType(to)}/${String(r.attributes[field])}`));
+    if (link === undefined) {
+      found.push(r);
+      continue;
+    }
+    const [field, to] = link;
+    const stack = owners.get(`${targetType(to)}/${String(r.attributes[field])}`)!;
+    skipped.push({
+      type: r.type,
+      source: r.source,
+      reason: `its ${field} ${JSON.stringify(r.attributes[field])} is a ${targetType(to)} edgeform stack "${stack}" owns; import leaves it to that stack`,
+    });
+  }
+  return { found, skipped };
+}
+
 function targetType(to: ImportReferTarget): ResourceType {
   return typeof to === 'string' ? to : to.type;
 }
@@ -306,14 +334,17 @@ export const importCommand = defineCommand<ImportArgs>({
     return withInterrupts(io, async (signal) => {
       const { api, ctx } = connect(baseUrl, { env: io.env, signal, parallelism: args.parallelism });
       try {
-        const discovered = await discover(ctx, request, view, args.parallelism);
+        const discovered = leaveToOwners(await discover(ctx, request, view, args.parallelism));
         const unmatched = unmatchedNames(discovered.found, request);
         if (unmatched.length > 0) {
           const kind = request.kinds[0]!.type;
           const list = unmatched.map((n) => JSON.stringify(n)).join(', ');
+          // What another stack owns is left out before names are matched: say so, it may be the one named.
+          const owned = discovered.skipped.filter((s) => s.type === kind && s.owned !== undefined);
+          const left = owned.length === 0 ? '' : `; left out as other stacks': ${owned.map((s) => `${s.source} (${s.reason})`).join('; ')}`;
           throw new EdgeformError(
             'EDGEFORM_IMPORT_NO_MATCH',
-            `import ${kind} ${request.nameFlag ?? '--name'}: no ${kind} of the account is named ${list}; nothing written (the account has ${discovered.found.filter((r) => r.type === kind).length} ${kind})`,
+            `import ${kind} ${request.nameFlag ?? '--name'}: no ${kind} of the account is named ${list}; nothing written (the account has ${discovered.found.filter((r) => r.type === kind).length} ${kind}${left})`,
           );
         }
         const zoned = args.recordsFile ? intoZoneFiles(keepNamed(discovered.found, request)) : { found: keepNamed(discovered.found, request), files: [] };

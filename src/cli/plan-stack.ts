@@ -14,6 +14,7 @@ import { buildPlan } from '../plan/planner.js';
 import { selectTargets } from '../plan/targets.js';
 import type { Plan } from '../plan/types.js';
 import { createProviderContext } from '../kinds/context.js';
+import { ownerSealFromEnv } from '../kinds/owner-seal.js';
 import type { ProviderContext } from '../kinds/provider.js';
 import { readStack } from '../kinds/read-stack.js';
 import { providers } from '../kinds/providers.js';
@@ -83,7 +84,14 @@ export function connect(
     ...(options.secrets && options.secrets.length > 0 ? { secrets: options.secrets } : {}),
     ...(reporter ? { onRetry: (event) => reporter.retry(event), onExchange: (event) => reporter.exchange(event) } : {}),
   });
-  const ctx = createProviderContext({ api, signal: options.signal, taskTimeoutMs: options.taskTimeoutMs, pollSchedule: pollScheduleFromEnv(options.env), env: options.env });
+  const ctx = createProviderContext({
+    api,
+    signal: options.signal,
+    taskTimeoutMs: options.taskTimeoutMs,
+    pollSchedule: pollScheduleFromEnv(options.env),
+    env: options.env,
+    seal: ownerSealFromEnv(options.env),
+  });
   return { api, ctx };
 }
 
@@ -188,6 +196,7 @@ export async function planStack(options: PlanStackOptions): Promise<InvalidStack
       edgeformVersion: VERSION,
       diagnostics: [...loaded.diagnostics, ...targets.diagnostics],
       ...(options.resendSensitive && options.resendSensitive.length > 0 ? { resendSensitive: new Set(options.resendSensitive) } : {}),
+      ...(ctx.seal ? { seal: ctx.seal } : {}),
     });
     return { kind: 'planned', stack, plan, api, ctx, files: loaded.files };
   } catch (error) {

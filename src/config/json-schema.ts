@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DEFAULTS_SCHEMA } from './defaults.js';
 import { PROVIDER_SCHEMA, PRUNE_SCHEMA, RENAMED_FROM_SCHEMA, STACK_NAME_SCHEMA, STACK_VERSION } from './load-stack.js';
 import { CHECK_KINDS, RESOURCE_KINDS, type KindSpec } from '../kinds/registry.js';
+import { takesMoves } from '../kinds/kind-spec.js';
 import { ADDRESS_PATTERN, MOVED_FROM_PATTERN, NAME_PATTERN } from './validate-block.js';
 import { WHOLE_REFERENCE } from './interpolate.js';
 import { WHOLE_RESOURCE_REFERENCE } from '../plan/references.js';
@@ -21,14 +22,16 @@ function fileBlockSchema(kind: KindSpec) {
     type: z.literal(kind.type).describe(kind.description),
     ...(Object.fromEntries(fields) as Record<string, z.ZodType>),
     depends_on: z.array(z.string().regex(ADDRESS_PATTERN)).optional().describe('Addresses (TYPE.NAME) of blocks this one runs after.'),
-    ...(kind.kind === 'resource' && kind.create?.key === 'owner'
+    ...(takesMoves(kind)
       ? {
           moved_from: z
             .string()
             .regex(MOVED_FROM_PATTERN)
             .optional()
             .describe(
-              `The ownership tags the resource carried before a rename: OLDSTACK/${kind.type}.NAME, or ${kind.type}.NAME (the stack's renamed_from, else its name). Plan shows ~ update (moved from ...): the tags are rewritten, nothing is created or destroyed. Harmless once applied.`,
+              kind.ownerRecord
+                ? `The stack and address the ${kind.type}'s owner record named before (a stack with prune: true only): OLDSTACK/${kind.type}.NAME, or ${kind.type}.NAME (the stack's renamed_from, else its name). Plan shows ~ update (moved from ...): the owner record is rewritten, and this stack prunes from then on. Harmless once applied.`
+                : `The ownership tags the resource carried before a rename: OLDSTACK/${kind.type}.NAME, or ${kind.type}.NAME (the stack's renamed_from, else its name). Plan shows ~ update (moved from ...): the tags are rewritten, nothing is created or destroyed. Harmless once applied.`,
             ),
         }
       : {}),

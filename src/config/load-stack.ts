@@ -13,7 +13,9 @@ import { checkReferenceTargets, inlineKnownReferences, refuseReferences } from '
 import { readStackFiles, type Env } from './stack-files.js';
 import { maskSpans, type SourceFile, type SourceNode } from './source-tree.js';
 import { FileNode } from './source-node.js';
+import { checkSensitiveElsewhere } from './sensitive-fields.js';
 import { RESOURCE_KINDS } from '../kinds/registry.js';
+import { takesMoves } from '../kinds/kind-spec.js';
 import { referenceAddress, templateTargets, type TemplatePart } from '../plan/references.js';
 import type { CheckBlock, ResourceBlock, Stack } from './types.js';
 import { validateBlock, type RawBlock, type TypedBlock } from './validate-block.js';
@@ -107,6 +109,12 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
   const usedDefaults = new Set<string>();
   const typed = await validateBlocks(rawBlocks, valid.defaults, usedDefaults, diagnostics);
   maskSensitive(typed.values(), fileTexts);
+  // A sensitive variable read again by a plain field would be sent in clear.
+  const sensitiveNodes = new Set([...typed.values()].flatMap((b) => b.sensitive ?? []));
+  if (sensitiveNodes.size > 0) {
+    const roots = [...Object.values(settings).map((s) => s.node), ...rawBlocks.map((b) => b.node)];
+    addDiagnostics(diagnostics, checkSensitiveElsewhere(roots, sensitiveNodes, env));
+  }
 
   // A file with broken YAML may hold the blocks others depend on: do not guess.
   if (!anySyntaxErrors) {
@@ -114,7 +122,7 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
     addDiagnostics(diagnostics, checkDependencies(typed));
   }
   if (settings.name === undefined) addDiagnostics(diagnostics, checkOwnedBlocksHaveStackName(typed));
-  addDiagnostics(diagnostics, resolveMoves(typed, valid.name, valid.renamedFrom, settings.renamed_from?.node.range));
+  addDiagnostics(diagnostics, resolveMoves(typed, valid, settings.renamed_from?.node.range));
   // Files blocks name (a subtitle's vtt_file) are read into their attributes, so the digest covers them.
   await resolveFileFields(typed.values(), dirname(files[0]!.filename), diagnostics, fileTexts);
   // The record sets of the zone files dns_zone blocks name become dns_rrset blocks.
@@ -413,14 +421,32 @@ function checkOwnedBlocksHaveStackName(blocks: ReadonlyMap<string, TypedBlock>):
  * itself or from an address a block of this stack still declares, two blocks moving from the
  * same old address (each resource can become only one block).
  */
-function resolveMoves(blocks: ReadonlyMap<string, TypedBlock>, name: string | undefined, renamedFrom: string | undefined, renamedRange: SourceRange | undefined): Diagnostic[] {
+function resolveMoves(
+  blocks: ReadonlyMap<string, TypedBlock>,
+  settings: Pick<ValidSettings, 'name' | 'renamedFrom' | 'prune'>,
+  renamedRange: SourceRange | undefined,
+): Diagnostic[] {
+  const { name, renamedFrom, prune } = settings;
   const out: Diagnostic[] = [];
   const claimed = new Map<string, string>();
   for (const typed of blocks.values()) {
     const block = typed.block;
     if (block?.kind !== 'resource') continue;
     const explicit = typed.movedFrom;
-    if (explicit === undefined && (renamedFrom === undefined || RESOURCE_KINDS[block.type].create?.key !== 'owner')) continue;
+    const kind = RESOURCE_KINDS[block.type];
+    // An owner record (a DNS zone's pruning owner) is only ever a pruning stack's.
+    if (kind.ownerRecord && !prune) {
+      if (explicit) {
+        out.push(
+          error('invalid-field', `moved_from on a ${block.type} takes over its owner record, which only a stack with prune: true writes`, explicit.range, {
+            address: block.address,
+            detail: 'Add "prune: true" at the top of the stack to take over pruning it, or remove moved_from (a stack without prune only reads it).',
+          }),
+        );
+      }
+      continue;
+    }
+    if (explicit === undefined && (renamedFrom === undefined || !takesMoves(kind))) continue;
     if (name === undefined) {
       if (explicit) {
         out.push(

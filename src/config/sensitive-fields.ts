@@ -131,3 +131,46 @@ function valuesAt(root: unknown, pattern: readonly string[]): unknown[] {
   }
   return at;
 }
+
+/** A sensitive value shorter than this is not searched for in plain values (too many false matches; the vendor's keys are longer). */
+const MIN_SEARCHED_LENGTH = 8;
+
+/**
+ * Errors for a sensitive variable (one a sensitive field of the stack names, `${env:S3_SECRET}`)
+ * that any other value of the stack reads too, or whose value another value holds: a plain field
+ * is sent as it is and shown as `[REDACTED]`, so the secret would reach the platform in clear
+ * (a description, a name) while the output hides that it does. Each error stands at the plain
+ * value and never shows the secret. `roots` are the stack's trees (settings and blocks);
+ * `sensitive` the nodes of its sensitive fields, which may share a variable between them.
+ */
+export function checkSensitiveElsewhere(roots: Iterable<SourceNode>, sensitive: ReadonlySet<SourceNode>, env: Readonly<Record<string, string | undefined>>): Diagnostic[] {
+  const owners = new Map<string, SourceNode>();
+  for (const node of sensitive) if (node.envReference !== undefined && !owners.has(node.envReference)) owners.set(node.envReference, node);
+  if (owners.size === 0) return [];
+  const values = [...owners.keys()].flatMap((name) => {
+    const value = env[name];
+    return value !== undefined && value.length >= MIN_SEARCHED_LENGTH ? [{ name, value }] : [];
+  });
+  const diagnostics: Diagnostic[] = [];
+  const visit = (node: SourceNode): void => {
+    if (sensitive.has(node)) return;
+    if (typeof node.value === 'string' && !node.failed) {
+      const name = node.envReferences?.find((n) => owners.has(n)) ?? values.find((v) => (node.value as string).includes(v.value))?.name;
+      if (name !== undefined) {
+        const via = node.envReferences?.includes(name) ? `\${env:${name}}` : `the value of \${env:${name}}`;
+        const at = owners.get(name)!.range;
+        diagnostics.push({
+          severity: 'error',
+          code: 'secret-in-stack',
+          summary: `${via} is a sensitive value (a sensitive field reads it at ${at.filename}:${at.start.line}:${at.start.column}), and this field is not sensitive: it would be sent in clear`,
+          detail: `A sensitive value goes only into sensitive fields (an S3 origin's keys), which are written only where they belong and never shown. Use another variable here; the value is not shown.`,
+          range: node.range,
+        });
+      }
+    }
+    node.entries?.forEach(visit);
+    node.items?.forEach(visit);
+  };
+  for (const root of roots) visit(root);
+  return diagnostics;
+}

@@ -1,7 +1,7 @@
 import type { Diagnostic, SourceRange } from './diagnostics.js';
 import { interpolate, isWholeReference } from './interpolate.js';
 import type { TemplatePart } from '../plan/references.js';
-import { API_KEY_ENV } from '../env.js';
+import { API_KEY_ENV, OWNER_KEY_ENV, OWNER_KEY_PREVIOUS_ENV } from '../env.js';
 import { containsApiKey, isSecretFieldName, looksLikeApiKey } from './secrets.js';
 
 /**
@@ -21,6 +21,8 @@ export interface SourceNode {
   envReference?: string;
   /** True when the string contained any interpolation. */
   interpolated?: boolean;
+  /** The environment variables an interpolated string read (`${env:NAME}`), when it read any. */
+  envReferences?: string[];
   /** Set when the string holds `${TYPE.NAME.FIELD}` references: its parts (the value is the template as written). */
   template?: TemplatePart[];
   /** True when an error was already reported at this node; later checks stay quiet about it. */
@@ -99,6 +101,7 @@ export class FileNode implements SourceNode {
   declare items?: SourceNode[];
   declare envReference?: string;
   declare interpolated?: boolean;
+  declare envReferences?: string[];
   declare template?: TemplatePart[];
   declare failed?: boolean;
   declare secret?: boolean;
@@ -148,6 +151,9 @@ export class FileNode implements SourceNode {
   }
 }
 
+/** The variables holding owner keys: a stack may not read them. */
+const OWNER_KEYS: readonly string[] = [OWNER_KEY_ENV, OWNER_KEY_PREVIOUS_ENV];
+
 /** A string with a lone UTF-16 surrogate (from a "\ud800" escape): not Unicode, so not sendable. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
@@ -160,6 +166,8 @@ export class NodeChecks {
   /** Offsets of values that must never be printed (credentials, API-key-like strings). */
   readonly secretSpans: Array<readonly [number, number]> = [];
   private readonly apiKey: string | undefined;
+  /** The owner keys (EDGEFORM_OWNER_KEY and the previous one) set in the environment: secrets like the API key. */
+  private readonly ownerKeys: string[];
   /** Keys found to name no credential, be no merge key and hold valid Unicode. */
   private readonly ordinaryKeys = new Set<string>();
 
@@ -169,6 +177,7 @@ export class NodeChecks {
     protected readonly diagnostics: Diagnostic[],
   ) {
     this.apiKey = env[API_KEY_ENV];
+    this.ownerKeys = OWNER_KEYS.flatMap((name) => env[name]?.trim() || []);
   }
 
   /**
@@ -228,12 +237,30 @@ export class NodeChecks {
   private convertScalar(value: unknown, at: Offsets): FileNode {
     if (typeof value !== 'string') return new FileNode(value, this.lines, at);
     // The common case: nothing to expand, no key, no surrogate (a UTF-16 unit at or above U+D800 is rare in a stack).
-    if (!value.includes('${') && !containsApiKey(value, this.apiKey) && !looksLikeApiKey(value) && !/[\ud800-\udfff]/.test(value)) return new FileNode(value, this.lines, at);
+    if (!value.includes('${') && !containsApiKey(value, this.apiKey) && !looksLikeApiKey(value) && !/[\ud800-\udfff]/.test(value) && !this.holdsOwnerKey(value))
+      return new FileNode(value, this.lines, at);
     const range = () => this.lines.range(at);
     const result = interpolate(value, this.env);
     if ((result.ok && result.references.includes(API_KEY_ENV)) || (!result.ok && result.reason === 'unset' && result.name === API_KEY_ENV)) {
       this.error('secret-in-stack', `\${env:${API_KEY_ENV}} would put the API key into the stack; a stack never holds secrets`, range(), {
         detail: `edgeform reads ${API_KEY_ENV} itself; no field of a stack needs the key.`,
+      });
+      return this.failedAt(at, '', true);
+    }
+    const ownerKey = result.ok
+      ? result.references.find((name) => OWNER_KEYS.includes(name))
+      : result.reason === 'unset' && OWNER_KEYS.includes(result.name)
+        ? result.name
+        : undefined;
+    if (ownerKey !== undefined) {
+      this.error('secret-in-stack', `\${env:${ownerKey}} would put the owner key into the stack; a stack never holds secrets`, range(), {
+        detail: `edgeform reads ${ownerKey} itself to mark what it creates; no field of a stack needs the key.`,
+      });
+      return this.failedAt(at, '', true);
+    }
+    if (result.ok && this.holdsOwnerKey(result.value)) {
+      this.error('secret-in-stack', `this value contains the owner key (the value of ${OWNER_KEY_ENV}); a stack never holds secrets`, range(), {
+        detail: 'The value is not shown. Remove it from the stack.',
       });
       return this.failedAt(at, '', true);
     }
@@ -268,9 +295,15 @@ export class NodeChecks {
     }
     const node = new FileNode(result.value, this.lines, at);
     if (result.references.length > 0 || value !== result.value || result.template) node.interpolated = true;
+    if (result.references.length > 0) node.envReferences = result.references;
     if (isWholeReference(value)) node.envReference = result.references[0]!;
     if (result.template) node.template = result.template;
     return node;
+  }
+
+  /** Whether a text holds an owner key set in the environment (see containsApiKey). */
+  private holdsOwnerKey(text: string): boolean {
+    return this.ownerKeys.some((key) => containsApiKey(text, key));
   }
 
   /** A node that failed: an error was reported at it, later checks stay quiet about it. */

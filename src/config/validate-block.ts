@@ -4,6 +4,7 @@ import { addDiagnostics, type Diagnostic, type SourceRange } from './diagnostics
 import { didYouMean } from './did-you-mean.js';
 import { issuesToDiagnostics } from './issue-diagnostics.js';
 import { CHECK_KINDS, RESOURCE_KINDS, type KindSpec } from '../kinds/registry.js';
+import { takesMoves } from '../kinds/kind-spec.js';
 import { checkBlockReferences } from './references.js';
 import { claimSensitive } from './sensitive-fields.js';
 import { valueForSchema } from './schema-walk.js';
@@ -123,7 +124,7 @@ export function validateBlock(
         root: node,
         schema: kind.shape,
         subject: kind.type,
-        extraKeys: kind.kind === 'resource' && kind.create?.key === 'owner' ? ['type', 'depends_on', 'moved_from'] : ['type', 'depends_on'],
+        extraKeys: takesMoves(kind) ? ['type', 'depends_on', 'moved_from'] : ['type', 'depends_on'],
         address,
         skip: (path) => inherited.has(String(path[0])),
         missingDetail: (field) => missingFieldDetail(kind, field),
@@ -218,13 +219,13 @@ function readMovedFrom(
   error: (code: string, summary: string, range: SourceRange, extra?: { detail?: string; address?: string }) => void,
 ): TypedBlock['movedFrom'] {
   if (!node) return undefined;
-  if (kind.kind !== 'resource' || kind.create?.key !== 'owner') {
+  if (!takesMoves(kind)) {
     const owners = Object.values(RESOURCE_KINDS)
-      .filter((k) => k.create?.key === 'owner')
+      .filter((k) => takesMoves(k))
       .map((k) => k.type);
     error(
       'invalid-field',
-      `moved_from is only for kinds whose resources carry ownership tags (${owners.join(', ')}); a ${kind.type} is found by its id or name`,
+      `moved_from is only for kinds whose resources record their owner (${owners.join(', ')}); a ${kind.type} is found by its id or name`,
       node.keyRange ?? node.range,
       { address },
     );

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { createPlan, onlyMatch } from './create.js';
-import { ADDRESS_TAG, isOwnershipTag, STACK_TAG, type TagsPolicy } from './fields.js';
+import { ADDRESS_TAG, isOwnershipTag, MARK_TAG, STACK_TAG, type TagsPolicy } from './fields.js';
+import { unprovenReason, type OwnerSeal } from './owner-seal.js';
 import { type CloudScope, fetchListPage, type KindList, listAll, listEndpointOf } from './kind-list.js';
 import { defineListReads } from './list-read.js';
 import type { FieldChange } from '../plan/types.js';
@@ -88,9 +89,72 @@ const MAX_TAG_VALUE = 255;
 
 /** The ownership tags a resource's tags carry (user tags only), or null without `edgeform-stack`. */
 export function ownerOf(tags: readonly LiveTag[]): Owner | null {
-  const value = (key: string) => tags.find((t) => t.key === key && !t.read_only)?.value;
-  const stack = value(STACK_TAG);
-  return stack === undefined ? null : { stack, address: value(ADDRESS_TAG) ?? '' };
+  const stack = userTag(tags, STACK_TAG);
+  return stack === undefined ? null : { stack, address: userTag(tags, ADDRESS_TAG) ?? '' };
+}
+
+/** The value of a user tag (not a read-only one), or undefined. */
+const userTag = (tags: readonly LiveTag[], key: string) => tags.find((t) => t.key === key && !t.read_only)?.value;
+
+/** Where a cloud resource is: what its owner mark binds besides the stack, the address and the kind (a mark copied to another place does not verify). */
+export type CloudPlace = CloudScope;
+
+/** The owner mark subject of a cloud resource of `type` in `place` owned by `stack`'s `address`. */
+const markSubject = (type: ResourceType, place: CloudPlace, stack: string, address: string) => ({ type, stack, address, identity: `${place.project_id}/${place.region_id}` });
+
+/** The owner a resource's tags name, its mark (`edgeform-mark`) judged with the seal (no verdict unkeyed). */
+export function judgedOwner(tags: readonly LiveTag[], type: ResourceType, place: CloudPlace, seal: OwnerSeal | undefined): Owner | null {
+  const owner = ownerOf(tags);
+  if (owner === null || seal?.keyed !== true) return owner;
+  return { ...owner, mark: seal.judge(markSubject(type, place, owner.stack, owner.address), userTag(tags, MARK_TAG))! };
+}
+
+/** Why prune must leave a resource whose tags name an owner with this mark verdict (see OwnedResource.unproven), or nothing. */
+export function unprovenByTags(owner: Owner): { unproven?: string } {
+  return owner.mark === 'missing' || owner.mark === 'invalid' ? { unproven: unprovenReason(owner.mark, `tag ${MARK_TAG}`) } : {};
+}
+
+/** The ownership tags a create writes for `ref`: the stack, the address and, with a keyed seal, the owner mark. */
+export function ownershipTags(type: ResourceType, place: CloudPlace, ref: ResourceRef): Record<string, string> {
+  const stack = ref.stack ?? '';
+  const mark = ref.seal?.mark(markSubject(type, place, stack, ref.address));
+  return { [STACK_TAG]: stack, [ADDRESS_TAG]: ref.address, ...(mark === undefined ? {} : { [MARK_TAG]: mark }) };
+}
+
+/** What a create's plan says of the ownership tags it writes. */
+export function ownershipNote(tags: Record<string, string>): string {
+  const marked = tags[MARK_TAG] === undefined ? '' : ` and an owner mark (${MARK_TAG}, made with EDGEFORM_OWNER_KEY)`;
+  return `the create request tags it ${STACK_TAG}=${tags[STACK_TAG]}, ${ADDRESS_TAG}=${tags[ADDRESS_TAG]}${marked} (ownership tags, never shown as drift)`;
+}
+
+/**
+ * The part of a tags merge patch that makes `live` carry `ref`'s ownership (see Ownership.claim),
+ * with the plan's note, or undefined when it already does: the stack and address tags when they
+ * differ, and the owner mark when they differ or, with a keyed seal, when it is not valid (made
+ * with the previous key, or none). Unkeyed, a mark of the old owner is removed with them.
+ */
+export function ownershipPatch(
+  live: readonly LiveTag[],
+  type: ResourceType,
+  place: CloudPlace,
+  ref: ResourceRef,
+): { patch: Record<string, string | null>; note: string } | undefined {
+  if (ref.stack === null) return undefined;
+  const current = judgedOwner(live, type, place, ref.seal);
+  const moved = current?.stack !== ref.stack || current.address !== ref.address;
+  const remark = !moved && (current.mark === 'previous' || current.mark === 'missing');
+  if (!moved && !remark) return undefined;
+  const tags = ownershipTags(type, place, ref);
+  if (remark) {
+    const why = current.mark === 'previous' ? 'it was made with EDGEFORM_OWNER_KEY_PREVIOUS' : 'it had none';
+    return { patch: { [MARK_TAG]: tags[MARK_TAG]! }, note: `the owner mark (${MARK_TAG}) is re-made with EDGEFORM_OWNER_KEY (${why}); nothing is created or destroyed` };
+  }
+  const staleMark: Record<string, null> = tags[MARK_TAG] === undefined && userTag(live, MARK_TAG) !== undefined ? { [MARK_TAG]: null } : {};
+  const from = current === null ? 'none' : `${STACK_TAG}=${current.stack}, ${ADDRESS_TAG}=${current.address}`;
+  return {
+    patch: { ...tags, ...staleMark },
+    note: `the ownership tags are rewritten: ${from} -> ${STACK_TAG}=${ref.stack}, ${ADDRESS_TAG}=${ref.address}; nothing is created or destroyed`,
+  };
 }
 
 /** The user tags an import writes: the platform's read-only tags and edgeform's ownership tags are left out (a stack cannot set them). */
@@ -234,21 +298,18 @@ export function defineOwnedCloud<T extends ResourceType, Item extends OwnedCloud
    * writes `ref`'s ownership tags when the live ones name another stack or address. A patch that
    * would remove every user tag (`null`) is sent key by key, so the new ownership tags stay.
    */
-  function claim(planned: ProviderPlan, live: readonly LiveTag[], ref: ResourceRef): ProviderPlan {
-    const current = ownerOf(live);
-    if (planned.errors.length > 0 || ref.stack === null || (current?.stack === ref.stack && current.address === ref.address)) return planned;
+  function claim(planned: ProviderPlan, desired: ResourceAttributes[T], live: readonly LiveTag[], ref: ResourceRef): ProviderPlan {
+    if (planned.errors.length > 0) return planned;
+    const ownership = ownershipPatch(live, spec.type, attrs(desired), ref);
+    if (ownership === undefined) return planned;
     const parsed = tagsPatchPayload.optional().safeParse(planned.payload?.tags_patch);
     const patch = parsed.success ? parsed.data : undefined;
     const base = patch === null ? Object.fromEntries(Object.keys(userTags(live)).map((key) => [key, null])) : { ...patch };
-    const from = current === null ? 'none' : `${STACK_TAG}=${current.stack}, ${ADDRESS_TAG}=${current.address}`;
     return {
       ...planned,
       action: 'update',
-      payload: { ...planned.payload, tags_patch: { ...base, [STACK_TAG]: ref.stack, [ADDRESS_TAG]: ref.address } },
-      notes: [
-        ...planned.notes.filter(() => patch !== null),
-        `the ownership tags are rewritten: ${from} -> ${STACK_TAG}=${ref.stack}, ${ADDRESS_TAG}=${ref.address}; nothing is created or destroyed`,
-      ],
+      payload: { ...planned.payload, tags_patch: { ...base, ...ownership.patch } },
+      notes: [...planned.notes.filter(() => patch !== null), ownership.note],
     };
   }
 
@@ -269,16 +330,13 @@ export function defineOwnedCloud<T extends ResourceType, Item extends OwnedCloud
           : ref.address.length > MAX_TAG_VALUE
             ? [{ summary: `the address is longer than ${MAX_TAG_VALUE} characters, the most a tag value (${ADDRESS_TAG}) can hold` }]
             : [];
-      const ownership = { [STACK_TAG]: ref.stack ?? '', [ADDRESS_TAG]: ref.address };
+      const ownership = ownershipTags(spec.type, attrs(desired), ref);
       const tags = attrs(desired).tags;
       return createPlan(
         { ...declared, ...(tags === undefined ? {} : { tags: declaredTags(tags) }) },
         spec.idField,
         { ...body, tags: { ...declaredTags(tags), ...ownership } },
-        {
-          errors,
-          notes: [`the create request tags it ${STACK_TAG}=${ownership[STACK_TAG]}, ${ADDRESS_TAG}=${ref.address} (ownership tags, never shown as drift)`],
-        },
+        { errors, notes: [ownershipNote(ownership)] },
       );
     },
     create: { identity: (desired, ref) => (idOf(desired) === undefined ? ownershipIdentity(ref.stack) : null) },
@@ -343,16 +401,18 @@ export function defineOwnedCloud<T extends ResourceType, Item extends OwnedCloud
       };
     },
     ownership: (plan) => ({
-      owner: (state) => ownerOf(state.tags as LiveTag[]),
+      owner: (state, desired, seal) => judgedOwner(state.tags as LiveTag[], spec.type, attrs(desired), seal),
       place: (d) => `${attrs(d).project_id}/${attrs(d).region_id}`,
-      claim: (desired, state, ref) => claim(plan(desired, state), state.tags as LiveTag[], ref),
+      claim: (desired, state, ref) => claim(plan(desired, state), desired, state.tags as LiveTag[], ref),
       async list(ctx, declared) {
         const places = new Map(declared.map((d) => [`${attrs(d).project_id}/${attrs(d).region_id}`, { project_id: attrs(d).project_id, region_id: attrs(d).region_id }]));
         const owned: OwnedResource<T>[] = [];
         for (const [place, scope] of places) {
           for (const item of await listTagged(ctx, { ...scope, filter: { tag_key: STACK_TAG } }, (i) => ownerOf(i.tags) !== null)) {
+            const owner = judgedOwner(item.tags, spec.type, scope, ctx.seal)!;
             owned.push({
-              ...ownerOf(item.tags)!,
+              ...owner,
+              ...unprovenByTags(owner),
               place,
               desired: { ...scope, [spec.idField]: item.id, tags_policy: 'authoritative', ensure: 'absent' } as unknown as ResourceAttributes[T],
               observation: spec.observe(item),

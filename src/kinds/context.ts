@@ -4,6 +4,7 @@ import { isUnknownOutcome } from '../api/retry.js';
 import { sleep as realSleep, type Sleep } from '../api/sleep.js';
 import { createTaskPoller, type TaskPollSchedule } from '../api/tasks.js';
 import { RunFatalError } from '../errors.js';
+import type { OwnerSeal } from './owner-seal.js';
 import type { ProviderContext } from './provider.js';
 
 /** Settings of {@link createProviderContext}. */
@@ -24,6 +25,8 @@ export interface ProviderContextOptions {
   now?: () => number;
   /** Where sensitive values are read from when a request sends them (ProviderContext.sensitive); default process.env. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** The run's owner seal (ProviderContext.seal, from EDGEFORM_OWNER_KEY); absent: unkeyed. */
+  seal?: OwnerSeal;
 }
 
 /**
@@ -60,6 +63,7 @@ export function createProviderContext(options: ProviderContextOptions): Provider
     // follows it (AbortSignal.any adds no listener to the run's), so Node sees no listener pile-up.
     sleep: (ms) => sleep(ms, AbortSignal.any([signal])),
     sensitive: (name) => (options.env ?? process.env)[name],
+    ...(options.seal?.keyed ? { seal: options.seal } : {}),
   };
 }
 

@@ -72,6 +72,19 @@ export const STACK_TAG = 'edgeform-stack';
 /** The ownership tag naming the block's address (`TYPE.NAME`) within that stack. */
 export const ADDRESS_TAG = 'edgeform-address';
 
+/**
+ * The ownership tag holding the owner mark (with EDGEFORM_OWNER_KEY set): a keyed hash of the stack,
+ * the address, the kind, the project and the region that only the stack's pipelines can make
+ * (see owner-seal.ts). Prune destroys only what carries a valid one while the key is set.
+ */
+export const MARK_TAG = 'edgeform-mark';
+
+/**
+ * The key of a DNS zone's meta that holds its owner record (`{"stack", "address", "mark"}`): the
+ * one stack with prune: true that prunes the zone's record sets. A block's `meta` may not declare it.
+ */
+export const ZONE_OWNER_META_KEY = 'edgeform';
+
 /** Whether a tag key is one of edgeform's own (see OWNERSHIP_TAG_PREFIX). */
 export function isOwnershipTag(key: string): boolean {
   return key.startsWith(OWNERSHIP_TAG_PREFIX);

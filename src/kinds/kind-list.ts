@@ -127,11 +127,14 @@ export interface KindImportSpec<T extends ResourceType, S extends ScopeKind, Ite
   /** What the block's comment says of the item besides its id, e.g. `[['name', 'web-1']]`. */
   facts?(item: Item): ReadonlyArray<readonly [string, string | number | null | undefined]>;
   /**
-   * For a kind whose creates carry ownership tags: the stack and address an item's tags name, when
-   * an edgeform stack manages it. Such an item is left out (with why): adopting it by id would take
-   * it from that stack, which the plan refuses, so an import would not plan clean.
+   * For a kind whose resources record their owner (ownership tags, a CDN description's stack mark,
+   * a DNS zone's owner record): the stack (and address) that owns an item, when an edgeform stack
+   * does. Such an item is left out (with why, naming the owner), and so is what an import would
+   * make refer to it (a zone's record sets, a resource's rules): adopting it would take it from
+   * that stack, or leave two stacks pruning it. `what` says how the stack owns it, `takeOver` how
+   * to take it over (default: the block's moved_from).
    */
-  ownedBy?(item: Item): { stack: string; address: string } | undefined;
+  ownedBy?(item: Item): ItemOwner | undefined;
   /** For a cloud kind: whether a region offers it (Kubernetes: `has_k8s`); absent, every region does. */
   servedIn?(region: { has_k8s?: boolean | undefined }): boolean;
   /**
@@ -168,6 +171,16 @@ export interface KindImportSpec<T extends ResourceType, S extends ScopeKind, Ite
   within?: { type: ResourceType; list(ids: readonly string[]): KindList<Scopes[S], Item> };
 }
 
+/** Who owns an item an import leaves out (see KindImportSpec.ownedBy). */
+export interface ItemOwner {
+  stack: string;
+  address: string;
+  /** How the stack owns it: `manages it as ADDRESS` by default. */
+  what?: string;
+  /** How to take it over: `give its block moved_from: STACK/ADDRESS` by default. */
+  takeOver?: string;
+}
+
 /** What a `refersTo` field names: a kind (the reference reads `id`), or a kind and the readable field it reads. */
 export type ImportReferTarget = ResourceType | { readonly type: ResourceType; readonly field: string };
 
@@ -192,6 +205,8 @@ export interface SkippedItem {
   source: string;
   /** Why it makes no block: `tags.env: a tag value must not start or end with whitespace`. */
   reason: string;
+  /** For an item left out because another stack owns it: its import id and that stack (what refers to it is left out too). */
+  owned?: { id: string; stack: string };
 }
 
 /** What a kind's import found in one scope: the resources, and the items it left out. */
@@ -249,10 +264,13 @@ export function defineImport<T extends ResourceType, S extends ScopeKind, Item>(
         const source = `GET ${path}: ${described.join(', ')}`;
         const owner = spec.ownedBy?.(item);
         if (owner !== undefined) {
+          const what = owner.what ?? `manages it as ${owner.address}`;
+          const takeOver = owner.takeOver ?? `to move it into this one, give its block moved_from: ${owner.stack}/${owner.address}`;
           discovery.skipped.push({
             type,
             source,
-            reason: `edgeform stack "${owner.stack}" manages it as ${owner.address}; import leaves it to that stack (to move it into this one, give its block moved_from: ${owner.stack}/${owner.address})`,
+            reason: `edgeform stack "${owner.stack}" ${what}; import leaves it to that stack (${takeOver})`,
+            owned: { id, stack: owner.stack },
           });
           continue;
         }

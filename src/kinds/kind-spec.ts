@@ -24,6 +24,12 @@ export interface KindSpec<Shape extends z.ZodObject = z.ZodObject, Type extends 
    */
   readonly create?: CreateSpec;
   /**
+   * Its resources record the stack (and address) that owns them outside ownership tags: a DNS
+   * zone names its pruning owner in its meta. Such a block takes `moved_from:` (with the stack's
+   * `prune: true`), and the stack's `renamed_from:` moves it, as for a kind found by ownership tags.
+   */
+  readonly ownerRecord?: true;
+  /**
    * Attributes that name a file next to the stack (`vtt_file: subtitles/ger.vtt`), by attribute:
    * the loader reads each such file (relative to the stack file that names it, never outside the
    * stack's directory), checks its text, and puts the text into another attribute, so providers
@@ -115,6 +121,11 @@ export interface FileField {
   readonly maxBytes: number;
   /** The first problem of the text, or null when it is acceptable. Pure. */
   check(text: string): TextProblem | null;
+}
+
+/** Whether a block of this kind takes `moved_from:` and moves with `renamed_from:`: its resources carry ownership tags, or an owner record (KindSpec.ownerRecord). */
+export function takesMoves(kind: KindSpec): boolean {
+  return kind.kind === 'resource' && (kind.create?.key === 'owner' || kind.ownerRecord === true);
 }
 
 /** How a creatable kind's blocks without a platform id find their resource (see KindSpec.create). */

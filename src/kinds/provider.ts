@@ -5,6 +5,7 @@ import { readTogether } from './read-together.js';
 import { RESOURCE_TYPES, type CheckAttributes, type CheckType, type ResourceAttributes, type ResourceType } from './registry.js';
 import type { CheckStatus, FieldChange, ResourceChange, SensitiveValue } from '../plan/types.js';
 import type { KindImporter } from './kind-list.js';
+import type { MarkVerdict, OwnerSeal } from './owner-seal.js';
 
 /** What a provider may use for I/O: the API client, cancellation, task waiting and progress. */
 export interface ProviderContext {
@@ -46,6 +47,11 @@ export interface ProviderContext {
    * request that sends it is built; undefined when it is not set. Absent: no value is available.
    */
   sensitive?(name: string): string | undefined;
+  /**
+   * The run's owner seal (EDGEFORM_OWNER_KEY, see owner-seal.ts): reads and listings judge the
+   * owner marks of what they find with it. Absent: unkeyed, nothing is judged.
+   */
+  seal?: OwnerSeal;
 }
 
 /** A cloud task that reached FINISHED, as far as callers of waitForTasks need it. */
@@ -76,12 +82,21 @@ export type Observation =
 export interface ResourceRef {
   address: string;
   stack: string | null;
+  /** The run's owner seal: a create or a claim marks what it writes with it (see owner-seal.ts). Absent: unkeyed, no mark. */
+  seal?: OwnerSeal;
+  /** Whether the stack has `prune: true`: a container's pruning owner (a DNS zone's, see Ownership.scope) is written only then. */
+  prune?: boolean;
 }
 
-/** Whose a resource is by its ownership tags: the stack (`edgeform-stack`) and the address within it (`edgeform-address`). */
+/**
+ * Whose a resource is by its ownership tags: the stack (`edgeform-stack`) and the address within
+ * it (`edgeform-address`), or a kind's own owner record (a DNS zone's), and what its owner mark is
+ * worth (`mark`: judged with the run's seal; absent when unkeyed).
+ */
 export interface Owner {
   stack: string;
   address: string;
+  mark?: MarkVerdict;
 }
 
 /**
@@ -96,6 +111,12 @@ export interface OwnedResource<T extends ResourceType = ResourceType> extends Ow
   /** Why prune counts it as the stack's, when not by its ownership tags (a prune listing's own rule). */
   pruneReason?: string;
   /**
+   * Why prune must leave it although it names the stack: its owner mark does not prove it (see
+   * owner-seal.ts: no mark, or one that does not verify, while EDGEFORM_OWNER_KEY is set). The
+   * plan warns and drift reports it. Absent: it is proven (or the run is unkeyed).
+   */
+  unproven?: string;
+  /**
    * Blocks whose destroy must wait for this one's (a CDN origin group the pruned resource uses,
    * which the stack deletes): the planner writes them in the change's depends_on, which apply
    * reverses between two deletes. Absent: none.
@@ -108,16 +129,32 @@ export interface OwnedResource<T extends ResourceType = ResourceType> extends Ow
  * the planner and the reader about them. `owner`, `place` and `claim` are pure; `list` reads.
  */
 export interface Ownership<T extends ResourceType = ResourceType> {
-  /** The ownership tags of an observed state, or null when it carries none. Pure. */
-  owner(state: Record<string, unknown>): Owner | null;
+  /**
+   * The owner an observed state names (its ownership tags, or the kind's owner record), or null
+   * when it names none; with a keyed seal, its mark judged (Owner.mark). `desired` says where the
+   * resource is (a mark binds its place). Pure.
+   */
+  owner(state: Record<string, unknown>, desired: ResourceAttributes[T], seal?: OwnerSeal): Owner | null;
   /** Where a resource of these attributes lives (a project and region); one listing covers one place. Pure. */
   place(desired: ResourceAttributes[T]): string;
   /**
-   * The plan of `desired` against `state` that also writes `ref`'s ownership tags over the ones
-   * the state carries (a move: `moved_from`, `renamed_from`): the provider's own diff, turned
-   * into an update that rewrites the tags when they name another stack or address. Pure.
+   * The plan of `desired` against `state` that also writes `ref`'s ownership over what the state
+   * carries (a move: `moved_from`, `renamed_from`; a zone first claimed by a pruning stack): the
+   * provider's own diff, turned into an update that rewrites the tags (or the owner record) when
+   * they name another stack or address or none, or when their mark is not valid under `ref`'s
+   * keyed seal (a mark made with the previous key, or none). Pure.
    */
   claim(desired: ResourceAttributes[T], state: Record<string, unknown>, ref: ResourceRef): ProviderPlan;
+  /**
+   * What the owner stands for. `resource` (default): the ownership tags make the resource the
+   * stack's own, which prune destroys once no block declares it. `prune`: a shared container's
+   * pruning owner (a DNS zone: the one stack that prunes its record sets); only a stack with
+   * `prune: true` writes it (when it first plans the zone) or is refused by another's, and a
+   * container is never pruned itself.
+   */
+  scope?: 'resource' | 'prune';
+  /** How plans name the owner record: `ownership tags` (default), `owner record (meta.edgeform)`. */
+  noun?: string;
   /**
    * Every resource carrying ownership tags (of any stack) in the places the `declared` blocks of
    * this kind name: one list per place, never a request per resource. `stack` is the rest of
@@ -244,6 +281,12 @@ export interface ProviderPlan {
 export interface PlanOptions {
   /** Send the block's sensitive values again although they cannot be compared (rotating a key). */
   resendSensitive?: boolean;
+  /**
+   * The block's address and stack, with the run's owner seal: a kind whose resources carry an
+   * owner mark outside ownership tags (a CDN resource's description) re-makes a mark of this
+   * stack made with the previous key, or none, and refuses one that does not verify.
+   */
+  ref?: ResourceRef;
 }
 
 /**
@@ -407,9 +450,10 @@ export interface BoundProvider {
 }
 
 /** Binds a change to its kind's provider (see BoundProvider). */
-export function bindProvider<K extends ResourceType>(providers: ProviderRegistry['resources'], change: ResourceChange<K>, stack: string | null): BoundProvider {
+export function bindProvider<K extends ResourceType>(providers: ProviderRegistry['resources'], change: ResourceChange<K>, stack: string | null, seal?: OwnerSeal): BoundProvider {
   const provider: ResourceProvider<K> = providers[change.type];
-  const ref: ResourceRef = { address: change.address, stack };
+  const ref: ResourceRef = { address: change.address, stack, ...(seal ? { seal } : {}) };
+  const claims = change.moved_from !== undefined || change.claim === true;
   return {
     taskType: provider.taskType,
     taskTimeoutMs: provider.taskTimeoutMs,
@@ -423,13 +467,13 @@ export function bindProvider<K extends ResourceType>(providers: ProviderRegistry
       return groupRead.findsWithoutId ? readTogether(change.type, groupRead, ctx, change.desired, ref, true) : provider.read(ctx, change.desired, ref);
     },
     summarize: (state) => provider.summarize(state),
-    // A move is planned as a claim (the ownership tags rewritten), and confirmed the same way.
+    // A move (and any other claim) is planned as a claim (the ownership rewritten), and confirmed the same way.
     plan: (state) =>
-      change.moved_from !== undefined && provider.ownership
+      claims && provider.ownership
         ? provider.ownership.claim(change.desired, state, ref)
-        : provider.plan(change.desired, state, change.resend_sensitive ? { resendSensitive: true } : undefined),
+        : provider.plan(change.desired, state, { ...(change.resend_sensitive ? { resendSensitive: true } : {}), ref }),
     isSettled: (state) => {
-      const again = change.moved_from !== undefined && provider.ownership ? provider.ownership.claim(change.desired, state, ref) : provider.plan(change.desired, state);
+      const again = claims && provider.ownership ? provider.ownership.claim(change.desired, state, ref) : provider.plan(change.desired, state, { ref });
       return again.action === 'no-op' && again.errors.length === 0;
     },
     apply: (ctx) => provider.apply(ctx, change),

@@ -1,5 +1,5 @@
 import type { Diagnostic } from '../config/diagnostics.js';
-import { OWNED_PRUNE_NOTE, RESOURCE_MISSING } from './planner.js';
+import { OWNED_PRUNE_NOTE, OWNERSHIP_UNPROVEN, RESOURCE_MISSING } from './planner.js';
 import type { CheckResult, Plan } from './types.js';
 
 /** One declared field whose platform value differs from the stack's. */
@@ -16,8 +16,13 @@ export interface DriftedField {
 export interface DriftedResource {
   address: string;
   type: string;
-  /** changed: declared fields differ; missing: gone though `ensure: present`; reappeared: exists though `ensure: absent`. */
-  kind: 'changed' | 'missing' | 'reappeared' | 'unmanaged';
+  /**
+   * changed: declared fields differ; missing: gone though `ensure: present`; reappeared: exists
+   * though `ensure: absent`; unmanaged: carries the stack's ownership, no block declares it (prune
+   * would destroy it); unproven: names the stack, but its owner mark does not prove it (forged,
+   * copied, made with another key, or none while EDGEFORM_OWNER_KEY is set): never pruned.
+   */
+  kind: 'changed' | 'missing' | 'reappeared' | 'unmanaged' | 'unproven';
   fields: DriftedField[];
   message: string;
 }
@@ -82,8 +87,11 @@ export function buildDriftReport(plan: Plan): DriftReport {
       });
     }
   }
+  for (const d of plan.diagnostics) {
+    if (d.code === OWNERSHIP_UNPROVEN && d.address) drifted.push({ address: d.address, type: d.address.split('.')[0]!, kind: 'unproven', fields: [], message: d.summary });
+  }
   const failing = plan.checks.filter((c) => c.status === 'fail').map(({ address, type, status, message }) => ({ address, type, status, message }));
-  const errors = plan.diagnostics.filter((d) => d.severity === 'error' && d.code !== RESOURCE_MISSING);
+  const errors = plan.diagnostics.filter((d) => d.severity === 'error' && d.code !== RESOURCE_MISSING && d.code !== OWNERSHIP_UNPROVEN);
   return {
     format_version: '1.0',
     created_at: plan.created_at,

@@ -1,6 +1,7 @@
 import type { Diagnostic, SourceRange } from '../config/diagnostics.js';
 import type { Block, ResourceBlock, Stack } from '../config/types.js';
 import { RESOURCE_KINDS, type ResourceAttributes, type ResourceType } from '../kinds/registry.js';
+import type { OwnerSeal } from '../kinds/owner-seal.js';
 import type { CheckOutcome, Observation, OwnedRead, OwnedResource, Ownership, ProviderPlan, ReadResult, ResourceProvider, ResourceRef } from '../kinds/provider.js';
 import { fingerprint } from './fingerprint.js';
 import { buildGraph, topologicalOrder } from './graph.js';
@@ -12,8 +13,11 @@ import { PLAN_FORMAT_VERSION, type ChangeFields, type CheckResult, type PendingR
  * only its pure `owner`, `place` and `claim`).
  */
 export type ResourcePlanner<T extends ResourceType> = Pick<ResourceProvider<T>, 'plan' | 'summarize' | 'idField' | 'create' | 'destroyNote'> & {
-  ownership?: Pick<Ownership<T>, 'owner' | 'place' | 'claim'>;
+  ownership?: Pick<Ownership<T>, 'owner' | 'place' | 'claim' | 'scope' | 'noun'>;
 };
+
+/** Diagnostic code of a resource whose owner mark does not prove it the stack's (drift reports it). */
+export const OWNERSHIP_UNPROVEN = 'ownership-unproven';
 
 /** The pure parts of each kind's provider, by type. */
 export type ResourcePlanners = { [T in ResourceType]: ResourcePlanner<T> };
@@ -42,6 +46,8 @@ export interface PlanInput {
   diagnostics?: Diagnostic[];
   /** `--resend-sensitive`: the resource blocks whose sensitive values are sent again (see PlanOptions). */
   resendSensitive?: ReadonlySet<string>;
+  /** The run's owner seal (EDGEFORM_OWNER_KEY): creates and claims mark with it, owner marks are judged with it. Absent: unkeyed. */
+  seal?: OwnerSeal;
 }
 
 /**
@@ -104,7 +110,7 @@ export function buildPlan(input: PlanInput): Plan {
       read.observation,
       input.planners,
       failingCheckWarnings(block, checkResults),
-      { address: block.address, stack: stackName },
+      { address: block.address, stack: stackName, prune: stack.prune, ...(input.seal ? { seal: input.seal } : {}) },
       owners,
       resend,
     );
@@ -231,7 +237,7 @@ function planResource<K extends ResourceType>(
   const verdict = judgeOwnership(block, observed, planner, ref, owners);
   if (verdict.diagnostics.some((d) => d.severity === 'error')) return { diagnostics: verdict.diagnostics };
   if (verdict.move) return planMove(block, planner, ref, verdict.move, checkWarnings);
-  const planned = planOwnedResource(block, observed, planner, checkWarnings, ref, resend);
+  const planned = planOwnedResource(block, observed, planner, checkWarnings, ref, resend, verdict.claim === true);
   return { ...planned, diagnostics: [...verdict.diagnostics, ...planned.diagnostics] };
 }
 
@@ -242,6 +248,7 @@ function planOwnedResource<K extends ResourceType>(
   checkWarnings: string[],
   ref: ResourceRef,
   resend: boolean,
+  claim = false,
 ): { change?: ResourceChange<K>; diagnostics: Diagnostic[] } {
   const desired = block.attributes;
   const lockTaskId = observed.exists ? (observed.lockTaskId ?? null) : null;
@@ -278,7 +285,11 @@ function planOwnedResource<K extends ResourceType>(
   }
 
   if (!observed.exists) {
-    if (planner.create && !named) return planCreate(block, planner.create.plan(desired, ref, observed.facts), identity, checkWarnings);
+    if (planner.create && !named) {
+      const created = planCreate(block, planner.create.plan(desired, ref, observed.facts), identity, checkWarnings);
+      // A pruning stack's create of a container writes its pruning owner: a create made again at apply (references) must too.
+      return created.change && planner.ownership?.scope === 'prune' && ref.prune === true ? { ...created, change: { ...created.change, claim: true } } : created;
+    }
     const id = desired[planner.idField];
     const detail = planner.create
       ? `Check the id, or remove ${planner.idField} to have edgeform create the ${block.type} (found again by its ${describeKey(block.type)}).`
@@ -293,7 +304,8 @@ function planOwnedResource<K extends ResourceType>(
     };
   }
 
-  const result = planner.plan(desired, observed.state, resend ? { resendSensitive: true } : undefined);
+  // A claim writes the block's ownership too (a zone's first pruning owner, a mark re-made).
+  const result = claim ? planner.ownership!.claim(desired, observed.state, ref) : planner.plan(desired, observed.state, { ...(resend ? { resendSensitive: true } : {}), ref });
   if (result.errors.length > 0) {
     return { diagnostics: result.errors.map((e) => blockError(block, `${block.address}: ${e.summary}`, e.field, e.detail)) };
   }
@@ -317,6 +329,7 @@ function planOwnedResource<K extends ResourceType>(
     };
   }
   const change = changeOf(block, result, result.before, lockTaskId, checkWarnings, identity);
+  if (claim && result.action === 'update') return { diagnostics: [], change: { ...change, claim: true } };
   return { diagnostics: [], change: resend && result.action === 'update' && result.sensitive ? { ...change, resend_sensitive: true } : change };
 }
 
@@ -351,13 +364,18 @@ function judgeOwnership<K extends ResourceType>(
   planner: ResourcePlanner<K>,
   ref: ResourceRef,
   owners: OwnershipContext,
-): { move?: Move; diagnostics: Diagnostic[] } {
+): { move?: Move; claim?: boolean; diagnostics: Diagnostic[] } {
   const ownership = planner.ownership;
   const desired = block.attributes;
-  if (!ownership || desired.ensure === 'absent') return { diagnostics: [] };
+  if (!ownership) return { diagnostics: [] };
   const idOf = (attributes: unknown) => (attributes as Record<string, unknown>)[planner.idField];
   const moved = block.movedFrom;
   const from = moved ? `${moved.stack}/${moved.address}` : undefined;
+  if (ownership.scope === 'prune') {
+    const judged = judgePruneOwner(block, observed, ownership, ref, owners.stack.prune, idOf);
+    if (judged !== undefined) return judged;
+  }
+  if (desired.ensure === 'absent') return { diagnostics: [] };
   const place = ownership.place(desired);
   const listing = owners.listings.get(block.type);
   if (moved && listing && !listing.ok) {
@@ -368,23 +386,31 @@ function judgeOwnership<K extends ResourceType>(
   const named = idOf(desired) !== undefined;
 
   if (observed.exists) {
-    const owner = ownership.owner(observed.state);
+    const owner = ownership.owner(observed.state, desired, ref.seal);
     const id = idOf(observed.state);
     if (named && owner !== null && (owner.stack !== ref.stack || owner.address !== ref.address)) {
       if (moved && owner.stack === moved.stack && owner.address === moved.address) return { move: { id, observation: observed, from: from! }, diagnostics: [] };
       if (owner.stack !== ref.stack) {
         const takeOver = `moved_from: ${owner.stack}/${owner.address || `${block.type}.NAME`}`;
+        const noun = ownership.noun ?? 'ownership tags';
         return {
           diagnostics: [
             blockError(
               block,
-              `${block.address}: ${block.type} ${JSON.stringify(id)} carries the ownership tags of stack "${owner.stack}" (${owner.address || 'no address'}); adopting it by id would take it from that stack`,
+              ownership.scope === 'prune'
+                ? `${block.address}: ${block.type} ${JSON.stringify(id)} is pruned by stack "${owner.stack}" (${owner.address || 'no address'}), as its ${noun} says; with prune: true this stack would prune it too, and each stack would destroy the other's record sets`
+                : `${block.address}: ${block.type} ${JSON.stringify(id)} carries the ${noun} of stack "${owner.stack}" (${owner.address || 'no address'}); adopting it by id would take it from that stack`,
               planner.idField,
-              `To take it over, add "${takeOver}" to this block (and remove its block from stack "${owner.stack}"); otherwise adopt another ${block.type}.`,
+              ownership.scope === 'prune'
+                ? `To take it over, add "${takeOver}" to this block (and remove prune: true, or the block, from stack "${owner.stack}"); to only read it, remove prune: true from this stack.`
+                : `To take it over, add "${takeOver}" to this block (and remove its block from stack "${owner.stack}"); otherwise adopt another ${block.type}.`,
             ),
           ],
         };
       }
+    }
+    if (owner !== null && owner.stack === ref.stack && owner.mark === 'invalid' && (owner.address === ref.address || ownership.scope === 'prune')) {
+      return { diagnostics: [unprovenError(block, ownership, id, planner.idField)] };
     }
     // The block's own resource exists: one still carrying the old tags is another one.
     const others = old.filter((r) => idOf(r.desired) !== id);
@@ -400,7 +426,11 @@ function judgeOwnership<K extends ResourceType>(
         ],
       };
     }
-    return { diagnostics: [] };
+    // The block's own resource, its owner mark to re-make (made with the previous key, or none
+    // while a key is set); a container's owner record is claimed whenever the stack prunes it.
+    const remark = owner !== null && owner.stack === ref.stack && owner.address === ref.address && (owner.mark === 'previous' || owner.mark === 'missing');
+    const claim = ownership.scope === 'prune' ? owner === null || owner.stack === ref.stack : remark;
+    return claim ? { claim, diagnostics: [] } : { diagnostics: [] };
   }
   if (named) return { diagnostics: [] };
   if (moved) {
@@ -417,6 +447,44 @@ function judgeOwnership<K extends ResourceType>(
     return { diagnostics: [] };
   }
   return { diagnostics: renameWarnings(block, here, ref, owners, idOf) };
+}
+
+/**
+ * What a container's pruning owner (Ownership.scope `prune`, a DNS zone) says of a block before
+ * the rules all ownership kinds share, when it decides alone: a stack without prune: true never
+ * writes or checks the owner (the loader refuses its moved_from, and renamed_from does not move
+ * it), and `ensure: absent` deletes the zone whoever prunes it (warned when another stack does).
+ * Undefined: go on with the shared rules.
+ */
+function judgePruneOwner<K extends ResourceType>(
+  block: ResourceBlock<K>,
+  observed: Observation,
+  ownership: NonNullable<ResourcePlanner<K>['ownership']>,
+  ref: ResourceRef,
+  prune: boolean,
+  idOf: (attributes: unknown) => unknown,
+): { diagnostics: Diagnostic[] } | undefined {
+  const owner = observed.exists ? ownership.owner(observed.state, block.attributes, ref.seal) : null;
+  if (block.attributes.ensure === 'absent') {
+    if (!observed.exists || owner === null || owner.stack === ref.stack) return { diagnostics: [] };
+    const summary = `${block.address}: ensure: absent deletes ${block.type} ${JSON.stringify(idOf(observed.state))} with all it holds, which stack "${owner.stack}" prunes (its ${ownership.noun ?? 'ownership tags'} says so)`;
+    return { diagnostics: [{ severity: 'warning', code: 'owned-elsewhere', summary, address: block.address, range: block.range }] };
+  }
+  return prune ? undefined : { diagnostics: [] };
+}
+
+/** The error of a block whose own resource names this stack with an owner mark that does not verify: it is neither adopted nor re-marked. */
+function unprovenError(block: Pick<Block, 'address' | 'type' | 'range' | 'fieldSources'>, ownership: Pick<Ownership, 'scope' | 'noun'>, id: unknown, idField: string): Diagnostic {
+  const noun = ownership.noun ?? 'ownership tags';
+  return {
+    ...blockError(
+      block,
+      `${block.address}: ${block.type} ${JSON.stringify(id)} carries this stack's ${noun}, but its owner mark does not verify with EDGEFORM_OWNER_KEY: it was forged, copied from another resource, or made with another key; edgeform neither takes nor re-marks it`,
+      idField,
+      `If it was marked with the key before a rotation, set EDGEFORM_OWNER_KEY_PREVIOUS to that key (the mark is then re-made with the current one). Otherwise check who wrote its ${noun}, and remove them on the platform to have this stack ${ownership.scope === 'prune' ? 'claim it afresh' : 'create its own'}.`,
+    ),
+    code: OWNERSHIP_UNPROVEN,
+  };
 }
 
 /**
@@ -554,9 +622,21 @@ function planPrune(stack: Stack, owned: readonly OwnedRead[], planners: Resource
       });
       continue;
     }
-    for (const resource of listing.resources) {
-      // Another stack's, declared by a block, or moved to a block (re-tagged, not destroyed).
-      if (resource.stack !== stack.name || declared.has(resource.address) || moves.has(`${resource.stack}/${resource.address}`)) continue;
+    const mine = listing.resources.filter((r) => r.stack === stack.name && !declared.has(r.address) && !moves.has(`${r.stack}/${r.address}`));
+    // With owner marks (a key set), one address carried by several resources is a copied mark: none of them is pruned.
+    const copies = new Set(mine.filter((r) => r.mark !== undefined && mine.some((o) => o !== r && o.address === r.address && o.place === r.place)));
+    for (const resource of mine) {
+      // Another stack's, declared by a block, or moved to a block (re-tagged, not destroyed): left out of `mine`.
+      if (resource.unproven !== undefined || copies.has(resource)) {
+        const why = resource.unproven ?? `it carries the same ownership (${resource.address}) as another ${listing.type} in ${resource.place}: a copied mark`;
+        diagnostics.push({
+          severity: 'warning',
+          code: OWNERSHIP_UNPROVEN,
+          summary: `prune: ${resource.address} (${describeOwned(listing.type, resource, planners)}) names stack "${stack.name}", but ${why}; it is left alone`,
+          address: resource.address,
+        });
+        continue;
+      }
       const [type, ...rest] = resource.address.split('.');
       if (type !== listing.type || rest.length === 0 || seen.has(resource.address)) {
         diagnostics.push({
@@ -571,6 +651,12 @@ function planPrune(stack: Stack, owned: readonly OwnedRead[], planners: Resource
     }
   }
   return changes;
+}
+
+/** A listed resource as a prune warning names it: its kind and id (`cloud_floating_ip 726e…`). */
+function describeOwned<K extends ResourceType>(type: K, resource: OwnedResource, planners: ResourcePlanners): string {
+  const planner: ResourcePlanner<K> = planners[type];
+  return `${type} ${JSON.stringify((resource.desired as Record<string, unknown>)[planner.idField])}`;
 }
 
 /** Why a resource found by this stack's ownership tags is pruned (a kind may give its own reason, OwnedResource.pruneReason). */

@@ -100,6 +100,14 @@ export interface ChangeFields {
    * `OLDSTACK/TYPE.NAME`, and the update rewrites them to this block's; nothing is created or destroyed.
    */
   moved_from?: string;
+  /**
+   * Planned as the kind's ownership claim (Ownership.claim) without a move: an owner mark re-made
+   * with the current key, a DNS zone's pruning owner written by a stack with prune: true (also
+   * on a create, which apply may plan again once its references are known). Apply confirms it
+   * the same way. In memory only, never in a plan file: apply of a saved plan runs the fresh
+   * plan, which says it again (its payload, compared with the file's, says what is written).
+   */
+  claim?: true;
   /** The sensitive values the payload sends (see SensitiveValue); absent when none. */
   sensitive?: SensitiveValue[];
   /** Planned with `--resend-sensitive`: the sensitive values are sent although nothing else differs. */

@@ -53,6 +53,7 @@ export function renderDriftMarkdown(report: DriftReport, stackLabel: string): st
     out.push('| resource | field | stack | platform |', '|---|---|---|---|');
     for (const r of report.drifted) {
       if (r.kind === 'changed') for (const f of r.fields) out.push(`| \`${r.address}\` | ${markdownCode(f.field, { inTable: true })} | ${cell(f.stack)} | ${cell(f.platform)} |`);
+      else if (r.kind === 'unproven') out.push(`| \`${r.address}\` | owner mark | proven | **not proven** |`);
       else out.push(`| \`${r.address}\` | | ${r.kind === 'missing' ? 'present' : 'absent'} | ${r.kind === 'missing' ? '**gone**' : '**exists**'} |`);
     }
     out.push('');

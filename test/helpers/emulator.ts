@@ -46,3 +46,14 @@ export async function startTestEmulator(options: EmulatorOptions = {}): Promise<
   };
   return Object.assign(emulator, { call });
 }
+
+/** The tags of a floating IP as the emulator holds them, key → value. */
+export function floatingIpTags(emu: TestEmulator, id: string): Record<string, string> {
+  return Object.fromEntries(emu.state.floatingIps.get(id)!.tags.map((t) => [t.key, t.value]));
+}
+
+/** Creates a floating IP in project 1, region 76 carrying these tags (as an earlier run, or someone with a tag editor, would have); its id. */
+export async function seedFloatingIp(emu: TestEmulator, tags: Record<string, string>): Promise<string> {
+  const res = await emu.call('POST', '/cloud/v1/floatingips/1/76', { body: { tags } });
+  return [...emu.state.floatingIps.values()].find((f) => f.creator_task_id === res.body.tasks[0])!.id;
+}

@@ -1,6 +1,7 @@
 import { defineImport, listAll, type AccountScope, type KindList } from '../kind-list.js';
 import { listAutomatedCertificates } from './certificates.js';
 import { resourceList, type CdnResource } from './list.js';
+import { splitMark, stackMark } from './mark.js';
 import { resourceState } from './state.js';
 
 /** A resource, and whether the certificate it serves is one of the account's Let's Encrypt ones. */
@@ -31,6 +32,7 @@ const listedResources: KindList<AccountScope, ListedResource> = {
  * description (without a stack mark), SSL (`ssl_automated: true` for a Let's Encrypt
  * certificate, else its `ssl_data`) and every option the platform shows set. Named after
  * the cname. Imported as the KIND named, it brings its rules and its origin group (each once).
+ * A resource carrying a stack's mark is left out, with its rules: it is that stack's.
  */
 export const resourceImport = defineImport('cdn_resource', {
   scope: 'account',
@@ -54,6 +56,17 @@ export const resourceImport = defineImport('cdn_resource', {
   },
   blockName: ({ resource }) => resource.cname,
   facts: ({ resource }) => [['cname', resource.cname]],
+  // A resource carrying a stack's mark is that stack's (its prune destroys it once undeclared), with its rules.
+  ownedBy({ resource }) {
+    const { stack } = splitMark(resource.description);
+    if (stack === null) return undefined;
+    return {
+      stack,
+      address: `cdn_resource.${resource.cname}`,
+      what: `created it (its description ends with the stack mark ${stackMark(stack)})`,
+      takeOver: 'to take it over, declare it in that stack, or remove the mark from its description on the platform',
+    };
+  },
   refersTo: { origin_group: 'cdn_origin_group' },
   // `import cdn_resource` writes each resource's rules and origin group too, with references
   // between them; a resource is named by its cname (`--cname`, or `--name`), in any case.

@@ -8,14 +8,15 @@ import { diffDeclared } from '../declared-fields.js';
 import { fetchListPage, listAll } from '../kind-list.js';
 import { defineLifecycle } from '../lifecycle.js';
 import { defineListReads } from '../list-read.js';
-import type { GroupRead, MemberRead, Observation, OwnedResource, ProviderContext, PruneListing, ResourceProvider } from '../provider.js';
+import type { GroupRead, MemberRead, Observation, OwnedResource, PlanProblem, ProviderContext, PruneListing, ResourceProvider, ResourceRef } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { readOrGone } from '../shared.js';
 import type { FieldChange } from '../../plan/types.js';
 import { certificateName, issueCertificate, listAutomatedCertificates, revokeCertificate } from './certificates.js';
 import { resourceImport } from './import.js';
 import { resourceAnswer, resourceList, type CdnResource } from './list.js';
-import { stackMark, withMark } from './mark.js';
+import { cdnMarkSubject, stackMark, withMark } from './mark.js';
+import { unprovenReason, type MarkVerdict, type OwnerSeal } from '../owner-seal.js';
 import { resourceState } from './state.js';
 
 const RESOURCES = resourceList.path({});
@@ -43,11 +44,17 @@ function declaredScalars(desired: Desired): Record<string, unknown> {
   return out;
 }
 
-/** A request body in the platform's names from block fields (the description carrying `mark`'s stack when given). */
-function bodyOf(fields: Record<string, unknown>, stack: string | null): Record<string, unknown> {
+/** The stack mark a description carries or is given: the stack and, with a key, its owner mark. */
+interface Mark {
+  stack: string | null;
+  mark?: string | undefined;
+}
+
+/** A request body in the platform's names from block fields (the description carrying `mark` when given a stack). */
+function bodyOf(fields: Record<string, unknown>, mark: Mark): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(fields)) {
-    if (field === 'description') body.description = withMark(value as string, stack);
+    if (field === 'description') body.description = withMark(value as string, mark.stack, mark.mark);
     else if (field in SCALARS) body[SCALARS[field as keyof typeof SCALARS]] = value;
     else body[field] = value;
   }
@@ -98,6 +105,42 @@ const reads = defineListReads<'cdn_resource', CdnResource>({
  * nothing (and sends no CDN request).
  * Each is addressed `cdn_resource.CNAME`, which no block name can be (it has dots).
  */
+/** The owner mark of a resource's description judged with the seal, for the stack its mark names (undefined unkeyed or without a stack mark). */
+function judgeMark(state: Record<string, unknown>, seal: OwnerSeal | undefined): MarkVerdict | undefined {
+  const stack = state.stack_mark as string | null;
+  if (stack === null || seal?.keyed !== true) return undefined;
+  return seal.judge(cdnMarkSubject(stack, state.cname as string), state.owner_mark as string | null);
+}
+
+/**
+ * What the description mark of a declared resource asks of its plan (PlanOptions.ref, keyed):
+ * the mark of this stack re-made with the current key (made with the previous one, or none), or
+ * an error for one that does not verify; nothing for another stack's mark, or unkeyed.
+ */
+function markOfDeclared(state: Record<string, unknown>, ref: ResourceRef | undefined): { remark?: Mark & { note: string }; error?: PlanProblem } {
+  if (ref?.stack == null || state.stack_mark !== ref.stack) return {};
+  const verdict = judgeMark(state, ref.seal);
+  if (verdict === 'previous' || verdict === 'missing') {
+    const why = verdict === 'previous' ? 'it was made with EDGEFORM_OWNER_KEY_PREVIOUS' : 'it had none';
+    return {
+      remark: {
+        stack: ref.stack,
+        mark: ref.seal!.mark(cdnMarkSubject(ref.stack, state.cname as string)),
+        note: `the owner mark in the description's stack mark is re-made with EDGEFORM_OWNER_KEY (${why}); nothing else changes`,
+      },
+    };
+  }
+  if (verdict !== 'invalid') return {};
+  return {
+    error: {
+      field: 'description',
+      summary: `CDN resource ${String(state.resource_id)} carries this stack's mark ${stackMark(ref.stack)}, but its owner mark does not verify with EDGEFORM_OWNER_KEY: it was forged, copied from another resource, or made with another key; edgeform neither takes nor re-marks it`,
+      detail:
+        'If it was marked with the key before a rotation, set EDGEFORM_OWNER_KEY_PREVIOUS to that key (the mark is then re-made with the current one). Otherwise check who wrote its description, and remove the mark on the platform to have this stack mark it afresh.',
+    },
+  };
+}
+
 const pruneListing: PruneListing<'cdn_resource'> = {
   afterReads: true,
   async list(ctx, declared, stack) {
@@ -115,9 +158,12 @@ const pruneListing: PruneListing<'cdn_resource'> = {
     return resources.flatMap((resource): OwnedResource<'cdn_resource'>[] => {
       const state = resourceState(resource);
       if (state.stack_mark !== stackName || ids.has(resource.id) || cnames.has(resource.cname)) return [];
+      const mark = judgeMark(state, ctx.seal);
       return [
         {
           stack: stackName,
+          ...(mark === undefined ? {} : { mark }),
+          ...(mark === 'missing' || mark === 'invalid' ? { unproven: unprovenReason(mark, 'in the description') } : {}),
           address: `cdn_resource.${resource.cname}`,
           place: 'account',
           desired: { resource_id: resource.id, cname: resource.cname, ensure: 'absent' } as Desired,
@@ -237,7 +283,9 @@ export const cdnResource: ResourceProvider<'cdn_resource'> = {
 
   summarize: (state) => ({ resource_id: state.resource_id, cname: state.cname, active: state.active, status: state.status }),
 
-  plan(desired, state) {
+  plan(desired, state, planOptions) {
+    const owned = markOfDeclared(state, planOptions?.ref);
+    if (owned.error) return { action: 'no-op', before: {}, after: {}, changes: [], errors: [owned.error], warnings: [], notes: [] };
     const want = declaredScalars(desired);
     const diff = diffDeclared(want, state, SCALAR_FIELDS);
     const changes: FieldChange[] = [...diff.changes];
@@ -264,17 +312,20 @@ export const cdnResource: ResourceProvider<'cdn_resource'> = {
       ...(desired.options === undefined ? {} : { options: desired.options }),
     };
     const changed = Object.fromEntries(diff.changed.filter((field) => letsencrypt === undefined || field !== 'ssl_enabled').map((field) => [field, want[field]]));
+    // A re-made owner mark sends the live text with the new mark (a changed description its new text).
+    if (owned.remark && changed.description === undefined) changed.description = state.description;
+    const live: Mark = { stack: (state.stack_mark as string | null) ?? null, mark: (state.owner_mark as string | null) ?? undefined };
+    const sends = changes.length > 0 || owned.remark !== undefined;
+    const notes = [...(letsencrypt ? [letsEncryptNote(letsencrypt, desired.cname)] : []), ...(owned.remark ? [owned.remark.note] : [])];
     return {
-      action: changes.length > 0 ? 'update' : 'no-op',
+      action: sends ? 'update' : 'no-op',
       before,
       after,
       changes,
-      ...(changes.length > 0
-        ? { payload: { body: { ...bodyOf(changed, (state.stack_mark as string | null) ?? null), ...options.body }, ...(letsencrypt ? { letsencrypt } : {}) } }
-        : {}),
+      ...(sends ? { payload: { body: { ...bodyOf(changed, owned.remark ?? live), ...options.body }, ...(letsencrypt ? { letsencrypt } : {}) } } : {}),
       errors: [],
       warnings: [],
-      notes: letsencrypt ? [letsEncryptNote(letsencrypt, desired.cname)] : [],
+      notes,
     };
   },
 
@@ -293,8 +344,14 @@ export const cdnResource: ResourceProvider<'cdn_resource'> = {
               },
             ]
           : [];
-      const body = bodyOf({ ...fields, description: desired.description ?? '' }, ref.stack);
-      const notes = ref.stack === null ? [] : [`the description carries the stack mark [edgeform:${ref.stack}] (not shown as drift)`];
+      const mark = ref.stack === null ? undefined : ref.seal?.mark(cdnMarkSubject(ref.stack, desired.cname));
+      const body = bodyOf({ ...fields, description: desired.description ?? '' }, { stack: ref.stack, mark });
+      const notes =
+        ref.stack === null
+          ? []
+          : [
+              `the description carries the stack mark [edgeform:${ref.stack}]${mark === undefined ? '' : ' with an owner mark (made with EDGEFORM_OWNER_KEY)'} (not shown as drift)`,
+            ];
       // A Let's Encrypt certificate is issued once the resource exists (ssl_automated: false on a new resource is what it has).
       if (desired.ssl_automated === true) {
         delete body.sslEnabled;

@@ -3,11 +3,11 @@ import { splitMark } from './mark.js';
 
 /**
  * The state of a CDN resource: what plans compare and references read, in the stack's field
- * names. The description is the user's text (the stack mark apart, in `stack_mark`), the
+ * names. The description is the user's text (the stack mark apart, in `stack_mark` and `owner_mark`), the
  * secondary hostnames sorted (a set), the options as the platform shows them.
  */
 export function resourceState(resource: CdnResource): Record<string, unknown> {
-  const { text, stack } = splitMark(resource.description);
+  const { text, stack, mark } = splitMark(resource.description);
   return {
     resource_id: resource.id,
     cname: resource.cname,
@@ -15,6 +15,7 @@ export function resourceState(resource: CdnResource): Record<string, unknown> {
     active: resource.active ?? null,
     description: text,
     stack_mark: stack,
+    owner_mark: mark ?? null,
     origin_group: resource.originGroup ?? null,
     origin_protocol: resource.originProtocol ?? null,
     secondary_hostnames: [...(resource.secondaryHostnames ?? [])].sort(),

@@ -6,7 +6,8 @@ import { KNOWN_AFTER_APPLY, type FieldChange } from '../../plan/types.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { ADDRESS_TAG, STACK_TAG } from '../fields.js';
 import { fetchListPage, listAll, listEndpointOf } from '../kind-list.js';
-import type { GroupRead, MemberRead, Observation, Owner, OwnedResource, PlanProblem, ProviderContext, ProviderPlan, ResourceProvider, ResourceRef } from '../provider.js';
+import { judgedOwner, ownerOf, ownershipNote, ownershipPatch, ownershipTags, unprovenByTags } from '../cloud-owned.js';
+import type { GroupRead, MemberRead, Observation, OwnedResource, PlanProblem, ProviderContext, ProviderPlan, ResourceProvider, ResourceRef } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { defineListReads } from '../list-read.js';
 import { cloudTaskScope, defineLifecycle } from '../lifecycle.js';
@@ -128,13 +129,6 @@ async function findOwned(ctx: ProviderContext, d: Desired, ref: ResourceRef): Pr
   if (ref.stack === null) return null;
   const matches = await listCarrying(ctx, d, { [STACK_TAG]: ref.stack, [ADDRESS_TAG]: ref.address });
   return onlyMatch(matches, (vm) => vm.id, { type: 'cloud_instance', identity: `${ownershipIdentity(ref.stack)} (${ADDRESS_TAG} ${ref.address})`, idField: 'instance_id' });
-}
-
-/** The ownership tags of an instance's tags (user tags only), or null without `edgeform-stack`. */
-function ownerOf(tags: readonly LiveTag[]): Owner | null {
-  const value = (key: string) => tags.find((t) => t.key === key && !t.read_only)?.value;
-  const stack = value(STACK_TAG);
-  return stack === undefined ? null : { stack, address: value(ADDRESS_TAG) ?? '' };
 }
 
 /** Reads one instance (GET) or the instances of a project and region (the list), with one projection; a block without id by its ownership tags. */
@@ -498,11 +492,11 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
           detail: `Flavors an instance can be created with there: ${flavors.length > 0 ? flavors.join(', ') : 'none'}.`,
         });
       }
-      const ownership = { [STACK_TAG]: ref.stack ?? '', [ADDRESS_TAG]: ref.address };
+      const ownership = ownershipTags('cloud_instance', desired, ref);
       const { instance_id: _id, tags_policy: _policy, ensure: _ensure, project_id: _p, region_id: _r, user_data_file: _file, ...declared } = desired;
       const plan = createPlan({ project_id: desired.project_id, region_id: desired.region_id, ...declared }, 'instance_id', createBody(desired, ownership), {
         errors,
-        notes: [`the create request tags it ${STACK_TAG}=${ownership[STACK_TAG]}, ${ADDRESS_TAG}=${ref.address} (ownership tags, never shown as drift)`],
+        notes: [ownershipNote(ownership)],
       });
       // What the platform decides: the addresses (a floating one only where an interface asks for it).
       const addresses: Record<string, unknown> = { fixed_ip_address: KNOWN_AFTER_APPLY };
@@ -513,19 +507,20 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
   },
 
   ownership: {
-    owner: (state) => ownerOf((state.tags as LiveTag[] | undefined) ?? []),
+    owner: (state, desired, seal) => judgedOwner((state.tags as LiveTag[] | undefined) ?? [], 'cloud_instance', desired, seal),
     place: (d) => `${d.project_id}/${d.region_id}`,
-    claim: (desired, state, ref) => claimInstance(planInstance(desired, state), (state.tags as LiveTag[] | undefined) ?? [], ref),
+    claim: (desired, state, ref) => claimInstance(planInstance(desired, state), desired, (state.tags as LiveTag[] | undefined) ?? [], ref),
     async list(ctx, declared) {
       const places = new Map(declared.map((d) => [`${d.project_id}/${d.region_id}`, { project_id: d.project_id, region_id: d.region_id }]));
       const owned: OwnedResource<'cloud_instance'>[] = [];
       for (const [place, scope] of places) {
         // The instance list has no filter by tag key: the place's whole list, kept where the tags name a stack.
         for (const vm of await listAll(ctx, instanceList, scope, (x) => x.id)) {
-          const owner = ownerOf(vm.tags);
-          if (owner === null) continue;
+          if (ownerOf(vm.tags) === null) continue;
+          const owner = judgedOwner(vm.tags, 'cloud_instance', scope, ctx.seal)!;
           owned.push({
             ...owner,
+            ...unprovenByTags(owner),
             place,
             desired: { ...scope, instance_id: vm.id, flavor_id: vm.flavor.flavor_id, tags_policy: 'authoritative', ensure: 'absent' },
             observation: { exists: true, state: stateOf(vm), lockTaskId: vm.task_id } satisfies Observation,
@@ -545,21 +540,18 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
  * The diff of an instance turned into a move: the same changes, and a PATCH whose tags merge
  * patch also writes `ref`'s ownership tags when the live ones name another stack or address.
  */
-function claimInstance(planned: ProviderPlan, live: readonly LiveTag[], ref: ResourceRef): ProviderPlan {
-  const current = ownerOf(live);
-  if (planned.errors.length > 0 || planned.action === 'replace' || ref.stack === null || (current?.stack === ref.stack && current.address === ref.address)) return planned;
+function claimInstance(planned: ProviderPlan, desired: Desired, live: readonly LiveTag[], ref: ResourceRef): ProviderPlan {
+  if (planned.errors.length > 0 || planned.action === 'replace') return planned;
+  const ownership = ownershipPatch(live, 'cloud_instance', desired, ref);
+  if (ownership === undefined) return planned;
   const parsed = payloadSchema.safeParse(planned.payload ?? {});
   const payload = parsed.success ? parsed.data : {};
   const patch = payload.tags_patch;
   const base = patch === null ? Object.fromEntries(Object.keys(userTags(live)).map((key) => [key, null])) : { ...patch };
-  const from = current === null ? 'none' : `${STACK_TAG}=${current.stack}, ${ADDRESS_TAG}=${current.address}`;
   return {
     ...planned,
     action: 'update',
-    payload: { ...payload, tags_patch: { ...base, [STACK_TAG]: ref.stack, [ADDRESS_TAG]: ref.address } },
-    notes: [
-      ...planned.notes.filter(() => patch !== null),
-      `the ownership tags are rewritten: ${from} -> ${STACK_TAG}=${ref.stack}, ${ADDRESS_TAG}=${ref.address}; nothing is created or destroyed`,
-    ],
+    payload: { ...payload, tags_patch: { ...base, ...ownership.patch } },
+    notes: [...planned.notes.filter(() => patch !== null), ownership.note],
   };
 }

@@ -6,7 +6,9 @@ import { canonicalName, ownerName } from '../dns-names.js';
 import { defineLifecycle } from '../lifecycle.js';
 import { defineListReads } from '../list-read.js';
 import { fetchListPage, listAll } from '../kind-list.js';
-import type { Ownership, OwnedResource, ProviderPlan, ResourceProvider } from '../provider.js';
+import { unprovenZone, zoneOwner, type ZoneOwnerRecord } from '../dns-owner.js';
+import type { OwnerSeal } from '../owner-seal.js';
+import type { OwnedResource, ProviderPlan, PruneListing, ResourceProvider, StackView } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { readOrGone } from '../shared.js';
 import { rrsetImport } from './import.js';
@@ -107,20 +109,41 @@ function bodyOf(d: Rrset, state?: Record<string, unknown>): z.infer<typeof input
 const rrsetId = (zone: string, name: string, type: string) => `${zone}/${name}/${type}`;
 
 /**
- * The record sets a stack owns without declaring them, for prune: those of each zone a
- * `dns_zone` block of the stack declares (not `ensure: absent`), one list per zone (a zone not
- * created yet has none), but the zone's own (its SOA, and NS at the apex) and those a block
- * declares. A zone only named by a record set's literal `zone` is not the stack's, and is not
- * listed. Each is addressed `dns_rrset.ZONE/NAME/TYPE`, which no block name can be.
+ * The zones whose record sets the stack prunes: those its `dns_zone` blocks declare (not
+ * `ensure: absent`) that exist and whose owner record (dns-owner.ts) names no other stack (none
+ * yet: this plan writes this stack's), each with why prune must leave its record sets when the
+ * record's owner mark does not prove it (EDGEFORM_OWNER_KEY set). A zone another stack prunes
+ * is left out (its block's plan says so); a zone whose read failed too (its block's plan fails).
  */
-const pruneListing: Pick<Ownership<'dns_rrset'>, 'list'> = {
+function prunedZones(stack: StackView, seal: OwnerSeal | undefined): Map<string, string | undefined> {
+  const zones = new Map<string, string | undefined>();
+  for (const block of stack.read?.('dns_zone') ?? []) {
+    if (block.attributes.ensure === 'absent' || block.observation?.exists !== true) continue;
+    const state = block.observation.state;
+    const owner = zoneOwner(state.owner as ZoneOwnerRecord | null, state.name as string, seal);
+    if (owner !== null && owner.stack !== stack.name) continue;
+    zones.set(state.name as string, owner === null ? undefined : unprovenZone(owner));
+  }
+  return zones;
+}
+
+/**
+ * The record sets a stack owns without declaring them, for prune: those of each zone it prunes
+ * (prunedZones: declared by a `dns_zone` block, not another stack's), one list per zone (a zone
+ * not created yet has none), but the zone's own (its SOA, and NS at the apex) and those a block
+ * declares. A zone only named by a record set's literal `zone` is not the stack's, and is not
+ * listed. Each is addressed `dns_rrset.ZONE/NAME/TYPE`, which no block name can be. Run after
+ * the reads, for the zones' owner records.
+ */
+const pruneListing: PruneListing<'dns_rrset'> = {
+  afterReads: true,
   async list(ctx, declared, stack) {
     const stackName = stack?.name ?? null;
     if (stack === undefined || stackName === null) return [];
-    const zones = [...new Set(stack.blocks('dns_zone').flatMap((z) => (z.ensure === 'absent' ? [] : [canonicalName(z.name)])))];
+    const zones = prunedZones(stack, ctx.seal);
     const taken = new Set(declared.map((d) => rrsetId(zoneOf(d), nameOf(d), d.record_type)));
     const listed = await Promise.all(
-      zones.map(async (zone) => {
+      [...zones].map(async ([zone, unproven]) => {
         const items = (await readOrGone(() => listAll(ctx, zoneRrsetList, { zone }, (r) => `${canonicalName(r.name)}/${r.type.toUpperCase()}`))) ?? [];
         return items.flatMap((item): OwnedResource<'dns_rrset'>[] => {
           const name = canonicalName(item.name);
@@ -135,6 +158,7 @@ const pruneListing: Pick<Ownership<'dns_rrset'>, 'list'> = {
               desired,
               observation: { exists: true, state: stateOf(desired, item) },
               pruneReason: `no block declares it, and it is in zone ${zone}, which a dns_zone block of this stack declares (prune: true)`,
+              ...(unproven === undefined ? {} : { unproven }),
             },
           ];
         });

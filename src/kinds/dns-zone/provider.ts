@@ -8,7 +8,8 @@ import { createPlan } from '../create.js';
 import { declaredFields, diffDeclared } from '../declared-fields.js';
 import { canonicalName } from '../dns-names.js';
 import { defineListReads } from '../list-read.js';
-import type { ApplyResult, Observation, ProviderContext, ResourceProvider } from '../provider.js';
+import { ownerRecordFor, splitZoneMeta, withOwnerRecord, zoneOwner, type ZoneOwnerRecord } from '../dns-owner.js';
+import type { ApplyResult, Observation, ProviderContext, ProviderPlan, ResourceProvider, ResourceRef } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { readOrGone, requirePayload } from '../shared.js';
 import { zoneImport } from './import.js';
@@ -52,6 +53,7 @@ const dsAnswer = z.looseObject({ ds: z.string().optional() });
 /** What a zone observation holds: the zone's fields, `dnssec`, and the DS record when DNSSEC is on. */
 async function observe(ctx: ProviderContext, zone: ZoneItem): Promise<Observation> {
   const name = canonicalName(zone.name);
+  const { meta, owner } = splitZoneMeta(zone.meta);
   const dnssec = zone.dnssec_enabled ?? false;
   const ds = dnssec
     ? ((await readOrGone(async () => (await ctx.api.get(apiPath`/dns/v2/zones/${name}/dnssec`, { schema: dsAnswer, signal: ctx.signal })).body))?.ds ?? null)
@@ -66,7 +68,8 @@ async function observe(ctx: ProviderContext, zone: ZoneItem): Promise<Observatio
       refresh: zone.refresh ?? null,
       retry: zone.retry ?? null,
       nx_ttl: zone.nx_ttl ?? null,
-      meta: zone.meta ?? {},
+      meta,
+      owner,
       enabled: zone.enabled ?? true,
       dnssec,
       serial: zone.serial ?? null,
@@ -91,18 +94,47 @@ const reads = defineListReads<'dns_zone', ZoneItem>({
   },
 });
 
-/** The InputZone of a create: the name and every declared SOA field, meta and `enabled`. */
-function createBody(desired: Zone): z.infer<typeof inputZone> {
-  return { name: canonicalName(desired.name), ...declaredFields(desired, [...SOA_FIELDS, 'enabled']) };
+/** The InputZone of a create: the name and every declared SOA field, meta and `enabled`, and the owner record when the stack prunes. */
+function createBody(desired: Zone, owner: ZoneOwnerRecord | null): z.infer<typeof inputZone> {
+  const body: z.infer<typeof inputZone> = { name: canonicalName(desired.name), ...declaredFields(desired, [...SOA_FIELDS, 'enabled']) };
+  return owner === null ? body : { ...body, meta: withOwnerRecord(body.meta ?? {}, owner) };
 }
 
 /**
  * The InputZone of an update: a PUT replaces the zone's settings, so every field the zone has is
- * sent as it is, with the declared ones over them (a field the block leaves out keeps its value).
+ * sent as it is, with the declared ones over them (a field the block leaves out keeps its value),
+ * and the owner record in meta as it is (`owner` given: that one instead).
  */
-function updateBody(desired: Zone, state: Record<string, unknown>): z.infer<typeof inputZone> {
+function updateBody(desired: Zone, state: Record<string, unknown>, owner = state.owner as ZoneOwnerRecord | null): z.infer<typeof inputZone> {
   const live = Object.fromEntries(SOA_FIELDS.filter((f) => state[f] !== null && state[f] !== undefined).map((f) => [f, state[f]]));
-  return inputZone.parse({ ...live, name: state.name, enabled: state.enabled, ...declaredFields(desired, SOA_FIELDS) });
+  const body = inputZone.parse({ ...live, name: state.name, enabled: state.enabled, ...declaredFields(desired, SOA_FIELDS) });
+  return { ...body, meta: withOwnerRecord(body.meta ?? {}, owner) };
+}
+
+/** What the zone's owner record says, for notes: `stack "web" (dns_zone.main)`. */
+const describeOwner = (record: ZoneOwnerRecord) => `stack "${record.stack}" (${record.address ?? 'no address'})`;
+
+/**
+ * The zone's plan that also writes `ref`'s owner record (Ownership.claim): when the zone has
+ * none, another stack's or address's (a move), or, with a keyed seal, one whose owner mark was
+ * made with the previous key or is missing. Pure.
+ */
+function claimZone(desired: Zone, state: Record<string, unknown>, ref: ResourceRef): ProviderPlan {
+  const planned = dnsZone.plan(desired, state);
+  if (planned.errors.length > 0 || ref.stack === null) return planned;
+  const name = state.name as string;
+  const current = state.owner as ZoneOwnerRecord | null;
+  const judged = zoneOwner(current, name, ref.seal);
+  if (judged !== null && judged.stack === ref.stack && judged.address === ref.address && (judged.mark === undefined || judged.mark === 'valid')) return planned;
+  const record = ownerRecordFor({ ...ref, stack: ref.stack }, name);
+  const note =
+    current === null
+      ? `the zone's meta records ${describeOwner(record)} as the one stack that prunes its record sets (meta.edgeform, not shown as drift)`
+      : judged!.stack === ref.stack && judged!.address === ref.address
+        ? `the owner mark of the zone's owner record is re-made with EDGEFORM_OWNER_KEY (${judged!.mark === 'previous' ? 'it was made with EDGEFORM_OWNER_KEY_PREVIOUS' : 'it had none'})`
+        : `the zone's pruning owner moves from ${describeOwner(current)} to ${describeOwner(record)} (meta.edgeform)`;
+  const payload = (planned.payload ?? {}) as ZonePayload;
+  return { ...planned, action: 'update', payload: { ...payload, body: updateBody(desired, state, record) }, notes: [...planned.notes, note] };
 }
 
 /** Sends a request that sets values (PUT, PATCH, DELETE): repeating it is harmless. */
@@ -138,6 +170,17 @@ export const dnsZone: ResourceProvider<'dns_zone'> = {
   groupRead: reads.groupRead,
   import: zoneImport,
 
+  // The zone's pruning owner (its meta's owner record, see dns-owner.ts): one stack with prune: true.
+  ownership: {
+    scope: 'prune',
+    noun: 'owner record (meta.edgeform)',
+    owner: (state, _desired, seal) => zoneOwner(state.owner as ZoneOwnerRecord | null, state.name as string, seal),
+    place: () => 'zones',
+    claim: (desired, state, ref) => claimZone(desired, state, ref),
+    // Zones are read by name; none is ever pruned (a stack prunes a zone's record sets, not the zone).
+    list: async () => [],
+  },
+
   summarize: (state) => ({ name: state.name, enabled: state.enabled, dnssec: state.dnssec }),
 
   plan(desired, state) {
@@ -164,11 +207,14 @@ export const dnsZone: ResourceProvider<'dns_zone'> = {
   },
 
   create: {
-    plan(desired) {
+    plan(desired, ref) {
       const declared = { name: canonicalName(desired.name), ...declaredFields(desired, FIELDS) };
-      const payload: ZonePayload = { body: createBody(desired), ...(desired.dnssec === true ? { dnssec: true } : {}) };
+      // A stack with prune: true records itself as the zone's pruning owner in the create itself.
+      const owner = ref.prune === true && ref.stack !== null ? ownerRecordFor({ ...ref, stack: ref.stack }, declared.name) : null;
+      const payload: ZonePayload = { body: createBody(desired, owner), ...(desired.dnssec === true ? { dnssec: true } : {}) };
       // The zone's id is its name, known before apply: the plan's `after` shows it as declared.
-      const planned = createPlan(declared, 'zone_id', payload);
+      const notes = owner === null ? [] : [`the zone's meta records ${describeOwner(owner)} as the one stack that prunes its record sets (meta.edgeform, not shown as drift)`];
+      const planned = createPlan(declared, 'zone_id', payload, { notes });
       const { zone_id: _unknown, ...after } = planned.after;
       return { ...planned, after: { ...after, name: declared.name } };
     },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineKind } from '../kind-spec.js';
-import { ensureDeletable } from '../fields.js';
+import { ensureDeletable, ZONE_OWNER_META_KEY } from '../fields.js';
 import { nameProblem } from '../dns-names.js';
 
 /** Seconds, as the zone's SOA timers take them (uint64 in the vendor schema; kept to 32 bits here). */
@@ -30,7 +30,20 @@ const shape = z.strictObject({
   refresh: seconds('Seconds after which secondary name servers query the SOA again to detect changes.'),
   retry: seconds('Seconds after which secondary name servers retry a failed refresh.'),
   nx_ttl: seconds('Seconds resolvers may cache a negative answer (NXDOMAIN).'),
-  meta: z.record(z.string().min(1), z.unknown()).optional().describe('Free-form data of the zone (e.g. webhook, webhook_method); the whole map is managed when declared.'),
+  meta: z
+    .record(
+      z
+        .string()
+        .min(1)
+        .refine((key) => key !== ZONE_OWNER_META_KEY, {
+          error: `the meta key "${ZONE_OWNER_META_KEY}" holds edgeform's owner record (the stack that prunes the zone); a block cannot declare it`,
+        }),
+      z.unknown(),
+    )
+    .optional()
+    .describe(
+      `Free-form data of the zone (e.g. webhook, webhook_method); the whole map is managed when declared, but for the key "${ZONE_OWNER_META_KEY}" (edgeform's owner record), which a block cannot declare.`,
+    ),
   enabled: z.boolean().optional().describe('false: the zone is not served (PATCH .../disable); true: served (PATCH .../enable). Managed only when declared.'),
   dnssec: z.boolean().optional().describe('true: DNSSEC is on (its DS record is the readable field ds); false: off. Managed only when declared.'),
   records_file: z
@@ -54,6 +67,7 @@ export const dnsZoneKind = defineKind({
   description: 'A DNS zone by name: its SOA fields (contact, expiry, refresh, retry, nx_ttl, primary server), meta, enabled and DNSSEC; created, updated and deleted.',
   identity: ['name'],
   create: { idField: 'name', key: ['name'] },
+  ownerRecord: true,
   // The zone file's text goes into records_text; the loader (src/config/zone-records.ts) parses
   // it with the zone's name as origin, which this check, given the text alone, cannot know.
   files: { records_file: { into: 'records_text', what: 'a BIND zone file', maxBytes: MAX_ZONE_FILE_BYTES, check: () => null } },

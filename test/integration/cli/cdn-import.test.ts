@@ -21,7 +21,7 @@ const FIXTURES = {
       id: 220,
       cname: 'cdn.example.com',
       originGroup: 10,
-      description: 'main [edgeform:prod]',
+      description: 'main',
       secondaryHostnames: ['www-cdn.example.com'],
       options: { gzipOn: { enabled: true, value: true }, edge_cache_settings: { enabled: true, value: '4d' } },
     },
@@ -101,6 +101,27 @@ describe('edgeform import of CDN kinds', () => {
     const plan = await runCliInProcess(['plan', file, '--detailed-exitcode'], { env });
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
     expect(plan.stdout).toContain('No changes');
+  });
+
+  it("leaves out a resource another stack's mark names, and its rules, with a warning naming that stack", async () => {
+    emu = await startTestEmulator({
+      fixtures: {
+        ...SHARED,
+        cdn_resources: [{ ...SHARED.cdn_resources[0]!, description: 'main [edgeform:prod]' }, ...SHARED.cdn_resources.slice(1)],
+      },
+    });
+    const env = emulatorEnv(emu);
+    const imported = await runCliInProcess(['import', 'cdn_resource'], { env });
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout.match(/type: cdn_resource/g)).toHaveLength(2);
+    expect(imported.stdout).not.toContain('cname: cdn.example.com');
+    // Its two rules go with it; the other resources' two stay.
+    expect(imported.stdout.match(/type: cdn_rule/g)).toHaveLength(2);
+    const said = imported.stdout + imported.stderr;
+    expect(said).toContain(
+      'edgeform stack "prod" created it (its description ends with the stack mark [edgeform:prod]); import leaves it to that stack (to take it over, declare it in that stack, or remove the mark from its description on the platform)',
+    );
+    expect(said).toContain('its resource_id 220 is a cdn_resource edgeform stack "prod" owns; import leaves it to that stack');
   });
 
   it('import cdn_resource without --cname writes every resource with its rules and the groups they use, not an unused group', async () => {

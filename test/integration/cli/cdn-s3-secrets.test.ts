@@ -50,17 +50,31 @@ describe('cdn_origin_group S3 origins: keys only from the environment, never pri
     emu = undefined;
   });
 
-  it('redacts a sensitive value that the stack also puts into a plain field, wherever the run prints it', async () => {
+  it('refuses at validate, where it stands, a sensitive variable read again by a plain field, and sends nothing', async () => {
     emu = await startTestEmulator({ taskDurationMs: 0 });
-    const env = { ...emulatorEnv(emu), S3_KEY_ID: KEY_ID, S3_SECRET: SECRET };
-    // The secret's variable, read again into an origin group name of another block: not a sensitive field.
-    const dir = writeStackFiles({ 'stack.yaml': `${STACK}  copy:\n    type: cdn_origin_group\n    name: copy-\${env:S3_SECRET}\n    origins: [{ source: copy.example.com }]\n` });
-    for (const format of ['text', 'json', 'markdown']) {
-      const plan = await runCliInProcess(['plan', 'stack.yaml', '--format', format], { env, cwd: dir });
-      expect(plan.code, plan.stderr).toBe(0);
-      expect(plan.stdout).toContain('copy-[REDACTED]');
-      expectNoSecret(plan.stdout, plan.stderr);
+    const env = { ...emulatorEnv(emu), S3_KEY_ID: KEY_ID, S3_SECRET: SECRET, COPY: `x-${SECRET}` };
+    // The secret's variable, read again into an origin group name of another block (not a sensitive field),
+    // and its value brought in by another variable: either would reach the platform in clear.
+    const dir = writeStackFiles({
+      'stack.yaml': `${STACK}  copy:\n    type: cdn_origin_group\n    name: copy-\${env:S3_SECRET}\n    origins: [{ source: copy.example.com }]\n  other:\n    type: cdn_origin_group\n    name: \${env:COPY}\n    origins: [{ source: other.example.com }]\n`,
+    });
+    for (const command of ['validate', 'plan', 'apply']) {
+      const run = await runCliInProcess([command, 'stack.yaml', ...(command === 'apply' ? ['--auto-approve'] : [])], { env, cwd: dir });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('stack.yaml:17:11: error: ${env:S3_SECRET} is a sensitive value (a sensitive field reads it at');
+      expect(run.stderr).toContain('and this field is not sensitive: it would be sent in clear');
+      expect(run.stderr).toContain('stack.yaml:21:11: error: the value of ${env:S3_SECRET} is a sensitive value');
+      expectNoSecret(run.stdout, run.stderr);
     }
+    expect(emu.requests.filter((r) => r.path.startsWith('/cdn'))).toEqual([]);
+  });
+
+  it('takes one sensitive variable in two sensitive fields', async () => {
+    const env = { S3_KEY_ID: KEY_ID, S3_SECRET: SECRET };
+    const twice = STACK + STACK.split('resources:\n')[1]!.replace('assets:', 'mirror:').replace('assets-origins', 'mirror-origins');
+    const dir = writeStackFiles({ 'stack.yaml': twice });
+    const run = await runCliInProcess(['validate', 'stack.yaml'], { env, cwd: dir });
+    expect(run.code, run.stderr).toBe(0);
   });
 
   it('plans, saves, shows, applies (trace log), drifts and plans again without a trace of the keys, while the platform receives them', async () => {

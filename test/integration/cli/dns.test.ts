@@ -169,13 +169,17 @@ describe('dns_zone and dns_rrset through the CLI', () => {
     );
     const planned = await runCliInProcess(['plan', pruning], { env });
     expect(planned.code, output(planned)).toBe(0);
-    expect(planned.stdout).toContain('Plan: 0 to add, 1 to change, 1 to destroy.');
+    // The zone, which no stack pruned, records this one as its pruning owner in the same apply.
+    expect(planned.stdout).toContain('Plan: 0 to add, 2 to change, 1 to destroy.');
+    expect(planned.stdout).toContain(`# the zone's meta records stack "shop" (dns_zone.main) as the one stack that prunes its record sets`);
     const listed = planned.stdout.split('\n').filter((l) => /^ {3}[-+~] dns_/.test(l));
     // The list of actions, then the details: what prune destroys first in both.
     expect(listed).toEqual([
       '   - dns_rrset.shop.example/old.shop.example/TXT (pruned)',
+      '   ~ dns_zone.main',
       '   ~ dns_rrset.www',
       '   - dns_rrset.shop.example/old.shop.example/TXT',
+      '   ~ dns_zone.main',
       '   ~ dns_rrset.www',
     ]);
     expect(planned.stdout).toContain('# no block declares it, and it is in zone shop.example, which a dns_zone block of this stack declares (prune: true)');

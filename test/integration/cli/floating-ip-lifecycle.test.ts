@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EmulatorOptions } from '../../../src/emulator/index.js';
 import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { DEMO, floatingIpTags, seedFloatingIp, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { example } from '../../helpers/demo-stacks.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
@@ -36,12 +36,8 @@ describe('cloud_floating_ip through the CLI: create, adopt by tags, update, dest
     [...e.state.floatingIps.values()].filter(
       (f) => f.tags.some((t) => t.key === 'edgeform-stack' && t.value === stack) && f.tags.some((t) => t.key === 'edgeform-address' && t.value === address),
     );
-  const tagsOf = (e: TestEmulator, id: string) => Object.fromEntries(e.state.floatingIps.get(id)!.tags.map((t) => [t.key, t.value]));
-  /** Creates a floating IP carrying these tags on the platform, as an earlier run (or someone) would have. */
-  async function seed(e: TestEmulator, tags: Record<string, string>): Promise<string> {
-    const res = await e.call('POST', LIST, { body: { tags } });
-    return [...e.state.floatingIps.values()].find((f) => f.creator_task_id === res.body.tasks[0])!.id;
-  }
+  const tagsOf = floatingIpTags;
+  const seed = seedFloatingIp;
 
   it('creates, then plans no changes, updates its tags, and destroys it with ensure: absent', async () => {
     const { emu, env } = await start();

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { DEMO, floatingIpTags, seedFloatingIp, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 const LIST = '/cloud/v1/floatingips/1/76';
@@ -29,11 +29,8 @@ describe('renames and foreign ownership through the CLI', () => {
     emu = await startTestEmulator({ taskDurationMs: 0 });
     return { emu, env: emulatorEnv(emu) };
   }
-  const tagsOf = (e: TestEmulator, id: string) => Object.fromEntries(e.state.floatingIps.get(id)!.tags.map((t) => [t.key, t.value]));
-  async function seed(e: TestEmulator, tags: Record<string, string>): Promise<string> {
-    const res = await e.call('POST', LIST, { body: { tags } });
-    return [...e.state.floatingIps.values()].find((f) => f.creator_task_id === res.body.tasks[0])!.id;
-  }
+  const tagsOf = floatingIpTags;
+  const seed = seedFloatingIp;
   const owned = (stack: string, address: string) => ({ env: 'prod', 'edgeform-stack': stack, 'edgeform-address': address });
 
   it('moved_from: plan shows the move, apply rewrites the ownership tags only (no create, no destroy), the next plan is a no-op with moved_from kept', async () => {

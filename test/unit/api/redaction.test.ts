@@ -135,4 +135,12 @@ describe('secretsFromEnv', () => {
     expect(secretsFromEnv({ EDGEFORM_API_KEY: '  ' })).toEqual([]);
     expect(secretsFromEnv({})).toEqual([]);
   });
+
+  it('takes the owner keys too (EDGEFORM_OWNER_KEY and the previous one while rotating): secrets like the API key', () => {
+    expect(secretsFromEnv({ EDGEFORM_API_KEY: '1$abcdef0123', EDGEFORM_OWNER_KEY: ' owner-key-0123456789 ', EDGEFORM_OWNER_KEY_PREVIOUS: 'previous-key-0123456' })).toEqual([
+      '1$abcdef0123',
+      'owner-key-0123456789',
+      'previous-key-0123456',
+    ]);
+  });
 });

@@ -51,7 +51,7 @@ describe('moved_from and renamed_from, validated offline', () => {
       [expect.stringContaining('moved_from must be an old address'), 7, 17],
       ['moved_from names a cloud_instance, but this block is a cloud_floating_ip: a resource keeps its type when renamed', 10, 17],
       [expect.stringContaining('moved_from must be an old address'), 13, 17],
-      [expect.stringContaining('moved_from is only for kinds whose resources carry ownership tags'), 17, 5],
+      [expect.stringContaining('moved_from is only for kinds whose resources record their owner'), 17, 5],
     ]);
   });
 

@@ -19,4 +19,13 @@ describe('the stack mark of a CDN resource description', () => {
     // Renamed by hand, or by a stack rename: another stack's mark, which prune of "prod" ignores.
     expect(splitMark('Site [edgeform:prod-old]')).toEqual({ text: 'Site', stack: 'prod-old' });
   });
+
+  it('carries an owner mark after the stack when a key made one, and reads it back apart', () => {
+    const mark = 'v1.Ab-_0123456789abcdefgh';
+    expect(withMark('Static assets', 'prod', mark)).toBe(`Static assets [edgeform:prod:${mark}]`);
+    expect(splitMark(withMark('Static assets', 'prod', mark))).toEqual({ text: 'Static assets', stack: 'prod', mark });
+    expect(splitMark(`[edgeform:prod:${mark}]`)).toEqual({ text: '', stack: 'prod', mark });
+    // Not a mark of this shape: no stack mark at all (the resource is disowned, as by any edit).
+    expect(splitMark('Site [edgeform:prod:not a mark]')).toEqual({ text: 'Site [edgeform:prod:not a mark]', stack: null });
+  });
 });
