@@ -3,6 +3,8 @@ import { apiPath } from '../../api/path.js';
 import { deactivateBeforeDelete } from '../cdn-deactivate.js';
 import { destroyedOriginGroups, groupDependency, usesCdn } from '../cdn-prune.js';
 import { planDeclaredOptions } from '../cdn-options-plan.js';
+import { createRecord, planResourcePurge, runPurgeFollowUp } from '../cdn-purge.js';
+import { withPurgeRecord, type PurgeRecord } from '../cdn-purge-record.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { diffDeclared } from '../declared-fields.js';
 import { fetchListPage, listAll } from '../kind-list.js';
@@ -43,11 +45,14 @@ function declaredScalars(desired: Desired): Record<string, unknown> {
   return out;
 }
 
-/** A request body in the platform's names from block fields (the description carrying `mark`'s stack when given). */
-function bodyOf(fields: Record<string, unknown>, stack: string | null): Record<string, unknown> {
+/**
+ * A request body in the platform's names from block fields: the description carrying `mark`'s
+ * stack when given, and then the purge record (kept as the platform has it, or a create's first).
+ */
+function bodyOf(fields: Record<string, unknown>, stack: string | null, record: PurgeRecord = {}): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(fields)) {
-    if (field === 'description') body.description = withMark(value as string, stack);
+    if (field === 'description') body.description = withPurgeRecord(withMark(value as string, stack), record);
     else if (field in SCALARS) body[SCALARS[field as keyof typeof SCALARS]] = value;
     else body[field] = value;
   }
@@ -235,6 +240,9 @@ export const cdnResource: ResourceProvider<'cdn_resource'> = {
 
   destroyNote: (state) => (state.active === false ? undefined : 'deactivates first'),
 
+  // purge: when its `when` differs from the value recorded, after the apply's changes (cdn-purge.ts).
+  followUp: { plan: planResourcePurge, run: runPurgeFollowUp },
+
   summarize: (state) => ({ resource_id: state.resource_id, cname: state.cname, active: state.active, status: state.status }),
 
   plan(desired, state) {
@@ -270,7 +278,12 @@ export const cdnResource: ResourceProvider<'cdn_resource'> = {
       after,
       changes,
       ...(changes.length > 0
-        ? { payload: { body: { ...bodyOf(changed, (state.stack_mark as string | null) ?? null), ...options.body }, ...(letsencrypt ? { letsencrypt } : {}) } }
+        ? {
+            payload: {
+              body: { ...bodyOf(changed, (state.stack_mark as string | null) ?? null, (state.purge_record as PurgeRecord | undefined) ?? {}), ...options.body },
+              ...(letsencrypt ? { letsencrypt } : {}),
+            },
+          }
         : {}),
       errors: [],
       warnings: [],
@@ -293,8 +306,11 @@ export const cdnResource: ResourceProvider<'cdn_resource'> = {
               },
             ]
           : [];
-      const body = bodyOf({ ...fields, description: desired.description ?? '' }, ref.stack);
+      const body = bodyOf({ ...fields, description: desired.description ?? '' }, ref.stack, createRecord(desired));
       const notes = ref.stack === null ? [] : [`the description carries the stack mark [edgeform:${ref.stack}] (not shown as drift)`];
+      if (desired.purge?.when !== undefined) {
+        notes.push(`records purge when ${JSON.stringify(String(desired.purge.when))} in the description (a new resource has nothing cached: nothing is purged)`);
+      }
       // A Let's Encrypt certificate is issued once the resource exists (ssl_automated: false on a new resource is what it has).
       if (desired.ssl_automated === true) {
         delete body.sslEnabled;
