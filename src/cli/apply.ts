@@ -346,6 +346,14 @@ async function execute(
           running.delete(change.address);
           view.onFinish?.(change, result);
         },
+        onFollowUpStart(change) {
+          running.set(change.address, { address: change.address, taskIds: [] });
+          view.onFollowUpStart?.(change);
+        },
+        onFollowUpFinish(change, result) {
+          running.delete(change.address);
+          view.onFollowUpFinish?.(change, result);
+        },
       },
     });
   } finally {
