@@ -30,9 +30,7 @@ export async function askApproval(
       settle('interrupted');
     });
     rl.on('close', () => settle('declined'));
-    rl.question(
-      `\nDo you want to perform these actions?\n  ${what}\n  Only 'yes' will be accepted to approve.\n\n  Enter a value: `,
-    ).then(
+    rl.question(`\nDo you want to perform these actions?\n  ${what}\n  Only 'yes' will be accepted to approve.\n\n  Enter a value: `).then(
       (answer) => settle(answer.trim() === 'yes' ? 'approved' : 'declined'),
       () => settle('declined'),
     );

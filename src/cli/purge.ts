@@ -100,8 +100,10 @@ export const purgeCommand = defineCommand<PurgeArgs>({
 
 /** The purge the flags ask for (undefined: the block's declared one), after the offline checks; refuses flags that do not fit together. */
 function checkFlags(args: PurgeArgs): PurgeTarget | undefined {
-  if (args.cname !== undefined && (args.path !== undefined || args.target !== undefined)) throw new UsageError('--cname purges without a stack: give either --cname or STACK --target ADDRESS');
-  if (args.cname === undefined && (args.path === undefined || args.target === undefined)) throw new UsageError('purge needs STACK --target ADDRESS (a cdn_resource or cdn_rule block), or --cname CNAME');
+  if (args.cname !== undefined && (args.path !== undefined || args.target !== undefined))
+    throw new UsageError('--cname purges without a stack: give either --cname or STACK --target ADDRESS');
+  if (args.cname === undefined && (args.path === undefined || args.target === undefined))
+    throw new UsageError('purge needs STACK --target ADDRESS (a cdn_resource or cdn_rule block), or --cname CNAME');
   const given = [args.paths !== undefined && '--paths', args.urls !== undefined && '--urls', args.all && '--all'].filter((f): f is string => f !== false);
   if (given.length > 1) throw new UsageError(`give one of --paths, --urls and --all, not ${given.join(' and ')}`);
   if (given.length === 0) {
@@ -198,8 +200,7 @@ async function byStack(args: PurgeArgs, flagged: PurgeTarget | undefined, io: Cl
 function targetOf(change: ResourceChange, flagged: PurgeTarget | undefined): PurgeTarget {
   const declared = (change.desired as { purge?: PurgeSpec }).purge;
   if (flagged === undefined && declared === undefined) throw new UsageError(`${change.address} declares no purge: give --paths, --urls or --all`);
-  const spec: PurgeSpec =
-    flagged === undefined ? declared! : flagged.type === 'all' ? { all: true } : flagged.type === 'urls' ? { urls: flagged.items } : { paths: flagged.items };
+  const spec: PurgeSpec = flagged === undefined ? declared! : flagged.type === 'all' ? { all: true } : flagged.type === 'urls' ? { urls: flagged.items } : { paths: flagged.items };
   if (change.type !== 'cdn_rule') return resourceTarget(spec);
   const rule = (change.desired.rule ?? change.before?.rule) as string | undefined;
   const ruleType = (change.desired.rule_type ?? change.before?.rule_type) as 0 | 1 | undefined;

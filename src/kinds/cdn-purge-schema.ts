@@ -58,13 +58,18 @@ const shape = z.strictObject({
     .max(MAX_PURGE_ITEMS, { error: `at most ${MAX_PURGE_ITEMS} URLs` })
     .optional()
     .describe('Exact URLs to purge (purge by URL): each starts with / and names no domain; query strings included.'),
-  all: z.literal(true, { error: 'must be true (or leave it out)' }).optional().describe("true: purge the whole cache of the resource (of a rule: everything its pattern's literal prefix covers)."),
+  all: z
+    .literal(true, { error: 'must be true (or leave it out)' })
+    .optional()
+    .describe("true: purge the whole cache of the resource (of a rule: everything its pattern's literal prefix covers)."),
   when: z
     .union([z.string().min(1, { error: 'must not be empty' }).max(100, { error: 'must be at most 100 characters' }), z.number()], {
       error: 'must be a string or a number, usually ${env:RELEASE}',
     })
     .optional()
-    .describe('Any value, usually ${env:RELEASE}: apply purges when it differs from the value last purged for (recorded on the platform). Without it, apply never purges; the block only gives edgeform purge its default.'),
+    .describe(
+      'Any value, usually ${env:RELEASE}: apply purges when it differs from the value last purged for (recorded on the platform). Without it, apply never purges; the block only gives edgeform purge its default.',
+    ),
 });
 
 /** The `purge:` field: exactly one of paths, urls and all: true, and when. */
@@ -125,18 +130,27 @@ export function ruleTarget(purge: Pick<PurgeSpec, 'paths' | 'urls' | 'all'>, rul
  * the pattern does not match, a pattern that does not start with the rule's literal prefix.
  * A pattern that does not compile as a JavaScript regular expression checks URLs by its prefix.
  */
-export function ruleScopeProblems(purge: Pick<PurgeSpec, 'paths' | 'urls'>, rule: string, ruleType: 0 | 1 | undefined): Array<{ field: 'urls' | 'paths'; index: number; message: string }> {
+export function ruleScopeProblems(
+  purge: Pick<PurgeSpec, 'paths' | 'urls'>,
+  rule: string,
+  ruleType: 0 | 1 | undefined,
+): Array<{ field: 'urls' | 'paths'; index: number; message: string }> {
   const prefix = rulePrefix(rule, ruleType);
   const regex = ruleRegExp(rule, ruleType);
   const out: Array<{ field: 'urls' | 'paths'; index: number; message: string }> = [];
   (purge.urls ?? []).forEach((url, index) => {
     const path = url.split('?')[0]!;
     const inside = regex === null ? path.startsWith(prefix) : regex.test(path);
-    if (!inside) out.push({ field: 'urls', index, message: `is outside the rule's pattern ${JSON.stringify(rule)}: a rule purges only what it matches (purge it on the resource)` });
+    if (!inside)
+      out.push({ field: 'urls', index, message: `is outside the rule's pattern ${JSON.stringify(rule)}: a rule purges only what it matches (purge it on the resource)` });
   });
   (purge.paths ?? []).forEach((pattern, index) => {
     if (!pattern.replace(/\*$/, '').startsWith(prefix.replace(/\*$/, ''))) {
-      out.push({ field: 'paths', index, message: `reaches outside the rule's pattern ${JSON.stringify(rule)}: a rule's patterns start with ${prefix} (purge wider on the resource)` });
+      out.push({
+        field: 'paths',
+        index,
+        message: `reaches outside the rule's pattern ${JSON.stringify(rule)}: a rule's patterns start with ${prefix} (purge wider on the resource)`,
+      });
     }
   });
   return out;

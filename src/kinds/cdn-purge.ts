@@ -67,9 +67,7 @@ export function describeDuration(target: PurgeTarget): string {
   if (requests === 1) return `1 ${noun} request`;
   const minutes = Math.ceil(requests / perMinute) - 1;
   const rate = `the platform takes ${perMinute} ${noun} request${perMinute === 1 ? '' : 's'} a minute per resource`;
-  return minutes === 0
-    ? `${requests} ${noun} requests${each}`
-    : `${requests} ${noun} requests${each}; ${rate}, so it takes about ${minutes} minute${minutes === 1 ? '' : 's'}`;
+  return minutes === 0 ? `${requests} ${noun} requests${each}` : `${requests} ${noun} requests${each}; ${rate}, so it takes about ${minutes} minute${minutes === 1 ? '' : 's'}`;
 }
 
 /** What a resource block's purge acts on. */
@@ -162,7 +160,7 @@ export function planRulePurge(desired: RuleDesired, observed: Observation, actio
   const last = observed.state.purge_when;
   if (last === when) return null;
   const rule = desired.rule ?? (observed.state.rule as string | null) ?? '/';
-  const ruleType = desired.rule_type ?? ((observed.state.rule_type as 0 | 1 | null) ?? undefined);
+  const ruleType = desired.rule_type ?? (observed.state.rule_type as 0 | 1 | null) ?? undefined;
   return purgeFollowUp(ruleTarget(purge, rule, ruleType), observed.state.resource_id, ruleKey(observed.state.rule_id as number), typeof last === 'string' ? last : undefined, when);
 }
 
@@ -266,9 +264,7 @@ const HISTORY_TYPE: Record<PurgeTarget['type'], string> = { urls: 'purge_by_url'
 
 /** The newest page of a resource's purge history of one type (`GET /cdn/purge_statuses`, filtered by cname and type). */
 export async function purgeHistory(ctx: ProviderContext, cname: string, type: PurgeTarget['type']): Promise<PurgeStatus[]> {
-  const page = (
-    await ctx.api.get('/cdn/purge_statuses', { schema: purgeStatuses, query: { cname, purge_type: HISTORY_TYPE[type], limit: 100 }, signal: ctx.signal })
-  ).body;
+  const page = (await ctx.api.get('/cdn/purge_statuses', { schema: purgeStatuses, query: { cname, purge_type: HISTORY_TYPE[type], limit: 100 }, signal: ctx.signal })).body;
   return Array.isArray(page) ? page : page.results;
 }
 

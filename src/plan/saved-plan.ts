@@ -69,9 +69,7 @@ const planFileSchema = z.strictObject({
         .min(1)
         .optional(),
       after_unknown: record.optional(),
-      follow_up: z
-        .strictObject({ step: z.string().min(1), summary: z.string(), changes: z.array(fieldChange), notes: z.array(z.string()), payload: record })
-        .optional(),
+      follow_up: z.strictObject({ step: z.string().min(1), summary: z.string(), changes: z.array(fieldChange), notes: z.array(z.string()), payload: record }).optional(),
     }),
   ),
   checks: z.array(

@@ -161,7 +161,8 @@ export function createTextApplyView(output: ViewOutput, options: ApplyViewOption
       const elapsed = s ? ` after ${seconds(now() - s.at)}` : '';
       const [progressive, done] = stepVerbs(outcome.step);
       if (outcome.status === 'applied') write(`${colors.bold(change.address)}: ${colors.green(done)}${elapsed}`);
-      else if (outcome.status === 'failed') write(`${colors.bold(change.address)}: ${colors.red(`${progressive} failed`)}${elapsed}: ${formatMessage(outcome.error ?? 'unknown error')}`);
+      else if (outcome.status === 'failed')
+        write(`${colors.bold(change.address)}: ${colors.red(`${progressive} failed`)}${elapsed}: ${formatMessage(outcome.error ?? 'unknown error')}`);
       else if (outcome.status === 'skipped') write(`${colors.bold(change.address)}: ${outcome.step} skipped: ${describeSkip(outcome)}`);
       else write(`${colors.bold(change.address)}: ${outcome.step} not started: the run stopped first`);
     },

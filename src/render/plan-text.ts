@@ -103,7 +103,9 @@ function taken(lines: string[]): string {
  */
 export function followUpLine(change: ResourceChange): string {
   const followUp = change.follow_up!;
-  const why = followUp.changes.map((c) => `${formatName(c.path.join('.'))}: ${c.op === 'add' ? `${formatValue(c.after)}, none recorded` : `${formatValue(c.before)} → ${formatValue(c.after)}`}`);
+  const why = followUp.changes.map(
+    (c) => `${formatName(c.path.join('.'))}: ${c.op === 'add' ? `${formatValue(c.after)}, none recorded` : `${formatValue(c.before)} → ${formatValue(c.after)}`}`,
+  );
   return `${formatName(followUp.step)} ${change.address}: ${formatMessage(followUp.summary)}${why.length > 0 ? ` (${why.join('; ')})` : ''}`;
 }
 

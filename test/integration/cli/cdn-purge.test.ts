@@ -105,7 +105,10 @@ describe('purging CDN caches: declared in the stack, and on demand', () => {
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
     expect(applied.stdout).toContain('cdn_resource.site: Purged');
     expect(applied.stdout).toContain('Apply complete! Resources: 0 added, 1 changed, 0 destroyed. 2 purges done.');
-    const writes = emu!.requests.slice(before).filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path} ${r.status}`);
+    const writes = emu!.requests
+      .slice(before)
+      .filter((r) => r.method !== 'GET')
+      .map((r) => `${r.method} ${r.path} ${r.status}`);
     expect(writes).toEqual([
       `PATCH /cdn/resources/${id} 200`,
       `POST ${PURGE_ROUTE(id)} 201`,
@@ -129,7 +132,10 @@ describe('purging CDN caches: declared in the stack, and on demand', () => {
     emu!.faults.failNext({ method: 'POST', path: '/cdn/resources/{resource_id}/purge', status: 400 });
     const failed = await runCliInProcess(['apply', stack, '--auto-approve', '--format', 'json'], { env: env('42') });
     expect(failed.code, failed.stderr).toBe(1);
-    const events = failed.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const events = failed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(events.find((e) => e.type === 'follow_up_errored')).toMatchObject({ address: 'cdn_resource.site', step: 'purge', status: 'failed' });
     const summary = events.at(-1);
     expect(summary.type).toBe('change_summary');
