@@ -2,7 +2,6 @@ import { RunFatalError } from '../errors.js';
 import { buildGraph, type DependencyGraph } from '../plan/graph.js';
 import type { ResourceChange } from '../plan/types.js';
 import type { ProviderContext, ProviderRegistry } from '../kinds/provider.js';
-import type { ResourceType } from '../kinds/registry.js';
 import type { FollowUpOutcome, ResourceOutcome } from './outcome.js';
 
 /** What the executor hands its follow-ups once its walk is over. */
@@ -93,7 +92,7 @@ function reachable(edges: ReadonlyMap<string, readonly string[]>, address: strin
 }
 
 /** Runs one change's follow-up through its own kind's provider. */
-async function runFollowUp<K extends ResourceType>(
+async function runFollowUp<K extends ResourceChange['type']>(
   providers: ProviderRegistry['resources'],
   change: ResourceChange<K>,
   ctx: ProviderContext,
