@@ -6,7 +6,7 @@
  * again by its ownership tags, and a FastEdge app reading the address of a floating IP made in
  * the same apply (a reference, known after apply), and a virtual machine made from nothing (network,
  * subnet, security group, SSH key, floating IP, instance) and destroyed again, and a CDN site (origin group, resource, rules,
- * a Let's Encrypt certificate) created, then a rule dropped and pruned. Every step runs the real CLI as a user would; the script checks
+ * a Let's Encrypt certificate) created, its cache purged for a new release, then a rule dropped and pruned. Every step runs the real CLI as a user would; the script checks
  * each exit code.
  */
 import { spawn } from 'node:child_process';
@@ -27,7 +27,8 @@ const CDN_STACK = 'examples/cdn.yaml';
 // still waiting on; once it has, the demo moves the emulator's clock on instead of waiting.
 const TASK_DURATION_MS = 60_000;
 const emulator = await startEmulator({ port: 0, fixtures: demoFixturesPath, taskDurationMs: TASK_DURATION_MS });
-const env: NodeJS.ProcessEnv = { ...process.env, EDGEFORM_BASE_URL: emulator.url, EDGEFORM_API_KEY: emulator.apiKey };
+// The release the CDN site purges for (examples/cdn.yaml: purge.when is ${env:RELEASE}).
+const env: NodeJS.ProcessEnv = { ...process.env, EDGEFORM_BASE_URL: emulator.url, EDGEFORM_API_KEY: emulator.apiKey, RELEASE: '41' };
 const work = mkdtempSync(join(tmpdir(), 'edgeform-demo-'));
 const reviewed = join(work, 'reviewed.plan.json');
 let failed = false;
@@ -133,7 +134,11 @@ try {
   await waitingOnTasks(() =>
     step('20. Apply: the group, the resource, its rules; the certificate issued and waited for', ['apply', CDN_STACK, '--auto-approve'], 0, onApplyOutput),
   );
-  await step('21. Plan it again: found by name and cname, nothing to do', ['plan', CDN_STACK, '--detailed-exitcode'], 0);
+  await step('21. Plan it again: found by name and cname, nothing to do (release 41 is recorded: no purge due)', ['plan', CDN_STACK, '--detailed-exitcode'], 0);
+  env.RELEASE = '42';
+  await step('22. A new release (RELEASE=42): the plan shows the purge it is due', ['plan', CDN_STACK, '--detailed-exitcode'], 2);
+  await step('23. Apply: the purge is sent after the changes, and release 42 recorded on the resource', ['apply', CDN_STACK, '--auto-approve'], 0);
+  await step('24. Plan it again: release 42 was purged for, nothing to do', ['plan', CDN_STACK, '--detailed-exitcode'], 0);
   // The same stack without its "api" rule and with prune: true: the rule is no block's any more.
   const pruning = join(work, 'cdn.yaml');
   writeFileSync(
@@ -142,7 +147,7 @@ try {
       .replace(/^name: (.*)$/m, 'name: $1\nprune: true')
       .replace(/^ {2}api:\n(?: {4}.*\n)+/m, ''),
   );
-  await step('22. The "api" rule is dropped from the stack, with prune: true: destroyed (deactivated first)', ['apply', pruning, '--auto-approve'], 0);
+  await step('25. The "api" rule is dropped from the stack, with prune: true: destroyed (deactivated first)', ['apply', pruning, '--auto-approve'], 0);
 } finally {
   await emulator.close();
   rmSync(work, { recursive: true, force: true });

@@ -4,7 +4,8 @@ import { describeStaleness } from '../plan/saved-plan.js';
 import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
 import { watchWrites, type WriteWatch } from '../kinds/context.js';
 import { bindProvider, type BoundProvider, type FinishedTask, type Observation, type ProviderContext, type ProviderRegistry } from '../kinds/provider.js';
-import type { ApplyOutcome, ResourceOutcome, RunError } from './outcome.js';
+import { runFollowUps } from './follow-ups.js';
+import type { ApplyOutcome, FollowUpOutcome, ResourceOutcome, RunError } from './outcome.js';
 import { matchesPlanned, matchesPlannedChange, replanResolved, resolveChange } from './resolve-references.js';
 import { createApplyWalk, type ApplyWalk } from './walk.js';
 
@@ -26,6 +27,10 @@ export interface ApplyHooks {
    * when it first happens; no action starts after it, running ones end on their own.
    */
   onRunError?(error: RunError): void;
+  /** A change's follow-up (its `follow_up`: a CDN purge) starts, once every change has ended; its progress comes through onProgress. */
+  onFollowUpStart?(change: ResourceChange): void;
+  /** A change's follow-up ended (or was skipped, or not started). */
+  onFollowUpFinish?(change: ResourceChange, outcome: FollowUpOutcome): void;
 }
 
 /** How the executor re-reads a resource after acting, until it shows the planned result. */
@@ -89,6 +94,8 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
   const walk = createApplyWalk(plan);
   // The state each resource was left in (its last read), for the references of its dependants.
   const states = new Map<string, Readonly<Record<string, unknown>>>();
+  // The desired attributes each change ran with (references resolved), for its follow-up.
+  const ran = new Map<string, Record<string, unknown>>();
   const abort = options.ctx.signal;
   const running = new Set<string>();
   const wakeup = createWakeup();
@@ -106,6 +113,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
       return;
     }
     running.add(change.address);
+    ran.set(change.address, ready.change.desired as Record<string, unknown>);
     wakeup.watch(
       runAction(ready.change, options, stopRun, (state) => states.set(change.address, state)),
       (outcome) => {
@@ -121,8 +129,22 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
     await wakeup.next();
   }
 
+  const followUps = await runFollowUps({
+    changes: plan.resource_changes,
+    providers: options.providers,
+    ctx: options.ctx,
+    outcomes: walk.outcomes,
+    desired: (address) => ran.get(address),
+    state: (address) => states.get(address),
+    stopped: () => abort.aborted || options.stop?.aborted === true || runError !== undefined,
+    onRunError: stopRun,
+    onStart: (change) => hooks.onFollowUpStart?.(change),
+    onProgress: (change, message) => hooks.onProgress?.(change, message, []),
+    onFinish: (change, outcome) => hooks.onFollowUpFinish?.(change, outcome),
+  });
   return {
     resources: plan.resource_changes.map((c) => walk.outcomes.get(c.address) ?? { address: c.address, action: c.action, status: 'not-started', taskIds: [] }),
+    ...(followUps.length === 0 ? {} : { followUps }),
     interrupted: options.stop?.aborted === true || abort.aborted,
     aborted: abort.aborted,
     ...(runError === undefined ? {} : { runError }),

@@ -59,9 +59,27 @@ export interface RunError {
   message: string;
 }
 
+/**
+ * How one follow-up (a change's `follow_up`: a CDN purge) ended: done, failed, skipped because a
+ * change around its block did not succeed (`skippedBecause`), or not started (the run stopped).
+ */
+export interface FollowUpOutcome {
+  address: string;
+  /** The follow-up's step, as the plan names it: `purge`. */
+  step: string;
+  status: 'applied' | 'failed' | 'skipped' | 'not-started';
+  /** Failure message (already redacted). */
+  error?: string;
+  /** For a skipped follow-up: the change that did not succeed. */
+  skippedBecause?: string;
+  elapsedMs?: number;
+}
+
 /** Everything an apply did, in plan order. */
 export interface ApplyOutcome {
   resources: ResourceOutcome[];
+  /** The follow-ups run after the changes, in plan order; absent when the plan had none. */
+  followUps?: FollowUpOutcome[];
   interrupted: boolean;
   aborted: boolean;
   /** Set when a run-fatal error stopped the run. */
@@ -101,7 +119,11 @@ export function countOutcome(outcome: ApplyOutcome): OutcomeCounts {
   };
 }
 
-/** True when every resource ended applied or unchanged and no run-fatal error stopped the run. */
+/** True when every resource ended applied or unchanged, every follow-up was done, and no run-fatal error stopped the run. */
 export function succeeded(outcome: ApplyOutcome): boolean {
-  return outcome.runError === undefined && outcome.resources.every((r) => r.status === 'applied' || r.status === 'unchanged');
+  return (
+    outcome.runError === undefined &&
+    outcome.resources.every((r) => r.status === 'applied' || r.status === 'unchanged') &&
+    (outcome.followUps ?? []).every((f) => f.status === 'applied')
+  );
 }

@@ -1,6 +1,5 @@
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { createInterface } from 'node:readline/promises';
 import { BASE_URL_ENV } from '../api/base-url.js';
 import { createRedactor, secretsFromEnv } from '../api/redact.js';
 import { sleep } from '../api/sleep.js';
@@ -14,6 +13,7 @@ import type { Plan, SavedPlan } from '../plan/types.js';
 import { payloadSchemas, type ProviderContext } from '../kinds/provider.js';
 import { providers } from '../kinds/providers.js';
 import { APPLY_FORMATS, createApplyView, type ApplyFormat, type ApplyView, type RunningAction } from '../render/apply-view.js';
+import { askApproval } from './approval.js';
 import { defineCommand } from './command.js';
 import { ExitCode, type CliIO } from './io.js';
 import { StackLocks } from './stack-lock.js';
@@ -346,6 +346,14 @@ async function execute(
           running.delete(change.address);
           view.onFinish?.(change, result);
         },
+        onFollowUpStart(change) {
+          running.set(change.address, { address: change.address, taskIds: [] });
+          view.onFollowUpStart?.(change);
+        },
+        onFollowUpFinish(change, result) {
+          running.delete(change.address);
+          view.onFollowUpFinish?.(change, result);
+        },
       },
     });
   } finally {
@@ -408,39 +416,6 @@ async function readPlanFileIfAny(path: string): Promise<string | undefined> {
   if (!info?.isFile()) return undefined;
   const bytes = await readFile(path);
   return isPlanFileCandidate(path, bytes) ? bytes.toString('utf8') : undefined;
-}
-
-/**
- * Asks for approval on the terminal (on stderr with --format json, so stdout stays JSON lines).
- * Only "yes" approves and the end of the input declines; Ctrl+C at the prompt (readline's
- * SIGINT in raw mode) or a SIGINT/SIGTERM to the process interrupts.
- */
-async function askApproval(io: CliIO, output: CliIO['stdout'], signal: AbortSignal): Promise<'approved' | 'declined' | 'interrupted'> {
-  const rl = createInterface({ input: io.stdin, output });
-  return new Promise((resolve) => {
-    let settled = false;
-    const settle = (answer: 'approved' | 'declined' | 'interrupted') => {
-      if (settled) return;
-      settled = true;
-      signal.removeEventListener('abort', onAbort);
-      resolve(answer);
-      rl.close();
-    };
-    const onAbort = () => settle('interrupted');
-    if (signal.aborted) return settle('interrupted');
-    signal.addEventListener('abort', onAbort, { once: true });
-    rl.on('SIGINT', () => {
-      output.write('\n');
-      settle('interrupted');
-    });
-    rl.on('close', () => settle('declined'));
-    rl.question(
-      "\nDo you want to perform these actions?\n  edgeform will perform the actions described above.\n  Only 'yes' will be accepted to approve.\n\n  Enter a value: ",
-    ).then(
-      (answer) => settle(answer.trim() === 'yes' ? 'approved' : 'declined'),
-      () => settle('declined'),
-    );
-  });
 }
 
 /** "90s", "30m", "1h", "1500ms" or plain seconds, as milliseconds. */

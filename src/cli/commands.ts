@@ -27,6 +27,11 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./drift.js')).driftCommand,
   },
   {
+    command: 'purge [path]',
+    describe: "Purge a CDN resource's cache now: STACK --target ADDRESS (the block's purge:, or --paths/--urls/--all) or --cname; --wait follows it",
+    load: async () => (await import('./purge.js')).purgeCommand,
+  },
+  {
     command: 'import [kind]',
     describe: "Write a stack that adopts live resources, discovered through the platform's lists (KIND or --all)",
     load: async () => (await import('./import.js')).importCommand,

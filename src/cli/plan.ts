@@ -75,7 +75,7 @@ export const planCommand = defineCommand<PlanArgs>({
 /** Exit code of a plan: 1 errored; with --detailed-exitcode 2 when there are changes. */
 export function planExitCode(plan: Plan, detailed: boolean): number {
   if (plan.errored) return ExitCode.error;
-  if (detailed && plan.summary.add + plan.summary.change + plan.summary.destroy > 0) return ExitCode.changes;
+  if (detailed && plan.applyable) return ExitCode.changes;
   return ExitCode.ok;
 }
 

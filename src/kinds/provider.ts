@@ -3,7 +3,7 @@ import type { ApiClient } from '../api/client.js';
 import type { TaskScope } from '../api/tasks.js';
 import { readTogether } from './read-together.js';
 import { RESOURCE_TYPES, type CheckAttributes, type CheckType, type ResourceAttributes, type ResourceType } from './registry.js';
-import type { CheckStatus, FieldChange, ResourceChange, SensitiveValue } from '../plan/types.js';
+import type { Action, CheckStatus, FieldChange, PlannedFollowUp, ResourceChange, SensitiveValue } from '../plan/types.js';
 import type { KindImporter } from './kind-list.js';
 import type { MarkVerdict, OwnerSeal } from './owner-seal.js';
 
@@ -387,11 +387,31 @@ export interface ResourceProvider<T extends ResourceType = ResourceType> {
    * its platform id (the kind's import.ts, built on the same list fetcher as `groupRead`).
    */
   import?: KindImporter<T>;
+  /** A step the kind runs for a block once the apply's changes are done (a CDN purge); see FollowUp. */
+  followUp?: FollowUp<T>;
   /**
    * The shape of the `payload` its updates carry; absent for kinds that cannot be updated.
    * A saved plan is checked against it when read, and apply checks it again before sending.
    */
   payloadSchema?: z.ZodType;
+}
+
+/**
+ * A step a kind runs for a block after the apply's changes (a CDN purge, which must see every
+ * change to the resource, its rules and its origin group made first). The planner asks `plan`
+ * (pure) and the change carries the answer (`follow_up`); the executor runs it after its walk,
+ * one at a time in plan order, only when every change of the apply that the block depends on,
+ * or that depends on it, ended applied or unchanged, else it is skipped (and, being recorded on
+ * the platform only when it succeeds, planned again by the next apply).
+ */
+export interface FollowUp<T extends ResourceType = ResourceType> {
+  /** The block's follow-up, or null when none is due; `action` is what the plan does to the block itself. Pure. */
+  plan(desired: ResourceAttributes[T], observed: Observation, action: Action): PlannedFollowUp | null;
+  /**
+   * Runs it: `desired` with its references resolved, `state` the resource as this apply left it
+   * (absent when its change sent nothing). Rejects when it did not finish (nothing recorded then).
+   */
+  run(ctx: ProviderContext, input: { desired: ResourceAttributes[T]; state?: Readonly<Record<string, unknown>>; followUp: PlannedFollowUp }): Promise<void>;
 }
 
 /**

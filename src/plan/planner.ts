@@ -2,7 +2,7 @@ import type { Diagnostic, SourceRange } from '../config/diagnostics.js';
 import type { Block, ResourceBlock, Stack } from '../config/types.js';
 import { RESOURCE_KINDS, type ResourceAttributes, type ResourceType } from '../kinds/registry.js';
 import type { OwnerSeal } from '../kinds/owner-seal.js';
-import type { CheckOutcome, Observation, OwnedRead, OwnedResource, Ownership, ProviderPlan, ReadResult, ResourceProvider, ResourceRef } from '../kinds/provider.js';
+import type { CheckOutcome, FollowUp, Observation, OwnedRead, OwnedResource, Ownership, ProviderPlan, ReadResult, ResourceProvider, ResourceRef } from '../kinds/provider.js';
 import { fingerprint } from './fingerprint.js';
 import { buildGraph, topologicalOrder } from './graph.js';
 import { formatPath, resolveReferences, unknownsOf } from './references.js';
@@ -14,6 +14,7 @@ import { PLAN_FORMAT_VERSION, type ChangeFields, type CheckResult, type PendingR
  */
 export type ResourcePlanner<T extends ResourceType> = Pick<ResourceProvider<T>, 'plan' | 'summarize' | 'idField' | 'create' | 'destroyNote'> & {
   ownership?: Pick<Ownership<T>, 'owner' | 'place' | 'claim' | 'scope' | 'noun'>;
+  followUp?: Pick<FollowUp<T>, 'plan'>;
 };
 
 /** Diagnostic code of a resource whose owner mark does not prove it the stack's (drift reports it). */
@@ -126,7 +127,12 @@ export function buildPlan(input: PlanInput): Plan {
     if (planned.change) {
       // A delete waits on none of its references: they order it before what it refers to, and one
       // naming a block deleted after it reads that block as observed (see ReferenceSources.deleting).
-      const change = resolved.pending.length === 0 || planned.change.action === 'delete' ? planned.change : withPendingReferences(planned.change, resolved.pending, resolved.notes);
+      const change = withFollowUp(
+        resolved.pending.length === 0 || planned.change.action === 'delete' ? planned.change : withPendingReferences(planned.change, resolved.pending, resolved.notes),
+        resolved.block,
+        read.observation,
+        input.planners,
+      );
       resourceChanges.push(change);
       changesByAddress.set(address, change);
     }
@@ -150,7 +156,7 @@ export function buildPlan(input: PlanInput): Plan {
     checks,
     diagnostics,
     summary,
-    applyable: !errored && summary.add + summary.change + summary.destroy > 0,
+    applyable: !errored && (summary.add + summary.change + summary.destroy > 0 || resourceChanges.some((c) => c.follow_up !== undefined)),
     errored,
   };
 }
@@ -196,6 +202,14 @@ function resolveBlockReferences(
 
 function getAt(root: unknown, path: readonly (string | number)[]): unknown {
   return path.reduce<unknown>((at, segment) => (at as Record<string | number, unknown> | undefined)?.[segment], root);
+}
+
+/** A change with its block's follow-up (ResourceProvider.followUp), when the kind plans one; none for a delete. */
+function withFollowUp<K extends ResourceType>(change: ResourceChange, block: ResourceBlock<K>, observed: Observation, planners: ResourcePlanners): ResourceChange {
+  const planner: ResourcePlanner<K> = planners[block.type];
+  if (planner.followUp === undefined || change.action === 'delete') return change;
+  const followUp = planner.followUp.plan(block.attributes, observed, change.action);
+  return followUp === null ? change : { ...change, follow_up: followUp };
 }
 
 /** A change whose block has pending references: they, `after_unknown` and a note each. */

@@ -69,6 +69,7 @@ const planFileSchema = z.strictObject({
         .min(1)
         .optional(),
       after_unknown: record.optional(),
+      follow_up: z.strictObject({ step: z.string().min(1), summary: z.string(), changes: z.array(fieldChange), notes: z.array(z.string()), payload: record }).optional(),
     }),
   ),
   checks: z.array(
@@ -204,6 +205,7 @@ export function toPlanDocument(plan: Plan | SavedPlan): Record<string, unknown> 
       ...(c.resend_sensitive === undefined ? {} : { resend_sensitive: c.resend_sensitive }),
       ...(c.references === undefined ? {} : { references: c.references }),
       ...(c.after_unknown === undefined ? {} : { after_unknown: c.after_unknown }),
+      ...(c.follow_up === undefined ? {} : { follow_up: c.follow_up }),
     })),
     checks: plan.checks.map((c) => ({
       address: c.address,
@@ -365,6 +367,7 @@ const DECIDING_FIELDS = [
   'resend_sensitive',
   'references',
   'after_unknown',
+  'follow_up',
 ] as const;
 
 /**

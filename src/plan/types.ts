@@ -5,9 +5,11 @@ import type { CheckType, ResourceAttributes, ResourceType } from '../kinds/regis
  * Version of the plan document: what `plan --out` writes and `plan --format json` prints (one
  * shape, see toPlanDocument); bumped on any incompatible change. 2.0: `plan --format json`
  * prints the plan file's shape (1.0 printed Terraform's `change.actions` shape). 2.1: a change
- * may carry `references` and `after_unknown` (values known only after apply).
+ * may carry `references` and `after_unknown` (values known only after apply). 2.2: `sensitive` and
+ * `resend_sensitive`. 2.3: a change may carry `follow_up` (a step run after the apply's changes:
+ * a CDN purge).
  */
-export const PLAN_FORMAT_VERSION = '2.2';
+export const PLAN_FORMAT_VERSION = '2.3';
 
 /**
  * What apply will do to one resource. `create`: nothing matched the block's identity;
@@ -62,6 +64,23 @@ export interface SensitiveValue {
   path: (string | number)[];
   /** The environment variable holding the value. */
   env: string;
+}
+
+/**
+ * A step a kind runs for a block once the apply's changes are done (ResourceProvider.followUp: a
+ * CDN purge), as the plan shows it: `~ purge cdn_resource.site: /index.html (when: "41" → "42")`.
+ */
+export interface PlannedFollowUp {
+  /** What it does, as the plan names it: `purge`. */
+  step: string;
+  /** What it acts on, one line: `/index.html, /assets/*`. */
+  summary: string;
+  /** Why it is due: the block's values against those recorded on the platform (`when`). */
+  changes: FieldChange[];
+  /** Human notes shown under it (how many requests, how long). */
+  notes: string[];
+  /** The kind's instructions for apply (checked by the kind before anything is sent). */
+  payload: Record<string, unknown>;
 }
 
 /** What a planned change records, whatever its kind (see ResourceChange). */
@@ -119,6 +138,11 @@ export interface ChangeFields {
    * apply (platform ids, pending references); present only on a change with pending references.
    */
   after_unknown?: Record<string, unknown>;
+  /**
+   * The block's follow-up (see PlannedFollowUp), run after every change of the apply that the
+   * block depends on or that depends on it succeeded; absent when none is due. A no-op may carry one.
+   */
+  follow_up?: PlannedFollowUp;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ApplyHooks } from '../apply/executor.js';
-import { countOutcome, type ApplyOutcome, type ResourceOutcome, type RunError } from '../apply/outcome.js';
+import { countOutcome, type ApplyOutcome, type FollowUpOutcome, type ResourceOutcome, type RunError } from '../apply/outcome.js';
 import type { Diagnostic } from '../config/diagnostics.js';
 import { isCheckAddress } from '../config/types.js';
 import type { CheckResult, Plan, ResourceChange } from '../plan/types.js';
@@ -151,6 +151,21 @@ export function createTextApplyView(output: ViewOutput, options: ApplyViewOption
         write(`${colors.bold(change.address)}: not started: ${runStopped ? 'the run stopped' : 'stopped by the interrupt'} before anything was sent`);
       for (const warning of outcome.warnings ?? []) write(`${colors.bold(change.address)}: ${colors.yellow('warning')}: ${formatMessage(warning)}`);
     },
+    onFollowUpStart(change) {
+      started.set(change.address, { change, at: now(), taskIds: [] });
+      write(`${colors.bold(change.address)}: ${stepVerbs(change.follow_up!.step)[0]}...`);
+    },
+    onFollowUpFinish(change, outcome) {
+      const s = started.get(change.address);
+      started.delete(change.address);
+      const elapsed = s ? ` after ${seconds(now() - s.at)}` : '';
+      const [progressive, done] = stepVerbs(outcome.step);
+      if (outcome.status === 'applied') write(`${colors.bold(change.address)}: ${colors.green(done)}${elapsed}`);
+      else if (outcome.status === 'failed')
+        write(`${colors.bold(change.address)}: ${colors.red(`${progressive} failed`)}${elapsed}: ${formatMessage(outcome.error ?? 'unknown error')}`);
+      else if (outcome.status === 'skipped') write(`${colors.bold(change.address)}: ${outcome.step} skipped: ${describeSkip(outcome)}`);
+      else write(`${colors.bold(change.address)}: ${outcome.step} not started: the run stopped first`);
+    },
     onRunError(error) {
       runStopped = true;
       const waiting = started.size > 0 ? ` Waiting for ${started.size} running action${started.size === 1 ? '' : 's'} to finish.` : '';
@@ -184,6 +199,19 @@ export function createTextApplyView(output: ViewOutput, options: ApplyViewOption
   };
 }
 
+/** A follow-up step's progressive and past forms, as progress lines say them: `purge` → ["Purging", "Purged"]. */
+function stepVerbs(step: string): [string, string] {
+  const stem = step.endsWith('e') ? step.slice(0, -1) : step;
+  const title = (word: string) => `${word.charAt(0).toUpperCase()}${word.slice(1)}`;
+  return [title(`${stem}ing`), title(`${stem}ed`)].map(formatName) as [string, string];
+}
+
+/** Why a follow-up or resource was skipped: what it depends on (or what depends on it) failed, or a check it waits for fails. */
+function describeSkip(outcome: Pick<FollowUpOutcome, 'skippedBecause'>): string {
+  const cause = outcome.skippedBecause;
+  return `${cause} ${cause !== undefined && isCheckAddress(cause) ? 'is failing' : 'did not succeed'}; the next apply does it`;
+}
+
 /** `[id …, found by name "web"]` for a created or replaced resource; empty otherwise. */
 function createdNote(outcome: ResourceOutcome): string {
   if (outcome.id === undefined) return '';
@@ -202,7 +230,13 @@ function createdFields(outcome: ResourceOutcome): { id?: string; identity?: stri
  */
 export function summaryLines(outcome: ApplyOutcome, colors: Colors = NO_COLORS): string[] {
   const n = countOutcome(outcome);
-  const counts = `Resources: ${n.added} added, ${n.changed} changed, ${n.destroyed} destroyed.`;
+  const followUps = outcome.followUps ?? [];
+  const followedUp = followUps.filter((f) => f.status === 'applied');
+  const steps = [...new Set(followUps.map((f) => f.step))].map((step) => {
+    const done = followedUp.filter((f) => f.step === step).length;
+    return ` ${done} ${formatName(step)}${done === 1 ? '' : 's'} done.`;
+  });
+  const counts = `Resources: ${n.added} added, ${n.changed} changed, ${n.destroyed} destroyed.${steps.join('')}`;
   const group = (title: string, list: ResourceOutcome[], describe: (r: ResourceOutcome) => string) => {
     if (list.length === 0) return;
     lines.push('', `${title} (${list.length}):`, ...list.map((r) => `  ${describe(r)}`));
@@ -210,7 +244,8 @@ export function summaryLines(outcome: ApplyOutcome, colors: Colors = NO_COLORS):
   const warned = outcome.resources.filter((r) => (r.warnings?.length ?? 0) > 0);
   const warnings = () => group('Warnings', warned, (r) => `${r.address}: ${(r.warnings ?? []).map(formatMessage).join('; ')}`);
   const lines: string[] = [];
-  if (!outcome.interrupted && outcome.runError === undefined && n.failed === 0 && n.skipped === 0 && n.stopped === 0 && n.aborted === 0 && n.notStarted === 0) {
+  const allFollowedUp = followedUp.length === followUps.length;
+  if (!outcome.interrupted && outcome.runError === undefined && n.failed === 0 && n.skipped === 0 && n.stopped === 0 && n.aborted === 0 && n.notStarted === 0 && allFollowedUp) {
     lines.push(colors.green(colors.bold(`Apply complete! ${counts}`)));
     warnings();
     return lines;
@@ -220,6 +255,13 @@ export function summaryLines(outcome: ApplyOutcome, colors: Colors = NO_COLORS):
   const by = (status: ResourceOutcome['status']) => outcome.resources.filter((r) => r.status === status);
   group('Applied', by('applied'), (r) => `${r.address} (${r.action})${tasks(r)}${createdNote(r)}`);
   group('Failed', by('failed'), (r) => `${r.address} (${r.action})${tasks(r)}: ${formatMessage(r.error ?? 'unknown error')}`);
+  const followUpGroup = (title: string, status: FollowUpOutcome['status'], describe: (f: FollowUpOutcome) => string) => {
+    const list = followUps.filter((f) => f.status === status);
+    if (list.length > 0) lines.push('', `${title} (${list.length}):`, ...list.map((f) => `  ${f.address} (${formatName(f.step)}): ${describe(f)}`));
+  };
+  followUpGroup('Follow-ups failed', 'failed', (f) => `${formatMessage(f.error ?? 'unknown error')}; nothing was recorded, so the next apply does it again`);
+  followUpGroup('Follow-ups skipped', 'skipped', describeSkip);
+  followUpGroup('Follow-ups not started', 'not-started', () => 'the run stopped first; the next apply does it');
   group('Stopped part-way', by('stopped'), (r) => `${r.address} (${r.action})${tasks(r)}: ${formatMessage(r.error ?? 'stopped by the interrupt')}`);
   group('Still running on the platform', by('aborted'), (r) => `${r.address} (${r.action})${tasks(r)}`);
   group(
@@ -249,7 +291,9 @@ export function summaryLines(outcome: ApplyOutcome, colors: Colors = NO_COLORS):
  * `failed`, `skipped`, `stopped` (started, stopped part-way by the interrupt), `aborted` (still
  * running on the platform when the run was abandoned), `not_started` (never started; aborted
  * ones are not counted here), `warned`, `interrupted`, `run_error` (null or `{code, message}`),
- * and `resources` (address, action, status, task_ids, error, skipped_because, warnings).
+ * `resources` (address, action, status, task_ids, error, skipped_because, warnings), and
+ * `follow_ups` (address, step, status, error, skipped_because, elapsed_ms). A follow-up (a
+ * purge after the changes) has `follow_up_start`, then `follow_up_complete` or `follow_up_errored`.
  */
 export function createJsonApplyView(output: ViewOutput, options: Pick<ApplyViewOptions, 'now'> = {}): ApplyView {
   const { now = Date.now } = options;
@@ -326,6 +370,14 @@ export function createJsonApplyView(output: ViewOutput, options: Pick<ApplyViewO
       if (outcome.status === 'applied' || outcome.status === 'unchanged') emit('apply_complete', { ...base, warnings: outcome.warnings ?? [] });
       else emit('apply_errored', { ...base, error: outcome.error ?? null, skipped_because: outcome.skippedBecause ?? null });
     },
+    onFollowUpStart(change) {
+      running.set(change.address, { change, at: now(), taskIds: [] });
+      emit('follow_up_start', { address: change.address, step: change.follow_up!.step });
+    },
+    onFollowUpFinish(change, outcome) {
+      running.delete(change.address);
+      emit(outcome.status === 'applied' ? 'follow_up_complete' : 'follow_up_errored', followUpFields(outcome));
+    },
     tick() {
       for (const r of running.values()) progress(r, 'still running');
     },
@@ -365,10 +417,16 @@ export function createJsonApplyView(output: ViewOutput, options: Pick<ApplyViewO
           warnings: r.warnings ?? [],
           ...createdFields(r),
         })),
+        follow_ups: (outcome.followUps ?? []).map(followUpFields),
       });
     },
   };
   return view;
+}
+
+/** A follow-up's outcome as the JSON events and change_summary show it. */
+function followUpFields(f: FollowUpOutcome): Record<string, unknown> {
+  return { address: f.address, step: f.step, status: f.status, error: f.error ?? null, skipped_because: f.skippedBecause ?? null, elapsed_ms: f.elapsedMs ?? 0 };
 }
 
 /** "2 errors, 0 warnings; first: stack.yaml:4:5: unknown field" (for a run_error message). */

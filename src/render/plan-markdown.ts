@@ -1,6 +1,7 @@
 import type { Diagnostic } from '../config/diagnostics.js';
 import type { Plan } from '../plan/types.js';
 import { clipText } from './escape.js';
+import { followUpCounts, followUpLine } from './plan-text.js';
 import { markdownCode } from './values.js';
 
 /** GitHub's limit for a comment body is 65,536 characters; stay clearly below it. */
@@ -42,6 +43,7 @@ export interface PlanMarkdownOptions {
 export function renderPlanMarkdown(plan: Plan, textPlan: string, options: PlanMarkdownOptions): string {
   const limit = options.limit ?? MARKDOWN_LIMIT;
   const { add, change, destroy } = plan.summary;
+  const then = followUpCounts(plan);
   const failedChecks = plan.checks.filter((c) => c.status !== 'pass');
   const head: string[] = [commentMarker('plan', options.stackLabel), `### edgeform plan for \`${options.stackLabel}\``, ''];
 
@@ -49,10 +51,10 @@ export function renderPlanMarkdown(plan: Plan, textPlan: string, options: PlanMa
   const warnings = plan.diagnostics.filter((d) => d.severity === 'warning');
   if (plan.errored)
     head.push(`**Plan failed** with ${errors.length} error${errors.length === 1 ? '' : 's'}; nothing can be applied until ${errors.length === 1 ? 'it is' : 'they are'} fixed.`);
-  else if (add + change + destroy === 0 && failedChecks.length > 0)
+  else if (add + change + destroy === 0 && then === '' && failedChecks.length > 0)
     head.push(`**No changes to resources**; ${failedChecks.length} of ${plan.checks.length} ${plan.checks.length === 1 ? 'check' : 'checks'} failing.`);
-  else if (add + change + destroy === 0) head.push('**No changes.** The platform matches the stack.');
-  else head.push(`**Plan:** ${plan.summary.add} to add, ${change} to change, ${destroy} to destroy.`);
+  else if (add + change + destroy === 0 && then === '') head.push('**No changes.** The platform matches the stack.');
+  else head.push(`**Plan:** ${plan.summary.add} to add, ${change} to change, ${destroy} to destroy${then === '' ? '' : `, then ${then}`}.`);
   head.push('', `_Planned ${options.commit ? `commit ${markdownCode(options.commit.slice(0, 12))} ` : ''}at ${markdownCode(plan.created_at)}._`);
   if (plan.checks.length > 0 && failedChecks.length === 0) head.push('', `Checks: all ${plan.checks.length} passed.`);
   const destroyed = plan.resource_changes.filter((c) => c.action === 'delete' || c.action === 'replace');
@@ -85,6 +87,7 @@ export function renderPlanMarkdown(plan: Plan, textPlan: string, options: PlanMa
             `| \`${SYMBOL[action]}\` ${action}${c.destroy_note === undefined ? '' : ` (${c.destroy_note})`}${c.moved_from === undefined ? '' : ` (moved from \`${c.moved_from}\`)`} | \`${c.address}\` |`,
         ),
     ),
+    ...plan.resource_changes.filter((c) => c.follow_up !== undefined).map((c) => `| \`~\` ${c.follow_up!.step} (after the changes) | ${markdownCode(followUpLine(c))} |`),
     ...plan.checks.map((c) => `| \`<=\` read | \`${c.address}\` (${c.status}) |`),
   ];
   const tableHead = rows.length > 0 ? ['| action | address |', '|---|---|'] : [];

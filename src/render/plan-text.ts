@@ -65,6 +65,15 @@ export function* planTextChunks(plan: Plan, options: { formatDiagnostics?: Diagn
     }
   }
 
+  const followingUp = plan.resource_changes.filter((c) => c.follow_up !== undefined);
+  if (followingUp.length > 0) {
+    out.push(changes.length > 0 ? 'Once those changes are made, edgeform will:' : 'edgeform will:', '');
+    for (const change of followingUp) {
+      out.push(`  ${colors.yellow('~')} ${followUpLine(change)}`, ...change.follow_up!.notes.map((note) => `      ${colors.dim(`# ${formatMessage(note)}`)}`));
+    }
+    out.push('');
+  }
+
   for (const change of plan.resource_changes.filter((c) => c.action === 'no-op' && c.warnings.length > 0)) {
     out.push(`  # ${change.address} is up to date`, ...change.warnings.map((w) => `    ${colors.yellow('!')} ${formatMessage(w)}`), '');
   }
@@ -88,16 +97,36 @@ function taken(lines: string[]): string {
   return text;
 }
 
+/**
+ * A follow-up as one line: its step, the block's address, what it acts on and why it is due,
+ * `purge cdn_resource.site: /index.html, /assets/* (when: "41" → "42")`.
+ */
+export function followUpLine(change: ResourceChange): string {
+  const followUp = change.follow_up!;
+  const why = followUp.changes.map(
+    (c) => `${formatName(c.path.join('.'))}: ${c.op === 'add' ? `${formatValue(c.after)}, none recorded` : `${formatValue(c.before)} → ${formatValue(c.after)}`}`,
+  );
+  return `${formatName(followUp.step)} ${change.address}: ${formatMessage(followUp.summary)}${why.length > 0 ? ` (${why.join('; ')})` : ''}`;
+}
+
+/** The follow-ups of a plan counted by step (`1 purge`, `3 purges`), or empty when it has none. */
+export function followUpCounts(plan: Pick<Plan, 'resource_changes'>): string {
+  const counts = new Map<string, number>();
+  for (const c of plan.resource_changes) if (c.follow_up) counts.set(c.follow_up.step, (counts.get(c.follow_up.step) ?? 0) + 1);
+  return [...counts].map(([step, n]) => `${n} ${formatName(step)}${n === 1 ? '' : 's'}`).join(', ');
+}
+
 /** The last line of a plan: counts, "No changes" (only when no check fails), or why nothing can be applied. */
 export function summaryLine(plan: Plan, colors: Colors = NO_COLORS): string {
   const { add, change, destroy } = plan.summary;
   const errors = plan.diagnostics.filter((d) => d.severity === 'error').length;
-  const counts = `${plan.summary.add} to add, ${change} to change, ${destroy} to destroy.`;
+  const then = followUpCounts(plan);
+  const counts = `${plan.summary.add} to add, ${change} to change, ${destroy} to destroy${then === '' ? '' : `, then ${then}`}.`;
   if (plan.errored) {
     const resources = add + change + destroy > 0 ? ` The rest of the plan: ${counts}` : '';
     return colors.red(`Plan failed: ${errors} error${errors === 1 ? '' : 's'}; nothing can be applied until ${errors === 1 ? 'it is' : 'they are'} fixed.${resources}`);
   }
-  if (add + change + destroy === 0) {
+  if (add + change + destroy === 0 && then === '') {
     const failing = plan.checks.filter((c) => c.status !== 'pass').length;
     // Failing checks are not "all well": say so where the eye lands, on the last line.
     if (failing > 0) return colors.yellow(`No changes to resources; ${failing} of ${plan.checks.length} ${plan.checks.length === 1 ? 'check' : 'checks'} failing.`);

@@ -27,6 +27,11 @@ describe('npm run demo', () => {
     expect(output).toContain('Plan: 7 to add, 0 to change, 0 to destroy.');
     expect(output).toContain('Apply complete! Resources: 7 added, 0 changed, 0 destroyed.');
     expect(output).toContain('Apply complete! Resources: 0 added, 0 changed, 7 destroyed.');
+    // A new release of the CDN site: its purge planned, then sent after the changes and recorded.
+    expect(output).toContain('~ purge cdn_resource.site: /index.html, /assets/* (when: "41" → "42")');
+    expect(output).toContain('Plan: 0 to add, 0 to change, 0 to destroy, then 1 purge.');
+    expect(output).toContain('cdn_resource.site: Purged');
+    expect(output).toContain('Apply complete! Resources: 0 added, 0 changed, 0 destroyed. 1 purge done.');
     expect(output).not.toContain('✘');
     expect(output).toContain('Demo complete');
     expect(code).toBe(0);

@@ -48,8 +48,17 @@ function layerOf(path: string): Layer | undefined {
   const [top = '', second, third] = path.split('/');
   if (top === 'kinds') {
     const providerFree =
-      ['registry.ts', 'kind-spec.ts', 'fields.ts', 'tag-key-lookalike.ts', 'did-you-mean.ts', 'cdn-options.ts', 'cdn-options-schema.ts', 'dns-names.ts'].includes(second!) ||
-      third === 'schema.ts';
+      [
+        'registry.ts',
+        'kind-spec.ts',
+        'fields.ts',
+        'tag-key-lookalike.ts',
+        'did-you-mean.ts',
+        'cdn-options.ts',
+        'cdn-options-schema.ts',
+        'cdn-purge-schema.ts',
+        'dns-names.ts',
+      ].includes(second!) || third === 'schema.ts';
     return providerFree ? 'schemas' : 'kinds';
   }
   return top in RULES ? (top as Layer) : undefined;

@@ -1,6 +1,7 @@
 import { defineImport, listAll, type AccountScope, type KindList } from '../kind-list.js';
 import { listAutomatedCertificates } from './certificates.js';
 import { resourceList, type CdnResource } from './list.js';
+import { splitPurgeRecord } from '../cdn-purge-record.js';
 import { splitMark, stackMark } from './mark.js';
 import { resourceState } from './state.js';
 
@@ -58,7 +59,8 @@ export const resourceImport = defineImport('cdn_resource', {
   facts: ({ resource }) => [['cname', resource.cname]],
   // A resource carrying a stack's mark is that stack's (its prune destroys it once undeclared), with its rules.
   ownedBy({ resource }) {
-    const { stack } = splitMark(resource.description);
+    // The purge record (cdn-purge-record.ts) stands after the mark: it is set apart first.
+    const { stack } = splitMark(splitPurgeRecord(resource.description).rest);
     if (stack === null) return undefined;
     return {
       stack,

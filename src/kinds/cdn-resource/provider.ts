@@ -3,6 +3,8 @@ import { apiPath } from '../../api/path.js';
 import { deactivateBeforeDelete } from '../cdn-deactivate.js';
 import { destroyedOriginGroups, groupDependency, usesCdn } from '../cdn-prune.js';
 import { planDeclaredOptions } from '../cdn-options-plan.js';
+import { createRecord, planResourcePurge, runPurgeFollowUp } from '../cdn-purge.js';
+import { withPurgeRecord, type PurgeRecord } from '../cdn-purge-record.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { diffDeclared } from '../declared-fields.js';
 import { fetchListPage, listAll } from '../kind-list.js';
@@ -50,11 +52,14 @@ interface Mark {
   mark?: string | undefined;
 }
 
-/** A request body in the platform's names from block fields (the description carrying `mark` when given a stack). */
-function bodyOf(fields: Record<string, unknown>, mark: Mark): Record<string, unknown> {
+/**
+ * A request body in the platform's names from block fields: the description carrying `mark`
+ * when given a stack, and then the purge record (kept as the platform has it, or a create's first).
+ */
+function bodyOf(fields: Record<string, unknown>, mark: Mark, record: PurgeRecord = {}): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(fields)) {
-    if (field === 'description') body.description = withMark(value as string, mark.stack, mark.mark);
+    if (field === 'description') body.description = withPurgeRecord(withMark(value as string, mark.stack, mark.mark), record);
     else if (field in SCALARS) body[SCALARS[field as keyof typeof SCALARS]] = value;
     else body[field] = value;
   }
@@ -281,6 +286,9 @@ export const cdnResource: ResourceProvider<'cdn_resource'> = {
 
   destroyNote: (state) => (state.active === false ? undefined : 'deactivates first'),
 
+  // purge: when its `when` differs from the value recorded, after the apply's changes (cdn-purge.ts).
+  followUp: { plan: planResourcePurge, run: runPurgeFollowUp },
+
   summarize: (state) => ({ resource_id: state.resource_id, cname: state.cname, active: state.active, status: state.status }),
 
   plan(desired, state, planOptions) {
@@ -322,7 +330,14 @@ export const cdnResource: ResourceProvider<'cdn_resource'> = {
       before,
       after,
       changes,
-      ...(sends ? { payload: { body: { ...bodyOf(changed, owned.remark ?? live), ...options.body }, ...(letsencrypt ? { letsencrypt } : {}) } } : {}),
+      ...(sends
+        ? {
+            payload: {
+              body: { ...bodyOf(changed, owned.remark ?? live, (state.purge_record as PurgeRecord | undefined) ?? {}), ...options.body },
+              ...(letsencrypt ? { letsencrypt } : {}),
+            },
+          }
+        : {}),
       errors: [],
       warnings: [],
       notes,
@@ -345,13 +360,16 @@ export const cdnResource: ResourceProvider<'cdn_resource'> = {
             ]
           : [];
       const mark = ref.stack === null ? undefined : ref.seal?.mark(cdnMarkSubject(ref.stack, desired.cname));
-      const body = bodyOf({ ...fields, description: desired.description ?? '' }, { stack: ref.stack, mark });
+      const body = bodyOf({ ...fields, description: desired.description ?? '' }, { stack: ref.stack, mark }, createRecord(desired));
       const notes =
         ref.stack === null
           ? []
           : [
               `the description carries the stack mark [edgeform:${ref.stack}]${mark === undefined ? '' : ' with an owner mark (made with EDGEFORM_OWNER_KEY)'} (not shown as drift)`,
             ];
+      if (desired.purge?.when !== undefined) {
+        notes.push(`records purge when ${JSON.stringify(String(desired.purge.when))} in the description (a new resource has nothing cached: nothing is purged)`);
+      }
       // A Let's Encrypt certificate is issued once the resource exists (ssl_automated: false on a new resource is what it has).
       if (desired.ssl_automated === true) {
         delete body.sslEnabled;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineKind } from '../kind-spec.js';
 import { cdnResourceOptionsSchema } from '../cdn-options.js';
 import { ensureDeletable, positiveId } from '../fields.js';
+import { purgeField } from '../cdn-purge-schema.js';
 
 /** A host name as a CDN resource's cname or secondary hostname. */
 const hostname = z
@@ -36,6 +37,11 @@ const shape = z.strictObject({
     .optional()
     .describe(
       "CDN options by name (cache expiry, gzip, CORS, redirects, headers, ACLs, ...), each as the vendor's schema (resource_options) has it; only the options declared are managed.",
+    ),
+  purge: purgeField
+    .optional()
+    .describe(
+      'What to purge from the cache (paths, urls or all: true) and when: apply purges after its changes whenever when (usually ${env:RELEASE}) differs from the value last purged for; edgeform purge uses it as its default.',
     ),
   ensure: ensureDeletable,
 });

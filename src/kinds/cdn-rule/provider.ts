@@ -8,7 +8,8 @@ import { defineLifecycle } from '../lifecycle.js';
 import { defineListReads } from '../list-read.js';
 import { deactivateBeforeDelete } from '../cdn-deactivate.js';
 import { destroyedOriginGroups, groupDependency } from '../cdn-prune.js';
-import type { OwnedResource, PruneListing, ResourceProvider } from '../provider.js';
+import { planRulePurge, readPurgeRecord, runPurgeFollowUp, withRulePurged } from '../cdn-purge.js';
+import type { GroupRead, MemberRead, Observation, OwnedResource, PruneListing, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { readOrGone } from '../shared.js';
 import type { FieldChange } from '../../plan/types.js';
@@ -104,6 +105,33 @@ const reads = defineListReads<'cdn_rule', CdnRule>({
   },
 });
 
+/** Whether a rule block's read also reads what its resource records of its purges (it declares purge.when). */
+const wantsPurged = (desired: Desired): boolean => desired.purge?.when !== undefined && resourceKnown(desired);
+
+/** The single read, with `purge_when` for a block that declares purge.when (one GET of its resource). */
+const read: ResourceProvider<'cdn_rule'>['read'] = async (ctx, desired, ref) => {
+  const observation = await reads.read(ctx, desired, ref);
+  return wantsPurged(desired) && observation.exists ? withRulePurged(observation, await readPurgeRecord(ctx, desired.resource_id)) : observation;
+};
+
+/** The grouped read (one resource's rules), with `purge_when` for the blocks that declare purge.when: their resource read once. */
+const groupRead: GroupRead<'cdn_rule'> = {
+  ...reads.groupRead,
+  async read(ctx, members, refs) {
+    const results = await reads.groupRead.read(ctx, members, refs);
+    const wanting = members.map((m, i) => wantsPurged(m) && results[i]!.ok && (results[i] as { observation: Observation }).observation.exists);
+    const at = wanting.indexOf(true);
+    if (at === -1) return results;
+    try {
+      const record = await ctx.schedule(() => readPurgeRecord(ctx, members[at]!.resource_id));
+      return results.map((r, i): MemberRead => (wanting[i] && r.ok ? { ok: true, observation: withRulePurged(r.observation, record) } : r));
+    } catch (error) {
+      if (ctx.signal.aborted) throw error;
+      return results.map((r, i): MemberRead => (wanting[i] ? { ok: false, error } : r));
+    }
+  },
+};
+
 /**
  * The rules a stack owns without declaring them, for prune: the rules of each CDN resource a
  * `cdn_resource` block of the stack declares (not `ensure: absent`, whose rules go with it), as
@@ -181,8 +209,8 @@ export const cdnRule: ResourceProvider<'cdn_rule'> = {
   ...lifecycle,
   kind: 'resource',
   type: 'cdn_rule',
-  read: reads.read,
-  groupRead: reads.groupRead,
+  read,
+  groupRead,
   import: ruleImport,
   pruneListing,
 
@@ -195,6 +223,9 @@ export const cdnRule: ResourceProvider<'cdn_rule'> = {
   },
 
   destroyNote: (state) => (state.active === false ? undefined : 'deactivates first'),
+
+  // purge: within its pattern, when its `when` differs from the value its resource records for it (cdn-purge.ts).
+  followUp: { plan: planRulePurge, run: runPurgeFollowUp },
 
   summarize: (state) => ({ rule_id: state.rule_id, resource_id: state.resource_id, name: state.name, active: state.active }),
 

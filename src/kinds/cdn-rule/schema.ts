@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineKind } from '../kind-spec.js';
 import { cdnRuleOptionsSchema } from '../cdn-options.js';
 import { ensureDeletable, positiveId } from '../fields.js';
+import { purgeField, ruleScopeProblems } from '../cdn-purge-schema.js';
 
 const shape = z.strictObject({
   rule_id: positiveId.optional().describe('The rule id (integer). Omit it to have edgeform find the rule by name within its resource, or create it.'),
@@ -35,6 +36,11 @@ const shape = z.strictObject({
     .optional()
     .describe("The protocol to the origin for matched requests; null: the resource's."),
   options: cdnRuleOptionsSchema.optional().describe("The rule's CDN options by name, as the vendor's schema (rule_options) has them; only the options declared are managed."),
+  purge: purgeField
+    .optional()
+    .describe(
+      "What to purge from the cache within the rule's pattern (paths, urls, or all: true for the pattern's literal prefix) and when (usually ${env:RELEASE}); as a cdn_resource's purge.",
+    ),
   ensure: ensureDeletable,
 });
 
@@ -53,4 +59,11 @@ export const cdnRuleKind = defineKind({
     id: { type: 'number', description: 'The rule id (integer).', read: (s) => s.rule_id },
   },
   shape,
+  // A rule's purge stays within its pattern (a reference in rule is checked once known: never here).
+  schema: shape.superRefine((value, ctx) => {
+    if (value.purge === undefined || value.rule === undefined || value.rule.includes('${')) return;
+    for (const problem of ruleScopeProblems(value.purge, value.rule, value.rule_type)) {
+      ctx.addIssue({ code: 'custom', path: ['purge', problem.field, problem.index], message: problem.message });
+    }
+  }),
 });

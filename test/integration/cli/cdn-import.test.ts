@@ -124,6 +124,21 @@ describe('edgeform import of CDN kinds', () => {
     expect(said).toContain('its resource_id 220 is a cdn_resource edgeform stack "prod" owns; import leaves it to that stack');
   });
 
+  it("leaves out a resource another stack's mark names when a purge record follows the mark", async () => {
+    emu = await startTestEmulator({
+      fixtures: {
+        ...SHARED,
+        cdn_resources: [{ ...SHARED.cdn_resources[0]!, description: 'main [edgeform:prod] [edgeform-purged:resource=41]' }, ...SHARED.cdn_resources.slice(1)],
+      },
+    });
+    const imported = await runCliInProcess(['import', 'cdn_resource'], { env: emulatorEnv(emu) });
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout.match(/type: cdn_resource/g)).toHaveLength(2);
+    expect(imported.stdout).not.toContain('cname: cdn.example.com');
+    expect(imported.stdout).not.toContain('edgeform-purged');
+    expect(imported.stdout + imported.stderr).toContain('edgeform stack "prod" created it');
+  });
+
   it('import cdn_resource without --cname writes every resource with its rules and the groups they use, not an unused group', async () => {
     emu = await startTestEmulator({
       fixtures: { ...SHARED, cdn_origin_groups: [...SHARED.cdn_origin_groups, { id: 12, name: 'unused', sources: [{ source: 'u.example.com' }] }] },

@@ -17,7 +17,7 @@ describe('CDN kinds through the CLI: origin group, resource with options, rules'
 
   it('creates examples/cdn.yaml, plans no changes, changes one option, and destroys rules, resource (deactivated first), then the group', async () => {
     emu = await startTestEmulator({ taskDurationMs: 0 });
-    const env = emulatorEnv(emu);
+    const env = { ...emulatorEnv(emu), RELEASE: '41' };
     const dir = writeStackFiles({ 'stack.yaml': EXAMPLE });
     const stack = join(dir, 'stack.yaml');
 
@@ -26,7 +26,7 @@ describe('CDN kinds through the CLI: origin group, resource with options, rules'
     const [group] = [...emu.state.cdnOriginGroups.values()].filter((g) => g.name === 'cdn-site-origins');
     const [resource] = [...emu.state.cdnResources.values()].filter((r) => r.cname === 'cdn.example.com');
     expect(resource!.originGroup).toBe(group!.id);
-    expect(resource!.description).toBe('Static assets of example.com [edgeform:cdn-site]');
+    expect(resource!.description).toBe('Static assets of example.com [edgeform:cdn-site] [edgeform-purged:resource=41]');
     expect(resource!.options.gzipOn).toEqual({ enabled: true, value: true });
     const rules = [...emu.state.cdnRules.values()].filter((r) => r.resource === resource!.id);
     expect(rules.map((r) => r.name).sort()).toEqual(['api', 'images']);
@@ -60,7 +60,7 @@ describe('CDN kinds through the CLI: origin group, resource with options, rules'
     expect(changed.stdout).toContain('1 changed');
     expect(writesSeen(emu).slice(writes)).toEqual([`PATCH /cdn/resources/${resource!.id}`]);
     expect(emu.state.cdnResources.get(resource!.id)!.options.edge_cache_settings).toMatchObject({ enabled: true, value: '7d' });
-    expect(emu.state.cdnResources.get(resource!.id)!.description).toBe('Static assets of example.com [edgeform:cdn-site]');
+    expect(emu.state.cdnResources.get(resource!.id)!.description).toBe('Static assets of example.com [edgeform:cdn-site] [edgeform-purged:resource=41]');
 
     // Destroying the whole setup as written with references: no ids, no depends_on; the
     // references order the deletes (rules before their resource, the resource before its group).

@@ -31,7 +31,7 @@ describe('edgeform CLI usage errors', () => {
 
   it('names an unknown command and suggests the nearest one', async () => {
     const unknown = await runCliInProcess(['bogus']);
-    expect(unknown.stderr).toContain('unknown command "bogus"; the commands are validate, plan, apply, drift, import, fmt, show, schema, version, emulator');
+    expect(unknown.stderr).toContain('unknown command "bogus"; the commands are validate, plan, apply, drift, purge, import, fmt, show, schema, version, emulator');
     const typo = await runCliInProcess(['plna', 'stack.yaml']);
     expect(typo.code).toBe(1);
     expect(typo.stderr).toContain('unknown command "plna". Did you mean plan?');
@@ -143,7 +143,7 @@ describe('edgeform completion', () => {
 
   it('completes command names and the flags of a command', async () => {
     const commands = await runCliInProcess(['--get-yargs-completions', 'edgeform', '']);
-    expect(commands.stdout.split('\n')).toEqual(expect.arrayContaining(['validate', 'plan', 'apply', 'drift', 'completion']));
+    expect(commands.stdout.split('\n')).toEqual(expect.arrayContaining(['validate', 'plan', 'apply', 'drift', 'purge', 'completion']));
     const flags = await runCliInProcess(['--get-yargs-completions', 'edgeform', 'plan', '--']);
     expect(flags.stdout.split('\n')).toEqual(expect.arrayContaining(['--format', '--out', '--target', '--parallelism']));
     // A word being typed with one dash is the shell asking, not a Terraform-style flag to refuse.

@@ -407,3 +407,55 @@ describe("SSL certificates and Let's Encrypt (cdn_api.yaml)", () => {
     await expectCall('DELETE', P.cert, `${P.certs}/31`, 404);
   });
 });
+
+describe('purge and the purge history (cdn_api.yaml: purge-cache, get-purge-status-list)', () => {
+  const purge = (id: number) => `${P.resources}/${id}/purge`;
+  // ResourcePurge is a oneOf of three open objects that every body matches more than one of, so
+  // the bodies are the vendor's own examples rather than judged by the schema.
+  it('POST answers 201 for each type, the history answers PurgeStatusesListResponse newest first, In progress then Successful', async () => {
+    for (const body of [{ urls: ['/some-url.jpg', '/img/example.jpg'] }, { paths: ['/images/*', '/videos/*'] }, { paths: [] }]) {
+      const res = await emu.call('POST', purge(220), { body });
+      expect(res.status, res.text).toBe(201);
+    }
+    const list = await expectCall('GET', '/cdn/purge_statuses', '/cdn/purge_statuses?cname=cdn.example.com&limit=100', 200);
+    expect(list.results.map((p: { purge_type: string; status: string }) => [p.purge_type, p.status])).toEqual([
+      ['purge_all', 'In progress'],
+      ['purge_by_pattern', 'In progress'],
+      ['purge_by_url', 'In progress'],
+    ]);
+    expect(list.results[2]).toMatchObject({ resource: { id: 220, cname: 'cdn.example.com' }, payload: { urls: ['/some-url.jpg', '/img/example.jpg'] } });
+    emu.clock.advance(60_000);
+    const done = await expectCall('GET', '/cdn/purge_statuses', '/cdn/purge_statuses?purge_type=purge_by_url&status=Successful', 200);
+    expect(done.count).toBe(1);
+    // An inactive resource's purge ends Failed.
+    expect((await emu.call('POST', purge(221), { body: { paths: [] } })).status).toBe(201);
+    emu.clock.advance(60_000);
+    const failed = await expectCall('GET', '/cdn/purge_statuses', '/cdn/purge_statuses?cname=static.example.com', 200);
+    expect(failed.results[0].status).toBe('Failed');
+  });
+  it('POST past the per-minute limits answers 429 with Retry-After: one pattern or purge-all, two URL purges a minute per resource', async () => {
+    expect((await emu.call('POST', purge(220), { body: { paths: ['/a/*'] } })).status).toBe(201);
+    expect((await emu.call('POST', purge(220), { body: { urls: ['/1'] } })).status).toBe(201);
+    expect((await emu.call('POST', purge(220), { body: { urls: ['/2'] } })).status).toBe(201);
+    emu.clock.advance(15_000);
+    const pattern = await emu.call('POST', purge(220), { body: { paths: ['/b/*'] } });
+    expect(pattern.status).toBe(429);
+    expect(pattern.headers.get('retry-after')).toBe('45');
+    expect((await emu.call('POST', purge(220), { body: { urls: ['/3'] } })).status).toBe(429);
+    // Another resource has limits of its own; a minute later the first takes purges again.
+    expect((await emu.call('POST', purge(221), { body: { paths: ['/b/*'] } })).status).toBe(201);
+    emu.clock.advance(45_000);
+    expect((await emu.call('POST', purge(220), { body: { paths: ['/b/*'] } })).status).toBe(201);
+  });
+  it('POST with bad paths answers 400 in the documented shapes; an unknown resource 404', async () => {
+    await expectCall('POST', '/cdn/resources/{resource_id}/purge', purge(220), 400, { body: {}, component: 'PathsNotProvidedPurgeError' });
+    await expectCall('POST', '/cdn/resources/{resource_id}/purge', purge(220), 400, { body: { paths: '/a' }, component: 'IncorrectPathsTypePurgeError' });
+    await expectCall('POST', '/cdn/resources/{resource_id}/purge', purge(220), 400, { body: { paths: ['a/b'] }, component: 'IncorrectPathsFormatPurgeError' });
+    await expectCall('POST', '/cdn/resources/{resource_id}/purge', purge(220), 400, { body: { urls: ['/a', ''] }, component: 'IncorrectPathsItemsPurgeOrPrefetchError' });
+    const many = await emu.call('POST', purge(220), { body: { urls: Array.from({ length: 101 }, (_, i) => `/${i}`) } });
+    expect(many.status).toBe(400);
+    const patterns = await emu.call('POST', purge(220), { body: { paths: Array.from({ length: 11 }, (_, i) => `/${i}/*`) } });
+    expect(patterns.status).toBe(400);
+    expect((await emu.call('POST', purge(999), { body: { paths: [] } })).status).toBe(404);
+  });
+});

@@ -4,6 +4,7 @@ import { defineService } from '../../service.js';
 import { cdnResourceOptionsSchema, cdnRuleOptionsSchema } from './options-schema.js';
 import { CDN_PRODUCT } from './product.js';
 import { renderCertificate } from './ssl-data.js';
+import { purgeRoutes } from './purge.js';
 import { cdnRoutes, renderOriginGroup, renderResource, renderRule, withFieldDefaults } from './routes.js';
 
 /** One origin of a group: a host (`source`), an S3 bucket or a FastEdge app (`origin_type` and `config`). */
@@ -79,13 +80,28 @@ export interface CdnCertificateRecord {
   issuing: { id: number; resource: number; started: number; durationMs: number; failure: { error: string; details: string } | null } | null;
 }
 
+/** A purge asked for (the purge history's PurgeStatusResponse): its status follows from `created`, `durationMs` and `fails` on the clock. */
+export interface CdnPurgeRecord {
+  purge_id: number;
+  resource: number;
+  cname: string;
+  purge_type: 'purge_all' | 'purge_by_pattern' | 'purge_by_url';
+  items: string[];
+  created: number;
+  durationMs: number;
+  /** Ends Failed (its resource was inactive when asked). */
+  fails: boolean;
+}
+
 /** The CDN service's slice of the state; the next ids never reuse a deleted one. */
 export interface CdnSlice {
   readonly cdnOriginGroups: Map<number, CdnOriginGroupRecord>;
   readonly cdnResources: Map<number, CdnResourceRecord>;
   readonly cdnRules: Map<number, CdnRuleRecord>;
   readonly cdnCertificates: Map<number, CdnCertificateRecord>;
-  readonly cdnNextIds: { originGroup: number; resource: number; rule: number; certificate: number; issuing: number };
+  /** The purges asked for, oldest first (the purge history and the rate limits read it). */
+  readonly cdnPurges: CdnPurgeRecord[];
+  readonly cdnNextIds: { originGroup: number; resource: number; rule: number; certificate: number; issuing: number; purge: number };
 }
 
 const protocol = z.enum(['HTTP', 'HTTPS', 'MATCH']);
@@ -156,7 +172,8 @@ function setOptions(options: Record<string, unknown>): Record<string, unknown> {
  * The CDN (cdn_api.yaml): origin groups, CDN resources and their rules, each a list (a plain
  * array, or `{count, next, previous, results}` when `limit` is given), GET, POST (201), PUT,
  * PATCH and DELETE (204); SSL certificates (`/cdn/sslData`: own ones and Let's Encrypt ones, issued
- * when attached to a resource, with their issuing status). Fixtures: `cdn_origin_groups`,
+ * when attached to a resource, with their issuing status); purges and the purge history, with the
+ * platform's rate limits (purge.ts). Fixtures: `cdn_origin_groups`,
  * `cdn_resources`, `cdn_rules`, `cdn_certificates`.
  */
 export const cdnService = defineService({
@@ -173,13 +190,15 @@ export const cdnService = defineService({
     cdnResources: new Map(),
     cdnRules: new Map(),
     cdnCertificates: new Map(),
-    cdnNextIds: { originGroup: 1, resource: 1, rule: 1, certificate: 1, issuing: 1 },
+    cdnPurges: [],
+    cdnNextIds: { originGroup: 1, resource: 1, rule: 1, certificate: 1, issuing: 1, purge: 1 },
   }),
   load(slice, { cdn_origin_groups, cdn_resources, cdn_rules, cdn_certificates }, world) {
     slice.cdnOriginGroups.clear();
     slice.cdnResources.clear();
     slice.cdnRules.clear();
     slice.cdnCertificates.clear();
+    slice.cdnPurges.length = 0;
     // A fixture's automated certificate attached to a resource (its sslData) was issued long ago.
     for (const x of cdn_certificates) {
       const user = cdn_resources.find((r) => r.sslData === x.id);
@@ -225,6 +244,7 @@ export const cdnService = defineService({
       rule: next(slice.cdnRules.keys()),
       certificate: next(slice.cdnCertificates.keys()),
       issuing: next(slice.cdnCertificates.keys()),
+      purge: 1,
     });
   },
   dump: (state) => ({
@@ -233,7 +253,7 @@ export const cdnService = defineService({
     cdn_rules: [...state.cdnRules.values()].map((r) => ({ resource: r.resource, ...renderRule(r, state) })),
     cdn_certificates: [...state.cdnCertificates.values()].map((c) => renderCertificate(c, { state, now: Number.MAX_SAFE_INTEGER })),
   }),
-  routes: cdnRoutes,
-  mutationKinds: ['cdn_origin_group', 'cdn_resource', 'cdn_rule', 'cdn_certificate'],
+  routes: [...cdnRoutes, ...purgeRoutes],
+  mutationKinds: ['cdn_origin_group', 'cdn_resource', 'cdn_rule', 'cdn_certificate', 'cdn_purge'],
   taskTargets: [],
 });
