@@ -77,6 +77,25 @@ txt      TXT   "open
     expect(validated.stderr).toContain('files.example.zone:3:1: error');
   });
 
+  it('refuses offline a TXT record of 500,000 strings (past the 65,535 octets of a DNS record), at its line, and sends nothing', async () => {
+    emu = await startTestEmulator({});
+    const huge = `$ORIGIN files.example.\n$TTL 300\nwww A 192.0.2.1\nbig TXT ${'"a" '.repeat(500_000)}\n`;
+    const dir = writeStackFiles({ 'stack.yaml': STACK, 'zones/files.example.zone': huge });
+    const from = emu.requests.length;
+    const planned = await runCliInProcess(['plan', join(dir, 'stack.yaml')], { env: emulatorEnv(emu) });
+    expect(planned.code, output(planned)).toBe(1);
+    expect(planned.stderr).toContain(
+      'zones/files.example.zone:4:1: error: big.files.example TXT: a TXT record of 500000 strings takes 1000000 octets; a DNS record holds at most 65535 (RFC 1035): split it into several records',
+    );
+    expect(planned.stdout).toBe('');
+    expect(emu.requests.slice(from)).toEqual([]);
+    const validated = await runCliInProcess(['validate', join(dir, 'stack.yaml')], {});
+    expect(validated.code).toBe(1);
+    expect(validated.stderr).toContain('zones/files.example.zone:4:1: error: big.files.example TXT: a TXT record of 500000 strings');
+    // The code frame shows the line cut short, never the whole 2 MB of it.
+    expect(validated.stderr.length).toBeLessThan(20_000);
+  });
+
   it('applies the record sets of a zone file as if declared, then plans no changes', async () => {
     emu = await startTestEmulator({});
     const env = emulatorEnv(emu);
