@@ -221,7 +221,7 @@ export function deleteAppsWorld(dir: string, n: number): World {
 
 /**
  * The largest zone file a `dns_zone` may name (`records_file:`, MAX_ZONE_FILE_BYTES): as many
- * one-record A sets as fit, each a line like `hos123456 A 10.1.226.64` (174,144: the size of the issue's 175,070), in a zone the
+ * one-record A sets as fit, each a line like `hos123456 A 10.1.226.64` (174,145: the size of the issue's 175,070), in a zone the
  * platform has, empty: a plan of that many creates. `resources` counts the record sets and the
  * zone; `inputBytes` is the stack and the zone file together.
  */
