@@ -215,21 +215,24 @@ export async function describeSpecAnswers(kinds: ReadonlyArray<ResourceType | Ch
       const other = sites.filter((s) => !s.same);
       const reform = (chosen: readonly Site[]): Answer => ({ operation: op.name, reform: (b) => withForms(b, chosen) });
 
-      it.skipIf(same.length === 0)(`plans no change that is not there for the forms the spec says are the same: ${describeSites(same).join('; ')}`, async () => {
-        // All of them at once first; a failure shrinks to the fewest forms that fail.
-        await fc.assert(
-          fc.asyncProperty(fc.subarray(same, { minLength: 1 }), (chosen) => check(reform(chosen), true)),
-          { numRuns: 4, examples: [[same]] },
-        );
-      });
+      // Registered only where the answer has such forms: a test that could check nothing is not one.
+      if (same.length > 0)
+        it(`plans no change that is not there for the forms the spec says are the same: ${describeSites(same).join('; ')}`, async () => {
+          // All of them at once first; a failure shrinks to the fewest forms that fail.
+          await fc.assert(
+            fc.asyncProperty(fc.subarray(same, { minLength: 1 }), (chosen) => check(reform(chosen), true)),
+            { numRuns: 4, examples: [[same]] },
+          );
+        });
 
-      it.skipIf(other.length === 0)(`reads every enum value, null where nullable and optional fields absent into a plan or a located error (${other.length} forms)`, async () => {
-        for (const round of enumRounds(other)) await check(reform(round), false);
-        await fc.assert(
-          fc.asyncProperty(fc.subarray(other, { minLength: 1 }), (chosen) => check(reform(chosen), false)),
-          { numRuns: 4 },
-        );
-      });
+      if (other.length > 0)
+        it(`reads every enum value, null where nullable and optional fields absent into a plan or a located error (${other.length} forms)`, async () => {
+          for (const round of enumRounds(other)) await check(reform(round), false);
+          await fc.assert(
+            fc.asyncProperty(fc.subarray(other, { minLength: 1 }), (chosen) => check(reform(chosen), false)),
+            { numRuns: 4 },
+          );
+        });
 
       it('reads answers generated from the response schema alone into a plan or a located error', async () => {
         expect(body).toBeDefined();
