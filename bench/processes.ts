@@ -19,6 +19,8 @@ export interface Run {
   code: number | null;
   wallMs: number;
   stdout: string;
+  /** Bytes written to stdout (also when it was not kept: see runNode's `discardStdout`). */
+  stdoutBytes: number;
   stderr: string;
   /** Peak resident set and CPU time, as the process reported them at exit (see usage-reporter.ts). */
   usage?: ProcessUsage;
@@ -30,7 +32,7 @@ export interface Run {
  * Runs `node ARGS` to its end. With `usageDir`, the process reports its peak RSS and CPU time
  * through a preloaded module; start-up is timed without it.
  */
-export function runNode(args: string[], options: { env?: Record<string, string>; usageDir?: string } = {}): Promise<Run> {
+export function runNode(args: string[], options: { env?: Record<string, string>; usageDir?: string; discardStdout?: boolean } = {}): Promise<Run> {
   const usageFile = options.usageDir ? join(options.usageDir, `usage-${randomBytes(6).toString('hex')}.json`) : undefined;
   const env: Record<string, string> = { ...cleanEnv(), NO_COLOR: '1', ...options.env };
   if (usageFile) Object.assign(env, { NODE_OPTIONS: `--import=${USAGE_REPORTER}`, EDGEFORM_BENCH_USAGE_FILE: usageFile });
@@ -40,7 +42,11 @@ export function runNode(args: string[], options: { env?: Record<string, string>;
     const out: string[] = [];
     const err: string[] = [];
     const lineTimes: number[] = [];
+    let stdoutBytes = 0;
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      stdoutBytes += Buffer.byteLength(chunk);
+      // A plan of hundreds of megabytes is counted, not kept, so the benchmark's own memory stays small.
+      if (options.discardStdout) return;
       out.push(chunk);
       const now = performance.timeOrigin + performance.now();
       for (let i = chunk.indexOf('\n'); i !== -1; i = chunk.indexOf('\n', i + 1)) lineTimes.push(now);
@@ -54,13 +60,13 @@ export function runNode(args: string[], options: { env?: Record<string, string>;
         usage = JSON.parse(readFileSync(usageFile, 'utf8')) as ProcessUsage;
         rmSync(usageFile, { force: true });
       }
-      resolve({ code, wallMs, stdout: out.join(''), stderr: err.join(''), usage, lineTimes });
+      resolve({ code, wallMs, stdout: out.join(''), stdoutBytes, stderr: err.join(''), usage, lineTimes });
     });
   });
 }
 
 /** Runs the built CLI. */
-export function runCli(args: string[], options: { env?: Record<string, string>; usageDir?: string } = {}): Promise<Run> {
+export function runCli(args: string[], options: { env?: Record<string, string>; usageDir?: string; discardStdout?: boolean } = {}): Promise<Run> {
   return runNode([CLI, ...args], options);
 }
 

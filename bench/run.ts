@@ -8,7 +8,7 @@
  * the targets, the figures and how to reproduce them.
  *
  * Options: `--runs N` (default 3) repetitions of each process measured; `--only a,b` runs only
- * the rows whose ids start with one of these words (startup, reads, compute, apply, schedule).
+ * the rows whose ids start with one of these words (startup, reads, compute, apply, schedule, zonefile).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readCpuProfile, timeInside } from './cpu-profile.js';
 import { CLI, median, measureLatency, runCli, runNode, startEmulator, type EmulatorProcess, type Run } from './processes.js';
-import { deleteAppsWorld, floatingIpWorld, identityWorld, mixedWorld, resizeWorld, type World } from './worlds.js';
+import { deleteAppsWorld, floatingIpWorld, identityWorld, mixedWorld, resizeWorld, zoneFileWorld, type World } from './worlds.js';
 
 /** One measured figure with its ideal and its target. */
 interface Row {
@@ -257,6 +257,50 @@ async function compute(world: World, double: World, nodeMs: number): Promise<voi
   }
 }
 
+/** Issue 30: peak memory of validate, plan and apply stays within this many times the input's size, plus ZONE_FILE_RSS_ALLOWANCE_MB. */
+const ZONE_FILE_RSS_PER_INPUT_BYTE = 10;
+const ZONE_FILE_RSS_ALLOWANCE_MB = 200;
+
+/**
+ * validate, plan (text) and plan --format json of the largest zone file a stack may name, against
+ * a platform holding its zone empty (so every record set is a create): each one's peak RSS beside
+ * `node -e 0`'s, at most 10 × the input's size + 200 MB (issue 30), and its wall and output size
+ * in the note. One run each (a run takes a minute or more); the JSON plan's hundreds of megabytes
+ * are counted, not kept.
+ */
+async function zoneFile(nodeMs: number): Promise<void> {
+  const world = zoneFileWorld(dir);
+  const nodeRss = median((await Promise.all([0, 1, 2].map(() => runNode(['-e', '0'], { usageDir: dir })))).map((r) => r.usage!.maxRssBytes / 1e6));
+  const emulator = await startEmulator({ fixtures: world.fixtures, latencyMs: 0 });
+  emulators.push(emulator);
+  const target = (ZONE_FILE_RSS_PER_INPUT_BYTE * world.inputBytes) / 1e6 + ZONE_FILE_RSS_ALLOWANCE_MB;
+  const sets = (world.resources - 1).toLocaleString('en-US');
+  for (const [id, label, args, env] of [
+    ['zonefile-validate-rss', 'validate', ['validate', world.stack], {}],
+    ['zonefile-plan-rss', 'plan', ['plan', world.stack], emulator.env],
+    ['zonefile-plan-json-rss', 'plan --format json', ['plan', world.stack, '--format', 'json'], emulator.env],
+  ] as const) {
+    if (!wanted(id)) continue;
+    const run = await runCli([...args], { env, usageDir: dir, discardStdout: true });
+    if (run.code !== 0) throw new Error(`${label} of the largest zone file exited ${run.code}\n${run.stderr.slice(-2000)}`);
+    const rss = run.usage!.maxRssBytes / 1e6;
+    record({
+      id,
+      what: `${label} of the largest zone file (${(world.inputBytes / 2 ** 20).toFixed(2)} MiB, ${sets} record sets), peak RSS`,
+      unit: 'MB',
+      value: rss,
+      samples: [rss],
+      ideal: nodeRss,
+      idealIs: 'node -e 0',
+      target,
+      targetIs: `issue 30: ${ZONE_FILE_RSS_PER_INPUT_BYTE} × the input + ${ZONE_FILE_RSS_ALLOWANCE_MB} MB`,
+      note: `wall ${(run.wallMs / 1000).toFixed(1)} s (node -e 0: ${nodeMs.toFixed(0)} ms), CPU ${(run.usage!.cpuMs / 1000).toFixed(1)} s, stdout ${(run.stdoutBytes / 1e6).toFixed(1)} MB`,
+    });
+  }
+  await emulator.stop();
+  emulators.splice(emulators.indexOf(emulator), 1);
+}
+
 /** apply of 200 resizes whose tasks take TASK_DURATION_MS: how late each end is noticed, and the wall. */
 async function applyResizes(world: World): Promise<void> {
   const emulator = await startEmulator({ fixtures: world.fixtures, latencyMs: LATENCY_MS, taskDurationMs: TASK_DURATION_MS });
@@ -436,6 +480,7 @@ try {
   if (wanted('apply-noticed') || wanted('apply-wall')) await applyResizes(resizeWorld(dir, 200));
   if (wanted('apply-identity')) await applyCreates(identityWorld(dir, IDENTITY_FIPS, IDENTITY_APPS, false));
   if (wanted('schedule')) await applyScheduling(deleteAppsWorld(dir, 10_000));
+  if (wanted('zonefile')) await zoneFile(nodeMs);
 } catch (error) {
   failure = error;
 } finally {

@@ -6,6 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { MAX_ZONE_FILE_BYTES } from '../src/kinds/dns-zone/schema.js';
 
 /** A generated stack with its platform. */
 export interface World {
@@ -216,4 +217,33 @@ export function deleteAppsWorld(dir: string, n: number): World {
     apps.push({ id: 1000 + i, name: `app-${i}`, status: 1, binary: 1, plan_id: 1, plan: 'basic' });
   }
   return write(dir, `delete-apps-${n}`, lines, { fastedge_apps: apps }, n, Math.ceil(n / PAGE_SIZES.fastedge), '/fastedge/v1/apps/1000');
+}
+
+/**
+ * The largest zone file a `dns_zone` may name (`records_file:`, MAX_ZONE_FILE_BYTES): as many
+ * one-record A sets as fit, each a line like `hos123456 A 10.1.226.64` (174,145: the size of the issue's 175,070), in a zone the
+ * platform has, empty: a plan of that many creates. `resources` counts the record sets and the
+ * zone; `inputBytes` is the stack and the zone file together.
+ */
+export function zoneFileWorld(dir: string): World & { inputBytes: number } {
+  const lines = ['$ORIGIN example.com.', '$TTL 300'];
+  let bytes = lines.join('\n').length + 1;
+  for (let i = 0; ; i++) {
+    const line = `hos${String(i).padStart(6, '0')} A 10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+    if (bytes + line.length + 1 > MAX_ZONE_FILE_BYTES) break;
+    lines.push(line);
+    bytes += line.length + 1;
+  }
+  const zoneFile = join(dir, 'largest.zone');
+  writeFileSync(zoneFile, `${lines.join('\n')}\n`);
+  const world = write(
+    dir,
+    'zone-file',
+    ['resources:', '  main:', '    type: dns_zone', '    name: example.com', '    records_file: largest.zone'],
+    { dns_zones: [{ name: 'example.com' }] },
+    lines.length - 2 + 1,
+    1,
+    '/dns/v2/zones/example.com',
+  );
+  return { ...world, inputBytes: bytes + Buffer.byteLength('version: 1\nresources:\n  main:\n    type: dns_zone\n    name: example.com\n    records_file: largest.zone\n') };
 }

@@ -60,6 +60,41 @@ export function normalizeBaseUrl(raw: string, source: string): string {
   return `${url.origin}${path}`;
 }
 
+/** What every loopback host name folds to in {@link canonicalOrigin}. */
+const LOOPBACK = 'localhost';
+
+/**
+ * The platform a base URL names, as one string, whatever its spelling: what keys the locks of a
+ * named stack (two checkouts applying through `http://127.0.0.1:8787` and `http://localhost:8787/`
+ * talk to one platform, so they must take one lock). Folded: the scheme and host in lower case,
+ * an IDN host as punycode, a fully qualified host's trailing dot, the scheme's default port, the
+ * other spellings of an IPv4 or IPv6 address (`0x7f.1`, `[0:0::1]`), every loopback host (see
+ * isLoopbackHost) to `localhost`; in the path, dot segments, the percent-encoding of characters
+ * that need none (`%7E` is `~`), the case of the rest (`%2f` is `%2F`) and trailing slashes. A
+ * path prefix stays (two gateways' mount points are two platforms), as does its case; credentials,
+ * a query and a fragment are no part of it. Pure; throws ApiConfigError for what is not an
+ * http(s) URL.
+ */
+export function canonicalOrigin(baseUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    // Never echoed: it may hold credentials.
+    throw new ApiConfigError('EDGEFORM_BASE_URL_INVALID', 'the base URL is not a valid URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ApiConfigError('EDGEFORM_BASE_URL_INVALID', `the base URL must be http(s), got "${url.protocol}//..."`);
+  const host = isLoopbackHost(url.hostname) ? LOOPBACK : url.hostname.replace(/\.$/, '');
+  const port = url.port === '' ? '' : `:${url.port}`;
+  const path = url.pathname
+    .replace(/%([0-9a-f]{2})/gi, (escape: string, hex: string) => {
+      const char = String.fromCharCode(parseInt(hex, 16));
+      return /[A-Za-z0-9\-._~]/.test(char) ? char : escape.toUpperCase();
+    })
+    .replace(/\/+$/, '');
+  return `${url.protocol}//${host}${port}${path}`;
+}
+
 /**
  * Whether a URL hostname is loopback: `localhost`, 127.0.0.0/8 or ::1 (bracketed as in URLs,
  * also the IPv4-mapped form).

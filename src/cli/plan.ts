@@ -1,6 +1,7 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { open, readFile, rm } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { redact, secretsFromEnv } from '../api/redact.js';
+import { jsonLines } from '../render/json-lines.js';
 import { createPlanView, PLAN_FORMATS, type PlanFormat, type PlanView } from '../render/plan-view.js';
 import { looksLikePlanFile, toPlanDocument } from '../plan/saved-plan.js';
 import type { Plan } from '../plan/types.js';
@@ -98,7 +99,14 @@ async function savePlan(file: string, plan: Plan, env: CliIO['env'], view: PlanV
   if ((await existingFileKind(file)) === 'other') {
     throw new UsageError(`--out ${file}: the file exists and is not an edgeform plan file; refusing to overwrite it (choose another path)`);
   }
-  await writeFile(file, `${redact(JSON.stringify(toPlanDocument(plan), null, 2), secretsFromEnv(env))}\n`, { mode: 0o600 });
+  // Written a change at a time (jsonLines), each chunk redacted: a chunk holds whole values, so no secret spans two.
+  const secrets = secretsFromEnv(env);
+  const handle = await open(file, 'w', 0o600);
+  try {
+    for (const chunk of jsonLines(toPlanDocument(plan))) await handle.write(redact(chunk, secrets));
+  } finally {
+    await handle.close();
+  }
   view.saved(file);
 }
 

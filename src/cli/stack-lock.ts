@@ -4,6 +4,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { z } from 'zod';
+import { canonicalOrigin } from '../api/base-url.js';
 import { describeLockHolder, EdgeformError, StackLockedError, type LockHolder } from '../errors.js';
 
 /** A lock not refreshed for this long belongs to a run that died (on another host): the next apply takes it over. */
@@ -40,7 +41,8 @@ export class StackLocks {
   }
 
   /**
-   * Takes the lock of the stack named `name` on the platform at `baseUrl` (normalised), so two
+   * Takes the lock of the stack named `name` on the platform at `baseUrl` (keyed by its canonical
+   * origin, so `http://127.0.0.1:8787` and `http://localhost:8787/` are one platform), so two
    * checkouts of one named stack on this machine exclude each other. It lives in the machine's
    * lock directory (namedStackLockPath). Throws StackLockedError while another apply holds it.
    */
@@ -65,11 +67,12 @@ export async function stackLockPath(stackPath: string): Promise<string> {
 /**
  * Where the lock of a named stack on one platform lives: in EDGEFORM_LOCK_DIR, else
  * `<tmpdir>/edgeform-locks` (one per machine, so every checkout finds it), as
- * `<name>-<hash of name and base URL>.lock`.
+ * `<name>-<hash of name and the platform's canonical origin>.lock`: every spelling of one
+ * platform's base URL (canonicalOrigin) finds the same lock.
  */
 export function namedStackLockPath(name: string, baseUrl: string, env: NodeJS.ProcessEnv): string {
   const hash = createHash('sha256')
-    .update(JSON.stringify([name, baseUrl]))
+    .update(JSON.stringify([name, canonicalOrigin(baseUrl)]))
     .digest('hex')
     .slice(0, 16);
   const readable = name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40);

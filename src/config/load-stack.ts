@@ -1,4 +1,4 @@
-import { hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { buildGraph, findCycles } from '../plan/graph.js';
@@ -329,26 +329,35 @@ export function digestStack(
   checks: readonly CheckBlock[],
   settings: { name?: string | undefined; prune?: boolean; renamedFrom?: string | undefined } = {},
 ): string {
-  const view = (blocks: readonly (ResourceBlock | CheckBlock)[]) =>
-    [...blocks]
-      .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0))
-      .map((b) => ({
-        address: b.address,
-        type: b.type,
-        attributes: b.attributes,
-        depends_on: [...b.dependsOn].sort(),
-        ...(b.movedFrom === undefined ? {} : { moved_from: `${b.movedFrom.stack}/${b.movedFrom.address}` }),
-        // A reference's place: its attribute holds the template as written, which a literal could equal.
-        ...(b.references === undefined ? {} : { references: b.references.map((r) => r.path) }),
-      }));
+  const view = (b: ResourceBlock | CheckBlock) => ({
+    address: b.address,
+    type: b.type,
+    attributes: b.attributes,
+    depends_on: [...b.dependsOn].sort(),
+    ...(b.movedFrom === undefined ? {} : { moved_from: `${b.movedFrom.stack}/${b.movedFrom.address}` }),
+    // A reference's place: its attribute holds the template as written, which a literal could equal.
+    ...(b.references === undefined ? {} : { references: b.references.map((r) => r.path) }),
+  });
   // name, prune, renamed_from and moves enter the digest only when set, so a stack without them keeps its digest.
-  const lifecycle = {
-    ...(settings.name === undefined ? {} : { name: settings.name }),
-    ...(settings.prune ? { prune: true } : {}),
-    ...(settings.renamedFrom === undefined ? {} : { renamed_from: settings.renamedFrom }),
+  // The canonical JSON of the whole stack is hashed a block at a time (its keys in canonical
+  // order), never built whole: a zone file of 175,000 record sets would make it hundreds of megabytes.
+  const digest = createHash('sha256');
+  const array = (blocks: readonly (ResourceBlock | CheckBlock)[]) => {
+    const sorted = [...blocks].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+    digest.update('[');
+    sorted.forEach((b, i) => digest.update(i === 0 ? canonicalJson(view(b)) : `,${canonicalJson(view(b))}`));
+    digest.update(']');
   };
-  const canonical = canonicalJson({ version: STACK_VERSION, ...lifecycle, provider, resources: view(resources), checks: view(checks) });
-  return hash('sha256', canonical, 'hex');
+  digest.update('{"checks":');
+  array(checks);
+  if (settings.name !== undefined) digest.update(`,"name":${JSON.stringify(settings.name)}`);
+  digest.update(`,"provider":${canonicalJson(provider)}`);
+  if (settings.prune) digest.update(',"prune":true');
+  if (settings.renamedFrom !== undefined) digest.update(`,"renamed_from":${JSON.stringify(settings.renamedFrom)}`);
+  digest.update(',"resources":');
+  array(resources);
+  digest.update(`,"version":${JSON.stringify(STACK_VERSION)}}`);
+  return digest.digest('hex');
 }
 
 function checkVersion(node: SourceNode, diagnostics: Diagnostic[]): void {

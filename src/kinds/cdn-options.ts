@@ -55,6 +55,24 @@ function fieldsAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
 }
 
 /**
+ * An answer's options as a block may declare them (import): the options of the set the answer
+ * shows set (not null), each object only with the fields the set's schema knows, nested objects
+ * alike. An option or a field a later version of the vendor's answers adds is left out, so it
+ * never makes the block invalid (and the resource left out of the import). Pure.
+ */
+export function knownOptions(set: CdnOptionSet, options: Readonly<Record<string, unknown>> | null | undefined): Record<string, unknown> {
+  const schema = cdnOptionsSchema(set);
+  const known = (value: unknown, path: readonly string[]): unknown => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+    const fields = fieldsAt(schema, path);
+    if (fields.length === 0) return value;
+    return Object.fromEntries(Object.entries(value).flatMap(([k, v]) => (fields.includes(k) ? [[k, known(v, [...path, k])]] : [])));
+  };
+  const names = cdnOptionNames(set);
+  return Object.fromEntries(Object.entries(options ?? {}).flatMap(([name, v]) => (v !== null && names.includes(name) ? [[name, known(v, [name])]] : [])));
+}
+
+/**
  * Checks an `options` value against the vendor's schema of the set, offline: every problem
  * with its path under `options` (`['gzipOn', 'value']`), an unknown option or field with the
  * nearest known name as `suggestion`. Empty when the value is valid. Pure.

@@ -2,6 +2,7 @@ import type { Diagnostic } from '../config/diagnostics.js';
 import type { DriftReport } from '../plan/drift.js';
 import { createColors } from './colors.js';
 import { formatDiagnosticsJson } from './diagnostics.js';
+import { jsonLines } from './json-lines.js';
 import { renderDriftMarkdown, renderDriftText, toDriftFailureJson, toDriftJson } from './drift.js';
 import { diagnosticsText, invalidStackMarkdown, runFailureMarkdown, type RunFailure, type StackFiles, type ViewOutput } from './view.js';
 
@@ -41,7 +42,9 @@ export function createDriftView(format: DriftFormat, output: ViewOutput, options
     }),
     json: () => ({
       invalidStack: (diagnostics) => output.out(formatDiagnosticsJson(diagnostics)),
-      report: (report, exitCode) => output.out(JSON.stringify(toDriftJson(report, exitCode), null, 2)),
+      report: (report, exitCode) => {
+        for (const chunk of jsonLines(toDriftJson(report, exitCode))) output.out(chunk);
+      },
       failed: (failure) => output.out(JSON.stringify(toDriftFailureJson(failure, new Date(now()).toISOString()), null, 2)),
     }),
     markdown: () => ({

@@ -50,16 +50,29 @@ export function* planTextChunks(plan: Plan, options: { formatDiagnostics?: Diagn
   }
 
   if (changes.length > 0) {
+    const long = summarised(changes);
+    if (long.size > 0) out.push(...countsByKind(changes), '');
     out.push('edgeform will perform the following actions:', '');
     // What prune destroys comes first, then each action in the legend's order.
     const ordered = [...changes.filter((c) => c.pruned), ...LISTED.flatMap((action) => changes.filter((c) => c.action === action && !c.pruned))];
-    for (const c of ordered)
+    for (const c of ordered) {
+      const cut = long.get(c.type);
+      if (cut !== undefined && c.action === 'create' && !cut.shown.has(c)) {
+        if (c === cut.firstHidden) out.push(`      ${colors.dim(`... ${cut.hidden} more ${c.type} creates (${MORE_HINT})`)}`);
+        continue;
+      }
       out.push(
         ` ${mark(c.action as Exclude<Action, 'no-op' | 'read'>)} ${c.address}${c.pruned ? colors.dim(' (pruned)') : ''}${c.destroy_note === undefined ? '' : colors.dim(` (${c.destroy_note})`)}${movedFrom(c, colors)}`,
       );
+    }
     out.push('');
     // The details in plan order (dependency order; what prune destroys is first there too).
     for (const change of changes) {
+      const cut = long.get(change.type);
+      if (cut !== undefined && change.action === 'create' && !cut.shown.has(change)) {
+        if (change === cut.firstHidden) out.push(`  ${colors.dim(`# ... ${cut.hidden} more ${change.type} creates are not shown (${MORE_HINT})`)}`, '');
+        continue;
+      }
       out.push(...renderResource(change, colors), '');
       if (out.length >= CHUNK_LINES) yield taken(out);
     }
@@ -88,6 +101,54 @@ export function* planTextChunks(plan: Plan, options: { formatDiagnostics?: Diagn
 
   out.push(summaryLine(plan, colors));
   yield taken(out);
+}
+
+/**
+ * More creates of one kind than this and the text plan shows only the first and last
+ * SHOWN_AT_ENDS of them (in its address list and its details): a zone file of 175,000 record
+ * sets would otherwise print 60 MB nobody reads. `--format json` keeps every change.
+ */
+export const SUMMARISED_CREATES = 300;
+
+/** How many creates of a summarised kind the text plan shows at each end. */
+export const SHOWN_AT_ENDS = 5;
+
+const MORE_HINT = 'every change: edgeform plan --format json';
+
+/** For each kind with more than SUMMARISED_CREATES creates: the creates shown, how many are not, and the first not shown. */
+function summarised(changes: readonly ResourceChange[]): Map<string, { shown: Set<ResourceChange>; hidden: number; firstHidden: ResourceChange }> {
+  const creates = new Map<string, ResourceChange[]>();
+  for (const c of changes) {
+    if (c.action !== 'create') continue;
+    const list = creates.get(c.type);
+    if (list === undefined) creates.set(c.type, [c]);
+    else list.push(c);
+  }
+  const long = new Map<string, { shown: Set<ResourceChange>; hidden: number; firstHidden: ResourceChange }>();
+  for (const [type, list] of creates) {
+    if (list.length <= SUMMARISED_CREATES) continue;
+    long.set(type, {
+      shown: new Set([...list.slice(0, SHOWN_AT_ENDS), ...list.slice(-SHOWN_AT_ENDS)]),
+      hidden: list.length - 2 * SHOWN_AT_ENDS,
+      firstHidden: list[SHOWN_AT_ENDS]!,
+    });
+  }
+  return long;
+}
+
+/** `Changes by kind:` and a line per kind with its counts (`dns_rrset: 174144 to add`), for a plan too long to show whole. */
+function countsByKind(changes: readonly ResourceChange[]): string[] {
+  const counts = new Map<string, { add: number; change: number; destroy: number }>();
+  for (const c of changes) {
+    const n = counts.get(c.type) ?? { add: 0, change: 0, destroy: 0 };
+    if (c.action === 'create' || c.action === 'replace') n.add++;
+    if (c.action === 'update') n.change++;
+    if (c.action === 'delete' || c.action === 'replace') n.destroy++;
+    counts.set(c.type, n);
+  }
+  const parts = (n: { add: number; change: number; destroy: number }) =>
+    [n.add > 0 ? `${n.add} to add` : '', n.change > 0 ? `${n.change} to change` : '', n.destroy > 0 ? `${n.destroy} to destroy` : ''].filter((p) => p !== '').join(', ');
+  return ['Changes by kind:', ...[...counts].map(([type, n]) => `  ${type}: ${parts(n)}`)];
 }
 
 /** The lines as text (each ending with a line break), the array emptied. */

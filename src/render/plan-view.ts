@@ -2,6 +2,7 @@ import type { Diagnostic } from '../config/diagnostics.js';
 import type { Plan } from '../plan/types.js';
 import { createColors, NO_COLORS } from './colors.js';
 import { formatDiagnosticsJson } from './diagnostics.js';
+import { jsonLines } from './json-lines.js';
 import { toPlanFailureJson, toPlanJson } from './plan-json.js';
 import { renderPlanMarkdown } from './plan-markdown.js';
 import { diagnosticsText, invalidStackMarkdown, planText, runFailureMarkdown, writePlanText, type RunFailure, type StackFiles, type ViewOutput } from './view.js';
@@ -60,7 +61,10 @@ export function createPlanView(format: PlanFormat, output: ViewOutput, options: 
     json: () => ({
       ...notes,
       invalidStack: (diagnostics) => output.out(formatDiagnosticsJson(diagnostics)),
-      plan: (plan) => output.out(JSON.stringify(toPlanJson(plan), null, 2)),
+      // Written a change at a time (jsonLines): a plan of 175,000 changes is never one string.
+      plan: (plan) => {
+        for (const chunk of jsonLines(toPlanJson(plan))) output.out(chunk);
+      },
       failed: (failure) => output.out(JSON.stringify(toPlanFailureJson(failure), null, 2)),
     }),
     markdown: () => ({

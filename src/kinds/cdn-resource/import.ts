@@ -1,3 +1,4 @@
+import { knownOptions } from '../cdn-options.js';
 import { defineImport, listAll, type AccountScope, type KindList } from '../kind-list.js';
 import { listAutomatedCertificates } from './certificates.js';
 import { resourceList, type CdnResource } from './list.js';
@@ -31,7 +32,7 @@ const listedResources: KindList<AccountScope, ListedResource> = {
  * Importing CDN resources: every resource of the account, pinned by its id, with its cname,
  * origin group (a reference when that group is imported too), protocol, hostnames, activity,
  * description (without a stack mark), SSL (`ssl_automated: true` for a Let's Encrypt
- * certificate, else its `ssl_data`) and every option the platform shows set. Named after
+ * certificate, else its `ssl_data`) and every option the platform shows set (those edgeform knows). Named after
  * the cname. Imported as the KIND named, it brings its rules and its origin group (each once).
  * A resource carrying a stack's mark is left out, with its rules: it is that stack's.
  */
@@ -41,7 +42,7 @@ export const resourceImport = defineImport('cdn_resource', {
   itemId: ({ resource }) => String(resource.id),
   attributes: ({ resource, automated }) => {
     const s = resourceState(resource);
-    const options = Object.fromEntries(Object.entries(s.options as Record<string, unknown>).filter(([, v]) => v !== null));
+    const options = knownOptions('resource', s.options as Record<string, unknown>);
     return {
       resource_id: resource.id,
       cname: resource.cname,

@@ -1,6 +1,7 @@
 import type { ProviderContext } from '../provider.js';
 import { listAll, type AccountScope, type KindList } from '../kind-list.js';
 import { defineImport } from '../kind-list.js';
+import { knownOptions } from '../cdn-options.js';
 import { ruleList, type CdnRule } from './list.js';
 import { z } from 'zod';
 
@@ -68,7 +69,7 @@ export const ruleImport = defineImport('cdn_rule', {
   list: accountRuleList,
   itemId: ({ rule }) => String(rule.id),
   attributes: ({ resource_id, rule }) => {
-    const options = Object.fromEntries(Object.entries(rule.options ?? {}).filter(([, v]) => v !== null));
+    const options = knownOptions('rule', rule.options);
     return {
       rule_id: rule.id,
       resource_id,

@@ -1,15 +1,27 @@
 import { z } from 'zod';
 import { type KindList } from '../kind-list.js';
+import { GLOBAL_LIMIT_FIELDS, REGIONAL_LIMIT_FIELDS } from './schema.js';
 
-/** A limits object as the platform answers it: limit name → count (null for one it does not set). */
-const limitsAnswer = z.record(z.string(), z.number().nullable());
+/**
+ * A limits object as the platform answers it, read as limit name → count (null or absent for one
+ * it does not set): the limit names of the vendor's serializer, each checked; any other field (one
+ * a later version of the answer adds) is left out, never refusing the whole answer.
+ */
+const limitsAnswer = (fields: readonly string[]) =>
+  z.looseObject(Object.fromEntries(fields.map((f) => [f, z.number().nullish()]))).transform((l) => {
+    const known: Record<string, number | null> = {};
+    for (const f of fields) if (l[f] !== undefined) known[f] = l[f] as number | null;
+    return known;
+  });
 
 /** The fields of a quota request answer (LimitsRequestSerializer) edgeform reads. */
 export const requestAnswer = z.looseObject({
   id: z.int(),
   status: z.string(),
   description: z.string().nullish(),
-  requested_limits: z.looseObject({ global_limits: limitsAnswer.nullish(), regional_limits: z.array(limitsAnswer).nullish() }).nullish(),
+  requested_limits: z
+    .looseObject({ global_limits: limitsAnswer(GLOBAL_LIMIT_FIELDS).nullish(), regional_limits: z.array(limitsAnswer(['region_id', ...REGIONAL_LIMIT_FIELDS])).nullish() })
+    .nullish(),
 });
 
 /** A quota limit request as edgeform reads it (GET one or the list). */

@@ -2,12 +2,22 @@ import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
 import { cloudTaggedList, liveTagsAnswer } from '../cloud-owned.js';
 
+/**
+ * A rule's protocol as the v1 answers give it (SecurityGroupProtocolEnum, null allowed): `any`
+ * and null both mean every protocol, read as null, the form of the v2 requests
+ * (SecurityGroupProtocolEnumV2 has no `any`), so a rule reads the same in either spelling.
+ */
+const ruleProtocol = z
+  .string()
+  .nullable()
+  .transform((p) => (p === 'any' ? null : p));
+
 /** The fields of a rule answer (SecurityGroupRuleSerializer) edgeform reads. */
 const ruleAnswer = z.looseObject({
   id: z.string(),
   direction: z.enum(['ingress', 'egress']),
   ethertype: z.enum(['IPv4', 'IPv6']).nullable(),
-  protocol: z.string().nullable(),
+  protocol: ruleProtocol,
   port_range_min: z.int().nullable(),
   port_range_max: z.int().nullable(),
   remote_ip_prefix: z.string().nullable(),

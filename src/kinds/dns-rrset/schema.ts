@@ -63,6 +63,36 @@ export function canonicalIpv6(address: string): string {
   return new URL(`http://[${text}]/`).hostname.slice(1, -1);
 }
 
+/**
+ * The most octets one record's data may take: its RDLENGTH is 16 bits (RFC 1035 3.2.1). It bounds
+ * a record set too, since one DNS message, at most 65,535 octets (RFC 1035 4.2.2), answers it
+ * whole. The vendor's spec documents no smaller limit; these are DNS's own, which the platform's
+ * name servers cannot exceed.
+ */
+export const MAX_RDATA_OCTETS = 65_535;
+
+/** The octets of a string in UTF-8. */
+function utf8Octets(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/** The octets of a TXT record's data: each string's length octet and its text. */
+export function txtOctets(content: readonly unknown[]): number {
+  let n = 0;
+  for (const v of content) n += 1 + (typeof v === 'string' ? utf8Octets(unquote(v)) : 0);
+  return n;
+}
+
 /** The first problem of one record's content for its type, or null. */
 export function contentProblem(type: RecordType, content: readonly unknown[]): ContentProblem | null {
   if (content.length === 0) return { message: `the content of a ${type} record must not be empty` };
@@ -99,7 +129,14 @@ export function contentProblem(type: RecordType, content: readonly unknown[]): C
       );
     case 'TXT': {
       const bad = content.findIndex((v) => typeof v !== 'string' || unquote(v).length > 255);
-      if (bad < 0) return null;
+      if (bad < 0) {
+        const octets = txtOctets(content);
+        return octets <= MAX_RDATA_OCTETS
+          ? null
+          : {
+              message: `a TXT record of ${content.length} strings takes ${octets} octets; a DNS record holds at most ${MAX_RDATA_OCTETS} (RFC 1035): split it into several records`,
+            };
+      }
       return at(bad, typeof content[bad] === 'string' ? 'a TXT string must be at most 255 characters (split longer text into several strings)' : 'a TXT record holds strings');
     }
     case 'HTTPS':
@@ -341,6 +378,11 @@ function checkRecordSet(block: z.output<typeof shape>, ctx: z.RefinementCtx): vo
   if (type === 'CNAME' && block.resource_records.length > 1) issue(['resource_records'], 'a CNAME record set holds one record (a name is an alias of one name)');
   if (type === 'CNAME' && zoneProblem === null && ownerName(block.name, block.zone) === ownerName('@', block.zone))
     issue(['name'], 'a CNAME cannot stand at the zone apex (beside its SOA and NS records)');
+  if (type === 'TXT') {
+    const octets = block.resource_records.reduce((n, r) => n + txtOctets(r.content), 0);
+    if (octets > MAX_RDATA_OCTETS && block.resource_records.length > 1)
+      issue(['resource_records'], `the TXT records take ${octets} octets; a record set is answered in one DNS message, at most ${MAX_RDATA_OCTETS} octets (RFC 1035)`);
+  }
   const seen = new Map<string, number>();
   block.resource_records.forEach((record, i) => {
     const problem = contentProblem(type, record.content);

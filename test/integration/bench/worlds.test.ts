@@ -2,11 +2,12 @@
  * The worlds `npm run bench` generates are what it claims to measure: valid stacks, fixtures
  * the emulator loads, and plans without errors that change what the benchmark says they change.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { deleteAppsWorld, floatingIpWorld, identityWorld, mixedWorld, resizeWorld, type World } from '../../../bench/worlds.js';
+import { deleteAppsWorld, floatingIpWorld, identityWorld, mixedWorld, resizeWorld, zoneFileWorld, type World } from '../../../bench/worlds.js';
+import { MAX_ZONE_FILE_BYTES } from '../../../src/kinds/dns-zone/schema.js';
 import { planStack } from '../../../src/cli/plan-stack.js';
 import { startEmulator } from '../../../src/emulator/index.js';
 
@@ -32,6 +33,19 @@ async function planWorld(world: World) {
 }
 
 describe('the benchmark worlds', () => {
+  it('the zone file world is the largest zone file allowed, one record set a line, in a zone the platform has', () => {
+    const world = zoneFileWorld(dir);
+    const zone = join(dir, 'largest.zone');
+    expect(statSync(zone).size).toBeLessThanOrEqual(MAX_ZONE_FILE_BYTES);
+    expect(statSync(zone).size).toBeGreaterThan(MAX_ZONE_FILE_BYTES - 32);
+    const lines = readFileSync(zone, 'utf8').trimEnd().split('\n');
+    expect(lines.slice(0, 3)).toEqual(['$ORIGIN example.com.', '$TTL 300', 'hos000000 A 10.0.0.0']);
+    expect(world.resources).toBe(lines.length - 2 + 1);
+    expect(world.resources).toBeGreaterThan(170_000);
+    expect(world.inputBytes).toBe(statSync(zone).size + statSync(world.stack).size);
+    expect(JSON.parse(readFileSync(world.fixtures, 'utf8'))).toEqual({ dns_zones: [{ name: 'example.com' }] });
+  });
+
   it('retags every floating IP of the floating IP world, all in one list page', async () => {
     const world = floatingIpWorld(dir, 30);
     const { plan } = await planWorld(world);

@@ -48,6 +48,21 @@ describe('DNS reads and import', () => {
     expect(requests.length / count).toBeLessThanOrEqual(0.01);
   });
 
+  it('plans 1,000 record sets of a zone the platform does not have yet with one list answered 404, never a GET each', async () => {
+    emu = await startTestEmulator({});
+    const blocks = Array.from(
+      { length: 1000 },
+      (_, i) => `  h${i}: { type: dns_rrset, zone: new.example, name: host-${i}, record_type: A, resource_records: [{ content: [10.0.0.${i % 250}] }] }`,
+    );
+    const stack = stackIn(`version: 1\nresources:\n  zone: { type: dns_zone, name: new.example }\n${blocks.join('\n')}\n`);
+    const from = emu.requests.length;
+    const planned = await runCliInProcess(['plan', stack], { env: emulatorEnv(emu) });
+    expect(planned.code, output(planned)).toBe(0);
+    expect(planned.stdout).toContain('Plan: 1001 to add, 0 to change, 0 to destroy.');
+    const requests = emu.requests.slice(from).map((r) => `${r.method} ${r.route} ${r.status}`);
+    expect(requests).toEqual(['GET /dns/v2/zones/{name} 404', 'GET /dns/v2/zones/{zoneName}/rrsets 404']);
+  });
+
   it('imports the zones and record sets it applied (import --all) into a stack that plans no changes', async () => {
     emu = await startTestEmulator({});
     const env = emulatorEnv(emu);

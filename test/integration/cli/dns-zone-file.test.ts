@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { emulatorEnv } from '../../helpers/apply.js';
@@ -75,6 +76,44 @@ txt      TXT   "open
     const validated = await runCliInProcess(['validate', join(dir, 'stack.yaml')], {});
     expect(validated.code).toBe(1);
     expect(validated.stderr).toContain('files.example.zone:3:1: error');
+  });
+
+  it('refuses offline a TXT record of 500,000 strings (past the 65,535 octets of a DNS record), at its line, and sends nothing', async () => {
+    emu = await startTestEmulator({});
+    const huge = `$ORIGIN files.example.\n$TTL 300\nwww A 192.0.2.1\nbig TXT ${'"a" '.repeat(500_000)}\n`;
+    const dir = writeStackFiles({ 'stack.yaml': STACK, 'zones/files.example.zone': huge });
+    const from = emu.requests.length;
+    const planned = await runCliInProcess(['plan', join(dir, 'stack.yaml')], { env: emulatorEnv(emu) });
+    expect(planned.code, output(planned)).toBe(1);
+    expect(planned.stderr).toContain(
+      'zones/files.example.zone:4:1: error: big.files.example TXT: a TXT record of 500000 strings takes 1000000 octets; a DNS record holds at most 65535 (RFC 1035): split it into several records',
+    );
+    expect(planned.stdout).toBe('');
+    expect(emu.requests.slice(from)).toEqual([]);
+    const validated = await runCliInProcess(['validate', join(dir, 'stack.yaml')], {});
+    expect(validated.code).toBe(1);
+    expect(validated.stderr).toContain('zones/files.example.zone:4:1: error: big.files.example TXT: a TXT record of 500000 strings');
+    // The code frame shows the line cut short, never the whole 2 MB of it.
+    expect(validated.stderr.length).toBeLessThan(20_000);
+  });
+
+  it('plans a zone file of 2,000 record sets: the text summarises them, --format json and --out hold every change', async () => {
+    emu = await startTestEmulator({});
+    const env = emulatorEnv(emu);
+    const records = Array.from({ length: 2_000 }, (_, i) => `h${i} A 192.0.2.${i % 250}`).join('\n');
+    const dir = writeStackFiles({ 'stack.yaml': STACK, 'zones/files.example.zone': `$ORIGIN files.example.\n$TTL 300\n${records}\n` });
+    const text = await runCliInProcess(['plan', join(dir, 'stack.yaml')], { env });
+    expect(text.code, output(text)).toBe(0);
+    expect(text.stdout).toContain('  dns_rrset: 2001 to add');
+    expect(text.stdout).toContain('... 1991 more dns_rrset creates (every change: edgeform plan --format json)');
+    expect(text.stdout).toContain('Plan: 2002 to add, 0 to change, 0 to destroy.');
+    expect(text.stdout.length).toBeLessThan(10_000);
+    const json = await runCliInProcess(['plan', join(dir, 'stack.yaml'), '--format', 'json', '--out', join(dir, 'plan.json')], { env });
+    expect(json.code, json.stderr).toBe(0);
+    const document = JSON.parse(json.stdout);
+    expect(document.resource_changes).toHaveLength(2_002);
+    expect(document.resource_changes.filter((c: { address: string }) => c.address.startsWith('dns_rrset.main/h')).map((c: { address: string }) => c.address)).toHaveLength(2_000);
+    expect(JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8'))).toEqual(document);
   });
 
   it('applies the record sets of a zone file as if declared, then plans no changes', async () => {

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
@@ -89,6 +89,27 @@ describe('cloud_security_group through the CLI', () => {
     expect(destroyed.code, destroyed.stderr).toBe(0);
     expect(emu.state.securityGroups.has(group.id)).toBe(false);
     expect(writesSeen(emu).at(-1)).toBe(`DELETE ${SG_V1}/${group.id}`);
+  });
+
+  it('imports a group made by hand whose rules read protocol "any" (the default egress rules), leaving those out, and the import plans no changes', async () => {
+    const { emu, env } = await start();
+    const rule = { direction: 'ingress', protocol: 'tcp', port_range_min: 22, port_range_max: 22, remote_ip_prefix: '198.51.100.0/24' };
+    const made = await emu.call('POST', SG_V2, { body: { name: 'hand-made', rules: [rule] } });
+    const task = await emu.call('GET', `/cloud/v1/tasks/${made.body.tasks[0]}`);
+    const id: string = task.body.created_resources.security_groups[0];
+    const answer = await emu.call('GET', `${SG_V1}/${id}`);
+    expect(answer.body.security_group_rules.filter((r: { direction: string }) => r.direction === 'egress').map((r: { protocol: string }) => r.protocol)).toEqual(['any', 'any']);
+
+    const out = join(writeStackFiles({}), 'imported.yaml');
+    const imported = await runCliInProcess(['import', 'cloud_security_group', '--project-id', '1', '--region-id', '76', '--out', out], { env });
+    expect(imported.code, imported.stderr).toBe(0);
+    const text = readFileSync(out, 'utf8');
+    expect(text).toContain(`security_group_id: ${id}`);
+    expect(text).toContain('protocol: tcp');
+    expect(text).not.toContain('egress');
+    expect(text).not.toContain('Not imported');
+    const plan = await runCliInProcess(['plan', out, '--detailed-exitcode'], { env });
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
   });
 
   it('rules_policy: authoritative deletes the default egress rules; a rule naming the group itself (self) is created once the group exists', async () => {

@@ -58,7 +58,7 @@ describe('the apply lock of a stack', () => {
    * Runs an apply while the holder waits on its task (which sends nothing until the clock moves)
    * and requires that it ends without sending a write.
    */
-  async function refusedApply(emu: TestEmulator, args: string[], options: { cwd?: string } = {}): Promise<CliResult> {
+  async function refusedApply(emu: TestEmulator, args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
     const writes = writesSeen(emu).length;
     let ended = false;
     const run = runCliInProcess(args, { env: envOf(emu), ...options }).finally(() => (ended = true));
@@ -134,6 +134,21 @@ describe('the apply lock of a stack', () => {
     expect(fromPlan.stderr).toContain(`another edgeform apply of the stack named "shop" on ${emu.url} is running`);
     // The refused runs released the path locks they had taken.
     expect(existsSync(await stackLockPath(join(copyDir, 'stack.yaml')))).toBe(false);
+    expect((await holder.finish()).code).toBe(0);
+  });
+
+  it('refuses an apply of a named stack through another spelling of the same platform (localhost for 127.0.0.1) while the first runs, naming its holder', async () => {
+    const emu = await emulator();
+    const first = stackFile(named('shop'));
+    const holder = await holdWithApply(emu, first);
+    const port = new URL(emu.url).port;
+    for (const spelling of [`http://localhost:${port}/`, `http://[::1]:${port}`, `HTTP://LOCALHOST.:${port}//`]) {
+      const result = await refusedApply(emu, ['apply', stackFile(named('shop')), '--auto-approve'], { env: { ...envOf(emu), EDGEFORM_BASE_URL: spelling } });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(
+        `another edgeform apply of the stack named "shop" on ${spelling.replace(/\/+$/, '').toLowerCase()} is running: it is locked by \`edgeform apply ${first} --auto-approve\``,
+      );
+    }
     expect((await holder.finish()).code).toBe(0);
   });
 

@@ -68,9 +68,10 @@ describe('security groups: the emulator against the vendor OpenAPI', () => {
     const group = await emu.call('GET', `${v1}/${id}`);
     expectValid(responseValidator(CLOUD, 'GET', SG_ONE, 200), group.body);
     const egress = group.body.security_group_rules.filter((r: { direction: string }) => r.direction === 'egress');
-    expect(egress.map((r: { ethertype: string; protocol: null; remote_ip_prefix: null }) => [r.ethertype, r.protocol, r.remote_ip_prefix])).toEqual([
-      ['IPv4', null, null],
-      ['IPv6', null, null],
+    // A rule of every protocol reads "any" (the v1 SecurityGroupProtocolEnum), as on the platform.
+    expect(egress.map((r: { ethertype: string; protocol: string; remote_ip_prefix: null }) => [r.ethertype, r.protocol, r.remote_ip_prefix])).toEqual([
+      ['IPv4', 'any', null],
+      ['IPv6', 'any', null],
     ]);
     expect(group.body.security_group_rules).toHaveLength(3);
   });
@@ -124,7 +125,7 @@ describe('security groups: the emulator against the vendor OpenAPI', () => {
     await emu.call('PATCH', `${base}/${FREE_SG}`, { body: { rules } });
     emu.clock.advance(1000);
     const group = (await emu.call('GET', `${v1}/${FREE_SG}`)).body;
-    expect(group.security_group_rules.map((r: { direction: string; protocol: null }) => [r.direction, r.protocol])).toEqual([['egress', null]]);
+    expect(group.security_group_rules.map((r: { direction: string; protocol: string }) => [r.direction, r.protocol])).toEqual([['egress', 'any']]);
   });
 
   it('DELETE of a group an instance uses is refused with 409 naming the instance; an unused one answers 204', async () => {

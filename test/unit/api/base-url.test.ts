@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { authorizationHeader, resolveApiKey } from '../../../src/api/auth.js';
-import { DEFAULT_BASE_URL, isLoopbackHost, resolveBaseUrl } from '../../../src/api/base-url.js';
+import { canonicalOrigin, DEFAULT_BASE_URL, isLoopbackHost, resolveBaseUrl } from '../../../src/api/base-url.js';
 import { ApiConfigError } from '../../../src/api/errors.js';
 
 describe('resolveBaseUrl', () => {
@@ -82,5 +82,69 @@ describe('resolveApiKey', () => {
       expect((error as ApiConfigError).code).toBe('EDGEFORM_API_KEY_INVALID');
       expect(String(error)).not.toContain('abc$def');
     }
+  });
+});
+
+describe('canonicalOrigin', () => {
+  /** Each group: spellings of one platform, which must give one key. */
+  const SAME: string[][] = [
+    [
+      'http://127.0.0.1:8787',
+      'http://localhost:8787',
+      'http://LOCALHOST:8787/',
+      'http://localhost.:8787',
+      'http://[::1]:8787',
+      'http://[0:0:0:0:0:0:0:1]:8787',
+      'http://127.0.0.2:8787',
+      'http://[::ffff:127.0.0.1]:8787',
+      'http://0x7f.1:8787',
+      'http://2130706433:8787//',
+    ],
+    ['https://api.gcore.com', 'https://api.gcore.com/', 'HTTPS://API.GCORE.COM:443', 'https://api.gcore.com.', 'https://api.gcore.com./', 'https://user:pass@api.gcore.com'],
+    ['http://localhost', 'http://127.0.0.1:80', 'http://localhost:80/'],
+    ['https://bücher.example/api', 'https://BÜCHER.example/api/', 'https://xn--bcher-kva.example/api', 'https://xn--bcher-kva.example:443/api//'],
+    [
+      'https://gw.example.com/edge/api',
+      'https://gw.example.com/edge/./api/',
+      'https://gw.example.com/edge/x/../api',
+      'https://gw.example.com/%65dge/api',
+      'https://gw.example.com/edge/api?x=1#y',
+    ],
+    ['https://gw.example.com/a%2fb', 'https://gw.example.com/a%2Fb/'],
+  ];
+
+  it.each(SAME.map((group) => [group[0]!, group]))('gives every spelling of %s one key', (_, group) => {
+    const keys = new Set(group.map(canonicalOrigin));
+    expect([...keys]).toHaveLength(1);
+  });
+
+  it('keeps apart what is another platform: scheme, host, port, path prefix and its case', () => {
+    const different = [
+      'http://localhost:8787',
+      'https://localhost:8787',
+      'http://localhost:8788',
+      'https://api.gcore.com',
+      'https://api.gcore.com:8443',
+      'https://api.gcore.co',
+      'https://eu.api.gcore.com',
+      'https://gw.example.com/edge/api',
+      'https://gw.example.com/edge/API',
+      'https://gw.example.com/edge',
+      'https://gw.example.com/a%2Fb',
+      'https://gw.example.com/a/b',
+    ];
+    expect(new Set(different.map(canonicalOrigin)).size).toBe(different.length);
+  });
+
+  it('names the platform readably: scheme, host, a port other than the default, the path prefix', () => {
+    expect(canonicalOrigin('http://127.0.0.1:8787/')).toBe('http://localhost:8787');
+    expect(canonicalOrigin('HTTPS://API.GCORE.COM.:443/')).toBe('https://api.gcore.com');
+    expect(canonicalOrigin('https://gw.example.com/Edge/%7eapi/')).toBe('https://gw.example.com/Edge/~api');
+  });
+
+  it('refuses what is not an http(s) URL without echoing it', () => {
+    expect(() => canonicalOrigin('api.gcore.com')).toThrow(ApiConfigError);
+    expect(() => canonicalOrigin('ftp://x.example.com')).toThrow(/must be http\(s\)/);
+    expect(() => canonicalOrigin('not a url s3cr3t')).not.toThrow(/s3cr3t/);
   });
 });

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { canonicalJson } from '../../../src/plan/fingerprint.js';
 import { describe, expect, it } from 'vitest';
 import { loadStack, MAX_DEPENDENCY_SUGGESTIONS } from '../../../src/config/load-stack.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
@@ -84,6 +86,27 @@ describe('loadStack: digest', () => {
       'b.yaml': 'resources:\n  player:\n    type: streaming_player\n    player_id: 55\n    depends_on: [fastedge_app.app]\n',
     };
     expect((await load(split, '.')).stack!.digest).toBe((await load({ 'stack.yaml': a })).stack!.digest);
+  });
+
+  it("is the sha256 of the stack's canonical JSON, hashed a block at a time", async () => {
+    const named = `name: shop\nprune: true\nrenamed_from: old-shop\n${a}checks:\n  subs: { type: streaming_video_subtitles, video_id: 9, languages: [eng] }\n`;
+    for (const text of [a, named]) {
+      const stack = (await load({ 'stack.yaml': text })).stack!;
+      const view = (blocks: ReadonlyArray<{ address: string; type: string; attributes: unknown; dependsOn: string[] }>) =>
+        [...blocks]
+          .sort((x, y) => (x.address < y.address ? -1 : 1))
+          .map((b) => ({ address: b.address, type: b.type, attributes: b.attributes, depends_on: [...b.dependsOn].sort() }));
+      const whole = canonicalJson({
+        version: 1,
+        ...(stack.name === undefined ? {} : { name: stack.name }),
+        ...(stack.prune ? { prune: true } : {}),
+        ...(stack.renamedFrom === undefined ? {} : { renamed_from: stack.renamedFrom }),
+        provider: stack.provider,
+        resources: view(stack.resources),
+        checks: view(stack.checks),
+      });
+      expect(stack.digest).toBe(createHash('sha256').update(whole).digest('hex'));
+    }
   });
 
   it('changes when a value, a default-filled value, a dependency or the provider changes', async () => {

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import {
+  knownOptions,
   CDN_RESOURCE_OPTION_NAMES,
   CDN_RULE_OPTION_NAMES,
   cdnOptionNames,
@@ -190,5 +191,19 @@ describe('declaredOptionsDiff', () => {
       cors: { enabled: true, value: ['a.com'], vary: null },
       gzipOn: { enabled: true, value: true },
     });
+  });
+});
+
+describe('knownOptions', () => {
+  it('keeps the options an answer shows set, each with the fields edgeform knows, and leaves out what a later answer adds', () => {
+    const answered = {
+      gzipOn: { enabled: true, value: true, added_later: 1 },
+      brand_new_option: { enabled: true, value: 'x' },
+      cors: null,
+      allowedHttpMethods: { enabled: true, value: ['GET', 'HEAD'] },
+    };
+    expect(knownOptions('resource', answered)).toEqual({ gzipOn: { enabled: true, value: true }, allowedHttpMethods: { enabled: true, value: ['GET', 'HEAD'] } });
+    expect(validateCdnOptions(knownOptions('resource', answered), 'resource')).toEqual([]);
+    expect(knownOptions('rule', null)).toEqual({});
   });
 });

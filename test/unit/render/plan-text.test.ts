@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createColors } from '../../../src/render/colors.js';
-import { planTextChunks, renderPlanText } from '../../../src/render/plan-text.js';
+import { planTextChunks, renderPlanText, SUMMARISED_CREATES } from '../../../src/render/plan-text.js';
 import { change, check, plan } from '../../helpers/plan.js';
 
 const fip = change({
@@ -185,5 +185,37 @@ describe('renderPlanText', () => {
     expect(renderPlanText(plan([vm]), { colors: createColors(true) })).toContain('\u001b[');
     expect(renderPlanText(plan([vm]), { colors: createColors(false) })).not.toContain('\u001b[');
     expect(renderPlanText(plan([vm]))).not.toContain('\u001b[');
+  });
+});
+
+describe('a long plan in text', () => {
+  const rrset = (i: number) =>
+    change({ address: `dns_rrset.main/h${i}.example.com/A`, action: 'create', after: { zone: 'example.com', name: `h${i}.example.com`, record_type: 'A', ttl: 300 } });
+  const zone = change({ address: 'dns_zone.main', action: 'create', after: { name: 'example.com' } });
+
+  it('summarises more than SUMMARISED_CREATES creates of one kind: counts per kind, the first and last few, and where to see every change', () => {
+    const creates = Array.from({ length: 10_000 }, (_, i) => rrset(i));
+    const text = renderPlanText(plan([zone, ...creates, vm]));
+    expect(text).toContain(['Changes by kind:', '  dns_zone: 1 to add', '  dns_rrset: 10000 to add', '  cloud_instance: 1 to change', ''].join('\n'));
+    for (const i of [0, 1, 2, 3, 4, 9995, 9996, 9997, 9998, 9999]) {
+      expect(text).toContain(`   + dns_rrset.main/h${i}.example.com/A\n`);
+      expect(text).toContain(`  # dns_rrset.main/h${i}.example.com/A will be created`);
+    }
+    expect(text).not.toContain('h5.example.com');
+    expect(text).not.toContain('h9994.example.com');
+    expect(text).toContain('      ... 9990 more dns_rrset creates (every change: edgeform plan --format json)\n');
+    expect(text).toContain('  # ... 9990 more dns_rrset creates are not shown (every change: edgeform plan --format json)\n');
+    // The zone and the update are shown whole; the text stays small.
+    expect(text).toContain('  # dns_zone.main will be created');
+    expect(text).toContain('    ~ flavor_id: "g2-standard-2-4" -> "g2-standard-4-8"');
+    expect(text.length).toBeLessThan(6_000);
+    expect([...planTextChunks(plan([zone, ...creates]))].join('')).toBe(renderPlanText(plan([zone, ...creates])));
+  });
+
+  it(`shows every create of a kind up to SUMMARISED_CREATES (${SUMMARISED_CREATES}), and no counts per kind`, () => {
+    const text = renderPlanText(plan(Array.from({ length: SUMMARISED_CREATES }, (_, i) => rrset(i))));
+    expect(text).not.toContain('Changes by kind');
+    expect(text).not.toContain('more dns_rrset creates');
+    expect(text.match(/will be created/g)).toHaveLength(SUMMARISED_CREATES);
   });
 });

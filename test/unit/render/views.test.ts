@@ -3,6 +3,7 @@ import type { Diagnostic } from '../../../src/config/diagnostics.js';
 import { buildDriftReport } from '../../../src/plan/drift.js';
 import { createApplyView } from '../../../src/render/apply-view.js';
 import { createDriftView } from '../../../src/render/drift-view.js';
+import { toPlanJson } from '../../../src/render/plan-json.js';
 import { createPlanView, PLAN_FORMATS } from '../../../src/render/plan-view.js';
 import { createValidateView } from '../../../src/render/validate-view.js';
 import { change, check, plan } from '../../helpers/plan.js';
@@ -33,6 +34,16 @@ function streams(color = false) {
 }
 
 describe('the plan view', () => {
+  it('json: streams a long plan a chunk of changes at a time, never as one string, and the chunks make the whole document', () => {
+    const s = streams();
+    const many = plan(Array.from({ length: 5_000 }, (_, i) => change({ address: `dns_rrset.main/h${i}.example.com/A`, action: 'create', after: { name: `h${i}.example.com` } })));
+    createPlanView('json', s.output, { stackLabel: 'stack.yaml' }).plan(many, files);
+    expect(s.out.length).toBeGreaterThan(10);
+    expect(Math.max(...s.out.map((chunk) => chunk.length))).toBeLessThan(70 * 1024);
+    expect(s.out.join('')).toBe(`${JSON.stringify(toPlanJson(many), null, 2)}\n`);
+    expect(JSON.parse(s.out.join('')).resource_changes).toHaveLength(5_000);
+  });
+
   it('text: the plan on stdout, coloured when the run is; an invalid stack on stderr', () => {
     const s = streams(true);
     const view = createPlanView('text', s.output, { stackLabel: 'stack.yaml' });

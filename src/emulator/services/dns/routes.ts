@@ -87,7 +87,10 @@ function rrsetsAmount(zone: DnsZoneRecord): Record<string, unknown> {
   return { dynamic: { healthcheck, total: dynamic.length }, static: sets.length - dynamic.length, total: sets.length };
 }
 
-/** A zone in the OutputZone shape (list items). The vendor leaves the id out of zone answers ("usually omitted"). */
+/**
+ * A zone in the OutputZone shape (list items), with its `id`: the vendor declares it ("usually
+ * omitted in response"), and the platform's zone answers carry it, so a reader must take it.
+ */
 function renderZone(zone: DnsZoneRecord, ctx: Ctx): Record<string, unknown> {
   return {
     client_id: ctx.state.defaults.client_id,
@@ -95,6 +98,7 @@ function renderZone(zone: DnsZoneRecord, ctx: Ctx): Record<string, unknown> {
     dnssec_enabled: zone.dnssec_enabled,
     enabled: zone.enabled,
     expiry: zone.expiry,
+    id: zone.id,
     meta: structuredClone(zone.meta),
     name: zone.name,
     nx_ttl: zone.nx_ttl,

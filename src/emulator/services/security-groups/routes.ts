@@ -42,7 +42,11 @@ const PORTED = ['tcp', 'udp', 'sctp', 'udplite', 'dccp'];
 
 const bad = (ctx: Ctx, message: string): never => fail(cloudError(400, message, ctx.requestId));
 
-/** A rule in the SecurityGroupRuleSerializer shape. */
+/**
+ * A rule in the SecurityGroupRuleSerializer shape. A rule of every protocol reads `"protocol":
+ * "any"`, as on the platform: the v1 answers use SecurityGroupProtocolEnum, which has `any`;
+ * only the v2 requests' enum drops it for null.
+ */
 function renderRule(rule: SecurityGroupRuleRecord): Record<string, unknown> {
   return {
     created_at: formatOffsetDate(rule.created_at),
@@ -52,7 +56,7 @@ function renderRule(rule: SecurityGroupRuleRecord): Record<string, unknown> {
     id: rule.id,
     port_range_max: rule.port_range_max,
     port_range_min: rule.port_range_min,
-    protocol: rule.protocol,
+    protocol: rule.protocol ?? 'any',
     remote_group_id: rule.remote_group_id,
     remote_ip_prefix: rule.remote_ip_prefix,
     revision_number: rule.revision_number,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { RESOURCE_KINDS } from '../../../../src/kinds/registry.js';
 import { canonicalName, nameProblem, ownerName } from '../../../../src/kinds/dns-names.js';
 import { diffRecords } from '../../../../src/kinds/dns-rrset/provider.js';
 import { canonicalRecords, contentProblem, normaliseContent, type RecordType } from '../../../../src/kinds/dns-rrset/schema.js';
@@ -47,6 +48,22 @@ describe('DNS record content, normalised per type so that a no-op plan stays a n
     expect(contentProblem('CNAME', ['bad..name'])).toMatchObject({ index: 0 });
     expect(contentProblem('TXT', ['x'.repeat(256)])).toMatchObject({ index: 0 });
     expect(contentProblem('TXT', ['x'.repeat(255), 'y'])).toBeNull();
+  });
+});
+
+describe('TXT records at the limits of DNS', () => {
+  it('refuses a record whose strings pass 65,535 octets (length octets and UTF-8 counted), and a record set that does', () => {
+    expect(contentProblem('TXT', Array(255).fill('x'.repeat(255)))).toBeNull(); // 255 × 256 = 65,280 octets
+    expect(contentProblem('TXT', Array(500_000).fill('a'))?.message).toBe(
+      'a TXT record of 500000 strings takes 1000000 octets; a DNS record holds at most 65535 (RFC 1035): split it into several records',
+    );
+    expect(contentProblem('TXT', Array(200).fill('é'.repeat(200)))?.message).toContain('takes 80200 octets');
+    const set = { zone: 'example.com', name: 'txt', record_type: 'TXT', resource_records: [1, 2, 3].map((n) => ({ content: Array(100).fill(`${n}${'x'.repeat(254)}`) })) };
+    const parsed = RESOURCE_KINDS.dns_rrset.schema.safeParse(set);
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
+      ['resource_records', 'the TXT records take 76800 octets; a record set is answered in one DNS message, at most 65535 octets (RFC 1035)'],
+    ]);
   });
 });
 
