@@ -268,9 +268,9 @@ function buildPool(ctx: LbCtx, scope: CloudScope): Created<PoolRecord> {
     lb = ctx.state.loadBalancers.get(listener.load_balancer_id)!;
     if (body.load_balancer_id !== undefined && body.load_balancer_id !== null && uuid(ctx, body.load_balancer_id, 'load_balancer_id') !== lb.id)
       bad(ctx, `load_balancer_id: listener ${listenerId} is on load balancer ${lb.id}`);
+    assertPoolFitsListener(ctx, listener.protocol, draft.protocol, 'protocol');
     const taken = [...ctx.state.lbPools.values()].find((p) => p.listener_id === listenerId);
     if (taken) fail(cloudError(409, `Listener ${listenerId} already has a pool (${taken.name}, ${taken.id})`, ctx.requestId));
-    assertPoolFitsListener(ctx, listener.protocol, draft.protocol, 'protocol');
   } else if (body.load_balancer_id !== undefined && body.load_balancer_id !== null) {
     lb = balancerNamed(ctx, body.load_balancer_id, 'load_balancer_id', scope);
   } else {
