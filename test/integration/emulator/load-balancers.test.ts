@@ -335,6 +335,15 @@ describe('load balancers in the emulator', () => {
     expect(emu.mutations.filter((m) => m.change === 'update_loadbalancer')).toEqual([]);
   });
 
+  it("refuses to delete a subnet a balancer's VIP is on (409 naming the balancer) until the balancer is gone", async () => {
+    const { id } = await webBalancer('lb-1', { vip_subnet_id: chain.subnet });
+    const refused = await emu.call('DELETE', `/cloud/v1/subnets/1/76/${chain.subnet}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toBe(`Subnet ${chain.subnet} is in use by load balancer lb-1 (${id}): delete it before the subnet`);
+    await runTask(emu, 'DELETE', `${P.balancers}/${id}`);
+    await runTask(emu, 'DELETE', `/cloud/v1/subnets/1/76/${chain.subnet}`);
+  });
+
   it('gives two balancers on one subnet distinct addresses from the top of the subnet, and the new floating IP of a create to its VIP', async () => {
     const one = await webBalancer('lb-1', { floating_ip: { source: 'new' } });
     const two = await createBalancer(emu, { name: 'lb-2', vip_network_id: chain.network, vip_subnet_id: chain.subnet });
