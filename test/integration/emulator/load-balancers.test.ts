@@ -9,6 +9,7 @@ import { EmulatorFixturesError, loadFixtures } from '../../../src/emulator/index
 import { makeCloudChain, type CloudChain } from '../../helpers/cloud-chain.js';
 import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { LB_PATHS as P, PEM, createBalancer, createSecret, runTask } from '../../helpers/load-balancers.js';
+import { expectValid, responseValidator } from '../../helpers/openapi.js';
 
 const TASK_MS = 1000;
 
@@ -369,6 +370,7 @@ describe('load balancer fixtures', () => {
         name: 'web-lb',
         flavor: 'lb1-2-4',
         vip_address: '192.0.2.50',
+        logging: null,
         tags: { 'edgeform-stack': 'web' },
         read_only_tags: { 'managed-by': 'platform' },
         listeners: [
@@ -406,9 +408,17 @@ describe('load balancer fixtures', () => {
     ],
   };
 
-  it('load a balancer with its listeners, pool, members, monitor and L7 policy, answered as the platform answers them', async () => {
+  it('load a balancer with its listeners, pool, members, monitor and L7 policy, answered as the platform answers them (and as its spec documents)', async () => {
     const emu = await startTestEmulator({ fixtures: world });
     try {
+      const documented: Array<[string, string]> = [
+        ['/cloud/v1/loadbalancers/{project_id}/{region_id}', P.balancers],
+        ['/cloud/v1/lblisteners/{project_id}/{region_id}', P.listeners],
+        ['/cloud/v1/lbpools/{project_id}/{region_id}', `${P.pools}?details=true`],
+        ['/cloud/v1/l7policies/{project_id}/{region_id}', P.policies],
+        ['/cloud/v1/secrets/{project_id}/{region_id}', P.secrets],
+      ];
+      for (const [template, path] of documented) expectValid(responseValidator('cloud_api.yaml', 'GET', template, 200), (await emu.call('GET', path)).body);
       const lb = (await emu.call('GET', `${P.balancers}/${LB}`)).body;
       expect(lb).toMatchObject({
         name: 'web-lb',

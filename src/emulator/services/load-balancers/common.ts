@@ -3,12 +3,13 @@ import type { CoreState } from '../../core-state.js';
 import { stableUuid } from '../../fixture-parts.js';
 import { fail } from '../../reply.js';
 import type { RouteContext } from '../../router.js';
+import type { TaskStart } from '../../collection.js';
 import type { TaskRecord } from '../../tasks.js';
 import type { FloatingIpSlice } from '../floating-ips/index.js';
 import type { InstanceSlice } from '../instances/index.js';
 import type { NetworkSlice } from '../networks/index.js';
 import { uuid } from './fields.js';
-import type { ListenerProtocol, LoadBalancerRecord, LoadBalancerSlice, PoolProtocol, SecretRecord } from './model.js';
+import type { ListenerProtocol, LoadBalancerRecord, LoadBalancerSlice, PoolProtocol, ProvisioningStatus, SecretRecord } from './model.js';
 
 /** What the load balancer routes read: their slice, and the networks, floating IPs and instances a balancer and its members name. */
 export type LbState = LoadBalancerSlice & NetworkSlice & FloatingIpSlice & InstanceSlice;
@@ -49,6 +50,46 @@ export function assertBalancerFree(ctx: Pick<LbCtx, 'requestId'>, lb: LoadBalanc
       ),
     );
   }
+}
+
+/** What every child of a balancer carries of it: its place and its id. */
+export function onBalancer(lb: LoadBalancerRecord): { project_id: number; region_id: number; region: string; load_balancer_id: string } {
+  return { project_id: lb.project_id, region_id: lb.region_id, region: lb.region, load_balancer_id: lb.id };
+}
+
+/** A child of a balancer: it names its balancer and shows what a task is doing to it. */
+interface Child {
+  load_balancer_id: string;
+  provisioning_status: ProvisioningStatus;
+}
+
+/** 409 while a task runs on the child's balancer (see assertBalancerFree). */
+export function assertChildFree(ctx: LbCtx, child: Pick<Child, 'load_balancer_id'>): void {
+  assertBalancerFree(ctx, ctx.state.loadBalancers.get(child.load_balancer_id)!);
+}
+
+/**
+ * A child's update: 409 while its balancer is busy; no task when nothing would change (the
+ * v2 PATCHes then answer `{"tasks": []}`); else the child shows PENDING_UPDATE and the task
+ * `type` carries `effect`.
+ */
+export function updateChild(ctx: LbCtx, child: Child, changed: boolean, type: string, effect: Record<string, unknown>): TaskStart | undefined {
+  assertChildFree(ctx, child);
+  if (!changed) return undefined;
+  child.provisioning_status = 'PENDING_UPDATE';
+  return { type, effect: { type, ...effect }, data: ctx.body };
+}
+
+/** A child collection's DELETE: 409 while its balancer is busy, else the child PENDING_DELETE by task `type` (its effect from `effect`). */
+export function deleteChild<Rec extends Child>(type: string, effect: (ctx: LbCtx, child: Rec) => Record<string, unknown>) {
+  return {
+    check: (ctx: LbCtx, child: Rec): void => assertChildFree(ctx, child),
+    task(ctx: LbCtx, child: Rec): TaskStart {
+      const fields = effect(ctx, child);
+      child.provisioning_status = 'PENDING_DELETE';
+      return { type, effect: { type, ...fields }, data: ctx.query.size > 0 ? Object.fromEntries(ctx.query) : null };
+    },
+  };
 }
 
 /** The balancer a body's field names, in the path's project and region; 400 for a malformed id, 404 when there is none. */

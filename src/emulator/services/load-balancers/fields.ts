@@ -78,6 +78,12 @@ export function uuid(ctx: Ctx, value: unknown, field: string): string {
   return value.toLowerCase();
 }
 
+/** A UUID query parameter (lower case), or null when absent; 400 when malformed. */
+export function uuidQuery(ctx: Pick<RouteContext, 'requestId' | 'query'>, key: string): string | null {
+  const value = ctx.query.get(key);
+  return value === null ? null : uuid(ctx, value, key);
+}
+
 /** A list, with an optional maximum length. */
 export function list(ctx: Ctx, value: unknown, field: string, max?: number): unknown[] {
   if (!Array.isArray(value)) bad(ctx, `${field}: Input should be a valid list`);

@@ -5,6 +5,7 @@ import type { WorldDefaults } from '../../core-state.js';
 import { datetime, fixtureDate, fixtureTags, int, listSection, nextTaskError, positiveInt, stableUuid, tagMap, uuid } from '../../fixture-parts.js';
 import { defineService, type SectionsOf } from '../../service.js';
 import { balancerRoutes } from './balancers.js';
+import { onBalancer } from './common.js';
 import { l7Routes } from './l7.js';
 import { balancerTasks, secretTasks } from './lb-tasks.js';
 import { listeners } from './listeners.js';
@@ -34,7 +35,7 @@ import {
   type LoadBalancerSlice,
   type PoolRecord,
 } from './model.js';
-import { poolRoutes } from './pools.js';
+import { monitorDefaults, poolRoutes } from './pools.js';
 import { secrets } from './secrets.js';
 
 export type { LoadBalancerSlice } from './model.js';
@@ -248,14 +249,14 @@ function deriveFlavor(name: string): LbFlavorRecord {
 
 /** The HTTP defaults a monitor of an HTTP type gets (GET, `/`, 200, 1.0), as a create gives them. */
 function loadMonitor(x: z.output<typeof monitorFixture>, poolId: string): HealthMonitorRecord {
-  const http = x.type === 'HTTP' || x.type === 'HTTPS';
+  const defaults = monitorDefaults(x.type);
   return {
     ...x,
     id: x.id ?? stableUuid(`${poolId}/healthmonitor`),
-    http_method: x.http_method ?? (http ? 'GET' : null),
-    url_path: x.url_path ?? (http ? '/' : null),
-    expected_codes: x.expected_codes ?? (http ? '200' : null),
-    http_version: x.http_version ?? (http ? '1.0' : null),
+    http_method: x.http_method ?? defaults.http_method,
+    url_path: x.url_path ?? defaults.url_path,
+    expected_codes: x.expected_codes ?? defaults.expected_codes,
+    http_version: x.http_version ?? defaults.http_version,
     provisioning_status: 'ACTIVE',
   };
 }
@@ -266,10 +267,7 @@ function loadPool(x: PoolFixture, id: string, lb: LoadBalancerRecord, listenerId
   return {
     ...fields,
     id,
-    project_id: lb.project_id,
-    region_id: lb.region_id,
-    region: lb.region,
-    load_balancer_id: lb.id,
+    ...onBalancer(lb),
     listener_id: listenerId,
     members: members.map((m, i) => ({ ...m, id: m.id ?? stableUuid(`${id}/member/${i}`) })),
     healthmonitor: healthmonitor === null ? null : loadMonitor(healthmonitor, id),
@@ -312,10 +310,7 @@ function loadBalancer(slice: LoadBalancerSlice, x: BalancerFixture, world: World
     const listener: ListenerRecord = {
       ...fields,
       id: id ?? stableUuid(`${lb.id}/listener/${i}`),
-      project_id: lb.project_id,
-      region_id: lb.region_id,
-      region: lb.region,
-      load_balancer_id: lb.id,
+      ...onBalancer(lb),
       creator_task_id: creator_task_id ?? stableUuid(`creator-task/${id ?? `${lb.id}/listener/${i}`}`),
       created_at: fixtureDate(created_at, created),
     };
@@ -330,10 +325,7 @@ function loadBalancer(slice: LoadBalancerSlice, x: BalancerFixture, world: World
       const policy: L7PolicyRecord = {
         ...policyFields,
         id: pid,
-        project_id: lb.project_id,
-        region_id: lb.region_id,
-        region: lb.region,
-        load_balancer_id: lb.id,
+        ...onBalancer(lb),
         listener_id: listener.id,
         position: j + 1,
         rules: rules.map((r, k) => ({ ...r, id: r.id ?? stableUuid(`${pid}/rule/${k}`), provisioning_status: 'ACTIVE' })),

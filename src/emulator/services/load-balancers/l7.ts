@@ -3,7 +3,7 @@ import { defineCollection, tasksReply, type Created } from '../../collection.js'
 import { stableUuid } from '../../fixture-parts.js';
 import { fail, type Reply } from '../../reply.js';
 import type { ServiceRoute } from '../../router.js';
-import { assertBalancerFree, newId, type LbCtx, type LbState, type LbTask, type LbTaskState } from './common.js';
+import { assertBalancerFree, assertChildFree, deleteChild, newId, onBalancer, updateChild, type LbCtx, type LbState, type LbTask, type LbTaskState } from './common.js';
 import { bad, boolean, choice, integer, name, need, objectOf, optional, same, stringList, text } from './fields.js';
 import { L7_ACTIONS, L7_COMPARE_TYPES, L7_RULE_TYPES, REDIRECT_CODES, type L7Action, type L7PolicyRecord, type L7RuleRecord, type ListenerRecord } from './model.js';
 import { renderPolicy, renderRule } from './render.js';
@@ -102,10 +102,7 @@ function buildPolicy(ctx: LbCtx, scope: CloudScope): Created<L7PolicyRecord> {
   const id = newId(ctx, 'create_l7policy', ctx.state.lbL7Policies, scope);
   const record: L7PolicyRecord = {
     id,
-    project_id: lb.project_id,
-    region_id: lb.region_id,
-    region: lb.region,
-    load_balancer_id: lb.id,
+    ...onBalancer(lb),
     listener_id: listener.id,
     name: policyName,
     ...redirect,
@@ -161,24 +158,13 @@ export const policies = defineCollection<LbState, L7PolicyRecord, CloudScope>({
   updates: [
     {
       method: 'PATCH',
-      task(ctx, policy, scope) {
+      task: (ctx, policy, scope) => {
         const changes = readPolicyPatch(ctx, policy, scope);
-        assertBalancerFree(ctx, ctx.state.loadBalancers.get(policy.load_balancer_id)!);
-        if (Object.keys(changes).length === 0) return undefined;
-        policy.provisioning_status = 'PENDING_UPDATE';
-        return { type: 'update_l7policy', effect: { type: 'update_l7policy', policy_id: policy.id, changes }, data: ctx.body };
+        return updateChild(ctx, policy, Object.keys(changes).length > 0, 'update_l7policy', { policy_id: policy.id, changes });
       },
     },
   ],
-  delete: {
-    check(ctx, policy) {
-      assertBalancerFree(ctx, ctx.state.loadBalancers.get(policy.load_balancer_id)!);
-    },
-    task(_ctx, policy) {
-      policy.provisioning_status = 'PENDING_DELETE';
-      return { type: 'delete_l7policy', effect: { type: 'delete_l7policy', policy_id: policy.id }, data: null };
-    },
-  },
+  delete: deleteChild('delete_l7policy', (_ctx, policy) => ({ policy_id: policy.id })),
 });
 
 const RULE_FIELDS = ['compare_type', 'invert', 'key', 'tags', 'type', 'value'];
@@ -242,7 +228,7 @@ function createRule(ctx: LbCtx): Reply {
     provisioning_status: 'PENDING_CREATE',
   };
   checkRuleKey(ctx, rule);
-  assertBalancerFree(ctx, ctx.state.loadBalancers.get(policy.load_balancer_id)!);
+  assertChildFree(ctx, policy);
   let n = [...ctx.state.tasks.values()].filter((t) => t.task_type === 'create_l7rule').length;
   do rule.id = stableUuid(`created-l7rule/${policy.id}/${n++}`);
   while (policy.rules.some((r) => r.id === rule.id));
@@ -257,7 +243,7 @@ function updateRule(ctx: LbCtx): Reply {
   const rule = ruleOf(ctx, policy);
   const fields = readRuleFields(ctx, objectOf(ctx, cloudObjectBody(ctx), '', RULE_FIELDS));
   checkRuleKey(ctx, { ...rule, ...fields });
-  assertBalancerFree(ctx, ctx.state.loadBalancers.get(policy.load_balancer_id)!);
+  assertChildFree(ctx, policy);
   const changes = Object.fromEntries(Object.entries(fields).filter(([k, v]) => !same(v, rule[k as keyof L7RuleRecord])));
   if (Object.keys(changes).length === 0) return tasksReply();
   rule.provisioning_status = 'PENDING_UPDATE';
@@ -268,7 +254,7 @@ function updateRule(ctx: LbCtx): Reply {
 function deleteRule(ctx: LbCtx): Reply {
   const policy = policies.find(ctx);
   const rule = ruleOf(ctx, policy);
-  assertBalancerFree(ctx, ctx.state.loadBalancers.get(policy.load_balancer_id)!);
+  assertChildFree(ctx, policy);
   rule.provisioning_status = 'PENDING_DELETE';
   return tasksReply(policies.startTask(ctx, policy, { type: 'delete_l7rule', effect: { type: 'delete_l7rule', policy_id: policy.id, rule_id: rule.id }, data: null }));
 }

@@ -1,8 +1,21 @@
 import { booleanQuery, CLOUD_PRODUCT, cloudError, cloudObjectBody, cloudPages, cloudPlacement, placedIn, type CloudScope } from '../../cloud-common.js';
 import { defineCollection, type Created } from '../../collection.js';
 import { fail } from '../../reply.js';
-import { assertBalancerFree, assertPoolFitsListener, balancerNamed, newId, secretNamed, type LbCtx, type LbState, type LbTask, type LbTaskState } from './common.js';
-import { at, bad, boolean, choice, integer, list, name, need, network, objectOf, optional, orNull, same, text, timeout, uuid } from './fields.js';
+import {
+  assertBalancerFree,
+  assertPoolFitsListener,
+  balancerNamed,
+  deleteChild,
+  newId,
+  onBalancer,
+  secretNamed,
+  updateChild,
+  type LbCtx,
+  type LbState,
+  type LbTask,
+  type LbTaskState,
+} from './common.js';
+import { at, bad, boolean, choice, integer, list, name, need, network, objectOf, optional, orNull, same, text, timeout, uuid, uuidQuery } from './fields.js';
 import {
   DEFAULT_CONNECTION_LIMIT,
   LISTENER_PROTOCOLS,
@@ -142,10 +155,7 @@ export function assertPortFree(ctx: LbCtx, lb: LoadBalancerRecord, draft: Pick<L
 export function newListener(draft: ListenerDraft, id: string, lb: LoadBalancerRecord, now: number): ListenerRecord {
   return {
     id,
-    project_id: lb.project_id,
-    region_id: lb.region_id,
-    region: lb.region,
-    load_balancer_id: lb.id,
+    ...onBalancer(lb),
     ...draft,
     admin_state_up: true,
     provisioning_status: 'PENDING_CREATE',
@@ -231,11 +241,7 @@ export const listeners = defineCollection<LbState, ListenerRecord, CloudScope, L
   tasks: { kind: 'load_balancer', resourceId: (l) => l.load_balancer_id },
   list: {
     paging: cloudPages(),
-    query(ctx) {
-      const lbId = ctx.query.get('load_balancer_id');
-      if (lbId !== null) uuid(ctx, lbId, 'load_balancer_id');
-      return { lbId: lbId?.toLowerCase() ?? null, name: ctx.query.get('name'), stats: booleanQuery(ctx, 'show_stats') ?? false };
-    },
+    query: (ctx) => ({ lbId: uuidQuery(ctx, 'load_balancer_id'), name: ctx.query.get('name'), stats: booleanQuery(ctx, 'show_stats') ?? false }),
     where: (l, q) => (q.lbId === null || l.load_balancer_id === q.lbId) && (q.name === null || l.name === q.name),
     render: (l, ctx, q) => renderListener(ctx.state, l, { stats: q.stats }),
   },
@@ -245,26 +251,13 @@ export const listeners = defineCollection<LbState, ListenerRecord, CloudScope, L
     {
       method: 'PATCH',
       path: '/cloud/v2/lblisteners/{project_id}/{region_id}/{listener_id}',
-      task(ctx, listener, scope) {
-        const lb = ctx.state.loadBalancers.get(listener.load_balancer_id)!;
+      task: (ctx, listener, scope) => {
         const changes = readListenerPatch(ctx, listener, scope);
-        assertBalancerFree(ctx, lb);
-        if (Object.keys(changes).length === 0) return undefined;
-        listener.provisioning_status = 'PENDING_UPDATE';
-        return { type: 'update_lblistener', effect: { type: 'update_lblistener', listener_id: listener.id, changes }, data: ctx.body };
+        return updateChild(ctx, listener, Object.keys(changes).length > 0, 'update_lblistener', { listener_id: listener.id, changes });
       },
     },
   ],
-  delete: {
-    check(ctx, listener) {
-      assertBalancerFree(ctx, ctx.state.loadBalancers.get(listener.load_balancer_id)!);
-    },
-    task(ctx, listener) {
-      const deletePool = booleanQuery(ctx, 'delete_default_pool') ?? false;
-      listener.provisioning_status = 'PENDING_DELETE';
-      return { type: 'delete_lblistener', effect: { type: 'delete_lblistener', listener_id: listener.id, delete_default_pool: deletePool }, data: Object.fromEntries(ctx.query) };
-    },
-  },
+  delete: deleteChild('delete_lblistener', (ctx, listener) => ({ listener_id: listener.id, delete_default_pool: booleanQuery(ctx, 'delete_default_pool') ?? false })),
 });
 
 /** Ends a listener task on its balancer: applies it when `ok` (and logs it), else puts the listener back (a failed create removes it). */

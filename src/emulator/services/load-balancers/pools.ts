@@ -5,8 +5,22 @@ import { stableUuid } from '../../fixture-parts.js';
 import { UUID_PATTERN } from '../../format.js';
 import { emptyReply, fail, type Reply } from '../../reply.js';
 import type { ServiceRoute } from '../../router.js';
-import { assertBalancerFree, assertPoolFitsListener, balancerNamed, newId, secretNamed, type LbCtx, type LbState, type LbTask, type LbTaskState } from './common.js';
-import { address as ipAddress, at, bad, boolean, choice, integer, list, name, need, objectOf, optional, orNull, same, text, timeout, uuid } from './fields.js';
+import {
+  assertBalancerFree,
+  assertChildFree,
+  assertPoolFitsListener,
+  balancerNamed,
+  deleteChild,
+  newId,
+  onBalancer,
+  secretNamed,
+  updateChild,
+  type LbCtx,
+  type LbState,
+  type LbTask,
+  type LbTaskState,
+} from './common.js';
+import { address as ipAddress, at, bad, boolean, choice, integer, list, name, need, objectOf, optional, orNull, same, text, timeout, uuid, uuidQuery } from './fields.js';
 import {
   HTTP_METHODS,
   LB_ALGORITHMS,
@@ -155,17 +169,18 @@ export function readMonitor(ctx: LbCtx, value: unknown, field: string, protocol:
   if (protocol === 'UDP' && !UDP_MONITORS.includes(type)) bad(ctx, `${at(field, 'type')}: a UDP pool takes a ${UDP_MONITORS.join(', ')} health monitor, not ${type}`);
   const urlPath = optional(body, 'url_path', null, (v) => orNull(v, (p) => text(ctx, p, at(field, 'url_path'), { pattern: URL_PATH })));
   if (urlPath?.includes('//')) bad(ctx, `${at(field, 'url_path')}: consecutive slashes are not allowed`);
+  const defaults = monitorDefaults(type);
   const draft: MonitorDraft = {
     type,
     delay,
     timeout: wait,
     max_retries: integer(ctx, need(ctx, body, 'max_retries', field), at(field, 'max_retries'), { min: 1, max: 10 }),
     max_retries_down: optional(body, 'max_retries_down', 3, (v) => integer(ctx, v, at(field, 'max_retries_down'), { min: 1, max: 10 })),
-    http_method: optional(body, 'http_method', null, (v) => orNull(v, (m) => choice(ctx, m, at(field, 'http_method'), HTTP_METHODS))) ?? (http ? 'GET' : null),
-    url_path: urlPath ?? (http ? '/' : null),
+    http_method: optional(body, 'http_method', null, (v) => orNull(v, (m) => choice(ctx, m, at(field, 'http_method'), HTTP_METHODS))) ?? defaults.http_method,
+    url_path: urlPath ?? defaults.url_path,
     expected_codes:
-      optional(body, 'expected_codes', null, (v) => orNull(v, (c) => text(ctx, c, at(field, 'expected_codes'), { pattern: EXPECTED_CODES }))) ?? (http ? '200' : null),
-    http_version: optional(body, 'http_version', null, (v) => orNull(v, (h) => choice(ctx, h, at(field, 'http_version'), ['1.0', '1.1'] as const))) ?? (http ? '1.0' : null),
+      optional(body, 'expected_codes', null, (v) => orNull(v, (c) => text(ctx, c, at(field, 'expected_codes'), { pattern: EXPECTED_CODES }))) ?? defaults.expected_codes,
+    http_version: optional(body, 'http_version', null, (v) => orNull(v, (h) => choice(ctx, h, at(field, 'http_version'), ['1.0', '1.1'] as const))) ?? defaults.http_version,
     domain_name: optional(body, 'domain_name', null, (v) => orNull(v, (d) => text(ctx, d, at(field, 'domain_name'), { pattern: DOMAIN_NAME }))),
     admin_state_up: optional(body, 'admin_state_up', true, (v) => boolean(ctx, v, at(field, 'admin_state_up'))),
   };
@@ -221,6 +236,12 @@ function newMember(draft: MemberDraft, id: string, status: MemberRecord['provisi
   return { id, ...draft, provisioning_status: status, operating_status: null };
 }
 
+/** The HTTP settings a monitor of `type` gets when a request leaves them out: GET, `/`, 200, HTTP 1.0 for HTTP and HTTPS monitors, none for the others. */
+export function monitorDefaults(type: HealthMonitorRecord['type']): Pick<HealthMonitorRecord, 'http_method' | 'url_path' | 'expected_codes' | 'http_version'> {
+  const http = type === 'HTTP' || type === 'HTTPS';
+  return { http_method: http ? 'GET' : null, url_path: http ? '/' : null, expected_codes: http ? '200' : null, http_version: http ? '1.0' : null };
+}
+
 /** A monitor record of a draft. */
 function newMonitor(draft: MonitorDraft, id: string, status: HealthMonitorRecord['provisioning_status']): HealthMonitorRecord {
   return { id, ...draft, provisioning_status: status };
@@ -231,10 +252,7 @@ export function newPool(draft: PoolDraft, id: string, lb: LoadBalancerRecord, li
   const { members, healthmonitor, ...fields } = draft;
   return {
     id,
-    project_id: lb.project_id,
-    region_id: lb.region_id,
-    region: lb.region,
-    load_balancer_id: lb.id,
+    ...onBalancer(lb),
     listener_id: listenerId,
     ...fields,
     admin_state_up: true,
@@ -348,12 +366,6 @@ interface PoolQuery {
   name: string | null;
 }
 
-/** A uuid query parameter, lower case, or null when absent; 400 when malformed. */
-function uuidQuery(ctx: LbCtx, key: string): string | null {
-  const value = ctx.query.get(key);
-  return value === null ? null : uuid(ctx, value, key);
-}
-
 /**
  * Pools: the list (`{count, results}`, limit 1..1000, filters `listener_id`, `load_balancer_id`,
  * `name`; members detailed with `details=true`, else their ids), GET (detailed), POST (task
@@ -390,24 +402,14 @@ export const pools = defineCollection<LbState, PoolRecord, CloudScope, PoolQuery
     {
       method: 'PATCH',
       path: '/cloud/v2/lbpools/{project_id}/{region_id}/{pool_id}',
-      task(ctx, pool, scope) {
+      task: (ctx, pool, scope) => {
         const change = readPoolPatch(ctx, pool, scope);
-        assertBalancerFree(ctx, ctx.state.loadBalancers.get(pool.load_balancer_id)!);
-        if (Object.keys(change.changes).length === 0 && change.members === undefined && change.healthmonitor === undefined) return undefined;
-        pool.provisioning_status = 'PENDING_UPDATE';
-        return { type: 'update_lbpool', effect: { type: 'update_lbpool', pool_id: pool.id, ...change }, data: ctx.body };
+        const changed = Object.keys(change.changes).length > 0 || change.members !== undefined || change.healthmonitor !== undefined;
+        return updateChild(ctx, pool, changed, 'update_lbpool', { pool_id: pool.id, ...change });
       },
     },
   ],
-  delete: {
-    check(ctx, pool) {
-      assertBalancerFree(ctx, ctx.state.loadBalancers.get(pool.load_balancer_id)!);
-    },
-    task(_ctx, pool) {
-      pool.provisioning_status = 'PENDING_DELETE';
-      return { type: 'delete_lbpool', effect: { type: 'delete_lbpool', pool_id: pool.id }, data: null };
-    },
-  },
+  delete: deleteChild('delete_lbpool', (_ctx, pool) => ({ pool_id: pool.id })),
 });
 
 /** Whether any pool has a member with this id. */
@@ -420,7 +422,7 @@ function memberIdTaken(state: LbState, id: string): boolean {
 function createMember(ctx: LbCtx): Reply {
   const { record: pool, scope } = pools.locate(ctx);
   const draft = readMember(ctx, cloudObjectBody(ctx), '', scope);
-  assertBalancerFree(ctx, ctx.state.loadBalancers.get(pool.load_balancer_id)!);
+  assertChildFree(ctx, pool);
   if (pool.members.some((m) => m.address === draft.address && m.protocol_port === draft.protocol_port)) duplicateMember(ctx, draft);
   let n = [...ctx.state.tasks.values()].filter((t) => t.task_type === 'create_lbmember').length;
   let id = stableUuid(`created-member/${pool.id}/${n}`);
@@ -437,7 +439,7 @@ function deleteMember(ctx: LbCtx): Reply {
   if (!UUID_PATTERN.test(memberId)) bad(ctx, `member_id: Input should be a valid UUID, got "${memberId}"`);
   const member = pool.members.find((m) => m.id === memberId.toLowerCase());
   if (member === undefined) return fail(cloudError(404, `Member ${memberId} not found`, ctx.requestId));
-  assertBalancerFree(ctx, ctx.state.loadBalancers.get(pool.load_balancer_id)!);
+  assertChildFree(ctx, pool);
   member.provisioning_status = 'PENDING_DELETE';
   return tasksReply(pools.startTask(ctx, pool, { type: 'delete_lbmember', effect: { type: 'delete_lbmember', pool_id: pool.id, member_id: member.id }, data: null }));
 }
@@ -446,7 +448,7 @@ function deleteMember(ctx: LbCtx): Reply {
 function createMonitor(ctx: LbCtx): Reply {
   const pool = pools.find(ctx);
   const draft = readMonitor(ctx, cloudObjectBody(ctx), '', pool.protocol);
-  assertBalancerFree(ctx, ctx.state.loadBalancers.get(pool.load_balancer_id)!);
+  assertChildFree(ctx, pool);
   if (pool.healthmonitor !== null) fail(cloudError(409, `Pool ${pool.id} already has a health monitor (${pool.healthmonitor.id})`, ctx.requestId));
   const id = stableUuid(`created-healthmonitor/${pool.id}/${ctx.state.tasks.size}`);
   pool.healthmonitor = newMonitor(draft, id, 'PENDING_CREATE');
@@ -458,7 +460,7 @@ function createMonitor(ctx: LbCtx): Reply {
 function deleteMonitor(ctx: LbCtx): Reply {
   const pool = pools.find(ctx);
   if (pool.healthmonitor === null) fail(cloudError(404, `Pool ${pool.id} has no health monitor`, ctx.requestId));
-  assertBalancerFree(ctx, ctx.state.loadBalancers.get(pool.load_balancer_id)!);
+  assertChildFree(ctx, pool);
   const id = pool.healthmonitor.id;
   pool.healthmonitor = null;
   ctx.state.recordMutation(ctx.now, 'lb_healthmonitor', id, 'delete', { pool_id: pool.id });
