@@ -26,7 +26,7 @@ import { at, bad, boolean, choice, integer, list, name, need, objectOf, optional
 import { LISTENER_FIELDS, assertPortFree, newListener, readListener, type ListenerDraft } from './listeners.js';
 import { CONNECTIVITIES, IP_FAMILIES, childrenOf, type LbLogging, type LoadBalancerRecord, type RequestedFloatingIp } from './model.js';
 import { POOL_FIELDS, newPool, poolResources, readPool, type PoolDraft } from './pools.js';
-import { balancerOperating, renderBalancer, renderFlavor } from './render.js';
+import { balancerOperating, indexState, renderBalancer, renderFlavor, type LbIndex } from './render.js';
 
 const CREATE_FIELDS = [
   'flavor',
@@ -292,26 +292,22 @@ interface BalancerQuery extends TagFilter {
   assignedFloating: boolean | undefined;
   loggingEnabled: boolean | undefined;
   order: { keyOf(lb: LoadBalancerRecord): string | number; sign: number };
+  index: LbIndex;
   stats: boolean;
 }
 
 /** The value a balancer is ordered by. */
-function sortKey(state: LbState, lb: LoadBalancerRecord, field: string): string | number {
+function sortKey(index: LbIndex, lb: LoadBalancerRecord, field: string): string | number {
   switch (field) {
     case 'created_at':
       return lb.created_at;
     case 'updated_at':
       return lb.updated_at ?? lb.created_at;
     case 'operating_status':
-      return balancerOperating(state, lb);
+      return balancerOperating(index, lb);
     default:
       return String((lb as unknown as Record<string, unknown>)[field] ?? '');
   }
-}
-
-/** Whether a balancer has a floating IP on its VIP port. */
-function hasFloating(state: LbState, lb: LoadBalancerRecord): boolean {
-  return lb.vip_port_id !== null && [...state.floatingIps.values()].some((f) => f.port_id === lb.vip_port_id);
 }
 
 /**
@@ -340,25 +336,27 @@ export const balancers = defineCollection<LbState, LoadBalancerRecord, CloudScop
     query(ctx) {
       const [field, direction] = (enumQuery(ctx, 'order_by', ORDER_BY) ?? 'created_at.desc').split('.') as [string, string];
       booleanQuery(ctx, 'with_ddos');
+      const index = indexState(ctx.state);
       return {
+        index,
         name: ctx.query.get('name'),
         ...tagFilter(ctx),
         assignedFloating: booleanQuery(ctx, 'assigned_floating'),
         loggingEnabled: booleanQuery(ctx, 'logging_enabled'),
-        order: { keyOf: (lb: LoadBalancerRecord) => sortKey(ctx.state, lb, field), sign: direction === 'asc' ? 1 : -1 },
+        order: { keyOf: (lb: LoadBalancerRecord) => sortKey(index, lb, field), sign: direction === 'asc' ? 1 : -1 },
         stats: booleanQuery(ctx, 'show_stats') ?? false,
       };
     },
-    where: (lb, q, ctx) =>
+    where: (lb, q) =>
       (q.name === null || lb.name === q.name) &&
       matchesTagFilter(lb.tags, q) &&
-      (q.assignedFloating === undefined || hasFloating(ctx.state, lb) === q.assignedFloating) &&
+      (q.assignedFloating === undefined || (lb.vip_port_id !== null && q.index.floatingOn.has(lb.vip_port_id)) === q.assignedFloating) &&
       (q.loggingEnabled === undefined || (lb.logging?.enabled ?? false) === q.loggingEnabled),
     order(a, b, { order }) {
       const [x, y] = [order.keyOf(a), order.keyOf(b)];
       return (x < y ? -1 : x > y ? 1 : 0) * order.sign || a.id.localeCompare(b.id);
     },
-    render: (lb, ctx, q) => renderBalancer(ctx.state, lb, { stats: q.stats }),
+    render: (lb, ctx, q) => renderBalancer(ctx.state, lb, { stats: q.stats, index: q.index }),
   },
   get(lb, ctx) {
     booleanQuery(ctx, 'with_ddos');

@@ -26,7 +26,7 @@ import {
   type LoadBalancerRecord,
 } from './model.js';
 import { removePool } from './pools.js';
-import { renderListener } from './render.js';
+import { indexState, renderListener, type LbIndex } from './render.js';
 
 /** The fields of a listener a create sets (CreateListenerSerializer without `pools`). */
 export type ListenerDraft = Pick<
@@ -218,6 +218,7 @@ interface ListenerQuery {
   lbId: string | null;
   name: string | null;
   stats: boolean;
+  index: LbIndex;
 }
 
 /**
@@ -241,9 +242,14 @@ export const listeners = defineCollection<LbState, ListenerRecord, CloudScope, L
   tasks: { kind: 'load_balancer', resourceId: (l) => l.load_balancer_id },
   list: {
     paging: cloudPages(),
-    query: (ctx) => ({ lbId: uuidQuery(ctx, 'load_balancer_id'), name: ctx.query.get('name'), stats: booleanQuery(ctx, 'show_stats') ?? false }),
+    query: (ctx) => ({
+      lbId: uuidQuery(ctx, 'load_balancer_id'),
+      name: ctx.query.get('name'),
+      stats: booleanQuery(ctx, 'show_stats') ?? false,
+      index: indexState(ctx.state),
+    }),
     where: (l, q) => (q.lbId === null || l.load_balancer_id === q.lbId) && (q.name === null || l.name === q.name),
-    render: (l, ctx, q) => renderListener(ctx.state, l, { stats: q.stats }),
+    render: (l, ctx, q) => renderListener(ctx.state, l, { stats: q.stats, index: q.index }),
   },
   get: (l, ctx) => renderListener(ctx.state, l, { stats: booleanQuery(ctx, 'show_stats') ?? false }),
   create: { build: buildListener },

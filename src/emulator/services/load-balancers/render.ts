@@ -1,5 +1,5 @@
 import { formatOffsetDate } from '../../format.js';
-import type { FloatingIpSlice } from '../floating-ips/index.js';
+import type { FloatingIpRecord, FloatingIpSlice } from '../floating-ips/index.js';
 import { renderFloatingIp } from '../floating-ips/routes.js';
 import {
   isPending,
@@ -34,6 +34,37 @@ function childTask(state: State, lbId: string, status: ProvisioningStatus): stri
   return isPending(status) ? (state.loadBalancers.get(lbId)?.task_id ?? null) : null;
 }
 
+/**
+ * Which listeners and pools each balancer has, how many pools each listener has and which floating
+ * IPs each port has: built once per request, so a list renders in time proportional to the state,
+ * not to its square.
+ */
+export interface LbIndex {
+  listenersOf: Map<string, ListenerRecord[]>;
+  poolsOf: Map<string, PoolRecord[]>;
+  poolCount: Map<string, number>;
+  floatingOn: Map<string, FloatingIpRecord[]>;
+}
+
+/** Appends `value` to the list of `key`. */
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+/** The index of the state as it is now. */
+export function indexState(state: State): LbIndex {
+  const index: LbIndex = { listenersOf: new Map(), poolsOf: new Map(), poolCount: new Map(), floatingOn: new Map() };
+  for (const l of state.lbListeners.values()) push(index.listenersOf, l.load_balancer_id, l);
+  for (const p of state.lbPools.values()) {
+    push(index.poolsOf, p.load_balancer_id, p);
+    if (p.listener_id !== null) index.poolCount.set(p.listener_id, (index.poolCount.get(p.listener_id) ?? 0) + 1);
+  }
+  for (const f of state.floatingIps.values()) if (f.port_id !== null) push(index.floatingOn, f.port_id, f);
+  return index;
+}
+
 /** What a resource is doing, derived: OFFLINE while being created or when disabled, else ONLINE. */
 function basicOperating(status: ProvisioningStatus, adminUp: boolean): OperatingStatus {
   return status === 'PENDING_CREATE' || !adminUp ? 'OFFLINE' : 'ONLINE';
@@ -56,11 +87,11 @@ export function poolOperating(pool: PoolRecord): OperatingStatus {
 }
 
 /** A balancer's operating status: a fixture's, else OFFLINE (being created, disabled), DEGRADED when a pool is not ONLINE, else ONLINE. */
-export function balancerOperating(state: State, lb: LoadBalancerRecord): OperatingStatus {
+export function balancerOperating(index: LbIndex, lb: LoadBalancerRecord): OperatingStatus {
   if (lb.operating_status !== null) return lb.operating_status;
   const base = basicOperating(lb.provisioning_status, lb.admin_state_up);
   if (base !== 'ONLINE') return base;
-  const pools = [...state.lbPools.values()].filter((p) => p.load_balancer_id === lb.id && p.provisioning_status === 'ACTIVE');
+  const pools = (index.poolsOf.get(lb.id) ?? []).filter((p) => p.provisioning_status === 'ACTIVE');
   return pools.some((p) => ['DEGRADED', 'ERROR'].includes(poolOperating(p))) ? 'DEGRADED' : 'ONLINE';
 }
 
@@ -75,10 +106,11 @@ export function renderFlavor(flavor: LbFlavorRecord, withPrices = false): Record
  * floating IPs those on its VIP port. The serializer has no `vip_network_id` nor `vip_subnet_id`:
  * the VIP's subnet shows in `vrrp_ips` (the amphora's address on it).
  */
-export function renderBalancer(state: State, lb: LoadBalancerRecord, options: { stats?: boolean } = {}): Record<string, unknown> {
+export function renderBalancer(state: State, lb: LoadBalancerRecord, options: { stats?: boolean; index?: LbIndex } = {}): Record<string, unknown> {
+  const index = options.index ?? indexState(state);
   const flavor = state.lbFlavors.get(lb.flavor);
-  const listeners = [...state.lbListeners.values()].filter((l) => l.load_balancer_id === lb.id).map((l) => ({ id: l.id }));
-  const floating = lb.vip_port_id === null ? [] : [...state.floatingIps.values()].filter((f) => f.port_id === lb.vip_port_id);
+  const listeners = (index.listenersOf.get(lb.id) ?? []).map((l) => ({ id: l.id }));
+  const floating = lb.vip_port_id === null ? [] : (index.floatingOn.get(lb.vip_port_id) ?? []);
   return {
     additional_vips: [],
     admin_state_up: lb.admin_state_up,
@@ -91,7 +123,7 @@ export function renderBalancer(state: State, lb: LoadBalancerRecord, options: { 
     listeners,
     logging: lb.logging === null ? null : { ...lb.logging, retention_policy: lb.logging.retention_policy && { ...lb.logging.retention_policy } },
     name: lb.name,
-    operating_status: balancerOperating(state, lb),
+    operating_status: balancerOperating(index, lb),
     preferred_connectivity: lb.preferred_connectivity,
     project_id: lb.project_id,
     provisioning_status: lb.provisioning_status,
@@ -115,7 +147,8 @@ function insertHeaders(listener: ListenerRecord): Record<string, string> {
 }
 
 /** A listener in the LbListenerSerializer shape (`pool_count`: the pools on it). */
-export function renderListener(state: State, listener: ListenerRecord, options: { stats?: boolean } = {}): Record<string, unknown> {
+export function renderListener(state: State, listener: ListenerRecord, options: { stats?: boolean; index?: LbIndex } = {}): Record<string, unknown> {
+  const index = options.index ?? indexState(state);
   return {
     admin_state_up: listener.admin_state_up,
     allowed_cidrs: listener.allowed_cidrs === null ? null : [...listener.allowed_cidrs],
@@ -126,7 +159,7 @@ export function renderListener(state: State, listener: ListenerRecord, options: 
     load_balancer_id: listener.load_balancer_id,
     name: listener.name,
     operating_status: basicOperating(listener.provisioning_status, listener.admin_state_up),
-    pool_count: [...state.lbPools.values()].filter((p) => p.listener_id === listener.id).length,
+    pool_count: index.poolCount.get(listener.id) ?? 0,
     protocol: listener.protocol,
     protocol_port: listener.protocol_port,
     provisioning_status: listener.provisioning_status,
