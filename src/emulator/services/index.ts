@@ -5,6 +5,7 @@ import { floatingIpsService } from './floating-ips/index.js';
 import { iamService } from './iam/index.js';
 import { instancesService } from './instances/index.js';
 import { k8sService } from './k8s/index.js';
+import { loadBalancersService } from './load-balancers/index.js';
 import { networksService } from './networks/index.js';
 import { projectsService } from './projects/index.js';
 import { quotaService } from './quota/index.js';
@@ -36,6 +37,7 @@ export const EMULATOR_SERVICES = [
   cdnService,
   networksService,
   sshKeysService,
+  loadBalancersService,
 ] as const;
 
 type Service = (typeof EMULATOR_SERVICES)[number];

@@ -23,6 +23,7 @@ import { fail, jsonReply } from '../../reply.js';
 import type { RouteContext } from '../../router.js';
 import { applyTagsPatch, sameTags, userTagMap, type Tag } from '../../tags.js';
 import type { InstanceSlice } from '../instances/index.js';
+import type { LoadBalancerSlice } from '../load-balancers/index.js';
 import type { HostRoute, NetworkRecord, NetworkSlice, SubnetRecord } from './index.js';
 
 type Ctx = RouteContext<NetworkSlice>;
@@ -334,7 +335,7 @@ interface SubnetQuery extends TagFilter {
  * tag_key_value), GET, POST (task create_subnet), PATCH (name, DNS servers, routes, gateway,
  * DHCP, tags merge patch; synchronous, answering the subnet) and DELETE (task delete_subnet).
  */
-export const subnets = defineCollection<NetworkSlice & InstanceSlice, SubnetRecord, CloudScope, SubnetQuery, 'uuid'>({
+export const subnets = defineCollection<NetworkSlice & InstanceSlice & LoadBalancerSlice, SubnetRecord, CloudScope, SubnetQuery, 'uuid'>({
   product: CLOUD_PRODUCT,
   path: '/cloud/v1/subnets/{project_id}/{region_id}',
   idParam: 'subnet_id',
@@ -357,8 +358,10 @@ export const subnets = defineCollection<NetworkSlice & InstanceSlice, SubnetReco
   updates: [{ method: 'PATCH', change: (ctx, subnet, _scope, checkLock) => patchSubnet(ctx, subnet, checkLock), answer: (subnet) => jsonReply(200, renderSubnet(subnet)) }],
   delete: {
     task: 'delete_subnet',
-    // Neutron refuses a subnet while ports hold addresses from it: an instance's interface on it.
+    // Neutron refuses a subnet while ports hold addresses from it: an instance's interface, a load balancer's VIP.
     check(ctx, subnet) {
+      const balancer = [...ctx.state.loadBalancers.values()].find((lb) => lb.vip_subnet_id === subnet.id);
+      if (balancer) fail(cloudError(409, `Subnet ${subnet.id} is in use by load balancer ${balancer.name} (${balancer.id}): delete it before the subnet`, ctx.requestId));
       const users = [...ctx.state.instances.values()].filter((vm) => vm.ports.some((p) => p.subnet_id === subnet.id));
       if (users.length > 0)
         fail(
