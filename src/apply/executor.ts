@@ -330,8 +330,10 @@ async function runAction(
     writes = applying.watch;
     const acknowledged = (await applying.done) !== 'unacknowledged';
     const confirmed = await confirm(provider, change, ctx, options.confirm, acknowledged);
+    // The change stands even when the platform went down during that read (a run-fatal error):
+    // the run stops only if another action then needs the platform (its first request meets the
+    // same error), so a run whose last change is merely unconfirmed still succeeds.
     const warning = confirmed instanceof EdgeformError ? confirmed : null;
-    if (warning instanceof RunFatalError) stopRun(warning);
     return result('applied', undefined, warning === null ? [] : [describeUnconfirmed(warning)], warning === null ? (confirmed as Observation) : undefined);
   } catch (error) {
     if (options.ctx.signal.aborted) return result('aborted', error);
