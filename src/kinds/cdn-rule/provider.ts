@@ -14,6 +14,7 @@ import { readOrGone } from '../shared.js';
 import type { FieldChange } from '../../plan/types.js';
 import { ruleImport } from './import.js';
 import { ruleAnswer, ruleList, type CdnRule } from './list.js';
+import { rulePatternProblem } from './pattern.js';
 
 const rulesPath = (resourceId: number | string) => apiPath`/cdn/resources/${resourceId}/rules`;
 const rulePath = (resourceId: number | string, id: number | string) => apiPath`/cdn/resources/${resourceId}/rules/${id}`;
@@ -210,6 +211,21 @@ export const cdnRule: ResourceProvider<'cdn_rule'> = {
     if (options.before !== undefined) before.options = options.before;
     const after: Record<string, unknown> = { ...before, ...want, ...(desired.options === undefined ? {} : { options: desired.options }) };
     const changed = Object.fromEntries(diff.changed.map((field) => [field, want[field]]));
+    // A pattern declared without rule_type meets the live type's rule (validate checked the rest).
+    const problem = desired.rule !== undefined && desired.rule_type === undefined && state.rule_type === 0 ? rulePatternProblem(desired.rule, 0) : null;
+    if (problem !== null) {
+      return {
+        action: 'no-op',
+        before,
+        after,
+        changes: [],
+        errors: [
+          { field: 'rule', summary: `rule ${problem}`, detail: 'The rule has rule_type 0 on the platform: write the pattern from its leading "/", or declare rule_type: 1.' },
+        ],
+        warnings: [],
+        notes: [],
+      };
+    }
     return {
       action: changes.length > 0 ? 'update' : 'no-op',
       before,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineKind } from '../kind-spec.js';
 import { cdnRuleOptionsSchema } from '../cdn-options.js';
 import { ensureDeletable, positiveId } from '../fields.js';
+import { regexProblem, rulePatternProblem } from './pattern.js';
 
 const shape = z.strictObject({
   rule_id: positiveId.optional().describe('The rule id (integer). Omit it to have edgeform find the rule by name within its resource, or create it.'),
@@ -53,4 +54,9 @@ export const cdnRuleKind = defineKind({
     id: { type: 'number', description: 'The rule id (integer).', read: (s) => s.rule_id },
   },
   shape,
+  schema: shape.superRefine((block, ctx) => {
+    // rule_type 0 needs a leading "/"; without rule_type (an adopted rule) the live type decides, at plan.
+    const problem = block.rule === undefined ? null : block.rule_type === undefined ? regexProblem(block.rule) : rulePatternProblem(block.rule, block.rule_type);
+    if (problem !== null) ctx.addIssue({ code: 'custom', path: ['rule'], message: problem });
+  }),
 });
