@@ -3,6 +3,7 @@ import { cdnService } from './cdn/index.js';
 import { fastedgeService } from './fastedge/index.js';
 import { floatingIpsService } from './floating-ips/index.js';
 import { iamService } from './iam/index.js';
+import { imagesService } from './images/index.js';
 import { instancesService } from './instances/index.js';
 import { k8sService } from './k8s/index.js';
 import { networksService } from './networks/index.js';
@@ -36,6 +37,7 @@ export const EMULATOR_SERVICES = [
   cdnService,
   networksService,
   sshKeysService,
+  imagesService,
 ] as const;
 
 type Service = (typeof EMULATOR_SERVICES)[number];
