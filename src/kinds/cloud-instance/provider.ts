@@ -6,6 +6,9 @@ import { KNOWN_AFTER_APPLY, type FieldChange } from '../../plan/types.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { ADDRESS_TAG, STACK_TAG } from '../fields.js';
 import { fetchListPage, listAll, listEndpointOf } from '../kind-list.js';
+import { imageList, sshKeyList } from '../cloud-lists.js';
+import { didYouMean } from '../did-you-mean.js';
+import { isWrittenOut, knownIn, notAmong } from '../refusals.js';
 import type { GroupRead, MemberRead, Observation, Owner, OwnedResource, PlanProblem, ProviderContext, ProviderPlan, ResourceProvider, ResourceRef } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { defineListReads } from '../list-read.js';
@@ -182,15 +185,32 @@ const reads = defineListReads<'cloud_instance', Instance>({
 });
 
 /**
- * A block edgeform would create, read as absent, with the region's flavors it may be created with
- * (read once a run per project and region), for the create's plan to check its flavor against.
+ * A block edgeform would create, read as absent, with what its create plan checks its values
+ * against: the region's flavors (read once a run per project and region), and, for a value
+ * written out (a reference names a block that exists or is created first), the project's SSH keys
+ * and the region's images (one list each a place, shared by the blocks and with the SSH key
+ * blocks' own reads), with the names the stack's cloud_ssh_key blocks create.
  */
-async function withRegionFlavors(ctx: ProviderContext, d: Desired, observation: Observation): Promise<Observation> {
+async function withCreateFacts(ctx: ProviderContext, d: Desired, observation: Observation): Promise<Observation> {
   if (observation.exists || d.instance_id !== undefined || d.ensure === 'absent') return observation;
-  return { exists: false, facts: { region_flavors: await regionFlavors(ctx, d) } };
+  const scope = { project_id: d.project_id, region_id: d.region_id };
+  const [flavors, keys, images] = await Promise.all([
+    regionFlavors(ctx, d),
+    isWrittenOut(d.ssh_key_name) ? listAll(ctx, sshKeyList, { project_id: d.project_id }, (k) => k.id) : undefined,
+    isWrittenOut(d.image_id) ? listAll(ctx, imageList, scope, (i) => i.id) : undefined,
+  ]);
+  const declaredKeys = (ctx.stack?.blocks('cloud_ssh_key') ?? []).filter((k) => k.project_id === d.project_id && k.ensure !== 'absent' && k.name !== undefined);
+  return {
+    exists: false,
+    facts: {
+      region_flavors: flavors,
+      ...(keys === undefined ? {} : { ssh_keys: [...keys.map((k) => ({ key: k.name })), ...declaredKeys.map((k) => ({ key: k.name!, label: 'created by this stack' }))] }),
+      ...(images === undefined ? {} : { images: images.map((i) => ({ key: i.id, label: i.name })) }),
+    },
+  };
 }
 
-/** The grouped read, each absent block that would be created with the region's flavors (a failed flavor read fails the member). */
+/** The grouped read, each absent block that would be created with what its create plan checks (a failed list read fails the member). */
 const groupRead: GroupRead<'cloud_instance'> = {
   ...reads.groupRead,
   async read(ctx, members, refs) {
@@ -199,7 +219,7 @@ const groupRead: GroupRead<'cloud_instance'> = {
       results.map(async (result, i): Promise<MemberRead> => {
         if (!result.ok) return result;
         try {
-          return { ok: true, observation: await withRegionFlavors(ctx, members[i]!, result.observation) };
+          return { ok: true, observation: await withCreateFacts(ctx, members[i]!, result.observation) };
         } catch (error) {
           return { ok: false, error };
         }
@@ -460,7 +480,7 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
   kind: 'resource',
   type: 'cloud_instance',
 
-  read: async (ctx, desired, ref) => withRegionFlavors(ctx, desired, await reads.read(ctx, desired, ref)),
+  read: async (ctx, desired, ref) => withCreateFacts(ctx, desired, await reads.read(ctx, desired, ref)),
   groupRead,
   import: instanceImport,
 
@@ -494,10 +514,23 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
       if (Array.isArray(flavors) && !flavors.includes(desired.flavor_id)) {
         errors.push({
           field: 'flavor_id',
-          summary: `flavor "${desired.flavor_id}" is not one of the flavors of region ${desired.region_id}`,
+          summary: `flavor "${desired.flavor_id}" is not one of the flavors of region ${desired.region_id}${didYouMean(desired.flavor_id, flavors as string[])}`,
           detail: `Flavors an instance can be created with there: ${flavors.length > 0 ? flavors.join(', ') : 'none'}.`,
         });
       }
+      const images = knownIn(facts, 'images');
+      const keys = knownIn(facts, 'ssh_keys');
+      const unknown = [
+        images && notAmong(desired.image_id, images, { field: 'image_id', noun: 'image', where: `in region ${desired.region_id}` }),
+        keys &&
+          notAmong(desired.ssh_key_name, keys, {
+            field: 'ssh_key_name',
+            noun: 'SSH key',
+            where: `in project ${desired.project_id}`,
+            instead: 'To have edgeform add the key first, declare a cloud_ssh_key block and write ssh_key_name: ${cloud_ssh_key.NAME.name}.',
+          }),
+      ];
+      errors.push(...unknown.filter((p): p is PlanProblem => p !== undefined && p !== null));
       const ownership = { [STACK_TAG]: ref.stack ?? '', [ADDRESS_TAG]: ref.address };
       const { instance_id: _id, tags_policy: _policy, ensure: _ensure, project_id: _p, region_id: _r, user_data_file: _file, ...declared } = desired;
       const plan = createPlan({ project_id: desired.project_id, region_id: desired.region_id, ...declared }, 'instance_id', createBody(desired, ownership), {

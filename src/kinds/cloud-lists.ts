@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { apiPath } from '../api/path.js';
+import type { CloudScope, KindList } from './kind-list.js';
+
+/**
+ * Cloud lists more than one kind reads: a kind's own list (the SSH keys its blocks are read from)
+ * that another kind's create plan also checks its values against (an instance's ssh_key_name),
+ * and the platform's catalogues no kind manages (a region's images). One list object each, so
+ * that within one reading of a stack a page asked for by both is fetched once (readOnce).
+ */
+
+/** The fields of an SSH key answer (SSHKeySerializer) edgeform reads. */
+export const sshKeyAnswer = z.looseObject({ id: z.string(), name: z.string(), public_key: z.string(), fingerprint: z.string() });
+
+/** An SSH key as edgeform reads it. */
+export type SshKey = z.infer<typeof sshKeyAnswer>;
+
+const sshKeyPage = z.looseObject({ count: z.int().min(0), results: z.array(sshKeyAnswer) });
+
+/** A project's SSH keys, all or those of one name (the list's `name` filter). */
+export interface SshKeyScope {
+  project_id: number;
+  name?: string;
+}
+
+/** The SSH keys of a project (SSHKeyCollectionSerializer, `limit`/`offset`, 1,000 a page, oldest first), optionally by name. */
+export const sshKeyList: KindList<SshKeyScope, SshKey> = {
+  paging: { kind: 'offset', maxPageSize: 1000 },
+  path: (s) => apiPath`/cloud/v1/ssh_keys/${s.project_id}`,
+  async fetchPage(ctx, s, { limit, offset }) {
+    const query = { ...(s.name === undefined ? {} : { name: s.name }), order_by: 'created_at.asc', limit, offset };
+    const page = (await ctx.api.get(sshKeyList.path(s), { schema: sshKeyPage, query, signal: ctx.signal })).body;
+    return { items: page.results, total: page.count };
+  },
+};
+
+/** The fields of an image answer (ImageSerializer) edgeform reads. */
+const imageAnswer = z.looseObject({ id: z.string(), name: z.string() });
+
+/** An image of a region as edgeform reads it. */
+export type Image = z.infer<typeof imageAnswer>;
+
+const imagePage = z.looseObject({ count: z.int().min(0).optional(), results: z.array(imageAnswer) });
+
+/** The images a project sees in a region (ImageCollectionSerializer: the region's public ones and the project's own; one answer, unpaged). */
+export const imageList: KindList<CloudScope, Image> = {
+  paging: { kind: 'none' },
+  path: (s) => apiPath`/cloud/v1/images/${s.project_id}/${s.region_id}`,
+  async fetchPage(ctx, s) {
+    const page = (await ctx.api.get(imageList.path(s), { schema: imagePage, signal: ctx.signal })).body;
+    return page.count === undefined ? { items: page.results } : { items: page.results, total: page.count };
+  },
+};

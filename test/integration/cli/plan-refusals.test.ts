@@ -1,0 +1,107 @@
+/**
+ * What the platform would refuse a create for, and edgeform can know before any write, is a plan
+ * error at the value (file:line:col, with a did-you-mean where a list exists), never an apply
+ * failure after other blocks were made: `plan` and `apply` exit 1 and send nothing but reads
+ * (the emulator's request log is asserted). Each case also shows the emulator refusing the same
+ * request, so the error replaces a failure the platform would answer.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
+import { runCliInProcess } from '../../helpers/cli-in-process.js';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { writeStackFiles } from '../../helpers/stack-files.js';
+
+/** An Ed25519 public key line (made for these tests; its private half was never kept). */
+const PUBLIC_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILGCMcs7ZtF7TfYiAv0HJvqzMsyVFPkV6e8MLCALgTbj ops@example';
+const IMAGE = '0a1b2c3d-0000-4000-8000-0000000000aa';
+const HEADER = 'version: 1\nname: refusals\ndefaults: { project_id: 1, region_id: 76 }\nresources:\n';
+
+let emu: TestEmulator;
+beforeAll(async () => {
+  emu = await startTestEmulator({ taskDurationMs: 0 });
+});
+afterAll(() => emu.close());
+beforeEach(() => {
+  emu.reset();
+  emu.state.sshKeys.set('77777777-0000-4000-8000-000000000001', {
+    id: '77777777-0000-4000-8000-000000000001',
+    project_id: 1,
+    name: 'deploy',
+    public_key: PUBLIC_KEY,
+    fingerprint: 'aa',
+    shared_in_project: true,
+    created_at: 0,
+  });
+});
+
+/** Writes the stack; runs `edgeform COMMAND` on it. */
+async function run(command: 'plan' | 'apply', resources: string) {
+  const stack = join(writeStackFiles({ 'stack.yaml': HEADER + resources }), 'stack.yaml');
+  const args = command === 'apply' ? ['apply', stack, '--auto-approve'] : ['plan', stack];
+  return runCliInProcess(args, { env: emulatorEnv(emu) });
+}
+
+/** The error diagnostics' first lines (`stack.yaml:L:C: error: ...`) of a run's output. */
+const errorLines = (output: string) => output.split('\n').filter((l) => / error: /.test(l));
+
+const vm = (fields: string) => `  vm:\n    type: cloud_instance\n    flavor_id: g2-standard-2-4\n    interfaces: [{ type: external }]\n${fields}`;
+
+describe('cloud_instance: a create the platform would refuse is a plan error at the value', () => {
+  it('an SSH key name no key of the project has: located, with did-you-mean; plan and apply send no write', async () => {
+    const stack = vm(`    image_id: ${IMAGE}\n    ssh_key_name: deplyo\n`);
+    for (const command of ['plan', 'apply'] as const) {
+      const result = await run(command, stack);
+      expect(result.code).toBe(1);
+      expect(errorLines(result.stdout)).toEqual([
+        expect.stringMatching(/stack\.yaml:10:19: error: cloud_instance\.vm: ssh_key_name "deplyo" names no SSH key in project 1; did you mean "deploy"\?$/),
+      ]);
+      expect(result.stdout).toContain('SSH keys in project 1: deploy. To have edgeform add the key first, declare a cloud_ssh_key block');
+    }
+    expect(writesSeen(emu)).toEqual([]);
+    // What apply would have met: the platform's 404.
+    const refused = await emu.call('POST', '/cloud/v2/instances/1/76', {
+      body: { flavor: 'g2-standard-2-4', interfaces: [{ type: 'external' }], volumes: [{ source: 'image', image_id: IMAGE, boot_index: 0 }], ssh_key_name: 'deplyo' },
+    });
+    expect(refused.status).toBe(404);
+    expect(refused.body.message).toBe('SSH key deplyo not found');
+  });
+
+  it('an image the region does not have: located, with did-you-mean and the images by name', async () => {
+    const typo = IMAGE.replace(/a$/, 'b');
+    const result = await run('plan', vm(`    image_id: ${typo}\n`));
+    expect(result.code).toBe(1);
+    expect(errorLines(result.stdout)).toEqual([
+      expect.stringMatching(new RegExp(`stack\\.yaml:9:15: error: cloud_instance\\.vm: image_id "${typo}" names no image in region 76; did you mean "${IMAGE}"\\?$`)),
+    ]);
+    expect(result.stdout).toContain(`Images in region 76: ${IMAGE} (ubuntu-24.04-x64), 55555555-0000-4000-8000-000000000001 (debian-12-x64)`);
+    expect(writesSeen(emu)).toEqual([]);
+  });
+
+  it('a flavor the region does not have: located, with did-you-mean', async () => {
+    const result = await run('plan', `  vm:\n    type: cloud_instance\n    flavor_id: g2-standard-4-9\n    interfaces: [{ type: external }]\n    image_id: ${IMAGE}\n`);
+    expect(result.code).toBe(1);
+    expect(errorLines(result.stdout)).toEqual([
+      expect.stringMatching(/stack\.yaml:7:16: error: cloud_instance\.vm: flavor "g2-standard-4-9" is not one of the flavors of region 76; did you mean "g2-standard-4-8"\?$/),
+    ]);
+    expect(writesSeen(emu)).toEqual([]);
+  });
+
+  it('an SSH key another block of the stack creates (by reference or by name), or one the project has: no error; the key list is read once for every instance', async () => {
+    const key = `  key:\n    type: cloud_ssh_key\n    name: ops\n    public_key: ${PUBLIC_KEY}\n`;
+    const second = `  vm2:\n    type: cloud_instance\n    flavor_id: g2-standard-2-4\n    interfaces: [{ type: external }]\n    image_id: ${IMAGE}\n    ssh_key_name: deploy\n`;
+    // The key block's own read finds it by name (a filtered list); the instances' check reads the project's keys once.
+    for (const [name, lists] of [
+      ['${cloud_ssh_key.key.name}', 2],
+      ['ops', 2],
+      ['deploy', 2],
+    ] as const) {
+      emu.requests.length = 0;
+      const result = await run('plan', key + vm(`    image_id: ${IMAGE}\n    ssh_key_name: ${name}\n`) + second);
+      expect(result.code, result.stdout).toBe(0);
+      expect(result.stdout).toContain('Plan: 3 to add');
+      expect(emu.requests.filter((r) => r.path === '/cloud/v1/ssh_keys/1').length).toBe(lists);
+      expect(emu.requests.filter((r) => r.path === '/cloud/v1/images/1/76').length).toBe(1);
+    }
+  });
+});
