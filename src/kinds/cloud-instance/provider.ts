@@ -3,13 +3,13 @@ import { apiPath } from '../../api/path.js';
 import { PlanPayloadError } from '../../errors.js';
 import { fingerprint } from '../../plan/fingerprint.js';
 import { KNOWN_AFTER_APPLY, type FieldChange } from '../../plan/types.js';
-import { createPlan, onlyMatch } from '../create.js';
+import { createPlan, onlyMatch, withCreateFacts } from '../create.js';
 import { ADDRESS_TAG, STACK_TAG } from '../fields.js';
 import { fetchListPage, listAll, listEndpointOf } from '../kind-list.js';
 import { imageList, sshKeyList } from '../cloud-lists.js';
 import { didYouMean } from '../did-you-mean.js';
 import { isWrittenOut, knownIn, notAmong } from '../refusals.js';
-import type { GroupRead, MemberRead, Observation, Owner, OwnedResource, PlanProblem, ProviderContext, ProviderPlan, ResourceProvider, ResourceRef } from '../provider.js';
+import type { Observation, Owner, OwnedResource, PlanProblem, ProviderContext, ProviderPlan, ResourceProvider, ResourceRef } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { defineListReads } from '../list-read.js';
 import { cloudTaskScope, defineLifecycle } from '../lifecycle.js';
@@ -191,8 +191,8 @@ const reads = defineListReads<'cloud_instance', Instance>({
  * and the region's images (one list each a place, shared by the blocks and with the SSH key
  * blocks' own reads), with the names the stack's cloud_ssh_key blocks create.
  */
-async function withCreateFacts(ctx: ProviderContext, d: Desired, observation: Observation): Promise<Observation> {
-  if (observation.exists || d.instance_id !== undefined || d.ensure === 'absent') return observation;
+async function createFacts(ctx: ProviderContext, d: Desired): Promise<Record<string, unknown> | undefined> {
+  if (d.instance_id !== undefined || d.ensure === 'absent') return undefined;
   const scope = { project_id: d.project_id, region_id: d.region_id };
   const [flavors, keys, images] = await Promise.all([
     regionFlavors(ctx, d),
@@ -201,32 +201,14 @@ async function withCreateFacts(ctx: ProviderContext, d: Desired, observation: Ob
   ]);
   const declaredKeys = (ctx.stack?.blocks('cloud_ssh_key') ?? []).filter((k) => k.project_id === d.project_id && k.ensure !== 'absent' && k.name !== undefined);
   return {
-    exists: false,
-    facts: {
-      region_flavors: flavors,
-      ...(keys === undefined ? {} : { ssh_keys: [...keys.map((k) => ({ key: k.name })), ...declaredKeys.map((k) => ({ key: k.name!, label: 'created by this stack' }))] }),
-      ...(images === undefined ? {} : { images: images.map((i) => ({ key: i.id, label: i.name })) }),
-    },
+    region_flavors: flavors,
+    ...(keys === undefined ? {} : { ssh_keys: [...keys.map((k) => ({ key: k.name })), ...declaredKeys.map((k) => ({ key: k.name!, label: 'created by this stack' }))] }),
+    ...(images === undefined ? {} : { images: images.map((i) => ({ key: i.id, label: i.name })) }),
   };
 }
 
-/** The grouped read, each absent block that would be created with what its create plan checks (a failed list read fails the member). */
-const groupRead: GroupRead<'cloud_instance'> = {
-  ...reads.groupRead,
-  async read(ctx, members, refs) {
-    const results = await reads.groupRead.read(ctx, members, refs);
-    return Promise.all(
-      results.map(async (result, i): Promise<MemberRead> => {
-        if (!result.ok) return result;
-        try {
-          return { ok: true, observation: await withCreateFacts(ctx, members[i]!, result.observation) };
-        } catch (error) {
-          return { ok: false, error };
-        }
-      }),
-    );
-  },
-};
+/** The reads, each absent block that would be created with what its create plan checks (a failed list read fails the member). */
+const readsWithFacts = withCreateFacts(reads, createFacts);
 
 /** The create request (CreateInstanceSerializerV2) a block makes, ownership tags included. Pure. */
 function createBody(d: Desired, ownership: Record<string, string>): Record<string, unknown> {
@@ -480,8 +462,8 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
   kind: 'resource',
   type: 'cloud_instance',
 
-  read: async (ctx, desired, ref) => withCreateFacts(ctx, desired, await reads.read(ctx, desired, ref)),
-  groupRead,
+  read: readsWithFacts.read,
+  groupRead: readsWithFacts.groupRead,
   import: instanceImport,
 
   async apply(ctx, change) {

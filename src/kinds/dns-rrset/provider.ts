@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { canonicalJson } from '../../plan/fingerprint.js';
 import type { FieldChange } from '../../plan/types.js';
-import { createPlan } from '../create.js';
+import { createPlan, withCreateFacts } from '../create.js';
+import { zoneList } from '../dns-zones.js';
+import { knownIn, notAmong } from '../refusals.js';
 import { canonicalName, ownerName } from '../dns-names.js';
 import { defineLifecycle } from '../lifecycle.js';
 import { defineListReads } from '../list-read.js';
 import { fetchListPage, listAll } from '../kind-list.js';
-import type { Ownership, OwnedResource, ProviderPlan, ResourceProvider } from '../provider.js';
+import type { Ownership, OwnedResource, ProviderContext, ProviderPlan, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { readOrGone } from '../shared.js';
 import { rrsetImport } from './import.js';
@@ -80,6 +82,22 @@ const reads = defineListReads<'dns_rrset', RrsetItem>({
     fetchPage: (ctx, [d], page) => fetchListPage(ctx, zoneRrsetList, { zone: zoneOf(d) }, page),
   },
 });
+
+/**
+ * What a record set's create plan checks: the account's zones (one list a reading, shared by the
+ * blocks), unless a dns_zone block of the stack declares its zone (created first: the record set
+ * refers to it).
+ */
+async function createFacts(ctx: ProviderContext, d: Rrset): Promise<Record<string, unknown> | undefined> {
+  if (d.ensure === 'absent') return undefined;
+  const declared = (ctx.stack?.blocks('dns_zone') ?? []).some((z) => z.ensure !== 'absent' && canonicalName(z.name) === zoneOf(d));
+  if (declared) return undefined;
+  const zones = await listAll(ctx, zoneList, {}, (z) => canonicalName(z.name));
+  return { zones: zones.map((z) => ({ key: canonicalName(z.name) })) };
+}
+
+/** The reads, each record set to create with the account's zones. */
+const readsWithFacts = withCreateFacts(reads, createFacts);
 
 /** Create (POST), update (PUT: the whole record set, harmless to repeat) and delete (404 is done); no tasks. */
 const lifecycle = defineLifecycle('dns_rrset', {
@@ -161,8 +179,8 @@ export const dnsRrset: ResourceProvider<'dns_rrset'> = {
   kind: 'resource',
   type: 'dns_rrset',
 
-  read: reads.read,
-  groupRead: reads.groupRead,
+  read: readsWithFacts.read,
+  groupRead: readsWithFacts.groupRead,
   import: rrsetImport,
   pruneListing,
 
@@ -202,13 +220,22 @@ export const dnsRrset: ResourceProvider<'dns_rrset'> = {
   },
 
   create: {
-    plan(desired) {
+    plan(desired, _ref, facts) {
+      const zones = knownIn(facts, 'zones');
+      const zone =
+        zones &&
+        notAmong(zoneOf(desired), zones, {
+          field: 'zone',
+          noun: 'DNS zone',
+          where: 'in the account',
+          instead: 'To have edgeform create the zone first, declare a dns_zone block for it and write zone: ${dns_zone.NAME.name}.',
+        });
       const declared: Record<string, unknown> = { zone: zoneOf(desired), name: nameOf(desired), record_type: desired.record_type };
       if (desired.ttl !== undefined) declared.ttl = desired.ttl;
       declared.resource_records = declaredRecords(desired);
       if (desired.pickers !== undefined) declared.pickers = desired.pickers;
       if (desired.meta !== undefined) declared.meta = desired.meta;
-      const planned = createPlan(declared, 'rrset_id', { body: bodyOf(desired) });
+      const planned = createPlan(declared, 'rrset_id', { body: bodyOf(desired) }, { errors: zone ? [zone] : [] });
       const { rrset_id: _unknown, ...after } = planned.after;
       return { ...planned, after: { ...after, name: nameOf(desired) } };
     },

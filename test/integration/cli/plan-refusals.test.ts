@@ -105,3 +105,31 @@ describe('cloud_instance: a create the platform would refuse is a plan error at 
     }
   });
 });
+
+describe('dns_rrset: a record set in a zone the account does not have, and no block declares, is a plan error at its zone', () => {
+  const rrset = (zone: string) => `  www:\n    type: dns_rrset\n    zone: ${zone}\n    name: www\n    record_type: A\n    resource_records: [{ content: [192.0.2.1] }]\n`;
+
+  it('located at the zone, with did-you-mean from the account’s zones; plan and apply send no write', async () => {
+    for (const command of ['plan', 'apply'] as const) {
+      const result = await run(command, rrset('exmaple.org'));
+      expect(result.code).toBe(1);
+      expect(errorLines(result.stdout)).toEqual([
+        expect.stringMatching(/stack\.yaml:7:11: error: dns_rrset\.www: zone "exmaple\.org" names no DNS zone in the account; did you mean "example\.org"\?$/),
+      ]);
+      expect(result.stdout).toContain('DNS zones in the account: example.org. To have edgeform create the zone first, declare a dns_zone block for it');
+    }
+    expect(writesSeen(emu)).toEqual([]);
+    // What apply would have met: the platform's 404.
+    const refused = await emu.call('POST', '/dns/v2/zones/exmaple.org/www.exmaple.org/A', { body: { resource_records: [{ content: ['192.0.2.1'] }] } });
+    expect(refused.status).toBe(404);
+  });
+
+  it('a zone the account has, or one a dns_zone block of the stack declares (by reference or by name): no error', async () => {
+    const zone = '  main:\n    type: dns_zone\n    name: new.example\n';
+    for (const resources of [rrset('example.org'), zone + rrset('${dns_zone.main.name}'), zone + rrset('new.example')]) {
+      const result = await run('plan', resources);
+      expect(result.code, result.stdout).toBe(0);
+    }
+    expect(writesSeen(emu)).toEqual([]);
+  });
+});
