@@ -3,6 +3,7 @@ import { canonicalJson } from '../plan/fingerprint.js';
 import { describeStaleness } from '../plan/saved-plan.js';
 import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
 import { watchWrites, type WriteWatch } from '../kinds/context.js';
+import { isRefusal } from '../kinds/shared.js';
 import { bindProvider, type BoundProvider, type FinishedTask, type Observation, type ProviderContext, type ProviderRegistry } from '../kinds/provider.js';
 import type { ApplyOutcome, ResourceOutcome, RunError } from './outcome.js';
 import { matchesPlanned, matchesPlannedChange, replanResolved, resolveChange } from './resolve-references.js';
@@ -277,6 +278,7 @@ async function runAction(
     taskIds,
     elapsedMs: Date.now() - started,
     ...(error === undefined ? {} : { error: error instanceof Error ? error.message : String(error) }),
+    ...(status === 'failed' && isRefusal(error) ? { refused: true as const } : {}),
     ...(warnings.length === 0 ? {} : { warnings }),
     ...(made === undefined ? {} : createdIdentity(provider, change, made)),
   });

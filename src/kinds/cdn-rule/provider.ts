@@ -14,7 +14,7 @@ import { readOrGone } from '../shared.js';
 import type { FieldChange } from '../../plan/types.js';
 import { ruleImport } from './import.js';
 import { ruleAnswer, ruleList, type CdnRule } from './list.js';
-import { rulePatternProblem } from './pattern.js';
+import { rulePatternProblem } from './schema.js';
 
 const rulesPath = (resourceId: number | string) => apiPath`/cdn/resources/${resourceId}/rules`;
 const rulePath = (resourceId: number | string, id: number | string) => apiPath`/cdn/resources/${resourceId}/rules/${id}`;

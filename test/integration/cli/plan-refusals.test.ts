@@ -133,3 +133,40 @@ describe('dns_rrset: a record set in a zone the account does not have, and no bl
     expect(writesSeen(emu)).toEqual([]);
   });
 });
+
+describe('cdn_rule: a pattern the platform would refuse is an error at the value', () => {
+  let cdn: TestEmulator;
+  beforeAll(async () => {
+    cdn = await startTestEmulator({
+      taskDurationMs: 0,
+      fixtures: {
+        cdn_origin_groups: [{ id: 1, name: 'origins', sources: [{ source: 'origin.example.com' }] }],
+        cdn_resources: [{ id: 220, cname: 'cdn.example.com', originGroup: 1 }],
+        cdn_rules: [{ id: 5, resource: 220, name: 'images', rule: '/images/.*', ruleType: 0 }],
+      },
+    });
+  });
+  afterAll(() => cdn.close());
+
+  it('a new pattern of an adopted rule (rule_type 0 on the platform) without its leading "/": a plan error at the value, nothing sent', async () => {
+    const stack = join(
+      writeStackFiles({ 'stack.yaml': `${HEADER}  images:\n    type: cdn_rule\n    rule_id: 5\n    resource_id: 220\n    name: images\n    rule: img/.*\n` }),
+      'stack.yaml',
+    );
+    for (const command of [
+      ['plan', stack],
+      ['apply', stack, '--auto-approve'],
+    ]) {
+      const result = await runCliInProcess(command, { env: emulatorEnv(cdn) });
+      expect(result.code).toBe(1);
+      expect(errorLines(result.stdout)).toEqual([
+        expect.stringMatching(/stack\.yaml:10:11: error: cdn_rule\.images: rule must start with "\/" or "\^\/" \(rule_type 0 matches the whole path\), e\.g\. "\/img\/\.\*"$/),
+      ]);
+    }
+    expect(writesSeen(cdn)).toEqual([]);
+    // What apply would have met: the platform's 400.
+    const refused = await cdn.call('PATCH', '/cdn/resources/220/rules/5', { body: { rule: 'img/.*' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ errors: { rule: ['Rule should be a valid regular expression - check it via https://regex101.com.'] } });
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { regexProblem, rulePatternProblem } from '../../../../src/kinds/cdn-rule/pattern.js';
+import { regexProblem, rulePatternProblem } from '../../../../src/kinds/cdn-rule/schema.js';
 
 describe('a CDN rule pattern', () => {
   it.each(['/images/.*\\.png$', '^/static/', '/a(b|c)?/[0-9]{2,}', '/x'])('%s is accepted as rule_type 0', (pattern) => {
