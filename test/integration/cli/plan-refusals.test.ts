@@ -106,6 +106,23 @@ describe('cloud_instance: a create the platform would refuse is a plan error at 
   });
 });
 
+describe('cloud_volume: a volume made from an image the region does not have is a plan error at image_id', () => {
+  it('located, with did-you-mean; plan and apply send no write; the platform would answer 404', async () => {
+    const typo = IMAGE.replace(/a$/, 'b');
+    const volume = `  boot:\n    type: cloud_volume\n    name: boot\n    size: 10\n    source: image\n    image_id: ${typo}\n`;
+    for (const command of ['plan', 'apply'] as const) {
+      const result = await run(command, volume);
+      expect(result.code).toBe(1);
+      expect(errorLines(result.stdout)).toEqual([
+        expect.stringMatching(new RegExp(`stack\\.yaml:10:15: error: cloud_volume\\.boot: image_id "${typo}" names no image in region 76; did you mean "${IMAGE}"\\?$`)),
+      ]);
+    }
+    expect(writesSeen(emu)).toEqual([]);
+    const refused = await emu.call('POST', '/cloud/v1/volumes/1/76', { body: { source: 'image', name: 'boot', size: 10, image_id: typo } });
+    expect(refused.status).toBe(404);
+  });
+});
+
 describe('dns_rrset: a record set in a zone the account does not have, and no block declares, is a plan error at its zone', () => {
   const rrset = (zone: string) => `  www:\n    type: dns_rrset\n    zone: ${zone}\n    name: www\n    record_type: A\n    resource_records: [{ content: [192.0.2.1] }]\n`;
 
