@@ -187,3 +187,51 @@ describe('cdn_rule: a pattern the platform would refuse is an error at the value
     expect(refused.body).toEqual({ errors: { rule: ['Rule should be a valid regular expression - check it via https://regex101.com.'] } });
   });
 });
+
+describe('cloud_subnet: a create the platform would refuse is a plan error at the value', () => {
+  const NET = '2c000000-0000-4000-8000-000000000001';
+  let cloud: TestEmulator;
+  beforeAll(async () => {
+    cloud = await startTestEmulator({
+      taskDurationMs: 0,
+      fixtures: {
+        networks: [{ id: NET, name: 'prod-net' }],
+        subnets: [{ id: '2d000000-0000-4000-8000-000000000001', name: 'prod-sub', network_id: NET, cidr: '10.0.0.0/16' }],
+      },
+    });
+  });
+  afterAll(() => cloud.close());
+
+  const plan = async (command: 'plan' | 'apply', resources: string) => {
+    const stack = join(writeStackFiles({ 'stack.yaml': HEADER + resources }), 'stack.yaml');
+    return runCliInProcess(command === 'plan' ? ['plan', stack] : ['apply', stack, '--auto-approve'], { env: emulatorEnv(cloud) });
+  };
+  const subnet = (network: string, cidr: string) => `  sub:\n    type: cloud_subnet\n    name: app-sub\n    network_id: ${network}\n    cidr: ${cidr}\n`;
+
+  it('a network the place does not have (did-you-mean), and a CIDR overlapping another subnet of the network (also through a reference): nothing sent', async () => {
+    const typo = NET.replace(/1$/, '2');
+    for (const command of ['plan', 'apply'] as const) {
+      const result = await plan(command, subnet(typo, '10.1.0.0/24'));
+      expect(result.code).toBe(1);
+      expect(errorLines(result.stdout)).toEqual([
+        expect.stringMatching(new RegExp(`stack\\.yaml:8:17: error: cloud_subnet\\.sub: network_id "${typo}" names no network in project 1, region 76; did you mean "${NET}"\\?$`)),
+      ]);
+    }
+    const overlap = await plan('plan', subnet(NET, '10.0.8.0/24'));
+    expect(errorLines(overlap.stdout)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `stack\\.yaml:9:11: error: cloud_subnet\\.sub: cidr 10\\.0\\.8\\.0/24 overlaps subnet prod-sub \\(2d000000-0000-4000-8000-000000000001, 10\\.0\\.0\\.0/16\\) of network ${NET}$`,
+        ),
+      ),
+    ]);
+    const adopted = `  net:\n    type: cloud_network\n    network_id: ${NET}\n    name: prod-net\n`;
+    const referenced = await plan('plan', adopted + subnet('${cloud_network.net.id}', '10.0.8.0/24'));
+    expect(errorLines(referenced.stdout)).toEqual([expect.stringMatching(/error: cloud_subnet\.sub: cidr 10\.0\.8\.0\/24 overlaps subnet prod-sub/)]);
+    expect(writesSeen(cloud)).toEqual([]);
+    // What apply would have met: the platform's 400.
+    const refused = await cloud.call('POST', '/cloud/v1/subnets/1/76', { body: { name: 'app-sub', network_id: NET, cidr: '10.0.8.0/24' } });
+    expect(refused.status).toBe(400);
+    expect(await plan('plan', subnet(NET, '10.1.0.0/24'))).toMatchObject({ code: 0 });
+  });
+});
