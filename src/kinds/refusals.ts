@@ -30,6 +30,8 @@ export interface Known {
 export interface Among {
   /** The value's field in the block (where the error points). */
   field: string;
+  /** Where in that field, when deeper (`rules[2].remote_group_id`): what the message names instead of the field. */
+  path?: string;
   /** What the list holds, singular: `SSH key`. */
   noun: string;
   /** Where: `in project 1`, `in region 76`. */
@@ -54,7 +56,7 @@ export function notAmong(value: unknown, known: readonly Known[], among: Among):
   const more = known.length > SHOWN ? `, and ${known.length - SHOWN} more` : '';
   return {
     field: among.field,
-    summary: `${among.field} ${JSON.stringify(value)} names no ${among.noun} ${among.where}${match === undefined ? '' : `; did you mean ${JSON.stringify(match)}?`}`,
+    summary: `${among.path ?? among.field} ${JSON.stringify(value)} names no ${among.noun} ${among.where}${match === undefined ? '' : `; did you mean ${JSON.stringify(match)}?`}`,
     detail: `${known.length === 0 ? `There is no ${among.noun} ${among.where}.` : `${cap(among.noun)}s ${among.where}: ${shown}${more}.`}${among.instead === undefined ? '' : ` ${among.instead}`} The platform would refuse the create; nothing was sent.`,
   };
 }

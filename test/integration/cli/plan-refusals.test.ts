@@ -188,8 +188,9 @@ describe('cdn_rule: a pattern the platform would refuse is an error at the value
   });
 });
 
-describe('cloud_subnet: a create the platform would refuse is a plan error at the value', () => {
+describe('cloud_subnet and cloud_security_group: a create the platform would refuse is a plan error at the value', () => {
   const NET = '2c000000-0000-4000-8000-000000000001';
+  const SG = '3a000000-0000-4000-8000-000000000001';
   let cloud: TestEmulator;
   beforeAll(async () => {
     cloud = await startTestEmulator({
@@ -197,6 +198,7 @@ describe('cloud_subnet: a create the platform would refuse is a plan error at th
       fixtures: {
         networks: [{ id: NET, name: 'prod-net' }],
         subnets: [{ id: '2d000000-0000-4000-8000-000000000001', name: 'prod-sub', network_id: NET, cidr: '10.0.0.0/16' }],
+        security_groups: [{ id: SG, name: 'bastion' }],
       },
     });
   });
@@ -233,5 +235,30 @@ describe('cloud_subnet: a create the platform would refuse is a plan error at th
     const refused = await cloud.call('POST', '/cloud/v1/subnets/1/76', { body: { name: 'app-sub', network_id: NET, cidr: '10.0.8.0/24' } });
     expect(refused.status).toBe(400);
     expect(await plan('plan', subnet(NET, '10.1.0.0/24'))).toMatchObject({ code: 0 });
+  });
+
+  it('a rule naming a security group the place does not have: an error naming the rule, with did-you-mean; nothing sent', async () => {
+    cloud.requests.length = 0;
+    const typo = SG.replace(/1$/, '2');
+    const group = (remote: string) =>
+      `  web:\n    type: cloud_security_group\n    name: web\n    rules:\n      - { direction: ingress, protocol: tcp, port_range_min: 22, remote_group_id: ${remote} }\n`;
+    for (const command of ['plan', 'apply'] as const) {
+      const result = await plan(command, group(typo));
+      expect(result.code).toBe(1);
+      expect(errorLines(result.stdout)).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `stack\\.yaml:9:7: error: cloud_security_group\\.web: rules\\[0\\]\\.remote_group_id "${typo}" names no security group in project 1, region 76; did you mean "${SG}"\\?$`,
+          ),
+        ),
+      ]);
+    }
+    expect(writesSeen(cloud)).toEqual([]);
+    const refused = await cloud.call('POST', '/cloud/v2/security_groups/1/76', {
+      body: { name: 'web', rules: [{ direction: 'ingress', ethertype: 'IPv4', protocol: 'tcp', port_range_min: 22, port_range_max: 22, remote_group_id: typo }] },
+    });
+    expect(refused.status).toBe(404);
+    expect(await plan('plan', group(SG))).toMatchObject({ code: 0 });
+    expect(await plan('plan', group('self'))).toMatchObject({ code: 0 });
   });
 });
