@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
 import { planDeclaredOptions } from '../cdn-options-plan.js';
-import { createPlan, onlyMatch } from '../create.js';
+import { createPlan, onlyMatch, withCreateFacts } from '../create.js';
 import { diffDeclared } from '../declared-fields.js';
 import { fetchListPage, listAll } from '../kind-list.js';
 import { defineLifecycle } from '../lifecycle.js';
@@ -106,6 +106,17 @@ const reads = defineListReads<'cdn_rule', CdnRule>({
 });
 
 /**
+ * What a rule's create plan checks: the patterns of its resource's other rules (the platform keeps
+ * them distinct), from the resource's rule list, which finding the block by name read already
+ * (readOnce: no second request).
+ */
+const readsWithFacts = withCreateFacts(reads, async (ctx, d) =>
+  d.rule_id === undefined && d.ensure !== 'absent' && resourceKnown(d) && d.rule !== undefined
+    ? { rule_patterns: (await listAll(ctx, ruleList, { resource_id: d.resource_id }, (r) => String(r.id))).map((r) => ({ pattern: r.rule ?? null, name: r.name })) }
+    : undefined,
+);
+
+/**
  * The rules a stack owns without declaring them, for prune: the rules of each CDN resource a
  * `cdn_resource` block of the stack declares (not `ensure: absent`, whose rules go with it), as
  * its read found it (by `resource_id` or `cname`; one still to be created has none, so nothing is
@@ -182,8 +193,8 @@ export const cdnRule: ResourceProvider<'cdn_rule'> = {
   ...lifecycle,
   kind: 'resource',
   type: 'cdn_rule',
-  read: reads.read,
-  groupRead: reads.groupRead,
+  read: readsWithFacts.read,
+  groupRead: readsWithFacts.groupRead,
   import: ruleImport,
   pruneListing,
 
@@ -239,7 +250,7 @@ export const cdnRule: ResourceProvider<'cdn_rule'> = {
   },
 
   create: {
-    plan(desired) {
+    plan(desired, _ref, facts) {
       const fields: Record<string, unknown> = {};
       for (const field of SCALAR_FIELDS) if (desired[field] !== undefined) fields[field] = desired[field];
       if (desired.options !== undefined) fields.options = desired.options;
@@ -249,6 +260,13 @@ export const cdnRule: ResourceProvider<'cdn_rule'> = {
         summary: `creating a cdn_rule needs ${field}`,
         detail: 'Add it to the block, or set rule_id to adopt an existing rule.',
       }));
+      const twin = (facts?.rule_patterns as Array<{ pattern: string | null; name: string }> | undefined)?.find((r) => r.pattern === desired.rule);
+      if (twin)
+        errors.push({
+          field: 'rule',
+          summary: `rule ${JSON.stringify(desired.rule)} is already the pattern of rule ${JSON.stringify(twin.name)} of resource ${desired.resource_id}`,
+          detail: "A resource's rules have distinct patterns: change this one, or adopt that rule (rule_id, or its name). The platform would refuse the create; nothing was sent.",
+        });
       return createPlan({ resource_id: desired.resource_id, ...fields }, 'rule_id', { body: bodyOf(fields) }, { errors });
     },
     identity: (desired) => (desired.rule_id === undefined ? `name ${JSON.stringify(desired.name)} in its resource` : null),

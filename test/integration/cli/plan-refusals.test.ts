@@ -186,6 +186,37 @@ describe('cdn_rule: a pattern the platform would refuse is an error at the value
     expect(refused.status).toBe(400);
     expect(refused.body).toEqual({ errors: { rule: ['Rule should be a valid regular expression - check it via https://regex101.com.'] } });
   });
+
+  it('a pattern another rule of the resource has: a plan error at the value, from the rule list its read fetched anyway (one request)', async () => {
+    cdn.requests.length = 0;
+    const stack = join(
+      writeStackFiles({ 'stack.yaml': `${HEADER}  copy:\n    type: cdn_rule\n    resource_id: 220\n    name: copy\n    rule: /images/.*\n    rule_type: 0\n` }),
+      'stack.yaml',
+    );
+    const result = await runCliInProcess(['plan', stack], { env: emulatorEnv(cdn) });
+    expect(result.code).toBe(1);
+    expect(errorLines(result.stdout)).toEqual([
+      expect.stringMatching(/stack\.yaml:9:11: error: cdn_rule\.copy: rule "\/images\/\.\*" is already the pattern of rule "images" of resource 220$/),
+    ]);
+    expect(cdn.requests.filter((r) => r.path === '/cdn/resources/220/rules').length).toBe(1);
+    expect(writesSeen(cdn)).toEqual([]);
+  });
+
+  it('what only the platform can say (an origin group it does not have): apply fails, and says to change the stack, not to apply again', async () => {
+    const stack = join(
+      writeStackFiles({
+        'stack.yaml': `${HEADER}  copy:\n    type: cdn_rule\n    resource_id: 220\n    name: copy\n    rule: /video/.*\n    rule_type: 0\n    origin_group: 999\n`,
+      }),
+      'stack.yaml',
+    );
+    const result = await runCliInProcess(['apply', stack, '--auto-approve'], { env: emulatorEnv(cdn) });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('Invalid pk');
+    expect(result.stdout).toContain(
+      'The platform refused the change of cdn_rule.copy for a reason applying again does not change: change the stack as the error says, then run edgeform plan (finished work is not repeated).',
+    );
+    expect(result.stdout).not.toContain('apply again to converge');
+  });
 });
 
 describe('cloud_subnet and cloud_security_group: a create the platform would refuse is a plan error at the value', () => {
