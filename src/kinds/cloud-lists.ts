@@ -70,3 +70,23 @@ export type Network = z.infer<typeof networkAnswer>;
 
 /** The networks of a project and region (NetworkCollectionSerializer, `limit`/`offset`, 1,000 a page), filtered by tags or not. */
 export const networkList = cloudTaggedList((s) => apiPath`/cloud/v1/networks/${s.project_id}/${s.region_id}`, networkAnswer);
+
+/** What an instance's create plan reads of the things it names in its place: their ids, names, and whether they are taken. */
+const placeItem = z.looseObject({
+  id: z.string(),
+  name: z.string().nullish(),
+  network_id: z.string().nullish(),
+  port_id: z.string().nullish(),
+  attachments: z.array(z.unknown()).nullish(),
+});
+
+/** A thing of a place an instance names (a subnet, security group, volume or floating IP), as its create plan reads it. */
+export type PlaceItem = z.infer<typeof placeItem>;
+
+/** The subnets, security groups, volumes and floating IPs of a project and region (`limit`/`offset`, 1,000 a page), for an instance's create plan. */
+export const placeLists = {
+  subnets: cloudTaggedList((s) => apiPath`/cloud/v1/subnets/${s.project_id}/${s.region_id}`, placeItem),
+  security_groups: cloudTaggedList((s) => apiPath`/cloud/v1/securitygroups/${s.project_id}/${s.region_id}`, placeItem),
+  volumes: cloudTaggedList((s) => apiPath`/cloud/v1/volumes/${s.project_id}/${s.region_id}`, placeItem),
+  floating_ips: cloudTaggedList((s) => apiPath`/cloud/v1/floatingips/${s.project_id}/${s.region_id}`, placeItem),
+};

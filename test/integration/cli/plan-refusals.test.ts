@@ -222,6 +222,7 @@ describe('cdn_rule: a pattern the platform would refuse is an error at the value
 describe('cloud_subnet and cloud_security_group: a create the platform would refuse is a plan error at the value', () => {
   const NET = '2c000000-0000-4000-8000-000000000001';
   const SG = '3a000000-0000-4000-8000-000000000001';
+  const VOL = '4b000000-0000-4000-8000-000000000001';
   let cloud: TestEmulator;
   beforeAll(async () => {
     cloud = await startTestEmulator({
@@ -230,6 +231,10 @@ describe('cloud_subnet and cloud_security_group: a create the platform would ref
         networks: [{ id: NET, name: 'prod-net' }],
         subnets: [{ id: '2d000000-0000-4000-8000-000000000001', name: 'prod-sub', network_id: NET, cidr: '10.0.0.0/16' }],
         security_groups: [{ id: SG, name: 'bastion' }],
+        flavors: [{ flavor_id: 'g2-standard-2-4' }],
+        images: [{ id: IMAGE, name: 'ubuntu-24.04-x64' }],
+        volumes: [{ id: VOL, name: 'data', size: 10 }],
+        instances: [{ id: '11111111-0000-4000-8000-000000000001', name: 'db-1', flavor_id: 'g2-standard-2-4', volumes: [{ id: VOL }] }],
       },
     });
   });
@@ -291,5 +296,31 @@ describe('cloud_subnet and cloud_security_group: a create the platform would ref
     expect(refused.status).toBe(404);
     expect(await plan('plan', group(SG))).toMatchObject({ code: 0 });
     expect(await plan('plan', group('self'))).toMatchObject({ code: 0 });
+  });
+
+  it('an instance naming a network, subnet or security group the place does not have, or a volume another instance holds: errors naming each, nothing sent', async () => {
+    cloud.requests.length = 0;
+    const wrongNet = NET.replace(/1$/, '3');
+    const instance = [
+      '  vm:',
+      '    type: cloud_instance',
+      '    flavor_id: g2-standard-2-4',
+      `    image_id: ${IMAGE}`,
+      `    interfaces: [{ type: subnet, network_id: ${wrongNet}, subnet_id: 2d000000-0000-4000-8000-000000000001 }]`,
+      `    security_group_ids: [${SG.replace(/1$/, '2')}]`,
+      `    volume_ids: [${VOL}]`,
+      '',
+    ].join('\n');
+    for (const command of ['plan', 'apply'] as const) {
+      const result = await plan(command, instance);
+      expect(result.code).toBe(1);
+      expect(errorLines(result.stdout).map((l) => l.replace(/^.*stack\.yaml:/, ''))).toEqual([
+        `9:17: error: cloud_instance.vm: interfaces[0].network_id "${wrongNet}" names no network in project 1, region 76; did you mean "${NET}"?`,
+        `9:17: error: cloud_instance.vm: interfaces[0].subnet_id "2d000000-0000-4000-8000-000000000001" is a subnet of network ${NET}, not of ${wrongNet}`,
+        `10:25: error: cloud_instance.vm: security_group_ids[0] "${SG.replace(/1$/, '2')}" names no security group in project 1, region 76; did you mean "${SG}"?`,
+        `11:17: error: cloud_instance.vm: volume_ids[0] "${VOL}" is attached to an instance already: a volume must be available`,
+      ]);
+    }
+    expect(writesSeen(cloud)).toEqual([]);
   });
 });
