@@ -38,6 +38,8 @@ export interface Among {
   where: string;
   /** The way out besides a typo: how to have edgeform make it first. */
   instead?: string;
+  /** false: no did-you-mean (short integer ids, where the closest is no likely typo). */
+  suggest?: boolean;
 }
 
 /** Lists at most this many of the candidates in a message. */
@@ -50,7 +52,7 @@ const SHOWN = 10;
 export function notAmong(value: unknown, known: readonly Known[], among: Among): PlanProblem | null {
   if (typeof value !== 'string' || value === KNOWN_AFTER_APPLY || known.some((k) => k.key === value)) return null;
   const keys = known.map((k) => k.key);
-  const match = suggest(value, keys);
+  const match = among.suggest === false ? undefined : suggest(value, keys);
   const labelled = (k: Known) => (k.label === undefined || k.label === k.key ? k.key : `${k.key} (${k.label})`);
   const shown = known.slice(0, SHOWN).map(labelled).join(', ');
   const more = known.length > SHOWN ? `, and ${known.length - SHOWN} more` : '';
@@ -68,3 +70,9 @@ export function knownIn(facts: Readonly<Record<string, unknown>> | undefined, ke
   const list = facts?.[key];
   return Array.isArray(list) ? (list as Known[]) : undefined;
 }
+
+/**
+ * What a create plan gathers for an integer id written out (a reference is a template string at
+ * read time, or KNOWN_AFTER_APPLY at plan): whether the read should fetch the list it names.
+ */
+export const isWrittenOutId = (value: unknown): value is number => typeof value === 'number';

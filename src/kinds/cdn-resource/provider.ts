@@ -3,12 +3,13 @@ import { apiPath } from '../../api/path.js';
 import { deactivateBeforeDelete } from '../cdn-deactivate.js';
 import { destroyedOriginGroups, groupDependency, usesCdn } from '../cdn-prune.js';
 import { planDeclaredOptions } from '../cdn-options-plan.js';
-import { createPlan, onlyMatch } from '../create.js';
+import { originGroupFacts, originGroupProblem } from '../cdn-origin-groups.js';
+import { createPlan, onlyMatch, withCreateFacts } from '../create.js';
 import { diffDeclared } from '../declared-fields.js';
 import { fetchListPage, listAll } from '../kind-list.js';
 import { defineLifecycle } from '../lifecycle.js';
 import { defineListReads } from '../list-read.js';
-import type { GroupRead, MemberRead, Observation, OwnedResource, ProviderContext, PruneListing, ResourceProvider } from '../provider.js';
+import type { GroupRead, MemberRead, Observation, OwnedResource, PlanProblem, ProviderContext, PruneListing, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { readOrGone } from '../shared.js';
 import type { FieldChange } from '../../plan/types.js';
@@ -195,12 +196,17 @@ const lifecycle = defineLifecycle('cdn_resource', {
  * With `prune: true`, a resource carrying the stack's mark that no block declares is destroyed
  * (see pruneListing).
  */
+/** The reads, each resource to create with the account's origin groups when it names one by an id written out. */
+const readsWithFacts = withCreateFacts({ read, groupRead }, (ctx, d) =>
+  d.resource_id === undefined && d.ensure !== 'absent' ? originGroupFacts(ctx, d.origin_group) : Promise.resolve(undefined),
+);
+
 export const cdnResource: ResourceProvider<'cdn_resource'> = {
   ...lifecycle,
   kind: 'resource',
   type: 'cdn_resource',
-  read,
-  groupRead,
+  read: readsWithFacts.read,
+  groupRead: readsWithFacts.groupRead,
   import: resourceImport,
   pruneListing,
 
@@ -279,11 +285,11 @@ export const cdnResource: ResourceProvider<'cdn_resource'> = {
   },
 
   create: {
-    plan(desired, ref) {
+    plan(desired, ref, facts) {
       const fields: Record<string, unknown> = { cname: desired.cname, ...declaredScalars(desired) };
       if (desired.origin !== undefined) fields.origin = desired.origin;
       if (desired.options !== undefined) fields.options = desired.options;
-      const errors =
+      const errors: PlanProblem[] =
         desired.origin_group === undefined && desired.origin === undefined
           ? [
               {
@@ -293,6 +299,8 @@ export const cdnResource: ResourceProvider<'cdn_resource'> = {
               },
             ]
           : [];
+      const group = originGroupProblem(desired.origin_group, facts);
+      if (group !== null) errors.push(group);
       const body = bodyOf({ ...fields, description: desired.description ?? '' }, ref.stack);
       const notes = ref.stack === null ? [] : [`the description carries the stack mark [edgeform:${ref.stack}] (not shown as drift)`];
       // A Let's Encrypt certificate is issued once the resource exists (ssl_automated: false on a new resource is what it has).

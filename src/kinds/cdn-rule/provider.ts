@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
 import { planDeclaredOptions } from '../cdn-options-plan.js';
+import { originGroupFacts, originGroupProblem } from '../cdn-origin-groups.js';
 import { createPlan, onlyMatch, withCreateFacts } from '../create.js';
 import { diffDeclared } from '../declared-fields.js';
 import { fetchListPage, listAll } from '../kind-list.js';
@@ -8,7 +9,7 @@ import { defineLifecycle } from '../lifecycle.js';
 import { defineListReads } from '../list-read.js';
 import { deactivateBeforeDelete } from '../cdn-deactivate.js';
 import { destroyedOriginGroups, groupDependency } from '../cdn-prune.js';
-import type { OwnedResource, PruneListing, ResourceProvider } from '../provider.js';
+import type { OwnedResource, PlanProblem, PruneListing, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { readOrGone } from '../shared.js';
 import type { FieldChange } from '../../plan/types.js';
@@ -110,11 +111,16 @@ const reads = defineListReads<'cdn_rule', CdnRule>({
  * them distinct), from the resource's rule list, which finding the block by name read already
  * (readOnce: no second request).
  */
-const readsWithFacts = withCreateFacts(reads, async (ctx, d) =>
-  d.rule_id === undefined && d.ensure !== 'absent' && resourceKnown(d) && d.rule !== undefined
-    ? { rule_patterns: (await listAll(ctx, ruleList, { resource_id: d.resource_id }, (r) => String(r.id))).map((r) => ({ pattern: r.rule ?? null, name: r.name })) }
-    : undefined,
-);
+const readsWithFacts = withCreateFacts(reads, async (ctx, d) => {
+  if (d.rule_id !== undefined || d.ensure === 'absent') return undefined;
+  const [patterns, groups] = await Promise.all([
+    resourceKnown(d) && d.rule !== undefined
+      ? listAll(ctx, ruleList, { resource_id: d.resource_id }, (r) => String(r.id)).then((rules) => rules.map((r) => ({ pattern: r.rule ?? null, name: r.name })))
+      : undefined,
+    originGroupFacts(ctx, d.origin_group),
+  ]);
+  return { ...(patterns === undefined ? {} : { rule_patterns: patterns }), ...groups };
+});
 
 /**
  * The rules a stack owns without declaring them, for prune: the rules of each CDN resource a
@@ -255,7 +261,7 @@ export const cdnRule: ResourceProvider<'cdn_rule'> = {
       for (const field of SCALAR_FIELDS) if (desired[field] !== undefined) fields[field] = desired[field];
       if (desired.options !== undefined) fields.options = desired.options;
       const missing = (['rule', 'rule_type'] as const).filter((f) => desired[f] === undefined);
-      const errors = missing.map((field) => ({
+      const errors: PlanProblem[] = missing.map((field) => ({
         field: 'name',
         summary: `creating a cdn_rule needs ${field}`,
         detail: 'Add it to the block, or set rule_id to adopt an existing rule.',
@@ -267,6 +273,8 @@ export const cdnRule: ResourceProvider<'cdn_rule'> = {
           summary: `rule ${JSON.stringify(desired.rule)} is already the pattern of rule ${JSON.stringify(twin.name)} of resource ${desired.resource_id}`,
           detail: "A resource's rules have distinct patterns: change this one, or adopt that rule (rule_id, or its name). The platform would refuse the create; nothing was sent.",
         });
+      const group = originGroupProblem(desired.origin_group, facts);
+      if (group !== null) errors.push(group);
       return createPlan({ resource_id: desired.resource_id, ...fields }, 'rule_id', { body: bodyOf(fields) }, { errors });
     },
     identity: (desired) => (desired.rule_id === undefined ? `name ${JSON.stringify(desired.name)} in its resource` : null),

@@ -159,7 +159,10 @@ describe('cdn_rule: a pattern the platform would refuse is an error at the value
       fixtures: {
         cdn_origin_groups: [{ id: 1, name: 'origins', sources: [{ source: 'origin.example.com' }] }],
         cdn_resources: [{ id: 220, cname: 'cdn.example.com', originGroup: 1 }],
-        cdn_rules: [{ id: 5, resource: 220, name: 'images', rule: '/images/.*', ruleType: 0 }],
+        cdn_rules: [
+          { id: 5, resource: 220, name: 'images', rule: '/images/.*', ruleType: 0 },
+          { id: 6, resource: 220, name: 'video', rule: '/video/.*', ruleType: 0 },
+        ],
       },
     });
   });
@@ -202,18 +205,35 @@ describe('cdn_rule: a pattern the platform would refuse is an error at the value
     expect(writesSeen(cdn)).toEqual([]);
   });
 
-  it('what only the platform can say (an origin group it does not have): apply fails, and says to change the stack, not to apply again', async () => {
+  it('an origin group the account does not have, for a rule or a resource to create: a plan error at the value, with did-you-mean', async () => {
+    cdn.requests.length = 0;
     const stack = join(
       writeStackFiles({
-        'stack.yaml': `${HEADER}  copy:\n    type: cdn_rule\n    resource_id: 220\n    name: copy\n    rule: /video/.*\n    rule_type: 0\n    origin_group: 999\n`,
+        'stack.yaml': `${HEADER}  copy:\n    type: cdn_rule\n    resource_id: 220\n    name: copy\n    rule: /video2/.*\n    rule_type: 0\n    origin_group: 2\n  site:\n    type: cdn_resource\n    cname: new.example.com\n    origin_group: 2\n`,
       }),
+      'stack.yaml',
+    );
+    const result = await runCliInProcess(['plan', stack], { env: emulatorEnv(cdn) });
+    expect(result.code).toBe(1);
+    expect(errorLines(result.stdout).map((l) => l.replace(/^.*stack\.yaml:/, ''))).toEqual([
+      '11:19: error: cdn_rule.copy: origin_group "2" names no CDN origin group in the account',
+      '15:19: error: cdn_resource.site: origin_group "2" names no CDN origin group in the account',
+    ]);
+    expect(result.stdout).toContain('CDN origin groups in the account: 1 (origins).');
+    expect(cdn.requests.filter((r) => r.path === '/cdn/origin_groups').length).toBe(1);
+    expect(writesSeen(cdn)).toEqual([]);
+  });
+
+  it("what only the platform can say (a pattern changed in place to another rule's): apply fails, and says to change the stack, not to apply again", async () => {
+    const stack = join(
+      writeStackFiles({ 'stack.yaml': `${HEADER}  video:\n    type: cdn_rule\n    rule_id: 6\n    resource_id: 220\n    name: video\n    rule: /images/.*\n` }),
       'stack.yaml',
     );
     const result = await runCliInProcess(['apply', stack, '--auto-approve'], { env: emulatorEnv(cdn) });
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain('Invalid pk');
+    expect(result.stdout).toContain('The field rule_string must be unique');
     expect(result.stdout).toContain(
-      'The platform refused the change of cdn_rule.copy for a reason applying again does not change: change the stack as the error says, then run edgeform plan (finished work is not repeated).',
+      'The platform refused the change of cdn_rule.video for a reason applying again does not change: change the stack as the error says, then run edgeform plan (finished work is not repeated).',
     );
     expect(result.stdout).not.toContain('apply again to converge');
   });
