@@ -46,14 +46,16 @@ export function onlyMatch<Item>(matches: readonly Item[], idOf: (item: Item) => 
  * A kind's reads (single and grouped) whose absent blocks also carry `facts`: what the block's
  * create plan checks its values against (ResourceProvider.create.plan), gathered by `facts` from
  * the platform's lists (undefined: nothing to check, e.g. a block that would not be created). A
- * grouped member whose facts cannot be read fails with that error, as its read would.
+ * grouped member whose facts cannot be read fails with that error, as its read would. Gathered
+ * only while readStack reads a stack (ProviderContext.stack): apply's reads skip them.
  */
 export function withCreateFacts<T extends ResourceType>(
   reads: { read: ResourceProvider<T>['read']; groupRead: GroupRead<T> },
   facts: (ctx: ProviderContext, desired: ResourceAttributes[T]) => Promise<Readonly<Record<string, unknown>> | undefined>,
 ): { read: ResourceProvider<T>['read']; groupRead: GroupRead<T> } {
   const add = async (ctx: ProviderContext, desired: ResourceAttributes[T], observation: Observation): Promise<Observation> => {
-    if (observation.exists) return observation;
+    // Only a plan checks them (readStack gives the stack): apply's reads before and after a create never read the lists again.
+    if (observation.exists || ctx.stack === undefined) return observation;
     const found = await facts(ctx, desired);
     return found === undefined ? observation : { exists: false, facts: { ...observation.facts, ...found } };
   };

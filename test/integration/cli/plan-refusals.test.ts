@@ -141,6 +141,14 @@ describe('dns_rrset: a record set in a zone the account does not have, and no bl
     expect(refused.status).toBe(404);
   });
 
+  it('the zone list is read by the plan only: apply of record sets to create reads it once, not again before each create', async () => {
+    emu.requests.length = 0;
+    const result = await run('apply', rrset('example.org').replace(/www/g, 'shop') + rrset('example.org').replace(/www/g, 'blog'));
+    expect(result.code, result.stdout).toBe(0);
+    expect(writesSeen(emu).sort()).toEqual(['POST /dns/v2/zones/example.org/blog.example.org/A', 'POST /dns/v2/zones/example.org/shop.example.org/A']);
+    expect(emu.requests.filter((r) => r.path === '/dns/v2/zones').length).toBe(1);
+  });
+
   it('a zone the account has, or one a dns_zone block of the stack declares (by reference or by name): no error', async () => {
     const zone = '  main:\n    type: dns_zone\n    name: new.example\n';
     for (const resources of [rrset('example.org'), zone + rrset('${dns_zone.main.name}'), zone + rrset('new.example')]) {
