@@ -8,7 +8,7 @@ import { canonicalName, ownerName } from '../dns-names.js';
 import { defineLifecycle } from '../lifecycle.js';
 import { defineListReads } from '../list-read.js';
 import { fetchListPage, listAll } from '../kind-list.js';
-import type { Ownership, OwnedResource, ProviderContext, ProviderPlan, ResourceProvider } from '../provider.js';
+import type { Ownership, OwnedResource, PlanProblem, ProviderContext, ProviderPlan, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { readOrGone } from '../shared.js';
 import { rrsetImport } from './import.js';
@@ -93,7 +93,24 @@ async function createFacts(ctx: ProviderContext, d: Rrset): Promise<Record<strin
   const declared = (ctx.stack?.blocks('dns_zone') ?? []).some((z) => z.ensure !== 'absent' && canonicalName(z.name) === zoneOf(d));
   if (declared) return undefined;
   const zones = await listAll(ctx, zoneList, {}, (z) => canonicalName(z.name));
-  return { zones: zones.map((z) => ({ key: canonicalName(z.name) })) };
+  const known = zones.map((z) => ({ key: canonicalName(z.name) }));
+  if (!known.some((z) => z.key === zoneOf(d))) return { zones: known };
+  // The record set types the zone has at the block's name (the zone's list its group read fetched: readOnce).
+  const rrsets = await listAll(ctx, zoneRrsetList, { zone: zoneOf(d) }, (r) => `${canonicalName(r.name)}/${r.type.toUpperCase()}`);
+  return { zones: known, types_at_name: rrsets.filter((r) => canonicalName(r.name) === nameOf(d)).map((r) => r.type.toUpperCase()) };
+}
+
+/** The plan error of a CNAME beside another type at one name, with the record sets the zone has there (RFC 1034 §3.6.2), or null. Pure. */
+function cnameProblem(d: Rrset, facts: Readonly<Record<string, unknown>> | undefined): PlanProblem | null {
+  const types = (facts?.types_at_name as string[] | undefined)?.filter((t) => t !== d.record_type);
+  if (types === undefined || types.length === 0) return null;
+  if (d.record_type !== 'CNAME' && !types.includes('CNAME')) return null;
+  return {
+    field: 'record_type',
+    summary: `${nameOf(d)} has ${d.record_type === 'CNAME' ? `${types.join(', ')} record sets` : 'a CNAME record set'} in zone ${zoneOf(d)}, and a CNAME cannot stand beside other types`,
+    detail:
+      'Use another name, or delete the other record set first, in an apply of its own (a dns_rrset block with ensure: absent). The platform would refuse the create; nothing was sent.',
+  };
 }
 
 /** The reads, each record set to create with the account's zones. */
@@ -235,7 +252,8 @@ export const dnsRrset: ResourceProvider<'dns_rrset'> = {
       declared.resource_records = declaredRecords(desired);
       if (desired.pickers !== undefined) declared.pickers = desired.pickers;
       if (desired.meta !== undefined) declared.meta = desired.meta;
-      const planned = createPlan(declared, 'rrset_id', { body: bodyOf(desired) }, { errors: zone ? [zone] : [] });
+      const cname = cnameProblem(desired, facts);
+      const planned = createPlan(declared, 'rrset_id', { body: bodyOf(desired) }, { errors: [...(zone ? [zone] : []), ...(cname ? [cname] : [])] });
       const { rrset_id: _unknown, ...after } = planned.after;
       return { ...planned, after: { ...after, name: nameOf(desired) } };
     },

@@ -141,6 +141,21 @@ describe('dns_rrset: a record set in a zone the account does not have, and no bl
     expect(refused.status).toBe(404);
   });
 
+  it('a record set beside a CNAME the zone has at its name (or a CNAME beside others): a plan error at record_type, from the zone list its read fetched anyway', async () => {
+    emu.requests.length = 0;
+    const result = await run(
+      'plan',
+      rrset('example.org') + rrset('example.org').replace(/www/g, 'api').replace('record_type: A', 'record_type: CNAME').replace('192.0.2.1', 'example.org.'),
+    );
+    expect(result.code).toBe(1);
+    expect(errorLines(result.stdout).map((l) => l.replace(/^.*stack\.yaml:/, ''))).toEqual([
+      '9:18: error: dns_rrset.www: www.example.org has a CNAME record set in zone example.org, and a CNAME cannot stand beside other types',
+      '15:18: error: dns_rrset.api: api.example.org has AAAA record sets in zone example.org, and a CNAME cannot stand beside other types',
+    ]);
+    expect(emu.requests.filter((r) => r.path === '/dns/v2/zones/example.org/rrsets').length).toBe(1);
+    expect(writesSeen(emu)).toEqual([]);
+  });
+
   it('the zone list is read by the plan only: apply of record sets to create reads it once, not again before each create', async () => {
     emu.requests.length = 0;
     const result = await run('apply', rrset('example.org').replace(/www/g, 'shop') + rrset('example.org').replace(/www/g, 'blog'));
@@ -151,7 +166,7 @@ describe('dns_rrset: a record set in a zone the account does not have, and no bl
 
   it('a zone the account has, or one a dns_zone block of the stack declares (by reference or by name): no error', async () => {
     const zone = '  main:\n    type: dns_zone\n    name: new.example\n';
-    for (const resources of [rrset('example.org'), zone + rrset('${dns_zone.main.name}'), zone + rrset('new.example')]) {
+    for (const resources of [rrset('example.org').replace(/www/g, 'shop'), zone + rrset('${dns_zone.main.name}'), zone + rrset('new.example')]) {
       const result = await run('plan', resources);
       expect(result.code, result.stdout).toBe(0);
     }
