@@ -3,6 +3,7 @@ import { canonicalJson } from '../plan/fingerprint.js';
 import { describeStaleness } from '../plan/saved-plan.js';
 import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
 import { watchWrites, type WriteWatch } from '../kinds/context.js';
+import { isRefusal } from '../kinds/shared.js';
 import { bindProvider, type BoundProvider, type FinishedTask, type Observation, type ProviderContext, type ProviderRegistry } from '../kinds/provider.js';
 import { runFollowUps } from './follow-ups.js';
 import type { ApplyOutcome, FollowUpOutcome, ResourceOutcome, RunError } from './outcome.js';
@@ -299,6 +300,7 @@ async function runAction(
     taskIds,
     elapsedMs: Date.now() - started,
     ...(error === undefined ? {} : { error: error instanceof Error ? error.message : String(error) }),
+    ...(status === 'failed' && isRefusal(error) ? { refused: true as const } : {}),
     ...(warnings.length === 0 ? {} : { warnings }),
     ...(made === undefined ? {} : createdIdentity(provider, change, made)),
   });
@@ -352,8 +354,10 @@ async function runAction(
     writes = applying.watch;
     const acknowledged = (await applying.done) !== 'unacknowledged';
     const confirmed = await confirm(provider, change, ctx, options.confirm, acknowledged);
+    // The change stands even when the platform went down during that read (a run-fatal error):
+    // the run stops only if another action then needs the platform (its first request meets the
+    // same error), so a run whose last change is merely unconfirmed still succeeds.
     const warning = confirmed instanceof EdgeformError ? confirmed : null;
-    if (warning instanceof RunFatalError) stopRun(warning);
     return result('applied', undefined, warning === null ? [] : [describeUnconfirmed(warning)], warning === null ? (confirmed as Observation) : undefined);
   } catch (error) {
     if (options.ctx.signal.aborted) return result('aborted', error);

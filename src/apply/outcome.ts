@@ -34,6 +34,11 @@ export interface ResourceOutcome {
   taskIds: string[];
   /** Failure message (already redacted), for failed, stopped and aborted resources. */
   error?: string;
+  /**
+   * For failed resources: the platform refused the request for a reason applying again does not
+   * change (see isRefusal in kinds/shared.ts): the stack has to change first.
+   */
+  refused?: true;
   /** For skipped resources: the failed resource that is the root cause. */
   skippedBecause?: string;
   /**

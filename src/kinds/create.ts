@@ -1,6 +1,7 @@
 import { AmbiguousIdentityError } from '../errors.js';
 import { KNOWN_AFTER_APPLY, type FieldChange } from '../plan/types.js';
-import type { ProviderPlan } from './provider.js';
+import type { GroupRead, MemberRead, Observation, ProviderContext, ProviderPlan, ResourceProvider } from './provider.js';
+import type { ResourceAttributes, ResourceType } from './registry.js';
 
 /**
  * The create plan of a resource (ResourceProvider.create.plan): `after` is what the stack
@@ -39,4 +40,42 @@ export function onlyMatch<Item>(matches: readonly Item[], idOf: (item: Item) => 
     what,
     matches.map((m) => String(idOf(m))),
   );
+}
+
+/**
+ * A kind's reads (single and grouped) whose absent blocks also carry `facts`: what the block's
+ * create plan checks its values against (ResourceProvider.create.plan), gathered by `facts` from
+ * the platform's lists (undefined: nothing to check, e.g. a block that would not be created). A
+ * grouped member whose facts cannot be read fails with that error, as its read would. Gathered
+ * only while readStack reads a stack (ProviderContext.stack): apply's reads skip them.
+ */
+export function withCreateFacts<T extends ResourceType>(
+  reads: { read: ResourceProvider<T>['read']; groupRead: GroupRead<T> },
+  facts: (ctx: ProviderContext, desired: ResourceAttributes[T]) => Promise<Readonly<Record<string, unknown>> | undefined>,
+): { read: ResourceProvider<T>['read']; groupRead: GroupRead<T> } {
+  const add = async (ctx: ProviderContext, desired: ResourceAttributes[T], observation: Observation): Promise<Observation> => {
+    // Only a plan checks them (readStack gives the stack): apply's reads before and after a create never read the lists again.
+    if (observation.exists || ctx.stack === undefined) return observation;
+    const found = await facts(ctx, desired);
+    return found === undefined ? observation : { exists: false, facts: { ...observation.facts, ...found } };
+  };
+  return {
+    read: async (ctx, desired, ref) => add(ctx, desired, await reads.read(ctx, desired, ref)),
+    groupRead: {
+      ...reads.groupRead,
+      async read(ctx, members, refs) {
+        const results = await reads.groupRead.read(ctx, members, refs);
+        return Promise.all(
+          results.map(async (result, i): Promise<MemberRead> => {
+            if (!result.ok) return result;
+            try {
+              return { ok: true, observation: await add(ctx, members[i]!, result.observation) };
+            } catch (error) {
+              return { ok: false, error };
+            }
+          }),
+        );
+      },
+    },
+  };
 }

@@ -43,6 +43,12 @@ export interface ProviderContext {
    */
   readOnce?<R>(list: object, key: string, fetch: () => Promise<R>): Promise<R>;
   /**
+   * Set only while readStack reads a stack: the stack's blocks, for a read that gathers what a
+   * create plan checks (ResourceProvider.create.plan's facts): a name another block of the stack
+   * creates in this apply counts as existing. Absent elsewhere.
+   */
+  stack?: StackView;
+  /**
    * The value of a sensitive value's environment variable (see SensitiveValue), read when a
    * request that sends it is built; undefined when it is not set. Absent: no value is available.
    */

@@ -67,7 +67,11 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
     }
     return answer;
   };
-  const readCtx: ProviderContext = { ...ctx, signal: AbortSignal.any([ctx.signal, halt.signal]), readOnce };
+  const view: StackView = {
+    name: stack.name ?? null,
+    blocks: <B extends ResourceType>(type: B) => stack.resources.filter((b) => b.type === type).map((b) => b.attributes as ResourceAttributes[B]),
+  };
+  const readCtx: ProviderContext = { ...ctx, signal: AbortSignal.any([ctx.signal, halt.signal]), readOnce, stack: view };
   // Each request in flight listens on this signal: up to `parallelism` at once is no leak.
   setMaxListeners(Math.max(defaultMaxListeners, options.parallelism + defaultMaxListeners), readCtx.signal);
   let fatal: RunFatalError | null = null;
@@ -170,11 +174,6 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
   };
 
   const owned: OwnedRead[] = [];
-  /** Lists what carries ownership tags (of any stack) in the places of one kind's blocks. */
-  const view: StackView = {
-    name: stack.name ?? null,
-    blocks: <B extends ResourceType>(type: B) => stack.resources.filter((b) => b.type === type).map((b) => b.attributes as ResourceAttributes[B]),
-  };
   // What a prune listing run after the reads sees besides (StackView.read): each block's address and observation.
   const afterReads: StackView = {
     ...view,

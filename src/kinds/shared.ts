@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApiConnectionError, ApiError, ConflictError, NotFoundError } from '../api/errors.js';
+import { ApiConnectionError, ApiError, BadRequestError, ConflictError, NotFoundError, UnprocessableEntityError } from '../api/errors.js';
 import { computeBackoff, isUnknownOutcome } from '../api/retry.js';
 import type { TaskScope } from '../api/tasks.js';
 import { PlanPayloadError, StillLockedError } from '../errors.js';
@@ -123,4 +123,14 @@ function describeFailure(error: unknown): string {
   if (error instanceof ApiError) return `HTTP ${error.status}`;
   if (error instanceof ApiConnectionError) return error.reason;
   return 'unknown failure';
+}
+
+/**
+ * Whether a failed change failed for a reason applying again does not change: the platform refused
+ * the request as invalid (400), naming something it does not have (404) or as unprocessable (422),
+ * or apply refused the payload before sending it. The stack has to change first; a lock (409), a
+ * quota, an outage or a failed task may pass, and is not a refusal.
+ */
+export function isRefusal(error: unknown): boolean {
+  return error instanceof BadRequestError || error instanceof NotFoundError || error instanceof UnprocessableEntityError || error instanceof PlanPayloadError;
 }

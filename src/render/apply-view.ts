@@ -276,8 +276,38 @@ export function summaryLines(outcome: ApplyOutcome, colors: Colors = NO_COLORS):
     group('Not started', by('not-started'), (r) => `${r.address} (${r.action})`);
   }
   warnings();
-  lines.push('', 'Run edgeform apply again to converge: finished work is not repeated.');
+  lines.push('', ...nextSteps(outcome));
   return lines;
+}
+
+/**
+ * What to do after a failed or interrupted apply: apply again where that can help (an outage, a
+ * lock, a failed task, an interrupt), and, for changes the platform refused for a reason a rerun
+ * does not change (ResourceOutcome.refused), what to change first: applying the same stack again
+ * would fail the same way.
+ */
+function nextSteps(outcome: ApplyOutcome): string[] {
+  const refused = outcome.resources.filter((r) => r.status === 'failed' && r.refused === true);
+  const blocked = new Set(refused.map((r) => r.address));
+  const retryable = outcome.resources.some(
+    (r) =>
+      (r.status === 'failed' && r.refused !== true) ||
+      (r.status === 'skipped' && !blocked.has(r.skippedBecause ?? '')) ||
+      r.status === 'stopped' ||
+      r.status === 'aborted' ||
+      r.status === 'not-started',
+  );
+  const steps: string[] = [];
+  if (refused.length > 0) {
+    const which = refused.map((r) => r.address).join(', ');
+    steps.push(
+      `The platform refused ${refused.length === 1 ? `the change of ${which}` : `the changes of ${which}`} for a reason applying again does not change: change the stack as the error says, then run edgeform plan (finished work is not repeated).`,
+    );
+  }
+  if (retryable || outcome.interrupted || refused.length === 0) {
+    steps.push(`${refused.length > 0 ? 'For the rest, run' : 'Run'} edgeform apply again to converge: finished work is not repeated.`);
+  }
+  return steps;
 }
 
 /**

@@ -155,6 +155,8 @@ export function chaosWorld(): ChaosWorld {
       networks,
       subnets,
       ssh_keys,
+      // The image the created instances boot from.
+      images: [{ id: id('2b000000', 1), name: 'chaos-image' }],
       security_groups,
       volumes,
       videos,

@@ -3,6 +3,7 @@ import { cdnService } from './cdn/index.js';
 import { fastedgeService } from './fastedge/index.js';
 import { floatingIpsService } from './floating-ips/index.js';
 import { iamService } from './iam/index.js';
+import { imagesService } from './images/index.js';
 import { instancesService } from './instances/index.js';
 import { k8sService } from './k8s/index.js';
 import { loadBalancersService } from './load-balancers/index.js';
@@ -38,6 +39,7 @@ export const EMULATOR_SERVICES = [
   networksService,
   sshKeysService,
   loadBalancersService,
+  imagesService,
 ] as const;
 
 type Service = (typeof EMULATOR_SERVICES)[number];

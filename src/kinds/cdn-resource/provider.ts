@@ -5,7 +5,8 @@ import { destroyedOriginGroups, groupDependency, usesCdn } from '../cdn-prune.js
 import { planDeclaredOptions } from '../cdn-options-plan.js';
 import { createRecord, planResourcePurge, runPurgeFollowUp } from '../cdn-purge.js';
 import { withPurgeRecord, type PurgeRecord } from '../cdn-purge-record.js';
-import { createPlan, onlyMatch } from '../create.js';
+import { originGroupFacts, originGroupProblem } from '../cdn-origin-groups.js';
+import { createPlan, onlyMatch, withCreateFacts } from '../create.js';
 import { diffDeclared } from '../declared-fields.js';
 import { fetchListPage, listAll } from '../kind-list.js';
 import { defineLifecycle } from '../lifecycle.js';
@@ -246,12 +247,17 @@ const lifecycle = defineLifecycle('cdn_resource', {
  * With `prune: true`, a resource carrying the stack's mark that no block declares is destroyed
  * (see pruneListing).
  */
+/** The reads, each resource to create with the account's origin groups when it names one by an id written out. */
+const readsWithFacts = withCreateFacts({ read, groupRead }, (ctx, d) =>
+  d.resource_id === undefined && d.ensure !== 'absent' ? originGroupFacts(ctx, d.origin_group) : Promise.resolve(undefined),
+);
+
 export const cdnResource: ResourceProvider<'cdn_resource'> = {
   ...lifecycle,
   kind: 'resource',
   type: 'cdn_resource',
-  read,
-  groupRead,
+  read: readsWithFacts.read,
+  groupRead: readsWithFacts.groupRead,
   import: resourceImport,
   pruneListing,
 
@@ -345,11 +351,11 @@ export const cdnResource: ResourceProvider<'cdn_resource'> = {
   },
 
   create: {
-    plan(desired, ref) {
+    plan(desired, ref, facts) {
       const fields: Record<string, unknown> = { cname: desired.cname, ...declaredScalars(desired) };
       if (desired.origin !== undefined) fields.origin = desired.origin;
       if (desired.options !== undefined) fields.options = desired.options;
-      const errors =
+      const errors: PlanProblem[] =
         desired.origin_group === undefined && desired.origin === undefined
           ? [
               {
@@ -359,6 +365,8 @@ export const cdnResource: ResourceProvider<'cdn_resource'> = {
               },
             ]
           : [];
+      const group = originGroupProblem(desired.origin_group, facts);
+      if (group !== null) errors.push(group);
       const mark = ref.stack === null ? undefined : ref.seal?.mark(cdnMarkSubject(ref.stack, desired.cname));
       const body = bodyOf({ ...fields, description: desired.description ?? '' }, { stack: ref.stack, mark }, createRecord(desired));
       const notes =

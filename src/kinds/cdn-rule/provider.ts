@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
 import { planDeclaredOptions } from '../cdn-options-plan.js';
-import { createPlan, onlyMatch } from '../create.js';
+import { originGroupFacts, originGroupProblem } from '../cdn-origin-groups.js';
+import { createPlan, onlyMatch, withCreateFacts } from '../create.js';
 import { diffDeclared } from '../declared-fields.js';
 import { fetchListPage, listAll } from '../kind-list.js';
 import { defineLifecycle } from '../lifecycle.js';
@@ -9,12 +10,13 @@ import { defineListReads } from '../list-read.js';
 import { deactivateBeforeDelete } from '../cdn-deactivate.js';
 import { destroyedOriginGroups, groupDependency } from '../cdn-prune.js';
 import { planRulePurge, readPurgeRecord, runPurgeFollowUp, withRulePurged } from '../cdn-purge.js';
-import type { GroupRead, MemberRead, Observation, OwnedResource, PruneListing, ResourceProvider } from '../provider.js';
+import type { GroupRead, MemberRead, Observation, OwnedResource, PlanProblem, PruneListing, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { readOrGone } from '../shared.js';
 import type { FieldChange } from '../../plan/types.js';
 import { ruleImport } from './import.js';
 import { ruleAnswer, ruleList, type CdnRule } from './list.js';
+import { rulePatternProblem } from './schema.js';
 
 const rulesPath = (resourceId: number | string) => apiPath`/cdn/resources/${resourceId}/rules`;
 const rulePath = (resourceId: number | string, id: number | string) => apiPath`/cdn/resources/${resourceId}/rules/${id}`;
@@ -133,6 +135,22 @@ const groupRead: GroupRead<'cdn_rule'> = {
 };
 
 /**
+ * What a rule's create plan checks: the patterns of its resource's other rules (the platform keeps
+ * them distinct), from the resource's rule list, which finding the block by name read already
+ * (readOnce: no second request).
+ */
+const readsWithFacts = withCreateFacts({ read, groupRead }, async (ctx, d) => {
+  if (d.rule_id !== undefined || d.ensure === 'absent') return undefined;
+  const [patterns, groups] = await Promise.all([
+    resourceKnown(d) && d.rule !== undefined
+      ? listAll(ctx, ruleList, { resource_id: d.resource_id }, (r) => String(r.id)).then((rules) => rules.map((r) => ({ pattern: r.rule ?? null, name: r.name })))
+      : undefined,
+    originGroupFacts(ctx, d.origin_group),
+  ]);
+  return { ...(patterns === undefined ? {} : { rule_patterns: patterns }), ...groups };
+});
+
+/**
  * The rules a stack owns without declaring them, for prune: the rules of each CDN resource a
  * `cdn_resource` block of the stack declares (not `ensure: absent`, whose rules go with it), as
  * its read found it (by `resource_id` or `cname`; one still to be created has none, so nothing is
@@ -209,8 +227,8 @@ export const cdnRule: ResourceProvider<'cdn_rule'> = {
   ...lifecycle,
   kind: 'resource',
   type: 'cdn_rule',
-  read,
-  groupRead,
+  read: readsWithFacts.read,
+  groupRead: readsWithFacts.groupRead,
   import: ruleImport,
   pruneListing,
 
@@ -241,6 +259,21 @@ export const cdnRule: ResourceProvider<'cdn_rule'> = {
     if (options.before !== undefined) before.options = options.before;
     const after: Record<string, unknown> = { ...before, ...want, ...(desired.options === undefined ? {} : { options: desired.options }) };
     const changed = Object.fromEntries(diff.changed.map((field) => [field, want[field]]));
+    // A pattern declared without rule_type meets the live type's rule (validate checked the rest).
+    const problem = desired.rule !== undefined && desired.rule_type === undefined && state.rule_type === 0 ? rulePatternProblem(desired.rule, 0) : null;
+    if (problem !== null) {
+      return {
+        action: 'no-op',
+        before,
+        after,
+        changes: [],
+        errors: [
+          { field: 'rule', summary: `rule ${problem}`, detail: 'The rule has rule_type 0 on the platform: write the pattern from its leading "/", or declare rule_type: 1.' },
+        ],
+        warnings: [],
+        notes: [],
+      };
+    }
     return {
       action: changes.length > 0 ? 'update' : 'no-op',
       before,
@@ -254,16 +287,25 @@ export const cdnRule: ResourceProvider<'cdn_rule'> = {
   },
 
   create: {
-    plan(desired) {
+    plan(desired, _ref, facts) {
       const fields: Record<string, unknown> = {};
       for (const field of SCALAR_FIELDS) if (desired[field] !== undefined) fields[field] = desired[field];
       if (desired.options !== undefined) fields.options = desired.options;
       const missing = (['rule', 'rule_type'] as const).filter((f) => desired[f] === undefined);
-      const errors = missing.map((field) => ({
+      const errors: PlanProblem[] = missing.map((field) => ({
         field: 'name',
         summary: `creating a cdn_rule needs ${field}`,
         detail: 'Add it to the block, or set rule_id to adopt an existing rule.',
       }));
+      const twin = (facts?.rule_patterns as Array<{ pattern: string | null; name: string }> | undefined)?.find((r) => r.pattern === desired.rule);
+      if (twin)
+        errors.push({
+          field: 'rule',
+          summary: `rule ${JSON.stringify(desired.rule)} is already the pattern of rule ${JSON.stringify(twin.name)} of resource ${desired.resource_id}`,
+          detail: "A resource's rules have distinct patterns: change this one, or adopt that rule (rule_id, or its name). The platform would refuse the create; nothing was sent.",
+        });
+      const group = originGroupProblem(desired.origin_group, facts);
+      if (group !== null) errors.push(group);
       return createPlan({ resource_id: desired.resource_id, ...fields }, 'rule_id', { body: bodyOf(fields) }, { errors });
     },
     identity: (desired) => (desired.rule_id === undefined ? `name ${JSON.stringify(desired.name)} in its resource` : null),

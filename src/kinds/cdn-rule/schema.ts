@@ -4,6 +4,48 @@ import { cdnRuleOptionsSchema } from '../cdn-options.js';
 import { ensureDeletable, positiveId } from '../fields.js';
 import { purgeField, ruleScopeProblems } from '../cdn-purge-schema.js';
 
+/**
+ * A CDN rule's path pattern as the platform accepts it (the vendor's `rule` and `ruleType`): a
+ * regular expression of at most 300 characters; with rule type 0 it must start with `/` or `^/`
+ * (type 1, legacy, has `/` put before it). The platform compiles patterns as PCRE: syntax only
+ * PCRE has (atomic groups, possessive quantifiers, inline flags, `\A`, `\Z`, `(?P<name>...)`,
+ * comments) is accepted; anything that is no regular expression in either (an unclosed group or
+ * class, a quantifier with nothing to repeat, a range out of order) is refused. Pure.
+ */
+
+/** PCRE-only syntax, each rewritten to an ECMAScript equivalent of the same shape before compiling. */
+const PCRE_ONLY: ReadonlyArray<readonly [RegExp, string]> = [
+  [/\(\?#[^)]*\)/g, ''], // (?# comment)
+  [/\(\?>/g, '(?:'], // atomic group
+  [/\(\?P<([A-Za-z_]\w*)>/g, '(?<$1>'], // Python-style named group
+  [/\(\?P=([A-Za-z_]\w*)\)/g, '\\k<$1>'], // its back reference
+  [/\(\?[imsxU-]+\)/g, ''], // inline flags for the rest of the pattern
+  [/\(\?[imsxU-]+:/g, '(?:'], // inline flags of a group
+  [/\\[AZzG]/g, ''], // anchors ECMAScript does not have
+  [/([*+?}])\+/g, '$1'], // possessive quantifiers
+];
+
+/** Why `pattern` is not a regular expression the platform compiles, or null when it is one. */
+export function regexProblem(pattern: string): string | null {
+  let text = pattern;
+  for (const [pcre, ecma] of PCRE_ONLY) text = text.replace(pcre, ecma);
+  try {
+    new RegExp(text);
+    return null;
+  } catch (error) {
+    // V8's message names the pattern and the reason: "Invalid regular expression: /x(/: Unterminated group".
+    const reason = (error as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '');
+    return `must be a regular expression the platform compiles: ${reason.charAt(0).toLowerCase()}${reason.slice(1)}`;
+  }
+}
+
+/** Why a rule of `ruleType` (0 or 1) cannot have `pattern`, or null. */
+export function rulePatternProblem(pattern: string, ruleType: 0 | 1): string | null {
+  if (ruleType === 0 && !pattern.startsWith('/') && !pattern.startsWith('^/'))
+    return `must start with "/" or "^/" (rule_type 0 matches the whole path), e.g. "/${pattern.replace(/^\^/, '')}"`;
+  return regexProblem(pattern);
+}
+
 const shape = z.strictObject({
   rule_id: positiveId.optional().describe('The rule id (integer). Omit it to have edgeform find the rule by name within its resource, or create it.'),
   resource_id: positiveId.describe('The CDN resource the rule belongs to, usually ${cdn_resource.NAME.id}.'),
@@ -59,11 +101,16 @@ export const cdnRuleKind = defineKind({
     id: { type: 'number', description: 'The rule id (integer).', read: (s) => s.rule_id },
   },
   shape,
-  // A rule's purge stays within its pattern (a reference in rule is checked once known: never here).
-  schema: shape.superRefine((value, ctx) => {
-    if (value.purge === undefined || value.rule === undefined || value.rule.includes('${')) return;
-    for (const problem of ruleScopeProblems(value.purge, value.rule, value.rule_type)) {
-      ctx.addIssue({ code: 'custom', path: ['purge', problem.field, problem.index], message: problem.message });
+  schema: shape.superRefine((block, ctx) => {
+    // A pattern holding a reference is checked once the reference is known (the plan checks the resolved block again).
+    if (block.rule === undefined || block.rule.includes('${')) return;
+    // rule_type 0 needs a leading "/"; without rule_type (an adopted rule) the live type decides, at plan.
+    const problem = block.rule_type === undefined ? regexProblem(block.rule) : rulePatternProblem(block.rule, block.rule_type);
+    if (problem !== null) ctx.addIssue({ code: 'custom', path: ['rule'], message: problem });
+    // A rule's purge stays within its pattern.
+    if (block.purge === undefined) return;
+    for (const purgeProblem of ruleScopeProblems(block.purge, block.rule, block.rule_type)) {
+      ctx.addIssue({ code: 'custom', path: ['purge', purgeProblem.field, purgeProblem.index], message: purgeProblem.message });
     }
   }),
 });

@@ -3,11 +3,14 @@ import { apiPath } from '../../api/path.js';
 import { PlanPayloadError } from '../../errors.js';
 import { fingerprint } from '../../plan/fingerprint.js';
 import { KNOWN_AFTER_APPLY, type FieldChange } from '../../plan/types.js';
-import { createPlan, onlyMatch } from '../create.js';
+import { createPlan, onlyMatch, withCreateFacts } from '../create.js';
 import { ADDRESS_TAG, STACK_TAG } from '../fields.js';
 import { fetchListPage, listAll, listEndpointOf } from '../kind-list.js';
 import { judgedOwner, ownerOf, ownershipNote, ownershipPatch, ownershipTags, unprovenByTags } from '../cloud-owned.js';
-import type { GroupRead, MemberRead, Observation, OwnedResource, PlanProblem, ProviderContext, ProviderPlan, ResourceProvider, ResourceRef } from '../provider.js';
+import { imageList, networkList, placeLists, sshKeyList } from '../cloud-lists.js';
+import { didYouMean } from '../did-you-mean.js';
+import { isWrittenOut, knownIn, notAmong } from '../refusals.js';
+import type { Observation, OwnedResource, PlanProblem, ProviderContext, ProviderPlan, ResourceProvider, ResourceRef } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { defineListReads } from '../list-read.js';
 import { cloudTaskScope, defineLifecycle } from '../lifecycle.js';
@@ -176,31 +179,121 @@ const reads = defineListReads<'cloud_instance', Instance>({
 });
 
 /**
- * A block edgeform would create, read as absent, with the region's flavors it may be created with
- * (read once a run per project and region), for the create's plan to check its flavor against.
+ * A block edgeform would create, read as absent, with what its create plan checks its values
+ * against: the region's flavors (read once a run per project and region), and, for a value
+ * written out (a reference names a block that exists or is created first), the project's SSH keys
+ * and the region's images (one list each a place, shared by the blocks and with the SSH key
+ * blocks' own reads), with the names the stack's cloud_ssh_key blocks create.
  */
-async function withRegionFlavors(ctx: ProviderContext, d: Desired, observation: Observation): Promise<Observation> {
-  if (observation.exists || d.instance_id !== undefined || d.ensure === 'absent') return observation;
-  return { exists: false, facts: { region_flavors: await regionFlavors(ctx, d) } };
+async function createFacts(ctx: ProviderContext, d: Desired): Promise<Record<string, unknown> | undefined> {
+  if (d.instance_id !== undefined || d.ensure === 'absent') return undefined;
+  const scope = { project_id: d.project_id, region_id: d.region_id };
+  const [flavors, keys, images] = await Promise.all([
+    regionFlavors(ctx, d),
+    isWrittenOut(d.ssh_key_name) ? listAll(ctx, sshKeyList, { project_id: d.project_id }, (k) => k.id) : undefined,
+    isWrittenOut(d.image_id) ? listAll(ctx, imageList, scope, (i) => i.id) : undefined,
+  ]);
+  const declaredKeys = (ctx.stack?.blocks('cloud_ssh_key') ?? []).filter((k) => k.project_id === d.project_id && k.ensure !== 'absent' && k.name !== undefined);
+  return {
+    ...(await placeFacts(ctx, d)),
+    region_flavors: flavors,
+    ...(keys === undefined ? {} : { ssh_keys: [...keys.map((k) => ({ key: k.name })), ...declaredKeys.map((k) => ({ key: k.name!, label: 'created by this stack' }))] }),
+    ...(images === undefined ? {} : { images: images.map((i) => ({ key: i.id, label: i.name })) }),
+  };
 }
 
-/** The grouped read, each absent block that would be created with the region's flavors (a failed flavor read fails the member). */
-const groupRead: GroupRead<'cloud_instance'> = {
-  ...reads.groupRead,
-  async read(ctx, members, refs) {
-    const results = await reads.groupRead.read(ctx, members, refs);
-    return Promise.all(
-      results.map(async (result, i): Promise<MemberRead> => {
-        if (!result.ok) return result;
-        try {
-          return { ok: true, observation: await withRegionFlavors(ctx, members[i]!, result.observation) };
-        } catch (error) {
-          return { ok: false, error };
-        }
-      }),
+/** The ids an instance names in its place, by the place list each is checked against. */
+function namedIds(d: Desired): Record<keyof typeof placeLists | 'networks', unknown[]> {
+  const interfaces = d.interfaces ?? [];
+  return {
+    networks: interfaces.map((x) => x.network_id),
+    subnets: interfaces.map((x) => x.subnet_id),
+    floating_ips: interfaces.map((x) => x.floating_ip_id),
+    security_groups: d.security_group_ids ?? [],
+    volumes: [d.boot_volume_id, ...(d.volume_ids ?? [])],
+  };
+}
+
+/**
+ * The networks, subnets, floating IPs, security groups and volumes of the place, each list read
+ * only when the block names one of its kind by an id written out (a reference names a block that
+ * exists or is created first); one list a place, shared by the blocks.
+ */
+async function placeFacts(ctx: ProviderContext, d: Desired): Promise<Record<string, unknown>> {
+  const scope = { project_id: d.project_id, region_id: d.region_id };
+  const named = namedIds(d);
+  const lists = { networks: networkList, ...placeLists };
+  const read = await Promise.all(
+    (Object.keys(lists) as Array<keyof typeof lists>).map(async (kind) => {
+      if (!named[kind].some(isWrittenOut)) return [];
+      const items: Array<{ id: string; name?: string | null; network_id?: string | null; port_id?: string | null; attachments?: unknown[] | null }> = await listAll(
+        ctx,
+        lists[kind] as typeof placeLists.subnets,
+        scope,
+        (x) => x.id,
+      );
+      return [
+        [
+          `place_${kind}`,
+          items.map((x) => ({ id: x.id, name: x.name ?? null, network_id: x.network_id ?? null, taken: (x.port_id ?? null) !== null || (x.attachments ?? []).length > 0 })),
+        ],
+      ];
+    }),
+  );
+  return Object.fromEntries(read.flat());
+}
+
+/** A thing of the place an instance names, as its facts hold it. */
+interface PlaceFact {
+  id: string;
+  name: string | null;
+  network_id: string | null;
+  taken: boolean;
+}
+
+/**
+ * The plan errors of an instance to create that names, in its place, a network, subnet, floating
+ * IP, security group or volume that is not there (404), a subnet of another network (400), or a
+ * floating IP or volume another instance holds (409). Pure.
+ */
+function placeProblems(d: Desired, facts: Readonly<Record<string, unknown>> | undefined): PlanProblem[] {
+  const where = `in project ${d.project_id}, region ${d.region_id}`;
+  const problems: PlanProblem[] = [];
+  const check = (kind: string, noun: string, field: string, path: string, value: unknown, taken?: string): PlaceFact | undefined => {
+    const list = facts?.[`place_${kind}`] as PlaceFact[] | undefined;
+    if (list === undefined || typeof value !== 'string') return undefined;
+    const problem = notAmong(
+      value,
+      list.map((x) => ({ key: x.id, ...(x.name === null ? {} : { label: x.name }) })),
+      { field, path, noun, where },
     );
-  },
-};
+    if (problem !== null) {
+      problems.push(problem);
+      return undefined;
+    }
+    const found = list.find((x) => x.id === value);
+    if (found?.taken && taken !== undefined)
+      problems.push({ field, summary: `${path} ${JSON.stringify(value)} ${taken}`, detail: 'The platform would refuse the create; nothing was sent.' });
+    return found;
+  };
+  (d.interfaces ?? []).forEach((x, i) => {
+    check('networks', 'network', 'interfaces', `interfaces[${i}].network_id`, x.network_id);
+    const subnet = check('subnets', 'subnet', 'interfaces', `interfaces[${i}].subnet_id`, x.subnet_id);
+    if (subnet !== undefined && typeof x.network_id === 'string' && x.network_id !== KNOWN_AFTER_APPLY && subnet.network_id !== null && subnet.network_id !== x.network_id)
+      problems.push({
+        field: 'interfaces',
+        summary: `interfaces[${i}].subnet_id ${JSON.stringify(x.subnet_id)} is a subnet of network ${subnet.network_id}, not of ${x.network_id}`,
+      });
+    check('floating_ips', 'floating IP', 'interfaces', `interfaces[${i}].floating_ip_id`, x.floating_ip_id, 'is assigned to a port already: a floating IP serves one interface');
+  });
+  (d.security_group_ids ?? []).forEach((id, i) => check('security_groups', 'security group', 'security_group_ids', `security_group_ids[${i}]`, id));
+  check('volumes', 'volume', 'boot_volume_id', 'boot_volume_id', d.boot_volume_id, 'is attached to an instance already: a volume must be available');
+  (d.volume_ids ?? []).forEach((id, i) => check('volumes', 'volume', 'volume_ids', `volume_ids[${i}]`, id, 'is attached to an instance already: a volume must be available'));
+  return problems;
+}
+
+/** The reads, each absent block that would be created with what its create plan checks (a failed list read fails the member). */
+const readsWithFacts = withCreateFacts(reads, createFacts);
 
 /** The create request (CreateInstanceSerializerV2) a block makes, ownership tags included. Pure. */
 function createBody(d: Desired, ownership: Record<string, string>): Record<string, unknown> {
@@ -454,8 +547,8 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
   kind: 'resource',
   type: 'cloud_instance',
 
-  read: async (ctx, desired, ref) => withRegionFlavors(ctx, desired, await reads.read(ctx, desired, ref)),
-  groupRead,
+  read: readsWithFacts.read,
+  groupRead: readsWithFacts.groupRead,
   import: instanceImport,
 
   async apply(ctx, change) {
@@ -488,10 +581,23 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
       if (Array.isArray(flavors) && !flavors.includes(desired.flavor_id)) {
         errors.push({
           field: 'flavor_id',
-          summary: `flavor "${desired.flavor_id}" is not one of the flavors of region ${desired.region_id}`,
+          summary: `flavor "${desired.flavor_id}" is not one of the flavors of region ${desired.region_id}${didYouMean(desired.flavor_id, flavors as string[])}`,
           detail: `Flavors an instance can be created with there: ${flavors.length > 0 ? flavors.join(', ') : 'none'}.`,
         });
       }
+      const images = knownIn(facts, 'images');
+      const keys = knownIn(facts, 'ssh_keys');
+      const unknown = [
+        images && notAmong(desired.image_id, images, { field: 'image_id', noun: 'image', where: `in region ${desired.region_id}` }),
+        keys &&
+          notAmong(desired.ssh_key_name, keys, {
+            field: 'ssh_key_name',
+            noun: 'SSH key',
+            where: `in project ${desired.project_id}`,
+            instead: 'To have edgeform add the key first, declare a cloud_ssh_key block and write ssh_key_name: ${cloud_ssh_key.NAME.name}.',
+          }),
+      ];
+      errors.push(...unknown.filter((p): p is PlanProblem => p !== undefined && p !== null), ...placeProblems(desired, facts));
       const ownership = ownershipTags('cloud_instance', desired, ref);
       const { instance_id: _id, tags_policy: _policy, ensure: _ensure, project_id: _p, region_id: _r, user_data_file: _file, ...declared } = desired;
       const plan = createPlan({ project_id: desired.project_id, region_id: desired.region_id, ...declared }, 'instance_id', createBody(desired, ownership), {

@@ -3,6 +3,9 @@ import { apiPath } from '../../api/path.js';
 import { StoppedError } from '../../errors.js';
 import type { FieldChange } from '../../plan/types.js';
 import { defineOwnedCloud, patchHolds, tagsPatchPayload } from '../cloud-owned.js';
+import { withCreateFacts } from '../create.js';
+import { listAll } from '../kind-list.js';
+import { isWrittenOut, knownIn, notAmong } from '../refusals.js';
 import { cloudTaskScope, defineLifecycle, type ChangeRequest, type TaskCheck } from '../lifecycle.js';
 import type { ApplyResult, Observation, ProviderContext, ProviderPlan, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
@@ -238,6 +241,16 @@ function planGroup(d: Desired, state: Record<string, unknown>): ProviderPlan {
 }
 
 /**
+ * What a group's create plan checks: the place's security groups, when a rule names another group
+ * by an id written out (one list a place, shared by the blocks).
+ */
+const readsWithFacts = withCreateFacts(owned, async (ctx, d) =>
+  d.security_group_id === undefined && d.ensure !== 'absent' && (d.rules ?? []).some((r) => r.remote_group_id !== SELF && isWrittenOut(r.remote_group_id))
+    ? { security_groups: (await listAll(ctx, securityGroupList, { project_id: d.project_id, region_id: d.region_id }, (g) => g.id)).map((g) => ({ key: g.id, label: g.name })) }
+    : undefined,
+);
+
+/**
  * Cloud security groups: edgeform creates them (v2 POST with the declared rules, a task), renames
  * them, changes their description and tags (v2 PATCH, a task; the tags a JSON Merge Patch), and
  * changes their rules by the smallest set of rule deletes and creates (v2, a task each: rules
@@ -259,8 +272,8 @@ export const cloudSecurityGroup: ResourceProvider<'cloud_security_group'> = {
   kind: 'resource',
   type: 'cloud_security_group',
 
-  read: owned.read,
-  groupRead: owned.groupRead,
+  read: readsWithFacts.read,
+  groupRead: readsWithFacts.groupRead,
   import: securityGroupImport,
 
   async apply(ctx, change) {
@@ -282,7 +295,7 @@ export const cloudSecurityGroup: ResourceProvider<'cloud_security_group'> = {
   },
 
   create: {
-    plan(d, ref) {
+    plan(d, ref, facts) {
       const rules = declaredRules(d);
       const now = rules.filter((r) => r.remote_group_id !== SELF);
       const later = rules.filter((r) => r.remote_group_id === SELF);
@@ -303,7 +316,22 @@ export const cloudSecurityGroup: ResourceProvider<'cloud_security_group'> = {
       if (later.length > 0) notes.push(`the rules naming the group itself (remote_group_id: self) are created once the group exists: ${later.length}`);
       if (d.rules_policy === 'authoritative' && !rules.some((r) => r.direction === 'egress'))
         notes.push("the platform's default egress rules the create adds are deleted once the group exists (rules_policy: authoritative)");
-      return { ...plan, notes };
+      const groups = knownIn(facts, 'security_groups');
+      const unknown = groups
+        ? (d.rules ?? []).flatMap((r, i) => {
+            const problem =
+              r.remote_group_id === SELF
+                ? null
+                : notAmong(r.remote_group_id, groups, {
+                    field: 'rules',
+                    path: `rules[${i}].remote_group_id`,
+                    noun: 'security group',
+                    where: `in project ${d.project_id}, region ${d.region_id}`,
+                  });
+            return problem === null ? [] : [problem];
+          })
+        : [];
+      return { ...plan, notes, errors: [...plan.errors, ...unknown] };
     },
     identity: owned.create.identity,
   },

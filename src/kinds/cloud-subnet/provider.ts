@@ -1,11 +1,17 @@
 import { z } from 'zod';
+import { KNOWN_AFTER_APPLY } from '../../plan/types.js';
+import { networkList } from '../cloud-lists.js';
 import { defineOwnedCloud, tagsPatchPayload } from '../cloud-owned.js';
+import { withCreateFacts } from '../create.js';
+import { listAll } from '../kind-list.js';
+import { isWrittenOut, knownIn, notAmong } from '../refusals.js';
 import { ADDRESS_TAG, STACK_TAG } from '../fields.js';
 import { cloudTaskScope, defineLifecycle } from '../lifecycle.js';
-import type { Observation, ResourceProvider } from '../provider.js';
+import type { Observation, PlanProblem, ProviderContext, ProviderPlan, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { userTags, type LiveTag } from '../tags-merge-patch.js';
 import { subnetImport } from './import.js';
+import { cidrsOverlap } from './schema.js';
 import { subnetAnswer, subnetFields, subnetList, subnetPath, type Subnet } from './list.js';
 
 const route = z.object({ destination: z.string(), nexthop: z.string() });
@@ -54,6 +60,55 @@ const owned = defineOwnedCloud({
   get: async (ctx, d, id) => (await ctx.api.get(subnetPath(d.project_id, d.region_id, id), { schema: subnetAnswer, signal: ctx.signal })).body,
   observe,
 });
+
+type Desired = ResourceAttributes['cloud_subnet'];
+
+/**
+ * What a subnet's create plan checks: the place's subnets (for a CIDR overlapping another subnet
+ * of its network, once the network's id is known at plan), and, for a network_id written out, the
+ * place's networks. One list each a place, shared by the blocks.
+ */
+async function createFacts(ctx: ProviderContext, d: Desired): Promise<Record<string, unknown> | undefined> {
+  if (d.subnet_id !== undefined || d.ensure === 'absent') return undefined;
+  const scope = { project_id: d.project_id, region_id: d.region_id };
+  const [subnets, networks] = await Promise.all([
+    listAll(ctx, subnetList, scope, (x) => x.id),
+    isWrittenOut(d.network_id) ? listAll(ctx, networkList, scope, (x) => x.id) : undefined,
+  ]);
+  return {
+    subnets: subnets.map((x) => ({ id: x.id, name: x.name, network_id: x.network_id, cidr: x.cidr })),
+    ...(networks === undefined ? {} : { networks: networks.map((x) => ({ key: x.id, label: x.name })) }),
+  };
+}
+
+/** The plan errors of a create the platform would refuse: a network the place does not have, a CIDR overlapping another subnet of the network. Pure. */
+function createProblems(d: Desired, facts: Readonly<Record<string, unknown>> | undefined): PlanProblem[] {
+  const problems: PlanProblem[] = [];
+  const networks = knownIn(facts, 'networks');
+  const network =
+    networks &&
+    notAmong(d.network_id, networks, {
+      field: 'network_id',
+      noun: 'network',
+      where: `in project ${d.project_id}, region ${d.region_id}`,
+      instead: 'To have edgeform create the network first, declare a cloud_network block and write network_id: ${cloud_network.NAME.id}.',
+    });
+  if (network) problems.push(network);
+  const subnets = facts?.subnets as Array<{ id: string; name: string; network_id: string; cidr: string }> | undefined;
+  if (subnets && d.network_id !== undefined && d.network_id !== KNOWN_AFTER_APPLY && d.cidr !== undefined) {
+    const clash = subnets.find((x) => x.network_id === d.network_id && cidrsOverlap(x.cidr, d.cidr!));
+    if (clash)
+      problems.push({
+        field: 'cidr',
+        summary: `cidr ${d.cidr} overlaps subnet ${clash.name} (${clash.id}, ${clash.cidr}) of network ${d.network_id}`,
+        detail: "A network's subnets cannot share addresses: choose a range outside the others. The platform would refuse the create; nothing was sent.",
+      });
+  }
+  return problems;
+}
+
+/** The reads, each subnet to create with what its create plan checks. */
+const readsWithFacts = withCreateFacts(owned, createFacts);
 
 /** The fields a block declares that a create sends besides its tags (the platform's defaults for the others). */
 function createBody(d: ResourceAttributes['cloud_subnet']): Record<string, unknown> {
@@ -116,11 +171,15 @@ export const cloudSubnet: ResourceProvider<'cloud_subnet'> = {
   ...lifecycle,
   kind: 'resource',
   type: 'cloud_subnet',
-  read: owned.read,
-  groupRead: owned.groupRead,
+  read: readsWithFacts.read,
+  groupRead: readsWithFacts.groupRead,
   import: subnetImport,
   create: {
-    plan: (d, ref) => owned.createPlan(d, ref, { project_id: d.project_id, region_id: d.region_id, ...createBody(d) }, createBody(d)),
+    plan(d, ref, facts): ProviderPlan {
+      const planned = owned.createPlan(d, ref, { project_id: d.project_id, region_id: d.region_id, ...createBody(d) }, createBody(d));
+      const problems = createProblems(d, facts);
+      return problems.length === 0 ? planned : { ...planned, errors: [...planned.errors, ...problems] };
+    },
     identity: owned.create.identity,
   },
   ownership: owned.ownership((desired, state) => cloudSubnet.plan(desired, state)),

@@ -21,6 +21,18 @@ export function cidrProblem(text: string): { problem: string } | { version: 4 | 
   return { version };
 }
 
+/** Whether two networks in CIDR notation share an address (false when either is not one). */
+export function cidrsOverlap(a: string, b: string): boolean {
+  try {
+    const [x, xBits] = ipaddr.parseCIDR(a);
+    const [y, yBits] = ipaddr.parseCIDR(b);
+    if (x.kind() !== y.kind()) return false;
+    return xBits <= yBits ? y.match(x as never, xBits) : x.match(y as never, yBits);
+  } catch {
+    return false;
+  }
+}
+
 /** An IP address (IPv4 four-part decimal or IPv6). */
 const ipAddress = z.string().refine((text) => ipVersionOf(text) !== undefined, { error: 'must be an IPv4 or IPv6 address, such as 10.0.0.1' });
 

@@ -2,6 +2,10 @@ import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
 import type { FieldChange } from '../../plan/types.js';
 import { defineOwnedCloud, tagsPatchPayload } from '../cloud-owned.js';
+import { imageList } from '../cloud-lists.js';
+import { withCreateFacts } from '../create.js';
+import { listAll } from '../kind-list.js';
+import { isWrittenOut, knownIn, notAmong } from '../refusals.js';
 import { cloudTaskScope, defineLifecycle } from '../lifecycle.js';
 import type { Observation, ProviderContext, ProviderPlan, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
@@ -186,17 +190,24 @@ function planVolume(d: Desired, state: Record<string, unknown>): ProviderPlan {
  * instances). While a task changes the volume, `task_id` holds it (the lock). A block without
  * `volume_id` is found by its ownership tags (cloud-owned.ts).
  */
+/** What a volume's create plan checks: the images the project sees in the region, for an image_id written out (one list a place, shared with the instances'). */
+const readsWithFacts = withCreateFacts(owned, async (ctx, d) =>
+  d.volume_id === undefined && d.ensure !== 'absent' && d.source === 'image' && isWrittenOut(d.image_id)
+    ? { images: (await listAll(ctx, imageList, { project_id: d.project_id, region_id: d.region_id }, (i) => i.id)).map((i) => ({ key: i.id, label: i.name })) }
+    : undefined,
+);
+
 export const cloudVolume: ResourceProvider<'cloud_volume'> = {
   ...lifecycle,
   kind: 'resource',
   type: 'cloud_volume',
 
-  read: owned.read,
-  groupRead: owned.groupRead,
+  read: readsWithFacts.read,
+  groupRead: readsWithFacts.groupRead,
   import: volumeImport,
 
   create: {
-    plan(d, ref) {
+    plan(d, ref, facts) {
       const body = {
         source: d.source === 'new' ? 'new-volume' : d.source,
         name: d.name ?? '',
@@ -205,7 +216,15 @@ export const cloudVolume: ResourceProvider<'cloud_volume'> = {
         ...(d.image_id === undefined ? {} : { image_id: d.image_id }),
         ...(d.snapshot_id === undefined ? {} : { snapshot_id: d.snapshot_id }),
       };
-      return owned.createPlan(d, ref, { name: d.name, size: d.size, volume_type: d.volume_type, source: d.source, image_id: d.image_id, snapshot_id: d.snapshot_id }, body);
+      const planned = owned.createPlan(
+        d,
+        ref,
+        { name: d.name, size: d.size, volume_type: d.volume_type, source: d.source, image_id: d.image_id, snapshot_id: d.snapshot_id },
+        body,
+      );
+      const images = knownIn(facts, 'images');
+      const image = images && notAmong(d.image_id, images, { field: 'image_id', noun: 'image', where: `in region ${d.region_id}` });
+      return image ? { ...planned, errors: [...planned.errors, image] } : planned;
     },
     identity: owned.create.identity,
   },

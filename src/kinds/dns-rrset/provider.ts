@@ -2,14 +2,16 @@ import { NotFoundError } from '../../api/errors.js';
 import { z } from 'zod';
 import { canonicalJson } from '../../plan/fingerprint.js';
 import type { FieldChange } from '../../plan/types.js';
-import { createPlan } from '../create.js';
+import { createPlan, withCreateFacts } from '../create.js';
+import { zoneList } from '../dns-zones.js';
+import { knownIn, notAmong } from '../refusals.js';
 import { canonicalName, ownerName } from '../dns-names.js';
 import { defineLifecycle } from '../lifecycle.js';
 import { defineListReads } from '../list-read.js';
 import { fetchListPage, listAll } from '../kind-list.js';
 import { unprovenZone, zoneOwner, type ZoneOwnerRecord } from '../dns-owner.js';
 import type { OwnerSeal } from '../owner-seal.js';
-import type { OwnedResource, ProviderPlan, PruneListing, ResourceProvider, StackView } from '../provider.js';
+import type { OwnedResource, PlanProblem, ProviderContext, ProviderPlan, PruneListing, ResourceProvider, StackView } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
 import { readOrGone } from '../shared.js';
 import { rrsetImport } from './import.js';
@@ -92,6 +94,39 @@ const reads = defineListReads<'dns_rrset', RrsetItem>({
     },
   },
 });
+
+/**
+ * What a record set's create plan checks: the account's zones (one list a reading, shared by the
+ * blocks), unless a dns_zone block of the stack declares its zone (created first: the record set
+ * refers to it).
+ */
+async function createFacts(ctx: ProviderContext, d: Rrset): Promise<Record<string, unknown> | undefined> {
+  if (d.ensure === 'absent') return undefined;
+  const declared = (ctx.stack?.blocks('dns_zone') ?? []).some((z) => z.ensure !== 'absent' && canonicalName(z.name) === zoneOf(d));
+  if (declared) return undefined;
+  const zones = await listAll(ctx, zoneList, {}, (z) => canonicalName(z.name));
+  const known = zones.map((z) => ({ key: canonicalName(z.name) }));
+  if (!known.some((z) => z.key === zoneOf(d))) return { zones: known };
+  // The record set types the zone has at the block's name (the zone's list its group read fetched: readOnce).
+  const rrsets = await listAll(ctx, zoneRrsetList, { zone: zoneOf(d) }, (r) => `${canonicalName(r.name)}/${r.type.toUpperCase()}`);
+  return { zones: known, types_at_name: rrsets.filter((r) => canonicalName(r.name) === nameOf(d)).map((r) => r.type.toUpperCase()) };
+}
+
+/** The plan error of a CNAME beside another type at one name, with the record sets the zone has there (RFC 1034 §3.6.2), or null. Pure. */
+function cnameProblem(d: Rrset, facts: Readonly<Record<string, unknown>> | undefined): PlanProblem | null {
+  const types = (facts?.types_at_name as string[] | undefined)?.filter((t) => t !== d.record_type);
+  if (types === undefined || types.length === 0) return null;
+  if (d.record_type !== 'CNAME' && !types.includes('CNAME')) return null;
+  return {
+    field: 'record_type',
+    summary: `${nameOf(d)} has ${d.record_type === 'CNAME' ? `${types.join(', ')} record sets` : 'a CNAME record set'} in zone ${zoneOf(d)}, and a CNAME cannot stand beside other types`,
+    detail:
+      'Use another name, or delete the other record set first, in an apply of its own (a dns_rrset block with ensure: absent). The platform would refuse the create; nothing was sent.',
+  };
+}
+
+/** The reads, each record set to create with the account's zones. */
+const readsWithFacts = withCreateFacts(reads, createFacts);
 
 /** Create (POST), update (PUT: the whole record set, harmless to repeat) and delete (404 is done); no tasks. */
 const lifecycle = defineLifecycle('dns_rrset', {
@@ -195,8 +230,8 @@ export const dnsRrset: ResourceProvider<'dns_rrset'> = {
   kind: 'resource',
   type: 'dns_rrset',
 
-  read: reads.read,
-  groupRead: reads.groupRead,
+  read: readsWithFacts.read,
+  groupRead: readsWithFacts.groupRead,
   import: rrsetImport,
   pruneListing,
 
@@ -236,13 +271,23 @@ export const dnsRrset: ResourceProvider<'dns_rrset'> = {
   },
 
   create: {
-    plan(desired) {
+    plan(desired, _ref, facts) {
+      const zones = knownIn(facts, 'zones');
+      const zone =
+        zones &&
+        notAmong(zoneOf(desired), zones, {
+          field: 'zone',
+          noun: 'DNS zone',
+          where: 'in the account',
+          instead: 'To have edgeform create the zone first, declare a dns_zone block for it and write zone: ${dns_zone.NAME.name}.',
+        });
       const declared: Record<string, unknown> = { zone: zoneOf(desired), name: nameOf(desired), record_type: desired.record_type };
       if (desired.ttl !== undefined) declared.ttl = desired.ttl;
       declared.resource_records = declaredRecords(desired);
       if (desired.pickers !== undefined) declared.pickers = desired.pickers;
       if (desired.meta !== undefined) declared.meta = desired.meta;
-      const planned = createPlan(declared, 'rrset_id', { body: bodyOf(desired) });
+      const cname = cnameProblem(desired, facts);
+      const planned = createPlan(declared, 'rrset_id', { body: bodyOf(desired) }, { errors: [...(zone ? [zone] : []), ...(cname ? [cname] : [])] });
       const { rrset_id: _unknown, ...after } = planned.after;
       return { ...planned, after: { ...after, name: nameOf(desired) } };
     },

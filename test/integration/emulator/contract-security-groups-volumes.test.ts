@@ -34,6 +34,10 @@ const fixtures = {
     { id: USED_SG, name: 'web', tags: { env: 'prod' } },
     { id: FREE_SG, name: 'spare', rules: [{ direction: 'ingress' as const, protocol: 'tcp' as const, port_range_min: 22, port_range_max: 22, remote_ip_prefix: '10.0.0.0/8' }] },
   ],
+  images: [
+    { id: '55555555-0000-4000-8000-000000000001', name: 'debian-12-x64' },
+    { id: '55555555-0000-4000-8000-000000000002', name: 'rocky-9-x64' },
+  ],
   volumes: [
     { id: ATTACHED, name: 'boot', size: 20, image_id: '55555555-0000-4000-8000-000000000001' },
     { id: FREE_VOL, name: 'data', size: 10, snapshot_ids: [SNAPSHOT], tags: { env: 'prod' } },

@@ -136,7 +136,7 @@ describe('cloud_instance created and found by its ownership tags', () => {
     expect(script.stdout).toContain('Plan: 1 to add, 0 to change, 1 to destroy.');
     const external = await run(['plan', stack(block().replace(/interfaces:\n.*\n/, 'interfaces: [{ type: external }]\n'), files)]);
     expect(external.stdout).toContain('interfaces cannot be changed in place');
-    const image = stack(block().replace(IMAGE, '0a1b2c3d-0000-4000-8000-0000000000ab'), files);
+    const image = stack(block().replace(IMAGE, '55555555-0000-4000-8000-000000000001'), files);
     expect((await run(['plan', image])).stdout).toContain('image_id cannot be changed in place');
     const replaced = await run(['apply', image, '--auto-approve']);
     expect(replaced.code, replaced.stdout + replaced.stderr).toBe(0);

@@ -95,6 +95,41 @@ describe('summaryLines', () => {
   });
 });
 
+describe('summaryLines after a change the platform refused', () => {
+  const refused = {
+    address: 'cloud_instance.vm',
+    action: 'create' as const,
+    status: 'failed' as const,
+    taskIds: [],
+    error: 'POST ...: 404 Not Found: SSH key deplyo not found',
+    refused: true as const,
+  };
+
+  it('says what to change, not "apply again", when every failure would repeat (its dependants skipped with it)', () => {
+    const lines = summaryLines({
+      interrupted: false,
+      aborted: false,
+      resources: [refused, { address: 'cloud_k8s_cluster.prod', action: 'update', status: 'skipped', taskIds: [], skippedBecause: 'cloud_instance.vm' }],
+    });
+    expect(lines.at(-1)).toBe(
+      'The platform refused the change of cloud_instance.vm for a reason applying again does not change: change the stack as the error says, then run edgeform plan (finished work is not repeated).',
+    );
+    expect(lines.join('\n')).not.toContain('apply again to converge');
+  });
+
+  it('says both when another failure may pass on a rerun', () => {
+    const lines = summaryLines({
+      interrupted: false,
+      aborted: false,
+      resources: [refused, { address: 'cloud_floating_ip.ip', action: 'update', status: 'failed', taskIds: ['t1'], error: 'task t1 (update_floating_ip) ended in ERROR' }],
+    });
+    expect(lines.slice(-2)).toEqual([
+      'The platform refused the change of cloud_instance.vm for a reason applying again does not change: change the stack as the error says, then run edgeform plan (finished work is not repeated).',
+      'For the rest, run edgeform apply again to converge: finished work is not repeated.',
+    ]);
+  });
+});
+
 describe('countOutcome', () => {
   it('counts stopped, aborted and not-started resources apart', () => {
     expect(countOutcome(interrupted)).toEqual({ added: 0, changed: 1, destroyed: 0, failed: 0, skipped: 0, stopped: 1, aborted: 1, notStarted: 1 });

@@ -6,6 +6,7 @@ import { fail } from '../../reply.js';
 import type { RouteContext } from '../../router.js';
 import { contains, nthHost, parseNetwork } from '../../cidr.js';
 import type { FloatingIpSlice } from '../floating-ips/index.js';
+import { checkImage, type ImageSlice } from '../images/index.js';
 import type { NetworkSlice, SubnetRecord } from '../networks/index.js';
 import type { SecurityGroupSlice } from '../security-groups/index.js';
 import type { SshKeySlice } from '../ssh-keys/index.js';
@@ -20,7 +21,7 @@ import type { InstanceDeleteEffect, InstanceRecord, InstanceSlice, InstancePort 
  * Instance create and delete read what an instance is made of besides the instances: the
  * networks and subnets of its interfaces, its floating IPs, volumes, security groups and key pair.
  */
-export type CreateState = InstanceSlice & FloatingIpSlice & NetworkSlice & VolumeSlice & SecurityGroupSlice & SshKeySlice;
+export type CreateState = InstanceSlice & FloatingIpSlice & NetworkSlice & VolumeSlice & SecurityGroupSlice & SshKeySlice & ImageSlice;
 type Ctx = RouteContext<CreateState>;
 
 /** The name pattern of an instance and of a volume it creates (CreateInstanceSerializerV2). */
@@ -315,11 +316,13 @@ export function portsOf(ctx: Ctx, scope: CloudScope, instanceId: string, interfa
 }
 
 /**
- * Checks what a create names besides its interfaces, in the place: its existing volumes (404
+ * Checks what a create names besides its interfaces, in the place: the images it boots from (404),
+ * its existing volumes (404
  * unknown; 409 attached to an instance or locked by a task), security groups (404) and key pair
  * (404, by name in the project); answers the security groups' names, as the instance shows them.
  */
 export function checkLinks(ctx: Ctx, scope: CloudScope, request: CreateRequest): string[] {
+  for (const [i, v] of request.volumes.entries()) if (v.source === 'image' && v.image_id !== null) checkImage(ctx, scope, v.image_id, `volumes.${i}.image_id`);
   for (const v of request.volumes) {
     if (v.source !== 'existing-volume') continue;
     const volume = ctx.state.volumes.get(v.id);

@@ -20,11 +20,12 @@ import { UUID_PATTERN, formatOffsetDate } from '../../format.js';
 import { fail, jsonReply } from '../../reply.js';
 import type { RouteContext } from '../../router.js';
 import { applyTagsPatch, sameTags, userTagMap } from '../../tags.js';
+import { checkImage, type ImageSlice } from '../images/index.js';
 import type { InstanceRecord, InstanceSlice } from '../instances/index.js';
 import { RETYPABLE_VOLUME_TYPES, VOLUME_TYPES, type VolumeRecord, type VolumeSlice } from './index.js';
 
 /** Volumes show their attachments: the instances listing them. */
-type State = VolumeSlice & InstanceSlice;
+type State = VolumeSlice & InstanceSlice & ImageSlice;
 type Ctx = RouteContext<State>;
 
 const SOURCES = ['image', 'snapshot', 'new-volume'];
@@ -84,7 +85,7 @@ function readUuid(ctx: Ctx, value: unknown, field: string): string {
 
 /**
  * POST /cloud/v1/volumes/{p}/{r} (CreateVolumeSerializer, by `source`): `new-volume` (name, size),
- * `image` (image_id, size; bootable), `snapshot` (snapshot_id of a volume of the place; size, when
+ * `image` (image_id of an image the project sees in the region, 404 otherwise; size; bootable), `snapshot` (snapshot_id of a volume of the place; size, when
  * given, must equal the snapshot's). `type_name` defaults to `standard` (a snapshot's volume type
  * for `snapshot`). The volume is made at once (`creating`), locked by its create_volume task.
  */
@@ -106,6 +107,7 @@ function buildVolume(ctx: Ctx, scope: CloudScope): Created<VolumeRecord> {
   if (source === 'image') {
     imageId = readUuid(ctx, body.image_id, 'image.image_id');
     if (size === undefined) bad(ctx, 'image.size: Field required');
+    checkImage(ctx, scope, imageId, 'image.image_id');
   }
   if (source === 'snapshot') {
     const snapshotId = readUuid(ctx, body.snapshot_id, 'snapshot.snapshot_id');
