@@ -15,11 +15,8 @@ import { maskSpans, type SourceFile, type SourceNode } from './source-tree.js';
 import { FileNode } from './source-node.js';
 import { RESOURCE_KINDS } from '../kinds/registry.js';
 import { referenceAddress, templateTargets, type TemplatePart } from '../plan/references.js';
-import type { CheckBlock, ResourceBlock, Stack } from './types.js';
+import { TOP_LEVEL_KEYS, type CheckBlock, type ResourceBlock, type Stack } from './types.js';
 import { validateBlock, type RawBlock, type TypedBlock } from './validate-block.js';
-
-/** The top-level keys of a stack file. */
-export const TOP_LEVEL_KEYS = ['version', 'name', 'renamed_from', 'provider', 'prune', 'defaults', 'resources', 'checks'] as const;
 
 /** The only stack file version this edgeform reads. */
 export const STACK_VERSION = 1;
