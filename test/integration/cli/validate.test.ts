@@ -4,6 +4,7 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { createAjv } from '../../helpers/ajv.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
+import { writeStackFiles } from '../../helpers/stack-files.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
 
@@ -40,6 +41,21 @@ describe('edgeform validate', () => {
       address: 'cloud_instance.web_vm',
       range: { filename: 'test/fixtures/invalid/unknown-resource-field/stack.yaml', start: { line: 9, column: 5 }, end: { line: 9, column: 15 } },
     });
+  });
+
+  it("docs/stack-file.md's Diagnostics section shows what validate prints, as text and as JSON", async () => {
+    const docs = readFileSync('docs/stack-file.md', 'utf8');
+    const section = docs.slice(docs.indexOf('\n## Diagnostics\n'));
+    const fenced = (lang: string) => {
+      const from = section.indexOf(`\n\`\`\`${lang}\n`) + lang.length + 5;
+      return section.slice(from, section.indexOf('\n```\n', from) + 1);
+    };
+    const cwd = writeStackFiles({ 'stack.yaml': readFileSync('test/fixtures/invalid/unknown-resource-field/stack.yaml', 'utf8') });
+    const text = await runCliInProcess(['validate', 'stack.yaml'], { cwd });
+    expect(text.code).toBe(1);
+    expect(fenced('text')).toBe(text.stderr);
+    const json = await runCliInProcess(['validate', 'stack.yaml', '--format', 'json'], { cwd });
+    expect(JSON.parse(fenced('json'))).toEqual(JSON.parse(json.stdout));
   });
 
   it('prints valid JSON for a valid stack too', async () => {
