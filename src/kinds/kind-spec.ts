@@ -43,6 +43,12 @@ export interface KindSpec<Shape extends z.ZodObject = z.ZodObject, Type extends 
    */
   checkAcross?(blocks: ReadonlyArray<Readonly<Record<string, unknown>>>): Array<{ index: number; field: string; message: string }>;
   /**
+   * Warnings about a valid block (a CDN option the vendor marks deprecated): each at its path in
+   * the block, with a stable code and what to write instead. The loader reports them at their
+   * place; the block stays valid and is applied as written. Pure.
+   */
+  warnings?(attributes: Readonly<Record<string, unknown>>): BlockWarning[];
+  /**
    * What a reference (`${TYPE.NAME.FIELD}`) to a block of this kind may read, by FIELD: `id` (the
    * platform id, whatever the kind's id attribute is called) and the attributes the kind documents
    * as readable, each read from the provider's observed state. Absent (checks): nothing may refer
@@ -68,6 +74,16 @@ export interface KindSpec<Shape extends z.ZodObject = z.ZodObject, Type extends 
   readonly shape: Shape;
   /** What the loader validates with: `shape` plus the cross-field rules, if any (same output). */
   readonly schema: z.ZodType;
+}
+
+/** A warning about a valid block (see KindSpec.warnings). */
+export interface BlockWarning {
+  /** Where in the block: field names and list indexes (`['options', 'disable_cache']`). */
+  readonly path: ReadonlyArray<string | number>;
+  /** A stable diagnostic code (`deprecated`). */
+  readonly code: string;
+  readonly message: string;
+  readonly detail?: string;
 }
 
 /** A sensitive field of a kind (see KindSpec.sensitive). */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineKind } from '../kind-spec.js';
-import { cdnResourceOptionsSchema } from '../cdn-options.js';
+import { cdnResourceOptionsSchema, deprecatedOptionWarnings } from '../cdn-options.js';
 import { ensureDeletable, positiveId } from '../fields.js';
 
 /** A host name as a CDN resource's cname or secondary hostname. */
@@ -56,6 +56,7 @@ export const cdnResourceKind = defineKind({
     cname: { type: 'string', description: 'The delivery domain.', read: (s) => s.cname },
     status: { type: 'string', description: 'active, suspended, processed or deleted.', read: (s) => s.status },
   },
+  warnings: (block) => deprecatedOptionWarnings(block['options'] as Record<string, unknown> | undefined),
   shape,
   schema: shape.superRefine((value, ctx) => {
     if (value.origin_group !== undefined && value.origin !== undefined) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineKind } from '../kind-spec.js';
-import { cdnRuleOptionsSchema } from '../cdn-options.js';
+import { cdnRuleOptionsSchema, deprecatedOptionWarnings } from '../cdn-options.js';
 import { ensureDeletable, positiveId } from '../fields.js';
 
 const shape = z.strictObject({
@@ -52,5 +52,6 @@ export const cdnRuleKind = defineKind({
   readable: {
     id: { type: 'number', description: 'The rule id (integer).', read: (s) => s.rule_id },
   },
+  warnings: (block) => deprecatedOptionWarnings(block['options'] as Record<string, unknown> | undefined),
   shape,
 });
