@@ -226,7 +226,7 @@ async function validateBlocks(
   // Credential keys a sensitive field claims are not refused (see claimSensitive).
   const claimed = new Set<Diagnostic>();
   // References known from the stack alone (a record set's zone naming a zone block's literal name) are written out first.
-  const inlined = inlineKnownReferences(rawBlocks);
+  const inlined = inlineKnownReferences(rawBlocks, diagnostics);
   for (const [index, raw] of rawBlocks.entries()) {
     // Validating many blocks takes a while: let a signal (Ctrl-C) be handled in between.
     if (index % 1000 === 999) await new Promise((resolve) => setImmediate(resolve));

@@ -158,6 +158,8 @@ export function checkBlockReferences(
   const references: BlockReference[] = [];
   let substituted = attributes;
   for (const { path, parts, node } of found) {
+    // Already reported where it stands (an address no block has, see inlineKnownReferences).
+    if (node.failed) continue;
     const written = String(node.value);
     if (kind.kind === 'check') {
       error(`a check cannot use references (${written}): checks are evaluated when planning, before apply makes what they would read`, node.range);
@@ -165,11 +167,16 @@ export function checkBlockReferences(
       continue;
     }
     if (readBefore.has(String(path[0]))) {
-      error(
-        `${String(path[0])} cannot hold a reference (${written}): edgeform reads the ${kind.type} by it before anything is applied`,
-        node.range,
-        `Write ${String(path[0])} out; references stand in the other attributes.`,
-      );
+      // A misspelt kind or field says so (with its did-you-mean) rather than that the field cannot hold it.
+      let named = true;
+      for (const target of templateTargets(parts)) named = checkTarget(target, node.range, error) && named;
+      if (named) {
+        error(
+          `${String(path[0])} cannot hold a reference (${written}): edgeform reads the ${kind.type} by it before anything is applied`,
+          node.range,
+          `Write ${String(path[0])} out; references stand in the other attributes.`,
+        );
+      }
       node.failed = true;
       continue;
     }
@@ -304,10 +311,12 @@ export interface UnvalidatedBlock {
  * value is what the plan would read anyway (an identity is never changed by apply), so a record
  * set may name its zone as `${dns_zone.main.name}`. The node takes the literal in place of the
  * template (before any block is validated), and the block depends on the one it named, as with
- * any reference: the answer, by address, with where each reference stood. References that are
- * not so known are left as they are (the usual checks refuse them).
+ * any reference: the answer, by address, with where each reference stood. A reference of that
+ * shape to an address no block has is an error with the address it likely meant (a typo, not a
+ * reference the field cannot hold). References that are not so known are left as they are (the
+ * usual checks refuse them).
  */
-export function inlineKnownReferences(blocks: readonly UnvalidatedBlock[]): Map<string, Array<{ address: string; range: SourceRange }>> {
+export function inlineKnownReferences(blocks: readonly UnvalidatedBlock[], diagnostics: Diagnostic[]): Map<string, Array<{ address: string; range: SourceRange }>> {
   const byAddress = new Map<string, SourceNode>();
   for (const block of blocks) {
     const type = block.node.entries?.get('type')?.value;
@@ -324,6 +333,19 @@ export function inlineKnownReferences(blocks: readonly UnvalidatedBlock[]): Map<
       const targetKind = (RESOURCE_KINDS as Record<string, KindSpec>)[target.type];
       const source = byAddress.get(referenceAddress(target))?.entries?.get(target.field);
       if (targetKind === undefined || !targetKind.identity.includes(target.field) || targetKind.readable?.[target.field] === undefined) continue;
+      if (!byAddress.has(referenceAddress(target))) {
+        // A typo in the address (`${dns_zone.zoen.name}`): name the block it likely meant, not the field's rule.
+        const to = referenceAddress(target);
+        diagnostics.push({
+          severity: 'error',
+          code: 'invalid-reference',
+          summary: `${writeReference(target)} refers to ${to}, which is not in the stack${didYouMean(to, [...byAddress.keys()])}`,
+          address,
+          range: value.range,
+        });
+        value.failed = true;
+        continue;
+      }
       if (source === undefined || source.template || typeof source.value !== 'string' || referenceAddress(target) === address) continue;
       const range = value.range;
       value.value = source.value;
