@@ -127,6 +127,7 @@ export function validateBlock(
         address,
         skip: (path) => inherited.has(String(path[0])),
         missingDetail: (field) => missingFieldDetail(kind, field),
+        ...(kind.terraform ? { otherNames: { whose: 'the Terraform provider', fields: kind.terraform.fields } } : {}),
       }),
     );
     return { address, keyRange, dependsOn, ...(movedFrom ? { movedFrom } : {}), ...referenceFields, ...sensitive };

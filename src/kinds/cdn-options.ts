@@ -14,6 +14,18 @@ export {
   cdnRuleOptionsSchema,
 } from './cdn-options-schema.js';
 
+/**
+ * The Gcore Terraform provider's names of the CDN options it spells otherwise (snake case where
+ * the vendor's API is camel case), as `options.NAME` entries of a kind's `terraform.fields`.
+ */
+export const TERRAFORM_OPTION_NAMES: Readonly<Record<string, string>> = {
+  'options.allowed_http_methods': 'allowedHttpMethods',
+  'options.gzip_on': 'gzipOn',
+  'options.host_header': 'hostHeader',
+  'options.ignore_query_string': 'ignoreQueryString',
+  'options.static_request_headers': 'staticRequestHeaders',
+};
+
 /** Which option set: a CDN resource's (`resource_options`) or a rule's (`rule_options`). */
 export type CdnOptionSet = 'resource' | 'rule';
 

@@ -43,6 +43,13 @@ export interface KindSpec<Shape extends z.ZodObject = z.ZodObject, Type extends 
    */
   checkAcross?(blocks: ReadonlyArray<Readonly<Record<string, unknown>>>): Array<{ index: number; field: string; message: string }>;
   /**
+   * The Gcore Terraform provider's resource for this kind (G-Core/terraform-provider-gcore) and its
+   * names for the kind's fields where they differ, so a user who writes the provider's name is told
+   * edgeform's: `unknown field "keypair_name" ...; did you mean "ssh_key_name" (the Terraform
+   * provider's "keypair_name")?`.
+   */
+  readonly terraform?: TerraformNames;
+  /**
    * Warnings about a valid block (a CDN option the vendor marks deprecated): each at its path in
    * the block, with a stable code and what to write instead. The loader reports them at their
    * place; the block stays valid and is applied as written. Pure.
@@ -74,6 +81,18 @@ export interface KindSpec<Shape extends z.ZodObject = z.ZodObject, Type extends 
   readonly shape: Shape;
   /** What the loader validates with: `shape` plus the cross-field rules, if any (same output). */
   readonly schema: z.ZodType;
+}
+
+/** A kind's counterpart in the Gcore Terraform provider (see KindSpec.terraform). */
+export interface TerraformNames {
+  /** The provider's resource type, `gcore_instancev2`. */
+  readonly resource: string;
+  /**
+   * The provider's name → edgeform's field, by the path where edgeform meets the name in a block:
+   * `keypair_name` at the top, `interfaces.*.existing_fip_id` in the items of a list (`*`),
+   * `options.gzip_on` in a mapping. Only names that differ, and that edgeform has a field for.
+   */
+  readonly fields: Readonly<Record<string, string>>;
 }
 
 /** A warning about a valid block (see KindSpec.warnings). */

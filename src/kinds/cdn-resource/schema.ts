@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineKind } from '../kind-spec.js';
-import { cdnResourceOptionsSchema, deprecatedOptionWarnings } from '../cdn-options.js';
+import { cdnResourceOptionsSchema, deprecatedOptionWarnings, TERRAFORM_OPTION_NAMES } from '../cdn-options.js';
 import { ensureDeletable, positiveId } from '../fields.js';
 
 /** A host name as a CDN resource's cname or secondary hostname. */
@@ -50,6 +50,7 @@ export const cdnResourceKind = defineKind({
   description:
     'A CDN resource (a delivery domain and how it caches and serves), by resource_id or by cname; edgeform creates it, sets its origin, hostnames, SSL and declared options, and ensure: absent deactivates it, then deletes it.',
   identity: ['resource_id', 'cname'],
+  terraform: { resource: 'gcore_cdn_resource', fields: TERRAFORM_OPTION_NAMES },
   create: { idField: 'resource_id', key: ['cname'] },
   readable: {
     id: { type: 'number', description: 'The CDN resource id (integer).', read: (s) => s.resource_id },

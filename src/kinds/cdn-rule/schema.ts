@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineKind } from '../kind-spec.js';
-import { cdnRuleOptionsSchema, deprecatedOptionWarnings } from '../cdn-options.js';
+import { cdnRuleOptionsSchema, deprecatedOptionWarnings, TERRAFORM_OPTION_NAMES } from '../cdn-options.js';
 import { ensureDeletable, positiveId } from '../fields.js';
 
 const shape = z.strictObject({
@@ -47,6 +47,7 @@ export const cdnRuleKind = defineKind({
   kind: 'resource',
   description: 'A rule of a CDN resource (options for the paths its pattern matches), by rule_id or by name within its resource; edgeform creates, changes and deletes it.',
   identity: ['rule_id', 'name'],
+  terraform: { resource: 'gcore_cdn_rule', fields: { ...TERRAFORM_OPTION_NAMES, origin_protocol: 'override_origin_protocol' } },
   create: { idField: 'rule_id', key: ['resource_id', 'name'] },
   resolvedBeforeRead: ['resource_id'],
   readable: {
