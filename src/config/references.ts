@@ -256,6 +256,13 @@ function checkTarget(target: ReferenceTarget, range: SourceRange, error: (summar
   return true;
 }
 
+/** `remote_group_id: self` when the kind names a block itself by a word at `path` (KindSpec.selfNames). */
+function selfName(type: string, path: readonly (string | number)[]): string | undefined {
+  const names = (RESOURCE_KINDS as Record<string, KindSpec>)[type]?.selfNames;
+  const word = names?.[path.map((segment) => (typeof segment === 'number' ? '*' : segment)).join('.')];
+  return word === undefined ? undefined : `${String(path.at(-1))}: ${word}`;
+}
+
 /** A block as checkReferenceTargets sees it. */
 export interface ReferringBlock {
   address: string;
@@ -285,7 +292,13 @@ export function checkReferenceTargets(
           const hint = suggestionsLeft.count-- > 0 ? didYouMean(to, all) : '';
           error(`${writeReference(target)} refers to ${to}, which is not in the stack${hint}`);
         } else if (to === block.address) {
-          error(`${writeReference(target)} refers to the block itself`, 'A block cannot read its own attributes; write the value out.');
+          const self = selfName(target.type, reference.path);
+          if (self === undefined) error(`${writeReference(target)} refers to the block itself`, 'A block cannot read its own attributes; write the value out.');
+          else
+            error(
+              `${writeReference(target)} refers to the block itself; write ${self}`,
+              `A block cannot read its own attributes; ${self} names it (its id is not known before it exists).`,
+            );
         } else if (absent.has(to) && !absent.has(block.address)) {
           // A block being deleted reads nothing: its reference to another block being deleted is only
           // the dependency that deletes it first (a subnet before its network).

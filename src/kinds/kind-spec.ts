@@ -43,6 +43,13 @@ export interface KindSpec<Shape extends z.ZodObject = z.ZodObject, Type extends 
    */
   checkAcross?(blocks: ReadonlyArray<Readonly<Record<string, unknown>>>): Array<{ index: number; field: string; message: string }>;
   /**
+   * Fields in which a block names itself by a word, not by a reference to its own address (which
+   * is refused): by path (`*` for list items), the word. A security group's rule names the group
+   * it is in as `remote_group_id: self`, so `${cloud_security_group.web.id}` inside `web` is told
+   * to write that.
+   */
+  readonly selfNames?: Readonly<Record<string, string>>;
+  /**
    * The Gcore Terraform provider's resource for this kind (G-Core/terraform-provider-gcore) and its
    * names for the kind's fields where they differ, so a user who writes the provider's name is told
    * edgeform's: `unknown field "keypair_name" ...; did you mean "ssh_key_name" (the Terraform

@@ -127,6 +127,7 @@ export const cloudSecurityGroupKind = defineKind({
   identity: ['security_group_id'],
   terraform: { resource: 'gcore_securitygroup', fields: { ...TERRAFORM_CLOUD_FIELDS, security_group_rules: 'rules' } },
   create: { idField: 'security_group_id', key: 'owner' },
+  selfNames: { 'rules.*.remote_group_id': 'self' },
   readable: {
     id: { type: 'string', description: 'The security group id (UUID).', read: (s) => s.security_group_id },
     name: { type: 'string', description: 'The security group name.', read: (s) => s.name },
