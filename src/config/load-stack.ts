@@ -378,8 +378,10 @@ function checkAcrossBlocks(blocks: ReadonlyMap<string, TypedBlock>): Diagnostic[
     const ofKind = [...blocks.values()].flatMap((t) => (t.block?.kind === 'resource' && t.block.type === type ? [t] : []));
     for (const problem of check(ofKind.map((t) => t.block!.attributes as Record<string, unknown>))) {
       const typed = ofKind[problem.index]!;
-      const range = typed.block!.fieldSources[problem.field]?.range ?? typed.keyRange;
-      out.push(error('invalid-value', `${typed.address}: ${problem.field}: ${problem.message}`, range, { address: typed.address }));
+      const source = typed.block!.fieldSources[problem.field];
+      // A block a zone file made has no field sources: its problem is at its line of the file.
+      const where = source === undefined ? typed.address : `${typed.address}: ${problem.field}`;
+      out.push(error('invalid-value', `${where}: ${problem.message}`, source?.range ?? typed.keyRange, { address: typed.address }));
     }
   }
   return out;
