@@ -49,14 +49,7 @@ async function stackPath(words: readonly string[]): Promise<string | undefined> 
   const candidates = words.filter((word) => !word.startsWith('-') && word !== '=');
   const file = candidates.find((word) => isStackFileName(word));
   if (file !== undefined) return file;
-  for (const word of candidates)
-    if (
-      await stat(word).then(
-        (info) => info.isDirectory(),
-        () => false,
-      )
-    )
-      return word;
+  for (const word of candidates) if (await isDirectory(word)) return word;
   return undefined;
 }
 
@@ -79,4 +72,11 @@ async function stackAddresses(words: readonly string[], flag: string, env: Env):
     }
   }
   return [...new Set(addresses)];
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  return stat(path).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
 }
