@@ -4,11 +4,12 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'rolldown';
 
 /**
- * The commit this checkout is at, for `edgeform version`; undefined outside a git checkout of
- * edgeform itself (a directory inside another repository must not take that repository's commit).
+ * The commit the checkout at `dir` (this file's directory) is at, for `edgeform version`;
+ * undefined outside a git checkout of edgeform itself (a release tarball; a directory inside
+ * another repository must not take that repository's commit) or without git.
  */
-function checkoutCommit(): string | undefined {
-  const root = realpathSync(fileURLToPath(new URL('.', import.meta.url)));
+export function checkoutCommit(dir: string = fileURLToPath(new URL('.', import.meta.url))): string | undefined {
+  const root = realpathSync(dir);
   const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   try {
     if (realpathSync(git('rev-parse', '--show-toplevel')) !== root) return undefined;

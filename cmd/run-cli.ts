@@ -60,6 +60,15 @@ export async function runCli(argv: string[], ioOptions: CreateIOOptions = {}): P
       io.out(writeCompletionScript(chooseCompletionShell(argv[1], process.env)));
       return ExitCode.ok;
     }
+    if (argv[0] === '--get-yargs-completions') {
+      // The words edgeform completes itself (a stack's addresses, the kinds) need no command module.
+      const { completeWords } = await import('../src/cli/complete-words.js');
+      const words = await completeWords(argv.slice(2), io.env);
+      if (words !== undefined) {
+        if (words.length > 0) io.out(words.join('\n'));
+        return ExitCode.ok;
+      }
+    }
     const loaded = await loadCommands(argv);
     if (!isCompletionRun(argv)) refuseSingleDashFlags(argv, knownFlags(argv, loaded));
     for (const entry of commands) {

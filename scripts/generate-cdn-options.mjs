@@ -56,6 +56,12 @@ const HANDLED = new Set([
   '$ref',
 ]);
 
+/** The option a deprecated option's description says to use instead ("Use the `edge_cache_settings` option instead."), or null. */
+function replacementOf(description) {
+  const named = /\buse (?:the )?`([A-Za-z_][\w.]*)`(?: option)? instead\b/i.exec(String(description ?? ''));
+  return named ? named[1] : null;
+}
+
 /** The source of the generated module for the spec's text (formatted as the repository formats TypeScript). */
 export async function generateCdnOptionsModule(specText) {
   const spec = jsYaml.load(specText);
@@ -88,6 +94,7 @@ export async function generateCdnOptionsModule(specText) {
   };
   const zodOf = (raw, where) => {
     const node = flatten(raw, where);
+    if (node.deprecated === true) deprecated.set(where.split('.').slice(1).join('.'), replacementOf(node.description));
     for (const key of Object.keys(node)) {
       if (!IGNORED.has(key) && !HANDLED.has(key)) throw new Error(`${where}: the generator does not know the keyword "${key}"; teach scripts/generate-cdn-options.mjs`);
     }
@@ -126,6 +133,8 @@ export async function generateCdnOptionsModule(specText) {
 
   const optionNames = new Map();
   const defaults = new Map();
+  /** Options and fields the spec marks deprecated, by path under the set (`disable_cache`): the option to use instead, or null. */
+  const deprecated = new Map();
   const sets = SETS.map(({ exportName, namesExport, component, what }) => {
     const set = flatten(schemas[component] ?? {}, component);
     if (!set.properties) throw new Error(`${CDN_SPEC_FILE}: components.schemas.${component} has no properties`);
@@ -162,6 +171,12 @@ export async function generateCdnOptionsModule(specText) {
     '',
     '/** Every option of either set, by name: its value as the spec declares it (null clears it). */',
     `const OPTIONS = { ${[...optionNames].map(([name, code]) => `${JSON.stringify(name)}: ${code}`).join(',\n')} };`,
+    '',
+    '/**',
+    ' * The options (and fields, as `option.field`) the spec marks deprecated, by name: the option its description says to use instead,',
+    ' * or null when it names none. Such an option still works; validate warns of it.',
+    ' */',
+    `export const CDN_DEPRECATED_OPTIONS: Readonly<Record<string, string | null>> = ${JSON.stringify(Object.fromEntries([...deprecated].sort(([a], [b]) => (a < b ? -1 : 1))))};`,
     '',
     '/** Per option, the defaults the spec declares for its fields: what the platform fills in when a request leaves such a field out. */',
     `export const CDN_OPTION_FIELD_DEFAULTS: Readonly<Record<string, Readonly<Record<string, unknown>>>> = ${JSON.stringify(Object.fromEntries(defaults))};`,

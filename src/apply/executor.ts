@@ -373,10 +373,10 @@ async function runAction(
   }
 }
 
-/** A created or replaced resource's id and identity, from the read that found it. */
+/** A created or replaced resource's id (BoundProvider.idOf: a record set's ZONE/NAME/TYPE) and identity, from the read that found it. */
 function createdIdentity(provider: BoundProvider, change: ResourceChange, observed: Observation): Pick<ResourceOutcome, 'id' | 'identity'> {
   if ((change.action !== 'create' && change.action !== 'replace') || !observed.exists) return {};
-  const id = observed.state[provider.idField];
+  const id = provider.idOf(observed.state);
   const identity = observed.foundBy ?? change.identity;
   return { ...(id === undefined || id === null ? {} : { id: String(id) }), ...(identity === undefined ? {} : { identity }) };
 }

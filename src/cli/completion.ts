@@ -54,6 +54,8 @@ _edgeform_yargs_completions()
     local cur_word executable type_list
     local -a args
     cur_word="\${COMP_WORDS[COMP_CWORD]}"
+    # bash splits "--target=ADDR" at "=": completing right after it completes the value.
+    [[ "$cur_word" == "=" ]] && cur_word=""
     COMPREPLY=()
     if [[ "\${COMP_WORDS[0]##*/}" == npx ]]; then
         if [[ $COMP_CWORD -eq 1 ]]; then

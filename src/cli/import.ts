@@ -18,6 +18,7 @@ import { defineCommand } from './command.js';
 import { withInterrupts } from './interrupt.js';
 import { ExitCode, type CliIO } from './io.js';
 import { checkParallelism, connect } from './plan-stack.js';
+import { findSchemaPath } from './schema-path.js';
 
 interface ImportArgs {
   kind?: string;
@@ -350,7 +351,10 @@ export const importCommand = defineCommand<ImportArgs>({
         const zoned = args.recordsFile ? intoZoneFiles(keepNamed(discovered.found, request)) : { found: keepNamed(discovered.found, request), files: [] };
         let found = zoned.found;
         const skipped = [...discovered.skipped];
+        // The schema line points at the edgeform installed where the stack goes (stdout: the working directory).
+        const schemaPath = await findSchemaPath(args.out ?? 'stack.yaml');
         const draft = (): StackDraft => ({
+          schemaPath,
           blocks: found.map((r): DraftBlock => ({
             type: r.type,
             name: r.name,

@@ -1,15 +1,13 @@
 import { isMap, isScalar, LineCounter, parseDocument, visit, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import { ALL_KINDS, type KindSpec } from '../kinds/registry.js';
-
-/** The top-level sections of a stack, in the order `edgeform fmt` writes them. */
-export const TOP_LEVEL_ORDER = ['version', 'provider', 'defaults', 'resources', 'checks'] as const;
+import { TOP_LEVEL_KEYS } from './types.js';
 
 /** What formatting one stack file gives: its canonical text, or why it could not be read. */
 export type FormattedStack = { ok: true; text: string; changed: boolean } | { ok: false; error: { line: number; column: number; message: string } };
 
 /**
  * A stack file's text with its keys in canonical order: the top-level sections as
- * TOP_LEVEL_ORDER; within each block of `resources:` and `checks:`, `type` first, then the
+ * TOP_LEVEL_KEYS (version, name, renamed_from, prune, provider, defaults, resources, checks); within each block of `resources:` and `checks:`, `type` first, then the
  * kind's identity fields, then its other fields in schema order, then keys the kind does not
  * know (in their order), `depends_on` last. The yaml Document API finds each key and the
  * extent of its value; only those spans of text move, each with the comment lines right above
@@ -29,7 +27,7 @@ export function formatStackText(text: string): FormattedStack {
   for (const block of blocks.reverse()) out = reorderSpan(out, block, blockRank(block), false);
   const again = parse(out);
   if (!again.ok) return again;
-  out = reorderSpan(out, again.root, (key) => rankIn(TOP_LEVEL_ORDER, key), true);
+  out = reorderSpan(out, again.root, (key) => rankIn(TOP_LEVEL_KEYS, key), true);
   return { ok: true, text: out, changed: out !== text };
 }
 

@@ -16,6 +16,14 @@ export function locate(root: SourceNode, path: readonly PropertyKey[]): { node: 
   return { node: at, complete: true };
 }
 
+/** `; did you mean "ssh_key_name" (the Terraform provider's "keypair_name")?` when `key` is another tool's name for an allowed field at `path`. */
+function otherName(context: IssueContext, path: readonly PropertyKey[], key: string, allowed: readonly string[]): string | undefined {
+  if (!context.otherNames) return undefined;
+  const pattern = [...path.map((segment) => (typeof segment === 'number' ? '*' : String(segment))), key].join('.');
+  const field = context.otherNames.fields[pattern];
+  return field !== undefined && allowed.includes(field) ? `; did you mean "${field}" (${context.otherNames.whose}'s "${key}")?` : undefined;
+}
+
 /** How to word and place the issues of one validated mapping (a block, `provider:`, `defaults:`). */
 export interface IssueContext {
   /** The mapping that was validated. */
@@ -31,6 +39,12 @@ export interface IssueContext {
   skip?: (path: readonly PropertyKey[]) => boolean;
   /** Detail for a missing top-level field, e.g. "or set it under defaults:". */
   missingDetail?: (field: string) => string | undefined;
+  /**
+   * Another tool's names for fields (the Terraform provider's, KindSpec.terraform): by the path
+   * where a name stands (`interfaces.*.existing_fip_id`, `*` for list items), the field meant
+   * there; `whose` names the tool in the suggestion.
+   */
+  otherNames?: { whose: string; fields: Readonly<Record<string, string>> };
 }
 
 /**
@@ -62,7 +76,7 @@ export function issuesToDiagnostics(issues: readonly z.core.$ZodIssue[], context
         const { node } = locate(context.root, [...path, key]);
         at(node.keyRange ?? node.range, {
           code: 'unknown-field',
-          summary: `unknown field "${key}" in ${where}${didYouMean(key, allowed)}`,
+          summary: `unknown field "${key}" in ${where}${otherName(context, path, key, allowed) ?? didYouMean(key, allowed)}`,
           detail: `${where} accepts: ${allowed.join(', ')}.`,
         });
       }

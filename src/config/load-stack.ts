@@ -17,11 +17,8 @@ import { checkSensitiveElsewhere } from './sensitive-fields.js';
 import { RESOURCE_KINDS } from '../kinds/registry.js';
 import { takesMoves } from '../kinds/kind-spec.js';
 import { referenceAddress, templateTargets, type TemplatePart } from '../plan/references.js';
-import type { CheckBlock, ResourceBlock, Stack } from './types.js';
+import { TOP_LEVEL_KEYS, type CheckBlock, type ResourceBlock, type Stack } from './types.js';
 import { validateBlock, type RawBlock, type TypedBlock } from './validate-block.js';
-
-/** The top-level keys of a stack file. */
-export const TOP_LEVEL_KEYS = ['version', 'name', 'renamed_from', 'provider', 'prune', 'defaults', 'resources', 'checks'] as const;
 
 /** The only stack file version this edgeform reads. */
 export const STACK_VERSION = 1;
@@ -237,7 +234,7 @@ async function validateBlocks(
   // Credential keys a sensitive field claims are not refused (see claimSensitive).
   const claimed = new Set<Diagnostic>();
   // References known from the stack alone (a record set's zone naming a zone block's literal name) are written out first.
-  const inlined = inlineKnownReferences(rawBlocks);
+  const inlined = inlineKnownReferences(rawBlocks, diagnostics);
   for (const [index, raw] of rawBlocks.entries()) {
     // Validating many blocks takes a while: let a signal (Ctrl-C) be handled in between.
     if (index % 1000 === 999) await new Promise((resolve) => setImmediate(resolve));
@@ -398,8 +395,10 @@ function checkAcrossBlocks(blocks: ReadonlyMap<string, TypedBlock>): Diagnostic[
     const ofKind = [...blocks.values()].flatMap((t) => (t.block?.kind === 'resource' && t.block.type === type ? [t] : []));
     for (const problem of check(ofKind.map((t) => t.block!.attributes as Record<string, unknown>))) {
       const typed = ofKind[problem.index]!;
-      const range = typed.block!.fieldSources[problem.field]?.range ?? typed.keyRange;
-      out.push(error('invalid-value', `${typed.address}: ${problem.field}: ${problem.message}`, range, { address: typed.address }));
+      const source = typed.block!.fieldSources[problem.field];
+      // A block a zone file made has no field sources: its problem is at its line of the file.
+      const where = source === undefined ? typed.address : `${typed.address}: ${problem.field}`;
+      out.push(error('invalid-value', `${where}: ${problem.message}`, source?.range ?? typed.keyRange, { address: typed.address }));
     }
   }
   return out;

@@ -158,6 +158,8 @@ export function checkBlockReferences(
   const references: BlockReference[] = [];
   let substituted = attributes;
   for (const { path, parts, node } of found) {
+    // Already reported where it stands (an address no block has, see inlineKnownReferences).
+    if (node.failed) continue;
     const written = String(node.value);
     if (kind.kind === 'check') {
       error(`a check cannot use references (${written}): checks are evaluated when planning, before apply makes what they would read`, node.range);
@@ -165,11 +167,16 @@ export function checkBlockReferences(
       continue;
     }
     if (readBefore.has(String(path[0]))) {
-      error(
-        `${String(path[0])} cannot hold a reference (${written}): edgeform reads the ${kind.type} by it before anything is applied`,
-        node.range,
-        `Write ${String(path[0])} out; references stand in the other attributes.`,
-      );
+      // A misspelt kind or field says so (with its did-you-mean) rather than that the field cannot hold it.
+      let named = true;
+      for (const target of templateTargets(parts)) named = checkTarget(target, node.range, error) && named;
+      if (named) {
+        error(
+          `${String(path[0])} cannot hold a reference (${written}): edgeform reads the ${kind.type} by it before anything is applied`,
+          node.range,
+          `Write ${String(path[0])} out; references stand in the other attributes.`,
+        );
+      }
       node.failed = true;
       continue;
     }
@@ -249,6 +256,13 @@ function checkTarget(target: ReferenceTarget, range: SourceRange, error: (summar
   return true;
 }
 
+/** `remote_group_id: self` when the kind names a block itself by a word at `path` (KindSpec.selfNames). */
+function selfName(type: string, path: readonly (string | number)[]): string | undefined {
+  const names = (RESOURCE_KINDS as Record<string, KindSpec>)[type]?.selfNames;
+  const word = names?.[path.map((segment) => (typeof segment === 'number' ? '*' : segment)).join('.')];
+  return word === undefined ? undefined : `${String(path.at(-1))}: ${word}`;
+}
+
 /** A block as checkReferenceTargets sees it. */
 export interface ReferringBlock {
   address: string;
@@ -278,7 +292,13 @@ export function checkReferenceTargets(
           const hint = suggestionsLeft.count-- > 0 ? didYouMean(to, all) : '';
           error(`${writeReference(target)} refers to ${to}, which is not in the stack${hint}`);
         } else if (to === block.address) {
-          error(`${writeReference(target)} refers to the block itself`, 'A block cannot read its own attributes; write the value out.');
+          const self = selfName(target.type, reference.path);
+          if (self === undefined) error(`${writeReference(target)} refers to the block itself`, 'A block cannot read its own attributes; write the value out.');
+          else
+            error(
+              `${writeReference(target)} refers to the block itself; write ${self}`,
+              `A block cannot read its own attributes; ${self} names it (its id is not known before it exists).`,
+            );
         } else if (absent.has(to) && !absent.has(block.address)) {
           // A block being deleted reads nothing: its reference to another block being deleted is only
           // the dependency that deletes it first (a subnet before its network).
@@ -304,10 +324,12 @@ export interface UnvalidatedBlock {
  * value is what the plan would read anyway (an identity is never changed by apply), so a record
  * set may name its zone as `${dns_zone.main.name}`. The node takes the literal in place of the
  * template (before any block is validated), and the block depends on the one it named, as with
- * any reference: the answer, by address, with where each reference stood. References that are
- * not so known are left as they are (the usual checks refuse them).
+ * any reference: the answer, by address, with where each reference stood. A reference of that
+ * shape to an address no block has is an error with the address it likely meant (a typo, not a
+ * reference the field cannot hold). References that are not so known are left as they are (the
+ * usual checks refuse them).
  */
-export function inlineKnownReferences(blocks: readonly UnvalidatedBlock[]): Map<string, Array<{ address: string; range: SourceRange }>> {
+export function inlineKnownReferences(blocks: readonly UnvalidatedBlock[], diagnostics: Diagnostic[]): Map<string, Array<{ address: string; range: SourceRange }>> {
   const byAddress = new Map<string, SourceNode>();
   for (const block of blocks) {
     const type = block.node.entries?.get('type')?.value;
@@ -324,6 +346,19 @@ export function inlineKnownReferences(blocks: readonly UnvalidatedBlock[]): Map<
       const targetKind = (RESOURCE_KINDS as Record<string, KindSpec>)[target.type];
       const source = byAddress.get(referenceAddress(target))?.entries?.get(target.field);
       if (targetKind === undefined || !targetKind.identity.includes(target.field) || targetKind.readable?.[target.field] === undefined) continue;
+      if (!byAddress.has(referenceAddress(target))) {
+        // A typo in the address (`${dns_zone.zoen.name}`): name the block it likely meant, not the field's rule.
+        const to = referenceAddress(target);
+        diagnostics.push({
+          severity: 'error',
+          code: 'invalid-reference',
+          summary: `${writeReference(target)} refers to ${to}, which is not in the stack${didYouMean(to, [...byAddress.keys()])}`,
+          address,
+          range: value.range,
+        });
+        value.failed = true;
+        continue;
+      }
       if (source === undefined || source.template || typeof source.value !== 'string' || referenceAddress(target) === address) continue;
       const range = value.range;
       value.value = source.value;

@@ -2,6 +2,13 @@ import { CHECK_KINDS, type CheckAttributes, type CheckType, type ResourceAttribu
 import type { SourceRange } from './diagnostics.js';
 import type { TemplatePart } from '../plan/references.js';
 
+/**
+ * The top-level keys of a stack file, in the order `edgeform fmt` and `import` write them: what
+ * the stack is (its version, name, former name, whether it prunes), where the platform is, then
+ * what every block inherits, the blocks, and the checks.
+ */
+export const TOP_LEVEL_KEYS = ['version', 'name', 'renamed_from', 'prune', 'provider', 'defaults', 'resources', 'checks'] as const;
+
 /** Whether an address (TYPE.NAME) names a check rather than a resource. */
 export function isCheckAddress(address: string): boolean {
   return Object.hasOwn(CHECK_KINDS, address.split('.')[0]!);

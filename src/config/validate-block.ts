@@ -2,7 +2,7 @@ import { describeValueType } from './describe-issue.js';
 import type { z } from 'zod';
 import { addDiagnostics, type Diagnostic, type SourceRange } from './diagnostics.js';
 import { didYouMean } from './did-you-mean.js';
-import { issuesToDiagnostics } from './issue-diagnostics.js';
+import { issuesToDiagnostics, locate } from './issue-diagnostics.js';
 import { CHECK_KINDS, RESOURCE_KINDS, type KindSpec } from '../kinds/registry.js';
 import { takesMoves } from '../kinds/kind-spec.js';
 import { checkBlockReferences } from './references.js';
@@ -128,6 +128,7 @@ export function validateBlock(
         address,
         skip: (path) => inherited.has(String(path[0])),
         missingDetail: (field) => missingFieldDetail(kind, field),
+        ...(kind.terraform ? { otherNames: { whose: 'the Terraform provider', fields: kind.terraform.fields } } : {}),
       }),
     );
     return { address, keyRange, dependsOn, ...(movedFrom ? { movedFrom } : {}), ...referenceFields, ...sensitive };
@@ -144,6 +145,17 @@ export function validateBlock(
     attributes: refs ? refs.restore(result.data as Record<string, unknown>) : result.data,
     ...referenceFields,
   } as ResourceBlock | CheckBlock;
+  for (const warning of kind.warnings?.(block.attributes as Record<string, unknown>) ?? []) {
+    const { node: at } = locate(node, warning.path);
+    diagnostics.push({
+      severity: 'warning',
+      code: warning.code,
+      summary: warning.message,
+      ...(warning.detail === undefined ? {} : { detail: warning.detail }),
+      address,
+      range: at.keyRange ?? at.range,
+    });
+  }
   return { address, keyRange, dependsOn, ...(movedFrom ? { movedFrom } : {}), ...referenceFields, ...sensitive, block };
 }
 

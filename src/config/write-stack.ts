@@ -41,6 +41,8 @@ export interface StackDraft {
   baseUrl?: string;
   /** Lines of the comment at the top of the file. */
   header?: readonly string[];
+  /** Where the schema line points, relative to the stack file (default `./edgeform.schema.json`; see findSchemaPath). */
+  schemaPath?: string;
 }
 
 /** The fields `defaults:` takes over when every block that has one holds the same value. */
@@ -118,7 +120,7 @@ export interface WrittenStack {
 
 /**
  * Writes a stack file (version 1) whose every value is data, for `edgeform import`: the
- * `# yaml-language-server: $schema=./edgeform.schema.json` line and the header on top,
+ * `# yaml-language-server: $schema=PATH` line (`draft.schemaPath`) and the header on top,
  * `provider.base_url` when one is given, `defaults:` for project_id and region_id when every
  * block that has the field holds the same value (the blocks then leave it out), and one block
  * per draft block, its comment above it, under a unique valid name, in fmt's canonical order
@@ -160,8 +162,13 @@ function canonical(text: string): string {
   return formatted.text;
 }
 
-/** The schema line editors read (yaml-language-server), for a stack next to `edgeform schema > edgeform.schema.json`. */
-export const SCHEMA_LINE = 'yaml-language-server: $schema=./edgeform.schema.json';
+/** Where the schema line points when nothing better is known: a schema beside the stack (`edgeform schema > edgeform.schema.json`). */
+export const DEFAULT_SCHEMA_PATH = './edgeform.schema.json';
+
+/** The schema line editors read (yaml-language-server), pointing at `path` (relative to the stack file). */
+export function schemaLine(path: string = DEFAULT_SCHEMA_PATH): string {
+  return `yaml-language-server: $schema=${path}`;
+}
 
 /** The stack's content as it will be written: defaults, block names, each block's fields in canonical order. */
 interface Layout {
@@ -270,7 +277,7 @@ function render(draft: StackDraft, layout: Layout): string {
     ...(Object.keys(layout.defaults).length > 0 ? { defaults: layout.defaults } : {}),
     resources,
   });
-  doc.commentBefore = [SCHEMA_LINE, ...(draft.header ?? [])].map(commentText).join('\n');
+  doc.commentBefore = [schemaLine(draft.schemaPath), ...(draft.header ?? [])].map(commentText).join('\n');
   const map = doc.get('resources', true) as YAMLMap<Scalar, unknown>;
   (map.items as Array<Pair<Scalar, unknown>>).forEach((pair, i) => {
     pair.key.commentBefore = commentText(layout.comments[i]!);

@@ -142,7 +142,32 @@ function syntaxError(error: YAMLException, text: string, lines: FileLines): Diag
     const problem = tooDeep();
     return { severity: 'error', code: problem.code, summary: problem.summary, detail: problem.detail, range: lines.range([at, at]) };
   }
-  return { severity: 'error', code: 'yaml-syntax', summary: `invalid YAML: ${error.reason}`, range: lines.range([at, at]) };
+  const diagnostic: Diagnostic = { severity: 'error', code: 'yaml-syntax', summary: `invalid YAML: ${error.reason}`, range: lines.range([at, at]) };
+  const unquoted = unquotedInterpolation(error, text, at);
+  if (unquoted !== undefined) {
+    diagnostic.summary += ` (an unquoted \${...} in [ ] or { }: write "${unquoted}")`;
+    diagnostic.detail = 'Inside [ ] or { }, YAML reads the "{" of an unquoted ${...} as the start of a mapping: quote every value that holds one.';
+  }
+  return diagnostic;
+}
+
+/**
+ * The plain value around `at` when js-yaml's error is its "missed comma" at the "{" of a "${"
+ * written unquoted in a flow collection (`[${cloud_security_group.web.id}]`): what to write
+ * quoted, cut at the "}" that closes the reference (and at a line's end).
+ */
+function unquotedInterpolation(error: YAMLException, text: string, at: number): string | undefined {
+  if (!/missed comma/.test(error.reason) || text[at] !== '{' || text[at - 1] !== '$') return undefined;
+  let start = at - 1;
+  while (start > 0 && !/[\s[{,]/.test(text[start - 1]!)) start -= 1;
+  const close = text.indexOf('}', at);
+  const lineEnd = text.indexOf('\n', at);
+  const end = close === -1 || (lineEnd !== -1 && lineEnd < close) ? (lineEnd === -1 ? text.length : lineEnd) : close + 1;
+  let value = text.slice(start, end);
+  // The rest of the plain value after the reference (`:8080/` in `[http://${...}:8080/]`).
+  const rest = /^[^\s,\]}]*/.exec(text.slice(end))![0];
+  value += rest;
+  return value.length > 200 ? `${value.slice(0, 200)}…` : value;
 }
 
 /** The YAML 1.2 core schema's plain scalars, in js-yaml's order of resolution. */

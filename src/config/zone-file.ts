@@ -178,7 +178,7 @@ function lex(text: string, onEntry: (entry: Entry) => void): void {
 const TTL_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
 
 /** A TTL (`3600`, `1h30m`, `1W`) in seconds; undefined when the text is not one. */
-function readTtl(text: string): number | undefined {
+export function readTtl(text: string): number | undefined {
   if (/^\d+$/.test(text)) return Number(text);
   if (!/^(\d+[smhdw])+$/i.test(text)) return undefined;
   let total = 0;

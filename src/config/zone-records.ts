@@ -4,7 +4,7 @@ import { RESOURCE_KINDS } from '../kinds/registry.js';
 import type { Diagnostic, SourceRange } from './diagnostics.js';
 import type { ResourceBlock } from './types.js';
 import type { TypedBlock } from './validate-block.js';
-import { parseZoneFile, type ZoneRecordSet } from './zone-file.js';
+import { parseZoneFile, readTtl, type ZoneRecordSet } from './zone-file.js';
 
 /** The identity of a record set: ZONE/NAME/TYPE, canonical. */
 const identity = (zone: string, name: string, type: string) => `${zone}/${name}/${type}`;
@@ -12,13 +12,15 @@ const identity = (zone: string, name: string, type: string) => `${zone}/${name}/
 /**
  * The record sets of the zone files `dns_zone` blocks name (`records_file:`, read into
  * `records_text` by resolveFileFields), each added to `typed` as a `dns_rrset` block (address
- * `dns_rrset.ZONEBLOCK/NAME/TYPE`, which no block name can be; it depends on its zone's block)
+ * `dns_rrset.ZONE/NAME/TYPE`, the set's id on the platform, as prune addresses the record sets
+ * it finds; no block name can be one; it depends on its zone's block)
  * so it is planned, digested and pruned against as if declared. The file is parsed with the
  * zone's name as origin; a record set is checked by the dns_rrset kind's schema (contents per
  * type, TTL, CNAME rules) and every problem is an error at its line and column in the zone file.
  * The zone's own SOA and apex NS are skipped; a type a dns_rrset cannot hold, or a record set a
- * dns_rrset block declares too, is an error. The zone file's text goes into `files` (for the
- * code frame) when it has errors.
+ * dns_rrset block declares too, is an error; the valid record sets are added all the same, so the
+ * rules across blocks run in the same round. The zone file's text goes into `files` (for the code
+ * frame of any error at its lines).
  */
 export function expandZoneRecordFiles(typed: Map<string, TypedBlock>, diagnostics: Diagnostic[], files: Map<string, string>): void {
   const declared = new Map<string, ResourceBlock<'dns_rrset'>>();
@@ -40,6 +42,10 @@ export function expandZoneRecordFiles(typed: Map<string, TypedBlock>, diagnostic
     const errors: Diagnostic[] = parsed.diagnostics.map((d) => ({ ...d, address: b.address }));
     const blocks: TypedBlock[] = [];
     for (const set of parsed.recordSets) {
+      if (set.type === 'SOA' && set.name === origin) {
+        const unapplied = soaNotApplied(set, origin, attributes);
+        if (unapplied !== undefined) diagnostics.push({ ...unapplied, address: b.address });
+      }
       if (set.type === 'SOA' || (set.type === 'NS' && set.name === origin)) continue;
       const fail = (summary: string, range: SourceRange, detail?: string) =>
         errors.push({ severity: 'error', code: 'invalid-file', summary, address: b.address, range, ...(detail === undefined ? {} : { detail }) });
@@ -57,20 +63,20 @@ export function expandZoneRecordFiles(typed: Map<string, TypedBlock>, diagnostic
         );
         continue;
       }
-      const block = rrsetBlock(b.name, b.address, origin, set, fail);
+      const block = rrsetBlock(b.address, origin, set, fail);
       if (block !== undefined) blocks.push(block);
     }
-    if (errors.length > 0) {
-      files.set(shown, attributes.records_text);
-      diagnostics.push(...errors);
-      continue;
-    }
+    // Its text frames any error at its lines, these and those of the rules across blocks.
+    files.set(shown, attributes.records_text);
+    diagnostics.push(...errors);
+    // The record sets that are valid join the stack even when others are not, so the rules across
+    // blocks (a CNAME beside another type) report in the same round as the file's own errors.
     for (const block of blocks) typed.set(block.address, block);
   }
 }
 
 /** One record set of a zone file as a dns_rrset block, or undefined (each problem through `fail`) when the kind refuses it. */
-function rrsetBlock(zoneBlock: string, zoneAddress: string, origin: string, set: ZoneRecordSet, fail: (summary: string, range: SourceRange) => void): TypedBlock | undefined {
+function rrsetBlock(zoneAddress: string, origin: string, set: ZoneRecordSet, fail: (summary: string, range: SourceRange) => void): TypedBlock | undefined {
   const type = set.type;
   const { content } = RESOURCE_KINDS.dns_rrset.zoneRecords!;
   const raw = {
@@ -89,7 +95,7 @@ function rrsetBlock(zoneBlock: string, zoneAddress: string, origin: string, set:
     }
     return undefined;
   }
-  const name = `${zoneBlock}/${set.name}/${type}`;
+  const name = identity(origin, set.name, type);
   const address = `dns_rrset.${name}`;
   const block = {
     kind: 'resource',
@@ -102,4 +108,42 @@ function rrsetBlock(zoneBlock: string, zoneAddress: string, origin: string, set:
     fieldSources: {},
   } as unknown as ResourceBlock<'dns_rrset'>;
   return { address, keyRange: set.at, dependsOn: [], block };
+}
+
+/** The dns_zone fields an SOA record's data sets, in its order (MNAME, RNAME, SERIAL, REFRESH, RETRY, EXPIRE, MINIMUM; the serial is the platform's). */
+const SOA_FIELDS = ['primary_server', 'contact', undefined, 'refresh', 'retry', 'expiry', 'nx_ttl'] as const;
+
+/**
+ * A warning for the values of a zone file's SOA that nothing applies: edgeform skips the SOA (the
+ * platform keeps the zone's), so a value there takes effect only when the dns_zone block declares
+ * it too. Undefined when the block declares every one of them alike (or the record is malformed:
+ * its own checks are the platform's).
+ */
+function soaNotApplied(set: ZoneRecordSet, origin: string, zone: Readonly<Record<string, unknown>>): Omit<Diagnostic, 'address'> | undefined {
+  const record = set.records[0];
+  if (record === undefined || record.rdata.length !== SOA_FIELDS.length) return undefined;
+  const absolute = (name: string) => canonicalName(name.endsWith('.') ? name : `${name}.${record.origin}`);
+  const unapplied: string[] = [];
+  SOA_FIELDS.forEach((field, i) => {
+    if (field === undefined) return;
+    const text = record.rdata[i]!;
+    const value = field === 'primary_server' ? absolute(text) : field === 'contact' ? soaContact(absolute(text)) : readTtl(text);
+    const declared = zone[field];
+    const same = typeof declared === 'string' && typeof value === 'string' ? canonicalName(declared) === value : declared === value;
+    if (value !== undefined && !same) unapplied.push(`${field} ${String(value)}`);
+  });
+  if (unapplied.length === 0) return undefined;
+  return {
+    severity: 'warning',
+    code: 'soa-not-applied',
+    summary: `${origin} SOA: ${unapplied.join(', ')} ${unapplied.length === 1 ? 'is' : 'are'} not applied`,
+    detail: `edgeform does not send a zone file's SOA (the platform keeps the zone's): declare ${unapplied.map((u) => u.split(' ')[0]).join(', ')} on the dns_zone block to manage ${unapplied.length === 1 ? 'it' : 'them'}, or leave ${unapplied.length === 1 ? 'it' : 'them'} out.`,
+    range: record.at,
+  };
+}
+
+/** An SOA RNAME as the e-mail address it stands for: its first dot is the "@" (`hostmaster.example.com`). */
+function soaContact(rname: string): string {
+  const at = rname.indexOf('.');
+  return at === -1 ? rname : `${rname.slice(0, at)}@${rname.slice(at + 1)}`;
 }

@@ -285,6 +285,16 @@ const OPTIONS = {
   websockets: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable().describe('Enables or disables WebSockets connections to an origin server.'),
 };
 
+/**
+ * The options (and fields, as `option.field`) the spec marks deprecated, by name: the option its description says to use instead,
+ * or null when it names none. Such an option still works; validate warns of it.
+ */
+export const CDN_DEPRECATED_OPTIONS: Readonly<Record<string, string | null>> = {
+  cache_http_headers: 'response_headers_hiding_policy',
+  disable_cache: 'edge_cache_settings',
+  staticHeaders: 'static_response_headers',
+};
+
 /** Per option, the defaults the spec declares for its fields: what the platform fills in when a request leaves such a field out. */
 export const CDN_OPTION_FIELD_DEFAULTS: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
   cors: { always: false },

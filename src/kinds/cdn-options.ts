@@ -1,9 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { z } from 'zod';
-import { CDN_RESOURCE_OPTION_NAMES, CDN_RULE_OPTION_NAMES, cdnResourceOptionsSchema, cdnRuleOptionsSchema } from './cdn-options-schema.js';
+import { CDN_DEPRECATED_OPTIONS, CDN_RESOURCE_OPTION_NAMES, CDN_RULE_OPTION_NAMES, cdnResourceOptionsSchema, cdnRuleOptionsSchema } from './cdn-options-schema.js';
 import { suggest } from './did-you-mean.js';
+import type { BlockWarning } from './kind-spec.js';
 
 export {
+  CDN_DEPRECATED_OPTIONS,
   CDN_OPTIONS_SOURCE,
   CDN_OPTION_FIELD_DEFAULTS,
   CDN_RESOURCE_OPTION_NAMES,
@@ -11,6 +13,18 @@ export {
   cdnResourceOptionsSchema,
   cdnRuleOptionsSchema,
 } from './cdn-options-schema.js';
+
+/**
+ * The Gcore Terraform provider's names of the CDN options it spells otherwise (snake case where
+ * the vendor's API is camel case), as `options.NAME` entries of a kind's `terraform.fields`.
+ */
+export const TERRAFORM_OPTION_NAMES: Readonly<Record<string, string>> = {
+  'options.allowed_http_methods': 'allowedHttpMethods',
+  'options.gzip_on': 'gzipOn',
+  'options.host_header': 'hostHeader',
+  'options.ignore_query_string': 'ignoreQueryString',
+  'options.static_request_headers': 'staticRequestHeaders',
+};
 
 /** Which option set: a CDN resource's (`resource_options`) or a rule's (`rule_options`). */
 export type CdnOptionSet = 'resource' | 'rule';
@@ -96,6 +110,30 @@ export function validateCdnOptions(value: unknown, set: CdnOptionSet): CdnOption
     issues.push({ path, message: issue.message });
   }
   return issues;
+}
+
+/**
+ * A `deprecated` warning for each declared option (or option field) the vendor's spec marks
+ * deprecated (CDN_DEPRECATED_OPTIONS), naming the option to use instead: the option still works,
+ * but the vendor may remove it. For a kind's `warnings` (`options` of a resource or a rule). Pure.
+ */
+export function deprecatedOptionWarnings(options: Readonly<Record<string, unknown>> | undefined): BlockWarning[] {
+  const warnings: BlockWarning[] = [];
+  for (const [name, value] of Object.entries(options ?? {})) {
+    const fields = value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value) : [];
+    for (const path of [[name], ...fields.map((field) => [name, field])]) {
+      const key = path.join('.');
+      if (!Object.hasOwn(CDN_DEPRECATED_OPTIONS, key)) continue;
+      const instead = CDN_DEPRECATED_OPTIONS[key];
+      warnings.push({
+        path: ['options', ...path],
+        code: 'deprecated',
+        message: `${path.length === 1 ? 'option' : 'option field'} ${key} is deprecated by the vendor${instead ? `: use ${instead} instead` : ''}`,
+        detail: `The platform still applies it, but its API reference marks it deprecated${instead ? ` and names ${instead} as its replacement` : ''}.`,
+      });
+    }
+  }
+  return warnings;
 }
 
 /** One declared option whose live value differs: the live value cut to the declared fields (`before`), and the declared one (`after`). */

@@ -127,3 +127,9 @@ export const ENV_REFERENCE = /^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$/;
  * when the loader checks it and again when apply sends it.
  */
 export const sensitiveField = z.string().regex(ENV_REFERENCE, { error: 'must be exactly one ${env:NAME} reference: a sensitive value comes only from the environment' });
+
+/**
+ * The Gcore Terraform provider's names of the fields every cloud resource of it has (a project and
+ * a region by name; metadata for tags), as a kind's `terraform.fields` takes them.
+ */
+export const TERRAFORM_CLOUD_FIELDS = { project_name: 'project_id', region_name: 'region_id', metadata_map: 'tags' } as const;

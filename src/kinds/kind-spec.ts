@@ -49,6 +49,26 @@ export interface KindSpec<Shape extends z.ZodObject = z.ZodObject, Type extends 
    */
   checkAcross?(blocks: ReadonlyArray<Readonly<Record<string, unknown>>>): Array<{ index: number; field: string; message: string }>;
   /**
+   * Fields in which a block names itself by a word, not by a reference to its own address (which
+   * is refused): by path (`*` for list items), the word. A security group's rule names the group
+   * it is in as `remote_group_id: self`, so `${cloud_security_group.web.id}` inside `web` is told
+   * to write that.
+   */
+  readonly selfNames?: Readonly<Record<string, string>>;
+  /**
+   * The Gcore Terraform provider's resource for this kind (G-Core/terraform-provider-gcore) and its
+   * names for the kind's fields where they differ, so a user who writes the provider's name is told
+   * edgeform's: `unknown field "keypair_name" ...; did you mean "ssh_key_name" (the Terraform
+   * provider's "keypair_name")?`.
+   */
+  readonly terraform?: TerraformNames;
+  /**
+   * Warnings about a valid block (a CDN option the vendor marks deprecated): each at its path in
+   * the block, with a stable code and what to write instead. The loader reports them at their
+   * place; the block stays valid and is applied as written. Pure.
+   */
+  warnings?(attributes: Readonly<Record<string, unknown>>): BlockWarning[];
+  /**
    * What a reference (`${TYPE.NAME.FIELD}`) to a block of this kind may read, by FIELD: `id` (the
    * platform id, whatever the kind's id attribute is called) and the attributes the kind documents
    * as readable, each read from the provider's observed state. Absent (checks): nothing may refer
@@ -74,6 +94,28 @@ export interface KindSpec<Shape extends z.ZodObject = z.ZodObject, Type extends 
   readonly shape: Shape;
   /** What the loader validates with: `shape` plus the cross-field rules, if any (same output). */
   readonly schema: z.ZodType;
+}
+
+/** A kind's counterpart in the Gcore Terraform provider (see KindSpec.terraform). */
+export interface TerraformNames {
+  /** The provider's resource type, `gcore_instancev2`. */
+  readonly resource: string;
+  /**
+   * The provider's name → edgeform's field, by the path where edgeform meets the name in a block:
+   * `keypair_name` at the top, `interfaces.*.existing_fip_id` in the items of a list (`*`),
+   * `options.gzip_on` in a mapping. Only names that differ, and that edgeform has a field for.
+   */
+  readonly fields: Readonly<Record<string, string>>;
+}
+
+/** A warning about a valid block (see KindSpec.warnings). */
+export interface BlockWarning {
+  /** Where in the block: field names and list indexes (`['options', 'disable_cache']`). */
+  readonly path: ReadonlyArray<string | number>;
+  /** A stable diagnostic code (`deprecated`). */
+  readonly code: string;
+  readonly message: string;
+  readonly detail?: string;
 }
 
 /** A sensitive field of a kind (see KindSpec.sensitive). */

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { ApiClient } from '../api/client.js';
 import type { TaskScope } from '../api/tasks.js';
 import { readTogether } from './read-together.js';
-import { RESOURCE_TYPES, type CheckAttributes, type CheckType, type ResourceAttributes, type ResourceType } from './registry.js';
+import { RESOURCE_KINDS, RESOURCE_TYPES, type CheckAttributes, type CheckType, type ResourceAttributes, type ResourceType } from './registry.js';
 import type { Action, CheckStatus, FieldChange, PlannedFollowUp, ResourceChange, SensitiveValue } from '../plan/types.js';
 import type { KindImporter } from './kind-list.js';
 import type { MarkVerdict, OwnerSeal } from './owner-seal.js';
@@ -458,8 +458,14 @@ export interface ProviderRegistry {
 export interface BoundProvider {
   taskType?: string;
   taskTimeoutMs?: number;
-  /** The provider's id attribute: a created resource's id is read from a fresh state's. */
+  /** The provider's id attribute. */
   idField: string;
+  /**
+   * The resource's id on the platform in a state, as apply prints a created one: what a
+   * reference's `id` reads (KindSpec.readable: a record set's ZONE/NAME/TYPE, not its name alone),
+   * else the id attribute's value.
+   */
+  idOf(state: Record<string, unknown>): unknown;
   /**
    * Reads the resource; for a kind that reads by group, together with the other reads of its
    * kind and group asked for in the same turn of the event loop (see readTogether).
@@ -484,6 +490,7 @@ export function bindProvider<K extends ResourceType>(providers: ProviderRegistry
     taskType: provider.taskType,
     taskTimeoutMs: provider.taskTimeoutMs,
     idField: provider.idField,
+    idOf: (state) => RESOURCE_KINDS[change.type].readable?.id?.read(state) ?? state[provider.idField],
     // A block found by its identity (no id in it) is read with the others of its group when the
     // group read finds such blocks in its list (findsWithoutId), else alone.
     read: (ctx) => {

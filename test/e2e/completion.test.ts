@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -29,6 +29,10 @@ describe('edgeform completion in bash', () => {
     mkdirSync(join(scratch, 'project', 'node_modules', '.bin'), { recursive: true });
     mkdirSync(join(scratch, 'project', 'stacks'));
     symlinkSync(CLI_PATH, join(scratch, 'project', 'node_modules', '.bin', 'edgeform'));
+    writeFileSync(
+      join(scratch, 'project', 'stacks', 'prod.yaml'),
+      'version: 1\nresources:\n  web: { type: fastedge_app, name: web }\n  api: { type: fastedge_app, name: api }\n  zone: { type: dns_zone, name: example.com }\n',
+    );
     const printed = await runCli(['completion'], { env: { SHELL: '/bin/bash' } });
     expect(printed.code).toBe(0);
     script = printed.stdout;
@@ -76,6 +80,23 @@ describe('edgeform completion in bash', () => {
   it('completes a path to the executable with the executable typed', async () => {
     const cwd = join(scratch, 'project');
     expect(await complete(['node_modules/.bin/edgeform', 'dr'], { cwd, path: basePath })).toEqual(['drift']);
+  });
+
+  it("completes --target with the stack's addresses and import with the kinds, as kubectl completes resources", async () => {
+    const cwd = join(scratch, 'project');
+    expect(await complete(['npx', 'edgeform', 'plan', 'stacks/prod.yaml', '--target', ''], { cwd, path: basePath })).toEqual([
+      'fastedge_app.web',
+      'fastedge_app.api',
+      'dns_zone.zone',
+    ]);
+    expect(await complete(['npx', 'edgeform', 'apply', 'stacks/prod.yaml', '--target', 'fastedge_app.a'], { cwd, path: basePath })).toEqual(['fastedge_app.api']);
+    // bash splits --target=ADDR at "=" (COMP_WORDBREAKS): the word after it is the address.
+    expect(await complete(['npx', 'edgeform', 'plan', 'stacks/prod.yaml', '--target', '='], { cwd, path: basePath })).toEqual([
+      'fastedge_app.web',
+      'fastedge_app.api',
+      'dns_zone.zone',
+    ]);
+    expect(await complete(['npx', 'edgeform', 'import', 'dns_'], { cwd, path: basePath })).toEqual(['dns_zone', 'dns_rrset']);
   });
 
   it('leaves other npx commands to filename completion', async () => {

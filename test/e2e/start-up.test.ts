@@ -96,6 +96,21 @@ describe('start-up loads only what the command needs', () => {
     expect(NETWORK_AND_EMULATOR(modules)).toEqual([]);
   });
 
+  it("completes a stack's addresses and the kinds without loading a command's module, the API client or the providers", async () => {
+    const addresses = await loadedModules(['--get-yargs-completions', 'edgeform', 'plan', 'examples/quickstart.yaml', '--target', 'cloud_in']);
+    expect(addresses.result.stdout).toBe('cloud_instance.web_vm\n');
+    const kinds = await loadedModules(['--get-yargs-completions', 'edgeform', 'import', 'dns_']);
+    expect(kinds.result.stdout).toBe('dns_zone\ndns_rrset\n');
+    for (const { modules } of [addresses, kinds]) {
+      expect(modules).toContain('dist/src/cli/complete-words.js');
+      expect(
+        [...modules].filter((m) => m.startsWith('dist/src/cli/') && !['dist/src/cli/commands.js', 'dist/src/cli/io.js', 'dist/src/cli/complete-words.js'].includes(m)),
+      ).toEqual([]);
+      expect(NETWORK_AND_EMULATOR(modules)).toEqual([]);
+      for (const heavy of ['yaml', 'diff']) expect(modules).not.toContain(heavy);
+    }
+  });
+
   it('sees what a command that reads the platform loads (the tracer is not blind)', async () => {
     const { result, modules } = await loadedModules(['plan', '--help']);
     expect(result.code).toBe(0);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { expect } from 'vitest';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020, type Format, type ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv } from './ajv.js';
 import { parse } from 'yaml';
 
@@ -21,6 +22,48 @@ const specs = new Map<string, OpenApiSpec>();
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?$/i;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+/** An IPv4 or IPv6 address, and the same with a `/prefix` (a network in CIDR notation, an interface). */
+const isIp = (s: string): boolean => isIP(s) !== 0;
+const withPrefix = (s: string, family?: 4 | 6): boolean => {
+  const [address, prefix, ...rest] = s.split('/');
+  const kind = isIP(address ?? '');
+  return (
+    rest.length === 0 && prefix !== undefined && /^\d{1,3}$/.test(prefix) && kind !== 0 && (family === undefined || kind === family) && Number(prefix) <= (kind === 4 ? 32 : 128)
+  );
+};
+
+/** The vendor's own formats that edgeform's answers are checked against (pydantic's ip types, decimals). */
+const VENDOR_FORMATS: Record<string, Format> = {
+  ipvanynetwork: (s) => withPrefix(s),
+  ipv4network: (s) => withPrefix(s, 4),
+  ipv6network: (s) => withPrefix(s, 6),
+  'ipv4net or ipv6net': (s) => withPrefix(s),
+  ipvanyinterface: (s) => isIp(s) || withPrefix(s),
+  ipv4interface: (s) => isIP(s.split('/')[0]!) === 4 && (!s.includes('/') || withPrefix(s, 4)),
+  ipv6interface: (s) => isIP(s.split('/')[0]!) === 6 && (!s.includes('/') || withPrefix(s, 6)),
+  decimal: { type: 'number', validate: (n: number) => Number.isFinite(n) },
+};
+
+/**
+ * The vendor's formats that describe a value rather than constrain it (prose such as "nginx
+ * time" or "domain or wildcard", or a type already given): accepted as declared, not checked.
+ */
+const DESCRIPTIVE_FORMATS = [
+  'string',
+  'nginx time',
+  '{status_code or any}: {nginx time}',
+  'domain',
+  'domain or wildcard',
+  'user_agent',
+  'timezone',
+  'http_header',
+  'country-code',
+  'Rule',
+  'P(n)Y(n)M(n)DT(n)H(n)M)',
+  'attachment; filename=<from>_<to>_<format>.zip',
+  'int',
+];
 
 /**
  * Documented relaxations of the vendor schemas (generator quirks, not emulator leniency):
@@ -76,6 +119,20 @@ function rewriteRefs(node: unknown, id: string): unknown {
   return out;
 }
 
+/** Declares the vendor's formats on a validator: those it checks, and those that only describe a value. */
+export function addVendorFormats(ajv: Ajv2020): Ajv2020 {
+  ajv.addFormat('date-time', ISO_DATE_TIME);
+  ajv.addFormat('uuid4', UUID);
+  ajv.addFormat('ipvanyaddress', (s: string) => IPV4.test(s) || (s.includes(':') && /^[0-9a-f:.]+$/i.test(s)));
+  ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
+  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) });
+  ajv.addFormat('uint64', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= 0 });
+  ajv.addFormat('uint32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff });
+  for (const [name, format] of Object.entries(VENDOR_FORMATS)) ajv.addFormat(name, format);
+  for (const name of DESCRIPTIVE_FORMATS) ajv.addFormat(name, true);
+  return ajv;
+}
+
 /** Loads (once per test file) and prepares a vendor spec, e.g. loadSpec('cloud_api.yaml'). */
 export function loadSpec(file: string): OpenApiSpec {
   let spec = specs.get(file);
@@ -84,13 +141,7 @@ export function loadSpec(file: string): OpenApiSpec {
   relax(doc.components);
   if (file === 'dns_api.yaml') relaxGoInterfaces(doc.components);
   const ajv = createAjv({ validateFormats: true });
-  ajv.addFormat('date-time', ISO_DATE_TIME);
-  ajv.addFormat('uuid4', UUID);
-  ajv.addFormat('ipvanyaddress', (s: string) => IPV4.test(s) || (s.includes(':') && /^[0-9a-f:.]+$/i.test(s)));
-  ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
-  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) });
-  ajv.addFormat('uint64', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= 0 });
-  ajv.addFormat('uint32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff });
+  addVendorFormats(ajv);
   ajv.addSchema({ $id: file, components: doc.components }, file);
   spec = { file, doc, ajv };
   specs.set(file, spec);

@@ -95,6 +95,17 @@ export const cdnOriginGroupKind = defineKind({
   description:
     'A CDN origin group (the origins CDN resources pull content from), by origin_group_id or by name; edgeform creates it, sets its origins and failover, and ensure: absent deletes it.',
   identity: ['origin_group_id', 'name'],
+  terraform: {
+    resource: 'gcore_cdn_origingroup',
+    fields: {
+      origin: 'origins',
+      'origins.*.config': 's3',
+      'origins.*.s3.s3_type': 'type',
+      'origins.*.s3.s3_bucket_name': 'bucket_name',
+      'origins.*.s3.s3_region': 'region',
+      'origins.*.s3.s3_storage_hostname': 'storage_hostname',
+    },
+  },
   sensitive: [
     { path: ['origins', '*', 's3', 'access_key_id'], value: S3_KEYS.access_key_id },
     { path: ['origins', '*', 's3', 'secret_access_key'], value: S3_KEYS.secret_access_key },

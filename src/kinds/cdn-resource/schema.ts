@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineKind } from '../kind-spec.js';
-import { cdnResourceOptionsSchema } from '../cdn-options.js';
+import { cdnResourceOptionsSchema, deprecatedOptionWarnings, TERRAFORM_OPTION_NAMES } from '../cdn-options.js';
 import { ensureDeletable, positiveId } from '../fields.js';
 import { purgeField } from '../cdn-purge-schema.js';
 
@@ -56,12 +56,14 @@ export const cdnResourceKind = defineKind({
   description:
     'A CDN resource (a delivery domain and how it caches and serves), by resource_id or by cname; edgeform creates it, sets its origin, hostnames, SSL and declared options, and ensure: absent deactivates it, then deletes it.',
   identity: ['resource_id', 'cname'],
+  terraform: { resource: 'gcore_cdn_resource', fields: TERRAFORM_OPTION_NAMES },
   create: { idField: 'resource_id', key: ['cname'] },
   readable: {
     id: { type: 'number', description: 'The CDN resource id (integer).', read: (s) => s.resource_id },
     cname: { type: 'string', description: 'The delivery domain.', read: (s) => s.cname },
     status: { type: 'string', description: 'active, suspended, processed or deleted.', read: (s) => s.status },
   },
+  warnings: (block) => deprecatedOptionWarnings(block['options'] as Record<string, unknown> | undefined),
   shape,
   schema: shape.superRefine((value, ctx) => {
     if (value.origin_group !== undefined && value.origin !== undefined) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineKind } from '../kind-spec.js';
-import { cdnRuleOptionsSchema } from '../cdn-options.js';
+import { cdnRuleOptionsSchema, deprecatedOptionWarnings, TERRAFORM_OPTION_NAMES } from '../cdn-options.js';
 import { ensureDeletable, positiveId } from '../fields.js';
 import { purgeField, ruleScopeProblems } from '../cdn-purge-schema.js';
 
@@ -95,11 +95,13 @@ export const cdnRuleKind = defineKind({
   kind: 'resource',
   description: 'A rule of a CDN resource (options for the paths its pattern matches), by rule_id or by name within its resource; edgeform creates, changes and deletes it.',
   identity: ['rule_id', 'name'],
+  terraform: { resource: 'gcore_cdn_rule', fields: { ...TERRAFORM_OPTION_NAMES, origin_protocol: 'override_origin_protocol' } },
   create: { idField: 'rule_id', key: ['resource_id', 'name'] },
   resolvedBeforeRead: ['resource_id'],
   readable: {
     id: { type: 'number', description: 'The rule id (integer).', read: (s) => s.rule_id },
   },
+  warnings: (block) => deprecatedOptionWarnings(block['options'] as Record<string, unknown> | undefined),
   shape,
   schema: shape.superRefine((block, ctx) => {
     // A pattern holding a reference is checked once the reference is known (the plan checks the resolved block again).

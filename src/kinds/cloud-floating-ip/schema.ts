@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineKind } from '../kind-spec.js';
-import { ensureDeletable, projectId, regionId, tagsPolicy, userDeclaredTags, uuid } from '../fields.js';
+import { ensureDeletable, projectId, regionId, tagsPolicy, userDeclaredTags, uuid, TERRAFORM_CLOUD_FIELDS } from '../fields.js';
 
 /**
  * cloud_floating_ip: a floating IP, adopted by id or, without one, found by the ownership tags
@@ -13,6 +13,7 @@ export const cloudFloatingIpKind = defineKind({
   description: 'A cloud floating IP: adopted by id, or created and found again by its ownership tags; edgeform manages its user tags and can delete it.',
   identity: ['floating_ip_id'],
   create: { idField: 'floating_ip_id', key: 'owner' },
+  terraform: { resource: 'gcore_floatingip', fields: TERRAFORM_CLOUD_FIELDS },
   readable: {
     id: { type: 'string', description: 'The floating IP id (UUID).', read: (s) => s.floating_ip_id },
     floating_ip_address: { type: 'string', description: 'The public IPv4 address the platform gave the floating IP.', read: (s) => s.floating_ip_address },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineKind, type TextProblem } from '../kind-spec.js';
-import { ensureDeletable, nonEmptyString, positiveId, projectId, regionId, tagsPolicy, userDeclaredTags, uuid } from '../fields.js';
+import { ensureDeletable, nonEmptyString, positiveId, projectId, regionId, tagsPolicy, userDeclaredTags, uuid, TERRAFORM_CLOUD_FIELDS } from '../fields.js';
 
 /**
  * The most bytes of user_data: the platform takes at most 65,535 characters of base64, which
@@ -90,6 +90,10 @@ export const cloudInstanceKind = defineKind({
   description:
     'A cloud instance: adopted by id, or created with its boot volume, interfaces, security groups, SSH key and user data and found again by its ownership tags; edgeform resizes, renames, retags, replaces and deletes it.',
   identity: ['instance_id'],
+  terraform: {
+    resource: 'gcore_instancev2',
+    fields: { ...TERRAFORM_CLOUD_FIELDS, keypair_name: 'ssh_key_name', interface: 'interfaces', 'interfaces.*.existing_fip_id': 'floating_ip_id', volume: 'volume_ids' },
+  },
   create: { idField: 'instance_id', key: 'owner' },
   readable: {
     id: { type: 'string', description: 'The instance id (UUID).', read: (s) => s.instance_id },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineKind } from '../kind-spec.js';
-import { cloudResourceName, ensureDeletable, projectId, regionId, tagsPolicy, userDeclaredTags, uuid } from '../fields.js';
+import { cloudResourceName, ensureDeletable, projectId, regionId, tagsPolicy, userDeclaredTags, uuid, TERRAFORM_CLOUD_FIELDS } from '../fields.js';
 
 const shape = z.strictObject({
   project_id: projectId,
@@ -26,6 +26,7 @@ export const cloudNetworkKind = defineKind({
   kind: 'resource',
   description: 'A cloud network: adopted by id, or created and found again by its ownership tags; edgeform manages its name and user tags and can delete it.',
   identity: ['network_id'],
+  terraform: { resource: 'gcore_network', fields: TERRAFORM_CLOUD_FIELDS },
   create: { idField: 'network_id', key: 'owner' },
   readable: {
     id: { type: 'string', description: 'The network id (UUID).', read: (s) => s.network_id },

@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { defineKind } from '../kind-spec.js';
-import { ensureDeletable, projectId, regionId, tagsPolicy, userDeclaredTags, uuid } from '../fields.js';
+import { ensureDeletable, projectId, regionId, tagsPolicy, userDeclaredTags, uuid, TERRAFORM_CLOUD_FIELDS } from '../fields.js';
 
 /** The protocols a rule may name (the platform's SecurityGroupProtocolEnumV2); none is every protocol. */
 export const RULE_PROTOCOLS = [
@@ -125,7 +125,9 @@ export const cloudSecurityGroupKind = defineKind({
   description:
     'A cloud security group and its rules: adopted by id, or created and found again by its ownership tags; edgeform manages its name, description, tags and rules, and can delete it.',
   identity: ['security_group_id'],
+  terraform: { resource: 'gcore_securitygroup', fields: { ...TERRAFORM_CLOUD_FIELDS, security_group_rules: 'rules' } },
   create: { idField: 'security_group_id', key: 'owner' },
+  selfNames: { 'rules.*.remote_group_id': 'self' },
   readable: {
     id: { type: 'string', description: 'The security group id (UUID).', read: (s) => s.security_group_id },
     name: { type: 'string', description: 'The security group name.', read: (s) => s.name },

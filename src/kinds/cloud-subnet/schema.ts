@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { defineKind } from '../kind-spec.js';
-import { cloudResourceName, ensureDeletable, projectId, regionId, tagsPolicy, userDeclaredTags, uuid } from '../fields.js';
+import { cloudResourceName, ensureDeletable, projectId, regionId, tagsPolicy, userDeclaredTags, uuid, TERRAFORM_CLOUD_FIELDS } from '../fields.js';
 
 /** Whether text is an IPv4 (four-part decimal) or IPv6 address; its version, or undefined. */
 export function ipVersionOf(text: string): 4 | 6 | undefined {
@@ -79,6 +79,7 @@ export const cloudSubnetKind = defineKind({
   kind: 'resource',
   description: 'A cloud subnet of a network: adopted by id, or created and found again by its ownership tags; a different network_id, cidr or ip_version replaces it.',
   identity: ['subnet_id'],
+  terraform: { resource: 'gcore_subnet', fields: TERRAFORM_CLOUD_FIELDS },
   create: { idField: 'subnet_id', key: 'owner' },
   readable: {
     id: { type: 'string', description: 'The subnet id (UUID).', read: (s) => s.subnet_id },

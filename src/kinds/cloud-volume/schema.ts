@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineKind } from '../kind-spec.js';
-import { ensureDeletable, positiveId, projectId, regionId, tagsPolicy, userDeclaredTags, uuid } from '../fields.js';
+import { ensureDeletable, positiveId, projectId, regionId, tagsPolicy, userDeclaredTags, uuid, TERRAFORM_CLOUD_FIELDS } from '../fields.js';
 
 /** The volume types a volume can be created with (VolumeTypeName). */
 export const VOLUME_TYPES = ['cold', 'ssd_hiiops', 'ssd_local', 'ssd_lowlatency', 'standard', 'ultra'] as const;
@@ -40,6 +40,7 @@ export const cloudVolumeKind = defineKind({
   description:
     'A cloud volume: adopted by id, or created (new, from an image or a snapshot) and found again by its ownership tags; edgeform renames, retags, extends, retypes and deletes it.',
   identity: ['volume_id'],
+  terraform: { resource: 'gcore_volume', fields: { ...TERRAFORM_CLOUD_FIELDS, type_name: 'volume_type' } },
   create: { idField: 'volume_id', key: 'owner' },
   readable: {
     id: { type: 'string', description: 'The volume id (UUID).', read: (s) => s.volume_id },

@@ -66,6 +66,7 @@ export const dnsZoneKind = defineKind({
   kind: 'resource',
   description: 'A DNS zone by name: its SOA fields (contact, expiry, refresh, retry, nx_ttl, primary server), meta, enabled and DNSSEC; created, updated and deleted.',
   identity: ['name'],
+  terraform: { resource: 'gcore_dns_zone', fields: {} },
   create: { idField: 'name', key: ['name'] },
   ownerRecord: true,
   // The zone file's text goes into records_text; the loader (src/config/zone-records.ts) parses

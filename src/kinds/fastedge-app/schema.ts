@@ -36,6 +36,7 @@ export const fastedgeAppKind = defineKind({
   description:
     'A FastEdge app, by app_id or by name; edgeform creates it when no app has that name, sets its binary, env, headers, status and comment, and ensure: absent deletes it.',
   identity: ['app_id', 'name'],
+  terraform: { resource: 'gcore_fastedge_app', fields: {} },
   create: { idField: 'app_id', key: ['name'] },
   readable: {
     id: { type: 'number', description: 'The app id (integer).', read: (s) => s.app_id },

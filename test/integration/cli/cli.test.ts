@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
 import { VERSION } from '../../../src/version.js';
+import { RESOURCE_TYPES } from '../../../src/kinds/registry.js';
 
 describe('edgeform CLI', () => {
   it('rejects an unknown flag with exit 1, no stack trace', async () => {
@@ -149,6 +150,50 @@ describe('edgeform completion', () => {
     // A word being typed with one dash is the shell asking, not a Terraform-style flag to refuse.
     const typing = await runCliInProcess(['--get-yargs-completions', 'edgeform', 'plan', '-ta']);
     expect(typing).toMatchObject({ code: 0, stderr: '' });
+  });
+});
+
+describe("edgeform completes what kubectl would: the kinds and the stack's addresses", () => {
+  const complete = async (...words: string[]) => {
+    const result = await runCliInProcess(['--get-yargs-completions', 'edgeform', ...words]);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    return result.stdout.split('\n').filter((line) => line !== '');
+  };
+
+  it('completes --target with the addresses of the stack the line names, resources and checks, by prefix', async () => {
+    expect(await complete('plan', 'examples/quickstart.yaml', '--target', '')).toHaveLength(9);
+    expect(await complete('plan', 'examples/quickstart.yaml', '--target', 'streaming_')).toEqual([
+      'streaming_player.old_player',
+      'streaming_video_subtitles.subtitles_ready',
+      'streaming_ai_tasks.no_failed_transcriptions',
+    ]);
+    expect(await complete('apply', 'examples/cdn.yaml', '--auto-approve', '--target', 'cdn_ru')).toEqual(['cdn_rule.images', 'cdn_rule.api']);
+    // zsh keeps --target=PREFIX one word; bash splits it at "=".
+    expect(await complete('plan', 'examples/cdn.yaml', '--target=cdn_ru')).toEqual(['--target=cdn_rule.images', '--target=cdn_rule.api']);
+    expect(await complete('plan', 'examples/cdn.yaml', '--target', '=', 'cdn_ru')).toEqual(['cdn_rule.images', 'cdn_rule.api']);
+    expect(await complete('plan', 'examples/cdn.yaml', '--target', '=')).toEqual(['cdn_origin_group.origins', 'cdn_resource.site', 'cdn_rule.images', 'cdn_rule.api']);
+  });
+
+  it('completes --resend-sensitive and --replace with resources only, from a directory stack too, after other flags', async () => {
+    expect(await complete('plan', '--format', 'json', 'examples/multi-file', '--resend-sensitive', '')).toEqual([
+      'cloud_instance.web_vm',
+      'cloud_k8s_cluster.cluster',
+      'cloud_floating_ip.web_ip',
+    ]);
+    expect(await complete('apply', 'examples/quickstart.yaml', '--replace', 'streaming_')).toEqual(['streaming_player.old_player']);
+  });
+
+  it('completes nothing for an address when the line names no readable stack', async () => {
+    expect(await complete('plan', '--target', '')).toEqual([]);
+    expect(await complete('plan', 'no/such.yaml', '--target', '')).toEqual([]);
+  });
+
+  it('completes import with the resource kinds, and leaves flags and flag values to yargs', async () => {
+    expect(await complete('import', '')).toEqual([...RESOURCE_TYPES]);
+    expect(await complete('import', 'dns_')).toEqual(['dns_zone', 'dns_rrset']);
+    expect(await complete('import', '--all', 'cdn_o')).toEqual(['cdn_origin_group']);
+    expect(await complete('import', 'dns_zone', '--')).toEqual(expect.arrayContaining(['--name', '--records-file']));
+    expect(await complete('import', '--project-id', '')).not.toContain('dns_zone');
   });
 });
 

@@ -112,7 +112,7 @@ txt      TXT   "open
     expect(json.code, json.stderr).toBe(0);
     const document = JSON.parse(json.stdout);
     expect(document.resource_changes).toHaveLength(2_002);
-    expect(document.resource_changes.filter((c: { address: string }) => c.address.startsWith('dns_rrset.main/h')).map((c: { address: string }) => c.address)).toHaveLength(2_000);
+    expect(document.resource_changes.filter((c: { address: string }) => c.address.startsWith('dns_rrset.files.example/h')).map((c: { address: string }) => c.address)).toHaveLength(2_000);
     expect(JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8'))).toEqual(document);
   });
 
@@ -125,9 +125,13 @@ txt      TXT   "open
     expect(planned.code, output(planned)).toBe(0);
     // The zone, the block's record set and the file's eight (SOA and apex NS are the zone's).
     expect(planned.stdout).toContain('Plan: 10 to add, 0 to change, 0 to destroy.');
-    expect(planned.stdout).toContain('+ dns_rrset.main/blog.files.example/CNAME');
+    // Addressed by the set's id on the platform, ZONE/NAME/TYPE, as prune addresses a set it finds.
+    expect(planned.stdout).toContain('+ dns_rrset.files.example/blog.files.example/CNAME');
     const applied = await runCliInProcess(['apply', stack, '--auto-approve'], { env });
     expect(applied.code, output(applied)).toBe(0);
+    // Apply prints each created set's id, ZONE/NAME/TYPE (two sets at the apex share a name).
+    expect(applied.stdout).toMatch(/dns_rrset\.files\.example\/files\.example\/MX: Created after \d+s \[id files\.example\/files\.example\/MX, /);
+    expect(applied.stdout).toMatch(/dns_rrset\.api: Created after \d+s \[id files\.example\/api\.files\.example\/A, /);
     const zone = emu.state.dnsZones.get('files.example')!;
     expect(zone.rrsets.get('blog.files.example/CNAME')!.resource_records.map((r) => r.content)).toEqual([['www.files.example']]);
     expect(zone.rrsets.get('files.example/MX')!.resource_records.map((r) => r.content)).toEqual([[10, 'mail.files.example']]);
@@ -165,7 +169,9 @@ resources:
     expect(validated.stderr).toContain(
       'stack.yaml:17:18: error: dns_rrset.www_txt: record_type: a CNAME cannot stand beside other record types: www.files.example has a CNAME record set (in another block) and this TXT',
     );
-    expect(validated.stderr).toMatch(/files\.example\.zone:2:1: error: dns_rrset\.main\/www\.files\.example\/A: record_type: a CNAME cannot stand beside/);
+    expect(validated.stderr).toMatch(/files\.example\.zone:2:1: error: dns_rrset\.files\.example\/www\.files\.example\/A: a CNAME cannot stand beside/);
+    // The zone file's line is shown in a frame.
+    expect(validated.stderr).toContain('> 2 | www A 192.0.2.1');
     expect(validated.stderr).toContain('2 errors');
   });
 });

@@ -84,6 +84,13 @@ describe('edgeform fmt', () => {
     for (const name of ['stacks/notes.txt', '.github/workflows/ci.yml', 'node_modules/pkg/x.yaml']) expect(readFileSync(join(dir, name), 'utf8')).toBe(UNORDERED);
   });
 
+  it('--check --recursive finds every stack in examples/ already in canonical order', async () => {
+    const result = await runCliInProcess(['fmt', '--check', '--recursive', 'examples']);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe('');
+    expect(result.code).toBe(0);
+  });
+
   it('formats the current directory when no path is given', async () => {
     const dir = writeStackFiles({ 'stack.yml': UNORDERED });
     const result = await runCliInProcess(['fmt', '--check'], { cwd: dir });

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -243,6 +243,19 @@ describe('edgeform import against the demo world', () => {
     expect(forced.code).toBe(0);
     expect(forced.stdout).toBe(`Wrote 2 resources to ${file} (2 streaming_player).\n`);
     expect(Object.keys(blocks(readFileSync(file, 'utf8')))).toEqual(['old-player', 'main-player']);
+  });
+
+  it('points the schema line at the edgeform installed in the repository it writes into (a devDependency), and the stack validates', async () => {
+    const repo = tempDir();
+    mkdirSync(join(repo, '.git'));
+    mkdirSync(join(repo, 'node_modules', 'edgeform'), { recursive: true });
+    writeFileSync(join(repo, 'node_modules', 'edgeform', 'edgeform.schema.json'), readFileSync('edgeform.schema.json'));
+    mkdirSync(join(repo, 'stacks'));
+    const file = join(repo, 'stacks', 'players.yaml');
+    const result = await edgeform(['import', 'streaming_player', '--out', file]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8').split('\n')[0]).toBe('# yaml-language-server: $schema=../node_modules/edgeform/edgeform.schema.json');
+    expect((await runCliInProcess(['validate', file])).code).toBe(0);
   });
 
   it('refuses --force without --out', async () => {

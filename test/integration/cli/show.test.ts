@@ -95,6 +95,18 @@ describe('edgeform show PLANFILE', () => {
     expect(missing.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('says a stack is a stack, not a plan file, and points to plan (a stack file and a directory stack)', async () => {
+    const file = await runCliInProcess(['show', 'examples/cdn.yaml'], { env: offline });
+    expect(file.code).toBe(1);
+    expect(file.stdout).toBe('');
+    expect(file.stderr).toBe(
+      'Error: examples/cdn.yaml is a stack, not a plan file: `edgeform plan examples/cdn.yaml` shows what it would change, and `edgeform plan examples/cdn.yaml --out plan.json` saves a plan that `edgeform show plan.json` shows.\n',
+    );
+    const dir = await runCliInProcess(['show', 'examples/multi-file'], { env: offline });
+    expect(dir.code).toBe(1);
+    expect(dir.stderr).toMatch(/^Error: examples\/multi-file is a directory, not a plan file: `edgeform plan examples\/multi-file` shows what it would change/);
+  });
+
   it('says what is missing when no plan file is given', async () => {
     const result = await runCliInProcess(['show'], { env: offline });
     expect(result.code).toBe(1);

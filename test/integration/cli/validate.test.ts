@@ -4,6 +4,7 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { createAjv } from '../../helpers/ajv.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
+import { writeStackFiles } from '../../helpers/stack-files.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
 
@@ -41,6 +42,61 @@ describe('edgeform validate', () => {
       address: 'cloud_instance.web_vm',
       range: { filename: 'test/fixtures/invalid/unknown-resource-field/stack.yaml', start: { line: 9, column: 5 }, end: { line: 9, column: 15 } },
     });
+  });
+
+  it("docs/stack-file.md's Diagnostics section shows what validate prints, as text and as JSON", async () => {
+    const docs = readFileSync('docs/stack-file.md', 'utf8');
+    const section = docs.slice(docs.indexOf('\n## Diagnostics\n'));
+    const fenced = (lang: string) => {
+      const from = section.indexOf(`\n\`\`\`${lang}\n`) + lang.length + 5;
+      return section.slice(from, section.indexOf('\n```\n', from) + 1);
+    };
+    const cwd = writeStackFiles({ 'stack.yaml': readFileSync('test/fixtures/invalid/unknown-resource-field/stack.yaml', 'utf8') });
+    const text = await runCliInProcess(['validate', 'stack.yaml'], { cwd });
+    expect(text.code).toBe(1);
+    expect(fenced('text')).toBe(text.stderr);
+    const json = await runCliInProcess(['validate', 'stack.yaml', '--format', 'json'], { cwd });
+    expect(JSON.parse(fenced('json'))).toEqual(JSON.parse(json.stdout));
+  });
+
+  it('warns of a CDN option the vendor deprecated, at the option, naming its replacement; the stack stays valid', async () => {
+    const dir = writeStackFiles({
+      'stack.yaml': [
+        'version: 1',
+        'resources:',
+        '  site:',
+        '    type: cdn_resource',
+        '    cname: cdn.example.com',
+        '    origin: origin.example.com',
+        '    options:',
+        '      gzipOn: { enabled: true, value: true }',
+        '      staticHeaders: { enabled: true, value: { X-A: b } }',
+        '  api:',
+        '    type: cdn_rule',
+        '    name: api',
+        '    resource_id: ${cdn_resource.site.id}',
+        '    rule: /api/.*',
+        '    rule_type: 0',
+        '    options:',
+        '      disable_cache: { enabled: true, value: true }',
+        '',
+      ].join('\n'),
+    });
+    const result = await runCliInProcess(['validate', 'stack.yaml', '--format', 'json'], { cwd: dir });
+    expect(result.code).toBe(0);
+    const doc = JSON.parse(result.stdout);
+    expect(doc).toMatchObject({ valid: true, error_count: 0, warning_count: 2 });
+    expect(
+      doc.diagnostics.map((d: { code: string; summary: string; address: string; range: { start: { line: number; column: number } } }) => [
+        d.code,
+        d.summary,
+        d.address,
+        d.range.start,
+      ]),
+    ).toEqual([
+      ['deprecated', 'option staticHeaders is deprecated by the vendor: use static_response_headers instead', 'cdn_resource.site', { line: 9, column: 7 }],
+      ['deprecated', 'option disable_cache is deprecated by the vendor: use edge_cache_settings instead', 'cdn_rule.api', { line: 17, column: 7 }],
+    ]);
   });
 
   it('prints valid JSON for a valid stack too', async () => {

@@ -51,6 +51,33 @@ describe('formatStackText', () => {
     });
   });
 
+  it('keeps the stack settings name, renamed_from and prune after version and before provider, never after resources', () => {
+    const text = [
+      'version: 1',
+      'defaults: { project_id: 1 }',
+      'provider: { base_url: https://api.gcore.com }',
+      'prune: true',
+      'resources: {}',
+      'renamed_from: old-site',
+      'name: site',
+      '',
+    ].join('\n');
+    expect(format(text).text).toBe(
+      [
+        'version: 1',
+        'name: site',
+        'renamed_from: old-site',
+        'prune: true',
+        'provider: { base_url: https://api.gcore.com }',
+        'defaults: { project_id: 1 }',
+        'resources: {}',
+        '',
+      ].join('\n'),
+    );
+    const canonical = ['version: 1', 'name: site', 'prune: true', 'resources:', '  ip: { type: cloud_floating_ip }', ''].join('\n');
+    expect(format(canonical)).toEqual({ ok: true, changed: false, text: canonical });
+  });
+
   it('keeps comments with the keys they sit above or beside, and the file header on top', () => {
     const text = [
       '# yaml-language-server: $schema=./edgeform.schema.json',

@@ -88,6 +88,25 @@ describe('${TYPE.NAME.FIELD} references, read and validated offline', () => {
     ]);
   });
 
+  it('tells a security group rule naming its own group by a reference to write remote_group_id: self, not to write the value out', async () => {
+    const text = stack(`  web:
+    type: cloud_security_group
+    name: web
+    rules:
+      - { direction: ingress, protocol: tcp, port_range_min: 22, remote_group_id: "\${cloud_security_group.web.id}" }
+    description: \${cloud_security_group.web.name}
+`);
+    const { diagnostics } = await load(text);
+    expect(diagnostics.filter((d) => d.severity === 'error').map((d) => [d.summary, d.detail])).toEqual([
+      [
+        '${cloud_security_group.web.id} refers to the block itself; write remote_group_id: self',
+        'A block cannot read its own attributes; remote_group_id: self names it (its id is not known before it exists).',
+      ],
+      // Elsewhere in the block there is no such word.
+      ['${cloud_security_group.web.name} refers to the block itself', 'A block cannot read its own attributes; write the value out.'],
+    ]);
+  });
+
   it('takes a reference from a block being deleted to another being deleted: only the order in which they are deleted', async () => {
     const text = stack(
       '  gone:\n    type: fastedge_app\n    app_id: 9\n    ensure: absent\n' +

@@ -99,6 +99,25 @@ describe('the stack reader', () => {
     }
   });
 
+  it('says to quote an unquoted ${...} in a flow collection, where js-yaml reports a missed comma', () => {
+    const cases: Array<[string, string, string]> = [
+      ['ids: [${cloud_security_group.web.id}]\n', '${cloud_security_group.web.id}', '1:8'],
+      ['ids: [a, ${cloud_volume.b.id}, c]\n', '${cloud_volume.b.id}', '1:11'],
+      ['urls: [http://${cloud_floating_ip.ip.floating_ip_address}:8080/]\n', 'http://${cloud_floating_ip.ip.floating_ip_address}:8080/', '1:16'],
+      ['tags: { a: ${env:REGION} }\n', '${env:REGION}', '1:13'],
+    ];
+    for (const [text, value, place] of cases) {
+      const [diagnostic, ...others] = read(text).diagnostics;
+      expect(others).toEqual([]);
+      expect(diagnostic!.summary).toBe(`invalid YAML: missed comma between flow collection entries (an unquoted \${...} in [ ] or { }: write "${value}")`);
+      expect(diagnostic!.detail).toMatch(/quote every value that holds one/);
+      expect(`${diagnostic!.range!.start.line}:${diagnostic!.range!.start.column}`).toBe(place);
+    }
+    const other = read('ids: [a b {c]\n').diagnostics[0]!;
+    expect(other.summary).toMatch(/^invalid YAML: /);
+    expect(other.summary).not.toMatch(/unquoted/);
+  });
+
   it('masks a secret written under an alias once, where it is written', () => {
     const file = read('a: &k "test$key-123"\nb: *k\n');
     expect(file.diagnostics.map((d) => d.code)).toEqual(['secret-in-stack', 'secret-in-stack']);

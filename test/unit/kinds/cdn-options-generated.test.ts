@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CDN_OPTIONS_TARGETS, CDN_SPEC_FILE, generateCdnOptionsModule } from '../../../scripts/generate-cdn-options.mjs';
+import { CDN_DEPRECATED_OPTIONS } from '../../../src/kinds/cdn-options-schema.js';
 
 const root = new URL('../../../', import.meta.url);
 const read = (path: string): string => readFileSync(new URL(path, root), 'utf8');
@@ -30,6 +31,17 @@ describe('the generated CDN options schemas', () => {
     const text = await generateCdnOptionsModule(withOption);
     expect(text).toContain('shiny_new_option: z.strictObject({ enabled: z.boolean() }).nullable()');
     expect(text).toMatch(/CDN_RESOURCE_OPTION_NAMES = \[\s*'shiny_new_option',/);
+  });
+
+  it('carry the options the spec marks deprecated, with the option its description says to use instead', async () => {
+    expect(CDN_DEPRECATED_OPTIONS).toEqual({
+      cache_http_headers: 'response_headers_hiding_policy',
+      disable_cache: 'edge_cache_settings',
+      staticHeaders: 'static_response_headers',
+    });
+    const spec = read(CDN_SPEC_FILE).replace('\n    gzipOn: {"type": "object", "nullable": true,', '\n    gzipOn: {"type": "object", "nullable": true, "deprecated": true,');
+    const text = await generateCdnOptionsModule(spec);
+    expect(text).toMatch(/CDN_DEPRECATED_OPTIONS: Readonly<Record<string, string \| null>> = \{[^}]*gzipOn: null,/);
   });
 
   it('refuse a keyword the generator does not know, instead of dropping a rule', async () => {

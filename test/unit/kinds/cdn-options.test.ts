@@ -6,8 +6,10 @@ import {
   knownOptions,
   CDN_RESOURCE_OPTION_NAMES,
   CDN_RULE_OPTION_NAMES,
+  CDN_DEPRECATED_OPTIONS,
   cdnOptionNames,
   declaredOptionsDiff,
+  deprecatedOptionWarnings,
   projectDeclaredOptions,
   validateCdnOptions,
 } from '../../../src/kinds/cdn-options.js';
@@ -147,6 +149,26 @@ describe('validateCdnOptions', () => {
   it('reports a missing required field of an option and options that are not a mapping', () => {
     expect(validateCdnOptions({ gzipOn: { enabled: true } }, 'resource')).toEqual([{ path: ['gzipOn', 'value'], message: 'Invalid input: expected boolean, received undefined' }]);
     expect(validateCdnOptions(['gzipOn'], 'resource')).toEqual([{ path: [], message: 'Invalid input: expected object, received array' }]);
+  });
+});
+
+describe('deprecatedOptionWarnings', () => {
+  it('warns of every option the spec marks deprecated, naming the replacement its description gives', () => {
+    const marked = Object.entries(resolve(schemas['resource_options']!).properties as Record<string, JsonSchema>).filter(([, option]) => resolve(option).deprecated === true);
+    expect(marked.length).toBeGreaterThan(0);
+    for (const [name, option] of marked) {
+      const replacement = /Use the `(\w+)` option instead/.exec(String(resolve(option).description))![1]!;
+      expect(CDN_DEPRECATED_OPTIONS[name]).toBe(replacement);
+      expect(deprecatedOptionWarnings({ [name]: null, gzipOn: { enabled: true, value: true } })).toEqual([
+        {
+          path: ['options', name],
+          code: 'deprecated',
+          message: `option ${name} is deprecated by the vendor: use ${replacement} instead`,
+          detail: expect.stringContaining(replacement),
+        },
+      ]);
+    }
+    expect(deprecatedOptionWarnings(undefined)).toEqual([]);
   });
 });
 

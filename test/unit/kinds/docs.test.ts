@@ -54,3 +54,16 @@ describe('readable fields', () => {
     }
   });
 });
+
+describe('adopt-only kinds', () => {
+  it('docs/stack-file.md names as adopt-only exactly the resource kinds edgeform cannot create', () => {
+    const docs = readFileSync(docsFile, 'utf8');
+    const sentence = /\n((?:`\w+`(?:, | and )?)+) (?:is|are) adopt-only/.exec(docs);
+    expect(sentence, 'docs/stack-file.md says which kinds are adopt-only').not.toBeNull();
+    const named = [...sentence![1]!.matchAll(/`(\w+)`/g)].map((m) => m[1]);
+    const adoptOnly = Object.values(RESOURCE_KINDS)
+      .filter((kind) => !kind.create)
+      .map((kind) => kind.type);
+    expect(named).toEqual(adoptOnly);
+  });
+});

@@ -41,6 +41,22 @@ describe('dns_zone and dns_rrset blocks, validated offline', () => {
     expect(errors(result.diagnostics)).toEqual([[expect.stringContaining('zone cannot hold a reference'), 8, 11]]);
   });
 
+  it('meets a typo in a zone reference with the did-you-mean of its address, kind or field, never "cannot hold a reference"', async () => {
+    const block = (name: string, zone: string) => `  ${name}:
+    type: dns_rrset
+    zone: ${zone}
+    name: ${name}
+    record_type: A
+    resource_records: [{ content: [192.0.2.1] }]
+`;
+    const result = await load(`${zone}${block('a', '${dns_zone.mian.name}')}${block('b', '${dns_zone.main.nmae}')}${block('c', '${dns_zon.main.name}')}`);
+    expect(errors(result.diagnostics)).toEqual([
+      ['${dns_zone.mian.name} refers to dns_zone.mian, which is not in the stack; did you mean "dns_zone.main"?', 8, 11],
+      ['${dns_zone.main.nmae}: a dns_zone has no readable field "nmae"; did you mean "name"?', 14, 11],
+      ['${dns_zon.main.name}: unknown resource type "dns_zon"; did you mean "dns_zone"?', 20, 11],
+    ]);
+  });
+
   it('locates bad names, TTLs, contents and duplicate records at the value', async () => {
     const result = await load(`  bad:
     type: dns_rrset
