@@ -112,7 +112,9 @@ txt      TXT   "open
     expect(json.code, json.stderr).toBe(0);
     const document = JSON.parse(json.stdout);
     expect(document.resource_changes).toHaveLength(2_002);
-    expect(document.resource_changes.filter((c: { address: string }) => c.address.startsWith('dns_rrset.files.example/h')).map((c: { address: string }) => c.address)).toHaveLength(2_000);
+    expect(document.resource_changes.filter((c: { address: string }) => c.address.startsWith('dns_rrset.files.example/h')).map((c: { address: string }) => c.address)).toHaveLength(
+      2_000,
+    );
     expect(JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8'))).toEqual(document);
   });
 
