@@ -4,8 +4,8 @@ import { RESOURCE_KINDS, type ResourceAttributes, type ResourceType } from '../k
 import type { CheckOutcome, Observation, OwnedRead, OwnedResource, Ownership, ProviderPlan, ReadResult, ResourceProvider, ResourceRef } from '../kinds/provider.js';
 import { fingerprint } from './fingerprint.js';
 import { buildGraph, topologicalOrder } from './graph.js';
-import { formatPath, resolveReferences, unknownsOf } from './references.js';
-import { PLAN_FORMAT_VERSION, type ChangeFields, type CheckResult, type PendingReference, type Plan, type ResourceChange } from './types.js';
+import { formatPath, pendingSources, resolveReferences, unknownsOf, type ReferenceSources } from './references.js';
+import { describeReplaced, PLAN_FORMAT_VERSION, type ChangeFields, type CheckResult, type PendingReference, type Plan, type ResourceChange } from './types.js';
 
 /**
  * The pure parts of one kind's provider, which is all the planner needs of it (of `ownership`,
@@ -73,6 +73,8 @@ export function buildPlan(input: PlanInput): Plan {
   resourceChanges.push(...pruned);
   // Each planned change by address, for the references of the blocks planned after it.
   const changesByAddress = new Map<string, ResourceChange>();
+  const reads = input.reads;
+  const position = new Map(order.map((a, i) => [a, i]));
 
   for (const address of order) {
     const block = blocks.get(address)!;
@@ -93,21 +95,24 @@ export function buildPlan(input: PlanInput): Plan {
       diagnostics.push({ ...blockError(block, `reading ${address} failed: ${read.error.summary}`), detail: read.error.detail });
       continue;
     }
-    const resolved = block.references ? resolveBlockReferences(block, input.reads, changesByAddress) : { block, pending: [], notes: [], diagnostics: [] };
+    const resolved = block.references ? resolveBlockReferences(block, reads, changesByAddress) : { block, pending: [], notes: [], diagnostics: [] };
     if (resolved.diagnostics.length > 0) {
       diagnostics.push(...resolved.diagnostics);
       continue;
     }
     const resend = input.resendSensitive?.has(address) === true;
-    const planned = planResource(
-      resolved.block,
-      read.observation,
-      input.planners,
-      failingCheckWarnings(block, checkResults),
-      { address: block.address, stack: stackName },
-      owners,
-      resend,
-    );
+    const warnings = failingCheckWarnings(block, checkResults);
+    const ref = { address: block.address, stack: stackName };
+    const planBlock = (b: ResourceBlock) => planResource(b, read.observation, input.planners, warnings, ref, owners, resend);
+    const planned = attributeReplacement(block, resolved.pending, planBlock(resolved.block), {
+      replan: (asIf) => {
+        const again = resolveBlockReferences(block, reads, asIf);
+        return again.diagnostics.length > 0 ? undefined : planBlock(again.block);
+      },
+      changes: changesByAddress,
+      position,
+      planner: input.planners[block.type] as ResourcePlanner<ResourceType>,
+    });
     diagnostics.push(...planned.diagnostics);
     if (resend && planned.change && planned.change.action !== 'create' && !planned.change.sensitive) {
       diagnostics.push(
@@ -156,8 +161,8 @@ export function buildPlan(input: PlanInput): Plan {
  */
 function resolveBlockReferences(
   block: ResourceBlock,
-  reads: ReadonlyMap<string, ReadResult>,
-  changes: ReadonlyMap<string, ResourceChange>,
+  reads: ReferenceSources['reads'],
+  changes: ReferenceSources['changes'],
 ): { block: ResourceBlock; pending: PendingReference[]; notes: string[]; diagnostics: Diagnostic[] } {
   const references = block.references ?? [];
   const deleting = (block.attributes as { ensure?: string }).ensure === 'absent';
@@ -192,6 +197,96 @@ function getAt(root: unknown, path: readonly (string | number)[]): unknown {
   return path.reduce<unknown>((at, segment) => (at as Record<string | number, unknown> | undefined)?.[segment], root);
 }
 
+/** What attributeReplacement needs besides the block and its plan. */
+interface ReplacementContext {
+  /** The block planned again with its references resolved through `changes` (undefined: they do not resolve). */
+  replan(changes: ReferenceSources['changes']): PlannedBlock | undefined;
+  /** The changes planned so far, by address. */
+  changes: ReadonlyMap<string, ResourceChange>;
+  /** Each block's place in plan order. */
+  position: ReadonlyMap<string, number>;
+  planner: ResourcePlanner<ResourceType>;
+}
+
+/** A change that keeps its resource, as a referenced block would be without its replacement. */
+const KEPT: Pick<ChangeFields, 'action' | 'changes'> = { action: 'no-op', changes: [] };
+
+/**
+ * A block's plan seen against the replacements its references read (Terraform's replacement
+ * semantics). A replaced block's values are known only after apply, so a dependant whose
+ * create-only field reads one is replaced too: when planning the block as if those blocks were
+ * kept (their observed values) needs no replacement, or a smaller one, the change says
+ * `replaced_because` them. Where such a dependant cannot be replaced (it names its platform id,
+ * its kind is adopt-only), that is one plan error naming both blocks and what to change, in
+ * place of the kind's own. Pure.
+ */
+function attributeReplacement(block: ResourceBlock, pending: readonly PendingReference[], planned: PlannedBlock, context: ReplacementContext): PlannedBlock {
+  const errored = planned.diagnostics.some((d) => d.severity === 'error');
+  if (pending.length === 0 || (planned.change?.action !== 'replace' && !errored)) return planned;
+  const reading = pending.filter((p) => pendingSources(p).some((a) => context.changes.get(a)?.action === 'replace'));
+  const replaced = [...new Set(reading.flatMap(pendingSources))]
+    .filter((a) => context.changes.get(a)?.action === 'replace')
+    .sort((a, b) => (context.position.get(a) ?? 0) - (context.position.get(b) ?? 0));
+  if (replaced.length === 0) return planned;
+  const asIf = context.replan({ get: (a) => (replaced.includes(a) ? KEPT : context.changes.get(a)) });
+  if (asIf === undefined || asIf.diagnostics.some((d) => d.severity === 'error')) return planned;
+  const forced = (p: PlannedBlock) => new Set(p.change?.action === 'replace' ? p.change.changes.filter((c) => c.forces_replacement).map((c) => c.path.join('.')) : []);
+  const [now, without] = [forced(planned), forced(asIf)];
+  if (planned.change?.action === 'replace') {
+    if (without.size >= now.size) return planned;
+    return { ...planned, change: { ...planned.change, replaced_because: replaced } };
+  }
+  const first = block.references?.find((r) => r.path === reading[0]!.path || formatPath(r.path) === formatPath(reading[0]!.path));
+  return {
+    ...planned,
+    diagnostics: [...planned.diagnostics.filter((d) => d.severity !== 'error'), dependantError(block, replaced, reading[0]!, first?.range, planned.diagnostics, context)],
+  };
+}
+
+/**
+ * The plan error of a block that would have to be replaced with the blocks its references read
+ * (`replaced`) but cannot be: it names its platform id (never replaced), its kind cannot be
+ * created, or the kind's own error says why. It names both blocks and what to change.
+ */
+function dependantError(
+  block: ResourceBlock,
+  replaced: readonly string[],
+  via: PendingReference,
+  range: SourceRange | undefined,
+  errors: readonly Diagnostic[],
+  context: ReplacementContext,
+): Diagnostic {
+  const { idField } = context.planner;
+  const pinned = (block.attributes as Record<string, unknown>)[idField] !== undefined;
+  const them = replaced.length === 1 ? replaced[0]! : `${replaced.slice(0, -1).join(', ')} and ${replaced.at(-1)!}`;
+  const reason = pinned
+    ? `it is adopted by its ${idField}, and edgeform never replaces a resource adopted by its id`
+    : context.planner.create === undefined
+      ? `edgeform cannot create a ${block.type}`
+      : (errors.find((d) => d.severity === 'error')?.summary ?? 'it cannot be replaced');
+  const why = replaced
+    .map((a) => {
+      const change = context.changes.get(a)!;
+      const forced = change.changes.filter((c) => c.forces_replacement).map((c) => c.path.join('.'));
+      return change.replaced_because !== undefined
+        ? `${a} is replaced because ${describeReplaced(change.replaced_because)}`
+        : `${replaced.length === 1 ? 'its' : `${a}'s`} ${forced.join(' and ')} cannot change in place`;
+    })
+    .join('; ');
+  const keep = `keep ${them} as ${replaced.length === 1 ? 'it is' : 'they are'} (${why})`;
+  const fix = pinned
+    ? `Remove ${idField} from ${block.address}: edgeform then replaces it together with ${them} and finds it again by its ${describeKey(block.type)}. Or ${keep}.`
+    : `${keep.charAt(0).toUpperCase()}${keep.slice(1)}.`;
+  return {
+    severity: 'error',
+    code: 'plan-error',
+    summary: `${block.address} would have to be replaced with ${them}, which ${replaced.length === 1 ? 'is' : 'are'} replaced (${formatPath(via.path)} reads ${via.template}), but ${reason}`,
+    detail: fix,
+    address: block.address,
+    range: range ?? block.range,
+  };
+}
+
 /** A change whose block has pending references: they, `after_unknown` and a note each. */
 function withPendingReferences(change: ResourceChange, pending: PendingReference[], notes: string[]): ResourceChange {
   const unknown = unknownsOf(change.after);
@@ -217,6 +312,12 @@ export function stackRecord(sources: string[], from: { readonly digest: string }
   };
 }
 
+/** A block's planned change (or none) and its diagnostics. */
+interface PlannedBlock<K extends ResourceType = ResourceType> {
+  change?: ResourceChange<K>;
+  diagnostics: Diagnostic[];
+}
+
 function planResource<K extends ResourceType>(
   block: ResourceBlock<K>,
   observed: Observation,
@@ -225,7 +326,7 @@ function planResource<K extends ResourceType>(
   ref: ResourceRef,
   owners: OwnershipContext,
   resend = false,
-): { change?: ResourceChange<K>; diagnostics: Diagnostic[] } {
+): PlannedBlock<K> {
   const planner: ResourcePlanner<K> = planners[block.type];
   const desired = block.attributes;
   const verdict = judgeOwnership(block, observed, planner, ref, owners);
@@ -463,13 +564,7 @@ function renameWarnings(
  * block's attributes and its id (so apply reads and patches that resource), as the kind's claim:
  * an update that rewrites the ownership tags (and the declared fields that differ).
  */
-function planMove<K extends ResourceType>(
-  block: ResourceBlock<K>,
-  planner: ResourcePlanner<K>,
-  ref: ResourceRef,
-  move: Move,
-  checkWarnings: string[],
-): { change?: ResourceChange<K>; diagnostics: Diagnostic[] } {
+function planMove<K extends ResourceType>(block: ResourceBlock<K>, planner: ResourcePlanner<K>, ref: ResourceRef, move: Move, checkWarnings: string[]): PlannedBlock<K> {
   const desired = { ...block.attributes, [planner.idField]: move.id } as ResourceAttributes[K];
   const result = planner.ownership!.claim(desired, move.observation.state, ref);
   if (result.errors.length > 0) return { diagnostics: result.errors.map((e) => blockError(block, `${block.address}: ${e.summary}`, e.field, e.detail)) };

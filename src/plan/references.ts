@@ -134,10 +134,10 @@ export function unknownsOf(value: unknown): unknown {
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-/** What planning needs to know of a referenced block: what was read of it and its planned change. */
+/** What planning needs to know of a referenced block: what was read of it and its planned change, by address. */
 export interface ReferenceSources {
-  reads: ReadonlyMap<string, ReadResult>;
-  changes: ReadonlyMap<string, Pick<ChangeFields, 'action' | 'changes'>>;
+  reads: Pick<ReadonlyMap<string, ReadResult>, 'get'>;
+  changes: Pick<ReadonlyMap<string, Pick<ChangeFields, 'action' | 'changes'>>, 'get'>;
   /**
    * Whether the referring block is itself being deleted (`ensure: absent`): a block it refers to
    * that is deleted too is deleted after it (deletes run in reverse dependency order), so that

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
 import { PlanPayloadError } from '../../errors.js';
 import { fingerprint } from '../../plan/fingerprint.js';
-import { KNOWN_AFTER_APPLY, type FieldChange } from '../../plan/types.js';
+import { KNOWN_AFTER_APPLY, type FieldChange, type ResourceChange } from '../../plan/types.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { ADDRESS_TAG, STACK_TAG } from '../fields.js';
 import { fetchListPage, listAll, listEndpointOf } from '../kind-list.js';
@@ -465,14 +465,13 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
   import: instanceImport,
 
   async apply(ctx, change) {
-    if (change.action === 'create' || change.action === 'replace') {
-      const d = change.desired;
-      const flavors = await regionFlavors(ctx, d);
-      if (!flavors.includes(d.flavor_id)) {
-        throw new PlanPayloadError(change, `flavor "${d.flavor_id}" is not one of the flavors of region ${d.region_id}: ${flavors.length > 0 ? flavors.join(', ') : 'none'}`);
-      }
-    }
+    if (change.action === 'create') await checkRegionFlavor(ctx, change);
     return lifecycle.apply(ctx, change);
+  },
+
+  async beforeReplace(ctx, change) {
+    await lifecycle.beforeReplace?.(ctx, change);
+    if (change.desired.flavor_id !== KNOWN_AFTER_APPLY) await checkRegionFlavor(ctx, change);
   },
 
   create: {
@@ -540,6 +539,15 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
 
   plan: planInstance,
 };
+
+/** Refuses, before anything is sent, a create whose flavor is not one of its region's (PlanPayloadError). */
+async function checkRegionFlavor(ctx: ProviderContext, change: ResourceChange<'cloud_instance'>): Promise<void> {
+  const d = change.desired;
+  const flavors = await regionFlavors(ctx, d);
+  if (!flavors.includes(d.flavor_id)) {
+    throw new PlanPayloadError(change, `flavor "${d.flavor_id}" is not one of the flavors of region ${d.region_id}: ${flavors.length > 0 ? flavors.join(', ') : 'none'}`);
+  }
+}
 
 /**
  * The diff of an instance turned into a move: the same changes, and a PATCH whose tags merge
