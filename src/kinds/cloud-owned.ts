@@ -236,7 +236,8 @@ export function defineOwnedCloud<T extends ResourceType, Item extends OwnedCloud
    */
   function claim(planned: ProviderPlan, live: readonly LiveTag[], ref: ResourceRef): ProviderPlan {
     const current = ownerOf(live);
-    if (planned.errors.length > 0 || ref.stack === null || (current?.stack === ref.stack && current.address === ref.address)) return planned;
+    // A replacement is never a move: the planner refuses it (move first, then change).
+    if (planned.errors.length > 0 || planned.action === 'replace' || ref.stack === null || (current?.stack === ref.stack && current.address === ref.address)) return planned;
     const parsed = tagsPatchPayload.optional().safeParse(planned.payload?.tags_patch);
     const patch = parsed.success ? parsed.data : undefined;
     const base = patch === null ? Object.fromEntries(Object.keys(userTags(live)).map((key) => [key, null])) : { ...patch };

@@ -64,6 +64,7 @@ export function buildPlan(input: PlanInput): Plan {
     declared: new Set(stack.resources.map((b) => b.address)),
     moves,
     stack,
+    otherStacks: new Map(),
   };
   // Pruned resources come first: what the stack gave up is destroyed before anything else.
   const pruned = stack.prune && !input.selected ? planPrune(stack, input.owned ?? [], input.planners, diagnostics, moves) : [];
@@ -73,7 +74,10 @@ export function buildPlan(input: PlanInput): Plan {
   resourceChanges.push(...pruned);
   // Each planned change by address, for the references of the blocks planned after it.
   const changesByAddress = new Map<string, ResourceChange>();
-  const reads = input.reads;
+  // What a reference reads of a block: what was read of it, or for a block moved from another
+  // address, the resource it was moved from (its id is known: references resolve to it).
+  const movedReads = new Map<string, ReadResult>();
+  const reads: Pick<ReadonlyMap<string, ReadResult>, 'get'> = { get: (a) => movedReads.get(a) ?? input.reads.get(a) };
   const position = new Map(order.map((a, i) => [a, i]));
 
   for (const address of order) {
@@ -113,6 +117,7 @@ export function buildPlan(input: PlanInput): Plan {
       position,
       planner: input.planners[block.type] as ResourcePlanner<ResourceType>,
     });
+    if (planned.moved) movedReads.set(address, { ok: true, observation: planned.moved });
     diagnostics.push(...planned.diagnostics);
     if (resend && planned.change && planned.change.action !== 'create' && !planned.change.sensitive) {
       diagnostics.push(
@@ -130,6 +135,8 @@ export function buildPlan(input: PlanInput): Plan {
       changesByAddress.set(address, change);
     }
   }
+
+  diagnostics.push(...stackRenameWarnings(owners));
 
   for (const address of input.resendSensitive ?? []) {
     const block = blocks.get(address);
@@ -312,10 +319,11 @@ export function stackRecord(sources: string[], from: { readonly digest: string }
   };
 }
 
-/** A block's planned change (or none) and its diagnostics. */
+/** A block's planned change (or none), its diagnostics, and for a move the resource it was moved from. */
 interface PlannedBlock<K extends ResourceType = ResourceType> {
   change?: ResourceChange<K>;
   diagnostics: Diagnostic[];
+  moved?: Observation & { exists: true };
 }
 
 function planResource<K extends ResourceType>(
@@ -430,6 +438,11 @@ interface OwnershipContext {
   /** `OLDSTACK/TYPE.NAME` of every move of the stack. */
   moves: ReadonlySet<string>;
   stack: Stack;
+  /**
+   * Other stacks whose ownership tags name an address of a block this plan creates, in its
+   * place: the addresses, and the first such block (where the warning points).
+   */
+  otherStacks: Map<string, { addresses: string[]; first: Pick<ResourceBlock, 'address' | 'range'> }>;
 }
 
 /** The resource a block is moved from: its id, what was read of it, and its old tags as `OLDSTACK/TYPE.NAME`. */
@@ -536,14 +549,10 @@ function renameWarnings(
   for (const r of here) {
     const id = JSON.stringify(idOf(r.desired));
     if (r.address === block.address && r.stack !== ref.stack) {
-      out.push(
-        warningAt(
-          block,
-          `${block.address} would be created, but ${block.type} ${id} carries ${r.stack}/${r.address}: the same address under stack "${r.stack}", not "${ref.stack}"`,
-          block.range,
-          `If the stack was renamed from "${r.stack}", add "renamed_from: ${r.stack}" at its top (or "moved_from: ${r.stack}/${r.address}" to this block): the resource is then re-tagged, not created anew.`,
-        ),
-      );
+      // Said once per stack, with every address they share (see stackRenameWarnings).
+      const shared = owners.otherStacks.get(r.stack);
+      if (shared === undefined) owners.otherStacks.set(r.stack, { addresses: [block.address], first: block });
+      else if (!shared.addresses.includes(block.address)) shared.addresses.push(block.address);
     } else if (r.stack === ref.stack && r.address.startsWith(`${block.type}.`) && !owners.declared.has(r.address) && !owners.moves.has(`${r.stack}/${r.address}`)) {
       const line = owners.stack.renamedFrom === undefined ? `moved_from: ${r.address}` : `moved_from: ${r.stack}/${r.address}`;
       out.push(
@@ -560,20 +569,52 @@ function renameWarnings(
 }
 
 /**
+ * One warning per other stack whose ownership tags name addresses of blocks this plan creates
+ * (in the same place): worded as a possibility, since unrelated stacks may share an address
+ * (two stacks each with a `cloud_instance.vm`); a rename would show as most of them.
+ */
+function stackRenameWarnings(owners: OwnershipContext): Diagnostic[] {
+  return [...owners.otherStacks].map(([other, { addresses, first }]) => {
+    const n = addresses.length;
+    return warningAt(
+      first,
+      `${n === 1 ? `${addresses[0]!} would be created, and` : `${n} blocks would be created (${addresses.join(', ')}), and`} stack "${other}" holds ${n === 1 ? 'a resource' : 'resources'} at the same ${n === 1 ? 'address' : 'addresses'}: was this stack renamed from "${other}"?`,
+      first.range,
+      `If it was, add "renamed_from: ${other}" at the top of this stack: ${n === 1 ? 'that resource is' : 'those resources are'} then re-tagged, not created anew. Unrelated stacks may use the same addresses; then nothing needs to change.`,
+    );
+  });
+}
+
+/**
  * The change of a move: the resource that carried the old ownership tags, planned with the
  * block's attributes and its id (so apply reads and patches that resource), as the kind's claim:
  * an update that rewrites the ownership tags (and the declared fields that differ).
  */
 function planMove<K extends ResourceType>(block: ResourceBlock<K>, planner: ResourcePlanner<K>, ref: ResourceRef, move: Move, checkWarnings: string[]): PlannedBlock<K> {
-  const desired = { ...block.attributes, [planner.idField]: move.id } as ResourceAttributes[K];
-  const result = planner.ownership!.claim(desired, move.observation.state, ref);
-  if (result.errors.length > 0) return { diagnostics: result.errors.map((e) => blockError(block, `${block.address}: ${e.summary}`, e.field, e.detail)) };
+  // Judged as the block is written (its id is not in it), so a problem names only fields it has.
+  const result = planner.ownership!.claim(block.attributes, move.observation.state, ref);
+  // Whatever else is wrong, the block's resource is the one it moved from: references to it read that one.
+  const moved = move.observation;
+  if (result.errors.length > 0) return { diagnostics: result.errors.map((e) => blockError(block, `${block.address}: ${e.summary}`, e.field, e.detail)), moved };
   if (result.action === 'replace' || result.action === 'create') {
-    return { diagnostics: [blockError(block, `${block.address}: moved from ${move.from}, but a field that cannot change in place differs: move it first, then change it`)] };
+    const forced = result.changes.filter((c) => c.forces_replacement).map((c) => c.path.join('.'));
+    return {
+      moved,
+      diagnostics: [
+        blockError(
+          block,
+          `${block.address}: moved from ${move.from}, but ${forced.length > 0 ? `${forced.join(' and ')} cannot change in place` : 'a field that cannot change in place differs'}: move it first, then change it`,
+          forced[0],
+          `Apply the move alone (with ${forced.length > 0 ? forced.join(' and ') : 'those fields'} as the resource has ${forced.length === 1 ? 'it' : 'them'}), then change ${forced.length === 1 ? 'it' : 'them'} in another apply.`,
+        ),
+      ],
+    };
   }
+  // Apply acts on the resource by its id (the block has none: it was found by the old tags).
+  const desired = { ...block.attributes, [planner.idField]: move.id } as ResourceAttributes[K];
   const lockTaskId = move.observation.lockTaskId ?? null;
   const change = changeOf({ ...block, attributes: desired }, result, result.before, lockTaskId, checkWarnings, undefined);
-  return { diagnostics: [], change: { ...change, moved_from: move.from } };
+  return { diagnostics: [], change: { ...change, moved_from: move.from }, moved };
 }
 
 /** The change of a block whose resource does not exist yet and that names no id: create it. */

@@ -134,7 +134,10 @@ export function unknownsOf(value: unknown): unknown {
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-/** What planning needs to know of a referenced block: what was read of it and its planned change, by address. */
+/**
+ * What planning needs to know of a referenced block: what was read of it (for a block moved from
+ * another address, the resource it was moved from) and its planned change, by address.
+ */
 export interface ReferenceSources {
   reads: Pick<ReadonlyMap<string, ReadResult>, 'get'>;
   changes: Pick<ReadonlyMap<string, Pick<ChangeFields, 'action' | 'changes'>>, 'get'>;
