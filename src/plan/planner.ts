@@ -4,7 +4,7 @@ import { RESOURCE_KINDS, type ResourceAttributes, type ResourceType } from '../k
 import type { CheckOutcome, Observation, OwnedRead, OwnedResource, Ownership, ProviderPlan, ReadResult, ResourceProvider, ResourceRef } from '../kinds/provider.js';
 import { fingerprint } from './fingerprint.js';
 import { buildGraph, topologicalOrder } from './graph.js';
-import { formatPath, pendingSources, resolveReferences, unknownsOf, type ReferenceSources } from './references.js';
+import { formatPath, parseResolvedAttributes, pendingSources, resolveReferences, unknownsOf, type ReferenceSources } from './references.js';
 import { describeReplaced, PLAN_FORMAT_VERSION, type ChangeFields, type CheckResult, type PendingReference, type Plan, type ResourceChange } from './types.js';
 
 /**
@@ -197,7 +197,9 @@ function resolveBlockReferences(
       });
     }
   }
-  return { block: { ...block, attributes: resolved.attributes } as ResourceBlock, pending: resolved.pending, notes: resolved.notes, diagnostics };
+  // Every reference known: the block as if they had been written out (its defaults filled in).
+  const attributes = resolved.pending.length === 0 && diagnostics.length === 0 ? parseResolvedAttributes(block.type, resolved.attributes) : resolved.attributes;
+  return { block: { ...block, attributes } as ResourceBlock, pending: resolved.pending, notes: resolved.notes, diagnostics };
 }
 
 function getAt(root: unknown, path: readonly (string | number)[]): unknown {

@@ -490,7 +490,8 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
               ? [{ summary: `the address is longer than ${MAX_TAG_VALUE} characters, the most a tag value (${ADDRESS_TAG}) can hold` }]
               : [];
       const flavors = facts?.region_flavors;
-      if (Array.isArray(flavors) && !flavors.includes(desired.flavor_id)) {
+      // A flavor known only after apply is checked then, before the create is sent (checkRegionFlavor).
+      if (Array.isArray(flavors) && desired.flavor_id !== KNOWN_AFTER_APPLY && !flavors.includes(desired.flavor_id)) {
         errors.push({
           field: 'flavor_id',
           summary: `flavor "${desired.flavor_id}" is not one of the flavors of region ${desired.region_id}`,
