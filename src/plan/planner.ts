@@ -4,7 +4,7 @@ import { RESOURCE_KINDS, type ResourceAttributes, type ResourceType } from '../k
 import type { CheckOutcome, Observation, OwnedRead, OwnedResource, Ownership, ProviderPlan, ReadResult, ResourceProvider, ResourceRef } from '../kinds/provider.js';
 import { fingerprint } from './fingerprint.js';
 import { buildGraph, topologicalOrder } from './graph.js';
-import { formatPath, parseResolvedAttributes, pendingSources, resolveReferences, unknownsOf, type ReferenceSources } from './references.js';
+import { formatPath, parseResolvedAttributes, pendingSources, referenceAddress, resolveReferences, templateTargets, unknownsOf, type ReferenceSources } from './references.js';
 import { describeReplaced, PLAN_FORMAT_VERSION, type ChangeFields, type CheckResult, type PendingReference, type Plan, type ResourceChange } from './types.js';
 
 /**
@@ -137,6 +137,7 @@ export function buildPlan(input: PlanInput): Plan {
   }
 
   diagnostics.push(...stackRenameWarnings(owners));
+  if (input.selected) diagnostics.push(...leftOnReplaced(stack, input.selected, resourceChanges));
 
   for (const address of input.resendSensitive ?? []) {
     const block = blocks.get(address);
@@ -204,6 +205,36 @@ function resolveBlockReferences(
 
 function getAt(root: unknown, path: readonly (string | number)[]): unknown {
   return path.reduce<unknown>((at, segment) => (at as Record<string | number, unknown> | undefined)?.[segment], root);
+}
+
+/**
+ * The errors of a targeted plan that replaces a block another block of the stack reads, which
+ * the --target selection leaves out: that block would stay on (or point at) what is destroyed,
+ * and the platform refuses to delete what is still in use. Each names both and the target to add.
+ */
+function leftOnReplaced(stack: Stack, selected: ReadonlySet<string>, changes: readonly ResourceChange[]): Diagnostic[] {
+  const replaced = new Set(changes.filter((c) => c.action === 'replace').map((c) => c.address));
+  if (replaced.size === 0) return [];
+  const out: Diagnostic[] = [];
+  for (const block of stack.resources) {
+    if (selected.has(block.address)) continue;
+    for (const reference of block.references ?? []) {
+      const read = templateTargets(reference.parts)
+        .map(referenceAddress)
+        .find((a) => replaced.has(a));
+      if (read === undefined) continue;
+      out.push({
+        severity: 'error',
+        code: 'plan-error',
+        summary: `${read} is replaced, but ${block.address}, which reads it (${formatPath(reference.path)}), is not in the --target selection: it would be left on what is destroyed`,
+        detail: `Add --target ${block.address} (it is then planned with ${read}'s new values), or plan without --target.`,
+        address: block.address,
+        range: reference.range,
+      });
+      break;
+    }
+  }
+  return out;
 }
 
 /** What attributeReplacement needs besides the block and its plan. */

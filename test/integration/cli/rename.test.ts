@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
@@ -242,12 +242,13 @@ ${o.extra?.vm ?? ''}`;
       expect(again.code, again.stdout + again.stderr).toBe(0);
     });
 
-    it('moved_from on every block of the chain (renamed blocks, references to the new names): tag updates only, then no changes', async () => {
+    it('moved_from on every block of the chain (renamed blocks, references to the new names), with prune: true: tag updates only, nothing pruned, then no changes', async () => {
       const { emu, file, run } = await applied();
       const names = { net: 'network', subnet: 'app', vm: 'web' };
       writeFileSync(
         file,
         chain('a', {
+          top: 'prune: true\n',
           names,
           extra: { net: '    moved_from: cloud_network.net\n', subnet: '    moved_from: cloud_subnet.subnet\n', vm: '    moved_from: cloud_instance.vm\n' },
         }),
@@ -260,6 +261,23 @@ ${o.extra?.vm ?? ''}`;
       expect(apply.code, apply.stdout + apply.stderr).toBe(0);
       expect(writesSeen(emu).every((w) => w.startsWith('PATCH '))).toBe(true);
       expect(ownersOf(emu)).toEqual(['a/cloud_network.network', 'a/cloud_subnet.app', 'a/cloud_instance.web']);
+      expect((await run(['plan', file, '--detailed-exitcode'])).code).toBe(0);
+    });
+
+    it('a saved plan of the renamed chain applies as it was reviewed; an edited one is refused', async () => {
+      const { emu, file, run } = await applied();
+      writeFileSync(file, chain('b', { top: 'renamed_from: a\n' }));
+      const dir = join(file, '..');
+      const saved = await runCliInProcess(['plan', 'stack.yaml', '--out', 'plan.json'], { env: emulatorEnv(emu), cwd: dir });
+      expect(saved.code, saved.stdout + saved.stderr).toBe(0);
+      const document = JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8')) as { resource_changes: { address: string; moved_from?: string }[] };
+      document.resource_changes.find((c) => c.address === 'cloud_subnet.subnet')!.moved_from = 'a/cloud_subnet.other';
+      writeFileSync(join(dir, 'edited.json'), JSON.stringify(document));
+      expect((await runCliInProcess(['apply', 'edited.json'], { env: emulatorEnv(emu), cwd: dir })).code).toBe(1);
+      expect(writesSeen(emu)).toEqual([]);
+      const apply = await runCliInProcess(['apply', 'plan.json'], { env: emulatorEnv(emu), cwd: dir });
+      expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+      expect(ownersOf(emu)).toEqual(['b/cloud_network.net', 'b/cloud_subnet.subnet', 'b/cloud_instance.vm']);
       expect((await run(['plan', file, '--detailed-exitcode'])).code).toBe(0);
     });
 

@@ -246,6 +246,24 @@ describe('replacing what others use', () => {
     expect((await run(['plan', file, '--detailed-exitcode'])).code).toBe(0);
   });
 
+  it('--target on a replaced block that another block reads, which the selection leaves out, is a plan error naming both; nothing is sent', async () => {
+    const { file, run } = await applied();
+    writeFileSync(file, chainStack({ cidr: '10.0.1.0/24' }));
+    const plan = await run(['plan', file, '--target', 'cloud_subnet.app']);
+    expect(plan.code).toBe(1);
+    expect(plan.stdout + plan.stderr).toContain(
+      'error: cloud_subnet.app is replaced, but cloud_instance.vm, which reads it (interfaces[0].subnet_id), is not in the --target selection: it would be left on what is destroyed',
+    );
+    expect(plan.stdout + plan.stderr).toContain('Add --target cloud_instance.vm');
+    const apply = await run(['apply', file, '--auto-approve', '--target', 'cloud_subnet.app']);
+    expect(apply.code).toBe(1);
+    expect(writes(emu!).done).toEqual([]);
+    // With the instance selected too, it applies.
+    const both = await run(['apply', file, '--auto-approve', '--target', 'cloud_instance.vm']);
+    expect(both.code, both.stdout + both.stderr).toBe(0);
+    expect(writes(emu!).refused).toEqual([]);
+  });
+
   it('a dependant whose field reading a replaced block changes in place is an update with (known after apply), made after the replacement', async () => {
     const extra = `  other:
     type: cloud_instance

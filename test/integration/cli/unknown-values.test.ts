@@ -3,6 +3,7 @@
  * promised, on the first apply: every check that runs again at apply, once the references are
  * resolved, sees the block as the plan saw it. Through the CLI against the emulator.
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { emulatorEnv } from '../../helpers/apply.js';
@@ -43,7 +44,7 @@ describe('values known after apply', () => {
     emu = undefined;
   });
 
-  it('an instance with user_data_file whose references are unknown at plan time is created on the first apply, with the script the plan promised; the next plan is a no-op', async () => {
+  it('an instance with user_data_file whose references are unknown at plan time is created on the first apply, with the script the plan promised, and again when it is replaced with its subnet; the next plan is a no-op', async () => {
     emu = await startTestEmulator({ taskDurationMs: 0 });
     const env = emulatorEnv(emu);
     const file = join(writeStackFiles({ 'stack.yaml': stack, 'init.yaml': SCRIPT }), 'stack.yaml');
@@ -63,5 +64,15 @@ describe('values known after apply', () => {
 
     const again = await runCliInProcess(['plan', file, '--detailed-exitcode'], { env });
     expect(again.code, again.stdout).toBe(0);
+
+    // Replaced with its subnet (a new cidr): created again with the same script, in one run.
+    writeFileSync(file, stack.replace('10.0.0.0/24', '10.0.1.0/24'));
+    const replaced = await runCliInProcess(['apply', file, '--auto-approve'], { env });
+    expect(replaced.code, replaced.stdout + replaced.stderr).toBe(0);
+    expect(replaced.stdout).toContain('Apply complete! Resources: 2 added, 0 changed, 2 destroyed.');
+    const [vm2] = [...emu.state.instances.values()].filter((x) => x.name === 'app-1');
+    expect(vm2!.id).not.toBe(vm!.id);
+    expect(Buffer.from(vm2!.user_data ?? '', 'base64').toString('utf8')).toBe(SCRIPT);
+    expect((await runCliInProcess(['plan', file, '--detailed-exitcode'], { env })).code).toBe(0);
   });
 });
