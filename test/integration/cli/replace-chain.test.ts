@@ -15,6 +15,17 @@ import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js'
 import { writeStackFiles } from '../../helpers/stack-files.js';
 import { CHAIN_IMAGE as IMAGE, chainStack } from '../../helpers/cloud-chain.js';
 
+/** The writes of replacing the subnet and the instance on it: the instance destroyed first, made again last; nothing refused. */
+const SUBNET_REPLACED = {
+  done: [
+    'DELETE /cloud/v1/instances/{project_id}/{region_id}/{instance_id}',
+    'DELETE /cloud/v1/subnets/{project_id}/{region_id}/{subnet_id}',
+    'POST /cloud/v1/subnets/{project_id}/{region_id}',
+    'POST /cloud/v2/instances/{project_id}/{region_id}',
+  ],
+  refused: [],
+};
+
 /** The writes that reached the platform (2xx), as `METHOD route`, and the refused ones. */
 function writes(emu: TestEmulator): { done: string[]; refused: string[] } {
   const all = emu.requests.filter((r) => r.method !== 'GET' && !r.path.startsWith('/__emulator/'));
@@ -62,15 +73,7 @@ describe('replacing what others use', () => {
     const apply = await run(['apply', file, '--auto-approve']);
     expect(apply.code, apply.stdout + apply.stderr).toBe(0);
     expect(apply.stdout).toContain('Apply complete! Resources: 2 added, 0 changed, 2 destroyed.');
-    expect(writes(emu!)).toEqual({
-      done: [
-        'DELETE /cloud/v1/instances/{project_id}/{region_id}/{instance_id}',
-        'DELETE /cloud/v1/subnets/{project_id}/{region_id}/{subnet_id}',
-        'POST /cloud/v1/subnets/{project_id}/{region_id}',
-        'POST /cloud/v2/instances/{project_id}/{region_id}',
-      ],
-      refused: [],
-    });
+    expect(writes(emu!)).toEqual(SUBNET_REPLACED);
     // Each address is reported once, with what happened to it.
     expect(apply.stdout.match(/^cloud_instance\.vm: Replaced after/gm)).toHaveLength(1);
     expect(apply.stdout).toMatch(/^cloud_subnet\.app: destroyed after \d+s \[task [^\]]+\]; its replacement is created once what it depends on is ready$/m);
@@ -162,15 +165,7 @@ describe('replacing what others use', () => {
     emu!.requests.length = 0;
     const apply = await run(['apply', 'plan.json'], dir);
     expect(apply.code, apply.stdout + apply.stderr).toBe(0);
-    expect(writes(emu!)).toEqual({
-      done: [
-        'DELETE /cloud/v1/instances/{project_id}/{region_id}/{instance_id}',
-        'DELETE /cloud/v1/subnets/{project_id}/{region_id}/{subnet_id}',
-        'POST /cloud/v1/subnets/{project_id}/{region_id}',
-        'POST /cloud/v2/instances/{project_id}/{region_id}',
-      ],
-      refused: [],
-    });
+    expect(writes(emu!)).toEqual(SUBNET_REPLACED);
     expect((await run(['plan', file, '--detailed-exitcode'])).code).toBe(0);
   });
 
