@@ -121,7 +121,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
         ? resolveChange(acting, (address) => states.get(address), options.providers, options.plan.stack.name ?? null)
         : { change: acting };
     if ('error' in ready) {
-      report.settle(step, { address: change.address, action: change.action, status: 'failed', taskIds: [], error: `${change.address}: ${ready.error}` });
+      report.settleStep(step, { address: change.address, action: change.action, status: 'failed', taskIds: [], error: `${change.address}: ${ready.error}` });
       return;
     }
     running.add(step.key);
@@ -129,7 +129,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
       runAction(step, ready.change, options, stopRun, (state) => states.set(change.address, state)),
       (outcome) => {
         running.delete(step.key);
-        report.settle(step, outcome);
+        report.settleStep(step, outcome);
       },
     );
   };
@@ -142,7 +142,9 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
   }
 
   return {
-    resources: plan.resource_changes.map((c) => report.finish(c, options.stop?.aborted === true || abort.aborted ? 'the interrupt came' : 'the run stopped on the error above')),
+    resources: plan.resource_changes.map((c) =>
+      report.outcomeAtEnd(c, options.stop?.aborted === true || abort.aborted ? 'the interrupt came' : 'the run stopped on the error above'),
+    ),
     interrupted: options.stop?.aborted === true || abort.aborted,
     aborted: abort.aborted,
     ...(runError === undefined ? {} : { runError }),
@@ -175,7 +177,7 @@ async function checkReplaces(walk: ApplyWalk, options: ExecuteOptions, report: R
     const fatal = error instanceof RunFatalError;
     if (fatal) stopRun(error);
     const message = error instanceof Error ? error.message : String(error);
-    report.settle(walk.stepsOf(change.address)[0]!, {
+    report.settleStep(walk.stepsOf(change.address)[0]!, {
       address: change.address,
       action: change.action,
       status: fatal ? 'not-started' : 'failed',
@@ -206,9 +208,9 @@ function startReadySteps(walk: ApplyWalk, report: Reporter, start: (step: WalkSt
     // depends on must not fail the run), while its dependants still see the gate.
     if (change.action === 'no-op') {
       if (typeof state === 'object') walk.gate(step.key, state.rootCause);
-      report.settle(step, { address: change.address, action: change.action, status: 'unchanged', taskIds: [] });
+      report.settleStep(step, { address: change.address, action: change.action, status: 'unchanged', taskIds: [] });
     } else if (typeof state === 'object') {
-      report.settle(step, { address: change.address, action: change.action, status: 'skipped', taskIds: [], skippedBecause: state.rootCause });
+      report.settleStep(step, { address: change.address, action: change.action, status: 'skipped', taskIds: [], skippedBecause: state.rootCause });
     } else {
       start(step);
     }
@@ -224,13 +226,13 @@ interface Reporter {
    * destroy started is not destroyed either; recording releases the steps that waited for it.
    * An address is reported (onFinish) once its outcome is decided.
    */
-  settle(step: WalkStep, outcome: ResourceOutcome): void;
+  settleStep(step: WalkStep, outcome: ResourceOutcome): void;
   /**
    * The address's outcome at the end of the run: a replace whose destroy was done and whose
    * create never started is `stopped` (reported now; `why` it never started); anything else
    * undecided is not started.
    */
-  finish(change: ResourceChange, why: string): ResourceOutcome;
+  outcomeAtEnd(change: ResourceChange, why: string): ResourceOutcome;
 }
 
 /** The reporter of one run (see Reporter); `running` holds the keys of the steps running now. */
@@ -270,7 +272,7 @@ function createReporter(walk: ApplyWalk, hooks: ApplyHooks, running: ReadonlySet
     for (const change of touched) reportIfDecided(change);
   };
   return {
-    settle(step, outcome) {
+    settleStep(step, outcome) {
       walk.record(step.key, outcome);
       const done = outcome.status === 'applied' || outcome.status === 'unchanged';
       if (step.phase === 'destroy' && done && !walk.outcomes.has(step.change.address)) {
@@ -280,7 +282,7 @@ function createReporter(walk: ApplyWalk, hooks: ApplyHooks, running: ReadonlySet
       }
       if (outcome.status === 'failed' || outcome.status === 'skipped') skipDependants(step.key, outcome.skippedBecause ?? step.change.address);
     },
-    finish(change, why) {
+    outcomeAtEnd(change, why) {
       const decided = addressOutcome(walk, change);
       if (decided !== undefined) return decided;
       const [destroy] = walk.stepsOf(change.address);
