@@ -143,7 +143,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
 
   return {
     resources: plan.resource_changes.map((c) =>
-      report.outcomeAtEnd(c, options.stop?.aborted === true || abort.aborted ? 'the interrupt came' : 'the run stopped on the error above'),
+      report.outcomeAtEnd(c, options.stop?.aborted === true || abort.aborted ? 'the interrupt came' : `the run stopped (${runError?.code ?? 'an error'})`),
     ),
     interrupted: options.stop?.aborted === true || abort.aborted,
     aborted: abort.aborted,

@@ -160,7 +160,7 @@ export function createTextApplyView(output: ViewOutput, options: ApplyViewOption
         write(`${colors.bold(change.address)}: ${colors.red(`${progressive} failed`)}${elapsed}${taskNote(outcome.taskIds)}: ${formatMessage(outcome.error ?? 'unknown error')}`);
       else if (outcome.status === 'stopped')
         write(
-          `${colors.bold(change.address)}: ${colors.yellow('stopped part-way by the interrupt')}${elapsed}${taskNote(outcome.taskIds)}: ${formatMessage(outcome.error ?? 'no further step was started')}`,
+          `${colors.bold(change.address)}: ${colors.yellow(outcome.destroyed ? 'stopped between its destroy and its create' : 'stopped part-way by the interrupt')}${elapsed}${taskNote(outcome.taskIds)}: ${formatMessage(outcome.error ?? 'no further step was started')}`,
         );
       else if (outcome.status === 'aborted') write(`${colors.bold(change.address)}: ${colors.red('abandoned')}${taskNote(outcome.taskIds)}`);
       else if (outcome.status === 'not-started' && s)

@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { CONFIRM_POLICY, executePlan, type ApplyHooks } from '../../../src/apply/executor.js';
 import { countOutcome, type ApplyOutcome } from '../../../src/apply/outcome.js';
+import { RunFatalError } from '../../../src/errors.js';
 import type { ProviderContext, ProviderPlan, ProviderRegistry, ResourceProvider } from '../../../src/kinds/provider.js';
 import { providers } from '../../../src/kinds/providers.js';
 import type { CheckResult, ResourceChange } from '../../../src/plan/types.js';
@@ -25,10 +26,12 @@ interface World {
   held: Map<string, Promise<void>>;
   /** Addresses whose create check (beforeReplace) refuses. */
   refused: Set<string>;
+  /** `ACTION ADDRESS` that stop the run (the platform unavailable) when sent. */
+  fatal: Set<string>;
 }
 
 function world(addresses: string[]): World {
-  return { live: new Map(addresses.map((a) => [a, 1])), log: [], failing: new Set(), held: new Map(), refused: new Set() };
+  return { live: new Map(addresses.map((a) => [a, 1])), log: [], failing: new Set(), held: new Map(), refused: new Set(), fatal: new Set() };
 }
 
 /** Every resource kind as the stand-in: its desired `v` against the live version; a different one forces a replace. */
@@ -55,6 +58,7 @@ function standIn(w: World): ProviderRegistry['resources'] {
       await w.held.get(what);
       w.log.push(what);
       if (w.failing.has(what)) throw new Error(`${what} refused`);
+      if (w.fatal.has(what)) throw new RunFatalError('EDGEFORM_PLATFORM_UNAVAILABLE', 'the platform is unavailable');
       if (c.action === 'delete') w.live.delete(c.address);
       else w.live.set(c.address, (c.desired as unknown as { v?: number }).v ?? 1);
     },
@@ -201,6 +205,21 @@ describe('a replace runs as two steps', () => {
     expect(lines[0]).toBe('Apply interrupted. Resources: 0 added, 0 changed, 2 destroyed.');
     expect(lines).toContain('Stopped part-way (2):');
     expect(lines).toContain(`  ${NET} (replace)`);
+  });
+
+  it('a run-fatal error while a replace waits between its steps: it ends stopped (destroyed), naming the error; nothing more is sent', async () => {
+    const w = world([SUBNET, VM, 'fastedge_app.other']);
+    w.fatal.add('create fastedge_app.gone');
+    let release!: () => void;
+    w.held.set('create fastedge_app.gone', new Promise<void>((resolve) => (release = resolve)));
+    const changes = [replace(SUBNET), replace(VM, [SUBNET]), change({ address: 'fastedge_app.gone', action: 'create', before: null, desired: {} })];
+    const outcome = await run(w, changes, { hooks: recording({ onPaused: (c) => c.address === SUBNET && release() }), maxTasks: 3 });
+    expect(w.log).toEqual([`delete ${VM}`, `delete ${SUBNET}`, 'create fastedge_app.gone']);
+    expect(outcome.runError?.code).toBe('EDGEFORM_PLATFORM_UNAVAILABLE');
+    expect(statuses(outcome)).toEqual([`${SUBNET} stopped (destroyed)`, `${VM} stopped (destroyed)`, 'fastedge_app.gone failed']);
+    expect(outcome.resources[0]!.error).toBe(
+      'the old cloud_subnet was destroyed, and the run stopped (EDGEFORM_PLATFORM_UNAVAILABLE) before its replacement was created: the next apply creates it',
+    );
   });
 
   it('a replace whose resource is already gone (an earlier run destroyed it) creates it, and counts as replaced', async () => {
