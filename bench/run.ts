@@ -46,11 +46,11 @@ const APPLY_PARALLELISM = 10;
 const TASK_DURATION_MS = 2_000;
 /**
  * The executor's scheduling steps (src/apply/executor.ts): the loop, the pass over the ready
- * changes and the one place a change finishes, with the walk they drive. Everything they call
+ * steps and the one place a step finishes, with the walk they drive. Everything they call
  * counts as scheduling except SCHEDULING_ENDS: an action's own work and the view's hooks.
  */
-const SCHEDULING_STEPS = ['executePlan', 'startReadyChanges', 'settleChange'];
-const SCHEDULING_ENDS = ['runAction', 'onStart', 'onProgress', 'onFinish', 'onRunError'];
+const SCHEDULING_STEPS = ['executePlan', 'startReadySteps', 'settleStep'];
+const SCHEDULING_ENDS = ['runAction', 'onStart', 'onProgress', 'onPaused', 'onFinish', 'onRunError'];
 /** Issue 20: apply of 10,000 independent no-wait changes spends at most this share of its time scheduling. */
 const SCHEDULING_SHARE_TARGET = 0.1;
 /** What edgeform's own work on 1,000 resources (start-up, parsing, planning, rendering) may add to a plan's ideal. */

@@ -120,7 +120,7 @@ try {
     step('13. Apply: the floating IP first (its task), then the app with the real address', ['apply', REFERENCES_STACK, '--auto-approve'], 0, onApplyOutput),
   );
   await step('14. Plan it again: the address is known and in place, nothing to do', ['plan', REFERENCES_STACK, '--detailed-exitcode'], 0);
-  await step('15. A virtual machine from nothing: 7 to add, ids and addresses known after apply', ['plan', WEB_STACK, '--detailed-exitcode'], 2);
+  await step('15. A virtual machine from nothing, set up by its cloud-init file: 7 to add, ids and addresses known after apply', ['plan', WEB_STACK, '--detailed-exitcode'], 2);
   await waitingOnTasks(() =>
     step('16. Apply: network, subnet, security group, SSH key and floating IP, then the instance, each task waited on', ['apply', WEB_STACK, '--auto-approve'], 0, onApplyOutput),
   );
@@ -129,6 +129,7 @@ try {
   const gone = join(work, 'web-service.yaml');
   writeFileSync(gone, readFileSync(WEB_STACK, 'utf8').replace(/^( {2}[a-z]+:\n {4}type: .*)$/gm, '$1\n    ensure: absent'));
   copyFileSync('examples/web-service.pub', join(work, 'web-service.pub'));
+  copyFileSync('examples/web-service.user-data', join(work, 'web-service.user-data'));
   await waitingOnTasks(() => step('18. ensure: absent on every block: destroyed in reverse order, the instance first', ['apply', gone, '--auto-approve'], 0, onApplyOutput));
   await step("19. A CDN site: origin group, resource with a dozen options, two rules, a Let's Encrypt certificate", ['plan', CDN_STACK, '--detailed-exitcode'], 2);
   await waitingOnTasks(() =>

@@ -8,7 +8,7 @@ import { bindProvider, type BoundProvider, type FinishedTask, type Observation, 
 import { runFollowUps } from './follow-ups.js';
 import type { ApplyOutcome, FollowUpOutcome, ResourceOutcome, RunError } from './outcome.js';
 import { matchesPlanned, matchesPlannedChange, replanResolved, resolveChange } from './resolve-references.js';
-import { createApplyWalk, type ApplyWalk } from './walk.js';
+import { createApplyWalk, type ApplyWalk, type WalkStep } from './walk.js';
 
 /**
  * Reads after a lock task of another type than the provider's own update finished, before
@@ -23,6 +23,12 @@ export interface ApplyHooks {
   onStart?(change: ResourceChange): void;
   onProgress?(change: ResourceChange, message: string, taskIds: readonly string[]): void;
   onFinish?(change: ResourceChange, outcome: ResourceOutcome): void;
+  /**
+   * A replace's destroy is done (`destroyed`, its outcome) and its create waits for what it
+   * depends on: nothing of it runs until its create starts (an onProgress), and it is reported
+   * once, by onFinish, when that is done.
+   */
+  onPaused?(change: ResourceChange, destroyed: ResourceOutcome): void;
   /**
    * A run-fatal error (the key refused, the platform unavailable) stopped the run: called once,
    * when it first happens; no action starts after it, running ones end on their own.
@@ -79,16 +85,21 @@ export interface ExecuteOptions {
  * A resource starts only when everything it depends on has finished successfully and every
  * check it depends on passed (checks are not run again: the plan's result counts); dependants
  * of a failure or of a check that did not pass are skipped (naming the root cause once);
- * independent branches go on; a no-op is unchanged whatever it depends on. Before acting, the
+ * independent branches go on; a no-op is unchanged whatever it depends on. A replace is two
+ * steps, as Terraform runs it (see applySteps): its destroy, after the destroys of what depends
+ * on it, and its create, after its destroy and what it depends on; each address is still
+ * reported once, when both are done (`onPaused` between them), and a replace whose create is
+ * skipped before its destroy started is not destroyed. Before acting, the
  * executor re-reads the resource and waits for a platform lock (`task_id`); right before an
- * update is sent, a fresh plan of the resource must still be the planned change (see
- * assertStillPlanned), else nothing is sent. A first interrupt during the lock wait or the reads
+ * update or a replace's destroy is sent, a fresh plan of the resource must still be the planned
+ * change (see assertStillPlanned), else nothing is sent. A first interrupt during the lock wait or the reads
  * ends the resource not started; after acting, it re-reads until the planned result shows. Once
  * the platform acknowledged a change, a failing confirming read leaves it applied with a warning
  * and its dependants go on. A RunFatalError (the key refused, the platform unavailable) stops the
  * run: no further action starts, the rest are not started, and `runError` names it (an action
  * that had sent nothing yet, or nothing that reached the platform, ends not started; one whose
- * request may have taken effect failed).
+ * request may have taken effect failed). A replace whose destroy was done when the run stopped
+ * (an interrupt, a run-fatal error) ends `stopped`, `destroyed`: the next plan creates it.
  */
 export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome> {
   const { plan, hooks = {} } = options;
@@ -98,34 +109,43 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
   // The desired attributes each change ran with (references resolved), for its follow-up.
   const ran = new Map<string, Record<string, unknown>>();
   const abort = options.ctx.signal;
+  // The keys of the steps running now.
   const running = new Set<string>();
   const wakeup = createWakeup();
+  const report = createReporter(walk, hooks, running);
   let runError: RunError | undefined;
   const stopRun = (error: RunFatalError) => {
     if (runError !== undefined) return;
     runError = { code: error.code, message: error.message };
     hooks.onRunError?.(runError);
   };
-  const start = (change: ResourceChange) => {
-    // A change reading what this apply made: its references resolved now that their blocks are done.
-    const ready = change.references ? resolveChange(change, (address) => states.get(address), options.providers, options.plan.stack.name ?? null, options.ctx.seal) : { change };
+  const start = (step: WalkStep) => {
+    const change = step.change;
+    const acting = step.phase === 'destroy' ? ({ ...change, action: 'delete' } as ResourceChange) : step.phase === 'create' ? createStepOf(change) : change;
+    // A change reading what this apply made: its references resolved now that their blocks are done
+    // (a replace's destroy needs none of them: it only acts on the old resource).
+    const ready =
+      step.phase !== 'destroy' && acting.references
+        ? resolveChange(acting, (address) => states.get(address), options.providers, options.plan.stack.name ?? null, options.ctx.seal)
+        : { change: acting };
     if ('error' in ready) {
-      settleChange(walk, hooks, change, { address: change.address, action: change.action, status: 'failed', taskIds: [], error: `${change.address}: ${ready.error}` });
+      report.settleStep(step, { address: change.address, action: change.action, status: 'failed', taskIds: [], error: `${change.address}: ${ready.error}` });
       return;
     }
-    running.add(change.address);
-    ran.set(change.address, ready.change.desired as Record<string, unknown>);
+    running.add(step.key);
+    if (step.phase !== 'destroy') ran.set(change.address, ready.change.desired as Record<string, unknown>);
     wakeup.watch(
-      runAction(ready.change, options, stopRun, (state) => states.set(change.address, state)),
+      runAction(step, ready.change, options, stopRun, (state) => states.set(change.address, state)),
       (outcome) => {
-        running.delete(change.address);
-        settleChange(walk, hooks, change, outcome);
+        running.delete(step.key);
+        report.settleStep(step, outcome);
       },
     );
   };
 
+  await checkReplaces(walk, options, report, stopRun);
   for (;;) {
-    if (!abort.aborted && !options.stop?.aborted && runError === undefined) startReadyChanges(walk, hooks, start, () => running.size < options.maxTasks);
+    if (!abort.aborted && !options.stop?.aborted && runError === undefined) startReadySteps(walk, report, start, () => running.size < options.maxTasks);
     if (running.size === 0) break;
     await wakeup.next();
   }
@@ -144,7 +164,9 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
     onFinish: (change, outcome) => hooks.onFollowUpFinish?.(change, outcome),
   });
   return {
-    resources: plan.resource_changes.map((c) => walk.outcomes.get(c.address) ?? { address: c.address, action: c.action, status: 'not-started', taskIds: [] }),
+    resources: plan.resource_changes.map((c) =>
+      report.outcomeAtEnd(c, options.stop?.aborted === true || abort.aborted ? 'the interrupt came' : `the run stopped (${runError?.code ?? 'an error'})`),
+    ),
     ...(followUps.length === 0 ? {} : { followUps }),
     interrupted: options.stop?.aborted === true || abort.aborted,
     aborted: abort.aborted,
@@ -153,48 +175,206 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
 }
 
 /**
- * One pass over the changes that are ready, in declaration order, while `hasRoom` (fewer than
- * maxTasks actions run): a no-op is unchanged, a change whose dependency failed or whose check
- * did not pass is skipped, any other change starts.
+ * Before anything is sent, each replace's checks of its create (ResourceProvider.beforeReplace:
+ * its payload, an instance's flavor in its region): one that fails fails the replace before its
+ * destroy, and skips what waits for its create, whose destroys then never start either, so a
+ * chain of replacements destroys nothing when one of its creates would be refused for a reason
+ * known now. A RunFatalError stops the run (the replace is not started).
  */
-function startReadyChanges(walk: ApplyWalk, hooks: ApplyHooks, start: (change: ResourceChange) => void, hasRoom: () => boolean): void {
+async function checkReplaces(walk: ApplyWalk, options: ExecuteOptions, report: Reporter, stopRun: (error: RunFatalError) => void): Promise<void> {
+  const stack = options.plan.stack.name ?? null;
+  const replaces = options.plan.resource_changes.filter((c) => c.action === 'replace');
+  const failures = await Promise.all(
+    replaces.map(async (change) => {
+      try {
+        await bindProvider(options.providers, change, stack, options.ctx.seal).beforeReplace(options.ctx);
+        return undefined;
+      } catch (error) {
+        return { change, error };
+      }
+    }),
+  );
+  for (const failure of failures) {
+    if (failure === undefined) continue;
+    const { change, error } = failure;
+    const fatal = error instanceof RunFatalError;
+    if (fatal) stopRun(error);
+    const message = error instanceof Error ? error.message : String(error);
+    report.settleStep(walk.stepsOf(change.address)[0]!, {
+      address: change.address,
+      action: change.action,
+      status: fatal ? 'not-started' : 'failed',
+      taskIds: [],
+      ...(fatal ? {} : { error: message }),
+    });
+  }
+}
+
+/** The change a replace's create step carries out: a create of the block, from the replace's create plan. */
+function createStepOf(change: ResourceChange): ResourceChange {
+  return { ...change, action: 'create' } as ResourceChange;
+}
+
+/**
+ * One pass over the steps that are ready, in declaration order, while `hasRoom` (fewer than
+ * maxTasks actions run): a no-op is unchanged, a step whose dependency failed or whose check
+ * did not pass is skipped, any other step starts.
+ */
+function startReadySteps(walk: ApplyWalk, report: Reporter, start: (step: WalkStep) => void, hasRoom: () => boolean): void {
   walk.startPass();
   while (hasRoom()) {
-    const change = walk.nextReady();
-    if (change === undefined) return;
-    const state = walk.dependenciesState(change.address);
+    const step = walk.nextReady();
+    if (step === undefined) return;
+    const { change } = step;
+    const state = walk.dependenciesState(step.key);
     // A no-op has nothing to skip: it is unchanged before any gate applies (a failing check it
     // depends on must not fail the run), while its dependants still see the gate.
     if (change.action === 'no-op') {
-      if (typeof state === 'object') walk.gate(change.address, state.rootCause);
-      settleChange(walk, hooks, change, { address: change.address, action: change.action, status: 'unchanged', taskIds: [] });
+      if (typeof state === 'object') walk.gate(step.key, state.rootCause);
+      report.settleStep(step, { address: change.address, action: change.action, status: 'unchanged', taskIds: [] });
     } else if (typeof state === 'object') {
-      settleChange(walk, hooks, change, { address: change.address, action: change.action, status: 'skipped', taskIds: [], skippedBecause: state.rootCause });
+      report.settleStep(step, { address: change.address, action: change.action, status: 'skipped', taskIds: [], skippedBecause: state.rootCause });
     } else {
-      start(change);
+      start(step);
     }
   }
 }
 
+/** How the steps' outcomes become each address's one outcome, reported once (see createReporter). */
+interface Reporter {
+  /**
+   * The one place a step finishes: records its outcome; a failure (or a skip) skips every step
+   * that depends on it, naming the root cause once (a no-op among them stays unchanged, and its
+   * own dependants are skipped all the same), and a replace whose create is skipped before its
+   * destroy started is not destroyed either; recording releases the steps that waited for it.
+   * An address is reported (onFinish) once its outcome is decided.
+   */
+  settleStep(step: WalkStep, outcome: ResourceOutcome): void;
+  /**
+   * The address's outcome at the end of the run: a replace whose destroy was done and whose
+   * create never started is `stopped` (reported now; `why` it never started); anything else
+   * undecided is not started.
+   */
+  outcomeAtEnd(change: ResourceChange, why: string): ResourceOutcome;
+}
+
+/** The reporter of one run (see Reporter); `running` holds the keys of the steps running now. */
+function createReporter(walk: ApplyWalk, hooks: ApplyHooks, running: ReadonlySet<string>): Reporter {
+  const reported = new Set<string>();
+  const reportIfDecided = (change: ResourceChange) => {
+    if (reported.has(change.address)) return;
+    const outcome = addressOutcome(walk, change);
+    if (outcome === undefined) return;
+    reported.add(change.address);
+    hooks.onFinish?.(change, outcome);
+  };
+  /** Skips the undecided dependants of `key` (and the destroys of replaces whose creates are skipped). */
+  const skipDependants = (key: string, root: string) => {
+    const touched: ResourceChange[] = [];
+    const work = [key];
+    for (let from = work.pop(); from !== undefined; from = work.pop()) {
+      for (const dependant of walk.undecidedDependants(from)) {
+        if (walk.outcomes.has(dependant.key) || running.has(dependant.key)) continue;
+        const { change } = dependant;
+        if (change.action === 'no-op') walk.gate(dependant.key, root);
+        walk.record(
+          dependant.key,
+          change.action === 'no-op'
+            ? { address: change.address, action: change.action, status: 'unchanged', taskIds: [] }
+            : { address: change.address, action: change.action, status: 'skipped', taskIds: [], skippedBecause: root },
+        );
+        touched.push(change);
+        // A replacement that will not be created is not destroyed either (unless its destroy already runs).
+        const destroy = dependant.phase === 'create' ? walk.stepsOf(change.address)[0] : undefined;
+        if (destroy !== undefined && !walk.outcomes.has(destroy.key) && !running.has(destroy.key)) {
+          walk.record(destroy.key, { address: change.address, action: change.action, status: 'skipped', taskIds: [], skippedBecause: root });
+          work.push(destroy.key);
+        }
+      }
+    }
+    for (const change of touched) reportIfDecided(change);
+  };
+  return {
+    settleStep(step, outcome) {
+      walk.record(step.key, outcome);
+      const done = outcome.status === 'applied' || outcome.status === 'unchanged';
+      if (step.phase === 'destroy' && done && !walk.outcomes.has(step.change.address)) {
+        hooks.onPaused?.(step.change, outcome);
+      } else {
+        reportIfDecided(step.change);
+      }
+      if (outcome.status === 'failed' || outcome.status === 'skipped') skipDependants(step.key, outcome.skippedBecause ?? step.change.address);
+    },
+    outcomeAtEnd(change, why) {
+      const decided = addressOutcome(walk, change);
+      if (decided !== undefined) return decided;
+      const [destroy] = walk.stepsOf(change.address);
+      const destroyed = walk.stepsOf(change.address).length === 2 ? walk.outcomes.get(destroy!.key) : undefined;
+      if (destroyed?.status !== 'applied') return { address: change.address, action: change.action, status: 'not-started', taskIds: [] };
+      const outcome = mergeReplace(change, destroyed, { address: change.address, action: 'create', status: 'not-started', taskIds: [], error: why });
+      hooks.onFinish?.(change, outcome);
+      return outcome;
+    },
+  };
+}
+
 /**
- * The one place a change finishes: records its outcome and reports it; a failure (or a skip)
- * skips every change that depends on it, naming the root cause once (a no-op among them stays
- * unchanged, and its own dependants are skipped all the same); recording releases the changes
- * that waited for it (see ApplyWalk.record).
+ * The outcome of an address once it is decided, else undefined: a change's own; for a replace,
+ * its destroy's when that did not succeed, else both steps' (see mergeReplace) once its create is decided.
  */
-function settleChange(walk: ApplyWalk, hooks: ApplyHooks, change: ResourceChange, outcome: ResourceOutcome): void {
-  walk.record(change.address, outcome);
-  hooks.onFinish?.(change, outcome);
-  if (outcome.status !== 'failed' && outcome.status !== 'skipped') return;
-  const root = outcome.skippedBecause ?? change.address;
-  for (const dependant of walk.undecidedDependants(change.address)) {
-    if (dependant.action === 'no-op') walk.gate(dependant.address, root);
-    const propagated: ResourceOutcome =
-      dependant.action === 'no-op'
-        ? { address: dependant.address, action: dependant.action, status: 'unchanged', taskIds: [] }
-        : { address: dependant.address, action: dependant.action, status: 'skipped', taskIds: [], skippedBecause: root };
-    walk.record(dependant.address, propagated);
-    hooks.onFinish?.(dependant, propagated);
+function addressOutcome(walk: ApplyWalk, change: ResourceChange): ResourceOutcome | undefined {
+  const steps = walk.stepsOf(change.address);
+  if (steps.length === 1) return walk.outcomes.get(steps[0]!.key);
+  const destroyed = walk.outcomes.get(steps[0]!.key);
+  if (destroyed === undefined) return undefined;
+  if (destroyed.status !== 'applied' && destroyed.status !== 'unchanged') return { ...destroyed, action: change.action };
+  const created = walk.outcomes.get(steps[1]!.key);
+  return created === undefined ? undefined : mergeReplace(change, destroyed, created);
+}
+
+/**
+ * A replace's one outcome from its two steps, its destroy done (applied, or already gone): applied
+ * when its create was made; when it was not (failed, skipped, never started), `destroyed` says
+ * the old resource is gone, and a create that never started after a destroy is `stopped`.
+ */
+function mergeReplace(change: ResourceChange, destroyed: ResourceOutcome, created: ResourceOutcome): ResourceOutcome {
+  const gone = destroyed.status === 'applied';
+  const warnings = [...(destroyed.warnings ?? []), ...(created.warnings ?? [])];
+  const base = {
+    address: change.address,
+    action: change.action,
+    taskIds: [...destroyed.taskIds, ...created.taskIds],
+    elapsedMs: (destroyed.elapsedMs ?? 0) + (created.elapsedMs ?? 0),
+    ...(warnings.length === 0 ? {} : { warnings }),
+    ...(created.id === undefined ? {} : { id: created.id }),
+    ...(created.identity === undefined ? {} : { identity: created.identity }),
+  };
+  const half = gone ? { destroyed: true as const } : {};
+  switch (created.status) {
+    case 'applied':
+      return { ...base, status: 'applied' };
+    case 'unchanged':
+      return { ...base, status: gone ? 'applied' : 'unchanged' };
+    case 'not-started':
+      return gone
+        ? {
+            ...base,
+            ...half,
+            status: 'stopped',
+            error: `the old ${change.type} was destroyed, and ${created.error ?? 'the run stopped'} before its replacement was created: the next apply creates it`,
+          }
+        : { ...base, status: 'not-started' };
+    case 'failed':
+      return {
+        ...base,
+        ...half,
+        status: 'failed',
+        error: gone ? `the old ${change.type} was destroyed; creating its replacement failed: ${created.error ?? 'unknown error'}` : (created.error ?? 'unknown error'),
+      };
+    case 'skipped':
+      return { ...base, ...half, status: 'skipped', ...(created.skippedBecause === undefined ? {} : { skippedBecause: created.skippedBecause }) };
+    default:
+      return { ...base, ...half, status: created.status, ...(created.error === undefined ? {} : { error: created.error }) };
   }
 }
 
@@ -261,17 +441,23 @@ function openWait(): Wait {
 }
 
 /**
- * One update or delete: wait for a lock, act, confirm. Never throws; failures become outcomes,
- * and a RunFatalError is also handed to `stopRun`.
+ * One step: wait for a lock, act, confirm. `acting` is what the provider carries out: the
+ * change itself (its references resolved), or for a replace's steps a delete of the old
+ * resource (checked against the planned replace first, see assertStillPlanned) or a create of
+ * the new one; the outcome and the hooks name the planned change (`step.change`). Never throws;
+ * failures become outcomes, and a RunFatalError is also handed to `stopRun`.
  */
 async function runAction(
-  planned: ResourceChange,
+  step: WalkStep,
+  acting: ResourceChange,
   options: ExecuteOptions,
   stopRun: (error: RunFatalError) => void,
   leftAt: (state: Readonly<Record<string, unknown>>) => void,
 ): Promise<ResourceOutcome> {
-  let change = planned;
-  let provider = bindProvider(options.providers, change, options.plan.stack.name ?? null, options.ctx.seal);
+  const stack = options.plan.stack.name ?? null;
+  const planned = step.change;
+  let change = acting;
+  let provider = bindProvider(options.providers, change, stack, options.ctx.seal);
   const hooks = options.hooks ?? {};
   const stop = options.stop;
   const taskIds: string[] = [];
@@ -285,17 +471,19 @@ async function runAction(
     },
     progress(message, detail) {
       for (const id of detail?.taskIds ?? []) if (!taskIds.includes(id)) taskIds.push(id);
-      hooks.onProgress?.(change, message, taskIds);
+      hooks.onProgress?.(planned, message, taskIds);
     },
   };
-  hooks.onStart?.(change);
+  // A replace started with its destroy; its create goes on from there.
+  if (step.phase === 'create') hooks.onProgress?.(planned, `creating the new ${planned.type}`, taskIds);
+  else hooks.onStart?.(planned);
   const result = (status: ResourceOutcome['status'], error?: unknown, warnings: string[] = [], made?: Observation): ResourceOutcome => {
     if (made?.exists) leftAt(made.state);
     return outcomeOf(status, error, warnings, made);
   };
   const outcomeOf = (status: ResourceOutcome['status'], error?: unknown, warnings: string[] = [], made?: Observation): ResourceOutcome => ({
-    address: change.address,
-    action: change.action,
+    address: planned.address,
+    action: planned.action,
     status,
     taskIds,
     elapsedMs: Date.now() - started,
@@ -329,13 +517,16 @@ async function runAction(
     }
     // A first interrupt that came during the lock wait or the reads: nothing was sent yet.
     if (stop?.aborted) return result('not-started');
-    if (change.action === 'update' || change.action === 'replace') {
-      const lock: StaleLock | null = lockTaskId ? { taskId: lockTaskId, seen: 'at-apply' } : change.lock_task_id ? { taskId: change.lock_task_id, seen: 'at-plan' } : null;
+    const lock: StaleLock | null = lockTaskId ? { taskId: lockTaskId, seen: 'at-apply' } : change.lock_task_id ? { taskId: change.lock_task_id, seen: 'at-plan' } : null;
+    if (step.phase === 'destroy') {
+      // The old resource is destroyed only while a fresh plan is still the planned replace.
+      assertStillPlanned(bindProvider(options.providers, planned, stack, options.ctx.seal), planned, current, lock);
+    } else if (change.action === 'update' || change.action === 'replace') {
       assertStillPlanned(provider, change, current, lock);
       // Values the plan knew only after apply (references) are known now: send what they resolved to.
       if (change.references && current.exists) {
-        change = replanResolved(change, provider.plan(current.state), options.providers, options.plan.stack.name ?? null, options.ctx.seal);
-        provider = bindProvider(options.providers, change, options.plan.stack.name ?? null, options.ctx.seal);
+        change = replanResolved(change, provider.plan(current.state), options.providers, stack, options.ctx.seal);
+        provider = bindProvider(options.providers, change, stack, options.ctx.seal);
       }
     }
     // Something matching the block's identity appeared since the plan and is not what the

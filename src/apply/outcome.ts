@@ -51,6 +51,11 @@ export interface ResourceOutcome {
   id?: string;
   /** For a created or replaced resource found without an id: the identity it is found by (`name "web"`). */
   identity?: string;
+  /**
+   * For a replace that did not end applied: its destroy was done (the old resource is gone) while
+   * its create failed, was skipped or never started; the next plan creates it.
+   */
+  destroyed?: true;
 }
 
 /**
@@ -96,7 +101,7 @@ export interface OutcomeCounts {
   added: number;
   /** Updates applied. */
   changed: number;
-  /** Deletes applied. */
+  /** Deletes applied, and the destroys of replaces (also of those whose create was not made). */
   destroyed: number;
   failed: number;
   skipped: number;
@@ -115,7 +120,7 @@ export function countOutcome(outcome: ApplyOutcome): OutcomeCounts {
   return {
     added: applied.filter((r) => r.action === 'create' || r.action === 'replace').length,
     changed: applied.filter((r) => r.action === 'update').length,
-    destroyed: applied.filter((r) => r.action === 'delete' || r.action === 'replace').length,
+    destroyed: applied.filter((r) => r.action === 'delete' || r.action === 'replace').length + outcome.resources.filter((r) => r.destroyed === true).length,
     failed: count('failed'),
     skipped: count('skipped'),
     stopped: count('stopped'),

@@ -1,5 +1,5 @@
 import { canonicalJson } from '../plan/fingerprint.js';
-import { checkResolvedAttributes, formatPath, pendingSources, resolvePending, setAtPath } from '../plan/references.js';
+import { checkResolvedAttributes, formatPath, parseResolvedAttributes, pendingSources, resolvePending, setAtPath } from '../plan/references.js';
 import { KNOWN_AFTER_APPLY, type FieldChange, type ResourceChange } from '../plan/types.js';
 import type { OwnerSeal } from '../kinds/owner-seal.js';
 import type { ProviderPlan, ProviderRegistry, ResourceRef } from '../kinds/provider.js';
@@ -27,9 +27,9 @@ export function resolveChange(
     }
     desired = setAtPath(desired, reference.path, resolved.value);
   }
-  const problem = checkResolvedAttributes(change.type, desired);
+  const problem = checkResolvedAttributes(change.type, desired, change.desired as Record<string, unknown>, change.references ?? []);
   if (problem !== undefined) return { error: problem };
-  const resolved = { ...change, desired } as ResourceChange;
+  const resolved = { ...change, desired: parseResolvedAttributes(change.type, desired) } as ResourceChange;
   if (change.action !== 'create') return { change: resolved };
   const plan = createPlanOf(resolved, providers, stack, seal);
   if (plan.errors.length > 0) return { error: plan.errors.map((e) => e.summary).join('; ') };

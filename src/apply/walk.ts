@@ -1,52 +1,63 @@
 /**
- * The executor's dependency walk: which changes may be decided now and in what order, and what
- * a finished change releases. Bookkeeping only, no I/O; what a change does lives in the
- * executor.
+ * The executor's dependency walk: which steps may be decided now and in what order, and what
+ * a finished step releases. A step is a whole change, or one half of a replace (its destroy, its
+ * create: see applySteps in src/plan/graph.ts). Bookkeeping only, no I/O; what a step does lives
+ * in the executor.
  *
  * Checks are nodes of the graph too: never executed, they gate their dependants with the result
  * the plan evaluated (a check that did not pass is a root cause, like a failure). A node's state
- * is 'ok' (done and good), 'pending', or the root cause of why it never will be; a change may be
- * decided once what it depends on is all 'ok', or as soon as one of it has a root cause.
+ * is 'ok' (done and good), 'pending', or the root cause of why it never will be (an address); a
+ * step may be decided once what it depends on is all 'ok', or as soon as one of it has a root cause.
  *
- * Changes are taken in passes, as a scan of the plan in declaration order would take them: a
- * pass hands out the ready changes by increasing position, and a change that becomes ready
- * during a pass behind the position the pass has reached waits for the next pass. Each change is
+ * Steps are taken in passes, as a scan of the plan in declaration order would take them (a
+ * replace's destroy before its create): a pass hands out the ready steps by increasing position,
+ * and a step that becomes ready during a pass behind the position the pass has reached waits for
+ * the next pass. Each step is
  * queued once, each dependency edge is followed once (when its source stops being pending), and
  * the queue is a binary heap: a walk costs O((N + E) log N) however the work completes, where a
  * scan of every change after each completion cost O(N²).
  */
 import TinyQueue from 'tinyqueue';
-import { applyEdges, buildGraph, transitiveDependants, type DependencyGraph } from '../plan/graph.js';
+import { applySteps, buildGraph, transitiveDependants, type DependencyGraph, type StepPhase } from '../plan/graph.js';
 import type { CheckResult, Plan, ResourceChange } from '../plan/types.js';
 import type { ResourceOutcome } from './outcome.js';
 
 /** Where a node of the walk stands: done and good, not yet, or never (naming the root cause). */
 export type NodeState = 'ok' | 'pending' | { rootCause: string };
 
-/** Builds the walk of a plan: its changes and checks, with the edges apply follows (applyEdges). */
+/** Builds the walk of a plan: its steps and checks, with the edges apply follows (applySteps). */
 export function createApplyWalk(plan: Plan): ApplyWalk {
   return new Walk(plan);
 }
 
-/** The dependency walk of one apply (see the module comment). */
+/** A step of the walk with its change (see ApplyStep). */
+export interface WalkStep {
+  key: string;
+  phase: StepPhase;
+  change: ResourceChange;
+}
+
+/** The dependency walk of one apply (see the module comment). Steps are named by their key (ApplyStep.key). */
 export interface ApplyWalk {
-  /** Every outcome recorded so far, by address. */
+  /** Every outcome recorded so far, by step key. */
   readonly outcomes: ReadonlyMap<string, ResourceOutcome>;
-  /** Starts a pass: the changes that became ready behind the last pass's position join this one. */
+  /** The steps of one change, in order: the change itself, or a replace's destroy and create. */
+  stepsOf(address: string): readonly WalkStep[];
+  /** Starts a pass: the steps that became ready behind the last pass's position join this one. */
   startPass(): void;
-  /** The next change of this pass that is ready to decide, by declaration order; undefined when none is left. */
-  nextReady(): ResourceChange | undefined;
-  /** The state of what a node depends on: 'ok' when all of it is, else the first root cause in dependency order, else 'pending'. */
-  dependenciesState(address: string): NodeState;
+  /** The next step of this pass that is ready to decide, by declaration order; undefined when none is left. */
+  nextReady(): WalkStep | undefined;
+  /** The state of what a step depends on: 'ok' when all of it is, else the first root cause in dependency order, else 'pending'. */
+  dependenciesState(key: string): NodeState;
   /**
    * Marks a no-op that is reported unchanged although something it depends on will never be
    * done: its dependants see `rootCause` as theirs. Called before its outcome is recorded.
    */
-  gate(address: string, rootCause: string): void;
-  /** Records a change's outcome and releases its dependants (the changes that wait for it may become ready). */
-  record(address: string, outcome: ResourceOutcome): void;
-  /** The changes that depend on `address` directly or through others and have no outcome yet, in topological order. */
-  undecidedDependants(address: string): ResourceChange[];
+  gate(key: string, rootCause: string): void;
+  /** Records a step's outcome and releases its dependants (the steps that wait for it may become ready). */
+  record(key: string, outcome: ResourceOutcome): void;
+  /** The steps that depend on `key` directly or through others and have no outcome yet, in topological order. */
+  undecidedDependants(key: string): WalkStep[];
 }
 
 /** Per node of the graph: its dependencies still pending, and those with a root cause. */
@@ -57,9 +68,11 @@ interface Waiting {
 
 class Walk implements ApplyWalk {
   readonly outcomes = new Map<string, ResourceOutcome>();
-  private readonly changes: ReadonlyMap<string, ResourceChange>;
+  private readonly steps: readonly WalkStep[];
+  private readonly byKey: ReadonlyMap<string, WalkStep>;
+  private readonly byAddress = new Map<string, WalkStep[]>();
   private readonly position: ReadonlyMap<string, number>;
-  private readonly checks: ReadonlyMap<string, CheckResult>;
+  private readonly checks: ReadonlyMap<string, Pick<CheckResult, 'address' | 'status' | 'depends_on'>>;
   private readonly graph: DependencyGraph;
   private readonly gatedNoOps = new Map<string, string>();
   private readonly waiting = new Map<string, Waiting>();
@@ -70,22 +83,36 @@ class Walk implements ApplyWalk {
   /** The position the current (or the last) pass has reached. */
   private reached = -1;
 
-  constructor(private readonly plan: Plan) {
-    this.changes = new Map(plan.resource_changes.map((c) => [c.address, c]));
-    this.position = new Map(plan.resource_changes.map((c, i) => [c.address, i]));
-    this.checks = new Map(plan.checks.map((c) => [c.address, c]));
-    this.graph = buildGraph([...applyEdges(plan.resource_changes), ...plan.checks.map((n) => ({ address: n.address, dependsOn: n.depends_on }))]);
+  constructor(plan: Plan) {
+    const { steps: planned, gates } = applySteps(plan.resource_changes, plan.checks);
+    const changes = new Map(plan.resource_changes.map((c) => [c.address, c]));
+    this.steps = planned.map((s) => ({ key: s.key, phase: s.phase, change: changes.get(s.address)! }));
+    for (const step of this.steps) {
+      const steps = this.byAddress.get(step.change.address);
+      if (steps) steps.push(step);
+      else this.byAddress.set(step.change.address, [step]);
+    }
+    this.byKey = new Map(this.steps.map((s) => [s.key, s]));
+    this.position = new Map(this.steps.map((s, i) => [s.key, i]));
+    // A gate is a check that always passes: it is done when what it depends on is.
+    const checks = [...plan.checks, ...gates.map((g) => ({ ...g, status: 'pass' as const }))];
+    this.checks = new Map(checks.map((c) => [c.address, c]));
+    this.graph = buildGraph([...planned.map((s) => ({ address: s.key, dependsOn: s.dependsOn })), ...checks.map((n) => ({ address: n.address, dependsOn: n.depends_on }))]);
     for (const node of this.graph.nodes) this.waiting.set(node, { pending: this.graph.dependencies.get(node)?.length ?? 0, gated: 0 });
     // What is not pending from the start: checks that did not pass (root causes), and passing
     // checks with nothing to wait for; then every change with nothing to wait for is ready.
-    for (const check of plan.checks) {
+    for (const check of checks) {
       if (check.status !== 'pass') this.release(check.address, true);
       else if (this.waiting.get(check.address)!.pending === 0) this.release(check.address, false);
     }
-    for (const change of plan.resource_changes) {
-      const waiting = this.waiting.get(change.address)!;
-      if (waiting.pending === 0 || waiting.gated > 0) this.enqueue(change.address);
+    for (const step of this.steps) {
+      const waiting = this.waiting.get(step.key)!;
+      if (waiting.pending === 0 || waiting.gated > 0) this.enqueue(step.key);
     }
+  }
+
+  stepsOf(address: string): readonly WalkStep[] {
+    return this.byAddress.get(address) ?? [];
   }
 
   startPass(): void {
@@ -94,19 +121,19 @@ class Walk implements ApplyWalk {
     this.reached = -1;
   }
 
-  nextReady(): ResourceChange | undefined {
+  nextReady(): WalkStep | undefined {
     for (let at = this.ready.pop(); at !== undefined; at = this.ready.pop()) {
       this.reached = at;
-      const change = this.plan.resource_changes[at]!;
+      const step = this.steps[at]!;
       // Skipped since it was queued (a dependency failed).
-      if (!this.outcomes.has(change.address)) return change;
+      if (!this.outcomes.has(step.key)) return step;
     }
     return undefined;
   }
 
-  dependenciesState(address: string): NodeState {
+  dependenciesState(key: string): NodeState {
     let pending = false;
-    for (const dep of this.graph.dependencies.get(address) ?? []) {
+    for (const dep of this.graph.dependencies.get(key) ?? []) {
       const state = this.stateOf(dep);
       if (typeof state === 'object') return state;
       if (state === 'pending') pending = true;
@@ -114,43 +141,43 @@ class Walk implements ApplyWalk {
     return pending ? 'pending' : 'ok';
   }
 
-  gate(address: string, rootCause: string): void {
-    this.gatedNoOps.set(address, rootCause);
+  gate(key: string, rootCause: string): void {
+    this.gatedNoOps.set(key, rootCause);
   }
 
-  record(address: string, outcome: ResourceOutcome): void {
-    const first = !this.outcomes.has(address);
-    this.outcomes.set(address, outcome);
-    if (first) this.release(address, typeof this.stateOf(address) === 'object');
+  record(key: string, outcome: ResourceOutcome): void {
+    const first = !this.outcomes.has(key);
+    this.outcomes.set(key, outcome);
+    if (first) this.release(key, typeof this.stateOf(key) === 'object');
   }
 
-  undecidedDependants(address: string): ResourceChange[] {
-    const found: ResourceChange[] = [];
-    for (const dependant of transitiveDependants(this.graph, address)) {
-      const change = this.changes.get(dependant);
-      if (change && !this.outcomes.has(dependant)) found.push(change);
+  undecidedDependants(key: string): WalkStep[] {
+    const found: WalkStep[] = [];
+    for (const dependant of transitiveDependants(this.graph, key)) {
+      const step = this.byKey.get(dependant);
+      if (step && !this.outcomes.has(dependant)) found.push(step);
     }
     return found;
   }
 
-  /** A node's state: a check's is the plan's result, then its dependencies'; a change's is its outcome's. */
-  private stateOf(address: string): NodeState {
-    const check = this.checks.get(address);
+  /** A node's state: a check's is the plan's result, then its dependencies'; a step's is its outcome's (a root cause names an address). */
+  private stateOf(key: string): NodeState {
+    const check = this.checks.get(key);
     if (check) return check.status !== 'pass' ? { rootCause: check.address } : this.dependenciesState(check.address);
-    const o = this.outcomes.get(address);
+    const o = this.outcomes.get(key);
     if (o === undefined) return 'pending';
     if (o.status === 'applied' || o.status === 'unchanged') {
-      const rootCause = this.gatedNoOps.get(address);
+      const rootCause = this.gatedNoOps.get(key);
       return rootCause === undefined ? 'ok' : { rootCause };
     }
-    return { rootCause: o.skippedBecause ?? address };
+    return { rootCause: o.skippedBecause ?? o.address };
   }
 
-  /** Queues a change whose dependencies no longer keep it waiting: in this pass if it lies ahead of it, else in the next. */
-  private enqueue(address: string): void {
-    const at = this.position.get(address);
-    if (at === undefined || this.queued.has(address) || this.outcomes.has(address)) return;
-    this.queued.add(address);
+  /** Queues a step whose dependencies no longer keep it waiting: in this pass if it lies ahead of it, else in the next. */
+  private enqueue(key: string): void {
+    const at = this.position.get(key);
+    if (at === undefined || this.queued.has(key) || this.outcomes.has(key)) return;
+    this.queued.add(key);
     if (at < this.reached) this.deferred.push(at);
     else this.ready.push(at);
   }

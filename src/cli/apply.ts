@@ -342,6 +342,11 @@ async function execute(
           running.set(change.address, { address: change.address, taskIds: [...taskIds] });
           view.onProgress?.(change, message, taskIds);
         },
+        onPaused(change, destroyed) {
+          // A replace between its destroy and its create runs nothing: an interrupt waits for none of it.
+          running.delete(change.address);
+          view.onPaused?.(change, destroyed);
+        },
         onFinish(change, result) {
           running.delete(change.address);
           view.onFinish?.(change, result);

@@ -69,6 +69,18 @@ export function fieldsReadBefore(kind: KindSpec): Set<string> {
   return fields;
 }
 
+/**
+ * Why a field cannot hold a reference because the stack is loaded or planned by it, not only
+ * read (undefined when it can): a file field is read when the stack is loaded; `ensure` and the
+ * policies (`tags_policy`, `rules_policy`) decide what the plan does with the block, so a value
+ * known only after apply would make apply do what the plan never showed.
+ */
+function decidedBy(kind: KindSpec, field: string): string | undefined {
+  if (kind.files?.[field] !== undefined) return 'it names a file, which is read when the stack is loaded';
+  if (field === 'ensure' || field.endsWith('_policy')) return `it decides what the plan does with the ${kind.type}, before anything is applied`;
+  return undefined;
+}
+
 /** The JSON types a schema accepts at `path` (through objects, records, lists and unions). */
 function typesAt(schema: z.ZodType, path: readonly (string | number)[]): Set<string> {
   let at: z.ZodType | undefined = unwrap(schema);
@@ -163,6 +175,12 @@ export function checkBlockReferences(
     const written = String(node.value);
     if (kind.kind === 'check') {
       error(`a check cannot use references (${written}): checks are evaluated when planning, before apply makes what they would read`, node.range);
+      node.failed = true;
+      continue;
+    }
+    const decides = decidedBy(kind, String(path[0]));
+    if (decides !== undefined) {
+      error(`${String(path[0])} cannot hold a reference (${written}): ${decides}`, node.range, `Write ${String(path[0])} out; references stand in the other attributes.`);
       node.failed = true;
       continue;
     }

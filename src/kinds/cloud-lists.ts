@@ -78,6 +78,8 @@ const placeItem = z.looseObject({
   network_id: z.string().nullish(),
   port_id: z.string().nullish(),
   attachments: z.array(z.unknown()).nullish(),
+  /** A floating IP's address (what an instance's state shows of the floating IP it holds). */
+  floating_ip_address: z.string().nullish(),
 });
 
 /** A thing of a place an instance names (a subnet, security group, volume or floating IP), as its create plan reads it. */

@@ -299,7 +299,8 @@ export function defineOwnedCloud<T extends ResourceType, Item extends OwnedCloud
    * would remove every user tag (`null`) is sent key by key, so the new ownership tags stay.
    */
   function claim(planned: ProviderPlan, desired: ResourceAttributes[T], live: readonly LiveTag[], ref: ResourceRef): ProviderPlan {
-    if (planned.errors.length > 0) return planned;
+    // A replacement is never a move: the planner refuses it (move first, then change).
+    if (planned.errors.length > 0 || planned.action === 'replace') return planned;
     const ownership = ownershipPatch(live, spec.type, attrs(desired), ref);
     if (ownership === undefined) return planned;
     const parsed = tagsPatchPayload.optional().safeParse(planned.payload?.tags_patch);

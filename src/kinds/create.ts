@@ -42,20 +42,33 @@ export function onlyMatch<Item>(matches: readonly Item[], idOf: (item: Item) => 
   );
 }
 
+/** The facts key of the state of the resource a replacement destroys first (see withCreateFacts): what it holds is free for the new one. */
+export const REPLACED_STATE = 'replaced_state';
+
 /**
  * A kind's reads (single and grouped) whose absent blocks also carry `facts`: what the block's
  * create plan checks its values against (ResourceProvider.create.plan), gathered by `facts` from
  * the platform's lists (undefined: nothing to check, e.g. a block that would not be created). A
- * grouped member whose facts cannot be read fails with that error, as its read would. Gathered
+ * block that exists carries them too when `replaces` says its plan is a replacement (the kind's
+ * pure plan: the new resource's create is checked as a create's, before anything is destroyed),
+ * with the old resource's state under REPLACED_STATE (what it holds is freed before the create).
+ * A grouped member whose facts cannot be read fails with that error, as its read would. Gathered
  * only while readStack reads a stack (ProviderContext.stack): apply's reads skip them.
  */
 export function withCreateFacts<T extends ResourceType>(
   reads: { read: ResourceProvider<T>['read']; groupRead: GroupRead<T> },
   facts: (ctx: ProviderContext, desired: ResourceAttributes[T]) => Promise<Readonly<Record<string, unknown>> | undefined>,
+  replaces?: (desired: ResourceAttributes[T], state: Record<string, unknown>) => boolean,
 ): { read: ResourceProvider<T>['read']; groupRead: GroupRead<T> } {
   const add = async (ctx: ProviderContext, desired: ResourceAttributes[T], observation: Observation): Promise<Observation> => {
     // Only a plan checks them (readStack gives the stack): apply's reads before and after a create never read the lists again.
-    if (observation.exists || ctx.stack === undefined) return observation;
+    if (ctx.stack === undefined) return observation;
+    if (observation.exists) {
+      if (replaces === undefined || !replacedBy(replaces, desired, observation.state)) return observation;
+      const found = await facts(ctx, desired);
+      // What the old resource holds is freed before the new one is made (its destroy goes first): REPLACED_STATE says which.
+      return found === undefined ? observation : { ...observation, facts: { ...found, [REPLACED_STATE]: observation.state } };
+    }
     const found = await facts(ctx, desired);
     return found === undefined ? observation : { exists: false, facts: { ...observation.facts, ...found } };
   };
@@ -78,4 +91,21 @@ export function withCreateFacts<T extends ResourceType>(
       },
     },
   };
+}
+
+/**
+ * Whether a kind's pure plan of a read block is a replacement. The block is as written (its
+ * references not resolved yet): a plan that cannot judge it (throws) is no replacement here; the
+ * planner plans the resolved block.
+ */
+function replacedBy<T extends ResourceType>(
+  replaces: (desired: ResourceAttributes[T], state: Record<string, unknown>) => boolean,
+  desired: ResourceAttributes[T],
+  state: Record<string, unknown>,
+): boolean {
+  try {
+    return replaces(desired, state);
+  } catch {
+    return false;
+  }
 }

@@ -25,7 +25,10 @@ import { requirePayload, startTasks, type Recovery } from './shared.js';
  * - a request that starts tasks is retried only when it provably never reached the platform;
  *   an unknown outcome re-reads the resource (`reread`), waits on a task holding its lock and
  *   judges it `done`, never blindly sending again unless the step is `resend`able (startTasks);
- * - a replace deletes first and then creates (the new resource carries the same identity);
+ * - a replace is two steps the executor runs apart, as Terraform does (the destroys of what
+ *   depends on the resource come between): a delete, then a create (the new resource carries the
+ *   same identity); `beforeReplace` checks the create's payload before the delete, so a bad plan
+ *   destroys nothing;
  * - an action the kind does not declare is refused with PlanPayloadError before anything is sent.
  *
  * The executor waits for a lock before, and confirms by re-reading after (see executor.ts).
@@ -126,7 +129,7 @@ export interface Lifecycle<T extends ResourceType, Item, C, U> {
   create?: CreateStep<T, C, Item>;
   update?: UpdateStep<T, U, Item>;
   delete?: DeleteStep<T, Item>;
-  /** Replace (a field that cannot change in place differs): delete, then create. Needs both. */
+  /** Replace (a field that cannot change in place differs): a delete, then a create, as two steps of the executor. Needs both. */
   replace?: true;
 }
 
@@ -134,7 +137,7 @@ export interface Lifecycle<T extends ResourceType, Item, C, U> {
 export const cloudTaskScope = (desired: { project_id: number; region_id: number }): TaskScope => ({ projectId: desired.project_id, regionId: desired.region_id });
 
 /** What defineLifecycle gives the provider. */
-export type LifecycleProvider<T extends ResourceType> = Pick<ResourceProvider<T>, 'idField' | 'verbs' | 'apply' | 'payloadSchema' | 'taskType' | 'taskTimeoutMs'>;
+export type LifecycleProvider<T extends ResourceType> = Pick<ResourceProvider<T>, 'idField' | 'verbs' | 'apply' | 'beforeReplace' | 'payloadSchema' | 'taskType' | 'taskTimeoutMs'>;
 
 /** The provider's apply and the fields derived from the same declaration (see the module comment). */
 export function defineLifecycle<T extends ResourceType, Item = never, C = never, U = never>(type: T, lifecycle: Lifecycle<T, Item, C, U>): LifecycleProvider<T> {
@@ -160,18 +163,23 @@ export function defineLifecycle<T extends ResourceType, Item = never, C = never,
           if (remove) return runner.delete(ctx, change, remove);
           break;
         case 'replace':
-          if (lifecycle.replace && create && remove) {
-            // The create's payload is checked before the delete: a bad plan destroys nothing.
-            const payload = requirePayload(change, create.payload);
-            await runner.delete(ctx, change, remove);
-            return runner.create(ctx, change, create, payload);
-          }
+          // The executor runs a replace as its two steps (a delete, then a create), never as one.
+          if (lifecycle.replace && create && remove) throw new PlanPayloadError(change, 'a replace is applied as two steps, a delete and then a create');
           break;
         default:
           break;
       }
       throw new PlanPayloadError(change, `a ${type} can be ${listOf(verbs)}, the change says ${change.action}`);
     },
+    ...(lifecycle.replace && create && remove
+      ? {
+          async beforeReplace(_ctx, change) {
+            // The create's payload is checked before the delete: a bad plan destroys nothing. One
+            // holding values known only after apply is checked when its create is sent.
+            if (change.references === undefined) requirePayload(change, create.payload);
+          },
+        }
+      : {}),
   };
 }
 
@@ -196,8 +204,8 @@ function lifecycleRunner<T extends ResourceType, Item, C, U>(lifecycle: Lifecycl
   const send = <In extends { desired: ResourceAttributes[T] }>(ctx: ProviderContext, request: ChangeRequest, step: TaskStep<In, Item>, input: In): Promise<ApplyResult> =>
     sendTasks(ctx, input.desired, request, { ...(step.resend ? { resend: true } : {}), reread: () => step.reread(ctx, input), done: (item) => step.done(item, input) });
   return {
-    async create(ctx: ProviderContext, change: ResourceChange<T>, step: CreateStep<T, C, Item>, checked?: C): Promise<ApplyResult> {
-      const planned = checked === undefined ? requirePayload(change, step.payload) : checked;
+    async create(ctx: ProviderContext, change: ResourceChange<T>, step: CreateStep<T, C, Item>): Promise<ApplyResult> {
+      const planned = requirePayload(change, step.payload);
       const input: CreateInput<T, C> = { change, desired: change.desired, payload: withSensitiveValues(ctx, change, planned) };
       const request = step.request(input);
       if (!step.tasks) return sendCreate(ctx, request);

@@ -78,7 +78,14 @@ export type Observation =
       /** What the read learnt besides the absence that a create is planned from (the region's flavors an instance may be created with). */
       facts?: Readonly<Record<string, unknown>>;
     }
-  | { exists: true; state: Record<string, unknown>; lockTaskId?: string | null; foundBy?: string };
+  | {
+      exists: true;
+      state: Record<string, unknown>;
+      lockTaskId?: string | null;
+      foundBy?: string;
+      /** What a replacement's create plan is checked against, gathered only when the block would be replaced (see withCreateFacts). */
+      facts?: Readonly<Record<string, unknown>>;
+    };
 
 /**
  * Who a block is in its stack: its address and the stack's `name:` (null when it has none).
@@ -383,6 +390,13 @@ export interface ResourceProvider<T extends ResourceType = ResourceType> {
    */
   apply(ctx: ProviderContext, change: ResourceChange<T>): Promise<ApplyResult>;
   /**
+   * Present for kinds that can be replaced: what is checked right before a replace's delete (its
+   * create plan's payload, an instance's flavor in its region), so a create the platform would
+   * refuse for a reason known now destroys nothing. Throws to stop the replace; sends nothing.
+   * The executor runs a replace as two steps, `apply` of a delete then of a create.
+   */
+  beforeReplace?(ctx: ProviderContext, change: ResourceChange<T>): Promise<void>;
+  /**
    * Whether a fresh plan of the resource is progress along the planned change rather than a
    * different change (a k8s cluster already one step along the planned upgrade path). Pure;
    * when absent, only a fresh plan with exactly the planned changes counts as the same.
@@ -477,6 +491,8 @@ export interface BoundProvider {
   /** Whether this state already shows the change's result: its plan, sensitive values not sent again, is a no-op. Pure. */
   isSettled(state: Record<string, unknown>): boolean;
   apply(ctx: ProviderContext): Promise<ApplyResult>;
+  /** See ResourceProvider.beforeReplace (nothing when the kind declares none). */
+  beforeReplace(ctx: ProviderContext): Promise<void>;
   /** See ResourceProvider.isProgressOf; false when the kind does not define it. */
   isProgressOf(fresh: ProviderPlan): boolean;
 }
@@ -510,6 +526,7 @@ export function bindProvider<K extends ResourceType>(providers: ProviderRegistry
       return again.action === 'no-op' && again.errors.length === 0;
     },
     apply: (ctx) => provider.apply(ctx, change),
+    beforeReplace: async (ctx) => provider.beforeReplace?.(ctx, change),
     isProgressOf: (fresh) => provider.isProgressOf?.(change, fresh) === true,
   };
 }

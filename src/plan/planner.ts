@@ -5,8 +5,8 @@ import type { OwnerSeal } from '../kinds/owner-seal.js';
 import type { CheckOutcome, FollowUp, Observation, OwnedRead, OwnedResource, Ownership, ProviderPlan, ReadResult, ResourceProvider, ResourceRef } from '../kinds/provider.js';
 import { fingerprint } from './fingerprint.js';
 import { buildGraph, topologicalOrder } from './graph.js';
-import { formatPath, resolveReferences, unknownsOf } from './references.js';
-import { PLAN_FORMAT_VERSION, type ChangeFields, type CheckResult, type PendingReference, type Plan, type ResourceChange } from './types.js';
+import { formatPath, parseResolvedAttributes, pendingSources, referenceAddress, resolveReferences, templateTargets, unknownsOf, type ReferenceSources } from './references.js';
+import { describeReplaced, PLAN_FORMAT_VERSION, type ChangeFields, type CheckResult, type PendingReference, type Plan, type ResourceChange } from './types.js';
 
 /**
  * The pure parts of one kind's provider, which is all the planner needs of it (of `ownership`,
@@ -71,6 +71,7 @@ export function buildPlan(input: PlanInput): Plan {
     declared: new Set(stack.resources.map((b) => b.address)),
     moves,
     stack,
+    otherStacks: new Map(),
   };
   // Pruned resources come first: what the stack gave up is destroyed before anything else.
   const pruned = stack.prune && !input.selected ? planPrune(stack, input.owned ?? [], input.planners, diagnostics, moves) : [];
@@ -80,6 +81,11 @@ export function buildPlan(input: PlanInput): Plan {
   resourceChanges.push(...pruned);
   // Each planned change by address, for the references of the blocks planned after it.
   const changesByAddress = new Map<string, ResourceChange>();
+  // What a reference reads of a block: what was read of it, or for a block moved from another
+  // address, the resource it was moved from (its id is known: references resolve to it).
+  const movedReads = new Map<string, ReadResult>();
+  const reads: Pick<ReadonlyMap<string, ReadResult>, 'get'> = { get: (a) => movedReads.get(a) ?? input.reads.get(a) };
+  const position = new Map(order.map((a, i) => [a, i]));
 
   for (const address of order) {
     const block = blocks.get(address)!;
@@ -100,21 +106,25 @@ export function buildPlan(input: PlanInput): Plan {
       diagnostics.push({ ...blockError(block, `reading ${address} failed: ${read.error.summary}`), detail: read.error.detail });
       continue;
     }
-    const resolved = block.references ? resolveBlockReferences(block, input.reads, changesByAddress) : { block, pending: [], notes: [], diagnostics: [] };
+    const resolved = block.references ? resolveBlockReferences(block, reads, changesByAddress) : { block, pending: [], notes: [], diagnostics: [] };
     if (resolved.diagnostics.length > 0) {
       diagnostics.push(...resolved.diagnostics);
       continue;
     }
     const resend = input.resendSensitive?.has(address) === true;
-    const planned = planResource(
-      resolved.block,
-      read.observation,
-      input.planners,
-      failingCheckWarnings(block, checkResults),
-      { address: block.address, stack: stackName, prune: stack.prune, ...(input.seal ? { seal: input.seal } : {}) },
-      owners,
-      resend,
-    );
+    const warnings = failingCheckWarnings(block, checkResults);
+    const ref = { address: block.address, stack: stackName, prune: stack.prune, ...(input.seal ? { seal: input.seal } : {}) };
+    const planBlock = (b: ResourceBlock) => planResource(b, read.observation, input.planners, warnings, ref, owners, resend);
+    const planned = attributeReplacement(block, resolved.pending, planBlock(resolved.block), {
+      replan: (asIf) => {
+        const again = resolveBlockReferences(block, reads, asIf);
+        return again.diagnostics.length > 0 ? undefined : planBlock(again.block);
+      },
+      changes: changesByAddress,
+      position,
+      planner: input.planners[block.type] as ResourcePlanner<ResourceType>,
+    });
+    if (planned.moved) movedReads.set(address, { ok: true, observation: planned.moved });
     diagnostics.push(...planned.diagnostics);
     if (resend && planned.change && planned.change.action !== 'create' && !planned.change.sensitive) {
       diagnostics.push(
@@ -137,6 +147,9 @@ export function buildPlan(input: PlanInput): Plan {
       changesByAddress.set(address, change);
     }
   }
+
+  diagnostics.push(...stackRenameWarnings(owners));
+  if (input.selected) diagnostics.push(...leftOnReplaced(stack, input.selected, resourceChanges));
 
   for (const address of input.resendSensitive ?? []) {
     const block = blocks.get(address);
@@ -168,8 +181,8 @@ export function buildPlan(input: PlanInput): Plan {
  */
 function resolveBlockReferences(
   block: ResourceBlock,
-  reads: ReadonlyMap<string, ReadResult>,
-  changes: ReadonlyMap<string, ResourceChange>,
+  reads: ReferenceSources['reads'],
+  changes: ReferenceSources['changes'],
 ): { block: ResourceBlock; pending: PendingReference[]; notes: string[]; diagnostics: Diagnostic[] } {
   const references = block.references ?? [];
   const deleting = (block.attributes as { ensure?: string }).ensure === 'absent';
@@ -197,7 +210,9 @@ function resolveBlockReferences(
       });
     }
   }
-  return { block: { ...block, attributes: resolved.attributes } as ResourceBlock, pending: resolved.pending, notes: resolved.notes, diagnostics };
+  // Every reference known: the block as if they had been written out (its defaults filled in).
+  const attributes = resolved.pending.length === 0 && diagnostics.length === 0 ? parseResolvedAttributes(block.type, resolved.attributes) : resolved.attributes;
+  return { block: { ...block, attributes } as ResourceBlock, pending: resolved.pending, notes: resolved.notes, diagnostics };
 }
 
 function getAt(root: unknown, path: readonly (string | number)[]): unknown {
@@ -210,6 +225,126 @@ function withFollowUp<K extends ResourceType>(change: ResourceChange, block: Res
   if (planner.followUp === undefined || change.action === 'delete') return change;
   const followUp = planner.followUp.plan(block.attributes, observed, change.action);
   return followUp === null ? change : { ...change, follow_up: followUp };
+}
+
+/**
+ * The errors of a targeted plan that replaces a block another block of the stack reads, which
+ * the --target selection leaves out: that block would stay on (or point at) what is destroyed,
+ * and the platform refuses to delete what is still in use. Each names both and the target to add.
+ */
+function leftOnReplaced(stack: Stack, selected: ReadonlySet<string>, changes: readonly ResourceChange[]): Diagnostic[] {
+  const replaced = new Set(changes.filter((c) => c.action === 'replace').map((c) => c.address));
+  if (replaced.size === 0) return [];
+  const out: Diagnostic[] = [];
+  for (const block of stack.resources) {
+    if (selected.has(block.address)) continue;
+    for (const reference of block.references ?? []) {
+      const read = templateTargets(reference.parts)
+        .map(referenceAddress)
+        .find((a) => replaced.has(a));
+      if (read === undefined) continue;
+      out.push({
+        severity: 'error',
+        code: 'plan-error',
+        summary: `${read} is replaced, but ${block.address}, which reads it (${formatPath(reference.path)}), is not in the --target selection: it would be left on what is destroyed`,
+        detail: `Add --target ${block.address} (it is then planned with ${read}'s new values), or plan without --target.`,
+        address: block.address,
+        range: reference.range,
+      });
+      break;
+    }
+  }
+  return out;
+}
+
+/** What attributeReplacement needs besides the block and its plan. */
+interface ReplacementContext {
+  /** The block planned again with its references resolved through `changes` (undefined: they do not resolve). */
+  replan(changes: ReferenceSources['changes']): PlannedBlock | undefined;
+  /** The changes planned so far, by address. */
+  changes: ReadonlyMap<string, ResourceChange>;
+  /** Each block's place in plan order. */
+  position: ReadonlyMap<string, number>;
+  planner: ResourcePlanner<ResourceType>;
+}
+
+/** A change that keeps its resource, as a referenced block would be without its replacement. */
+const KEPT: Pick<ChangeFields, 'action' | 'changes'> = { action: 'no-op', changes: [] };
+
+/**
+ * A block's plan seen against the replacements its references read (Terraform's replacement
+ * semantics). A replaced block's values are known only after apply, so a dependant whose
+ * create-only field reads one is replaced too: when planning the block as if those blocks were
+ * kept (their observed values) needs no replacement, or a smaller one, the change says
+ * `replaced_because` them. Where such a dependant cannot be replaced (it names its platform id,
+ * its kind is adopt-only), that is one plan error naming both blocks and what to change, in
+ * place of the kind's own. Pure.
+ */
+function attributeReplacement(block: ResourceBlock, pending: readonly PendingReference[], planned: PlannedBlock, context: ReplacementContext): PlannedBlock {
+  const errored = planned.diagnostics.some((d) => d.severity === 'error');
+  if (pending.length === 0 || (planned.change?.action !== 'replace' && !errored)) return planned;
+  const reading = pending.filter((p) => pendingSources(p).some((a) => context.changes.get(a)?.action === 'replace'));
+  const replaced = [...new Set(reading.flatMap(pendingSources))]
+    .filter((a) => context.changes.get(a)?.action === 'replace')
+    .sort((a, b) => (context.position.get(a) ?? 0) - (context.position.get(b) ?? 0));
+  if (replaced.length === 0) return planned;
+  const asIf = context.replan({ get: (a) => (replaced.includes(a) ? KEPT : context.changes.get(a)) });
+  if (asIf === undefined || asIf.diagnostics.some((d) => d.severity === 'error')) return planned;
+  const forced = (p: PlannedBlock) => new Set(p.change?.action === 'replace' ? p.change.changes.filter((c) => c.forces_replacement).map((c) => c.path.join('.')) : []);
+  const [now, without] = [forced(planned), forced(asIf)];
+  if (planned.change?.action === 'replace') {
+    if (without.size >= now.size) return planned;
+    return { ...planned, change: { ...planned.change, replaced_because: replaced } };
+  }
+  const first = block.references?.find((r) => r.path === reading[0]!.path || formatPath(r.path) === formatPath(reading[0]!.path));
+  return {
+    ...planned,
+    diagnostics: [...planned.diagnostics.filter((d) => d.severity !== 'error'), dependantError(block, replaced, reading[0]!, first?.range, planned.diagnostics, context)],
+  };
+}
+
+/**
+ * The plan error of a block that would have to be replaced with the blocks its references read
+ * (`replaced`) but cannot be: it names its platform id (never replaced), its kind cannot be
+ * created, or the kind's own error says why. It names both blocks and what to change.
+ */
+function dependantError(
+  block: ResourceBlock,
+  replaced: readonly string[],
+  via: PendingReference,
+  range: SourceRange | undefined,
+  errors: readonly Diagnostic[],
+  context: ReplacementContext,
+): Diagnostic {
+  const { idField } = context.planner;
+  const pinned = (block.attributes as Record<string, unknown>)[idField] !== undefined;
+  const them = replaced.length === 1 ? replaced[0]! : `${replaced.slice(0, -1).join(', ')} and ${replaced.at(-1)!}`;
+  const reason = pinned
+    ? `it is adopted by its ${idField}, and edgeform never replaces a resource adopted by its id`
+    : context.planner.create === undefined
+      ? `edgeform cannot create a ${block.type}`
+      : (errors.find((d) => d.severity === 'error')?.summary ?? 'it cannot be replaced');
+  const why = replaced
+    .map((a) => {
+      const change = context.changes.get(a)!;
+      const forced = change.changes.filter((c) => c.forces_replacement).map((c) => c.path.join('.'));
+      return change.replaced_because !== undefined
+        ? `${a} is replaced because ${describeReplaced(change.replaced_because)}`
+        : `${replaced.length === 1 ? 'its' : `${a}'s`} ${forced.join(' and ')} cannot change in place`;
+    })
+    .join('; ');
+  const keep = `keep ${them} as ${replaced.length === 1 ? 'it is' : 'they are'} (${why})`;
+  const fix = pinned
+    ? `Remove ${idField} from ${block.address}: edgeform then replaces it together with ${them} and finds it again by its ${describeKey(block.type)}. Or ${keep}.`
+    : `${keep.charAt(0).toUpperCase()}${keep.slice(1)}.`;
+  return {
+    severity: 'error',
+    code: 'plan-error',
+    summary: `${block.address} would have to be replaced with ${them}, which ${replaced.length === 1 ? 'is' : 'are'} replaced (${formatPath(via.path)} reads ${via.template}), but ${reason}`,
+    detail: fix,
+    address: block.address,
+    range: range ?? block.range,
+  };
 }
 
 /** A change whose block has pending references: they, `after_unknown` and a note each. */
@@ -237,6 +372,13 @@ export function stackRecord(sources: string[], from: { readonly digest: string }
   };
 }
 
+/** A block's planned change (or none), its diagnostics, and for a move the resource it was moved from. */
+interface PlannedBlock<K extends ResourceType = ResourceType> {
+  change?: ResourceChange<K>;
+  diagnostics: Diagnostic[];
+  moved?: Observation & { exists: true };
+}
+
 function planResource<K extends ResourceType>(
   block: ResourceBlock<K>,
   observed: Observation,
@@ -245,7 +387,7 @@ function planResource<K extends ResourceType>(
   ref: ResourceRef,
   owners: OwnershipContext,
   resend = false,
-): { change?: ResourceChange<K>; diagnostics: Diagnostic[] } {
+): PlannedBlock<K> {
   const planner: ResourcePlanner<K> = planners[block.type];
   const desired = block.attributes;
   const verdict = judgeOwnership(block, observed, planner, ref, owners);
@@ -325,7 +467,8 @@ function planOwnedResource<K extends ResourceType>(
   }
   if (result.action === 'replace') {
     if (!planner.create) return { diagnostics: [blockError(block, `${block.address}: a field that cannot change in place differs, and edgeform cannot create a ${block.type}`)] };
-    const create = planner.create.plan(desired, ref);
+    // The new resource's create is checked as a create's (the lists a read gathers for a replacement: Observation.facts).
+    const create = planner.create.plan(desired, ref, observed.facts);
     if (create.errors.length > 0) return { diagnostics: create.errors.map((e) => blockError(block, `${block.address}: ${e.summary}`, e.field, e.detail)) };
     const forced = result.changes.filter((c) => c.forces_replacement).map((c) => c.path.join('.'));
     // The resource is destroyed and created again: it ends where a create would, with its payload.
@@ -356,6 +499,11 @@ interface OwnershipContext {
   /** `OLDSTACK/TYPE.NAME` of every move of the stack. */
   moves: ReadonlySet<string>;
   stack: Stack;
+  /**
+   * Other stacks whose ownership tags name an address of a block this plan creates, in its
+   * place: the addresses, and the first such block (where the warning points).
+   */
+  otherStacks: Map<string, { addresses: string[]; first: Pick<ResourceBlock, 'address' | 'range'> }>;
 }
 
 /** The resource a block is moved from: its id, what was read of it, and its old tags as `OLDSTACK/TYPE.NAME`. */
@@ -517,14 +665,10 @@ function renameWarnings(
   for (const r of here) {
     const id = JSON.stringify(idOf(r.desired));
     if (r.address === block.address && r.stack !== ref.stack) {
-      out.push(
-        warningAt(
-          block,
-          `${block.address} would be created, but ${block.type} ${id} carries ${r.stack}/${r.address}: the same address under stack "${r.stack}", not "${ref.stack}"`,
-          block.range,
-          `If the stack was renamed from "${r.stack}", add "renamed_from: ${r.stack}" at its top (or "moved_from: ${r.stack}/${r.address}" to this block): the resource is then re-tagged, not created anew.`,
-        ),
-      );
+      // Said once per stack, with every address they share (see stackRenameWarnings).
+      const shared = owners.otherStacks.get(r.stack);
+      if (shared === undefined) owners.otherStacks.set(r.stack, { addresses: [block.address], first: block });
+      else if (!shared.addresses.includes(block.address)) shared.addresses.push(block.address);
     } else if (r.stack === ref.stack && r.address.startsWith(`${block.type}.`) && !owners.declared.has(r.address) && !owners.moves.has(`${r.stack}/${r.address}`)) {
       const line = owners.stack.renamedFrom === undefined ? `moved_from: ${r.address}` : `moved_from: ${r.stack}/${r.address}`;
       out.push(
@@ -541,26 +685,52 @@ function renameWarnings(
 }
 
 /**
+ * One warning per other stack whose ownership tags name addresses of blocks this plan creates
+ * (in the same place): worded as a possibility, since unrelated stacks may share an address
+ * (two stacks each with a `cloud_instance.vm`); a rename would show as most of them.
+ */
+function stackRenameWarnings(owners: OwnershipContext): Diagnostic[] {
+  return [...owners.otherStacks].map(([other, { addresses, first }]) => {
+    const n = addresses.length;
+    return warningAt(
+      first,
+      `${n === 1 ? `${addresses[0]!} would be created, and` : `${n} blocks would be created (${addresses.join(', ')}), and`} stack "${other}" holds ${n === 1 ? 'a resource' : 'resources'} at the same ${n === 1 ? 'address' : 'addresses'}: was this stack renamed from "${other}"?`,
+      first.range,
+      `If it was, add "renamed_from: ${other}" at the top of this stack: ${n === 1 ? 'that resource is' : 'those resources are'} then re-tagged, not created anew. Unrelated stacks may use the same addresses; then nothing needs to change.`,
+    );
+  });
+}
+
+/**
  * The change of a move: the resource that carried the old ownership tags, planned with the
  * block's attributes and its id (so apply reads and patches that resource), as the kind's claim:
  * an update that rewrites the ownership tags (and the declared fields that differ).
  */
-function planMove<K extends ResourceType>(
-  block: ResourceBlock<K>,
-  planner: ResourcePlanner<K>,
-  ref: ResourceRef,
-  move: Move,
-  checkWarnings: string[],
-): { change?: ResourceChange<K>; diagnostics: Diagnostic[] } {
-  const desired = { ...block.attributes, [planner.idField]: move.id } as ResourceAttributes[K];
-  const result = planner.ownership!.claim(desired, move.observation.state, ref);
-  if (result.errors.length > 0) return { diagnostics: result.errors.map((e) => blockError(block, `${block.address}: ${e.summary}`, e.field, e.detail)) };
+function planMove<K extends ResourceType>(block: ResourceBlock<K>, planner: ResourcePlanner<K>, ref: ResourceRef, move: Move, checkWarnings: string[]): PlannedBlock<K> {
+  // Judged as the block is written (its id is not in it), so a problem names only fields it has.
+  const result = planner.ownership!.claim(block.attributes, move.observation.state, ref);
+  // Whatever else is wrong, the block's resource is the one it moved from: references to it read that one.
+  const moved = move.observation;
+  if (result.errors.length > 0) return { diagnostics: result.errors.map((e) => blockError(block, `${block.address}: ${e.summary}`, e.field, e.detail)), moved };
   if (result.action === 'replace' || result.action === 'create') {
-    return { diagnostics: [blockError(block, `${block.address}: moved from ${move.from}, but a field that cannot change in place differs: move it first, then change it`)] };
+    const forced = result.changes.filter((c) => c.forces_replacement).map((c) => c.path.join('.'));
+    return {
+      moved,
+      diagnostics: [
+        blockError(
+          block,
+          `${block.address}: moved from ${move.from}, but ${forced.length > 0 ? `${forced.join(' and ')} cannot change in place` : 'a field that cannot change in place differs'}: move it first, then change it`,
+          forced[0],
+          `Apply the move alone (with ${forced.length > 0 ? forced.join(' and ') : 'those fields'} as the resource has ${forced.length === 1 ? 'it' : 'them'}), then change ${forced.length === 1 ? 'it' : 'them'} in another apply.`,
+        ),
+      ],
+    };
   }
+  // Apply acts on the resource by its id (the block has none: it was found by the old tags).
+  const desired = { ...block.attributes, [planner.idField]: move.id } as ResourceAttributes[K];
   const lockTaskId = move.observation.lockTaskId ?? null;
   const change = changeOf({ ...block, attributes: desired }, result, result.before, lockTaskId, checkWarnings, undefined);
-  return { diagnostics: [], change: { ...change, moved_from: move.from } };
+  return { diagnostics: [], change: { ...change, moved_from: move.from }, moved };
 }
 
 /** The change of a block whose resource does not exist yet and that names no id: create it. */

@@ -134,10 +134,13 @@ export function unknownsOf(value: unknown): unknown {
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-/** What planning needs to know of a referenced block: what was read of it and its planned change. */
+/**
+ * What planning needs to know of a referenced block: what was read of it (for a block moved from
+ * another address, the resource it was moved from) and its planned change, by address.
+ */
 export interface ReferenceSources {
-  reads: ReadonlyMap<string, ReadResult>;
-  changes: ReadonlyMap<string, Pick<ChangeFields, 'action' | 'changes'>>;
+  reads: Pick<ReadonlyMap<string, ReadResult>, 'get'>;
+  changes: Pick<ReadonlyMap<string, Pick<ChangeFields, 'action' | 'changes'>>, 'get'>;
   /**
    * Whether the referring block is itself being deleted (`ensure: absent`): a block it refers to
    * that is deleted too is deleted after it (deletes run in reverse dependency order), so that
@@ -252,14 +255,39 @@ export function formatPath(path: readonly (string | number)[]): string {
 }
 
 /**
- * Why attributes whose references were resolved are not valid for their kind (the first issue,
- * naming the field and the value), or undefined when they are: a reference's value is checked
- * against the field's rules once it is known.
+ * Why attributes whose pending references were resolved at apply are not valid for their kind
+ * (the first issue, naming the field and the value), or undefined when they are. The block is
+ * judged as the plan saw it: an issue the planned attributes (`planned`, KNOWN_AFTER_APPLY where
+ * the references stand) already had outside the references' places is not news (the plan was
+ * made with it: a `user_data` read from `user_data_file` beside that field), so only an issue at
+ * a reference's place, or one its value newly brings about, refuses the change.
  */
-export function checkResolvedAttributes(type: ResourceType, attributes: Record<string, unknown>): string | undefined {
-  const checked = RESOURCE_KINDS[type].schema.safeParse(attributes);
+export function checkResolvedAttributes(
+  type: ResourceType,
+  attributes: Record<string, unknown>,
+  planned: Record<string, unknown>,
+  pending: readonly Pick<PendingReference, 'path'>[],
+): string | undefined {
+  const schema = RESOURCE_KINDS[type].schema;
+  const checked = schema.safeParse(attributes);
   if (checked.success) return undefined;
-  const issue = checked.error.issues[0]!;
+  const atReference = (path: readonly PropertyKey[]) => pending.some((p) => p.path.every((segment, i) => path[i] === segment));
+  const key = (issue: { path: readonly PropertyKey[]; message: string }) => JSON.stringify([issue.path.map(String), issue.message]);
+  const before = schema.safeParse(planned);
+  const seen = new Set(before.success ? [] : before.error.issues.filter((i) => !atReference(i.path)).map(key));
+  const issue = checked.error.issues.find((i) => atReference(i.path) || !seen.has(key(i)));
+  if (issue === undefined) return undefined;
   const value = issue.path.reduce<unknown>((at, segment) => (at as Record<PropertyKey, unknown> | undefined)?.[segment], attributes);
   return `${formatPath(issue.path.map((p) => (typeof p === 'number' ? p : String(p))))}: the resolved value ${JSON.stringify(value)} is not valid: ${issue.message}`;
+}
+
+/**
+ * Resolved attributes as the loader would have made them had the references been written out:
+ * the kind's schema's output (its defaults filled in inside the fields that held references, which
+ * the loader had to keep as written), or the attributes as they are when the schema refuses them
+ * (a problem checkResolvedAttributes judges).
+ */
+export function parseResolvedAttributes(type: ResourceType, attributes: Record<string, unknown>): Record<string, unknown> {
+  const parsed = RESOURCE_KINDS[type].schema.safeParse(attributes);
+  return parsed.success ? (parsed.data as Record<string, unknown>) : attributes;
 }

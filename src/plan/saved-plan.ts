@@ -64,6 +64,10 @@ const planFileSchema = z.strictObject({
         .min(1)
         .optional(),
       resend_sensitive: z.literal(true).optional(),
+      replaced_because: z
+        .array(z.string().regex(/^[a-z][a-z0-9_]*\.[a-zA-Z_][a-zA-Z0-9_-]*$/, 'expected TYPE.NAME'))
+        .min(1)
+        .optional(),
       references: z
         .array(z.strictObject({ path: z.array(z.union([z.string(), z.int().min(0)])).min(1), template: z.string(), stringify: z.literal(true).optional() }))
         .min(1)
@@ -203,6 +207,7 @@ export function toPlanDocument(plan: Plan | SavedPlan): Record<string, unknown> 
       ...(c.moved_from === undefined ? {} : { moved_from: c.moved_from }),
       ...(c.sensitive === undefined ? {} : { sensitive: c.sensitive }),
       ...(c.resend_sensitive === undefined ? {} : { resend_sensitive: c.resend_sensitive }),
+      ...(c.replaced_because === undefined ? {} : { replaced_because: c.replaced_because }),
       ...(c.references === undefined ? {} : { references: c.references }),
       ...(c.after_unknown === undefined ? {} : { after_unknown: c.after_unknown }),
       ...(c.follow_up === undefined ? {} : { follow_up: c.follow_up }),
@@ -365,6 +370,7 @@ const DECIDING_FIELDS = [
   'moved_from',
   'sensitive',
   'resend_sensitive',
+  'replaced_because',
   'references',
   'after_unknown',
   'follow_up',

@@ -7,9 +7,9 @@ import type { CheckType, ResourceAttributes, ResourceType } from '../kinds/regis
  * prints the plan file's shape (1.0 printed Terraform's `change.actions` shape). 2.1: a change
  * may carry `references` and `after_unknown` (values known only after apply). 2.2: `sensitive` and
  * `resend_sensitive`. 2.3: a change may carry `follow_up` (a step run after the apply's changes:
- * a CDN purge).
+ * a CDN purge). 2.4: `replaced_because` (a replace its references force).
  */
-export const PLAN_FORMAT_VERSION = '2.3';
+export const PLAN_FORMAT_VERSION = '2.4';
 
 /**
  * What apply will do to one resource. `create`: nothing matched the block's identity;
@@ -131,6 +131,12 @@ export interface ChangeFields {
   sensitive?: SensitiveValue[];
   /** Planned with `--resend-sensitive`: the sensitive values are sent although nothing else differs. */
   resend_sensitive?: true;
+  /**
+   * A replace forced by replacements this block's references read (Terraform's replacement
+   * semantics): the replaced blocks whose values reach a field that cannot change in place, in
+   * plan order. Apply destroys this resource before them and creates it after them.
+   */
+  replaced_because?: string[];
   /** The block's references not known until apply (see PendingReference); absent when none. */
   references?: PendingReference[];
   /**
@@ -178,6 +184,12 @@ export interface CheckResult {
   /** The check's attributes, so a saved plan's gates can be evaluated again before apply. */
   desired: Record<string, unknown>;
   depends_on: string[];
+}
+
+/** `a is replaced`, `a and b are replaced`: what a change's `replaced_because` says. */
+export function describeReplaced(addresses: readonly string[]): string {
+  if (addresses.length === 1) return `${addresses[0]!} is replaced`;
+  return `${addresses.slice(0, -1).join(', ')} and ${addresses.at(-1)!} are replaced`;
 }
 
 /** Counts of the planned actions, as the summary line prints them. */

@@ -115,6 +115,8 @@ export function createTextApplyView(output: ViewOutput, options: ApplyViewOption
   const colors = createColors(output.color);
   const write = (line: string) => output.out(line);
   const started = new Map<string, { change: ResourceChange; at: number; taskIds: readonly string[] }>();
+  // Replaces between their destroy and their create (see ApplyHooks.onPaused).
+  const paused = new Map<string, { change: ResourceChange; at: number; taskIds: readonly string[] }>();
   const taskNote = (ids: readonly string[]) => (ids.length > 0 ? ` [task ${ids.map(short).join(', ')}]` : '');
   let runStopped = false;
   return {
@@ -129,13 +131,27 @@ export function createTextApplyView(output: ViewOutput, options: ApplyViewOption
       write(`${colors.bold(change.address)}: ${verbsOf(change)[0]}...`);
     },
     onProgress(change, message, taskIds) {
-      const s = started.get(change.address);
-      if (s) s.taskIds = [...taskIds];
+      const s = started.get(change.address) ?? paused.get(change.address);
+      paused.delete(change.address);
+      if (s) {
+        s.taskIds = [...taskIds];
+        started.set(change.address, s);
+      }
       write(`${colors.bold(change.address)}: ${formatMessage(message)}`);
     },
-    onFinish(change, outcome) {
+    onPaused(change, destroyed) {
+      // Nothing of it runs until its create starts: no "Still replacing" lines meanwhile.
       const s = started.get(change.address);
       started.delete(change.address);
+      if (s) paused.set(change.address, s);
+      const elapsed = s ? ` after ${seconds(now() - s.at)}` : '';
+      const what = destroyed.status === 'applied' ? `${colors.green('destroyed')}${elapsed}${taskNote(destroyed.taskIds)}` : 'already gone';
+      write(`${colors.bold(change.address)}: ${what}; its replacement is created once what it depends on is ready`);
+    },
+    onFinish(change, outcome) {
+      const s = started.get(change.address) ?? paused.get(change.address);
+      started.delete(change.address);
+      paused.delete(change.address);
       const elapsed = s ? ` after ${seconds(now() - s.at)}` : '';
       const [progressive, done] = verbsOf(change);
       if (outcome.status === 'applied') write(`${colors.bold(change.address)}: ${colors.green(done)}${elapsed}${taskNote(outcome.taskIds)}${createdNote(outcome)}`);
@@ -144,7 +160,7 @@ export function createTextApplyView(output: ViewOutput, options: ApplyViewOption
         write(`${colors.bold(change.address)}: ${colors.red(`${progressive} failed`)}${elapsed}${taskNote(outcome.taskIds)}: ${formatMessage(outcome.error ?? 'unknown error')}`);
       else if (outcome.status === 'stopped')
         write(
-          `${colors.bold(change.address)}: ${colors.yellow('stopped part-way by the interrupt')}${elapsed}${taskNote(outcome.taskIds)}: ${formatMessage(outcome.error ?? 'no further step was started')}`,
+          `${colors.bold(change.address)}: ${colors.yellow(outcome.destroyed ? 'stopped between its destroy and its create' : 'stopped part-way by the interrupt')}${elapsed}${taskNote(outcome.taskIds)}: ${formatMessage(outcome.error ?? 'no further step was started')}`,
         );
       else if (outcome.status === 'aborted') write(`${colors.bold(change.address)}: ${colors.red('abandoned')}${taskNote(outcome.taskIds)}`);
       else if (outcome.status === 'not-started' && s)
@@ -267,7 +283,8 @@ export function summaryLines(outcome: ApplyOutcome, colors: Colors = NO_COLORS):
   group(
     'Skipped',
     by('skipped'),
-    (r) => `${r.address}: depends on ${r.skippedBecause}, which ${r.skippedBecause !== undefined && isCheckAddress(r.skippedBecause) ? 'is failing' : 'failed'}`,
+    (r) =>
+      `${r.address}: depends on ${r.skippedBecause}, which ${r.skippedBecause !== undefined && isCheckAddress(r.skippedBecause) ? 'is failing' : 'failed'}${r.destroyed ? ' (its old resource was destroyed; its replacement was not created)' : ''}`,
   );
   if (outcome.runError !== undefined) {
     const notStarted = by('not-started').length;
@@ -330,6 +347,7 @@ export function createJsonApplyView(output: ViewOutput, options: Pick<ApplyViewO
   const colors = createColors(output.color);
   const write = (line: string) => output.out(line);
   const running = new Map<string, { change: ResourceChange; at: number; taskIds: readonly string[] }>();
+  const paused = new Map<string, { change: ResourceChange; at: number; taskIds: readonly string[] }>();
   const emit = (type: string, fields: Record<string, unknown>) => write(JSON.stringify({ type, timestamp: new Date(now()).toISOString(), ...fields }));
   const progress = (r: { change: ResourceChange; at: number; taskIds: readonly string[] }, message: string) =>
     emit('apply_progress', { address: r.change.address, action: r.change.action, message, task_ids: r.taskIds, elapsed_ms: now() - r.at });
@@ -383,12 +401,23 @@ export function createJsonApplyView(output: ViewOutput, options: Pick<ApplyViewO
       emit('apply_start', { address: change.address, action: change.action });
     },
     onProgress(change, message, taskIds) {
-      const r = { change, at: running.get(change.address)?.at ?? now(), taskIds: [...taskIds] };
+      const r = { change, at: running.get(change.address)?.at ?? paused.get(change.address)?.at ?? now(), taskIds: [...taskIds] };
+      paused.delete(change.address);
       running.set(change.address, r);
       progress(r, message);
     },
+    onPaused(change, destroyed) {
+      const r = running.get(change.address) ?? { change, at: now(), taskIds: [] };
+      running.delete(change.address);
+      paused.set(change.address, r);
+      progress(
+        { ...r, taskIds: destroyed.taskIds },
+        destroyed.status === 'applied' ? 'destroyed; its replacement is created next' : 'already gone; its replacement is created next',
+      );
+    },
     onFinish(change, outcome) {
       running.delete(change.address);
+      paused.delete(change.address);
       const base = {
         address: change.address,
         action: change.action,
@@ -446,6 +475,7 @@ export function createJsonApplyView(output: ViewOutput, options: Pick<ApplyViewO
           skipped_because: r.skippedBecause ?? null,
           warnings: r.warnings ?? [],
           ...createdFields(r),
+          ...(r.destroyed ? { destroyed: true } : {}),
         })),
         follow_ups: (outcome.followUps ?? []).map(followUpFields),
       });

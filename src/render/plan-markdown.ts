@@ -84,7 +84,7 @@ export function renderPlanMarkdown(plan: Plan, textPlan: string, options: PlanMa
         .filter((c) => c.action === action && !c.pruned)
         .map(
           (c) =>
-            `| \`${SYMBOL[action]}\` ${action}${c.destroy_note === undefined ? '' : ` (${c.destroy_note})`}${c.moved_from === undefined ? '' : ` (moved from \`${c.moved_from}\`)`} | \`${c.address}\` |`,
+            `| \`${SYMBOL[action]}\` ${action}${c.destroy_note === undefined ? '' : ` (${c.destroy_note})`}${c.moved_from === undefined ? '' : ` (moved from \`${c.moved_from}\`)`}${c.replaced_because === undefined ? '' : ` (because ${c.replaced_because.map((a) => `\`${a}\``).join(' and ')} ${c.replaced_because.length === 1 ? 'is' : 'are'} replaced)`} | \`${c.address}\` |`,
         ),
     ),
     ...plan.resource_changes.filter((c) => c.follow_up !== undefined).map((c) => `| \`~\` ${c.follow_up!.step} (after the changes) | ${markdownCode(followUpLine(c))} |`),

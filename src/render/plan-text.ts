@@ -1,5 +1,5 @@
 import type { Diagnostic } from '../config/diagnostics.js';
-import { KNOWN_AFTER_APPLY, type Action, type CheckResult, type FieldChange, type Plan, type ResourceChange } from '../plan/types.js';
+import { describeReplaced, KNOWN_AFTER_APPLY, type Action, type CheckResult, type FieldChange, type Plan, type ResourceChange } from '../plan/types.js';
 import { NO_COLORS, type Colors } from './colors.js';
 import { isMultiline, listDiff, unifiedDiffLines } from './text-diff.js';
 import { formatMessage, formatName, formatValue } from './values.js';
@@ -62,7 +62,7 @@ export function* planTextChunks(plan: Plan, options: { formatDiagnostics?: Diagn
         continue;
       }
       out.push(
-        ` ${mark(c.action as Exclude<Action, 'no-op' | 'read'>)} ${c.address}${c.pruned ? colors.dim(' (pruned)') : ''}${c.destroy_note === undefined ? '' : colors.dim(` (${c.destroy_note})`)}${movedFrom(c, colors)}`,
+        ` ${mark(c.action as Exclude<Action, 'no-op' | 'read'>)} ${c.address}${c.pruned ? colors.dim(' (pruned)') : ''}${c.destroy_note === undefined ? '' : colors.dim(` (${c.destroy_note})`)}${movedFrom(c, colors)}${replacedBecause(c, colors)}`,
       );
     }
     out.push('');
@@ -204,6 +204,11 @@ function movedFrom(change: ResourceChange, colors: Colors): string {
   return change.moved_from === undefined ? '' : colors.dim(` (moved from ${formatMessage(change.moved_from)})`);
 }
 
+/** ` (replaced because TYPE.NAME is replaced)` for a replace that replacements its references read force, else nothing. */
+function replacedBecause(change: ResourceChange, colors: Colors): string {
+  return change.replaced_because === undefined ? '' : colors.dim(` (replaced because ${formatMessage(describeReplaced(change.replaced_because))})`);
+}
+
 function renderResource(change: ResourceChange, colors: Colors): string[] {
   const action = ACTIONS[change.action as (typeof LISTED)[number]];
   const identity =
@@ -211,7 +216,7 @@ function renderResource(change: ResourceChange, colors: Colors): string[] {
       ? ''
       : colors.dim(change.action === 'create' ? ` (to be found by ${formatMessage(change.identity)})` : ` (found by ${formatMessage(change.identity)})`);
   const lines = [
-    `  ${colors.bold(`# ${change.address}`)} ${action.verb}${change.destroy_note === undefined ? '' : ` (${change.destroy_note})`}${identity}${movedFrom(change, colors)}`,
+    `  ${colors.bold(`# ${change.address}`)} ${action.verb}${change.replaced_because === undefined ? '' : ` because ${formatMessage(describeReplaced(change.replaced_because))}`}${change.destroy_note === undefined ? '' : ` (${change.destroy_note})`}${identity}${movedFrom(change, colors)}`,
   ];
   lines.push(` ${colors[action.style](action.symbol.padStart(3))} ${change.address}`);
   for (const warning of change.warnings) lines.push(`      ${colors.yellow('!')} ${formatMessage(warning)}`);

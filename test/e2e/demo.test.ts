@@ -25,6 +25,8 @@ describe('npm run demo', () => {
     expect(output).toContain('# env.ORIGIN_IP = ${cloud_floating_ip.edge.floating_ip_address} (known after apply)');
     expect(output).toContain('Apply complete! Resources: 2 added, 0 changed, 0 destroyed.');
     expect(output).toContain('Plan: 7 to add, 0 to change, 0 to destroy.');
+    // The instance's cloud-init script comes from its user_data_file.
+    expect(output).toContain('packages: [nginx]');
     expect(output).toContain('Apply complete! Resources: 7 added, 0 changed, 0 destroyed.');
     expect(output).toContain('Apply complete! Resources: 0 added, 0 changed, 7 destroyed.');
     // A new release of the CDN site: its purge planned, then sent after the changes and recorded.

@@ -38,3 +38,41 @@ export async function makeCloudChain(emu: TestEmulator): Promise<CloudChain> {
   await post('/cloud/v1/ssh_keys/1', { name: 'demo-key', public_key: CHAIN_PUBLIC_KEY });
   return { network, subnet, group, volume, key: 'demo-key' };
 }
+
+/** An image of the demo world a volume or an instance can be made from. */
+export const CHAIN_IMAGE = '0a1b2c3d-0000-4000-8000-0000000000aa';
+
+/**
+ * A stack (name: app) of a network, its subnet (`app`), a boot volume made from an image, and an
+ * instance booting from it on the subnet: what a replacement chain is tested on. `vm` and `extra`
+ * are lines added to the instance and to the resources.
+ */
+export const chainStack = (o: { cidr?: string; type?: string; image?: string; vm?: string; extra?: string } = {}) => `version: 1
+name: app
+defaults: { project_id: 1, region_id: 76 }
+resources:
+  net:
+    type: cloud_network
+    name: app-net
+    network_type: ${o.type ?? 'vxlan'}
+  app:
+    type: cloud_subnet
+    name: app-subnet
+    network_id: \${cloud_network.net.id}
+    cidr: ${o.cidr ?? '10.0.0.0/24'}
+  boot:
+    type: cloud_volume
+    name: app-boot
+    size: 10
+    source: image
+    image_id: ${o.image ?? CHAIN_IMAGE}
+  vm:
+    type: cloud_instance
+    name: app-1
+    flavor_id: g2-standard-2-4
+${o.vm ?? ''}    boot_volume_id: \${cloud_volume.boot.id}
+    interfaces:
+      - type: subnet
+        network_id: \${cloud_network.net.id}
+        subnet_id: \${cloud_subnet.app.id}
+${o.extra ?? ''}`;

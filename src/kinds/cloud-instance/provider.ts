@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
 import { PlanPayloadError } from '../../errors.js';
 import { fingerprint } from '../../plan/fingerprint.js';
-import { KNOWN_AFTER_APPLY, type FieldChange } from '../../plan/types.js';
-import { createPlan, onlyMatch, withCreateFacts } from '../create.js';
+import { KNOWN_AFTER_APPLY, type FieldChange, type ResourceChange } from '../../plan/types.js';
+import { createPlan, onlyMatch, REPLACED_STATE, withCreateFacts } from '../create.js';
 import { ADDRESS_TAG, STACK_TAG } from '../fields.js';
 import { fetchListPage, listAll, listEndpointOf } from '../kind-list.js';
 import { judgedOwner, ownerOf, ownershipNote, ownershipPatch, ownershipTags, unprovenByTags } from '../cloud-owned.js';
@@ -226,16 +226,24 @@ async function placeFacts(ctx: ProviderContext, d: Desired): Promise<Record<stri
   const read = await Promise.all(
     (Object.keys(lists) as Array<keyof typeof lists>).map(async (kind) => {
       if (!named[kind].some(isWrittenOut)) return [];
-      const items: Array<{ id: string; name?: string | null; network_id?: string | null; port_id?: string | null; attachments?: unknown[] | null }> = await listAll(
-        ctx,
-        lists[kind] as typeof placeLists.subnets,
-        scope,
-        (x) => x.id,
-      );
+      const items: Array<{
+        id: string;
+        name?: string | null;
+        network_id?: string | null;
+        port_id?: string | null;
+        attachments?: unknown[] | null;
+        floating_ip_address?: string | null;
+      }> = await listAll(ctx, lists[kind] as typeof placeLists.subnets, scope, (x) => x.id);
       return [
         [
           `place_${kind}`,
-          items.map((x) => ({ id: x.id, name: x.name ?? null, network_id: x.network_id ?? null, taken: (x.port_id ?? null) !== null || (x.attachments ?? []).length > 0 })),
+          items.map((x) => ({
+            id: x.id,
+            name: x.name ?? null,
+            network_id: x.network_id ?? null,
+            taken: (x.port_id ?? null) !== null || (x.attachments ?? []).length > 0,
+            address: x.floating_ip_address ?? null,
+          })),
         ],
       ];
     }),
@@ -249,6 +257,19 @@ interface PlaceFact {
   name: string | null;
   network_id: string | null;
   taken: boolean;
+  /** A floating IP's address. */
+  address: string | null;
+}
+
+/**
+ * Whether a taken thing of the place is held by the instance a replacement destroys first (its
+ * given volumes, its floating IP): the destroy frees it for the new instance. None for a create.
+ */
+function heldByReplaced(found: PlaceFact, facts: Readonly<Record<string, unknown>> | undefined): boolean {
+  const old = facts?.[REPLACED_STATE] as Readonly<Record<string, unknown>> | undefined;
+  if (old === undefined) return false;
+  const volumes = Array.isArray(old.attached_volume_ids) ? (old.attached_volume_ids as unknown[]) : [];
+  return volumes.includes(found.id) || (found.address !== null && found.address === old.floating_ip_address);
 }
 
 /**
@@ -272,7 +293,7 @@ function placeProblems(d: Desired, facts: Readonly<Record<string, unknown>> | un
       return undefined;
     }
     const found = list.find((x) => x.id === value);
-    if (found?.taken && taken !== undefined)
+    if (found?.taken && taken !== undefined && !heldByReplaced(found, facts))
       problems.push({ field, summary: `${path} ${JSON.stringify(value)} ${taken}`, detail: 'The platform would refuse the create; nothing was sent.' });
     return found;
   };
@@ -293,7 +314,7 @@ function placeProblems(d: Desired, facts: Readonly<Record<string, unknown>> | un
 }
 
 /** The reads, each absent block that would be created with what its create plan checks (a failed list read fails the member). */
-const readsWithFacts = withCreateFacts(reads, createFacts);
+const readsWithFacts = withCreateFacts(reads, createFacts, (d, state) => planInstance(d, state).action === 'replace');
 
 /** The create request (CreateInstanceSerializerV2) a block makes, ownership tags included. Pure. */
 function createBody(d: Desired, ownership: Record<string, string>): Record<string, unknown> {
@@ -552,14 +573,13 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
   import: instanceImport,
 
   async apply(ctx, change) {
-    if (change.action === 'create' || change.action === 'replace') {
-      const d = change.desired;
-      const flavors = await regionFlavors(ctx, d);
-      if (!flavors.includes(d.flavor_id)) {
-        throw new PlanPayloadError(change, `flavor "${d.flavor_id}" is not one of the flavors of region ${d.region_id}: ${flavors.length > 0 ? flavors.join(', ') : 'none'}`);
-      }
-    }
+    if (change.action === 'create') await checkRegionFlavor(ctx, change);
     return lifecycle.apply(ctx, change);
+  },
+
+  async beforeReplace(ctx, change) {
+    await lifecycle.beforeReplace?.(ctx, change);
+    if (change.desired.flavor_id !== KNOWN_AFTER_APPLY) await checkRegionFlavor(ctx, change);
   },
 
   create: {
@@ -578,7 +598,8 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
               ? [{ summary: `the address is longer than ${MAX_TAG_VALUE} characters, the most a tag value (${ADDRESS_TAG}) can hold` }]
               : [];
       const flavors = facts?.region_flavors;
-      if (Array.isArray(flavors) && !flavors.includes(desired.flavor_id)) {
+      // A flavor known only after apply is checked then, before the create is sent (checkRegionFlavor).
+      if (Array.isArray(flavors) && desired.flavor_id !== KNOWN_AFTER_APPLY && !flavors.includes(desired.flavor_id)) {
         errors.push({
           field: 'flavor_id',
           summary: `flavor "${desired.flavor_id}" is not one of the flavors of region ${desired.region_id}${didYouMean(desired.flavor_id, flavors as string[])}`,
@@ -641,6 +662,15 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
 
   plan: planInstance,
 };
+
+/** Refuses, before anything is sent, a create whose flavor is not one of its region's (PlanPayloadError). */
+async function checkRegionFlavor(ctx: ProviderContext, change: ResourceChange<'cloud_instance'>): Promise<void> {
+  const d = change.desired;
+  const flavors = await regionFlavors(ctx, d);
+  if (!flavors.includes(d.flavor_id)) {
+    throw new PlanPayloadError(change, `flavor "${d.flavor_id}" is not one of the flavors of region ${d.region_id}: ${flavors.length > 0 ? flavors.join(', ') : 'none'}`);
+  }
+}
 
 /**
  * The diff of an instance turned into a move: the same changes, and a PATCH whose tags merge

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
 import { canonicalJson } from '../../plan/fingerprint.js';
+import { KNOWN_AFTER_APPLY } from '../../plan/types.js';
 import { EdgeformError, InconsistentResultError, StoppedError } from '../../errors.js';
 import { describeStep, nextUpgradeStep, parseK8sVersion, planUpgradePath } from './upgrade-path.js';
 import type { ApplyResult, ProviderContext, ResourceProvider } from '../provider.js';
@@ -161,6 +162,19 @@ export const cloudK8sCluster: ResourceProvider<'cloud_k8s_cluster'> = {
   plan(desired, state) {
     const before = { cluster_name: state.cluster_name, version: state.version };
     const after = { cluster_name: state.cluster_name, version: desired.version };
+    // A version known only after apply (a reference): the upgrade is planned again once it is known.
+    if (desired.version === KNOWN_AFTER_APPLY) {
+      return {
+        action: 'update',
+        before,
+        after,
+        changes: [{ path: ['version'], op: 'update', before: state.version, after: KNOWN_AFTER_APPLY }],
+        payload: { upgrade_path: [KNOWN_AFTER_APPLY] },
+        errors: [],
+        warnings: [],
+        notes: ['the upgrade path is planned once the version is known'],
+      };
+    }
     const path = planUpgradePath(String(state.version), desired.version, (state.upgrade_versions as string[] | undefined) ?? []);
     if (path.kind === 'none') return { action: 'no-op', before, after: before, changes: [], errors: [], warnings: [], notes: [] };
     if (path.kind === 'error') return { action: 'no-op', before, after, changes: [], errors: [{ field: 'version', summary: path.message }], warnings: [], notes: [] };

@@ -108,7 +108,7 @@ function createProblems(d: Desired, facts: Readonly<Record<string, unknown>> | u
 }
 
 /** The reads, each subnet to create with what its create plan checks. */
-const readsWithFacts = withCreateFacts(owned, createFacts);
+const readsWithFacts = withCreateFacts(owned, createFacts, (d, state) => cloudSubnet.plan(d, state).action === 'replace');
 
 /** The fields a block declares that a create sends besides its tags (the platform's defaults for the others). */
 function createBody(d: ResourceAttributes['cloud_subnet']): Record<string, unknown> {

@@ -97,7 +97,8 @@ export const cloudSubnetKind = defineKind({
     const version = value.cidr === undefined ? undefined : cidrProblem(value.cidr);
     if (version && 'version' in version && value.ip_version !== undefined && value.ip_version !== version.version)
       ctx.addIssue({ code: 'custom', path: ['cidr'], message: `is an IPv${version.version} network, but ip_version is ${value.ip_version}` });
-    if (version && 'version' in version && typeof value.gateway_ip === 'string') {
+    // A gateway that is not an address (a reference's stand-in) is judged by its own field's rule.
+    if (version && 'version' in version && typeof value.gateway_ip === 'string' && ipVersionOf(value.gateway_ip) !== undefined) {
       const [net, bits] = ipaddr.parseCIDR(value.cidr!);
       const gateway = ipaddr.parse(value.gateway_ip);
       if (gateway.kind() !== net.kind() || !gateway.match(net as never, bits))

@@ -191,10 +191,13 @@ function planVolume(d: Desired, state: Record<string, unknown>): ProviderPlan {
  * `volume_id` is found by its ownership tags (cloud-owned.ts).
  */
 /** What a volume's create plan checks: the images the project sees in the region, for an image_id written out (one list a place, shared with the instances'). */
-const readsWithFacts = withCreateFacts(owned, async (ctx, d) =>
-  d.volume_id === undefined && d.ensure !== 'absent' && d.source === 'image' && isWrittenOut(d.image_id)
-    ? { images: (await listAll(ctx, imageList, { project_id: d.project_id, region_id: d.region_id }, (i) => i.id)).map((i) => ({ key: i.id, label: i.name })) }
-    : undefined,
+const readsWithFacts = withCreateFacts(
+  owned,
+  async (ctx, d) =>
+    d.volume_id === undefined && d.ensure !== 'absent' && d.source === 'image' && isWrittenOut(d.image_id)
+      ? { images: (await listAll(ctx, imageList, { project_id: d.project_id, region_id: d.region_id }, (i) => i.id)).map((i) => ({ key: i.id, label: i.name })) }
+      : undefined,
+  (d, state) => planVolume(d, state).action === 'replace',
 );
 
 export const cloudVolume: ResourceProvider<'cloud_volume'> = {

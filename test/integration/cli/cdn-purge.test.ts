@@ -87,7 +87,7 @@ describe('purging CDN caches: declared in the stack, and on demand', () => {
     expect(markdown.stdout).toContain('**Plan:** 0 to add, 0 to change, 0 to destroy, then 2 purges.');
     expect(markdown.stdout).toContain('`purge cdn_resource.site: /index.html, /assets/* (when: "41" → "42")`');
     const json = JSON.parse((await runCliInProcess(['plan', stack, '--format', 'json'], { env: env('42') })).stdout);
-    expect(json.format_version).toBe('2.3');
+    expect(json.format_version).toBe('2.4');
     expect(json.applyable).toBe(true);
     const site = json.resource_changes.find((c: { address: string }) => c.address === 'cdn_resource.site');
     expect(site.action).toBe('no-op');

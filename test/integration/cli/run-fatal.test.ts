@@ -94,7 +94,7 @@ describe.each([
     const result = await runCliInProcess(['plan', stack, '--format', 'json'], { env: { ...env, ...(await override()) } });
     expect(result.code).toBe(1);
     const doc = JSON.parse(result.stdout) as Record<string, unknown>;
-    expect(doc).toMatchObject({ format_version: '2.3', complete: false, errored: true, applyable: false, exit_code: 1, exit_meaning: 'error: no plan was made' });
+    expect(doc).toMatchObject({ format_version: '2.4', complete: false, errored: true, applyable: false, exit_code: 1, exit_meaning: 'error: no plan was made' });
     expect(doc.errors).toEqual([{ code, message: expect.stringMatching(says) }]);
     expect(doc.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/?$/);
     expect(lines(result.stderr)).toEqual([expect.stringMatching(says)]);

@@ -7,8 +7,8 @@ import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js'
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 /**
- * examples/web-service.yaml, the virtual machine from nothing, through the CLI in-process against
- * the emulator: the first plan (every id and address known after apply), apply's creates in
+ * examples/web-service.yaml, the virtual machine from nothing (its cloud-init script from
+ * user_data_file), through the CLI in-process against the emulator: the first plan (every id and address known after apply), apply's creates in
  * dependency order, a no-op plan, and `ensure: absent` on every block destroying in reverse order.
  */
 let emu: TestEmulator;
@@ -66,13 +66,19 @@ describe('examples/web-service.yaml', () => {
     const [vm] = made();
     expect([vm!.status, vm!.ssh_key_name, vm!.security_groups]).toEqual(['ACTIVE', 'web-deploy', ['web']]);
     expect(vm!.ports[0]).toMatchObject({ ip_address: '10.20.0.2', network_name: 'web-net', subnet_name: 'web-subnet' });
+    // Its cloud-init script, from user_data_file, sent on the first apply although its references were unknown at plan time.
+    expect(Buffer.from(vm!.user_data ?? '', 'base64').toString('utf8')).toBe(readFileSync('examples/web-service.user-data', 'utf8'));
 
     const again = await runCliInProcess(['plan', EXAMPLE, '--detailed-exitcode'], { env });
     expect(again.code, again.stdout).toBe(0);
     expect(again.stdout).toContain('No changes.');
 
     const absent = readFileSync(EXAMPLE, 'utf8').replace(/^(  [a-z]+:\n    type: .*)$/gm, '$1\n    ensure: absent');
-    const dir = writeStackFiles({ 'web-service.yaml': absent, 'web-service.pub': readFileSync('examples/web-service.pub', 'utf8') });
+    const dir = writeStackFiles({
+      'web-service.yaml': absent,
+      'web-service.pub': readFileSync('examples/web-service.pub', 'utf8'),
+      'web-service.user-data': readFileSync('examples/web-service.user-data', 'utf8'),
+    });
     emu.requests.length = 0;
     const destroyed = await runCliInProcess(['apply', join(dir, 'web-service.yaml'), '--auto-approve'], { env });
     expect(destroyed.code, destroyed.stdout + destroyed.stderr).toBe(0);

@@ -60,7 +60,7 @@ describe('cloud_quota_limit_request apply', () => {
     expect(named('GPUs for inference')).toHaveLength(1);
   });
 
-  it('replaces a request whose limits differ: DELETE the found one, then POST the new one', async () => {
+  it('replaces a request whose limits differ in two steps, as the executor runs them: DELETE the found one, then POST the new one', async () => {
     const change = await planChange(h.ctx, block({ description: 'More vCPUs for the staging project' }));
     expect(change).toMatchObject({ action: 'replace', before: { request_id: 42 } });
     expect(change.changes).toEqual([
@@ -72,7 +72,11 @@ describe('cloud_quota_limit_request apply', () => {
         forces_replacement: true,
       },
     ]);
-    await cloudQuotaLimitRequest.apply(h.ctx, change);
+    await expect(cloudQuotaLimitRequest.apply(h.ctx, change)).rejects.toMatchObject({ code: 'EDGEFORM_PLAN_PAYLOAD', message: expect.stringContaining('two steps') });
+    expect(h.sent.filter((r) => r.method !== 'GET')).toEqual([]);
+    await cloudQuotaLimitRequest.beforeReplace!(h.ctx, change);
+    await cloudQuotaLimitRequest.apply(h.ctx, { ...change, action: 'delete' });
+    await cloudQuotaLimitRequest.apply(h.ctx, { ...change, action: 'create' });
     expect(h.sent.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`)).toEqual(['DELETE /cloud/v2/limits_request/42', 'POST /cloud/v2/limits_request']);
     expect(named('More vCPUs for the staging project')).toEqual([expect.objectContaining({ requested_limits: LIMITS })]);
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { matchesPlanned, matchesPlannedChange, resolveChange } from '../../../src/apply/resolve-references.js';
 import { providers } from '../../../src/kinds/providers.js';
+import { checkResolvedAttributes } from '../../../src/plan/references.js';
 import { KNOWN_AFTER_APPLY, type ResourceChange } from '../../../src/plan/types.js';
 
 const IP = 'cloud_floating_ip.edge';
@@ -49,6 +50,40 @@ describe("the executor's resolution of references", () => {
     expect(resolveChange(status, () => ({ binary: 502 }), providers.resources, 'refs')).toMatchObject({
       error: expect.stringMatching(/^status: the resolved value 502 is not valid: /) as unknown,
     });
+  });
+
+  it('judges the resolved block as the plan saw it: a problem the plan was made with is no news, a problem at a reference or one its value brings about is', () => {
+    // The loader reads user_data_file into user_data: the plan was made with both set.
+    const vm = {
+      project_id: 1,
+      region_id: 76,
+      flavor_id: 'g1',
+      image_id: '0a1b2c3d-0000-4000-8000-0000000000aa',
+      user_data_file: 'init.yaml',
+      user_data: '#!/bin/sh\n',
+      tags_policy: 'authoritative',
+      ensure: 'present',
+    };
+    const interfaces = (subnet: string) => [{ type: 'subnet', network_id: '0b5c8a7e-2f64-4c0e-9a51-7c8ad1f0c2d4', subnet_id: subnet }];
+    const pending = [{ path: ['interfaces', 0, 'subnet_id'] }];
+    const planned = { ...vm, interfaces: interfaces(KNOWN_AFTER_APPLY) };
+    expect(checkResolvedAttributes('cloud_instance', { ...vm, interfaces: interfaces('b39792c3-3160-4356-912e-ba396c95cdcf') }, planned, pending)).toBeUndefined();
+    expect(checkResolvedAttributes('cloud_instance', { ...vm, interfaces: interfaces('not-a-uuid') }, planned, pending)).toMatch(
+      /^interfaces\[0\]\.subnet_id: the resolved value "not-a-uuid" is not valid/,
+    );
+    // A gateway outside the cidr a reference resolved to: the plan could not see it.
+    const subnet = {
+      project_id: 1,
+      region_id: 76,
+      name: 'app',
+      network_id: 'b39792c3-3160-4356-912e-ba396c95cdcf',
+      gateway_ip: '10.9.0.1',
+      tags_policy: 'authoritative',
+      ensure: 'present',
+    };
+    expect(checkResolvedAttributes('cloud_subnet', { ...subnet, cidr: '10.0.0.0/24' }, { ...subnet, cidr: KNOWN_AFTER_APPLY }, [{ path: ['cidr'] }])).toBe(
+      'gateway_ip: the resolved value "10.9.0.1" is not valid: must be inside cidr 10.0.0.0/24',
+    );
   });
 
   it('matches a fresh plan against the planned one with each unknown standing for any value, and nothing else', () => {

@@ -10,7 +10,7 @@ const applied = (address: string): ResourceOutcome => ({ address, action: 'updat
 function pass(walk: ApplyWalk): string[] {
   walk.startPass();
   const taken: string[] = [];
-  for (let c = walk.nextReady(); c !== undefined; c = walk.nextReady()) taken.push(c.address);
+  for (let c = walk.nextReady(); c !== undefined; c = walk.nextReady()) taken.push(c.key);
   return taken;
 }
 
@@ -43,9 +43,9 @@ describe('the apply walk', () => {
     // b is declared before a, which it waits for: when a is recorded during the pass, the pass is past b.
     const walk = createApplyWalk(plan([app('b', ['fastedge_app.a']), app('a'), app('c')]));
     walk.startPass();
-    expect(walk.nextReady()?.address).toBe('fastedge_app.a');
+    expect(walk.nextReady()?.key).toBe('fastedge_app.a');
     walk.record('fastedge_app.a', applied('fastedge_app.a'));
-    expect(walk.nextReady()?.address).toBe('fastedge_app.c');
+    expect(walk.nextReady()?.key).toBe('fastedge_app.c');
     expect(walk.nextReady()).toBeUndefined();
     expect(pass(walk)).toEqual(['fastedge_app.b']);
   });
@@ -54,6 +54,6 @@ describe('the apply walk', () => {
     const gate = check({ address: 'streaming_video_subtitles.ready', status: 'pass', message: 'ok', depends_on: ['fastedge_app.a'] });
     const walk = createApplyWalk(plan([app('a'), app('b', [gate.address]), app('c', ['fastedge_app.b']), app('d', ['fastedge_app.a'])], [gate]));
     walk.record('fastedge_app.d', applied('fastedge_app.d'));
-    expect(walk.undecidedDependants('fastedge_app.a').map((c) => c.address)).toEqual(['fastedge_app.b', 'fastedge_app.c']);
+    expect(walk.undecidedDependants('fastedge_app.a').map((c) => c.key)).toEqual(['fastedge_app.b', 'fastedge_app.c']);
   });
 });

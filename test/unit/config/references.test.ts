@@ -158,6 +158,31 @@ checks:
     ]);
   });
 
+  it('refuses references in what decides the plan, not only what is planned: ensure, the policies, and the files read when the stack is loaded', async () => {
+    const text = `version: 1
+name: refs
+defaults: { project_id: 1, region_id: 76 }
+resources:
+  a:
+    type: cloud_network
+    name: net-a
+  b:
+    type: cloud_network
+    name: net-b
+    ensure: \${cloud_network.a.name}
+    tags_policy: \${cloud_network.a.name}
+  c:
+    type: cloud_ssh_key
+    name: key-c
+    public_key_file: \${cloud_network.a.name}
+`;
+    expect(errors((await load(text)).diagnostics)).toEqual([
+      ['ensure cannot hold a reference (${cloud_network.a.name}): it decides what the plan does with the cloud_network, before anything is applied', 11, 13],
+      ['tags_policy cannot hold a reference (${cloud_network.a.name}): it decides what the plan does with the cloud_network, before anything is applied', 12, 18],
+      ['public_key_file cannot hold a reference (${cloud_network.a.name}): it names a file, which is read when the stack is loaded', 16, 22],
+    ]);
+  });
+
   it('says why depends_on and moved_from take no reference: the address is written out, and a reference elsewhere is already a dependency', async () => {
     const text = stack(app('a', '    depends_on: ["${cloud_floating_ip.edge.id}"]\n') + '  moved:\n    type: cloud_floating_ip\n    moved_from: "${fastedge_app.a.name}"\n');
     const details = (await load(text)).diagnostics.filter((d) => d.severity === 'error').map((d) => d.detail);

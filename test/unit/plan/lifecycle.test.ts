@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildPlan, type ResourcePlanners } from '../../../src/plan/planner.js';
-import { applyEdges } from '../../../src/plan/graph.js';
+import { applySteps } from '../../../src/plan/graph.js';
 import { KNOWN_AFTER_APPLY, type ResourceChange } from '../../../src/plan/types.js';
 import { createPlan } from '../../../src/kinds/create.js';
 import type { OwnedRead, OwnedResource, ProviderPlan, ReadResult } from '../../../src/kinds/provider.js';
@@ -163,21 +163,67 @@ describe('prune', () => {
 });
 
 describe('apply order', () => {
-  const change = (address: string, action: ResourceChange['action'], depends_on: string[] = []) => ({ address, action, depends_on });
+  const change = (address: string, action: ResourceChange['action'], depends_on: string[] = [], pruned?: true) => ({ address, action, depends_on, ...(pruned ? { pruned } : {}) });
+  const edges = (changes: ReturnType<typeof change>[], checks: { address: string; depends_on: string[] }[] = []) =>
+    applySteps(changes, checks).steps.map((s) => ({ key: s.key, dependsOn: s.dependsOn }));
 
   it('destroys a dependant before what it depends on (the reverse of create order)', () => {
-    const edges = applyEdges([change('a.db', 'delete'), change('a.app', 'delete', ['a.db'])]);
-    expect(edges).toEqual([
-      { address: 'a.db', dependsOn: ['a.app'] },
-      { address: 'a.app', dependsOn: [] },
+    expect(edges([change('a.db', 'delete'), change('a.app', 'delete', ['a.db'])])).toEqual([
+      { key: 'a.db', dependsOn: ['a.app'] },
+      { key: 'a.app', dependsOn: [] },
     ]);
   });
 
   it('keeps create and update order: a dependant waits for what it depends on', () => {
-    const edges = applyEdges([change('a.db', 'create'), change('a.app', 'update', ['a.db'])]);
-    expect(edges).toEqual([
-      { address: 'a.db', dependsOn: [] },
-      { address: 'a.app', dependsOn: ['a.db'] },
+    expect(edges([change('a.db', 'create'), change('a.app', 'update', ['a.db'])])).toEqual([
+      { key: 'a.db', dependsOn: [] },
+      { key: 'a.app', dependsOn: ['a.db'] },
+    ]);
+  });
+
+  it("runs a chain of replacements as Terraform does: the dependants' destroys, the dependency's destroy, its create, then the dependants' creates", () => {
+    expect(edges([change('a.net', 'replace'), change('a.subnet', 'replace', ['a.net']), change('a.vm', 'replace', ['a.net', 'a.subnet'])])).toEqual([
+      { key: 'a.net#destroy', dependsOn: ['a.subnet#destroy', 'a.vm#destroy'] },
+      { key: 'a.net', dependsOn: ['a.net#destroy'] },
+      { key: 'a.subnet#destroy', dependsOn: ['a.vm#destroy'] },
+      { key: 'a.subnet', dependsOn: ['a.subnet#destroy', 'a.net'] },
+      { key: 'a.vm#destroy', dependsOn: [] },
+      { key: 'a.vm', dependsOn: ['a.vm#destroy', 'a.net', 'a.subnet'] },
+    ]);
+  });
+
+  it("a replace's destroy waits for the checks its block depends on (a gate); an update of a replaced block's dependant waits for its create, a delete of one comes before its destroy", () => {
+    expect(
+      edges([change('a.boot', 'replace', ['c.ready']), change('a.name', 'update', ['a.boot']), change('a.old', 'delete', ['a.boot'])], [{ address: 'c.ready', depends_on: [] }]),
+    ).toEqual([
+      { key: 'a.boot#destroy', dependsOn: ['c.ready', 'a.old'] },
+      { key: 'a.boot', dependsOn: ['a.boot#destroy', 'c.ready'] },
+      { key: 'a.name', dependsOn: ['a.boot'] },
+      { key: 'a.old', dependsOn: [] },
+    ]);
+  });
+
+  it("what prune destroys comes before any replace's destroy (through one gate): a pruned instance may use a replaced subnet", () => {
+    const changes = [change('a.old_vm', 'delete', [], true), change('a.old_ip', 'delete', [], true), change('a.subnet', 'replace'), change('a.gone', 'delete')];
+    expect(applySteps(changes).gates).toEqual([{ address: '#pruned', depends_on: ['a.old_vm', 'a.old_ip'] }]);
+    expect(edges(changes)).toEqual([
+      { key: 'a.old_vm', dependsOn: [] },
+      { key: 'a.old_ip', dependsOn: [] },
+      { key: 'a.subnet#destroy', dependsOn: ['#pruned'] },
+      { key: 'a.subnet', dependsOn: ['a.subnet#destroy'] },
+      { key: 'a.gone', dependsOn: [] },
+    ]);
+    expect(applySteps([change('a.old_vm', 'delete', [], true), change('a.gone', 'delete')]).gates).toEqual([]);
+  });
+
+  it('a delete never waits for what waits for a destroy (that could wait for the delete in turn)', () => {
+    // a.x is deleted; it depends on a.z (an update waiting for a.q's replacement) and on a.q itself.
+    const steps = edges([change('a.q', 'replace'), change('a.z', 'update', ['a.q']), change('a.x', 'delete', ['a.z', 'a.q'])]);
+    expect(steps).toEqual([
+      { key: 'a.q#destroy', dependsOn: ['a.x'] },
+      { key: 'a.q', dependsOn: ['a.q#destroy'] },
+      { key: 'a.z', dependsOn: ['a.q'] },
+      { key: 'a.x', dependsOn: [] },
     ]);
   });
 });

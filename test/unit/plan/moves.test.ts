@@ -177,8 +177,32 @@ describe('rename warnings of a block that would be created', () => {
     ]);
     const warnings = result.diagnostics.map((d) => [d.severity, d.summary, d.detail]);
     expect(warnings).toEqual([
-      ['warning', expect.stringContaining('carries old/cloud_floating_ip.web: the same address under stack "old", not "prod"'), expect.stringContaining('renamed_from: old')],
       ['warning', expect.stringContaining('stack "prod" holds cloud_floating_ip.legacy'), expect.stringContaining('moved_from: cloud_floating_ip.legacy')],
+      [
+        'warning',
+        'cloud_floating_ip.web would be created, and stack "old" holds a resource at the same address: was this stack renamed from "old"?',
+        expect.stringContaining('add "renamed_from: old" at the top of this stack'),
+      ],
+    ]);
+  });
+
+  it('asks once per other stack whether this stack was renamed from it, naming every address they share, as a possibility', () => {
+    const result = plan(
+      [block('web', {}), block('db', {}), block('cache', {})],
+      { 'cloud_floating_ip.web': missing, 'cloud_floating_ip.db': missing, 'cloud_floating_ip.cache': missing },
+      [tagged('A', 'old', 'cloud_floating_ip.web'), tagged('B', 'old', 'cloud_floating_ip.db'), tagged('C', 'other', 'cloud_floating_ip.cache')],
+    );
+    expect(result.diagnostics.map((d) => [d.summary, d.detail, d.address])).toEqual([
+      [
+        '2 blocks would be created (cloud_floating_ip.web, cloud_floating_ip.db), and stack "old" holds resources at the same addresses: was this stack renamed from "old"?',
+        'If it was, add "renamed_from: old" at the top of this stack: those resources are then re-tagged, not created anew. Unrelated stacks may use the same addresses; then nothing needs to change.',
+        'cloud_floating_ip.web',
+      ],
+      [
+        'cloud_floating_ip.cache would be created, and stack "other" holds a resource at the same address: was this stack renamed from "other"?',
+        expect.stringContaining('Unrelated stacks may use the same addresses'),
+        'cloud_floating_ip.cache',
+      ],
     ]);
   });
 });

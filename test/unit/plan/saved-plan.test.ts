@@ -80,6 +80,30 @@ describe('parsePlanFile', () => {
     });
   });
 
+  describe('replaced_because (format 2.3)', () => {
+    const withBecause = (because: unknown) => {
+      const p = plan([
+        change({ address: 'cloud_subnet.app', action: 'replace', desired: {} }),
+        change({ address: 'cloud_instance.vm', action: 'replace', desired: {}, depends_on: ['cloud_subnet.app'] }),
+      ]);
+      (p.resource_changes[1] as unknown as Record<string, unknown>).replaced_because = because;
+      return p;
+    };
+
+    it('reads back the replacements a replace was forced by, as the plan document writes them', () => {
+      const p = withBecause(['cloud_subnet.app']);
+      expect(parse(toPlanJson(p)).resource_changes[1]!.replaced_because).toEqual(['cloud_subnet.app']);
+    });
+
+    it('refuses one that is not a list of addresses', () => {
+      for (const because of [[], ['cloud_subnet'], 'cloud_subnet.app', [1]]) {
+        const error = failure(withBecause(because));
+        expect(error).toBeInstanceOf(PlanFileError);
+        expect(error.message).toContain('resource_changes.1.replaced_because');
+      }
+    });
+  });
+
   describe('resource types', () => {
     it('accepts every resource type edgeform manages', () => {
       const p = plan(RESOURCE_TYPES.map((type) => (isDeletable(type) ? deletion(`${type}.x`) : change({ address: `${type}.x`, action: 'no-op' }))));
@@ -229,6 +253,12 @@ describe('comparePlans', () => {
   it('names how the platform changed when the observed fields differ, not the fields that follow from it', () => {
     const moved = { ...fip(), before: { tags: { env: 'staging', owner: 'a' } }, payload: { tags_patch: { env: 'prod', owner: null, x: null } } };
     expect(comparePlans(saved(), plan([moved]))).toEqual([{ address: FIP, differences: ['tags: {"env":"dev","owner":"a"} when planned, now {"env":"staging","owner":"a"}'] }]);
+  });
+
+  it('names an edited replaced_because when the platform did not change', () => {
+    const edited = saved();
+    (edited.resource_changes[0] as unknown as Record<string, unknown>).replaced_because = ['cloud_subnet.app'];
+    expect(comparePlans(edited, saved())[0]?.differences.join('\n')).toContain('replaced_because in the plan file');
   });
 
   for (const field of ['payload', 'desired', 'after', 'changes', 'depends_on', 'action'] as const) {

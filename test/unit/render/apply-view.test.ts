@@ -48,6 +48,27 @@ describe('the text apply view', () => {
     expect(lines[1]).toBe('cloud_instance.web_vm: not started: stopped by the interrupt before anything was sent');
   });
 
+  it('a replace between its steps: says it was destroyed, prints no heartbeat for it while it waits, and takes the time from its start', () => {
+    const lines: string[] = [];
+    let now = 0;
+    const subnet = change({ address: 'cloud_subnet.app', action: 'replace' });
+    const view = createTextApplyView(writingTo(lines), { verbsOf: () => ['Replacing', 'Replaced'], now: () => now });
+    view.onStart!(subnet);
+    now = 5_000;
+    view.onPaused!(subnet, { address: subnet.address, action: 'replace', status: 'applied', taskIds: ['t1'] });
+    now = 20_000;
+    view.tick();
+    view.onProgress!(subnet, 'creating the new cloud_subnet', ['t1']);
+    now = 31_000;
+    view.onFinish!(subnet, { address: subnet.address, action: 'replace', status: 'stopped', destroyed: true, taskIds: ['t1'], error: 'the interrupt came' });
+    expect(lines).toEqual([
+      'cloud_subnet.app: Replacing...',
+      'cloud_subnet.app: destroyed after 5s [task t1]; its replacement is created once what it depends on is ready',
+      'cloud_subnet.app: creating the new cloud_subnet',
+      'cloud_subnet.app: stopped between its destroy and its create after 31s [task t1]: the interrupt came',
+    ]);
+  });
+
   it('says a resource stopped part-way by the interrupt is stopped, with the reason and its tasks', () => {
     const lines: string[] = [];
     let now = 0;
