@@ -27,6 +27,11 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./drift.js')).driftCommand,
   },
   {
+    command: 'stacks <root>',
+    describe: 'List the stacks under a directory, offline: name, digest, the places and files each reads (--changed-since REF, --shard I/N, --format github-matrix)',
+    load: async () => (await import('./stacks.js')).stacksCommand,
+  },
+  {
     command: 'import [kind]',
     describe: "Write a stack that adopts live resources, discovered through the platform's lists (KIND or --all)",
     load: async () => (await import('./import.js')).importCommand,

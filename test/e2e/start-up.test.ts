@@ -96,6 +96,13 @@ describe('start-up loads only what the command needs', () => {
     expect(NETWORK_AND_EMULATOR(modules)).toEqual([]);
   });
 
+  it('lists the stacks of a fleet, offline, without loading the API client, undici, the providers or the emulator', async () => {
+    const { result, modules } = await loadedModules(['stacks', 'examples', '--format', 'json']);
+    expect(result.code).toBe(0);
+    expect(modules).toContain('dist/src/cli/stacks.js');
+    expect(NETWORK_AND_EMULATOR(modules)).toEqual([]);
+  });
+
   it('sees what a command that reads the platform loads (the tracer is not blind)', async () => {
     const { result, modules } = await loadedModules(['plan', '--help']);
     expect(result.code).toBe(0);
