@@ -42,7 +42,7 @@ export function createDriftView(format: DriftFormat, output: ViewOutput, options
     json: () => ({
       invalidStack: (diagnostics) => output.out(formatDiagnosticsJson(diagnostics)),
       report: (report, exitCode) => output.out(JSON.stringify(toDriftJson(report, exitCode), null, 2)),
-      failed: (failure) => output.out(JSON.stringify(toDriftFailureJson(failure, new Date(now()).toISOString()), null, 2)),
+      failed: (failure) => output.out(JSON.stringify(toDriftFailureJson(failure, new Date(now()).toISOString(), options.stackLabel), null, 2)),
     }),
     markdown: () => ({
       invalidStack: (diagnostics, files) => output.out(invalidStackMarkdown(options.stackLabel, diagnosticsText(diagnostics, files, colors))),

@@ -61,7 +61,7 @@ export function createPlanView(format: PlanFormat, output: ViewOutput, options: 
       ...notes,
       invalidStack: (diagnostics) => output.out(formatDiagnosticsJson(diagnostics)),
       plan: (plan) => output.out(JSON.stringify(toPlanJson(plan), null, 2)),
-      failed: (failure) => output.out(JSON.stringify(toPlanFailureJson(failure), null, 2)),
+      failed: (failure) => output.out(JSON.stringify(toPlanFailureJson(failure, options.stackLabel), null, 2)),
     }),
     markdown: () => ({
       ...notes,

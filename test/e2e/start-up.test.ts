@@ -96,11 +96,15 @@ describe('start-up loads only what the command needs', () => {
     expect(NETWORK_AND_EMULATOR(modules)).toEqual([]);
   });
 
-  it('lists the stacks of a fleet, offline, without loading the API client, undici, the providers or the emulator', async () => {
+  it('lists the stacks of a fleet and merges their reports, offline, without loading the API client, undici, the providers or the emulator', async () => {
     const { result, modules } = await loadedModules(['stacks', 'examples', '--format', 'json']);
     expect(result.code).toBe(0);
     expect(modules).toContain('dist/src/cli/stacks.js');
     expect(NETWORK_AND_EMULATOR(modules)).toEqual([]);
+    const merge = await loadedModules(['report', 'merge', 'no-such-result.json']);
+    expect(merge.result.code).toBe(1);
+    expect(merge.modules).toContain('dist/src/cli/report.js');
+    expect(NETWORK_AND_EMULATOR(merge.modules)).toEqual([]);
   });
 
   it('sees what a command that reads the platform loads (the tracer is not blind)', async () => {
