@@ -34,7 +34,7 @@
  * escapes of an exotic key that itself contains escape-like text) and the 1–3 base64 characters
  * that mix the key's first or last bytes with the text around it.
  */
-import { API_KEY_ENV } from '../env.js';
+import { API_KEY_ENV, LOCK_URL_ENV } from '../env.js';
 
 /** Secrets shorter than this are never searched for: no platform key is that short. */
 export const MIN_SECRET_LENGTH = 6;
@@ -216,10 +216,32 @@ export function redact(text: string, secrets: readonly string[]): string {
   return redactor(text);
 }
 
-/** The secrets edgeform knows about in an environment: the API key (trimmed, as it is sent), if set. */
+/**
+ * The secrets edgeform knows about in an environment: the API key (trimmed, as it is sent), and
+ * the password of the lock database's URL (EDGEFORM_LOCK_URL, as written and URL-decoded), if set.
+ */
 export function secretsFromEnv(env: NodeJS.ProcessEnv): string[] {
   const key = env[API_KEY_ENV]?.trim();
-  return key ? [key] : [];
+  return [...(key ? [key] : []), ...urlPasswords(env[LOCK_URL_ENV])];
+}
+
+/** The password of a connection URL, as written and decoded; none when it has none. Read loosely: a URL no parser takes may still hold one. */
+function urlPasswords(url: string | undefined): string[] {
+  if (!url) return [];
+  let password: string | undefined;
+  try {
+    password = new URL(url).password;
+  } catch {
+    password = /^[a-z][\w+.-]*:\/\/[^:/@]*:(.+)@[^@]*$/i.exec(url.trim())?.[1];
+  }
+  if (!password) return [];
+  let decoded = password;
+  try {
+    decoded = decodeURIComponent(password);
+  } catch {
+    // not URL-encoded: as written
+  }
+  return decoded === password ? [password] : [password, decoded];
 }
 
 /** The key, its canonical encoded forms, and its base64 at the three byte alignments. */
