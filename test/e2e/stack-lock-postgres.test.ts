@@ -1,14 +1,13 @@
 import { mkdtempSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LOCK_DIR_ENV } from '../../src/cli/stack-lock.js';
 import { driveTasks, emulatorEnv, writesSeen } from '../helpers/apply.js';
 import { runCli, startCli, type RunningCli } from '../helpers/cli.js';
 import { RESIZE_POST, TWO_BRANCHES } from '../helpers/demo-stacks.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
-import { testPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { applySessions, testPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { writeStackFiles } from '../helpers/stack-files.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -19,13 +18,7 @@ import { waitFor } from '../helpers/wait.js';
  * releases with its session, so the next apply runs at once.
  */
 let db: TestPostgres;
-let watcher: pg.Client;
-beforeAll(async () => {
-  db = await testPostgres();
-  watcher = new pg.Client({ connectionString: db.url });
-  await watcher.connect();
-});
-afterAll(() => watcher.end());
+beforeAll(async () => void (db = await testPostgres()));
 
 let emu: TestEmulator | undefined;
 const running: RunningCli[] = [];
@@ -52,8 +45,7 @@ async function holding(on: { cwd: string; env: Record<string, string> }): Promis
   return cli;
 }
 
-const sessions = async (name: string) =>
-  (await watcher.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name LIKE $1', [`edgeform apply ${name} %`])).rows.length;
+const sessions = async (name: string) => (await applySessions(db, name)).length;
 
 describe('the apply lock across machines, with real processes', () => {
   it('refuses the apply on the second machine while the first holds the lock, naming the holder; the first then finishes', async () => {

@@ -1,8 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { advisoryLockKey } from '../../../src/cli/postgres-lock.js';
 import { LOCK_DIR_ENV, stackLockKey } from '../../../src/cli/stack-lock.js';
 import { driveTasks, emulatorEnv, writesSeen } from '../../helpers/apply.js';
@@ -11,7 +10,7 @@ import { runCliInProcess } from '../../helpers/cli-in-process.js';
 import { FIP_PATCH, RESIZE_POST, TWO_BRANCHES } from '../../helpers/demo-stacks.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { closedPort } from '../../helpers/loopback-server.js';
-import { testPostgres, type TestPostgres } from '../../helpers/postgres.js';
+import { applySessions, testPostgres, type TestPostgres } from '../../helpers/postgres.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -22,13 +21,7 @@ import { waitFor } from '../../helpers/wait.js';
  * emulator's manual clock (TWO_BRANCHES resizes web_vm) until the test drives its tasks.
  */
 let db: TestPostgres;
-let watcher: pg.Client;
-beforeAll(async () => {
-  db = await testPostgres();
-  watcher = new pg.Client({ connectionString: db.url });
-  await watcher.connect();
-});
-afterAll(() => watcher.end());
+beforeAll(async () => void (db = await testPostgres()));
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -53,11 +46,7 @@ const machine = (emu: TestEmulator, extra: Record<string, string> = {}) => ({
   ...extra,
 });
 
-/** Sessions of the lock database named after an apply of `name`. */
-async function sessionsOf(name: string): Promise<string[]> {
-  const { rows } = await watcher.query<{ application_name: string }>('SELECT application_name FROM pg_stat_activity WHERE application_name LIKE $1', [`edgeform apply ${name} %`]);
-  return rows.map((r) => r.application_name);
-}
+const sessionsOf = (name: string) => applySessions(db, name);
 
 /** Starts an apply that takes its locks and waits on its tasks (the clock is manual); `finish` drives it to the end. */
 async function holdWithApply(emu: TestEmulator, stack: string, env: Record<string, string>): Promise<{ finish: () => Promise<CliResult> }> {
