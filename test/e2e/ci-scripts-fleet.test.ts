@@ -28,18 +28,18 @@ describe('fleet-sweep.mjs: one shard of the matrix', () => {
   afterAll(() => emu.close());
 
   it('runs drift on every valid stack of its shard, N shards together once each, and the merge sees them all', async () => {
-    const stacks = Array.from({ length: 6 }, (_, i) => i);
+    const stacks = Array.from({ length: 4 }, (_, i) => i);
     mkdirSync(join(dir.path, 'stacks'));
     for (const i of stacks) dir.write(`stacks/s${i}.yaml`, i === 2 ? IN_SYNC : IN_SYNC.replace(/ *web_vm: .*\n/, ''));
     dir.write('stacks/broken.yaml', 'version: 1\nbogus: true\n');
     const env = emulatorEnv(emu);
-    for (const shard of ['1/3', '2/3', '3/3']) {
+    for (const shard of ['1/2', '2/2']) {
       const result = await runCiScript('fleet-sweep.mjs', ['--root', 'stacks', '--shard', shard, '--out', 'results'], env, dir.path);
       expect(result.stderr).not.toContain('::error::');
       expect(result.code).toBe(0);
     }
     const files = readdirSync(join(dir.path, 'results')).sort();
-    expect(files.filter((f) => f.startsWith('stacks-'))).toEqual(['stacks-1-of-3.json', 'stacks-2-of-3.json', 'stacks-3-of-3.json']);
+    expect(files.filter((f) => f.startsWith('stacks-'))).toEqual(['stacks-1-of-2.json', 'stacks-2-of-2.json']);
     // Each valid stack once, in whichever shard it hashes to; the invalid one only in its shard's listing.
     expect(files.filter((f) => f.startsWith('drift-'))).toEqual(stacks.map((i) => `drift-s${i}.yaml.json`));
     const drifted = JSON.parse(readFileSync(join(dir.path, 'results', 'drift-s2.yaml.json'), 'utf8'));
@@ -50,7 +50,7 @@ describe('fleet-sweep.mjs: one shard of the matrix', () => {
     expect(JSON.parse(merged.stdout).stacks.map((s: { path: string; status: string }) => [s.path, s.status])).toEqual([
       ['stacks/broken.yaml', 'error'],
       ['stacks/s2.yaml', 'differs'],
-      ...[0, 1, 3, 4, 5].map((i) => [`stacks/s${i}.yaml`, 'same']),
+      ...[0, 1, 3].map((i) => [`stacks/s${i}.yaml`, 'same']),
     ]);
   });
 

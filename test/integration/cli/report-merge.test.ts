@@ -206,6 +206,11 @@ describe('edgeform report merge', () => {
     expect(cut.stdout).toContain('| 3000 | 0 | 3000 | 0 |');
   });
 
+  it('completes its action and its flags', async () => {
+    const action = await runCliInProcess(['--get-yargs-completions', 'edgeform', 'report', '']);
+    expect(action.stdout.split('\n')).toEqual(expect.arrayContaining(['merge', '--format', '--name', '--limit']));
+  });
+
   it('refuses no files at all, and a --name that could not be a marker', async () => {
     mkdirSync(join(dir, 'nothing'), { recursive: true });
     const none = await merge(['nothing']);
