@@ -1,3 +1,4 @@
+import type { Dirent } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import { join, posix, sep } from 'node:path';
 import type { Diagnostic } from './diagnostics.js';
@@ -75,7 +76,15 @@ export async function discoverStacks(root: string): Promise<Discovery> {
 
 async function searchDirectory(root: string, relative: string, stacks: StackCandidate[], skipped: SkippedFile[]): Promise<void> {
   const dir = relative === '' ? root : join(root, ...relative.split('/'));
-  const entries = await readdir(dir, { withFileTypes: true });
+  let entries: Dirent[];
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    // A folder this user may not read is reported, not searched (the root itself: the caller's error).
+    if (relative === '') throw error;
+    skipped.push({ path: dir, reason: `the folder cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` });
+    return;
+  }
   const files: Array<{ name: string; kind: ReturnType<typeof classifyYaml> }> = [];
   const subdirectories: string[] = [];
   for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
@@ -87,14 +96,20 @@ async function searchDirectory(root: string, relative: string, stacks: StackCand
     }
     if (!isStackFileName(entry.name)) continue;
     // A symbolic link is read where it leads when that is a file (never followed to a directory).
-    if (
-      entry.isSymbolicLink() &&
-      !(await stat(path)
-        .then((s) => s.isFile())
-        .catch(() => false))
-    )
+    const target = entry.isSymbolicLink() ? await stat(path).catch(() => undefined) : entry;
+    if (target?.isDirectory()) continue;
+    if (!target?.isFile()) {
+      // A FIFO would never end, a dangling link leads nowhere: listed, never read.
+      skipped.push({ path, reason: target ? 'it is not a regular file' : 'it is a symbolic link to nothing' });
       continue;
-    files.push({ name: entry.name, kind: classifyYaml(await readStart(path)) });
+    }
+    const text = await readStart(path).catch((error: NodeJS.ErrnoException) => error);
+    if (text instanceof Error) {
+      // Unreadable: it may be a stack, so it is listed (as skipped, with why), never dropped in silence.
+      skipped.push({ path, reason: `it cannot be read: ${text.code ?? text.message}` });
+      continue;
+    }
+    files.push({ name: entry.name, kind: classifyYaml(text) });
   }
   const key = (name: string) => (relative === '' ? name : posix.join(relative, name));
   if (files.some((f) => f.kind.kind === 'fragment')) {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -125,6 +125,19 @@ describe('edgeform stacks: the fleet under a root', () => {
       expect(result.stderr).toContain(message);
       expect(result.stdout).toBe('');
     }
+  });
+
+  it('lists what it cannot read as skipped, never reading a FIFO (which would never end) or following a dangling link', async () => {
+    const root = writeFleet();
+    execFileSync('mkfifo', [join(root, 'pipe.yaml')]);
+    symlinkSync(join(root, 'gone.yaml'), join(root, 'dangling.yaml'));
+    const result = await stacks([root, '--format', 'json']);
+    expect(JSON.parse(result.stdout).skipped).toEqual([
+      { path: join(root, 'compose.yaml'), reason: `its top level has version: "3", not an edgeform stack's version: 1` },
+      { path: join(root, 'dangling.yaml'), reason: 'it is a symbolic link to nothing' },
+      { path: join(root, 'notes.yml'), reason: 'its top level has no version: 1 (and it is not part of a directory stack)' },
+      { path: join(root, 'pipe.yaml'), reason: 'it is not a regular file' },
+    ]);
   });
 
   it('completes its flags and its formats', async () => {
