@@ -28,13 +28,14 @@ const commit = checkoutCommit();
  * locales no command uses) cost every command about 0.15 s of start-up; the bundle loads a
  * few chunks, and the dynamic imports of the source (a command's module, the emulator) stay
  * chunks of their own, loaded only when used. The packages edgeform loads on first use
- * (src/lazily.ts) stay outside, loaded from node_modules as before. The checkout's commit is
+ * (src/lazily.ts: yaml, diff, @babel/code-frame, and pg for the lock across machines) stay
+ * outside, loaded from node_modules as before. The checkout's commit is
  * built in, for `edgeform version`.
  */
 export default defineConfig({
   input: 'dist/cmd/edgeform.js',
   platform: 'node',
-  external: ['yaml', 'diff', '@babel/code-frame'],
+  external: ['yaml', 'diff', '@babel/code-frame', 'pg'],
   // src/version.ts reads it as BUILD_COMMIT.
   transform: commit === undefined ? {} : { define: { __EDGEFORM_COMMIT__: JSON.stringify(commit) } },
   output: { dir: 'dist/bin', format: 'esm', sourcemap: true, cleanDir: true },

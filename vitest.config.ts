@@ -19,5 +19,8 @@ export default defineConfig({
     testTimeout: 600_000,
     hookTimeout: 600_000,
     reporters: ['default', './test/reporters/summary-line.ts', './test/reporters/slow-files.ts'],
+    // The run's one PostgreSQL server for the lock across machines, started by the first test
+    // that asks for it (test/setup/postgres.ts): a run that needs none pays nothing.
+    globalSetup: ['./test/setup/postgres.ts'],
   },
 });

@@ -256,29 +256,36 @@ export interface LockHolder {
   command: string;
   /** When it took the lock, ISO 8601 UTC to the second. */
   since: string;
+  /** The CI job it runs in (its URL), when the CI says (GitHub Actions, GitLab CI). */
+  job?: string;
 }
 
-/** A lock holder in a sentence: "`edgeform apply prod.yaml` (pid 4242 on host ci-7, since 2026-11-26T19:02:11Z)". */
+/** A lock holder in a sentence: "`edgeform apply prod.yaml` (pid 4242 on host ci-7, since 2026-11-26T19:02:11Z, job https://…)". */
 export function describeLockHolder(holder: LockHolder): string {
-  return `\`${holder.command}\` (pid ${holder.pid} on host ${holder.host}, since ${holder.since})`;
+  return `\`${holder.command}\` (pid ${holder.pid} on host ${holder.host}, since ${holder.since}${holder.job ? `, job ${holder.job}` : ''})`;
 }
+
+/** How a file lock is released when its holder dies: what a refusal tells the user to expect. */
+const FILE_LOCK_RELEASE = 'A lock whose holder was killed is taken over at once on its own host, and after a minute without a refresh from any other.';
 
 /**
  * Another edgeform apply of the same stack holds its lock: two applies at once could create
  * twice. `locked` names what is locked (the stack as typed, or "the stack named X on URL");
- * `holder` is who holds it, when its record could be read.
+ * `holder` is who holds it: its record when it could be read, or what the lock's place knows of
+ * it (a database session's name) as text; `release` says how the lock goes away if its holder dies.
  */
 export class StackLockedError extends EdgeformError {
+  /** Who holds the lock, in words (for a message saying whom an apply waits for). */
+  readonly by: string;
   constructor(
     readonly locked: string,
     readonly lockPath: string,
-    readonly holder: LockHolder | undefined,
+    readonly holder: LockHolder | string | undefined,
+    release: string = FILE_LOCK_RELEASE,
   ) {
-    const by = holder ? describeLockHolder(holder) : 'an apply that has not recorded who it is (it is starting, or is an older edgeform)';
-    super(
-      'EDGEFORM_STACK_LOCKED',
-      `another edgeform apply of ${locked} is running: it is locked by ${by} (lock ${lockPath}); wait for it to finish. A lock whose holder was killed is taken over at once on its own host, and after a minute without a refresh from any other.`,
-    );
+    const by = typeof holder === 'string' ? holder : holder ? describeLockHolder(holder) : 'an apply that has not recorded who it is (it is starting, or is an older edgeform)';
+    super('EDGEFORM_STACK_LOCKED', `another edgeform apply of ${locked} is running: it is locked by ${by} (lock ${lockPath}); wait for it to finish. ${release}`);
+    this.by = by;
   }
 }
 

@@ -34,7 +34,7 @@
  * escapes of an exotic key that itself contains escape-like text) and the 1–3 base64 characters
  * that mix the key's first or last bytes with the text around it.
  */
-import { API_KEY_ENV, OWNER_KEY_ENV, OWNER_KEY_PREVIOUS_ENV } from '../env.js';
+import { API_KEY_ENV, LOCK_URL_ENV, OWNER_KEY_ENV, OWNER_KEY_PREVIOUS_ENV } from '../env.js';
 
 /** Secrets shorter than this are never searched for: no platform key is that short. */
 export const MIN_SECRET_LENGTH = 6;
@@ -216,12 +216,36 @@ export function redact(text: string, secrets: readonly string[]): string {
   return redactor(text);
 }
 
-/** The secrets edgeform knows about in an environment: the API key (trimmed, as it is sent) and the owner keys (EDGEFORM_OWNER_KEY, and the previous one while rotating), those set. */
+/**
+ * The secrets edgeform knows about in an environment: the API key (trimmed, as it is sent), the
+ * owner keys (EDGEFORM_OWNER_KEY, and the previous one while rotating), and the password of the
+ * lock database's URL (EDGEFORM_LOCK_URL, as written and URL-decoded), those set.
+ */
 export function secretsFromEnv(env: NodeJS.ProcessEnv): string[] {
-  return [API_KEY_ENV, OWNER_KEY_ENV, OWNER_KEY_PREVIOUS_ENV].flatMap((name) => {
+  const keys = [API_KEY_ENV, OWNER_KEY_ENV, OWNER_KEY_PREVIOUS_ENV].flatMap((name) => {
     const value = env[name]?.trim();
     return value ? [value] : [];
   });
+  return [...keys, ...urlPasswords(env[LOCK_URL_ENV])];
+}
+
+/** The password of a connection URL, as written and decoded; none when it has none. Read loosely: a URL no parser takes may still hold one. */
+function urlPasswords(url: string | undefined): string[] {
+  if (!url) return [];
+  let password: string | undefined;
+  try {
+    password = new URL(url).password;
+  } catch {
+    password = /^[a-z][\w+.-]*:\/\/[^:/@]*:(.+)@[^@]*$/i.exec(url.trim())?.[1];
+  }
+  if (!password) return [];
+  let decoded = password;
+  try {
+    decoded = decodeURIComponent(password);
+  } catch {
+    // not URL-encoded: as written
+  }
+  return decoded === password ? [password] : [password, decoded];
 }
 
 /** The key, its canonical encoded forms, and its base64 at the three byte alignments. */

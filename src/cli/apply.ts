@@ -1,6 +1,7 @@
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { BASE_URL_ENV } from '../api/base-url.js';
+import { LOCK_URL_ENV } from '../env.js';
 import { createRedactor, secretsFromEnv } from '../api/redact.js';
 import { sleep } from '../api/sleep.js';
 import { CONFIRM_POLICY, executePlan } from '../apply/executor.js';
@@ -16,7 +17,7 @@ import { APPLY_FORMATS, createApplyView, type ApplyFormat, type ApplyView, type 
 import { askApproval } from './approval.js';
 import { defineCommand } from './command.js';
 import { ExitCode, type CliIO } from './io.js';
-import { StackLocks } from './stack-lock.js';
+import { ciJobUrl, StackLocks } from './stack-lock.js';
 import { createRunReporter } from './run-reporter.js';
 import { checkMaxTasks, checkParallelism, DEFAULT_MAX_TASKS, MAX_MAX_TASKS, planStack, progressIntervalFromEnv, RESEND_SENSITIVE_OPTION } from './plan-stack.js';
 
@@ -32,6 +33,8 @@ interface ApplyArgs {
   format: ApplyFormat;
   stack?: string;
   lock: boolean;
+  /** `--lock-timeout` (yargs defaults it to 0s). */
+  lockTimeout?: string;
 }
 
 /** `edgeform apply`: carry out a plan, from a stack (after approval) or a saved plan file. */
@@ -53,7 +56,14 @@ export const applyCommand = defineCommand<ApplyArgs>({
       .option('lock', {
         type: 'boolean',
         default: true,
-        describe: "Hold the stack's apply lock (its real path's, and a named stack's on its platform) while applying; --lock=false when applies are serialized another way",
+        describe:
+          "Hold the stack's apply lock (its real path's, a named stack's on its platform, and with EDGEFORM_LOCK_URL that one across machines) while applying; --lock=false when applies are serialized another way",
+      })
+      .option('lock-timeout', {
+        type: 'string',
+        default: '0s',
+        requiresArg: true,
+        describe: 'How long to wait for a lock another apply holds, retrying with backoff, e.g. 5m (default 0s: refuse at once, naming the holder)',
       })
       .option('stack', {
         type: 'string',
@@ -66,6 +76,8 @@ export const applyCommand = defineCommand<ApplyArgs>({
     // A bad EDGEFORM_PROGRESS_INTERVAL is refused before anything is read.
     progressIntervalFromEnv(io.env);
     const taskTimeoutMs = args.taskTimeout === undefined ? undefined : parseDuration(args.taskTimeout);
+    // A bad --lock-timeout is refused before anything is read.
+    parseDuration(args.lockTimeout ?? '0s', { flag: '--lock-timeout', zero: true });
     const verbsOf = (c: Plan['resource_changes'][number]): [string, string] =>
       c.action === 'create'
         ? ['Creating', 'Created']
@@ -102,7 +114,7 @@ export const applyCommand = defineCommand<ApplyArgs>({
 });
 
 async function applyStack(args: ApplyArgs, io: CliIO, view: ApplyView, interrupts: ApplyInterrupts, taskTimeoutMs: number | undefined): Promise<number> {
-  const locks = await lockIfAsked(args, args.path, io);
+  const locks = await lockIfAsked(args, args.path, io, interrupts.abort.signal);
   try {
     return await applyStackLocked(args, io, view, interrupts, taskTimeoutMs, locks);
   } finally {
@@ -115,21 +127,36 @@ async function applyStack(args: ApplyArgs, io: CliIO, view: ApplyView, interrupt
  * plan the same create and make it twice. Resolves with the run's locks (undefined without),
  * to which holdNameLock adds the lock of the stack's name once the stack is read.
  */
-async function lockIfAsked(args: ApplyArgs, stackPath: string, io: CliIO): Promise<StackLocks | undefined> {
+async function lockIfAsked(args: ApplyArgs, stackPath: string, io: CliIO, signal: AbortSignal): Promise<StackLocks | undefined> {
   if (!args.lock) return undefined;
   const command = createRedactor(secretsFromEnv(io.env))(['edgeform', ...io.argv].map(quoteArg).join(' '));
-  const locks = new StackLocks({ command, warn: (message) => io.err(`Warning: ${message}`) });
+  const locks = new StackLocks({
+    command,
+    job: ciJobUrl(io.env),
+    warn: (message) => io.err(`Warning: ${message}`),
+    lockTimeoutMs: parseDuration(args.lockTimeout ?? '0s', { flag: '--lock-timeout', zero: true }),
+    waiting: (message) => io.err(`Waiting: ${message}`),
+    signal,
+  });
   await locks.holdPath(stackPath);
   return locks;
 }
 
 /**
  * For planStack's admit: a named stack's apply also holds the lock of its name on the platform
- * it talks to, taken after the stack is read and before anything is read from the platform, so
- * the plan it executes is made under every lock that applies.
+ * it talks to (and, with EDGEFORM_LOCK_URL, that lock across machines), taken after the stack is
+ * read and before anything is read from the platform, so the plan it executes is made under
+ * every lock that applies. A lock across machines is keyed by the stack's name: a stack without
+ * one is refused rather than applied unlocked.
  */
 async function holdNameLock(locks: StackLocks | undefined, stack: Stack, baseUrl: string, env: NodeJS.ProcessEnv): Promise<void> {
-  if (locks !== undefined && stack.name !== undefined) await locks.holdName(stack.name, baseUrl, env);
+  if (locks === undefined) return;
+  if (stack.name !== undefined) return locks.holdName(stack.name, baseUrl, env);
+  if (env[LOCK_URL_ENV]?.trim()) {
+    throw new UsageError(
+      `${LOCK_URL_ENV} is set, but the stack has no name: to lock it by across machines; nothing was applied. Add "name: <stack name>" at the top of the stack (the name its applies on every machine share), or pass --lock=false if its applies are serialized another way.`,
+    );
+  }
 }
 
 /** A command-line argument as a shell would need it, for the lock's holder record. */
@@ -200,7 +227,7 @@ async function applySavedPlan(args: ApplyArgs, io: CliIO, view: ApplyView, inter
     return ExitCode.ok;
   }
   const stackPath = await locatePlannedStack(saved, args.stack, args.path);
-  const locks = await lockIfAsked(args, stackPath, io);
+  const locks = await lockIfAsked(args, stackPath, io, interrupts.abort.signal);
   try {
     return await applySavedPlanLocked(args, io, view, interrupts, taskTimeoutMs, saved, stackPath, locks);
   } finally {
@@ -424,11 +451,11 @@ async function readPlanFileIfAny(path: string): Promise<string | undefined> {
 }
 
 /** "90s", "30m", "1h", "1500ms" or plain seconds, as milliseconds. */
-export function parseDuration(text: string): number {
+export function parseDuration(text: string, options: { flag: string; zero?: boolean } = { flag: '--task-timeout' }): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
-  if (!match) throw new UsageError(`--task-timeout: "${text}" is not a duration such as 90s, 30m or 1h`);
+  if (!match) throw new UsageError(`${options.flag}: "${text}" is not a duration such as 90s, 30m or 1h`);
   const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
   const ms = Number(match[1]) * unit;
-  if (ms <= 0) throw new UsageError('--task-timeout must be more than zero');
+  if (ms <= 0 && !options.zero) throw new UsageError(`${options.flag} must be more than zero`);
   return ms;
 }

@@ -32,6 +32,16 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./purge.js')).purgeCommand,
   },
   {
+    command: 'stacks <root>',
+    describe: 'List the stacks under a directory, offline: name, digest, the places and files each reads (--changed-since REF, --shard I/N, --format github-matrix)',
+    load: async () => (await import('./stacks.js')).stacksCommand,
+  },
+  {
+    command: 'report <action> [files..]',
+    describe: 'Merge per-stack plan and drift results (of CI matrix jobs) into one report and one exit code: report merge FILES... (--format markdown|json)',
+    load: async () => (await import('./report.js')).reportCommand,
+  },
+  {
     command: 'import [kind]',
     describe: "Write a stack that adopts live resources, discovered through the platform's lists (KIND or --all)",
     load: async () => (await import('./import.js')).importCommand,

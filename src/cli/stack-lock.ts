@@ -5,6 +5,8 @@ import { join, resolve } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { z } from 'zod';
 import { canonicalOrigin } from '../api/base-url.js';
+import { sleep } from '../api/sleep.js';
+import { LOCK_URL_ENV } from '../env.js';
 import { describeLockHolder, EdgeformError, StackLockedError, type LockHolder } from '../errors.js';
 
 /** A lock not refreshed for this long belongs to a run that died (on another host): the next apply takes it over. */
@@ -17,8 +19,29 @@ export const LOCK_DIR_ENV = 'EDGEFORM_LOCK_DIR';
 export interface StackLockOptions {
   /** The command line to record (`edgeform apply prod.yaml --auto-approve`), secrets already redacted. */
   command: string;
+  /** The CI job the apply runs in (ciJobUrl), recorded with the holder. */
+  job?: string;
   /** Told when a lock left by a dead run is taken over, or a held lock could not be kept. */
   warn: (message: string) => void;
+  /** --lock-timeout: how long, in all, to wait for locks others hold (with backoff); 0 or absent: refuse at once. */
+  lockTimeoutMs?: number;
+  /** Told once per lock waited for, before the first wait. */
+  waiting?: (message: string) => void;
+  /** Ends a wait for a lock (an interrupt); the wait rejects with its reason. */
+  signal?: AbortSignal;
+}
+
+/** The first pause between tries of a held lock; each pause doubles, up to LOCK_RETRY_MAX_MS. */
+const LOCK_RETRY_FIRST_MS = 500;
+const LOCK_RETRY_MAX_MS = 10_000;
+
+/**
+ * The URL of the CI job this run is part of, when the CI says: GitHub Actions'
+ * `GITHUB_SERVER_URL/GITHUB_REPOSITORY/actions/runs/GITHUB_RUN_ID`, GitLab's `CI_JOB_URL`.
+ */
+export function ciJobUrl(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID) return `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`;
+  return env.CI_JOB_URL || undefined;
 }
 
 /**
@@ -28,8 +51,12 @@ export interface StackLockOptions {
  */
 export class StackLocks {
   private readonly held: Array<() => Promise<void>> = [];
+  /** Until when locks others hold are waited for (--lock-timeout), from when the apply started. */
+  private readonly deadline: number;
 
-  constructor(private readonly options: StackLockOptions) {}
+  constructor(private readonly options: StackLockOptions) {
+    this.deadline = Date.now() + (options.lockTimeoutMs ?? 0);
+  }
 
   /**
    * Takes the lock of the stack at `stackPath` (a file or a directory), keyed by what it is: its
@@ -37,19 +64,69 @@ export class StackLocks {
    * `<real path>.edgeform.lock`. Throws StackLockedError while another apply holds it.
    */
   async holdPath(stackPath: string): Promise<void> {
-    this.held.push(await takeLock(await stackLockPath(stackPath), stackPath, this.options));
+    const lockPath = await stackLockPath(stackPath);
+    this.held.push(await this.waitWhileLocked(() => takeLock(lockPath, stackPath, this.options)));
   }
 
   /**
    * Takes the lock of the stack named `name` on the platform at `baseUrl` (keyed by its canonical
    * origin, so `http://127.0.0.1:8787` and `http://localhost:8787/` are one platform), so two
    * checkouts of one named stack on this machine exclude each other. It lives in the machine's
-   * lock directory (namedStackLockPath). Throws StackLockedError while another apply holds it.
+   * lock directory (namedStackLockPath). With EDGEFORM_LOCK_URL, it then takes the same lock
+   * across machines: a PostgreSQL advisory lock of the same key (see holdAcrossMachines).
+   * Throws StackLockedError while another apply holds either.
    */
   async holdName(name: string, baseUrl: string, env: NodeJS.ProcessEnv): Promise<void> {
     const dir = lockDirectory(env);
     await ensureLockDirectory(dir);
-    this.held.push(await takeLock(namedStackLockPath(name, baseUrl, env), `the stack named "${name}" on ${baseUrl}`, this.options));
+    const locked = `the stack named "${name}" on ${baseUrl}`;
+    this.held.push(await this.waitWhileLocked(() => takeLock(namedStackLockPath(name, baseUrl, env), locked, this.options)));
+    const url = env[LOCK_URL_ENV]?.trim();
+    if (url) await this.holdAcrossMachines(url, name, stackLockKey(name, baseUrl), locked);
+  }
+
+  /**
+   * Takes the stack's lock in the lock database at `url` (EDGEFORM_LOCK_URL): a session-level
+   * PostgreSQL advisory lock whose key is the named lock's (stackLockKey), on a session held
+   * open until release and named after this apply (command, stack, host, CI job), which records
+   * the same holder record as the file lock. A crashed apply's session ends, and the server
+   * releases its lock: no stale-lock timeout. Loaded only when the variable is set.
+   */
+  private async holdAcrossMachines(url: string, name: string, key: string, locked: string): Promise<void> {
+    const { advisoryLockKey, openPostgresLock } = await import('./postgres-lock.js');
+    const job = this.options.job;
+    const session = await openPostgresLock({
+      url,
+      locked,
+      key: advisoryLockKey(key),
+      holder: holderRecord(this.options),
+      applicationName: `edgeform apply ${name} on ${hostname()}${job ? ` ${job}` : ''}`,
+      warn: this.options.warn,
+    });
+    try {
+      this.held.push(await this.waitWhileLocked(() => session.take()));
+    } catch (error) {
+      await session.close();
+      throw error;
+    }
+  }
+
+  /**
+   * Tries `take` until it is not refused with StackLockedError or the deadline (--lock-timeout)
+   * passes, pausing 0.5 s, then twice as long each time (at most 10 s, never past the deadline);
+   * says once that it waits, and for whom. Without a timeout the first refusal is thrown.
+   */
+  private async waitWhileLocked<T>(take: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await take();
+      } catch (error) {
+        const left = this.deadline - Date.now();
+        if (!(error instanceof StackLockedError) || left <= 0) throw error;
+        if (attempt === 0) this.options.waiting?.(`waiting up to ${Math.ceil(left / 1000)} s (--lock-timeout) for ${error.locked}, locked by ${error.by}`);
+        await sleep(Math.min(left, Math.min(LOCK_RETRY_MAX_MS, LOCK_RETRY_FIRST_MS * 2 ** attempt)), this.options.signal);
+      }
+    }
   }
 
   /** Releases every lock held, the last taken first; never throws. */
@@ -65,16 +142,24 @@ export async function stackLockPath(stackPath: string): Promise<string> {
 }
 
 /**
+ * The key of a named stack's lock on one platform: the SHA-256 (hex) of its name and the
+ * platform's canonical origin (canonicalOrigin: any spelling of one platform gives one key). The file lock's name holds its first 16 digits, and the lock across
+ * machines (EDGEFORM_LOCK_URL) is its first 64 bits, so both lock exactly the same stacks.
+ */
+export function stackLockKey(name: string, baseUrl: string): string {
+  return createHash('sha256')
+    .update(JSON.stringify([name, canonicalOrigin(baseUrl)]))
+    .digest('hex');
+}
+
+/**
  * Where the lock of a named stack on one platform lives: in EDGEFORM_LOCK_DIR, else
  * `<tmpdir>/edgeform-locks` (one per machine, so every checkout finds it), as
- * `<name>-<hash of name and the platform's canonical origin>.lock`: every spelling of one
- * platform's base URL (canonicalOrigin) finds the same lock.
+ * `<name>-<first 16 digits of its key>.lock`: every spelling of one platform's base URL
+ * (canonicalOrigin) finds the same lock.
  */
 export function namedStackLockPath(name: string, baseUrl: string, env: NodeJS.ProcessEnv): string {
-  const hash = createHash('sha256')
-    .update(JSON.stringify([name, canonicalOrigin(baseUrl)]))
-    .digest('hex')
-    .slice(0, 16);
+  const hash = stackLockKey(name, baseUrl).slice(0, 16);
   const readable = name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40);
   return join(lockDirectory(env), `${readable}-${hash}.lock`);
 }
@@ -104,7 +189,19 @@ const holderSchema = z.object({
   pid: z.number().int().positive(),
   command: z.string().max(10_000),
   since: z.string().max(64),
+  job: z.string().max(2_000).optional(),
 });
+
+/** This run as a lock's holder: host, pid, command line, now, and its CI job when known. */
+function holderRecord(options: StackLockOptions): LockHolder {
+  return {
+    host: hostname(),
+    pid: process.pid,
+    command: options.command,
+    since: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    ...(options.job ? { job: options.job } : {}),
+  };
+}
 
 /** What is found at a lock taken by someone else: its holder's record (when readable) and how long since it was refreshed. */
 interface Found {
@@ -207,7 +304,7 @@ async function mkdirLock(lockPath: string, stack: string, options: StackLockOpti
 
 /** Writes who holds the lock beside it (whole or not at all: written aside, then renamed); the release removes the record first, then the lock. */
 async function recordHolder(lockPath: string, release: () => Promise<void>, options: StackLockOptions): Promise<() => Promise<void>> {
-  const holder: LockHolder = { host: hostname(), pid: process.pid, command: options.command, since: new Date().toISOString().replace(/\.\d+Z$/, 'Z') };
+  const holder = holderRecord(options);
   const path = holderPathOf(lockPath);
   const aside = `${path}.${process.pid}.tmp`;
   const releaseAll = async () => {

@@ -45,7 +45,7 @@ export function createDriftView(format: DriftFormat, output: ViewOutput, options
       report: (report, exitCode) => {
         for (const chunk of jsonLines(toDriftJson(report, exitCode))) output.out(chunk);
       },
-      failed: (failure) => output.out(JSON.stringify(toDriftFailureJson(failure, new Date(now()).toISOString()), null, 2)),
+      failed: (failure) => output.out(JSON.stringify(toDriftFailureJson(failure, new Date(now()).toISOString(), options.stackLabel), null, 2)),
     }),
     markdown: () => ({
       invalidStack: (diagnostics, files) => output.out(invalidStackMarkdown(options.stackLabel, diagnosticsText(diagnostics, files, colors))),

@@ -94,12 +94,15 @@ export function toDriftJson(report: DriftReport, exitCode: number): Record<strin
  * false (never true when edgeform could not tell: a scheduled job that alerts on `in_sync`
  * reads the document as not in sync, and `exit_code` 1 and `errors` say it is an error, not
  * drift), the error in `errors` (diagnostics shape, its code and message) and the exit code.
+ * `path` is the stack as given (the document has no stack record), so a merge of many stacks'
+ * results knows whose failure it is.
  */
-export function toDriftFailureJson(failure: RunFailure, createdAt: string): Record<string, unknown> {
+export function toDriftFailureJson(failure: RunFailure, createdAt: string, path: string): Record<string, unknown> {
   return {
     format_version: '1.0',
     created_at: createdAt,
     base_url: failure.baseUrl,
+    path,
     stack: null,
     in_sync: false,
     drifted: [],

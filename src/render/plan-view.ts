@@ -65,7 +65,7 @@ export function createPlanView(format: PlanFormat, output: ViewOutput, options: 
       plan: (plan) => {
         for (const chunk of jsonLines(toPlanJson(plan))) output.out(chunk);
       },
-      failed: (failure) => output.out(JSON.stringify(toPlanFailureJson(failure), null, 2)),
+      failed: (failure) => output.out(JSON.stringify(toPlanFailureJson(failure, options.stackLabel), null, 2)),
     }),
     markdown: () => ({
       ...notes,

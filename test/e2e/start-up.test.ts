@@ -17,9 +17,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
  * (`undici`), node's built-ins left out. A chunk of the bundle counts as the modules its source
  * map names, so a module the bundler moved into a chunk that loads early is seen as loaded.
  */
-async function loadedModules(args: string[]): Promise<{ result: CliResult; modules: Set<string> }> {
-  const file = join(dir, `${args.join('_').replace(/\W/g, '')}.txt`);
-  const result = await runCli(args, { env: { NODE_OPTIONS: `--import=${TRACER}`, TRACE_LOADS_FILE: file } });
+async function loadedModules(args: string[], env: Record<string, string> = {}): Promise<{ result: CliResult; modules: Set<string> }> {
+  const file = join(dir, `${[...args, ...Object.keys(env)].join('_').replace(/\W/g, '')}.txt`);
+  const result = await runCli(args, { env: { ...env, NODE_OPTIONS: `--import=${TRACER}`, TRACE_LOADS_FILE: file } });
   const modules = new Set<string>();
   const add = (path: string) => {
     const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path);
@@ -109,6 +109,34 @@ describe('start-up loads only what the command needs', () => {
       expect(NETWORK_AND_EMULATOR(modules)).toEqual([]);
       for (const heavy of ['yaml', 'diff']) expect(modules).not.toContain(heavy);
     }
+  });
+
+  it('lists the stacks of a fleet and merges their reports, offline, without loading the API client, undici, the providers or the emulator', async () => {
+    // examples/cdn.yaml purges for ${env:RELEASE}: the listing loads each stack with the environment.
+    const { result, modules } = await loadedModules(['stacks', 'examples', '--format', 'json'], { RELEASE: '42' });
+    expect(result.code).toBe(0);
+    expect(modules).toContain('dist/src/cli/stacks.js');
+    expect(NETWORK_AND_EMULATOR(modules)).toEqual([]);
+    const merge = await loadedModules(['report', 'merge', 'no-such-result.json']);
+    expect(merge.result.code).toBe(1);
+    expect(merge.modules).toContain('dist/src/cli/report.js');
+    expect(NETWORK_AND_EMULATOR(merge.modules)).toEqual([]);
+  });
+
+  it('loads the PostgreSQL client for apply only with EDGEFORM_LOCK_URL set (the lock across machines)', async () => {
+    const stack = join(dir, 'named.yaml');
+    writeFileSync(stack, 'version: 1\nname: start-up\nresources: {}\n');
+    // No API key: the run ends right after taking its locks, before any request.
+    const { result, modules } = await loadedModules(['apply', stack, '--auto-approve']);
+    expect(result.stderr).toContain('no API key');
+    expect(modules).toContain('dist/src/cli/stack-lock.js');
+    expect(modules).not.toContain('pg');
+    expect(modules).not.toContain('dist/src/cli/postgres-lock.js');
+    // With it (nothing listens there): loaded, and the run stops at the lock.
+    const locked = await loadedModules(['apply', stack, '--auto-approve'], { EDGEFORM_API_KEY: '1$aaaaaaaaaaaa', EDGEFORM_LOCK_URL: 'postgres://u:p@127.0.0.1:1/db' });
+    expect(locked.result.stderr).toContain('cannot reach the lock database');
+    expect(locked.modules).toContain('pg');
+    expect(locked.modules).toContain('dist/src/cli/postgres-lock.js');
   });
 
   it('sees what a command that reads the platform loads (the tracer is not blind)', async () => {

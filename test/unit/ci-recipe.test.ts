@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { commentMarker } from '../../src/render/plan-markdown.js';
+import { reportMarker } from '../../src/render/report-merge.js';
 
 /**
  * The shipped CI recipes (examples/ci/) and the GitHub Action (action.yml): valid files, the three
@@ -17,6 +18,7 @@ const SCRIPTS = new Set(readdirSync(new URL('examples/ci/scripts/', ROOT)));
 /** Every GitHub workflow and action file of the repository. */
 const WORKFLOWS = [
   'examples/ci/github-actions.yml',
+  'examples/ci/github-fleet-drift.yml',
   ...(existsSync(new URL('.github/workflows/', ROOT)) ? readdirSync(new URL('.github/workflows/', ROOT)).map((f) => `.github/workflows/${f}`) : []),
 ];
 const ACTIONS = ['action.yml'];
@@ -145,6 +147,7 @@ const GitLabJob = z.strictObject({
   script: z.array(z.string().min(1)).min(1),
   image: z.string().optional(),
   before_script: z.array(z.string()).optional(),
+  parallel: z.number().int().min(2).max(200).optional(),
   resource_group: z
     .string()
     .regex(/^[\w\-/${}. ]+$/)
@@ -215,10 +218,58 @@ describe('the GitLab CI recipe', () => {
   });
 });
 
+describe('the fleet drift recipes', () => {
+  const fleet = parse(read('examples/ci/github-fleet-drift.yml')) as {
+    env: Record<string, string>;
+    jobs: Record<
+      string,
+      { if?: string; needs?: string | string[]; permissions: Record<string, string>; strategy?: { matrix: { shard: number[] }; 'fail-fast': boolean }; steps: Step[] }
+    >;
+  };
+  const fleetRuns = (job: string) => fleet.jobs[job]!.steps.flatMap((s) => (s.run === undefined ? [] : [s.run.trimEnd()])).join('\n');
+  const gitlabText = read('examples/ci/gitlab-fleet-drift.yml');
+  const gitlab = GitLabPipeline.parse(parse(gitlabText)) as z.infer<typeof GitLabPipeline> & Record<string, z.infer<typeof GitLabJob>>;
+  const gitlabScript = (job: string) => gitlab[job]!.script.join('\n');
+
+  it('GitHub: lists the stacks, drifts a static matrix of SHARDS shards, then merges into one report and one issue', () => {
+    expect(Object.keys(fleet.jobs)).toEqual(['list', 'drift', 'report']);
+    expect(fleetRuns('list')).toContain('edgeform stacks "$ROOT" --format json > results/stacks.json || test -s results/stacks.json');
+    const shards = fleet.jobs.drift!.strategy!.matrix.shard;
+    expect(shards).toEqual(Array.from({ length: Number(fleet.env.SHARDS) }, (_, i) => i + 1));
+    expect(fleet.jobs.drift!.strategy!['fail-fast']).toBe(false);
+    expect(fleetRuns('drift')).toBe('node "$EDGEFORM_CI_SCRIPTS/fleet-sweep.mjs" --command drift --root "$ROOT" --shard "$SHARD/$SHARDS" --out results');
+    expect(fleet.jobs.report!.needs).toEqual(['list', 'drift']);
+    expect(fleet.jobs.report!.if).toMatch(/^always\(\)/);
+    expect(fleetRuns('report')).toMatch(/code=0; edgeform report merge results --format markdown > report\.md \|\| code=\$\?/);
+    expect(fleetRuns('report')).toContain('fleet-drift-issue.mjs" --report-file report.json --body-file report.md');
+  });
+
+  it('GitHub: gives the key only to the shards, the issues permission only to the report, and runs only scripts that exist', () => {
+    for (const [name, job] of Object.entries(fleet.jobs)) {
+      for (const s of job.steps) if (s.env?.EDGEFORM_API_KEY) expect(s.run, name).toContain('fleet-sweep.mjs');
+      expect(job.permissions.issues === 'write', name).toBe(name === 'report');
+      for (const [, script] of fleetRuns(name).matchAll(/\$EDGEFORM_CI_SCRIPTS\/([\w.-]+)/g)) expect(SCRIPTS).toContain(script);
+      for (const s of job.steps.filter((x) => x.uses?.startsWith('OWNER/edgeform@'))) expect(Object.keys(s.with ?? {}).filter((k) => !(k in action.inputs))).toEqual([]);
+    }
+  });
+
+  it('GitLab: the same three jobs, the shards as parallel jobs, the report whatever the shards did', () => {
+    expect(Object.keys(gitlab).filter((k) => !['stages', 'variables', 'default'].includes(k))).toEqual(['edgeform-fleet-list', 'edgeform-fleet-drift', 'edgeform-fleet-report']);
+    expect(gitlab['edgeform-fleet-drift']!.parallel).toBeGreaterThan(1);
+    expect(gitlabScript('edgeform-fleet-drift')).toContain('fleet-sweep.mjs" --command drift --root "$ROOT" --shard "$CI_NODE_INDEX/$CI_NODE_TOTAL" --out results');
+    expect(gitlab['edgeform-fleet-report']!.rules[0]).toMatchObject({ if: '$CI_PIPELINE_SOURCE == "schedule"', when: 'always' });
+    expect(gitlabScript('edgeform-fleet-report')).toMatch(/fleet-drift-issue\.mjs" --report-file report\.json --body-file report\.md\ntest "\$code" -ne 1$/);
+    for (const job of ['edgeform-fleet-list', 'edgeform-fleet-drift', 'edgeform-fleet-report'])
+      for (const [, name] of gitlabScript(job).matchAll(/\$SCRIPTS\/([\w.-]+)/g)) expect(SCRIPTS).toContain(name);
+    expect(GitLabPipeline.safeParse(parse(gitlabText.replace(/^ {2}parallel: 4$/m, '  parallel: 1'))).success).toBe(false);
+  });
+});
+
 describe('the CI scripts', () => {
   it("look for exactly the marker edgeform's Markdown starts with", async () => {
-    const forge = (await import(new URL('examples/ci/scripts/forge.mjs', ROOT).href)) as { markerFor(kind: string, stack: string): string };
+    const forge = (await import(new URL('examples/ci/scripts/forge.mjs', ROOT).href)) as { markerFor(kind: string, stack: string): string; reportMarkerFor(name: string): string };
     for (const stack of ['stacks/prod.yaml', 'a--b/c---d.yaml', 'stacks dir/x.yaml'])
       for (const kind of ['plan', 'drift'] as const) expect(forge.markerFor(kind, stack)).toBe(commentMarker(kind, stack));
+    for (const name of ['fleet', 'prod--eu', 'a/b']) expect(forge.reportMarkerFor(name)).toBe(reportMarker(name));
   });
 });

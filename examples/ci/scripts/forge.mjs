@@ -22,6 +22,14 @@ export function markerFor(kind, stack) {
 }
 
 /**
+ * The hidden first line of a merged fleet report (src/render/report-merge.ts `reportMarker`):
+ * the key that finds the fleet's one drift issue. Kept identical by a test.
+ */
+export function reportMarkerFor(name) {
+  return `<!-- edgeform:report name=${name.replace(/--/g, '-\u2011')} -->`;
+}
+
+/**
  * Name of the artifact holding the reviewed plan of `stack` at commit `sha`: the plan job
  * uploads under it and the apply job looks for exactly it. Artifact names may not hold `/`.
  */

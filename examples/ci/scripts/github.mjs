@@ -39,6 +39,7 @@ export function createForge(env) {
     },
     createIssue: ({ title, body, label }) => api.request('POST', `${r}/issues`, { body: { title, body, labels: [label] } }),
     updateIssue: (id, body) => api.request('PATCH', `${r}/issues/${id}`, { body: { body } }),
+    commentOnIssue: (id, body) => api.request('POST', `${r}/issues/${id}/comments`, { body: { body } }),
     async closeIssue(id, comment) {
       await api.request('POST', `${r}/issues/${id}/comments`, { body: { body: comment } });
       await api.request('PATCH', `${r}/issues/${id}`, { body: { state: 'closed', state_reason: 'completed' } });

@@ -42,6 +42,7 @@ export function createForge(env) {
     },
     createIssue: ({ title, body, label }) => api.request('POST', `${p}/issues`, { body: { title, description: body, labels: label } }),
     updateIssue: (iid, body) => api.request('PUT', `${p}/issues/${iid}`, { body: { description: body } }),
+    commentOnIssue: (iid, body) => api.request('POST', `${p}/issues/${iid}/notes`, { body: { body } }),
     async closeIssue(iid, comment) {
       await api.request('POST', `${p}/issues/${iid}/notes`, { body: { body: comment } });
       await api.request('PUT', `${p}/issues/${iid}`, { body: { state_event: 'close' } });

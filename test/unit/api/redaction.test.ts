@@ -143,4 +143,17 @@ describe('secretsFromEnv', () => {
       'previous-key-0123456',
     ]);
   });
+
+  it("takes the lock database's password from EDGEFORM_LOCK_URL, as written and decoded, so neither form is ever shown", () => {
+    const env = { EDGEFORM_API_KEY: '1$abcdefabcdef', EDGEFORM_LOCK_URL: 'postgres://edgeform:lock%24Pw-7f3a@db.internal:5432/locks?sslmode=require' };
+    expect(secretsFromEnv(env)).toEqual(['1$abcdefabcdef', 'lock%24Pw-7f3a', 'lock$Pw-7f3a']);
+    const redactor = createRedactor(secretsFromEnv(env));
+    expect(redactor('auth lock$Pw-7f3a and lock%24Pw-7f3a')).toBe(`auth ${REDACTED} and ${REDACTED}`);
+    // No password, or no URL at all: nothing to hide; an @ or a space in the password is read too.
+    expect(secretsFromEnv({ EDGEFORM_LOCK_URL: 'postgres://db.internal/locks' })).toEqual([]);
+    expect(secretsFromEnv({ EDGEFORM_LOCK_URL: 'not a url' })).toEqual([]);
+    expect(secretsFromEnv({ EDGEFORM_LOCK_URL: 'postgres://u:p@ss w0rd@db/x' })).toEqual(['p%40ss%20w0rd', 'p@ss w0rd']);
+    // A URL the parser refuses (a broken host) still has its password read.
+    expect(secretsFromEnv({ EDGEFORM_LOCK_URL: 'postgres://u:s3cret@[db/x' })).toEqual(['s3cret']);
+  });
 });
