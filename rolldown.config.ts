@@ -33,7 +33,7 @@ const commit = checkoutCommit();
 export default defineConfig({
   input: 'dist/cmd/edgeform.js',
   platform: 'node',
-  external: ['yaml', 'diff', '@babel/code-frame'],
+  external: ['yaml', 'diff', '@babel/code-frame', 'sshpk', 'ipaddr.js'],
   // src/version.ts reads it as BUILD_COMMIT.
   transform: commit === undefined ? {} : { define: { __EDGEFORM_COMMIT__: JSON.stringify(commit) } },
   output: { dir: 'dist/bin', format: 'esm', sourcemap: true, cleanDir: true },
