@@ -52,9 +52,11 @@ export interface ExecuteOptions {
   /** The context actions run in; aborting its signal stops everything at once. */
   ctx: ProviderContext;
   /**
-   * Most actions running at once (--max-tasks). An action waits on at most one platform task at
-   * a time, so this bounds the run's tasks in flight. Requests are bounded apart from it, by the
-   * context's client (--parallelism): an action waiting on its task holds no request slot.
+   * Most actions whose change starts platform tasks running at once (--max-tasks): each holds a
+   * task slot from its first read to its end (BoundProvider.startsTasks), so this bounds the
+   * run's tasks in flight. An action that starts no task (a DNS record set, a FastEdge app) holds
+   * none and never waits for one. Requests are bounded apart from it, by the context's client
+   * (--parallelism): an action waiting on its task holds no request slot.
    */
   maxTasks: number;
   /**
@@ -69,7 +71,9 @@ export interface ExecuteOptions {
 
 /**
  * Runs exactly the actions of a plan, walking its dependency graph with at most `maxTasks`
- * actions at once.
+ * actions that start platform tasks at once (those that start none are not counted): a ready
+ * change that needs a task slot while none is free waits for one, in the order it became ready,
+ * and the changes behind it that need none go on.
  * A resource starts only when everything it depends on has finished successfully and every
  * check it depends on passed (checks are not run again: the plan's result counts); dependants
  * of a failure or of a check that did not pass are skipped (naming the root cause once);
@@ -98,10 +102,13 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
     runError = { code: error.code, message: error.message };
     hooks.onRunError?.(runError);
   };
+  const slots = createTaskSlots(options.maxTasks, (change) => options.providers[change.type].startsTasks?.(change.action) ?? true);
   const start = (change: ResourceChange) => {
+    if (!slots.take(change)) return;
     // A change reading what this apply made: its references resolved now that their blocks are done.
     const ready = change.references ? resolveChange(change, (address) => states.get(address), options.providers, options.plan.stack.name ?? null) : { change };
     if ('error' in ready) {
+      slots.release(change);
       settleChange(walk, hooks, change, { address: change.address, action: change.action, status: 'failed', taskIds: [], error: `${change.address}: ${ready.error}` });
       return;
     }
@@ -110,13 +117,17 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
       runAction(ready.change, options, stopRun, (state) => states.set(change.address, state)),
       (outcome) => {
         running.delete(change.address);
+        slots.release(change);
         settleChange(walk, hooks, change, outcome);
       },
     );
   };
 
   for (;;) {
-    if (!abort.aborted && !options.stop?.aborted && runError === undefined) startReadyChanges(walk, hooks, start, () => running.size < options.maxTasks);
+    if (!abort.aborted && !options.stop?.aborted && runError === undefined) {
+      slots.startWaiting(start);
+      startReadyChanges(walk, hooks, start);
+    }
     if (running.size === 0) break;
     await wakeup.next();
   }
@@ -130,13 +141,13 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
 }
 
 /**
- * One pass over the changes that are ready, in declaration order, while `hasRoom` (fewer than
- * maxTasks actions run): a no-op is unchanged, a change whose dependency failed or whose check
- * did not pass is skipped, any other change starts.
+ * One pass over the changes that are ready, in declaration order: a no-op is unchanged, a change
+ * whose dependency failed or whose check did not pass is skipped, any other change starts (or
+ * waits for a task slot, see createTaskSlots).
  */
-function startReadyChanges(walk: ApplyWalk, hooks: ApplyHooks, start: (change: ResourceChange) => void, hasRoom: () => boolean): void {
+function startReadyChanges(walk: ApplyWalk, hooks: ApplyHooks, start: (change: ResourceChange) => void): void {
   walk.startPass();
-  while (hasRoom()) {
+  for (;;) {
     const change = walk.nextReady();
     if (change === undefined) return;
     const state = walk.dependenciesState(change.address);
@@ -173,6 +184,56 @@ function settleChange(walk: ApplyWalk, hooks: ApplyHooks, change: ResourceChange
     walk.record(dependant.address, propagated);
     hooks.onFinish?.(dependant, propagated);
   }
+}
+
+/** The task slots of one apply (see createTaskSlots). */
+interface TaskSlots {
+  /** Whether `change` may start now: true when it needs no slot or takes a free one; false when it now waits for one. */
+  take(change: ResourceChange): boolean;
+  /** Gives back the slot `change` holds, if it holds one. */
+  release(change: ResourceChange): void;
+  /** Starts the changes waiting for a slot, in the order they came, while slots are free. */
+  startWaiting(start: (change: ResourceChange) => void): void;
+}
+
+/**
+ * --max-tasks: at most `max` actions that start platform tasks (`startsTasks`) at once. A ready
+ * change that needs a slot while none is free, or while others wait for one, waits in line (in
+ * the order it became ready: no change overtakes another for a slot); a change that needs none
+ * starts at once whatever the line holds. The line is a queue read from its head, O(1) a change.
+ */
+function createTaskSlots(max: number, startsTasks: (change: ResourceChange) => boolean): TaskSlots {
+  const holding = new Set<string>();
+  const line: ResourceChange[] = [];
+  let head = 0;
+  let draining = false;
+  return {
+    take(change) {
+      if (!startsTasks(change)) return true;
+      const waiting = head < line.length && !draining;
+      if (waiting || holding.size >= max) {
+        line.push(change);
+        return false;
+      }
+      holding.add(change.address);
+      return true;
+    },
+    release(change) {
+      holding.delete(change.address);
+    },
+    startWaiting(start) {
+      draining = true;
+      try {
+        while (head < line.length && holding.size < max) start(line[head++]!);
+      } finally {
+        draining = false;
+      }
+      if (head === line.length) {
+        line.length = 0;
+        head = 0;
+      }
+    },
+  };
 }
 
 /** A wait of the walk's loop for the next action to end. */

@@ -134,7 +134,7 @@ export interface Lifecycle<T extends ResourceType, Item, C, U> {
 export const cloudTaskScope = (desired: { project_id: number; region_id: number }): TaskScope => ({ projectId: desired.project_id, regionId: desired.region_id });
 
 /** What defineLifecycle gives the provider. */
-export type LifecycleProvider<T extends ResourceType> = Pick<ResourceProvider<T>, 'idField' | 'verbs' | 'apply' | 'payloadSchema' | 'taskType' | 'taskTimeoutMs'>;
+export type LifecycleProvider<T extends ResourceType> = Pick<ResourceProvider<T>, 'idField' | 'verbs' | 'apply' | 'payloadSchema' | 'taskType' | 'taskTimeoutMs' | 'startsTasks'>;
 
 /** The provider's apply and the fields derived from the same declaration (see the module comment). */
 export function defineLifecycle<T extends ResourceType, Item = never, C = never, U = never>(type: T, lifecycle: Lifecycle<T, Item, C, U>): LifecycleProvider<T> {
@@ -142,8 +142,15 @@ export function defineLifecycle<T extends ResourceType, Item = never, C = never,
   const verbs = [create && 'created', update && 'updated', remove && 'deleted', lifecycle.replace && 'replaced'].filter((v): v is string => typeof v === 'string');
   const updateType = update && ('run' in update ? update.taskType : update.tasks?.type);
   const runner = lifecycleRunner(lifecycle);
+  // Which actions start tasks: those whose step waits on them (an update run of the kind's own, when it names their type).
+  const tasked = {
+    create: create?.tasks !== undefined,
+    update: update !== undefined && ('run' in update ? update.taskType !== undefined : update.tasks !== undefined),
+    delete: remove?.tasks !== undefined,
+  };
   return {
     idField: lifecycle.idField,
+    startsTasks: (action) => (action === 'replace' ? tasked.create || tasked.delete : action === 'create' || action === 'update' || action === 'delete' ? tasked[action] : false),
     verbs: { update: lifecycle.updateVerbs, delete: ['Destroying', 'Destroyed'] },
     ...(update ? { payloadSchema: update.payload } : {}),
     ...(updateType ? { taskType: updateType } : {}),

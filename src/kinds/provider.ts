@@ -3,7 +3,7 @@ import type { ApiClient } from '../api/client.js';
 import type { TaskScope } from '../api/tasks.js';
 import { readTogether } from './read-together.js';
 import { RESOURCE_TYPES, type CheckAttributes, type CheckType, type ResourceAttributes, type ResourceType } from './registry.js';
-import type { CheckStatus, FieldChange, ResourceChange, SensitiveValue } from '../plan/types.js';
+import type { Action, CheckStatus, FieldChange, ResourceChange, SensitiveValue } from '../plan/types.js';
 import type { KindImporter } from './kind-list.js';
 
 /** What a provider may use for I/O: the API client, cancellation, task waiting and progress. */
@@ -268,6 +268,14 @@ export interface ResourceProvider<T extends ResourceType = ResourceType> {
    * show before sending anything.
    */
   taskType?: string;
+  /**
+   * Whether carrying out a change of this action (create, update, replace, delete) starts
+   * platform tasks and waits on them (a cloud create, resize or delete): apply runs at most
+   * --max-tasks such actions at once, each holding a task slot from its first read to its end;
+   * one that starts none (a DNS record set, a FastEdge app) takes no slot, so it never waits
+   * behind tasks. Absent: every action counts as starting tasks.
+   */
+  startsTasks?(action: Action): boolean;
   /**
    * How long one of this kind's tasks may run before edgeform stops waiting (a Kubernetes
    * upgrade replaces every node: an hour); absent, the task poller's default (20 minutes). Lock
