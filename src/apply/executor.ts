@@ -389,8 +389,12 @@ async function runAction(
     // the platform leaves the resource as it was, so the action did not start.
     const applying = watchWrites(() => provider.apply(ctx));
     writes = applying.watch;
-    const acknowledged = (await applying.done) !== 'unacknowledged';
-    const confirmed = await confirm(provider, change, ctx, options.confirm, acknowledged);
+    const applied = await applying.done;
+    const acknowledged = applied !== 'unacknowledged';
+    // A write answered with the resource as the platform stored it (ApplyResult `observed`, a
+    // synchronous API): that answer confirms the change when it shows the planned result.
+    const answered = typeof applied === 'object' && isDone(provider, change, applied.observed) ? applied.observed : undefined;
+    const confirmed = answered ?? (await confirm(provider, change, ctx, options.confirm, acknowledged));
     const warning = confirmed instanceof EdgeformError ? confirmed : null;
     if (warning instanceof RunFatalError) stopRun(warning);
     return result('applied', undefined, warning === null ? [] : [describeUnconfirmed(warning)], warning === null ? (confirmed as Observation) : undefined);

@@ -366,8 +366,13 @@ export interface ResourceProvider<T extends ResourceType = ResourceType> {
  * that it could not be confirmed. `'unacknowledged'`: the outcome is known only from the
  * executor's re-read to come (after an ambiguous send, a task found holding the lock was waited
  * on, which may not be this change's), so a read that fails then fails the resource.
+ * `{ observed }`: acknowledged, and the platform's answer to the write is the resource as the
+ * platform now holds it (a synchronous API that answers with what it stored and reads from the
+ * same store, as DNS does: no task, no read lag), projected as a read would be: the executor
+ * takes it as its first confirming read, and re-reads only when it does not show the planned
+ * result.
  */
-export type ApplyResult = void | 'unacknowledged';
+export type ApplyResult = void | 'unacknowledged' | { observed: Observation };
 
 /** The outcome of evaluating one check. */
 export interface CheckOutcome {

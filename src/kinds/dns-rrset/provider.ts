@@ -81,13 +81,32 @@ const reads = defineListReads<'dns_rrset', RrsetItem>({
   },
 });
 
-/** Create (POST), update (PUT: the whole record set, harmless to repeat) and delete (404 is done); no tasks. */
-const lifecycle = defineLifecycle('dns_rrset', {
+/**
+ * The answer of a POST or PUT of a record set: the vendor's OutputRRSet, the record set as the
+ * platform stored it, which its reads serve from the same store (the DNS API starts no task and
+ * has no read lag). It is the executor's confirming read, projected as a read's answer is.
+ */
+const storedAnswer = { schema: rrsetItem, observe: ({ desired: d }: { desired: Rrset }, item: RrsetItem) => ({ exists: true as const, state: stateOf(d, item) }) };
+
+/**
+ * Create (POST), update (PUT: the whole record set, harmless to repeat) and delete (404 is done);
+ * no tasks. Each answer is taken as the record set's state after it (storedAnswer; a delete's 2xx
+ * or 404: gone), so apply reads the zone's list to confirm none of them.
+ */
+const lifecycle = defineLifecycle<'dns_rrset', RrsetItem, z.infer<typeof payloadSchema>, z.infer<typeof payloadSchema>>('dns_rrset', {
   idField: 'name',
   updateVerbs: ['Updating', 'Updated'],
-  create: { payload: payloadSchema, request: ({ desired: d, payload }) => ({ method: 'POST', path: rrsetPath(zoneOf(d), nameOf(d), d.record_type), body: payload.body }) },
-  update: { payload: payloadSchema, request: ({ desired: d, payload }) => ({ method: 'PUT', path: rrsetPath(zoneOf(d), nameOf(d), d.record_type), body: payload.body }) },
-  delete: { request: ({ desired: d }) => ({ method: 'DELETE', path: rrsetPath(zoneOf(d), nameOf(d), d.record_type) }) },
+  create: {
+    payload: payloadSchema,
+    request: ({ desired: d, payload }) => ({ method: 'POST', path: rrsetPath(zoneOf(d), nameOf(d), d.record_type), body: payload.body }),
+    answer: storedAnswer,
+  },
+  update: {
+    payload: payloadSchema,
+    request: ({ desired: d, payload }) => ({ method: 'PUT', path: rrsetPath(zoneOf(d), nameOf(d), d.record_type), body: payload.body }),
+    answer: storedAnswer,
+  },
+  delete: { request: ({ desired: d }) => ({ method: 'DELETE', path: rrsetPath(zoneOf(d), nameOf(d), d.record_type) }), answersGone: true },
 });
 
 /** The InputRRSet of a block: its records (normalised), and ttl, pickers and meta as declared or, when not, as live (a PUT replaces them all). */
