@@ -334,17 +334,28 @@ export const dnsRrsetKind = defineKind({
   schema: (shape) => shape.superRefine((block, ctx) => checkRecordSet(block, ctx)),
 });
 
+/** The last zone name checked and its problem: the record sets of a stack name few zones, each many times. */
+let lastZone: { name: string; problem: string | null } | undefined;
+
+/** nameProblem of a zone name, remembered for the last one asked about. */
+function zoneNameProblem(zone: string): string | null {
+  if (lastZone?.name !== zone) lastZone = { name: zone, problem: nameProblem(zone) };
+  return lastZone.problem;
+}
+
 /** The cross-field rules of a record set, each at the value it is about. */
 function checkRecordSet(block: RrsetBlock, ctx: z.RefinementCtx): void {
   const issue = (path: PropertyKey[], message: string) => ctx.addIssue({ code: 'custom', path, message });
-  const zoneProblem = nameProblem(block.zone);
+  const zoneProblem = zoneNameProblem(block.zone);
   if (zoneProblem !== null) issue(['zone'], zoneProblem);
   if (block.name.trim() !== '@' && block.name.trim() !== '') {
     const problem = nameProblem(block.name, true);
+    const owner = zoneProblem === null && problem === null ? ownerName(block.name, block.zone) : '';
+    const ownerProblem = owner === '' ? null : nameProblem(owner, true);
     if (problem !== null) issue(['name'], problem);
-    else if (zoneProblem === null && block.name.trim().endsWith('.') && !isInZone(ownerName(block.name, block.zone), block.zone))
+    else if (zoneProblem === null && block.name.trim().endsWith('.') && !isInZone(owner, block.zone))
       issue(['name'], `"${block.name}" is fully qualified but not in the zone ${block.zone}`);
-    else if (zoneProblem === null && nameProblem(ownerName(block.name, block.zone), true) !== null) issue(['name'], nameProblem(ownerName(block.name, block.zone), true)!);
+    else if (ownerProblem !== null) issue(['name'], ownerProblem);
   }
   const type: RecordType = block.record_type;
   if (type === 'CNAME' && block.resource_records.length > 1) issue(['resource_records'], 'a CNAME record set holds one record (a name is an alias of one name)');
