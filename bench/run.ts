@@ -490,7 +490,7 @@ async function applyCreates(row: CreatesRow): Promise<void> {
   const ideal = row.taskMs + (world.resources * L) / APPLY_PARALLELISM;
   record({
     id: `${row.id}-wall`,
-    what: `apply creating ${row.label}, wall (defaults: --parallelism ${APPLY_PARALLELISM}, --max-tasks 200)`,
+    what: `apply creating ${row.label}, wall (default --parallelism ${APPLY_PARALLELISM} and --max-tasks)`,
     unit: 'ms',
     value: median(walls),
     samples: walls,
