@@ -2,7 +2,7 @@ import { ChangedSincePlanError, EdgeformError, InconsistentResultError, OutcomeU
 import { canonicalJson } from '../plan/fingerprint.js';
 import { describeStaleness } from '../plan/saved-plan.js';
 import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
-import { watchWrites, type WriteWatch } from '../kinds/context.js';
+import { urgentClient, watchWrites, type WriteWatch } from '../kinds/context.js';
 import { bindProvider, type BoundProvider, type FinishedTask, type Observation, type ProviderContext, type ProviderRegistry } from '../kinds/provider.js';
 import type { ApplyOutcome, ResourceOutcome, RunError } from './outcome.js';
 import { matchesPlanned, matchesPlannedChange, replanResolved, resolveChange } from './resolve-references.js';
@@ -102,6 +102,9 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
     runError = { code: error.code, message: error.message };
     hooks.onRunError?.(runError);
   };
+  // The reads that confirm changes go ahead of queued writes (see urgentClient): one client for the run, made when first needed.
+  let urgent: ProviderContext['api'] | undefined;
+  const confirming = () => (urgent ??= urgentClient(options.ctx.api));
   const slots = createTaskSlots(options.maxTasks, (change) => options.providers[change.type].startsTasks?.(change.action) ?? true);
   const start = (change: ResourceChange) => {
     if (!slots.take(change)) return;
@@ -114,7 +117,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
     }
     running.add(change.address);
     wakeup.watch(
-      runAction(ready.change, options, stopRun, (state) => states.set(change.address, state)),
+      runAction(ready.change, options, confirming, stopRun, (state) => states.set(change.address, state)),
       (outcome) => {
         running.delete(change.address);
         slots.release(change);
@@ -305,6 +308,7 @@ function openWait(): Wait {
 async function runAction(
   planned: ResourceChange,
   options: ExecuteOptions,
+  confirming: () => ProviderContext['api'],
   stopRun: (error: RunFatalError) => void,
   leftAt: (state: Readonly<Record<string, unknown>>) => void,
 ): Promise<ResourceOutcome> {
@@ -394,7 +398,7 @@ async function runAction(
     // A write answered with the resource as the platform stored it (ApplyResult `observed`, a
     // synchronous API): that answer confirms the change when it shows the planned result.
     const answered = typeof applied === 'object' && isDone(provider, change, applied.observed) ? applied.observed : undefined;
-    const confirmed = answered ?? (await confirm(provider, change, ctx, options.confirm, acknowledged));
+    const confirmed = answered ?? (await confirm(provider, change, { ...ctx, api: confirming() }, options.confirm, acknowledged));
     const warning = confirmed instanceof EdgeformError ? confirmed : null;
     if (warning instanceof RunFatalError) stopRun(warning);
     return result('applied', undefined, warning === null ? [] : [describeUnconfirmed(warning)], warning === null ? (confirmed as Observation) : undefined);

@@ -68,6 +68,20 @@ const WIDE_WORLD: EmulatorFixtures = {
   })),
 };
 
+/** The lists of the wide world's places (regions 76, 8 and the inactive 9) a request log holds, sorted. */
+const inPlaces = (paths: readonly string[]) => paths.filter((p) => p.includes('/76') || p.includes('/8') || p.includes('/9')).sort();
+
+/** The floating IP lists of the wide world (1/76 holds 1,005: two pages) and its cluster lists. */
+const FLOATING_IP_AND_CLUSTER_LISTS = [
+  '/cloud/v1/floatingips/1/76',
+  '/cloud/v1/floatingips/1/76',
+  '/cloud/v1/floatingips/1/8',
+  '/cloud/v1/floatingips/2/76',
+  '/cloud/v1/floatingips/2/8',
+  '/cloud/v2/k8s/clusters/1/76',
+  '/cloud/v2/k8s/clusters/2/76',
+];
+
 describe('edgeform import across projects and regions, with long lists', () => {
   let emu: TestEmulator;
   beforeAll(async () => {
@@ -89,17 +103,7 @@ describe('edgeform import across projects and regions, with long lists', () => {
     // there. The client quotas count floating IPs in regions 76 and 8 and a cluster in 76, and no
     // instance, network, subnet, security group, volume or SSH key: those kinds are not listed.
     expect(routes).toContain('/cloud/v2/client_quotas');
-    expect(routes.filter((p) => p.includes('/76') || p.includes('/8') || p.includes('/9')).sort()).toEqual(
-      [
-        '/cloud/v1/floatingips/1/76',
-        '/cloud/v1/floatingips/1/76',
-        '/cloud/v1/floatingips/1/8',
-        '/cloud/v1/floatingips/2/76',
-        '/cloud/v1/floatingips/2/8',
-        '/cloud/v2/k8s/clusters/1/76',
-        '/cloud/v2/k8s/clusters/2/76',
-      ].sort(),
-    );
+    expect(inPlaces(routes)).toEqual([...FLOATING_IP_AND_CLUSTER_LISTS].sort());
     expect(routes.filter((p) => p.startsWith('/cloud/v1/ssh_keys'))).toEqual([]);
     const text = readFileSync(file, 'utf8');
     await expectFormatted(file);
@@ -120,19 +124,13 @@ describe('edgeform import across projects and regions, with long lists', () => {
     const imported = await runCliInProcess(['import', '--all'], { env: { ...env, EDGEFORM_BASE_URL: emu.url } });
     expect(imported.code, imported.stderr).toBe(0);
     const routes = emu.requests.map((r) => r.path);
-    expect(routes.filter((p) => p.includes('/76') || p.includes('/8') || p.includes('/9')).sort()).toEqual(
+    expect(inPlaces(routes)).toEqual(
       [
-        '/cloud/v1/floatingips/1/76',
-        '/cloud/v1/floatingips/1/76',
-        '/cloud/v1/floatingips/1/8',
-        '/cloud/v1/floatingips/2/76',
-        '/cloud/v1/floatingips/2/8',
+        ...FLOATING_IP_AND_CLUSTER_LISTS,
         '/cloud/v1/instances/1/76',
         '/cloud/v1/instances/1/8',
         '/cloud/v1/instances/2/76',
         '/cloud/v1/instances/2/8',
-        '/cloud/v2/k8s/clusters/1/76',
-        '/cloud/v2/k8s/clusters/2/76',
         ...['1/76', '1/8', '2/76', '2/8'].flatMap((place) => [
           `/cloud/v1/networks/${place}`,
           `/cloud/v1/subnets/${place}`,
