@@ -3,9 +3,9 @@ import { dirname, join } from 'node:path';
 import { ApiConfigError } from '../api/errors.js';
 import { resolveBaseUrl } from '../api/base-url.js';
 import { hasErrors } from '../config/diagnostics.js';
-import { discoverStacks, type ListedStack, type StackCandidate } from '../config/discover-stacks.js';
-import { loadStack } from '../config/load-stack.js';
-import { inShard, parseShard } from '../config/shards.js';
+import { discoverStacks, type Discovery, type ListedStack, type StackCandidate } from '../config/discover-stacks.js';
+import { loadStack, type LoadStackResult } from '../config/load-stack.js';
+import { inShard, parseShard, type Shard } from '../config/shards.js';
 import { isStackFileName } from '../config/stack-files.js';
 import { stackFiles, stackPlaces } from '../config/stack-reads.js';
 import { UsageError } from '../errors.js';
@@ -55,13 +55,8 @@ export const stacksCommand = defineCommand<StacksArgs>({
     if (!info?.isDirectory()) throw new UsageError(`edgeform stacks searches a directory: ${args.root} ${info ? 'is not one' : 'does not exist'}`);
     const view = createStacksView(args.format, io);
     const changed = args.changedSince === undefined ? undefined : await changedFilesSince(args.changedSince, args.root, io.env);
-    const discovery = await discoverStacks(args.root);
-    const candidates = shard === undefined ? discovery.stacks : discovery.stacks.filter((c) => inShard(c.key, shard));
-    const stacks: ListedStack[] = [];
-    for (const candidate of candidates) {
-      const listed = await listStack(candidate, io.env);
-      if (changed === undefined || !listed.valid || (await readsChanged(listed, changed))) stacks.push(listed);
-    }
+    const { discovery, selected } = await selectStacks(args.root, { shard, changed }, io.env);
+    const stacks = selected.map((s) => s.listed);
     view.list({
       root: args.root,
       changedSince: args.changedSince ?? null,
@@ -74,9 +69,38 @@ export const stacksCommand = defineCommand<StacksArgs>({
   },
 });
 
+/** A stack of the selection: as listed, and as loaded. */
+export interface SelectedStack {
+  listed: ListedStack;
+  loaded: LoadStackResult;
+}
+
+/**
+ * The stacks under `root` a fleet command works on, in key order: those of `shard` (all when
+ * absent), and of them those whose files changed (`changed`, see changedFilesSince; all when
+ * absent; an invalid stack is always kept, what it reads is not known), each loaded once.
+ */
+export async function selectStacks(
+  root: string,
+  options: { shard?: Shard | undefined; changed?: ChangedFiles | undefined },
+  env: NodeJS.ProcessEnv,
+): Promise<{ discovery: Discovery; selected: SelectedStack[] }> {
+  const discovery = await discoverStacks(root);
+  const shard = options.shard;
+  const candidates = shard === undefined ? discovery.stacks : discovery.stacks.filter((c) => inShard(c.key, shard));
+  const selected: SelectedStack[] = [];
+  for (const candidate of candidates) {
+    const loaded = await loadStack(candidate.path, env);
+    const listed = await listStack(candidate, loaded, env);
+    if (options.changed === undefined || !listed.valid || (await readsChanged(listed, options.changed))) selected.push({ listed, loaded });
+  }
+  return { discovery, selected };
+}
+
 /** A stack loaded as validate loads it (with the environment, for `${env:NAME}`), and what it reads. */
-async function listStack(candidate: StackCandidate, env: NodeJS.ProcessEnv): Promise<ListedStack> {
-  const { stack, diagnostics } = await loadStack(candidate.path, env);
+async function listStack(candidate: StackCandidate, loaded: LoadStackResult, env: NodeJS.ProcessEnv): Promise<ListedStack> {
+  const { stack } = loaded;
+  const diagnostics = [...loaded.diagnostics];
   if (stack !== undefined) {
     let baseUrl: string | undefined;
     try {

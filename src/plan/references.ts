@@ -1,6 +1,7 @@
 import { RESOURCE_KINDS, type ResourceType } from '../kinds/registry.js';
 import type { BlockReference } from '../config/types.js';
 import type { ReadResult } from '../kinds/provider.js';
+import { isStackReference, parseStackReference, stackReferenceAddress, writeStackReference } from './stack-reference.js';
 import { KNOWN_AFTER_APPLY, type ChangeFields, type PendingReference } from './types.js';
 
 /** What one `${TYPE.NAME.FIELD}` names: a block's address (`TYPE.NAME`) and the attribute it reads. */
@@ -8,6 +9,8 @@ export interface ReferenceTarget {
   type: string;
   name: string;
   field: string;
+  /** Set for `${stack:NAME/TYPE.BLOCK.FIELD}`: the other stack's name (see stack-reference.ts). */
+  stack?: string;
 }
 
 /** A string value as written with references: literal text (env already expanded) and references, in order. */
@@ -21,17 +24,20 @@ export const WHOLE_RESOURCE_REFERENCE = /^\$\{[a-z][a-z0-9_]*\.[a-zA-Z_][a-zA-Z0
 
 /** The reference `${...}` holds, or undefined when it is not TYPE.NAME.FIELD. */
 export function parseReference(inner: string): ReferenceTarget | undefined {
+  if (inner.startsWith('stack:')) return parseStackReference(inner);
   const match = REFERENCE_INNER.exec(inner);
   return match ? { type: match[1]!, name: match[2]!, field: match[3]! } : undefined;
 }
 
 /** `TYPE.NAME` of a reference's block. */
 export function referenceAddress(target: ReferenceTarget): string {
+  if (isStackReference(target)) return stackReferenceAddress(target);
   return `${target.type}.${target.name}`;
 }
 
 /** A reference as written: `${TYPE.NAME.FIELD}`. */
 export function writeReference(target: ReferenceTarget): string {
+  if (isStackReference(target)) return writeStackReference(target);
   return `\${${target.type}.${target.name}.${target.field}}`;
 }
 
