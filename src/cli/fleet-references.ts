@@ -261,3 +261,19 @@ export function foreignReader(
     return { reads, diagnostics };
   };
 }
+
+/**
+ * The foreign reader of a stack run alone (`plan FILE`, `apply FILE`, `drift FILE`): the other
+ * stacks are not known there, so each `${stack:...}` reference is a located plan error that says
+ * to run the fleet (`--stacks ROOT`), and nothing is applied on a value the plan could not show.
+ */
+export async function refuseStackReferences(stack: Stack): Promise<{ reads: Map<string, ReadResult>; diagnostics: Diagnostic[] }> {
+  const diagnostics = stackReferencesOf(stack).map((use) =>
+    referenceError(
+      use,
+      `stack "${use.target.stack}" is read only in a run of the fleet`,
+      'Run edgeform plan|drift|apply --stacks ROOT, ROOT holding both stacks: the stacks are read, planned and applied in the order their references make.',
+    ),
+  );
+  return { reads: new Map(), diagnostics };
+}

@@ -19,6 +19,7 @@ import type { ProviderContext, ReadResult } from '../kinds/provider.js';
 import { readStack } from '../kinds/read-stack.js';
 import { providers } from '../kinds/providers.js';
 import { VERSION } from '../version.js';
+import { refuseStackReferences } from './fleet-references.js';
 import type { RunReporter } from './run-reporter.js';
 
 /** Settings shared by plan, apply and drift. */
@@ -185,6 +186,7 @@ export async function planStack(options: PlanStackOptions): Promise<InvalidStack
   try {
     const plan = await readAndPlanStack(ctx, stack, {
       ...options,
+      foreign: refuseStackReferences,
       baseUrl: api.baseUrl,
       diagnostics: [...loaded.diagnostics, ...targets.diagnostics],
       ...(targeted.length > 0 ? { selected: targets.selected } : {}),

@@ -256,7 +256,9 @@ export function defineOwnedCloud<T extends ResourceType, Item extends OwnedCloud
   async function findOwned(ctx: ProviderContext, d: ResourceAttributes[T], ref: ResourceRef): Promise<Item | null> {
     if (ref.stack === null) return null;
     const wanted = { [STACK_TAG]: ref.stack, [ADDRESS_TAG]: ref.address };
-    const scope = { project_id: attrs(d).project_id, region_id: attrs(d).region_id, filter: { tag_key_value: JSON.stringify(wanted) } };
+    // In a sweep, the place's one shared list (see ownedListFilter) rather than a list of its own.
+    const filter = ctx.sharedOwnerLists ? ownedListFilter(ctx, ref.stack) : { tag_key_value: JSON.stringify(wanted) };
+    const scope = { project_id: attrs(d).project_id, region_id: attrs(d).region_id, filter };
     const matches = await listTagged(ctx, scope, (item) => Object.entries(wanted).every(([key, value]) => tagValue(item, key) === value));
     return onlyMatch(matches, (item) => item.id, what(ref));
   }
