@@ -43,6 +43,8 @@ export interface PlanStackOptions {
   resendSensitive?: readonly string[];
   /** Given the values of the stack's sensitive fields once it is loaded, for the output to redact (CliIO.protect). */
   protect?: (values: readonly string[]) => void;
+  /** How its `${stack:...}` references are read (apply --stacks, see foreignReader); default: refused (refuseStackReferences). */
+  foreign?: ReadAndPlanOptions['foreign'];
 }
 
 /** A stack that could not be used: its diagnostics, and nothing was sent to the API. */
@@ -186,7 +188,7 @@ export async function planStack(options: PlanStackOptions): Promise<InvalidStack
   try {
     const plan = await readAndPlanStack(ctx, stack, {
       ...options,
-      foreign: refuseStackReferences,
+      foreign: options.foreign ?? refuseStackReferences,
       baseUrl: api.baseUrl,
       diagnostics: [...loaded.diagnostics, ...targets.diagnostics],
       ...(targeted.length > 0 ? { selected: targets.selected } : {}),

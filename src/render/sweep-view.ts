@@ -83,3 +83,54 @@ function sweptDocument(command: 'plan' | 'drift', result: SweptStack, exitCode: 
     return command === 'plan' ? toPlanFailureJson(result.failure, result.path) : toDriftFailureJson(result.failure, new Date(now()).toISOString(), result.path);
   return command === 'plan' ? { ...toPlanJson(result.plan), exit_code: exitCode } : toDriftJson(buildDriftReport(result.plan), exitCode);
 }
+
+/** A stack of `apply --stacks` as its ending lists it. */
+export interface FleetApplyStack {
+  path: string;
+  name: string | null;
+  /** Why it failed or was not started. */
+  reason?: string;
+}
+
+/** What `apply --stacks` came to: the stacks applied, failed, and not started (in the order they were to go). */
+export interface FleetApplyOutcome {
+  applied: FleetApplyStack[];
+  failed: FleetApplyStack[];
+  notStarted: FleetApplyStack[];
+}
+
+/** What `apply --stacks` prints around each stack's own apply output. */
+export interface FleetApplyView {
+  /** A stack's apply starts (its plan and progress follow, as `apply PATH` prints them). */
+  stackStarted(stack: FleetApplyStack): void;
+  /** The ending: applied, failed, not started. */
+  summary(outcome: FleetApplyOutcome): void;
+}
+
+/**
+ * The view around `apply --stacks`: text (a heading per stack; the ending lists the stacks
+ * applied, failed and not started, each with why) or json (a `fleet_stack` event before each
+ * stack's own events, and a `fleet_summary` event at the end).
+ */
+export function createFleetApplyView(format: string, output: ViewOutput): FleetApplyView {
+  const colors = createColors(output.color);
+  const label = (s: FleetApplyStack) => `${s.name ?? '(no name)'} (${s.path})`;
+  if (format === 'json') {
+    return {
+      stackStarted: (stack) => output.out(`${JSON.stringify({ type: 'fleet_stack', name: stack.name, path: stack.path })}\n`),
+      summary: (outcome) => output.out(`${JSON.stringify({ type: 'fleet_summary', ...outcome })}\n`),
+    };
+  }
+  return {
+    stackStarted: (stack) => output.out(`${colors.bold(`=== apply ${label(stack)} ===`)}\n`),
+    summary(outcome) {
+      const lines = [
+        colors.bold(`Stacks: ${outcome.applied.length} applied, ${outcome.failed.length} failed, ${outcome.notStarted.length} not started.`),
+        ...outcome.applied.map((s) => `  applied:     ${label(s)}`),
+        ...outcome.failed.map((s) => `  failed:      ${label(s)}: ${s.reason ?? ''}`),
+        ...outcome.notStarted.map((s) => `  not started: ${label(s)}: ${s.reason ?? ''}`),
+      ];
+      output.out(`${lines.join('\n')}\n`);
+    },
+  };
+}
