@@ -118,7 +118,7 @@ export function createFleetApplyView(format: string, output: ViewOutput): FleetA
   if (format === 'json') {
     return {
       stackStarted: (stack) => output.out(`${JSON.stringify({ type: 'fleet_stack', name: stack.name, path: stack.path })}\n`),
-      summary: (outcome) => output.out(`${JSON.stringify({ type: 'fleet_summary', ...outcome })}\n`),
+      summary: (outcome) => output.out(`${JSON.stringify({ type: 'fleet_summary', applied: outcome.applied, failed: outcome.failed, not_started: outcome.notStarted })}\n`),
     };
   }
   return {
