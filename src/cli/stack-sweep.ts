@@ -14,8 +14,8 @@ import { changedFilesSince } from './git-changes.js';
 import { describeRunFailure } from './interrupt.js';
 import { connect, readAndPlanStack } from './plan-stack.js';
 import type { RunReporter } from './run-reporter.js';
-import { selectStacks, type SelectedStack } from './stacks.js';
-import { fleetOrder, foreignReader, type FleetMember, type FleetStack } from './fleet-references.js';
+import { selectStacks, toFleetMember } from './stacks.js';
+import { fleetOrder, foreignReader, type FleetStack } from './fleet-references.js';
 
 /** Settings of a sweep (`plan|drift|apply --stacks ROOT`). */
 export interface SweepOptions {
@@ -57,17 +57,6 @@ export async function loadFleet(options: Pick<SweepOptions, 'root' | 'env' | 'sh
   // References may read stacks outside the selection: the whole fleet is known to check them.
   const whole = shard === undefined && changed === undefined ? selection : await selectStacks(options.root, {}, options.env);
   return { stacks: fleetOrder(whole.selected.map(toFleetMember)).filter((s) => selected.has(s.path)) };
-}
-
-function toFleetMember(s: SelectedStack): FleetMember {
-  return {
-    path: s.listed.path,
-    name: s.listed.name,
-    valid: s.listed.valid,
-    stack: s.listed.valid ? s.loaded.stack : undefined,
-    diagnostics: s.listed.diagnostics,
-    files: s.loaded.files,
-  };
 }
 
 /** One connection per platform a sweep talks to: one client (one request limit, one retry quota), one page cache. */

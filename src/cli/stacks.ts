@@ -13,6 +13,7 @@ import { createStacksView, STACKS_FORMATS, type StacksFormat } from '../render/s
 import { defineCommand } from './command.js';
 import { changedFilesSince, realFilePath, type ChangedFiles } from './git-changes.js';
 import { ExitCode } from './io.js';
+import { fleetOrder, type FleetMember } from './fleet-references.js';
 
 interface StacksArgs {
   root: string;
@@ -56,7 +57,13 @@ export const stacksCommand = defineCommand<StacksArgs>({
     const view = createStacksView(args.format, io);
     const changed = args.changedSince === undefined ? undefined : await changedFilesSince(args.changedSince, args.root, io.env);
     const { discovery, selected } = await selectStacks(args.root, { shard, changed }, io.env);
-    const stacks = selected.map((s) => s.listed);
+    // References to other stacks are checked against the whole fleet (fleetOrder), selected or not.
+    const whole = shard === undefined && changed === undefined ? selected : (await selectStacks(args.root, {}, io.env)).selected;
+    const checked = new Map(fleetOrder(whole.map(toFleetMember)).map((s) => [s.path, s]));
+    const stacks = selected.map(({ listed }) => {
+      const fleet = checked.get(listed.path);
+      return fleet === undefined ? listed : { ...listed, valid: fleet.valid, diagnostics: fleet.diagnostics, stackReads: [...fleet.reads].sort() };
+    });
     view.list({
       root: args.root,
       changedSince: args.changedSince ?? null,
@@ -68,6 +75,18 @@ export const stacksCommand = defineCommand<StacksArgs>({
     return stacks.every((s) => s.valid) ? ExitCode.ok : ExitCode.error;
   },
 });
+
+/** A stack of the selection as fleetOrder takes it. */
+export function toFleetMember(s: SelectedStack): FleetMember {
+  return {
+    path: s.listed.path,
+    name: s.listed.name,
+    valid: s.listed.valid,
+    stack: s.listed.valid ? s.loaded.stack : undefined,
+    diagnostics: s.listed.diagnostics,
+    files: s.loaded.files,
+  };
+}
 
 /** A stack of the selection: as listed, and as loaded. */
 export interface SelectedStack {
@@ -119,10 +138,11 @@ async function listStack(candidate: StackCandidate, loaded: LoadStackResult, env
         places: stackPlaces(stack),
         files: stackFiles(stack),
         diagnostics,
+        stackReads: [],
       };
     }
   }
-  return { ...candidate, name: null, valid: false, digest: null, baseUrl: null, places: [], files: await ownFiles(candidate), diagnostics };
+  return { ...candidate, name: null, valid: false, digest: null, baseUrl: null, places: [], files: await ownFiles(candidate), diagnostics, stackReads: [] };
 }
 
 /** The stack's own files when it could not be loaded: the file, or the YAML files of the directory. */

@@ -123,3 +123,19 @@ describe('${stack:...} in a stack run alone', () => {
     }
   });
 });
+
+describe('edgeform stacks and ${stack:...}', () => {
+  it('lists the stacks each stack reads, and a reference the fleet cannot satisfy as an error of its stack, offline', async () => {
+    const root = writeStackFiles({ 'net.yaml': NET, 'web.yaml': web(), 'bad.yaml': web('${stack:nett/cloud_floating_ip.edge.id}').replace('name: web', 'name: bad') });
+    const run = await runCliInProcess(['stacks', root, '--format', 'json']);
+    expect(run.code).toBe(1);
+    const listing = JSON.parse(run.stdout) as { stacks: Array<{ name: string | null; valid: boolean; stack_reads: string[]; diagnostics: Array<{ summary: string }> }> };
+    const byPath = Object.fromEntries(listing.stacks.map((s) => [s.name, s]));
+    expect(byPath.web).toMatchObject({ valid: true, stack_reads: ['net'] });
+    expect(byPath.net).toMatchObject({ valid: true, stack_reads: [] });
+    expect(byPath.bad!.valid).toBe(false);
+    expect(byPath.bad!.diagnostics[0]!.summary).toContain('no stack under the root is named "nett"');
+    const text = await runCliInProcess(['stacks', root]);
+    expect(text.stdout).toContain('after   net (the stacks its ${stack:...} references read)');
+  });
+});
