@@ -19,8 +19,8 @@ export type TemplatePart = string | ReferenceTarget;
 /** The inside of `${...}` that names a reference: TYPE.NAME.FIELD (groups: type, name, field). */
 export const REFERENCE_INNER = /^([a-z][a-z0-9_]*)\.([a-zA-Z_][a-zA-Z0-9_-]*)\.([a-zA-Z_][a-zA-Z0-9_]*)$/;
 
-/** A string that is exactly one `${TYPE.NAME.FIELD}` reference (the JSON Schema's pattern for such values). */
-export const WHOLE_RESOURCE_REFERENCE = /^\$\{[a-z][a-z0-9_]*\.[a-zA-Z_][a-zA-Z0-9_-]*\.[a-zA-Z_][a-zA-Z0-9_]*\}$/;
+/** A string that is exactly one `${TYPE.NAME.FIELD}` reference, or one to another stack (`${stack:NAME/TYPE.BLOCK.FIELD}`): the JSON Schema's pattern for such values. */
+export const WHOLE_RESOURCE_REFERENCE = /^\$\{(?:stack:[A-Za-z0-9][A-Za-z0-9._-]{0,62}\/)?[a-z][a-z0-9_]*\.[a-zA-Z_][a-zA-Z0-9_-]*\.[a-zA-Z_][a-zA-Z0-9_]*\}$/;
 
 /** The reference `${...}` holds, or undefined when it is not TYPE.NAME.FIELD. */
 export function parseReference(inner: string): ReferenceTarget | undefined {

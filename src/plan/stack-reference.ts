@@ -18,9 +18,6 @@ export interface StackReferenceTarget {
 /** The inside of `${...}` of a reference to another stack (groups: stack, type, block, field). */
 export const STACK_REFERENCE_INNER = /^stack:([A-Za-z0-9][A-Za-z0-9._-]{0,62})\/([a-z][a-z0-9_]*)\.([a-zA-Z_][a-zA-Z0-9_-]*)\.([a-zA-Z_][a-zA-Z0-9_]*)$/;
 
-/** A string that is exactly one `${stack:NAME/TYPE.BLOCK.FIELD}` (the JSON Schema's pattern for such values). */
-export const WHOLE_STACK_REFERENCE = /^\$\{stack:[A-Za-z0-9][A-Za-z0-9._-]{0,62}\/[a-z][a-z0-9_]*\.[a-zA-Z_][a-zA-Z0-9_-]*\.[a-zA-Z_][a-zA-Z0-9_]*\}$/;
-
 /** The reference to another stack `${...}` holds, or undefined when it is not `stack:NAME/TYPE.BLOCK.FIELD`. */
 export function parseStackReference(inner: string): StackReferenceTarget | undefined {
   const match = STACK_REFERENCE_INNER.exec(inner);

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { emulatorEnv } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { readsSeen, sweepDocuments } from '../../helpers/fleet.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 /** A network stack (`net`) whose floating IP a service stack (`web`) reads through `${stack:...}`. */
@@ -21,13 +22,7 @@ resources:
     tags: { upstream: "${reference}" }
 `;
 
-const reads = (emu: TestEmulator) => emu.requests.filter((r) => r.method === 'GET' && !r.path.startsWith('/__emulator/')).map((r) => r.path);
 const writes = (emu: TestEmulator) => emu.requests.filter((r) => r.method !== 'GET' && !r.path.startsWith('/__emulator/')).map((r) => `${r.method} ${r.path}`);
-const lines = (stdout: string) =>
-  stdout
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as Record<string, any>);
 
 describe('${stack:NAME/TYPE.BLOCK.FIELD}: a field of a resource another stack owns', () => {
   let emu: TestEmulator | undefined;
@@ -46,7 +41,7 @@ describe('${stack:NAME/TYPE.BLOCK.FIELD}: a field of a resource another stack ow
     const root = writeStackFiles({ 'a-web.yaml': web(), 'z-net.yaml': NET });
     const before = await runCliInProcess(['plan', '--stacks', root, '--format', 'json'], { env });
     expect(before.code, before.stdout).toBe(0);
-    const docs = lines(before.stdout);
+    const docs = sweepDocuments(before.stdout);
     expect(docs.map((d) => d.name)).toEqual(['net', 'web']);
     const app = docs[1]!.resource_changes.find((c: any) => c.address === 'cloud_floating_ip.app');
     expect(app.action).toBe('create');
@@ -62,11 +57,11 @@ describe('${stack:NAME/TYPE.BLOCK.FIELD}: a field of a resource another stack ow
     emu!.requests.length = 0;
     const after = await runCliInProcess(['plan', '--stacks', root, '--format', 'json'], { env });
     expect(after.code, after.stdout).toBe(0);
-    const webPlan = lines(after.stdout).find((d) => d.name === 'web')!;
+    const webPlan = sweepDocuments(after.stdout).find((d) => d.name === 'web')!;
     const change = webPlan.resource_changes.find((c: any) => c.address === 'cloud_floating_ip.app');
     expect(change.after.tags).toEqual({ upstream: address });
     // net's list read serves web's reference too: one list of the place for the whole sweep.
-    expect(reads(emu!)).toEqual(['/cloud/v1/floatingips/1/76']);
+    expect(readsSeen(emu!)).toEqual(['/cloud/v1/floatingips/1/76']);
   });
 
   it('refuses, located and before any request, an unknown stack, an unknown block, an unknown field and a cycle', async () => {
@@ -82,12 +77,12 @@ describe('${stack:NAME/TYPE.BLOCK.FIELD}: a field of a resource another stack ow
       emu!.requests.length = 0;
       const run = await runCliInProcess(['drift', '--stacks', root, '--format', 'json'], { env });
       expect(run.code).toBe(1);
-      const webDoc = lines(run.stdout).find((d) => d.path === join(root, 'web.yaml'))!;
+      const webDoc = sweepDocuments(run.stdout).find((d) => d.path === join(root, 'web.yaml'))!;
       expect(webDoc.valid).toBe(false);
       expect(webDoc.diagnostics[0]).toMatchObject({ severity: 'error', range: { filename: join(root, 'web.yaml'), start: { line: 7 } } });
       expect(webDoc.diagnostics[0].summary).toContain(message);
       // Nothing is read for the invalid stack (net alone lists its place).
-      expect(reads(emu!)).toEqual(['/cloud/v1/floatingips/1/76']);
+      expect(readsSeen(emu!)).toEqual(['/cloud/v1/floatingips/1/76']);
     }
 
     const cycle = writeStackFiles({
@@ -99,7 +94,7 @@ describe('${stack:NAME/TYPE.BLOCK.FIELD}: a field of a resource another stack ow
     expect(run.code).toBe(1);
     expect(run.stderr + run.stdout).toContain('the stacks read each other in a cycle: net -> web -> net');
     expect(run.stderr + run.stdout).toContain('the stacks read each other in a cycle: web -> net -> web');
-    expect(reads(emu!)).toEqual([]);
+    expect(readsSeen(emu!)).toEqual([]);
   });
 });
 

@@ -3,21 +3,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { emulatorEnv } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { readsSeen, sweepDocuments } from '../../helpers/fleet.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 /** A stack named `name` with `count` floating IPs without id (found by ownership tags) in project 1, region `region`. */
 const ipStack = (name: string, count: number, region = 76) =>
   `version: 1\nname: ${name}\ndefaults: { project_id: 1, region_id: ${region} }\nresources:\n${Array.from({ length: count }, (_, i) => `  ip${i}: { type: cloud_floating_ip, tags: { env: prod } }\n`).join('')}`;
-
-/** The GET requests sent to the platform (control routes left out). */
-const reads = (emu: TestEmulator) => emu.requests.filter((r) => r.method === 'GET' && !r.path.startsWith('/__emulator/')).map((r) => r.path);
-
-/** The JSON lines of a sweep's output. */
-const lines = (stdout: string) =>
-  stdout
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('plan --stacks and drift --stacks: one sweep over many stacks', () => {
   let emu: TestEmulator | undefined;
@@ -49,7 +40,7 @@ describe('plan --stacks and drift --stacks: one sweep over many stacks', () => {
     const { root, env } = await appliedFleet();
     const swept = await runCliInProcess(['drift', '--stacks', root, '--format', 'json'], { env });
     expect(swept.code, swept.stderr).toBe(0);
-    const docs = lines(swept.stdout).sort((x, y) => String(x.path).localeCompare(String(y.path)));
+    const docs = sweepDocuments(swept.stdout).sort((x, y) => String(x.path).localeCompare(String(y.path)));
     expect(docs.map((d) => [d.name, d.in_sync, d.exit_code])).toEqual([
       ['a', true, 0],
       ['b', true, 0],
@@ -58,12 +49,12 @@ describe('plan --stacks and drift --stacks: one sweep over many stacks', () => {
     ]);
     expect(docs.map((d) => d.path)).toEqual([join(root, 'a.yaml'), join(root, 'b.yaml'), join(root, 'c/c.yaml'), join(root, 'd.yaml')]);
     // One list per place (1/76 and 1/77) for ten blocks of four stacks.
-    expect(reads(emu!)).toEqual(['/cloud/v1/floatingips/1/76', '/cloud/v1/floatingips/1/77']);
+    expect(readsSeen(emu!)).toEqual(['/cloud/v1/floatingips/1/76', '/cloud/v1/floatingips/1/77']);
 
     emu!.requests.length = 0;
     for (const file of Object.keys(FLEET)) expect((await runCliInProcess(['drift', join(root, file)], { env })).code).toBe(0);
     // Separately: one list per stack (each filtered by its own name).
-    expect(reads(emu!)).toHaveLength(4);
+    expect(readsSeen(emu!)).toHaveLength(4);
   });
 
   it('gives each stack its own result and exit code, and one stack error stops none of the others', async () => {
@@ -77,7 +68,7 @@ describe('plan --stacks and drift --stacks: one sweep over many stacks', () => {
     const drift = await runCliInProcess(['drift', '--stacks', broken, '--format', 'json'], { env });
     expect(drift.code).toBe(1);
     // Results stream as stacks finish: the invalid one at once, before any request.
-    const docs = lines(drift.stdout).sort((x, y) => String(x.path).localeCompare(String(y.path)));
+    const docs = sweepDocuments(drift.stdout).sort((x, y) => String(x.path).localeCompare(String(y.path)));
     expect(docs.map((d) => [d.name, d.exit_code])).toEqual([
       ['a', 0],
       ['b', 2],
@@ -86,7 +77,7 @@ describe('plan --stacks and drift --stacks: one sweep over many stacks', () => {
       [null, 1],
     ]);
     expect(docs[4]).toMatchObject({ valid: false, path: join(broken, 'e.yaml') });
-    expect(reads(emu!)).toEqual(['/cloud/v1/floatingips/1/76', '/cloud/v1/floatingips/1/77']);
+    expect(readsSeen(emu!)).toEqual(['/cloud/v1/floatingips/1/76', '/cloud/v1/floatingips/1/77']);
 
     const onlyDrift = await runCliInProcess(['drift', '--stacks', root], { env });
     expect(onlyDrift.code).toBe(2);
@@ -105,7 +96,7 @@ describe('plan --stacks and drift --stacks: one sweep over many stacks', () => {
     for (const shard of ['1/2', '2/2']) {
       const run = await runCliInProcess(['drift', '--stacks', root, '--shard', shard, '--format', 'json'], { env });
       expect(run.code, run.stderr).toBe(0);
-      for (const d of lines(run.stdout)) all.add(d.name);
+      for (const d of sweepDocuments(run.stdout)) all.add(d.name);
     }
     expect([...all].sort()).toEqual(['a', 'b', 'c', 'd']);
     const both = await runCliInProcess(['plan', join(root, 'a.yaml'), '--stacks', root], { env });
