@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { emulatorEnv } from '../../helpers/apply.js';
@@ -102,5 +103,35 @@ describe('plan --stacks and drift --stacks: one sweep over many stacks', () => {
     const both = await runCliInProcess(['plan', join(root, 'a.yaml'), '--stacks', root], { env });
     expect(both.code).toBe(1);
     expect(both.stderr).toContain('takes a stack path or --stacks ROOT, not both');
+  });
+
+  it('prunes what a stack owns and no longer declares from the shared list, and leaves the items of the other stacks alone', async () => {
+    const { root, env } = await appliedFleet();
+    // a drops ip2 and prunes; b declares the same as before.
+    writeFileSync(join(root, 'a.yaml'), ipStack('a', 2).replace('name: a', 'name: a\nprune: true'));
+    const plan = await runCliInProcess(['plan', '--stacks', root, '--format', 'json', '--detailed-exitcode'], { env });
+    expect(plan.code).toBe(2);
+    const docs = sweepDocuments(plan.stdout);
+    const changes = (name: string) =>
+      (docs.find((d) => d.name === name)!.resource_changes as Array<{ address: string; action: string }>)
+        .filter((c) => c.action !== 'no-op')
+        .map((c) => `${c.action} ${c.address}`);
+    expect(changes('a')).toEqual(['delete cloud_floating_ip.ip2']);
+    expect(changes('b')).toEqual([]);
+    expect(readsSeen(emu!)).toEqual(['/cloud/v1/floatingips/1/76', '/cloud/v1/floatingips/1/77']);
+  });
+
+  it('fails the stacks of a place whose list cannot be read, and compares the others', async () => {
+    const { root, env } = await appliedFleet();
+    emu!.faults.failNext({ method: 'GET', path: '/cloud/v1/floatingips/1/77', status: 403, count: 1 });
+    const drift = await runCliInProcess(['drift', '--stacks', root, '--format', 'json'], { env });
+    expect(drift.code).toBe(1);
+    const docs = sweepDocuments(drift.stdout).sort((x, y) => String(x.name).localeCompare(String(y.name)));
+    expect(docs.map((d) => [d.name, d.exit_code])).toEqual([
+      ['a', 0],
+      ['b', 0],
+      ['c', 0],
+      ['d', 1],
+    ]);
   });
 });
