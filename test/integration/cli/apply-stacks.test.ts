@@ -1,4 +1,7 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LOCK_DIR_ENV, StackLocks } from '../../../src/cli/stack-lock.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { emulatorEnv } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
@@ -74,5 +77,27 @@ describe('apply --stacks: the fleet applied in the order its ${stack:...} refere
     expect(run.stderr).toContain('the stacks read each other in a cycle: a -> b -> a');
     expect(run.stdout).toContain('Stacks: 0 applied, 2 failed, 0 not started.');
     expect(emu.requests.filter((r) => !r.path.startsWith('/__emulator/'))).toEqual([]);
+  });
+
+  it('takes the lock of each stack: a stack another apply holds fails, its readers are not started, the rest applies', async () => {
+    emu = await startTestEmulator({ taskDurationMs: 0 });
+    const root = writeStackFiles({
+      'net.yaml': stack('net', 76),
+      'web.yaml': stack('web', 76, '${stack:net/cloud_floating_ip.ip.id}'),
+      'solo.yaml': stack('solo', 78),
+    });
+    const env = { ...emulatorEnv(emu), [LOCK_DIR_ENV]: mkdtempSync(join(tmpdir(), 'edgeform-fleet-locks-')) };
+    const holder = new StackLocks({ command: 'edgeform apply net.yaml (another apply)', warn: () => {} });
+    await holder.holdPath(join(root, 'net.yaml'));
+    try {
+      const run = await runCliInProcess(['apply', '--stacks', root, '--auto-approve'], { env });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('edgeform apply net.yaml (another apply)');
+      expect(run.stdout).toContain('Stacks: 1 applied, 1 failed, 1 not started.');
+      expect(run.stdout).toContain(`not started: web (${join(root, 'web.yaml')}): it reads "net", which did not apply`);
+      expect(writes(emu)).toEqual(['POST /cloud/v1/floatingips/1/78']);
+    } finally {
+      await holder.release();
+    }
   });
 });
