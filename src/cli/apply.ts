@@ -30,8 +30,7 @@ import {
   type PlanStackOptions,
 } from './plan-stack.js';
 import { foreignReader } from './fleet-references.js';
-import { loadFleet } from './stack-sweep.js';
-import { checkSweepArgs, SWEEP_OPTIONS } from './sweep-command.js';
+import { checkSweepArgs, SWEEP_OPTIONS } from './sweep-options.js';
 import { createFleetApplyView, type FleetApplyOutcome } from '../render/sweep-view.js';
 
 interface ApplyArgs {
@@ -147,6 +146,7 @@ export const applyCommand = defineCommand<ApplyArgs>({
  */
 async function applyFleet(args: ApplyArgs & { stacks: string }, io: CliIO, taskTimeoutMs: number | undefined, createView: () => ApplyView): Promise<number> {
   const fleetView = createFleetApplyView(args.format, io);
+  const { loadFleet } = await import('./stack-sweep.js');
   const fleet = await loadFleet({ root: args.stacks, env: io.env, shard: args.shard, changedSince: args.changedSince });
   const outcome: FleetApplyOutcome = { applied: [], failed: [], notStarted: [] };
   const failedNames = new Set<string>();

@@ -5,7 +5,7 @@ import { ExitCode } from './io.js';
 import { createRunReporter } from './run-reporter.js';
 import { describeRunFailure, withInterrupts } from './interrupt.js';
 import { checkParallelism, planStack } from './plan-stack.js';
-import { checkSweepArgs, runSweep, SWEEP_OPTIONS } from './sweep-command.js';
+import { checkSweepArgs, SWEEP_OPTIONS } from './sweep-options.js';
 
 interface DriftArgs {
   path?: string;
@@ -38,6 +38,7 @@ export const driftCommand = defineCommand<DriftArgs>({
     checkParallelism(args.parallelism);
     checkSweepArgs('drift', args);
     if (args.stacks !== undefined) {
+      const { runSweep } = await import('./sweep-command.js');
       return runSweep('drift', { ...args, stacks: args.stacks, format: args.format }, io);
     }
     const path = args.path!;

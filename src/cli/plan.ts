@@ -12,7 +12,7 @@ import { commitFromEnv, ExitCode, type CliIO } from './io.js';
 import { createRunReporter } from './run-reporter.js';
 import { checkParallelism, planStack, RESEND_SENSITIVE_OPTION } from './plan-stack.js';
 import { describeRunFailure, withInterrupts } from './interrupt.js';
-import { checkSweepArgs, runSweep, SWEEP_OPTIONS } from './sweep-command.js';
+import { checkSweepArgs, SWEEP_OPTIONS } from './sweep-options.js';
 
 interface PlanArgs {
   path?: string;
@@ -45,6 +45,7 @@ export const planCommand = defineCommand<PlanArgs>({
     checkSweepArgs('plan', args);
     if (args.stacks !== undefined) {
       if (args.out !== undefined || args.target.length > 0) throw new UsageError('--out and --target go with one stack, not --stacks');
+      const { runSweep } = await import('./sweep-command.js');
       return runSweep('plan', { ...args, stacks: args.stacks, format: args.format }, io);
     }
     const path = args.path!;

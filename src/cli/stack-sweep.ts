@@ -15,7 +15,8 @@ import { describeRunFailure } from './interrupt.js';
 import { connect, readAndPlanStack } from './plan-stack.js';
 import type { RunReporter } from './run-reporter.js';
 import { selectStacks, toFleetMember } from './stacks.js';
-import { fleetOrder, foreignReader, type FleetStack } from './fleet-references.js';
+import { fleetOrder, type FleetStack } from './fleet-order.js';
+import { foreignReader } from './fleet-references.js';
 
 /** Settings of a sweep (`plan|drift|apply --stacks ROOT`). */
 export interface SweepOptions {

@@ -13,7 +13,7 @@ import { createStacksView, STACKS_FORMATS, type StacksFormat } from '../render/s
 import { defineCommand } from './command.js';
 import { changedFilesSince, realFilePath, type ChangedFiles } from './git-changes.js';
 import { ExitCode } from './io.js';
-import { fleetOrder, type FleetMember } from './fleet-references.js';
+import { fleetOrder, type FleetMember } from './fleet-order.js';
 
 interface StacksArgs {
   root: string;

@@ -1,5 +1,4 @@
 import { buildDriftReport } from '../plan/drift.js';
-import { UsageError } from '../errors.js';
 import { createSweepView, type SweptStack } from '../render/sweep-view.js';
 import { driftExitCode } from './drift.js';
 import { ExitCode, type CliIO } from './io.js';
@@ -17,28 +16,6 @@ export interface SweepArgs {
   changedSince?: string | undefined;
   parallelism: number;
   detailedExitcode: boolean;
-}
-
-/** The yargs options a sweep adds to plan, drift and apply. */
-export const SWEEP_OPTIONS = {
-  stacks: {
-    type: 'string',
-    requiresArg: true,
-    describe: 'Run every stack under this directory (see edgeform stacks) in one process, in the order their ${stack:...} references make',
-  },
-  shard: { type: 'string', requiresArg: true, describe: 'With --stacks: only shard I of N (e.g. 2/8), as edgeform stacks --shard' },
-  'changed-since': { type: 'string', requiresArg: true, describe: 'With --stacks: only the stacks whose files changed since this git ref, as edgeform stacks --changed-since' },
-} as const;
-
-/** Refuses a path together with --stacks, neither of them, or --shard / --changed-since without --stacks. */
-export function checkSweepArgs(
-  command: string,
-  args: { path?: string | undefined; stacks?: string | undefined; shard?: string | undefined; changedSince?: string | undefined },
-): void {
-  if (args.stacks !== undefined && args.path !== undefined) throw new UsageError(`edgeform ${command} takes a stack path or --stacks ROOT, not both`);
-  if (args.stacks === undefined && args.path === undefined)
-    throw new UsageError('missing PATH: give a stack file or a directory of *.yaml files, or --stacks ROOT for every stack under ROOT');
-  if (args.stacks === undefined && (args.shard !== undefined || args.changedSince !== undefined)) throw new UsageError('--shard and --changed-since go with --stacks ROOT');
 }
 
 /**
