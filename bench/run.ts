@@ -20,7 +20,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readCpuProfile, timeInside } from './cpu-profile.js';
 import { CLI, median, measureLatency, runCli, runNode, startEmulator, type EmulatorProcess, type Run } from './processes.js';
-import { deleteAppsWorld, dnsWorld, floatingIpWorld, identityWorld, mixedWorld, resizeWorld, tinyWorld, zoneFileWorld, type World } from './worlds.js';
+import { deleteAppsWorld, dnsWorld, fleetWorld, floatingIpWorld, identityWorld, mixedWorld, resizeWorld, tinyWorld, zoneFileWorld, type World } from './worlds.js';
 
 /** One measured figure with its ideal and its target. */
 interface Row {
@@ -262,6 +262,58 @@ async function planReads(id: string, label: string, world: World, nodeMs: number
     note: `L = ${L.toFixed(1)} ms measured; against one request per resource (N·L/P = ${perResource.toFixed(0)} ms) the wall is ×${(value / perResource).toFixed(2)}${stderr ? `; stderr: ${stderr.split('\n')[0]}` : ''}`,
   });
   recordCpu(id, `plan of ${label}`, both);
+}
+
+/**
+ * Drift of a fleet (`drift --stacks`, issue 35): the requests it sends beside the list pages of
+ * its places (each list of a place read once for the whole sweep, not once per stack), and its
+ * wall beside that of one stack of as many blocks over the same places, both against the
+ * emulator at LATENCY_MS.
+ */
+async function fleetDrift(fleet: World, single: World): Promise<void> {
+  const label = `${fleet.resources / 10} stacks of 10 floating IPs over 5 project/regions`;
+  const emulator = await startEmulator({ fixtures: fleet.fixtures, latencyMs: LATENCY_MS });
+  emulators.push(emulator);
+  const args = ['drift', '--stacks', fleet.stack, '--format', 'json', '--parallelism', String(READ_PARALLELISM)];
+  const runs = await repeat(`drift of ${label}`, nothing, args, emulator.env);
+  await emulator.reset();
+  const counted = await runCli(args, { env: emulator.env });
+  if (counted.code !== 0) throw new Error(`drift --stacks exited ${counted.code}\n${counted.stderr.slice(-2000)}`);
+  const requests = (await emulator.requests()).length;
+  record({
+    id: 'fleet-drift-requests',
+    what: `requests, drift --stacks of ${label}`,
+    unit: 'requests',
+    value: requests,
+    samples: [requests],
+    ideal: fleet.listPages,
+    idealIs: `the list pages of the 5 places`,
+    target: 2 * fleet.listPages,
+    targetIs: '2 × ideal (issue 35)',
+  });
+  await emulator.stop();
+  emulators.splice(emulators.indexOf(emulator), 1);
+  const other = await startEmulator({ fixtures: single.fixtures, latencyMs: LATENCY_MS });
+  emulators.push(other);
+  const alone = await repeat(
+    `drift of one stack of ${single.resources} blocks`,
+    nothing,
+    ['drift', single.stack, '--format', 'json', '--parallelism', String(READ_PARALLELISM)],
+    other.env,
+  );
+  const ideal = median(alone.map((r) => r.wallMs));
+  const value = median(runs.map((r) => r.wallMs));
+  record({
+    id: 'fleet-drift-wall',
+    what: `drift --stacks wall, ${label}, L = ${LATENCY_MS} ms`,
+    unit: 'ms',
+    value,
+    samples: runs.map((r) => r.wallMs),
+    ideal,
+    idealIs: `drift of one stack of ${single.resources} blocks over the same places`,
+    target: 2 * ideal,
+    targetIs: '2 × ideal (issue 35)',
+  });
 }
 
 /** validate and plan of `world` with no latency: the runs of each (and of the base build, when `compare`). */
@@ -712,6 +764,7 @@ try {
   if (wanted('import')) await importAll(mixedWorld(dir, 10_000), nodeMs);
   if (wanted('schedule')) await applyScheduling(deleteAppsWorld(dir, 10_000));
   if (wanted('zonefile')) await zoneFile(nodeMs);
+  if (wanted('fleet-drift')) await fleetDrift(fleetWorld(dir, 300, 10, false), fleetWorld(dir, 300, 10, true));
 } catch (error) {
   failure = error;
 } finally {

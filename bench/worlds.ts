@@ -4,7 +4,7 @@
  * Besides the stack, each world says how many list pages a grouped read of it needs: the ideal
  * number of requests of a plan.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MAX_ZONE_FILE_BYTES } from '../src/kinds/dns-zone/schema.js';
 
@@ -285,4 +285,42 @@ export function dnsWorld(dir: string, n: number, zones: number, differs: boolean
   // Each zone's list holds its apex SOA and NS besides the world's sets (differs) or only them.
   const listPages = zones * (differs ? Math.ceil((Math.ceil(n / zones) + 2) / PAGE_SIZES.dns) : 1);
   return write(dir, `dns-${n}-${zones}-${differs ? 'differs' : 'empty'}`, lines, fixtures, n, listPages, `/dns/v2/zones/${dnsZone(0, zones)}`);
+}
+
+/** The five project/region pairs of the fleet worlds. */
+const FLEET_PLACES = Array.from({ length: 5 }, (_, i) => ({ project_id: 1 + i, region_id: 76 + i }));
+
+/**
+ * A fleet of `stacks` stacks of `perStack` floating IPs each, found by ownership tags and all
+ * created (a drift finds everything in sync), stack `i` in place `i mod 5`; as one stack of
+ * `stacks × perStack` blocks over the same places when `single`. `stack` is the fleet's root
+ * directory (or the one stack's file); `listPages` the list pages of the five places.
+ */
+export function fleetWorld(dir: string, stacks: number, perStack: number, single: boolean): World {
+  const name = `fleet-${stacks}x${perStack}${single ? '-single' : ''}`;
+  const root = join(dir, name);
+  mkdirSync(root, { recursive: true });
+  const fips: unknown[] = [];
+  const singleLines = ['name: one', 'resources:'];
+  for (let s = 0; s < stacks; s++) {
+    const place = FLEET_PLACES[s % FLEET_PLACES.length]!;
+    const stackName = single ? 'one' : `svc-${s}`;
+    const lines = [`name: ${stackName}`, `defaults: { project_id: ${place.project_id}, region_id: ${place.region_id} }`, 'resources:'];
+    for (let i = 0; i < perStack; i++) {
+      const block = single ? `ip_${s}_${i}` : `ip_${i}`;
+      const where = single ? `project_id: ${place.project_id}, region_id: ${place.region_id}, ` : '';
+      (single ? singleLines : lines).push(`  ${block}: { type: cloud_floating_ip, ${where}tags: { env: prod } }`);
+      const n = s * perStack + i;
+      const tags = { env: 'prod', 'edgeform-stack': stackName, 'edgeform-address': `cloud_floating_ip.${block}` };
+      fips.push({ id: uuid('6f000000', n), ...place, floating_ip_address: `198.51.${Math.floor(n / 250) % 256}.${n % 250}`, status: 'ACTIVE', tags });
+    }
+    if (!single) writeFileSync(join(root, `svc-${s}.yaml`), `${['version: 1', ...lines].join('\n')}\n`);
+  }
+  const fixtures = join(dir, `${name}.fixtures.json`);
+  writeFileSync(fixtures, JSON.stringify({ defaults: FLEET_PLACES[0], floating_ips: fips }));
+  const perPlace = Math.ceil((stacks * perStack) / FLEET_PLACES.length);
+  const listPages = FLEET_PLACES.length * Math.max(1, Math.ceil(perPlace / PAGE_SIZES.cloud));
+  const stack = single ? join(root, 'one.yaml') : root;
+  if (single) writeFileSync(stack, `${['version: 1', ...singleLines].join('\n')}\n`);
+  return { stack, fixtures, resources: stacks * perStack, listPages, probe: `/cloud/v1/floatingips/1/76/${uuid('6f000000', 0)}` };
 }

@@ -19,10 +19,26 @@ import { defineCommand } from './command.js';
 import { ExitCode, type CliIO } from './io.js';
 import { ciJobUrl, StackLocks } from './stack-lock.js';
 import { createRunReporter } from './run-reporter.js';
-import { checkMaxTasks, checkParallelism, DEFAULT_MAX_TASKS, MAX_MAX_TASKS, planStack, progressIntervalFromEnv, RESEND_SENSITIVE_OPTION } from './plan-stack.js';
+import {
+  checkMaxTasks,
+  checkParallelism,
+  DEFAULT_MAX_TASKS,
+  MAX_MAX_TASKS,
+  planStack,
+  progressIntervalFromEnv,
+  RESEND_SENSITIVE_OPTION,
+  type PlanStackOptions,
+} from './plan-stack.js';
+import { foreignReader } from './fleet-references.js';
+import { checkSweepArgs, SWEEP_OPTIONS } from './sweep-options.js';
+import { createFleetApplyView, type FleetApplyOutcome } from '../render/sweep-view.js';
 
 interface ApplyArgs {
   path: string;
+  /** `--stacks ROOT` (with --shard, --changed-since): apply every stack under ROOT in dependency order. */
+  stacks?: string;
+  shard?: string;
+  changedSince?: string;
   autoApprove: boolean;
   parallelism: number;
   maxTasks: number;
@@ -41,7 +57,8 @@ interface ApplyArgs {
 export const applyCommand = defineCommand<ApplyArgs>({
   builder: (y) =>
     y
-      .positional('path', { type: 'string', describe: 'Stack file, directory, or a plan file written by plan --out', demandOption: true })
+      .positional('path', { type: 'string', describe: 'Stack file, directory, or a plan file written by plan --out' })
+      .options(SWEEP_OPTIONS)
       .option('auto-approve', { type: 'boolean', default: false, describe: 'Do not ask for confirmation (for pipelines)' })
       .option('parallelism', { type: 'number', default: 10, describe: 'Requests to the platform at the same time' })
       .option('max-tasks', {
@@ -84,6 +101,11 @@ export const applyCommand = defineCommand<ApplyArgs>({
         : c.action === 'replace'
           ? ['Replacing', 'Replaced']
           : providers.resources[c.type].verbs[c.action === 'delete' ? 'delete' : 'update'];
+    checkSweepArgs('apply', { ...args, path: args.path as string | undefined });
+    if (args.stacks !== undefined) {
+      if (args.target.length > 0 || args.stack !== undefined) throw new UsageError('--target and --stack go with one stack, not --stacks');
+      return await applyFleet({ ...args, stacks: args.stacks }, io, taskTimeoutMs, () => createApplyView(args.format, io, { verbsOf }));
+    }
     const view = createApplyView(args.format, io, { verbsOf });
     const interrupts = new ApplyInterrupts(view);
     try {
@@ -113,10 +135,75 @@ export const applyCommand = defineCommand<ApplyArgs>({
   },
 });
 
-async function applyStack(args: ApplyArgs, io: CliIO, view: ApplyView, interrupts: ApplyInterrupts, taskTimeoutMs: number | undefined): Promise<number> {
+/**
+ * `apply --stacks ROOT`: every stack of the selection (see loadFleet), one after the other in the
+ * order their `${stack:...}` references make, each as `apply PATH` applies it (its plan shown,
+ * approved, under its own locks), planned once the stacks it reads are applied, so its
+ * references read what they made. A stack that fails (invalid, its plan errored, a change
+ * failed, its lock refused) stops the stacks that read it, not the others; an interrupt stops the
+ * run. Ends with what was applied, what failed and what was not started: exit 0 when every stack
+ * was applied, 130 when interrupted, else 1.
+ */
+async function applyFleet(args: ApplyArgs & { stacks: string }, io: CliIO, taskTimeoutMs: number | undefined, createView: () => ApplyView): Promise<number> {
+  const fleetView = createFleetApplyView(args.format, io);
+  const { loadFleet } = await import('./stack-sweep.js');
+  const fleet = await loadFleet({ root: args.stacks, env: io.env, shard: args.shard, changedSince: args.changedSince });
+  const outcome: FleetApplyOutcome = { applied: [], failed: [], notStarted: [] };
+  const failedNames = new Set<string>();
+  let interrupted = false;
+  for (const item of fleet.stacks) {
+    const label = { path: item.path, name: item.name };
+    const blockedBy = item.reads.filter((name) => failedNames.has(name));
+    if (interrupted || blockedBy.length > 0) {
+      outcome.notStarted.push({ ...label, reason: interrupted ? 'interrupted' : `it reads ${blockedBy.map((n) => `"${n}"`).join(', ')}, which did not apply` });
+      if (item.name !== null) failedNames.add(item.name);
+      continue;
+    }
+    fleetView.stackStarted(label);
+    const view = createView();
+    let code: number;
+    if (!item.valid || item.stack === undefined) {
+      view.invalidStack(item.diagnostics, item.files);
+      code = ExitCode.error;
+    } else {
+      const interrupts = new ApplyInterrupts(view);
+      try {
+        const foreign = foreignReader(fleet.stacks, { policy: 'apply' });
+        code = await applyStack({ ...args, path: item.path }, io, view, interrupts, taskTimeoutMs, foreign);
+      } catch (error) {
+        if (interrupts.abort.signal.aborted) code = ExitCode.interrupted;
+        else if (error instanceof EdgeformError) {
+          view.notRun({ code: error.code, message: error.message });
+          io.err(`Error: ${error.message}`);
+          code = ExitCode.error;
+        } else throw error;
+      } finally {
+        interrupts.dispose();
+      }
+    }
+    if (code === ExitCode.ok) outcome.applied.push(label);
+    else {
+      if (code === ExitCode.interrupted) interrupted = true;
+      outcome.failed.push({ ...label, reason: code === ExitCode.interrupted ? 'interrupted' : 'see its output above' });
+      if (item.name !== null) failedNames.add(item.name);
+    }
+  }
+  fleetView.summary(outcome);
+  if (interrupted) return ExitCode.interrupted;
+  return outcome.failed.length === 0 && outcome.notStarted.length === 0 ? ExitCode.ok : ExitCode.error;
+}
+
+async function applyStack(
+  args: ApplyArgs,
+  io: CliIO,
+  view: ApplyView,
+  interrupts: ApplyInterrupts,
+  taskTimeoutMs: number | undefined,
+  foreign?: PlanStackOptions['foreign'],
+): Promise<number> {
   const locks = await lockIfAsked(args, args.path, io, interrupts.abort.signal);
   try {
-    return await applyStackLocked(args, io, view, interrupts, taskTimeoutMs, locks);
+    return await applyStackLocked(args, io, view, interrupts, taskTimeoutMs, locks, foreign);
   } finally {
     await locks?.release();
   }
@@ -171,12 +258,14 @@ async function applyStackLocked(
   interrupts: ApplyInterrupts,
   taskTimeoutMs: number | undefined,
   locks: StackLocks | undefined,
+  foreign?: PlanStackOptions['foreign'],
 ): Promise<number> {
   const result = await planStack({
     path: args.path,
     env: io.env,
     parallelism: args.parallelism,
     targets: args.target,
+    ...(foreign ? { foreign } : {}),
     resendSensitive: args.resendSensitive,
     protect: (values) => io.protect(values),
     signal: interrupts.abort.signal,

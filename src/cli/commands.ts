@@ -12,17 +12,17 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./validate.js')).validateCommand,
   },
   {
-    command: 'plan <path>',
+    command: 'plan [path]',
     describe: 'Show what apply would change (reads the platform, changes nothing)',
     load: async () => (await import('./plan.js')).planCommand,
   },
   {
-    command: 'apply <path>',
+    command: 'apply [path]',
     describe: 'Apply a stack (after showing its plan) or a saved plan file',
     load: async () => (await import('./apply.js')).applyCommand,
   },
   {
-    command: 'drift <path>',
+    command: 'drift [path]',
     describe: 'Report where the platform differs from the stack (exit 0 in sync, 2 drift, 1 error)',
     load: async () => (await import('./drift.js')).driftCommand,
   },

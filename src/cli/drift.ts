@@ -5,9 +5,13 @@ import { ExitCode } from './io.js';
 import { createRunReporter } from './run-reporter.js';
 import { describeRunFailure, withInterrupts } from './interrupt.js';
 import { checkParallelism, planStack } from './plan-stack.js';
+import { checkSweepArgs, SWEEP_OPTIONS } from './sweep-options.js';
 
 interface DriftArgs {
-  path: string;
+  path?: string;
+  stacks?: string;
+  shard?: string;
+  changedSince?: string;
   format: DriftFormat;
   detailedExitcode: boolean;
   parallelism: number;
@@ -21,16 +25,27 @@ interface DriftArgs {
 export const driftCommand = defineCommand<DriftArgs>({
   builder: (y) =>
     y
-      .positional('path', { type: 'string', describe: 'Stack file or directory of *.yaml files', demandOption: true })
-      .option('format', { choices: DRIFT_FORMATS, default: 'text' as const, describe: 'Output format (markdown is ready for an issue body)' })
+      .positional('path', { type: 'string', describe: 'Stack file or directory of *.yaml files' })
+      .options(SWEEP_OPTIONS)
+      .option('format', {
+        choices: DRIFT_FORMATS,
+        default: 'text' as const,
+        describe: 'Output format (markdown is ready for an issue body; with --stacks: text or json, one document per line and stack)',
+      })
       .option('detailed-exitcode', { type: 'boolean', default: true, describe: 'Exit 2 when drift is found (default); --no-detailed-exitcode exits 0 on drift, 1 only on errors' })
       .option('parallelism', { type: 'number', default: 10, describe: 'Requests to the platform at the same time' }),
   async run(args, io) {
     checkParallelism(args.parallelism);
-    const view = createDriftView(args.format, io, { stackLabel: args.path });
+    checkSweepArgs('drift', args);
+    if (args.stacks !== undefined) {
+      const { runSweep } = await import('./sweep-command.js');
+      return runSweep('drift', { ...args, stacks: args.stacks, format: args.format }, io);
+    }
+    const path = args.path!;
+    const view = createDriftView(args.format, io, { stackLabel: path });
     return withInterrupts(io, async (signal) => {
       const result = await planStack({
-        path: args.path,
+        path,
         env: io.env,
         parallelism: args.parallelism,
         targets: [],

@@ -15,10 +15,11 @@ import { selectTargets } from '../plan/targets.js';
 import type { Plan } from '../plan/types.js';
 import { createProviderContext } from '../kinds/context.js';
 import { ownerSealFromEnv } from '../kinds/owner-seal.js';
-import type { ProviderContext } from '../kinds/provider.js';
+import type { ProviderContext, ReadResult } from '../kinds/provider.js';
 import { readStack } from '../kinds/read-stack.js';
 import { providers } from '../kinds/providers.js';
 import { VERSION } from '../version.js';
+import { refuseStackReferences } from './fleet-references.js';
 import type { RunReporter } from './run-reporter.js';
 
 /** Settings shared by plan, apply and drift. */
@@ -42,6 +43,8 @@ export interface PlanStackOptions {
   resendSensitive?: readonly string[];
   /** Given the values of the stack's sensitive fields once it is loaded, for the output to redact (CliIO.protect). */
   protect?: (values: readonly string[]) => void;
+  /** How its `${stack:...}` references are read (apply --stacks, see foreignReader); default: refused (refuseStackReferences). */
+  foreign?: ReadAndPlanOptions['foreign'];
 }
 
 /** A stack that could not be used: its diagnostics, and nothing was sent to the API. */
@@ -183,33 +186,67 @@ export async function planStack(options: PlanStackOptions): Promise<InvalidStack
   options.signal.throwIfAborted();
   const { api, ctx } = connect(baseUrl, { ...options, secrets });
   try {
-    // Without --target every block is read and, with prune: true, what the stack owns is listed (--target never prunes).
-    const selected = targeted.length > 0 ? { selected: targets.selected } : {};
-    const reporter = options.reporter;
-    const observations = await readStack(ctx, stack, providers, {
-      parallelism: options.parallelism,
-      ...selected,
-      ...(reporter ? { onProgress: (done: number, total: number) => reporter.reading(done, total) } : {}),
-    }).finally(() => reporter?.finish());
-    const plan = buildPlan({
-      stack,
-      ...selected,
-      reads: observations.reads,
-      checks: observations.checks,
-      owned: observations.owned,
-      planners: providers.resources,
+    const plan = await readAndPlanStack(ctx, stack, {
+      ...options,
+      foreign: options.foreign ?? refuseStackReferences,
       baseUrl: api.baseUrl,
-      createdAt: new Date().toISOString(),
-      edgeformVersion: VERSION,
       diagnostics: [...loaded.diagnostics, ...targets.diagnostics],
-      ...(options.resendSensitive && options.resendSensitive.length > 0 ? { resendSensitive: new Set(options.resendSensitive) } : {}),
-      ...(ctx.seal ? { seal: ctx.seal } : {}),
+      ...(targeted.length > 0 ? { selected: targets.selected } : {}),
     });
     return { kind: 'planned', stack, plan, api, ctx, files: loaded.files };
   } catch (error) {
     await api.close();
     throw error;
   }
+}
+
+/** Settings of readAndPlanStack. */
+export interface ReadAndPlanOptions extends Pick<PlanStackOptions, 'parallelism' | 'reporter' | 'resendSensitive'> {
+  /** The platform's origin, as the plan records it (ApiClient.baseUrl). */
+  baseUrl: string;
+  /** The loader's (and --target's) diagnostics, carried into the plan. */
+  diagnostics: Diagnostic[];
+  /** --target and what it depends on; absent: every block (and prune). */
+  selected?: ReadonlySet<string>;
+  /**
+   * What the stack's references to other stacks read (`${stack:NAME/TYPE.BLOCK.FIELD}`), by
+   * their address (`stack:NAME/TYPE.BLOCK`), given the stack's own reads; with the errors of
+   * those it could not read (a located plan error each).
+   */
+  foreign?: ((stack: Stack, ctx: ProviderContext) => Promise<{ reads: ReadonlyMap<string, ReadResult>; diagnostics: Diagnostic[] }>) | undefined;
+  /** Given what was read of the stack's own blocks (a sweep keeps them for the stacks that read this one). */
+  keepReads?: (reads: ReadonlyMap<string, ReadResult>) => void;
+}
+
+/**
+ * Reads a valid stack's live state through `ctx` and builds its plan: the part of the pipeline
+ * after loading, shared by one stack's run (planStack) and a sweep of many (stack-sweep.ts).
+ */
+export async function readAndPlanStack(ctx: ProviderContext, stack: Stack, options: ReadAndPlanOptions): Promise<Plan> {
+  // Without --target every block is read and, with prune: true, what the stack owns is listed (--target never prunes).
+  const selected = options.selected !== undefined ? { selected: options.selected } : {};
+  const reporter = options.reporter;
+  const observations = await readStack(ctx, stack, providers, {
+    parallelism: options.parallelism,
+    ...selected,
+    ...(reporter ? { onProgress: (done: number, total: number) => reporter.reading(done, total) } : {}),
+  }).finally(() => reporter?.finish());
+  options.keepReads?.(observations.reads);
+  const foreign = options.foreign ? await options.foreign(stack, ctx) : undefined;
+  return buildPlan({
+    stack,
+    ...selected,
+    reads: foreign && foreign.reads.size > 0 ? new Map([...observations.reads, ...foreign.reads]) : observations.reads,
+    checks: observations.checks,
+    owned: observations.owned,
+    planners: providers.resources,
+    baseUrl: options.baseUrl,
+    createdAt: new Date().toISOString(),
+    edgeformVersion: VERSION,
+    diagnostics: [...options.diagnostics, ...(foreign?.diagnostics ?? [])],
+    ...(options.resendSensitive && options.resendSensitive.length > 0 ? { resendSensitive: new Set(options.resendSensitive) } : {}),
+    ...(ctx.seal ? { seal: ctx.seal } : {}),
+  });
 }
 
 /** `--resend-sensitive ADDR` of plan and apply: a resource whose sensitive values are sent again (to rotate them). */

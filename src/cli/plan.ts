@@ -12,9 +12,13 @@ import { commitFromEnv, ExitCode, type CliIO } from './io.js';
 import { createRunReporter } from './run-reporter.js';
 import { checkParallelism, planStack, RESEND_SENSITIVE_OPTION } from './plan-stack.js';
 import { describeRunFailure, withInterrupts } from './interrupt.js';
+import { checkSweepArgs, SWEEP_OPTIONS } from './sweep-options.js';
 
 interface PlanArgs {
-  path: string;
+  path?: string;
+  stacks?: string;
+  shard?: string;
+  changedSince?: string;
   format: PlanFormat;
   out?: string;
   detailedExitcode: boolean;
@@ -28,8 +32,9 @@ interface PlanArgs {
 export const planCommand = defineCommand<PlanArgs>({
   builder: (y) =>
     y
-      .positional('path', { type: 'string', describe: 'Stack file or directory of *.yaml files', demandOption: true })
-      .option('format', { choices: PLAN_FORMATS, default: 'text' as const, describe: 'Output format' })
+      .positional('path', { type: 'string', describe: 'Stack file or directory of *.yaml files' })
+      .options(SWEEP_OPTIONS)
+      .option('format', { choices: PLAN_FORMATS, default: 'text' as const, describe: 'Output format (with --stacks: text or json, one document per line and stack)' })
       .option('out', { type: 'string', requiresArg: true, describe: 'Write the plan to this file, for `edgeform apply FILE`' })
       .option('detailed-exitcode', { type: 'boolean', default: false, describe: 'Exit 0 with no changes, 2 with changes, 1 on error' })
       .option('parallelism', { type: 'number', default: 10, describe: 'Requests to the platform at the same time' })
@@ -37,10 +42,17 @@ export const planCommand = defineCommand<PlanArgs>({
       .option('resend-sensitive', RESEND_SENSITIVE_OPTION),
   async run(args, io) {
     checkParallelism(args.parallelism);
-    const view = createPlanView(args.format, io, { stackLabel: args.path, commit: commitFromEnv(io.env) });
+    checkSweepArgs('plan', args);
+    if (args.stacks !== undefined) {
+      if (args.out !== undefined || args.target.length > 0) throw new UsageError('--out and --target go with one stack, not --stacks');
+      const { runSweep } = await import('./sweep-command.js');
+      return runSweep('plan', { ...args, stacks: args.stacks, format: args.format }, io);
+    }
+    const path = args.path!;
+    const view = createPlanView(args.format, io, { stackLabel: path, commit: commitFromEnv(io.env) });
     return withInterrupts(io, async (signal) => {
       const result = await planStack({
-        path: args.path,
+        path,
         env: io.env,
         parallelism: args.parallelism,
         targets: args.target,

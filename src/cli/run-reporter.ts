@@ -11,8 +11,8 @@ import { PROGRESS_INTERVAL_ENV, progressIntervalFromEnv } from './plan-stack.js'
  * hand it to planStack, which wires it to the API client (onRetry, onExchange) and readStack.
  */
 export interface RunReporter {
-  /** Resources and checks read so far of `total`. */
-  reading(done: number, total: number): void;
+  /** Resources and checks read so far of `total` (or, in a sweep, `what`: `stacks`). */
+  reading(done: number, total: number, what?: string): void;
   /** The API client waits and retries a request (see createRunReporter for what is shown). */
   retry(event: RetryEvent): void;
   /** A request was answered (or failed without an answer). */
@@ -103,7 +103,7 @@ export function createRunReporter(io: Pick<CliIO, 'env' | 'stderr' | 'err' | 'sa
     shown = false;
   };
   return {
-    reading(done, total) {
+    reading(done, total, what = 'resources') {
       if (total === 0 || done >= total) {
         erase();
         nextLineAt = undefined;
@@ -114,13 +114,13 @@ export function createRunReporter(io: Pick<CliIO, 'env' | 'stderr' | 'err' | 'sa
         nextLineAt ??= at + period;
         if (at < nextLineAt) return;
         nextLineAt = at + period;
-        io.err(`Reading ${count(done)}/${count(total)} resources…`);
+        io.err(`Reading ${count(done)}/${count(total)} ${what}…`);
         return;
       }
       const percent = Math.floor((done * 100) / total);
       if (percent === lastPercent && shown) return;
       lastPercent = percent;
-      io.stderr.write(`\rReading ${done}/${total}`);
+      io.stderr.write(what === 'resources' ? `\rReading ${done}/${total}` : `\rReading ${done}/${total} ${what}`);
       shown = true;
     },
     retry(event) {

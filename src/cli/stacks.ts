@@ -3,9 +3,9 @@ import { dirname, join } from 'node:path';
 import { ApiConfigError } from '../api/errors.js';
 import { resolveBaseUrl } from '../api/base-url.js';
 import { hasErrors } from '../config/diagnostics.js';
-import { discoverStacks, type ListedStack, type StackCandidate } from '../config/discover-stacks.js';
-import { loadStack } from '../config/load-stack.js';
-import { inShard, parseShard } from '../config/shards.js';
+import { discoverStacks, type Discovery, type ListedStack, type StackCandidate } from '../config/discover-stacks.js';
+import { loadStack, type LoadStackResult } from '../config/load-stack.js';
+import { inShard, parseShard, type Shard } from '../config/shards.js';
 import { isStackFileName } from '../config/stack-files.js';
 import { stackFiles, stackPlaces } from '../config/stack-reads.js';
 import { UsageError } from '../errors.js';
@@ -13,6 +13,7 @@ import { createStacksView, STACKS_FORMATS, type StacksFormat } from '../render/s
 import { defineCommand } from './command.js';
 import { changedFilesSince, realFilePath, type ChangedFiles } from './git-changes.js';
 import { ExitCode } from './io.js';
+import { fleetOrder, type FleetMember } from './fleet-order.js';
 
 interface StacksArgs {
   root: string;
@@ -55,13 +56,14 @@ export const stacksCommand = defineCommand<StacksArgs>({
     if (!info?.isDirectory()) throw new UsageError(`edgeform stacks searches a directory: ${args.root} ${info ? 'is not one' : 'does not exist'}`);
     const view = createStacksView(args.format, io);
     const changed = args.changedSince === undefined ? undefined : await changedFilesSince(args.changedSince, args.root, io.env);
-    const discovery = await discoverStacks(args.root);
-    const candidates = shard === undefined ? discovery.stacks : discovery.stacks.filter((c) => inShard(c.key, shard));
-    const stacks: ListedStack[] = [];
-    for (const candidate of candidates) {
-      const listed = await listStack(candidate, io.env);
-      if (changed === undefined || !listed.valid || (await readsChanged(listed, changed))) stacks.push(listed);
-    }
+    const { discovery, selected } = await selectStacks(args.root, { shard, changed }, io.env);
+    // References to other stacks are checked against the whole fleet (fleetOrder), selected or not.
+    const whole = shard === undefined && changed === undefined ? selected : (await selectStacks(args.root, {}, io.env)).selected;
+    const checked = new Map(fleetOrder(whole.map(toFleetMember)).map((s) => [s.path, s]));
+    const stacks = selected.map(({ listed }) => {
+      const fleet = checked.get(listed.path);
+      return fleet === undefined ? listed : { ...listed, valid: fleet.valid, diagnostics: fleet.diagnostics, stackReads: [...fleet.reads].sort() };
+    });
     view.list({
       root: args.root,
       changedSince: args.changedSince ?? null,
@@ -74,9 +76,50 @@ export const stacksCommand = defineCommand<StacksArgs>({
   },
 });
 
+/** A stack of the selection as fleetOrder takes it. */
+export function toFleetMember(s: SelectedStack): FleetMember {
+  return {
+    path: s.listed.path,
+    name: s.listed.name,
+    valid: s.listed.valid,
+    stack: s.listed.valid ? s.loaded.stack : undefined,
+    diagnostics: s.listed.diagnostics,
+    files: s.loaded.files,
+  };
+}
+
+/** A stack of the selection: as listed, and as loaded. */
+export interface SelectedStack {
+  listed: ListedStack;
+  loaded: LoadStackResult;
+}
+
+/**
+ * The stacks under `root` a fleet command works on, in key order: those of `shard` (all when
+ * absent), and of them those whose files changed (`changed`, see changedFilesSince; all when
+ * absent; an invalid stack is always kept, what it reads is not known), each loaded once.
+ */
+export async function selectStacks(
+  root: string,
+  options: { shard?: Shard | undefined; changed?: ChangedFiles | undefined },
+  env: NodeJS.ProcessEnv,
+): Promise<{ discovery: Discovery; selected: SelectedStack[] }> {
+  const discovery = await discoverStacks(root);
+  const shard = options.shard;
+  const candidates = shard === undefined ? discovery.stacks : discovery.stacks.filter((c) => inShard(c.key, shard));
+  const selected: SelectedStack[] = [];
+  for (const candidate of candidates) {
+    const loaded = await loadStack(candidate.path, env);
+    const listed = await listStack(candidate, loaded, env);
+    if (options.changed === undefined || !listed.valid || (await readsChanged(listed, options.changed))) selected.push({ listed, loaded });
+  }
+  return { discovery, selected };
+}
+
 /** A stack loaded as validate loads it (with the environment, for `${env:NAME}`), and what it reads. */
-async function listStack(candidate: StackCandidate, env: NodeJS.ProcessEnv): Promise<ListedStack> {
-  const { stack, diagnostics } = await loadStack(candidate.path, env);
+async function listStack(candidate: StackCandidate, loaded: LoadStackResult, env: NodeJS.ProcessEnv): Promise<ListedStack> {
+  const { stack } = loaded;
+  const diagnostics = [...loaded.diagnostics];
   if (stack !== undefined) {
     let baseUrl: string | undefined;
     try {
@@ -95,10 +138,11 @@ async function listStack(candidate: StackCandidate, env: NodeJS.ProcessEnv): Pro
         places: stackPlaces(stack),
         files: stackFiles(stack),
         diagnostics,
+        stackReads: [],
       };
     }
   }
-  return { ...candidate, name: null, valid: false, digest: null, baseUrl: null, places: [], files: await ownFiles(candidate), diagnostics };
+  return { ...candidate, name: null, valid: false, digest: null, baseUrl: null, places: [], files: await ownFiles(candidate), diagnostics, stackReads: [] };
 }
 
 /** The stack's own files when it could not be loaded: the file, or the YAML files of the directory. */

@@ -156,4 +156,6 @@ export interface ListedStack extends StackCandidate {
   files: string[];
   /** Its errors and warnings. */
   diagnostics: Diagnostic[];
+  /** The names of the stacks its `${stack:NAME/...}` references read (it is planned and applied after them), sorted. */
+  stackReads: string[];
 }

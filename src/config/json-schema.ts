@@ -82,7 +82,8 @@ export function buildStackJsonSchema(): JsonSchema {
       reference: {
         type: 'string',
         pattern: `${ENV_REFERENCE_PATTERN}|${WHOLE_RESOURCE_REFERENCE.source}`,
-        description: 'An ${env:NAME} reference, or a ${TYPE.NAME.FIELD} reference to another resource of the stack, resolved by edgeform.',
+        description:
+          'An ${env:NAME} reference, a ${TYPE.NAME.FIELD} reference to another resource of the stack, or a ${stack:NAME/TYPE.BLOCK.FIELD} reference to a resource of another stack, resolved by edgeform.',
       },
     },
   };

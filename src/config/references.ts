@@ -303,6 +303,8 @@ export function checkReferenceTargets(
   for (const block of blocks) {
     for (const reference of block.references) {
       for (const target of templateTargets(reference.parts)) {
+        // A reference to another stack is checked against the fleet (fleet-references.ts).
+        if (target.stack !== undefined) continue;
         const to = referenceAddress(target);
         const error = (summary: string, detail?: string) =>
           out.push({ severity: 'error', code: 'invalid-reference', summary, ...(detail === undefined ? {} : { detail }), address: block.address, range: reference.range });
@@ -361,6 +363,8 @@ export function inlineKnownReferences(blocks: readonly UnvalidatedBlock[], diagn
       const value = node.entries?.get(field);
       if (!value?.template || !isWholeTemplate(value.template)) continue;
       const target = value.template[0] as ReferenceTarget;
+      // Another stack's block is not known from this stack alone (the field's rule refuses it).
+      if (target.stack !== undefined) continue;
       const targetKind = (RESOURCE_KINDS as Record<string, KindSpec>)[target.type];
       const source = byAddress.get(referenceAddress(target))?.entries?.get(target.field);
       if (targetKind === undefined || !targetKind.identity.includes(target.field) || targetKind.readable?.[target.field] === undefined) continue;

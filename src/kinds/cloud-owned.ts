@@ -84,6 +84,16 @@ const tagValue = (item: OwnedCloudItem, key: string) => item.tags.find((t) => t.
 /** The identity of a block without an id, as the plan shows it: the ownership tags naming its stack. */
 export const ownershipIdentity = (stack: string | null) => `ownership tags of stack ${JSON.stringify(stack ?? '')}`;
 
+/**
+ * The tag filter of the list a stack's owned blocks are found in: its own name's
+ * (`tag_key_value`), or in a sweep the ownership tag key's (`tag_key`, as prune lists), one list
+ * shared by every stack of the place (ProviderContext.sharedOwnerLists); items are picked by
+ * their tags either way.
+ */
+export function ownedListFilter(ctx: ProviderContext, stack: string | null): { tag_key_value: string } | { tag_key: string } {
+  return ctx.sharedOwnerLists ? { tag_key: STACK_TAG } : { tag_key_value: JSON.stringify({ [STACK_TAG]: stack }) };
+}
+
 /** A tag value is at most 255 characters on the platform, the address tag's included. */
 const MAX_TAG_VALUE = 255;
 
@@ -246,7 +256,9 @@ export function defineOwnedCloud<T extends ResourceType, Item extends OwnedCloud
   async function findOwned(ctx: ProviderContext, d: ResourceAttributes[T], ref: ResourceRef): Promise<Item | null> {
     if (ref.stack === null) return null;
     const wanted = { [STACK_TAG]: ref.stack, [ADDRESS_TAG]: ref.address };
-    const scope = { project_id: attrs(d).project_id, region_id: attrs(d).region_id, filter: { tag_key_value: JSON.stringify(wanted) } };
+    // In a sweep, the place's one shared list (see ownedListFilter) rather than a list of its own.
+    const filter = ctx.sharedOwnerLists ? ownedListFilter(ctx, ref.stack) : { tag_key_value: JSON.stringify(wanted) };
+    const scope = { project_id: attrs(d).project_id, region_id: attrs(d).region_id, filter };
     const matches = await listTagged(ctx, scope, (item) => Object.entries(wanted).every(([key, value]) => tagValue(item, key) === value));
     return onlyMatch(matches, (item) => item.id, what(ref));
   }
@@ -277,12 +289,7 @@ export function defineOwnedCloud<T extends ResourceType, Item extends OwnedCloud
         canMatch: ([ref]) => ref?.stack !== null && ref?.stack !== undefined,
         describe: ([d]) => `GET ${listPath(d)}`,
         fetchPage: (ctx, [d], [ref], page) =>
-          fetchListPage(
-            ctx,
-            spec.list,
-            { project_id: attrs(d).project_id, region_id: attrs(d).region_id, filter: { tag_key_value: JSON.stringify({ [STACK_TAG]: ref!.stack }) } },
-            page,
-          ),
+          fetchListPage(ctx, spec.list, { project_id: attrs(d).project_id, region_id: attrs(d).region_id, filter: ownedListFilter(ctx, ref!.stack) }, page),
       },
     },
     list: {

@@ -49,6 +49,14 @@ export interface ProviderContext {
    */
   stack?: StackView;
   /**
+   * Set by a sweep of many stacks (`plan|drift --stacks`): the blocks found by ownership tags are
+   * found in the list filtered by the ownership tag key only (`tag_key=edgeform-stack`, the list
+   * prune reads), not by the stack's own name, so that every stack of one place shares one list
+   * read (through the sweep's readOnce) and picks its own items by their tags. Absent: one stack,
+   * its own filtered list.
+   */
+  sharedOwnerLists?: boolean;
+  /**
    * The value of a sensitive value's environment variable (see SensitiveValue), read when a
    * request that sends it is built; undefined when it is not set. Absent: no value is available.
    */

@@ -56,22 +56,13 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
   // The first run-fatal error: aborts the reads in flight (through their signal) and skips the rest.
   const halt = new AbortController();
   // A list page asked for twice in this reading (a grouped read and a prune listing) is fetched once.
-  const fetched = new WeakMap<object, Map<string, Promise<unknown>>>();
-  const readOnce = <R>(list: object, key: string, fetch: () => Promise<R>): Promise<R> => {
-    let pages = fetched.get(list);
-    if (pages === undefined) fetched.set(list, (pages = new Map()));
-    let answer = pages.get(key) as Promise<R> | undefined;
-    if (answer === undefined) {
-      answer = fetch();
-      pages.set(key, answer);
-    }
-    return answer;
-  };
+  const readOnce = createReadOnce();
   const view: StackView = {
     name: stack.name ?? null,
     blocks: <B extends ResourceType>(type: B) => stack.resources.filter((b) => b.type === type).map((b) => b.attributes as ResourceAttributes[B]),
   };
-  const readCtx: ProviderContext = { ...ctx, signal: AbortSignal.any([ctx.signal, halt.signal]), readOnce, stack: view };
+  // A sweep of many stacks hands its own readOnce (one page cache for the whole sweep): kept.
+  const readCtx: ProviderContext = { ...ctx, signal: AbortSignal.any([ctx.signal, halt.signal]), readOnce: ctx.readOnce ?? readOnce, stack: view };
   // Each request in flight listens on this signal: up to `parallelism` at once is no leak.
   setMaxListeners(Math.max(defaultMaxListeners, options.parallelism + defaultMaxListeners), readCtx.signal);
   let fatal: RunFatalError | null = null;
@@ -244,6 +235,25 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
   // Listings end in any order; the plan lists what they found in the registry's order of kinds.
   owned.sort((a, b) => RESOURCE_TYPES.indexOf(a.type) - RESOURCE_TYPES.indexOf(b.type));
   return { reads, checks, owned };
+}
+
+/**
+ * A page cache for ProviderContext.readOnce: a list page (by the kind's list object and its scope
+ * and page) asked for more than once is fetched once, every caller getting that one answer (or
+ * its error). One per reading of a stack, or one for a whole sweep of stacks.
+ */
+export function createReadOnce(): NonNullable<ProviderContext['readOnce']> {
+  const fetched = new WeakMap<object, Map<string, Promise<unknown>>>();
+  return <R>(list: object, key: string, fetch: () => Promise<R>): Promise<R> => {
+    let pages = fetched.get(list);
+    if (pages === undefined) fetched.set(list, (pages = new Map()));
+    let answer = pages.get(key) as Promise<R> | undefined;
+    if (answer === undefined) {
+      answer = fetch();
+      pages.set(key, answer);
+    }
+    return answer;
+  };
 }
 
 /** The references in the fields a block's read needs (ResourceProvider.readNeeds). */

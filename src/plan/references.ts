@@ -1,6 +1,7 @@
 import { RESOURCE_KINDS, type ResourceType } from '../kinds/registry.js';
 import type { BlockReference } from '../config/types.js';
 import type { ReadResult } from '../kinds/provider.js';
+import { isStackReference, parseStackReference, stackReferenceAddress, writeStackReference } from './stack-reference.js';
 import { KNOWN_AFTER_APPLY, type ChangeFields, type PendingReference } from './types.js';
 
 /** What one `${TYPE.NAME.FIELD}` names: a block's address (`TYPE.NAME`) and the attribute it reads. */
@@ -8,6 +9,8 @@ export interface ReferenceTarget {
   type: string;
   name: string;
   field: string;
+  /** Set for `${stack:NAME/TYPE.BLOCK.FIELD}`: the other stack's name (see stack-reference.ts). */
+  stack?: string;
 }
 
 /** A string value as written with references: literal text (env already expanded) and references, in order. */
@@ -16,22 +19,25 @@ export type TemplatePart = string | ReferenceTarget;
 /** The inside of `${...}` that names a reference: TYPE.NAME.FIELD (groups: type, name, field). */
 export const REFERENCE_INNER = /^([a-z][a-z0-9_]*)\.([a-zA-Z_][a-zA-Z0-9_-]*)\.([a-zA-Z_][a-zA-Z0-9_]*)$/;
 
-/** A string that is exactly one `${TYPE.NAME.FIELD}` reference (the JSON Schema's pattern for such values). */
-export const WHOLE_RESOURCE_REFERENCE = /^\$\{[a-z][a-z0-9_]*\.[a-zA-Z_][a-zA-Z0-9_-]*\.[a-zA-Z_][a-zA-Z0-9_]*\}$/;
+/** A string that is exactly one `${TYPE.NAME.FIELD}` reference, or one to another stack (`${stack:NAME/TYPE.BLOCK.FIELD}`): the JSON Schema's pattern for such values. */
+export const WHOLE_RESOURCE_REFERENCE = /^\$\{(?:stack:[A-Za-z0-9][A-Za-z0-9._-]{0,62}\/)?[a-z][a-z0-9_]*\.[a-zA-Z_][a-zA-Z0-9_-]*\.[a-zA-Z_][a-zA-Z0-9_]*\}$/;
 
 /** The reference `${...}` holds, or undefined when it is not TYPE.NAME.FIELD. */
 export function parseReference(inner: string): ReferenceTarget | undefined {
+  if (inner.startsWith('stack:')) return parseStackReference(inner);
   const match = REFERENCE_INNER.exec(inner);
   return match ? { type: match[1]!, name: match[2]!, field: match[3]! } : undefined;
 }
 
 /** `TYPE.NAME` of a reference's block. */
 export function referenceAddress(target: ReferenceTarget): string {
+  if (isStackReference(target)) return stackReferenceAddress(target);
   return `${target.type}.${target.name}`;
 }
 
 /** A reference as written: `${TYPE.NAME.FIELD}`. */
 export function writeReference(target: ReferenceTarget): string {
+  if (isStackReference(target)) return writeStackReference(target);
   return `\${${target.type}.${target.name}.${target.field}}`;
 }
 

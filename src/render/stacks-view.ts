@@ -65,6 +65,7 @@ export function toStacksJson(listing: StackListing): Record<string, unknown> {
       base_url: s.baseUrl,
       places: s.places,
       files: s.files,
+      stack_reads: s.stackReads,
       diagnostics: toDiagnosticsJson(s.diagnostics).diagnostics,
     })),
     skipped: listing.skipped,
@@ -109,6 +110,7 @@ function renderStacksText(listing: StackListing, color: boolean): string {
     out.push(`    digest  ${s.digest!.slice(0, 12)}`, `    on      ${s.baseUrl}`);
     out.push(`    reads   ${s.places.length === 0 ? '(nothing)' : s.places.map(describePlace).join('; ')}`);
     out.push(`    files   ${s.files.join(', ')}`);
+    if (s.stackReads.length > 0) out.push(`    after   ${s.stackReads.join(', ')} (the stacks its \${stack:...} references read)`);
     for (const d of s.diagnostics) out.push(`    ${diagnosticLine(d)}`);
   }
   const invalid = listing.stacks.filter((s) => !s.valid).length;

@@ -52,3 +52,16 @@ resources:
 export function writeFleet(extra: Record<string, string> = {}): string {
   return writeStackFiles({ ...FLEET_FILES, ...extra });
 }
+
+/** The GET requests the emulator answered, control routes left out: what a sweep read. */
+export function readsSeen(emu: { requests: ReadonlyArray<{ method: string; path: string }> }): string[] {
+  return emu.requests.filter((r) => r.method === 'GET' && !r.path.startsWith('/__emulator/')).map((r) => r.path);
+}
+
+/** The JSON documents of a sweep's output (`plan|drift --stacks --format json`), one a line. */
+export function sweepDocuments(stdout: string): Array<Record<string, any>> {
+  return stdout
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Record<string, any>);
+}
