@@ -17,6 +17,7 @@ import { createProviderContext } from '../kinds/context.js';
 import { ownerSealFromEnv } from '../kinds/owner-seal.js';
 import type { ProviderContext } from '../kinds/provider.js';
 import { readStack } from '../kinds/read-stack.js';
+import { assessPlan, type AssessOptions } from '../kinds/plan-economics.js';
 import { providers } from '../kinds/providers.js';
 import { VERSION } from '../version.js';
 import type { RunReporter } from './run-reporter.js';
@@ -42,6 +43,8 @@ export interface PlanStackOptions {
   resendSensitive?: readonly string[];
   /** Given the values of the stack's sensitive fields once it is loaded, for the output to redact (CliIO.protect). */
   protect?: (values: readonly string[]) => void;
+  /** The quota check (`--check-quota`) and the prices (`plan --cost`) of the plan (assessPlan); neither when absent. */
+  assess?: AssessOptions;
 }
 
 /** A stack that could not be used: its diagnostics, and nothing was sent to the API. */
@@ -191,7 +194,7 @@ export async function planStack(options: PlanStackOptions): Promise<InvalidStack
       ...selected,
       ...(reporter ? { onProgress: (done: number, total: number) => reporter.reading(done, total) } : {}),
     }).finally(() => reporter?.finish());
-    const plan = buildPlan({
+    const built = buildPlan({
       stack,
       ...selected,
       reads: observations.reads,
@@ -205,6 +208,7 @@ export async function planStack(options: PlanStackOptions): Promise<InvalidStack
       ...(options.resendSensitive && options.resendSensitive.length > 0 ? { resendSensitive: new Set(options.resendSensitive) } : {}),
       ...(ctx.seal ? { seal: ctx.seal } : {}),
     });
+    const plan = options.assess ? await assessPlan(ctx, built, options.assess) : built;
     return { kind: 'planned', stack, plan, api, ctx, files: loaded.files };
   } catch (error) {
     await api.close();
@@ -220,3 +224,11 @@ export const RESEND_SENSITIVE_OPTION = {
   default: [] as string[],
   describe: "Send this resource's sensitive values (an S3 origin's keys) again from the environment, to rotate them (repeatable)",
 } as const;
+
+/** `--check-quota` of plan (off by default) and apply (on by default; `--no-check-quota`): the plan held against the account's quotas before anything is sent. */
+export const CHECK_QUOTA_OPTION = (byDefault: boolean) =>
+  ({
+    type: 'boolean',
+    default: byDefault,
+    describe: "Refuse a plan that would exceed the account's quotas (GET /cloud/v2/client_quotas, check_limits where a flavor decides) before anything is sent",
+  }) as const;
