@@ -104,3 +104,41 @@ export function formatMoney(n: number): string {
 export function formatDifference(n: number): string {
   return `${n > 0 ? '+' : n < 0 ? '-' : ''}${formatMoney(Math.abs(n))}`;
 }
+
+/** One total of the platform's cost report (a `Total…WithCostSerializer`): what one type of resource in one region cost. */
+export interface SpendItem {
+  /** The report's resource type: `instance`, `volume`, `floatingip`, `load_balancer`, ... */
+  type: string;
+  region_id: number;
+  /** The flavor or volume type the total is for, when the report says one. */
+  detail: string | null;
+  billing_value: number;
+  billing_value_unit: string;
+  /** Null when the account's plan hides prices or the platform could not price it. */
+  cost: number | null;
+  currency: string | null;
+  err: string | null;
+}
+
+/** What one stack's resources cost in a period (`edgeform cost`): the cost report totals filtered by its ownership tag. */
+export interface StackSpend {
+  stack: string;
+  /** The stack as given on the command line (a file or a directory). */
+  path: string;
+  /** The period, as sent: from the start of `from`'s day to the end of `to`'s day (UTC). */
+  from: string;
+  to: string;
+  price_status: 'show' | 'hide' | 'error';
+  items: SpendItem[];
+  /** Per currency. */
+  totals: Array<{ currency: string; cost: number }>;
+  /** The kinds whose resources carry the ownership tag, and so are counted. */
+  counted_kinds: string[];
+}
+
+/** The totals per currency of the items that have a cost. */
+export function totalSpend(items: readonly SpendItem[]): Array<{ currency: string; cost: number }> {
+  const totals = new Map<string, number>();
+  for (const item of items) if (item.cost !== null && item.currency !== null) totals.set(item.currency, (totals.get(item.currency) ?? 0) + item.cost);
+  return [...totals].map(([currency, cost]) => ({ currency, cost: Math.round(cost * 100) / 100 }));
+}
