@@ -1,3 +1,4 @@
+import { formatMessage } from './values.js';
 import { describeQuote, formatDifference, formatMoney, hasPrice, type CostLine, type PlanCost } from '../plan/cost.js';
 
 /** How many lines the cost section lists before it only totals (a plan of 1,000 creates). */
@@ -40,7 +41,7 @@ export function costSummary(cost: PlanCost): string {
 
 /** The text plan's cost section (plan --cost): a line per priced change (bounded), the totals, and the kinds not priced. */
 export function costText(cost: PlanCost): string[] {
-  const lines = cost.lines.slice(0, MAX_COST_LINES).map((l) => `  ${costLineText(l)}`);
+  const lines = cost.lines.slice(0, MAX_COST_LINES).map((l) => `  ${formatMessage(costLineText(l))}`);
   if (cost.lines.length > MAX_COST_LINES) lines.push(`  ... ${cost.lines.length - MAX_COST_LINES} more priced changes (every one: edgeform plan --cost --format json)`);
-  return ['Cost (monthly, as the platform prices it):', ...lines, `  ${costSummary(cost)}`];
+  return ['Cost (monthly, as the platform prices it):', ...lines, `  ${formatMessage(costSummary(cost))}`];
 }

@@ -3,7 +3,7 @@ import { isPlainObject, parseDate } from '../../format.js';
 import { fail, jsonReply, type Reply } from '../../reply.js';
 import type { RouteContext, ServiceRoute } from '../../router.js';
 import type { Tag } from '../../tags.js';
-import { ensureFlavor } from '../instances/flavors.js';
+import { flavorSize } from '../instances/flavors.js';
 import { accountQuotas, type Needs } from '../projects/routes.js';
 import type { PriceList } from './index.js';
 
@@ -35,7 +35,7 @@ function flavorPerHour(ctx: Ctx, flavorId: string): number {
   const list = ctx.state.priceList;
   const listed = list.flavor_per_hour[flavorId];
   if (listed !== undefined) return listed;
-  const flavor = ensureFlavor(ctx.state, flavorId);
+  const flavor = flavorSize(ctx.state, flavorId);
   return flavor.vcpus * list.vcpu_per_hour + (flavor.ram / 1024) * list.ram_gib_per_hour;
 }
 
@@ -161,7 +161,7 @@ function checkInstanceLimits(ctx: Ctx): Reply {
   const body = cloudObjectBody(ctx);
   if (typeof body.flavor !== 'string') fail(cloudError(400, 'flavor: Field required', ctx.requestId));
   const count = instanceCount(ctx, body);
-  const flavor = ensureFlavor(ctx.state, body.flavor);
+  const flavor = flavorSize(ctx.state, body.flavor);
   const volumes = volumesOf(ctx, body).filter((v) => v.source !== 'existing-volume');
   const requested: Record<string, number> = {
     vm_count: count,

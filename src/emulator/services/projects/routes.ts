@@ -11,7 +11,7 @@ import type { SecurityGroupSlice } from '../security-groups/index.js';
 import type { SshKeySlice } from '../ssh-keys/index.js';
 import type { VolumeSlice } from '../volumes/index.js';
 import type { BillingSlice } from '../billing/index.js';
-import { ensureFlavor } from '../instances/flavors.js';
+import { flavorSize } from '../instances/flavors.js';
 import { jsonReply } from '../../reply.js';
 import { fixtureDate } from '../../fixture-parts.js';
 import type { ProjectRecord, ProjectSlice, RegionRecord } from './index.js';
@@ -240,7 +240,7 @@ export function accountQuotas(ctx: RouteContext<Needs>): AccountQuotas {
   for (const [name, items] of counted) for (const item of items) add(item.region_id, `${name}_usage`);
   for (const volume of ctx.state.volumes.values()) add(volume.region_id, 'volume_size_usage', volume.size);
   for (const instance of ctx.state.instances.values()) {
-    const flavor = ensureFlavor(ctx.state, instance.flavor_id);
+    const flavor = flavorSize(ctx.state, instance.flavor_id);
     add(instance.region_id, 'cpu_count_usage', flavor.vcpus);
     add(instance.region_id, 'ram_usage', flavor.ram);
   }
