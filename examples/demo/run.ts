@@ -100,7 +100,11 @@ function finishTasksOnceStillWaiting(): { onOutput: (text: string) => void; stop
 try {
   process.stdout.write(`edgeform demo: the platform emulator serves the demo world at ${emulator.url}\n`);
   await step('1. What would change?', ['plan', STACK, '--detailed-exitcode'], 2);
-  await step('2. In CI: the pull-request comment (sticky, by its hidden marker), and the plan saved for the merge', ['plan', STACK, '--format', 'markdown', '--out', reviewed], 0);
+  await step(
+    '2. In CI: the pull-request comment (sticky, by its hidden marker, with the monthly cost), and the plan saved for the merge',
+    ['plan', STACK, '--format', 'markdown', '--cost', '--out', reviewed],
+    0,
+  );
 
   process.stdout.write(`\n${bold('━━ 3. Before the merge, someone changes a tag by hand, outside edgeform')}\n`);
   await changeTagsByHand({ env: 'staging', owner: 'bob' });

@@ -20,6 +20,7 @@ import { ExitCode, type CliIO } from './io.js';
 import { ciJobUrl, StackLocks } from './stack-lock.js';
 import { createRunReporter } from './run-reporter.js';
 import {
+  CHECK_QUOTA_OPTION,
   checkMaxTasks,
   checkParallelism,
   DEFAULT_MAX_TASKS,
@@ -51,6 +52,8 @@ interface ApplyArgs {
   lock: boolean;
   /** `--lock-timeout` (yargs defaults it to 0s). */
   lockTimeout?: string;
+  /** `--check-quota` (yargs defaults it to true). */
+  checkQuota?: boolean;
 }
 
 /** `edgeform apply`: carry out a plan, from a stack (after approval) or a saved plan file. */
@@ -69,6 +72,7 @@ export const applyCommand = defineCommand<ApplyArgs>({
       .option('task-timeout', { type: 'string', describe: 'Longest wait for one platform task, e.g. 30m, 90s (default 20m; 60m for k8s upgrades)' })
       .option('target', { type: 'string', array: true, requiresArg: true, default: [] as string[], describe: 'Apply only this address and what it depends on (repeatable)' })
       .option('resend-sensitive', RESEND_SENSITIVE_OPTION)
+      .option('check-quota', CHECK_QUOTA_OPTION(true))
       .option('format', { choices: APPLY_FORMATS, default: 'text' as const, describe: 'Progress output: text, or one JSON event per line' })
       .option('lock', {
         type: 'boolean',
@@ -267,6 +271,7 @@ async function applyStackLocked(
     targets: args.target,
     ...(foreign ? { foreign } : {}),
     resendSensitive: args.resendSensitive,
+    assess: { quota: args.checkQuota !== false, cost: false },
     protect: (values) => io.protect(values),
     signal: interrupts.abort.signal,
     taskTimeoutMs,
@@ -347,6 +352,7 @@ async function applySavedPlanLocked(
       ),
     // What the plan sent again of its sensitive values, the fresh plan sends again too.
     resendSensitive: saved.resource_changes.filter((c) => c.resend_sensitive).map((c) => c.address),
+    assess: { quota: args.checkQuota !== false, cost: false },
     protect: (values) => io.protect(values),
     admit: async (stack, baseUrl) => {
       admitSavedPlan(saved, stack, baseUrl, stackPath, io.env);

@@ -42,6 +42,11 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./report.js')).reportCommand,
   },
   {
+    command: 'cost [path]',
+    describe: "What a stack's resources cost, from the platform's cost report filtered by its ownership tag (--since 30d, --stacks ROOT)",
+    load: async () => (await import('./cost.js')).costCommand,
+  },
+  {
     command: 'import [kind]',
     describe: "Write a stack that adopts live resources, discovered through the platform's lists (KIND or --all)",
     load: async () => (await import('./import.js')).importCommand,

@@ -17,6 +17,7 @@ import { createProviderContext } from '../kinds/context.js';
 import { ownerSealFromEnv } from '../kinds/owner-seal.js';
 import type { ProviderContext, ReadResult } from '../kinds/provider.js';
 import { readStack } from '../kinds/read-stack.js';
+import { assessPlan, type AssessOptions } from '../kinds/plan-economics.js';
 import { providers } from '../kinds/providers.js';
 import { VERSION } from '../version.js';
 import { refuseStackReferences } from './fleet-references.js';
@@ -45,6 +46,8 @@ export interface PlanStackOptions {
   protect?: (values: readonly string[]) => void;
   /** How its `${stack:...}` references are read (apply --stacks, see foreignReader); default: refused (refuseStackReferences). */
   foreign?: ReadAndPlanOptions['foreign'];
+  /** The quota check (`--check-quota`) and the prices (`plan --cost`) of the plan (assessPlan); neither when absent. */
+  assess?: AssessOptions;
 }
 
 /** A stack that could not be used: its diagnostics, and nothing was sent to the API. */
@@ -201,7 +204,7 @@ export async function planStack(options: PlanStackOptions): Promise<InvalidStack
 }
 
 /** Settings of readAndPlanStack. */
-export interface ReadAndPlanOptions extends Pick<PlanStackOptions, 'parallelism' | 'reporter' | 'resendSensitive'> {
+export interface ReadAndPlanOptions extends Pick<PlanStackOptions, 'parallelism' | 'reporter' | 'resendSensitive' | 'assess'> {
   /** The platform's origin, as the plan records it (ApiClient.baseUrl). */
   baseUrl: string;
   /** The loader's (and --target's) diagnostics, carried into the plan. */
@@ -233,7 +236,7 @@ export async function readAndPlanStack(ctx: ProviderContext, stack: Stack, optio
   }).finally(() => reporter?.finish());
   options.keepReads?.(observations.reads);
   const foreign = options.foreign ? await options.foreign(stack, ctx) : undefined;
-  return buildPlan({
+  const plan = buildPlan({
     stack,
     ...selected,
     reads: foreign && foreign.reads.size > 0 ? new Map([...observations.reads, ...foreign.reads]) : observations.reads,
@@ -247,6 +250,7 @@ export async function readAndPlanStack(ctx: ProviderContext, stack: Stack, optio
     ...(options.resendSensitive && options.resendSensitive.length > 0 ? { resendSensitive: new Set(options.resendSensitive) } : {}),
     ...(ctx.seal ? { seal: ctx.seal } : {}),
   });
+  return options.assess ? await assessPlan(ctx, plan, options.assess) : plan;
 }
 
 /** `--resend-sensitive ADDR` of plan and apply: a resource whose sensitive values are sent again (to rotate them). */
@@ -257,3 +261,11 @@ export const RESEND_SENSITIVE_OPTION = {
   default: [] as string[],
   describe: "Send this resource's sensitive values (an S3 origin's keys) again from the environment, to rotate them (repeatable)",
 } as const;
+
+/** `--check-quota` of plan (off by default) and apply (on by default; `--no-check-quota`): the plan held against the account's quotas before anything is sent. */
+export const CHECK_QUOTA_OPTION = (byDefault: boolean) =>
+  ({
+    type: 'boolean',
+    default: byDefault,
+    describe: "Refuse a plan that would exceed the account's quotas (GET /cloud/v2/client_quotas, check_limits where a flavor decides) before anything is sent",
+  }) as const;

@@ -10,7 +10,7 @@ import { UsageError } from '../errors.js';
 import { defineCommand } from './command.js';
 import { commitFromEnv, ExitCode, type CliIO } from './io.js';
 import { createRunReporter } from './run-reporter.js';
-import { checkParallelism, planStack, RESEND_SENSITIVE_OPTION } from './plan-stack.js';
+import { CHECK_QUOTA_OPTION, checkParallelism, planStack, RESEND_SENSITIVE_OPTION } from './plan-stack.js';
 import { describeRunFailure, withInterrupts } from './interrupt.js';
 import { checkSweepArgs, SWEEP_OPTIONS } from './sweep-options.js';
 
@@ -26,6 +26,8 @@ interface PlanArgs {
   target: string[];
   /** `--resend-sensitive` (yargs defaults it to []). */
   resendSensitive?: string[];
+  cost: boolean;
+  checkQuota: boolean;
 }
 
 /** `edgeform plan`: read the live state and show exactly what apply would do. */
@@ -39,7 +41,9 @@ export const planCommand = defineCommand<PlanArgs>({
       .option('detailed-exitcode', { type: 'boolean', default: false, describe: 'Exit 0 with no changes, 2 with changes, 1 on error' })
       .option('parallelism', { type: 'number', default: 10, describe: 'Requests to the platform at the same time' })
       .option('target', { type: 'string', array: true, requiresArg: true, default: [] as string[], describe: 'Plan only this address and what it depends on (repeatable)' })
-      .option('resend-sensitive', RESEND_SENSITIVE_OPTION),
+      .option('resend-sensitive', RESEND_SENSITIVE_OPTION)
+      .option('cost', { type: 'boolean', default: false, describe: "Price the plan's creates and resizes with the platform's pricing routes (monthly, before and after)" })
+      .option('check-quota', CHECK_QUOTA_OPTION(false)),
   async run(args, io) {
     checkParallelism(args.parallelism);
     checkSweepArgs('plan', args);
@@ -58,6 +62,7 @@ export const planCommand = defineCommand<PlanArgs>({
         targets: args.target,
         resendSensitive: args.resendSensitive,
         protect: (values) => io.protect(values),
+        assess: { cost: args.cost, quota: args.checkQuota },
         signal,
         reporter: createRunReporter(io),
       }).catch((error: unknown) => {

@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import { planCostSchema } from './cost-schema.js';
 import { z } from 'zod';
 import { CHECK_TYPES, isDeletable, RESOURCE_KINDS, RESOURCE_TYPES, type ResourceType } from '../kinds/registry.js';
 import { PlanFileError, StalePlanError } from '../errors.js';
@@ -102,6 +103,7 @@ const planFileSchema = z.strictObject({
   summary: z.strictObject({ add: z.number(), change: z.number(), destroy: z.number(), read: z.number() }),
   applyable: z.boolean(),
   errored: z.boolean(),
+  cost: planCostSchema.optional(),
 });
 
 /**
@@ -234,6 +236,7 @@ export function toPlanDocument(plan: Plan | SavedPlan): Record<string, unknown> 
     summary: plan.summary,
     applyable: plan.applyable,
     errored: plan.errored,
+    ...(plan.cost === undefined ? {} : { cost: plan.cost }),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Diagnostic } from '../config/diagnostics.js';
 import type { CheckType, ResourceAttributes, ResourceType } from '../kinds/registry.js';
+import type { PlanCost } from './cost.js';
 
 /**
  * Version of the plan document: what `plan --out` writes and `plan --format json` prints (one
@@ -7,7 +8,8 @@ import type { CheckType, ResourceAttributes, ResourceType } from '../kinds/regis
  * prints the plan file's shape (1.0 printed Terraform's `change.actions` shape). 2.1: a change
  * may carry `references` and `after_unknown` (values known only after apply). 2.2: `sensitive` and
  * `resend_sensitive`. 2.3: a change may carry `follow_up` (a step run after the apply's changes:
- * a CDN purge). 2.4: `replaced_because` (a replace its references force).
+ * a CDN purge). 2.4: `replaced_because` (a replace its references force); an optional `cost` (plan --cost)
+ * is additive.
  */
 export const PLAN_FORMAT_VERSION = '2.4';
 
@@ -220,6 +222,8 @@ export interface Plan {
   summary: PlanSummary;
   applyable: boolean;
   errored: boolean;
+  /** `plan --cost`: the monthly prices of the changes (src/plan/cost.ts); absent without it. */
+  cost?: PlanCost;
 }
 
 /** A plan as read back from a plan file: its changes are SavedChange values. */

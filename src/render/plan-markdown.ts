@@ -1,4 +1,5 @@
 import type { Diagnostic } from '../config/diagnostics.js';
+import { costSummary } from './cost-text.js';
 import type { Plan } from '../plan/types.js';
 import { clipText } from './escape.js';
 import { followUpCounts, followUpLine } from './plan-text.js';
@@ -57,6 +58,7 @@ export function renderPlanMarkdown(plan: Plan, textPlan: string, options: PlanMa
   else head.push(`**Plan:** ${plan.summary.add} to add, ${change} to change, ${destroy} to destroy${then === '' ? '' : `, then ${then}`}.`);
   head.push('', `_Planned ${options.commit ? `commit ${markdownCode(options.commit.slice(0, 12))} ` : ''}at ${markdownCode(plan.created_at)}._`);
   if (plan.checks.length > 0 && failedChecks.length === 0) head.push('', `Checks: all ${plan.checks.length} passed.`);
+  if (plan.cost) head.push('', `**Cost:** ${markdownCode(costSummary(plan.cost).replace(/^Monthly cost of the changes: /, ''))} per month.`);
   const destroyed = plan.resource_changes.filter((c) => c.action === 'delete' || c.action === 'replace');
   if (destroyed.length > 0) {
     head.push('', '> [!WARNING]', `> This plan **destroys ${destroyed.length} resource${destroyed.length === 1 ? '' : 's'}**. Deletion cannot be undone.`);

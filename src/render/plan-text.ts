@@ -1,4 +1,5 @@
 import type { Diagnostic } from '../config/diagnostics.js';
+import { costText } from './cost-text.js';
 import { describeReplaced, KNOWN_AFTER_APPLY, type Action, type CheckResult, type FieldChange, type Plan, type ResourceChange } from '../plan/types.js';
 import { NO_COLORS, type Colors } from './colors.js';
 import { isMultiline, listDiff, unifiedDiffLines } from './text-diff.js';
@@ -99,6 +100,7 @@ export function* planTextChunks(plan: Plan, options: { formatDiagnostics?: Diagn
 
   if (plan.diagnostics.length > 0 && options.formatDiagnostics) out.push(options.formatDiagnostics(plan.diagnostics).trimEnd(), '');
 
+  if (plan.cost) out.push(...costText(plan.cost), '');
   out.push(summaryLine(plan, colors));
   yield taken(out);
 }

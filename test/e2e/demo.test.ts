@@ -16,6 +16,8 @@ describe('npm run demo', () => {
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(output).toContain('<!-- edgeform:plan stack=examples/quickstart.yaml -->');
     expect(output).toContain('```diff\n');
+    // The comment's cost line: the resize of the instance, priced by the platform.
+    expect(output).toContain('**Cost:** `29.20 → 58.40 EUR (+29.20)');
     expect(output).toContain('Error: Saved plan is stale: the platform changed since the plan was made. Nothing was applied.');
     expect(output).toMatch(/: Still (modifying|resizing|upgrading)\.\.\. \[\d+s elapsed\]/);
     expect(output).toContain('Apply complete! Resources: 0 added, 4 changed, 3 destroyed.');

@@ -1,5 +1,6 @@
 import { dnsService } from './dns/index.js';
 import { cdnService } from './cdn/index.js';
+import { billingService } from './billing/index.js';
 import { fastedgeService } from './fastedge/index.js';
 import { floatingIpsService } from './floating-ips/index.js';
 import { iamService } from './iam/index.js';
@@ -40,6 +41,7 @@ export const EMULATOR_SERVICES = [
   sshKeysService,
   loadBalancersService,
   imagesService,
+  billingService,
 ] as const;
 
 type Service = (typeof EMULATOR_SERVICES)[number];

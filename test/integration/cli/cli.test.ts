@@ -32,7 +32,9 @@ describe('edgeform CLI usage errors', () => {
 
   it('names an unknown command and suggests the nearest one', async () => {
     const unknown = await runCliInProcess(['bogus']);
-    expect(unknown.stderr).toContain('unknown command "bogus"; the commands are validate, plan, apply, drift, purge, stacks, report, import, fmt, show, schema, version, emulator');
+    expect(unknown.stderr).toContain(
+      'unknown command "bogus"; the commands are validate, plan, apply, drift, purge, stacks, report, cost, import, fmt, show, schema, version, emulator',
+    );
     const typo = await runCliInProcess(['plna', 'stack.yaml']);
     expect(typo.code).toBe(1);
     expect(typo.stderr).toContain('unknown command "plna". Did you mean plan?');

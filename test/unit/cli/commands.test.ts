@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { commands, commandsToLoad } from '../../../src/cli/commands.js';
 
 /** Every command, in the order of the table (and of --help). */
-const ALL = ['validate', 'plan', 'apply', 'drift', 'purge', 'stacks', 'report', 'import', 'fmt', 'show', 'schema', 'version', 'emulator'];
+const ALL = ['validate', 'plan', 'apply', 'drift', 'purge', 'stacks', 'report', 'cost', 'import', 'fmt', 'show', 'schema', 'version', 'emulator'];
 
 const names = (argv: string[]) => commandsToLoad(argv, commands).map((c) => c.command.split(' ')[0]);
 

@@ -27,3 +27,8 @@ export function ensureFlavor(slice: InstanceSlice, flavorId: string): FlavorReco
   }
   return flavor;
 }
+
+/** A flavor's vCPUs and RAM (MiB): the catalogue's, else derived from its name; the catalogue is left as it is (for reads: quotas, prices). */
+export function flavorSize(slice: InstanceSlice, flavorId: string): { vcpus: number; ram: number } {
+  return slice.flavors.get(flavorId) ?? deriveFlavor(flavorId);
+}

@@ -10,6 +10,8 @@ import { GLOBAL_LIMIT_KEYS, REGIONAL_LIMIT_KEYS } from '../quota/routes.js';
 import type { SecurityGroupSlice } from '../security-groups/index.js';
 import type { SshKeySlice } from '../ssh-keys/index.js';
 import type { VolumeSlice } from '../volumes/index.js';
+import type { BillingSlice } from '../billing/index.js';
+import { flavorSize } from '../instances/flavors.js';
 import { jsonReply } from '../../reply.js';
 import { fixtureDate } from '../../fixture-parts.js';
 import type { ProjectRecord, ProjectSlice, RegionRecord } from './index.js';
@@ -18,7 +20,8 @@ import type { ProjectRecord, ProjectSlice, RegionRecord } from './index.js';
  * What the project and region lists read: their own slice, and the cloud resources whose places
  * they list too; the client quotas count every cloud kind's resources.
  */
-type Needs = ProjectSlice & FloatingIpSlice & InstanceSlice & K8sSlice & NetworkSlice & SecurityGroupSlice & VolumeSlice & SshKeySlice;
+/** What the project routes (and the account quotas) read of the state. */
+export type Needs = ProjectSlice & FloatingIpSlice & InstanceSlice & K8sSlice & NetworkSlice & SecurityGroupSlice & VolumeSlice & SshKeySlice & BillingSlice;
 type Ctx = RouteContext<Needs>;
 
 /**
@@ -188,27 +191,35 @@ const regions = defineCollection<
   },
 });
 
-/** The limit the emulator gives every quota, or the usage when that is higher (the platform's limits are per account). */
-const DEFAULT_QUOTA_LIMIT = 100;
+/**
+ * The limit the emulator gives a quota no fixture sets: far above what a test or the benchmark
+ * creates (1,000 floating IPs in one apply), so only a limit set on purpose refuses a plan.
+ */
+const DEFAULT_QUOTA_LIMIT = 1_000_000;
 
-/** A quota's `_limit` and `_usage` fields for the usage counted. */
-function quota(limitKey: string, usage: number): Array<[string, number]> {
+/** A quota's `_limit` and `_usage` fields for the usage counted: the limit set (BillingSlice.quotaLimits), else the default or the usage when that is higher. */
+function quota(limitKey: string, usage: number, limits: Readonly<Record<string, number>> | undefined): Array<[string, number]> {
   const name = limitKey.slice(0, -'_limit'.length);
   return [
-    [limitKey, Math.max(DEFAULT_QUOTA_LIMIT, usage)],
+    [limitKey, limits?.[limitKey] ?? Math.max(DEFAULT_QUOTA_LIMIT, usage)],
     [`${name}_usage`, usage],
   ];
 }
 
+/** The account's quotas in the AllClientQuotasSerializer shape (see clientQuotas). */
+export interface AccountQuotas {
+  global_quotas: Record<string, number>;
+  regional_quotas: Array<Record<string, number> & { region_id: number }>;
+}
+
 /**
- * GET /cloud/v2/client_quotas (AllClientQuotasSerializer): the account's global quotas (SSH keys
- * and projects counted) and, per region of the world or holding a cloud resource, its regional
- * quotas with the usage of the kinds the emulator holds: floating IPs, instances (dedicated VMs),
- * Kubernetes clusters, networks, subnets, security groups (firewalls) and volumes (count and
- * GiB); every other usage 0. `edgeform import` reads the usage to leave out the lists of kinds a
- * region holds none of.
+ * The account's quotas: the global ones (SSH keys and projects counted) and, per region of the
+ * world or holding a cloud resource, the regional ones with the usage of the kinds the emulator
+ * holds: floating IPs, instances (dedicated VMs, their vCPUs and RAM in MiB), Kubernetes clusters,
+ * networks, subnets, security groups (firewalls) and volumes (count and GiB); every other usage 0.
+ * Limits are those set by the `quota_limits` fixture, else 100 (or the usage when higher).
  */
-function clientQuotas(ctx: Ctx): ReturnType<typeof jsonReply> {
+export function accountQuotas(ctx: RouteContext<Needs>): AccountQuotas {
   const usage = new Map<number, Map<string, number>>();
   const add = (regionId: number, key: string, n = 1) => {
     let counts = usage.get(regionId);
@@ -216,6 +227,7 @@ function clientQuotas(ctx: Ctx): ReturnType<typeof jsonReply> {
     counts.set(key, (counts.get(key) ?? 0) + n);
   };
   for (const region of worldPlaces(ctx).regions) usage.set(region.id, new Map());
+  for (const region of ctx.state.quotaLimits.regional.keys()) if (!usage.has(region)) usage.set(region, new Map());
   const counted: Array<[string, Iterable<{ region_id: number }>]> = [
     ['floating_count', ctx.state.floatingIps.values()],
     ['vm_count', ctx.state.instances.values()],
@@ -227,16 +239,34 @@ function clientQuotas(ctx: Ctx): ReturnType<typeof jsonReply> {
   ];
   for (const [name, items] of counted) for (const item of items) add(item.region_id, `${name}_usage`);
   for (const volume of ctx.state.volumes.values()) add(volume.region_id, 'volume_size_usage', volume.size);
+  for (const instance of ctx.state.instances.values()) {
+    const flavor = flavorSize(ctx.state, instance.flavor_id);
+    add(instance.region_id, 'cpu_count_usage', flavor.vcpus);
+    add(instance.region_id, 'ram_usage', flavor.ram);
+  }
   const regional = [...usage]
     .sort(([a], [b]) => a - b)
     .map(([regionId, counts]) => ({
       region_id: regionId,
-      ...Object.fromEntries([...REGIONAL_LIMIT_KEYS].filter((k) => k !== 'region_id').flatMap((k) => quota(k, counts.get(`${k.slice(0, -'_limit'.length)}_usage`) ?? 0))),
+      ...Object.fromEntries(
+        [...REGIONAL_LIMIT_KEYS]
+          .filter((k) => k !== 'region_id')
+          .flatMap((k) => quota(k, counts.get(`${k.slice(0, -'_limit'.length)}_usage`) ?? 0, ctx.state.quotaLimits.regional.get(regionId))),
+      ),
     }));
   const projectCount = worldPlaces(ctx).projects.filter((p) => p.deleted_at === null).length;
   const globalUsage: Record<string, number> = { keypair_count_usage: ctx.state.sshKeys.size, project_count_usage: projectCount };
-  const global = Object.fromEntries([...GLOBAL_LIMIT_KEYS].flatMap((k) => quota(k, globalUsage[`${k.slice(0, -'_limit'.length)}_usage`] ?? 0)));
-  return jsonReply(200, { global_quotas: global, regional_quotas: regional });
+  const global = Object.fromEntries([...GLOBAL_LIMIT_KEYS].flatMap((k) => quota(k, globalUsage[`${k.slice(0, -'_limit'.length)}_usage`] ?? 0, ctx.state.quotaLimits.global)));
+  return { global_quotas: global, regional_quotas: regional };
+}
+
+/**
+ * GET /cloud/v2/client_quotas (AllClientQuotasSerializer): the account's quotas (accountQuotas).
+ * `edgeform import` reads the usage to leave out the lists of kinds a region holds none of;
+ * plan's quota check compares the limits less the usage with what a plan creates.
+ */
+function clientQuotas(ctx: Ctx): ReturnType<typeof jsonReply> {
+  return jsonReply(200, accountQuotas(ctx));
 }
 
 /** The project and region lists, and the client quotas. */

@@ -1,0 +1,84 @@
+/**
+ * Contract tests of the emulator's billing service against the vendor OpenAPI
+ * (test/fixtures/openapi/cloud_api.yaml): the pricing previews, an instance's current price,
+ * the instance check_limits route, the cost report totals and the client quotas answer match
+ * their operations' response schemas in every price status, and requests shaped as the vendor's
+ * request schemas are served.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { expectDocumentedAnswer, expectValid, requestValidator } from '../../helpers/openapi.js';
+import { PRICE_STATUSES } from '../../../src/emulator/services/billing/index.js';
+
+const CLOUD = 'cloud_api.yaml';
+const FIPS = '/cloud/v1/pricing/{project_id}/{region_id}/floating_ips';
+const VOLUMES = '/cloud/v1/pricing/{project_id}/{region_id}/volumes';
+const INSTANCES = '/cloud/v2/pricing/{project_id}/{region_id}/instances';
+const INSTANCE = '/cloud/v1/pricing/{project_id}/{region_id}/instances/{instance_id}';
+const CHECK = '/cloud/v2/instances/{project_id}/{region_id}/check_limits';
+const TOTALS = '/cloud/v1/cost_report/totals';
+const QUOTAS = '/cloud/v2/client_quotas';
+
+const preview = { flavor: 'g2-standard-4-8', names: ['a', 'b'], interfaces: [{ type: 'external' }], volumes: [{ source: 'image', size: 10, type_name: 'ssd_hiiops' }] };
+const report = {
+  time_from: '2025-12-15T00:00:00Z',
+  time_to: '2026-01-01T00:00:00Z',
+  enable_last_day: true,
+  tags: { condition_type: 'AND', conditions: [{ key: 'edgeform-stack', value: 'prod', strict: true }] },
+};
+
+describe('emulator billing service: the vendor shapes', () => {
+  let emu: TestEmulator;
+  beforeAll(async () => {
+    emu = await startTestEmulator();
+  });
+  afterAll(() => emu.close());
+  beforeEach(() => {
+    emu.state.priceList.price_status = 'show';
+  });
+
+  it('sends requests the vendor request schemas accept', () => {
+    expectValid(requestValidator(CLOUD, 'POST', FIPS), { count: 3 });
+    expectValid(requestValidator(CLOUD, 'POST', VOLUMES), { source: 'new-volume', size: 20, type_name: 'standard' });
+    expectValid(requestValidator(CLOUD, 'POST', INSTANCES), preview);
+    expectValid(requestValidator(CLOUD, 'POST', CHECK), { flavor: 'g2-standard-2-4', names: ['web'], interfaces: [], volumes: [] });
+    expectValid(requestValidator(CLOUD, 'POST', TOTALS), report);
+  });
+
+  for (const status of PRICE_STATUSES)
+    it(`answers every pricing route in the vendor's shape with price_status ${status}`, async () => {
+      emu.state.priceList.price_status = status;
+      const fip = await expectDocumentedAnswer(emu, CLOUD, 'POST', FIPS, '/cloud/v1/pricing/1/76/floating_ips', 200, { count: 3 });
+      const volume = await expectDocumentedAnswer(emu, CLOUD, 'POST', VOLUMES, '/cloud/v1/pricing/1/76/volumes', 200, { source: 'new-volume', size: 20 });
+      const vm = await expectDocumentedAnswer(emu, CLOUD, 'POST', INSTANCES, '/cloud/v2/pricing/1/76/instances', 200, preview);
+      const current = await expectDocumentedAnswer(emu, CLOUD, 'GET', INSTANCE, `/cloud/v1/pricing/1/76/instances/${DEMO.instance}`, 200);
+      const totals = await expectDocumentedAnswer(emu, CLOUD, 'POST', TOTALS, TOTALS, 200, report);
+      for (const answer of [fip, volume, vm, current, totals]) expect(answer.price_status).toBe(status);
+      if (status === 'show') {
+        expect(fip).toMatchObject({ currency_code: 'EUR', price_per_month: 10.95 });
+        expect(volume.price_per_month).toBe(1.46);
+        expect(vm).toMatchObject({ vm_count: 2, per_month: { floating_ip: 0 } });
+      } else {
+        // Never 0: no price at all.
+        expect([fip.price_per_month, volume.price_per_month, vm.total_price_per_month, current.price_per_month]).toEqual([null, null, null, null]);
+      }
+    });
+
+  it('answers check_limits with only what is exceeded, and client_quotas with the limits set', async () => {
+    expect(await expectDocumentedAnswer(emu, CLOUD, 'POST', CHECK, '/cloud/v2/instances/1/76/check_limits', 200, { flavor: 'g2-standard-2-4', names: ['a'] })).toEqual({});
+    const before = (await emu.call('GET', QUOTAS)).body.regional_quotas.find((q: { region_id: number }) => q.region_id === 76);
+    emu.state.quotaLimits.regional.set(76, { cpu_count_limit: before.cpu_count_usage + 3 });
+    const over = await expectDocumentedAnswer(emu, CLOUD, 'POST', CHECK, '/cloud/v2/instances/1/76/check_limits', 200, { flavor: 'g2-standard-2-4', names: ['a', 'b'] });
+    expect(over).toEqual({ cpu_count_limit: before.cpu_count_usage + 3, cpu_count_requested: 4, cpu_count_usage: before.cpu_count_usage });
+    const quotas = await expectDocumentedAnswer(emu, CLOUD, 'GET', QUOTAS, QUOTAS, 200);
+    expect(quotas.regional_quotas.find((q: { region_id: number }) => q.region_id === 76).cpu_count_limit).toBe(before.cpu_count_usage + 3);
+    emu.state.quotaLimits.regional.delete(76);
+  });
+
+  it('refuses what the vendor refuses: a missing count, a period over 31 days, an unknown field, an unknown instance', async () => {
+    expect((await emu.call('POST', '/cloud/v1/pricing/1/76/floating_ips', { body: {} })).status).toBe(400);
+    expect((await emu.call('POST', TOTALS, { body: { ...report, time_from: '2025-11-01T00:00:00Z' } })).status).toBe(400);
+    expect((await emu.call('POST', TOTALS, { body: { ...report, extra: 1 } })).status).toBe(400);
+    expect((await emu.call('GET', '/cloud/v1/pricing/1/76/instances/00000000-0000-4000-8000-00000000dead')).status).toBe(404);
+  });
+});
