@@ -31,7 +31,7 @@ import {
   type SecurityGroupRecord,
   type SecurityGroupRuleRecord,
   type SecurityGroupSlice,
-} from './index.js';
+} from './model.js';
 
 /** The group routes read the instances too: a group an instance uses cannot be deleted. */
 type State = SecurityGroupSlice & InstanceSlice;

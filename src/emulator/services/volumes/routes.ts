@@ -22,7 +22,7 @@ import type { RouteContext } from '../../router.js';
 import { applyTagsPatch, sameTags, userTagMap } from '../../tags.js';
 import { checkImage, type ImageSlice } from '../images/index.js';
 import type { InstanceRecord, InstanceSlice } from '../instances/index.js';
-import { RETYPABLE_VOLUME_TYPES, VOLUME_TYPES, type VolumeRecord, type VolumeSlice } from './index.js';
+import { RETYPABLE_VOLUME_TYPES, VOLUME_TYPES, type VolumeRecord, type VolumeSlice } from './model.js';
 
 /** Volumes show their attachments: the instances listing them. */
 type State = VolumeSlice & InstanceSlice & ImageSlice;
