@@ -1,23 +1,22 @@
 import {
-  CLOUD_PRODUCT,
   cloudCreateTags,
   cloudError,
   cloudObjectBody,
   cloudPages,
-  cloudPlacement,
   type CloudScope,
   cloudTagsPatch,
   matchesTagFilter,
-  placedIn,
   type TagFilter,
   tagFilter,
+  defineCloudCollection,
+  patchTags,
 } from '../../cloud-common.js';
-import { defineCollection, type Created } from '../../collection.js';
+import type { Created } from '../../collection.js';
 import { stableUuid } from '../../fixture-parts.js';
 import { UUID_PATTERN, formatOffsetDate } from '../../format.js';
 import { fail, jsonReply } from '../../reply.js';
 import type { RouteContext } from '../../router.js';
-import { applyTagsPatch, sameTags, userTagMap } from '../../tags.js';
+import { applyTagsPatch, sameTags } from '../../tags.js';
 import type { InstanceSlice } from '../instances/index.js';
 import { renderInstanceInFloating } from '../instances/routes.js';
 import type { FloatingIpRecord, FloatingIpSlice } from './index.js';
@@ -123,18 +122,12 @@ interface ListQuery extends TagFilter {
   status: string | null;
 }
 
-export const floatingIps = defineCollection<State, FloatingIpRecord, CloudScope, ListQuery, 'uuid'>({
-  product: CLOUD_PRODUCT,
+export const floatingIps = defineCloudCollection<State, FloatingIpRecord, ListQuery>({
   path: '/cloud/v1/floatingips/{project_id}/{region_id}',
   idParam: 'floating_ip_id',
-  idSyntax: 'uuid',
   noun: 'Floating IP',
-  scope: cloudPlacement,
   store: (ctx) => ctx.state.floatingIps,
-  inScope: placedIn,
-  idOf: (fip) => fip.id,
-  mutationKind: 'floating_ip',
-  tasks: { kind: 'floating_ip' },
+  kind: 'floating_ip',
   list: {
     paging: cloudPages(),
     query(ctx) {
@@ -157,12 +150,10 @@ export const floatingIps = defineCollection<State, FloatingIpRecord, CloudScope,
         const body = cloudObjectBody(ctx);
         const tags = 'tags' in body ? cloudTagsPatch(ctx, fip.tags, body.tags) : undefined;
         checkLock();
-        if (tags === undefined) return {};
-        const next = applyTagsPatch(fip.tags, tags);
-        if (sameTags(next, fip.tags)) return {};
-        fip.tags = next;
-        fip.updated_at = ctx.now;
-        return { tags: userTagMap(fip.tags) };
+        const changed: Record<string, unknown> = {};
+        patchTags(fip, tags, changed);
+        if (changed.tags !== undefined) fip.updated_at = ctx.now;
+        return changed;
       },
       answer(fip) {
         const successor = `/cloud/v2/floatingips/${fip.project_id}/${fip.region_id}/${fip.id}`;
