@@ -308,6 +308,7 @@ function patchSubnet(ctx: Ctx, subnet: SubnetRecord, checkLock: () => void): Rec
   const changed: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(next) as [keyof SubnetRecord, unknown][]) {
     if (JSON.stringify(value) === JSON.stringify(subnet[field])) continue;
+    // `next` is a Partial<SubnetRecord> built by the checked reads above: each value fits its field.
     (subnet as unknown as Record<string, unknown>)[field] = value;
     changed[field] = value;
   }
