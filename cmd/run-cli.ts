@@ -127,7 +127,7 @@ async function runPlain(argv: readonly string[], io: CliIO): Promise<number | un
   const entry = commands.find((e) => e.command === `${name} <path>`);
   const command = entry && (await entry.load());
   const args = command?.plain?.(path);
-  return args === undefined ? undefined : command!.run(args, io);
+  return command === undefined || args === undefined ? undefined : command.run(args, io);
 }
 
 /** The part of yargs' internals skipHelpCache reaches (not in its typings; absent, nothing is skipped). */
@@ -143,6 +143,7 @@ interface YargsInternals {
  * yargs has the hook.
  */
 function skipHelpCache(parser: Argv): void {
+  // yargs does not type its internals; YargsInternals declares the optional calls used, each checked with ?.
   const usage = (parser as unknown as YargsInternals).getInternalMethods?.()?.getUsageInstance?.();
   if (usage && typeof usage.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => {};
 }
@@ -159,8 +160,7 @@ function isCompletionRun(argv: readonly string[]): boolean {
 
 async function loadCommands(argv: readonly string[]): Promise<Map<CommandEntry, Command<any>>> {
   const wanted = commandsToLoad(argv, commands);
-  const loaded = await Promise.all(wanted.map((entry) => entry.load()));
-  return new Map(wanted.map((entry, i) => [entry, loaded[i]!]));
+  return new Map(await Promise.all(wanted.map(async (entry) => [entry, await entry.load()] as const)));
 }
 
 /** What yargs passes to its fail handler: its usage object, which knows the options in scope. */
@@ -181,7 +181,7 @@ function unknownFlags(argv: readonly string[], context: UsageContext): string[] 
   const kebab = [...known].filter((name) => !/[A-Z]/.test(name));
   return argv
     .filter((a) => a.startsWith('--') && a.length > 2)
-    .map((a) => a.slice(2).split('=')[0]!)
+    .map((a) => textBefore(a.slice(2), '='))
     .filter((name) => {
       const base = name.startsWith('no-') ? name.slice(3) : name;
       return !known.has(base) && !known.has(camel(base));
@@ -193,7 +193,7 @@ function unknownFlags(argv: readonly string[], context: UsageContext): string[] 
 }
 
 /** The names of the commands, as typed. */
-const COMMAND_NAMES: readonly string[] = commands.map((c) => c.command.split(' ')[0]!);
+const COMMAND_NAMES: readonly string[] = commands.map((c) => textBefore(c.command, ' '));
 
 /** The flags every command takes. */
 const GLOBAL_FLAGS = ['help', 'version', 'color'];
@@ -214,6 +214,7 @@ function knownFlags(fresh: Argv, argv: readonly string[], loaded: ReadonlyMap<Co
   const named = argv.find((a) => !a.startsWith('-'));
   const entry = commands.find((e) => e.command.split(' ')[0] === named);
   const command = entry && loaded.get(entry);
+  // yargs types getOptions() only on its internal parser; YargsOptions declares it optional, checked with ?.
   const options = command ? (command.builder(fresh) as unknown as YargsOptions).getOptions?.() : undefined;
   for (const key of Object.keys(options?.key ?? {})) known.add(key);
   for (const key of options?.boolean ?? []) known.add(`no-${key}`);
@@ -247,7 +248,7 @@ function refuseSingleDashFlags(argv: readonly string[], readKnown: () => Readonl
   const renames: string[] = [];
   const others: string[] = [];
   for (const word of single) {
-    const name = word.slice(1).split('=')[0]!;
+    const name = textBefore(word.slice(1), '=');
     const terraform = TERRAFORM_FLAGS[name];
     if (known.has(name)) renames.push(`${word} -> -${word}`);
     else if (terraform && 'to' in terraform && known.has(terraform.needs)) renames.push(`${word} -> ${terraform.to}`);
@@ -281,4 +282,10 @@ function reportError(error: unknown, io: CliIO): number {
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
   io.err(`Error: an unexpected error occurred; this is a bug in edgeform, please report it.\n${detail}`);
   return ExitCode.error;
+}
+
+/** The text before the first `separator` (all of it when there is none): `--target=x` → `--target`. */
+function textBefore(text: string, separator: string): string {
+  const at = text.indexOf(separator);
+  return at < 0 ? text : text.slice(0, at);
 }

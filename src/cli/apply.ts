@@ -416,7 +416,8 @@ async function locatePlannedStack(saved: SavedPlan, explicit: string | undefined
   const sources = saved.stack.sources;
   const dirs = new Set(sources.map((s) => dirname(s)));
   if (sources.length > 1 && dirs.size > 1) throw new PlanFileError(`${planFile} is a corrupt plan file: its stack sources are not one file or one directory`);
-  const recorded = sources.length === 1 ? sources[0]! : [...dirs][0]!;
+  const [recorded] = sources.length === 1 ? sources : dirs;
+  if (recorded === undefined) throw new PlanFileError(`${planFile} is a corrupt plan file: it names no stack source`);
   const cwd = await realpath(process.cwd());
   const where = await realpath(resolve(cwd, recorded)).catch(() => null);
   if (where === null) {

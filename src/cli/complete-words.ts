@@ -24,10 +24,12 @@ export async function completeWords(words: readonly string[], env: Env): Promise
   if (command === undefined || words.length < 2) return undefined;
   // `--target ADDR`; bash splits `--target=ADDR` at "=" (`--target`, `=`, `ADDR`); zsh keeps it one word.
   const inline = /^(--[a-z-]+)=(.*)$/.exec(current);
-  if (inline && ADDRESS_FLAGS.has(inline[1]!)) return matching(await stackAddresses(before, inline[1]!, env), inline[2]!).map((a) => `${inline[1]}=${a}`);
+  const [, inlineFlag, inlineValue = ''] = inline ?? [];
+  if (inlineFlag !== undefined && ADDRESS_FLAGS.has(inlineFlag)) return matching(await stackAddresses(before, inlineFlag, env), inlineValue).map((a) => `${inlineFlag}=${a}`);
   if (current === '=' && previous !== undefined && ADDRESS_FLAGS.has(previous)) return stackAddresses(before, previous, env);
   if (previous !== undefined && ADDRESS_FLAGS.has(previous) && !current.startsWith('-')) return matching(await stackAddresses(before, previous, env), current);
-  if (previous === '=' && before.length >= 2 && ADDRESS_FLAGS.has(before.at(-2)!)) return matching(await stackAddresses(before, before.at(-2)!, env), current);
+  const flagBeforeEquals = before.at(-2);
+  if (previous === '=' && flagBeforeEquals !== undefined && ADDRESS_FLAGS.has(flagBeforeEquals)) return matching(await stackAddresses(before, flagBeforeEquals, env), current);
   if (command === 'import' && !current.startsWith('-')) {
     if (previous !== undefined && previous.startsWith('--') && !previous.includes('=') && !IMPORT_BOOLEAN_FLAGS.has(previous)) return undefined;
     const { RESOURCE_TYPES } = await import('../kinds/registry.js');

@@ -374,7 +374,10 @@ export const importCommand = defineCommand<ImportArgs>({
         if (written.leftOut.length > 0) {
           // Blocks that would not read back as their live values: named, and the rest written again.
           const left = new Set(written.leftOut.map((l) => l.index));
-          for (const { index, reason } of written.leftOut) skipped.push({ type: found[index]!.type, source: found[index]!.source, reason });
+          for (const { index, reason } of written.leftOut) {
+            const left = found[index];
+            if (left !== undefined) skipped.push({ type: left.type, source: left.source, reason });
+          }
           found = found.filter((_, i) => !left.has(i));
           written = writeStack(draft(), io.env);
         }
@@ -459,11 +462,12 @@ async function discover(ctx: ProviderContext, request: ImportRequest, view: Impo
   };
   // With --name, the kinds whose items belong to the named KIND's resources (a resource's rules,
   // a zone's record sets) list those of the named resources only, once these are found.
-  const named = request.names === undefined ? undefined : request.kinds[0];
+  const { names } = request;
+  const named = names === undefined ? undefined : request.kinds[0];
   const narrowed = named === undefined ? [] : request.kinds.filter((k) => k.within === named.type);
   const first = await discoverJobs(ctx, jobsOf(request.kinds.filter((k) => !narrowed.includes(k))), view, parallelism);
-  if (named === undefined || narrowed.length === 0) return first;
-  const ids = first.found.filter((r) => r.type === named.type && request.names!.some((n) => named.matchesName(r.attributes, n))).map((r) => r.id);
+  if (names === undefined || named === undefined || narrowed.length === 0) return first;
+  const ids = first.found.filter((r) => r.type === named.type && names.some((n) => named.matchesName(r.attributes, n))).map((r) => r.id);
   const second = ids.length === 0 ? NOTHING : await discoverJobs(ctx, jobsOf(narrowed), view, parallelism, ids);
   const order = (r: { type: ResourceType }) => request.kinds.findIndex((k) => k.type === r.type);
   const byKind = <R extends { type: ResourceType }>(a: R, b: R) => order(a) - order(b);

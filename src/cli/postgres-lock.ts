@@ -78,11 +78,9 @@ function holderFromQuery(query: string | null): LockHolder | undefined {
   const match = /\/\* edgeform-holder (\{.*?\}) \*\//.exec(query ?? '');
   if (!match) return undefined;
   try {
-    const parsed = JSON.parse(match[1]!) as Partial<LockHolder>;
-    const ok = typeof parsed.host === 'string' && typeof parsed.pid === 'number' && typeof parsed.command === 'string' && typeof parsed.since === 'string';
-    return ok
-      ? { host: parsed.host!, pid: parsed.pid!, command: parsed.command!, since: parsed.since!, ...(typeof parsed.job === 'string' ? { job: parsed.job } : {}) }
-      : undefined;
+    const { host, pid, command, since, job } = JSON.parse(match[1] ?? '') as Partial<LockHolder>;
+    const ok = typeof host === 'string' && typeof pid === 'number' && typeof command === 'string' && typeof since === 'string';
+    return ok ? { host, pid, command, since, ...(typeof job === 'string' ? { job } : {}) } : undefined;
   } catch {
     return undefined;
   }

@@ -213,39 +213,66 @@ function absoluteName(token: Token, origin: string): string {
  * one read).
  */
 export function parseZoneFile(text: string, options: { file: string; origin: string }): ZoneFileResult {
-  const { file } = options;
-  const zone = canonical(options.origin);
-  const diagnostics: Diagnostic[] = [];
-  const sets = new Map<string, ZoneRecordSet>();
-  const ttlAt = new Map<string, SourcePos>();
-  const range = (start: SourcePos, end: SourcePos = start): SourceRange => ({ filename: file, start, end });
-  const error = (code: string, summary: string, start: SourcePos, end?: SourcePos, detail?: string): void => {
-    diagnostics.push({ severity: 'error', code, summary, ...(detail === undefined ? {} : { detail }), range: range(start, end ?? start) });
-  };
+  const reader = new ZoneFileReader(options.file, canonical(options.origin));
+  try {
+    lex(text, (entry) => reader.read(entry));
+  } catch (caught) {
+    if (!(caught instanceof ZoneFileSyntaxError)) throw caught;
+    reader.error(caught.code, caught.summary, caught.at, undefined, caught.detail);
+  }
+  return { recordSets: [...reader.sets.values()], diagnostics: reader.diagnostics };
+}
 
-  let origin = zone;
-  let defaultTtl: number | undefined;
-  let lastTtl: number | undefined;
-  let previousOwner: string | undefined;
+/** The reading of one zone file, an entry at a time: the record sets so far, the directives in effect, the problems found. */
+class ZoneFileReader {
+  readonly diagnostics: Diagnostic[] = [];
+  readonly sets = new Map<string, ZoneRecordSet>();
+  /** Where each set's TTL was first given (for the error of a record whose TTL differs). */
+  private readonly ttlAt = new Map<string, SourcePos>();
+  private origin: string;
+  private defaultTtl: number | undefined;
+  private lastTtl: number | undefined;
+  private previousOwner: string | undefined;
 
-  const ttlValue = (token: Token, what: string): number | undefined => {
+  constructor(
+    private readonly file: string,
+    private readonly zone: string,
+  ) {
+    this.origin = zone;
+  }
+
+  /** Reads one entry: a directive (`$ORIGIN`, `$TTL`, ...) or a record. */
+  read(entry: Entry): void {
+    const head = entry.tokens[0] as Token;
+    if (!entry.blankOwner && head.plain && head.value.startsWith('$')) this.directive(head, entry.tokens.slice(1));
+    else this.record(entry);
+  }
+
+  range(start: SourcePos, end: SourcePos = start): SourceRange {
+    return { filename: this.file, start, end };
+  }
+
+  error(code: string, summary: string, start: SourcePos, end?: SourcePos, detail?: string): void {
+    this.diagnostics.push({ severity: 'error', code, summary, ...(detail === undefined ? {} : { detail }), range: this.range(start, end ?? start) });
+  }
+
+  private ttlValue(token: Token, what: string): number | undefined {
     const ttl = readTtl(token.value);
     if (ttl === undefined) {
-      error('zone-file-ttl', `${what} ${JSON.stringify(token.value)} is not a TTL (seconds, or units such as 1h30m, 1d, 1w)`, token.start, token.end);
+      this.error('zone-file-ttl', `${what} ${JSON.stringify(token.value)} is not a TTL (seconds, or units such as 1h30m, 1d, 1w)`, token.start, token.end);
       return undefined;
     }
     if (ttl > MAX_ZONE_TTL) {
-      error('zone-file-ttl', `${what} ${token.value} is out of range: a TTL is 0 to ${MAX_ZONE_TTL} seconds`, token.start, token.end);
+      this.error('zone-file-ttl', `${what} ${token.value} is out of range: a TTL is 0 to ${MAX_ZONE_TTL} seconds`, token.start, token.end);
       return undefined;
     }
     return ttl;
-  };
+  }
 
-  const directive = (entry: Entry): void => {
-    const [head, ...args] = entry.tokens as [Token, ...Token[]];
+  private directive(head: Token, args: readonly Token[]): void {
     const name = head.value.toUpperCase();
     if (name === '$INCLUDE') {
-      error(
+      this.error(
         'zone-file-unsupported',
         '$INCLUDE is not supported: a zone file must hold all its records',
         head.start,
@@ -255,43 +282,48 @@ export function parseZoneFile(text: string, options: { file: string; origin: str
       return;
     }
     if (name === '$GENERATE') {
-      error('zone-file-unsupported', '$GENERATE is not supported: write the generated records out', head.start, head.end);
+      this.error('zone-file-unsupported', '$GENERATE is not supported: write the generated records out', head.start, head.end);
       return;
     }
     if (name !== '$ORIGIN' && name !== '$TTL') {
-      error('zone-file-syntax', `unknown directive ${head.value} (a zone file may use $ORIGIN and $TTL)`, head.start, head.end);
+      this.error('zone-file-syntax', `unknown directive ${head.value} (a zone file may use $ORIGIN and $TTL)`, head.start, head.end);
       return;
     }
     const [value, extra] = args;
-    if (!value) return error('zone-file-syntax', `${name} needs a value`, head.start, head.end);
-    if (extra) return error('zone-file-syntax', `${name} takes one value; found ${JSON.stringify(extra.value)} after it`, extra.start, extra.end);
+    if (!value) return this.error('zone-file-syntax', `${name} needs a value`, head.start, head.end);
+    if (extra) return this.error('zone-file-syntax', `${name} takes one value; found ${JSON.stringify(extra.value)} after it`, extra.start, extra.end);
     if (name === '$TTL') {
-      const ttl = ttlValue(value, '$TTL');
-      if (ttl !== undefined) defaultTtl = ttl;
+      const ttl = this.ttlValue(value, '$TTL');
+      if (ttl !== undefined) this.defaultTtl = ttl;
       return;
     }
-    const next = absoluteName(value, origin);
-    if (!within(next, zone)) return error('zone-file-name', `$ORIGIN ${value.value} is not inside the zone ${zone}`, value.start, value.end);
-    origin = next;
-  };
+    const next = absoluteName(value, this.origin);
+    if (!within(next, this.zone)) return this.error('zone-file-name', `$ORIGIN ${value.value} is not inside the zone ${this.zone}`, value.start, value.end);
+    this.origin = next;
+  }
 
-  const record = (entry: Entry): void => {
-    const tokens = entry.tokens;
-    let k = 0;
-    let owner: string;
+  /** The owner of a record entry (the previous one for a blank owner); undefined, with its error, when it is not usable. */
+  private owner(entry: Entry): string | undefined {
     if (entry.blankOwner) {
-      if (previousOwner === undefined) return error('zone-file-syntax', 'a record with a blank owner before any owner name', entry.start);
-      owner = previousOwner;
-    } else {
-      const token = tokens[k++] as Token;
-      owner = absoluteName(token, origin);
-      if (!within(owner, zone)) return error('zone-file-name', `owner ${token.value} (${owner}) is not inside the zone ${zone}`, token.start, token.end);
-      if (owner.split('.').some((label) => label === '')) return error('zone-file-name', `owner ${JSON.stringify(token.value)} has an empty label`, token.start, token.end);
-      const long = owner.split('.').find((label) => label.length > 63);
-      if (long !== undefined) return error('zone-file-name', `owner ${owner} has a label longer than 63 characters (${long.length})`, token.start, token.end);
-      if (owner.length > 253) return error('zone-file-name', `owner ${owner.slice(0, 40)}... is longer than 253 characters (${owner.length})`, token.start, token.end);
+      if (this.previousOwner === undefined) return void this.error('zone-file-syntax', 'a record with a blank owner before any owner name', entry.start);
+      return this.previousOwner;
     }
-    previousOwner = owner;
+    const token = entry.tokens[0] as Token;
+    const owner = absoluteName(token, this.origin);
+    const { zone } = this;
+    if (!within(owner, zone)) return void this.error('zone-file-name', `owner ${token.value} (${owner}) is not inside the zone ${zone}`, token.start, token.end);
+    if (owner.split('.').some((label) => label === '')) return void this.error('zone-file-name', `owner ${JSON.stringify(token.value)} has an empty label`, token.start, token.end);
+    const long = owner.split('.').find((label) => label.length > 63);
+    if (long !== undefined) return void this.error('zone-file-name', `owner ${owner} has a label longer than 63 characters (${long.length})`, token.start, token.end);
+    if (owner.length > 253) return void this.error('zone-file-name', `owner ${owner.slice(0, 40)}... is longer than 253 characters (${owner.length})`, token.start, token.end);
+    return owner;
+  }
+
+  /**
+   * The optional TTL and class after the owner (either order), read from `tokens[k]`: where the
+   * type stands next, and the TTL given; undefined, with its error, when one is not usable.
+   */
+  private ttlAndClass(tokens: readonly Token[], k: number): { k: number; ttl?: number; ttlToken?: Token } | undefined {
     let ttl: number | undefined;
     let ttlToken: Token | undefined;
     let sawClass = false;
@@ -300,23 +332,35 @@ export function parseZoneFile(text: string, options: { file: string; origin: str
       if (!token.plain) break;
       if (!sawClass && CLASS.test(token.value)) {
         if (token.value.toUpperCase() !== 'IN')
-          return error('zone-file-unsupported', `class ${token.value} is not supported: the platform serves class IN only`, token.start, token.end);
+          return void this.error('zone-file-unsupported', `class ${token.value} is not supported: the platform serves class IN only`, token.start, token.end);
         sawClass = true;
         k++;
       } else if (ttlToken === undefined && /^\d/.test(token.value)) {
         ttlToken = token;
         k++;
-        ttl = ttlValue(token, 'TTL');
-        if (ttl === undefined) return;
+        ttl = this.ttlValue(token, 'TTL');
+        if (ttl === undefined) return undefined;
       } else break;
     }
+    return { k, ...(ttl === undefined ? {} : { ttl }), ...(ttlToken === undefined ? {} : { ttlToken }) };
+  }
+
+  private record(entry: Entry): void {
+    const tokens = entry.tokens;
+    const owner = this.owner(entry);
+    if (owner === undefined) return;
+    this.previousOwner = owner;
+    const before = this.ttlAndClass(tokens, entry.blankOwner ? 0 : 1);
+    if (before === undefined) return;
+    const { ttlToken } = before;
+    let { k, ttl } = before;
     const typeToken = tokens[k++];
     if (!typeToken) {
       const last = tokens[tokens.length - 1];
-      return error('zone-file-syntax', `the record of ${owner} has no type`, last?.end ?? entry.start, undefined, 'A record is: [owner] [TTL] [IN] TYPE DATA...');
+      return this.error('zone-file-syntax', `the record of ${owner} has no type`, last?.end ?? entry.start, undefined, 'A record is: [owner] [TTL] [IN] TYPE DATA...');
     }
     if (!typeToken.plain || !TYPE.test(typeToken.value))
-      return error(
+      return this.error(
         'zone-file-syntax',
         `expected a record type, found ${JSON.stringify(typeToken.value)}`,
         typeToken.start,
@@ -325,24 +369,30 @@ export function parseZoneFile(text: string, options: { file: string; origin: str
       );
     const type = typeToken.value.toUpperCase();
     const data = tokens.slice(k);
-    if (data.length === 0) return error('zone-file-syntax', `the ${type} record of ${owner} has no data`, typeToken.end);
-    if (ttl === undefined) ttl = defaultTtl ?? lastTtl;
-    if (ttl === undefined) return error('zone-file-ttl', `the ${type} record of ${owner} has no TTL, and no $TTL comes before it`, typeToken.start, typeToken.end);
-    if (ttlToken) lastTtl = ttl;
+    if (data.length === 0) return this.error('zone-file-syntax', `the ${type} record of ${owner} has no data`, typeToken.end);
+    if (ttl === undefined) ttl = this.defaultTtl ?? this.lastTtl;
+    if (ttl === undefined) return this.error('zone-file-ttl', `the ${type} record of ${owner} has no TTL, and no $TTL comes before it`, typeToken.start, typeToken.end);
+    if (ttlToken) this.lastTtl = ttl;
     const first = tokens[0] as Token;
     const last = tokens[tokens.length - 1] as Token;
-    const at = range(entry.blankOwner ? entry.start : first.start, last.end);
+    const at = this.range(entry.blankOwner ? entry.start : first.start, last.end);
+    this.addRecord({ owner, type, ttl, ttlToken, at, rdata: data.map((t) => t.value) });
+  }
+
+  /** Adds a record to its set (a new set at its first record); an error when its TTL differs from its set's. */
+  private addRecord(r: { owner: string; type: string; ttl: number; ttlToken: Token | undefined; at: SourceRange; rdata: string[] }): void {
+    const { owner, type, ttl, ttlToken, at, rdata } = r;
     const key = `${owner} ${type}`;
-    const set = sets.get(key);
+    const set = this.sets.get(key);
     const ttlPos = ttlToken?.start ?? at.start;
     if (!set) {
-      sets.set(key, { name: owner, type, ttl, records: [{ rdata: data.map((t) => t.value), origin, at }], at });
-      ttlAt.set(key, ttlPos);
+      this.sets.set(key, { name: owner, type, ttl, records: [{ rdata, origin: this.origin, at }], at });
+      this.ttlAt.set(key, ttlPos);
       return;
     }
     if (set.ttl !== ttl) {
-      const firstAt = ttlAt.get(key) as SourcePos;
-      return error(
+      const firstAt = this.ttlAt.get(key) as SourcePos;
+      return this.error(
         'zone-file-ttl',
         `the ${type} records of ${owner} have different TTLs: ${ttl} here, ${set.ttl} at ${firstAt.line}:${firstAt.column}`,
         ttlPos,
@@ -350,20 +400,8 @@ export function parseZoneFile(text: string, options: { file: string; origin: str
         'A record set has one TTL; give every record of it the same.',
       );
     }
-    set.records.push({ rdata: data.map((t) => t.value), origin, at });
-  };
-
-  try {
-    lex(text, (entry) => {
-      const head = entry.tokens[0] as Token;
-      if (!entry.blankOwner && head.plain && head.value.startsWith('$')) directive(entry);
-      else record(entry);
-    });
-  } catch (caught) {
-    if (!(caught instanceof ZoneFileSyntaxError)) throw caught;
-    error(caught.code, caught.summary, caught.at, undefined, caught.detail);
+    set.records.push({ rdata, origin: this.origin, at });
   }
-  return { recordSets: [...sets.values()], diagnostics };
 }
 
 // ---- writing ----

@@ -36,12 +36,14 @@ export function parseNetwork(text: string): IpNetwork | { error: string } {
 /** Whether two networks share an address. */
 export function overlaps(a: IpNetwork, b: IpNetwork): boolean {
   if (a.address.kind() !== b.address.kind()) return false;
+  // ipaddr.js types match() per address family; the kinds were compared just above, so the casts are safe.
   return a.address.match(b.address as never, b.bits) || b.address.match(a.address as never, a.bits);
 }
 
 /** Whether an address (see isIpAddress) lies in a network. */
 export function contains(network: IpNetwork, text: string): boolean {
   const address = ipaddr.parse(text);
+  // ipaddr.js types match() per address family; the && checks the kinds are the same first.
   return address.kind() === network.address.kind() && address.match(network.address as never, network.bits);
 }
 

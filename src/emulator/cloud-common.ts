@@ -5,7 +5,8 @@ import { isPlainObject, parseIntStrict } from './format.js';
 import { fail, jsonReply, type ApiProduct, type Reply } from './reply.js';
 import type { RouteContext } from './router.js';
 import { countResults, offsetLimit, unpaged, type PagingStyle } from './paging.js';
-import { parseTagsPatch, readOnlyKeysTouched, type Tag, type TagsPatch } from './tags.js';
+import { applyTagsPatch, parseTagsPatch, readOnlyKeysTouched, sameTags, userTagMap, type Tag, type TagsPatch } from './tags.js';
+import { defineCollection, type Collection, type CollectionSpec } from './collection.js';
 
 // What the cloud services (floating IPs, instances, Kubernetes, tasks, quota requests) share.
 
@@ -205,4 +206,41 @@ export function cloudName(ctx: RouteContext, body: Record<string, unknown>, fiel
   if (value === undefined) fail(cloudError(400, `${field}: Field required`, ctx.requestId));
   if (typeof value !== 'string' || !CLOUD_NAME_PATTERN.test(value)) fail(cloudError(400, `${field}: String should match pattern '${CLOUD_NAME_PATTERN.source}'`, ctx.requestId));
   return value;
+}
+
+/** Applies a PATCH's tags merge patch (undefined: the body has no `tags`) to a record; the user tags go in `changed.tags` when they changed. */
+export function patchTags(record: { tags: Tag[] }, patch: TagsPatch | undefined, changed: Record<string, unknown>): void {
+  if (patch === undefined) return;
+  const next = applyTagsPatch(record.tags, patch);
+  if (sameTags(next, record.tags)) return;
+  record.tags = next;
+  changed.tags = userTagMap(next);
+}
+
+/** What every placed cloud collection declares alike, and defineCloudCollection fills in. */
+type CloudFilled = 'product' | 'scope' | 'inScope' | 'idOf' | 'idSyntax' | 'mutationKind' | 'tasks';
+
+/**
+ * Declares a cloud collection placed under `{project_id}/{region_id}` (floating IPs, networks,
+ * volumes, ...): the cloud's error shapes, the path's placement as its scope, records by their
+ * `id` (a UUID unless `idSyntax` says otherwise), its changes logged and its tasks started under
+ * `kind`. The rest is the collection's own, as CollectionSpec declares it.
+ */
+export function defineCloudCollection<
+  State extends object,
+  Rec extends { id: string; project_id: number; region_id: number },
+  Query = undefined,
+  Syntax extends 'uuid' | 'text' = 'uuid',
+>(spec: Omit<CollectionSpec<State, Rec, string, CloudScope, Query, Syntax>, CloudFilled> & { kind: string; idSyntax?: Syntax }): Collection<State, Rec, CloudScope> {
+  const { kind, ...own } = spec;
+  return defineCollection<State, Rec, CloudScope, Query, Syntax, string>({
+    product: CLOUD_PRODUCT,
+    idSyntax: 'uuid' as Syntax,
+    scope: cloudPlacement,
+    inScope: placedIn,
+    idOf: (record) => record.id,
+    mutationKind: kind,
+    tasks: { kind },
+    ...own,
+  });
 }

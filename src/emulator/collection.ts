@@ -144,48 +144,49 @@ export function tasksReply(...tasks: TaskRecord[]): Reply {
 export function defineCollection<State extends object, Rec, Scope = undefined, Query = undefined, Syntax extends IdSyntax = 'text', Key = IdOf<Syntax>>(
   spec: CollectionSpec<State, Rec, Key, Scope, Query, Syntax>,
 ): Collection<State, Rec, Scope> {
-  type Ctx = RouteContext<State>;
-  const { product } = spec;
-  const itemPath = spec.itemPath ?? `${spec.path}/{${spec.idParam ?? 'id'}}`;
-  const readScope = (ctx: Ctx): Scope => (spec.scope ? spec.scope(ctx) : (undefined as Scope));
-  const belongs = (record: Rec, scope: Scope): boolean => spec.inScope?.(record, scope) ?? true;
+  return new DeclaredCollection(spec);
+}
 
-  function readId(ctx: Ctx, scope: Scope): IdOf<Syntax> {
-    if (spec.readId) return spec.readId(ctx, scope);
-    const name = spec.idParam ?? 'id';
-    const text = ctx.params[name] ?? '';
-    const syntax: IdSyntax = spec.idSyntax ?? 'text';
-    if (syntax === 'text') return text as IdOf<Syntax>;
-    const refuse = (expected: { kind: 'uuid' } | { kind: 'integer'; min?: number }): never =>
-      fail(product.invalidParam({ name, text, in: 'path', expected, status: 400 }, ctx.requestId));
-    if (syntax === 'uuid') return (UUID_PATTERN.test(text) ? text : refuse({ kind: 'uuid' })) as IdOf<Syntax>;
-    const value = parseIntStrict(text);
-    if (value === undefined || (syntax === 'positive-integer' && value < 1)) refuse(syntax === 'positive-integer' ? { kind: 'integer', min: 1 } : { kind: 'integer' });
-    return value as IdOf<Syntax>;
+/** A collection built from its spec: the spec is its state, each operation a method over it. */
+class DeclaredCollection<State extends object, Rec, Key, Scope, Query, Syntax extends IdSyntax> implements Collection<State, Rec, Scope> {
+  readonly routes: ServiceRoute<State>[];
+
+  constructor(private readonly spec: CollectionSpec<State, Rec, Key, Scope, Query, Syntax>) {
+    const itemPath = spec.itemPath ?? `${spec.path}/{${spec.idParam ?? 'id'}}`;
+    // The order of the routes is the order of a 405's Allow header: GET and POST on the list, then GET, the updates and DELETE on the item.
+    const { list, create, get, updates = [], delete: del } = spec;
+    const routes: ServiceRoute<State>[] = [];
+    if (list) routes.push({ method: 'GET', pattern: spec.path, handler: (ctx) => this.listRecords(list, ctx) });
+    if (create) routes.push({ method: 'POST', pattern: spec.createPath ?? spec.path, handler: (ctx) => this.createRecord(create, ctx) });
+    if (get) routes.push({ method: 'GET', pattern: itemPath, handler: (ctx) => jsonReply(200, get(this.locate(ctx).record, ctx)) });
+    for (const update of updates) routes.push({ method: update.method, pattern: update.path ?? itemPath, handler: (ctx) => this.updateRecord(update, ctx) });
+    if (del) routes.push({ method: 'DELETE', pattern: itemPath, handler: (ctx) => this.deleteRecord(del, ctx) });
+    this.routes = routes;
   }
 
-  function locate(ctx: Ctx): { record: Rec; scope: Scope } {
-    const scope = readScope(ctx);
-    const id = readId(ctx, scope);
+  readonly find = (ctx: RouteContext<State>): Rec => this.locate(ctx).record;
+
+  readonly locate = (ctx: RouteContext<State>): { record: Rec; scope: Scope } => {
+    const { spec } = this;
+    const scope = this.readScope(ctx);
+    const id = this.readId(ctx, scope);
     const store = spec.store(ctx, scope);
-    const record = Array.isArray(store) ? store.find((r) => spec.idOf(r) === id) : store.get(spec.key ? spec.key(id, scope) : (id as unknown as Key));
-    if (record === undefined || !belongs(record, scope)) fail(product.notFound(spec.notFoundName?.(id, scope) ?? `${spec.noun} ${id}`, ctx.requestId));
+    const record = Array.isArray(store) ? store.find((r) => spec.idOf(r) === id) : store.get(this.keyOfId(id, scope));
+    if (record === undefined || !this.belongs(record, scope)) fail(spec.product.notFound(spec.notFoundName?.(id, scope) ?? `${spec.noun} ${id}`, ctx.requestId));
     return { record, scope };
-  }
+  };
 
-  function keyOf(record: Rec, scope: Scope): Key {
-    return spec.key ? spec.key(spec.idOf(record) as IdOf<Syntax>, scope) : (spec.idOf(record) as unknown as Key);
-  }
+  readonly assertUnlocked = (ctx: RouteContext<State>, record: Rec & { task_id: string | null }): void => {
+    if (record.task_id)
+      fail(this.spec.product.error(409, `${this.spec.noun} ${this.spec.idOf(record)} is locked by task ${record.task_id}; wait until the task finishes`, ctx.requestId));
+  };
 
-  function log(ctx: Ctx, record: Rec, change: string, after?: Record<string, unknown>): void {
-    if (spec.mutationKind !== undefined) ctx.state.recordMutation(ctx.now, spec.mutationKind, spec.idOf(record), change, after);
-  }
-
-  function startOn(ctx: Ctx, record: Rec, start: TaskStart): TaskRecord {
-    const tasks = spec.tasks;
-    if (!tasks) throw new Error(`${spec.noun}: the collection declares no tasks`);
-    const resourceId = tasks.resourceId?.(record) ?? String(spec.idOf(record));
-    const placed = record as unknown as Placed;
+  readonly startTask = (ctx: RouteContext<State>, record: Rec, start: TaskStart): TaskRecord => {
+    const tasks = this.spec.tasks;
+    if (!tasks) throw new Error(`${this.spec.noun}: the collection declares no tasks`);
+    const resourceId = tasks.resourceId?.(record) ?? String(this.spec.idOf(record));
+    // Every collection that declares tasks is a cloud one: its records carry their placement.
+    const placed = record as Placed;
     const draw = ctx.settings.drawTask(tasks.kind, resourceId, (id) => ctx.state.tasks.has(id));
     const input = {
       taskType: start.type,
@@ -199,87 +200,113 @@ export function defineCollection<State extends object, Rec, Scope = undefined, Q
       ...(start.createdResources ? { createdResources: start.createdResources } : {}),
     };
     return startTask(ctx.state, input, ctx.now, ctx.settings.taskDurationMs, draw);
+  };
+
+  private readScope(ctx: RouteContext<State>): Scope {
+    // A collection without a scope reader has Scope = undefined (its default).
+    return this.spec.scope ? this.spec.scope(ctx) : (undefined as Scope);
   }
 
-  function assertUnlocked(ctx: Ctx, record: Rec & { task_id: string | null }): void {
-    if (record.task_id) fail(product.error(409, `${spec.noun} ${spec.idOf(record)} is locked by task ${record.task_id}; wait until the task finishes`, ctx.requestId));
+  private belongs(record: Rec, scope: Scope): boolean {
+    return this.spec.inScope?.(record, scope) ?? true;
+  }
+
+  private readId(ctx: RouteContext<State>, scope: Scope): IdOf<Syntax> {
+    const { spec } = this;
+    if (spec.readId) return spec.readId(ctx, scope);
+    const name = spec.idParam ?? 'id';
+    const text = ctx.params[name] ?? '';
+    const syntax: IdSyntax = spec.idSyntax ?? 'text';
+    if (syntax === 'text') return text as IdOf<Syntax>;
+    const refuse = (expected: { kind: 'uuid' } | { kind: 'integer'; min?: number }): never =>
+      fail(spec.product.invalidParam({ name, text, in: 'path', expected, status: 400 }, ctx.requestId));
+    if (syntax === 'uuid') return (UUID_PATTERN.test(text) ? text : refuse({ kind: 'uuid' })) as IdOf<Syntax>;
+    const value = parseIntStrict(text);
+    if (value === undefined || (syntax === 'positive-integer' && value < 1)) refuse(syntax === 'positive-integer' ? { kind: 'integer', min: 1 } : { kind: 'integer' });
+    return value as IdOf<Syntax>;
+  }
+
+  /** The map key of an id: `key` when the spec declares one, else the id itself. */
+  private keyOfId(id: IdOf<Syntax>, scope: Scope): Key {
+    // Without `key`, Key is IdOf<Syntax> (defineCollection's default), so the id is the key.
+    return this.spec.key ? this.spec.key(id, scope) : (id as unknown as Key);
+  }
+
+  private keyOf(record: Rec, scope: Scope): Key {
+    return this.keyOfId(this.spec.idOf(record) as IdOf<Syntax>, scope);
+  }
+
+  private log(ctx: RouteContext<State>, record: Rec, change: string, after?: Record<string, unknown>): void {
+    if (this.spec.mutationKind !== undefined) ctx.state.recordMutation(ctx.now, this.spec.mutationKind, this.spec.idOf(record), change, after);
   }
 
   /** GET the list: scope, page and filters (in the vendor's order), the matching records in order, the page in its envelope. */
-  function listRecords(list: NonNullable<typeof spec.list>, ctx: Ctx): Reply {
-    const scope = readScope(ctx);
+  private listRecords(list: NonNullable<CollectionSpec<State, Rec, Key, Scope, Query, Syntax>['list']>, ctx: RouteContext<State>): Reply {
+    const scope = this.readScope(ctx);
+    // A list without a query reader has Query = undefined (its default).
     const readQuery = (): Query => (list.query ? list.query(ctx, scope) : (undefined as Query));
-    const early = list.queryFirst === true ? readQuery() : undefined;
-    const window = list.paging.read(ctx, product);
-    const query = list.queryFirst === true ? (early as Query) : readQuery();
+    const early = list.queryFirst === true ? { query: readQuery() } : undefined;
+    const window = list.paging.read(ctx, this.spec.product);
+    const query = early ? early.query : readQuery();
     const matching: Rec[] = [];
-    for (const record of spec.store(ctx, scope).values()) if (belongs(record, scope) && (list.where?.(record, query, ctx) ?? true)) matching.push(record);
-    if (list.order) matching.sort((a, b) => list.order!(a, b, query));
+    for (const record of this.spec.store(ctx, scope).values()) if (this.belongs(record, scope) && (list.where?.(record, query, ctx) ?? true)) matching.push(record);
+    const { order } = list;
+    if (order) matching.sort((a, b) => order(a, b, query));
     const end = window.limit === undefined ? undefined : window.offset + window.limit;
     const items = matching.slice(window.offset, end).map((record) => list.render(record, ctx, query));
     return jsonReply(200, list.paging.answer({ items, total: matching.length, window, scope }));
   }
 
   /** POST: builds the record, puts it in its store, then logs it and answers, or starts its create task (the record's creator) and answers the task. */
-  function createRecord(create: NonNullable<typeof spec.create>, ctx: Ctx): Reply {
-    const scope = readScope(ctx);
+  private createRecord(create: NonNullable<CollectionSpec<State, Rec, Key, Scope, Query, Syntax>['create']>, ctx: RouteContext<State>): Reply {
+    const scope = this.readScope(ctx);
     const created = create.build(ctx, scope);
     const { record } = created;
     if (create.insert) create.insert(ctx, record, scope);
     else {
-      const store = spec.store(ctx, scope);
+      const store = this.spec.store(ctx, scope);
       if (Array.isArray(store)) store.push(record);
-      else store.set(keyOf(record, scope), record);
+      else store.set(this.keyOf(record, scope), record);
     }
     if (created.task) {
-      const task = startOn(ctx, record, created.task);
+      const task = this.startTask(ctx, record, created.task);
       if (typeof record === 'object' && record !== null && 'creator_task_id' in record) record.creator_task_id = task.id;
       return tasksReply(task);
     }
-    log(ctx, record, 'create', created.logged);
-    return create.answer ? create.answer(record, ctx) : jsonReply(200, spec.get?.(record, ctx));
+    this.log(ctx, record, 'create', created.logged);
+    return create.answer ? create.answer(record, ctx) : jsonReply(200, this.spec.get?.(record, ctx));
   }
 
   /** PATCH, PUT or an action: a synchronous change logged when something changed, or a task (none when nothing would change). */
-  function updateRecord(update: UpdateSpec<State, Rec, Scope>, ctx: Ctx): Reply {
-    const { record, scope } = locate(ctx);
-    const checkLock = (): void => assertUnlocked(ctx, record as Rec & { task_id: string | null });
+  private updateRecord(update: UpdateSpec<State, Rec, Scope>, ctx: RouteContext<State>): Reply {
+    const { record, scope } = this.locate(ctx);
+    const checkLock = (): void => this.assertUnlocked(ctx, record as Rec & { task_id: string | null });
     if ('task' in update) {
       const start = update.task(ctx, record, scope, checkLock);
-      return start ? tasksReply(startOn(ctx, record, start)) : tasksReply();
+      return start ? tasksReply(this.startTask(ctx, record, start)) : tasksReply();
     }
     const changed = update.change(ctx, record, scope, checkLock);
-    if (Object.keys(changed).length > 0) log(ctx, record, 'update', changed);
+    if (Object.keys(changed).length > 0) this.log(ctx, record, 'update', changed);
     return update.answer(record, ctx);
   }
 
   /** DELETE: a task on the unlocked record, or the record removed from its store, logged, 204 (or its own answer). */
-  function deleteRecord(del: NonNullable<typeof spec.delete>, ctx: Ctx): Reply {
-    const { record, scope } = locate(ctx);
+  private deleteRecord(del: NonNullable<CollectionSpec<State, Rec, Key, Scope, Query, Syntax>['delete']>, ctx: RouteContext<State>): Reply {
+    const { record, scope } = this.locate(ctx);
     if ('task' in del) {
       del.check?.(ctx, record, scope);
       const start = typeof del.task === 'string' ? { type: del.task, data: null } : del.task(ctx, record, scope);
-      assertUnlocked(ctx, record as Rec & { task_id: string | null });
-      return tasksReply(startOn(ctx, record, start));
+      this.assertUnlocked(ctx, record as Rec & { task_id: string | null });
+      return tasksReply(this.startTask(ctx, record, start));
     }
     del.check?.(ctx, record, scope);
     if (del.remove) del.remove(ctx, record, scope);
     else {
-      const store = spec.store(ctx, scope);
+      const store = this.spec.store(ctx, scope);
       if (Array.isArray(store)) store.splice(store.indexOf(record), 1);
-      else store.delete(keyOf(record, scope));
+      else store.delete(this.keyOf(record, scope));
     }
-    log(ctx, record, 'delete');
+    this.log(ctx, record, 'delete');
     return del.answer ? del.answer(record, ctx) : emptyReply(204);
   }
-
-  // The order of the routes is the order of a 405's Allow header: GET and POST on the list, then GET, the updates and DELETE on the item.
-  const { list, create, get, updates = [], delete: del } = spec;
-  const routes: ServiceRoute<State>[] = [];
-  if (list) routes.push({ method: 'GET', pattern: spec.path, handler: (ctx) => listRecords(list, ctx) });
-  if (create) routes.push({ method: 'POST', pattern: spec.createPath ?? spec.path, handler: (ctx) => createRecord(create, ctx) });
-  if (get) routes.push({ method: 'GET', pattern: itemPath, handler: (ctx) => jsonReply(200, get(locate(ctx).record, ctx)) });
-  for (const update of updates) routes.push({ method: update.method, pattern: update.path ?? itemPath, handler: (ctx) => updateRecord(update, ctx) });
-  if (del) routes.push({ method: 'DELETE', pattern: itemPath, handler: (ctx) => deleteRecord(del, ctx) });
-  return { routes, find: (ctx) => locate(ctx).record, locate, assertUnlocked, startTask: startOn };
 }

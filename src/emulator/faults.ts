@@ -19,6 +19,7 @@ export interface FaultSettings {
   taskFailRate: number;
 }
 
+// fromEntries types its keys as string; FAULT_SETTINGS lists every FaultSettings name, so this record is complete.
 const NO_FAULTS: Readonly<FaultSettings> = Object.freeze(Object.fromEntries(FAULT_SETTINGS.map((s) => [s.name, 0])) as unknown as FaultSettings);
 
 /** The message of a task that ends in ERROR because of `taskFailRate`. */

@@ -21,6 +21,7 @@ export interface RequestLog extends Array<RequestLogEntry> {
 
 /** Creates an empty request log. */
 export function createRequestLog(): RequestLog {
+  // An array that gains its countByRoute method on the next line: a RequestLog once that is set.
   const log = [] as unknown as RequestLog;
   Object.defineProperty(log, 'countByRoute', {
     enumerable: false,

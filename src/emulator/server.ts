@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { INVALID_TOKEN_BODY, MISSING_CREDENTIALS_BODY, checkAuth } from './auth.js';
 import { createClock, type EmulatorClock } from './clock.js';
@@ -74,6 +74,35 @@ function productOfPath(path: string): ApiProduct {
   return PRODUCTS.find((product) => path.startsWith(product.pathPrefix)) ?? CONTROL_PRODUCT;
 }
 
+/** What a running emulator's request handling works over: its options, key, platform state, faults, clock, logs and routes. */
+interface ServerState {
+  readonly options: EmulatorOptions;
+  readonly apiKey: string;
+  readonly state: EmulatorState;
+  readonly clock: EmulatorClock;
+  readonly faults: EmulatorFaults;
+  readonly settings: RouteSettings;
+  readonly requests: RequestLog;
+  readonly router: Router<EmulatorState>;
+  /** Requests being handled now (arrived, not yet answered or dropped). */
+  inFlight: number;
+}
+
+/** One request as read off the wire and matched to a route. */
+interface IncomingRequest {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly started: number;
+  readonly method: string;
+  readonly path: string;
+  readonly query: URLSearchParams;
+  readonly match: ReturnType<Router<EmulatorState>['match']>;
+  readonly route: string;
+  readonly product: ApiProduct;
+  readonly requestId: string;
+  readonly entry: RequestLogEntry;
+}
+
 /**
  * Starts the platform emulator: a node:http server holding the platform's resources in memory.
  * No timer drives state: due tasks are settled at the start of every request and on
@@ -83,161 +112,40 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   checkEmulatorOptions(options);
   const fixtures = loadFixtures(options.fixtures);
   const host = options.host ?? '127.0.0.1';
-  const apiKey = options.apiKey ?? generateApiKey();
   const seed = options.seed ?? fixtures.faults?.seed ?? randomSeed();
   const faults = new EmulatorFaults(seed);
-  const settings: RouteSettings = {
-    taskDurationMs: options.taskDurationMs ?? 2000,
-    readLagMs: options.readLagMs ?? 0,
-    drawTask: (kind, resourceId, taken) => faults.drawTask(kind, resourceId, taken),
-  };
-
   const state = createEmulatorState();
   loadState(state, fixtures);
   const clock = createClock({ manual: options.manualClock === true, onAdvance: (now) => state.settle(now) });
+  const s: ServerState = {
+    options,
+    apiKey: options.apiKey ?? generateApiKey(),
+    state,
+    clock,
+    faults,
+    settings: {
+      taskDurationMs: options.taskDurationMs ?? 2000,
+      readLagMs: options.readLagMs ?? 0,
+      drawTask: (kind, resourceId, taken) => faults.drawTask(kind, resourceId, taken),
+    },
+    requests: createRequestLog(),
+    router: new Router<EmulatorState>(),
+    inFlight: 0,
+  };
   applyBaseFaults(faults, options, fixtures, seed);
-  const requests = createRequestLog();
   const reset = (): void => {
     clock.rewind();
     loadState(state, fixtures);
-    requests.length = 0;
+    s.requests.length = 0;
     applyBaseFaults(faults, options, fixtures, seed);
   };
-
-  const router = new Router<EmulatorState>();
   for (const service of EMULATOR_SERVICES) {
-    for (const route of service.routes) router.add({ ...route, product: service.product });
+    for (const route of service.routes) s.router.add({ ...route, product: service.product });
   }
-  if (options.control === true) registerControlRoutes(router, { state, clock, faults, requests, reset });
-
-  const send = (req: IncomingMessage, res: ServerResponse, entry: RequestLogEntry, product: ApiProduct, requestId: string, reply: Reply, started: number): void => {
-    const headers: Record<string, string | number> = { ...reply.headers };
-    if (product.requestIdHeader === true) headers['X-Request-ID'] = requestId;
-    let payload: string | undefined;
-    if (reply.json !== undefined) {
-      payload = JSON.stringify(reply.json);
-      headers['Content-Type'] = 'application/json';
-    } else if (reply.text !== undefined) {
-      payload = reply.text;
-      headers['Content-Type'] = 'text/plain; charset=utf-8';
-    }
-    headers['Content-Length'] = payload === undefined ? 0 : Buffer.byteLength(payload);
-    entry.status = reply.status;
-    res.writeHead(reply.status, headers);
-    res.end(req.method === 'HEAD' ? undefined : payload);
-    options.log?.(`${entry.method} ${req.url ?? entry.path} ${reply.status} ${Date.now() - started}ms`);
-  };
-
-  const drop = (req: IncomingMessage, entry: RequestLogEntry, started: number): void => {
-    entry.status = 0;
-    req.socket.destroy();
-    options.log?.(`${entry.method} ${req.url ?? entry.path} dropped ${Date.now() - started}ms`);
-  };
-
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const started = Date.now();
-    const method = (req.method ?? 'GET').toUpperCase();
-    const rawUrl = req.url ?? '/';
-    const q = rawUrl.indexOf('?');
-    const path = q >= 0 ? rawUrl.slice(0, q) : rawUrl;
-    const query = new URLSearchParams(q >= 0 ? rawUrl.slice(q + 1) : '');
-    const match = router.match(method, path);
-    const route = match.kind === 'found' ? match.route.pattern : match.kind === 'method-not-allowed' ? match.pattern : '(unmatched)';
-    const product: ApiProduct = match.kind === 'found' ? match.route.product : match.kind === 'method-not-allowed' ? match.product : productOfPath(path);
-    const requestId = newUuid();
-    inFlight += 1;
-    const entry: RequestLogEntry = { method, path, route, status: 0, time: clock.now(), inFlight };
-    requests.push(entry);
-    try {
-      await serve(req, res, { started, method, path, query, match, route, product, requestId, entry });
-    } finally {
-      inFlight -= 1;
-    }
-  };
-
-  /** Requests being handled now (arrived, not yet answered or dropped). */
-  let inFlight = 0;
-
-  const serve = async (
-    req: IncomingMessage,
-    res: ServerResponse,
-    r: {
-      started: number;
-      method: string;
-      path: string;
-      query: URLSearchParams;
-      match: ReturnType<typeof router.match>;
-      route: string;
-      product: ApiProduct;
-      requestId: string;
-      entry: RequestLogEntry;
-    },
-  ): Promise<void> => {
-    const { started, method, path, query, match, route, product, requestId, entry } = r;
-    const answer = (reply: Reply): void => send(req, res, entry, product, requestId, reply, started);
-
-    const raw = await readBody(req);
-    const isControl = match.kind === 'found' && match.route.product === CONTROL_PRODUCT;
-    let dropAfter = false;
-    if (!isControl) {
-      const { delayMs, fault: decision } = faults.decide(method, path, match.kind === 'found' ? match.route.pattern : undefined);
-      if (delayMs > 0) await sleep(delayMs);
-      if (decision?.kind === 'fail') {
-        const reply = product.error(decision.status, `${reasonPhrase(decision.status)} (injected by the emulator)`, requestId);
-        if (decision.retryAfter !== undefined) reply.headers = { ...reply.headers, 'Retry-After': String(decision.retryAfter) };
-        return answer(reply);
-      }
-      if (decision?.kind === 'drop') {
-        if (decision.when === 'before') return drop(req, entry, started);
-        dropAfter = true;
-      }
-      // The control routes, when off, do not exist at all; every platform path needs the key
-      // first (an unknown one too, as on the platform: 401 before 404).
-      if (match.kind === 'not-found' && path.startsWith(CONTROL_PRODUCT.pathPrefix))
-        return answer(product.error(404, `The requested URL ${path} was not found on this server.`, requestId));
-      const auth = checkAuth(req.headers.authorization, apiKey);
-      if (auth !== 'ok') {
-        return answer({ status: 401, json: auth === 'missing' ? MISSING_CREDENTIALS_BODY : INVALID_TOKEN_BODY, headers: { 'WWW-Authenticate': 'APIKey' } });
-      }
-      if (match.kind === 'not-found') return answer(product.error(404, `The requested URL ${path} was not found on this server.`, requestId));
-    }
-    if (match.kind === 'method-not-allowed') {
-      const reply = product.error(405, product.methodNotAllowedMessage?.(method) ?? 'HTTP 405: Method Not Allowed', requestId);
-      reply.headers = { ...reply.headers, Allow: match.allowed.join(', ') };
-      return answer(reply);
-    }
-    if (raw === 'too-large') return answer(product.error(413, 'Request body too large', requestId));
-
-    let body: unknown;
-    if (raw.length > 0 && BODY_METHODS.has(method)) {
-      try {
-        body = JSON.parse(raw.toString('utf8'));
-      } catch (error) {
-        const detail = (error as Error).message;
-        return answer(product.error(400, product.invalidJsonMessage?.(detail) ?? `Invalid JSON in request body: ${detail}`, requestId));
-      }
-    }
-
-    const now = clock.now();
-    state.settle(now);
-    const ctx: RouteContext<EmulatorState> = { method, path, route, params: match.params, query, body, requestId, now, state, clock, settings };
-    let reply: Reply;
-    try {
-      reply = match.route.handler(ctx);
-    } catch (error) {
-      if (!(error instanceof ReplyError)) {
-        options.log?.(`emulator bug while handling ${method} ${path}: ${(error as Error).stack ?? String(error)}`);
-        reply = product.error(500, 'Internal error in the emulator', requestId);
-      } else {
-        reply = error.reply;
-      }
-    }
-    if (dropAfter) return drop(req, entry, started);
-    answer(reply);
-  };
+  if (options.control === true) registerControlRoutes(s.router, { state, clock: s.clock, faults, requests: s.requests, reset });
 
   const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
+    handleRequest(s, req, res).catch((error: unknown) => {
       options.log?.(`emulator bug: ${(error as Error).stack ?? String(error)}`);
       if (!res.headersSent) {
         res.writeHead(500, { 'Content-Type': 'text/plain' });
@@ -246,26 +154,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     });
   });
   server.keepAliveTimeout = 30_000;
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 8787, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const hostPart = address.family === 'IPv6' || host.includes(':') ? `[${address.address}]` : host;
-  const url = `http://${hostPart}:${address.port}`;
+  const url = await listen(server, options.port ?? 8787, host);
 
   let closed: Promise<void> | undefined;
   return {
     url,
-    apiKey,
+    apiKey: s.apiKey,
     state,
-    clock,
+    clock: s.clock,
     faults,
-    requests,
+    requests: s.requests,
     mutations: state.mutations,
     reset,
     close(): Promise<void> {
@@ -276,4 +174,141 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       return closed;
     },
   };
+}
+
+/** Listens on the port and host; the base URL (without trailing slash) it answers on. */
+async function listen(server: Server, port: number, host: string): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const hostPart = address.family === 'IPv6' || host.includes(':') ? `[${address.address}]` : host;
+  return `http://${hostPart}:${address.port}`;
+}
+
+/** Reads a request's method and path, matches its route, logs it, and serves it. */
+async function handleRequest(s: ServerState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const started = Date.now();
+  const method = (req.method ?? 'GET').toUpperCase();
+  const rawUrl = req.url ?? '/';
+  const q = rawUrl.indexOf('?');
+  const path = q >= 0 ? rawUrl.slice(0, q) : rawUrl;
+  const query = new URLSearchParams(q >= 0 ? rawUrl.slice(q + 1) : '');
+  const match = s.router.match(method, path);
+  const route = match.kind === 'found' ? match.route.pattern : match.kind === 'method-not-allowed' ? match.pattern : '(unmatched)';
+  const product: ApiProduct = match.kind === 'found' ? match.route.product : match.kind === 'method-not-allowed' ? match.product : productOfPath(path);
+  s.inFlight += 1;
+  const entry: RequestLogEntry = { method, path, route, status: 0, time: s.clock.now(), inFlight: s.inFlight };
+  s.requests.push(entry);
+  try {
+    await serveRequest(s, { req, res, started, method, path, query, match, route, product, requestId: newUuid(), entry });
+  } finally {
+    s.inFlight -= 1;
+  }
+}
+
+/** What happens to a request before its route runs: an injected fault or delay, the key check, 404, 405, 413. */
+type Gate = { kind: 'reply'; reply: Reply } | { kind: 'drop' } | { kind: 'pass'; dropAfter: boolean };
+
+/** Serves a request: its gate, then its body parsed and its route's handler run (a drop after it, when a fault says so). */
+async function serveRequest(s: ServerState, r: IncomingRequest): Promise<void> {
+  const raw = await readBody(r.req);
+  const gate = await passGate(s, r, raw);
+  if (gate.kind === 'drop') return dropRequest(s, r);
+  if (gate.kind === 'reply') return sendReply(s, r, gate.reply);
+  if (r.match.kind !== 'found') return; // passGate answers every other match.
+  const { method, product, requestId } = r;
+  let body: unknown;
+  if (raw !== 'too-large' && raw.length > 0 && BODY_METHODS.has(method)) {
+    try {
+      body = JSON.parse(raw.toString('utf8'));
+    } catch (error) {
+      const detail = (error as Error).message;
+      return sendReply(s, r, product.error(400, product.invalidJsonMessage?.(detail) ?? `Invalid JSON in request body: ${detail}`, requestId));
+    }
+  }
+  const now = s.clock.now();
+  s.state.settle(now);
+  const { path, route, query, match } = r;
+  const ctx: RouteContext<EmulatorState> = { method, path, route, params: match.params, query, body, requestId, now, state: s.state, clock: s.clock, settings: s.settings };
+  let reply: Reply;
+  try {
+    reply = match.route.handler(ctx);
+  } catch (error) {
+    if (!(error instanceof ReplyError)) {
+      s.options.log?.(`emulator bug while handling ${method} ${path}: ${(error as Error).stack ?? String(error)}`);
+      reply = product.error(500, 'Internal error in the emulator', requestId);
+    } else {
+      reply = error.reply;
+    }
+  }
+  if (gate.dropAfter) return dropRequest(s, r);
+  sendReply(s, r, reply);
+}
+
+/** The checks a request meets before its route, in the platform's order (faults, then 401 before 404), each a reply or a drop. */
+async function passGate(s: ServerState, r: IncomingRequest, raw: Buffer | 'too-large'): Promise<Gate> {
+  const { method, path, match, product, requestId } = r;
+  const isControl = match.kind === 'found' && match.route.product === CONTROL_PRODUCT;
+  let dropAfter = false;
+  if (!isControl) {
+    const { delayMs, fault: decision } = s.faults.decide(method, path, match.kind === 'found' ? match.route.pattern : undefined);
+    if (delayMs > 0) await sleep(delayMs);
+    if (decision?.kind === 'fail') {
+      const reply = product.error(decision.status, `${reasonPhrase(decision.status)} (injected by the emulator)`, requestId);
+      if (decision.retryAfter !== undefined) reply.headers = { ...reply.headers, 'Retry-After': String(decision.retryAfter) };
+      return { kind: 'reply', reply };
+    }
+    if (decision?.kind === 'drop') {
+      if (decision.when === 'before') return { kind: 'drop' };
+      dropAfter = true;
+    }
+    // The control routes, when off, do not exist at all; every platform path needs the key
+    // first (an unknown one too, as on the platform: 401 before 404).
+    const notFound = (): Gate => ({ kind: 'reply', reply: product.error(404, `The requested URL ${path} was not found on this server.`, requestId) });
+    if (match.kind === 'not-found' && path.startsWith(CONTROL_PRODUCT.pathPrefix)) return notFound();
+    const auth = checkAuth(r.req.headers.authorization, s.apiKey);
+    if (auth !== 'ok') {
+      return { kind: 'reply', reply: { status: 401, json: auth === 'missing' ? MISSING_CREDENTIALS_BODY : INVALID_TOKEN_BODY, headers: { 'WWW-Authenticate': 'APIKey' } } };
+    }
+    if (match.kind === 'not-found') return notFound();
+  }
+  if (match.kind === 'method-not-allowed') {
+    const reply = product.error(405, product.methodNotAllowedMessage?.(method) ?? 'HTTP 405: Method Not Allowed', requestId);
+    reply.headers = { ...reply.headers, Allow: match.allowed.join(', ') };
+    return { kind: 'reply', reply };
+  }
+  if (raw === 'too-large') return { kind: 'reply', reply: product.error(413, 'Request body too large', requestId) };
+  return { kind: 'pass', dropAfter };
+}
+
+/** Writes a reply (JSON or text, with the product's request id header), records its status and logs it. */
+function sendReply(s: ServerState, r: IncomingRequest, reply: Reply): void {
+  const { req, res, entry } = r;
+  const headers: Record<string, string | number> = { ...reply.headers };
+  if (r.product.requestIdHeader === true) headers['X-Request-ID'] = r.requestId;
+  let payload: string | undefined;
+  if (reply.json !== undefined) {
+    payload = JSON.stringify(reply.json);
+    headers['Content-Type'] = 'application/json';
+  } else if (reply.text !== undefined) {
+    payload = reply.text;
+    headers['Content-Type'] = 'text/plain; charset=utf-8';
+  }
+  headers['Content-Length'] = payload === undefined ? 0 : Buffer.byteLength(payload);
+  entry.status = reply.status;
+  res.writeHead(reply.status, headers);
+  res.end(req.method === 'HEAD' ? undefined : payload);
+  s.options.log?.(`${entry.method} ${req.url ?? entry.path} ${reply.status} ${Date.now() - r.started}ms`);
+}
+
+/** Drops the connection without an answer (status 0 in the request log). */
+function dropRequest(s: ServerState, r: IncomingRequest): void {
+  r.entry.status = 0;
+  r.req.socket.destroy();
+  s.options.log?.(`${r.entry.method} ${r.req.url ?? r.entry.path} dropped ${Date.now() - r.started}ms`);
 }

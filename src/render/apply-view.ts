@@ -80,25 +80,52 @@ export function createApplyView(format: ApplyFormat, output: ViewOutput, options
 /**
  * What apply prints the same way in every format: an invalid stack's diagnostics, a saved
  * plan's notes and a changed check, the early interrupt. The text goes where it always has
- * (stdout or stderr), coloured as the run's colour says.
+ * (stdout or stderr), coloured as the run's colour says. Each format's view extends it.
  */
-function createCommonApplyView(output: ViewOutput, colors: Colors) {
-  return {
-    invalidStack: (diagnostics: readonly Diagnostic[], files: StackFiles) => output.err(diagnosticsText(diagnostics, files, colors)),
-    approvalUnavailable: () =>
-      output.err(
-        'Error: apply needs approval, and this is not an interactive terminal.\nPass --auto-approve to apply without asking, or save a plan with `edgeform plan --out plan.json` and run `edgeform apply plan.json`.',
-      ),
-    savedPlanEmpty: () => output.out('The saved plan has no changes to apply.'),
-    savedStackInvalid(stackPath: string, diagnostics: readonly Diagnostic[], files: StackFiles) {
-      output.err(`The stack ${stackPath} that the saved plan was made from is not valid now; nothing was applied.`);
-      output.err(diagnosticsText(diagnostics, files, colors));
-    },
-    replanFailed: (plan: Plan, files: StackFiles) => writePlanText((text) => output.err(text), plan, files, colors),
-    checkChanged: (check: CheckResult, was: CheckResult['status']) =>
-      output.out(`${check.address}: was ${was} when planned, is ${check.status} now: ${formatMessage(check.message)}`),
-    interruptedBeforeChanges: () => output.err('\nInterrupted before any change was made; stopping.'),
-  };
+abstract class CommonApplyView {
+  protected readonly colors: Colors;
+
+  constructor(protected readonly output: ViewOutput) {
+    this.colors = createColors(output.color);
+  }
+
+  invalidStack(diagnostics: readonly Diagnostic[], files: StackFiles): void {
+    this.output.err(diagnosticsText(diagnostics, files, this.colors));
+  }
+
+  approvalUnavailable(): void {
+    this.output.err(
+      'Error: apply needs approval, and this is not an interactive terminal.\nPass --auto-approve to apply without asking, or save a plan with `edgeform plan --out plan.json` and run `edgeform apply plan.json`.',
+    );
+  }
+
+  savedPlanEmpty(): void {
+    this.output.out('The saved plan has no changes to apply.');
+  }
+
+  savedStackInvalid(stackPath: string, diagnostics: readonly Diagnostic[], files: StackFiles): void {
+    this.output.err(`The stack ${stackPath} that the saved plan was made from is not valid now; nothing was applied.`);
+    this.output.err(diagnosticsText(diagnostics, files, this.colors));
+  }
+
+  replanFailed(plan: Plan, files: StackFiles): void {
+    writePlanText((text) => this.output.err(text), plan, files, this.colors);
+  }
+
+  checkChanged(check: CheckResult, was: CheckResult['status']): void {
+    this.output.out(`${check.address}: was ${was} when planned, is ${check.status} now: ${formatMessage(check.message)}`);
+  }
+
+  interruptedBeforeChanges(): void {
+    this.output.err('\nInterrupted before any change was made; stopping.');
+  }
+}
+
+/** A running change as the views track it: since when, and the platform tasks it has started. */
+interface Running {
+  change: ResourceChange;
+  at: number;
+  taskIds: readonly string[];
 }
 
 const short = (id: string) => formatName(id.length > 12 ? `${id.slice(0, 8)}…` : id);
@@ -111,108 +138,156 @@ const seconds = (ms: number) => `${Math.round(ms / 1000)}s`;
  * end. Coloured when the run's colour is on. Platform text (task ids, messages, errors) is escaped.
  */
 export function createTextApplyView(output: ViewOutput, options: ApplyViewOptions): ApplyView {
-  const { verbsOf, now = Date.now } = options;
-  const colors = createColors(output.color);
-  const write = (line: string) => output.out(line);
-  const started = new Map<string, { change: ResourceChange; at: number; taskIds: readonly string[] }>();
-  // Replaces between their destroy and their create (see ApplyHooks.onPaused).
-  const paused = new Map<string, { change: ResourceChange; at: number; taskIds: readonly string[] }>();
-  const taskNote = (ids: readonly string[]) => (ids.length > 0 ? ` [task ${ids.map(short).join(', ')}]` : '');
-  let runStopped = false;
-  return {
-    ...createCommonApplyView(output, colors),
-    promptStream: 'stdout',
-    plan: (plan, files) => writePlanText((text) => output.out(text), plan, files, colors),
-    cancelled: () => output.out('Apply cancelled: nothing was changed.'),
-    planErrored() {},
-    notRun() {},
-    onStart(change) {
-      started.set(change.address, { change, at: now(), taskIds: [] });
-      write(`${colors.bold(change.address)}: ${verbsOf(change)[0]}...`);
-    },
-    onProgress(change, message, taskIds) {
-      const s = started.get(change.address) ?? paused.get(change.address);
-      paused.delete(change.address);
-      if (s) {
-        s.taskIds = [...taskIds];
-        started.set(change.address, s);
-      }
-      write(`${colors.bold(change.address)}: ${formatMessage(message)}`);
-    },
-    onPaused(change, destroyed) {
-      // Nothing of it runs until its create starts: no "Still replacing" lines meanwhile.
-      const s = started.get(change.address);
-      started.delete(change.address);
-      if (s) paused.set(change.address, s);
-      const elapsed = s ? ` after ${seconds(now() - s.at)}` : '';
-      const what = destroyed.status === 'applied' ? `${colors.green('destroyed')}${elapsed}${taskNote(destroyed.taskIds)}` : 'already gone';
-      write(`${colors.bold(change.address)}: ${what}; its replacement is created once what it depends on is ready`);
-    },
-    onFinish(change, outcome) {
-      const s = started.get(change.address) ?? paused.get(change.address);
-      started.delete(change.address);
-      paused.delete(change.address);
-      const elapsed = s ? ` after ${seconds(now() - s.at)}` : '';
-      const [progressive, done] = verbsOf(change);
-      if (outcome.status === 'applied') write(`${colors.bold(change.address)}: ${colors.green(done)}${elapsed}${taskNote(outcome.taskIds)}${createdNote(outcome)}`);
-      else if (outcome.status === 'unchanged' && s) write(`${colors.bold(change.address)}: already as planned; nothing sent${elapsed}${createdNote(outcome)}`);
-      else if (outcome.status === 'failed')
-        write(`${colors.bold(change.address)}: ${colors.red(`${progressive} failed`)}${elapsed}${taskNote(outcome.taskIds)}: ${formatMessage(outcome.error ?? 'unknown error')}`);
-      else if (outcome.status === 'stopped')
-        write(
-          `${colors.bold(change.address)}: ${colors.yellow(outcome.destroyed ? 'stopped between its destroy and its create' : 'stopped part-way by the interrupt')}${elapsed}${taskNote(outcome.taskIds)}: ${formatMessage(outcome.error ?? 'no further step was started')}`,
-        );
-      else if (outcome.status === 'aborted') write(`${colors.bold(change.address)}: ${colors.red('abandoned')}${taskNote(outcome.taskIds)}`);
-      else if (outcome.status === 'not-started' && s)
-        write(`${colors.bold(change.address)}: not started: ${runStopped ? 'the run stopped' : 'stopped by the interrupt'} before anything was sent`);
-      for (const warning of outcome.warnings ?? []) write(`${colors.bold(change.address)}: ${colors.yellow('warning')}: ${formatMessage(warning)}`);
-    },
-    onFollowUpStart(change) {
-      started.set(change.address, { change, at: now(), taskIds: [] });
-      write(`${colors.bold(change.address)}: ${stepVerbs(change.follow_up!.step)[0]}...`);
-    },
-    onFollowUpFinish(change, outcome) {
-      const s = started.get(change.address);
-      started.delete(change.address);
-      const elapsed = s ? ` after ${seconds(now() - s.at)}` : '';
-      const [progressive, done] = stepVerbs(outcome.step);
-      if (outcome.status === 'applied') write(`${colors.bold(change.address)}: ${colors.green(done)}${elapsed}`);
-      else if (outcome.status === 'failed')
-        write(`${colors.bold(change.address)}: ${colors.red(`${progressive} failed`)}${elapsed}: ${formatMessage(outcome.error ?? 'unknown error')}`);
-      else if (outcome.status === 'skipped') write(`${colors.bold(change.address)}: ${outcome.step} skipped: ${describeSkip(outcome)}`);
-      else write(`${colors.bold(change.address)}: ${outcome.step} not started: the run stopped first`);
-    },
-    onRunError(error) {
-      runStopped = true;
-      const waiting = started.size > 0 ? ` Waiting for ${started.size} running action${started.size === 1 ? '' : 's'} to finish.` : '';
-      write(colors.red(`\nError: ${formatMessage(error.message)}`));
-      write(`No new actions will start.${waiting}`);
-    },
-    tick() {
-      for (const s of started.values()) {
-        const [progressive] = verbsOf(s.change);
-        write(`${colors.bold(s.change.address)}: Still ${progressive.toLowerCase()}... [${seconds(now() - s.at)} elapsed]${taskNote(s.taskIds)}`);
-      }
-    },
-    interruptRequested(running) {
-      write(
-        colors.yellow(
-          `\nInterrupt received: no new actions will start. Waiting for ${running.length} running action${running.length === 1 ? '' : 's'} to finish; interrupt again to stop waiting.`,
-        ),
-      );
-      for (const r of running) write(`  ${r.address}${taskNote(r.taskIds)}`);
-    },
-    abortRequested(running) {
-      write(colors.red('\nSecond interrupt: stopped waiting. These actions were still running; their platform tasks go on without edgeform:'));
-      for (const r of running) write(`  ${r.address}: ${r.taskIds.length > 0 ? `task ${ids(r.taskIds)}` : 'no task id known yet'}`);
-      if (running.length > 0) write('A later edgeform plan or apply sees the platform lock on these resources and waits for the task instead of sending a second change.');
-    },
-    summary(outcome, warnings = []) {
-      write('');
-      for (const line of summaryLines(outcome, colors)) write(line);
-      for (const warning of warnings) write(`\n${colors.yellow(colors.bold(`Warning: ${warning.summary}`))}\n\n${warning.detail ?? ''}`.trimEnd());
-    },
-  };
+  return new TextApplyView(output, options);
+}
+
+class TextApplyView extends CommonApplyView implements ApplyView {
+  readonly promptStream = 'stdout';
+  private readonly verbsOf: VerbsOf;
+  private readonly now: () => number;
+  private readonly started = new Map<string, Running>();
+  /** Replaces between their destroy and their create (see ApplyHooks.onPaused). */
+  private readonly paused = new Map<string, Running>();
+  private runStopped = false;
+
+  constructor(output: ViewOutput, options: ApplyViewOptions) {
+    super(output);
+    this.verbsOf = options.verbsOf;
+    this.now = options.now ?? Date.now;
+  }
+
+  private write(line: string): void {
+    this.output.out(line);
+  }
+
+  /** `ADDRESS: what`, the address in bold. */
+  private say(change: { address: string }, what: string): void {
+    this.write(`${this.colors.bold(change.address)}: ${what}`);
+  }
+
+  /** ` after 12s` since the change started, or empty when it was not seen starting. */
+  private elapsed(s: Running | undefined): string {
+    return s ? ` after ${seconds(this.now() - s.at)}` : '';
+  }
+
+  plan(plan: Plan, files: StackFiles): void {
+    writePlanText((text) => this.output.out(text), plan, files, this.colors);
+  }
+
+  cancelled(): void {
+    this.output.out('Apply cancelled: nothing was changed.');
+  }
+
+  planErrored(): void {}
+
+  notRun(): void {}
+
+  onStart(change: ResourceChange): void {
+    this.started.set(change.address, { change, at: this.now(), taskIds: [] });
+    this.say(change, `${this.verbsOf(change)[0]}...`);
+  }
+
+  onProgress(change: ResourceChange, message: string, taskIds: readonly string[]): void {
+    const s = this.started.get(change.address) ?? this.paused.get(change.address);
+    this.paused.delete(change.address);
+    if (s) {
+      s.taskIds = [...taskIds];
+      this.started.set(change.address, s);
+    }
+    this.say(change, formatMessage(message));
+  }
+
+  onPaused(change: ResourceChange, destroyed: ResourceOutcome): void {
+    // Nothing of it runs until its create starts: no "Still replacing" lines meanwhile.
+    const s = this.started.get(change.address);
+    this.started.delete(change.address);
+    if (s) this.paused.set(change.address, s);
+    const what = destroyed.status === 'applied' ? `${this.colors.green('destroyed')}${this.elapsed(s)}${taskNote(destroyed.taskIds)}` : 'already gone';
+    this.say(change, `${what}; its replacement is created once what it depends on is ready`);
+  }
+
+  onFinish(change: ResourceChange, outcome: ResourceOutcome): void {
+    const { colors } = this;
+    const s = this.started.get(change.address) ?? this.paused.get(change.address);
+    this.started.delete(change.address);
+    this.paused.delete(change.address);
+    const elapsed = this.elapsed(s);
+    const [progressive, done] = this.verbsOf(change);
+    const tasks = taskNote(outcome.taskIds);
+    if (outcome.status === 'applied') this.say(change, `${colors.green(done)}${elapsed}${tasks}${createdNote(outcome)}`);
+    else if (outcome.status === 'unchanged' && s) this.say(change, `already as planned; nothing sent${elapsed}${createdNote(outcome)}`);
+    else if (outcome.status === 'failed') this.say(change, `${colors.red(`${progressive} failed`)}${elapsed}${tasks}: ${formatMessage(outcome.error ?? 'unknown error')}`);
+    else if (outcome.status === 'stopped') {
+      const how = outcome.destroyed ? 'stopped between its destroy and its create' : 'stopped part-way by the interrupt';
+      this.say(change, `${colors.yellow(how)}${elapsed}${tasks}: ${formatMessage(outcome.error ?? 'no further step was started')}`);
+    } else if (outcome.status === 'aborted') this.say(change, `${colors.red('abandoned')}${tasks}`);
+    else if (outcome.status === 'not-started' && s) this.say(change, `not started: ${this.runStopped ? 'the run stopped' : 'stopped by the interrupt'} before anything was sent`);
+    for (const warning of outcome.warnings ?? []) this.say(change, `${colors.yellow('warning')}: ${formatMessage(warning)}`);
+  }
+
+  onFollowUpStart(change: ResourceChange): void {
+    this.started.set(change.address, { change, at: this.now(), taskIds: [] });
+    this.say(change, `${stepVerbs(followUpStep(change))[0]}...`);
+  }
+
+  onFollowUpFinish(change: ResourceChange, outcome: FollowUpOutcome): void {
+    const s = this.started.get(change.address);
+    this.started.delete(change.address);
+    const elapsed = this.elapsed(s);
+    const [progressive, done] = stepVerbs(outcome.step);
+    if (outcome.status === 'applied') this.say(change, `${this.colors.green(done)}${elapsed}`);
+    else if (outcome.status === 'failed') this.say(change, `${this.colors.red(`${progressive} failed`)}${elapsed}: ${formatMessage(outcome.error ?? 'unknown error')}`);
+    else if (outcome.status === 'skipped') this.say(change, `${outcome.step} skipped: ${describeSkip(outcome)}`);
+    else this.say(change, `${outcome.step} not started: the run stopped first`);
+  }
+
+  onRunError(error: RunError): void {
+    this.runStopped = true;
+    const count = this.started.size;
+    const waiting = count > 0 ? ` Waiting for ${count} running action${count === 1 ? '' : 's'} to finish.` : '';
+    this.write(this.colors.red(`\nError: ${formatMessage(error.message)}`));
+    this.write(`No new actions will start.${waiting}`);
+  }
+
+  tick(): void {
+    for (const s of this.started.values()) {
+      const [progressive] = this.verbsOf(s.change);
+      this.say(s.change, `Still ${progressive.toLowerCase()}... [${seconds(this.now() - s.at)} elapsed]${taskNote(s.taskIds)}`);
+    }
+  }
+
+  interruptRequested(running: readonly RunningAction[]): void {
+    const count = running.length;
+    this.write(
+      this.colors.yellow(
+        `\nInterrupt received: no new actions will start. Waiting for ${count} running action${count === 1 ? '' : 's'} to finish; interrupt again to stop waiting.`,
+      ),
+    );
+    for (const r of running) this.write(`  ${r.address}${taskNote(r.taskIds)}`);
+  }
+
+  abortRequested(running: readonly RunningAction[]): void {
+    this.write(this.colors.red('\nSecond interrupt: stopped waiting. These actions were still running; their platform tasks go on without edgeform:'));
+    for (const r of running) this.write(`  ${r.address}: ${r.taskIds.length > 0 ? `task ${ids(r.taskIds)}` : 'no task id known yet'}`);
+    if (running.length > 0) this.write('A later edgeform plan or apply sees the platform lock on these resources and waits for the task instead of sending a second change.');
+  }
+
+  summary(outcome: ApplyOutcome, warnings: readonly Diagnostic[] = []): void {
+    const { colors } = this;
+    this.write('');
+    for (const line of summaryLines(outcome, colors)) this.write(line);
+    for (const warning of warnings) this.write(`\n${colors.yellow(colors.bold(`Warning: ${warning.summary}`))}\n\n${warning.detail ?? ''}`.trimEnd());
+  }
+}
+
+/** ` [task abcdefgh…]` for the tasks a change started, or empty. */
+function taskNote(taskIds: readonly string[]): string {
+  return taskIds.length > 0 ? ` [task ${taskIds.map(short).join(', ')}]` : '';
+}
+
+/** The step of a change's follow-up (the executor starts follow-ups only of changes that have one). */
+function followUpStep(change: ResourceChange): string {
+  return change.follow_up?.step ?? 'follow-up';
 }
 
 /** A follow-up step's progressive and past forms, as progress lines say them: `purge` → ["Purging", "Purged"]. */
@@ -343,145 +418,176 @@ function nextSteps(outcome: ApplyOutcome): string[] {
  * purge after the changes) has `follow_up_start`, then `follow_up_complete` or `follow_up_errored`.
  */
 export function createJsonApplyView(output: ViewOutput, options: Pick<ApplyViewOptions, 'now'> = {}): ApplyView {
-  const { now = Date.now } = options;
-  const colors = createColors(output.color);
-  const write = (line: string) => output.out(line);
-  const running = new Map<string, { change: ResourceChange; at: number; taskIds: readonly string[] }>();
-  const paused = new Map<string, { change: ResourceChange; at: number; taskIds: readonly string[] }>();
-  const emit = (type: string, fields: Record<string, unknown>) => write(JSON.stringify({ type, timestamp: new Date(now()).toISOString(), ...fields }));
-  const progress = (r: { change: ResourceChange; at: number; taskIds: readonly string[] }, message: string) =>
-    emit('apply_progress', { address: r.change.address, action: r.change.action, message, task_ids: r.taskIds, elapsed_ms: now() - r.at });
-  const common = createCommonApplyView(output, colors);
-  // Every run ends with exactly one change_summary, whatever stopped it.
-  let summarized = false;
-  const view: ApplyView = {
-    ...common,
-    promptStream: 'stderr',
-    invalidStack(diagnostics, files) {
-      common.invalidStack(diagnostics, files);
-      view.notRun({ code: 'EDGEFORM_INVALID_STACK', message: `the stack is not valid (${describeDiagnostics(diagnostics)}); nothing was read or changed` });
-    },
-    savedStackInvalid(stackPath, diagnostics, files) {
-      common.savedStackInvalid(stackPath, diagnostics, files);
-      view.notRun({
-        code: 'EDGEFORM_INVALID_STACK',
-        message: `the stack ${stackPath} that the saved plan was made from is not valid now (${describeDiagnostics(diagnostics)}); nothing was applied`,
-      });
-    },
-    approvalUnavailable() {
-      common.approvalUnavailable();
-      view.notRun({ code: 'EDGEFORM_APPROVAL_UNAVAILABLE', message: 'apply needs approval, and this is not an interactive terminal (pass --auto-approve); nothing was changed' });
-    },
-    savedPlanEmpty() {
-      output.err('The saved plan has no changes to apply.');
-      view.summary({ resources: [], interrupted: false, aborted: false });
-    },
-    checkChanged(check, was) {
-      emit('check_changed', { address: check.address, was, status: check.status, message: check.message });
-    },
-    interruptedBeforeChanges() {
-      common.interruptedBeforeChanges();
-      view.notRun({ code: 'EDGEFORM_INTERRUPTED', message: 'interrupted before any change was made' });
-    },
-    plan: (plan, files) => writePlanText((text) => output.err(text), plan, files, colors),
-    planErrored(plan) {
-      view.notRun({ code: 'EDGEFORM_PLAN_ERRORED', message: `the plan has errors (${describeDiagnostics(plan.diagnostics)}); nothing was applied` });
-    },
-    cancelled() {
-      output.err('Apply cancelled: nothing was changed.');
-      view.notRun({ code: 'EDGEFORM_CANCELLED', message: 'apply was not approved; nothing was changed' });
-    },
-    notRun(error) {
-      if (summarized) return;
-      view.onRunError?.(error);
-      view.summary({ resources: [], interrupted: false, aborted: false, runError: error });
-    },
-    onStart(change) {
-      running.set(change.address, { change, at: now(), taskIds: [] });
-      emit('apply_start', { address: change.address, action: change.action });
-    },
-    onProgress(change, message, taskIds) {
-      const r = { change, at: running.get(change.address)?.at ?? paused.get(change.address)?.at ?? now(), taskIds: [...taskIds] };
-      paused.delete(change.address);
-      running.set(change.address, r);
-      progress(r, message);
-    },
-    onPaused(change, destroyed) {
-      const r = running.get(change.address) ?? { change, at: now(), taskIds: [] };
-      running.delete(change.address);
-      paused.set(change.address, r);
-      progress(
-        { ...r, taskIds: destroyed.taskIds },
-        destroyed.status === 'applied' ? 'destroyed; its replacement is created next' : 'already gone; its replacement is created next',
-      );
-    },
-    onFinish(change, outcome) {
-      running.delete(change.address);
-      paused.delete(change.address);
-      const base = {
-        address: change.address,
-        action: change.action,
-        status: outcome.status,
-        task_ids: outcome.taskIds,
-        elapsed_ms: outcome.elapsedMs ?? 0,
-        ...createdFields(outcome),
-      };
-      if (outcome.status === 'applied' || outcome.status === 'unchanged') emit('apply_complete', { ...base, warnings: outcome.warnings ?? [] });
-      else emit('apply_errored', { ...base, error: outcome.error ?? null, skipped_because: outcome.skippedBecause ?? null });
-    },
-    onFollowUpStart(change) {
-      running.set(change.address, { change, at: now(), taskIds: [] });
-      emit('follow_up_start', { address: change.address, step: change.follow_up!.step });
-    },
-    onFollowUpFinish(change, outcome) {
-      running.delete(change.address);
-      emit(outcome.status === 'applied' ? 'follow_up_complete' : 'follow_up_errored', followUpFields(outcome));
-    },
-    tick() {
-      for (const r of running.values()) progress(r, 'still running');
-    },
-    interruptRequested(list) {
-      emit('interrupt', { stage: 'stop', running: list.map((r) => ({ address: r.address, task_ids: r.taskIds })) });
-    },
-    abortRequested(list) {
-      emit('interrupt', { stage: 'abort', running: list.map((r) => ({ address: r.address, task_ids: r.taskIds })) });
-    },
-    onRunError(error) {
-      emit('run_error', { code: error.code, message: error.message });
-    },
-    summary(outcome, warnings = []) {
-      if (summarized) return;
-      summarized = true;
-      for (const { severity, code, summary, detail } of warnings) emit('diagnostic', { diagnostic: { severity, code, summary, detail: detail ?? null } });
-      const n = countOutcome(outcome);
-      emit('change_summary', {
-        add: n.added,
-        change: n.changed,
-        destroy: n.destroyed,
-        failed: n.failed,
-        skipped: n.skipped,
-        stopped: n.stopped,
-        aborted: n.aborted,
-        not_started: n.notStarted,
-        warned: outcome.resources.filter((r) => (r.warnings?.length ?? 0) > 0).length,
-        interrupted: outcome.interrupted,
-        run_error: outcome.runError ?? null,
-        resources: outcome.resources.map((r) => ({
-          address: r.address,
-          action: r.action,
-          status: r.status,
-          task_ids: r.taskIds,
-          error: r.error ?? null,
-          skipped_because: r.skippedBecause ?? null,
-          warnings: r.warnings ?? [],
-          ...createdFields(r),
-          ...(r.destroyed ? { destroyed: true } : {}),
-        })),
-        follow_ups: (outcome.followUps ?? []).map(followUpFields),
-      });
-    },
-  };
-  return view;
+  return new JsonApplyView(output, options.now ?? Date.now);
+}
+
+class JsonApplyView extends CommonApplyView implements ApplyView {
+  readonly promptStream = 'stderr';
+  private readonly running = new Map<string, Running>();
+  private readonly paused = new Map<string, Running>();
+  /** Every run ends with exactly one change_summary, whatever stopped it. */
+  private summarized = false;
+
+  constructor(
+    output: ViewOutput,
+    private readonly now: () => number,
+  ) {
+    super(output);
+  }
+
+  private emit(type: string, fields: Record<string, unknown>): void {
+    this.output.out(JSON.stringify({ type, timestamp: new Date(this.now()).toISOString(), ...fields }));
+  }
+
+  private progress(r: Running, message: string): void {
+    this.emit('apply_progress', { address: r.change.address, action: r.change.action, message, task_ids: r.taskIds, elapsed_ms: this.now() - r.at });
+  }
+
+  override invalidStack(diagnostics: readonly Diagnostic[], files: StackFiles): void {
+    super.invalidStack(diagnostics, files);
+    this.notRun({ code: 'EDGEFORM_INVALID_STACK', message: `the stack is not valid (${describeDiagnostics(diagnostics)}); nothing was read or changed` });
+  }
+
+  override savedStackInvalid(stackPath: string, diagnostics: readonly Diagnostic[], files: StackFiles): void {
+    super.savedStackInvalid(stackPath, diagnostics, files);
+    this.notRun({
+      code: 'EDGEFORM_INVALID_STACK',
+      message: `the stack ${stackPath} that the saved plan was made from is not valid now (${describeDiagnostics(diagnostics)}); nothing was applied`,
+    });
+  }
+
+  override approvalUnavailable(): void {
+    super.approvalUnavailable();
+    this.notRun({ code: 'EDGEFORM_APPROVAL_UNAVAILABLE', message: 'apply needs approval, and this is not an interactive terminal (pass --auto-approve); nothing was changed' });
+  }
+
+  override savedPlanEmpty(): void {
+    this.output.err('The saved plan has no changes to apply.');
+    this.summary({ resources: [], interrupted: false, aborted: false });
+  }
+
+  override checkChanged(check: CheckResult, was: CheckResult['status']): void {
+    this.emit('check_changed', { address: check.address, was, status: check.status, message: check.message });
+  }
+
+  override interruptedBeforeChanges(): void {
+    super.interruptedBeforeChanges();
+    this.notRun({ code: 'EDGEFORM_INTERRUPTED', message: 'interrupted before any change was made' });
+  }
+
+  plan(plan: Plan, files: StackFiles): void {
+    writePlanText((text) => this.output.err(text), plan, files, this.colors);
+  }
+
+  planErrored(plan: Plan): void {
+    this.notRun({ code: 'EDGEFORM_PLAN_ERRORED', message: `the plan has errors (${describeDiagnostics(plan.diagnostics)}); nothing was applied` });
+  }
+
+  cancelled(): void {
+    this.output.err('Apply cancelled: nothing was changed.');
+    this.notRun({ code: 'EDGEFORM_CANCELLED', message: 'apply was not approved; nothing was changed' });
+  }
+
+  notRun(error: RunError): void {
+    if (this.summarized) return;
+    this.onRunError(error);
+    this.summary({ resources: [], interrupted: false, aborted: false, runError: error });
+  }
+
+  onStart(change: ResourceChange): void {
+    this.running.set(change.address, { change, at: this.now(), taskIds: [] });
+    this.emit('apply_start', { address: change.address, action: change.action });
+  }
+
+  onProgress(change: ResourceChange, message: string, taskIds: readonly string[]): void {
+    const r = { change, at: this.running.get(change.address)?.at ?? this.paused.get(change.address)?.at ?? this.now(), taskIds: [...taskIds] };
+    this.paused.delete(change.address);
+    this.running.set(change.address, r);
+    this.progress(r, message);
+  }
+
+  onPaused(change: ResourceChange, destroyed: ResourceOutcome): void {
+    const r = this.running.get(change.address) ?? { change, at: this.now(), taskIds: [] };
+    this.running.delete(change.address);
+    this.paused.set(change.address, r);
+    this.progress(
+      { ...r, taskIds: destroyed.taskIds },
+      destroyed.status === 'applied' ? 'destroyed; its replacement is created next' : 'already gone; its replacement is created next',
+    );
+  }
+
+  onFinish(change: ResourceChange, outcome: ResourceOutcome): void {
+    this.running.delete(change.address);
+    this.paused.delete(change.address);
+    const base = {
+      address: change.address,
+      action: change.action,
+      status: outcome.status,
+      task_ids: outcome.taskIds,
+      elapsed_ms: outcome.elapsedMs ?? 0,
+      ...createdFields(outcome),
+    };
+    if (outcome.status === 'applied' || outcome.status === 'unchanged') this.emit('apply_complete', { ...base, warnings: outcome.warnings ?? [] });
+    else this.emit('apply_errored', { ...base, error: outcome.error ?? null, skipped_because: outcome.skippedBecause ?? null });
+  }
+
+  onFollowUpStart(change: ResourceChange): void {
+    this.running.set(change.address, { change, at: this.now(), taskIds: [] });
+    this.emit('follow_up_start', { address: change.address, step: followUpStep(change) });
+  }
+
+  onFollowUpFinish(change: ResourceChange, outcome: FollowUpOutcome): void {
+    this.running.delete(change.address);
+    this.emit(outcome.status === 'applied' ? 'follow_up_complete' : 'follow_up_errored', followUpFields(outcome));
+  }
+
+  tick(): void {
+    for (const r of this.running.values()) this.progress(r, 'still running');
+  }
+
+  interruptRequested(list: readonly RunningAction[]): void {
+    this.emit('interrupt', { stage: 'stop', running: list.map((r) => ({ address: r.address, task_ids: r.taskIds })) });
+  }
+
+  abortRequested(list: readonly RunningAction[]): void {
+    this.emit('interrupt', { stage: 'abort', running: list.map((r) => ({ address: r.address, task_ids: r.taskIds })) });
+  }
+
+  onRunError(error: RunError): void {
+    this.emit('run_error', { code: error.code, message: error.message });
+  }
+
+  summary(outcome: ApplyOutcome, warnings: readonly Diagnostic[] = []): void {
+    if (this.summarized) return;
+    this.summarized = true;
+    for (const { severity, code, summary, detail } of warnings) this.emit('diagnostic', { diagnostic: { severity, code, summary, detail: detail ?? null } });
+    const n = countOutcome(outcome);
+    this.emit('change_summary', {
+      add: n.added,
+      change: n.changed,
+      destroy: n.destroyed,
+      failed: n.failed,
+      skipped: n.skipped,
+      stopped: n.stopped,
+      aborted: n.aborted,
+      not_started: n.notStarted,
+      warned: outcome.resources.filter((r) => (r.warnings?.length ?? 0) > 0).length,
+      interrupted: outcome.interrupted,
+      run_error: outcome.runError ?? null,
+      resources: outcome.resources.map((r) => ({
+        address: r.address,
+        action: r.action,
+        status: r.status,
+        task_ids: r.taskIds,
+        error: r.error ?? null,
+        skipped_because: r.skippedBecause ?? null,
+        warnings: r.warnings ?? [],
+        ...createdFields(r),
+        ...(r.destroyed ? { destroyed: true } : {}),
+      })),
+      follow_ups: (outcome.followUps ?? []).map(followUpFields),
+    });
+  }
 }
 
 /** A follow-up's outcome as the JSON events and change_summary show it. */

@@ -2,7 +2,7 @@ import type { Diagnostic } from '../config/diagnostics.js';
 import { costSummary } from './cost-text.js';
 import type { Plan } from '../plan/types.js';
 import { clipText } from './escape.js';
-import { followUpCounts, followUpLine } from './plan-text.js';
+import { followUpCounts, followUpLine, hasFollowUp } from './plan-text.js';
 import { markdownCode } from './values.js';
 
 /** GitHub's limit for a comment body is 65,536 characters; stay clearly below it. */
@@ -89,7 +89,7 @@ export function renderPlanMarkdown(plan: Plan, textPlan: string, options: PlanMa
             `| \`${SYMBOL[action]}\` ${action}${c.destroy_note === undefined ? '' : ` (${c.destroy_note})`}${c.moved_from === undefined ? '' : ` (moved from \`${c.moved_from}\`)`}${c.replaced_because === undefined ? '' : ` (because ${c.replaced_because.map((a) => `\`${a}\``).join(' and ')} ${c.replaced_because.length === 1 ? 'is' : 'are'} replaced)`} | \`${c.address}\` |`,
         ),
     ),
-    ...plan.resource_changes.filter((c) => c.follow_up !== undefined).map((c) => `| \`~\` ${c.follow_up!.step} (after the changes) | ${markdownCode(followUpLine(c))} |`),
+    ...plan.resource_changes.filter(hasFollowUp).map((c) => `| \`~\` ${c.follow_up.step} (after the changes) | ${markdownCode(followUpLine(c))} |`),
     ...plan.checks.map((c) => `| \`<=\` read | \`${c.address}\` (${c.status}) |`),
   ];
   const tableHead = rows.length > 0 ? ['| action | address |', '|---|---|'] : [];
@@ -134,10 +134,14 @@ export function toDiffLines(lines: readonly string[]): string[] {
   return lines.map((line) => {
     // A replacement (-/+) is a change: highlighted, keeping its symbol, which says what happens.
     const replaced = /^(\s*)-\/\+( .*|)$/.exec(line);
-    if (replaced) return `!${replaced[1]!}-/+${replaced[2]!}`;
+    if (replaced) {
+      const [, indent = '', rest = ''] = replaced;
+      return `!${indent}-/+${rest}`;
+    }
     const match = /^(\s*)(?:([-+])|(~)(?= |$))(.*)$/.exec(line);
     if (!match) return line === '' ? '' : ` ${line}`;
-    return `${match[3] ? '!' : match[2]!}${match[1]!}${match[4]!}`;
+    const [, indent = '', sign = '', tilde, rest = ''] = match;
+    return `${tilde ? '!' : sign}${indent}${rest}`;
   });
 }
 
@@ -145,8 +149,7 @@ export function toDiffLines(lines: readonly string[]): string[] {
 function takeLines(lines: string[], budget: number, note: (omitted: number) => string): string[] {
   const kept: string[] = [];
   let used = 0;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
+  for (const [i, line] of lines.entries()) {
     const reserve = i < lines.length - 1 ? note(lines.length - i).length + 1 : 0;
     if (used + line.length + 1 + reserve > budget) {
       kept.push(note(lines.length - i));

@@ -1,6 +1,6 @@
 import type { Diagnostic } from '../config/diagnostics.js';
 import { costText } from './cost-text.js';
-import { describeReplaced, KNOWN_AFTER_APPLY, type Action, type CheckResult, type FieldChange, type Plan, type ResourceChange } from '../plan/types.js';
+import { describeReplaced, KNOWN_AFTER_APPLY, type Action, type CheckResult, type FieldChange, type Plan, type PlannedFollowUp, type ResourceChange } from '../plan/types.js';
 import { NO_COLORS, type Colors } from './colors.js';
 import { isMultiline, listDiff, unifiedDiffLines } from './text-diff.js';
 import { formatMessage, formatName, formatValue } from './values.js';
@@ -79,11 +79,11 @@ export function* planTextChunks(plan: Plan, options: { formatDiagnostics?: Diagn
     }
   }
 
-  const followingUp = plan.resource_changes.filter((c) => c.follow_up !== undefined);
+  const followingUp = plan.resource_changes.filter(hasFollowUp);
   if (followingUp.length > 0) {
     out.push(changes.length > 0 ? 'Once those changes are made, edgeform will:' : 'edgeform will:', '');
     for (const change of followingUp) {
-      out.push(`  ${colors.yellow('~')} ${followUpLine(change)}`, ...change.follow_up!.notes.map((note) => `      ${colors.dim(`# ${formatMessage(note)}`)}`));
+      out.push(`  ${colors.yellow('~')} ${followUpLine(change)}`, ...change.follow_up.notes.map((note) => `      ${colors.dim(`# ${formatMessage(note)}`)}`));
     }
     out.push('');
   }
@@ -160,12 +160,20 @@ function taken(lines: string[]): string {
   return text;
 }
 
+/** A change that carries a follow-up (ResourceChange.follow_up). */
+export type FollowingUp = ResourceChange & { follow_up: PlannedFollowUp };
+
+/** Whether a change carries a follow-up. */
+export function hasFollowUp(change: ResourceChange): change is FollowingUp {
+  return change.follow_up !== undefined;
+}
+
 /**
  * A follow-up as one line: its step, the block's address, what it acts on and why it is due,
  * `purge cdn_resource.site: /index.html, /assets/* (when: "41" → "42")`.
  */
-export function followUpLine(change: ResourceChange): string {
-  const followUp = change.follow_up!;
+export function followUpLine(change: FollowingUp): string {
+  const followUp = change.follow_up;
   const why = followUp.changes.map(
     (c) => `${formatName(c.path.join('.'))}: ${c.op === 'add' ? `${formatValue(c.after)}, none recorded` : `${formatValue(c.before)} → ${formatValue(c.after)}`}`,
   );

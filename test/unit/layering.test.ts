@@ -57,6 +57,7 @@ function layerOf(path: string): Layer | undefined {
         'cdn-options.ts',
         'cdn-options-schema.ts',
         'cdn-purge-schema.ts',
+        'cloud-vendor-values.ts',
         'dns-names.ts',
       ].includes(second!) || third === 'schema.ts';
     return providerFree ? 'schemas' : 'kinds';

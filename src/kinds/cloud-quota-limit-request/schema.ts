@@ -1,78 +1,10 @@
 import { z } from 'zod';
 import { defineKind } from '../kind-spec.js';
 import { ensureDeletable, positiveId } from '../fields.js';
+import { GLOBAL_LIMIT_FIELDS, REGIONAL_LIMIT_FIELDS } from '../cloud-vendor-values.js';
 
-/**
- * The account-wide limits a request may ask for: exactly the fields of the vendor's
- * CreateGlobalQuotasLimitsSerializer (cloud OpenAPI), which refuses any other.
- */
-export const GLOBAL_LIMIT_FIELDS = [
-  'inference_cpu_millicore_count_limit',
-  'inference_gpu_a100_count_limit',
-  'inference_gpu_h100_count_limit',
-  'inference_gpu_l40s_count_limit',
-  'inference_instance_count_limit',
-  'keypair_count_limit',
-  'project_count_limit',
-] as const;
-
-/**
- * The per-region limits a request may ask for, besides `region_id`: exactly the fields of the
- * vendor's RegionalQuotasLimitsSerializer (cloud OpenAPI), which refuses any other.
- */
-export const REGIONAL_LIMIT_FIELDS = [
-  'baremetal_basic_count_limit',
-  'baremetal_gpu_a100_count_limit',
-  'baremetal_gpu_count_limit',
-  'baremetal_gpu_h100_count_limit',
-  'baremetal_gpu_h200_count_limit',
-  'baremetal_gpu_l40s_count_limit',
-  'baremetal_hf_count_limit',
-  'baremetal_infrastructure_count_limit',
-  'baremetal_network_count_limit',
-  'baremetal_storage_count_limit',
-  'caas_container_count_limit',
-  'caas_cpu_count_limit',
-  'caas_gpu_count_limit',
-  'caas_ram_size_limit',
-  'cluster_count_limit',
-  'cpu_count_limit',
-  'dbaas_postgres_cluster_count_limit',
-  'external_ip_count_limit',
-  'faas_cpu_count_limit',
-  'faas_function_count_limit',
-  'faas_namespace_count_limit',
-  'faas_ram_size_limit',
-  'firewall_count_limit',
-  'floating_count_limit',
-  'gpu_count_limit',
-  'gpu_virtual_a100_count_limit',
-  'gpu_virtual_h100_count_limit',
-  'gpu_virtual_h200_count_limit',
-  'gpu_virtual_l40s_count_limit',
-  'image_count_limit',
-  'image_size_limit',
-  'ipu_count_limit',
-  'laas_topic_count_limit',
-  'loadbalancer_count_limit',
-  'network_count_limit',
-  'ram_limit',
-  'registry_count_limit',
-  'registry_storage_limit',
-  'router_count_limit',
-  'secret_count_limit',
-  'servergroup_count_limit',
-  'sfs_count_limit',
-  'sfs_size_limit',
-  'shared_vm_count_limit',
-  'snapshot_schedule_count_limit',
-  'subnet_count_limit',
-  'vm_count_limit',
-  'volume_count_limit',
-  'volume_size_limit',
-  'volume_snapshots_count_limit',
-  'volume_snapshots_size_limit',
-] as const;
+// The limit names are generated from the vendor's spec (scripts/generate-cloud-values.mjs).
+export { GLOBAL_LIMIT_FIELDS, REGIONAL_LIMIT_FIELDS };
 
 const limitValue = z.int().min(0, { error: 'must be a whole number of 0 or more' });
 

@@ -1,37 +1,14 @@
 import { z } from 'zod';
 import { lazily } from '../../lazily.js';
+import { SECURITY_GROUP_RULE_PROTOCOLS } from '../cloud-vendor-values.js';
 import { defineKind } from '../kind-spec.js';
 import { ensureDeletable, projectId, regionId, tagsPolicy, userDeclaredTags, uuid, TERRAFORM_CLOUD_FIELDS } from '../fields.js';
 
 /** The IP address library, loaded when a stack has an address or network to check. */
 const ipaddr = lazily<typeof import('ipaddr.js')>('ipaddr.js');
 
-/** The protocols a rule may name (the platform's SecurityGroupProtocolEnumV2); none is every protocol. */
-export const RULE_PROTOCOLS = [
-  'ah',
-  'dccp',
-  'egp',
-  'esp',
-  'gre',
-  'icmp',
-  'igmp',
-  'ipencap',
-  'ipip',
-  'ipv6-encap',
-  'ipv6-frag',
-  'ipv6-icmp',
-  'ipv6-nonxt',
-  'ipv6-opts',
-  'ipv6-route',
-  'ospf',
-  'pgm',
-  'rsvp',
-  'sctp',
-  'tcp',
-  'udp',
-  'udplite',
-  'vrrp',
-] as const;
+/** The protocols a rule may name (the platform's SecurityGroupProtocolEnumV2, generated from its spec); none is every protocol. */
+export const RULE_PROTOCOLS = SECURITY_GROUP_RULE_PROTOCOLS;
 
 /** The protocols whose rules may name ports. */
 export const PORTED_PROTOCOLS: readonly string[] = ['tcp', 'udp', 'sctp', 'udplite', 'dccp'];

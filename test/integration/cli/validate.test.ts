@@ -6,8 +6,6 @@ import { createAjv } from '../../helpers/ajv.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
-// ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
-
 /** Every example stack: the top-level examples/*.yaml files and the directory stack. */
 const EXAMPLE_FILES = readdirSync('examples')
   .filter((f) => f.endsWith('.yaml'))
@@ -145,6 +143,13 @@ describe('edgeform schema', () => {
     return createAjv().compile(json);
   }
 
+  // The schema is about 520 kB: compiled once for the file, not once per test.
+  let compiled: Promise<ReturnType<typeof compile>> | undefined;
+  function validator(): Promise<ReturnType<typeof compile>> {
+    compiled ??= schema().then(compile);
+    return compiled;
+  }
+
   it('prints a draft 2020-12 JSON Schema that ajv compiles', async () => {
     const json = await schema();
     expect(json.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
@@ -152,14 +157,14 @@ describe('edgeform schema', () => {
   });
 
   it.each([...EXAMPLE_FILES, ...readdirSync('examples/multi-file').map((f) => join('examples/multi-file', f))])('accepts the example %s', async (path) => {
-    const validate = compile(await schema());
+    const validate = await validator();
     const ok = validate(parse(readFileSync(path, 'utf8')));
     expect(validate.errors ?? []).toEqual([]);
     expect(ok).toBe(true);
   });
 
   it('tells blocks apart by type: fields of another kind and wrong enum values are rejected', async () => {
-    const validate = compile(await schema());
+    const validate = await validator();
     const stack = (block: Record<string, unknown>) => ({ version: 1, resources: { x: block } });
     expect(validate(stack({ type: 'fastedge_app', app_id: 1, ensure: 'absent' }))).toBe(true);
     expect(validate(stack({ type: 'fastedge_app', app_id: 1, flavor_id: 'x' }))).toBe(false);
@@ -170,7 +175,7 @@ describe('edgeform schema', () => {
   });
 
   it('accepts a whole ${TYPE.NAME.FIELD} reference in a resource field of any type, not in defaults or checks', async () => {
-    const validate = compile(await schema());
+    const validate = await validator();
     const app = { type: 'fastedge_app', name: 'a-app', status: '${fastedge_app.b.status}', env: { IP: '${cloud_floating_ip.edge.floating_ip_address}' } };
     expect(validate({ version: 1, resources: { a: app } }), JSON.stringify(validate.errors)).toBe(true);
     expect(validate({ version: 1, defaults: { project_id: '${cloud_floating_ip.edge.id}' } })).toBe(false);
@@ -178,7 +183,7 @@ describe('edgeform schema', () => {
   });
 
   it("refuses a tag key starting with edgeform- (edgeform's ownership tags), as validate does", async () => {
-    const validate = compile(await schema());
+    const validate = await validator();
     const ip = (tags: Record<string, string | null>) => ({
       version: 1,
       resources: { web: { type: 'cloud_floating_ip', project_id: 1, region_id: 76, tags } },

@@ -217,7 +217,8 @@ function s3SourceConfigErrors(config: Record<string, unknown>): Errors {
 /** The `sources` of a body, checked as the platform checks them (in its order); the records. */
 function readSources(value: unknown): CdnSourceRecord[] {
   if (!Array.isArray(value)) return refuse({ sources: ['Expected a list of items but got type "' + typeof value + '".'] });
-  if (value.length === 0) refuse({ source: ['Origin Group has to have at least one origin source.'] });
+  const empty = { source: ['Origin Group has to have at least one origin source.'] };
+  if (value.length === 0) refuse(empty);
   const sources: CdnSourceRecord[] = [];
   const byKey: Errors = {};
   value.forEach((item, index) => {
@@ -262,7 +263,8 @@ function readSources(value: unknown): CdnSourceRecord[] {
     });
   });
   if (Object.keys(byKey).length > 0) refuse({ sources: byKey });
-  const first = sources[0]!.source ?? `${sources[0]!.origin_type}_entry_0`;
+  const head = sources[0] ?? refuse(empty);
+  const first = head.source ?? `${head.origin_type}_entry_0`;
   if (sources.every((s) => s.backup)) refuse({ sources: { [first]: { backup: ['You cannot specify all origin sources as reserve (backup). Add non-reserve origins.'] } } });
   if (!sources.some((s) => s.enabled)) refuse({ sources: { [first]: { enabled: ['Origin Group must have at least one active origin sources.'] } } });
   return sources;
@@ -327,6 +329,7 @@ function applyGroupWrite(group: CdnOriginGroupRecord, write: GroupWrite): Record
   const changed: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(write) as [keyof GroupWrite, unknown][]) {
     if (JSON.stringify(group[field]) === JSON.stringify(value)) continue;
+    // `value` was read and checked for this field by readGroupWrite.
     (group as unknown as Record<string, unknown>)[field] = value;
     changed[field] = field === 'auth' || field === 'sources' ? '(changed)' : value;
   }
@@ -525,6 +528,7 @@ function applyResourceWrite(ctx: Ctx, r: CdnResourceRecord, write: ResourceWrite
       continue;
     }
     if (JSON.stringify(r[field]) === JSON.stringify(value)) continue;
+    // `value` was read and checked for this field by the resource write's reader.
     (r as unknown as Record<string, unknown>)[field] = value;
     changed[field] = value;
   }
@@ -637,7 +641,8 @@ function resourceMatches(r: CdnResourceRecord, q: ResourceQuery, ctx: Ctx): bool
   if (q.minCreated !== undefined && r.created < q.minCreated) return false;
   if (q.maxCreated !== undefined && r.created > q.maxCreated) return false;
   if (q.cname !== undefined && r.cname.toLowerCase() !== q.cname.toLowerCase()) return false;
-  if (q.secondaryHostname !== undefined && !r.secondaryHostnames.some((h) => h.toLowerCase() === q.secondaryHostname!.toLowerCase())) return false;
+  const secondary = q.secondaryHostname?.toLowerCase();
+  if (secondary !== undefined && !r.secondaryHostnames.some((h) => h.toLowerCase() === secondary)) return false;
   if (q.rules !== undefined && ![...ctx.state.cdnRules.values()].some((rule) => rule.resource === r.id && (rule.name === q.rules || rule.rule === q.rules))) return false;
   return true;
 }
@@ -758,7 +763,7 @@ function readRuleWrite(ctx: Ctx, resourceId: number, required: readonly string[]
   if (write.rule !== undefined || write.ruleType !== undefined) {
     let valid = pattern !== undefined && (type === 1 || pattern.startsWith('/') || pattern.startsWith('^/'));
     try {
-      if (valid) new RegExp(pattern!);
+      if (valid && pattern !== undefined) new RegExp(pattern);
     } catch {
       valid = false;
     }
@@ -776,6 +781,7 @@ function applyRuleWrite(rule: CdnRuleRecord, write: RuleWrite, replaceOptions: b
   for (const [field, value] of Object.entries(write) as [keyof RuleWrite, unknown][]) {
     const next = field === 'options' ? applyOptions(rule.options, value as Record<string, unknown>, replaceOptions) : value;
     if (JSON.stringify(rule[field]) === JSON.stringify(next)) continue;
+    // `next` was read and checked for this field by readRuleWrite.
     (rule as unknown as Record<string, unknown>)[field] = next;
     changed[field] = field === 'options' ? Object.keys(next as object) : next;
   }

@@ -41,7 +41,7 @@ function issuingFailure(hosts: readonly string[]): { error: string; details: str
 }
 
 /** Whether an issuing attempt is over at `now` (the emulator's task duration after it started). */
-function issuingDone(cert: CdnCertificateRecord, now: number): boolean {
+function issuingDone(cert: CdnCertificateRecord, now: number): cert is CdnCertificateRecord & { issuing: NonNullable<CdnCertificateRecord['issuing']> } {
   return cert.issuing !== null && now >= cert.issuing.started + cert.issuing.durationMs;
 }
 
@@ -52,10 +52,11 @@ function usersOf(ctx: Pick<Ctx, 'state'>, id: number): CdnResourceRecord[] {
 
 /** A certificate in the GetSSLAnswer shape; an automated one shows its subject once issued. */
 export function renderCertificate(cert: CdnCertificateRecord, ctx: Pick<Ctx, 'state' | 'now'>): Record<string, unknown> {
-  const issued = cert.automated && issuingDone(cert, ctx.now) && cert.issuing!.failure === null;
+  const done = issuingDone(cert, ctx.now) ? cert.issuing : undefined;
+  const issued = cert.automated && done !== undefined && done.failure === null;
   const resource = cert.issuing === null ? undefined : ctx.state.cdnResources.get(cert.issuing.resource);
   const subject = cert.automated ? (issued && resource ? resource.cname : '') : cert.subject;
-  const notBefore = cert.automated ? (issued ? cert.issuing!.started + cert.issuing!.durationMs : null) : cert.created;
+  const notBefore = cert.automated ? (issued ? done.started + done.durationMs : null) : cert.created;
   return {
     id: cert.id,
     deleted: false,

@@ -312,6 +312,7 @@ export const dnsZones = defineCollection<DnsSlice, DnsZoneRecord, undefined, Zon
         // InputZone requires the name, on PUT too; it must be the zone's own.
         if (zoneName(body.name) !== zone.name) badRequest(`zone name cannot be changed (${zone.name})`);
         const given = zoneSettings(body);
+        // Read-only: the zone's fields by the names zoneSettings gives, compared as JSON.
         const changed = Object.fromEntries(Object.entries(given).filter(([k, v]) => JSON.stringify((zone as unknown as Record<string, unknown>)[k]) !== JSON.stringify(v)));
         if (Object.keys(changed).length === 0) return {};
         Object.assign(zone, changed);

@@ -149,6 +149,7 @@ function changeApp(ctx: Ctx, app: FastEdgeAppRecord): Record<string, unknown> {
   for (const [field, value] of Object.entries(settings) as Array<[keyof AppSettings, unknown]>) {
     if (JSON.stringify(app[field]) === JSON.stringify(value)) continue;
     changed[field] = value;
+    // `value` was read and checked for this field by readAppBody.
     (app as unknown as Record<string, unknown>)[field] = value;
   }
   if (changed.name !== undefined) app.url = `https://${app.name}.fastedge.app`;

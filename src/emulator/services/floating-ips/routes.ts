@@ -1,26 +1,28 @@
 import {
-  CLOUD_PRODUCT,
   cloudCreateTags,
   cloudError,
   cloudObjectBody,
   cloudPages,
-  cloudPlacement,
   type CloudScope,
   cloudTagsPatch,
   matchesTagFilter,
-  placedIn,
   type TagFilter,
   tagFilter,
+  defineCloudCollection,
+  patchTags,
 } from '../../cloud-common.js';
-import { defineCollection, type Created } from '../../collection.js';
+import type { Created } from '../../collection.js';
 import { stableUuid } from '../../fixture-parts.js';
 import { UUID_PATTERN, formatOffsetDate } from '../../format.js';
 import { fail, jsonReply } from '../../reply.js';
 import type { RouteContext } from '../../router.js';
-import { applyTagsPatch, sameTags, userTagMap } from '../../tags.js';
+import { applyTagsPatch, sameTags } from '../../tags.js';
 import type { InstanceSlice } from '../instances/index.js';
 import { renderInstanceInFloating } from '../instances/routes.js';
 import type { FloatingIpRecord, FloatingIpSlice } from './index.js';
+import { freeAddress } from './addresses.js';
+
+export { freeAddress };
 
 /** The floating IP list shows each IP's instance, so the routes read the instance service's slice too. */
 type State = FloatingIpSlice & InstanceSlice;
@@ -67,32 +69,6 @@ function parsePort(ctx: Ctx, body: Record<string, unknown>, current: string | nu
   if (body.fixed_ip_address !== undefined && body.fixed_ip_address !== null)
     fail(cloudError(400, 'fixed_ip_address: port_id is required when fixed_ip_address is given', ctx.requestId));
   return undefined;
-}
-
-/**
- * The emulator's pool of public addresses, in the order they are given: the documentation ranges
- * 203.0.113.20–254 and 198.51.100.1–254 (489), then the benchmarking range 198.18.0.0/15
- * (RFC 2544: 130,048 more, no .0 or .255), so fixtures and the benchmark's creates (1,000 and more) never run
- * out. A third /24 of documentation addresses would still be too few.
- */
-function* poolAddresses(): Generator<string> {
-  for (const [prefix, first] of [
-    ['203.0.113.', 20],
-    ['198.51.100.', 1],
-  ] as const) {
-    for (let host = first; host <= 254; host++) yield `${prefix}${host}`;
-  }
-  for (let n = 1; n < 2 ** 17 - 1; n++) {
-    const [third, fourth] = [(n >> 8) & 0xff, n & 0xff];
-    if (fourth !== 0 && fourth !== 255) yield `198.${18 + (n >> 16)}.${third}.${fourth}`;
-  }
-}
-
-/** The first address of the pool (poolAddresses) no floating IP holds, or null when none is left. */
-export function freeAddress(state: FloatingIpSlice): string | null {
-  const used = new Set([...state.floatingIps.values()].map((f) => f.floating_ip_address));
-  for (const address of poolAddresses()) if (!used.has(address)) return address;
-  return null;
 }
 
 /** The first address of the pool no floating IP holds; 403 QuotaLimitExceed when none is left. */
@@ -146,18 +122,12 @@ interface ListQuery extends TagFilter {
   status: string | null;
 }
 
-export const floatingIps = defineCollection<State, FloatingIpRecord, CloudScope, ListQuery, 'uuid'>({
-  product: CLOUD_PRODUCT,
+export const floatingIps = defineCloudCollection<State, FloatingIpRecord, ListQuery>({
   path: '/cloud/v1/floatingips/{project_id}/{region_id}',
   idParam: 'floating_ip_id',
-  idSyntax: 'uuid',
   noun: 'Floating IP',
-  scope: cloudPlacement,
   store: (ctx) => ctx.state.floatingIps,
-  inScope: placedIn,
-  idOf: (fip) => fip.id,
-  mutationKind: 'floating_ip',
-  tasks: { kind: 'floating_ip' },
+  kind: 'floating_ip',
   list: {
     paging: cloudPages(),
     query(ctx) {
@@ -180,12 +150,10 @@ export const floatingIps = defineCollection<State, FloatingIpRecord, CloudScope,
         const body = cloudObjectBody(ctx);
         const tags = 'tags' in body ? cloudTagsPatch(ctx, fip.tags, body.tags) : undefined;
         checkLock();
-        if (tags === undefined) return {};
-        const next = applyTagsPatch(fip.tags, tags);
-        if (sameTags(next, fip.tags)) return {};
-        fip.tags = next;
-        fip.updated_at = ctx.now;
-        return { tags: userTagMap(fip.tags) };
+        const changed: Record<string, unknown> = {};
+        patchTags(fip, tags, changed);
+        if (changed.tags !== undefined) fip.updated_at = ctx.now;
+        return changed;
       },
       answer(fip) {
         const successor = `/cloud/v2/floatingips/${fip.project_id}/${fip.region_id}/${fip.id}`;

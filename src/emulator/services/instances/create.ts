@@ -14,7 +14,7 @@ import type { VolumeSlice } from '../volumes/index.js';
 import type { CoreState } from '../../core-state.js';
 import type { TaskRecord } from '../../tasks.js';
 import { userTagMap } from '../../tags.js';
-import { freeAddress } from '../floating-ips/routes.js';
+import { freeAddress } from '../floating-ips/addresses.js';
 import type { InstanceDeleteEffect, InstanceRecord, InstanceSlice, InstancePort } from './index.js';
 
 /**

@@ -1,5 +1,4 @@
 import {
-  CLOUD_PRODUCT,
   booleanQuery,
   cloudError,
   cloudObjectBody,
@@ -7,17 +6,17 @@ import {
   cloudPlacement,
   enumQuery,
   hasTagValues,
-  placedIn,
   queryList,
   tagKeyValueFilter,
   type CloudScope,
+  defineCloudCollection,
+  patchTags,
 } from '../../cloud-common.js';
-import { defineCollection } from '../../collection.js';
 import { formatOffsetDate, parseDate } from '../../format.js';
 import { fail, jsonReply, type Reply } from '../../reply.js';
 import type { RouteContext, ServiceRoute } from '../../router.js';
 import { ensureFlavor, type FlavorRecord } from './flavors.js';
-import { applyTagsPatch, parseTagsPatch, readOnlyKeysTouched, sameTags, userTagMap, type TagsPatch } from '../../tags.js';
+import { parseTagsPatch, readOnlyKeysTouched, type TagsPatch } from '../../tags.js';
 import { INSTANCE_NAME, buildInstance, checkLinks, deleteTask, makeVolumes, newInstanceId, portsOf, readCreateRequest, type CreateState } from './create.js';
 import type { InstanceRecord, InstanceSlice, ResizeEffect } from './index.js';
 
@@ -171,17 +170,13 @@ function matchesQuery(vm: InstanceRecord, q: ReturnType<typeof readListQuery>, n
  * bare-metal and change-time parameters are checked but change nothing), GET one, and POST
  * changeflavor (task resize_vm).
  */
-export const instances = defineCollection<CreateState, InstanceRecord, CloudScope, ReturnType<typeof readListQuery>>({
-  product: CLOUD_PRODUCT,
+export const instances = defineCloudCollection<CreateState, InstanceRecord, ReturnType<typeof readListQuery>, 'text'>({
+  idSyntax: 'text',
   path: '/cloud/v1/instances/{project_id}/{region_id}',
   idParam: 'instance_id',
   noun: 'Instance',
-  scope: cloudPlacement,
   store: (ctx) => ctx.state.instances,
-  inScope: placedIn,
-  idOf: (vm) => vm.id,
-  mutationKind: 'instance',
-  tasks: { kind: 'instance' },
+  kind: 'instance',
   list: {
     paging: cloudPages(),
     query: readListQuery,
@@ -216,13 +211,7 @@ export const instances = defineCollection<CreateState, InstanceRecord, CloudScop
         checkLock();
         const changed: Record<string, unknown> = {};
         if (typeof name === 'string' && name !== vm.name) changed.name = vm.name = name;
-        if (tags !== undefined) {
-          const next = applyTagsPatch(vm.tags, tags);
-          if (!sameTags(next, vm.tags)) {
-            vm.tags = next;
-            changed.tags = userTagMap(vm.tags);
-          }
-        }
+        patchTags(vm, tags, changed);
         return changed;
       },
       answer: (vm, ctx) => jsonReply(200, renderInstance(ctx.state, vm, ctx.now)),

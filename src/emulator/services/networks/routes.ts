@@ -1,12 +1,10 @@
 import {
   booleanQuery,
-  CLOUD_PRODUCT,
   cloudCreatedTags,
   cloudError,
   cloudName,
   cloudObjectBody,
   cloudPages,
-  cloudPlacement,
   type CloudScope,
   cloudTagsPatch,
   enumQuery,
@@ -14,9 +12,10 @@ import {
   placedIn,
   type TagFilter,
   tagFilter,
+  defineCloudCollection,
 } from '../../cloud-common.js';
 import { contains, firstHost, hostCount, isIpAddress, overlaps, parseNetwork, type IpNetwork } from '../../cidr.js';
-import { defineCollection, type Created } from '../../collection.js';
+import type { Created } from '../../collection.js';
 import { stableUuid } from '../../fixture-parts.js';
 import { UUID_PATTERN, formatOffsetDate, isPlainObject } from '../../format.js';
 import { fail, jsonReply } from '../../reply.js';
@@ -154,18 +153,12 @@ interface NetworkQuery extends TagFilter {
  * patch, synchronous, answering the network) and DELETE (task delete_network; 409 naming the
  * subnets while the network has any).
  */
-export const networks = defineCollection<NetworkSlice, NetworkRecord, CloudScope, NetworkQuery, 'uuid'>({
-  product: CLOUD_PRODUCT,
+export const networks = defineCloudCollection<NetworkSlice, NetworkRecord, NetworkQuery>({
   path: '/cloud/v1/networks/{project_id}/{region_id}',
   idParam: 'network_id',
-  idSyntax: 'uuid',
   noun: 'Network',
-  scope: cloudPlacement,
   store: (ctx) => ctx.state.networks,
-  inScope: placedIn,
-  idOf: (net) => net.id,
-  mutationKind: 'network',
-  tasks: { kind: 'network' },
+  kind: 'network',
   list: {
     paging: cloudPages(),
     query: (ctx) => ({
@@ -315,6 +308,7 @@ function patchSubnet(ctx: Ctx, subnet: SubnetRecord, checkLock: () => void): Rec
   const changed: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(next) as [keyof SubnetRecord, unknown][]) {
     if (JSON.stringify(value) === JSON.stringify(subnet[field])) continue;
+    // `next` is a Partial<SubnetRecord> built by the checked reads above: each value fits its field.
     (subnet as unknown as Record<string, unknown>)[field] = value;
     changed[field] = value;
   }
@@ -335,18 +329,12 @@ interface SubnetQuery extends TagFilter {
  * tag_key_value), GET, POST (task create_subnet), PATCH (name, DNS servers, routes, gateway,
  * DHCP, tags merge patch; synchronous, answering the subnet) and DELETE (task delete_subnet).
  */
-export const subnets = defineCollection<NetworkSlice & InstanceSlice & LoadBalancerSlice, SubnetRecord, CloudScope, SubnetQuery, 'uuid'>({
-  product: CLOUD_PRODUCT,
+export const subnets = defineCloudCollection<NetworkSlice & InstanceSlice & LoadBalancerSlice, SubnetRecord, SubnetQuery>({
   path: '/cloud/v1/subnets/{project_id}/{region_id}',
   idParam: 'subnet_id',
-  idSyntax: 'uuid',
   noun: 'Subnet',
-  scope: cloudPlacement,
   store: (ctx) => ctx.state.subnets,
-  inScope: placedIn,
-  idOf: (subnet) => subnet.id,
-  mutationKind: 'subnet',
-  tasks: { kind: 'subnet' },
+  kind: 'subnet',
   list: {
     paging: cloudPages(),
     query: (ctx) => ({ networkId: ctx.query.get('network_id'), ...tagFilter(ctx) }),

@@ -1,3 +1,4 @@
+import { GLOBAL_LIMIT_FIELDS, REGIONAL_LIMIT_FIELDS } from '../../cloud-vendor-values.js';
 import { CLOUD_PRODUCT, cloudError, cloudObjectBody, cloudPages, queryList } from '../../cloud-common.js';
 import { defineCollection, type Created } from '../../collection.js';
 import { formatNaiveDate, isPlainObject, parseDate, parseIntStrict } from '../../format.js';
@@ -10,72 +11,11 @@ type Ctx = RouteContext<QuotaSlice>;
 /** The statuses of a quota limit request. */
 export const QUOTA_REQUEST_STATUSES = ['done', 'in progress', 'rejected'] as const;
 
-/** Keys allowed in requested_limits.global_limits (CreateGlobalQuotasLimitsSerializer). */
-export const GLOBAL_LIMIT_KEYS: ReadonlySet<string> = new Set([
-  'inference_cpu_millicore_count_limit',
-  'inference_gpu_a100_count_limit',
-  'inference_gpu_h100_count_limit',
-  'inference_gpu_l40s_count_limit',
-  'inference_instance_count_limit',
-  'keypair_count_limit',
-  'project_count_limit',
-]);
+/** Keys allowed in requested_limits.global_limits (CreateGlobalQuotasLimitsSerializer, generated from the spec). */
+export const GLOBAL_LIMIT_KEYS: ReadonlySet<string> = new Set(GLOBAL_LIMIT_FIELDS);
 
-/** Keys allowed in each requested_limits.regional_limits item (RegionalQuotasLimitsSerializer). */
-export const REGIONAL_LIMIT_KEYS: ReadonlySet<string> = new Set([
-  'region_id',
-  'baremetal_basic_count_limit',
-  'baremetal_gpu_a100_count_limit',
-  'baremetal_gpu_count_limit',
-  'baremetal_gpu_h100_count_limit',
-  'baremetal_gpu_h200_count_limit',
-  'baremetal_gpu_l40s_count_limit',
-  'baremetal_hf_count_limit',
-  'baremetal_infrastructure_count_limit',
-  'baremetal_network_count_limit',
-  'baremetal_storage_count_limit',
-  'caas_container_count_limit',
-  'caas_cpu_count_limit',
-  'caas_gpu_count_limit',
-  'caas_ram_size_limit',
-  'cluster_count_limit',
-  'cpu_count_limit',
-  'dbaas_postgres_cluster_count_limit',
-  'external_ip_count_limit',
-  'faas_cpu_count_limit',
-  'faas_function_count_limit',
-  'faas_namespace_count_limit',
-  'faas_ram_size_limit',
-  'firewall_count_limit',
-  'floating_count_limit',
-  'gpu_count_limit',
-  'gpu_virtual_a100_count_limit',
-  'gpu_virtual_h100_count_limit',
-  'gpu_virtual_h200_count_limit',
-  'gpu_virtual_l40s_count_limit',
-  'image_count_limit',
-  'image_size_limit',
-  'ipu_count_limit',
-  'laas_topic_count_limit',
-  'loadbalancer_count_limit',
-  'network_count_limit',
-  'ram_limit',
-  'registry_count_limit',
-  'registry_storage_limit',
-  'router_count_limit',
-  'secret_count_limit',
-  'servergroup_count_limit',
-  'sfs_count_limit',
-  'sfs_size_limit',
-  'shared_vm_count_limit',
-  'snapshot_schedule_count_limit',
-  'subnet_count_limit',
-  'vm_count_limit',
-  'volume_count_limit',
-  'volume_size_limit',
-  'volume_snapshots_count_limit',
-  'volume_snapshots_size_limit',
-]);
+/** Keys allowed in each requested_limits.regional_limits item (RegionalQuotasLimitsSerializer, generated from the spec). */
+export const REGIONAL_LIMIT_KEYS: ReadonlySet<string> = new Set(['region_id', ...REGIONAL_LIMIT_FIELDS]);
 
 /** A quota limit request in the LimitsRequestSerializer shape. */
 export function renderQuotaRequest(r: QuotaRequestRecord): Record<string, unknown> {

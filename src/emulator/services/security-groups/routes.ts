@@ -6,20 +6,21 @@ import {
   cloudName,
   cloudObjectBody,
   cloudPages,
-  cloudPlacement,
   type CloudScope,
   cloudTagsPatch,
   matchesTagFilter,
   placedIn,
   tagFilter,
   type TagFilter,
+  defineCloudCollection,
+  patchTags,
 } from '../../cloud-common.js';
 import { defineCollection, tasksReply, type Created } from '../../collection.js';
 import { stableUuid } from '../../fixture-parts.js';
 import { UUID_PATTERN, formatOffsetDate, isPlainObject } from '../../format.js';
 import { fail, jsonReply } from '../../reply.js';
 import type { RouteContext, ServiceRoute } from '../../router.js';
-import { applyTagsPatch, sameTags, userTagMap } from '../../tags.js';
+import { applyTagsPatch, sameTags } from '../../tags.js';
 import type { InstanceSlice } from '../instances/index.js';
 import {
   RULE_PROTOCOLS,
@@ -31,7 +32,7 @@ import {
   type SecurityGroupRecord,
   type SecurityGroupRuleRecord,
   type SecurityGroupSlice,
-} from './index.js';
+} from './model.js';
 
 /** The group routes read the instances too: a group an instance uses cannot be deleted. */
 type State = SecurityGroupSlice & InstanceSlice;
@@ -213,19 +214,13 @@ interface ListQuery extends TagFilter {
  * patch), DELETE (synchronous 204; 409 naming the instances while any uses it); v2 create and
  * PATCH (tasks).
  */
-export const securityGroups = defineCollection<State, SecurityGroupRecord, CloudScope, ListQuery, 'uuid'>({
-  product: CLOUD_PRODUCT,
+export const securityGroups = defineCloudCollection<State, SecurityGroupRecord, ListQuery>({
   path: '/cloud/v1/securitygroups/{project_id}/{region_id}',
   createPath: '/cloud/v2/security_groups/{project_id}/{region_id}',
   idParam: 'group_id',
-  idSyntax: 'uuid',
   noun: 'Security group',
-  scope: cloudPlacement,
   store: (ctx) => ctx.state.securityGroups,
-  inScope: placedIn,
-  idOf: (group) => group.id,
-  mutationKind: 'security_group',
-  tasks: { kind: 'security_group' },
+  kind: 'security_group',
   list: {
     paging: cloudPages(1000, 10),
     query: (ctx) => ({ name: ctx.query.get('name'), ...tagFilter(ctx) }),
@@ -245,13 +240,7 @@ export const securityGroups = defineCollection<State, SecurityGroupRecord, Cloud
         const tags = 'tags' in body ? cloudTagsPatch(ctx, group.tags, body.tags) : undefined;
         if (name !== undefined && name !== group.name) group.name = changed.name = name;
         if (typeof body.description === 'string' && body.description !== group.description) group.description = changed.description = body.description;
-        if (tags !== undefined) {
-          const next = applyTagsPatch(group.tags, tags);
-          if (!sameTags(next, group.tags)) {
-            group.tags = next;
-            changed.tags = userTagMap(next);
-          }
-        }
+        patchTags(group, tags, changed);
         if (Object.keys(changed).length > 0) {
           group.revision_number++;
           group.updated_at = ctx.now;

@@ -1,28 +1,27 @@
 import {
   booleanQuery,
-  CLOUD_PRODUCT,
   cloudCreatedTags,
   cloudError,
   cloudName,
   cloudObjectBody,
   cloudPages,
-  cloudPlacement,
   type CloudScope,
   cloudTagsPatch,
   matchesTagFilter,
   placedIn,
   tagFilter,
   type TagFilter,
+  defineCloudCollection,
+  patchTags,
 } from '../../cloud-common.js';
-import { defineCollection, type Created } from '../../collection.js';
+import type { Created } from '../../collection.js';
 import { stableUuid } from '../../fixture-parts.js';
 import { UUID_PATTERN, formatOffsetDate } from '../../format.js';
 import { fail, jsonReply } from '../../reply.js';
 import type { RouteContext } from '../../router.js';
-import { applyTagsPatch, sameTags, userTagMap } from '../../tags.js';
 import { checkImage, type ImageSlice } from '../images/index.js';
 import type { InstanceRecord, InstanceSlice } from '../instances/index.js';
-import { RETYPABLE_VOLUME_TYPES, VOLUME_TYPES, type VolumeRecord, type VolumeSlice } from './index.js';
+import { RETYPABLE_VOLUME_TYPES, VOLUME_TYPES, type VolumeRecord, type VolumeSlice } from './model.js';
 
 /** Volumes show their attachments: the instances listing them. */
 type State = VolumeSlice & InstanceSlice & ImageSlice;
@@ -161,18 +160,12 @@ interface ListQuery extends TagFilter {
  * (synchronous; the volume answered; 400 while it has snapshots), DELETE (task delete_volume; 409
  * while locked or attached, naming the instances).
  */
-export const volumes = defineCollection<State, VolumeRecord, CloudScope, ListQuery, 'uuid'>({
-  product: CLOUD_PRODUCT,
+export const volumes = defineCloudCollection<State, VolumeRecord, ListQuery>({
   path: '/cloud/v1/volumes/{project_id}/{region_id}',
   idParam: 'volume_id',
-  idSyntax: 'uuid',
   noun: 'Volume',
-  scope: cloudPlacement,
   store: (ctx) => ctx.state.volumes,
-  inScope: placedIn,
-  idOf: (v) => v.id,
-  mutationKind: 'volume',
-  tasks: { kind: 'volume' },
+  kind: 'volume',
   list: {
     paging: cloudPages(),
     query: (ctx) => ({
@@ -209,13 +202,7 @@ export const volumes = defineCollection<State, VolumeRecord, CloudScope, ListQue
         const tags = 'tags' in body ? cloudTagsPatch(ctx, volume.tags, body.tags) : undefined;
         const changed: Record<string, unknown> = {};
         if (name !== undefined && name !== volume.name) volume.name = changed.name = name;
-        if (tags !== undefined) {
-          const next = applyTagsPatch(volume.tags, tags);
-          if (!sameTags(next, volume.tags)) {
-            volume.tags = next;
-            changed.tags = userTagMap(next);
-          }
-        }
+        patchTags(volume, tags, changed);
         if (Object.keys(changed).length > 0) volume.updated_at = ctx.now;
         return changed;
       },
