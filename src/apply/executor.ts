@@ -1,10 +1,9 @@
 import { ChangedSincePlanError, EdgeformError, InconsistentResultError, OutcomeUnknownError, RunFatalError, StoppedError, TaskFailedError, type StaleLock } from '../errors.js';
-import { canonicalJson } from '../plan/fingerprint.js';
+import { canonicalJson } from '../model/fingerprint.js';
 import { describeStaleness } from '../plan/saved-plan.js';
 import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
-import { urgentClient, watchWrites, type WriteWatch } from '../kinds/context.js';
 import { isRefusal } from '../kinds/shared.js';
-import { bindProvider, type BoundProvider, type FinishedTask, type Observation, type ProviderContext, type ProviderRegistry } from '../kinds/provider.js';
+import { bindProvider, type BoundProvider, type FinishedTask, type Observation, type ProviderContext, type ProviderRegistry, type WriteWatch } from '../kinds/provider.js';
 import { runFollowUps } from './follow-ups.js';
 import type { ApplyOutcome, FollowUpOutcome, ResourceOutcome, RunError } from './outcome.js';
 import { matchesPlanned, matchesPlannedChange, replanResolved, resolveChange } from './resolve-references.js';
@@ -123,9 +122,8 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
     runError = { code: error.code, message: error.message };
     hooks.onRunError?.(runError);
   };
-  // The reads that confirm changes go ahead of queued writes (see urgentClient): one client for the run, made when first needed.
-  let urgent: ProviderContext['api'] | undefined;
-  const confirming = () => (urgent ??= urgentClient(options.ctx.api));
+  // The reads that confirm changes go ahead of queued writes (ProviderContext.urgentApi): one client for the run.
+  const confirming = () => options.ctx.urgentApi();
   const slots = createTaskSlots(options.maxTasks, (step) => options.providers[step.change.type].startsTasks?.(actionOf(step)) ?? true);
   const start = (step: WalkStep) => {
     if (!slots.take(step)) return;
@@ -611,7 +609,7 @@ async function runAction(
     sent = true;
     // Whether a write of this action may have taken effect: a request refused before it reached
     // the platform leaves the resource as it was, so the action did not start.
-    const applying = watchWrites(() => provider.apply(ctx));
+    const applying = ctx.watchWrites(() => provider.apply(ctx));
     writes = applying.watch;
     const applied = await applying.done;
     const acknowledged = applied !== 'unacknowledged';

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { buildGraph, findCycles } from '../plan/graph.js';
-import { canonicalJson } from '../plan/fingerprint.js';
+import { buildGraph, findCycles } from '../model/graph.js';
+import { canonicalJson } from '../model/fingerprint.js';
 import { validateDefaults } from './defaults.js';
 import { addDiagnostics, hasErrors, type Diagnostic, type SourceRange } from './diagnostics.js';
 import { didYouMean } from './did-you-mean.js';
@@ -16,7 +16,7 @@ import { FileNode } from './source-node.js';
 import { checkSensitiveElsewhere } from './sensitive-fields.js';
 import { RESOURCE_KINDS } from '../kinds/registry.js';
 import { takesMoves } from '../kinds/kind-spec.js';
-import { referenceAddress, templateTargets, type TemplatePart } from '../plan/references.js';
+import { referenceAddress, templateTargets, type TemplatePart } from '../model/references.js';
 import { TOP_LEVEL_KEYS, type CheckBlock, type ResourceBlock, type Stack } from './types.js';
 import { validateBlock, type RawBlock, type TypedBlock } from './validate-block.js';
 

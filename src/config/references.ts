@@ -5,7 +5,7 @@ import { unwrap } from './schema-walk.js';
 import type { SourceNode } from './source-tree.js';
 import type { BlockReference } from './types.js';
 import { CHECK_KINDS, RESOURCE_KINDS, type KindSpec } from '../kinds/registry.js';
-import { formatPath, isWholeTemplate, referenceAddress, setAtPath, templateTargets, writeReference, type ReferenceTarget, type TemplatePart } from '../plan/references.js';
+import { formatPath, isWholeTemplate, referenceAddress, setAtPath, templateTargets, writeReference, type ReferenceTarget, type TemplatePart } from '../model/references.js';
 
 /** A block's keys that are not attributes (their own checks refuse references in them). */
 const NOT_ATTRIBUTES = new Set(['type', 'depends_on', 'moved_from']);

@@ -5,7 +5,7 @@ import { unprovenReason, type OwnerSeal } from './owner-seal.js';
 import { type CloudScope, fetchListPage, type KindList, listAll, listEndpointOf } from './kind-list.js';
 import { defineListReads } from './list-read.js';
 import type { FieldChange } from '../plan/types.js';
-import { canonicalJson } from '../plan/fingerprint.js';
+import { canonicalJson } from '../model/fingerprint.js';
 import type { Observation, Owner, OwnedResource, ProviderContext, ProviderPlan, ResourceProvider, ResourceRef } from './provider.js';
 import type { ResourceAttributes, ResourceType } from './registry.js';
 import { readOrGone } from './shared.js';

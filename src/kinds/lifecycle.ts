@@ -3,7 +3,7 @@ import { NotFoundError } from '../api/errors.js';
 import { isUnknownOutcome } from '../api/retry.js';
 import { taskIdsSchema, type TaskScope } from '../api/tasks.js';
 import { PlanPayloadError } from '../errors.js';
-import { setAtPath } from '../plan/references.js';
+import { setAtPath } from '../model/references.js';
 import type { ChangeFields, ResourceChange } from '../plan/types.js';
 import type { ApplyResult, FinishedTask, Observation, ProviderContext, ResourceProvider } from './provider.js';
 import type { ResourceAttributes, ResourceType } from './registry.js';

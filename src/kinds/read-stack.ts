@@ -4,7 +4,8 @@ import type { CheckBlock, ResourceBlock, Stack } from '../config/types.js';
 import { EdgeformError, RunFatalError } from '../errors.js';
 import type { CheckOutcome, GroupRead, GroupReadContext, MemberRead, OwnedRead, ProviderContext, ProviderRegistry, ReadBlock, ReadResult, StackView } from './provider.js';
 import { RESOURCE_KINDS, RESOURCE_TYPES, type CheckType, type ResourceAttributes, type ResourceType } from './registry.js';
-import { referenceAddress, resolveReferences, templateTargets } from '../plan/references.js';
+import { referenceAddress, templateTargets } from '../model/references.js';
+import { resolveReferences } from '../plan/references.js';
 
 /** What reading a stack observed: per resource address a read result, per check its outcome. */
 export interface StackObservations {

@@ -2,20 +2,28 @@ import type { Diagnostic, SourceRange } from '../config/diagnostics.js';
 import type { Block, ResourceBlock, Stack } from '../config/types.js';
 import { RESOURCE_KINDS, type ResourceAttributes, type ResourceType } from '../kinds/registry.js';
 import type { OwnerSeal } from '../kinds/owner-seal.js';
-import type { CheckOutcome, FollowUp, Observation, OwnedRead, OwnedResource, Ownership, ProviderPlan, ReadResult, ResourceProvider, ResourceRef } from '../kinds/provider.js';
-import { fingerprint } from './fingerprint.js';
-import { buildGraph, topologicalOrder } from './graph.js';
-import { formatPath, parseResolvedAttributes, pendingSources, referenceAddress, resolveReferences, templateTargets, unknownsOf, type ReferenceSources } from './references.js';
-import { describeReplaced, PLAN_FORMAT_VERSION, type ChangeFields, type CheckResult, type PendingReference, type Plan, type ResourceChange } from './types.js';
-
-/**
- * The pure parts of one kind's provider, which is all the planner needs of it (of `ownership`,
- * only its pure `owner`, `place` and `claim`).
- */
-export type ResourcePlanner<T extends ResourceType> = Pick<ResourceProvider<T>, 'plan' | 'summarize' | 'idField' | 'create' | 'destroyNote'> & {
-  ownership?: Pick<Ownership<T>, 'owner' | 'place' | 'claim' | 'scope' | 'noun'>;
-  followUp?: Pick<FollowUp<T>, 'plan'>;
-};
+import { fingerprint } from '../model/fingerprint.js';
+import { buildGraph, topologicalOrder } from '../model/graph.js';
+import { formatPath, referenceAddress, templateTargets } from '../model/references.js';
+import { parseResolvedAttributes, pendingSources, resolveReferences, unknownsOf, type ReferenceSources } from './references.js';
+import {
+  describeReplaced,
+  PLAN_FORMAT_VERSION,
+  type ChangeFields,
+  type CheckOutcome,
+  type CheckResult,
+  type Observation,
+  type OwnedRead,
+  type OwnedResource,
+  type OwnershipRules,
+  type PendingReference,
+  type Plan,
+  type ProviderPlan,
+  type ReadResult,
+  type ResourceChange,
+  type ResourcePlanner,
+  type ResourceRef,
+} from './types.js';
 
 /** Diagnostic code of a resource whose owner mark does not prove it the stack's (drift reports it). */
 export const OWNERSHIP_UNPROVEN = 'ownership-unproven';
@@ -636,7 +644,12 @@ function judgePruneOwner<K extends ResourceType>(
 }
 
 /** The error of a block whose own resource names this stack with an owner mark that does not verify: it is neither adopted nor re-marked. */
-function unprovenError(block: Pick<Block, 'address' | 'type' | 'range' | 'fieldSources'>, ownership: Pick<Ownership, 'scope' | 'noun'>, id: unknown, idField: string): Diagnostic {
+function unprovenError(
+  block: Pick<Block, 'address' | 'type' | 'range' | 'fieldSources'>,
+  ownership: Pick<OwnershipRules, 'scope' | 'noun'>,
+  id: unknown,
+  idField: string,
+): Diagnostic {
   const noun = ownership.noun ?? 'ownership tags';
   return {
     ...blockError(

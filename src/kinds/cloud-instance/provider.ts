@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
 import { PlanPayloadError } from '../../errors.js';
-import { fingerprint } from '../../plan/fingerprint.js';
+import { fingerprint } from '../../model/fingerprint.js';
 import { KNOWN_AFTER_APPLY, type FieldChange, type ResourceChange } from '../../plan/types.js';
 import { createPlan, onlyMatch, REPLACED_STATE, withCreateFacts } from '../create.js';
 import { ADDRESS_TAG, STACK_TAG } from '../fields.js';

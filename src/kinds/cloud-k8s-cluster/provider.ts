@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
-import { canonicalJson } from '../../plan/fingerprint.js';
+import { canonicalJson } from '../../model/fingerprint.js';
 import { KNOWN_AFTER_APPLY } from '../../plan/types.js';
 import { EdgeformError, InconsistentResultError, StoppedError } from '../../errors.js';
 import { describeStep, nextUpgradeStep, parseK8sVersion, planUpgradePath } from './upgrade-path.js';

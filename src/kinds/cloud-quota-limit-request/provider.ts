@@ -1,6 +1,6 @@
 import { apiPath } from '../../api/path.js';
 import { z } from 'zod';
-import { canonicalJson } from '../../plan/fingerprint.js';
+import { canonicalJson } from '../../model/fingerprint.js';
 import type { FieldChange } from '../../plan/types.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { defineListReads } from '../list-read.js';

@@ -1,6 +1,6 @@
 import { NotFoundError } from '../../api/errors.js';
 import { z } from 'zod';
-import { canonicalJson } from '../../plan/fingerprint.js';
+import { canonicalJson } from '../../model/fingerprint.js';
 import type { FieldChange } from '../../plan/types.js';
 import { createPlan, withCreateFacts } from '../create.js';
 import { zoneList } from '../dns-zones.js';
