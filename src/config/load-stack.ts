@@ -409,12 +409,12 @@ function checkOwnedBlocksHaveStackName(blocks: ReadonlyMap<string, TypedBlock>):
   for (const typed of blocks.values()) {
     const block = typed.block;
     if (block?.kind !== 'resource') continue;
-    const create = RESOURCE_KINDS[block.type].create;
-    if (create?.key !== 'owner' || (block.attributes as Record<string, unknown>)[create.idField] !== undefined) continue;
+    const { create, idField } = RESOURCE_KINDS[block.type];
+    if (create?.key !== 'owner' || (block.attributes as Record<string, unknown>)[idField] !== undefined) continue;
     out.push(
-      error('missing-stack-name', `${block.address} has no ${create.idField}, so edgeform finds it by ownership tags, which need the stack's name`, typed.keyRange, {
+      error('missing-stack-name', `${block.address} has no ${idField}, so edgeform finds it by ownership tags, which need the stack's name`, typed.keyRange, {
         address: block.address,
-        detail: `Add "name: <stack name>" at the top of the stack (the tags edgeform-stack and edgeform-address mark what it creates), or set ${create.idField} to adopt an existing ${block.type}.`,
+        detail: `Add "name: <stack name>" at the top of the stack (the tags edgeform-stack and edgeform-address mark what it creates), or set ${idField} to adopt an existing ${block.type}.`,
       }),
     );
   }

@@ -7,7 +7,7 @@ import { defineListReads } from './list-read.js';
 import type { FieldChange } from '../plan/types.js';
 import { canonicalJson } from '../model/fingerprint.js';
 import type { Observation, Owner, OwnedResource, ProviderContext, ProviderPlan, ResourceProvider, ResourceRef } from './provider.js';
-import type { ResourceAttributes, ResourceType } from './registry.js';
+import { RESOURCE_KINDS, type ResourceAttributes, type ResourceType } from './registry.js';
 import { readOrGone } from './shared.js';
 import { planTagsPatch, userTags, type LiveTag } from './tags-merge-patch.js';
 
@@ -67,8 +67,6 @@ interface OwnedAttributes {
 /** What an owned cloud kind declares (see the module comment). */
 export interface OwnedCloudSpec<T extends ResourceType, Item extends OwnedCloudItem> {
   type: T;
-  /** The attribute holding the platform id (`network_id`). */
-  idField: keyof ResourceAttributes[T] & string;
   /** What the kind is called in messages: "floating IP". */
   noun: string;
   list: KindList<TaggedScope, Item>;
@@ -233,10 +231,11 @@ export interface FieldDiff {
 
 /** Builds an owned cloud kind's reads, create plan, tags diff and ownership from its list, single read and projection. */
 export function defineOwnedCloud<T extends ResourceType, Item extends OwnedCloudItem>(spec: OwnedCloudSpec<T, Item>): OwnedCloud<T, Item> {
+  const { idField } = RESOURCE_KINDS[spec.type];
   const attrs = (d: ResourceAttributes[T]) => d as unknown as OwnedAttributes;
-  const idOf = (d: ResourceAttributes[T]) => (d as unknown as Record<string, unknown>)[spec.idField] as string | undefined;
+  const idOf = (d: ResourceAttributes[T]) => (d as unknown as Record<string, unknown>)[idField] as string | undefined;
   const listPath = (d: ResourceAttributes[T]) => spec.list.path({ project_id: attrs(d).project_id, region_id: attrs(d).region_id });
-  const what = (ref: ResourceRef) => ({ type: spec.type, identity: `${ownershipIdentity(ref.stack)} (${ADDRESS_TAG} ${ref.address})`, idField: spec.idField });
+  const what = (ref: ResourceRef) => ({ type: spec.type, identity: `${ownershipIdentity(ref.stack)} (${ADDRESS_TAG} ${ref.address})` });
 
   /** Every item of a project and region the list's `filter` picks, each checked again with `keep`. */
   async function listTagged(ctx: ProviderContext, scope: TaggedScope, keep: (item: Item) => boolean): Promise<Item[]> {
@@ -324,7 +323,7 @@ export function defineOwnedCloud<T extends ResourceType, Item extends OwnedCloud
         ref.stack === null
           ? [
               {
-                summary: `a ${spec.noun} without ${spec.idField} is created with ownership tags, which need the stack's name`,
+                summary: `a ${spec.noun} without ${idField} is created with ownership tags, which need the stack's name`,
                 detail: 'Add "name: <stack name>" at the top of the stack.',
               },
             ]
@@ -335,7 +334,7 @@ export function defineOwnedCloud<T extends ResourceType, Item extends OwnedCloud
       const tags = attrs(desired).tags;
       return createPlan(
         { ...declared, ...(tags === undefined ? {} : { tags: declaredTags(tags) }) },
-        spec.idField,
+        idField,
         { ...body, tags: { ...declaredTags(tags), ...ownership } },
         { errors, notes: [ownershipNote(ownership)] },
       );
@@ -360,7 +359,7 @@ export function defineOwnedCloud<T extends ResourceType, Item extends OwnedCloud
     },
     planDiff(desired, state, fields) {
       const live = state.tags as LiveTag[];
-      const before: Record<string, unknown> = { [spec.idField]: state[spec.idField] };
+      const before: Record<string, unknown> = { [idField]: state[idField] };
       const after: Record<string, unknown> = { ...before };
       const changes: FieldChange[] = [];
       const payload: Record<string, unknown> = {};
@@ -385,7 +384,7 @@ export function defineOwnedCloud<T extends ResourceType, Item extends OwnedCloud
         errors.push({
           field: forced[0]!,
           summary: `${forced.join(' and ')} of ${spec.noun} ${idOf(desired)!} cannot change in place`,
-          detail: `edgeform would destroy the ${spec.noun} and create a new one, which ${spec.idField} could no longer name: remove ${spec.idField} to have edgeform replace it (found again by its ownership tags), or declare what the ${spec.noun} has.`,
+          detail: `edgeform would destroy the ${spec.noun} and create a new one, which ${idField} could no longer name: remove ${idField} to have edgeform replace it (found again by its ownership tags), or declare what the ${spec.noun} has.`,
         });
       }
       const action = forced.length > 0 ? 'replace' : Object.keys(payload).length > 0 ? 'update' : 'no-op';
@@ -415,7 +414,7 @@ export function defineOwnedCloud<T extends ResourceType, Item extends OwnedCloud
               ...owner,
               ...unprovenByTags(owner),
               place,
-              desired: { ...scope, [spec.idField]: item.id, tags_policy: 'authoritative', ensure: 'absent' } as unknown as ResourceAttributes[T],
+              desired: { ...scope, [idField]: item.id, tags_policy: 'authoritative', ensure: 'absent' } as unknown as ResourceAttributes[T],
               observation: spec.observe(item),
             });
           }

@@ -375,14 +375,14 @@ export function bindProvider<K extends ResourceType>(providers: ProviderRegistry
   return {
     taskType: provider.taskType,
     taskTimeoutMs: provider.taskTimeoutMs,
-    idField: provider.idField,
-    idOf: (state) => RESOURCE_KINDS[change.type].readable?.id?.read(state) ?? state[provider.idField],
+    idField: RESOURCE_KINDS[change.type].idField,
+    idOf: (state) => RESOURCE_KINDS[change.type].readable?.id?.read(state) ?? state[RESOURCE_KINDS[change.type].idField],
     // A block found by its identity (no id in it) is read with the others of its group when the
     // group read finds such blocks in its list (findsWithoutId), else alone.
     read: (ctx) => {
       const groupRead = provider.groupRead;
       if (groupRead === undefined) return provider.read(ctx, change.desired, ref);
-      if ((change.desired as Record<string, unknown>)[provider.idField] !== undefined) return readTogether(change.type, groupRead, ctx, change.desired, ref);
+      if ((change.desired as Record<string, unknown>)[RESOURCE_KINDS[change.type].idField] !== undefined) return readTogether(change.type, groupRead, ctx, change.desired, ref);
       return groupRead.findsWithoutId ? readTogether(change.type, groupRead, ctx, change.desired, ref, true) : provider.read(ctx, change.desired, ref);
     },
     summarize: (state) => provider.summarize(state),

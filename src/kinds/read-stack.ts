@@ -150,7 +150,7 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
     // Only blocks that name their platform id are read by group, unless the group read finds
     // the others in its list too; one without (a creatable kind) is found by its own identity
     // (natural key or ownership tags).
-    const byIdentity = groupRead.findsWithoutId ? [] : blocks.filter((b) => (b.attributes as Record<string, unknown>)[provider.idField] === undefined);
+    const byIdentity = groupRead.findsWithoutId ? [] : blocks.filter((b) => (b.attributes as Record<string, unknown>)[RESOURCE_KINDS[type].idField] === undefined);
     const alone = new Set<ResourceBlock<K>>(byIdentity);
     for (const block of blocks) {
       if (alone.has(block)) continue;
@@ -236,7 +236,7 @@ export async function readStack(ctx: ProviderContext, stack: Stack, registry: Pr
   // under another stack's name, or this stack's tags under an address no block declares (a rename).
   const wouldCreate = (b: ResourceBlock): boolean => {
     const read = reads.get(b.address);
-    return (b.attributes as Record<string, unknown>)[registry.resources[b.type].idField] === undefined && read?.ok === true && !read.observation.exists;
+    return (b.attributes as Record<string, unknown>)[RESOURCE_KINDS[b.type].idField] === undefined && read?.ok === true && !read.observation.exists;
   };
   const late = RESOURCE_TYPES.filter((type) => hasOwnership(type) && !early.includes(type) && selected.some((b) => b.type === type && wouldCreate(b)));
   // Prune listings that need the reads (the ids the stack's blocks were found by) go now too.

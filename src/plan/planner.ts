@@ -324,7 +324,7 @@ function dependantError(
   errors: readonly Diagnostic[],
   context: ReplacementContext,
 ): Diagnostic {
-  const { idField } = context.planner;
+  const { idField } = RESOURCE_KINDS[block.type];
   const pinned = (block.attributes as Record<string, unknown>)[idField] !== undefined;
   const them = replaced.length === 1 ? replaced[0]! : `${replaced.slice(0, -1).join(', ')} and ${replaced.at(-1)!}`;
   const reason = pinned
@@ -419,8 +419,9 @@ function planOwnedResource<K extends ResourceType>(
   const identity = observed.exists && observed.foundBy !== undefined ? observed.foundBy : (planner.create?.identity(desired, ref) ?? undefined);
   // A kind whose platform id is part of its natural key (a DNS zone's name) names it in every
   // block: such a block is still created when absent, not refused as an unknown id.
-  const key = RESOURCE_KINDS[block.type].create?.key;
-  const named = (desired as Record<string, unknown>)[planner.idField] !== undefined && !(Array.isArray(key) && key.includes(planner.idField));
+  const { idField, create } = RESOURCE_KINDS[block.type];
+  const key = create?.key;
+  const named = (desired as Record<string, unknown>)[idField] !== undefined && !(Array.isArray(key) && key.includes(idField));
   // Each change is written out as one object literal, not spread from a shared base: spreading
   // then adding a dozen fields cost more than the rest of planning a resource.
 
@@ -454,14 +455,14 @@ function planOwnedResource<K extends ResourceType>(
       // A pruning stack's create of a container writes its pruning owner: a create made again at apply (references) must too.
       return created.change && planner.ownership?.scope === 'prune' && ref.prune === true ? { ...created, change: { ...created.change, claim: true } } : created;
     }
-    const id = desired[planner.idField];
+    const id = (desired as Record<string, unknown>)[idField];
     const detail = planner.create
-      ? `Check the id, or remove ${planner.idField} to have edgeform create the ${block.type} (found again by its ${describeKey(block.type)}).`
+      ? `Check the id, or remove ${idField} to have edgeform create the ${block.type} (found again by its ${describeKey(block.type)}).`
       : `edgeform cannot create a ${block.type} (the kind is adopt-only): check the id, or remove the block if the resource was deleted on purpose.`;
     return {
       diagnostics: [
         {
-          ...blockError(block, `${block.address}: ${block.type} ${JSON.stringify(id)} does not exist; edgeform adopts existing resources by id`, planner.idField, detail),
+          ...blockError(block, `${block.address}: ${block.type} ${JSON.stringify(id)} does not exist; edgeform adopts existing resources by id`, idField, detail),
           code: RESOURCE_MISSING,
         },
       ],
@@ -538,7 +539,8 @@ function judgeOwnership<K extends ResourceType>(
   const ownership = planner.ownership;
   const desired = block.attributes;
   if (!ownership) return { diagnostics: [] };
-  const idOf = (attributes: unknown) => (attributes as Record<string, unknown>)[planner.idField];
+  const { idField } = RESOURCE_KINDS[block.type];
+  const idOf = (attributes: unknown) => (attributes as Record<string, unknown>)[idField];
   const moved = block.movedFrom;
   const from = moved ? `${moved.stack}/${moved.address}` : undefined;
   if (ownership.scope === 'prune') {
@@ -570,7 +572,7 @@ function judgeOwnership<K extends ResourceType>(
               ownership.scope === 'prune'
                 ? `${block.address}: ${block.type} ${JSON.stringify(id)} is pruned by stack "${owner.stack}" (${owner.address || 'no address'}), as its ${noun} says; with prune: true this stack would prune it too, and each stack would destroy the other's record sets`
                 : `${block.address}: ${block.type} ${JSON.stringify(id)} carries the ${noun} of stack "${owner.stack}" (${owner.address || 'no address'}); adopting it by id would take it from that stack`,
-              planner.idField,
+              idField,
               ownership.scope === 'prune'
                 ? `To take it over, add "${takeOver}" to this block (and remove prune: true, or the block, from stack "${owner.stack}"); to only read it, remove prune: true from this stack.`
                 : `To take it over, add "${takeOver}" to this block (and remove its block from stack "${owner.stack}"); otherwise adopt another ${block.type}.`,
@@ -580,7 +582,7 @@ function judgeOwnership<K extends ResourceType>(
       }
     }
     if (owner !== null && owner.stack === ref.stack && owner.mark === 'invalid' && (owner.address === ref.address || ownership.scope === 'prune')) {
-      return { diagnostics: [unprovenError(block, ownership, id, planner.idField)] };
+      return { diagnostics: [unprovenError(block, ownership, id, idField)] };
     }
     // The block's own resource exists: one still carrying the old tags is another one.
     const others = old.filter((r) => idOf(r.desired) !== id);
@@ -740,7 +742,7 @@ function planMove<K extends ResourceType>(block: ResourceBlock<K>, planner: Reso
     };
   }
   // Apply acts on the resource by its id (the block has none: it was found by the old tags).
-  const desired = { ...block.attributes, [planner.idField]: move.id } as ResourceAttributes[K];
+  const desired = { ...block.attributes, [RESOURCE_KINDS[block.type].idField]: move.id } as ResourceAttributes[K];
   const lockTaskId = move.observation.lockTaskId ?? null;
   const change = changeOf({ ...block, attributes: desired }, result, result.before, lockTaskId, checkWarnings, undefined);
   return { diagnostics: [], change: { ...change, moved_from: move.from }, moved };
@@ -853,7 +855,7 @@ function planPrune(stack: Stack, owned: readonly OwnedRead[], planners: Resource
 /** A listed resource as a prune warning names it: its kind and id (`cloud_floating_ip 726e…`). */
 function describeOwned<K extends ResourceType>(type: K, resource: OwnedResource, planners: ResourcePlanners): string {
   const planner: ResourcePlanner<K> = planners[type];
-  return `${type} ${JSON.stringify((resource.desired as Record<string, unknown>)[planner.idField])}`;
+  return `${type} ${JSON.stringify((resource.desired as Record<string, unknown>)[RESOURCE_KINDS[type].idField])}`;
 }
 
 /** Why a resource found by this stack's ownership tags is pruned (a kind may give its own reason, OwnedResource.pruneReason). */

@@ -393,8 +393,6 @@ export interface OwnershipRules<T extends ResourceType = ResourceType> {
  * interface (ResourceProvider in src/kinds/provider.ts) extends it with the parts that do I/O.
  */
 export interface ResourcePlanner<T extends ResourceType = ResourceType> {
-  /** The attribute holding the platform id, where "does not exist" diagnostics point. */
-  idField: keyof ResourceAttributes[T] & string;
   /**
    * Present when edgeform can create this kind (see KindSpec.create): how a block whose
    * resource does not exist is created. Apply's `create` and `replace` send `payload`.

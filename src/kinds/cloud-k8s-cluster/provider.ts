@@ -78,7 +78,6 @@ export function decideUpgradeProgress(input: { live: string; target: string; awa
  * re-read). Clusters are not created or deleted by edgeform.
  */
 const lifecycle = defineLifecycle('cloud_k8s_cluster', {
-  idField: 'cluster_name',
   updateVerbs: ['Upgrading', 'Upgraded'],
   tasks: { scope: cloudTaskScope, lock: (cluster: Cluster) => cluster.task_id, timeoutMs: K8S_TASK_TIMEOUT_MS },
   update: {

@@ -143,7 +143,6 @@ const storedAnswer = { schema: rrsetItem, observe: ({ desired: d }: { desired: R
  * or 404: gone), so apply reads the zone's list to confirm none of them.
  */
 const lifecycle = defineLifecycle<'dns_rrset', RrsetItem, z.infer<typeof payloadSchema>, z.infer<typeof payloadSchema>>('dns_rrset', {
-  idField: 'name',
   updateVerbs: ['Updating', 'Updated'],
   create: {
     payload: payloadSchema,

@@ -26,7 +26,6 @@ const planners = (() => {
     };
   };
   const app = {
-    idField: 'app_id',
     summarize: (state: Record<string, unknown>) => ({ app_id: state.app_id, name: state.name }),
     plan,
     create: {
