@@ -56,7 +56,7 @@ describe("a write answered with what the platform stored (a DNS record set's POS
   it('is confirmed by its answer: the read before acting and the POST, no read after', async () => {
     const e = await start();
     const { outcome, requests } = await applyRequests(e);
-    expect(outcome.resources).toEqual([expect.objectContaining({ address: 'dns_rrset.www', status: 'applied', id: `www.${ZONE}` })]);
+    expect(outcome.resources).toEqual([expect.objectContaining({ address: 'dns_rrset.www', status: 'applied', id: `${ZONE}/www.${ZONE}/A` })]);
     expect(requests).toEqual(['GET /dns/v2/zones/{zoneName}/{rrsetName}/{rrsetType}', 'POST /dns/v2/zones/{zoneName}/{rrsetName}/{rrsetType}']);
   });
 
