@@ -95,65 +95,11 @@ export function buildPlan(input: PlanInput): Plan {
   const reads: Pick<ReadonlyMap<string, ReadResult>, 'get'> = { get: (a) => movedReads.get(a) ?? input.reads.get(a) };
   const position = new Map(order.map((a, i) => [a, i]));
 
+  const run: PlanRun = { input, diagnostics, resourceChanges, checks, checkResults, owners, changesByAddress, movedReads, reads, position, stackName };
   for (const address of order) {
-    const block = blocks.get(address)!;
-    if (block.kind === 'check') {
-      const outcome = input.checks.get(address) ?? { status: 'error', message: 'the check was not evaluated' };
-      const result: CheckResult = { address, type: block.type, name: block.name, action: 'read', ...outcome, desired: block.attributes, depends_on: block.dependsOn };
-      checks.push(result);
-      checkResults.set(address, result);
-      if (outcome.status === 'error') diagnostics.push(blockError(block, `check ${address} could not be evaluated: ${outcome.message}`));
-      continue;
-    }
-    const read = input.reads.get(address);
-    if (!read) {
-      diagnostics.push(blockError(block, `${address} was not read`));
-      continue;
-    }
-    if (!read.ok) {
-      diagnostics.push({ ...blockError(block, `reading ${address} failed: ${read.error.summary}`), detail: read.error.detail });
-      continue;
-    }
-    const resolved = block.references ? resolveBlockReferences(block, reads, changesByAddress) : { block, pending: [], notes: [], diagnostics: [] };
-    if (resolved.diagnostics.length > 0) {
-      diagnostics.push(...resolved.diagnostics);
-      continue;
-    }
-    const resend = input.resendSensitive?.has(address) === true;
-    const warnings = failingCheckWarnings(block, checkResults);
-    const ref = { address: block.address, stack: stackName, prune: stack.prune, ...(input.seal ? { seal: input.seal } : {}) };
-    const planBlock = (b: ResourceBlock) => planResource(b, read.observation, input.planners, warnings, ref, owners, resend);
-    const planned = attributeReplacement(block, resolved.pending, planBlock(resolved.block), {
-      replan: (asIf) => {
-        const again = resolveBlockReferences(block, reads, asIf);
-        return again.diagnostics.length > 0 ? undefined : planBlock(again.block);
-      },
-      changes: changesByAddress,
-      position,
-      planner: input.planners[block.type] as ResourcePlanner<ResourceType>,
-    });
-    if (planned.moved) movedReads.set(address, { ok: true, observation: planned.moved });
-    diagnostics.push(...planned.diagnostics);
-    if (resend && planned.change && planned.change.action !== 'create' && !planned.change.sensitive) {
-      diagnostics.push(
-        blockError(
-          block,
-          `${address}: --resend-sensitive names it, but it sends no sensitive values (${planned.change.action === 'delete' ? 'it is deleted' : 'its block declares none'})`,
-        ),
-      );
-    }
-    if (planned.change) {
-      // A delete waits on none of its references: they order it before what it refers to, and one
-      // naming a block deleted after it reads that block as observed (see ReferenceSources.deleting).
-      const change = withFollowUp(
-        resolved.pending.length === 0 || planned.change.action === 'delete' ? planned.change : withPendingReferences(planned.change, resolved.pending, resolved.notes),
-        resolved.block,
-        read.observation,
-        input.planners,
-      );
-      resourceChanges.push(change);
-      changesByAddress.set(address, change);
-    }
+    const block = blocks.get(address);
+    if (block?.kind === 'check') planCheck(run, block);
+    else if (block !== undefined) planBlock(run, block);
   }
 
   diagnostics.push(...stackRenameWarnings(owners));
@@ -180,6 +126,94 @@ export function buildPlan(input: PlanInput): Plan {
     applyable: !errored && (summary.add + summary.change + summary.destroy > 0 || resourceChanges.some((c) => c.follow_up !== undefined)),
     errored,
   };
+}
+
+/** What buildPlan's steps share while it plans the blocks in order (see planBlock). */
+interface PlanRun {
+  readonly input: PlanInput;
+  readonly diagnostics: Diagnostic[];
+  readonly resourceChanges: ResourceChange[];
+  readonly checks: CheckResult[];
+  readonly checkResults: Map<string, CheckResult>;
+  readonly owners: OwnershipContext;
+  /** Each planned change by address, for the references of the blocks planned after it. */
+  readonly changesByAddress: Map<string, ResourceChange>;
+  /** What was read of a block moved from another address: the resource it was moved from. */
+  readonly movedReads: Map<string, ReadResult>;
+  /** What a reference reads of a block: what was read of it, or for a moved block, the resource it was moved from. */
+  readonly reads: Pick<ReadonlyMap<string, ReadResult>, 'get'>;
+  /** Each block's place in plan order. */
+  readonly position: ReadonlyMap<string, number>;
+  readonly stackName: string | null;
+}
+
+/** A check's result, as evaluated before planning; one that could not be evaluated is an error. */
+function planCheck(run: PlanRun, block: Extract<Block, { kind: 'check' }>): void {
+  const { address } = block;
+  const outcome = run.input.checks.get(address) ?? { status: 'error', message: 'the check was not evaluated' };
+  const result: CheckResult = { address, type: block.type, name: block.name, action: 'read', ...outcome, desired: block.attributes, depends_on: block.dependsOn };
+  run.checks.push(result);
+  run.checkResults.set(address, result);
+  if (outcome.status === 'error') run.diagnostics.push(blockError(block, `check ${address} could not be evaluated: ${outcome.message}`));
+}
+
+/**
+ * One resource block's change (or its diagnostics): its references resolved where the plan knows
+ * them, planned against what was read, seen against the replacements it reads.
+ */
+function planBlock(run: PlanRun, block: ResourceBlock): void {
+  const { input, diagnostics, changesByAddress, reads } = run;
+  const { address } = block;
+  const stack = input.stack;
+  const read = input.reads.get(address);
+  if (!read) {
+    diagnostics.push(blockError(block, `${address} was not read`));
+    return;
+  }
+  if (!read.ok) {
+    diagnostics.push({ ...blockError(block, `reading ${address} failed: ${read.error.summary}`), detail: read.error.detail });
+    return;
+  }
+  const resolved = block.references ? resolveBlockReferences(block, reads, changesByAddress) : { block, pending: [], notes: [], diagnostics: [] };
+  if (resolved.diagnostics.length > 0) {
+    diagnostics.push(...resolved.diagnostics);
+    return;
+  }
+  const resend = input.resendSensitive?.has(address) === true;
+  const warnings = failingCheckWarnings(block, run.checkResults);
+  const ref = { address: block.address, stack: run.stackName, prune: stack.prune, ...(input.seal ? { seal: input.seal } : {}) };
+  const planOne = (b: ResourceBlock) => planResource(b, read.observation, input.planners, warnings, ref, run.owners, resend);
+  const planned = attributeReplacement(block, resolved.pending, planOne(resolved.block), {
+    replan: (asIf) => {
+      const again = resolveBlockReferences(block, reads, asIf);
+      return again.diagnostics.length > 0 ? undefined : planOne(again.block);
+    },
+    changes: changesByAddress,
+    position: run.position,
+    planner: input.planners[block.type] as ResourcePlanner<ResourceType>,
+  });
+  if (planned.moved) run.movedReads.set(address, { ok: true, observation: planned.moved });
+  diagnostics.push(...planned.diagnostics);
+  if (resend && planned.change && planned.change.action !== 'create' && !planned.change.sensitive) {
+    diagnostics.push(
+      blockError(
+        block,
+        `${address}: --resend-sensitive names it, but it sends no sensitive values (${planned.change.action === 'delete' ? 'it is deleted' : 'its block declares none'})`,
+      ),
+    );
+  }
+  if (planned.change) {
+    // A delete waits on none of its references: they order it before what it refers to, and one
+    // naming a block deleted after it reads that block as observed (see ReferenceSources.deleting).
+    const change = withFollowUp(
+      resolved.pending.length === 0 || planned.change.action === 'delete' ? planned.change : withPendingReferences(planned.change, resolved.pending, resolved.notes),
+      resolved.block,
+      read.observation,
+      input.planners,
+    );
+    run.resourceChanges.push(change);
+    changesByAddress.set(address, change);
+  }
 }
 
 /**
