@@ -3,6 +3,9 @@
 // maintainer, printed each CI run (.ci/run) and failing when a figure goes back past its goal.
 //
 //   node scripts/code-metrics.mjs            print every figure, exit 1 when one misses its goal
+//   node scripts/code-metrics.mjs --ratchet  exit 1 only when a figure goes back past where the code
+//                                            stands now (GOALS' `now`): what CI runs (.ci/run) while
+//                                            the figures are on their way to their goals
 //   node scripts/code-metrics.mjs --json     the same figures as one JSON document
 //
 // Figures (src/ and cmd/, generated modules left out, see GENERATED):
@@ -28,8 +31,18 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** Modules written by a generator (scripts/generate-*.mjs): their shape is the generator's. */
 export const GENERATED = new Set(['src/kinds/cdn-options-schema.ts', 'src/emulator/services/cdn/options-schema.ts']);
 
-/** The goals; a figure past its goal fails the run. */
-export const GOALS = { longFunctions: 0, configImportsPlan: 0, nonNull: 148, unexplainedCasts: 0 };
+/**
+ * The one table of the figures' limits. `goal`: issue 32's goal; a figure past it fails a plain
+ * run. `now`: where the code stands (measured when it last came down); a figure past it fails a
+ * --ratchet run (CI), so no change makes the code's shape worse while the goals are not all met.
+ * Lower `now` whenever a change lowers its figure; at `goal` the two runs agree.
+ */
+export const GOALS = {
+  longFunctions: { goal: 0, now: 0 },
+  configImportsPlan: { goal: 0, now: 0 },
+  nonNull: { goal: 148, now: 370 },
+  unexplainedCasts: { goal: 0, now: 14 },
+};
 
 const LONG_FUNCTION_LINES = 100;
 
@@ -101,21 +114,25 @@ export function measure(files = sourceFiles()) {
   };
 }
 
-/** Each figure beside its goal, and whether it misses it. */
-export function judge(m) {
+/**
+ * Each figure beside its limit (`goal`, or with `ratchet` where the code stands now, see GOALS),
+ * and whether it misses it.
+ */
+export function judge(m, { ratchet = false, limits = GOALS } = {}) {
+  const limit = (figure) => (ratchet ? limits[figure].now : limits[figure].goal);
   return [
-    { figure: 'functions over 100 lines', value: m.longFunctions.length, goal: GOALS.longFunctions, detail: m.longFunctions.map((f) => `${f.at} ${f.name} (${f.lines} lines)`) },
+    { figure: 'functions over 100 lines', value: m.longFunctions.length, goal: limit('longFunctions'), detail: m.longFunctions.map((f) => `${f.at} ${f.name} (${f.lines} lines)`) },
     {
       figure: 'imports from src/config/ into src/plan/',
       value: m.configImportsPlan.length,
-      goal: GOALS.configImportsPlan,
+      goal: limit('configImportsPlan'),
       detail: m.configImportsPlan.map((i) => `${i.at} ${i.imports}`),
     },
-    { figure: 'non-null assertions (x!)', value: m.nonNull, goal: GOALS.nonNull, detail: [] },
+    { figure: 'non-null assertions (x!)', value: m.nonNull, goal: limit('nonNull'), detail: [] },
     {
       figure: '`as unknown as` / `as never` without a comment saying why',
       value: m.unexplainedCasts.length,
-      goal: GOALS.unexplainedCasts,
+      goal: limit('unexplainedCasts'),
       detail: m.unexplainedCasts.map((c) => `${c.at} ${c.cast}`),
     },
   ].map((row) => ({ ...row, missed: row.value > row.goal }));
@@ -123,13 +140,14 @@ export function judge(m) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const m = measure();
-  const rows = judge(m);
+  const ratchet = process.argv.includes('--ratchet');
+  const rows = judge(m, { ratchet });
   if (process.argv.includes('--json')) {
     process.stdout.write(`${JSON.stringify({ ...m, goals: rows.map(({ detail: _, ...r }) => r) }, null, 2)}\n`);
   } else {
     console.log(`code metrics over ${m.files} modules of src/ and cmd/ (generated modules left out)`);
     for (const row of rows) {
-      console.log(`${row.missed ? 'MISSED' : 'ok    '} ${row.figure}: ${row.value} (goal: at most ${row.goal})`);
+      console.log(`${row.missed ? 'MISSED' : 'ok    '} ${row.figure}: ${row.value} (${ratchet ? 'now' : 'goal'}: at most ${row.goal})`);
       for (const line of row.detail) console.log(`         ${line}`);
     }
     console.log('\nkind folders, lines per file:');

@@ -1,10 +1,9 @@
 import { ChangedSincePlanError, EdgeformError, InconsistentResultError, OutcomeUnknownError, RunFatalError, StoppedError, TaskFailedError, type StaleLock } from '../errors.js';
-import { canonicalJson } from '../plan/fingerprint.js';
+import { canonicalJson } from '../model/fingerprint.js';
 import { describeStaleness } from '../plan/saved-plan.js';
 import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
-import { urgentClient, watchWrites, type WriteWatch } from '../kinds/context.js';
 import { isRefusal } from '../kinds/shared.js';
-import { bindProvider, type BoundProvider, type FinishedTask, type Observation, type ProviderContext, type ProviderRegistry } from '../kinds/provider.js';
+import { bindProvider, type BoundProvider, type FinishedTask, type Observation, type ProviderContext, type ProviderRegistry, type WriteWatch } from '../kinds/provider.js';
 import { runFollowUps } from './follow-ups.js';
 import type { ApplyOutcome, FollowUpOutcome, ResourceOutcome, RunError } from './outcome.js';
 import { matchesPlanned, matchesPlannedChange, replanResolved, resolveChange } from './resolve-references.js';
@@ -123,9 +122,8 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
     runError = { code: error.code, message: error.message };
     hooks.onRunError?.(runError);
   };
-  // The reads that confirm changes go ahead of queued writes (see urgentClient): one client for the run, made when first needed.
-  let urgent: ProviderContext['api'] | undefined;
-  const confirming = () => (urgent ??= urgentClient(options.ctx.api));
+  // The reads that confirm changes go ahead of queued writes (ProviderContext.urgentApi): one client for the run.
+  const confirming = () => options.ctx.urgentApi();
   const slots = createTaskSlots(options.maxTasks, (step) => options.providers[step.change.type].startsTasks?.(actionOf(step)) ?? true);
   const start = (step: WalkStep) => {
     if (!slots.take(step)) return;
@@ -509,6 +507,26 @@ function openWait(): Wait {
   return wait;
 }
 
+/** What the parts of one action share (see runAction): the change as it is carried out now, and its provider. */
+interface ActionRun {
+  readonly step: WalkStep;
+  /** The planned change the outcome and the hooks name (`step.change`). */
+  readonly planned: ResourceChange;
+  readonly options: ExecuteOptions;
+  readonly stack: string | null;
+  /** The provider context of this action: its task ids and progress go to the hooks. */
+  readonly ctx: ProviderContext;
+  readonly taskIds: string[];
+  readonly started: number;
+  /** What the provider carries out; its references are resolved again before an update is sent. */
+  change: ResourceChange;
+  provider: BoundProvider;
+  /** Whether a request of the change itself was sent (or was about to be). */
+  sent: boolean;
+  /** The writes the provider's apply sent (see ProviderContext.watchWrites), once it ran. */
+  writes: WriteWatch | null;
+}
+
 /**
  * One step: wait for a lock, act, confirm. `acting` is what the provider carries out: the
  * change itself (its references resolved), or for a replace's steps a delete of the old
@@ -526,93 +544,37 @@ async function runAction(
 ): Promise<ResourceOutcome> {
   const stack = options.plan.stack.name ?? null;
   const planned = step.change;
-  let change = acting;
-  let provider = bindProvider(options.providers, change, stack, options.ctx.seal);
-  const hooks = options.hooks ?? {};
-  const stop = options.stop;
   const taskIds: string[] = [];
-  const started = Date.now();
-  const ctx: ProviderContext = {
-    ...options.ctx,
-    stopping: stop,
-    async waitForTasks(ids, wait) {
-      for (const id of ids) if (!taskIds.includes(id)) taskIds.push(id);
-      return options.ctx.waitForTasks(ids, wait);
-    },
-    progress(message, detail) {
-      for (const id of detail?.taskIds ?? []) if (!taskIds.includes(id)) taskIds.push(id);
-      hooks.onProgress?.(planned, message, taskIds);
-    },
+  const run: ActionRun = {
+    step,
+    planned,
+    options,
+    stack,
+    ctx: actionContext(options, planned, taskIds),
+    taskIds,
+    started: Date.now(),
+    change: acting,
+    provider: bindProvider(options.providers, acting, stack, options.ctx.seal),
+    sent: false,
+    writes: null,
   };
+  const hooks = options.hooks ?? {};
   // A replace started with its destroy; its create goes on from there.
   if (step.phase === 'create') hooks.onProgress?.(planned, `creating the new ${planned.type}`, taskIds);
   else hooks.onStart?.(planned);
   const result = (status: ResourceOutcome['status'], error?: unknown, warnings: string[] = [], made?: Observation): ResourceOutcome => {
     if (made?.exists) leftAt(made.state);
-    return outcomeOf(status, error, warnings, made);
+    return outcomeOf(run, status, error, warnings, made);
   };
-  const outcomeOf = (status: ResourceOutcome['status'], error?: unknown, warnings: string[] = [], made?: Observation): ResourceOutcome => ({
-    address: planned.address,
-    action: planned.action,
-    status,
-    taskIds,
-    elapsedMs: Date.now() - started,
-    ...(error === undefined ? {} : { error: error instanceof Error ? error.message : String(error) }),
-    ...(status === 'failed' && isRefusal(error) ? { refused: true as const } : {}),
-    ...(warnings.length === 0 ? {} : { warnings }),
-    ...(made === undefined ? {} : createdIdentity(provider, change, made)),
-  });
-  let sent = false;
-  let writes: WriteWatch | null = null;
   try {
-    const observed = await provider.read(ctx);
-    let current = observed;
-    const lockTaskId = observed.exists ? observed.lockTaskId : undefined;
-    if (lockTaskId) {
-      const lock = await waitForLock(ctx, lockTaskId, stop, provider.taskTimeoutMs);
-      if (lock.kind === 'stopped') return result('not-started');
-      // A finished lock task of the provider's own kind may have made this very change (an
-      // earlier, abandoned run), and reads can lag it: re-read with the full policy before
-      // deciding to send anything. Another kind of task only gets a few reads for its own lag.
-      const ownKind = lock.kind === 'finished' && provider.taskType !== undefined && lock.tasks.some((t) => t.task_type === provider.taskType);
-      const attempts = lock.kind !== 'finished' ? 1 : ownKind ? options.confirm.attempts : Math.min(options.confirm.attempts, LOCK_SETTLE_READS);
-      const settled = await readUntilDone(provider, change, ctx, { ...options.confirm, attempts }, stop);
-      if (settled === 'stopped') return result('not-started');
-      // Sensitive values sent again never show: a resource that is otherwise done still gets them.
-      if (settled.done && !change.resend_sensitive) return result('unchanged', undefined, [], settled.observed);
-      current = settled.observed;
-    } else if (!change.resend_sensitive && isDone(provider, change, observed)) {
-      // A create already made (by an earlier run that was interrupted after sending it).
-      return result('unchanged', undefined, [], observed);
-    }
-    // A first interrupt that came during the lock wait or the reads: nothing was sent yet.
-    if (stop?.aborted) return result('not-started');
-    const lock: StaleLock | null = lockTaskId ? { taskId: lockTaskId, seen: 'at-apply' } : change.lock_task_id ? { taskId: change.lock_task_id, seen: 'at-plan' } : null;
-    if (step.phase === 'destroy') {
-      // The old resource is destroyed only while a fresh plan is still the planned replace.
-      assertStillPlanned(bindProvider(options.providers, planned, stack, options.ctx.seal), planned, current, lock);
-    } else if (change.action === 'update' || change.action === 'replace') {
-      assertStillPlanned(provider, change, current, lock);
-      // Values the plan knew only after apply (references) are known now: send what they resolved to.
-      if (change.references && current.exists) {
-        change = replanResolved(change, provider.plan(current.state), options.providers, stack, options.ctx.seal);
-        provider = bindProvider(options.providers, change, stack, options.ctx.seal);
-      }
-    }
-    // Something matching the block's identity appeared since the plan and is not what the
-    // stack declares: creating another would make the identity ambiguous; updating it was not reviewed.
-    if (change.action === 'create' && current.exists) {
-      const foundBy = current.foundBy ?? change.identity ?? 'its identity';
-      throw new ChangedSincePlanError(
-        { address: change.address, differences: [`it was planned for create, but a ${change.type} matching ${foundBy} exists now with other values`] },
-        null,
-      );
-    }
-    sent = true;
+    const before = await beforeSending(run);
+    if (before !== undefined) return before.status === 'unchanged' ? result('unchanged', undefined, [], before.observed) : result('not-started');
+    run.sent = true;
     // Whether a write of this action may have taken effect: a request refused before it reached
     // the platform leaves the resource as it was, so the action did not start.
-    const applying = watchWrites(() => provider.apply(ctx));
-    writes = applying.watch;
+    const { provider, change, ctx } = run;
+    const applying = ctx.watchWrites(() => provider.apply(ctx));
+    run.writes = applying.watch;
     const applied = await applying.done;
     const acknowledged = applied !== 'unacknowledged';
     // A write answered with the resource as the platform stored it (ApplyResult `observed`, a
@@ -622,20 +584,118 @@ async function runAction(
     // The change stands even when the platform went down during that read (a run-fatal error):
     // the run stops only if another action then needs the platform (its first request meets the
     // same error), so a run whose last change is merely unconfirmed still succeeds.
-    const warning = confirmed instanceof EdgeformError ? confirmed : null;
-    return result('applied', undefined, warning === null ? [] : [describeUnconfirmed(warning)], warning === null ? (confirmed as Observation) : undefined);
+    if (confirmed instanceof EdgeformError) return result('applied', undefined, [describeUnconfirmed(confirmed)]);
+    return result('applied', undefined, [], confirmed);
   } catch (error) {
-    if (options.ctx.signal.aborted) return result('aborted', error);
-    // A multi-step change the first interrupt stopped between steps: interrupted, not failed.
-    if (sent && stop?.aborted && error instanceof StoppedError) return result('stopped', error);
-    if (error instanceof RunFatalError) {
-      stopRun(error);
-      // Nothing was sent, or nothing that reached the platform (a refused connection): the run
-      // stopped before this change took effect, and the run's error says why. The next run does it.
-      if (!sent || (writes !== null && writes.writes > 0 && !writes.mayHaveActed)) return result('not-started');
-    }
-    return result('failed', error);
+    return result(...failedAs(run, error, stopRun));
   }
+}
+
+/** The context one action's provider works with: the run's, whose task ids and progress reach the hooks as this action's. */
+function actionContext(options: ExecuteOptions, planned: ResourceChange, taskIds: string[]): ProviderContext {
+  const hooks = options.hooks ?? {};
+  return {
+    ...options.ctx,
+    stopping: options.stop,
+    async waitForTasks(ids, wait) {
+      for (const id of ids) if (!taskIds.includes(id)) taskIds.push(id);
+      return options.ctx.waitForTasks(ids, wait);
+    },
+    progress(message, detail) {
+      for (const id of detail?.taskIds ?? []) if (!taskIds.includes(id)) taskIds.push(id);
+      hooks.onProgress?.(planned, message, taskIds);
+    },
+  };
+}
+
+/** An action's outcome, named after its planned change; `made` is what the action left (its id and identity, for a create). */
+function outcomeOf(run: ActionRun, status: ResourceOutcome['status'], error?: unknown, warnings: string[] = [], made?: Observation): ResourceOutcome {
+  return {
+    address: run.planned.address,
+    action: run.planned.action,
+    status,
+    taskIds: run.taskIds,
+    elapsedMs: Date.now() - run.started,
+    ...(error === undefined ? {} : { error: error instanceof Error ? error.message : String(error) }),
+    ...(status === 'failed' && isRefusal(error) ? { refused: true as const } : {}),
+    ...(warnings.length === 0 ? {} : { warnings }),
+    ...(made === undefined ? {} : createdIdentity(run.provider, run.change, made)),
+  };
+}
+
+/**
+ * How an action that threw ends: aborted (second interrupt), stopped between the steps of a
+ * multi-step change (first interrupt), not started (a run-fatal error before anything that
+ * reached the platform: the run's error says why, and the next run does it), or failed.
+ */
+function failedAs(run: ActionRun, error: unknown, stopRun: (error: RunFatalError) => void): [ResourceOutcome['status'], unknown] {
+  if (run.options.ctx.signal.aborted) return ['aborted', error];
+  if (run.sent && run.options.stop?.aborted && error instanceof StoppedError) return ['stopped', error];
+  if (error instanceof RunFatalError) {
+    stopRun(error);
+    const writes = run.writes;
+    if (!run.sent || (writes !== null && writes.writes > 0 && !writes.mayHaveActed)) return ['not-started', undefined];
+  }
+  return ['failed', error];
+}
+
+/**
+ * What an action does before it sends anything: reads the resource, waits out a lock the
+ * platform shows (and reads again, as long as the task's kind calls for), checks that a fresh
+ * plan is still the planned change (resolving again what the plan knew only after apply), and
+ * refuses a create whose identity now matches something. Undefined: send; otherwise how the
+ * action ends without sending (`unchanged` with what was read, or `not-started`). Updates
+ * `run.change` and `run.provider` when references resolved.
+ */
+async function beforeSending(run: ActionRun): Promise<{ status: 'not-started' } | { status: 'unchanged'; observed: Observation } | undefined> {
+  const { options, ctx, step, planned, stack } = run;
+  const stop = options.stop;
+  const notStarted = { status: 'not-started' } as const;
+  const observed = await run.provider.read(ctx);
+  let current = observed;
+  const lockTaskId = observed.exists ? observed.lockTaskId : undefined;
+  if (lockTaskId) {
+    const lock = await waitForLock(ctx, lockTaskId, stop, run.provider.taskTimeoutMs);
+    if (lock.kind === 'stopped') return notStarted;
+    // A finished lock task of the provider's own kind may have made this very change (an
+    // earlier, abandoned run), and reads can lag it: re-read with the full policy before
+    // deciding to send anything. Another kind of task only gets a few reads for its own lag.
+    const taskType = run.provider.taskType;
+    const ownKind = lock.kind === 'finished' && taskType !== undefined && lock.tasks.some((t) => t.task_type === taskType);
+    const attempts = lock.kind !== 'finished' ? 1 : ownKind ? options.confirm.attempts : Math.min(options.confirm.attempts, LOCK_SETTLE_READS);
+    const settled = await readUntilDone(run.provider, run.change, ctx, { ...options.confirm, attempts }, stop);
+    if (settled === 'stopped') return notStarted;
+    // Sensitive values sent again never show: a resource that is otherwise done still gets them.
+    if (settled.done && !run.change.resend_sensitive) return { status: 'unchanged', observed: settled.observed };
+    current = settled.observed;
+  } else if (!run.change.resend_sensitive && isDone(run.provider, run.change, observed)) {
+    // A create already made (by an earlier run that was interrupted after sending it).
+    return { status: 'unchanged', observed };
+  }
+  // A first interrupt that came during the lock wait or the reads: nothing was sent yet.
+  if (stop?.aborted) return notStarted;
+  const lock: StaleLock | null = lockTaskId ? { taskId: lockTaskId, seen: 'at-apply' } : run.change.lock_task_id ? { taskId: run.change.lock_task_id, seen: 'at-plan' } : null;
+  if (step.phase === 'destroy') {
+    // The old resource is destroyed only while a fresh plan is still the planned replace.
+    assertStillPlanned(bindProvider(options.providers, planned, stack, options.ctx.seal), planned, current, lock);
+  } else if (run.change.action === 'update' || run.change.action === 'replace') {
+    assertStillPlanned(run.provider, run.change, current, lock);
+    // Values the plan knew only after apply (references) are known now: send what they resolved to.
+    if (run.change.references && current.exists) {
+      run.change = replanResolved(run.change, run.provider.plan(current.state), options.providers, stack, options.ctx.seal);
+      run.provider = bindProvider(options.providers, run.change, stack, options.ctx.seal);
+    }
+  }
+  // Something matching the block's identity appeared since the plan and is not what the
+  // stack declares: creating another would make the identity ambiguous; updating it was not reviewed.
+  if (run.change.action === 'create' && current.exists) {
+    const foundBy = current.foundBy ?? run.change.identity ?? 'its identity';
+    throw new ChangedSincePlanError(
+      { address: run.change.address, differences: [`it was planned for create, but a ${run.change.type} matching ${foundBy} exists now with other values`] },
+      null,
+    );
+  }
+  return undefined;
 }
 
 /** A created or replaced resource's id (BoundProvider.idOf: a record set's ZONE/NAME/TYPE) and identity, from the read that found it. */

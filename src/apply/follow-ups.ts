@@ -1,5 +1,5 @@
 import { RunFatalError } from '../errors.js';
-import { buildGraph, type DependencyGraph } from '../plan/graph.js';
+import { buildGraph, type DependencyGraph } from '../model/graph.js';
 import type { ResourceChange } from '../plan/types.js';
 import type { ProviderContext, ProviderRegistry } from '../kinds/provider.js';
 import type { FollowUpOutcome, ResourceOutcome } from './outcome.js';

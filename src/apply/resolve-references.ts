@@ -1,5 +1,6 @@
-import { canonicalJson } from '../plan/fingerprint.js';
-import { checkResolvedAttributes, formatPath, parseResolvedAttributes, pendingSources, resolvePending, setAtPath } from '../plan/references.js';
+import { canonicalJson } from '../model/fingerprint.js';
+import { checkResolvedAttributes, parseResolvedAttributes, pendingSources, resolvePending } from '../plan/references.js';
+import { formatPath, setAtPath } from '../model/references.js';
 import { KNOWN_AFTER_APPLY, type FieldChange, type ResourceChange } from '../plan/types.js';
 import type { OwnerSeal } from '../kinds/owner-seal.js';
 import type { ProviderPlan, ProviderRegistry, ResourceRef } from '../kinds/provider.js';

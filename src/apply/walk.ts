@@ -1,7 +1,7 @@
 /**
  * The executor's dependency walk: which steps may be decided now and in what order, and what
  * a finished step releases. A step is a whole change, or one half of a replace (its destroy, its
- * create: see applySteps in src/plan/graph.ts). Bookkeeping only, no I/O; what a step does lives
+ * create: see applySteps in src/plan/apply-steps.ts). Bookkeeping only, no I/O; what a step does lives
  * in the executor.
  *
  * Checks are nodes of the graph too: never executed, they gate their dependants with the result
@@ -18,7 +18,8 @@
  * scan of every change after each completion cost O(N²).
  */
 import TinyQueue from 'tinyqueue';
-import { applySteps, buildGraph, transitiveDependants, type DependencyGraph, type StepPhase } from '../plan/graph.js';
+import { applySteps, type StepPhase } from '../plan/apply-steps.js';
+import { buildGraph, transitiveDependants, type DependencyGraph } from '../model/graph.js';
 import type { CheckResult, Plan, ResourceChange } from '../plan/types.js';
 import type { ResourceOutcome } from './outcome.js';
 

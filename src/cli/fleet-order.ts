@@ -1,11 +1,11 @@
 import type { Diagnostic } from '../config/diagnostics.js';
 import { didYouMean } from '../config/did-you-mean.js';
 import type { BlockReference, ResourceBlock, Stack } from '../config/types.js';
-import { templateTargets, writeReference } from '../plan/references.js';
-import { isStackReference, type StackReferenceTarget } from '../plan/stack-reference.js';
+import { templateTargets, writeReference } from '../model/references.js';
+import { isStackReference, type StackReferenceTarget } from '../model/stack-reference.js';
 
 /**
- * The fleet's side of `${stack:NAME/TYPE.BLOCK.FIELD}` (the syntax is plan/stack-reference.ts),
+ * The fleet's side of `${stack:NAME/TYPE.BLOCK.FIELD}` (the syntax is model/stack-reference.ts),
  * offline: checking such references against the stacks under the root and the order they put the
  * stacks in (`edgeform stacks` uses it without loading the API client; the reads are in
  * fleet-references.ts).

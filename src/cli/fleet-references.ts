@@ -3,7 +3,7 @@ import type { ResourceBlock, Stack } from '../config/types.js';
 import { EdgeformError } from '../errors.js';
 import type { Observation, ProviderContext, ReadResult, ResourceRef } from '../kinds/provider.js';
 import { providers } from '../kinds/providers.js';
-import { stackReferenceAddress } from '../plan/stack-reference.js';
+import { stackReferenceAddress } from '../model/stack-reference.js';
 import type { Plan } from '../plan/types.js';
 import { referenceError, stackReferencesOf, type FleetStack } from './fleet-order.js';
 

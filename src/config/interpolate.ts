@@ -1,4 +1,4 @@
-import { parseReference, writeTemplate, type TemplatePart } from '../plan/references.js';
+import { parseReference, writeTemplate, type TemplatePart } from '../model/references.js';
 
 /**
  * Result of expanding one string scalar: the value, or why it could not be expanded. A string

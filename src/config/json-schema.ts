@@ -5,7 +5,7 @@ import { CHECK_KINDS, RESOURCE_KINDS, type KindSpec } from '../kinds/registry.js
 import { takesMoves } from '../kinds/kind-spec.js';
 import { ADDRESS_PATTERN, MOVED_FROM_PATTERN, NAME_PATTERN } from './validate-block.js';
 import { WHOLE_REFERENCE } from './interpolate.js';
-import { WHOLE_RESOURCE_REFERENCE } from '../plan/references.js';
+import { WHOLE_RESOURCE_REFERENCE } from '../model/references.js';
 
 type JsonSchema = Record<string, unknown>;
 

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { buildGraph, findCycles } from '../plan/graph.js';
-import { canonicalJson } from '../plan/fingerprint.js';
+import { buildGraph, findCycles } from '../model/graph.js';
+import { canonicalJson } from '../model/fingerprint.js';
 import { validateDefaults } from './defaults.js';
 import { addDiagnostics, hasErrors, type Diagnostic, type SourceRange } from './diagnostics.js';
 import { didYouMean } from './did-you-mean.js';
@@ -16,7 +16,7 @@ import { FileNode } from './source-node.js';
 import { checkSensitiveElsewhere } from './sensitive-fields.js';
 import { RESOURCE_KINDS } from '../kinds/registry.js';
 import { takesMoves } from '../kinds/kind-spec.js';
-import { referenceAddress, templateTargets, type TemplatePart } from '../plan/references.js';
+import { referenceAddress, templateTargets, type TemplatePart } from '../model/references.js';
 import { TOP_LEVEL_KEYS, type CheckBlock, type ResourceBlock, type Stack } from './types.js';
 import { validateBlock, type RawBlock, type TypedBlock } from './validate-block.js';
 
@@ -409,12 +409,12 @@ function checkOwnedBlocksHaveStackName(blocks: ReadonlyMap<string, TypedBlock>):
   for (const typed of blocks.values()) {
     const block = typed.block;
     if (block?.kind !== 'resource') continue;
-    const create = RESOURCE_KINDS[block.type].create;
-    if (create?.key !== 'owner' || (block.attributes as Record<string, unknown>)[create.idField] !== undefined) continue;
+    const { create, idField } = RESOURCE_KINDS[block.type];
+    if (create?.key !== 'owner' || (block.attributes as Record<string, unknown>)[idField] !== undefined) continue;
     out.push(
-      error('missing-stack-name', `${block.address} has no ${create.idField}, so edgeform finds it by ownership tags, which need the stack's name`, typed.keyRange, {
+      error('missing-stack-name', `${block.address} has no ${idField}, so edgeform finds it by ownership tags, which need the stack's name`, typed.keyRange, {
         address: block.address,
-        detail: `Add "name: <stack name>" at the top of the stack (the tags edgeform-stack and edgeform-address mark what it creates), or set ${create.idField} to adopt an existing ${block.type}.`,
+        detail: `Add "name: <stack name>" at the top of the stack (the tags edgeform-stack and edgeform-address mark what it creates), or set ${idField} to adopt an existing ${block.type}.`,
       }),
     );
   }

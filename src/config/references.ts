@@ -5,7 +5,7 @@ import { unwrap } from './schema-walk.js';
 import type { SourceNode } from './source-tree.js';
 import type { BlockReference } from './types.js';
 import { CHECK_KINDS, RESOURCE_KINDS, type KindSpec } from '../kinds/registry.js';
-import { formatPath, isWholeTemplate, referenceAddress, setAtPath, templateTargets, writeReference, type ReferenceTarget, type TemplatePart } from '../plan/references.js';
+import { formatPath, isWholeTemplate, referenceAddress, setAtPath, templateTargets, writeReference, type ReferenceTarget, type TemplatePart } from '../model/references.js';
 
 /** A block's keys that are not attributes (their own checks refuse references in them). */
 const NOT_ATTRIBUTES = new Set(['type', 'depends_on', 'moved_from']);
@@ -85,6 +85,7 @@ function decidedBy(kind: KindSpec, field: string): string | undefined {
 function typesAt(schema: z.ZodType, path: readonly (string | number)[]): Set<string> {
   let at: z.ZodType | undefined = unwrap(schema);
   for (const segment of path) {
+    // zod's def is a union by `type`; its fields are read by name, as the type names them.
     const def = at.def as unknown as Record<string, unknown>;
     if (def.type === 'object') at = ((at as z.ZodObject).shape as Record<string, z.ZodType>)[String(segment)];
     else if (def.type === 'record') at = def.valueType as z.ZodType;
@@ -98,6 +99,7 @@ function typesAt(schema: z.ZodType, path: readonly (string | number)[]): Set<str
 
 function typesOf(schema: z.ZodType): Set<string> {
   const inner = unwrap(schema);
+  // zod's def is a union by `type`; its fields are read by name, as the type names them.
   const def = inner.def as unknown as Record<string, unknown>;
   switch (def.type) {
     case 'string':

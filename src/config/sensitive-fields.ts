@@ -1,7 +1,7 @@
 import type { Diagnostic } from './diagnostics.js';
 import { RESOURCE_KINDS, type KindSpec } from '../kinds/registry.js';
 import type { SensitiveField } from '../kinds/kind-spec.js';
-import { formatPath, setAtPath } from '../plan/references.js';
+import { formatPath, setAtPath } from '../model/references.js';
 import type { SourceNode } from './source-node.js';
 
 /** What a refused sensitive field holds while the rest of its block is checked (never in a valid block). */

@@ -1,6 +1,6 @@
 import type { Diagnostic, SourceRange } from './diagnostics.js';
 import { interpolate, isWholeReference } from './interpolate.js';
-import type { TemplatePart } from '../plan/references.js';
+import type { TemplatePart } from '../model/references.js';
 import { API_KEY_ENV, OWNER_KEY_ENV, OWNER_KEY_PREVIOUS_ENV } from '../env.js';
 import { containsApiKey, isSecretFieldName, looksLikeApiKey } from './secrets.js';
 

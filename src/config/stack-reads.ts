@@ -34,6 +34,7 @@ export function stackPlaces(stack: Pick<Stack, 'resources' | 'checks'>): Place[]
       const value = attributes[field];
       if (typeof value === 'number' || (typeof value === 'string' && !value.includes('${'))) place[field] = value;
     }
+    // A Place is this record of the place fields a block names (only those it names literally).
     places.set(JSON.stringify(place), place as unknown as Place);
   }
   return [...places.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, place]) => place);

@@ -1,6 +1,6 @@
 import { CHECK_KINDS, type CheckAttributes, type CheckType, type ResourceAttributes, type ResourceType } from '../kinds/registry.js';
 import type { SourceRange } from './diagnostics.js';
-import type { TemplatePart } from '../plan/references.js';
+import type { TemplatePart } from '../model/references.js';
 
 /**
  * The top-level keys of a stack file, in the order `edgeform fmt` and `import` write them: what

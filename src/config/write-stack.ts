@@ -2,8 +2,8 @@ import { boolCoreTag, boolYaml11Tag, floatCoreTag, floatYaml11Tag, intCoreTag, i
 import { Document, visit, type Pair, type Scalar, type YAMLMap } from 'yaml';
 import { API_KEY_ENV } from '../env.js';
 import type { ResourceType } from '../kinds/registry.js';
-import { canonicalJson } from '../plan/fingerprint.js';
-import { writeReference } from '../plan/references.js';
+import { canonicalJson } from '../model/fingerprint.js';
+import { writeReference } from '../model/references.js';
 import { blockFieldRank } from './format-stack.js';
 import { STACK_VERSION } from './load-stack.js';
 import { isSecretFieldName } from './secrets.js';

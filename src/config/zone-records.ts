@@ -97,6 +97,7 @@ function rrsetBlock(zoneAddress: string, origin: string, set: ZoneRecordSet, fai
   }
   const name = identity(origin, set.name, type);
   const address = `dns_rrset.${name}`;
+  // A block the loader makes from a zone file, typed as the blocks it reads from the stack.
   const block = {
     kind: 'resource',
     type: 'dns_rrset',

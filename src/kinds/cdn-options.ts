@@ -65,6 +65,7 @@ function fieldsAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
     else return [];
     if (at !== undefined) at = unwrap(at);
   }
+  // An object's def (type 'object') holds its shape; zod's def union does not say so by `type`.
   return at?.def.type === 'object' ? Object.keys((at.def as unknown as { shape: Record<string, z.ZodType> }).shape) : [];
 }
 

@@ -5,9 +5,9 @@ import { unprovenReason, type OwnerSeal } from './owner-seal.js';
 import { type CloudScope, fetchListPage, type KindList, listAll, listEndpointOf } from './kind-list.js';
 import { defineListReads } from './list-read.js';
 import type { FieldChange } from '../plan/types.js';
-import { canonicalJson } from '../plan/fingerprint.js';
+import { canonicalJson } from '../model/fingerprint.js';
 import type { Observation, Owner, OwnedResource, ProviderContext, ProviderPlan, ResourceProvider, ResourceRef } from './provider.js';
-import type { ResourceAttributes, ResourceType } from './registry.js';
+import { RESOURCE_KINDS, type ResourceAttributes, type ResourceType } from './registry.js';
 import { readOrGone } from './shared.js';
 import { planTagsPatch, userTags, type LiveTag } from './tags-merge-patch.js';
 
@@ -67,8 +67,6 @@ interface OwnedAttributes {
 /** What an owned cloud kind declares (see the module comment). */
 export interface OwnedCloudSpec<T extends ResourceType, Item extends OwnedCloudItem> {
   type: T;
-  /** The attribute holding the platform id (`network_id`). */
-  idField: keyof ResourceAttributes[T] & string;
   /** What the kind is called in messages: "floating IP". */
   noun: string;
   list: KindList<TaggedScope, Item>;
@@ -241,36 +239,71 @@ export interface FieldDiff {
   forces?: boolean;
 }
 
-/** Builds an owned cloud kind's reads, create plan, tags diff and ownership from its list, single read and projection. */
-export function defineOwnedCloud<T extends ResourceType, Item extends OwnedCloudItem>(spec: OwnedCloudSpec<T, Item>): OwnedCloud<T, Item> {
-  const attrs = (d: ResourceAttributes[T]) => d as unknown as OwnedAttributes;
-  const idOf = (d: ResourceAttributes[T]) => (d as unknown as Record<string, unknown>)[spec.idField] as string | undefined;
-  const listPath = (d: ResourceAttributes[T]) => spec.list.path({ project_id: attrs(d).project_id, region_id: attrs(d).region_id });
-  const what = (ref: ResourceRef) => ({ type: spec.type, identity: `${ownershipIdentity(ref.stack)} (${ADDRESS_TAG} ${ref.address})`, idField: spec.idField });
+/** What the parts of an owned cloud kind share (see defineOwnedCloud): its declaration and its id field (KindSpec.idField). */
+interface OwnedKind<T extends ResourceType, Item extends OwnedCloudItem> {
+  readonly spec: OwnedCloudSpec<T, Item>;
+  readonly idField: string;
+}
 
-  /** Every item of a project and region the list's `filter` picks, each checked again with `keep`. */
-  async function listTagged(ctx: ProviderContext, scope: TaggedScope, keep: (item: Item) => boolean): Promise<Item[]> {
-    return (await listAll(ctx, spec.list, scope, (item) => item.id)).filter(keep);
-  }
+/**
+ * A block's attributes as the owned cloud skeleton reads them: every owned cloud kind's shape
+ * has these fields (project_id, region_id, tags, tags_policy), which the generic attribute type
+ * of a kind T does not show.
+ */
+const attrs = <T extends ResourceType>(d: ResourceAttributes[T]) => d as unknown as OwnedAttributes;
 
-  async function findOwned(ctx: ProviderContext, d: ResourceAttributes[T], ref: ResourceRef): Promise<Item | null> {
-    if (ref.stack === null) return null;
-    const wanted = { [STACK_TAG]: ref.stack, [ADDRESS_TAG]: ref.address };
-    // In a sweep, the place's one shared list (see ownedListFilter) rather than a list of its own.
-    const filter = ctx.sharedOwnerLists ? ownedListFilter(ctx, ref.stack) : { tag_key_value: JSON.stringify(wanted) };
-    const scope = { project_id: attrs(d).project_id, region_id: attrs(d).region_id, filter };
-    const matches = await listTagged(ctx, scope, (item) => Object.entries(wanted).every(([key, value]) => tagValue(item, key) === value));
-    return onlyMatch(matches, (item) => item.id, what(ref));
-  }
+/** The block's platform id, when it names one. */
+function idOf<T extends ResourceType>(k: OwnedKind<T, OwnedCloudItem>, d: ResourceAttributes[T]): string | undefined {
+  const id = (attrs(d) as unknown as Readonly<Record<string, unknown>>)[k.idField]; // the kind's id field, by its name: not in OwnedAttributes
+  return id === undefined ? undefined : String(id);
+}
 
-  const reads = defineListReads<T, Item>({
-    readOne: (ctx, d) => readOrGone(() => spec.get(ctx, d, idOf(d) ?? '')),
+/** The project and region of a block, which its list and its tasks are scoped to. */
+const scopeOf = <T extends ResourceType>(d: ResourceAttributes[T]) => ({ project_id: attrs(d).project_id, region_id: attrs(d).region_id });
+
+/** How plans name what a block without an id is found by: the stack's ownership tags and its address. */
+const what = <T extends ResourceType>(k: OwnedKind<T, OwnedCloudItem>, ref: ResourceRef) => ({
+  type: k.spec.type,
+  identity: `${ownershipIdentity(ref.stack)} (${ADDRESS_TAG} ${ref.address})`,
+});
+
+/** Every item of a project and region the list's `filter` picks, each checked again with `keep`. */
+async function listTagged<T extends ResourceType, Item extends OwnedCloudItem>(
+  k: OwnedKind<T, Item>,
+  ctx: ProviderContext,
+  scope: TaggedScope,
+  keep: (item: Item) => boolean,
+): Promise<Item[]> {
+  return (await listAll(ctx, k.spec.list, scope, (item) => item.id)).filter(keep);
+}
+
+/** Finds a block without an id by its ownership tags (one list, filtered by them); more than one is ambiguous. */
+async function findOwned<T extends ResourceType, Item extends OwnedCloudItem>(
+  k: OwnedKind<T, Item>,
+  ctx: ProviderContext,
+  d: ResourceAttributes[T],
+  ref: ResourceRef,
+): Promise<Item | null> {
+  if (ref.stack === null) return null;
+  const wanted = { [STACK_TAG]: ref.stack, [ADDRESS_TAG]: ref.address };
+  // In a sweep, the place's one shared list (see ownedListFilter) rather than a list of its own.
+  const filter = ctx.sharedOwnerLists ? ownedListFilter(ctx, ref.stack) : { tag_key_value: JSON.stringify(wanted) };
+  const scope = { ...scopeOf(d), filter };
+  const matches = await listTagged(k, ctx, scope, (item) => Object.entries(wanted).every(([key, value]) => tagValue(item, key) === value));
+  return onlyMatch(matches, (item) => item.id, what(k, ref));
+}
+
+/** The kind's reads, single and grouped, from its list, its single read and its projection. */
+function ownedReads<T extends ResourceType, Item extends OwnedCloudItem>(k: OwnedKind<T, Item>) {
+  const { spec } = k;
+  return defineListReads<T, Item>({
+    readOne: (ctx, d) => readOrGone(() => spec.get(ctx, d, idOf(k, d) ?? '')),
     project: (_ctx, _desired, item) => spec.observe(item),
     async find(ctx, d, ref) {
-      const item = await findOwned(ctx, d, ref);
+      const item = await findOwned(k, ctx, d, ref);
       return item === null ? null : { item, foundBy: ownershipIdentity(ref.stack) };
     },
-    hasId: (d) => idOf(d) !== undefined,
+    hasId: (d) => idOf(k, d) !== undefined,
     // The blocks of a project and region found by their ownership tags: one list of the items tagged
     // with the stack's name (edgeform-stack), each block picked by its address (edgeform-address).
     findInList: {
@@ -280,155 +313,191 @@ export function defineOwnedCloud<T extends ResourceType, Item extends OwnedCloud
         const item = onlyMatch(
           matches.filter((m) => tagValue(m, STACK_TAG) === ref.stack),
           (m) => m.id,
-          what(ref),
+          what(k, ref),
         );
         return item === null ? null : { item, foundBy: ownershipIdentity(ref.stack) };
       },
       list: {
         paging: spec.list.paging,
         canMatch: ([ref]) => ref?.stack !== null && ref?.stack !== undefined,
-        describe: ([d]) => `GET ${listPath(d)}`,
-        fetchPage: (ctx, [d], [ref], page) =>
-          fetchListPage(ctx, spec.list, { project_id: attrs(d).project_id, region_id: attrs(d).region_id, filter: ownedListFilter(ctx, ref!.stack) }, page),
+        describe: ([d]) => `GET ${spec.list.path(scopeOf(d))}`,
+        fetchPage: (ctx, [d], [ref], page) => fetchListPage(ctx, spec.list, { ...scopeOf(d), filter: ownedListFilter(ctx, ref!.stack) }, page),
       },
     },
     list: {
       group: (d) => `${attrs(d).project_id}/${attrs(d).region_id}`,
-      memberId: (d) => idOf(d) ?? '',
+      memberId: (d) => idOf(k, d) ?? '',
       itemId: (item) => item.id,
-      ...listEndpointOf(spec.list, ([d]) => ({ project_id: attrs(d).project_id, region_id: attrs(d).region_id })),
+      ...listEndpointOf(spec.list, ([d]) => scopeOf(d)),
     },
   });
+}
 
-  /**
-   * The diff of a resource turned into a move: the same changes, and a tags merge patch that also
-   * writes `ref`'s ownership tags when the live ones name another stack or address. A patch that
-   * would remove every user tag (`null`) is sent key by key, so the new ownership tags stay.
-   */
-  function claim(planned: ProviderPlan, desired: ResourceAttributes[T], live: readonly LiveTag[], ref: ResourceRef): ProviderPlan {
-    // A replacement is never a move: the planner refuses it (move first, then change).
-    if (planned.errors.length > 0 || planned.action === 'replace') return planned;
-    const ownership = ownershipPatch(live, spec.type, attrs(desired), ref);
-    if (ownership === undefined) return planned;
-    const parsed = tagsPatchPayload.optional().safeParse(planned.payload?.tags_patch);
-    const patch = parsed.success ? parsed.data : undefined;
-    const base = patch === null ? Object.fromEntries(Object.keys(userTags(live)).map((key) => [key, null])) : { ...patch };
-    return {
-      ...planned,
-      action: 'update',
-      payload: { ...planned.payload, tags_patch: { ...base, ...ownership.patch } },
-      notes: [...planned.notes.filter(() => patch !== null), ownership.note],
-    };
+/**
+ * The diff of a resource turned into a move: the same changes, and a tags merge patch that also
+ * writes `ref`'s ownership tags when the live ones name another stack or address. A patch that
+ * would remove every user tag (`null`) is sent key by key, so the new ownership tags stay.
+ */
+function claim<T extends ResourceType>(type: T, planned: ProviderPlan, desired: ResourceAttributes[T], live: readonly LiveTag[], ref: ResourceRef): ProviderPlan {
+  // A replacement is never a move: the planner refuses it (move first, then change).
+  if (planned.errors.length > 0 || planned.action === 'replace') return planned;
+  const ownership = ownershipPatch(live, type, attrs(desired), ref);
+  if (ownership === undefined) return planned;
+  const parsed = tagsPatchPayload.optional().safeParse(planned.payload?.tags_patch);
+  const patch = parsed.success ? parsed.data : undefined;
+  const base = patch === null ? Object.fromEntries(Object.keys(userTags(live)).map((key) => [key, null])) : { ...patch };
+  return {
+    ...planned,
+    action: 'update',
+    payload: { ...planned.payload, tags_patch: { ...base, ...ownership.patch } },
+    notes: [...planned.notes.filter(() => patch !== null), ownership.note],
+  };
+}
+
+/** See OwnedCloud.createPlan. */
+function ownedCreatePlan<T extends ResourceType>(
+  k: OwnedKind<T, OwnedCloudItem>,
+  desired: ResourceAttributes[T],
+  ref: ResourceRef,
+  declared: Record<string, unknown>,
+  body: Record<string, unknown>,
+): ProviderPlan {
+  const errors =
+    ref.stack === null
+      ? [
+          {
+            summary: `a ${k.spec.noun} without ${k.idField} is created with ownership tags, which need the stack's name`,
+            detail: 'Add "name: <stack name>" at the top of the stack.',
+          },
+        ]
+      : ref.address.length > MAX_TAG_VALUE
+        ? [{ summary: `the address is longer than ${MAX_TAG_VALUE} characters, the most a tag value (${ADDRESS_TAG}) can hold` }]
+        : [];
+  const ownership = ownershipTags(k.spec.type, attrs(desired), ref);
+  const tags = attrs(desired).tags;
+  return createPlan(
+    { ...declared, ...(tags === undefined ? {} : { tags: declaredTags(tags) }) },
+    k.idField,
+    { ...body, tags: { ...declaredTags(tags), ...ownership } },
+    { errors, notes: [ownershipNote(ownership)] },
+  );
+}
+
+/** See OwnedCloud.planTags. */
+function planOwnedTags<T extends ResourceType>(desired: ResourceAttributes[T], live: readonly LiveTag[]): ReturnType<OwnedCloud<T, OwnedCloudItem>['planTags']> {
+  const declared = attrs(desired).tags;
+  if (declared === undefined) return { changes: [], patch: undefined, after: undefined, unchanged: 0, errors: [], notes: [] };
+  const tags = planTagsPatch(live, declared, attrs(desired).tags_policy);
+  return {
+    changes: tags.changes,
+    patch: tags.patch,
+    after: tags.after,
+    unchanged: tags.unchanged,
+    errors: tags.readOnlyKeys.map((key) => ({
+      field: 'tags',
+      summary: `tag "${key}" is read-only on the platform and cannot be set or removed`,
+      detail: `Remove "${key}" from tags; the platform keeps read-only tags as they are.`,
+    })),
+    notes: tags.patch === null ? ['every user tag is removed with "tags": null; read-only tags stay'] : [],
+  };
+}
+
+/** See OwnedCloud.planDiff. */
+function planOwnedDiff<T extends ResourceType>(
+  k: OwnedKind<T, OwnedCloudItem>,
+  desired: ResourceAttributes[T],
+  state: Record<string, unknown>,
+  fields: readonly FieldDiff[],
+): ProviderPlan {
+  const { idField, spec } = k;
+  const live = state.tags as LiveTag[];
+  const before: Record<string, unknown> = { [idField]: state[idField] };
+  const after: Record<string, unknown> = { ...before };
+  const changes: FieldChange[] = [];
+  const payload: Record<string, unknown> = {};
+  for (const { field, want, have, forces } of fields) {
+    if (want === undefined) continue;
+    before[field] = have;
+    after[field] = want;
+    if (canonicalJson(want) === canonicalJson(have)) continue;
+    changes.push({ path: [field], op: 'update', before: have, after: want, ...(forces ? { forces_replacement: true } : {}) });
+    if (!forces) payload[field] = want;
   }
+  const tags = planOwnedTags(desired, live);
+  if (tags.after !== undefined) {
+    before.tags = userTags(live);
+    after.tags = tags.after;
+  }
+  changes.push(...tags.changes);
+  if (tags.patch !== undefined) payload.tags_patch = tags.patch;
+  const forced = changes.filter((c) => c.forces_replacement).map((c) => c.path.join('.'));
+  const errors = [...tags.errors];
+  const pinned = idOf(k, desired);
+  const [firstForced] = forced;
+  if (firstForced !== undefined && pinned !== undefined) {
+    errors.push({
+      field: firstForced,
+      summary: `${forced.join(' and ')} of ${spec.noun} ${pinned} cannot change in place`,
+      detail: `edgeform would destroy the ${spec.noun} and create a new one, which ${idField} could no longer name: remove ${idField} to have edgeform replace it (found again by its ownership tags), or declare what the ${spec.noun} has.`,
+    });
+  }
+  const action = forced.length > 0 ? 'replace' : Object.keys(payload).length > 0 ? 'update' : 'no-op';
+  return {
+    action,
+    before,
+    after,
+    changes,
+    ...(tags.after === undefined ? {} : { unchanged_elements: { tags: tags.unchanged } }),
+    payload: action === 'update' ? payload : undefined,
+    errors,
+    warnings: [],
+    notes: tags.notes,
+  };
+}
 
+/** Everything carrying ownership tags in the places of `declared`: one list a place (see Ownership.list). */
+async function listOwnedCloud<T extends ResourceType, Item extends OwnedCloudItem>(
+  k: OwnedKind<T, Item>,
+  ctx: ProviderContext,
+  declared: readonly ResourceAttributes[T][],
+): Promise<OwnedResource<T>[]> {
+  const places = new Map(declared.map((d) => [`${attrs(d).project_id}/${attrs(d).region_id}`, scopeOf(d)]));
+  const owned: OwnedResource<T>[] = [];
+  for (const [place, scope] of places) {
+    for (const item of await listTagged(k, ctx, { ...scope, filter: { tag_key: STACK_TAG } }, (i) => ownerOf(i.tags) !== null)) {
+      const owner = judgedOwner(item.tags, k.spec.type, scope, ctx.seal);
+      if (owner === null) continue;
+      owned.push({
+        ...owner,
+        ...unprovenByTags(owner),
+        place,
+        // The attributes that delete it by id: every owned cloud kind's shape takes these fields.
+        desired: { ...scope, [k.idField]: item.id, tags_policy: 'authoritative', ensure: 'absent' } as unknown as ResourceAttributes[T],
+        observation: k.spec.observe(item),
+      });
+    }
+  }
+  return owned;
+}
+
+/** Builds an owned cloud kind's reads, create plan, tags diff and ownership from its list, single read and projection. */
+export function defineOwnedCloud<T extends ResourceType, Item extends OwnedCloudItem>(spec: OwnedCloudSpec<T, Item>): OwnedCloud<T, Item> {
+  const k: OwnedKind<T, Item> = { spec, idField: RESOURCE_KINDS[spec.type].idField };
+  const reads = ownedReads(k);
   return {
     read: reads.read,
     groupRead: reads.groupRead,
-    findOwned,
+    findOwned: (ctx, d, ref) => findOwned(k, ctx, d, ref),
     readOrGone: (ctx, d, id) => readOrGone(() => spec.get(ctx, d, String(id))),
-    createPlan(desired, ref, declared, body) {
-      const errors =
-        ref.stack === null
-          ? [
-              {
-                summary: `a ${spec.noun} without ${spec.idField} is created with ownership tags, which need the stack's name`,
-                detail: 'Add "name: <stack name>" at the top of the stack.',
-              },
-            ]
-          : ref.address.length > MAX_TAG_VALUE
-            ? [{ summary: `the address is longer than ${MAX_TAG_VALUE} characters, the most a tag value (${ADDRESS_TAG}) can hold` }]
-            : [];
-      const ownership = ownershipTags(spec.type, attrs(desired), ref);
-      const tags = attrs(desired).tags;
-      return createPlan(
-        { ...declared, ...(tags === undefined ? {} : { tags: declaredTags(tags) }) },
-        spec.idField,
-        { ...body, tags: { ...declaredTags(tags), ...ownership } },
-        { errors, notes: [ownershipNote(ownership)] },
-      );
-    },
-    create: { identity: (desired, ref) => (idOf(desired) === undefined ? ownershipIdentity(ref.stack) : null) },
-    planTags(desired, live) {
-      const declared = attrs(desired).tags;
-      if (declared === undefined) return { changes: [], patch: undefined, after: undefined, unchanged: 0, errors: [], notes: [] };
-      const tags = planTagsPatch(live, declared, attrs(desired).tags_policy);
-      return {
-        changes: tags.changes,
-        patch: tags.patch,
-        after: tags.after,
-        unchanged: tags.unchanged,
-        errors: tags.readOnlyKeys.map((key) => ({
-          field: 'tags',
-          summary: `tag "${key}" is read-only on the platform and cannot be set or removed`,
-          detail: `Remove "${key}" from tags; the platform keeps read-only tags as they are.`,
-        })),
-        notes: tags.patch === null ? ['every user tag is removed with "tags": null; read-only tags stay'] : [],
-      };
-    },
-    planDiff(desired, state, fields) {
-      const live = state.tags as LiveTag[];
-      const before: Record<string, unknown> = { [spec.idField]: state[spec.idField] };
-      const after: Record<string, unknown> = { ...before };
-      const changes: FieldChange[] = [];
-      const payload: Record<string, unknown> = {};
-      for (const { field, want, have, forces } of fields) {
-        if (want === undefined) continue;
-        before[field] = have;
-        after[field] = want;
-        if (canonicalJson(want) === canonicalJson(have)) continue;
-        changes.push({ path: [field], op: 'update', before: have, after: want, ...(forces ? { forces_replacement: true } : {}) });
-        if (!forces) payload[field] = want;
-      }
-      const tags = this.planTags(desired, live);
-      if (tags.after !== undefined) {
-        before.tags = userTags(live);
-        after.tags = tags.after;
-      }
-      changes.push(...tags.changes);
-      if (tags.patch !== undefined) payload.tags_patch = tags.patch;
-      const forced = changes.filter((c) => c.forces_replacement).map((c) => c.path.join('.'));
-      const errors = [...tags.errors];
-      if (forced.length > 0 && idOf(desired) !== undefined) {
-        errors.push({
-          field: forced[0]!,
-          summary: `${forced.join(' and ')} of ${spec.noun} ${idOf(desired)!} cannot change in place`,
-          detail: `edgeform would destroy the ${spec.noun} and create a new one, which ${spec.idField} could no longer name: remove ${spec.idField} to have edgeform replace it (found again by its ownership tags), or declare what the ${spec.noun} has.`,
-        });
-      }
-      const action = forced.length > 0 ? 'replace' : Object.keys(payload).length > 0 ? 'update' : 'no-op';
-      return {
-        action,
-        before,
-        after,
-        changes,
-        ...(tags.after === undefined ? {} : { unchanged_elements: { tags: tags.unchanged } }),
-        payload: action === 'update' ? payload : undefined,
-        errors,
-        warnings: [],
-        notes: tags.notes,
-      };
-    },
+    createPlan: (desired, ref, declared, body) => ownedCreatePlan(k, desired, ref, declared, body),
+    create: { identity: (desired, ref) => (idOf(k, desired) === undefined ? ownershipIdentity(ref.stack) : null) },
+    planTags: (desired, live) => planOwnedTags(desired, live),
+    planDiff: (desired, state, fields) => planOwnedDiff(k, desired, state, fields),
     ownership: (plan) => ({
       owner: (state, desired, seal) => judgedOwner(state.tags as LiveTag[], spec.type, attrs(desired), seal),
       place: (d) => `${attrs(d).project_id}/${attrs(d).region_id}`,
-      claim: (desired, state, ref) => claim(plan(desired, state), desired, state.tags as LiveTag[], ref),
-      async list(ctx, declared) {
-        const places = new Map(declared.map((d) => [`${attrs(d).project_id}/${attrs(d).region_id}`, { project_id: attrs(d).project_id, region_id: attrs(d).region_id }]));
-        const owned: OwnedResource<T>[] = [];
-        for (const [place, scope] of places) {
-          for (const item of await listTagged(ctx, { ...scope, filter: { tag_key: STACK_TAG } }, (i) => ownerOf(i.tags) !== null)) {
-            const owner = judgedOwner(item.tags, spec.type, scope, ctx.seal)!;
-            owned.push({
-              ...owner,
-              ...unprovenByTags(owner),
-              place,
-              desired: { ...scope, [spec.idField]: item.id, tags_policy: 'authoritative', ensure: 'absent' } as unknown as ResourceAttributes[T],
-              observation: spec.observe(item),
-            });
-          }
-        }
-        return owned;
-      },
+      claim: (desired, state, ref) => claim(spec.type, plan(desired, state), desired, state.tags as LiveTag[], ref),
+      list: (ctx, declared) => listOwnedCloud(k, ctx, declared),
     }),
   };
 }

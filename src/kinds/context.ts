@@ -5,7 +5,7 @@ import { sleep as realSleep, type Sleep } from '../api/sleep.js';
 import { createTaskPoller, type TaskPollSchedule } from '../api/tasks.js';
 import { RunFatalError } from '../errors.js';
 import type { OwnerSeal } from './owner-seal.js';
-import type { ProviderContext } from './provider.js';
+import type { ProviderContext, WriteWatch } from './provider.js';
 
 /** Settings of {@link createProviderContext}. */
 export interface ProviderContextOptions {
@@ -46,9 +46,12 @@ export function createProviderContext(options: ProviderContextOptions): Provider
     ...(options.pollSchedule ? { schedule: options.pollSchedule } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
+  let urgent: ApiClient | undefined;
   return {
     api,
     signal,
+    urgentApi: () => (urgent ??= urgentClient(api)),
+    watchWrites,
     async waitForTasks(taskIds, wait = {}) {
       if (taskIds.length === 0) return [];
       const timeoutMs = options.taskTimeoutMs ?? wait.timeoutMs;
@@ -65,19 +68,6 @@ export function createProviderContext(options: ProviderContextOptions): Provider
     sensitive: (name) => (options.env ?? process.env)[name],
     ...(options.seal?.keyed ? { seal: options.seal } : {}),
   };
-}
-
-/** What the writes sent within one watchWrites call came to. */
-export interface WriteWatch {
-  /** Writes (every method but GET) sent or refused. */
-  writes: number;
-  /**
-   * Whether a write may have taken effect: one succeeded, or failed in a way that leaves its
-   * outcome unknown (a connection lost after sending, 408, 500, 502, 504: see isUnknownOutcome).
-   * False while every write provably never took effect (refused before it was sent, a 4xx, 429
-   * or 503, or not sent at all because the run stopped).
-   */
-  mayHaveActed: boolean;
 }
 
 /** The watch of the work running now (see watchWrites); the provider context's client records into it. */

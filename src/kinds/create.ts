@@ -1,7 +1,7 @@
 import { AmbiguousIdentityError } from '../errors.js';
 import { KNOWN_AFTER_APPLY, type FieldChange } from '../plan/types.js';
 import type { GroupRead, MemberRead, Observation, ProviderContext, ProviderPlan, ResourceProvider } from './provider.js';
-import type { ResourceAttributes, ResourceType } from './registry.js';
+import { RESOURCE_KINDS, type ResourceAttributes, type ResourceType } from './registry.js';
 
 /**
  * The create plan of a resource (ResourceProvider.create.plan): `after` is what the stack
@@ -33,11 +33,12 @@ export function createPlan(
  * The one item among `matches` (the resources a block's identity matched), null when none;
  * more than one throws AmbiguousIdentityError naming every candidate's id.
  */
-export function onlyMatch<Item>(matches: readonly Item[], idOf: (item: Item) => string | number, what: { type: string; identity: string; idField: string }): Item | null {
-  if (matches.length === 0) return null;
-  if (matches.length === 1) return matches[0]!;
+export function onlyMatch<Item>(matches: readonly Item[], idOf: (item: Item) => string | number, what: { type: ResourceType; identity: string }): Item | null {
+  const [first] = matches;
+  if (first === undefined) return null;
+  if (matches.length === 1) return first;
   throw new AmbiguousIdentityError(
-    what,
+    { ...what, idField: RESOURCE_KINDS[what.type].idField },
     matches.map((m) => String(idOf(m))),
   );
 }

@@ -1,5 +1,5 @@
 import type { FieldChange } from '../plan/types.js';
-import { canonicalJson } from '../plan/fingerprint.js';
+import { canonicalJson } from '../model/fingerprint.js';
 
 /** What diffDeclared found: the field changes, the fields that differ, and per map field its unchanged entries. */
 export interface DeclaredDiff {

@@ -16,6 +16,12 @@ export interface KindSpec<Shape extends z.ZodObject = z.ZodObject, Type extends 
   readonly description: string;
   readonly identity: readonly string[];
   /**
+   * A resource kind's attribute that holds the platform id (`network_id`; a DNS zone's `name`),
+   * stated here once: the planner, the lifecycle, the readers and the messages take it from here.
+   * A check kind has none.
+   */
+  readonly idField: Kind extends 'resource' ? string : undefined;
+  /**
    * Present when edgeform can create resources of this kind: a block may then omit its platform
    * id (`idField`, optional in the shape) and is found by `key`, a natural key (fields that
    * together pick one resource, e.g. ['name']) or `'owner'`, the ownership tags a create writes
@@ -172,8 +178,6 @@ export function takesMoves(kind: KindSpec): boolean {
 
 /** How a creatable kind's blocks without a platform id find their resource (see KindSpec.create). */
 export interface CreateSpec {
-  /** The attribute holding the platform id. */
-  readonly idField: string;
   /** A natural key's fields, or 'owner': the ownership tags (edgeform-stack, edgeform-address). */
   readonly key: readonly string[] | 'owner';
 }
@@ -186,12 +190,14 @@ export interface CreateSpec {
  * of every kind (issue 33: each kind added made every run slower to start).
  */
 export function defineKind<Type extends string, Shape extends z.ZodObject, Kind extends 'resource' | 'check'>(
-  spec: Omit<KindSpec<Shape, Type, Kind>, 'shape' | 'schema'> & { shape: () => Shape; schema?: (shape: Shape) => z.ZodType<z.output<Shape>> },
+  spec: Omit<KindSpec<Shape, Type, Kind>, 'shape' | 'schema' | 'idField'> &
+    (Kind extends 'resource' ? { idField: string } : { idField?: undefined }) & { shape: () => Shape; schema?: (shape: Shape) => z.ZodType<z.output<Shape>> },
 ): KindSpec<Shape, Type, Kind> {
   const { shape: buildShape, schema: buildSchema, ...rest } = spec;
   let shape: Shape | undefined;
   let schema: z.ZodType | undefined;
-  const kind = rest as KindSpec<Shape, Type, Kind>;
+  // Not yet a KindSpec: `shape` and `schema` are defined on it just below, as getters.
+  const kind = rest as unknown as KindSpec<Shape, Type, Kind>;
   Object.defineProperties(kind, {
     shape: { enumerable: true, get: () => (shape ??= buildShape()) },
     schema: { enumerable: true, get: () => (schema ??= buildSchema ? buildSchema(kind.shape) : kind.shape) },

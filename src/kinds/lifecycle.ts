@@ -3,10 +3,10 @@ import { NotFoundError } from '../api/errors.js';
 import { isUnknownOutcome } from '../api/retry.js';
 import { taskIdsSchema, type TaskScope } from '../api/tasks.js';
 import { PlanPayloadError } from '../errors.js';
-import { setAtPath } from '../plan/references.js';
+import { setAtPath } from '../model/references.js';
 import type { ChangeFields, ResourceChange } from '../plan/types.js';
 import type { ApplyResult, FinishedTask, Observation, ProviderContext, ResourceProvider } from './provider.js';
-import type { ResourceAttributes, ResourceType } from './registry.js';
+import { RESOURCE_KINDS, type ResourceAttributes, type ResourceType } from './registry.js';
 import { requirePayload, startTasks, type Recovery } from './shared.js';
 
 /**
@@ -15,7 +15,7 @@ import { requirePayload, startTasks, type Recovery } from './shared.js';
  * request that carries it out (method, path and body, built from the change's payload and the
  * platform id it acts on) and, when the request starts platform tasks, how the resource is
  * re-read after a send whose outcome is unknown. `defineLifecycle` turns that into the
- * provider's `apply` (with its `idField`, `verbs`, `payloadSchema`, `taskType` and
+ * provider's `apply` (with its `verbs`, `payloadSchema`, `taskType` and
  * `taskTimeoutMs`); the policies are the same for every kind:
  *
  * - a synchronous create (POST) is sent once: a lost answer is 'unacknowledged', and the
@@ -134,8 +134,6 @@ export interface DeleteStep<T extends ResourceType, Item> {
 
 /** What a kind declares of its changes (see the module comment). */
 export interface Lifecycle<T extends ResourceType, Item, C, U> {
-  /** The attribute holding the platform id: the block's own, or what its identity found (`before`). */
-  idField: keyof ResourceAttributes[T] & string;
   /** The progress verbs of an update (e.g. ["Resizing", "Resized"]); a delete is "Destroying", "Destroyed". */
   updateVerbs: [string, string];
   /** For kinds whose requests start tasks: where they run, the lock a resource shows, how long a task may take. */
@@ -158,7 +156,7 @@ export const cloudTaskScope = (desired: { project_id: number; region_id: number 
 /** What defineLifecycle gives the provider. */
 export type LifecycleProvider<T extends ResourceType> = Pick<
   ResourceProvider<T>,
-  'idField' | 'verbs' | 'apply' | 'beforeReplace' | 'payloadSchema' | 'taskType' | 'taskTimeoutMs' | 'startsTasks'
+  'verbs' | 'apply' | 'beforeReplace' | 'payloadSchema' | 'taskType' | 'taskTimeoutMs' | 'startsTasks'
 >;
 
 /** The provider's apply and the fields derived from the same declaration (see the module comment). */
@@ -174,7 +172,6 @@ export function defineLifecycle<T extends ResourceType, Item = never, C = never,
     delete: remove?.tasks !== undefined,
   };
   return {
-    idField: lifecycle.idField,
     startsTasks: (action) => (action === 'replace' ? tasked.create || tasked.delete : action === 'create' || action === 'update' || action === 'delete' ? tasked[action] : false),
     verbs: { update: lifecycle.updateVerbs, delete: ['Destroying', 'Destroyed'] },
     ...(update ? { payloadSchema: update.payload } : {}),
@@ -256,7 +253,7 @@ function lifecycleRunner<T extends ResourceType, Item, C, U>(lifecycle: Lifecycl
     },
     async update(ctx: ProviderContext, change: ResourceChange<T>, step: UpdateStep<T, U, Item>): Promise<ApplyResult> {
       const payload = withSensitiveValues(ctx, change, requirePayload(change, step.payload));
-      const input: UpdateInput<T, U> = { change, desired: change.desired, payload, id: targetId(change, lifecycle.idField) };
+      const input: UpdateInput<T, U> = { change, desired: change.desired, payload, id: targetId(change, RESOURCE_KINDS[change.type].idField) };
       if ('run' in step) return step.run(ctx, input, (request, check) => sendTasks(ctx, change.desired, request, check));
       const request = step.request(input);
       if (step.tasks) return send(ctx, request, step.tasks, input);
@@ -265,7 +262,7 @@ function lifecycleRunner<T extends ResourceType, Item, C, U>(lifecycle: Lifecycl
       return step.answer ? answered(answer.body, step.answer.schema, (item) => step.answer!.observe(input, item)) : undefined;
     },
     async delete(ctx: ProviderContext, change: ResourceChange<T>, step: DeleteStep<T, Item>): Promise<ApplyResult> {
-      const input: DeleteInput<T> = { change, desired: change.desired, id: targetId(change, lifecycle.idField) };
+      const input: DeleteInput<T> = { change, desired: change.desired, id: targetId(change, RESOURCE_KINDS[change.type].idField) };
       const request = step.request(input);
       if (step.tasks) return send(ctx, request, step.tasks, input);
       try {

@@ -308,6 +308,7 @@ async function findInOwnList<T extends ResourceType, Item>(
 ): Promise<MemberRead[]> {
   if (!list.canMatch(refs)) return members.map(() => ({ ok: true, observation: { exists: false } }));
   const finder = spec.findInList!;
+  // Members of a group read are the kind's attributes, which is what ListMembers holds.
   const listed = members as unknown as ListMembers<T>;
   const keyed = new Map<string, Item[]>(members.map((member, k) => [finder.key(member, refs[k]!), []]));
   let complete: boolean;

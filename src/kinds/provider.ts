@@ -3,13 +3,39 @@ import type { ApiClient } from '../api/client.js';
 import type { TaskScope } from '../api/tasks.js';
 import { readTogether } from './read-together.js';
 import { RESOURCE_KINDS, RESOURCE_TYPES, type CheckAttributes, type CheckType, type ResourceAttributes, type ResourceType } from './registry.js';
-import type { Action, CheckStatus, FieldChange, PlannedFollowUp, ResourceChange, SensitiveValue } from '../plan/types.js';
+import type {
+  Action,
+  CheckOutcome,
+  Observation,
+  OwnedResource,
+  OwnershipRules,
+  PlannedFollowUp,
+  ProviderPlan,
+  ResourceChange,
+  ResourcePlanner,
+  ResourceRef,
+} from '../plan/types.js';
 import type { KindImporter } from './kind-list.js';
-import type { MarkVerdict, OwnerSeal } from './owner-seal.js';
+import type { OwnerSeal } from './owner-seal.js';
+
+// What the planner reads of a kind is declared with the plan (src/plan/types.ts); kinds take it from here.
+export type { CheckOutcome, Observation, Owner, OwnedRead, OwnedResource, PlanOptions, PlanProblem, ProviderPlan, ReadResult, ResourceRef } from '../plan/types.js';
 
 /** What a provider may use for I/O: the API client, cancellation, task waiting and progress. */
 export interface ProviderContext {
   api: ApiClient;
+  /**
+   * The same client, its every request going ahead of the requests waiting for a slot (see
+   * urgentClient in context.ts): for the reads that confirm a change. One per context, made when
+   * first asked for, so what is keyed by the client (readTogether's batches) is shared.
+   */
+  urgentApi(): ApiClient;
+  /**
+   * Runs `work` while watching the writes it sends through this context's client (see
+   * watchWrites in context.ts), so the executor can tell an action that changed nothing on the
+   * platform from one that may have.
+   */
+  watchWrites<T>(work: () => Promise<T>): { watch: WriteWatch; done: Promise<T> };
   /** Aborted to stop at once (second interrupt): requests and task waits end. */
   signal: AbortSignal;
   /**
@@ -68,6 +94,19 @@ export interface ProviderContext {
   seal?: OwnerSeal;
 }
 
+/** What the writes sent within one watchWrites call came to. */
+export interface WriteWatch {
+  /** Writes (every method but GET) sent or refused. */
+  writes: number;
+  /**
+   * Whether a write may have taken effect: one succeeded, or failed in a way that leaves its
+   * outcome unknown (a connection lost after sending, 408, 500, 502, 504: see isUnknownOutcome).
+   * False while every write provably never took effect (refused before it was sent, a 4xx, 429
+   * or 503, or not sent at all because the run stopped).
+   */
+  mayHaveActed: boolean;
+}
+
 /** A cloud task that reached FINISHED, as far as callers of waitForTasks need it. */
 export interface FinishedTask {
   id: string;
@@ -77,105 +116,10 @@ export interface FinishedTask {
 }
 
 /**
- * What a read found. `state` is the provider's own plain-JSON projection of the platform's
- * answer (enough to diff and to re-plan); `lockTaskId` is the platform's lock (`task_id`).
- */
-export type Observation =
-  | {
-      exists: false;
-      /** What the read learnt besides the absence that a create is planned from (the region's flavors an instance may be created with). */
-      facts?: Readonly<Record<string, unknown>>;
-    }
-  | {
-      exists: true;
-      state: Record<string, unknown>;
-      lockTaskId?: string | null;
-      foundBy?: string;
-      /** What a replacement's create plan is checked against, gathered only when the block would be replaced (see withCreateFacts). */
-      facts?: Readonly<Record<string, unknown>>;
-    };
-
-/**
- * Who a block is in its stack: its address and the stack's `name:` (null when it has none).
- * A block without its platform id is found through them where its kind uses ownership tags
- * (`edgeform-stack`, `edgeform-address`), and a create writes them.
- */
-export interface ResourceRef {
-  address: string;
-  stack: string | null;
-  /** The run's owner seal: a create or a claim marks what it writes with it (see owner-seal.ts). Absent: unkeyed, no mark. */
-  seal?: OwnerSeal;
-  /** Whether the stack has `prune: true`: a container's pruning owner (a DNS zone's, see Ownership.scope) is written only then. */
-  prune?: boolean;
-}
-
-/**
- * Whose a resource is by its ownership tags: the stack (`edgeform-stack`) and the address within
- * it (`edgeform-address`), or a kind's own owner record (a DNS zone's), and what its owner mark is
- * worth (`mark`: judged with the run's seal; absent when unkeyed).
- */
-export interface Owner {
-  stack: string;
-  address: string;
-  mark?: MarkVerdict;
-}
-
-/**
- * A resource that carries ownership tags, found by an ownership listing: the stack and address
- * its tags name, the place it is in (see Ownership.place), the attributes that act on it by id
- * (`ensure: absent`, for prune), and what was read.
- */
-export interface OwnedResource<T extends ResourceType = ResourceType> extends Owner {
-  place: string;
-  desired: ResourceAttributes[T];
-  observation: Observation & { exists: true };
-  /** Why prune counts it as the stack's, when not by its ownership tags (a prune listing's own rule). */
-  pruneReason?: string;
-  /**
-   * Why prune must leave it although it names the stack: its owner mark does not prove it (see
-   * owner-seal.ts: no mark, or one that does not verify, while EDGEFORM_OWNER_KEY is set). The
-   * plan warns and drift reports it. Absent: it is proven (or the run is unkeyed).
-   */
-  unproven?: string;
-  /**
-   * Blocks whose destroy must wait for this one's (a CDN origin group the pruned resource uses,
-   * which the stack deletes): the planner writes them in the change's depends_on, which apply
-   * reverses between two deletes. Absent: none.
-   */
-  dependsOn?: string[];
-}
-
-/**
  * What a kind whose creates carry ownership tags (`edgeform-stack`, `edgeform-address`) tells
  * the planner and the reader about them. `owner`, `place` and `claim` are pure; `list` reads.
  */
-export interface Ownership<T extends ResourceType = ResourceType> {
-  /**
-   * The owner an observed state names (its ownership tags, or the kind's owner record), or null
-   * when it names none; with a keyed seal, its mark judged (Owner.mark). `desired` says where the
-   * resource is (a mark binds its place). Pure.
-   */
-  owner(state: Record<string, unknown>, desired: ResourceAttributes[T], seal?: OwnerSeal): Owner | null;
-  /** Where a resource of these attributes lives (a project and region); one listing covers one place. Pure. */
-  place(desired: ResourceAttributes[T]): string;
-  /**
-   * The plan of `desired` against `state` that also writes `ref`'s ownership over what the state
-   * carries (a move: `moved_from`, `renamed_from`; a zone first claimed by a pruning stack): the
-   * provider's own diff, turned into an update that rewrites the tags (or the owner record) when
-   * they name another stack or address or none, or when their mark is not valid under `ref`'s
-   * keyed seal (a mark made with the previous key, or none). Pure.
-   */
-  claim(desired: ResourceAttributes[T], state: Record<string, unknown>, ref: ResourceRef): ProviderPlan;
-  /**
-   * What the owner stands for. `resource` (default): the ownership tags make the resource the
-   * stack's own, which prune destroys once no block declares it. `prune`: a shared container's
-   * pruning owner (a DNS zone: the one stack that prunes its record sets); only a stack with
-   * `prune: true` writes it (when it first plans the zone) or is refused by another's, and a
-   * container is never pruned itself.
-   */
-  scope?: 'resource' | 'prune';
-  /** How plans name the owner record: `ownership tags` (default), `owner record (meta.edgeform)`. */
-  noun?: string;
+export interface Ownership<T extends ResourceType = ResourceType> extends OwnershipRules<T> {
   /**
    * Every resource carrying ownership tags (of any stack) in the places the `declared` blocks of
    * this kind name: one list per place, never a request per resource. `stack` is the rest of
@@ -260,56 +204,6 @@ export interface GroupReadContext extends ProviderContext {
   maxPages?: number;
 }
 
-/** One kind's ownership listing (see Ownership.list): what it found, or why it failed. */
-export type OwnedRead = { type: ResourceType; ok: true; resources: OwnedResource[] } | { type: ResourceType; ok: false; error: { summary: string } };
-
-/** The result of reading one resource: what was observed, or why the read failed. */
-export type ReadResult = { ok: true; observation: Observation } | { ok: false; error: { summary: string; detail?: string } };
-
-/** A problem with the desired state found while planning; `field` points the diagnostic at it. */
-export interface PlanProblem {
-  field?: string;
-  summary: string;
-  detail?: string;
-}
-
-/**
- * What a provider's pure diff decides for a resource that exists and should exist (the
- * planner itself handles `ensure: absent` and resources that are gone).
- */
-export interface ProviderPlan {
-  /**
-   * `replace`: a field that cannot change in place differs (its FieldChange says
-   * `forces_replacement`); apply destroys the resource and creates it again. `create`: only from
-   * a create plan (ResourceProvider.create).
-   */
-  action: 'no-op' | 'update' | 'replace' | 'create';
-  /** Observed values of the declared fields. */
-  before: Record<string, unknown>;
-  /** Values after apply. */
-  after: Record<string, unknown>;
-  changes: FieldChange[];
-  unchanged_elements?: Record<string, number>;
-  payload?: Record<string, unknown>;
-  /** Where `payload` holds a sensitive value's `${env:NAME}` reference (see SensitiveValue); absent when none. */
-  sensitive?: SensitiveValue[];
-  errors: PlanProblem[];
-  warnings: string[];
-  notes: string[];
-}
-
-/** How a resource is planned besides its desired attributes and state (see ResourceProvider.plan). */
-export interface PlanOptions {
-  /** Send the block's sensitive values again although they cannot be compared (rotating a key). */
-  resendSensitive?: boolean;
-  /**
-   * The block's address and stack, with the run's owner seal: a kind whose resources carry an
-   * owner mark outside ownership tags (a CDN resource's description) re-makes a mark of this
-   * stack made with the previous key, or none, and refuses one that does not verify.
-   */
-  ref?: ResourceRef;
-}
-
 /**
  * One resource kind's provider. `read` and `apply` do I/O through the context; `summarize`,
  * `plan` and `isProgressOf` are pure. Every method receives its own kind's attributes
@@ -318,13 +212,11 @@ export interface PlanOptions {
  * the executor reach its provider only through this interface and the provider table
  * (providers.ts).
  */
-export interface ResourceProvider<T extends ResourceType = ResourceType> {
+export interface ResourceProvider<T extends ResourceType = ResourceType> extends ResourcePlanner<T> {
   kind: 'resource';
   type: T;
   /** Past-tense and progressive verbs for progress lines, e.g. ["Resizing", "Resized"]. */
   verbs: { update: [string, string]; delete: [string, string] };
-  /** The attribute holding the platform id, where "does not exist" diagnostics point. */
-  idField: keyof ResourceAttributes[T] & string;
   /**
    * The platform task type this provider's update starts (e.g. `resize_vm`), when it starts
    * tasks. A finished lock task of this type may be this very change, abandoned by an earlier
@@ -353,21 +245,6 @@ export interface ResourceProvider<T extends ResourceType = ResourceType> {
    * AmbiguousIdentityError naming every candidate.
    */
   read(ctx: ProviderContext, desired: ResourceAttributes[T], ref: ResourceRef): Promise<Observation>;
-  /**
-   * Present when edgeform can create this kind (see KindSpec.create): how a block whose
-   * resource does not exist is created. Apply's `create` and `replace` send `payload`.
-   */
-  create?: {
-    /**
-     * The create of `desired`: `after` (platform-decided fields such as the id are
-     * KNOWN_AFTER_APPLY), `changes` (each declared field added), the payload apply sends
-     * (ownership tags included, from `ref`), and plan errors, some of them from `facts` (what
-     * the read of the absent resource learnt, see Observation), when it was read. Pure.
-     */
-    plan(desired: ResourceAttributes[T], ref: ResourceRef, facts?: Readonly<Record<string, unknown>>): ProviderPlan;
-    /** How a block without an id is found again, e.g. `name "web"`; null when it names its id. Pure. */
-    identity(desired: ResourceAttributes[T], ref: ResourceRef): string | null;
-  };
   /** Present for kinds whose creates carry ownership tags (see Ownership). */
   ownership?: Ownership<T>;
   /**
@@ -383,19 +260,6 @@ export interface ResourceProvider<T extends ResourceType = ResourceType> {
    * both from one projection of the platform's answer). Absent: every resource is read alone.
    */
   groupRead?: GroupRead<T>;
-  /**
-   * What destroying a resource in this state does before the delete itself, as the plan shows it
-   * beside the action (`deactivates first`); undefined when the delete is all. Pure.
-   */
-  destroyNote?(state: Record<string, unknown>): string | undefined;
-  /** The identifying and declared fields of an existing resource, as `before` shows them. Pure. */
-  summarize(state: Record<string, unknown>): Record<string, unknown>;
-  /**
-   * Diffs desired against an existing resource's state: action, changes, plan errors. Pure.
-   * `resendSensitive` (`--resend-sensitive ADDRESS`): the kind's sensitive values, which are
-   * never compared, are sent again (an update even when nothing differs).
-   */
-  plan(desired: ResourceAttributes[T], state: Record<string, unknown>, options?: PlanOptions): ProviderPlan;
   /**
    * Carries out a planned change (create, update, replace or delete): starts the work and
    * waits on its tasks.
@@ -465,13 +329,6 @@ export interface FollowUp<T extends ResourceType = ResourceType> {
  */
 export type ApplyResult = void | 'unacknowledged' | { observed: Observation };
 
-/** The outcome of evaluating one check. */
-export interface CheckOutcome {
-  status: CheckStatus;
-  message: string;
-  details?: Record<string, unknown>;
-}
-
 /** One check kind: a read-only assertion; never changes anything. */
 export interface CheckProvider<T extends CheckType = CheckType> {
   kind: 'check';
@@ -526,14 +383,14 @@ export function bindProvider<K extends ResourceType>(providers: ProviderRegistry
   return {
     taskType: provider.taskType,
     taskTimeoutMs: provider.taskTimeoutMs,
-    idField: provider.idField,
-    idOf: (state) => RESOURCE_KINDS[change.type].readable?.id?.read(state) ?? state[provider.idField],
+    idField: RESOURCE_KINDS[change.type].idField,
+    idOf: (state) => RESOURCE_KINDS[change.type].readable?.id?.read(state) ?? state[RESOURCE_KINDS[change.type].idField],
     // A block found by its identity (no id in it) is read with the others of its group when the
     // group read finds such blocks in its list (findsWithoutId), else alone.
     read: (ctx) => {
       const groupRead = provider.groupRead;
       if (groupRead === undefined) return provider.read(ctx, change.desired, ref);
-      if ((change.desired as Record<string, unknown>)[provider.idField] !== undefined) return readTogether(change.type, groupRead, ctx, change.desired, ref);
+      if ((change.desired as Record<string, unknown>)[RESOURCE_KINDS[change.type].idField] !== undefined) return readTogether(change.type, groupRead, ctx, change.desired, ref);
       return groupRead.findsWithoutId ? readTogether(change.type, groupRead, ctx, change.desired, ref, true) : provider.read(ctx, change.desired, ref);
     },
     summarize: (state) => provider.summarize(state),

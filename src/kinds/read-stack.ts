@@ -4,7 +4,8 @@ import type { CheckBlock, ResourceBlock, Stack } from '../config/types.js';
 import { EdgeformError, RunFatalError } from '../errors.js';
 import type { CheckOutcome, GroupRead, GroupReadContext, MemberRead, OwnedRead, ProviderContext, ProviderRegistry, ReadBlock, ReadResult, StackView } from './provider.js';
 import { RESOURCE_KINDS, RESOURCE_TYPES, type CheckType, type ResourceAttributes, type ResourceType } from './registry.js';
-import { referenceAddress, resolveReferences, templateTargets } from '../plan/references.js';
+import { referenceAddress, templateTargets } from '../model/references.js';
+import { resolveReferences } from '../plan/references.js';
 
 /** What reading a stack observed: per resource address a read result, per check its outcome. */
 export interface StackObservations {
@@ -36,6 +37,28 @@ export interface ReadStackOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
+/** What the parts of one stack reading share (see readStack): what was read so far, and whether it stopped. */
+interface StackReading {
+  readonly stack: Stack;
+  readonly registry: ProviderRegistry;
+  readonly options: ReadStackOptions;
+  /** The caller's context: its signal is an interrupt. */
+  readonly ctx: ProviderContext;
+  /** The reads' context: also aborted by the first run-fatal error, with readOnce and the stack's view. */
+  readonly readCtx: ProviderContext;
+  readonly limit: ReturnType<typeof pLimit>;
+  readonly halt: AbortController;
+  readonly view: StackView;
+  readonly reads: Map<string, ReadResult>;
+  readonly checks: Map<string, CheckOutcome>;
+  readonly owned: OwnedRead[];
+  /** The first run-fatal error: the reading stops on it. */
+  fatal: RunFatalError | null;
+  /** Resources and checks read so far, of `total`. */
+  done: number;
+  readonly total: number;
+}
+
 /**
  * Reads every selected resource and evaluates every selected check, at most `parallelism`
  * requests at a time (reads are independent of each other, whatever the dependency order).
@@ -49,192 +72,223 @@ export interface ReadStackOptions {
  * aborted, and it rejects with that one error rather than one diagnostic per resource.
  */
 export async function readStack(ctx: ProviderContext, stack: Stack, registry: ProviderRegistry, options: ReadStackOptions): Promise<StackObservations> {
-  const limit = pLimit(Math.max(1, options.parallelism));
+  const r = startReading(ctx, stack, registry, options);
   const isSelected = (address: string) => !options.selected || options.selected.has(address);
-  const reads = new Map<string, ReadResult>();
-  const checks = new Map<string, CheckOutcome>();
-  // The first run-fatal error: aborts the reads in flight (through their signal) and skips the rest.
-  const halt = new AbortController();
-  // A list page asked for twice in this reading (a grouped read and a prune listing) is fetched once.
-  const readOnce = createReadOnce();
-  const view: StackView = {
-    name: stack.name ?? null,
-    blocks: <B extends ResourceType>(type: B) => stack.resources.filter((b) => b.type === type).map((b) => b.attributes as ResourceAttributes[B]),
-  };
-  // A sweep of many stacks hands its own readOnce (one page cache for the whole sweep): kept.
-  const readCtx: ProviderContext = { ...ctx, signal: AbortSignal.any([ctx.signal, halt.signal]), readOnce: ctx.readOnce ?? readOnce, stack: view };
-  // Each request in flight listens on this signal: up to `parallelism` at once is no leak.
-  setMaxListeners(Math.max(defaultMaxListeners, options.parallelism + defaultMaxListeners), readCtx.signal);
-  let fatal: RunFatalError | null = null;
-  /** The failure's message, or null when the reading stops (this error or an earlier one is fatal). */
-  const failure = (error: unknown): string | null => {
-    if (fatal === null && error instanceof RunFatalError && !ctx.signal.aborted) {
-      fatal = error;
-      halt.abort(error);
-    }
-    return fatal === null ? describeFailure(error, ctx.signal) : null;
-  };
-
-  /** Records a failed read as the resource's diagnostic (unless the reading stops on it). */
-  const recordFailure = (address: string, error: unknown): void => {
-    const summary = failure(error);
-    if (summary !== null) reads.set(address, { ok: false, error: { summary } });
-  };
-  const total = stack.resources.filter((b) => isSelected(b.address)).length + stack.checks.filter((b) => isSelected(b.address)).length;
-  let done = 0;
-  const advance = (n: number): void => {
-    done += n;
-    if (fatal === null) options.onProgress?.(done, total);
-  };
-  const readResource = async <K extends ResourceType>(block: ResourceBlock<K>): Promise<void> => {
-    if (fatal !== null) return;
-    const provider = registry.resources[block.type];
-    try {
-      reads.set(block.address, { ok: true, observation: await provider.read(readCtx, block.attributes, { address: block.address, stack: stack.name ?? null }) });
-    } catch (error) {
-      recordFailure(block.address, error);
-    }
-    advance(1);
-  };
-  // A group read runs outside the pool and sends each unit of its I/O through it, so it never
-  // holds a place while it waits; once the reading stops, no unit starts.
-  const groupCtx: GroupReadContext = {
-    ...readCtx,
-    schedule: (work) =>
-      limit(() => {
-        if (fatal !== null) throw fatal;
-        return work();
-      }),
-    ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
-    ...(options.maxPages !== undefined ? { maxPages: options.maxPages } : {}),
-  };
-  /** Reads one group (blocks of one kind and group key) through the kind's grouped read. */
-  const readGroup = async <K extends ResourceType>(groupRead: GroupRead<K>, blocks: ReadonlyArray<ResourceBlock<K>>): Promise<void> => {
-    let outcomes: MemberRead[];
-    try {
-      outcomes = await groupRead.read(
-        groupCtx,
-        blocks.map((b) => b.attributes),
-        blocks.map((b) => ({ address: b.address, stack: stack.name ?? null })),
-      );
-    } catch (error) {
-      // Aborted: an interrupt propagates from here, a run-fatal error stops the reading.
-      for (const block of blocks) recordFailure(block.address, error);
-      advance(blocks.length);
-      return;
-    }
-    blocks.forEach((block, i) => {
-      const outcome = outcomes[i];
-      if (outcome === undefined) throw new Error(`the grouped read of ${block.type} answered for ${outcomes.length} of ${blocks.length} resources`);
-      if (outcome.ok) reads.set(block.address, { ok: true, observation: outcome.observation });
-      else recordFailure(block.address, outcome.error);
-    });
-    advance(blocks.length);
-  };
-  /** Reads the blocks of one kind: by group (its provider's group key) when it reads groups, else one by one. */
-  const readKind = <K extends ResourceType>(type: K, blocks: ReadonlyArray<ResourceBlock<K>>): Array<Promise<void>> => {
-    const provider = registry.resources[type];
-    const groupRead = provider.groupRead;
-    if (!groupRead) return blocks.map((b) => limit(() => readResource(b)));
-    const groups = new Map<string, Array<ResourceBlock<K>>>();
-    // Only blocks that name their platform id are read by group, unless the group read finds
-    // the others in its list too; one without (a creatable kind) is found by its own identity
-    // (natural key or ownership tags).
-    const byIdentity = groupRead.findsWithoutId ? [] : blocks.filter((b) => (b.attributes as Record<string, unknown>)[provider.idField] === undefined);
-    const alone = new Set<ResourceBlock<K>>(byIdentity);
-    for (const block of blocks) {
-      if (alone.has(block)) continue;
-      const key = groupRead.key(block.attributes);
-      const group = groups.get(key);
-      if (group) group.push(block);
-      else groups.set(key, [block]);
-    }
-    return [...groups.values()].map((group) => readGroup(groupRead, group)).concat(byIdentity.map((b) => limit(() => readResource(b))));
-  };
   const selected = stack.resources.filter((b) => isSelected(b.address));
-  const evaluateCheck = async <K extends CheckType>(block: CheckBlock<K>): Promise<void> => {
-    if (fatal !== null) return;
-    const provider = registry.checks[block.type];
-    try {
-      checks.set(block.address, await provider.evaluate(readCtx, block.attributes));
-    } catch (error) {
-      const message = failure(error);
-      if (message !== null) checks.set(block.address, { status: 'error', message });
-    }
-    advance(1);
-  };
-
-  const owned: OwnedRead[] = [];
-  // What a prune listing run after the reads sees besides (StackView.read): each block's address and observation.
-  const afterReads: StackView = {
-    ...view,
-    read: <B extends ResourceType>(type: B) =>
-      stack.resources
-        .filter((b) => b.type === type)
-        .map((b): ReadBlock<B> => {
-          const read = reads.get(b.address);
-          return { address: b.address, attributes: b.attributes as ResourceAttributes[B], observation: read?.ok === true ? read.observation : undefined };
-        }),
-  };
-  const listOwned = async <K extends ResourceType>(type: K, seen: StackView = view): Promise<void> => {
-    const provider = registry.resources[type];
-    const lister = provider.ownership ?? provider.pruneListing;
-    if (!lister || fatal !== null) return;
-    try {
-      owned.push({ type, ok: true, resources: await lister.list(readCtx, seen.blocks(type), seen) });
-    } catch (error) {
-      const summary = failure(error);
-      if (summary !== null) owned.push({ type, ok: false, error: { summary } });
-    }
-  };
   const pruning = stack.prune && stack.name !== undefined && !options.selected;
   const hasOwnership = (type: ResourceType) => registry.resources[type].ownership !== undefined;
   // Prune and moves need the listing whatever the reads find: it goes alongside them.
   const pruneListed = (type: ResourceType, after: boolean) =>
-    pruning && registry.resources[type].pruneListing !== undefined && (registry.resources[type].pruneListing!.afterReads === true) === after;
+    pruning && (registry.resources[type].pruneListing?.afterReads === true) === after && registry.resources[type].pruneListing !== undefined;
   const early = RESOURCE_TYPES.filter(
     (type) => (hasOwnership(type) && (pruning || selected.some((b) => b.type === type && b.movedFrom !== undefined))) || pruneListed(type, false),
   );
-
   // A block whose read needs a field that holds a reference (ResourceProvider.readNeeds) is read
   // after the block it refers to, with that reference resolved from its read: in waves.
   const needing = new Map(selected.map((b) => [b, readDependencies(b)]));
+  const needs = (b: ResourceBlock) => needing.get(b) ?? [];
   const readIn = (blocks: readonly ResourceBlock[]) =>
     RESOURCE_TYPES.flatMap((type) =>
       readKind(
+        r,
         type,
         blocks.filter((b) => b.type === type),
       ),
     );
-  let waiting = selected.filter((b) => needing.get(b)!.length > 0);
+  let waiting = selected.filter((b) => needs(b).length > 0);
   await Promise.all([
-    ...early.map((type) => listOwned(type)),
-    ...readIn(selected.filter((b) => needing.get(b)!.length === 0)),
-    ...stack.checks.filter((b) => isSelected(b.address)).map((b) => limit(() => evaluateCheck(b))),
+    ...early.map((type) => listOwned(r, type)),
+    ...readIn(selected.filter((b) => needs(b).length === 0)),
+    ...stack.checks.filter((b) => isSelected(b.address)).map((b) => r.limit(() => evaluateCheck(r, b))),
   ]);
-  while (waiting.length > 0 && fatal === null) {
+  while (waiting.length > 0 && r.fatal === null) {
     // Blocks whose references all were read (or are not read in this run) go next; a cycle cannot
     // stand (references are dependencies), but a wave never stalls: the rest then go as they are.
-    const ready = waiting.filter((b) => needing.get(b)!.every((address) => reads.has(address) || !waiting.some((w) => w.address === address)));
+    const ready = waiting.filter((b) => needs(b).every((address) => r.reads.has(address) || !waiting.some((w) => w.address === address)));
     const wave = ready.length > 0 ? ready : waiting;
     waiting = waiting.filter((b) => !wave.includes(b));
-    await Promise.all(readIn(wave.map((b) => withReadReferences(b, reads))));
+    await Promise.all(readIn(wave.map((b) => withReadReferences(b, r.reads))));
   }
-  if (fatal !== null) throw fatal;
+  if (r.fatal !== null) throw r.fatal;
   // A block without id that nothing carries the tags of would be created: its kind's places are
   // listed too (one list a place), so that the plan can say when a resource carries its address
   // under another stack's name, or this stack's tags under an address no block declares (a rename).
   const wouldCreate = (b: ResourceBlock): boolean => {
-    const read = reads.get(b.address);
-    return (b.attributes as Record<string, unknown>)[registry.resources[b.type].idField] === undefined && read?.ok === true && !read.observation.exists;
+    const read = r.reads.get(b.address);
+    return (b.attributes as Record<string, unknown>)[RESOURCE_KINDS[b.type].idField] === undefined && read?.ok === true && !read.observation.exists;
   };
   const late = RESOURCE_TYPES.filter((type) => hasOwnership(type) && !early.includes(type) && selected.some((b) => b.type === type && wouldCreate(b)));
   // Prune listings that need the reads (the ids the stack's blocks were found by) go now too.
-  await Promise.all([...late.map((type) => listOwned(type)), ...RESOURCE_TYPES.filter((type) => pruneListed(type, true)).map((type) => listOwned(type, afterReads))]);
-  if (fatal !== null) throw fatal;
+  await Promise.all([...late.map((type) => listOwned(r, type)), ...RESOURCE_TYPES.filter((type) => pruneListed(type, true)).map((type) => listOwned(r, type, afterReads(r)))]);
+  if (r.fatal !== null) throw r.fatal;
   // Listings end in any order; the plan lists what they found in the registry's order of kinds.
-  owned.sort((a, b) => RESOURCE_TYPES.indexOf(a.type) - RESOURCE_TYPES.indexOf(b.type));
-  return { reads, checks, owned };
+  r.owned.sort((a, b) => RESOURCE_TYPES.indexOf(a.type) - RESOURCE_TYPES.indexOf(b.type));
+  return { reads: r.reads, checks: r.checks, owned: r.owned };
+}
+
+/** A stack reading before its first read: its contexts, its pool, and nothing read yet. */
+function startReading(ctx: ProviderContext, stack: Stack, registry: ProviderRegistry, options: ReadStackOptions): StackReading {
+  const isSelected = (address: string) => !options.selected || options.selected.has(address);
+  // The first run-fatal error: aborts the reads in flight (through their signal) and skips the rest.
+  const halt = new AbortController();
+  const view: StackView = {
+    name: stack.name ?? null,
+    blocks: <B extends ResourceType>(type: B) => stack.resources.filter((b) => b.type === type).map((b) => b.attributes as ResourceAttributes[B]),
+  };
+  // A sweep of many stacks hands its own readOnce (one page cache for the whole sweep): kept; else
+  // a list page asked for twice in this reading (a grouped read and a prune listing) is fetched once.
+  const readCtx: ProviderContext = { ...ctx, signal: AbortSignal.any([ctx.signal, halt.signal]), readOnce: ctx.readOnce ?? createReadOnce(), stack: view };
+  // Each request in flight listens on this signal: up to `parallelism` at once is no leak.
+  setMaxListeners(Math.max(defaultMaxListeners, options.parallelism + defaultMaxListeners), readCtx.signal);
+  const limit = pLimit(Math.max(1, options.parallelism));
+  return {
+    stack,
+    registry,
+    options,
+    ctx,
+    readCtx,
+    limit,
+    halt,
+    view,
+    reads: new Map(),
+    checks: new Map(),
+    owned: [],
+    fatal: null,
+    done: 0,
+    total: stack.resources.filter((b) => isSelected(b.address)).length + stack.checks.filter((b) => isSelected(b.address)).length,
+  };
+}
+
+/**
+ * A group read's context. A group read runs outside the pool and sends each unit of its I/O
+ * through it, so it never holds a place while it waits; once the reading stops, no unit starts.
+ */
+function groupContext(r: StackReading): GroupReadContext {
+  return {
+    ...r.readCtx,
+    schedule: (work) =>
+      r.limit(() => {
+        if (r.fatal !== null) throw r.fatal;
+        return work();
+      }),
+    ...(r.options.pageSize !== undefined ? { pageSize: r.options.pageSize } : {}),
+    ...(r.options.maxPages !== undefined ? { maxPages: r.options.maxPages } : {}),
+  };
+}
+
+/** The failure's message, or null when the reading stops (this error or an earlier one is fatal). */
+function failure(r: StackReading, error: unknown): string | null {
+  if (r.fatal === null && error instanceof RunFatalError && !r.ctx.signal.aborted) {
+    r.fatal = error;
+    r.halt.abort(error);
+  }
+  return r.fatal === null ? describeFailure(error, r.ctx.signal) : null;
+}
+
+/** Records a failed read as the resource's diagnostic (unless the reading stops on it). */
+function recordFailure(r: StackReading, address: string, error: unknown): void {
+  const summary = failure(r, error);
+  if (summary !== null) r.reads.set(address, { ok: false, error: { summary } });
+}
+
+function advance(r: StackReading, n: number): void {
+  r.done += n;
+  if (r.fatal === null) r.options.onProgress?.(r.done, r.total);
+}
+
+/** Reads one resource alone, through its provider's read. */
+async function readResource<K extends ResourceType>(r: StackReading, block: ResourceBlock<K>): Promise<void> {
+  if (r.fatal !== null) return;
+  const provider = r.registry.resources[block.type];
+  try {
+    r.reads.set(block.address, { ok: true, observation: await provider.read(r.readCtx, block.attributes, { address: block.address, stack: r.stack.name ?? null }) });
+  } catch (error) {
+    recordFailure(r, block.address, error);
+  }
+  advance(r, 1);
+}
+
+/** Reads one group (blocks of one kind and group key) through the kind's grouped read. */
+async function readGroup<K extends ResourceType>(r: StackReading, groupRead: GroupRead<K>, blocks: ReadonlyArray<ResourceBlock<K>>): Promise<void> {
+  let outcomes: MemberRead[];
+  try {
+    outcomes = await groupRead.read(
+      groupContext(r),
+      blocks.map((b) => b.attributes),
+      blocks.map((b) => ({ address: b.address, stack: r.stack.name ?? null })),
+    );
+  } catch (error) {
+    // Aborted: an interrupt propagates from here, a run-fatal error stops the reading.
+    for (const block of blocks) recordFailure(r, block.address, error);
+    advance(r, blocks.length);
+    return;
+  }
+  blocks.forEach((block, i) => {
+    const outcome = outcomes[i];
+    if (outcome === undefined) throw new Error(`the grouped read of ${block.type} answered for ${outcomes.length} of ${blocks.length} resources`);
+    if (outcome.ok) r.reads.set(block.address, { ok: true, observation: outcome.observation });
+    else recordFailure(r, block.address, outcome.error);
+  });
+  advance(r, blocks.length);
+}
+
+/** Reads the blocks of one kind: by group (its provider's group key) when it reads groups, else one by one. */
+function readKind<K extends ResourceType>(r: StackReading, type: K, blocks: ReadonlyArray<ResourceBlock<K>>): Array<Promise<void>> {
+  const groupRead = r.registry.resources[type].groupRead;
+  if (!groupRead) return blocks.map((b) => r.limit(() => readResource(r, b)));
+  const groups = new Map<string, Array<ResourceBlock<K>>>();
+  // Only blocks that name their platform id are read by group, unless the group read finds
+  // the others in its list too; one without (a creatable kind) is found by its own identity
+  // (natural key or ownership tags).
+  const byIdentity = groupRead.findsWithoutId ? [] : blocks.filter((b) => (b.attributes as Record<string, unknown>)[RESOURCE_KINDS[type].idField] === undefined);
+  const alone = new Set<ResourceBlock<K>>(byIdentity);
+  for (const block of blocks) {
+    if (alone.has(block)) continue;
+    const key = groupRead.key(block.attributes);
+    const group = groups.get(key);
+    if (group) group.push(block);
+    else groups.set(key, [block]);
+  }
+  return [...groups.values()].map((group) => readGroup(r, groupRead, group)).concat(byIdentity.map((b) => r.limit(() => readResource(r, b))));
+}
+
+async function evaluateCheck<K extends CheckType>(r: StackReading, block: CheckBlock<K>): Promise<void> {
+  if (r.fatal !== null) return;
+  const provider = r.registry.checks[block.type];
+  try {
+    r.checks.set(block.address, await provider.evaluate(r.readCtx, block.attributes));
+  } catch (error) {
+    const message = failure(r, error);
+    if (message !== null) r.checks.set(block.address, { status: 'error', message });
+  }
+  advance(r, 1);
+}
+
+/** What a prune listing run after the reads sees besides (StackView.read): each block's address and observation. */
+function afterReads(r: StackReading): StackView {
+  return {
+    ...r.view,
+    read: <B extends ResourceType>(type: B) =>
+      r.stack.resources
+        .filter((b) => b.type === type)
+        .map((b): ReadBlock<B> => {
+          const read = r.reads.get(b.address);
+          return { address: b.address, attributes: b.attributes as ResourceAttributes[B], observation: read?.ok === true ? read.observation : undefined };
+        }),
+  };
+}
+
+/** Lists what carries ownership tags (or what the kind's prune listing counts as the stack's) for one kind. */
+async function listOwned<K extends ResourceType>(r: StackReading, type: K, seen: StackView = r.view): Promise<void> {
+  const provider = r.registry.resources[type];
+  const lister = provider.ownership ?? provider.pruneListing;
+  if (!lister || r.fatal !== null) return;
+  try {
+    r.owned.push({ type, ok: true, resources: await lister.list(r.readCtx, seen.blocks(type), seen) });
+  } catch (error) {
+    const summary = failure(r, error);
+    if (summary !== null) r.owned.push({ type, ok: false, error: { summary } });
+  }
 }
 
 /**

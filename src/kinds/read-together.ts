@@ -63,6 +63,7 @@ export function readTogether<T extends ResourceType>(
   if (!batch) {
     const started: Batch<T> = { ctx, members: [], refs: [], waiters: [] };
     batch = started;
+    // The map holds batches of every kind; its key names the kind, so each is read back as its own.
     gathering.set(key, started as unknown as Batch<ResourceType>);
     const start = () => {
       gathering.delete(key);

@@ -1,5 +1,5 @@
 import { KNOWN_AFTER_APPLY } from '../plan/types.js';
-import { parseTemplate } from '../plan/references.js';
+import { parseTemplate } from '../model/references.js';
 import { suggest } from './did-you-mean.js';
 import type { PlanProblem } from './provider.js';
 

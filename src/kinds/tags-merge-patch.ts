@@ -1,5 +1,5 @@
 import { isOwnershipTag, type TagsPolicy } from './fields.js';
-import { byCodeUnit } from '../plan/fingerprint.js';
+import { byCodeUnit } from '../model/fingerprint.js';
 import type { FieldChange } from '../plan/types.js';
 
 /** A tag as the platform returns it. */

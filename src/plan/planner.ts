@@ -2,20 +2,28 @@ import type { Diagnostic, SourceRange } from '../config/diagnostics.js';
 import type { Block, ResourceBlock, Stack } from '../config/types.js';
 import { RESOURCE_KINDS, type ResourceAttributes, type ResourceType } from '../kinds/registry.js';
 import type { OwnerSeal } from '../kinds/owner-seal.js';
-import type { CheckOutcome, FollowUp, Observation, OwnedRead, OwnedResource, Ownership, ProviderPlan, ReadResult, ResourceProvider, ResourceRef } from '../kinds/provider.js';
-import { fingerprint } from './fingerprint.js';
-import { buildGraph, topologicalOrder } from './graph.js';
-import { formatPath, parseResolvedAttributes, pendingSources, referenceAddress, resolveReferences, templateTargets, unknownsOf, type ReferenceSources } from './references.js';
-import { describeReplaced, PLAN_FORMAT_VERSION, type ChangeFields, type CheckResult, type PendingReference, type Plan, type ResourceChange } from './types.js';
-
-/**
- * The pure parts of one kind's provider, which is all the planner needs of it (of `ownership`,
- * only its pure `owner`, `place` and `claim`).
- */
-export type ResourcePlanner<T extends ResourceType> = Pick<ResourceProvider<T>, 'plan' | 'summarize' | 'idField' | 'create' | 'destroyNote'> & {
-  ownership?: Pick<Ownership<T>, 'owner' | 'place' | 'claim' | 'scope' | 'noun'>;
-  followUp?: Pick<FollowUp<T>, 'plan'>;
-};
+import { fingerprint } from '../model/fingerprint.js';
+import { buildGraph, topologicalOrder } from '../model/graph.js';
+import { formatPath, referenceAddress, templateTargets } from '../model/references.js';
+import { parseResolvedAttributes, pendingSources, resolveReferences, unknownsOf, type ReferenceSources } from './references.js';
+import {
+  describeReplaced,
+  PLAN_FORMAT_VERSION,
+  type ChangeFields,
+  type CheckOutcome,
+  type CheckResult,
+  type Observation,
+  type OwnedRead,
+  type OwnedResource,
+  type OwnershipRules,
+  type PendingReference,
+  type Plan,
+  type ProviderPlan,
+  type ReadResult,
+  type ResourceChange,
+  type ResourcePlanner,
+  type ResourceRef,
+} from './types.js';
 
 /** Diagnostic code of a resource whose owner mark does not prove it the stack's (drift reports it). */
 export const OWNERSHIP_UNPROVEN = 'ownership-unproven';
@@ -87,65 +95,11 @@ export function buildPlan(input: PlanInput): Plan {
   const reads: Pick<ReadonlyMap<string, ReadResult>, 'get'> = { get: (a) => movedReads.get(a) ?? input.reads.get(a) };
   const position = new Map(order.map((a, i) => [a, i]));
 
+  const run: PlanRun = { input, diagnostics, resourceChanges, checks, checkResults, owners, changesByAddress, movedReads, reads, position, stackName };
   for (const address of order) {
-    const block = blocks.get(address)!;
-    if (block.kind === 'check') {
-      const outcome = input.checks.get(address) ?? { status: 'error', message: 'the check was not evaluated' };
-      const result: CheckResult = { address, type: block.type, name: block.name, action: 'read', ...outcome, desired: block.attributes, depends_on: block.dependsOn };
-      checks.push(result);
-      checkResults.set(address, result);
-      if (outcome.status === 'error') diagnostics.push(blockError(block, `check ${address} could not be evaluated: ${outcome.message}`));
-      continue;
-    }
-    const read = input.reads.get(address);
-    if (!read) {
-      diagnostics.push(blockError(block, `${address} was not read`));
-      continue;
-    }
-    if (!read.ok) {
-      diagnostics.push({ ...blockError(block, `reading ${address} failed: ${read.error.summary}`), detail: read.error.detail });
-      continue;
-    }
-    const resolved = block.references ? resolveBlockReferences(block, reads, changesByAddress) : { block, pending: [], notes: [], diagnostics: [] };
-    if (resolved.diagnostics.length > 0) {
-      diagnostics.push(...resolved.diagnostics);
-      continue;
-    }
-    const resend = input.resendSensitive?.has(address) === true;
-    const warnings = failingCheckWarnings(block, checkResults);
-    const ref = { address: block.address, stack: stackName, prune: stack.prune, ...(input.seal ? { seal: input.seal } : {}) };
-    const planBlock = (b: ResourceBlock) => planResource(b, read.observation, input.planners, warnings, ref, owners, resend);
-    const planned = attributeReplacement(block, resolved.pending, planBlock(resolved.block), {
-      replan: (asIf) => {
-        const again = resolveBlockReferences(block, reads, asIf);
-        return again.diagnostics.length > 0 ? undefined : planBlock(again.block);
-      },
-      changes: changesByAddress,
-      position,
-      planner: input.planners[block.type] as ResourcePlanner<ResourceType>,
-    });
-    if (planned.moved) movedReads.set(address, { ok: true, observation: planned.moved });
-    diagnostics.push(...planned.diagnostics);
-    if (resend && planned.change && planned.change.action !== 'create' && !planned.change.sensitive) {
-      diagnostics.push(
-        blockError(
-          block,
-          `${address}: --resend-sensitive names it, but it sends no sensitive values (${planned.change.action === 'delete' ? 'it is deleted' : 'its block declares none'})`,
-        ),
-      );
-    }
-    if (planned.change) {
-      // A delete waits on none of its references: they order it before what it refers to, and one
-      // naming a block deleted after it reads that block as observed (see ReferenceSources.deleting).
-      const change = withFollowUp(
-        resolved.pending.length === 0 || planned.change.action === 'delete' ? planned.change : withPendingReferences(planned.change, resolved.pending, resolved.notes),
-        resolved.block,
-        read.observation,
-        input.planners,
-      );
-      resourceChanges.push(change);
-      changesByAddress.set(address, change);
-    }
+    const block = blocks.get(address);
+    if (block?.kind === 'check') planCheck(run, block);
+    else if (block !== undefined) planBlock(run, block);
   }
 
   diagnostics.push(...stackRenameWarnings(owners));
@@ -172,6 +126,94 @@ export function buildPlan(input: PlanInput): Plan {
     applyable: !errored && (summary.add + summary.change + summary.destroy > 0 || resourceChanges.some((c) => c.follow_up !== undefined)),
     errored,
   };
+}
+
+/** What buildPlan's steps share while it plans the blocks in order (see planBlock). */
+interface PlanRun {
+  readonly input: PlanInput;
+  readonly diagnostics: Diagnostic[];
+  readonly resourceChanges: ResourceChange[];
+  readonly checks: CheckResult[];
+  readonly checkResults: Map<string, CheckResult>;
+  readonly owners: OwnershipContext;
+  /** Each planned change by address, for the references of the blocks planned after it. */
+  readonly changesByAddress: Map<string, ResourceChange>;
+  /** What was read of a block moved from another address: the resource it was moved from. */
+  readonly movedReads: Map<string, ReadResult>;
+  /** What a reference reads of a block: what was read of it, or for a moved block, the resource it was moved from. */
+  readonly reads: Pick<ReadonlyMap<string, ReadResult>, 'get'>;
+  /** Each block's place in plan order. */
+  readonly position: ReadonlyMap<string, number>;
+  readonly stackName: string | null;
+}
+
+/** A check's result, as evaluated before planning; one that could not be evaluated is an error. */
+function planCheck(run: PlanRun, block: Extract<Block, { kind: 'check' }>): void {
+  const { address } = block;
+  const outcome = run.input.checks.get(address) ?? { status: 'error', message: 'the check was not evaluated' };
+  const result: CheckResult = { address, type: block.type, name: block.name, action: 'read', ...outcome, desired: block.attributes, depends_on: block.dependsOn };
+  run.checks.push(result);
+  run.checkResults.set(address, result);
+  if (outcome.status === 'error') run.diagnostics.push(blockError(block, `check ${address} could not be evaluated: ${outcome.message}`));
+}
+
+/**
+ * One resource block's change (or its diagnostics): its references resolved where the plan knows
+ * them, planned against what was read, seen against the replacements it reads.
+ */
+function planBlock(run: PlanRun, block: ResourceBlock): void {
+  const { input, diagnostics, changesByAddress, reads } = run;
+  const { address } = block;
+  const stack = input.stack;
+  const read = input.reads.get(address);
+  if (!read) {
+    diagnostics.push(blockError(block, `${address} was not read`));
+    return;
+  }
+  if (!read.ok) {
+    diagnostics.push({ ...blockError(block, `reading ${address} failed: ${read.error.summary}`), detail: read.error.detail });
+    return;
+  }
+  const resolved = block.references ? resolveBlockReferences(block, reads, changesByAddress) : { block, pending: [], notes: [], diagnostics: [] };
+  if (resolved.diagnostics.length > 0) {
+    diagnostics.push(...resolved.diagnostics);
+    return;
+  }
+  const resend = input.resendSensitive?.has(address) === true;
+  const warnings = failingCheckWarnings(block, run.checkResults);
+  const ref = { address: block.address, stack: run.stackName, prune: stack.prune, ...(input.seal ? { seal: input.seal } : {}) };
+  const planOne = (b: ResourceBlock) => planResource(b, read.observation, input.planners, warnings, ref, run.owners, resend);
+  const planned = attributeReplacement(block, resolved.pending, planOne(resolved.block), {
+    replan: (asIf) => {
+      const again = resolveBlockReferences(block, reads, asIf);
+      return again.diagnostics.length > 0 ? undefined : planOne(again.block);
+    },
+    changes: changesByAddress,
+    position: run.position,
+    planner: input.planners[block.type] as ResourcePlanner<ResourceType>,
+  });
+  if (planned.moved) run.movedReads.set(address, { ok: true, observation: planned.moved });
+  diagnostics.push(...planned.diagnostics);
+  if (resend && planned.change && planned.change.action !== 'create' && !planned.change.sensitive) {
+    diagnostics.push(
+      blockError(
+        block,
+        `${address}: --resend-sensitive names it, but it sends no sensitive values (${planned.change.action === 'delete' ? 'it is deleted' : 'its block declares none'})`,
+      ),
+    );
+  }
+  if (planned.change) {
+    // A delete waits on none of its references: they order it before what it refers to, and one
+    // naming a block deleted after it reads that block as observed (see ReferenceSources.deleting).
+    const change = withFollowUp(
+      resolved.pending.length === 0 || planned.change.action === 'delete' ? planned.change : withPendingReferences(planned.change, resolved.pending, resolved.notes),
+      resolved.block,
+      read.observation,
+      input.planners,
+    );
+    run.resourceChanges.push(change);
+    changesByAddress.set(address, change);
+  }
 }
 
 /**
@@ -316,7 +358,7 @@ function dependantError(
   errors: readonly Diagnostic[],
   context: ReplacementContext,
 ): Diagnostic {
-  const { idField } = context.planner;
+  const { idField } = RESOURCE_KINDS[block.type];
   const pinned = (block.attributes as Record<string, unknown>)[idField] !== undefined;
   const them = replaced.length === 1 ? replaced[0]! : `${replaced.slice(0, -1).join(', ')} and ${replaced.at(-1)!}`;
   const reason = pinned
@@ -411,8 +453,9 @@ function planOwnedResource<K extends ResourceType>(
   const identity = observed.exists && observed.foundBy !== undefined ? observed.foundBy : (planner.create?.identity(desired, ref) ?? undefined);
   // A kind whose platform id is part of its natural key (a DNS zone's name) names it in every
   // block: such a block is still created when absent, not refused as an unknown id.
-  const key = RESOURCE_KINDS[block.type].create?.key;
-  const named = (desired as Record<string, unknown>)[planner.idField] !== undefined && !(Array.isArray(key) && key.includes(planner.idField));
+  const { idField, create } = RESOURCE_KINDS[block.type];
+  const key = create?.key;
+  const named = (desired as Record<string, unknown>)[idField] !== undefined && !(Array.isArray(key) && key.includes(idField));
   // Each change is written out as one object literal, not spread from a shared base: spreading
   // then adding a dozen fields cost more than the rest of planning a resource.
 
@@ -446,14 +489,14 @@ function planOwnedResource<K extends ResourceType>(
       // A pruning stack's create of a container writes its pruning owner: a create made again at apply (references) must too.
       return created.change && planner.ownership?.scope === 'prune' && ref.prune === true ? { ...created, change: { ...created.change, claim: true } } : created;
     }
-    const id = desired[planner.idField];
+    const id = (desired as Record<string, unknown>)[idField];
     const detail = planner.create
-      ? `Check the id, or remove ${planner.idField} to have edgeform create the ${block.type} (found again by its ${describeKey(block.type)}).`
+      ? `Check the id, or remove ${idField} to have edgeform create the ${block.type} (found again by its ${describeKey(block.type)}).`
       : `edgeform cannot create a ${block.type} (the kind is adopt-only): check the id, or remove the block if the resource was deleted on purpose.`;
     return {
       diagnostics: [
         {
-          ...blockError(block, `${block.address}: ${block.type} ${JSON.stringify(id)} does not exist; edgeform adopts existing resources by id`, planner.idField, detail),
+          ...blockError(block, `${block.address}: ${block.type} ${JSON.stringify(id)} does not exist; edgeform adopts existing resources by id`, idField, detail),
           code: RESOURCE_MISSING,
         },
       ],
@@ -530,7 +573,8 @@ function judgeOwnership<K extends ResourceType>(
   const ownership = planner.ownership;
   const desired = block.attributes;
   if (!ownership) return { diagnostics: [] };
-  const idOf = (attributes: unknown) => (attributes as Record<string, unknown>)[planner.idField];
+  const { idField } = RESOURCE_KINDS[block.type];
+  const idOf = (attributes: unknown) => (attributes as Record<string, unknown>)[idField];
   const moved = block.movedFrom;
   const from = moved ? `${moved.stack}/${moved.address}` : undefined;
   if (ownership.scope === 'prune') {
@@ -562,7 +606,7 @@ function judgeOwnership<K extends ResourceType>(
               ownership.scope === 'prune'
                 ? `${block.address}: ${block.type} ${JSON.stringify(id)} is pruned by stack "${owner.stack}" (${owner.address || 'no address'}), as its ${noun} says; with prune: true this stack would prune it too, and each stack would destroy the other's record sets`
                 : `${block.address}: ${block.type} ${JSON.stringify(id)} carries the ${noun} of stack "${owner.stack}" (${owner.address || 'no address'}); adopting it by id would take it from that stack`,
-              planner.idField,
+              idField,
               ownership.scope === 'prune'
                 ? `To take it over, add "${takeOver}" to this block (and remove prune: true, or the block, from stack "${owner.stack}"); to only read it, remove prune: true from this stack.`
                 : `To take it over, add "${takeOver}" to this block (and remove its block from stack "${owner.stack}"); otherwise adopt another ${block.type}.`,
@@ -572,7 +616,7 @@ function judgeOwnership<K extends ResourceType>(
       }
     }
     if (owner !== null && owner.stack === ref.stack && owner.mark === 'invalid' && (owner.address === ref.address || ownership.scope === 'prune')) {
-      return { diagnostics: [unprovenError(block, ownership, id, planner.idField)] };
+      return { diagnostics: [unprovenError(block, ownership, id, idField)] };
     }
     // The block's own resource exists: one still carrying the old tags is another one.
     const others = old.filter((r) => idOf(r.desired) !== id);
@@ -636,7 +680,12 @@ function judgePruneOwner<K extends ResourceType>(
 }
 
 /** The error of a block whose own resource names this stack with an owner mark that does not verify: it is neither adopted nor re-marked. */
-function unprovenError(block: Pick<Block, 'address' | 'type' | 'range' | 'fieldSources'>, ownership: Pick<Ownership, 'scope' | 'noun'>, id: unknown, idField: string): Diagnostic {
+function unprovenError(
+  block: Pick<Block, 'address' | 'type' | 'range' | 'fieldSources'>,
+  ownership: Pick<OwnershipRules, 'scope' | 'noun'>,
+  id: unknown,
+  idField: string,
+): Diagnostic {
   const noun = ownership.noun ?? 'ownership tags';
   return {
     ...blockError(
@@ -727,7 +776,7 @@ function planMove<K extends ResourceType>(block: ResourceBlock<K>, planner: Reso
     };
   }
   // Apply acts on the resource by its id (the block has none: it was found by the old tags).
-  const desired = { ...block.attributes, [planner.idField]: move.id } as ResourceAttributes[K];
+  const desired = { ...block.attributes, [RESOURCE_KINDS[block.type].idField]: move.id } as ResourceAttributes[K];
   const lockTaskId = move.observation.lockTaskId ?? null;
   const change = changeOf({ ...block, attributes: desired }, result, result.before, lockTaskId, checkWarnings, undefined);
   return { diagnostics: [], change: { ...change, moved_from: move.from }, moved };
@@ -840,7 +889,7 @@ function planPrune(stack: Stack, owned: readonly OwnedRead[], planners: Resource
 /** A listed resource as a prune warning names it: its kind and id (`cloud_floating_ip 726e…`). */
 function describeOwned<K extends ResourceType>(type: K, resource: OwnedResource, planners: ResourcePlanners): string {
   const planner: ResourcePlanner<K> = planners[type];
-  return `${type} ${JSON.stringify((resource.desired as Record<string, unknown>)[planner.idField])}`;
+  return `${type} ${JSON.stringify((resource.desired as Record<string, unknown>)[RESOURCE_KINDS[type].idField])}`;
 }
 
 /** Why a resource found by this stack's ownership tags is pruned (a kind may give its own reason, OwnedResource.pruneReason). */

@@ -3,8 +3,8 @@ import { planCostSchema } from './cost-schema.js';
 import { z } from 'zod';
 import { CHECK_TYPES, isDeletable, RESOURCE_KINDS, RESOURCE_TYPES, type ResourceType } from '../kinds/registry.js';
 import { PlanFileError, StalePlanError } from '../errors.js';
-import { canonicalJson } from './fingerprint.js';
-import { buildGraph, findCycles } from './graph.js';
+import { canonicalJson } from '../model/fingerprint.js';
+import { buildGraph, findCycles } from '../model/graph.js';
 import { PLAN_FORMAT_VERSION, type ChangeFields, type Plan, type SavedPlan } from './types.js';
 
 const fieldChange = z.strictObject({

@@ -1,7 +1,7 @@
 import { distance } from 'fastest-levenshtein';
 import type { Diagnostic } from '../config/diagnostics.js';
 import type { Stack } from '../config/types.js';
-import { buildGraph } from './graph.js';
+import { buildGraph } from '../model/graph.js';
 import type { Plan } from './types.js';
 
 /** The diagnostic code of the warning every `--target` run carries. */

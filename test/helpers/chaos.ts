@@ -4,7 +4,7 @@ import type { Sleep } from '../../src/api/sleep.js';
 import { CONFIRM_POLICY, type ConfirmPolicy } from '../../src/apply/executor.js';
 import type { ApplyOutcome } from '../../src/apply/outcome.js';
 import type { Emulator, EmulatorFixtures, MutationKind, MutationLogEntry } from '../../src/emulator/index.js';
-import { canonicalJson } from '../../src/plan/fingerprint.js';
+import { canonicalJson } from '../../src/model/fingerprint.js';
 import type { Plan, ResourceChange } from '../../src/plan/types.js';
 import { createProviderContext } from '../../src/kinds/context.js';
 import type { ProviderContext } from '../../src/kinds/provider.js';

@@ -1,4 +1,4 @@
-import { fingerprint } from '../../src/plan/fingerprint.js';
+import { fingerprint } from '../../src/model/fingerprint.js';
 import { PLAN_FORMAT_VERSION, type CheckResult, type Plan, type ResourceChange, type SavedChange } from '../../src/plan/types.js';
 
 /**

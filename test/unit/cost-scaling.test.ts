@@ -12,7 +12,7 @@ import { loadStack, type LoadStackResult } from '../../src/config/load-stack.js'
 import type { Stack } from '../../src/config/types.js';
 import type { CheckOutcome, Observation, ReadResult } from '../../src/kinds/provider.js';
 import { providers } from '../../src/kinds/providers.js';
-import { buildGraph, findCycles, topologicalOrder, transitiveDependants } from '../../src/plan/graph.js';
+import { buildGraph, findCycles, topologicalOrder, transitiveDependants } from '../../src/model/graph.js';
 import { buildPlan } from '../../src/plan/planner.js';
 import type { Plan } from '../../src/plan/types.js';
 import { selectTargets } from '../../src/plan/targets.js';

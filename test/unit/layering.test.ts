@@ -6,63 +6,83 @@ import { describe, expect, it } from 'vitest';
 import { CHECK_KINDS, RESOURCE_KINDS } from '../../src/kinds/registry.js';
 
 /**
- * The architecture of docs/architecture.md, enforced on the import graph of src/:
+ * The architecture of docs/architecture.md, enforced on the import graph of src/. The rules are
+ * that document's table ("Folders and who may import whom"), read here, so the table and the
+ * test cannot drift apart:
  *
- * - which layer may import which (`runtime`), and which only with `import type` (`type`, erased
- *   at build time, so no runtime dependency);
- * - config/ and plan/ never load api/ or a provider, not even through another module (they read
- *   the kinds' schemas through the registry, which holds no provider);
+ * - which layer may import which (`may import`), and which only with `import type` (`as types
+ *   only`, erased at build time, so no runtime dependency);
+ * - a `provider-free` layer never loads, through any chain of runtime imports, a module of a
+ *   layer that is not (api/, a provider);
  * - a kind never imports another kind, and only the registry (schemas) and the provider table
  *   (providers) import a kind's folder;
  * - render/ does no I/O: no file, network, process or terminal module, no `process` or `console`.
  *
  * The checker is a pure function of the files' text, tested on synthetic trees that break each
- * rule (so it cannot pass by finding nothing) and then run on src/, where it must find files in
- * every layer and every kind folder.
+ * rule, one for every pair of layers the table keeps apart (so it cannot pass by finding
+ * nothing), and then run on src/, where it must find files in every layer and every kind folder.
  */
 
-/** The layers of src/. `schemas` is the provider-free part of src/kinds/; `kinds` is the rest (providers and their machinery). */
-type Layer = 'api' | 'schemas' | 'kinds' | 'config' | 'plan' | 'apply' | 'render' | 'emulator' | 'cli' | 'shared';
+/** A layer's row of the rule table. */
+interface LayerRule {
+  name: string;
+  /** Its modules under src/ (posix): exact paths (`*` one folder name) and folders (ending in `/`). */
+  modules: string[];
+  runtime: string[];
+  type: string[];
+  providerFree: boolean;
+}
 
-const RULES: Record<Exclude<Layer, 'shared'>, { runtime: Layer[]; type?: Layer[] }> = {
-  api: { runtime: [] },
-  schemas: { runtime: [] },
-  config: { runtime: ['plan', 'schemas'] },
-  plan: { runtime: ['config', 'schemas'], type: ['kinds'] },
-  kinds: { runtime: ['api', 'plan', 'schemas'], type: ['config'] },
-  apply: { runtime: ['plan', 'kinds'] },
-  render: { runtime: ['config', 'plan', 'apply'] },
-  emulator: { runtime: [] },
-  cli: { runtime: ['api', 'schemas', 'kinds', 'config', 'plan', 'apply', 'render', 'emulator'] },
-};
+const ARCHITECTURE = fileURLToPath(new URL('../../docs/architecture.md', import.meta.url));
 
-/** Layers whose modules must not load api/ or a provider, directly or through any module they load. */
-const PROVIDER_FREE: Layer[] = ['schemas', 'config', 'plan'];
+/** The rule table of docs/architecture.md: the rows of the table whose header starts `| layer | modules |`. */
+function readRuleTable(markdown: string): LayerRule[] {
+  const lines = markdown.split('\n');
+  const header = lines.findIndex((l) => l.startsWith('| layer | modules |'));
+  if (header < 0) throw new Error('docs/architecture.md has no rule table (| layer | modules | ...)');
+  const names = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+  const rules: LayerRule[] = [];
+  for (const line of lines.slice(header + 2)) {
+    if (!line.startsWith('|')) break;
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim());
+    if (cells.length !== 6) throw new Error(`docs/architecture.md's rule table: a row of ${cells.length} cells, not 6: ${line}`);
+    const [name, modules, , runtime, type, providerFree] = cells;
+    const inSrc = names(modules ?? '').filter((m) => m.startsWith('src/'));
+    // A layer outside src/ (cmd/) is not this test's: it reads src/.
+    if (inSrc.length === 0) continue;
+    rules.push({
+      name: names(name ?? '')[0]!,
+      modules: inSrc.map((m) => m.slice('src/'.length)),
+      runtime: names(runtime ?? ''),
+      type: names(type ?? ''),
+      providerFree: providerFree === 'yes',
+    });
+  }
+  return rules;
+}
+
+const RULES = readRuleTable(readFileSync(ARCHITECTURE, 'utf8'));
+const RULE = new Map(RULES.map((r) => [r.name, r]));
 
 /** Modules render/ must not import: they read or write files, the network, processes or the terminal. */
 const IO_MODULES = /^(node:)?(fs|fs\/promises|net|http|https|http2|tls|dgram|dns|child_process|cluster|readline|readline\/promises|tty|process|worker_threads)$|^undici$/;
 
-/** The layer of a module, from its path under src/ (posix separators). */
-function layerOf(path: string): Layer | undefined {
-  if (['errors.ts', 'version.ts', 'env.ts', 'lazily.ts'].includes(path)) return 'shared';
-  const [top = '', second, third] = path.split('/');
-  if (top === 'kinds') {
-    const providerFree =
-      [
-        'registry.ts',
-        'kind-spec.ts',
-        'fields.ts',
-        'tag-key-lookalike.ts',
-        'did-you-mean.ts',
-        'cdn-options.ts',
-        'cdn-options-schema.ts',
-        'cdn-purge-schema.ts',
-        'cloud-vendor-values.ts',
-        'dns-names.ts',
-      ].includes(second!) || third === 'schema.ts';
-    return providerFree ? 'schemas' : 'kinds';
-  }
-  return top in RULES ? (top as Layer) : undefined;
+function matches(pattern: string, path: string): boolean {
+  if (pattern.endsWith('/')) return path.startsWith(pattern);
+  const a = pattern.split('/');
+  const b = path.split('/');
+  return a.length === b.length && a.every((segment, i) => segment === '*' || segment === b[i]);
+}
+
+/** The layer of a module, from its path under src/ (posix separators): an exact entry of the table first, then the longest folder. */
+function layerOf(path: string): string | undefined {
+  const entries = RULES.flatMap((r) => r.modules.map((m) => ({ layer: r.name, m })));
+  const exact = entries.find((e) => !e.m.endsWith('/') && matches(e.m, path));
+  if (exact) return exact.layer;
+  return entries.filter((e) => e.m.endsWith('/') && matches(e.m, path)).sort((x, y) => y.m.length - x.m.length)[0]?.layer;
 }
 
 /** The kind folder a module belongs to (`kinds/<kind>/...`), if any. */
@@ -118,9 +138,9 @@ function usesProcessOrConsole(path: string, text: string): boolean {
 interface LayeringReport {
   offenders: string[];
   /** Modules checked, per layer. */
-  files: Partial<Record<Layer, number>>;
+  files: Partial<Record<string, number>>;
   /** Relative imports checked, per importing layer. */
-  imports: Partial<Record<Layer, number>>;
+  imports: Partial<Record<string, number>>;
   /** Kind folders seen under kinds/. */
   kindFolders: Set<string>;
 }
@@ -131,7 +151,7 @@ function checkLayering(tree: ReadonlyMap<string, string>): LayeringReport {
   const runtimeEdges = new Map<string, string[]>();
   for (const [path, text] of tree) {
     const from = layerOf(path);
-    if (from === undefined || from === 'shared') continue;
+    if (from === undefined) continue;
     report.files[from] = (report.files[from] ?? 0) + 1;
     const kind = kindFolderOf(path);
     if (kind !== undefined) report.kindFolders.add(kind);
@@ -155,9 +175,9 @@ function checkLayering(tree: ReadonlyMap<string, string>): LayeringReport {
       if (targetKind !== undefined && kind === undefined && !['kinds/registry.ts', 'kinds/providers.ts', 'kinds/economics-table.ts'].includes(path)) {
         report.offenders.push(`${shown}: only the registry and the provider table import a kind's folder`);
       }
-      if (to === from || to === 'shared') continue;
-      const rule = RULES[from];
-      if (to !== undefined && (rule.runtime.includes(to) || (typeOnly && rule.type?.includes(to)))) continue;
+      if (to === from) continue;
+      const rule = RULE.get(from)!;
+      if (to !== undefined && (rule.runtime.includes(to) || (typeOnly && rule.type.includes(to)))) continue;
       report.offenders.push(`${shown}: ${from}/ may not import ${to ?? 'it'}${typeOnly ? '' : ' at runtime'}`);
     }
     if (from === 'render' && usesProcessOrConsole(path, text)) report.offenders.push(`${path} uses process or console: render does no I/O`);
@@ -165,13 +185,13 @@ function checkLayering(tree: ReadonlyMap<string, string>): LayeringReport {
   // What each provider-free module loads, all the way down.
   for (const [path] of runtimeEdges) {
     const from = layerOf(path)!;
-    if (!PROVIDER_FREE.includes(from)) continue;
+    if (!RULE.get(from)?.providerFree) continue;
     const cameFrom = new Map<string, string | null>([[path, null]]);
     const queue = [path];
     while (queue.length > 0) {
       const at = queue.shift()!;
       const layer = layerOf(at);
-      if (layer === 'api' || layer === 'kinds') {
+      if (layer !== undefined && !RULE.get(layer)!.providerFree) {
         const chain: string[] = [];
         for (let step: string | null | undefined = at; step; step = cameFrom.get(step)) chain.unshift(step);
         report.offenders.push(`${path} loads ${at} (${chain.join(' -> ')}): ${from}/ never loads api/ or a provider`);
@@ -207,8 +227,8 @@ describe('layering', () => {
     const report = checkLayering(readSrc());
     expect(report.offenders).toEqual([]);
     // It checked something in every layer, so it cannot pass by finding nothing.
-    for (const layer of Object.keys(RULES) as (keyof typeof RULES)[]) expect(report.files[layer], `modules found in ${layer}`).toBeGreaterThan(0);
-    for (const layer of ['schemas', 'kinds', 'config', 'plan', 'apply', 'render', 'cli'] as const) expect(report.imports[layer], `relative imports in ${layer}`).toBeGreaterThan(0);
+    for (const { name } of RULES) expect(report.files[name], `modules found in ${name}`).toBeGreaterThan(0);
+    for (const layer of ['schemas', 'kinds', 'config', 'plan', 'apply', 'render', 'cli']) expect(report.imports[layer], `relative imports in ${layer}`).toBeGreaterThan(0);
     // Every registered kind has its folder, and every folder is a registered kind.
     const folders = Object.values({ ...RESOURCE_KINDS, ...CHECK_KINDS }).map((k) => k.type.replaceAll('_', '-'));
     expect([...report.kindFolders].sort()).toEqual(folders.sort());
@@ -225,7 +245,11 @@ describe('layering', () => {
       ['api/path.ts', "import { EdgeformError } from '../errors.js';"],
       ['api/errors.ts', ''],
       ['config/types.ts', "import { CHECK_KINDS } from '../kinds/registry.js';"],
-      ['plan/planner.ts', "import type { ResourceProvider } from '../kinds/provider.js';\nimport { type Stack } from '../config/types.js';"],
+      [
+        'plan/planner.ts',
+        "import type { ResourceType } from '../kinds/registry.js';\nimport { type Stack } from '../config/types.js';\nimport { buildGraph } from '../model/graph.js';",
+      ],
+      ['model/graph.ts', "import { EdgeformError } from '../errors.js';"],
       ['render/plan-text.ts', "import kleur from 'kleur';\nimport type { Plan } from '../plan/types.js';"],
     ]);
     const offenders = (changes: Record<string, string>) => checkLayering(new Map([...ok, ...Object.entries(changes)])).offenders;
@@ -239,10 +263,59 @@ describe('layering', () => {
     });
 
     it('reports a runtime import of what a layer may only import as a type', () => {
-      expect(offenders({ 'plan/planner.ts': "import { bindProvider } from '../kinds/provider.js';" })).toEqual([
-        'plan/planner.ts imports ../kinds/provider.js: plan/ may not import kinds at runtime',
-        'plan/planner.ts loads kinds/provider.ts (plan/planner.ts -> kinds/provider.ts): plan/ never loads api/ or a provider',
+      expect(offenders({ 'kinds/shared.ts': "import { CHECK_KINDS } from '../config/types.js';" })).toEqual([
+        'kinds/shared.ts imports ../config/types.js: kinds/ may not import config at runtime',
       ]);
+    });
+
+    it('reports config/ importing plan/: what both need lives in model/', () => {
+      expect(offenders({ 'config/types.ts': "import type { Plan } from '../plan/types.js';" })).toEqual([
+        'config/types.ts imports ../plan/types.js (type): config/ may not import plan',
+      ]);
+    });
+
+    // One positive control per rule of the table: for every layer, a fabricated import of each
+    // layer its row does not allow (at runtime, and as a type unless `as types only` allows it),
+    // and for a provider-free layer, loading a provider through an allowed module.
+    const sample = (layer: string): string => {
+      const module = RULE.get(layer)!.modules[0]!;
+      return module.endsWith('/') ? `${module}sample.ts` : module.replaceAll('*', 'a');
+    };
+    const importFrom = (from: string, to: string) =>
+      posix
+        .relative(posix.dirname(from), to)
+        .replace(/^(?!\.)/, './')
+        .replace(/\.ts$/, '.js');
+    for (const rule of RULES) {
+      for (const other of RULES) {
+        if (other.name === rule.name || rule.runtime.includes(other.name)) continue;
+        const [from, to] = [sample(rule.name), sample(other.name)];
+        it(`refuses ${rule.name}/ importing ${other.name}/${rule.type.includes(other.name) ? ' at runtime' : ''} (${from} -> ${to})`, () => {
+          const spec = importFrom(from, to);
+          expect(offenders({ [from]: `import { x } from '${spec}';` })).toContain(`${from} imports ${spec}: ${rule.name}/ may not import ${other.name} at runtime`);
+          const typed = offenders({ [from]: `import type { X } from '${spec}';` });
+          if (rule.type.includes(other.name)) expect(typed.filter((o) => o.includes('may not import'))).toEqual([]);
+          else expect(typed).toContain(`${from} imports ${spec} (type): ${rule.name}/ may not import ${other.name}`);
+        });
+      }
+      if (rule.providerFree) {
+        it(`refuses ${rule.name}/ loading a provider through a module it may import`, () => {
+          const from = sample(rule.name);
+          // The registry (provider-free) loading a provider stands for any such chain.
+          const found = offenders({ [from]: `import { x } from '${importFrom(from, 'kinds/registry.ts')}';`, 'kinds/registry.ts': "import { a } from './a/provider.js';" });
+          const chain = from === 'kinds/registry.ts' ? 'kinds/registry.ts -> kinds/a/provider.ts' : `${from} -> kinds/registry.ts -> kinds/a/provider.ts`;
+          expect(found).toContain(`${from} loads kinds/a/provider.ts (${chain}): ${rule.name}/ never loads api/ or a provider`);
+        });
+      }
+    }
+
+    it('reads every layer of src/ from the table, with its rules', () => {
+      expect(RULES.map((r) => r.name).sort()).toEqual(['api', 'apply', 'cli', 'config', 'emulator', 'kinds', 'model', 'plan', 'render', 'schemas', 'shared']);
+      expect(RULE.get('config')!.runtime).not.toContain('plan');
+      expect(RULE.get('apply')!.runtime).not.toContain('api');
+      expect(layerOf('kinds/dns-zone/schema.ts')).toBe('schemas');
+      expect(layerOf('kinds/dns-zone/provider.ts')).toBe('kinds');
+      expect(layerOf('errors.ts')).toBe('shared');
     });
 
     it('reports config/ or plan/ loading a provider through the registry', () => {

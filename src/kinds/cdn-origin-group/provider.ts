@@ -107,7 +107,7 @@ function pickByName(desired: Desired, groups: readonly OriginGroup[]): { item: O
   const item = onlyMatch(
     groups.filter((g) => g.name === desired.name),
     (g) => g.id,
-    { type: 'cdn_origin_group', identity, idField: 'origin_group_id' },
+    { type: 'cdn_origin_group', identity },
   );
   return item === null ? null : { item, foundBy: identity };
 }
@@ -133,7 +133,6 @@ const reads = defineListReads<'cdn_origin_group', OriginGroup>({
 
 /** Create (POST), update (PATCH with the name and the fields that differ: harmless to repeat) and delete; no tasks. */
 const lifecycle = defineLifecycle('cdn_origin_group', {
-  idField: 'origin_group_id',
   updateVerbs: ['Updating', 'Updated'],
   create: { payload: payloadSchema, request: ({ payload }) => ({ method: 'POST', path: GROUPS, body: payload.body }) },
   update: { payload: payloadSchema, request: ({ payload, id }) => ({ method: 'PATCH', path: groupPath(id), body: payload.body }) },

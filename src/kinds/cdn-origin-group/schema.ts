@@ -111,7 +111,8 @@ export const cdnOriginGroupKind = defineKind({
     { path: ['origins', '*', 's3', 'access_key_id'], value: S3_KEYS.access_key_id },
     { path: ['origins', '*', 's3', 'secret_access_key'], value: S3_KEYS.secret_access_key },
   ],
-  create: { idField: 'origin_group_id', key: ['name'] },
+  idField: 'origin_group_id',
+  create: { key: ['name'] },
   readable: {
     id: { type: 'number', description: 'The origin group id (integer).', read: (s) => s.origin_group_id },
     name: { type: 'string', description: 'The origin group name.', read: (s) => s.name },

@@ -76,7 +76,7 @@ function pickByCname(desired: Desired, resources: readonly CdnResource[]): { ite
   const item = onlyMatch(
     resources.filter((r) => r.cname === desired.cname),
     (r) => r.id,
-    { type: 'cdn_resource', identity, idField: 'resource_id' },
+    { type: 'cdn_resource', identity },
   );
   return item === null ? null : { item, foundBy: identity };
 }
@@ -229,7 +229,6 @@ function letsEncryptNote(action: 'issue' | 'revoke', cname: string): string {
 
 /** Create (POST), update (PATCH of the fields that differ) and delete; no tasks. */
 const lifecycle = defineLifecycle('cdn_resource', {
-  idField: 'resource_id',
   updateVerbs: ['Updating', 'Updated'],
   create: { payload: payloadSchema, request: ({ payload }) => ({ method: 'POST', path: RESOURCES, body: payload.body }) },
   update: { payload: payloadSchema, request: ({ payload, id }) => ({ method: 'PATCH', path: resourcePath(id), body: payload.body }) },

@@ -58,7 +58,8 @@ export const cdnResourceKind = defineKind({
     'A CDN resource (a delivery domain and how it caches and serves), by resource_id or by cname; edgeform creates it, sets its origin, hostnames, SSL and declared options, and ensure: absent deactivates it, then deletes it.',
   identity: ['resource_id', 'cname'],
   terraform: { resource: 'gcore_cdn_resource', fields: TERRAFORM_OPTION_NAMES },
-  create: { idField: 'resource_id', key: ['cname'] },
+  idField: 'resource_id',
+  create: { key: ['cname'] },
   readable: {
     id: { type: 'number', description: 'The CDN resource id (integer).', read: (s) => s.resource_id },
     cname: { type: 'string', description: 'The delivery domain.', read: (s) => s.cname },

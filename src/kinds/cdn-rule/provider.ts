@@ -67,7 +67,7 @@ function pickByName(desired: Desired, rules: readonly CdnRule[]): { item: CdnRul
   const item = onlyMatch(
     rules.filter((r) => r.name === desired.name),
     (r) => r.id,
-    { type: 'cdn_rule', identity, idField: 'rule_id' },
+    { type: 'cdn_rule', identity },
   );
   return item === null ? null : { item, foundBy: identity };
 }
@@ -206,7 +206,6 @@ const pruneListing: PruneListing<'cdn_rule'> = {
 
 /** Create (POST), update (PATCH of the fields that differ) and delete of a resource's rule; no tasks. */
 const lifecycle = defineLifecycle('cdn_rule', {
-  idField: 'rule_id',
   updateVerbs: ['Updating', 'Updated'],
   create: { payload: payloadSchema, request: ({ desired, payload }) => ({ method: 'POST', path: rulesPath(desired.resource_id), body: payload.body }) },
   update: { payload: payloadSchema, request: ({ desired, payload, id }) => ({ method: 'PATCH', path: rulePath(desired.resource_id, id), body: payload.body }) },

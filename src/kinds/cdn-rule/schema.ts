@@ -97,7 +97,8 @@ export const cdnRuleKind = defineKind({
   description: 'A rule of a CDN resource (options for the paths its pattern matches), by rule_id or by name within its resource; edgeform creates, changes and deletes it.',
   identity: ['rule_id', 'name'],
   terraform: { resource: 'gcore_cdn_rule', fields: { ...TERRAFORM_OPTION_NAMES, origin_protocol: 'override_origin_protocol' } },
-  create: { idField: 'rule_id', key: ['resource_id', 'name'] },
+  idField: 'rule_id',
+  create: { key: ['resource_id', 'name'] },
   resolvedBeforeRead: ['resource_id'],
   readable: {
     id: { type: 'number', description: 'The rule id (integer).', read: (s) => s.rule_id },

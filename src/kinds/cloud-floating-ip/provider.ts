@@ -34,7 +34,6 @@ function observe(fip: FloatingIp): Observation & { exists: true } {
 /** Reads, the find by ownership tags, the create plan, the tags diff and ownership, shared with the other owned cloud kinds. */
 const owned = defineOwnedCloud({
   type: 'cloud_floating_ip',
-  idField: 'floating_ip_id',
   noun: 'floating IP',
   list: floatingIpList,
   get: async (ctx, d, id) => (await ctx.api.get(fipPath('v1', d.project_id, d.region_id, id), { schema: floatingIpAnswer, signal: ctx.signal })).body,
@@ -53,7 +52,6 @@ const owned = defineOwnedCloud({
  * gone is done, an IP still there unlocked is deleted again; 404 is done.
  */
 const lifecycle = defineLifecycle('cloud_floating_ip', {
-  idField: 'floating_ip_id',
   updateVerbs: ['Modifying', 'Modified'],
   tasks: { scope: cloudTaskScope, lock: (fip: FloatingIp) => fip.task_id },
   create: {

@@ -12,7 +12,8 @@ export const cloudFloatingIpKind = defineKind({
   kind: 'resource',
   description: 'A cloud floating IP: adopted by id, or created and found again by its ownership tags; edgeform manages its user tags and can delete it.',
   identity: ['floating_ip_id'],
-  create: { idField: 'floating_ip_id', key: 'owner' },
+  idField: 'floating_ip_id',
+  create: { key: 'owner' },
   terraform: { resource: 'gcore_floatingip', fields: TERRAFORM_CLOUD_FIELDS },
   readable: {
     id: { type: 'string', description: 'The floating IP id (UUID).', read: (s) => s.floating_ip_id },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
 import { PlanPayloadError } from '../../errors.js';
-import { fingerprint } from '../../plan/fingerprint.js';
+import { fingerprint } from '../../model/fingerprint.js';
 import { KNOWN_AFTER_APPLY, type FieldChange, type ResourceChange } from '../../plan/types.js';
 import { createPlan, onlyMatch, REPLACED_STATE, withCreateFacts } from '../create.js';
 import { ADDRESS_TAG, STACK_TAG } from '../fields.js';
@@ -132,7 +132,7 @@ async function listCarrying(ctx: ProviderContext, d: { project_id: number; regio
 async function findOwned(ctx: ProviderContext, d: Desired, ref: ResourceRef): Promise<Instance | null> {
   if (ref.stack === null) return null;
   const matches = await listCarrying(ctx, d, { [STACK_TAG]: ref.stack, [ADDRESS_TAG]: ref.address });
-  return onlyMatch(matches, (vm) => vm.id, { type: 'cloud_instance', identity: `${ownershipIdentity(ref.stack)} (${ADDRESS_TAG} ${ref.address})`, idField: 'instance_id' });
+  return onlyMatch(matches, (vm) => vm.id, { type: 'cloud_instance', identity: `${ownershipIdentity(ref.stack)} (${ADDRESS_TAG} ${ref.address})` });
 }
 
 /** Reads one instance (GET) or the instances of a project and region (the list), with one projection; a block without id by its ownership tags. */
@@ -159,7 +159,7 @@ const reads = defineListReads<'cloud_instance', Instance>({
       const vm = onlyMatch(
         matches.filter((m) => tagValue(m, STACK_TAG) === ref.stack),
         (m) => m.id,
-        { type: 'cloud_instance', identity: `${ownershipIdentity(ref.stack)} (${ADDRESS_TAG} ${ref.address})`, idField: 'instance_id' },
+        { type: 'cloud_instance', identity: `${ownershipIdentity(ref.stack)} (${ADDRESS_TAG} ${ref.address})` },
       );
       return vm === null ? null : { item: vm, foundBy: ownershipIdentity(ref.stack) };
     },
@@ -507,7 +507,6 @@ const getInstance = async (ctx: ProviderContext, d: Desired, id: string) =>
  * the boot volume made from an image goes with it (created delete_on_termination).
  */
 const lifecycle = defineLifecycle('cloud_instance', {
-  idField: 'instance_id',
   updateVerbs: ['Modifying', 'Modified'],
   tasks: { scope: cloudTaskScope, lock: (vm: Instance) => vm.task_id },
   replace: true,

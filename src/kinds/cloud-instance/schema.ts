@@ -101,7 +101,8 @@ export const cloudInstanceKind = defineKind({
     resource: 'gcore_instancev2',
     fields: { ...TERRAFORM_CLOUD_FIELDS, keypair_name: 'ssh_key_name', interface: 'interfaces', 'interfaces.*.existing_fip_id': 'floating_ip_id', volume: 'volume_ids' },
   },
-  create: { idField: 'instance_id', key: 'owner' },
+  idField: 'instance_id',
+  create: { key: 'owner' },
   readable: {
     id: { type: 'string', description: 'The instance id (UUID).', read: (s) => s.instance_id },
     name: { type: 'string', description: 'The instance name.', read: (s) => s.name },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
-import { canonicalJson } from '../../plan/fingerprint.js';
+import { canonicalJson } from '../../model/fingerprint.js';
 import { KNOWN_AFTER_APPLY } from '../../plan/types.js';
 import { EdgeformError, InconsistentResultError, StoppedError } from '../../errors.js';
 import { describeStep, nextUpgradeStep, parseK8sVersion, planUpgradePath } from './upgrade-path.js';
@@ -78,7 +78,6 @@ export function decideUpgradeProgress(input: { live: string; target: string; awa
  * re-read). Clusters are not created or deleted by edgeform.
  */
 const lifecycle = defineLifecycle('cloud_k8s_cluster', {
-  idField: 'cluster_name',
   updateVerbs: ['Upgrading', 'Upgraded'],
   tasks: { scope: cloudTaskScope, lock: (cluster: Cluster) => cluster.task_id, timeoutMs: K8S_TASK_TIMEOUT_MS },
   update: {

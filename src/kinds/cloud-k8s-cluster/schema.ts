@@ -14,6 +14,7 @@ export const cloudK8sClusterKind = defineKind({
   kind: 'resource',
   description: 'An existing managed Kubernetes cluster, adopted by name; edgeform upgrades it to version.',
   identity: ['cluster_name'],
+  idField: 'cluster_name',
   terraform: { resource: 'gcore_k8sv2', fields: { project_name: 'project_id', region_name: 'region_id', name: 'cluster_name' } },
   readable: {
     id: { type: 'string', description: 'The cluster name (a cluster is named, not numbered, in the API).', read: (s) => s.cluster_name },

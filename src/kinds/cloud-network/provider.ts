@@ -30,7 +30,6 @@ function observe(net: Network): Observation & { exists: true } {
 
 const owned = defineOwnedCloud({
   type: 'cloud_network',
-  idField: 'network_id',
   noun: 'network',
   list: networkList,
   get: async (ctx, d, id) => (await ctx.api.get(networkPath(d.project_id, d.region_id, id), { schema: networkAnswer, signal: ctx.signal })).body,
@@ -46,7 +45,6 @@ const owned = defineOwnedCloud({
  * subnets (409 naming them), which the executor reports as the resource's failure.
  */
 const lifecycle = defineLifecycle('cloud_network', {
-  idField: 'network_id',
   updateVerbs: ['Modifying', 'Modified'],
   tasks: { scope: cloudTaskScope, lock: (net: Network) => net.task_id },
   replace: true,

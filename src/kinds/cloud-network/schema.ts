@@ -28,7 +28,8 @@ export const cloudNetworkKind = defineKind({
   description: 'A cloud network: adopted by id, or created and found again by its ownership tags; edgeform manages its name and user tags and can delete it.',
   identity: ['network_id'],
   terraform: { resource: 'gcore_network', fields: TERRAFORM_CLOUD_FIELDS },
-  create: { idField: 'network_id', key: 'owner' },
+  idField: 'network_id',
+  create: { key: 'owner' },
   readable: {
     id: { type: 'string', description: 'The network id (UUID).', read: (s) => s.network_id },
     name: { type: 'string', description: 'The network name.', read: (s) => s.name },

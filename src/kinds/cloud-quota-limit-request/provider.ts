@@ -1,6 +1,6 @@
 import { apiPath } from '../../api/path.js';
 import { z } from 'zod';
-import { canonicalJson } from '../../plan/fingerprint.js';
+import { canonicalJson } from '../../model/fingerprint.js';
 import type { FieldChange } from '../../plan/types.js';
 import { createPlan, onlyMatch } from '../create.js';
 import { defineListReads } from '../list-read.js';
@@ -40,7 +40,7 @@ function pickByDescription(d: Desired, requests: readonly Request[]): { item: Re
   const item = onlyMatch(
     requests.filter((r) => r.description === description),
     (r) => r.id,
-    { type: 'cloud_quota_limit_request', identity, idField: 'request_id' },
+    { type: 'cloud_quota_limit_request', identity },
   );
   return item === null ? null : { item, foundBy: identity };
 }
@@ -83,7 +83,6 @@ const reads = defineListReads<'cloud_quota_limit_request', Request>({
  * would make it ambiguous. A request cannot be updated.
  */
 const lifecycle = defineLifecycle('cloud_quota_limit_request', {
-  idField: 'request_id',
   updateVerbs: ['Replacing', 'Replaced'],
   create: { payload: createPayloadSchema, request: ({ payload }) => ({ method: 'POST', path: REQUESTS, body: payload }) },
   delete: { request: ({ id }) => ({ method: 'DELETE', path: requestPath(id) }) },

@@ -49,7 +49,8 @@ export const cloudQuotaLimitRequestKind = defineKind({
   kind: 'resource',
   description: 'A cloud quota limit request, by id or by description; edgeform creates it, replaces it when its limits change, and deletes it.',
   identity: ['request_id', 'description'],
-  create: { idField: 'request_id', key: ['description'] },
+  idField: 'request_id',
+  create: { key: ['description'] },
   readable: {
     id: { type: 'number', description: 'The quota limit request id (integer).', read: (s) => s.request_id },
     status: { type: 'string', description: 'The request status (e.g. in progress, done, rejected).', read: (s) => s.status },

@@ -83,7 +83,6 @@ function observe(g: SecurityGroup): Observation & { exists: true } {
 
 const owned = defineOwnedCloud<'cloud_security_group', SecurityGroup>({
   type: 'cloud_security_group',
-  idField: 'security_group_id',
   noun: 'security group',
   list: securityGroupList,
   get,
@@ -140,7 +139,6 @@ async function sendRuleChanges(
 }
 
 const lifecycle = defineLifecycle('cloud_security_group', {
-  idField: 'security_group_id',
   updateVerbs: ['Modifying', 'Modified'],
   tasks: { scope: cloudTaskScope, lock: () => null },
   create: {

@@ -107,7 +107,8 @@ export const cloudSecurityGroupKind = defineKind({
     'A cloud security group and its rules: adopted by id, or created and found again by its ownership tags; edgeform manages its name, description, tags and rules, and can delete it.',
   identity: ['security_group_id'],
   terraform: { resource: 'gcore_securitygroup', fields: { ...TERRAFORM_CLOUD_FIELDS, security_group_rules: 'rules' } },
-  create: { idField: 'security_group_id', key: 'owner' },
+  idField: 'security_group_id',
+  create: { key: 'owner' },
   selfNames: { 'rules.*.remote_group_id': 'self' },
   readable: {
     id: { type: 'string', description: 'The security group id (UUID).', read: (s) => s.security_group_id },

@@ -26,7 +26,7 @@ function pickByName(desired: ResourceAttributes['cloud_ssh_key'], keys: readonly
   const item = onlyMatch(
     keys.filter((k) => k.name === desired.name),
     (k) => k.id,
-    { type: 'cloud_ssh_key', identity, idField: 'ssh_key_id' },
+    { type: 'cloud_ssh_key', identity },
   );
   return item === null ? null : { item, foundBy: identity };
 }
@@ -49,7 +49,6 @@ const reads = defineListReads<'cloud_ssh_key', SshKey>({
 
 /** Create (POST, synchronous 201: sent once, a lost answer settled by finding the key by name) and delete (204; gone is done). */
 const lifecycle = defineLifecycle('cloud_ssh_key', {
-  idField: 'ssh_key_id',
   updateVerbs: ['Replacing', 'Replaced'],
   replace: true,
   create: { payload: createPayloadSchema, request: ({ desired: d, payload }) => ({ method: 'POST', path: sshKeyList.path(d), body: payload.body }) },

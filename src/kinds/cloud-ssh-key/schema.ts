@@ -66,7 +66,8 @@ export const cloudSshKeyKind = defineKind({
   description: 'A cloud SSH key (its public half), by ssh_key_id or by name in the project; created from public_key or public_key_file, replaced when the key differs.',
   identity: ['ssh_key_id', 'name'],
   terraform: { resource: 'gcore_keypair', fields: { project_name: 'project_id', sshkey_name: 'name' } },
-  create: { idField: 'ssh_key_id', key: ['name'] },
+  idField: 'ssh_key_id',
+  create: { key: ['name'] },
   files: { public_key_file: { into: 'public_key', what: 'an OpenSSH public key file (.pub)', maxBytes: MAX_PUBLIC_KEY_BYTES, check: checkPublicKey } },
   readable: {
     id: { type: 'string', description: 'The SSH key id (UUID).', read: (s) => s.ssh_key_id },

@@ -54,7 +54,6 @@ function observe(subnet: Subnet): Observation & { exists: true } {
 
 const owned = defineOwnedCloud({
   type: 'cloud_subnet',
-  idField: 'subnet_id',
   noun: 'subnet',
   list: subnetList,
   get: async (ctx, d, id) => (await ctx.api.get(subnetPath(d.project_id, d.region_id, id), { schema: subnetAnswer, signal: ctx.signal })).body,
@@ -132,7 +131,6 @@ function createBody(d: ResourceAttributes['cloud_subnet']): Record<string, unkno
  * delete (`delete_subnet`, a task); a replacement deletes the subnet, then creates the new one.
  */
 const lifecycle = defineLifecycle('cloud_subnet', {
-  idField: 'subnet_id',
   updateVerbs: ['Modifying', 'Modified'],
   tasks: { scope: cloudTaskScope, lock: (subnet: Subnet) => subnet.task_id ?? null },
   replace: true,

@@ -84,7 +84,8 @@ export const cloudSubnetKind = defineKind({
   description: 'A cloud subnet of a network: adopted by id, or created and found again by its ownership tags; a different network_id, cidr or ip_version replaces it.',
   identity: ['subnet_id'],
   terraform: { resource: 'gcore_subnet', fields: TERRAFORM_CLOUD_FIELDS },
-  create: { idField: 'subnet_id', key: 'owner' },
+  idField: 'subnet_id',
+  create: { key: 'owner' },
   readable: {
     id: { type: 'string', description: 'The subnet id (UUID).', read: (s) => s.subnet_id },
     cidr: { type: 'string', description: 'The subnet addresses in CIDR notation.', read: (s) => s.cidr },

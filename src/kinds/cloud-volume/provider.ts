@@ -58,10 +58,9 @@ function observe(v: Volume): Observation & { exists: true } {
   };
 }
 
-const owned = defineOwnedCloud<'cloud_volume', Volume>({ type: 'cloud_volume', idField: 'volume_id', noun: 'volume', list: volumeList, get, observe });
+const owned = defineOwnedCloud<'cloud_volume', Volume>({ type: 'cloud_volume', noun: 'volume', list: volumeList, get, observe });
 
 const lifecycle = defineLifecycle('cloud_volume', {
-  idField: 'volume_id',
   updateVerbs: ['Modifying', 'Modified'],
   tasks: { scope: cloudTaskScope, lock: (v: Volume) => v.task_id },
   replace: true,

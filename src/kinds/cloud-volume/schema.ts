@@ -42,7 +42,8 @@ export const cloudVolumeKind = defineKind({
     'A cloud volume: adopted by id, or created (new, from an image or a snapshot) and found again by its ownership tags; edgeform renames, retags, extends, retypes and deletes it.',
   identity: ['volume_id'],
   terraform: { resource: 'gcore_volume', fields: { ...TERRAFORM_CLOUD_FIELDS, type_name: 'volume_type' } },
-  create: { idField: 'volume_id', key: 'owner' },
+  idField: 'volume_id',
+  create: { key: 'owner' },
   readable: {
     id: { type: 'string', description: 'The volume id (UUID).', read: (s) => s.volume_id },
     size: { type: 'number', description: 'The size in GiB.', read: (s) => s.size },

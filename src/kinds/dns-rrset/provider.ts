@@ -1,6 +1,6 @@
 import { NotFoundError } from '../../api/errors.js';
 import { z } from 'zod';
-import { canonicalJson } from '../../plan/fingerprint.js';
+import { canonicalJson } from '../../model/fingerprint.js';
 import type { FieldChange } from '../../plan/types.js';
 import { createPlan, withCreateFacts } from '../create.js';
 import { zoneList } from '../dns-zones.js';
@@ -143,7 +143,6 @@ const storedAnswer = { schema: rrsetItem, observe: ({ desired: d }: { desired: R
  * or 404: gone), so apply reads the zone's list to confirm none of them.
  */
 const lifecycle = defineLifecycle<'dns_rrset', RrsetItem, z.infer<typeof payloadSchema>, z.infer<typeof payloadSchema>>('dns_rrset', {
-  idField: 'name',
   updateVerbs: ['Updating', 'Updated'],
   create: {
     payload: payloadSchema,

@@ -350,7 +350,8 @@ export const dnsRrsetKind = defineKind({
   description: 'A DNS record set (zone, name, record type): its TTL, records (compared as a set, content normalised per type), pickers and meta; created, updated and deleted.',
   identity: ['zone', 'name', 'record_type'],
   terraform: { resource: 'gcore_dns_zone_record', fields: { domain: 'name', resource_record: 'resource_records', filter: 'pickers' } },
-  create: { idField: 'name', key: ['zone', 'name', 'record_type'] },
+  idField: 'name',
+  create: { key: ['zone', 'name', 'record_type'] },
   readable: {
     id: {
       type: 'string',

@@ -162,7 +162,6 @@ async function sendToggles(ctx: ProviderContext, name: string, payload: ZonePayl
 export const dnsZone: ResourceProvider<'dns_zone'> = {
   kind: 'resource',
   type: 'dns_zone',
-  idField: 'name',
   verbs: { update: ['Updating', 'Updated'], delete: ['Destroying', 'Destroyed'] },
   payloadSchema,
 

@@ -68,7 +68,8 @@ export const dnsZoneKind = defineKind({
   description: 'A DNS zone by name: its SOA fields (contact, expiry, refresh, retry, nx_ttl, primary server), meta, enabled and DNSSEC; created, updated and deleted.',
   identity: ['name'],
   terraform: { resource: 'gcore_dns_zone', fields: {} },
-  create: { idField: 'name', key: ['name'] },
+  idField: 'name',
+  create: { key: ['name'] },
   ownerRecord: true,
   // The zone file's text goes into records_text; the loader (src/config/zone-records.ts) parses
   // it with the zone's name as origin, which this check, given the text alone, cannot know.

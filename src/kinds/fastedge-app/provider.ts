@@ -72,7 +72,7 @@ function pickByName(desired: ResourceAttributes['fastedge_app'], apps: readonly 
   const item = onlyMatch(
     apps.filter((read) => read.app.name === desired.name),
     (read) => read.id,
-    { type: 'fastedge_app', identity, idField: 'app_id' },
+    { type: 'fastedge_app', identity },
   );
   return item === null ? null : { item, foundBy: identity };
 }
@@ -113,7 +113,6 @@ const reads = defineListReads<'fastedge_app', ReadApp>({
 
 /** Create (POST /apps), update (PATCH, setting values: harmless to repeat) and delete; no tasks. */
 const lifecycle = defineLifecycle('fastedge_app', {
-  idField: 'app_id',
   updateVerbs: ['Updating', 'Updated'],
   create: { payload: payloadSchema, request: ({ payload }) => ({ method: 'POST', path: APPS, body: payload.body }) },
   update: { payload: payloadSchema, request: ({ payload, id }) => ({ method: 'PATCH', path: appPath(id), body: payload.body }) },

@@ -38,7 +38,8 @@ export const fastedgeAppKind = defineKind({
     'A FastEdge app, by app_id or by name; edgeform creates it when no app has that name, sets its binary, env, headers, status and comment, and ensure: absent deletes it.',
   identity: ['app_id', 'name'],
   terraform: { resource: 'gcore_fastedge_app', fields: {} },
-  create: { idField: 'app_id', key: ['name'] },
+  idField: 'app_id',
+  create: { key: ['name'] },
   readable: {
     id: { type: 'number', description: 'The app id (integer).', read: (s) => s.app_id },
     name: { type: 'string', description: 'The app name.', read: (s) => s.name },

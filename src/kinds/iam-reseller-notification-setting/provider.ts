@@ -40,7 +40,7 @@ const settingKey = (type: string | undefined, email: string | undefined) => JSON
 function pickByKey(d: Desired, settings: readonly Setting[]): { item: Setting; foundBy: string } | null {
   const identity = describeKey(d);
   const matches = settings.filter((s) => s.notification_type === d.notification_type && s.email === d.email);
-  const item = onlyMatch(matches, (s) => s.id, { type: 'iam_reseller_notification_setting', identity, idField: 'notification_settings_id' });
+  const item = onlyMatch(matches, (s) => s.id, { type: 'iam_reseller_notification_setting', identity });
   return item === null ? null : { item, foundBy: identity };
 }
 
@@ -68,7 +68,6 @@ const reads = defineListReads<'iam_reseller_notification_setting', Setting>({
 
 /** Create (POST, 201), update (PATCH with the full body) and delete; no tasks. */
 const lifecycle = defineLifecycle('iam_reseller_notification_setting', {
-  idField: 'notification_settings_id',
   updateVerbs: ['Modifying', 'Modified'],
   create: {
     payload: createPayloadSchema,

@@ -28,7 +28,8 @@ export const iamResellerNotificationSettingKind = defineKind({
   kind: 'resource',
   description: 'A reseller notification setting, by id or by reseller, notification type and e-mail; edgeform creates, updates and deletes it.',
   identity: ['notification_settings_id', 'notification_type', 'email'],
-  create: { idField: 'notification_settings_id', key: ['reseller_id', 'notification_type', 'email'] },
+  idField: 'notification_settings_id',
+  create: { key: ['reseller_id', 'notification_type', 'email'] },
   readable: {
     id: { type: 'number', description: 'The notification setting id (integer).', read: (s) => s.notification_settings_id },
     email: { type: 'string', description: 'The address notified.', read: (s) => s.email },

@@ -35,7 +35,7 @@ function pickByName(desired: { name?: string | undefined }, players: readonly Pl
   const player = onlyMatch(
     players.filter((p) => p.name === name),
     (p) => p.id,
-    { type: 'streaming_player', identity, idField: 'player_id' },
+    { type: 'streaming_player', identity },
   );
   return player === null ? null : { item: player, foundBy: identity };
 }
@@ -90,7 +90,6 @@ const reads = defineListReads<'streaming_player', Player>({
 
 /** Create (POST /players, answered without a body), update (PATCH, setting values) and delete (204); no tasks. */
 const lifecycle = defineLifecycle('streaming_player', {
-  idField: 'player_id',
   updateVerbs: ['Updating', 'Updated'],
   create: { payload: payloadSchema, request: ({ payload }) => ({ method: 'POST', path: PLAYERS, body: payload.body }) },
   update: { payload: payloadSchema, request: ({ payload, id }) => ({ method: 'PATCH', path: playerPath(id), body: payload.body }) },

@@ -57,7 +57,8 @@ export const streamingPlayerKind = defineKind({
   description:
     'A streaming player, by player_id or by name; edgeform creates it when no player has that name, sets the settings the block declares, and ensure: absent deletes it.',
   identity: ['player_id', 'name'],
-  create: { idField: 'player_id', key: ['name'] },
+  idField: 'player_id',
+  create: { key: ['name'] },
   readable: {
     id: { type: 'number', description: 'The player id (integer).', read: (s) => s.player_id },
     name: { type: 'string', description: 'The player name.', read: (s) => s.name },

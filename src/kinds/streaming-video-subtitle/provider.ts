@@ -44,7 +44,7 @@ function pickByLanguage(d: Desired, subtitles: readonly Subtitle[]): { item: Sub
   const item = onlyMatch(
     subtitles.filter((s) => s.language === d.language),
     (s) => s.id,
-    { type: 'streaming_video_subtitle', identity, idField: 'subtitle_id' },
+    { type: 'streaming_video_subtitle', identity },
   );
   return item === null ? null : { item, foundBy: identity };
 }
@@ -73,7 +73,6 @@ const reads = defineListReads<'streaming_video_subtitle', Subtitle>({
 
 /** Create (POST, answered with the subtitle), update (PATCH, only what differs) and delete; no tasks. */
 const lifecycle = defineLifecycle('streaming_video_subtitle', {
-  idField: 'subtitle_id',
   updateVerbs: ['Modifying', 'Modified'],
   create: { payload: createPayloadSchema, request: ({ desired, payload }) => ({ method: 'POST', path: listPath(desired.video_id), body: payload.body }) },
   update: { payload: payloadSchema, request: ({ desired, payload, id }) => ({ method: 'PATCH', path: subtitlePath(desired.video_id, id), body: payload.body }) },

@@ -109,7 +109,8 @@ export const streamingVideoSubtitleKind = defineKind({
   kind: 'resource',
   description: "A video's subtitle, by id or by video and language, with its WebVTT text inline or from a file; edgeform creates, updates and deletes it.",
   identity: ['subtitle_id', 'video_id', 'language'],
-  create: { idField: 'subtitle_id', key: ['video_id', 'language'] },
+  idField: 'subtitle_id',
+  create: { key: ['video_id', 'language'] },
   readable: {
     id: { type: 'number', description: 'The subtitle id (integer).', read: (s) => s.subtitle_id },
     video_id: { type: 'number', description: 'The video the subtitle belongs to.', read: (s) => s.video_id },

@@ -17,7 +17,7 @@ import { fieldsReadBefore } from '../../../src/config/references.js';
 import type { ProviderContext } from '../../../src/kinds/provider.js';
 import { providers } from '../../../src/kinds/providers.js';
 import { RESOURCE_KINDS, RESOURCE_TYPES, type ResourceType } from '../../../src/kinds/registry.js';
-import { formatPath } from '../../../src/plan/references.js';
+import { formatPath } from '../../../src/model/references.js';
 import { chaosWorld } from '../../helpers/chaos.js';
 import { connectTo, driveTasks, planYaml } from '../../helpers/apply.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';

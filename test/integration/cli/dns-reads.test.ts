@@ -83,8 +83,8 @@ describe('DNS reads and import', () => {
     expect(applied.stdout).toContain('Apply complete! Resources: 40 added, 20 changed, 20 destroyed.');
     const requests = emu.requests.slice(from).map((r) => `${r.method} ${r.route}`);
     const counts = Object.fromEntries([...new Set(requests)].map((r) => [r, requests.filter((x) => x === r).length]));
-    // The account's zones once (the plan checks that the zone of the record sets to create exists);
-    // the zone's list: once for the plan, once for the reads before acting (asked for together); then one write a change.
+    // The zone's list: once for the plan, once for the reads before acting (asked for together); the
+    // account's zones once, which the plan checks each record set to create against; then one write a change.
     expect(counts).toEqual({
       'GET /dns/v2/zones': 1,
       'GET /dns/v2/zones/{zoneName}/rrsets': 2,

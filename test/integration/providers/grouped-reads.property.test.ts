@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ResourceBlock } from '../../../src/config/types.js';
 import type { EmulatorFixtures } from '../../../src/emulator/index.js';
-import { canonicalJson } from '../../../src/plan/fingerprint.js';
+import { canonicalJson } from '../../../src/model/fingerprint.js';
 import { buildPlan } from '../../../src/plan/planner.js';
 import type { ProviderRegistry } from '../../../src/kinds/provider.js';
 import { providers } from '../../../src/kinds/providers.js';

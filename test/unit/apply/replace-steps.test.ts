@@ -14,6 +14,7 @@ import { providers } from '../../../src/kinds/providers.js';
 import type { CheckResult, ResourceChange } from '../../../src/plan/types.js';
 import { summaryLines } from '../../../src/render/apply-view.js';
 import { change, check, plan } from '../../helpers/plan.js';
+import { watchWrites } from '../../../src/kinds/context.js';
 
 /** What a stand-in world holds and how it misbehaves. */
 interface World {
@@ -75,6 +76,8 @@ const context: ProviderContext = {
   waitForTasks: () => Promise.reject(new Error('no task is waited on here')),
   progress: () => undefined,
   sleep: () => Promise.resolve(),
+  urgentApi: () => context.api,
+  watchWrites,
 };
 
 const replace = (address: string, dependsOn: string[] = []) =>

@@ -14,6 +14,7 @@ import { providers } from '../../../src/kinds/providers.js';
 import type { CheckResult, ResourceChange } from '../../../src/plan/types.js';
 import { countScans } from '../../helpers/scan-counter.js';
 import { change, check, plan } from '../../helpers/plan.js';
+import { watchWrites } from '../../../src/kinds/context.js';
 
 const SMALL = 300;
 const LARGE = 3_000;
@@ -41,6 +42,8 @@ const context: ProviderContext = {
   waitForTasks: () => Promise.reject(new Error('no task is waited on here')),
   progress: () => undefined,
   sleep: () => Promise.resolve(),
+  urgentApi: () => context.api,
+  watchWrites,
 };
 
 /** Deletes `n` apps, each depending on the addresses `dependsOn(i)` gives (among them `checks`). */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { canonicalJson } from '../../../src/plan/fingerprint.js';
+import { canonicalJson } from '../../../src/model/fingerprint.js';
 import { describe, expect, it } from 'vitest';
 import { loadStack, MAX_DEPENDENCY_SUGGESTIONS } from '../../../src/config/load-stack.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';

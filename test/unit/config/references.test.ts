@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { interpolate } from '../../../src/config/interpolate.js';
 import { loadStack } from '../../../src/config/load-stack.js';
-import { parseTemplate, writeTemplate } from '../../../src/plan/references.js';
+import { parseTemplate, writeTemplate } from '../../../src/model/references.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 async function load(text: string) {

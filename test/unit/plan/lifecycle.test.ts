@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildPlan, type ResourcePlanners } from '../../../src/plan/planner.js';
-import { applySteps } from '../../../src/plan/graph.js';
+import { applySteps } from '../../../src/plan/apply-steps.js';
 import { KNOWN_AFTER_APPLY, type ResourceChange } from '../../../src/plan/types.js';
 import { createPlan } from '../../../src/kinds/create.js';
 import type { OwnedRead, OwnedResource, ProviderPlan, ReadResult } from '../../../src/kinds/provider.js';
@@ -26,7 +26,6 @@ const planners = (() => {
     };
   };
   const app = {
-    idField: 'app_id',
     summarize: (state: Record<string, unknown>) => ({ app_id: state.app_id, name: state.name }),
     plan,
     create: {

@@ -8,12 +8,12 @@ import { resource, stackOf } from '../../helpers/stack.js';
 
 /**
  * A stand-in kind with ownership tags (the planner's move, foreign-owner and rename-warning
- * logic is generic): its state is `{ id, owner: 'STACK/ADDRESS' | null, size }`, its diff
+ * logic is generic): its state is `{ floating_ip_id, owner: 'STACK/ADDRESS' | null, size }`, its diff
  * updates `size`, and its claim also rewrites `owner`.
  */
 const planners = (() => {
   const diff = (desired: Record<string, unknown>, state: Record<string, unknown>): ProviderPlan => {
-    const before = { id: state.id, size: state.size };
+    const before = { floating_ip_id: state.floating_ip_id, size: state.size };
     const changed = desired.size !== undefined && desired.size !== state.size;
     return {
       action: changed ? 'update' : 'no-op',
@@ -32,12 +32,11 @@ const planners = (() => {
     return { stack: stack!, address: address! };
   };
   const kind = {
-    idField: 'id',
-    summarize: (state: Record<string, unknown>) => ({ id: state.id, size: state.size }),
+    summarize: (state: Record<string, unknown>) => ({ floating_ip_id: state.floating_ip_id, size: state.size }),
     plan: diff,
     create: {
-      plan: (desired: Record<string, unknown>) => ({ ...diff(desired, { id: '(known after apply)' }), action: 'create' as const }),
-      identity: (desired: Record<string, unknown>, ref: { stack: string | null }) => (desired.id === undefined ? `ownership tags of stack "${ref.stack}"` : null),
+      plan: (desired: Record<string, unknown>) => ({ ...diff(desired, { floating_ip_id: '(known after apply)' }), action: 'create' as const }),
+      identity: (desired: Record<string, unknown>, ref: { stack: string | null }) => (desired.floating_ip_id === undefined ? `ownership tags of stack "${ref.stack}"` : null),
     },
     ownership: {
       owner,
@@ -62,8 +61,8 @@ const tagged = (id: string, stack: string, address: string, place = 'p1', size =
   stack,
   address,
   place,
-  desired: { id, place, ensure: 'absent' } as never,
-  observation: { exists: true, state: { id, owner: `${stack}/${address}`, size } },
+  desired: { floating_ip_id: id, place, ensure: 'absent' } as never,
+  observation: { exists: true, state: { floating_ip_id: id, owner: `${stack}/${address}`, size } },
 });
 const missing: ReadResult = { ok: true, observation: { exists: false } };
 const found = (state: Record<string, unknown>): ReadResult => ({ ok: true, observation: { exists: true, state } });
@@ -92,9 +91,9 @@ describe('a move (moved_from, renamed_from)', () => {
       address: 'cloud_floating_ip.web',
       action: 'update',
       moved_from: 'prod/cloud_floating_ip.old',
-      desired: { id: 'A', size: 2 },
+      desired: { floating_ip_id: 'A', size: 2 },
       payload: { size: 2, owner: 'prod/cloud_floating_ip.web' },
-      before: { id: 'A', size: 1 },
+      before: { floating_ip_id: 'A', size: 1 },
     });
     expect(result.summary).toEqual({ add: 0, change: 1, destroy: 0, read: 0 });
     expect(renderPlanText(result)).toContain('~ cloud_floating_ip.web (moved from prod/cloud_floating_ip.old)');
@@ -102,7 +101,9 @@ describe('a move (moved_from, renamed_from)', () => {
 
   it('is a no-op once done (the block finds its own resource, nothing carries the old tags)', () => {
     const web = block('web', { size: 1 }, { stack: 'prod', address: 'cloud_floating_ip.old' });
-    const result = plan([web], { 'cloud_floating_ip.web': found({ id: 'A', owner: 'prod/cloud_floating_ip.web', size: 1 }) }, [tagged('A', 'prod', 'cloud_floating_ip.web')]);
+    const result = plan([web], { 'cloud_floating_ip.web': found({ floating_ip_id: 'A', owner: 'prod/cloud_floating_ip.web', size: 1 }) }, [
+      tagged('A', 'prod', 'cloud_floating_ip.web'),
+    ]);
     expect(result.errored).toBe(false);
     expect(result.resource_changes.map((c) => c.action)).toEqual(['no-op']);
     expect(result.diagnostics).toEqual([]);
@@ -110,7 +111,7 @@ describe('a move (moved_from, renamed_from)', () => {
 
   it('fails naming both when the old and the new address both exist', () => {
     const web = block('web', {}, { stack: 'prod', address: 'cloud_floating_ip.old' });
-    const result = plan([web], { 'cloud_floating_ip.web': found({ id: 'B', owner: 'prod/cloud_floating_ip.web', size: 1 }) }, [
+    const result = plan([web], { 'cloud_floating_ip.web': found({ floating_ip_id: 'B', owner: 'prod/cloud_floating_ip.web', size: 1 }) }, [
       tagged('A', 'prod', 'cloud_floating_ip.old'),
       tagged('B', 'prod', 'cloud_floating_ip.web'),
     ]);
@@ -144,19 +145,19 @@ describe('a move (moved_from, renamed_from)', () => {
 
 describe('foreign ownership', () => {
   it("a block adopting by id what another stack's tags name is an error naming the stack and the moved_from that takes it over", () => {
-    const mine = block('mine', { id: 'A' });
-    const result = plan([mine], { 'cloud_floating_ip.mine': found({ id: 'A', owner: 'other/cloud_floating_ip.shared', size: 1 }) }, undefined);
+    const mine = block('mine', { floating_ip_id: 'A' });
+    const result = plan([mine], { 'cloud_floating_ip.mine': found({ floating_ip_id: 'A', owner: 'other/cloud_floating_ip.shared', size: 1 }) }, undefined);
     expect(result.errored).toBe(true);
     expect(result.diagnostics[0]!.summary).toContain('carries the ownership tags of stack "other"');
     expect(result.diagnostics[0]!.detail).toContain('moved_from: other/cloud_floating_ip.shared');
   });
 
   it("moved_from takes it over; this stack's own tags and no tags are adopted as before", () => {
-    const taken = block('mine', { id: 'A' }, { stack: 'other', address: 'cloud_floating_ip.shared' });
-    const result = plan([taken], { 'cloud_floating_ip.mine': found({ id: 'A', owner: 'other/cloud_floating_ip.shared', size: 1 }) }, []);
+    const taken = block('mine', { floating_ip_id: 'A' }, { stack: 'other', address: 'cloud_floating_ip.shared' });
+    const result = plan([taken], { 'cloud_floating_ip.mine': found({ floating_ip_id: 'A', owner: 'other/cloud_floating_ip.shared', size: 1 }) }, []);
     expect(result.resource_changes[0]).toMatchObject({ action: 'update', moved_from: 'other/cloud_floating_ip.shared', payload: { owner: 'prod/cloud_floating_ip.mine' } });
     for (const owner of ['prod/cloud_floating_ip.mine', null]) {
-      const plain = plan([block('mine', { id: 'A' })], { 'cloud_floating_ip.mine': found({ id: 'A', owner, size: 1 }) }, undefined);
+      const plain = plan([block('mine', { floating_ip_id: 'A' })], { 'cloud_floating_ip.mine': found({ floating_ip_id: 'A', owner, size: 1 }) }, undefined);
       expect(plain.errored, String(owner)).toBe(false);
       expect(plain.resource_changes.map((c) => c.action)).toEqual(['no-op']);
     }
@@ -165,12 +166,16 @@ describe('foreign ownership', () => {
 
 describe('rename warnings of a block that would be created', () => {
   it('names both: the same address under another stack, and an undeclared address of this stack in the same place', () => {
-    const result = plan([block('web', {}), block('kept', { id: 'K' })], { 'cloud_floating_ip.web': missing, 'cloud_floating_ip.kept': found({ id: 'K', owner: null, size: 1 }) }, [
-      tagged('A', 'old', 'cloud_floating_ip.web'),
-      tagged('B', 'prod', 'cloud_floating_ip.legacy'),
-      tagged('C', 'prod', 'cloud_floating_ip.far', 'p2'),
-      tagged('D', 'prod', 'cloud_floating_ip.kept'),
-    ]);
+    const result = plan(
+      [block('web', {}), block('kept', { floating_ip_id: 'K' })],
+      { 'cloud_floating_ip.web': missing, 'cloud_floating_ip.kept': found({ floating_ip_id: 'K', owner: null, size: 1 }) },
+      [
+        tagged('A', 'old', 'cloud_floating_ip.web'),
+        tagged('B', 'prod', 'cloud_floating_ip.legacy'),
+        tagged('C', 'prod', 'cloud_floating_ip.far', 'p2'),
+        tagged('D', 'prod', 'cloud_floating_ip.kept'),
+      ],
+    );
     expect(result.resource_changes.map((c) => [c.address, c.action])).toEqual([
       ['cloud_floating_ip.web', 'create'],
       ['cloud_floating_ip.kept', 'no-op'],

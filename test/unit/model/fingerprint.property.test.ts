@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, fingerprint } from '../../../src/plan/fingerprint.js';
+import { canonicalJson, fingerprint } from '../../../src/model/fingerprint.js';
 
 /**
  * The canonical JSON of earlier versions: JSON.stringify with every object replaced by a copy

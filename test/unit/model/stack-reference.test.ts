@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseReference, parseTemplate, referenceAddress, WHOLE_RESOURCE_REFERENCE, writeReference, writeTemplate } from '../../../src/plan/references.js';
-import { parseStackReference } from '../../../src/plan/stack-reference.js';
+import { parseReference, parseTemplate, referenceAddress, WHOLE_RESOURCE_REFERENCE, writeReference, writeTemplate } from '../../../src/model/references.js';
+import { parseStackReference } from '../../../src/model/stack-reference.js';
 
 describe('${stack:NAME/TYPE.BLOCK.FIELD}', () => {
   it('parses the other stack, the block and the field, and writes them back as written', () => {

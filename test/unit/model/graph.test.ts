@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildGraph, findCycles, topologicalOrder, transitiveDependants } from '../../../src/plan/graph.js';
+import { buildGraph, findCycles, topologicalOrder, transitiveDependants } from '../../../src/model/graph.js';
 
 const g = (spec: Record<string, string[]>) => buildGraph(Object.entries(spec).map(([address, dependsOn]) => ({ address, dependsOn })));
 
