@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DELETABLE_TYPES, RESOURCE_TYPES, type ResourceType } from '../../../src/kinds/registry.js';
 import { PlanFileError, StalePlanError } from '../../../src/errors.js';
-import { comparePlans, isPlanFileCandidate, parsePlanFile, savedTargets } from '../../../src/plan/saved-plan.js';
+import { comparePlans, describeStaleness, isPlanFileCandidate, parsePlanFile, savedTargets, toPlanDocument } from '../../../src/plan/saved-plan.js';
 import { payloadSchemas } from '../../../src/kinds/provider.js';
 import { providers } from '../../../src/kinds/providers.js';
 import { PLAN_FORMAT_VERSION, type Plan, type ResourceChange, type SavedChange } from '../../../src/plan/types.js';
@@ -326,5 +326,148 @@ describe('a depends_on structure the planner could not have written', () => {
     expect(failure(plan([change({ address: 'cloud_instance.a', action: 'no-op', depends_on: ['cloud_instance.gone'] })])).message).toContain(
       'depends on cloud_instance.gone, which is not in the plan',
     );
+  });
+});
+
+describe('the plan document keeps every field of a plan', () => {
+  /** A change carrying every optional field a plan may hold, each with a value parsePlanFile accepts. */
+  const full = (): ResourceChange =>
+    change({
+      address: 'fastedge_app.api',
+      action: 'replace',
+      desired: { name: 'api', binary: 7, env: { IP: '${cloud_floating_ip.web_ip.floating_ip_address}' } },
+      before: { app_id: 3, name: 'api' },
+      after: { app_id: '(known after apply)', name: 'api' },
+      changes: [{ path: ['binary'], op: 'update', before: 6, after: 7, forces_replacement: true }],
+      payload: { name: 'api', binary: 7 },
+      depends_on: ['cloud_floating_ip.web_ip'],
+      unchanged_elements: { env: 2 },
+      identity: 'name = api',
+      destroy_note: 'the old app goes first',
+      moved_from: 'old-stack/fastedge_app.api',
+      sensitive: [{ path: ['env', 'TOKEN'], env: 'API_TOKEN' }],
+      resend_sensitive: true,
+      replaced_because: ['cloud_floating_ip.web_ip'],
+      references: [{ path: ['env', 'IP'], template: '${cloud_floating_ip.web_ip.floating_ip_address}', stringify: true }],
+      after_unknown: { app_id: true },
+      follow_up: { step: 'purge', summary: 'purge the cache', changes: [], notes: ['a note'], payload: { paths: ['/*'] } },
+    });
+  const pruned = () => deletion('fastedge_app.old', { pruned: true, warnings: ['w'], notes: ['n'] });
+  const fullPlan = () =>
+    plan(
+      [change({ address: FIP, action: 'no-op' }), full(), pruned()],
+      [check({ address: 'streaming_video_subtitles.tour', status: 'fail', message: 'missing', details: { missing: ['eng'] }, depends_on: [FIP] })],
+      {
+        stack: { sources: ['a.yaml', 'b.yaml'], digest: 'e'.repeat(64), name: 'prod' },
+        diagnostics: [
+          {
+            severity: 'warning',
+            code: 'w-1',
+            summary: 'a warning',
+            detail: 'more',
+            address: FIP,
+            range: { filename: 'a.yaml', start: { line: 2, column: 3 }, end: { line: 2, column: 9 } },
+          },
+          { severity: 'warning', code: 'w-2', summary: 'bare' },
+        ],
+      },
+    );
+
+  it('writes every optional field of a change, a check, a diagnostic and the stack, and reads them all back', () => {
+    const p = fullPlan();
+    const document = toPlanDocument(p);
+    expect(document).toEqual(JSON.parse(JSON.stringify(p)));
+    expect(parse(document)).toEqual(p);
+  });
+
+  it('writes nothing for the optional fields a change does not have', () => {
+    const bare = toPlanDocument(plan([change({ address: FIP, action: 'no-op' })])) as { stack: object; resource_changes: object[] };
+    expect(Object.keys(bare.resource_changes[0]!)).toEqual([
+      'address',
+      'type',
+      'name',
+      'action',
+      'desired',
+      'before',
+      'after',
+      'changes',
+      'fingerprint',
+      'lock_task_id',
+      'depends_on',
+      'warnings',
+      'notes',
+    ]);
+    expect(bare.stack).toEqual({ sources: ['stack.yaml'], digest: 'd'.repeat(64) });
+    expect(toPlanDocument(plan([], [], { stack: { sources: ['s.yaml'], digest: 'd'.repeat(64), name: null } })).stack).toEqual({ sources: ['s.yaml'], digest: 'd'.repeat(64) });
+  });
+
+  const fields = ['identity', 'moved_from', 'sensitive', 'resend_sensitive', 'replaced_because', 'references', 'after_unknown', 'follow_up', 'destroy_note', 'unchanged_elements', 'payload'] as const;
+  for (const field of fields) {
+    it(`names ${field} dropped from a saved plan when the fresh plan has it`, () => {
+      const saved = fullPlan();
+      delete (saved.resource_changes[1] as unknown as Record<string, unknown>)[field];
+      const stale = comparePlans(saved, fullPlan());
+      expect(stale).toEqual([{ address: 'fastedge_app.api', differences: [`${field} in the plan file is not what the stack and the platform give now`] }]);
+    });
+  }
+
+  it('names pruned, type and name edited in a saved plan', () => {
+    const saved = fullPlan();
+    delete (saved.resource_changes[2] as unknown as Record<string, unknown>).pruned;
+    (saved.resource_changes[1] as unknown as Record<string, unknown>).name = 'other';
+    (saved.resource_changes[1] as unknown as Record<string, unknown>).type = 'cloud_instance';
+    expect(comparePlans(saved, fullPlan())).toEqual([
+      { address: 'fastedge_app.api', differences: ['type, name in the plan file are not what the stack and the platform give now'] },
+      { address: 'fastedge_app.old', differences: ['pruned in the plan file is not what the stack and the platform give now'] },
+    ]);
+  });
+
+  it('names a plan file with only its fingerprint edited', () => {
+    const saved = fullPlan();
+    saved.resource_changes[0]!.fingerprint = 'f'.repeat(64);
+    expect(comparePlans(saved, fullPlan())).toEqual([{ address: FIP, differences: ['fingerprint in the plan file is not what the stack and the platform give now'] }]);
+  });
+
+  it('names an edited check type or dependency, and a check only one plan has', () => {
+    const p = fullPlan();
+    const moved = { ...p, checks: [{ ...p.checks[0]!, depends_on: [] }] };
+    expect(comparePlans(moved, fullPlan()).map((s) => [s.address, s.differences])).toEqual([['streaming_video_subtitles.tour', ['the check in the plan file is not the check of this stack']]]);
+    expect(comparePlans({ ...p, checks: [] }, fullPlan())).toEqual([
+      { address: 'streaming_video_subtitles.tour', differences: ['a plan of this stack now has this check, but the plan file does not'] },
+    ]);
+    expect(comparePlans(fullPlan(), { ...p, checks: [] })).toEqual([{ address: 'streaming_video_subtitles.tour', differences: ['the check in the plan file is not the check of this stack'] }]);
+  });
+});
+
+describe('describeStaleness', () => {
+  it('says a resource appeared, vanished, or which fields changed, unset ones included', () => {
+    expect(describeStaleness({ address: FIP, before: null }, { a: 1 }).differences).toEqual(['did not exist when planned, exists now']);
+    expect(describeStaleness({ address: FIP, before: { a: 1 } }, null).differences).toEqual(['existed when planned, is gone now']);
+    expect(describeStaleness({ address: FIP, before: null }, null).differences).toEqual([]);
+    expect(describeStaleness({ address: FIP, before: { a: 1, b: 'x', same: [1] } }, { a: 2, c: true, same: [1] })).toEqual({
+      address: FIP,
+      differences: ['a: 1 when planned, now 2', 'b: "x" when planned, now (unset)', 'c: (unset) when planned, now true'],
+    });
+  });
+});
+
+describe('savedTargets and prune', () => {
+  const kept = change({ address: FIP, action: 'no-op' });
+  const other = change({ address: 'cloud_instance.web_vm', action: 'no-op' });
+  const prunedOne = deletion('fastedge_app.legacy', { pruned: true });
+
+  it('covers the whole stack when a plan prunes and holds every block (what prune destroys is not a block)', () => {
+    expect(savedTargets(plan([kept, other, prunedOne]), [FIP, 'cloud_instance.web_vm'])).toEqual([]);
+  });
+
+  it('refuses a plan that prunes but covers only some blocks: a targeted plan never prunes', () => {
+    expect(() => savedTargets(plan([kept, prunedOne]), [FIP, 'cloud_instance.web_vm'])).toThrow(StalePlanError);
+    expect(() => savedTargets(plan([kept, prunedOne]), [FIP, 'cloud_instance.web_vm'])).toThrow('the saved plan prunes, but does not cover every block of its stack');
+  });
+
+  it('counts checks among what a plan covers', () => {
+    const gate = check({ address: 'streaming_video_subtitles.tour', status: 'pass', message: 'ok' });
+    expect(savedTargets(plan([kept], [gate]), [FIP, 'streaming_video_subtitles.tour'])).toEqual([]);
+    expect(savedTargets(plan([kept], [gate]), [FIP, 'streaming_video_subtitles.tour', 'cloud_instance.web_vm'])).toEqual([FIP, 'streaming_video_subtitles.tour']);
   });
 });
