@@ -132,6 +132,95 @@ describe('parseZoneFile', () => {
   });
 });
 
+describe('parseZoneFile reads what BIND writes and refuses at its limits', () => {
+  it('takes tabs and CRLF line ends as blanks, and a comment right after the data', () => {
+    const text = '$TTL 300\r\nwww\tIN\tA\t192.0.2.1;first\r\n\t\tA 192.0.2.2 ;second\r\nmail\t60\tMX\t10\tmx;x\r\n';
+    expect(sets(text)).toEqual([
+      ['www.example.com A', 300, [['192.0.2.1'], ['192.0.2.2']]],
+      ['mail.example.com MX', 60, [['10', 'mx']]],
+    ]);
+    // A tab-indented line keeps the previous owner, as a space-indented one does.
+    expect(parse('$TTL 1\nwww A 192.0.2.1\n\tA 192.0.2.2\n').recordSets[0]!.records).toHaveLength(2);
+    // A comment closes the data token, quoted or not; the next line is a new entry.
+    expect(sets('$TTL 1\ntxt TXT "a";b\nother TXT c\n')).toEqual([
+      ['txt.example.com TXT', 1, [['a']]],
+      ['other.example.com TXT', 1, [['c']]],
+    ]);
+  });
+
+  it('reads \\DDD as the byte of that decimal code and \\X as X, and refuses a code over 255 or a backslash at the end', () => {
+    expect(sets('$TTL 1\nt TXT "\\065\\066\\067" \\072i a\\.b \\09x\n')).toEqual([['t.example.com TXT', 1, [['ABC', 'Hi', 'a.b', '09x']]]]);
+    expect(sets('$TTL 1\nt TXT "\\000\\255" \\255\n')).toEqual([['t.example.com TXT', 1, [['\u0000\u00ff', '\u00ff']]]]);
+    expect(problem('$TTL 1\nt TXT "\\256"\n')).toBe('2:8 escape \\256 is not a byte (000 to 255)');
+    expect(problem('$TTL 1\nt TXT \\999\n')).toBe('2:7 escape \\999 is not a byte (000 to 255)');
+    expect(problem('$TTL 1\nt TXT abc\\')).toBe('2:10 a backslash ends the file');
+  });
+
+  it('takes a second $TTL for the records after it, over any TTL a record gave', () => {
+    expect(sets('$TTL 60\na A 192.0.2.1\nb 30 A 192.0.2.2\nc A 192.0.2.3\n$TTL 2h\nd A 192.0.2.4\ne 5 A 192.0.2.5\nf A 192.0.2.6\n')).toEqual([
+      ['a.example.com A', 60, [['192.0.2.1']]],
+      ['b.example.com A', 30, [['192.0.2.2']]],
+      ['c.example.com A', 60, [['192.0.2.3']]],
+      ['d.example.com A', 7200, [['192.0.2.4']]],
+      ['e.example.com A', 5, [['192.0.2.5']]],
+      ['f.example.com A', 7200, [['192.0.2.6']]],
+    ]);
+    // Without $TTL, a record takes the last TTL a record gave.
+    expect(sets('a 30 A 192.0.2.1\nb A 192.0.2.2\nc 0 A 192.0.2.3\nd A 192.0.2.4\n').map(([name, ttl]) => [name, ttl])).toEqual([
+      ['a.example.com A', 30],
+      ['b.example.com A', 30],
+      ['c.example.com A', 0],
+      ['d.example.com A', 0],
+    ]);
+  });
+
+  it('accepts a label of 63 characters and a name of 253, and refuses one more of each', () => {
+    const label63 = 'a'.repeat(63);
+    expect(parse(`$TTL 1\n${label63} A 192.0.2.1\n`).diagnostics).toEqual([]);
+    expect(problem(`$TTL 1\n${'a'.repeat(64)} A 192.0.2.1\n`)).toContain('has a label longer than 63 characters (64)');
+    // example.com is 11 characters: 242 more make 253.
+    const name = (length: number) => {
+      const labels: string[] = [];
+      let left = length - 'example.com'.length;
+      while (left > 0) {
+        const take = Math.min(63, left - 1);
+        labels.push('b'.repeat(take));
+        left -= take + 1;
+      }
+      return labels.join('.');
+    };
+    expect(`${name(253)}.example.com`).toHaveLength(253);
+    expect(parse(`$TTL 1\n${name(253)} A 192.0.2.1\n`).diagnostics).toEqual([]);
+    expect(`${name(254)}.example.com`).toHaveLength(254);
+    expect(problem(`$TTL 1\n${name(254)} A 192.0.2.1\n`)).toMatch(/is longer than 253 characters \(254\)$/);
+  });
+
+  it('reads TTL units in any case and sums them; refuses a unit it does not know', () => {
+    expect(sets('$TTL 1W2D3H4M5S\na A 192.0.2.1\n')[0]![1]).toBe(604800 + 2 * 86400 + 3 * 3600 + 4 * 60 + 5);
+    expect(sets('a 90 A 192.0.2.1\n')[0]![1]).toBe(90);
+    expect(problem('$TTL 1y\n')).toBe('1:6 $TTL "1y" is not a TTL (seconds, or units such as 1h30m, 1d, 1w)');
+    expect(problem('$TTL h\n')).toBe('1:6 $TTL "h" is not a TTL (seconds, or units such as 1h30m, 1d, 1w)');
+  });
+
+  it('reads a quoted or escaped @ or $ as data, never as the origin or a directive', () => {
+    expect(sets('$TTL 1\n"@" TXT x\n').map(([name]) => name)).toEqual(['@.example.com TXT']);
+    expect(sets('$TTL 1\n\\$TTL TXT x\n').map(([name]) => name)).toEqual(['$ttl.example.com TXT']);
+    // A TTL or class written in quotes is not one: it is read as the type, and refused.
+    expect(problem('$TTL 1\nwww "60" A 192.0.2.1\n')).toBe('2:5 expected a record type, found "60"');
+  });
+
+  it('refuses a second "(" inside parentheses, and a $ORIGIN or $TTL with two values', () => {
+    expect(problem('$TTL 1\n@ SOA ( a ( b )\n')).toBe('2:11 a "(" inside parentheses');
+    expect(problem('$TTL 1 2\n')).toBe('1:8 $TTL takes one value; found "2" after it');
+    expect(problem('$ORIGIN\n')).toBe('1:1 $ORIGIN needs a value');
+  });
+
+  it('reads a relative $ORIGIN against the current one, and an owner in a zone read with no origin', () => {
+    expect(sets('$TTL 1\n$ORIGIN sub\nwww A 192.0.2.1\n@ A 192.0.2.2\n').map(([name]) => name)).toEqual(['www.sub.example.com A', 'sub.example.com A']);
+    expect(parseZoneFile('$TTL 1\nwww A 192.0.2.1\nhost.other. A 192.0.2.2\n', { file: FILE, origin: '' }).recordSets.map((s) => s.name)).toEqual(['www', 'host.other']);
+  });
+});
+
 describe('formatZoneFile', () => {
   it('writes $ORIGIN and one line per record, owners relative, data quoted where needed', () => {
     const text = formatZoneFile('example.com.', [
