@@ -35,7 +35,7 @@ const commit = checkoutCommit();
 export default defineConfig({
   input: 'dist/cmd/edgeform.js',
   platform: 'node',
-  external: ['yaml', 'diff', '@babel/code-frame', 'pg'],
+  external: ['yaml', 'diff', '@babel/code-frame', 'pg', 'sshpk', 'ipaddr.js'],
   // src/version.ts reads it as BUILD_COMMIT.
   transform: commit === undefined ? {} : { define: { __EDGEFORM_COMMIT__: JSON.stringify(commit) } },
   output: { dir: 'dist/bin', format: 'esm', sourcemap: true, cleanDir: true },

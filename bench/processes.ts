@@ -65,9 +65,9 @@ export function runNode(args: string[], options: { env?: Record<string, string>;
   });
 }
 
-/** Runs the built CLI. */
-export function runCli(args: string[], options: { env?: Record<string, string>; usageDir?: string; discardStdout?: boolean } = {}): Promise<Run> {
-  return runNode([CLI, ...args], options);
+/** Runs the built CLI (`cli`: another build's executable, default this checkout's). */
+export function runCli(args: string[], options: { env?: Record<string, string>; usageDir?: string; discardStdout?: boolean; cli?: string } = {}): Promise<Run> {
+  return runNode([options.cli ?? CLI, ...args], options);
 }
 
 /** The benchmark's environment minus anything that would change how node or edgeform run. */

@@ -8,15 +8,19 @@
  * the targets, the figures and how to reproduce them.
  *
  * Options: `--runs N` (default 3) repetitions of each process measured; `--only a,b` runs only
- * the rows whose ids start with one of these words (startup, reads, compute, apply, schedule, zonefile).
+ * the rows whose ids start with one of these words (startup, reads, compute, apply, schedule,
+ * import, zonefile); `--base DIR` also runs another built checkout's CLI (`DIR/dist/bin/edgeform.js`, an
+ * earlier release) alternately with this one against the same emulator, and adds a `-cpu` row
+ * beside each figure it can run: this build's CPU time against the base build's (issue 33:
+ * at most the previous release's). Rows of kinds the base build lacks are not compared.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readCpuProfile, timeInside } from './cpu-profile.js';
 import { CLI, median, measureLatency, runCli, runNode, startEmulator, type EmulatorProcess, type Run } from './processes.js';
-import { deleteAppsWorld, floatingIpWorld, identityWorld, mixedWorld, resizeWorld, zoneFileWorld, type World } from './worlds.js';
+import { deleteAppsWorld, dnsWorld, floatingIpWorld, identityWorld, mixedWorld, resizeWorld, tinyWorld, zoneFileWorld, type World } from './worlds.js';
 
 /** One measured figure with its ideal and its target. */
 interface Row {
@@ -64,6 +68,10 @@ const option = (name: string): string | undefined => {
 const RUNS = Number(option('runs') ?? 3);
 const ONLY = option('only')?.split(',');
 const wanted = (id: string) => !ONLY || ONLY.some((prefix) => id.startsWith(prefix));
+/** `--base DIR`: the executable of another built checkout, measured beside this one. */
+const BASE = option('base');
+const BASE_CLI = BASE === undefined ? undefined : BASE.endsWith('.js') ? resolve(BASE) : resolve(BASE, 'dist/bin/edgeform.js');
+if (BASE_CLI !== undefined && !existsSync(BASE_CLI)) throw new Error(`--base: ${BASE_CLI} does not exist (build that checkout first: npm ci && npm run build)`);
 
 const dir = mkdtempSync(join(tmpdir(), 'edgeform-bench-'));
 const rows: Row[] = [];
@@ -87,33 +95,96 @@ function format(value: number, unit: string): string {
 
 /** Runs a CLI invocation RUNS times and fails the benchmark if any run fails. */
 async function repeat(label: string, before: () => Promise<void>, args: string[], env: Record<string, string> = {}, usage = false): Promise<Run[]> {
+  return (await repeatBoth(label, before, args, env, usage, false)).runs;
+}
+
+/** The runs of this build and, with --base (and `compare`), of the base build, alternated. */
+interface BothRuns {
+  runs: Run[];
+  base?: Run[];
+}
+
+/**
+ * Runs a CLI invocation RUNS times, alternated with the base build's when there is one and
+ * `compare` (so that both meet the same machine), every run reporting its CPU time and peak RSS
+ * when `usage`; fails the benchmark if any run fails.
+ */
+async function repeatBoth(
+  label: string,
+  before: () => Promise<void>,
+  args: string[],
+  env: Record<string, string> = {},
+  usage = true,
+  compare = true,
+  after?: (run: Run, base: boolean) => Promise<void>,
+): Promise<BothRuns> {
   const runs: Run[] = [];
+  const base: Run[] = [];
+  const withBase = compare && BASE_CLI !== undefined;
   for (let i = 0; i < RUNS; i++) {
-    await before();
-    const run = await runCli(args, { env, usageDir: usage ? dir : undefined });
-    if (run.code !== 0) throw new Error(`${label}: edgeform ${args.join(' ')} exited ${run.code}\n${run.stderr.slice(-2000)}`);
-    runs.push(run);
+    for (const cli of withBase ? [undefined, BASE_CLI] : [undefined]) {
+      await before();
+      const run = await runCli(args, { env, usageDir: usage || cli !== undefined ? dir : undefined, cli });
+      if (run.code !== 0) throw new Error(`${label}: ${cli ?? 'edgeform'} ${args.join(' ')} exited ${run.code}\n${run.stderr.slice(-2000)}`);
+      (cli === undefined ? runs : base).push(run);
+      await after?.(run, cli !== undefined);
+    }
   }
-  return runs;
+  return withBase ? { runs, base } : { runs };
+}
+
+/**
+ * Issue 33: the CPU time of this build's runs against the base build's (--base) of the same
+ * invocation, run alternately: at most the base's. Recorded only when both were measured.
+ */
+function recordCpu(id: string, what: string, both: BothRuns): void {
+  if (both.base === undefined) return;
+  const cpuOf = (runs: Run[]) => runs.map((r) => r.usage!.cpuMs);
+  const base = median(cpuOf(both.base));
+  const walls = (runs: Run[]) => median(runs.map((r) => r.wallMs)).toFixed(0);
+  const rss = (runs: Run[]) => median(runs.map((r) => r.usage!.maxRssBytes / 1e6)).toFixed(0);
+  record({
+    id: `${id}-cpu`,
+    what: `CPU of ${what}, beside the base build`,
+    unit: 'ms',
+    value: median(cpuOf(both.runs)),
+    samples: cpuOf(both.runs),
+    ideal: base,
+    idealIs: 'the base build (--base), run alternately',
+    target: base,
+    targetIs: "issue 33: at most the previous release's",
+    note: `wall ${walls(both.runs)} ms (base ${walls(both.base)} ms), peak RSS ${rss(both.runs)} MB (base ${rss(both.base)} MB)`,
+  });
 }
 
 const nothing = async () => {};
 
-/** `node -e 0` and `edgeform --version`, interleaved so both meet the same machine. */
-async function startUp(): Promise<number> {
+/**
+ * `node -e 0`, `edgeform --version` and `validate` of a one-block stack (and the base build's,
+ * with --base), interleaved so all meet the same machine.
+ */
+async function startUp(tiny: World): Promise<number> {
   const node: number[] = [];
   const version: number[] = [];
+  const validate: BothRuns = { runs: [], ...(BASE_CLI === undefined ? {} : { base: [] }) };
   const n = Math.max(7, RUNS * 3);
+  const measureValidate = wanted('startup-validate');
   for (let i = 0; i < n; i++) {
     node.push((await runNode(['-e', '0'])).wallMs);
     const run = await runCli(['--version']);
     if (run.code !== 0) throw new Error(`edgeform --version exited ${run.code}`);
     version.push(run.wallMs);
+    if (!measureValidate) continue;
+    for (const cli of validate.base ? [undefined, BASE_CLI] : [undefined]) {
+      const checked = await runCli(['validate', tiny.stack], { usageDir: dir, cli });
+      if (checked.code !== 0) throw new Error(`validate of the one-block stack exited ${checked.code}\n${checked.stderr}`);
+      (cli === undefined ? validate.runs : validate.base!).push(checked);
+    }
   }
   const nodeMs = median(node);
-  if (wanted('startup')) {
+  if (wanted('startup-version')) {
     record({
-      id: 'startup',
+      id: 'startup-version',
       what: 'edgeform --version',
       unit: 'ms',
       value: median(version),
@@ -123,6 +194,22 @@ async function startUp(): Promise<number> {
       target: 1.5 * nodeMs,
       targetIs: '1.5 × node -e 0',
     });
+  }
+  if (measureValidate) {
+    const walls = validate.runs.map((r) => r.wallMs);
+    record({
+      id: 'startup-validate',
+      what: 'validate of a one-block stack',
+      unit: 'ms',
+      value: median(walls),
+      samples: walls,
+      ideal: nodeMs,
+      idealIs: 'node -e 0',
+      target: 2 * nodeMs,
+      targetIs: 'issue 33: 2 × node -e 0',
+      note: `CPU ${median(validate.runs.map((r) => r.usage!.cpuMs)).toFixed(0)} ms, peak RSS ${median(validate.runs.map((r) => r.usage!.maxRssBytes / 1e6)).toFixed(0)} MB`,
+    });
+    recordCpu('startup-validate', 'validate of a one-block stack', validate);
   }
   return nodeMs;
 }
@@ -138,7 +225,8 @@ async function planReads(id: string, label: string, world: World, nodeMs: number
   emulators.push(emulator);
   const L = await measureLatency(emulator, world.probe);
   const perRequest: number[] = [];
-  const runs = await repeat(label, nothing, ['plan', world.stack, '--parallelism', String(READ_PARALLELISM)], emulator.env);
+  const both = await repeatBoth(label, nothing, ['plan', world.stack, '--parallelism', String(READ_PARALLELISM)], emulator.env);
+  const runs = both.runs;
   // Requests are counted on one more run, so that reading the log is not timed.
   await emulator.reset();
   const counted = await runCli(['plan', world.stack, '--parallelism', String(READ_PARALLELISM)], { env: emulator.env });
@@ -173,15 +261,18 @@ async function planReads(id: string, label: string, world: World, nodeMs: number
     targetIs: `1.2 × ideal + ${LOCAL_ALLOWANCE_MS} ms of edgeform's own work`,
     note: `L = ${L.toFixed(1)} ms measured; against one request per resource (N·L/P = ${perResource.toFixed(0)} ms) the wall is ×${(value / perResource).toFixed(2)}${stderr ? `; stderr: ${stderr.split('\n')[0]}` : ''}`,
   });
+  recordCpu(id, `plan of ${label}`, both);
 }
 
-/** validate and plan of `world` with no latency: the runs of each. */
-async function measureCompute(world: World): Promise<{ validate: Run[]; plan: Run[] }> {
-  const validate = await repeat('validate', nothing, ['validate', world.stack], {}, true);
+/** validate and plan of `world` with no latency: the runs of each (and of the base build, when `compare`). */
+async function measureCompute(world: World, compare = true): Promise<{ validate: BothRuns; plan: BothRuns }> {
+  const validate = await repeatBoth('validate', nothing, ['validate', world.stack], {}, true, compare);
   const emulator = await startEmulator({ fixtures: world.fixtures, latencyMs: 0 });
   emulators.push(emulator);
-  const plan = await repeat('plan', nothing, ['plan', world.stack], emulator.env, true);
-  if (!plan[0]!.stdout.includes(`${world.resources} to change`)) throw new Error(`plan of ${world.resources} resources did not plan ${world.resources} changes`);
+  const plan = await repeatBoth('plan', nothing, ['plan', world.stack], emulator.env, true, compare);
+  for (const run of [plan.runs[0]!, ...(plan.base ?? []).slice(0, 1)]) {
+    if (!run.stdout.includes(`${world.resources} to change`)) throw new Error(`plan of ${world.resources} resources did not plan ${world.resources} changes`);
+  }
   await emulator.stop();
   emulators.splice(emulators.indexOf(emulator), 1);
   return { validate, plan };
@@ -190,39 +281,50 @@ async function measureCompute(world: World): Promise<{ validate: Run[]; plan: Ru
 const cpu = (runs: Run[]) => `CPU ${median(runs.map((r) => r.usage!.cpuMs)).toFixed(0)} ms`;
 const peakRss = (runs: Run[]) => `peak RSS ${median(runs.map((r) => r.usage!.maxRssBytes / 1e6)).toFixed(0)} MB`;
 
-/**
- * validate and plan of 10,000 resources with no latency: wall and peak memory; then of twice as
- * many, whose cost must stay linear: each figure beside twice the 10,000 one (its ideal), at most
- * 2.1 times it (issue 20: a stack once fell back to a slower reading past about 15,600 blocks).
- */
-async function compute(world: World, double: World, nodeMs: number): Promise<void> {
-  const nodeRss = median((await Promise.all([0, 1, 2].map(() => runNode(['-e', '0'], { usageDir: dir })))).map((r) => r.usage!.maxRssBytes / 1e6));
-  const { validate, plan } = await measureCompute(world);
-  const n = world.resources.toLocaleString('en-US');
+/** The median peak RSS of `node -e 0`: the ideal of the memory rows. */
+const nodeRss = async () => median((await Promise.all([0, 1, 2].map(() => runNode(['-e', '0'], { usageDir: dir })))).map((r) => r.usage!.maxRssBytes / 1e6));
+
+/** A plan's wall against issue 10's 1 s and its peak RSS against 200 MB (ids `${id}-wall`, `${id}-rss`). */
+function recordPlan(id: string, what: string, plan: Run[], nodeMs: number, nodeMb: number, targetIs: string): void {
   record({
-    id: 'compute-plan-wall',
-    what: `plan of ${n} resources, no latency`,
+    id: `${id}-wall`,
+    what: `${what}, no latency`,
     unit: 'ms',
     value: median(plan.map((r) => r.wallMs)),
     samples: plan.map((r) => r.wallMs),
     ideal: nodeMs,
     idealIs: 'node -e 0',
     target: 1000,
-    targetIs: 'issue 10',
+    targetIs,
     note: `${cpu(plan)} in the CLI; the emulator answers in its own process`,
   });
   const rss = plan.map((r) => r.usage!.maxRssBytes / 1e6);
   record({
-    id: 'compute-plan-rss',
-    what: `plan of ${n} resources, peak RSS`,
+    id: `${id}-rss`,
+    what: `${what}, peak RSS`,
     unit: 'MB',
     value: median(rss),
     samples: rss,
-    ideal: nodeRss,
+    ideal: nodeMb,
     idealIs: 'node -e 0',
     target: 200,
-    targetIs: 'issue 10',
+    targetIs,
   });
+}
+
+/**
+ * validate and plan of 10,000 resources with no latency: wall and peak memory; then of twice as
+ * many, whose cost must stay linear: each figure beside twice the 10,000 one (its ideal), at most
+ * 2.1 times it (issue 20: a stack once fell back to a slower reading past about 15,600 blocks).
+ */
+async function compute(world: World, double: World, nodeMs: number): Promise<void> {
+  const nodeMb = await nodeRss();
+  const { validate: validateBoth, plan: planBoth } = await measureCompute(world);
+  const validate = validateBoth.runs;
+  const plan = planBoth.runs;
+  const n = world.resources.toLocaleString('en-US');
+  recordPlan('compute-plan', `plan of ${n} resources`, plan, nodeMs, nodeMb, 'issue 10');
+  recordCpu('compute-plan', `plan of ${n} resources`, planBoth);
   record({
     id: 'compute-validate-wall',
     what: `validate of the same ${n} resources`,
@@ -235,15 +337,18 @@ async function compute(world: World, double: World, nodeMs: number): Promise<voi
     targetIs: 'issue 10',
     note: `${cpu(validate)}; ${peakRss(validate)}`,
   });
+  recordCpu('compute-validate', `validate of ${n} resources`, validateBoth);
   const twice = await measureCompute(double);
   const m = double.resources.toLocaleString('en-US');
-  for (const [command, runs, base] of [
+  for (const [command, both, base] of [
     ['validate', twice.validate, validate],
     ['plan', twice.plan, plan],
   ] as const) {
+    const runs = both.runs;
     const linear = (median(base.map((r) => r.wallMs)) * double.resources) / world.resources;
+    const id = `compute-${command}-${double.resources / 1000}k`;
     record({
-      id: `compute-${command}-${double.resources / 1000}k-wall`,
+      id: `${id}-wall`,
       what: `${command} of ${m} resources, no latency`,
       unit: 'ms',
       value: median(runs.map((r) => r.wallMs)),
@@ -254,6 +359,7 @@ async function compute(world: World, double: World, nodeMs: number): Promise<voi
       targetIs: `issue 20: 2.1 × the ${n} figure`,
       note: `${cpu(runs)} (${n}: ${cpu(base)}); ${peakRss(runs)} (${n}: ${peakRss(base)})`,
     });
+    recordCpu(id, `${command} of ${m} resources`, both);
   }
 }
 
@@ -301,18 +407,23 @@ async function zoneFile(nodeMs: number): Promise<void> {
   emulators.splice(emulators.indexOf(emulator), 1);
 }
 
+/** Plan of `world`'s DNS record sets (all to update) with no latency: issue 33's 1 s and 200 MB. */
+async function computeDns(world: World, nodeMs: number): Promise<void> {
+  const nodeMb = await nodeRss();
+  // The base build may predate the DNS kinds: this row is not compared.
+  const { plan } = await measureCompute(world, false);
+  recordPlan('compute-dns-plan', `plan of ${world.resources.toLocaleString('en-US')} DNS record sets in one zone`, plan.runs, nodeMs, nodeMb, 'issue 33');
+}
+
 /** apply of 200 resizes whose tasks take TASK_DURATION_MS: how late each end is noticed, and the wall. */
 async function applyResizes(world: World): Promise<void> {
   const emulator = await startEmulator({ fixtures: world.fixtures, latencyMs: LATENCY_MS, taskDurationMs: TASK_DURATION_MS });
   emulators.push(emulator);
   const L = await measureLatency(emulator, world.probe);
-  const walls: number[] = [];
   const lateness: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    await emulator.reset();
-    const run = await runCli(['apply', world.stack, '--auto-approve', '--format', 'json'], { env: emulator.env });
-    if (run.code !== 0) throw new Error(`apply exited ${run.code}\n${run.stderr.slice(-2000)}`);
-    walls.push(run.wallMs);
+  // How late each end was noticed, from this build's runs (the mutation log is read after the run, not timed).
+  const noticed = async (run: Run, base: boolean) => {
+    if (base) return;
     const ended = new Map((await emulator.mutations()).filter((m) => m.taskId !== null).map((m) => [m.taskId!, m.time]));
     const late: number[] = [];
     for (const line of run.stdout.split('\n')) {
@@ -324,7 +435,9 @@ async function applyResizes(world: World): Promise<void> {
     }
     if (late.length !== world.resources) throw new Error(`apply reported ${late.length} finished resizes of ${world.resources}`);
     lateness.push(median(late));
-  }
+  };
+  const both = await repeatBoth('apply', () => emulator.reset(), ['apply', world.stack, '--auto-approve', '--format', 'json'], emulator.env, true, true, noticed);
+  const walls = both.runs.map((r) => r.wallMs);
   const noticeTarget = Math.max(0.1 * TASK_DURATION_MS, 250);
   record({
     id: 'apply-noticed',
@@ -359,6 +472,7 @@ async function applyResizes(world: World): Promise<void> {
     targetIs: '1.2 × ideal',
     note: `issue 10's ideal counts one request a resize (task + N·L/P = ${perResize.toFixed(0)} ms): the wall is ×${(median(walls) / perResize).toFixed(2)} of it`,
   });
+  recordCpu('apply-wall', `apply of ${world.resources} resizes`, both);
 }
 
 /** The identity world of issue 20: blocks found by ownership tags and by name, re-planned and created. */
@@ -368,46 +482,155 @@ const IDENTITY_LABEL = `${IDENTITY_FIPS} floating IPs found by ownership tags an
 /** The task duration of the create row: floating IP creates are tasks. */
 const CREATE_TASK_MS = 500;
 
+/** What an apply that creates a world is measured against (see applyCreates). */
+interface CreatesRow {
+  id: string;
+  label: string;
+  world: World;
+  /** How long each create's platform task takes; 0: the creates start no task (DNS, FastEdge). */
+  taskMs: number;
+  /** The requests per resource it may take, and why. */
+  requests: { ideal: number; idealIs: string; target: number; targetIs: string };
+  /** Whether the base build can apply this world (it may predate the kind). */
+  compare: boolean;
+}
+
 /**
- * apply of the identity world against a platform holding none of it: every block is created.
- * The ideal is one create request per resource and one task poll per resource whose create is a
- * task (the poll is shared by the tasks waited on together, so this is the most it may take);
- * everything else (the plan's lists, the identity re-reads before and after each create) is
- * what the figure adds to it.
+ * apply of a world against a platform holding none of it: every block is created, at the
+ * defaults (--parallelism 10, --max-tasks 200). Requests per resource, counted by the emulator,
+ * against the row's ideal; the wall against a task's duration plus N·L/P (every create one
+ * request, all tasks overlapping: issue 33), at most 1.2 times it.
  */
-async function applyCreates(world: World): Promise<void> {
-  const emulator = await startEmulator({ fixtures: world.fixtures, latencyMs: LATENCY_MS, taskDurationMs: CREATE_TASK_MS });
+async function applyCreates(row: CreatesRow): Promise<void> {
+  const { world } = row;
+  const emulator = await startEmulator({ fixtures: world.fixtures, latencyMs: LATENCY_MS, ...(row.taskMs > 0 ? { taskDurationMs: row.taskMs } : {}) });
   emulators.push(emulator);
+  const L = await measureLatency(emulator, world.probe);
   const perResource: number[] = [];
   let breakdown = '';
-  for (let i = 0; i < RUNS; i++) {
-    await emulator.reset();
-    const run = await runCli(['apply', world.stack, '--auto-approve', '--format', 'json'], { env: emulator.env });
-    if (run.code !== 0) throw new Error(`apply of the identity world exited ${run.code}\n${run.stderr.slice(-2000)}`);
+  const count = async (_run: Run, base: boolean) => {
+    if (base) return;
     const requests = await emulator.requests();
     perResource.push(requests.length / world.resources);
-    if (i === 0) {
-      const byRoute = new Map<string, number>();
-      for (const r of requests) byRoute.set(`${r.method} ${r.route}`, (byRoute.get(`${r.method} ${r.route}`) ?? 0) + 1);
-      breakdown = [...byRoute]
-        .sort((a, b) => b[1] - a[1])
-        .map(([route, n]) => `${n} ${route}`)
-        .join(', ');
-    }
-  }
-  const ideal = (world.resources + IDENTITY_FIPS) / world.resources;
+    if (breakdown !== '') return;
+    const byRoute = new Map<string, number>();
+    for (const r of requests) byRoute.set(`${r.method} ${r.route}`, (byRoute.get(`${r.method} ${r.route}`) ?? 0) + 1);
+    breakdown = [...byRoute]
+      .sort((a, b) => b[1] - a[1])
+      .map(([route, n]) => `${n} ${route}`)
+      .join(', ');
+  };
+  const both = await repeatBoth(row.label, () => emulator.reset(), ['apply', world.stack, '--auto-approve', '--format', 'json'], emulator.env, true, row.compare, count);
   record({
-    id: 'apply-identity-creates',
-    what: `requests per resource, apply creating ${IDENTITY_LABEL}`,
+    id: row.id,
+    what: `requests per resource, apply creating ${row.label}`,
     unit: 'req/resource',
     value: median(perResource),
     samples: perResource,
-    ideal,
-    idealIs: `one create per resource and one task poll per floating IP (${world.resources + IDENTITY_FIPS} for ${world.resources})`,
-    target: 1.2 * ideal,
-    targetIs: '1.2 × ideal (issue 20)',
+    ...row.requests,
     note: `first run: ${breakdown}`,
   });
+  const walls = both.runs.map((r) => r.wallMs);
+  const ideal = row.taskMs + (world.resources * L) / APPLY_PARALLELISM;
+  record({
+    id: `${row.id}-wall`,
+    what: `apply creating ${row.label}, wall (default --parallelism ${APPLY_PARALLELISM} and --max-tasks)`,
+    unit: 'ms',
+    value: median(walls),
+    samples: walls,
+    ideal,
+    idealIs: `${row.taskMs > 0 ? `one task (${row.taskMs} ms) + ` : ''}N·L/P, L = ${L.toFixed(1)} ms`,
+    target: 1.2 * ideal,
+    targetIs: 'issue 33: 1.2 × ideal',
+    note: `CPU ${median(both.runs.map((r) => r.usage!.cpuMs)).toFixed(0)} ms`,
+  });
+  recordCpu(row.id, `apply creating ${row.label}`, both);
+}
+
+/** The identity world's create row (issue 20's requests, issue 33's wall). */
+function identityCreates(world: World, fips: number, label: string, id: string): CreatesRow {
+  const ideal = (world.resources + fips) / world.resources;
+  return {
+    id,
+    label,
+    world,
+    taskMs: CREATE_TASK_MS,
+    requests: {
+      ideal,
+      idealIs: `one create per resource and one task poll per floating IP (${world.resources + fips} for ${world.resources})`,
+      target: 1.2 * ideal,
+      targetIs: '1.2 × ideal (issue 20)',
+    },
+    compare: true,
+  };
+}
+
+/**
+ * The DNS create row: one request a create besides the zones' list pages (the plan's, and the
+ * read before acting), at most 1.05 a create plus those pages (issue 33).
+ */
+function dnsCreates(world: World, id: string, label: string): CreatesRow {
+  const pages = 2 * world.listPages;
+  return {
+    id,
+    label,
+    world,
+    taskMs: 0,
+    requests: {
+      ideal: (world.resources + pages) / world.resources,
+      idealIs: `one create per record set and ${pages} list pages (each zone listed by the plan and before acting)`,
+      target: (1.05 * world.resources + pages) / world.resources,
+      targetIs: 'issue 33: 1.05 a create plus the list pages',
+    },
+    compare: false,
+  };
+}
+
+/**
+ * `import --all` of a world's platform (the 10k world: 10,000 resources of every kind over ten
+ * project/regions) into a file, at L = 20 ms: wall, peak RSS and requests. Issue 33: at most the
+ * previous release's time and memory, which --base measures alternately; without it the rows
+ * only report (their ideal: start-up and the world's list pages one after another).
+ */
+async function importAll(world: World, nodeMs: number): Promise<void> {
+  const emulator = await startEmulator({ fixtures: world.fixtures, latencyMs: LATENCY_MS });
+  emulators.push(emulator);
+  const L = await measureLatency(emulator, world.probe);
+  const out = join(dir, 'imported.yaml');
+  const requests: { runs: number[]; base: number[] } = { runs: [], base: [] };
+  const count = async (_run: Run, base: boolean) => void (base ? requests.base : requests.runs).push((await emulator.requests()).length);
+  const both = await repeatBoth('import --all', () => emulator.reset(), ['import', '--all', '--out', out, '--force'], emulator.env, true, true, count);
+  const ideal = nodeMs + world.listPages * L;
+  const walls = both.runs.map((r) => r.wallMs);
+  const rss = both.runs.map((r) => r.usage!.maxRssBytes / 1e6);
+  const baseWall = both.base && median(both.base.map((r) => r.wallMs));
+  const baseRss = both.base && median(both.base.map((r) => r.usage!.maxRssBytes / 1e6));
+  const n = world.resources.toLocaleString('en-US');
+  const targetIs = both.base ? "issue 33: at most the base build's (--base), run alternately" : 'issue 33: the previous release (run with --base DIR)';
+  record({
+    id: 'import-all-wall',
+    what: `import --all of ${n} resources of every kind (10 project/regions), L = ${LATENCY_MS} ms`,
+    unit: 'ms',
+    value: median(walls),
+    samples: walls,
+    ideal,
+    idealIs: `node -e 0 + ${world.listPages} list pages × L`,
+    target: baseWall ?? Number.POSITIVE_INFINITY,
+    targetIs,
+    note: `CPU ${median(both.runs.map((r) => r.usage!.cpuMs)).toFixed(0)} ms; ${median(requests.runs)} requests${both.base ? ` (base: ${median(requests.base)})` : ''}`,
+  });
+  record({
+    id: 'import-all-rss',
+    what: `import --all of ${n} resources, peak RSS`,
+    unit: 'MB',
+    value: median(rss),
+    samples: rss,
+    ideal: await nodeRss(),
+    idealIs: 'node -e 0',
+    target: baseRss ?? Number.POSITIVE_INFINITY,
+    targetIs,
+  });
+  recordCpu('import-all', `import --all of ${n} resources`, both);
 }
 
 /**
@@ -469,16 +692,24 @@ process.stdout.write('\n');
 
 let failure: unknown;
 try {
-  const nodeMs = await startUp();
+  const nodeMs = await startUp(tinyWorld(dir));
   process.stdout.write(`node -e 0: ${nodeMs.toFixed(0)} ms\n`);
   if (wanted('reads-single')) await planReads('reads-single', '1,000 floating IPs (one project/region)', floatingIpWorld(dir, 1_000), nodeMs, { value: 0.01, is: 'issue 10' });
   if (wanted('reads-mixed')) await planReads('reads-mixed', '1,000 resources of every kind (10 project/regions)', mixedWorld(dir, 1_000), nodeMs);
   if (wanted('reads-identity')) {
     await planReads('reads-identity', `re-plan of ${IDENTITY_LABEL}, converged`, identityWorld(dir, IDENTITY_FIPS, IDENTITY_APPS, true), nodeMs, { value: 0.01, is: 'issue 20' });
   }
-  if (wanted('compute')) await compute(floatingIpWorld(dir, 10_000), floatingIpWorld(dir, 20_000), nodeMs);
+  if (wanted('compute-plan') || wanted('compute-validate')) await compute(floatingIpWorld(dir, 10_000), floatingIpWorld(dir, 20_000), nodeMs);
+  if (wanted('compute-dns')) await computeDns(dnsWorld(dir, 10_000, 1, true), nodeMs);
   if (wanted('apply-noticed') || wanted('apply-wall')) await applyResizes(resizeWorld(dir, 200));
-  if (wanted('apply-identity')) await applyCreates(identityWorld(dir, IDENTITY_FIPS, IDENTITY_APPS, false));
+  if (wanted('apply-identity'))
+    await applyCreates(identityCreates(identityWorld(dir, IDENTITY_FIPS, IDENTITY_APPS, false), IDENTITY_FIPS, IDENTITY_LABEL, 'apply-identity-creates'));
+  if (wanted('apply-fip')) await applyCreates(identityCreates(identityWorld(dir, 1_000, 0, false), 1_000, '1,000 floating IPs found by ownership tags', 'apply-fip-creates'));
+  if (wanted('apply-dns-creates')) {
+    await applyCreates(dnsCreates(dnsWorld(dir, 1_000, 1, false), 'apply-dns-creates', '1,000 DNS record sets in one zone'));
+    await applyCreates(dnsCreates(dnsWorld(dir, 1_000, 50, false), 'apply-dns-creates-50', '1,000 DNS record sets over 50 zones'));
+  }
+  if (wanted('import')) await importAll(mixedWorld(dir, 10_000), nodeMs);
   if (wanted('schedule')) await applyScheduling(deleteAppsWorld(dir, 10_000));
   if (wanted('zonefile')) await zoneFile(nodeMs);
 } catch (error) {

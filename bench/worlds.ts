@@ -32,6 +32,8 @@ export const PAGE_SIZES = {
   cloud: 1000,
   /** GET /fastedge/v1/apps: limit up to 1000. */
   fastedge: 1000,
+  /** GET /dns/v2/zones/{zone}/rrsets: limit up to 1000 as edgeform asks. */
+  dns: 1000,
   /** GET /streaming/players: 25 per page, fixed. */
   streaming: 25,
   /** GET /cloud/v2/k8s/clusters/{p}/{r}, IAM notification settings: one answer holds them all. */
@@ -246,4 +248,41 @@ export function zoneFileWorld(dir: string): World & { inputBytes: number } {
     '/dns/v2/zones/example.com',
   );
   return { ...world, inputBytes: bytes + Buffer.byteLength('version: 1\nresources:\n  main:\n    type: dns_zone\n    name: example.com\n    records_file: largest.zone\n') };
+}
+
+/**
+ * A one-block stack (a floating IP adopted by id) and no platform: what `validate` of the
+ * smallest stack costs beyond node's own start-up. It declares no SSH key, so nothing of the
+ * key parser is needed.
+ */
+export function tinyWorld(dir: string): World {
+  const id = uuid('6f000000', 0);
+  const lines = ['resources:', '  ip:', '    type: cloud_floating_ip', '    project_id: 1', '    region_id: 76', `    floating_ip_id: ${id}`, '    tags: { env: prod }'];
+  return write(dir, 'tiny', lines, { floating_ips: [] }, 1, 0, `/cloud/v1/floatingips/1/76/${id}`);
+}
+
+/** The zone of the DNS worlds' record set `i` when they spread over `zones` zones. */
+const dnsZone = (i: number, zones: number) => `z${i % zones}.bench.example`;
+
+/**
+ * `n` DNS record sets (an A record set each, its own name) spread over `zones` zones that the
+ * platform holds (literal `zone:` names, no `dns_zone` block, so nothing is pruned and no zone
+ * is read). `differs`: the platform holds every set with another TTL (a plan of `n` updates);
+ * otherwise it holds none of them (an apply creates them all). Its `listPages` are the zones'
+ * record set lists (1,000 sets a page, the apex SOA and NS counted).
+ */
+export function dnsWorld(dir: string, n: number, zones: number, differs: boolean): World {
+  const lines = ['resources:'];
+  const byZone = new Map<string, Array<{ name: string; type: string; ttl: number; resource_records: Array<{ content: string[] }> }>>();
+  for (let z = 0; z < zones; z++) byZone.set(dnsZone(z, zones), []);
+  for (let i = 0; i < n; i++) {
+    const zone = dnsZone(i, zones);
+    const address = `198.51.${Math.floor(i / 250) % 256}.${i % 250}`;
+    lines.push(`  rr_${i}: { type: dns_rrset, zone: ${zone}, name: r${i}, record_type: A, ttl: 300, resource_records: [{ content: [${address}] }] }`);
+    if (differs) byZone.get(zone)!.push({ name: `r${i}`, type: 'A', ttl: 600, resource_records: [{ content: [address] }] });
+  }
+  const fixtures = { dns_zones: [...byZone].map(([name, rrsets]) => ({ name, rrsets })) };
+  // Each zone's list holds its apex SOA and NS besides the world's sets (differs) or only them.
+  const listPages = zones * (differs ? Math.ceil((Math.ceil(n / zones) + 2) / PAGE_SIZES.dns) : 1);
+  return write(dir, `dns-${n}-${zones}-${differs ? 'differs' : 'empty'}`, lines, fixtures, n, listPages, `/dns/v2/zones/${dnsZone(0, zones)}`);
 }

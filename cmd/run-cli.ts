@@ -3,7 +3,7 @@
  * The executable entry point is edgeform.ts, which loads this module after it has made
  * signals safe.
  */
-import yargs, { type Argv } from 'yargs';
+import type { Argv } from 'yargs';
 import { EdgeformError, InterruptedError, UsageError } from '../src/errors.js';
 import type { Command, CommandEntry } from '../src/cli/command.js';
 import { commands, commandsToLoad } from '../src/cli/commands.js';
@@ -17,6 +17,14 @@ export async function runCli(argv: string[], ioOptions: CreateIOOptions = {}): P
   let exitCode: number = ExitCode.ok;
   let ran = false;
 
+  try {
+    const plain = await runPlain(argv, io);
+    if (plain !== undefined) return plain;
+  } catch (error) {
+    return reportError(error, io);
+  }
+  // Loaded here, not with this module: a plain run (runPlain) never needs it.
+  const { default: yargs } = await import('yargs');
   let parser: Argv = yargs(argv)
     .scriptName('edgeform')
     .usage('Usage: $0 <command> [options]\n\nDeclarative reconcile tool for the edge platform: plan, apply and drift from YAML stacks.')
@@ -70,7 +78,7 @@ export async function runCli(argv: string[], ioOptions: CreateIOOptions = {}): P
       }
     }
     const loaded = await loadCommands(argv);
-    if (!isCompletionRun(argv)) refuseSingleDashFlags(argv, knownFlags(argv, loaded));
+    if (!isCompletionRun(argv)) refuseSingleDashFlags(argv, () => knownFlags(yargs([]), argv, loaded));
     for (const entry of commands) {
       const command = loaded.get(entry);
       // A command not loaded is one yargs does not run (see commandsToLoad): it needs only its
@@ -103,6 +111,23 @@ export async function runCli(argv: string[], ioOptions: CreateIOOptions = {}): P
   } catch (error) {
     return reportError(error, io);
   }
+}
+
+/**
+ * Runs a plain command line without yargs, as edgeform.ts answers `--version`: `COMMAND PATH`
+ * with no flag, for a command that says what options yargs would give it then (Command.plain):
+ * `validate stack.yaml`, what CI jobs and pre-commit hooks run most. yargs' set-up (loading it,
+ * its parser, its search for package.json) is about a fifth of such a run. Undefined for any
+ * other command line, which yargs then parses (the command's module, loaded here, is not loaded
+ * twice).
+ */
+async function runPlain(argv: readonly string[], io: CliIO): Promise<number | undefined> {
+  const [name, path] = argv;
+  if (argv.length !== 2 || name === undefined || path === undefined || path.startsWith('-')) return undefined;
+  const entry = commands.find((e) => e.command === `${name} <path>`);
+  const command = entry && (await entry.load());
+  const args = command?.plain?.(path);
+  return args === undefined ? undefined : command!.run(args, io);
 }
 
 /** The part of yargs' internals skipHelpCache reaches (not in its typings; absent, nothing is skipped). */
@@ -180,14 +205,16 @@ interface YargsOptions {
 
 /**
  * The long flags the command line's command takes (with `no-` for its booleans), and the global
- * ones: what a Terraform-style `-flag` may be respelled as. Read from the command's own builder.
+ * ones: what a Terraform-style `-flag` may be respelled as. Read from the command's own builder,
+ * on a yargs instance of its own (which costs a search for package.json and a parser set-up):
+ * only when a command line has such a flag.
  */
-function knownFlags(argv: readonly string[], loaded: ReadonlyMap<CommandEntry, Command<any>>): Set<string> {
+function knownFlags(fresh: Argv, argv: readonly string[], loaded: ReadonlyMap<CommandEntry, Command<any>>): Set<string> {
   const known = new Set([...GLOBAL_FLAGS, 'no-color']);
   const named = argv.find((a) => !a.startsWith('-'));
   const entry = commands.find((e) => e.command.split(' ')[0] === named);
   const command = entry && loaded.get(entry);
-  const options = command ? (command.builder(yargs([])) as unknown as YargsOptions).getOptions?.() : undefined;
+  const options = command ? (command.builder(fresh) as unknown as YargsOptions).getOptions?.() : undefined;
   for (const key of Object.keys(options?.key ?? {})) known.add(key);
   for (const key of options?.boolean ?? []) known.add(`no-${key}`);
   return known;
@@ -210,11 +237,13 @@ const TERRAFORM_FLAGS: Record<string, { to: string; needs: string } | { advice: 
  * instead: the two-dash spelling when the command has that flag (`known`), edgeform's own way
  * for a Terraform flag it spells differently (`-json`, `-input=false`, `-var`), else that there
  * is no such flag; never a two-dash flag that does not exist. Words after `--` are left alone.
+ * The command's flags (`readKnown`) are read only when there is such a word.
  */
-function refuseSingleDashFlags(argv: readonly string[], known: ReadonlySet<string>): void {
+function refuseSingleDashFlags(argv: readonly string[], readKnown: () => ReadonlySet<string>): void {
   const end = argv.indexOf('--');
   const single = (end === -1 ? argv : argv.slice(0, end)).filter((a) => /^-[a-z][a-z-]+(=|$)/i.test(a));
   if (single.length === 0) return;
+  const known = readKnown();
   const renames: string[] = [];
   const others: string[] = [];
   for (const word of single) {

@@ -169,8 +169,17 @@ export async function generateCdnOptionsModule(specText) {
     '/** The spec the schemas were generated from. */',
     `export const CDN_OPTIONS_SOURCE = { file: ${JSON.stringify(CDN_SPEC_FILE)}, version: ${JSON.stringify(version)} } as const;`,
     '',
-    '/** Every option of either set, by name: its value as the spec declares it (null clears it). */',
-    `const OPTIONS = { ${[...optionNames].map(([name, code]) => `${JSON.stringify(name)}: ${code}`).join(',\n')} };`,
+    '/** A value built when first asked for, then kept. */',
+    'function once<T>(build: () => T): () => T {',
+    '  let value: T | undefined;',
+    '  return () => (value ??= build());',
+    '}',
+    '',
+    '/**',
+    ' * Every option of either set, by name: its value as the spec declares it (null clears it). Built',
+    " * when an option set's schema is first asked for, so a stack without CDN blocks never builds it.",
+    ' */',
+    `const OPTIONS = once(() => ({ ${[...optionNames].map(([name, code]) => `${JSON.stringify(name)}: ${code}`).join(',\n')} }));`,
     '',
     '/**',
     ' * The options (and fields, as `option.field`) the spec marks deprecated, by name: the option its description says to use instead,',
@@ -186,9 +195,11 @@ export async function generateCdnOptionsModule(specText) {
     lines.push(`/** The option names of ${set.what} (components.schemas.${set.component}), in the spec's order. */`);
     lines.push(`export const ${set.namesExport} = ${JSON.stringify(set.names)} as const;`);
     lines.push('');
-    lines.push(`/** ${set.what[0].toUpperCase()}${set.what.slice(1)} (components.schemas.${set.component}): every option optional, unknown names and fields refused. */`);
     lines.push(
-      `export const ${set.exportName} = z.strictObject({ ${set.names.map((name) => `${JSON.stringify(name)}: OPTIONS[${JSON.stringify(name)}].optional()`).join(', ')} });`,
+      `/** ${set.what[0].toUpperCase()}${set.what.slice(1)} (components.schemas.${set.component}): every option optional, unknown names and fields refused; built on the first call. */`,
+    );
+    lines.push(
+      `export const ${set.exportName} = once(() => z.strictObject({ ${set.names.map((name) => `${JSON.stringify(name)}: OPTIONS()[${JSON.stringify(name)}].optional()`).join(', ')} }));`,
     );
     lines.push('');
   }

@@ -206,6 +206,12 @@ export interface ApiClient {
   redact(text: string): string;
   /** Closes the connection pool after in-flight requests finish. */
   close(): Promise<void>;
+  /**
+   * For a client made around another (clientAround): the client it was made around, first of
+   * the chain. What a run caches per client (an instance's flavors) keys by it, so a wrapper made
+   * for some requests only (urgent reads) shares the run's cache. Absent: the client itself.
+   */
+  readonly cacheKey?: object;
 }
 
 /** Why the client gave up on a request, for the error it throws. */
@@ -581,9 +587,15 @@ function noAnswer<T>(t: Transport, req: ApiRequestOptions<T>, error: unknown, ti
  * A client whose every call goes through `request`: the convenience methods are built on it, so
  * a wrapper (withRunFatalErrors, a test's recorder) sees every request whichever method was used.
  */
-export function clientAround(base: Pick<ApiClient, 'baseUrl' | 'redact' | 'close'>, request: ApiClient['request']): ApiClient {
+export function clientAround(base: Pick<ApiClient, 'baseUrl' | 'redact' | 'close' | 'cacheKey'>, request: ApiClient['request']): ApiClient {
+  // `base` is read when asked, not now: a wrapper may be made before its client is used (or exists).
   return {
-    baseUrl: base.baseUrl,
+    get baseUrl() {
+      return base.baseUrl;
+    },
+    get cacheKey() {
+      return base.cacheKey ?? base;
+    },
     request,
     get: (path, opts) => request({ ...opts, method: 'GET', path }),
     post: (path, body, opts) => request({ ...opts, method: 'POST', path, body }),

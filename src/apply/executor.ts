@@ -2,7 +2,7 @@ import { ChangedSincePlanError, EdgeformError, InconsistentResultError, OutcomeU
 import { canonicalJson } from '../plan/fingerprint.js';
 import { describeStaleness } from '../plan/saved-plan.js';
 import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
-import { watchWrites, type WriteWatch } from '../kinds/context.js';
+import { urgentClient, watchWrites, type WriteWatch } from '../kinds/context.js';
 import { isRefusal } from '../kinds/shared.js';
 import { bindProvider, type BoundProvider, type FinishedTask, type Observation, type ProviderContext, type ProviderRegistry } from '../kinds/provider.js';
 import { runFollowUps } from './follow-ups.js';
@@ -64,9 +64,11 @@ export interface ExecuteOptions {
   /** The context actions run in; aborting its signal stops everything at once. */
   ctx: ProviderContext;
   /**
-   * Most actions running at once (--max-tasks). An action waits on at most one platform task at
-   * a time, so this bounds the run's tasks in flight. Requests are bounded apart from it, by the
-   * context's client (--parallelism): an action waiting on its task holds no request slot.
+   * Most actions whose change starts platform tasks running at once (--max-tasks): each holds a
+   * task slot from its first read to its end (BoundProvider.startsTasks), so this bounds the
+   * run's tasks in flight. An action that starts no task (a DNS record set, a FastEdge app) holds
+   * none and never waits for one. Requests are bounded apart from it, by the context's client
+   * (--parallelism): an action waiting on its task holds no request slot.
    */
   maxTasks: number;
   /**
@@ -81,7 +83,9 @@ export interface ExecuteOptions {
 
 /**
  * Runs exactly the actions of a plan, walking its dependency graph with at most `maxTasks`
- * actions at once.
+ * actions that start platform tasks at once (those that start none are not counted): a ready
+ * change that needs a task slot while none is free waits for one, in the order it became ready,
+ * and the changes behind it that need none go on.
  * A resource starts only when everything it depends on has finished successfully and every
  * check it depends on passed (checks are not run again: the plan's result counts); dependants
  * of a failure or of a check that did not pass are skipped (naming the root cause once);
@@ -119,7 +123,12 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
     runError = { code: error.code, message: error.message };
     hooks.onRunError?.(runError);
   };
+  // The reads that confirm changes go ahead of queued writes (see urgentClient): one client for the run, made when first needed.
+  let urgent: ProviderContext['api'] | undefined;
+  const confirming = () => (urgent ??= urgentClient(options.ctx.api));
+  const slots = createTaskSlots(options.maxTasks, (step) => options.providers[step.change.type].startsTasks?.(actionOf(step)) ?? true);
   const start = (step: WalkStep) => {
+    if (!slots.take(step)) return;
     const change = step.change;
     const acting = step.phase === 'destroy' ? ({ ...change, action: 'delete' } as ResourceChange) : step.phase === 'create' ? createStepOf(change) : change;
     // A change reading what this apply made: its references resolved now that their blocks are done
@@ -129,15 +138,17 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
         ? resolveChange(acting, (address) => states.get(address), options.providers, options.plan.stack.name ?? null, options.ctx.seal)
         : { change: acting };
     if ('error' in ready) {
+      slots.release(step);
       report.settleStep(step, { address: change.address, action: change.action, status: 'failed', taskIds: [], error: `${change.address}: ${ready.error}` });
       return;
     }
     running.add(step.key);
     if (step.phase !== 'destroy') ran.set(change.address, ready.change.desired as Record<string, unknown>);
     wakeup.watch(
-      runAction(step, ready.change, options, stopRun, (state) => states.set(change.address, state)),
+      runAction(step, ready.change, options, confirming, stopRun, (state) => states.set(change.address, state)),
       (outcome) => {
         running.delete(step.key);
+        slots.release(step);
         report.settleStep(step, outcome);
       },
     );
@@ -145,7 +156,10 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyOutcome
 
   await checkReplaces(walk, options, report, stopRun);
   for (;;) {
-    if (!abort.aborted && !options.stop?.aborted && runError === undefined) startReadySteps(walk, report, start, () => running.size < options.maxTasks);
+    if (!abort.aborted && !options.stop?.aborted && runError === undefined) {
+      slots.startWaiting(start);
+      startReadySteps(walk, report, start);
+    }
     if (running.size === 0) break;
     await wakeup.next();
   }
@@ -216,13 +230,13 @@ function createStepOf(change: ResourceChange): ResourceChange {
 }
 
 /**
- * One pass over the steps that are ready, in declaration order, while `hasRoom` (fewer than
- * maxTasks actions run): a no-op is unchanged, a step whose dependency failed or whose check
- * did not pass is skipped, any other step starts.
+ * One pass over the steps that are ready, in declaration order: a no-op is unchanged, a step
+ * whose dependency failed or whose check did not pass is skipped, any other step starts (or
+ * waits for a task slot, see createTaskSlots).
  */
-function startReadySteps(walk: ApplyWalk, report: Reporter, start: (step: WalkStep) => void, hasRoom: () => boolean): void {
+function startReadySteps(walk: ApplyWalk, report: Reporter, start: (step: WalkStep) => void): void {
   walk.startPass();
-  while (hasRoom()) {
+  for (;;) {
     const step = walk.nextReady();
     if (step === undefined) return;
     const { change } = step;
@@ -378,6 +392,61 @@ function mergeReplace(change: ResourceChange, destroyed: ResourceOutcome, create
   }
 }
 
+/** The task slots of one apply (see createTaskSlots). */
+interface TaskSlots {
+  /** Whether `step` may start now: true when it needs no slot or takes a free one; false when it now waits for one. */
+  take(step: WalkStep): boolean;
+  /** Gives back the slot `step` holds, if it holds one. */
+  release(step: WalkStep): void;
+  /** Starts the steps waiting for a slot, in the order they came, while slots are free. */
+  startWaiting(start: (step: WalkStep) => void): void;
+}
+
+/** What a step carries out: a replace's destroy deletes, its create creates; any other step is its change. */
+function actionOf(step: WalkStep): ResourceChange['action'] {
+  return step.phase === 'destroy' ? 'delete' : step.phase === 'create' ? 'create' : step.change.action;
+}
+
+/**
+ * --max-tasks: at most `max` actions that start platform tasks (`startsTasks`) at once. A ready
+ * step that needs a slot while none is free, or while others wait for one, waits in line (in
+ * the order it became ready: no step overtakes another for a slot); a step that needs none
+ * starts at once whatever the line holds. The line is a queue read from its head, O(1) a step.
+ */
+function createTaskSlots(max: number, startsTasks: (step: WalkStep) => boolean): TaskSlots {
+  const holding = new Set<string>();
+  const line: WalkStep[] = [];
+  let head = 0;
+  let draining = false;
+  return {
+    take(step) {
+      if (!startsTasks(step)) return true;
+      const waiting = head < line.length && !draining;
+      if (waiting || holding.size >= max) {
+        line.push(step);
+        return false;
+      }
+      holding.add(step.key);
+      return true;
+    },
+    release(step) {
+      holding.delete(step.key);
+    },
+    startWaiting(start) {
+      draining = true;
+      try {
+        while (head < line.length && holding.size < max) start(line[head++]!);
+      } finally {
+        draining = false;
+      }
+      if (head === line.length) {
+        line.length = 0;
+        head = 0;
+      }
+    },
+  };
+}
+
 /** A wait of the walk's loop for the next action to end. */
 interface Wait {
   readonly promise: Promise<void>;
@@ -451,6 +520,7 @@ async function runAction(
   step: WalkStep,
   acting: ResourceChange,
   options: ExecuteOptions,
+  confirming: () => ProviderContext['api'],
   stopRun: (error: RunFatalError) => void,
   leftAt: (state: Readonly<Record<string, unknown>>) => void,
 ): Promise<ResourceOutcome> {
@@ -543,8 +613,12 @@ async function runAction(
     // the platform leaves the resource as it was, so the action did not start.
     const applying = watchWrites(() => provider.apply(ctx));
     writes = applying.watch;
-    const acknowledged = (await applying.done) !== 'unacknowledged';
-    const confirmed = await confirm(provider, change, ctx, options.confirm, acknowledged);
+    const applied = await applying.done;
+    const acknowledged = applied !== 'unacknowledged';
+    // A write answered with the resource as the platform stored it (ApplyResult `observed`, a
+    // synchronous API): that answer confirms the change when it shows the planned result.
+    const answered = typeof applied === 'object' && isDone(provider, change, applied.observed) ? applied.observed : undefined;
+    const confirmed = answered ?? (await confirm(provider, change, { ...ctx, api: confirming() }, options.confirm, acknowledged));
     // The change stands even when the platform went down during that read (a run-fatal error):
     // the run stops only if another action then needs the platform (its first request meets the
     // same error), so a run whose last change is merely unconfirmed still succeeds.

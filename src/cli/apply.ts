@@ -47,7 +47,7 @@ export const applyCommand = defineCommand<ApplyArgs>({
       .option('max-tasks', {
         type: 'number',
         default: DEFAULT_MAX_TASKS,
-        describe: `Changes in flight at the same time, so platform tasks waited on at once (1 to ${MAX_MAX_TASKS})`,
+        describe: `Changes that start platform tasks in flight at the same time, so tasks running at once (1 to ${MAX_MAX_TASKS}); changes that start none are not counted`,
       })
       .option('task-timeout', { type: 'string', describe: 'Longest wait for one platform task, e.g. 30m, 90s (default 20m; 60m for k8s upgrades)' })
       .option('target', { type: 'string', array: true, requiresArg: true, default: [] as string[], describe: 'Apply only this address and what it depends on (repeatable)' })

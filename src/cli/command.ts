@@ -10,6 +10,12 @@ import type { CliIO } from './io.js';
 export interface Command<A = Record<string, unknown>> {
   builder: (yargs: Argv) => Argv;
   run: (args: A, io: CliIO) => Promise<number>;
+  /**
+   * The options yargs gives the command for `COMMAND PATH` with no flag (its path and the
+   * builder's defaults), for a command taking one `<path>`: cmd/run-cli.ts then runs it without
+   * loading yargs. Absent: every command line of the command goes through yargs.
+   */
+  plain?: (path: string) => A;
 }
 
 /** Declares a command with its argument type checked at the definition site. */

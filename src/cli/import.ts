@@ -7,7 +7,7 @@ import { didYouMean } from '../config/did-you-mean.js';
 import { writeStack, type DraftBlock, type StackDraft } from '../config/write-stack.js';
 import { formatZoneFile, type ZoneRecordSetInput } from '../config/zone-file.js';
 import { EdgeformError, RunFatalError, UsageError } from '../errors.js';
-import { listProjects, listRegions } from '../kinds/cloud-scopes.js';
+import { countsNone, listProjects, listRegions, readQuotaUsage, type QuotaUsage } from '../kinds/cloud-scopes.js';
 import { type ImportedResource, type ImportReferTarget, type ImportScope, type KindDiscovery, type KindImporter, type ScopeKind } from '../kinds/kind-list.js';
 import type { ProviderContext } from '../kinds/provider.js';
 import { providers } from '../kinds/providers.js';
@@ -422,27 +422,37 @@ async function exists(file: string): Promise<boolean> {
  * once, and returns the resources in a stable order: kinds in registry order, places in the
  * order named (or listed by the platform), items in the platform's order. The projects and
  * regions are listed once, and only when a cloud kind needs them and none were named; the videos
- * likewise for subtitles (at the same time as the projects and regions). With `--name`, a kind
+ * likewise for subtitles (at the same time as the projects and regions), and the account's
+ * quota usage, by which a kind is not listed in a region (or, listed per project, in any
+ * project) that edgeform found itself and where the platform counts none of it
+ * (KindImportSpec.quotaUsage). With `--name`, a kind
  * brought whose items belong to the named KIND's resources (KindImporter.within) is listed after
  * them, for the named ones only. The first failure stops the rest and is reported with the kind
  * and place it concerns.
  */
 async function discover(ctx: ProviderContext, request: ImportRequest, view: ImportView, parallelism: number): Promise<KindDiscovery> {
-  const [cloud, videos] = await Promise.all([
+  const [cloud, videos, usage] = await Promise.all([
     request.kinds.some((k) => k.scope === 'cloud' || k.scope === 'project') ? cloudPlaces(ctx, request, view) : { projects: [], regions: [] },
     request.kinds.some((k) => k.scope === 'video') ? videoPlaces(ctx, request, view) : [],
+    request.kinds.some((k) => k.quotaUsage.length > 0 && placesFound(k, request)) ? quotaUsage(ctx) : undefined,
   ]);
+  // A kind the quota usage counts none of (in a region, or in the account) is not listed there:
+  // only in places edgeform found itself, never in those the command line names.
+  const unused = (importer: KindImporter, region?: { id: number; named: boolean }) =>
+    usage !== undefined &&
+    placesFound(importer, request) &&
+    region?.named !== true &&
+    countsNone(importer.quotaUsage, region === undefined ? usage.global : usage.regional.get(region.id));
   const jobsOf = (importers: readonly KindImporter[]) => {
     const jobs: Array<{ importer: KindImporter; scope: ImportScope }> = [];
     for (const importer of importers) {
       if (importer.scope === 'account') jobs.push({ importer, scope: { kind: 'account' } });
       if (importer.scope === 'reseller') for (const reseller_id of request.resellers) jobs.push({ importer, scope: { kind: 'reseller', reseller_id } });
       if (importer.scope === 'video') for (const video_id of videos) jobs.push({ importer, scope: { kind: 'video', video_id } });
-      if (importer.scope === 'project') for (const project_id of cloud.projects) jobs.push({ importer, scope: { kind: 'project', project_id } });
+      if (importer.scope === 'project' && !unused(importer)) for (const project_id of cloud.projects) jobs.push({ importer, scope: { kind: 'project', project_id } });
       if (importer.scope === 'cloud') {
-        for (const project_id of cloud.projects) {
-          for (const region of cloud.regions) if (region.named || importer.servedIn(region)) jobs.push({ importer, scope: { kind: 'cloud', project_id, region_id: region.id } });
-        }
+        const regions = cloud.regions.filter((region) => (region.named || importer.servedIn(region)) && !unused(importer, region));
+        for (const project_id of cloud.projects) for (const region of regions) jobs.push({ importer, scope: { kind: 'cloud', project_id, region_id: region.id } });
       }
     }
     return jobs;
@@ -520,6 +530,26 @@ async function cloudPlaces(
     return { projects: [...projects], regions };
   } catch (error) {
     throw explain(error, 'listing the cloud projects and regions failed (name them with --project-id and --region-id to skip this)');
+  }
+}
+
+/** Whether edgeform finds the places of a kind itself (the platform's projects or regions), rather than the command line naming them. */
+function placesFound(importer: KindImporter, request: ImportRequest): boolean {
+  return (importer.scope === 'cloud' && request.regions.length === 0) || (importer.scope === 'project' && request.projects.length === 0);
+}
+
+/**
+ * The account's quota usage (readQuotaUsage), which tells the kinds a region (or the account)
+ * holds none of; undefined when the platform does not answer it (another account's permissions,
+ * an older platform): every kind is then listed everywhere, as without it. A run-fatal error (the
+ * key refused, the platform down) or an interrupt stops the import as any request's would.
+ */
+async function quotaUsage(ctx: ProviderContext): Promise<QuotaUsage | undefined> {
+  try {
+    return await readQuotaUsage(ctx);
+  } catch (error) {
+    if (error instanceof RunFatalError || ctx.signal.aborted || !(error instanceof EdgeformError)) throw error;
+    return undefined;
   }
 }
 

@@ -105,8 +105,15 @@ function describeNumber(n: number): string {
   return Number.isNaN(n) ? 'a value that is not a number' : String(n);
 }
 
-/** The default of --max-tasks: enough for a few hundred changes to wait on their tasks together. */
-export const DEFAULT_MAX_TASKS = 200;
+/**
+ * The default of --max-tasks, the platform tasks one apply has running at once (changes that
+ * start no task are not counted). At the default --parallelism (10) and 100-200 ms a request,
+ * apply starts at most 50-100 tasks a second; for tasks of about 5 s (the platform's suggested
+ * poll interval for VM operations) that is 250-500 running at once: 500 lets the request limit,
+ * not this one, pace such an apply, and still bounds longer tasks (VM creates, cluster
+ * upgrades) and what an interrupt leaves running (docs/commands.md).
+ */
+export const DEFAULT_MAX_TASKS = 500;
 
 /** The largest --max-tasks. */
 export const MAX_MAX_TASKS = 1000;

@@ -3,6 +3,9 @@ import { createValidateView, VALIDATE_FORMATS, type ValidateFormat } from '../re
 import { defineCommand } from './command.js';
 import { ExitCode } from './io.js';
 
+/** The output format without --format. */
+const DEFAULT_FORMAT: ValidateFormat = 'text';
+
 interface ValidateArgs {
   path: string;
   format: ValidateFormat;
@@ -17,7 +20,8 @@ export const validateCommand = defineCommand<ValidateArgs>({
   builder: (y) =>
     y
       .positional('path', { type: 'string', describe: 'Stack file or directory of *.yaml files', demandOption: true })
-      .option('format', { choices: VALIDATE_FORMATS, default: 'text' as const, describe: 'Output format' }),
+      .option('format', { choices: VALIDATE_FORMATS, default: DEFAULT_FORMAT, describe: 'Output format' }),
+  plain: (path) => ({ path, format: DEFAULT_FORMAT }),
   async run(args, io) {
     const view = createValidateView(args.format, io);
     const { stack, diagnostics, files } = await loadStack(args.path, io.env);

@@ -16,22 +16,45 @@ const NOT_DEFAULTABLE: Record<string, string> = {
   depends_on: 'dependencies are per block',
 };
 
+/** By field, the schema `defaults:` checks it with (null: no kind has it), found so far. */
+const fieldSchemas = new Map<string, z.ZodType | null>();
+
+/**
+ * The schema of a field `defaults:` may set, or null when no kind has it or it cannot be a
+ * default: the first kind declaring it (registry order) provides it (shared fields such as
+ * project_id use one definition in src/kinds/fields.ts). Kinds' schemas are built only up to
+ * that kind (see defineKind): a stack's `project_id` default builds one kind's, not all of them.
+ */
+function defaultableField(field: string): z.ZodType | null {
+  if (IDENTITY_FIELDS.has(field) || field in NOT_DEFAULTABLE) return null;
+  let found = fieldSchemas.get(field);
+  if (found === undefined) {
+    found = null;
+    for (const kind of Object.values(ALL_KINDS)) {
+      const schema = (kind.shape.shape as Record<string, z.ZodType | undefined>)[field];
+      if (schema === undefined) continue;
+      found = schema.optional();
+      break;
+    }
+    fieldSchemas.set(field, found);
+  }
+  return found;
+}
+
 /**
  * Every field `defaults:` may set, with its schema: the union of all kinds' attribute fields,
- * minus identity fields and `ensure`. The first kind declaring a field provides its schema
- * (shared fields such as project_id use one definition in src/kinds/fields.ts).
+ * minus identity fields and `ensure` (for the editor schema, and for the list an unknown field's
+ * error gives). Builds every kind's schema.
  */
-export const DEFAULTS_SCHEMA = z.strictObject(defaultableShape());
-
-function defaultableShape(): Record<string, z.ZodType> {
+export function defaultsSchema(): z.ZodObject {
   const shape: Record<string, z.ZodType> = {};
   for (const kind of Object.values(ALL_KINDS)) {
-    for (const [field, schema] of Object.entries(kind.shape.shape as Record<string, z.ZodType>)) {
-      if (IDENTITY_FIELDS.has(field) || field in NOT_DEFAULTABLE || field in shape) continue;
-      shape[field] = schema.optional();
+    for (const field of Object.keys(kind.shape.shape)) {
+      const schema = field in shape ? null : defaultableField(field);
+      if (schema !== null) shape[field] = schema;
     }
   }
-  return shape;
+  return z.strictObject(shape);
 }
 
 /**
@@ -48,7 +71,7 @@ export function validateDefaults(node: SourceNode, diagnostics: Diagnostic[]): M
     }
     return accepted;
   }
-  const shape = DEFAULTS_SCHEMA.shape as Record<string, z.ZodType>;
+  const checked: Record<string, z.ZodType> = {};
   const values: Record<string, unknown> = {};
   for (const [field, child] of node.entries) {
     const keyRange = child.keyRange ?? child.range;
@@ -57,22 +80,27 @@ export function validateDefaults(node: SourceNode, diagnostics: Diagnostic[]): M
       diagnostics.push({ severity: 'error', code: 'not-defaultable', summary: `"${field}" cannot be a default: ${reason}`, range: keyRange });
       continue;
     }
-    if (!(field in shape)) {
+    const schema = defaultableField(field);
+    if (schema === null) {
+      const accepts = Object.keys(defaultsSchema().shape);
       diagnostics.push({
         severity: 'error',
         code: 'unknown-field',
-        summary: `unknown field "${field}" in defaults; no resource or check kind has it${didYouMean(field, Object.keys(shape))}`,
-        detail: `defaults accepts: ${Object.keys(shape).join(', ')}.`,
+        summary: `unknown field "${field}" in defaults; no resource or check kind has it${didYouMean(field, accepts)}`,
+        detail: `defaults accepts: ${accepts.join(', ')}.`,
         range: keyRange,
       });
       continue;
     }
-    values[field] = valueForSchema(shape[field], child);
+    checked[field] = schema;
+    values[field] = valueForSchema(schema, child);
     accepted.set(field, child);
   }
-  const result = DEFAULTS_SCHEMA.safeParse(values, { reportInput: true });
+  // The fields given, each with its schema: every other field is optional, and unknown ones were reported above.
+  const schema = z.strictObject(checked);
+  const result = schema.safeParse(values, { reportInput: true });
   if (!result.success) {
-    addDiagnostics(diagnostics, issuesToDiagnostics(result.error.issues, { root: node, schema: DEFAULTS_SCHEMA, subject: 'defaults' }));
+    addDiagnostics(diagnostics, issuesToDiagnostics(result.error.issues, { root: node, schema, subject: 'defaults' }));
   }
   return accepted;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULTS_SCHEMA } from './defaults.js';
+import { defaultsSchema } from './defaults.js';
 import { PROVIDER_SCHEMA, PRUNE_SCHEMA, RENAMED_FROM_SCHEMA, STACK_NAME_SCHEMA, STACK_VERSION } from './load-stack.js';
 import { CHECK_KINDS, RESOURCE_KINDS, type KindSpec } from '../kinds/registry.js';
 import { takesMoves } from '../kinds/kind-spec.js';
@@ -51,7 +51,7 @@ function stackFileSchema() {
       renamed_from: RENAMED_FROM_SCHEMA.optional(),
       provider: PROVIDER_SCHEMA.optional().describe('Where the platform is. The API key is never here: set EDGEFORM_API_KEY.'),
       prune: PRUNE_SCHEMA.optional(),
-      defaults: DEFAULTS_SCHEMA.optional().describe('Fields filled into every block whose kind has them and which omits them.'),
+      defaults: defaultsSchema().optional().describe('Fields filled into every block whose kind has them and which omits them.'),
       resources: blocks(RESOURCE_KINDS).optional().describe('Resources by NAME; the address of each is TYPE.NAME.'),
       checks: blocks(CHECK_KINDS).optional().describe('Read-only assertions by NAME, evaluated by plan and drift.'),
     })

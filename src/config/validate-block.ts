@@ -8,6 +8,7 @@ import { takesMoves } from '../kinds/kind-spec.js';
 import { checkBlockReferences } from './references.js';
 import { claimSensitive } from './sensitive-fields.js';
 import { valueForSchema } from './schema-walk.js';
+import { whereValueStands } from './source-node.js';
 import type { SourceNode } from './source-tree.js';
 import type { Block, BlockReference, CheckBlock, ResourceBlock } from './types.js';
 
@@ -81,17 +82,18 @@ export function validateBlock(
 
   const shape = kind.shape.shape as Record<string, z.ZodType>;
   const attributes: Record<string, unknown> = {};
-  const fieldSources: Record<string, SourceNode> = {};
+  // Where each field stands, not its node: a node holds its whole subtree (see whereValueStands).
+  const fieldSources: Record<string, { readonly range: SourceRange }> = {};
   for (const [field, child] of node.entries) {
     if (field === 'type' || field === 'depends_on' || field === 'moved_from') continue;
     attributes[field] = valueForSchema(shape[field], child);
-    fieldSources[field] = child;
+    fieldSources[field] = whereValueStands(child);
   }
   const inherited = new Set<string>();
   for (const [field, child] of defaults) {
     if (!(field in shape) || field in attributes) continue;
     attributes[field] = valueForSchema(shape[field], child);
-    fieldSources[field] = child;
+    fieldSources[field] = whereValueStands(child);
     inherited.add(field);
     usedDefaults.add(field);
   }

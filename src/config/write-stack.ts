@@ -4,7 +4,7 @@ import { API_KEY_ENV } from '../env.js';
 import type { ResourceType } from '../kinds/registry.js';
 import { canonicalJson } from '../plan/fingerprint.js';
 import { writeReference } from '../plan/references.js';
-import { blockFieldRank, formatStackText } from './format-stack.js';
+import { blockFieldRank } from './format-stack.js';
 import { STACK_VERSION } from './load-stack.js';
 import { isSecretFieldName } from './secrets.js';
 import { readSourceFile } from './source-tree.js';
@@ -124,7 +124,9 @@ export interface WrittenStack {
  * `provider.base_url` when one is given, `defaults:` for project_id and region_id when every
  * block that has the field holds the same value (the blocks then leave it out), and one block
  * per draft block, its comment above it, under a unique valid name, in fmt's canonical order
- * (the text is formatStackText's: `fmt --check` passes on it). Pure.
+ * (the top-level sections in TOP_LEVEL_ORDER, each block's fields by blockFieldRank), so
+ * `fmt --check` passes on it as written: it is not formatted again, which read the whole text
+ * through the yaml library a second time (issue 33). Pure.
  *
  * Every value is written as data: each `${` of a string is written `$${`, so nothing of it is
  * read as an interpolation; a key or string value is written plain only when every YAML reader
@@ -146,20 +148,13 @@ export function writeStack(draft: StackDraft, env: Readonly<Record<string, strin
   // Leaving a block out may change the defaults and names of the others: write and check again.
   for (let pass = 0; pass < 3; pass++) {
     const layout = layOut(kept.map((k) => k.block));
-    const text = canonical(render(draft, layout));
+    const text = render(draft, layout);
     const problems = readBack(text, layout, env);
     if (problems.size === 0) return { text, leftOut: leftOut.sort((x, y) => x.index - y.index) };
     for (const [i, reason] of problems) leftOut.push({ index: kept[i]!.index, reason });
     kept = kept.filter((_, i) => !problems.has(i));
   }
   throw new Error('writeStack: the stack does not read back after leaving out every block that did not (this is a bug)');
-}
-
-/** The text in fmt's canonical order (formatStackText). */
-function canonical(text: string): string {
-  const formatted = formatStackText(text);
-  if (!formatted.ok) throw new Error(`writeStack: fmt cannot read what it wrote: ${formatted.error.message} (this is a bug)`);
-  return formatted.text;
 }
 
 /** Where the schema line points when nothing better is known: a schema beside the stack (`edgeform schema > edgeform.schema.json`). */

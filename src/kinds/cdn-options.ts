@@ -38,7 +38,7 @@ export interface CdnOptionIssue {
 
 /** The generated zod schema of a set (from the vendor's spec: scripts/generate-cdn-options.mjs). */
 export function cdnOptionsSchema(set: CdnOptionSet): z.ZodType {
-  return set === 'resource' ? cdnResourceOptionsSchema : cdnRuleOptionsSchema;
+  return set === 'resource' ? cdnResourceOptionsSchema() : cdnRuleOptionsSchema();
 }
 
 /** The option names of a set, in the spec's order. */

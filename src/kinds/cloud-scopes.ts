@@ -48,3 +48,36 @@ export async function listRegions(ctx: ProviderContext, options?: ListAllOptions
   const regions = await listAll(ctx, regionList, {}, (r) => String(r.id), options);
   return regions.filter((r) => r.state === 'ACTIVE');
 }
+
+/** A quota block (GlobalQuotasSerializer, RegionalQuotasSerializer): limits and usage counts by name. */
+const quotaBlock = z.record(z.string(), z.unknown());
+
+/** The client quotas answer (AllClientQuotasSerializer): both parts optional in the vendor's schema. */
+const clientQuotasAnswer = z.looseObject({ global_quotas: quotaBlock.nullish(), regional_quotas: z.array(quotaBlock).nullish() });
+
+/** The numbers of a quota block, by name (anything else left out). */
+const countsOf = (block: Readonly<Record<string, unknown>>): Record<string, number> =>
+  Object.fromEntries(Object.entries(block).filter((e): e is [string, number] => typeof e[1] === 'number' && Number.isFinite(e[1])));
+
+/** The account's quota usage: the global counts, and each region's (only the regions the platform lists; counts by name). */
+export interface QuotaUsage {
+  global: Readonly<Record<string, number>> | undefined;
+  regional: ReadonlyMap<number, Readonly<Record<string, number>>>;
+}
+
+/**
+ * The account's client quotas (`GET /cloud/v2/client_quotas`): how many resources of each kind
+ * the account has, in all and per region, over every project. Import lists a kind only where
+ * these do not say there is none (KindImportSpec.quotaUsage).
+ */
+export async function readQuotaUsage(ctx: ProviderContext): Promise<QuotaUsage> {
+  const body = (await ctx.api.get('/cloud/v2/client_quotas', { schema: clientQuotasAnswer, signal: ctx.signal })).body;
+  const regional = new Map<number, Record<string, number>>();
+  for (const block of body.regional_quotas ?? []) if (typeof block.region_id === 'number') regional.set(block.region_id, countsOf(block));
+  return { global: body.global_quotas ? countsOf(body.global_quotas) : undefined, regional };
+}
+
+/** Whether quota usage counts say there is nothing to list: each of `keys` is counted, and 0. Unknown counts (or no keys) say nothing. */
+export function countsNone(keys: readonly string[], counts: Readonly<Record<string, number>> | undefined): boolean {
+  return counts !== undefined && keys.length > 0 && keys.every((key) => counts[key] === 0);
+}

@@ -109,3 +109,14 @@ function recordingWrites(api: ApiClient): ApiClient {
     }
   });
 }
+
+/**
+ * A client whose every request goes ahead of the requests waiting for a slot (ApiRequestOptions
+ * `urgent`, as task polls do): for the reads that confirm a change, whose answers end work (and
+ * free the task slot it holds) that new writes queued behind them would otherwise wait for. One
+ * object per call: make it once per run, so that what is keyed by the client (readTogether's
+ * batches) is shared by every read through it.
+ */
+export function urgentClient(api: ApiClient): ApiClient {
+  return clientAround(api, (req) => api.request({ ...req, urgent: true }));
+}

@@ -138,6 +138,14 @@ export interface KindImportSpec<T extends ResourceType, S extends ScopeKind, Ite
   /** For a cloud kind: whether a region offers it (Kubernetes: `has_k8s`); absent, every region does. */
   servedIn?(region: { has_k8s?: boolean | undefined }): boolean;
   /**
+   * For a kind listed per project and region (or per project): the usage counts of the
+   * platform's client quotas (`GET /cloud/v2/client_quotas`: a region's regional quotas, or the
+   * global ones for a project kind) that count its resources, such as `floating_count_usage`.
+   * Import leaves out the kind's lists in a region (for a project kind, in every project) where
+   * the platform counts none of them: every such count is there and 0. Absent: always listed.
+   */
+  quotaUsage?: readonly string[];
+  /**
    * Which of the block's attributes hold the platform id of which kind (a subnet's
    * `{ network_id: 'cloud_network' }`): where the value is the id of a block of that kind imported
    * with it, the stack says `${TYPE.NAME.id}` instead of the literal id (see writeStack); with a
@@ -221,6 +229,8 @@ export interface KindImporter<T extends ResourceType = ResourceType> {
   scope: ScopeKind;
   /** For a cloud kind: whether a region the platform lists offers it (see KindImportSpec.servedIn). */
   servedIn(region: { has_k8s?: boolean | undefined }): boolean;
+  /** The client quota usage counts that count the kind's resources (see KindImportSpec.quotaUsage); empty: always listed. */
+  quotaUsage: readonly string[];
   /**
    * Lists every resource of the kind in the scope (all pages) and turns each item into block
    * attributes, checked with the kind's own schema: an item that makes no valid block is
@@ -244,6 +254,7 @@ export function defineImport<T extends ResourceType, S extends ScopeKind, Item>(
     type,
     scope: spec.scope,
     servedIn: (region) => spec.servedIn?.(region) ?? true,
+    quotaUsage: spec.quotaUsage ?? [],
     alsoImports: spec.alsoImports ?? [],
     matchesName: (attributes, name) => (spec.matchesName ? spec.matchesName(attributes as ImportedAttributes<T>, name) : attributes.name === name),
     ...(spec.nameFlag === undefined ? {} : { nameFlag: spec.nameFlag }),

@@ -181,9 +181,20 @@ export interface CreateSpec {
 /**
  * Declares a kind. A `schema` with cross-field rules must produce exactly the shape's output
  * (the attribute type is the shape's); without one, the strict object shape is the validator.
+ * Both are given as functions, run when the kind's `shape` or `schema` is first read, not when
+ * the registry loads: a command builds the zod schemas of the kinds its stack uses, not those
+ * of every kind (issue 33: each kind added made every run slower to start).
  */
 export function defineKind<Type extends string, Shape extends z.ZodObject, Kind extends 'resource' | 'check'>(
-  spec: Omit<KindSpec<Shape, Type, Kind>, 'schema'> & { schema?: z.ZodType<z.output<Shape>> },
+  spec: Omit<KindSpec<Shape, Type, Kind>, 'shape' | 'schema'> & { shape: () => Shape; schema?: (shape: Shape) => z.ZodType<z.output<Shape>> },
 ): KindSpec<Shape, Type, Kind> {
-  return { ...spec, schema: spec.schema ?? spec.shape };
+  const { shape: buildShape, schema: buildSchema, ...rest } = spec;
+  let shape: Shape | undefined;
+  let schema: z.ZodType | undefined;
+  const kind = rest as KindSpec<Shape, Type, Kind>;
+  Object.defineProperties(kind, {
+    shape: { enumerable: true, get: () => (shape ??= buildShape()) },
+    schema: { enumerable: true, get: () => (schema ??= buildSchema ? buildSchema(kind.shape) : kind.shape) },
+  });
+  return kind;
 }

@@ -5,7 +5,7 @@ import { taskIdsSchema, type TaskScope } from '../api/tasks.js';
 import { PlanPayloadError } from '../errors.js';
 import { setAtPath } from '../plan/references.js';
 import type { ChangeFields, ResourceChange } from '../plan/types.js';
-import type { ApplyResult, FinishedTask, ProviderContext, ResourceProvider } from './provider.js';
+import type { ApplyResult, FinishedTask, Observation, ProviderContext, ResourceProvider } from './provider.js';
 import type { ResourceAttributes, ResourceType } from './registry.js';
 import { requirePayload, startTasks, type Recovery } from './shared.js';
 
@@ -82,11 +82,25 @@ export interface DeleteInput<T extends ResourceType> {
   id: string | number;
 }
 
+/**
+ * For a request that starts no task and whose answer is the resource as the platform stored it
+ * (the DNS API answers a record set's POST and PUT with the record set, and reads it from the
+ * same store): the answer's shape and its projection, the same a read of the resource makes. The
+ * executor then takes the answer as its confirming read (ApplyResult `observed`); an answer that
+ * does not fit the shape is no failure, only confirmed by a read instead.
+ */
+export interface StepAnswer<In, Item> {
+  schema: z.ZodType<Item>;
+  observe(input: In, item: Item): Observation;
+}
+
 /** A step that is one request: its payload (checked before anything is sent), the request, its tasks if it starts any. */
 interface RequestStep<In, P, Item> {
   payload: z.ZodType<P>;
   request(input: In): ChangeRequest;
   tasks?: TaskStep<In, Item>;
+  /** See StepAnswer: for a step that starts no task. */
+  answer?: StepAnswer<In, Item>;
 }
 
 /** A create, and the ids its finished tasks list as created (`created_resources.<key>`), shown as progress. */
@@ -111,6 +125,11 @@ export type UpdateStep<T extends ResourceType, P, Item> =
 export interface DeleteStep<T extends ResourceType, Item> {
   request(input: DeleteInput<T>): ChangeRequest;
   tasks?: TaskStep<DeleteInput<T>, Item>;
+  /**
+   * For a synchronous delete whose answer (2xx, or 404: already gone) means the resource is gone
+   * from the store the reads read (DNS): the executor confirms with that, not with a read.
+   */
+  answersGone?: true;
 }
 
 /** What a kind declares of its changes (see the module comment). */
@@ -137,7 +156,10 @@ export interface Lifecycle<T extends ResourceType, Item, C, U> {
 export const cloudTaskScope = (desired: { project_id: number; region_id: number }): TaskScope => ({ projectId: desired.project_id, regionId: desired.region_id });
 
 /** What defineLifecycle gives the provider. */
-export type LifecycleProvider<T extends ResourceType> = Pick<ResourceProvider<T>, 'idField' | 'verbs' | 'apply' | 'beforeReplace' | 'payloadSchema' | 'taskType' | 'taskTimeoutMs'>;
+export type LifecycleProvider<T extends ResourceType> = Pick<
+  ResourceProvider<T>,
+  'idField' | 'verbs' | 'apply' | 'beforeReplace' | 'payloadSchema' | 'taskType' | 'taskTimeoutMs' | 'startsTasks'
+>;
 
 /** The provider's apply and the fields derived from the same declaration (see the module comment). */
 export function defineLifecycle<T extends ResourceType, Item = never, C = never, U = never>(type: T, lifecycle: Lifecycle<T, Item, C, U>): LifecycleProvider<T> {
@@ -145,8 +167,15 @@ export function defineLifecycle<T extends ResourceType, Item = never, C = never,
   const verbs = [create && 'created', update && 'updated', remove && 'deleted', lifecycle.replace && 'replaced'].filter((v): v is string => typeof v === 'string');
   const updateType = update && ('run' in update ? update.taskType : update.tasks?.type);
   const runner = lifecycleRunner(lifecycle);
+  // Which actions start tasks: those whose step waits on them (an update run of the kind's own, when it names their type).
+  const tasked = {
+    create: create?.tasks !== undefined,
+    update: update !== undefined && ('run' in update ? update.taskType !== undefined : update.tasks !== undefined),
+    delete: remove?.tasks !== undefined,
+  };
   return {
     idField: lifecycle.idField,
+    startsTasks: (action) => (action === 'replace' ? tasked.create || tasked.delete : action === 'create' || action === 'update' || action === 'delete' ? tasked[action] : false),
     verbs: { update: lifecycle.updateVerbs, delete: ['Destroying', 'Destroyed'] },
     ...(update ? { payloadSchema: update.payload } : {}),
     ...(updateType ? { taskType: updateType } : {}),
@@ -208,7 +237,7 @@ function lifecycleRunner<T extends ResourceType, Item, C, U>(lifecycle: Lifecycl
       const planned = requirePayload(change, step.payload);
       const input: CreateInput<T, C> = { change, desired: change.desired, payload: withSensitiveValues(ctx, change, planned) };
       const request = step.request(input);
-      if (!step.tasks) return sendCreate(ctx, request);
+      if (!step.tasks) return sendCreate(ctx, request, step.answer && ((item: Item) => step.answer!.observe(input, item)), step.answer?.schema);
       const finished: FinishedTask[] = [];
       const collecting: ProviderContext = {
         ...ctx,
@@ -232,7 +261,8 @@ function lifecycleRunner<T extends ResourceType, Item, C, U>(lifecycle: Lifecycl
       const request = step.request(input);
       if (step.tasks) return send(ctx, request, step.tasks, input);
       // Setting fields to values: repeating the request is harmless.
-      await ctx.api.request({ ...request, retry: 'idempotent', signal: ctx.signal });
+      const answer = await ctx.api.request({ ...request, retry: 'idempotent', signal: ctx.signal });
+      return step.answer ? answered(answer.body, step.answer.schema, (item) => step.answer!.observe(input, item)) : undefined;
     },
     async delete(ctx: ProviderContext, change: ResourceChange<T>, step: DeleteStep<T, Item>): Promise<ApplyResult> {
       const input: DeleteInput<T> = { change, desired: change.desired, id: targetId(change, lifecycle.idField) };
@@ -244,6 +274,7 @@ function lifecycleRunner<T extends ResourceType, Item, C, U>(lifecycle: Lifecycl
         // Someone already deleted it: that is success.
         if (!(error instanceof NotFoundError)) throw error;
       }
+      return step.answersGone ? { observed: { exists: false } } : undefined;
     },
   };
 }
@@ -296,15 +327,27 @@ function sendTaskRequest(
  * Sends a create (a POST that answers synchronously) once, never again: a POST is not safe to
  * repeat, since the platform may have made the resource before its answer was lost. Such an
  * unknown outcome resolves with 'unacknowledged', so the executor's re-read by the block's
- * identity tells whether the resource exists now; any other failure is thrown.
+ * identity tells whether the resource exists now; any other failure is thrown. With `observe`,
+ * the answer is the created resource (StepAnswer).
  */
-async function sendCreate(ctx: ProviderContext, request: ChangeRequest): Promise<ApplyResult> {
+async function sendCreate<Item>(ctx: ProviderContext, request: ChangeRequest, observe?: (item: Item) => Observation, schema?: z.ZodType<Item>): Promise<ApplyResult> {
+  let body: unknown;
   try {
-    await ctx.api.request({ ...request, signal: ctx.signal });
+    body = (await ctx.api.request({ ...request, signal: ctx.signal })).body;
   } catch (error) {
     if (isUnknownOutcome(error) && !ctx.signal.aborted) return 'unacknowledged';
     throw error;
   }
+  return observe && schema ? answered(body, schema, observe) : undefined;
+}
+
+/**
+ * An acknowledged write's answer as the resource it stored (see StepAnswer), or nothing (the
+ * executor's read confirms) when the answer does not fit its shape: the change was made either way.
+ */
+function answered<Item>(body: unknown, schema: z.ZodType<Item>, observe: (item: Item) => Observation): ApplyResult {
+  const parsed = schema.safeParse(body);
+  return parsed.success ? { observed: observe(parsed.data) } : undefined;
 }
 
 /** What edgeform reads of a finished task that created resources: the ids it lists under `created_resources` (CreatedResources). */

@@ -325,6 +325,14 @@ export interface ResourceProvider<T extends ResourceType = ResourceType> {
    */
   taskType?: string;
   /**
+   * Whether carrying out a change of this action (create, update, replace, delete) starts
+   * platform tasks and waits on them (a cloud create, resize or delete): apply runs at most
+   * --max-tasks such actions at once, each holding a task slot from its first read to its end;
+   * one that starts none (a DNS record set, a FastEdge app) takes no slot, so it never waits
+   * behind tasks. Absent: every action counts as starting tasks.
+   */
+  startsTasks?(action: Action): boolean;
+  /**
    * How long one of this kind's tasks may run before edgeform stops waiting (a Kubernetes
    * upgrade replaces every node: an hour); absent, the task poller's default (20 minutes). Lock
    * waits on a resource of this kind use it too. --task-timeout overrides it.
@@ -441,8 +449,13 @@ export interface FollowUp<T extends ResourceType = ResourceType> {
  * that it could not be confirmed. `'unacknowledged'`: the outcome is known only from the
  * executor's re-read to come (after an ambiguous send, a task found holding the lock was waited
  * on, which may not be this change's), so a read that fails then fails the resource.
+ * `{ observed }`: acknowledged, and the platform's answer to the write is the resource as the
+ * platform now holds it (a synchronous API that answers with what it stored and reads from the
+ * same store, as DNS does: no task, no read lag), projected as a read would be: the executor
+ * takes it as its first confirming read, and re-reads only when it does not show the planned
+ * result.
  */
-export type ApplyResult = void | 'unacknowledged';
+export type ApplyResult = void | 'unacknowledged' | { observed: Observation };
 
 /** The outcome of evaluating one check. */
 export interface CheckOutcome {

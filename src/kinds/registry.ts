@@ -26,7 +26,7 @@ export type { KindSpec } from './kind-spec.js';
 /**
  * Every resource kind edgeform knows, by type, in the order the schema, the docs and the
  * messages list them. This object is the one list of resource kinds: every type and list that
- * needs "all kinds" (ResourceType, ResourceAttributes, RESOURCE_TYPES, DELETABLE_TYPES, the
+ * needs "all kinds" (ResourceType, ResourceAttributes, RESOURCE_TYPES, deletableTypes(), the
  * provider table's keys) is derived from it. It holds only the kinds' schemas, so config/ and
  * plan/ read it without loading a provider.
  */
@@ -95,5 +95,12 @@ export function isDeletable(type: ResourceType): type is DeletableType {
   return ensure.safeParse('absent').success;
 }
 
-/** The resource types edgeform can delete, in registry order. */
-export const DELETABLE_TYPES: readonly DeletableType[] = RESOURCE_TYPES.filter(isDeletable);
+let deletable: readonly DeletableType[] | undefined;
+
+/**
+ * The resource types edgeform can delete, in registry order: read from every kind's schema, so
+ * only when asked for (a run builds the schemas of the kinds it uses, see defineKind).
+ */
+export function deletableTypes(): readonly DeletableType[] {
+  return (deletable ??= RESOURCE_TYPES.filter(isDeletable));
+}

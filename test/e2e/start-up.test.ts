@@ -77,6 +77,18 @@ describe('start-up loads only what the command needs', () => {
     // A stack is read by js-yaml (the yaml library only writes: fmt, import), and a valid one shows no code frame and no text diff.
     expect(modules).toContain('js-yaml');
     for (const lazy of ['yaml', 'diff', '@babel/code-frame']) expect(modules).not.toContain(lazy);
+    // Issue 33: a stack without SSH keys, subnets or security groups loads neither the key parser
+    // (sshpk and its crypto helpers, about half a megabyte) nor the IP address library; and
+    // `validate PATH` with no flag runs without yargs (cmd/run-cli.ts runPlain).
+    for (const unused of ['sshpk', 'tweetnacl', 'jsbn', 'ipaddr.js', 'yargs']) expect(modules).not.toContain(unused);
+  });
+
+  it('loads the SSH key parser and the IP address library when the stack has a key and a network to check, and yargs when a flag is given', async () => {
+    const { result, modules } = await loadedModules(['validate', 'examples/web-service.yaml', '--format', 'json']);
+    expect(result.code).toBe(0);
+    expect(modules).toContain('sshpk');
+    expect(modules).toContain('ipaddr.js');
+    expect(modules).toContain('yargs');
   });
 
   it('reads anchors with js-yaml too, and loads the code frame when a diagnostic needs it (the tracer sees packages loaded on first use)', async () => {

@@ -46,45 +46,46 @@ export function rulePatternProblem(pattern: string, ruleType: 0 | 1): string | n
   return regexProblem(pattern);
 }
 
-const shape = z.strictObject({
-  rule_id: positiveId.optional().describe('The rule id (integer). Omit it to have edgeform find the rule by name within its resource, or create it.'),
-  resource_id: positiveId.describe('The CDN resource the rule belongs to, usually ${cdn_resource.NAME.id}.'),
-  name: z
-    .string()
-    .min(1, { error: 'must not be empty' })
-    .max(255, { error: 'a rule name must be at most 255 characters' })
-    .describe('The rule name, unique within its resource: how a block finds its rule.'),
-  rule: z
-    .string()
-    .min(1, { error: 'must not be empty' })
-    .max(300, { error: 'a rule pattern must be at most 300 characters' })
-    .optional()
-    .describe('The path pattern (a regular expression, e.g. /images/.*\\.png$). Required to create a rule.'),
-  rule_type: z
-    .union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1' })
-    .optional()
-    .describe('0 (the pattern matches a path) or 1 (a regular expression). Required to create a rule.'),
-  weight: z
-    .int()
-    .min(1, { error: 'must be at least 1' })
-    .max(2147483647, { error: 'must be at most 2147483647' })
-    .optional()
-    .describe('The order rules are tried in, lowest first.'),
-  active: z.boolean().optional().describe('Whether the rule applies.'),
-  origin_group: positiveId.nullable().optional().describe("The origin group the matched requests go to (${cdn_origin_group.NAME.id}); null: the resource's."),
-  override_origin_protocol: z
-    .enum(['HTTP', 'HTTPS', 'MATCH'], { error: 'must be HTTP, HTTPS or MATCH' })
-    .nullable()
-    .optional()
-    .describe("The protocol to the origin for matched requests; null: the resource's."),
-  options: cdnRuleOptionsSchema.optional().describe("The rule's CDN options by name, as the vendor's schema (rule_options) has them; only the options declared are managed."),
-  purge: purgeField
-    .optional()
-    .describe(
-      "What to purge from the cache within the rule's pattern (paths, urls, or all: true for the pattern's literal prefix) and when (usually ${env:RELEASE}); as a cdn_resource's purge.",
-    ),
-  ensure: ensureDeletable,
-});
+const shape = () =>
+  z.strictObject({
+    rule_id: positiveId.optional().describe('The rule id (integer). Omit it to have edgeform find the rule by name within its resource, or create it.'),
+    resource_id: positiveId.describe('The CDN resource the rule belongs to, usually ${cdn_resource.NAME.id}.'),
+    name: z
+      .string()
+      .min(1, { error: 'must not be empty' })
+      .max(255, { error: 'a rule name must be at most 255 characters' })
+      .describe('The rule name, unique within its resource: how a block finds its rule.'),
+    rule: z
+      .string()
+      .min(1, { error: 'must not be empty' })
+      .max(300, { error: 'a rule pattern must be at most 300 characters' })
+      .optional()
+      .describe('The path pattern (a regular expression, e.g. /images/.*\\.png$). Required to create a rule.'),
+    rule_type: z
+      .union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1' })
+      .optional()
+      .describe('0 (the pattern matches a path) or 1 (a regular expression). Required to create a rule.'),
+    weight: z
+      .int()
+      .min(1, { error: 'must be at least 1' })
+      .max(2147483647, { error: 'must be at most 2147483647' })
+      .optional()
+      .describe('The order rules are tried in, lowest first.'),
+    active: z.boolean().optional().describe('Whether the rule applies.'),
+    origin_group: positiveId.nullable().optional().describe("The origin group the matched requests go to (${cdn_origin_group.NAME.id}); null: the resource's."),
+    override_origin_protocol: z
+      .enum(['HTTP', 'HTTPS', 'MATCH'], { error: 'must be HTTP, HTTPS or MATCH' })
+      .nullable()
+      .optional()
+      .describe("The protocol to the origin for matched requests; null: the resource's."),
+    options: cdnRuleOptionsSchema().optional().describe("The rule's CDN options by name, as the vendor's schema (rule_options) has them; only the options declared are managed."),
+    purge: purgeField
+      .optional()
+      .describe(
+        "What to purge from the cache within the rule's pattern (paths, urls, or all: true for the pattern's literal prefix) and when (usually ${env:RELEASE}); as a cdn_resource's purge.",
+      ),
+    ensure: ensureDeletable,
+  });
 
 /**
  * cdn_rule: a rule of a CDN resource (options applied to the paths its pattern matches), adopted
@@ -103,16 +104,17 @@ export const cdnRuleKind = defineKind({
   },
   warnings: (block) => deprecatedOptionWarnings(block['options'] as Record<string, unknown> | undefined),
   shape,
-  schema: shape.superRefine((block, ctx) => {
-    // A pattern holding a reference is checked once the reference is known (the plan checks the resolved block again).
-    if (block.rule === undefined || block.rule.includes('${')) return;
-    // rule_type 0 needs a leading "/"; without rule_type (an adopted rule) the live type decides, at plan.
-    const problem = block.rule_type === undefined ? regexProblem(block.rule) : rulePatternProblem(block.rule, block.rule_type);
-    if (problem !== null) ctx.addIssue({ code: 'custom', path: ['rule'], message: problem });
-    // A rule's purge stays within its pattern.
-    if (block.purge === undefined) return;
-    for (const purgeProblem of ruleScopeProblems(block.purge, block.rule, block.rule_type)) {
-      ctx.addIssue({ code: 'custom', path: ['purge', purgeProblem.field, purgeProblem.index], message: purgeProblem.message });
-    }
-  }),
+  schema: (shape) =>
+    shape.superRefine((block, ctx) => {
+      // A pattern holding a reference is checked once the reference is known (the plan checks the resolved block again).
+      if (block.rule === undefined || block.rule.includes('${')) return;
+      // rule_type 0 needs a leading "/"; without rule_type (an adopted rule) the live type decides, at plan.
+      const problem = block.rule_type === undefined ? regexProblem(block.rule) : rulePatternProblem(block.rule, block.rule_type);
+      if (problem !== null) ctx.addIssue({ code: 'custom', path: ['rule'], message: problem });
+      // A rule's purge stays within its pattern.
+      if (block.purge === undefined) return;
+      for (const purgeProblem of ruleScopeProblems(block.purge, block.rule, block.rule_type)) {
+        ctx.addIssue({ code: 'custom', path: ['purge', purgeProblem.field, purgeProblem.index], message: purgeProblem.message });
+      }
+    }),
 });

@@ -11,6 +11,7 @@ import { floatingIpList } from './list.js';
  */
 export const floatingIpImport = defineImport('cloud_floating_ip', {
   scope: 'cloud',
+  quotaUsage: ['floating_count_usage'],
   list: floatingIpList,
   itemId: (fip) => fip.id,
   attributes: (fip, s) => ({

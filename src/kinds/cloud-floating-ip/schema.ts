@@ -19,12 +19,13 @@ export const cloudFloatingIpKind = defineKind({
     floating_ip_address: { type: 'string', description: 'The public IPv4 address the platform gave the floating IP.', read: (s) => s.floating_ip_address },
     status: { type: 'string', description: 'The floating IP status (e.g. DOWN, ACTIVE).', read: (s) => s.status },
   },
-  shape: z.strictObject({
-    project_id: projectId,
-    region_id: regionId,
-    floating_ip_id: uuid.optional().describe('The floating IP id (UUID) to adopt. Omit it to have edgeform create the floating IP and find it by its ownership tags.'),
-    tags: userDeclaredTags.optional(),
-    tags_policy: tagsPolicy,
-    ensure: ensureDeletable,
-  }),
+  shape: () =>
+    z.strictObject({
+      project_id: projectId,
+      region_id: regionId,
+      floating_ip_id: uuid.optional().describe('The floating IP id (UUID) to adopt. Omit it to have edgeform create the floating IP and find it by its ownership tags.'),
+      tags: userDeclaredTags.optional(),
+      tags_policy: tagsPolicy,
+      ensure: ensureDeletable,
+    }),
 });

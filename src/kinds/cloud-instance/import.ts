@@ -10,6 +10,14 @@ import { INSTANCE_NAME } from './schema.js';
  */
 export const instanceImport = defineImport('cloud_instance', {
   scope: 'cloud',
+  quotaUsage: [
+    'vm_count_usage',
+    'shared_vm_count_usage',
+    'gpu_virtual_a100_count_usage',
+    'gpu_virtual_h100_count_usage',
+    'gpu_virtual_h200_count_usage',
+    'gpu_virtual_l40s_count_usage',
+  ],
   list: instanceList,
   itemId: (vm) => vm.id,
   attributes: (vm, s) => ({

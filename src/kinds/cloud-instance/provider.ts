@@ -64,7 +64,7 @@ const tagValue = (vm: Instance, key: string) => vm.tags.find((t) => t.key === ke
 
 /**
  * The flavors each instance offered at its flavor, and each region's flavors, as read in this
- * run: per API client (one client serves one run). An instance is asked once a run what it may
+ * run: per API client (one client serves one run; a wrapper around it shares its cacheKey). An instance is asked once a run what it may
  * be resized to from a flavor: the plan asks, and apply's read before the resize and its
  * re-reads while the new flavor does not show yet reuse the answer. What apply sends is still
  * only ever the approved change from the flavor the plan saw; a flavor the platform withdrew
@@ -74,10 +74,11 @@ const offered = new WeakMap<object, Map<string, Promise<string[]>>>();
 
 /** A list of flavors read once a run (per API client and key); a read that failed is asked again next time. */
 async function cachedFlavors(ctx: ProviderContext, key: string, path: string, keep: (f: z.infer<typeof flavorsAnswer>['results'][number]) => boolean): Promise<string[]> {
-  let seen = offered.get(ctx.api);
+  const client = ctx.api.cacheKey ?? ctx.api;
+  let seen = offered.get(client);
   if (!seen) {
     seen = new Map();
-    offered.set(ctx.api, seen);
+    offered.set(client, seen);
   }
   let known = seen.get(key);
   if (!known) {

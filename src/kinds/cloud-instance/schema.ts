@@ -51,32 +51,39 @@ export type InstanceInterface = z.output<typeof anInterface>;
  */
 export const CREATE_DIGESTED_FIELDS = ['image_id', 'boot_volume_size', 'boot_volume_type', 'interfaces', 'security_group_ids', 'user_data'] as const;
 
-const shape = z.strictObject({
-  project_id: projectId,
-  region_id: regionId,
-  instance_id: uuid.optional().describe('The instance id (UUID) to adopt. Omit it to have edgeform create the instance and find it by its ownership tags (the stack needs name:).'),
-  flavor_id: nonEmptyString.describe("The flavor, e.g. g2-standard-4-8: one of the region's flavors; a different live flavor is resized (a task)."),
-  name: instanceName.optional().describe('The instance name; a different live name is changed in place. Omitted: not managed (a create lets the platform name it).'),
-  image_id: uuid.optional().describe('Boot from a new volume made from this image (UUID). Exactly one of image_id and boot_volume_id when creating.'),
-  boot_volume_size: positiveId.optional().describe("The size in GiB of the boot volume made from image_id (default: the platform's)."),
-  boot_volume_type: z
-    .enum(['cold', 'ssd_hiiops', 'ssd_local', 'ssd_lowlatency', 'standard', 'ultra'])
-    .optional()
-    .describe('The volume type of the boot volume made from image_id (default standard).'),
-  boot_volume_id: uuid.optional().describe('Boot from this existing volume, usually ${cloud_volume.NAME.id}. Exactly one of image_id and boot_volume_id when creating.'),
-  volume_ids: z.array(uuid).optional().describe('Existing volumes attached besides the boot volume, usually ${cloud_volume.NAME.id}.'),
-  interfaces: z.array(anInterface).min(1, { error: 'must list at least one interface' }).optional().describe('The network interfaces, in order; required when creating.'),
-  security_group_ids: z.array(uuid).optional().describe('Security groups applied to every interface, usually ${cloud_security_group.NAME.id}.'),
-  ssh_key_name: nonEmptyString.optional().describe('The SSH key pair to install, usually ${cloud_ssh_key.NAME.name}.'),
-  user_data: z.string().max(MAX_USER_DATA_BYTES).optional().describe('A cloud-init script (text; edgeform sends it base64-encoded). At most one of user_data and user_data_file.'),
-  user_data_file: nonEmptyString
-    .optional()
-    .describe('A file next to the stack (relative to the stack file, inside its directory) holding the cloud-init script, read at validate time into user_data.'),
-  tags: userDeclaredTags.optional(),
-  // Optional rather than defaulted: blocks written before instances had tags stay as they are.
-  tags_policy: tagsPolicy.unwrap().optional().describe('authoritative (default): live user tags not listed are removed. merge: only listed keys are managed.'),
-  ensure: ensureDeletable,
-});
+const shape = () =>
+  z.strictObject({
+    project_id: projectId,
+    region_id: regionId,
+    instance_id: uuid
+      .optional()
+      .describe('The instance id (UUID) to adopt. Omit it to have edgeform create the instance and find it by its ownership tags (the stack needs name:).'),
+    flavor_id: nonEmptyString.describe("The flavor, e.g. g2-standard-4-8: one of the region's flavors; a different live flavor is resized (a task)."),
+    name: instanceName.optional().describe('The instance name; a different live name is changed in place. Omitted: not managed (a create lets the platform name it).'),
+    image_id: uuid.optional().describe('Boot from a new volume made from this image (UUID). Exactly one of image_id and boot_volume_id when creating.'),
+    boot_volume_size: positiveId.optional().describe("The size in GiB of the boot volume made from image_id (default: the platform's)."),
+    boot_volume_type: z
+      .enum(['cold', 'ssd_hiiops', 'ssd_local', 'ssd_lowlatency', 'standard', 'ultra'])
+      .optional()
+      .describe('The volume type of the boot volume made from image_id (default standard).'),
+    boot_volume_id: uuid.optional().describe('Boot from this existing volume, usually ${cloud_volume.NAME.id}. Exactly one of image_id and boot_volume_id when creating.'),
+    volume_ids: z.array(uuid).optional().describe('Existing volumes attached besides the boot volume, usually ${cloud_volume.NAME.id}.'),
+    interfaces: z.array(anInterface).min(1, { error: 'must list at least one interface' }).optional().describe('The network interfaces, in order; required when creating.'),
+    security_group_ids: z.array(uuid).optional().describe('Security groups applied to every interface, usually ${cloud_security_group.NAME.id}.'),
+    ssh_key_name: nonEmptyString.optional().describe('The SSH key pair to install, usually ${cloud_ssh_key.NAME.name}.'),
+    user_data: z
+      .string()
+      .max(MAX_USER_DATA_BYTES)
+      .optional()
+      .describe('A cloud-init script (text; edgeform sends it base64-encoded). At most one of user_data and user_data_file.'),
+    user_data_file: nonEmptyString
+      .optional()
+      .describe('A file next to the stack (relative to the stack file, inside its directory) holding the cloud-init script, read at validate time into user_data.'),
+    tags: userDeclaredTags.optional(),
+    // Optional rather than defaulted: blocks written before instances had tags stay as they are.
+    tags_policy: tagsPolicy.unwrap().optional().describe('authoritative (default): live user tags not listed are removed. merge: only listed keys are managed.'),
+    ensure: ensureDeletable,
+  });
 
 /**
  * cloud_instance: a cloud instance, adopted by id or, without one, created (with its boot
@@ -105,34 +112,36 @@ export const cloudInstanceKind = defineKind({
   },
   files: { user_data_file: { into: 'user_data', what: 'a cloud-init script', maxBytes: MAX_USER_DATA_BYTES, check: checkUserData } },
   shape,
-  schema: shape.superRefine((block, ctx) => {
-    if (block.user_data !== undefined && block.user_data_file !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['user_data_file'],
-        message: 'must not be set together with user_data: set either the script (user_data) or the file it is in (user_data_file)',
-      });
-    }
-    if (block.image_id !== undefined && block.boot_volume_id !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['boot_volume_id'],
-        message: 'must not be set together with image_id: boot either from a new volume made from an image (image_id) or from an existing volume (boot_volume_id)',
-      });
-    }
-    if (block.image_id === undefined) {
-      for (const field of ['boot_volume_size', 'boot_volume_type'] as const)
-        if (block[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: `describes the boot volume made from image_id: set image_id, or remove ${field}` });
-    }
-    if (block.instance_id !== undefined || block.ensure === 'absent') return;
-    if (block.image_id === undefined && block.boot_volume_id === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['image_id'],
-        message: 'must be set, or boot_volume_id: an instance edgeform creates boots from a new volume made from an image or from an existing volume',
-      });
-    }
-    if (block.interfaces === undefined)
-      ctx.addIssue({ code: 'custom', path: ['interfaces'], message: 'must be set: an instance edgeform creates needs at least one interface (e.g. [{ type: external }])' });
-  }),
+  schema: (shape) =>
+    shape.superRefine((block, ctx) => {
+      if (block.user_data !== undefined && block.user_data_file !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['user_data_file'],
+          message: 'must not be set together with user_data: set either the script (user_data) or the file it is in (user_data_file)',
+        });
+      }
+      if (block.image_id !== undefined && block.boot_volume_id !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['boot_volume_id'],
+          message: 'must not be set together with image_id: boot either from a new volume made from an image (image_id) or from an existing volume (boot_volume_id)',
+        });
+      }
+      if (block.image_id === undefined) {
+        for (const field of ['boot_volume_size', 'boot_volume_type'] as const)
+          if (block[field] !== undefined)
+            ctx.addIssue({ code: 'custom', path: [field], message: `describes the boot volume made from image_id: set image_id, or remove ${field}` });
+      }
+      if (block.instance_id !== undefined || block.ensure === 'absent') return;
+      if (block.image_id === undefined && block.boot_volume_id === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['image_id'],
+          message: 'must be set, or boot_volume_id: an instance edgeform creates boots from a new volume made from an image or from an existing volume',
+        });
+      }
+      if (block.interfaces === undefined)
+        ctx.addIssue({ code: 'custom', path: ['interfaces'], message: 'must be set: an instance edgeform creates needs at least one interface (e.g. [{ type: external }])' });
+    }),
 });

@@ -20,11 +20,12 @@ export const cloudK8sClusterKind = defineKind({
     version: { type: 'string', description: 'The Kubernetes version the cluster runs.', read: (s) => s.version },
     status: { type: 'string', description: 'The cluster status (e.g. Provisioned).', read: (s) => s.status },
   },
-  shape: z.strictObject({
-    project_id: projectId,
-    region_id: regionId,
-    cluster_name: nonEmptyString.describe('The cluster name.'),
-    version: k8sVersion,
-    ensure: ensurePresentOnly('cloud_k8s_cluster'),
-  }),
+  shape: () =>
+    z.strictObject({
+      project_id: projectId,
+      region_id: regionId,
+      cluster_name: nonEmptyString.describe('The cluster name.'),
+      version: k8sVersion,
+      ensure: ensurePresentOnly('cloud_k8s_cluster'),
+    }),
 });

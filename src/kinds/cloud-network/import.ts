@@ -10,6 +10,7 @@ import { networkList } from './list.js';
  */
 export const networkImport = defineImport('cloud_network', {
   scope: 'cloud',
+  quotaUsage: ['network_count_usage'],
   list: {
     ...networkList,
     async fetchPage(ctx, s, page) {

@@ -94,17 +94,18 @@ export const requestedLimits = z
 /** The limits a quota request asks for, as the stack declares them. */
 export type RequestedLimits = z.output<typeof requestedLimits>;
 
-const shape = z.strictObject({
-  request_id: positiveId.optional().describe('The quota limit request id (integer). Omitted: edgeform finds the request by its description, and creates it when there is none.'),
-  description: z
-    .string()
-    .min(1, { error: 'must not be empty' })
-    .max(1000, { error: 'must be at most 1000 characters' })
-    .optional()
-    .describe('Why the limits are needed (at most 1000 characters); without request_id it is how edgeform finds the request again.'),
-  requested_limits: requestedLimits.optional(),
-  ensure: ensureDeletable,
-});
+const shape = () =>
+  z.strictObject({
+    request_id: positiveId.optional().describe('The quota limit request id (integer). Omitted: edgeform finds the request by its description, and creates it when there is none.'),
+    description: z
+      .string()
+      .min(1, { error: 'must not be empty' })
+      .max(1000, { error: 'must be at most 1000 characters' })
+      .optional()
+      .describe('Why the limits are needed (at most 1000 characters); without request_id it is how edgeform finds the request again.'),
+    requested_limits: requestedLimits.optional(),
+    ensure: ensureDeletable,
+  });
 
 /**
  * cloud_quota_limit_request: a request to raise cloud quotas. Adopted by `request_id`, or found
@@ -123,20 +124,21 @@ export const cloudQuotaLimitRequestKind = defineKind({
     description: { type: 'string', description: 'The request description.', read: (s) => s.description },
   },
   shape,
-  schema: shape.superRefine((block, ctx) => {
-    if (block.request_id !== undefined) return;
-    if (block.description === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['description'],
-        message: 'must be set when request_id is not: edgeform finds the request by its description (and creates it from it)',
-      });
-    } else if (block.requested_limits === undefined && block.ensure === 'present') {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['requested_limits'],
-        message: 'must be set when request_id is not: edgeform creates the request from them when none has this description',
-      });
-    }
-  }),
+  schema: (shape) =>
+    shape.superRefine((block, ctx) => {
+      if (block.request_id !== undefined) return;
+      if (block.description === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['description'],
+          message: 'must be set when request_id is not: edgeform finds the request by its description (and creates it from it)',
+        });
+      } else if (block.requested_limits === undefined && block.ensure === 'present') {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['requested_limits'],
+          message: 'must be set when request_id is not: edgeform creates the request from them when none has this description',
+        });
+      }
+    }),
 });

@@ -12,6 +12,7 @@ import { RULE_PROTOCOLS, SELF, isDefaultEgress, type RuleMatch } from './rules.j
  */
 export const securityGroupImport = defineImport('cloud_security_group', {
   scope: 'cloud',
+  quotaUsage: ['firewall_count_usage'],
   list: securityGroupList,
   itemId: (g) => g.id,
   attributes: (g, s) => ({

@@ -1,7 +1,10 @@
-import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import { lazily } from '../../lazily.js';
 import { defineKind } from '../kind-spec.js';
 import { ensureDeletable, projectId, regionId, tagsPolicy, userDeclaredTags, uuid, TERRAFORM_CLOUD_FIELDS } from '../fields.js';
+
+/** The IP address library, loaded when a stack has an address or network to check. */
+const ipaddr = lazily<typeof import('ipaddr.js')>('ipaddr.js');
 
 /** The protocols a rule may name (the platform's SecurityGroupProtocolEnumV2); none is every protocol. */
 export const RULE_PROTOCOLS = [
@@ -41,11 +44,11 @@ export const SELF = 'self';
  * shows it; the problem otherwise: not a network, host bits set, or not of the rule's ethertype.
  */
 export function canonicalPrefix(text: string, ethertype: 'IPv4' | 'IPv6'): { prefix: string } | { problem: string } {
-  if (!ipaddr.isValidCIDR(text)) return { problem: `"${text}" is not a network in CIDR notation (such as 10.0.0.0/8 or 2001:db8::/32)` };
-  const [address, bits] = ipaddr.parseCIDR(text);
+  if (!ipaddr().isValidCIDR(text)) return { problem: `"${text}" is not a network in CIDR notation (such as 10.0.0.0/8 or 2001:db8::/32)` };
+  const [address, bits] = ipaddr().parseCIDR(text);
   const version = address.kind() === 'ipv4' ? 'IPv4' : 'IPv6';
   if (version !== ethertype) return { problem: `"${text}" is an ${version} network, the rule's ethertype is ${ethertype}` };
-  const base = address.kind() === 'ipv4' ? ipaddr.IPv4.networkAddressFromCIDR(text) : ipaddr.IPv6.networkAddressFromCIDR(text);
+  const base = address.kind() === 'ipv4' ? ipaddr().IPv4.networkAddressFromCIDR(text) : ipaddr().IPv6.networkAddressFromCIDR(text);
   if (base.toString() !== address.toString()) return { problem: `"${text}" has host bits set: the network is ${base.toString()}/${bits}` };
   return { prefix: `${address.toString()}/${bits}` };
 }
@@ -90,29 +93,30 @@ export const ruleShape = z
     }
   });
 
-const shape = z.strictObject({
-  project_id: projectId,
-  region_id: regionId,
-  security_group_id: uuid
-    .optional()
-    .describe('The security group id (UUID) to adopt. Omit it to have edgeform create the group and find it by its ownership tags (the stack needs name:).'),
-  name: z
-    .string()
-    .regex(SECURITY_GROUP_NAME, { error: 'must be 3–63 characters: letters, digits, spaces, ".", "_" and "-", starting with a letter or digit' })
-    .optional()
-    .describe('The group name; required when edgeform creates the group; a different live name is changed in place.'),
-  description: z.string().optional().describe('The group description; a different live one is changed in place.'),
-  rules: z.array(ruleShape).optional().describe('The rules, as a set (order does not matter). Absent: rules are not managed.'),
-  rules_policy: z
-    .enum(['keep_defaults', 'authoritative', 'merge'])
-    .default('keep_defaults')
-    .describe(
-      "keep_defaults (default): live rules not listed are deleted, except the platform's default egress rules. authoritative: exactly the listed rules. merge: only listed rules are managed.",
-    ),
-  tags: userDeclaredTags.optional(),
-  tags_policy: tagsPolicy,
-  ensure: ensureDeletable,
-});
+const shape = () =>
+  z.strictObject({
+    project_id: projectId,
+    region_id: regionId,
+    security_group_id: uuid
+      .optional()
+      .describe('The security group id (UUID) to adopt. Omit it to have edgeform create the group and find it by its ownership tags (the stack needs name:).'),
+    name: z
+      .string()
+      .regex(SECURITY_GROUP_NAME, { error: 'must be 3–63 characters: letters, digits, spaces, ".", "_" and "-", starting with a letter or digit' })
+      .optional()
+      .describe('The group name; required when edgeform creates the group; a different live name is changed in place.'),
+    description: z.string().optional().describe('The group description; a different live one is changed in place.'),
+    rules: z.array(ruleShape).optional().describe('The rules, as a set (order does not matter). Absent: rules are not managed.'),
+    rules_policy: z
+      .enum(['keep_defaults', 'authoritative', 'merge'])
+      .default('keep_defaults')
+      .describe(
+        "keep_defaults (default): live rules not listed are deleted, except the platform's default egress rules. authoritative: exactly the listed rules. merge: only listed rules are managed.",
+      ),
+    tags: userDeclaredTags.optional(),
+    tags_policy: tagsPolicy,
+    ensure: ensureDeletable,
+  });
 
 /**
  * cloud_security_group: a security group and its rules, adopted by id or, without one, created
@@ -133,24 +137,25 @@ export const cloudSecurityGroupKind = defineKind({
     name: { type: 'string', description: 'The security group name.', read: (s) => s.name },
   },
   shape,
-  schema: shape.superRefine((block, ctx) => {
-    if (block.security_group_id === undefined && block.ensure !== 'absent' && block.name === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['name'], message: 'must be set: a security group edgeform creates needs a name' });
-    }
-    const seen = new Map<string, number>();
-    block.rules?.forEach((rule, i) => {
-      const key = JSON.stringify([
-        rule.direction,
-        rule.ethertype,
-        rule.protocol,
-        rule.port_range_min,
-        rule.port_range_max ?? rule.port_range_min,
-        rule.remote_ip_prefix,
-        rule.remote_group_id,
-      ]);
-      const first = seen.get(key);
-      if (first !== undefined) ctx.addIssue({ code: 'custom', path: ['rules', i], message: `is the same rule as rules[${first}]: the platform refuses a rule twice` });
-      else seen.set(key, i);
-    });
-  }),
+  schema: (shape) =>
+    shape.superRefine((block, ctx) => {
+      if (block.security_group_id === undefined && block.ensure !== 'absent' && block.name === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['name'], message: 'must be set: a security group edgeform creates needs a name' });
+      }
+      const seen = new Map<string, number>();
+      block.rules?.forEach((rule, i) => {
+        const key = JSON.stringify([
+          rule.direction,
+          rule.ethertype,
+          rule.protocol,
+          rule.port_range_min,
+          rule.port_range_max ?? rule.port_range_min,
+          rule.remote_ip_prefix,
+          rule.remote_group_id,
+        ]);
+        const first = seen.get(key);
+        if (first !== undefined) ctx.addIssue({ code: 'custom', path: ['rules', i], message: `is the same rule as rules[${first}]: the platform refuses a rule twice` });
+        else seen.set(key, i);
+      });
+    }),
 });

@@ -7,6 +7,7 @@ import { sshKeyList } from './list.js';
  */
 export const sshKeyImport = defineImport('cloud_ssh_key', {
   scope: 'project',
+  quotaUsage: ['keypair_count_usage'],
   list: sshKeyList,
   itemId: (key) => key.id,
   attributes: (key, s) => ({ project_id: s.project_id, ssh_key_id: key.id, name: key.name, public_key: key.public_key }),

@@ -1,7 +1,13 @@
-import sshpk from 'sshpk';
 import { z } from 'zod';
+import { lazily } from '../../lazily.js';
 import { defineKind, type TextProblem } from '../kind-spec.js';
 import { cloudResourceName, ensureDeletable, projectId, uuid } from '../fields.js';
+
+/**
+ * The SSH key parser (sshpk and its crypto helpers, about half a megabyte of code): loaded when a
+ * stack has a key to check, not for every stack (test/e2e/start-up.test.ts).
+ */
+const sshpk = lazily<typeof import('sshpk')>('sshpk');
 
 /** The most bytes a public key file may have: an OpenSSH public key line is well under 16 KiB (an RSA-16384 key is about 2.8 KiB). */
 const MAX_PUBLIC_KEY_BYTES = 16 * 1024;
@@ -11,7 +17,7 @@ export function publicKeyBody(text: string): string | undefined {
   const line = text.trim();
   if (line.includes('\n')) return undefined;
   try {
-    sshpk.parseKey(line, 'ssh');
+    sshpk().parseKey(line, 'ssh');
   } catch {
     return undefined;
   }
@@ -32,20 +38,21 @@ const publicKey = z.string().refine((text) => publicKeyBody(text) !== undefined,
   error: 'must be an OpenSSH public key line (TYPE BASE64 [comment], e.g. ssh-ed25519 AAAA... ops@example); edgeform never asks the platform to generate a key',
 });
 
-const shape = z.strictObject({
-  project_id: projectId,
-  ssh_key_id: uuid.optional().describe('The SSH key id (UUID) to adopt. Omit it to have edgeform find the key by name, or create it.'),
-  name: cloudResourceName.optional().describe('The key name, unique in the project: how a block without ssh_key_id finds its key. A different name replaces the key.'),
-  public_key: publicKey.optional().describe('The public key line (ssh-ed25519 AAAA... comment). Exactly one of public_key and public_key_file; a different key replaces it.'),
-  public_key_file: z
-    .string()
-    .min(1)
-    .optional()
-    .describe(
-      'A public key file next to the stack (id_ed25519.pub; path relative to the stack file, inside its directory), read and checked at validate. Exactly one of public_key and public_key_file.',
-    ),
-  ensure: ensureDeletable,
-});
+const shape = () =>
+  z.strictObject({
+    project_id: projectId,
+    ssh_key_id: uuid.optional().describe('The SSH key id (UUID) to adopt. Omit it to have edgeform find the key by name, or create it.'),
+    name: cloudResourceName.optional().describe('The key name, unique in the project: how a block without ssh_key_id finds its key. A different name replaces the key.'),
+    public_key: publicKey.optional().describe('The public key line (ssh-ed25519 AAAA... comment). Exactly one of public_key and public_key_file; a different key replaces it.'),
+    public_key_file: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'A public key file next to the stack (id_ed25519.pub; path relative to the stack file, inside its directory), read and checked at validate. Exactly one of public_key and public_key_file.',
+      ),
+    ensure: ensureDeletable,
+  });
 
 /**
  * cloud_ssh_key: the public half of an SSH key pair in a project, adopted by id or found by its
@@ -67,21 +74,22 @@ export const cloudSshKeyKind = defineKind({
     fingerprint: { type: 'string', description: "The key's MD5 fingerprint as the platform shows it (aa:bb:...).", read: (s) => s.fingerprint },
   },
   shape,
-  schema: shape.superRefine((value, ctx) => {
-    if (value.ssh_key_id === undefined && value.name === undefined)
-      ctx.addIssue({ code: 'custom', path: ['name'], message: 'must be set when ssh_key_id is not: edgeform finds the key by name (and creates it when none has the name)' });
-    if (value.public_key !== undefined && value.public_key_file !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['public_key_file'],
-        message: 'must not be set together with public_key: set either the key (public_key) or the file it is in (public_key_file)',
-      });
-    } else if (value.public_key === undefined && value.public_key_file === undefined && value.ssh_key_id === undefined && value.ensure === 'present') {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['public_key'],
-        message: 'must be set, or public_key_file: edgeform creates the key from its public half and never has the platform generate one',
-      });
-    }
-  }),
+  schema: (shape) =>
+    shape.superRefine((value, ctx) => {
+      if (value.ssh_key_id === undefined && value.name === undefined)
+        ctx.addIssue({ code: 'custom', path: ['name'], message: 'must be set when ssh_key_id is not: edgeform finds the key by name (and creates it when none has the name)' });
+      if (value.public_key !== undefined && value.public_key_file !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['public_key_file'],
+          message: 'must not be set together with public_key: set either the key (public_key) or the file it is in (public_key_file)',
+        });
+      } else if (value.public_key === undefined && value.public_key_file === undefined && value.ssh_key_id === undefined && value.ensure === 'present') {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['public_key'],
+          message: 'must be set, or public_key_file: edgeform creates the key from its public half and never has the platform generate one',
+        });
+      }
+    }),
 });

@@ -10,6 +10,7 @@ import { subnetFields, subnetList } from './list.js';
  */
 export const subnetImport = defineImport('cloud_subnet', {
   scope: 'cloud',
+  quotaUsage: ['subnet_count_usage'],
   list: subnetList,
   itemId: (subnet) => subnet.id,
   attributes: (subnet, s) => ({

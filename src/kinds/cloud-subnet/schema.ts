@@ -1,12 +1,15 @@
-import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import { lazily } from '../../lazily.js';
 import { defineKind } from '../kind-spec.js';
 import { cloudResourceName, ensureDeletable, projectId, regionId, tagsPolicy, userDeclaredTags, uuid, TERRAFORM_CLOUD_FIELDS } from '../fields.js';
 
+/** The IP address library, loaded when a stack has an address or network to check. */
+const ipaddr = lazily<typeof import('ipaddr.js')>('ipaddr.js');
+
 /** Whether text is an IPv4 (four-part decimal) or IPv6 address; its version, or undefined. */
 export function ipVersionOf(text: string): 4 | 6 | undefined {
-  if (ipaddr.IPv4.isValidFourPartDecimal(text)) return 4;
-  return text.includes(':') && ipaddr.IPv6.isValid(text) ? 6 : undefined;
+  if (ipaddr().IPv4.isValidFourPartDecimal(text)) return 4;
+  return text.includes(':') && ipaddr().IPv6.isValid(text) ? 6 : undefined;
 }
 
 /** Why text is not a network in CIDR notation (`10.0.0.0/24`, `fd00::/64`, host bits zero), or undefined when it is one; `version` its IP version. */
@@ -16,16 +19,16 @@ export function cidrProblem(text: string): { problem: string } | { version: 4 | 
   const prefix = slash < 0 ? '' : text.slice(slash + 1);
   if (version === undefined || !/^\d{1,3}$/.test(prefix) || Number(prefix) > (version === 4 ? 32 : 128))
     return { problem: 'must be a network in CIDR notation, such as 10.0.0.0/24 or fd00::/64' };
-  const base = (version === 4 ? ipaddr.IPv4 : ipaddr.IPv6).networkAddressFromCIDR(text).toString();
-  if (base !== ipaddr.parseCIDR(text)[0].toString()) return { problem: `has host bits set: the network is ${base}/${prefix}` };
+  const base = (version === 4 ? ipaddr().IPv4 : ipaddr().IPv6).networkAddressFromCIDR(text).toString();
+  if (base !== ipaddr().parseCIDR(text)[0].toString()) return { problem: `has host bits set: the network is ${base}/${prefix}` };
   return { version };
 }
 
 /** Whether two networks in CIDR notation share an address (false when either is not one). */
 export function cidrsOverlap(a: string, b: string): boolean {
   try {
-    const [x, xBits] = ipaddr.parseCIDR(a);
-    const [y, yBits] = ipaddr.parseCIDR(b);
+    const [x, xBits] = ipaddr().parseCIDR(a);
+    const [y, yBits] = ipaddr().parseCIDR(b);
     if (x.kind() !== y.kind()) return false;
     return xBits <= yBits ? y.match(x as never, xBits) : x.match(y as never, yBits);
   } catch {
@@ -42,32 +45,33 @@ const cidr = z.string().superRefine((text, ctx) => {
   if ('problem' in checked) ctx.addIssue({ code: 'custom', input: text, message: checked.problem });
 });
 
-const shape = z.strictObject({
-  project_id: projectId,
-  region_id: regionId,
-  subnet_id: uuid.optional().describe('The subnet id (UUID) to adopt. Omit it to have edgeform create the subnet and find it by its ownership tags.'),
-  name: cloudResourceName.optional().describe('The subnet name (3–63 characters). Required to create a subnet; changed in place.'),
-  network_id: uuid.optional().describe('The network the subnet is in, usually ${cloud_network.NAME.id}. Required to create a subnet; a different one replaces the subnet.'),
-  cidr: cidr.optional().describe('The subnet addresses in CIDR notation (10.0.0.0/24). Required to create a subnet; a different one replaces the subnet.'),
-  ip_version: z
-    .union([z.literal(4), z.literal(6)], { error: 'must be 4 or 6' })
-    .optional()
-    .describe('4 or 6; by default that of cidr. Set at create: a different one replaces the subnet.'),
-  enable_dhcp: z.boolean().optional().describe('Whether DHCP is on (the platform default true); changed in place.'),
-  dns_nameservers: z.array(ipAddress).optional().describe('DNS servers advertised by DHCP; the whole list is managed ([] for none).'),
-  host_routes: z
-    .array(z.strictObject({ destination: cidr, nexthop: ipAddress }))
-    .optional()
-    .describe('Static routes advertised by DHCP ({destination: CIDR, nexthop: address}); the whole list is managed ([] for none).'),
-  gateway_ip: ipAddress
-    .nullable()
-    .optional()
-    .describe("The gateway address, inside cidr; null: no gateway (then connect_to_network_router must be false). Omitted: the platform's (the first host)."),
-  connect_to_network_router: z.boolean().optional().describe("Whether the network's router gets a gateway in this subnet (the platform default true); only sent at create."),
-  tags: userDeclaredTags.optional(),
-  tags_policy: tagsPolicy,
-  ensure: ensureDeletable,
-});
+const shape = () =>
+  z.strictObject({
+    project_id: projectId,
+    region_id: regionId,
+    subnet_id: uuid.optional().describe('The subnet id (UUID) to adopt. Omit it to have edgeform create the subnet and find it by its ownership tags.'),
+    name: cloudResourceName.optional().describe('The subnet name (3–63 characters). Required to create a subnet; changed in place.'),
+    network_id: uuid.optional().describe('The network the subnet is in, usually ${cloud_network.NAME.id}. Required to create a subnet; a different one replaces the subnet.'),
+    cidr: cidr.optional().describe('The subnet addresses in CIDR notation (10.0.0.0/24). Required to create a subnet; a different one replaces the subnet.'),
+    ip_version: z
+      .union([z.literal(4), z.literal(6)], { error: 'must be 4 or 6' })
+      .optional()
+      .describe('4 or 6; by default that of cidr. Set at create: a different one replaces the subnet.'),
+    enable_dhcp: z.boolean().optional().describe('Whether DHCP is on (the platform default true); changed in place.'),
+    dns_nameservers: z.array(ipAddress).optional().describe('DNS servers advertised by DHCP; the whole list is managed ([] for none).'),
+    host_routes: z
+      .array(z.strictObject({ destination: cidr, nexthop: ipAddress }))
+      .optional()
+      .describe('Static routes advertised by DHCP ({destination: CIDR, nexthop: address}); the whole list is managed ([] for none).'),
+    gateway_ip: ipAddress
+      .nullable()
+      .optional()
+      .describe("The gateway address, inside cidr; null: no gateway (then connect_to_network_router must be false). Omitted: the platform's (the first host)."),
+    connect_to_network_router: z.boolean().optional().describe("Whether the network's router gets a gateway in this subnet (the platform default true); only sent at create."),
+    tags: userDeclaredTags.optional(),
+    tags_policy: tagsPolicy,
+    ensure: ensureDeletable,
+  });
 
 /**
  * cloud_subnet: a subnet of a network, adopted by id or, without one, found by the ownership tags
@@ -88,23 +92,24 @@ export const cloudSubnetKind = defineKind({
     network_id: { type: 'string', description: 'The id of the network the subnet is in.', read: (s) => s.network_id },
   },
   shape,
-  schema: shape.superRefine((value, ctx) => {
-    const creating = value.subnet_id === undefined && value.ensure === 'present';
-    for (const field of ['name', 'network_id', 'cidr'] as const) {
-      if (creating && value[field] === undefined)
-        ctx.addIssue({ code: 'custom', path: [field], message: `must be set when subnet_id is not: edgeform creates the subnet with it` });
-    }
-    const version = value.cidr === undefined ? undefined : cidrProblem(value.cidr);
-    if (version && 'version' in version && value.ip_version !== undefined && value.ip_version !== version.version)
-      ctx.addIssue({ code: 'custom', path: ['cidr'], message: `is an IPv${version.version} network, but ip_version is ${value.ip_version}` });
-    // A gateway that is not an address (a reference's stand-in) is judged by its own field's rule.
-    if (version && 'version' in version && typeof value.gateway_ip === 'string' && ipVersionOf(value.gateway_ip) !== undefined) {
-      const [net, bits] = ipaddr.parseCIDR(value.cidr!);
-      const gateway = ipaddr.parse(value.gateway_ip);
-      if (gateway.kind() !== net.kind() || !gateway.match(net as never, bits))
-        ctx.addIssue({ code: 'custom', path: ['gateway_ip'], message: `must be inside cidr ${value.cidr!}` });
-    }
-    if (value.gateway_ip === null && value.connect_to_network_router !== false)
-      ctx.addIssue({ code: 'custom', path: ['connect_to_network_router'], message: 'must be false when gateway_ip is null (the platform requires it)' });
-  }),
+  schema: (shape) =>
+    shape.superRefine((value, ctx) => {
+      const creating = value.subnet_id === undefined && value.ensure === 'present';
+      for (const field of ['name', 'network_id', 'cidr'] as const) {
+        if (creating && value[field] === undefined)
+          ctx.addIssue({ code: 'custom', path: [field], message: `must be set when subnet_id is not: edgeform creates the subnet with it` });
+      }
+      const version = value.cidr === undefined ? undefined : cidrProblem(value.cidr);
+      if (version && 'version' in version && value.ip_version !== undefined && value.ip_version !== version.version)
+        ctx.addIssue({ code: 'custom', path: ['cidr'], message: `is an IPv${version.version} network, but ip_version is ${value.ip_version}` });
+      // A gateway that is not an address (a reference's stand-in) is judged by its own field's rule.
+      if (version && 'version' in version && typeof value.gateway_ip === 'string' && ipVersionOf(value.gateway_ip) !== undefined) {
+        const [net, bits] = ipaddr().parseCIDR(value.cidr!);
+        const gateway = ipaddr().parse(value.gateway_ip);
+        if (gateway.kind() !== net.kind() || !gateway.match(net as never, bits))
+          ctx.addIssue({ code: 'custom', path: ['gateway_ip'], message: `must be inside cidr ${value.cidr!}` });
+      }
+      if (value.gateway_ip === null && value.connect_to_network_router !== false)
+        ctx.addIssue({ code: 'custom', path: ['connect_to_network_router'], message: 'must be false when gateway_ip is null (the platform requires it)' });
+    }),
 });

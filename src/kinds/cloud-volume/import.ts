@@ -11,6 +11,7 @@ import { VOLUME_TYPES } from './schema.js';
  */
 export const volumeImport = defineImport('cloud_volume', {
   scope: 'cloud',
+  quotaUsage: ['volume_count_usage'],
   list: volumeList,
   itemId: (v) => v.id,
   attributes: (v, s) => {

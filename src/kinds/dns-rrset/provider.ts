@@ -16,17 +16,19 @@ import type { ResourceAttributes } from '../registry.js';
 import { readOrGone } from '../shared.js';
 import { rrsetImport } from './import.js';
 import { rrsetItem, rrsetPath, zoneRrsetList, type RrsetItem } from './list.js';
-import { canonicalRecords, contentText, RECORD_TYPES, recordKey, type CanonicalRecord, type RecordType } from './schema.js';
+import { canonicalRecords, contentText, RECORD_TYPES, type CanonicalRecord, type RecordType } from './schema.js';
 
 type Rrset = ResourceAttributes['dns_rrset'];
 
 /**
- * The changes between two sets of records, each keyed by its normalised content: a record only
+ * The changes between two sets of records in canonical form (canonicalRecords), each keyed by
+ * its normalised content: a record only
  * desired is an add, one only live a remove, one in both whose `enabled` or `meta` differ an
  * update; `unchanged` counts the equal ones. Pure.
  */
-export function diffRecords(type: RecordType, live: readonly CanonicalRecord[], desired: readonly CanonicalRecord[]): { changes: FieldChange[]; unchanged: number } {
-  const byKey = (records: readonly CanonicalRecord[]) => new Map(records.map((r) => [recordKey(type, r.content), r]));
+export function diffRecords(live: readonly CanonicalRecord[], desired: readonly CanonicalRecord[]): { changes: FieldChange[]; unchanged: number } {
+  // Both sides are canonical (canonicalRecords): a content is its own key, normalised already.
+  const byKey = (records: readonly CanonicalRecord[]) => new Map(records.map((r) => [JSON.stringify(r.content), r]));
   const have = byKey(live);
   const want = byKey(desired);
   const changes: FieldChange[] = [];
@@ -128,23 +130,42 @@ function cnameProblem(d: Rrset, facts: Readonly<Record<string, unknown>> | undef
 /** The reads, each record set to create with the account's zones. */
 const readsWithFacts = withCreateFacts(reads, createFacts);
 
-/** Create (POST), update (PUT: the whole record set, harmless to repeat) and delete (404 is done); no tasks. */
-const lifecycle = defineLifecycle('dns_rrset', {
+/**
+ * The answer of a POST or PUT of a record set: the vendor's OutputRRSet, the record set as the
+ * platform stored it, which its reads serve from the same store (the DNS API starts no task and
+ * has no read lag). It is the executor's confirming read, projected as a read's answer is.
+ */
+const storedAnswer = { schema: rrsetItem, observe: ({ desired: d }: { desired: Rrset }, item: RrsetItem) => ({ exists: true as const, state: stateOf(d, item) }) };
+
+/**
+ * Create (POST), update (PUT: the whole record set, harmless to repeat) and delete (404 is done);
+ * no tasks. Each answer is taken as the record set's state after it (storedAnswer; a delete's 2xx
+ * or 404: gone), so apply reads the zone's list to confirm none of them.
+ */
+const lifecycle = defineLifecycle<'dns_rrset', RrsetItem, z.infer<typeof payloadSchema>, z.infer<typeof payloadSchema>>('dns_rrset', {
   idField: 'name',
   updateVerbs: ['Updating', 'Updated'],
-  create: { payload: payloadSchema, request: ({ desired: d, payload }) => ({ method: 'POST', path: rrsetPath(zoneOf(d), nameOf(d), d.record_type), body: payload.body }) },
-  update: { payload: payloadSchema, request: ({ desired: d, payload }) => ({ method: 'PUT', path: rrsetPath(zoneOf(d), nameOf(d), d.record_type), body: payload.body }) },
-  delete: { request: ({ desired: d }) => ({ method: 'DELETE', path: rrsetPath(zoneOf(d), nameOf(d), d.record_type) }) },
+  create: {
+    payload: payloadSchema,
+    request: ({ desired: d, payload }) => ({ method: 'POST', path: rrsetPath(zoneOf(d), nameOf(d), d.record_type), body: payload.body }),
+    answer: storedAnswer,
+  },
+  update: {
+    payload: payloadSchema,
+    request: ({ desired: d, payload }) => ({ method: 'PUT', path: rrsetPath(zoneOf(d), nameOf(d), d.record_type), body: payload.body }),
+    answer: storedAnswer,
+  },
+  delete: { request: ({ desired: d }) => ({ method: 'DELETE', path: rrsetPath(zoneOf(d), nameOf(d), d.record_type) }), answersGone: true },
 });
 
 /** The InputRRSet of a block: its records (normalised), and ttl, pickers and meta as declared or, when not, as live (a PUT replaces them all). */
-function bodyOf(d: Rrset, state?: Record<string, unknown>): z.infer<typeof inputRrset> {
+function bodyOf(d: Rrset, state?: Record<string, unknown>, records: CanonicalRecord[] = declaredRecords(d)): z.infer<typeof inputRrset> {
   const ttl = d.ttl ?? (typeof state?.ttl === 'number' ? state.ttl : undefined);
   const pickers = d.pickers ?? (state?.pickers as Record<string, unknown>[] | undefined);
   const meta = d.meta ?? (state?.meta as Record<string, unknown> | undefined);
   return {
     ...(ttl === undefined ? {} : { ttl }),
-    resource_records: declaredRecords(d),
+    resource_records: records,
     ...(pickers === undefined || (state !== undefined && d.pickers === undefined && pickers.length === 0) ? {} : { pickers }),
     ...(meta === undefined || (state !== undefined && d.meta === undefined && Object.keys(meta).length === 0) ? {} : { meta }),
   };
@@ -238,7 +259,8 @@ export const dnsRrset: ResourceProvider<'dns_rrset'> = {
   summarize: (state) => ({ zone: state.zone, name: state.name, record_type: state.record_type, ttl: state.ttl }),
 
   plan(desired, state): ProviderPlan {
-    const records = diffRecords(desired.record_type, state.resource_records as CanonicalRecord[], declaredRecords(desired));
+    const declared = declaredRecords(desired);
+    const records = diffRecords(state.resource_records as CanonicalRecord[], declared);
     const changes: FieldChange[] = [];
     const before: Record<string, unknown> = { zone: state.zone, name: state.name, record_type: state.record_type };
     const after: Record<string, unknown> = { ...before };
@@ -248,7 +270,7 @@ export const dnsRrset: ResourceProvider<'dns_rrset'> = {
       if (state.ttl !== desired.ttl) changes.push({ path: ['ttl'], op: 'update', before: state.ttl, after: desired.ttl });
     }
     before.resource_records = state.resource_records;
-    after.resource_records = declaredRecords(desired);
+    after.resource_records = declared;
     changes.push(...records.changes);
     for (const field of ['pickers', 'meta'] as const) {
       const want = desired[field];
@@ -263,7 +285,7 @@ export const dnsRrset: ResourceProvider<'dns_rrset'> = {
       after,
       changes,
       unchanged_elements: { resource_records: records.unchanged },
-      ...(changes.length > 0 ? { payload: { body: bodyOf(desired, state) } } : {}),
+      ...(changes.length > 0 ? { payload: { body: bodyOf(desired, state, declared) } } : {}),
       errors: [],
       warnings: [],
       notes: [],

@@ -243,93 +243,102 @@ export function canonicalRecords(type: RecordType, records: ReadonlyArray<Parame
 }
 
 /** One element of a record's content: text, a number, or (SVCB/HTTPS parameters) a list of them. */
-const contentElement = z.union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))]);
+const contentElement = () => z.union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))]);
 
 /** A record's `meta` keys (the vendor's OutputResourceRecord.meta): what pickers choose records by. */
-export const recordMeta = z.strictObject({
-  asn: z.array(z.int().min(0)).optional().describe('Autonomous system numbers this record answers (asn picker).'),
-  continents: z.array(z.string().min(1)).optional().describe('Continents this record answers (continent and geodns pickers), e.g. europe.'),
-  countries: z.array(z.string().min(1)).optional().describe('ISO country codes this record answers (country and geodns pickers), e.g. us.'),
-  regions: z.array(z.string().min(1)).optional().describe('Regions this record answers (region picker).'),
-  latlong: z
-    .tuple([z.number().min(-90).max(90), z.number().min(-180).max(180)])
-    .optional()
-    .describe('Latitude and longitude of the record (geodistance picker).'),
-  backup: z.boolean().optional().describe('A backup record, answered only when no other passes.'),
-  notes: z.string().optional().describe('A note.'),
-  weight: z.number().min(0).optional().describe('The weight of the record (weighted_shuffle picker).'),
-  ip: z
-    .union([z.string(), z.array(z.string())])
-    .optional()
-    .describe('Client networks (CIDR) this record answers (ip picker).'),
-  default: z.boolean().optional().describe('The record answered when no other passes (default picker).'),
-  fallback: z.boolean().optional().describe('A fallback record.'),
-});
+const recordMeta = () =>
+  z.strictObject({
+    asn: z.array(z.int().min(0)).optional().describe('Autonomous system numbers this record answers (asn picker).'),
+    continents: z.array(z.string().min(1)).optional().describe('Continents this record answers (continent and geodns pickers), e.g. europe.'),
+    countries: z.array(z.string().min(1)).optional().describe('ISO country codes this record answers (country and geodns pickers), e.g. us.'),
+    regions: z.array(z.string().min(1)).optional().describe('Regions this record answers (region picker).'),
+    latlong: z
+      .tuple([z.number().min(-90).max(90), z.number().min(-180).max(180)])
+      .optional()
+      .describe('Latitude and longitude of the record (geodistance picker).'),
+    backup: z.boolean().optional().describe('A backup record, answered only when no other passes.'),
+    notes: z.string().optional().describe('A note.'),
+    weight: z.number().min(0).optional().describe('The weight of the record (weighted_shuffle picker).'),
+    ip: z
+      .union([z.string(), z.array(z.string())])
+      .optional()
+      .describe('Client networks (CIDR) this record answers (ip picker).'),
+    default: z.boolean().optional().describe('The record answered when no other passes (default picker).'),
+    fallback: z.boolean().optional().describe('A fallback record.'),
+  });
 
 /** One record of a set (the vendor's InputResourceRecord). */
-export const resourceRecord = z.strictObject({
-  content: z
-    .array(contentElement)
-    .describe(
-      'The record, each parameter a separate element: A ["192.0.2.1"], MX [10, "mail.example.com"], SRV [priority, weight, port, target], CAA [flags, tag, value], TXT ["text"].',
-    ),
-  enabled: z.boolean().optional().describe('false: the record is kept but not served (default true).'),
-  meta: recordMeta.optional().describe('What pickers choose the record by (countries, continents, asn, ip, latlong, weight, backup, default, notes).'),
-});
+const resourceRecord = () =>
+  z.strictObject({
+    content: z
+      .array(contentElement())
+      .describe(
+        'The record, each parameter a separate element: A ["192.0.2.1"], MX [10, "mail.example.com"], SRV [priority, weight, port, target], CAA [flags, tag, value], TXT ["text"].',
+      ),
+    enabled: z.boolean().optional().describe('false: the record is kept but not served (default true).'),
+    meta: recordMeta().optional().describe('What pickers choose the record by (countries, continents, asn, ip, latlong, weight, backup, default, notes).'),
+  });
 
 /** A picker (the vendor's OutputFilter): one step of choosing which records to answer. */
-export const picker = z.strictObject({
-  type: z.enum(PICKER_TYPES, { error: `must be one of ${PICKER_TYPES.join(', ')}` }).describe('The picker.'),
-  limit: z.int().min(0).optional().describe('Records passed on at most (0 or absent: no limit).'),
-  strict: z.boolean().optional().describe('false: when no record matches, every record passes.'),
-});
+const picker = () =>
+  z.strictObject({
+    type: z.enum(PICKER_TYPES, { error: `must be one of ${PICKER_TYPES.join(', ')}` }).describe('The picker.'),
+    limit: z.int().min(0).optional().describe('Records passed on at most (0 or absent: no limit).'),
+    strict: z.boolean().optional().describe('false: when no record matches, every record passes.'),
+  });
 
 /** The failover health check of a record set (rrset meta `failover`). */
-const failover = z.strictObject({
-  protocol: z.enum(['HTTP', 'TCP', 'UDP', 'ICMP']).describe('How the check probes.'),
-  port: z.int().min(1).max(65535),
-  frequency: z.int().min(10).max(3600).describe('Seconds between checks.'),
-  timeout: z.int().min(1).max(10).describe('Seconds a check waits.'),
-  method: z.string().optional().describe('HTTP method (protocol HTTP only).'),
-  command: z.string().optional().describe('Bytes sent (protocol TCP or UDP only).'),
-  url: z.string().optional().describe('URL path (protocol HTTP only).'),
-  tls: z.boolean().optional().describe('Use TLS (protocol HTTP only).'),
-  regexp: z.string().optional().describe('What the answer must match (not ICMP).'),
-  http_status_code: z.int().min(100).max(599).optional().describe('The status expected (protocol HTTP only).'),
-  host: z.string().optional().describe('Host header (protocol HTTP only).'),
-});
+const failover = () =>
+  z.strictObject({
+    protocol: z.enum(['HTTP', 'TCP', 'UDP', 'ICMP']).describe('How the check probes.'),
+    port: z.int().min(1).max(65535),
+    frequency: z.int().min(10).max(3600).describe('Seconds between checks.'),
+    timeout: z.int().min(1).max(10).describe('Seconds a check waits.'),
+    method: z.string().optional().describe('HTTP method (protocol HTTP only).'),
+    command: z.string().optional().describe('Bytes sent (protocol TCP or UDP only).'),
+    url: z.string().optional().describe('URL path (protocol HTTP only).'),
+    tls: z.boolean().optional().describe('Use TLS (protocol HTTP only).'),
+    regexp: z.string().optional().describe('What the answer must match (not ICMP).'),
+    http_status_code: z.int().min(100).max(599).optional().describe('The status expected (protocol HTTP only).'),
+    host: z.string().optional().describe('Host header (protocol HTTP only).'),
+  });
 
 /** A record set's `meta` keys (the vendor's OutputRRSet.meta). */
-export const rrsetMeta = z.strictObject({
-  failover: failover.optional().describe('A health check: records that fail it are not answered (protocol, port, frequency, timeout, ...).'),
-  geodns_link: z.string().optional().describe('The GeoDNS link (CDN integration) of the record set.'),
-});
+const rrsetMeta = () =>
+  z.strictObject({
+    failover: failover().optional().describe('A health check: records that fail it are not answered (protocol, port, frequency, timeout, ...).'),
+    geodns_link: z.string().optional().describe('The GeoDNS link (CDN integration) of the record set.'),
+  });
 
-const shape = z.strictObject({
-  zone: z
-    .string()
-    .min(1, { error: 'must not be empty' })
-    .describe('The zone the record set is in: its name (example.com), or a reference to a dns_zone block of the stack (${dns_zone.main.name}).'),
-  name: z
-    .string()
-    .describe(
-      'The record set name: relative to the zone (www), "@" for the apex, or fully qualified (www.example.com, with or without the trailing dot). Compared as the platform keeps it: lower case, IDN as punycode.',
-    ),
-  record_type: z.enum(RECORD_TYPES, { error: `must be one of ${RECORD_TYPES.join(', ')} (SOA belongs to the zone)` }).describe('The record type.'),
-  ttl: z
-    .int()
-    .min(0, { error: 'a TTL is 0 or more seconds' })
-    .max(MAX_TTL, { error: `a TTL is at most ${MAX_TTL} seconds` })
-    .optional()
-    .describe('Seconds resolvers may cache the answer; managed only when declared.'),
-  resource_records: z
-    .array(resourceRecord)
-    .min(1, { error: 'a record set holds at least one record' })
-    .describe('The records, compared as a set (order does not matter; duplicates are errors).'),
-  pickers: z.array(picker).optional().describe('How the platform chooses the records it answers (geodns, weighted_shuffle, ...), in order; managed only when declared.'),
-  meta: rrsetMeta.optional().describe('Record set options (failover health check, geodns_link); managed only when declared.'),
-  ensure: ensureDeletable,
-});
+const shape = () =>
+  z.strictObject({
+    zone: z
+      .string()
+      .min(1, { error: 'must not be empty' })
+      .describe('The zone the record set is in: its name (example.com), or a reference to a dns_zone block of the stack (${dns_zone.main.name}).'),
+    name: z
+      .string()
+      .describe(
+        'The record set name: relative to the zone (www), "@" for the apex, or fully qualified (www.example.com, with or without the trailing dot). Compared as the platform keeps it: lower case, IDN as punycode.',
+      ),
+    record_type: z.enum(RECORD_TYPES, { error: `must be one of ${RECORD_TYPES.join(', ')} (SOA belongs to the zone)` }).describe('The record type.'),
+    ttl: z
+      .int()
+      .min(0, { error: 'a TTL is 0 or more seconds' })
+      .max(MAX_TTL, { error: `a TTL is at most ${MAX_TTL} seconds` })
+      .optional()
+      .describe('Seconds resolvers may cache the answer; managed only when declared.'),
+    resource_records: z
+      .array(resourceRecord())
+      .min(1, { error: 'a record set holds at least one record' })
+      .describe('The records, compared as a set (order does not matter; duplicates are errors).'),
+    pickers: z.array(picker()).optional().describe('How the platform chooses the records it answers (geodns, weighted_shuffle, ...), in order; managed only when declared.'),
+    meta: rrsetMeta().optional().describe('Record set options (failover health check, geodns_link); managed only when declared.'),
+    ensure: ensureDeletable,
+  });
+
+/** A record set block as its shape reads it. */
+type RrsetBlock = z.output<ReturnType<typeof shape>>;
 
 /**
  * dns_rrset: a DNS record set, identified by its zone, name and type (the platform holds every
@@ -358,22 +367,33 @@ export const dnsRrsetKind = defineKind({
     content: (type, rdata, origin) => contentFromRdata(type as RecordType, rdata, origin),
     rdata: (type, content) => rdataFromContent(type as RecordType, content),
   },
-  checkAcross: (blocks) => cnameBesideOthers(blocks as ReadonlyArray<z.output<typeof shape>>),
+  checkAcross: (blocks) => cnameBesideOthers(blocks as ReadonlyArray<RrsetBlock>),
   shape,
-  schema: shape.superRefine((block, ctx) => checkRecordSet(block, ctx)),
+  schema: (shape) => shape.superRefine((block, ctx) => checkRecordSet(block, ctx)),
 });
 
+/** The last zone name checked and its problem: the record sets of a stack name few zones, each many times. */
+let lastZone: { name: string; problem: string | null } | undefined;
+
+/** nameProblem of a zone name, remembered for the last one asked about. */
+function zoneNameProblem(zone: string): string | null {
+  if (lastZone?.name !== zone) lastZone = { name: zone, problem: nameProblem(zone) };
+  return lastZone.problem;
+}
+
 /** The cross-field rules of a record set, each at the value it is about. */
-function checkRecordSet(block: z.output<typeof shape>, ctx: z.RefinementCtx): void {
+function checkRecordSet(block: RrsetBlock, ctx: z.RefinementCtx): void {
   const issue = (path: PropertyKey[], message: string) => ctx.addIssue({ code: 'custom', path, message });
-  const zoneProblem = nameProblem(block.zone);
+  const zoneProblem = zoneNameProblem(block.zone);
   if (zoneProblem !== null) issue(['zone'], zoneProblem);
   if (block.name.trim() !== '@' && block.name.trim() !== '') {
     const problem = nameProblem(block.name, true);
+    const owner = zoneProblem === null && problem === null ? ownerName(block.name, block.zone) : '';
+    const ownerProblem = owner === '' ? null : nameProblem(owner, true);
     if (problem !== null) issue(['name'], problem);
-    else if (zoneProblem === null && block.name.trim().endsWith('.') && !isInZone(ownerName(block.name, block.zone), block.zone))
+    else if (zoneProblem === null && block.name.trim().endsWith('.') && !isInZone(owner, block.zone))
       issue(['name'], `"${block.name}" is fully qualified but not in the zone ${block.zone}`);
-    else if (zoneProblem === null && nameProblem(ownerName(block.name, block.zone), true) !== null) issue(['name'], nameProblem(ownerName(block.name, block.zone), true)!);
+    else if (ownerProblem !== null) issue(['name'], ownerProblem);
   }
   const type: RecordType = block.record_type;
   if (type === 'CNAME' && block.resource_records.length > 1) issue(['resource_records'], 'a CNAME record set holds one record (a name is an alias of one name)');
@@ -457,7 +477,7 @@ export function rdataFromContent(type: RecordType, content: readonly unknown[]):
  * other data), across blocks: each such block but the first at the name is a problem at its
  * `record_type`. Blocks with `ensure: absent` do not count. Pure.
  */
-export function cnameBesideOthers(blocks: ReadonlyArray<z.output<typeof shape>>): Array<{ index: number; field: string; message: string }> {
+export function cnameBesideOthers(blocks: ReadonlyArray<RrsetBlock>): Array<{ index: number; field: string; message: string }> {
   const byName = new Map<string, number[]>();
   blocks.forEach((b, i) => {
     if (b.ensure === 'absent') return;

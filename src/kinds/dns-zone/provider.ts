@@ -221,6 +221,9 @@ export const dnsZone: ResourceProvider<'dns_zone'> = {
     identity: (desired) => `name ${JSON.stringify(canonicalName(desired.name))}`,
   },
 
+  // The DNS API answers each write itself: no platform task.
+  startsTasks: () => false,
+
   async apply(ctx, change): Promise<ApplyResult> {
     const name = canonicalName(change.desired.name);
     switch (change.action) {

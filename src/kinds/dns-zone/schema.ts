@@ -15,46 +15,47 @@ const seconds = (what: string) =>
 /** The largest zone file edgeform reads (a zone of some 50,000 records). */
 export const MAX_ZONE_FILE_BYTES = 4 * 1024 * 1024;
 
-const shape = z.strictObject({
-  name: z
-    .string()
-    .min(1, { error: 'must not be empty' })
-    .describe('The zone name (example.com): its identity. Compared as the platform keeps it: lower case, no trailing dot, IDN as punycode.'),
-  contact: z
-    .string()
-    .min(1, { error: 'must not be empty' })
-    .optional()
-    .describe('Email address of the administrator responsible for the zone (SOA RNAME). Managed only when declared.'),
-  primary_server: z.string().min(1, { error: 'must not be empty' }).optional().describe('The primary master name server of the zone (SOA MNAME). Managed only when declared.'),
-  expiry: seconds('Seconds after which secondary name servers stop answering for the zone.'),
-  refresh: seconds('Seconds after which secondary name servers query the SOA again to detect changes.'),
-  retry: seconds('Seconds after which secondary name servers retry a failed refresh.'),
-  nx_ttl: seconds('Seconds resolvers may cache a negative answer (NXDOMAIN).'),
-  meta: z
-    .record(
-      z
-        .string()
-        .min(1)
-        .refine((key) => key !== ZONE_OWNER_META_KEY, {
-          error: `the meta key "${ZONE_OWNER_META_KEY}" holds edgeform's owner record (the stack that prunes the zone); a block cannot declare it`,
-        }),
-      z.unknown(),
-    )
-    .optional()
-    .describe(
-      `Free-form data of the zone (e.g. webhook, webhook_method); the whole map is managed when declared, but for the key "${ZONE_OWNER_META_KEY}" (edgeform's owner record), which a block cannot declare.`,
-    ),
-  enabled: z.boolean().optional().describe('false: the zone is not served (PATCH .../disable); true: served (PATCH .../enable). Managed only when declared.'),
-  dnssec: z.boolean().optional().describe('true: DNSSEC is on (its DS record is the readable field ds); false: off. Managed only when declared.'),
-  records_file: z
-    .string()
-    .min(1, { error: 'must not be empty' })
-    .optional()
-    .describe(
-      "A BIND zone file next to the stack (path relative to the stack file, inside its directory) whose record sets are planned as if each were a dns_rrset block; read and checked at validate time (the zone's SOA and apex NS in it are the zone's and are skipped).",
-    ),
-  ensure: ensureDeletable,
-});
+const shape = () =>
+  z.strictObject({
+    name: z
+      .string()
+      .min(1, { error: 'must not be empty' })
+      .describe('The zone name (example.com): its identity. Compared as the platform keeps it: lower case, no trailing dot, IDN as punycode.'),
+    contact: z
+      .string()
+      .min(1, { error: 'must not be empty' })
+      .optional()
+      .describe('Email address of the administrator responsible for the zone (SOA RNAME). Managed only when declared.'),
+    primary_server: z.string().min(1, { error: 'must not be empty' }).optional().describe('The primary master name server of the zone (SOA MNAME). Managed only when declared.'),
+    expiry: seconds('Seconds after which secondary name servers stop answering for the zone.'),
+    refresh: seconds('Seconds after which secondary name servers query the SOA again to detect changes.'),
+    retry: seconds('Seconds after which secondary name servers retry a failed refresh.'),
+    nx_ttl: seconds('Seconds resolvers may cache a negative answer (NXDOMAIN).'),
+    meta: z
+      .record(
+        z
+          .string()
+          .min(1)
+          .refine((key) => key !== ZONE_OWNER_META_KEY, {
+            error: `the meta key "${ZONE_OWNER_META_KEY}" holds edgeform's owner record (the stack that prunes the zone); a block cannot declare it`,
+          }),
+        z.unknown(),
+      )
+      .optional()
+      .describe(
+        `Free-form data of the zone (e.g. webhook, webhook_method); the whole map is managed when declared, but for the key "${ZONE_OWNER_META_KEY}" (edgeform's owner record), which a block cannot declare.`,
+      ),
+    enabled: z.boolean().optional().describe('false: the zone is not served (PATCH .../disable); true: served (PATCH .../enable). Managed only when declared.'),
+    dnssec: z.boolean().optional().describe('true: DNSSEC is on (its DS record is the readable field ds); false: off. Managed only when declared.'),
+    records_file: z
+      .string()
+      .min(1, { error: 'must not be empty' })
+      .optional()
+      .describe(
+        "A BIND zone file next to the stack (path relative to the stack file, inside its directory) whose record sets are planned as if each were a dns_rrset block; read and checked at validate time (the zone's SOA and apex NS in it are the zone's and are skipped).",
+      ),
+    ensure: ensureDeletable,
+  });
 
 /**
  * dns_zone: a DNS zone, identified by its name (the platform holds the identity); created when
@@ -80,8 +81,9 @@ export const dnsZoneKind = defineKind({
     status: { type: 'string', description: 'The zone status the platform reports.', read: (s) => s.status },
   },
   shape,
-  schema: shape.superRefine((block, ctx) => {
-    const problem = nameProblem(block.name);
-    if (problem !== null) ctx.addIssue({ code: 'custom', path: ['name'], message: problem });
-  }),
+  schema: (shape) =>
+    shape.superRefine((block, ctx) => {
+      const problem = nameProblem(block.name);
+      if (problem !== null) ctx.addIssue({ code: 'custom', path: ['name'], message: problem });
+    }),
 });

@@ -13,7 +13,9 @@ const colour = (what: string) =>
 const flag = (what: string) => z.boolean().optional().describe(what);
 const text = (what: string) => z.string().optional().describe(what);
 
-const shape = z.strictObject({
+// Built at load, unlike other kinds' shapes: its field list (PLAYER_FIELDS) is what the player's
+// provider reads and writes, and it is small.
+const playerShape = z.strictObject({
   player_id: positiveId.optional().describe('The player id (integer). Omit it to have edgeform find the player by name, or create it.'),
   name: z.string().min(1, { error: 'must not be empty' }).optional().describe('The player name: how a block without player_id finds its player (exactly one player may have it).'),
   framework: text('Player framework type.'),
@@ -41,8 +43,8 @@ const shape = z.strictObject({
 });
 
 /** The player settings a block may declare (every field of the vendor's `player` but its ids). */
-export const PLAYER_FIELDS = Object.keys(shape.shape).filter((f) => f !== 'player_id' && f !== 'ensure') as ReadonlyArray<
-  Exclude<keyof typeof shape.shape, 'player_id' | 'ensure'>
+export const PLAYER_FIELDS = Object.keys(playerShape.shape).filter((f) => f !== 'player_id' && f !== 'ensure') as ReadonlyArray<
+  Exclude<keyof typeof playerShape.shape, 'player_id' | 'ensure'>
 >;
 
 /**
@@ -60,14 +62,15 @@ export const streamingPlayerKind = defineKind({
     id: { type: 'number', description: 'The player id (integer).', read: (s) => s.player_id },
     name: { type: 'string', description: 'The player name.', read: (s) => s.name },
   },
-  shape,
-  schema: shape.superRefine((value, ctx) => {
-    if (value.player_id === undefined && value.name === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['name'],
-        message: `must be set when player_id is not: edgeform finds the player by name (and creates it when none has the name), or adopts the player player_id names`,
-      });
-    }
-  }),
+  shape: () => playerShape,
+  schema: (shape) =>
+    shape.superRefine((value, ctx) => {
+      if (value.player_id === undefined && value.name === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['name'],
+          message: `must be set when player_id is not: edgeform finds the player by name (and creates it when none has the name), or adopts the player player_id names`,
+        });
+      }
+    }),
 });

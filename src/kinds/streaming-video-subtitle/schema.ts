@@ -83,19 +83,20 @@ const vttText = z
     if (problem) ctx.addIssue({ code: 'custom', message: `must be WebVTT: line ${problem.line}, column ${problem.column} of the text: ${problem.message}` });
   });
 
-const shape = z.strictObject({
-  subtitle_id: positiveId.optional().describe('The subtitle id (integer). Omitted: edgeform finds the subtitle by video_id and language, and creates it when there is none.'),
-  video_id: positiveId.describe('The video the subtitle belongs to (integer).'),
-  language: languageCode.describe("The subtitle's language: a 3-letter ISO 639-2 code (eng, ger, fre, ...)."),
-  name: z.string().min(1, { error: 'must not be empty' }).optional().describe("The subtitle's display name; omitted = not managed."),
-  vtt: vttText.optional().describe('The subtitles as WebVTT text. Exactly one of vtt and vtt_file.'),
-  vtt_file: z
-    .string()
-    .min(1, { error: 'must not be empty' })
-    .describe('A WebVTT file next to the stack (path relative to the stack file, inside its directory), read and checked at validate time. Exactly one of vtt and vtt_file.')
-    .optional(),
-  ensure: ensureDeletable,
-});
+const shape = () =>
+  z.strictObject({
+    subtitle_id: positiveId.optional().describe('The subtitle id (integer). Omitted: edgeform finds the subtitle by video_id and language, and creates it when there is none.'),
+    video_id: positiveId.describe('The video the subtitle belongs to (integer).'),
+    language: languageCode.describe("The subtitle's language: a 3-letter ISO 639-2 code (eng, ger, fre, ...)."),
+    name: z.string().min(1, { error: 'must not be empty' }).optional().describe("The subtitle's display name; omitted = not managed."),
+    vtt: vttText.optional().describe('The subtitles as WebVTT text. Exactly one of vtt and vtt_file.'),
+    vtt_file: z
+      .string()
+      .min(1, { error: 'must not be empty' })
+      .describe('A WebVTT file next to the stack (path relative to the stack file, inside its directory), read and checked at validate time. Exactly one of vtt and vtt_file.')
+      .optional(),
+    ensure: ensureDeletable,
+  });
 
 /**
  * streaming_video_subtitle: one subtitle of a video, found by its id or by its video and
@@ -116,15 +117,16 @@ export const streamingVideoSubtitleKind = defineKind({
   },
   files: { vtt_file: { into: 'vtt', what: 'a WebVTT file', maxBytes: MAX_VTT_BYTES, check: checkWebVtt } },
   shape,
-  schema: shape.superRefine((block, ctx) => {
-    if (block.vtt !== undefined && block.vtt_file !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['vtt_file'], message: 'must not be set together with vtt: set either the text (vtt) or the file it is in (vtt_file)' });
-    } else if (block.vtt === undefined && block.vtt_file === undefined && block.ensure === 'present') {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['vtt'],
-        message: 'must be set, or vtt_file: a streaming_video_subtitle needs its WebVTT text, inline (vtt) or from a .vtt file next to the stack (vtt_file)',
-      });
-    }
-  }),
+  schema: (shape) =>
+    shape.superRefine((block, ctx) => {
+      if (block.vtt !== undefined && block.vtt_file !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['vtt_file'], message: 'must not be set together with vtt: set either the text (vtt) or the file it is in (vtt_file)' });
+      } else if (block.vtt === undefined && block.vtt_file === undefined && block.ensure === 'present') {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['vtt'],
+          message: 'must be set, or vtt_file: a streaming_video_subtitle needs its WebVTT text, inline (vtt) or from a .vtt file next to the stack (vtt_file)',
+        });
+      }
+    }),
 });

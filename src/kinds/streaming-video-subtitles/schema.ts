@@ -11,8 +11,9 @@ export const streamingVideoSubtitlesKind = defineKind({
   kind: 'check',
   description: 'Check: the video has a subtitle in each listed language.',
   identity: ['video_id'],
-  shape: z.strictObject({
-    video_id: positiveId.describe('The video id (integer).'),
-    languages: z.array(languageCode).min(1, { error: 'must list at least one language' }).describe('ISO 639-2 codes (eng, ger, ...) that must each have a subtitle.'),
-  }),
+  shape: () =>
+    z.strictObject({
+      video_id: positiveId.describe('The video id (integer).'),
+      languages: z.array(languageCode).min(1, { error: 'must list at least one language' }).describe('ISO 639-2 codes (eng, ger, ...) that must each have a subtitle.'),
+    }),
 });

@@ -463,6 +463,32 @@ describe('executePlan against the emulator', () => {
     expect(outcome.resources.map((r) => r.status)).toEqual(Array(8).fill('applied'));
   });
 
+  it('never makes a change that starts no task wait for a task slot: app deletes go on while floating IP updates hold every slot and wait for one', async () => {
+    const apps = '  legacy: { type: fastedge_app, app_id: 1234, ensure: absent }\n  router: { type: fastedge_app, app_id: 1300, ensure: absent }\n';
+    // The floating IPs come first in the stack, so a scan that stopped at the first change without a slot would hold the apps back.
+    const { emu, ctx, plan } = await setUp({ taskDurationMs: 2000, fixtures: withExtraFloatingIps(3) }, extraFipBlocks(3) + apps);
+    const hooks = recordingHooks();
+    const run = execute({ plan, ctx, hooks, maxTasks: 1 });
+
+    // One floating IP holds the one slot; both app deletes are done meanwhile; the other floating IPs wait.
+    await waitFor(() => emu.requests.filter((r) => r.method === 'DELETE' && r.path.startsWith('/fastedge/v1/apps/')).length === 2 && emu.state.pendingTasks.length === 1, {
+      what: 'both app deletes while one task is held',
+    });
+    expect(writesSeen(emu).filter((w) => w.startsWith('PATCH'))).toEqual([`PATCH /cloud/v2/floatingips/1/76/${extraFipId(1)}`]);
+
+    const outcome = await driveTasks(emu, run);
+    expect(outcome.resources.map((r) => `${r.address} ${r.status}`)).toEqual([
+      'cloud_floating_ip.ip_1 applied',
+      'cloud_floating_ip.ip_2 applied',
+      'cloud_floating_ip.ip_3 applied',
+      'fastedge_app.legacy applied',
+      'fastedge_app.router applied',
+    ]);
+    // The floating IPs took the slot one after another, in the stack's order.
+    expect(writesSeen(emu).filter((w) => w.startsWith('PATCH'))).toEqual([1, 2, 3].map((i) => `PATCH /cloud/v2/floatingips/1/76/${extraFipId(i)}`));
+    expect(hooks.events.filter((e) => e.startsWith('start')).slice(0, 3)).toEqual(['start cloud_floating_ip.ip_1', 'start fastedge_app.legacy', 'start fastedge_app.router']);
+  });
+
   it('re-reads until a resize shows after the read lag of a finished task', async () => {
     const { emu, ctx, plan } = await setUp({ taskDurationMs: 0, readLagMs: 1500 }, WEB_VM);
     const confirm: ConfirmPolicy = { attempts: 5, delayMs: () => 1000, sleep: async (ms) => emu.clock.advance(ms) };

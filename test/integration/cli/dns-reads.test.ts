@@ -63,6 +63,37 @@ describe('DNS reads and import', () => {
     expect(requests).toEqual(['GET /dns/v2/zones/{name} 404', 'GET /dns/v2/zones/{zoneName}/rrsets 404']);
   });
 
+  it('applies record set creates, updates and deletes with one request each: each answer confirms its change, so no list of the zone is read to confirm (issue 33)', async () => {
+    const count = 60;
+    const fixtures = demoFixtures() as ReturnType<typeof demoFixtures> & { dns_zones?: unknown[] };
+    // The zone holds sets 0-19 (with another TTL: updated), 60-79 (not declared: deleted); 20-59 are created.
+    const held = (i: number) => ({ name: `host-${i}`, type: 'A', ttl: 600, resource_records: [{ content: [`10.0.0.${i}`] }] });
+    fixtures.dns_zones = [
+      ...(fixtures.dns_zones ?? []),
+      { name: 'apply.example', rrsets: [...Array.from({ length: 20 }, (_, i) => held(i)), ...Array.from({ length: 20 }, (_, i) => held(60 + i))] },
+    ];
+    emu = await startTestEmulator({ fixtures });
+    const block = (i: number) => `  h${i}: { type: dns_rrset, zone: apply.example, name: host-${i}, record_type: A, ttl: 60, resource_records: [{ content: [10.0.0.${i}] }] }`;
+    const gone = (i: number) =>
+      `  g${i}: { type: dns_rrset, zone: apply.example, name: host-${i}, record_type: A, resource_records: [{ content: [10.0.0.${i}] }], ensure: absent }`;
+    const stack = stackIn(`version: 1\nresources:\n${[...Array.from({ length: count }, (_, i) => block(i)), ...Array.from({ length: 20 }, (_, i) => gone(60 + i))].join('\n')}\n`);
+    const from = emu.requests.length;
+    const applied = await runCliInProcess(['apply', stack, '--auto-approve'], { env: emulatorEnv(emu) });
+    expect(applied.code, output(applied)).toBe(0);
+    expect(applied.stdout).toContain('Apply complete! Resources: 40 added, 20 changed, 20 destroyed.');
+    const requests = emu.requests.slice(from).map((r) => `${r.method} ${r.route}`);
+    const counts = Object.fromEntries([...new Set(requests)].map((r) => [r, requests.filter((x) => x === r).length]));
+    // The zone's list: once for the plan, once for the reads before acting (asked for together); then one write a change.
+    expect(counts).toEqual({
+      'GET /dns/v2/zones/{zoneName}/rrsets': 2,
+      'POST /dns/v2/zones/{zoneName}/{rrsetName}/{rrsetType}': 40,
+      'PUT /dns/v2/zones/{zoneName}/{rrsetName}/{rrsetType}': 20,
+      'DELETE /dns/v2/zones/{zoneName}/{rrsetName}/{rrsetType}': 20,
+    });
+    const again = await runCliInProcess(['plan', stack, '--detailed-exitcode'], { env: emulatorEnv(emu) });
+    expect(again.code, output(again)).toBe(0);
+  });
+
   it('imports the zones and record sets it applied (import --all) into a stack that plans no changes', async () => {
     emu = await startTestEmulator({});
     const env = emulatorEnv(emu);

@@ -15,7 +15,7 @@ import { runCliInProcess } from '../../helpers/cli-in-process.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { blocks, expectFormatted, tempDir, type Block } from '../../helpers/import.js';
 
-const INSTANCE_LIST = '/cloud/v1/instances/{project_id}/{region_id}';
+const FIP_LIST = '/cloud/v1/floatingips/{project_id}/{region_id}';
 const SUBTITLE_LIST = '/streaming/videos/{video_id}/subtitles';
 
 /** Runs the CLI in this process with stderr a pretend terminal, to see the progress lines. */
@@ -68,6 +68,20 @@ const WIDE_WORLD: EmulatorFixtures = {
   })),
 };
 
+/** The lists of the wide world's places (regions 76, 8 and the inactive 9) a request log holds, sorted. */
+const inPlaces = (paths: readonly string[]) => paths.filter((p) => p.includes('/76') || p.includes('/8') || p.includes('/9')).sort();
+
+/** The floating IP lists of the wide world (1/76 holds 1,005: two pages) and its cluster lists. */
+const FLOATING_IP_AND_CLUSTER_LISTS = [
+  '/cloud/v1/floatingips/1/76',
+  '/cloud/v1/floatingips/1/76',
+  '/cloud/v1/floatingips/1/8',
+  '/cloud/v1/floatingips/2/76',
+  '/cloud/v1/floatingips/2/8',
+  '/cloud/v2/k8s/clusters/1/76',
+  '/cloud/v2/k8s/clusters/2/76',
+];
+
 describe('edgeform import across projects and regions, with long lists', () => {
   let emu: TestEmulator;
   beforeAll(async () => {
@@ -85,28 +99,12 @@ describe('edgeform import across projects and regions, with long lists', () => {
     const imported = await runCliInProcess(['import', '--all', '--out', file], { env: { ...env, EDGEFORM_BASE_URL: emu.url } });
     expect(imported.code, imported.stderr).toBe(0);
     const routes = emu.requests.map((r) => r.path);
-    // Region 9 is inactive: nothing is listed there; region 8 has no Kubernetes: no cluster list there.
-    expect(routes.filter((p) => p.includes('/76') || p.includes('/8') || p.includes('/9')).sort()).toEqual(
-      [
-        '/cloud/v1/floatingips/1/76',
-        '/cloud/v1/floatingips/1/76',
-        '/cloud/v1/floatingips/1/8',
-        '/cloud/v1/floatingips/2/76',
-        '/cloud/v1/floatingips/2/8',
-        '/cloud/v1/instances/1/76',
-        '/cloud/v1/instances/1/8',
-        '/cloud/v1/instances/2/76',
-        '/cloud/v1/instances/2/8',
-        '/cloud/v2/k8s/clusters/1/76',
-        '/cloud/v2/k8s/clusters/2/76',
-        ...['1/76', '1/8', '2/76', '2/8'].flatMap((place) => [
-          `/cloud/v1/networks/${place}`,
-          `/cloud/v1/subnets/${place}`,
-          `/cloud/v1/securitygroups/${place}`,
-          `/cloud/v1/volumes/${place}`,
-        ]),
-      ].sort(),
-    );
+    // Region 9 is inactive: nothing is listed there; region 8 has no Kubernetes: no cluster list
+    // there. The client quotas count floating IPs in regions 76 and 8 and a cluster in 76, and no
+    // instance, network, subnet, security group, volume or SSH key: those kinds are not listed.
+    expect(routes).toContain('/cloud/v2/client_quotas');
+    expect(inPlaces(routes)).toEqual([...FLOATING_IP_AND_CLUSTER_LISTS].sort());
+    expect(routes.filter((p) => p.startsWith('/cloud/v1/ssh_keys'))).toEqual([]);
     const text = readFileSync(file, 'utf8');
     await expectFormatted(file);
     const stack = parse(text) as { defaults?: Record<string, unknown>; resources: Record<string, Block> };
@@ -118,6 +116,42 @@ describe('edgeform import across projects and regions, with long lists', () => {
     const plan = await runCliInProcess(['plan', file, '--detailed-exitcode'], { env: { ...env, EDGEFORM_BASE_URL: emu.url } });
     expect(plan.stdout).toContain('No changes.');
     expect(plan.code).toBe(0);
+  });
+
+  it('lists every kind in every project and region when the client quotas cannot be read, as without them', async () => {
+    emu.faults.failNext({ method: 'GET', path: '/cloud/v2/client_quotas', status: 403 });
+    emu.requests.length = 0;
+    const imported = await runCliInProcess(['import', '--all'], { env: { ...env, EDGEFORM_BASE_URL: emu.url } });
+    expect(imported.code, imported.stderr).toBe(0);
+    const routes = emu.requests.map((r) => r.path);
+    expect(inPlaces(routes)).toEqual(
+      [
+        ...FLOATING_IP_AND_CLUSTER_LISTS,
+        '/cloud/v1/instances/1/76',
+        '/cloud/v1/instances/1/8',
+        '/cloud/v1/instances/2/76',
+        '/cloud/v1/instances/2/8',
+        ...['1/76', '1/8', '2/76', '2/8'].flatMap((place) => [
+          `/cloud/v1/networks/${place}`,
+          `/cloud/v1/subnets/${place}`,
+          `/cloud/v1/securitygroups/${place}`,
+          `/cloud/v1/volumes/${place}`,
+        ]),
+      ].sort(),
+    );
+    expect(routes.filter((p) => p.startsWith('/cloud/v1/ssh_keys')).sort()).toEqual(['/cloud/v1/ssh_keys/1', '/cloud/v1/ssh_keys/2']);
+  });
+
+  it('lists a kind in the regions named with --region-id whatever the client quotas count', async () => {
+    emu.requests.length = 0;
+    const imported = await runCliInProcess(['import', 'cloud_instance', '--region-id', '8'], { env: { ...env, EDGEFORM_BASE_URL: emu.url } });
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(
+      emu.requests
+        .map((r) => r.path)
+        .filter((p) => p.startsWith('/cloud/v1/instances') || p === '/cloud/v2/client_quotas')
+        .sort(),
+    ).toEqual(['/cloud/v1/instances/1/8', '/cloud/v1/instances/2/8']);
   });
 
   it('imports the subtitles of every video the platform lists, page after page, and plan on the result reports no changes', async () => {
@@ -223,10 +257,10 @@ describe('edgeform import when the platform fails or answers what makes no block
   });
 
   it('fails naming the kind and place when a list request fails', async () => {
-    emu.faults.failNext({ method: 'GET', path: INSTANCE_LIST, status: 403 });
-    const result = await run(['cloud_instance']);
+    emu.faults.failNext({ method: 'GET', path: FIP_LIST, status: 403 });
+    const result = await run(['cloud_floating_ip']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^Error: importing cloud_instance in project 1 region 76 failed: GET \/cloud\/v1\/instances\/1\/76/);
+    expect(result.stderr).toMatch(/^Error: importing cloud_floating_ip in project 1 region 76 failed: GET \/cloud\/v1\/floatingips\/1\/76/);
     expect(result.stdout).toBe('');
   });
 

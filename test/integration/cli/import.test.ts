@@ -193,8 +193,6 @@ describe('edgeform import against the demo world', () => {
         `GET ${FIP_LIST}`,
         `GET ${INSTANCE_LIST}`,
         `GET ${CLUSTER_LIST}`,
-        'GET /cloud/v1/securitygroups/{project_id}/{region_id}',
-        'GET /cloud/v1/volumes/{project_id}/{region_id}',
         'GET /fastedge/v1/apps',
         'GET /streaming/players',
         'GET /streaming/players',
@@ -211,9 +209,9 @@ describe('edgeform import against the demo world', () => {
         'GET /cdn/origin_groups',
         'GET /cdn/resources',
         'GET /cdn/resources',
-        'GET /cloud/v1/networks/{project_id}/{region_id}',
-        'GET /cloud/v1/subnets/{project_id}/{region_id}',
-        'GET /cloud/v1/ssh_keys/{project_id}',
+        // The quota usage: the demo world holds no network, subnet, security group, volume or SSH
+        // key, so their lists are not read (issue 33: they were 5 of these 26 requests).
+        'GET /cloud/v2/client_quotas',
       ].sort(),
     );
   });

@@ -23,6 +23,14 @@ describe('edgeform validate', () => {
     expect(result.code).toBe(0);
   });
 
+  it('answers `validate PATH` without flags (run without yargs) exactly as with its default --format text', async () => {
+    for (const path of ['examples/quickstart.yaml', 'test/fixtures/invalid/unknown-resource-field/stack.yaml', 'no/such/stack.yaml']) {
+      const plain = await runCliInProcess(['validate', path]);
+      const flagged = await runCliInProcess(['validate', path, '--format', 'text']);
+      expect(plain).toEqual(flagged);
+    }
+  });
+
   it('counts the quickstart blocks: every resource kind and both checks', async () => {
     const result = await runCliInProcess(['validate', 'examples/quickstart.yaml']);
     expect(result.stdout).toBe('Success! The stack is valid (7 resources, 2 checks).\n');

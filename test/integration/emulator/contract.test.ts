@@ -31,6 +31,7 @@ const P = {
   quota: '/cloud/v2/limits_request/{request_id}',
   projects: '/cloud/v1/projects',
   regions: '/cloud/v1/regions',
+  clientQuotas: '/cloud/v2/client_quotas',
   apps: '/fastedge/v1/apps',
   app: '/fastedge/v1/apps/{app_id}',
   players: '/streaming/players',
@@ -126,6 +127,7 @@ describe('emulator contract with the vendor OpenAPI (responses)', () => {
   it('GET project list matches ListProjectsSerializer', () => expectResponse(CLOUD, 'GET', P.projects, P.projects, 200));
   it('GET region list matches RegionCollectionSerializer', () => expectResponse(CLOUD, 'GET', P.regions, P.regions, 200));
   it('GET region list with volume types matches RegionCollectionSerializer', () => expectResponse(CLOUD, 'GET', P.regions, `${P.regions}?show_volume_types=true`, 200));
+  it('GET client quotas matches AllClientQuotasSerializer', () => expectResponse(CLOUD, 'GET', P.clientQuotas, P.clientQuotas, 200));
 
   it('GET cluster list shows security_group_ids on each pool (a list of ids, as the vendor SDK models require)', async () => {
     const body = await expectResponse(CLOUD, 'GET', P.clusters, '/cloud/v2/k8s/clusters/1/76', 200);

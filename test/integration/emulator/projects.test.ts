@@ -104,3 +104,30 @@ describe('emulator projects and regions: every place its world holds resources i
     expect(regions.results.find((r: { id: number }) => r.id === 77)).toMatchObject({ state: 'ACTIVE', has_k8s: true });
   });
 });
+
+describe('emulator client quotas (GET /cloud/v2/client_quotas)', () => {
+  let emu: TestEmulator;
+  beforeAll(async () => {
+    emu = await startTestEmulator({
+      fixtures: {
+        floating_ips: [
+          { id: '00000000-0000-4000-8000-000000000001', project_id: 1, region_id: 76 },
+          { id: '00000000-0000-4000-8000-000000000002', project_id: 2, region_id: 76 },
+        ],
+        instances: [{ id: '00000000-0000-4000-8000-000000000003', project_id: 1, region_id: 77, name: 'vm', flavor_id: 'g2-standard-2-4' }],
+      },
+    });
+  });
+  afterAll(() => emu.close());
+
+  it("counts each region's cloud resources of every project in its usage, and the account's SSH keys and projects in the global one", async () => {
+    const res = await emu.call('GET', '/cloud/v2/client_quotas');
+    expect(res.status).toBe(200);
+    const byRegion = new Map((res.body.regional_quotas as Array<Record<string, number>>).map((q) => [q.region_id, q]));
+    expect([...byRegion.keys()]).toEqual([76, 77]);
+    expect(byRegion.get(76)).toMatchObject({ floating_count_usage: 2, vm_count_usage: 0, cluster_count_usage: 0, network_count_usage: 0, volume_count_usage: 0 });
+    expect(byRegion.get(77)).toMatchObject({ floating_count_usage: 0, vm_count_usage: 1 });
+    expect(byRegion.get(76)!.floating_count_limit).toBeGreaterThanOrEqual(2);
+    expect(res.body.global_quotas).toMatchObject({ keypair_count_usage: 0, project_count_usage: 2 });
+  });
+});

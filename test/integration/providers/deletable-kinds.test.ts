@@ -5,7 +5,7 @@ import { fastedgeApp } from '../../../src/kinds/fastedge-app/provider.js';
 import { iamResellerNotificationSetting } from '../../../src/kinds/iam-reseller-notification-setting/provider.js';
 import { bindProvider, type Observation, type ProviderContext } from '../../../src/kinds/provider.js';
 import { providers } from '../../../src/kinds/providers.js';
-import { DELETABLE_TYPES, type DeletableType } from '../../../src/kinds/registry.js';
+import { deletableTypes, type DeletableType } from '../../../src/kinds/registry.js';
 import { streamingPlayer } from '../../../src/kinds/streaming-player/provider.js';
 import { streamingVideoSubtitle } from '../../../src/kinds/streaming-video-subtitle/provider.js';
 import type { ResourceChange } from '../../../src/plan/types.js';
@@ -164,7 +164,7 @@ const TESTED_ELSEWHERE: Partial<Record<DeletableType, string>> = {
 };
 
 it('covers every kind edgeform can delete (here or in the file named for it)', () => {
-  expect([...cases.map((c) => c.type), ...(Object.keys(TESTED_ELSEWHERE) as DeletableType[])].sort()).toEqual([...DELETABLE_TYPES].sort());
+  expect([...cases.map((c) => c.type), ...(Object.keys(TESTED_ELSEWHERE) as DeletableType[])].sort()).toEqual([...deletableTypes()].sort());
 });
 
 describe.each(cases)('$type', ({ route, block, read, id, otherId, observed, state, notFound, retryAfter, live }) => {

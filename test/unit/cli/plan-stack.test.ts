@@ -16,10 +16,10 @@ describe('--parallelism and --max-tasks', () => {
     );
   });
 
-  it('accepts every whole number in range, the default of --max-tasks (200) included', () => {
+  it('accepts every whole number in range, the default of --max-tasks (500) included', () => {
     for (const n of [1, 10, 100]) expect(() => checkParallelism(n)).not.toThrow();
     for (const n of [1, DEFAULT_MAX_TASKS, 1000]) expect(() => checkMaxTasks(n)).not.toThrow();
-    expect(DEFAULT_MAX_TASKS).toBe(200);
+    expect(DEFAULT_MAX_TASKS).toBe(500);
   });
 });
 

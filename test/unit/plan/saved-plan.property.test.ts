@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DELETABLE_TYPES, RESOURCE_TYPES } from '../../../src/kinds/registry.js';
+import { deletableTypes, RESOURCE_TYPES } from '../../../src/kinds/registry.js';
 import { EdgeformError } from '../../../src/errors.js';
 import { parsePlanFile } from '../../../src/plan/saved-plan.js';
 import type { ResourceChange } from '../../../src/plan/types.js';
@@ -28,7 +28,7 @@ const resourceChange = fc
   .chain(([type, n, desired, before, notes]) => {
     const base = { address: `${type}.${n}`, desired: { ...desired, ensure: 'present' }, before, notes };
     const options: fc.Arbitrary<ResourceChange>[] = [fc.constant(change({ ...base, action: 'no-op' }))];
-    if ((DELETABLE_TYPES as readonly string[]).includes(type)) options.push(fc.constant(change({ ...base, action: 'delete', desired: { ...desired, ensure: 'absent' } })));
+    if ((deletableTypes() as readonly string[]).includes(type)) options.push(fc.constant(change({ ...base, action: 'delete', desired: { ...desired, ensure: 'absent' } })));
     const payload = updatePayload[type];
     if (payload && payloads[type]) options.push(payload.map((p) => change({ ...base, action: 'update', payload: p, after: desired })));
     return fc.oneof(...options);

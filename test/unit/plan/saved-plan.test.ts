@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DELETABLE_TYPES, RESOURCE_TYPES, type ResourceType } from '../../../src/kinds/registry.js';
+import { deletableTypes, RESOURCE_TYPES, type ResourceType } from '../../../src/kinds/registry.js';
 import { PlanFileError, StalePlanError } from '../../../src/errors.js';
 import { comparePlans, describeStaleness, isPlanFileCandidate, parsePlanFile, savedTargets, toPlanDocument } from '../../../src/plan/saved-plan.js';
 import { payloadSchemas } from '../../../src/kinds/provider.js';
@@ -25,7 +25,7 @@ const updates: Record<string, Partial<ResourceChange> & Pick<ResourceChange, 'ad
 
 /** A delete as the planner writes it: the stack says ensure: absent. */
 const deletion = (address: string, over: Partial<SavedChange> = {}) => change({ address, action: 'delete', desired: { ensure: 'absent' }, ...over });
-const isDeletable = (type: ResourceType) => (DELETABLE_TYPES as readonly ResourceType[]).includes(type);
+const isDeletable = (type: ResourceType) => (deletableTypes() as readonly ResourceType[]).includes(type);
 
 const text = (p: Plan | Record<string, unknown>) => JSON.stringify(p);
 const parse = (p: Plan | Record<string, unknown>) => parsePlanFile(text(p), 'plan.json', payloadSchemas(providers.resources));
@@ -166,8 +166,8 @@ describe('parsePlanFile', () => {
     };
 
     it('accepts a delete of every kind edgeform can delete when ensure is absent', () => {
-      expect(DELETABLE_TYPES.length).toBeGreaterThan(0);
-      expect(() => parse(plan(DELETABLE_TYPES.map((type) => deletion(`${type}.x`))))).not.toThrow();
+      expect(deletableTypes().length).toBeGreaterThan(0);
+      expect(() => parse(plan(deletableTypes().map((type) => deletion(`${type}.x`))))).not.toThrow();
     });
 
     for (const type of RESOURCE_TYPES.filter((t) => !isDeletable(t))) {

@@ -142,7 +142,7 @@ const resourceFixture = z.strictObject({
   client: positiveInt.optional(),
   created: datetime.optional(),
   updated: datetime.optional(),
-  options: cdnResourceOptionsSchema.default({}),
+  options: cdnResourceOptionsSchema().default({}),
 });
 const certificateFixture = z.strictObject({
   id: positiveInt,
@@ -160,7 +160,7 @@ const ruleFixture = z.strictObject({
   weight: z.int().min(1).default(1),
   originGroup: positiveInt.nullable().default(null),
   overrideOriginProtocol: protocol.nullable().default(null),
-  options: cdnRuleOptionsSchema.default({}),
+  options: cdnRuleOptionsSchema().default({}),
 });
 
 /** Options as stored: the options set (null or absent means not set), with the spec's field defaults as the platform fills them in. */

@@ -8,8 +8,17 @@ const UNIQUE = { message: 'items must be unique' };
 /** The spec the schemas were generated from. */
 export const CDN_OPTIONS_SOURCE = { file: 'test/fixtures/openapi/cdn_api.yaml', version: '2026-05-15T06:37:28.230198+00:00' } as const;
 
-/** Every option of either set, by name: its value as the spec declares it (null clears it). */
-const OPTIONS = {
+/** A value built when first asked for, then kept. */
+function once<T>(build: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= build());
+}
+
+/**
+ * Every option of either set, by name: its value as the spec declares it (null clears it). Built
+ * when an option set's schema is first asked for, so a stack without CDN blocks never builds it.
+ */
+const OPTIONS = once(() => ({
   allowedHttpMethods: z
     .strictObject({ enabled: z.boolean(), value: z.array(z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])).refine(uniqueItems, UNIQUE) })
     .nullable()
@@ -283,7 +292,7 @@ const OPTIONS = {
     .describe('Controls access to the content for specified User-Agents.'),
   waap: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable().describe('Allows to enable WAAP (Web Application and API Protection).'),
   websockets: z.strictObject({ enabled: z.boolean(), value: z.boolean() }).nullable().describe('Enables or disables WebSockets connections to an origin server.'),
-};
+}));
 
 /**
  * The options (and fields, as `option.field`) the spec marks deprecated, by name: the option its description says to use instead,
@@ -357,58 +366,60 @@ export const CDN_RESOURCE_OPTION_NAMES = [
   'websockets',
 ] as const;
 
-/** A CDN resource's options (components.schemas.resource_options): every option optional, unknown names and fields refused. */
-export const cdnResourceOptionsSchema = z.strictObject({
-  allowedHttpMethods: OPTIONS['allowedHttpMethods'].optional(),
-  brotli_compression: OPTIONS['brotli_compression'].optional(),
-  browser_cache_settings: OPTIONS['browser_cache_settings'].optional(),
-  cache_http_headers: OPTIONS['cache_http_headers'].optional(),
-  cors: OPTIONS['cors'].optional(),
-  country_acl: OPTIONS['country_acl'].optional(),
-  disable_cache: OPTIONS['disable_cache'].optional(),
-  disable_proxy_force_ranges: OPTIONS['disable_proxy_force_ranges'].optional(),
-  edge_cache_settings: OPTIONS['edge_cache_settings'].optional(),
-  fastedge: OPTIONS['fastedge'].optional(),
-  fetch_compressed: OPTIONS['fetch_compressed'].optional(),
-  follow_origin_redirect: OPTIONS['follow_origin_redirect'].optional(),
-  force_return: OPTIONS['force_return'].optional(),
-  forward_host_header: OPTIONS['forward_host_header'].optional(),
-  grpc_passthrough: OPTIONS['grpc_passthrough'].optional(),
-  gzipOn: OPTIONS['gzipOn'].optional(),
-  hostHeader: OPTIONS['hostHeader'].optional(),
-  http3_enabled: OPTIONS['http3_enabled'].optional(),
-  ignore_cookie: OPTIONS['ignore_cookie'].optional(),
-  ignoreQueryString: OPTIONS['ignoreQueryString'].optional(),
-  image_stack: OPTIONS['image_stack'].optional(),
-  ip_address_acl: OPTIONS['ip_address_acl'].optional(),
-  limit_bandwidth: OPTIONS['limit_bandwidth'].optional(),
-  proxy_cache_key: OPTIONS['proxy_cache_key'].optional(),
-  proxy_cache_methods_set: OPTIONS['proxy_cache_methods_set'].optional(),
-  proxy_connect_timeout: OPTIONS['proxy_connect_timeout'].optional(),
-  proxy_read_timeout: OPTIONS['proxy_read_timeout'].optional(),
-  query_params_blacklist: OPTIONS['query_params_blacklist'].optional(),
-  query_params_whitelist: OPTIONS['query_params_whitelist'].optional(),
-  query_string_forwarding: OPTIONS['query_string_forwarding'].optional(),
-  redirect_http_to_https: OPTIONS['redirect_http_to_https'].optional(),
-  redirect_https_to_http: OPTIONS['redirect_https_to_http'].optional(),
-  referrer_acl: OPTIONS['referrer_acl'].optional(),
-  response_headers_hiding_policy: OPTIONS['response_headers_hiding_policy'].optional(),
-  rewrite: OPTIONS['rewrite'].optional(),
-  secure_key: OPTIONS['secure_key'].optional(),
-  slice: OPTIONS['slice'].optional(),
-  sni: OPTIONS['sni'].optional(),
-  stale: OPTIONS['stale'].optional(),
-  static_response_headers: OPTIONS['static_response_headers'].optional(),
-  staticHeaders: OPTIONS['staticHeaders'].optional(),
-  staticRequestHeaders: OPTIONS['staticRequestHeaders'].optional(),
-  tls_versions: OPTIONS['tls_versions'].optional(),
-  use_default_le_chain: OPTIONS['use_default_le_chain'].optional(),
-  use_dns01_le_challenge: OPTIONS['use_dns01_le_challenge'].optional(),
-  use_rsa_le_cert: OPTIONS['use_rsa_le_cert'].optional(),
-  user_agent_acl: OPTIONS['user_agent_acl'].optional(),
-  waap: OPTIONS['waap'].optional(),
-  websockets: OPTIONS['websockets'].optional(),
-});
+/** A CDN resource's options (components.schemas.resource_options): every option optional, unknown names and fields refused; built on the first call. */
+export const cdnResourceOptionsSchema = once(() =>
+  z.strictObject({
+    allowedHttpMethods: OPTIONS()['allowedHttpMethods'].optional(),
+    brotli_compression: OPTIONS()['brotli_compression'].optional(),
+    browser_cache_settings: OPTIONS()['browser_cache_settings'].optional(),
+    cache_http_headers: OPTIONS()['cache_http_headers'].optional(),
+    cors: OPTIONS()['cors'].optional(),
+    country_acl: OPTIONS()['country_acl'].optional(),
+    disable_cache: OPTIONS()['disable_cache'].optional(),
+    disable_proxy_force_ranges: OPTIONS()['disable_proxy_force_ranges'].optional(),
+    edge_cache_settings: OPTIONS()['edge_cache_settings'].optional(),
+    fastedge: OPTIONS()['fastedge'].optional(),
+    fetch_compressed: OPTIONS()['fetch_compressed'].optional(),
+    follow_origin_redirect: OPTIONS()['follow_origin_redirect'].optional(),
+    force_return: OPTIONS()['force_return'].optional(),
+    forward_host_header: OPTIONS()['forward_host_header'].optional(),
+    grpc_passthrough: OPTIONS()['grpc_passthrough'].optional(),
+    gzipOn: OPTIONS()['gzipOn'].optional(),
+    hostHeader: OPTIONS()['hostHeader'].optional(),
+    http3_enabled: OPTIONS()['http3_enabled'].optional(),
+    ignore_cookie: OPTIONS()['ignore_cookie'].optional(),
+    ignoreQueryString: OPTIONS()['ignoreQueryString'].optional(),
+    image_stack: OPTIONS()['image_stack'].optional(),
+    ip_address_acl: OPTIONS()['ip_address_acl'].optional(),
+    limit_bandwidth: OPTIONS()['limit_bandwidth'].optional(),
+    proxy_cache_key: OPTIONS()['proxy_cache_key'].optional(),
+    proxy_cache_methods_set: OPTIONS()['proxy_cache_methods_set'].optional(),
+    proxy_connect_timeout: OPTIONS()['proxy_connect_timeout'].optional(),
+    proxy_read_timeout: OPTIONS()['proxy_read_timeout'].optional(),
+    query_params_blacklist: OPTIONS()['query_params_blacklist'].optional(),
+    query_params_whitelist: OPTIONS()['query_params_whitelist'].optional(),
+    query_string_forwarding: OPTIONS()['query_string_forwarding'].optional(),
+    redirect_http_to_https: OPTIONS()['redirect_http_to_https'].optional(),
+    redirect_https_to_http: OPTIONS()['redirect_https_to_http'].optional(),
+    referrer_acl: OPTIONS()['referrer_acl'].optional(),
+    response_headers_hiding_policy: OPTIONS()['response_headers_hiding_policy'].optional(),
+    rewrite: OPTIONS()['rewrite'].optional(),
+    secure_key: OPTIONS()['secure_key'].optional(),
+    slice: OPTIONS()['slice'].optional(),
+    sni: OPTIONS()['sni'].optional(),
+    stale: OPTIONS()['stale'].optional(),
+    static_response_headers: OPTIONS()['static_response_headers'].optional(),
+    staticHeaders: OPTIONS()['staticHeaders'].optional(),
+    staticRequestHeaders: OPTIONS()['staticRequestHeaders'].optional(),
+    tls_versions: OPTIONS()['tls_versions'].optional(),
+    use_default_le_chain: OPTIONS()['use_default_le_chain'].optional(),
+    use_dns01_le_challenge: OPTIONS()['use_dns01_le_challenge'].optional(),
+    use_rsa_le_cert: OPTIONS()['use_rsa_le_cert'].optional(),
+    user_agent_acl: OPTIONS()['user_agent_acl'].optional(),
+    waap: OPTIONS()['waap'].optional(),
+    websockets: OPTIONS()['websockets'].optional(),
+  }),
+);
 
 /** The option names of a CDN rule's options (components.schemas.rule_options), in the spec's order. */
 export const CDN_RULE_OPTION_NAMES = [
@@ -457,49 +468,51 @@ export const CDN_RULE_OPTION_NAMES = [
   'websockets',
 ] as const;
 
-/** A CDN rule's options (components.schemas.rule_options): every option optional, unknown names and fields refused. */
-export const cdnRuleOptionsSchema = z.strictObject({
-  allowedHttpMethods: OPTIONS['allowedHttpMethods'].optional(),
-  brotli_compression: OPTIONS['brotli_compression'].optional(),
-  browser_cache_settings: OPTIONS['browser_cache_settings'].optional(),
-  cache_http_headers: OPTIONS['cache_http_headers'].optional(),
-  cors: OPTIONS['cors'].optional(),
-  country_acl: OPTIONS['country_acl'].optional(),
-  disable_cache: OPTIONS['disable_cache'].optional(),
-  disable_proxy_force_ranges: OPTIONS['disable_proxy_force_ranges'].optional(),
-  edge_cache_settings: OPTIONS['edge_cache_settings'].optional(),
-  fastedge: OPTIONS['fastedge'].optional(),
-  fetch_compressed: OPTIONS['fetch_compressed'].optional(),
-  follow_origin_redirect: OPTIONS['follow_origin_redirect'].optional(),
-  force_return: OPTIONS['force_return'].optional(),
-  forward_host_header: OPTIONS['forward_host_header'].optional(),
-  gzipOn: OPTIONS['gzipOn'].optional(),
-  hostHeader: OPTIONS['hostHeader'].optional(),
-  ignore_cookie: OPTIONS['ignore_cookie'].optional(),
-  ignoreQueryString: OPTIONS['ignoreQueryString'].optional(),
-  image_stack: OPTIONS['image_stack'].optional(),
-  ip_address_acl: OPTIONS['ip_address_acl'].optional(),
-  limit_bandwidth: OPTIONS['limit_bandwidth'].optional(),
-  proxy_cache_key: OPTIONS['proxy_cache_key'].optional(),
-  proxy_cache_methods_set: OPTIONS['proxy_cache_methods_set'].optional(),
-  proxy_connect_timeout: OPTIONS['proxy_connect_timeout'].optional(),
-  proxy_read_timeout: OPTIONS['proxy_read_timeout'].optional(),
-  query_params_blacklist: OPTIONS['query_params_blacklist'].optional(),
-  query_params_whitelist: OPTIONS['query_params_whitelist'].optional(),
-  query_string_forwarding: OPTIONS['query_string_forwarding'].optional(),
-  redirect_http_to_https: OPTIONS['redirect_http_to_https'].optional(),
-  redirect_https_to_http: OPTIONS['redirect_https_to_http'].optional(),
-  referrer_acl: OPTIONS['referrer_acl'].optional(),
-  response_headers_hiding_policy: OPTIONS['response_headers_hiding_policy'].optional(),
-  rewrite: OPTIONS['rewrite'].optional(),
-  secure_key: OPTIONS['secure_key'].optional(),
-  slice: OPTIONS['slice'].optional(),
-  sni: OPTIONS['sni'].optional(),
-  stale: OPTIONS['stale'].optional(),
-  static_response_headers: OPTIONS['static_response_headers'].optional(),
-  staticHeaders: OPTIONS['staticHeaders'].optional(),
-  staticRequestHeaders: OPTIONS['staticRequestHeaders'].optional(),
-  user_agent_acl: OPTIONS['user_agent_acl'].optional(),
-  waap: OPTIONS['waap'].optional(),
-  websockets: OPTIONS['websockets'].optional(),
-});
+/** A CDN rule's options (components.schemas.rule_options): every option optional, unknown names and fields refused; built on the first call. */
+export const cdnRuleOptionsSchema = once(() =>
+  z.strictObject({
+    allowedHttpMethods: OPTIONS()['allowedHttpMethods'].optional(),
+    brotli_compression: OPTIONS()['brotli_compression'].optional(),
+    browser_cache_settings: OPTIONS()['browser_cache_settings'].optional(),
+    cache_http_headers: OPTIONS()['cache_http_headers'].optional(),
+    cors: OPTIONS()['cors'].optional(),
+    country_acl: OPTIONS()['country_acl'].optional(),
+    disable_cache: OPTIONS()['disable_cache'].optional(),
+    disable_proxy_force_ranges: OPTIONS()['disable_proxy_force_ranges'].optional(),
+    edge_cache_settings: OPTIONS()['edge_cache_settings'].optional(),
+    fastedge: OPTIONS()['fastedge'].optional(),
+    fetch_compressed: OPTIONS()['fetch_compressed'].optional(),
+    follow_origin_redirect: OPTIONS()['follow_origin_redirect'].optional(),
+    force_return: OPTIONS()['force_return'].optional(),
+    forward_host_header: OPTIONS()['forward_host_header'].optional(),
+    gzipOn: OPTIONS()['gzipOn'].optional(),
+    hostHeader: OPTIONS()['hostHeader'].optional(),
+    ignore_cookie: OPTIONS()['ignore_cookie'].optional(),
+    ignoreQueryString: OPTIONS()['ignoreQueryString'].optional(),
+    image_stack: OPTIONS()['image_stack'].optional(),
+    ip_address_acl: OPTIONS()['ip_address_acl'].optional(),
+    limit_bandwidth: OPTIONS()['limit_bandwidth'].optional(),
+    proxy_cache_key: OPTIONS()['proxy_cache_key'].optional(),
+    proxy_cache_methods_set: OPTIONS()['proxy_cache_methods_set'].optional(),
+    proxy_connect_timeout: OPTIONS()['proxy_connect_timeout'].optional(),
+    proxy_read_timeout: OPTIONS()['proxy_read_timeout'].optional(),
+    query_params_blacklist: OPTIONS()['query_params_blacklist'].optional(),
+    query_params_whitelist: OPTIONS()['query_params_whitelist'].optional(),
+    query_string_forwarding: OPTIONS()['query_string_forwarding'].optional(),
+    redirect_http_to_https: OPTIONS()['redirect_http_to_https'].optional(),
+    redirect_https_to_http: OPTIONS()['redirect_https_to_http'].optional(),
+    referrer_acl: OPTIONS()['referrer_acl'].optional(),
+    response_headers_hiding_policy: OPTIONS()['response_headers_hiding_policy'].optional(),
+    rewrite: OPTIONS()['rewrite'].optional(),
+    secure_key: OPTIONS()['secure_key'].optional(),
+    slice: OPTIONS()['slice'].optional(),
+    sni: OPTIONS()['sni'].optional(),
+    stale: OPTIONS()['stale'].optional(),
+    static_response_headers: OPTIONS()['static_response_headers'].optional(),
+    staticHeaders: OPTIONS()['staticHeaders'].optional(),
+    staticRequestHeaders: OPTIONS()['staticRequestHeaders'].optional(),
+    user_agent_acl: OPTIONS()['user_agent_acl'].optional(),
+    waap: OPTIONS()['waap'].optional(),
+    websockets: OPTIONS()['websockets'].optional(),
+  }),
+);

@@ -137,7 +137,7 @@ function optionErrors(issues: readonly z.core.$ZodIssue[]): Errors {
  * them with the spec's field defaults filled in: 400 naming each bad option or field.
  */
 function readOptions(value: unknown, set: 'resource' | 'rule'): Record<string, unknown> {
-  const schema = set === 'resource' ? cdnResourceOptionsSchema : cdnRuleOptionsSchema;
+  const schema = set === 'resource' ? cdnResourceOptionsSchema() : cdnRuleOptionsSchema();
   const parsed = schema.safeParse(value);
   if (!parsed.success) refuse(optionErrors(parsed.error.issues));
   return withFieldDefaults(parsed.data as Record<string, unknown>);

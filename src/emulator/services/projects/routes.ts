@@ -5,11 +5,20 @@ import type { RouteContext, ServiceRoute } from '../../router.js';
 import type { FloatingIpSlice } from '../floating-ips/index.js';
 import type { InstanceSlice } from '../instances/index.js';
 import type { K8sSlice } from '../k8s/index.js';
+import type { NetworkSlice } from '../networks/index.js';
+import { GLOBAL_LIMIT_KEYS, REGIONAL_LIMIT_KEYS } from '../quota/routes.js';
+import type { SecurityGroupSlice } from '../security-groups/index.js';
+import type { SshKeySlice } from '../ssh-keys/index.js';
+import type { VolumeSlice } from '../volumes/index.js';
+import { jsonReply } from '../../reply.js';
 import { fixtureDate } from '../../fixture-parts.js';
 import type { ProjectRecord, ProjectSlice, RegionRecord } from './index.js';
 
-/** What the project and region lists read: their own slice, and the cloud resources whose places they list too. */
-type Needs = ProjectSlice & FloatingIpSlice & InstanceSlice & K8sSlice;
+/**
+ * What the project and region lists read: their own slice, and the cloud resources whose places
+ * they list too; the client quotas count every cloud kind's resources.
+ */
+type Needs = ProjectSlice & FloatingIpSlice & InstanceSlice & K8sSlice & NetworkSlice & SecurityGroupSlice & VolumeSlice & SshKeySlice;
 type Ctx = RouteContext<Needs>;
 
 /**
@@ -179,5 +188,56 @@ const regions = defineCollection<
   },
 });
 
-/** The project and region lists. */
-export const projectRoutes: ServiceRoute<Needs>[] = [...projects.routes, ...regions.routes];
+/** The limit the emulator gives every quota, or the usage when that is higher (the platform's limits are per account). */
+const DEFAULT_QUOTA_LIMIT = 100;
+
+/** A quota's `_limit` and `_usage` fields for the usage counted. */
+function quota(limitKey: string, usage: number): Array<[string, number]> {
+  const name = limitKey.slice(0, -'_limit'.length);
+  return [
+    [limitKey, Math.max(DEFAULT_QUOTA_LIMIT, usage)],
+    [`${name}_usage`, usage],
+  ];
+}
+
+/**
+ * GET /cloud/v2/client_quotas (AllClientQuotasSerializer): the account's global quotas (SSH keys
+ * and projects counted) and, per region of the world or holding a cloud resource, its regional
+ * quotas with the usage of the kinds the emulator holds: floating IPs, instances (dedicated VMs),
+ * Kubernetes clusters, networks, subnets, security groups (firewalls) and volumes (count and
+ * GiB); every other usage 0. `edgeform import` reads the usage to leave out the lists of kinds a
+ * region holds none of.
+ */
+function clientQuotas(ctx: Ctx): ReturnType<typeof jsonReply> {
+  const usage = new Map<number, Map<string, number>>();
+  const add = (regionId: number, key: string, n = 1) => {
+    let counts = usage.get(regionId);
+    if (!counts) usage.set(regionId, (counts = new Map()));
+    counts.set(key, (counts.get(key) ?? 0) + n);
+  };
+  for (const region of worldPlaces(ctx).regions) usage.set(region.id, new Map());
+  const counted: Array<[string, Iterable<{ region_id: number }>]> = [
+    ['floating_count', ctx.state.floatingIps.values()],
+    ['vm_count', ctx.state.instances.values()],
+    ['cluster_count', ctx.state.k8sClusters.values()],
+    ['network_count', ctx.state.networks.values()],
+    ['subnet_count', ctx.state.subnets.values()],
+    ['firewall_count', ctx.state.securityGroups.values()],
+    ['volume_count', ctx.state.volumes.values()],
+  ];
+  for (const [name, items] of counted) for (const item of items) add(item.region_id, `${name}_usage`);
+  for (const volume of ctx.state.volumes.values()) add(volume.region_id, 'volume_size_usage', volume.size);
+  const regional = [...usage]
+    .sort(([a], [b]) => a - b)
+    .map(([regionId, counts]) => ({
+      region_id: regionId,
+      ...Object.fromEntries([...REGIONAL_LIMIT_KEYS].filter((k) => k !== 'region_id').flatMap((k) => quota(k, counts.get(`${k.slice(0, -'_limit'.length)}_usage`) ?? 0))),
+    }));
+  const projectCount = worldPlaces(ctx).projects.filter((p) => p.deleted_at === null).length;
+  const globalUsage: Record<string, number> = { keypair_count_usage: ctx.state.sshKeys.size, project_count_usage: projectCount };
+  const global = Object.fromEntries([...GLOBAL_LIMIT_KEYS].flatMap((k) => quota(k, globalUsage[`${k.slice(0, -'_limit'.length)}_usage`] ?? 0)));
+  return jsonReply(200, { global_quotas: global, regional_quotas: regional });
+}
+
+/** The project and region lists, and the client quotas. */
+export const projectRoutes: ServiceRoute<Needs>[] = [...projects.routes, ...regions.routes, { method: 'GET', pattern: '/cloud/v2/client_quotas', handler: clientQuotas }];
