@@ -125,6 +125,21 @@ describe('dependency graph', () => {
     );
   });
 
+  it('takes a node the maps do not list as one without edges', () => {
+    const graph: DependencyGraph = { nodes: ['a', 'b'], dependencies: new Map(), dependants: new Map() };
+    expect(topologicalOrder(graph)).toEqual(['a', 'b']);
+    expect(findCycles(graph)).toEqual([]);
+    expect(transitiveDependants(graph, 'a')).toEqual([]);
+    const half: DependencyGraph = { nodes: ['a', 'b'], dependencies: new Map([['b', ['a']]]), dependants: new Map([['a', ['b']]]) };
+    expect(topologicalOrder(half)).toEqual(['a', 'b']);
+    expect(findCycles(half)).toEqual([]);
+    expect(transitiveDependants(half, 'a')).toEqual(['b']);
+  });
+
+  it('finds no dependants of a node nothing depends on, whatever the rest of the graph holds', () => {
+    expect(transitiveDependants(g({ leaf: [], x: ['y'], y: ['x'] }), 'leaf')).toEqual([]);
+  });
+
   it('lists each transitive dependant once, also one reached along two paths', () => {
     const graph = g({ a: [], b: ['a'], c: ['a'], d: ['b', 'c'], e: ['d'] });
     expect(transitiveDependants(graph, 'a')).toEqual(['b', 'c', 'd', 'e']);

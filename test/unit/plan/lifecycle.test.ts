@@ -235,6 +235,13 @@ describe('apply order', () => {
     ]);
   });
 
+  it('a delete waits for an update that itself waits for another update: only what waits for a destroy is left out', () => {
+    expect(edges([change('a.db', 'update'), change('a.app', 'update', ['a.db']), change('a.x', 'delete', ['a.app'])]).find((s) => s.key === 'a.x')).toEqual({
+      key: 'a.x',
+      dependsOn: ['a.app'],
+    });
+  });
+
   it('a delete never waits for what waits for a destroy through a check', () => {
     const steps = edges([change('a.q', 'replace'), change('a.z', 'update', ['c.q_up']), change('a.x', 'delete', ['a.z'])], [{ address: 'c.q_up', depends_on: ['a.q'] }]);
     expect(steps.find((s) => s.key === 'a.x')).toEqual({ key: 'a.x', dependsOn: [] });
