@@ -221,6 +221,50 @@ describe('parseZoneFile reads what BIND writes and refuses at its limits', () =>
   });
 });
 
+describe('parseZoneFile diagnostics, whole', () => {
+  it('give each problem its code, the span of the token at fault, and a hint where one helps', () => {
+    // The summaries and start positions are in the tests above; this is the rest a JSON reader or an editor gets.
+    const cases: Array<[text: string, code: string, span: string, detail: string | undefined]> = [
+      ['$TTL 60\n$INCLUDE other.zone\n', 'zone-file-unsupported', '2:1-2:9', 'Copy the included file’s records into this file.'],
+      ['$GENERATE 1-10 host$ A 192.0.2.$\n', 'zone-file-unsupported', '1:1-1:10', undefined],
+      ['$FOO bar\n', 'zone-file-syntax', '1:1-1:5', undefined],
+      ['$TTL\n', 'zone-file-syntax', '1:1-1:5', undefined],
+      ['$TTL 1x\n', 'zone-file-ttl', '1:6-1:8', undefined],
+      ['$TTL 9999999999\n', 'zone-file-ttl', '1:6-1:16', undefined],
+      ['$ORIGIN example.net.\n', 'zone-file-name', '1:9-1:21', undefined],
+      ['$TTL 60\nwww CH A 192.0.2.1\n', 'zone-file-unsupported', '2:5-2:7', undefined],
+      ['$TTL 60\ntxt TXT "abc\n', 'zone-file-syntax', '2:9-2:9', 'a quoted string ends with " on the same line; write a line break as \\010'],
+      ['$TTL 60\n@ SOA a. b. ( 1 2\n 3 4 5\n', 'zone-file-syntax', '2:13-2:13', undefined],
+      ['$TTL 60\nwww A 192.0.2.1 )\n', 'zone-file-syntax', '2:17-2:17', undefined],
+      ['$TTL 60\nwww 300 IN\n', 'zone-file-syntax', '2:11-2:11', 'A record is: [owner] [TTL] [IN] TYPE DATA...'],
+      ['$TTL 60\nwww 300 IN 192.0.2.1\n', 'zone-file-syntax', '2:12-2:21', 'A record is: [owner] [TTL] [IN] TYPE DATA...'],
+      ['$TTL 60\nwww A\n', 'zone-file-syntax', '2:6-2:6', undefined],
+      ['www 2147483648 A 192.0.2.1\n', 'zone-file-ttl', '1:5-1:15', undefined],
+      ['www A 192.0.2.1\n', 'zone-file-ttl', '1:5-1:6', undefined],
+      ['$TTL 60\nwww.example.net. A 192.0.2.1\n', 'zone-file-name', '2:1-2:17', undefined],
+      ['   A 192.0.2.1\n', 'zone-file-syntax', '1:1-1:1', undefined],
+      ['$TTL 60\na..b A 192.0.2.1\n', 'zone-file-name', '2:1-2:5', undefined],
+      ['$TTL 60\nwww 300 A 192.0.2.1\nwww 600 A 192.0.2.2\n', 'zone-file-ttl', '3:5-3:8', 'A record set has one TTL; give every record of it the same.'],
+      ['$TTL 60\nwww 300 A 192.0.2.1\nwww A 192.0.2.2\n', 'zone-file-ttl', '3:1-3:1', 'A record set has one TTL; give every record of it the same.'],
+      ['$TTL 1 2\n', 'zone-file-syntax', '1:8-1:9', undefined],
+      ['$TTL 1\n@ SOA ( a ( b )\n', 'zone-file-syntax', '2:11-2:11', 'the parenthesis opened at 2:7 is still open'],
+      ['$TTL 1\nt TXT "\\256"\n', 'zone-file-syntax', '2:8-2:8', undefined],
+    ];
+    for (const [text, code, span, detail] of cases) {
+      const diagnostics = parse(text).diagnostics;
+      expect(diagnostics, text).toHaveLength(1);
+      const d = diagnostics[0]!;
+      expect([d.severity, d.code, `${d.range!.start.line}:${d.range!.start.column}-${d.range!.end.line}:${d.range!.end.column}`, d.detail], text).toEqual([
+        'error',
+        code,
+        span,
+        detail,
+      ]);
+      expect(Object.hasOwn(d, 'detail'), text).toBe(detail !== undefined);
+    }
+  });
+});
+
 describe('formatZoneFile', () => {
   it('writes $ORIGIN and one line per record, owners relative, data quoted where needed', () => {
     const text = formatZoneFile('example.com.', [
