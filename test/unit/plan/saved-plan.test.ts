@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { deletableTypes, RESOURCE_TYPES, type ResourceType } from '../../../src/kinds/registry.js';
+import { deletableTypes, RESOURCE_KINDS, RESOURCE_TYPES, type ResourceType } from '../../../src/kinds/registry.js';
 import { PlanFileError, StalePlanError } from '../../../src/errors.js';
-import { comparePlans, describeStaleness, isPlanFileCandidate, parsePlanFile, savedTargets, toPlanDocument } from '../../../src/plan/saved-plan.js';
+import { comparePlans, describeStaleness, isPlanFileCandidate, looksLikePlanFile, parsePlanFile, savedTargets, toPlanDocument } from '../../../src/plan/saved-plan.js';
 import { payloadSchemas } from '../../../src/kinds/provider.js';
 import { providers } from '../../../src/kinds/providers.js';
 import { PLAN_FORMAT_VERSION, type Plan, type ResourceChange, type SavedChange } from '../../../src/plan/types.js';
@@ -401,7 +401,19 @@ describe('the plan document keeps every field of a plan', () => {
     expect(toPlanDocument(plan([], [], { stack: { sources: ['s.yaml'], digest: 'd'.repeat(64), name: null } })).stack).toEqual({ sources: ['s.yaml'], digest: 'd'.repeat(64) });
   });
 
-  const fields = ['identity', 'moved_from', 'sensitive', 'resend_sensitive', 'replaced_because', 'references', 'after_unknown', 'follow_up', 'destroy_note', 'unchanged_elements', 'payload'] as const;
+  const fields = [
+    'identity',
+    'moved_from',
+    'sensitive',
+    'resend_sensitive',
+    'replaced_because',
+    'references',
+    'after_unknown',
+    'follow_up',
+    'destroy_note',
+    'unchanged_elements',
+    'payload',
+  ] as const;
   for (const field of fields) {
     it(`names ${field} dropped from a saved plan when the fresh plan has it`, () => {
       const saved = fullPlan();
@@ -431,11 +443,15 @@ describe('the plan document keeps every field of a plan', () => {
   it('names an edited check type or dependency, and a check only one plan has', () => {
     const p = fullPlan();
     const moved = { ...p, checks: [{ ...p.checks[0]!, depends_on: [] }] };
-    expect(comparePlans(moved, fullPlan()).map((s) => [s.address, s.differences])).toEqual([['streaming_video_subtitles.tour', ['the check in the plan file is not the check of this stack']]]);
+    expect(comparePlans(moved, fullPlan()).map((s) => [s.address, s.differences])).toEqual([
+      ['streaming_video_subtitles.tour', ['the check in the plan file is not the check of this stack']],
+    ]);
     expect(comparePlans({ ...p, checks: [] }, fullPlan())).toEqual([
       { address: 'streaming_video_subtitles.tour', differences: ['a plan of this stack now has this check, but the plan file does not'] },
     ]);
-    expect(comparePlans(fullPlan(), { ...p, checks: [] })).toEqual([{ address: 'streaming_video_subtitles.tour', differences: ['the check in the plan file is not the check of this stack'] }]);
+    expect(comparePlans(fullPlan(), { ...p, checks: [] })).toEqual([
+      { address: 'streaming_video_subtitles.tour', differences: ['the check in the plan file is not the check of this stack'] },
+    ]);
   });
 });
 
@@ -469,5 +485,86 @@ describe('savedTargets and prune', () => {
     const gate = check({ address: 'streaming_video_subtitles.tour', status: 'pass', message: 'ok' });
     expect(savedTargets(plan([kept], [gate]), [FIP, 'streaming_video_subtitles.tour'])).toEqual([]);
     expect(savedTargets(plan([kept], [gate]), [FIP, 'streaming_video_subtitles.tour', 'cloud_instance.web_vm'])).toEqual([FIP, 'streaming_video_subtitles.tour']);
+  });
+});
+
+describe('parsePlanFile refuses, each with its whole message', () => {
+  const refusal = (p: Plan | Record<string, unknown>) => {
+    const error = failure(p);
+    expect(error).toBeInstanceOf(PlanFileError);
+    return error.message;
+  };
+
+  it('text that is not JSON', () => {
+    expect(() => parsePlanFile('{"format_version": ', 'plan.json', {})).toThrow(
+      /^plan\.json is a corrupt plan file: it is not valid JSON \(.+\)\. Save a new one with edgeform plan --out FILE\.$/,
+    );
+  });
+
+  it('another major format version, with the format this edgeform reads', () => {
+    const major = Number(PLAN_FORMAT_VERSION.split('.')[0]);
+    expect(failure({ ...plan([]), format_version: `${major + 1}.0` }).message).toBe(
+      `plan.json was written in plan format ${major + 1}.0; this edgeform reads format ${PLAN_FORMAT_VERSION}. Run edgeform plan again.`,
+    );
+    expect(refusal({ ...plan([]), format_version: 'one' })).toBe('plan.json is a corrupt plan file: format_version: expected "MAJOR.MINOR", got "one"');
+    const { format_version: _, ...without } = plan([]);
+    expect(refusal(without)).toBe('plan.json is a corrupt plan file: format_version: expected "MAJOR.MINOR", got nothing');
+  });
+
+  it('an address twice, or one that is not its type and name', () => {
+    const twice = plan([change({ address: FIP, action: 'no-op' }), change({ address: FIP, action: 'no-op' })]);
+    expect(refusal(twice)).toBe(`plan.json is a corrupt plan file: ${FIP} appears more than once`);
+    const renamed = plan([{ ...change({ address: FIP, action: 'no-op' }), name: 'other' }]);
+    expect(refusal(renamed)).toBe(`plan.json is a corrupt plan file: address ${FIP} does not match type cloud_floating_ip and name other`);
+  });
+
+  it('a create or replace of a resource the stack deletes, and a create of a kind edgeform cannot create', () => {
+    expect(refusal(plan([change({ address: 'fastedge_app.a', action: 'create', desired: { ensure: 'absent' } })]))).toBe(
+      'plan.json is a corrupt plan file: resource_changes.0 (fastedge_app.a): action: a create of a resource whose desired.ensure is absent',
+    );
+    expect(refusal(plan([change({ address: 'fastedge_app.a', action: 'replace', desired: { ensure: 'absent' } })]))).toBe(
+      'plan.json is a corrupt plan file: resource_changes.0 (fastedge_app.a): action: a replace of a resource whose desired.ensure is absent',
+    );
+    const adoptOnly = RESOURCE_TYPES.find((t) => RESOURCE_KINDS[t].create === undefined)!;
+    expect(refusal(plan([change({ address: `${adoptOnly}.x`, action: 'create' })]))).toBe(
+      `plan.json is a corrupt plan file: resource_changes.0 (${adoptOnly}.x): action: edgeform cannot create a ${adoptOnly}`,
+    );
+    expect(refusal(plan([change({ address: `${adoptOnly}.x`, action: 'replace' })]))).toContain(`edgeform cannot create a ${adoptOnly}`);
+  });
+
+  it('an update without its payload, but not one whose references apply resolves', () => {
+    expect(refusal(withPayload(updates.fip!, undefined))).toBe(`plan.json is a corrupt plan file: resource_changes.0 (${FIP}): payload: an update needs its payload`);
+    const pending = change({ ...updates.fip!, references: [{ path: ['tags', 'ip'], template: '${cloud_floating_ip.other.id}' }] });
+    delete pending.payload;
+    expect(parse(plan([pending, change({ address: 'cloud_floating_ip.other', action: 'no-op' })])).resource_changes[0]!.references).toHaveLength(1);
+  });
+
+  it('a plan with errors', () => {
+    expect(refusal({ ...plan([]), errored: true })).toBe('plan.json is a plan with errors; it cannot be applied. Fix them and run edgeform plan again.');
+    expect(parsePlanFile(text({ ...plan([]), errored: true }), 'plan.json', {}, { allowErrored: true }).errored).toBe(true);
+  });
+});
+
+describe('looksLikePlanFile', () => {
+  it('is a JSON object with format_version and resource_changes, after any leading blanks', () => {
+    expect(looksLikePlanFile(` \n${text(plan([]))}`)).toBe(true);
+    expect(looksLikePlanFile('{"format_version": "1.0"}')).toBe(false);
+    expect(looksLikePlanFile('{"resource_changes": []}')).toBe(false);
+    expect(looksLikePlanFile('{ not json')).toBe(false);
+    expect(looksLikePlanFile('version: 1\n')).toBe(false);
+    expect(looksLikePlanFile('[{"format_version": "1.0", "resource_changes": []}]')).toBe(false);
+  });
+});
+
+describe('savedTargets names what its stack does not declare', () => {
+  it('every such address, and nothing is applied', () => {
+    const p = plan([
+      change({ address: FIP, action: 'no-op' }),
+      change({ address: 'fastedge_app.gone', action: 'no-op' }),
+      change({ address: 'fastedge_app.also', action: 'no-op' }),
+    ]);
+    expect(() => savedTargets(p, [FIP])).toThrow(
+      'the saved plan has fastedge_app.gone, fastedge_app.also, which its stack does not declare; nothing was applied. Run edgeform plan again and review the new plan.',
+    );
   });
 });
