@@ -86,7 +86,7 @@ describe('references to a replaced block', () => {
     expect(change.replaced_because).toEqual(['fastedge_app.a']);
     expect(change.references).toEqual([{ path: ['name'], template: '${fastedge_app.a.name}-b' }]);
     expect(change.notes).toContain('name = ${fastedge_app.a.name}-b (known after apply)');
-    expect(change.desired.name).toBe(KNOWN_AFTER_APPLY);
+    expect((change.desired as Record<string, unknown>).name).toBe(KNOWN_AFTER_APPLY);
     expect(change.after_unknown).toEqual({ app_id: true, name: true });
     expect(p.summary).toEqual({ add: 2, change: 0, destroy: 2, read: 0 });
   });
@@ -167,7 +167,7 @@ describe('references the plan resolves', () => {
     const p = plan([app('a', { name: 'a-old' }), b], { 'fastedge_app.a': aRead, 'fastedge_app.b': found({ app_id: 2, name: 'a-old-b', comment: 'id 1' }) });
     expect(errors(p)).toEqual([]);
     const change = p.resource_changes.find((c) => c.address === 'fastedge_app.b')!;
-    expect([change.action, change.desired.name, change.desired.comment]).toEqual(['no-op', 'a-old-b', 'id 1']);
+    expect([change.action, (change.desired as Record<string, unknown>).name, (change.desired as Record<string, unknown>).comment]).toEqual(['no-op', 'a-old-b', 'id 1']);
     expect(change).not.toHaveProperty('references');
     expect(change).not.toHaveProperty('after_unknown');
     expect(p.applyable).toBe(false);
