@@ -221,6 +221,54 @@ describe('parseZoneFile reads what BIND writes and refuses at its limits', () =>
   });
 });
 
+describe('parseZoneFile at the edges of its grammar', () => {
+  it('skips lines of blanks and comments, and reads a comment or a quote that the file ends in', () => {
+    expect(sets('$TTL 1\n   \n \t; c\nwww A 192.0.2.1\n')).toEqual([['www.example.com A', 1, [['192.0.2.1']]]]);
+    expect(sets('$TTL 1\nwww A 192.0.2.1 ; last')).toEqual([['www.example.com A', 1, [['192.0.2.1']]]]);
+    expect(problem('$TTL 1\ntxt TXT "abc')).toBe('2:9 unterminated quoted string');
+    // A quoted string never runs on to the next line, even where a quote closes it there.
+    expect(problem('$TTL 1\ntxt TXT "ab\ncd"\n')).toBe('2:9 unterminated quoted string');
+  });
+
+  it('ends a bare token at a parenthesis', () => {
+    expect(sets('$TTL 1\nt TXT a(b)c\n')).toEqual([['t.example.com TXT', 1, [['a', 'b', 'c']]]]);
+  });
+
+  it('keeps the $TTL in force when a later $TTL is refused, and drops a record whose TTL is refused', () => {
+    const afterBad = parse('$TTL 60\n$TTL 1x\nwww A 192.0.2.1\n');
+    expect(afterBad.diagnostics).toHaveLength(1);
+    expect(afterBad.recordSets.map((s) => s.ttl)).toEqual([60]);
+    const badRecord = parse('www 1x A 192.0.2.1\n$TTL 5\nb A 192.0.2.1\n');
+    expect(badRecord.diagnostics.map((d) => d.summary)).toEqual(['TTL "1x" is not a TTL (seconds, or units such as 1h30m, 1d, 1w)']);
+    expect(badRecord.recordSets.map((s) => s.name)).toEqual(['b.example.com']);
+  });
+
+  it('reads at most one class and one TTL before the type, and only a token starting with a digit as a TTL', () => {
+    expect(problem('$TTL 1\nwww 300\n')).toBe('2:8 the record of www.example.com has no type');
+    expect(problem('$TTL 1\nwww 60 70 A 192.0.2.1\n')).toBe('2:8 expected a record type, found "70"');
+    // A second class word, or a word with a digit inside, is the type (and the rest its data).
+    expect(sets('$TTL 1\nwww IN IN A 192.0.2.1\n')).toEqual([['www.example.com IN', 1, [['A', '192.0.2.1']]]]);
+    expect(sets('$TTL 1\nwww a1 A 192.0.2.1\n')).toEqual([['www.example.com A1', 1, [['A', '192.0.2.1']]]]);
+  });
+
+  it('takes as a class only a whole class word (CLASSnn too), and as a type only a whole type word', () => {
+    expect(sets('$TTL 1\nwww XIN A 192.0.2.1\nwww INX A 192.0.2.1\n').map(([name]) => name)).toEqual(['www.example.com XIN', 'www.example.com INX']);
+    expect(problem('$TTL 1\nwww CLASS12 A 192.0.2.1\n')).toBe('2:5 class CLASS12 is not supported: the platform serves class IN only');
+    expect(problem('$TTL 1\nwww CLASS1 A 192.0.2.1\n')).toBe('2:5 class CLASS1 is not supported: the platform serves class IN only');
+    expect(problem('$TTL 1\nwww _A 192.0.2.1\n')).toBe('2:5 expected a record type, found "_A"');
+    expect(problem('$TTL 1\nwww A_ 192.0.2.1\n')).toBe('2:5 expected a record type, found "A_"');
+  });
+
+  it('reads a TTL only as a whole: digits, or units each after its number', () => {
+    for (const ttl of ['x1h', '1h2', 'a60', '60a']) expect(problem(`$TTL ${ttl}\n`)).toBe(`1:6 $TTL "${ttl}" is not a TTL (seconds, or units such as 1h30m, 1d, 1w)`);
+  });
+
+  it('names a name over 253 characters by its first 40', () => {
+    const long = `${Array(70).fill('abc').join('.')}.example.com`;
+    expect(problem(`$TTL 60\n${long}. A 192.0.2.1\n`)).toBe(`2:1 owner ${long.slice(0, 40)}... is longer than 253 characters (${long.length})`);
+  });
+});
+
 describe('parseZoneFile diagnostics, whole', () => {
   it('give each problem its code, the span of the token at fault, and a hint where one helps', () => {
     // The summaries and start positions are in the tests above; this is the rest a JSON reader or an editor gets.
@@ -249,6 +297,7 @@ describe('parseZoneFile diagnostics, whole', () => {
       ['$TTL 1 2\n', 'zone-file-syntax', '1:8-1:9', undefined],
       ['$TTL 1\n@ SOA ( a ( b )\n', 'zone-file-syntax', '2:11-2:11', 'the parenthesis opened at 2:7 is still open'],
       ['$TTL 1\nt TXT "\\256"\n', 'zone-file-syntax', '2:8-2:8', undefined],
+      ['$TTL 1\nt TXT abc\\', 'zone-file-syntax', '2:10-2:10', undefined],
     ];
     for (const [text, code, span, detail] of cases) {
       const diagnostics = parse(text).diagnostics;
@@ -272,6 +321,22 @@ describe('formatZoneFile', () => {
       { name: 'www.example.com', type: 'TXT', ttl: 60, records: [{ rdata: ['a "b"; c', 'd\\e', ''] }] },
     ]);
     expect(text).toBe('$ORIGIN example.com.\n@ 300 IN MX 10 mx.example.com.\nwww 60 IN TXT "a \\"b\\"; c" "d\\\\e" ""\n');
+  });
+
+  it('escapes what an owner cannot hold bare, writes names outside the origin absolute, and escapes controls and DEL in data', () => {
+    const one = (name: string, rdata = ['x']) => ({ name, type: name.startsWith('host') ? 'TXT' : 'A', ttl: 1, records: [{ rdata }] });
+    const text = formatZoneFile('example.com', [
+      one('a b.example.com'),
+      one('@.example.com'),
+      one('$x.example.com'),
+      one('x$.example.com'),
+      one('notexample.com'),
+      one('host.other', ['$x', 'x$', 'a\u007fb', 'c\u0001']),
+    ]);
+    expect(text).toBe(
+      '$ORIGIN example.com.\na\\ b 1 IN A x\n\\@ 1 IN A x\n\\$x 1 IN A x\nx$ 1 IN A x\nnotexample.com. 1 IN A x\nhost.other. 1 IN TXT "$x" x$ "a\\127b" "c\\001"\n',
+    );
+    expect(formatZoneFile('', [one('www.example.com')])).toBe('$ORIGIN .\nwww.example.com. 1 IN A x\n');
   });
 
   it('writes what parseZoneFile reads back as the same record sets (TXT with quotes, backslashes, semicolons, controls and any code point)', () => {
