@@ -133,6 +133,15 @@ describe('a refused reference, as a diagnostic', () => {
     expect(errors.map((d) => d.summary)).toEqual(['active takes a boolean, but ${fastedge_app.a.id} is a number']);
   });
 
+  it('takes a reference of the right type into an enum field, refuses one into a map, and leaves an unknown field to the schema', async () => {
+    const cdn = (extra: string) => `  site:\n    type: cdn_resource\n    cname: cdn.example.com\n    origin: origin.example.com\n${extra}`;
+    expect(await errorsOf(head + app('a') + cdn('    origin_protocol: ${fastedge_app.a.name}\n'))).toEqual([]);
+    expect((await errorsOf(head + app('a') + app('b', '    env: ${fastedge_app.a.name}\n'))).map((d) => d.summary)).toEqual([
+      'env takes a record, but ${fastedge_app.a.name} is a string',
+    ]);
+    expect((await errorsOf(head + app('a') + app('b', '    colour: ${fastedge_app.a.name}\n'))).map((d) => d.code)).toEqual(['unknown-field']);
+  });
+
   it('reads through lists and maps to the field a reference stands in', async () => {
     const group = `  web:\n    type: cloud_security_group\n    name: web\n    rules:\n      - { direction: ingress, protocol: tcp, port_range_min: "\${fastedge_app.a.id}", port_range_max: "\${fastedge_app.a.name}" }\n`;
     const errors = await errorsOf(head + app('a') + group);
