@@ -34,7 +34,9 @@ export function readJson(file) {
 
 /** The SHA-256 of a repository file's bytes, hex. */
 export function fileHash(file) {
-  return createHash('sha256').update(readFileSync(join(root, file))).digest('hex');
+  return createHash('sha256')
+    .update(readFileSync(join(root, file)))
+    .digest('hex');
 }
 
 const percent = (detected, undetected) => (detected + undetected === 0 ? 100 : Math.floor((1000 * detected) / (detected + undetected)) / 10);
@@ -97,17 +99,12 @@ export function staleModules(modules, scores) {
 
 /** The Markdown table of docs/testing.md for the recorded runs (between TABLE_START and TABLE_END). */
 export function renderScoreTable(modules, scores) {
-  const lines = [
-    '| module | file | killed | survived | of which equivalent | score | without equivalent | target |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
-  ];
+  const lines = ['| module | file | killed | survived | of which equivalent | score | without equivalent | target |', '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |'];
   for (const [name, module] of Object.entries(modules)) {
     const run = scores[name];
     if (run === undefined) lines.push(`| ${name} | \`${module.file}\` | | | | not run | | ${module.target} % |`);
     else
-      lines.push(
-        `| ${name} | \`${module.file}\` | ${run.killed} | ${run.survived} | ${run.equivalent} | ${run.score} % | ${run.scoreWithoutEquivalent} % | ${module.target} % |`,
-      );
+      lines.push(`| ${name} | \`${module.file}\` | ${run.killed} | ${run.survived} | ${run.equivalent} | ${run.score} % | ${run.scoreWithoutEquivalent} % | ${module.target} % |`);
   }
   return `${TABLE_START}\n\n${lines.join('\n')}\n\n${TABLE_END}`;
 }
@@ -128,13 +125,18 @@ export function strykerOptions(name, module, force) {
     plugins: ['@stryker-mutator/vitest-runner'],
     vitest: { configFile: 'stryker/vitest.config.ts', related: false },
     mutate: [module.file],
+    // A module's static mutants (its module-level constants) need every test file to load it
+    // afresh (stryker/vitest.config.ts): a module whose tests are too slow so (the planner's:
+    // an hour on two cores) ignores them and runs without isolation.
+    ignoreStatic: module.staticMutants === 'ignore',
     // The test files are chosen by stryker/vitest.config.ts (see there why not by testFiles).
     coverageAnalysis: 'perTest',
     // The machine's two cores are shared with other work: one worker, one module at a time.
     concurrency: 1,
-    // A mutant is a timeout (caught: it hangs) only far beyond its tests' normal time, so a busy
-    // machine cannot turn a survivor into a kill; an endless loop is caught by Stryker's hit count.
-    timeoutMS: 60_000,
+    // A mutant is a timeout (caught: it hangs) at three times its tests' normal time plus ten
+    // seconds: far enough that a busy machine does not turn a survivor into a kill, near enough
+    // that the mutants that loop forever (a lexer that stops advancing) cost seconds, not minutes.
+    timeoutMS: 10_000,
     timeoutFactor: 3,
     dryRunTimeoutMinutes: 30,
     incremental: true,
@@ -161,6 +163,7 @@ async function runModule(name, module, force) {
   const { Stryker } = await import('@stryker-mutator/core');
   // Read by stryker/vitest.config.ts in Stryker's workers, which inherit the environment.
   process.env.EDGEFORM_MUTATION_TESTS = JSON.stringify(module.tests);
+  process.env.EDGEFORM_MUTATION_ISOLATE = module.staticMutants === 'ignore' ? '0' : '1';
   await new Stryker(strykerOptions(name, module, force)).runMutationTest();
   // The JSON report (mutation-testing-report-schema) counts lines and columns from 1.
   const report = readJson(`reports/mutation/${name}/mutation.json`);
@@ -177,7 +180,10 @@ async function runModule(name, module, force) {
   const run = recordRun(module.file, fileHash(module.file), mutants, judgements);
   const scores = readJson(SCORES_FILE);
   scores.modules[name] = run;
-  writeFileSync(join(root, SCORES_FILE), `${JSON.stringify(scores, null, 2)}\n`);
+  // In the repository's format, so npm run format:check passes on what the script writes.
+  const { format, resolveConfig } = await import('prettier');
+  const scoresPath = join(root, SCORES_FILE);
+  writeFileSync(scoresPath, await format(JSON.stringify(scores), { ...(await resolveConfig(scoresPath)), filepath: scoresPath }));
   const modules = readJson(MODULES_FILE).modules;
   const doc = join(root, DOC_FILE);
   writeFileSync(doc, replaceScoreTable(readFileSync(doc, 'utf8'), renderScoreTable(modules, scores.modules)));
