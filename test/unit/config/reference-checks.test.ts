@@ -68,7 +68,9 @@ describe('a refused reference, as a diagnostic', () => {
 
   it('says why a field the read depends on takes no reference, or first what is misspelt in it', async () => {
     const errors = await errorsOf(
-      head + '  b:\n    type: fastedge_app\n    name: ${cloud_floating_ip.edge.status}\n  c:\n    type: fastedge_app\n    name: ${cloud_floating_ip.edge.stat}\n',
+      head +
+        '  b:\n    type: fastedge_app\n    name: ${cloud_floating_ip.edge.status}\n  c:\n    type: fastedge_app\n    name: ${cloud_floating_ip.edge.stat}\n' +
+        '  d:\n    type: fastedge_app\n    name: ${streaming_ai_tasks.t.id}\nchecks:\n  t:\n    type: streaming_ai_tasks\n    max_count: 0\n',
     );
     expect(errors).toEqual([
       {
@@ -80,6 +82,7 @@ describe('a refused reference, as a diagnostic', () => {
         range: at(9, 11),
       },
       expect.objectContaining({ summary: '${cloud_floating_ip.edge.stat}: a cloud_floating_ip has no readable field "stat"; did you mean "status"?', range: at(12, 11) }),
+      expect.objectContaining({ summary: '${streaming_ai_tasks.t.id} refers to a check; a reference reads a resource', range: at(15, 11) }),
     ]);
   });
 
