@@ -191,6 +191,43 @@ resources:
   });
 });
 
+describe('a block holding references, once loaded', () => {
+  it('keeps the defaults of an object a reference stands in (the reference validated as a value of its type)', async () => {
+    const group = `  web:\n    type: cloud_security_group\n    name: web\n    rules:\n      - { direction: ingress, protocol: tcp, port_range_min: "\${fastedge_app.a.id}", port_range_max: 8080 }\n`;
+    const { stack, diagnostics } = await load(head + app('a') + group);
+    expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const rules = (stack!.resources.find((b) => b.address === 'cloud_security_group.web')!.attributes as { rules: Record<string, unknown>[] }).rules;
+    expect(rules[0]).toMatchObject({ ethertype: 'IPv4', port_range_min: '${fastedge_app.a.id}', port_range_max: 8080 });
+  });
+});
+
+describe("a record set's zone read from a zone block", () => {
+  const rrset = (name: string, zone: string) =>
+    `  ${name}:\n    type: dns_rrset\n    zone: ${zone}\n    name: ${name}\n    record_type: A\n    resource_records: [{ content: [192.0.2.1] }]\n`;
+  const dns = async (text: string) => (await errorsOf(`version: 1\nresources:\n${text}`)).map((d) => [d.code, d.summary, d.address]);
+
+  it('is written out only from a literal name: not from a zone without one, a number, or a reference', async () => {
+    const refused = (address: string) => ['invalid-reference', expect.stringMatching(/^zone cannot hold a reference \(\$\{dns_zone\.main\.name\}\): /), address];
+    expect(await dns(`  main:\n    type: dns_zone\n${rrset('www', '${dns_zone.main.name}')}`)).toContainEqual(refused('dns_rrset.www'));
+    expect(await dns(`  main:\n    type: dns_zone\n    name: 5\n${rrset('www', '${dns_zone.main.name}')}`)).toContainEqual(refused('dns_rrset.www'));
+    expect(
+      await dns(`${rrset('www', '${dns_zone.main.name}')}  main:\n    type: dns_zone\n    name: \${dns_zone.other.name}\n  other:\n    type: dns_zone\n    name: example.org\n`),
+    ).toContainEqual(refused('dns_rrset.www'));
+  });
+
+  it("names a typo in the zone block's address as an invalid reference of the record set", async () => {
+    expect(await dns(`  main:\n    type: dns_zone\n    name: example.com\n${rrset('www', '${dns_zone.mian.name}')}`)).toEqual([
+      ['invalid-reference', '${dns_zone.mian.name} refers to dns_zone.mian, which is not in the stack; did you mean "dns_zone.main"?', 'dns_rrset.www'],
+    ]);
+  });
+
+  it('is never the record set itself', async () => {
+    const errors = await dns(rrset('www', '${dns_rrset.www.name}'));
+    expect(errors.map(([, summary]) => summary)).not.toContainEqual(expect.stringContaining('cycle'));
+    expect(errors.length).toBeGreaterThan(0);
+  });
+});
+
 describe('checkReferenceTargets', () => {
   const ref = (template: string): BlockReference => ({
     path: ['comment'],
