@@ -4,6 +4,7 @@
 //   npm run mutation                   the modules, their recorded scores, and which are stale
 //   npm run mutation -- graph planner  runs Stryker on each named module, one after another
 //   npm run mutation -- graph --force  the same without the incremental file (every mutant again)
+//   npm run mutation -- graph --rescore  records the last run again after a judgement changed (no Stryker)
 //
 // A run mutates the module's one file (stryker/modules.json) and runs only the unit test files that
 // hold its contract, one worker, incremental (reports/mutation/MODULE/incremental.json, kept on
@@ -159,15 +160,21 @@ function textAt(lines, { start, end }) {
   return [(lines[start.line - 1] ?? '').slice(start.column - 1), ...middle, (lines[end.line - 1] ?? '').slice(0, end.column - 1)].join('\n');
 }
 
-async function runModule(name, module, force) {
-  const { Stryker } = await import('@stryker-mutator/core');
-  // Read by stryker/vitest.config.ts in Stryker's workers, which inherit the environment.
-  process.env.EDGEFORM_MUTATION_TESTS = JSON.stringify(module.tests);
-  process.env.EDGEFORM_MUTATION_ISOLATE = module.staticMutants === 'ignore' ? '0' : '1';
-  await new Stryker(strykerOptions(name, module, force)).runMutationTest();
+async function runModule(name, module, force, rescore) {
+  if (!rescore) {
+    const { Stryker } = await import('@stryker-mutator/core');
+    // Read by stryker/vitest.config.ts in Stryker's workers, which inherit the environment.
+    process.env.EDGEFORM_MUTATION_TESTS = JSON.stringify(module.tests);
+    process.env.EDGEFORM_MUTATION_ISOLATE = module.staticMutants === 'ignore' ? '0' : '1';
+    await new Stryker(strykerOptions(name, module, force)).runMutationTest();
+  }
   // The JSON report (mutation-testing-report-schema) counts lines and columns from 1.
   const report = readJson(`reports/mutation/${name}/mutation.json`);
-  const source = readFileSync(join(root, module.file), 'utf8').split('\n');
+  const text = readFileSync(join(root, module.file), 'utf8');
+  // --rescore records the last run again with the judgements as they are now: only while the
+  // module is still the source that run mutated (the report holds it).
+  if (report.files[module.file]?.source !== text) throw new Error(`${module.file} is not the source of the last run's report: run npm run mutation -- ${name}`);
+  const source = text.split('\n');
   const mutants = (report.files[module.file]?.mutants ?? []).map((m) => ({
     mutator: m.mutatorName,
     line: (source[m.location.start.line - 1] ?? '').trim(),
@@ -197,7 +204,8 @@ async function runModule(name, module, force) {
 
 async function main(args) {
   const force = args.includes('--force');
-  const names = args.filter((a) => a !== '--force');
+  const rescore = args.includes('--rescore');
+  const names = args.filter((a) => a !== '--force' && a !== '--rescore');
   const modules = readJson(MODULES_FILE).modules;
   if (names.length === 0) {
     const scores = readJson(SCORES_FILE).modules;
@@ -207,7 +215,7 @@ async function main(args) {
       const score = run === undefined ? 'no recorded run' : `${run.score} % (${run.scoreWithoutEquivalent} % without equivalent mutants), target ${module.target} %`;
       console.log(`${name.padEnd(18)} ${module.file.padEnd(32)} ${score}${stale[name] ? `  STALE: ${stale[name]}` : ''}`);
     }
-    console.log('\nnpm run mutation -- MODULE [MODULE...] [--force]');
+    console.log('\nnpm run mutation -- MODULE [MODULE...] [--force | --rescore]');
     return 0;
   }
   const unknown = names.filter((n) => !Object.hasOwn(modules, n));
@@ -218,7 +226,7 @@ async function main(args) {
   let ok = true;
   for (const name of names) {
     mkdirSync(dirname(join(root, `reports/mutation/${name}/x`)), { recursive: true });
-    ok = (await runModule(name, modules[name], force)) && ok;
+    ok = (await runModule(name, modules[name], force, rescore)) && ok;
   }
   return ok ? 0 : 1;
 }
