@@ -20,5 +20,12 @@ if (tests === undefined) throw new Error('stryker/vitest.config.ts is run by npm
 
 export default defineConfig({
   ...base,
-  test: { ...base.test, include: JSON.parse(tests) as string[], reporters: ['default'], globalSetup: [], isolate: process.env.EDGEFORM_MUTATION_ISOLATE !== '0' },
+  test: {
+    ...base.test,
+    include: JSON.parse(tests) as string[],
+    reporters: ['default'],
+    globalSetup: [],
+    setupFiles: [...(base.test?.setupFiles ?? []), 'stryker/fast-check-setup.ts'],
+    isolate: process.env.EDGEFORM_MUTATION_ISOLATE !== '0',
+  },
 });
