@@ -5,6 +5,8 @@ export interface MutationModule {
   target: number;
   /** "ignore": its static mutants are not run (Stryker's ignoreStatic), nor its tests isolated. */
   staticMutants?: 'ignore';
+  /** Why its recorded score is still under its target (only while it is). */
+  belowTarget?: string;
 }
 /** A surviving mutant judged equivalent, as stryker/equivalent.json lists it. */
 export interface Judgement {
