@@ -145,10 +145,29 @@ describe('templates: ${TYPE.NAME.FIELD} inside text', () => {
   it('reads TYPE.NAME.FIELD whole: a lower-case type, a name that may hold a dash, a field that may not', () => {
     expect(parseReference('dns_zone.main-2.name')).toEqual({ type: 'dns_zone', name: 'main-2', field: 'name' });
     expect(parseReference('cloud_floating_ip.Edge_1.floating_ip_address')).toEqual({ type: 'cloud_floating_ip', name: 'Edge_1', field: 'floating_ip_address' });
-    for (const bad of ['Dns_zone.main.name', '1dns.main.name', 'dns_zone.-main.name', 'dns_zone.main.na-me', 'dns_zone.main.1name', 'dns_zone.main', 'x dns_zone.main.name', 'dns_zone.main.name x', 'dns_zone.main.name.more'])
+    for (const bad of [
+      'Dns_zone.main.name',
+      '1dns.main.name',
+      'dns_zone.-main.name',
+      'dns_zone.main.na-me',
+      'dns_zone.main.1name',
+      'dns_zone.main',
+      'x dns_zone.main.name',
+      'dns_zone.main.name x',
+      'dns_zone.main.name.more',
+    ])
       expect(parseReference(bad), bad).toBeUndefined();
     for (const good of ['${dns_zone.main.name}', '${cloud_floating_ip.edge-1.floating_ip_address}', '${a.b.c}']) expect(WHOLE_RESOURCE_REFERENCE.test(good), good).toBe(true);
-    for (const bad of ['x${dns_zone.main.name}', '${dns_zone.main.name}x', '${Dns.main.name}', '${dns.main.1name}', '${dns_zone.-main.name}', '${dns_zone.main.na-me}', '${1a.b.c}', '${dns_zone.main}'])
+    for (const bad of [
+      'x${dns_zone.main.name}',
+      '${dns_zone.main.name}x',
+      '${Dns.main.name}',
+      '${dns.main.1name}',
+      '${dns_zone.-main.name}',
+      '${dns_zone.main.na-me}',
+      '${1a.b.c}',
+      '${dns_zone.main}',
+    ])
       expect(WHOLE_RESOURCE_REFERENCE.test(bad), bad).toBe(false);
   });
 
@@ -184,7 +203,12 @@ describe('templates: ${TYPE.NAME.FIELD} inside text', () => {
 describe('resolving references, every case of the referenced block', () => {
   const none = { ...STATE, floating_ip_address: null };
   const one = [reference(['env', 'IP'], '${cloud_floating_ip.edge.floating_ip_address}')];
-  const withChange = (action: 'no-op' | 'create' | 'update' | 'replace' | 'delete', state: Record<string, unknown> | undefined, deleting?: boolean, changes: FieldChange[] = []): ReferenceSources => ({
+  const withChange = (
+    action: 'no-op' | 'create' | 'update' | 'replace' | 'delete',
+    state: Record<string, unknown> | undefined,
+    deleting?: boolean,
+    changes: FieldChange[] = [],
+  ): ReferenceSources => ({
     reads: new Map(state === undefined ? [] : [[IP, read(state)]]),
     changes: new Map([[IP, { action, changes }]]),
     ...(deleting === undefined ? {} : { deleting }),
@@ -203,8 +227,18 @@ describe('resolving references, every case of the referenced block', () => {
     expect(outcome(withChange('replace', none))).toBe('pending');
     expect(outcome(withChange('delete', none, false))).toBe('pending');
     expect(outcome(withChange('delete', none))).toBe('pending');
+    // A block being deleted reads a block deleted after it as observed, but not one replaced.
+    expect(outcome(withChange('replace', none, true))).toBe('pending');
+    expect(outcome(withChange('create', none, true))).toBe('pending');
     expect(outcome(withChange('update', none, undefined, [{ path: ['floating_ip_address'], op: 'update', before: null, after: 'b' }]))).toBe('pending');
-    expect(outcome(withChange('update', none, undefined, [{ path: ['tags'], op: 'add', after: [] }, { path: ['floating_ip_address'], op: 'update', before: null, after: 'b' }]))).toBe('pending');
+    expect(
+      outcome(
+        withChange('update', none, undefined, [
+          { path: ['tags'], op: 'add', after: [] },
+          { path: ['floating_ip_address'], op: 'update', before: null, after: 'b' },
+        ]),
+      ),
+    ).toBe('pending');
   });
 
   it('is pending, never missing or resolved, where the block was not read, its read failed, or it does not exist yet', () => {
@@ -214,10 +248,25 @@ describe('resolving references, every case of the referenced block', () => {
     for (const s of [unread, failed, gone]) expect(outcome(s)).toBe('pending');
   });
 
+  it('waits for apply where an update changes the referenced field among others', () => {
+    const changes: FieldChange[] = [
+      { path: ['tags'], op: 'add', after: [] },
+      { path: ['floating_ip_address'], op: 'update', before: '203.0.113.7', after: '203.0.113.8' },
+    ];
+    expect(outcome(withChange('update', STATE, undefined, changes))).toBe('pending');
+  });
+
   it('reads the observed value where the block keeps the field, also when another field of it changes', () => {
     expect(outcome(withChange('no-op', STATE))).toEqual({ IP: '203.0.113.7' });
     expect(outcome(withChange('delete', STATE, true))).toEqual({ IP: '203.0.113.7' });
-    expect(outcome(withChange('update', STATE, undefined, [{ path: ['tags'], op: 'add', after: [] }, { path: ['status'], op: 'update', before: 'a', after: 'b' }]))).toEqual({
+    expect(
+      outcome(
+        withChange('update', STATE, undefined, [
+          { path: ['tags'], op: 'add', after: [] },
+          { path: ['status'], op: 'update', before: 'a', after: 'b' },
+        ]),
+      ),
+    ).toEqual({
       IP: '203.0.113.7',
     });
   });
