@@ -7,6 +7,8 @@ export interface MutationModule {
   staticMutants?: 'ignore';
   /** Why its recorded score is still under its target (only while it is). */
   belowTarget?: string;
+  /** Why it has no run recorded on its current source yet (only while it has none). */
+  unmeasured?: string;
 }
 /** A surviving mutant judged equivalent, as stryker/equivalent.json lists it. */
 export interface Judgement {
