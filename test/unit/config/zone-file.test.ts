@@ -132,6 +132,188 @@ describe('parseZoneFile', () => {
   });
 });
 
+describe('parseZoneFile reads what BIND writes and refuses at its limits', () => {
+  it('takes tabs and CRLF line ends as blanks, and a comment right after the data', () => {
+    const text = '$TTL 300\r\nwww\tIN\tA\t192.0.2.1;first\r\n\t\tA 192.0.2.2 ;second\r\nmail\t60\tMX\t10\tmx;x\r\n';
+    expect(sets(text)).toEqual([
+      ['www.example.com A', 300, [['192.0.2.1'], ['192.0.2.2']]],
+      ['mail.example.com MX', 60, [['10', 'mx']]],
+    ]);
+    // A tab-indented line keeps the previous owner, as a space-indented one does.
+    expect(parse('$TTL 1\nwww A 192.0.2.1\n\tA 192.0.2.2\n').recordSets[0]!.records).toHaveLength(2);
+    // A comment closes the data token, quoted or not; the next line is a new entry.
+    expect(sets('$TTL 1\ntxt TXT "a";b\nother TXT c\n')).toEqual([
+      ['txt.example.com TXT', 1, [['a']]],
+      ['other.example.com TXT', 1, [['c']]],
+    ]);
+  });
+
+  it('reads \\DDD as the byte of that decimal code and \\X as X, and refuses a code over 255 or a backslash at the end', () => {
+    expect(sets('$TTL 1\nt TXT "\\065\\066\\067" \\072i a\\.b \\09x\n')).toEqual([['t.example.com TXT', 1, [['ABC', 'Hi', 'a.b', '09x']]]]);
+    expect(sets('$TTL 1\nt TXT "\\000\\255" \\255\n')).toEqual([['t.example.com TXT', 1, [['\u0000\u00ff', '\u00ff']]]]);
+    expect(problem('$TTL 1\nt TXT "\\256"\n')).toBe('2:8 escape \\256 is not a byte (000 to 255)');
+    expect(problem('$TTL 1\nt TXT \\999\n')).toBe('2:7 escape \\999 is not a byte (000 to 255)');
+    expect(problem('$TTL 1\nt TXT abc\\')).toBe('2:10 a backslash ends the file');
+  });
+
+  it('takes a second $TTL for the records after it, over any TTL a record gave', () => {
+    expect(sets('$TTL 60\na A 192.0.2.1\nb 30 A 192.0.2.2\nc A 192.0.2.3\n$TTL 2h\nd A 192.0.2.4\ne 5 A 192.0.2.5\nf A 192.0.2.6\n')).toEqual([
+      ['a.example.com A', 60, [['192.0.2.1']]],
+      ['b.example.com A', 30, [['192.0.2.2']]],
+      ['c.example.com A', 60, [['192.0.2.3']]],
+      ['d.example.com A', 7200, [['192.0.2.4']]],
+      ['e.example.com A', 5, [['192.0.2.5']]],
+      ['f.example.com A', 7200, [['192.0.2.6']]],
+    ]);
+    // Without $TTL, a record takes the last TTL a record gave.
+    expect(sets('a 30 A 192.0.2.1\nb A 192.0.2.2\nc 0 A 192.0.2.3\nd A 192.0.2.4\n').map(([name, ttl]) => [name, ttl])).toEqual([
+      ['a.example.com A', 30],
+      ['b.example.com A', 30],
+      ['c.example.com A', 0],
+      ['d.example.com A', 0],
+    ]);
+  });
+
+  it('accepts a label of 63 characters and a name of 253, and refuses one more of each', () => {
+    const label63 = 'a'.repeat(63);
+    expect(parse(`$TTL 1\n${label63} A 192.0.2.1\n`).diagnostics).toEqual([]);
+    expect(problem(`$TTL 1\n${'a'.repeat(64)} A 192.0.2.1\n`)).toContain('has a label longer than 63 characters (64)');
+    // example.com is 11 characters: 242 more make 253.
+    const name = (length: number) => {
+      const labels: string[] = [];
+      let left = length - 'example.com'.length;
+      while (left > 0) {
+        const take = Math.min(63, left - 1);
+        labels.push('b'.repeat(take));
+        left -= take + 1;
+      }
+      return labels.join('.');
+    };
+    expect(`${name(253)}.example.com`).toHaveLength(253);
+    expect(parse(`$TTL 1\n${name(253)} A 192.0.2.1\n`).diagnostics).toEqual([]);
+    expect(`${name(254)}.example.com`).toHaveLength(254);
+    expect(problem(`$TTL 1\n${name(254)} A 192.0.2.1\n`)).toMatch(/is longer than 253 characters \(254\)$/);
+  });
+
+  it('reads TTL units in any case and sums them; refuses a unit it does not know', () => {
+    expect(sets('$TTL 1W2D3H4M5S\na A 192.0.2.1\n')[0]![1]).toBe(604800 + 2 * 86400 + 3 * 3600 + 4 * 60 + 5);
+    expect(sets('a 90 A 192.0.2.1\n')[0]![1]).toBe(90);
+    expect(problem('$TTL 1y\n')).toBe('1:6 $TTL "1y" is not a TTL (seconds, or units such as 1h30m, 1d, 1w)');
+    expect(problem('$TTL h\n')).toBe('1:6 $TTL "h" is not a TTL (seconds, or units such as 1h30m, 1d, 1w)');
+  });
+
+  it('reads a quoted or escaped @ or $ as data, never as the origin or a directive', () => {
+    expect(sets('$TTL 1\n"@" TXT x\n').map(([name]) => name)).toEqual(['@.example.com TXT']);
+    expect(sets('$TTL 1\n\\$TTL TXT x\n').map(([name]) => name)).toEqual(['$ttl.example.com TXT']);
+    // A TTL or class written in quotes is not one: it is read as the type, and refused.
+    expect(problem('$TTL 1\nwww "60" A 192.0.2.1\n')).toBe('2:5 expected a record type, found "60"');
+  });
+
+  it('refuses a second "(" inside parentheses, and a $ORIGIN or $TTL with two values', () => {
+    expect(problem('$TTL 1\n@ SOA ( a ( b )\n')).toBe('2:11 a "(" inside parentheses');
+    expect(problem('$TTL 1 2\n')).toBe('1:8 $TTL takes one value; found "2" after it');
+    expect(problem('$ORIGIN\n')).toBe('1:1 $ORIGIN needs a value');
+  });
+
+  it('reads a relative $ORIGIN against the current one, and an owner in a zone read with no origin', () => {
+    expect(sets('$TTL 1\n$ORIGIN sub\nwww A 192.0.2.1\n@ A 192.0.2.2\n').map(([name]) => name)).toEqual(['www.sub.example.com A', 'sub.example.com A']);
+    expect(parseZoneFile('$TTL 1\nwww A 192.0.2.1\nhost.other. A 192.0.2.2\n', { file: FILE, origin: '' }).recordSets.map((s) => s.name)).toEqual(['www', 'host.other']);
+  });
+});
+
+describe('parseZoneFile at the edges of its grammar', () => {
+  it('skips lines of blanks and comments, and reads a comment or a quote that the file ends in', () => {
+    expect(sets('$TTL 1\n   \n \t; c\nwww A 192.0.2.1\n')).toEqual([['www.example.com A', 1, [['192.0.2.1']]]]);
+    expect(sets('$TTL 1\nwww A 192.0.2.1 ; last')).toEqual([['www.example.com A', 1, [['192.0.2.1']]]]);
+    expect(problem('$TTL 1\ntxt TXT "abc')).toBe('2:9 unterminated quoted string');
+    // A quoted string never runs on to the next line, even where a quote closes it there.
+    expect(problem('$TTL 1\ntxt TXT "ab\ncd"\n')).toBe('2:9 unterminated quoted string');
+  });
+
+  it('ends a bare token at a parenthesis', () => {
+    expect(sets('$TTL 1\nt TXT a(b)c\n')).toEqual([['t.example.com TXT', 1, [['a', 'b', 'c']]]]);
+  });
+
+  it('keeps the $TTL in force when a later $TTL is refused, and drops a record whose TTL is refused', () => {
+    const afterBad = parse('$TTL 60\n$TTL 1x\nwww A 192.0.2.1\n');
+    expect(afterBad.diagnostics).toHaveLength(1);
+    expect(afterBad.recordSets.map((s) => s.ttl)).toEqual([60]);
+    const badRecord = parse('www 1x A 192.0.2.1\n$TTL 5\nb A 192.0.2.1\n');
+    expect(badRecord.diagnostics.map((d) => d.summary)).toEqual(['TTL "1x" is not a TTL (seconds, or units such as 1h30m, 1d, 1w)']);
+    expect(badRecord.recordSets.map((s) => s.name)).toEqual(['b.example.com']);
+  });
+
+  it('reads at most one class and one TTL before the type, and only a token starting with a digit as a TTL', () => {
+    expect(problem('$TTL 1\nwww 300\n')).toBe('2:8 the record of www.example.com has no type');
+    expect(problem('$TTL 1\nwww 60 70 A 192.0.2.1\n')).toBe('2:8 expected a record type, found "70"');
+    // A second class word, or a word with a digit inside, is the type (and the rest its data).
+    expect(sets('$TTL 1\nwww IN IN A 192.0.2.1\n')).toEqual([['www.example.com IN', 1, [['A', '192.0.2.1']]]]);
+    expect(sets('$TTL 1\nwww a1 A 192.0.2.1\n')).toEqual([['www.example.com A1', 1, [['A', '192.0.2.1']]]]);
+  });
+
+  it('takes as a class only a whole class word (CLASSnn too), and as a type only a whole type word', () => {
+    expect(sets('$TTL 1\nwww XIN A 192.0.2.1\nwww INX A 192.0.2.1\n').map(([name]) => name)).toEqual(['www.example.com XIN', 'www.example.com INX']);
+    expect(problem('$TTL 1\nwww CLASS12 A 192.0.2.1\n')).toBe('2:5 class CLASS12 is not supported: the platform serves class IN only');
+    expect(problem('$TTL 1\nwww CLASS1 A 192.0.2.1\n')).toBe('2:5 class CLASS1 is not supported: the platform serves class IN only');
+    expect(problem('$TTL 1\nwww _A 192.0.2.1\n')).toBe('2:5 expected a record type, found "_A"');
+    expect(problem('$TTL 1\nwww A_ 192.0.2.1\n')).toBe('2:5 expected a record type, found "A_"');
+  });
+
+  it('reads a TTL only as a whole: digits, or units each after its number', () => {
+    for (const ttl of ['x1h', '1h2', 'a60', '60a']) expect(problem(`$TTL ${ttl}\n`)).toBe(`1:6 $TTL "${ttl}" is not a TTL (seconds, or units such as 1h30m, 1d, 1w)`);
+  });
+
+  it('names a name over 253 characters by its first 40', () => {
+    const long = `${Array(70).fill('abc').join('.')}.example.com`;
+    expect(problem(`$TTL 60\n${long}. A 192.0.2.1\n`)).toBe(`2:1 owner ${long.slice(0, 40)}... is longer than 253 characters (${long.length})`);
+  });
+});
+
+describe('parseZoneFile diagnostics, whole', () => {
+  it('give each problem its code, the span of the token at fault, and a hint where one helps', () => {
+    // The summaries and start positions are in the tests above; this is the rest a JSON reader or an editor gets.
+    const cases: Array<[text: string, code: string, span: string, detail: string | undefined]> = [
+      ['$TTL 60\n$INCLUDE other.zone\n', 'zone-file-unsupported', '2:1-2:9', 'Copy the included file’s records into this file.'],
+      ['$GENERATE 1-10 host$ A 192.0.2.$\n', 'zone-file-unsupported', '1:1-1:10', undefined],
+      ['$FOO bar\n', 'zone-file-syntax', '1:1-1:5', undefined],
+      ['$TTL\n', 'zone-file-syntax', '1:1-1:5', undefined],
+      ['$TTL 1x\n', 'zone-file-ttl', '1:6-1:8', undefined],
+      ['$TTL 9999999999\n', 'zone-file-ttl', '1:6-1:16', undefined],
+      ['$ORIGIN example.net.\n', 'zone-file-name', '1:9-1:21', undefined],
+      ['$TTL 60\nwww CH A 192.0.2.1\n', 'zone-file-unsupported', '2:5-2:7', undefined],
+      ['$TTL 60\ntxt TXT "abc\n', 'zone-file-syntax', '2:9-2:9', 'a quoted string ends with " on the same line; write a line break as \\010'],
+      ['$TTL 60\n@ SOA a. b. ( 1 2\n 3 4 5\n', 'zone-file-syntax', '2:13-2:13', undefined],
+      ['$TTL 60\nwww A 192.0.2.1 )\n', 'zone-file-syntax', '2:17-2:17', undefined],
+      ['$TTL 60\nwww 300 IN\n', 'zone-file-syntax', '2:11-2:11', 'A record is: [owner] [TTL] [IN] TYPE DATA...'],
+      ['$TTL 60\nwww 300 IN 192.0.2.1\n', 'zone-file-syntax', '2:12-2:21', 'A record is: [owner] [TTL] [IN] TYPE DATA...'],
+      ['$TTL 60\nwww A\n', 'zone-file-syntax', '2:6-2:6', undefined],
+      ['www 2147483648 A 192.0.2.1\n', 'zone-file-ttl', '1:5-1:15', undefined],
+      ['www A 192.0.2.1\n', 'zone-file-ttl', '1:5-1:6', undefined],
+      ['$TTL 60\nwww.example.net. A 192.0.2.1\n', 'zone-file-name', '2:1-2:17', undefined],
+      ['   A 192.0.2.1\n', 'zone-file-syntax', '1:1-1:1', undefined],
+      ['$TTL 60\na..b A 192.0.2.1\n', 'zone-file-name', '2:1-2:5', undefined],
+      ['$TTL 60\nwww 300 A 192.0.2.1\nwww 600 A 192.0.2.2\n', 'zone-file-ttl', '3:5-3:8', 'A record set has one TTL; give every record of it the same.'],
+      ['$TTL 60\nwww 300 A 192.0.2.1\nwww A 192.0.2.2\n', 'zone-file-ttl', '3:1-3:1', 'A record set has one TTL; give every record of it the same.'],
+      ['$TTL 1 2\n', 'zone-file-syntax', '1:8-1:9', undefined],
+      ['$TTL 1\n@ SOA ( a ( b )\n', 'zone-file-syntax', '2:11-2:11', 'the parenthesis opened at 2:7 is still open'],
+      ['$TTL 1\nt TXT "\\256"\n', 'zone-file-syntax', '2:8-2:8', undefined],
+      ['$TTL 1\nt TXT abc\\', 'zone-file-syntax', '2:10-2:10', undefined],
+    ];
+    for (const [text, code, span, detail] of cases) {
+      const diagnostics = parse(text).diagnostics;
+      expect(diagnostics, text).toHaveLength(1);
+      const d = diagnostics[0]!;
+      expect([d.severity, d.code, `${d.range!.start.line}:${d.range!.start.column}-${d.range!.end.line}:${d.range!.end.column}`, d.detail], text).toEqual([
+        'error',
+        code,
+        span,
+        detail,
+      ]);
+      expect(Object.hasOwn(d, 'detail'), text).toBe(detail !== undefined);
+    }
+  });
+});
+
 describe('formatZoneFile', () => {
   it('writes $ORIGIN and one line per record, owners relative, data quoted where needed', () => {
     const text = formatZoneFile('example.com.', [
@@ -139,6 +321,22 @@ describe('formatZoneFile', () => {
       { name: 'www.example.com', type: 'TXT', ttl: 60, records: [{ rdata: ['a "b"; c', 'd\\e', ''] }] },
     ]);
     expect(text).toBe('$ORIGIN example.com.\n@ 300 IN MX 10 mx.example.com.\nwww 60 IN TXT "a \\"b\\"; c" "d\\\\e" ""\n');
+  });
+
+  it('escapes what an owner cannot hold bare, writes names outside the origin absolute, and escapes controls and DEL in data', () => {
+    const one = (name: string, rdata = ['x']) => ({ name, type: name.startsWith('host') ? 'TXT' : 'A', ttl: 1, records: [{ rdata }] });
+    const text = formatZoneFile('example.com', [
+      one('a b.example.com'),
+      one('@.example.com'),
+      one('$x.example.com'),
+      one('x$.example.com'),
+      one('notexample.com'),
+      one('host.other', ['$x', 'x$', 'a\u007fb', 'c\u0001']),
+    ]);
+    expect(text).toBe(
+      '$ORIGIN example.com.\na\\ b 1 IN A x\n\\@ 1 IN A x\n\\$x 1 IN A x\nx$ 1 IN A x\nnotexample.com. 1 IN A x\nhost.other. 1 IN TXT "$x" x$ "a\\127b" "c\\001"\n',
+    );
+    expect(formatZoneFile('', [one('www.example.com')])).toBe('$ORIGIN .\nwww.example.com. 1 IN A x\n');
   });
 
   it('writes what parseZoneFile reads back as the same record sets (TXT with quotes, backslashes, semicolons, controls and any code point)', () => {

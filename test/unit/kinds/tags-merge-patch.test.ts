@@ -171,3 +171,37 @@ describe('planTagsPatch always converges', () => {
     expect(checked).toBe(27 * 64 * 2);
   });
 });
+
+describe('planTagsPatch orders and bounds what it reads', () => {
+  it('lists the changes and the resulting tags in code-unit order of their keys, whatever the order of the live and desired tags', () => {
+    const live = [user('zeta', '1'), user('Beta', '1'), user('alpha', '1'), user('mid', '1')];
+    const plan = planTagsPatch(live, { mid: '2', yak: 'new', alpha: null, Apple: 'new', zeta: '1', Beta: '1' }, 'merge');
+    expect(plan.changes.map((c) => [c.path[1], c.op])).toEqual([
+      ['Apple', 'add'],
+      ['alpha', 'remove'],
+      ['mid', 'update'],
+      ['yak', 'add'],
+    ]);
+    expect(Object.keys(plan.after)).toEqual(['Apple', 'Beta', 'mid', 'yak', 'zeta']);
+  });
+
+  it('gives the user tags of a live list in code-unit order of their keys', () => {
+    expect(Object.keys(userTags([user('b', '1'), user('B', '1'), user('a', '1'), ro('0', 'x')]))).toEqual(['B', 'a', 'b']);
+  });
+
+  it("never sets or removes edgeform's ownership tags, even when the desired tags name one", () => {
+    const live = [user('edgeform-stack', 'prod'), user('env', 'a')];
+    const plan = planTagsPatch(live, { 'edgeform-stack': 'other', 'edgeform-new': 'x', env: 'a' }, 'authoritative');
+    expect(plan.patch).toBeUndefined();
+    expect(plan.changes).toEqual([]);
+    expect(plan.after).toEqual({ env: 'a' });
+  });
+
+  it("reads only the desired map's own keys, not what it inherits", () => {
+    const desired = Object.create({ inherited: 'x' }) as Record<string, string>;
+    desired.env = 'a';
+    const plan = planTagsPatch([], desired, 'authoritative');
+    expect(plan.after).toEqual({ env: 'a' });
+    expect(plan.patch).toEqual({ env: 'a' });
+  });
+});

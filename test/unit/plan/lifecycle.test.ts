@@ -225,6 +225,37 @@ describe('apply order', () => {
       { key: 'a.x', dependsOn: [] },
     ]);
   });
+
+  it('a delete waits for what it depends on that is not destroyed: an update or a create, and a check', () => {
+    expect(edges([change('a.db', 'update'), change('a.net', 'create'), change('a.app', 'delete', ['a.db', 'a.net', 'c.ok'])], [{ address: 'c.ok', depends_on: [] }])).toEqual([
+      { key: 'a.db', dependsOn: [] },
+      { key: 'a.net', dependsOn: [] },
+      { key: 'a.app', dependsOn: ['a.db', 'a.net', 'c.ok'] },
+    ]);
+  });
+
+  it('a delete waits for an update that itself waits for another update: only what waits for a destroy is left out', () => {
+    expect(edges([change('a.db', 'update'), change('a.app', 'update', ['a.db']), change('a.x', 'delete', ['a.app'])]).find((s) => s.key === 'a.x')).toEqual({
+      key: 'a.x',
+      dependsOn: ['a.app'],
+    });
+  });
+
+  it('a delete never waits for what waits for a destroy through a check', () => {
+    const steps = edges([change('a.q', 'replace'), change('a.z', 'update', ['c.q_up']), change('a.x', 'delete', ['a.z'])], [{ address: 'c.q_up', depends_on: ['a.q'] }]);
+    expect(steps.find((s) => s.key === 'a.x')).toEqual({ key: 'a.x', dependsOn: [] });
+  });
+
+  it('names the part of its change each step carries out: a whole change, or the destroy and the create of a replace', () => {
+    const { steps } = applySteps([change('a.n', 'update'), change('a.d', 'delete'), change('a.r', 'replace'), change('a.c', 'create')]);
+    expect(steps.map((s) => [s.key, s.address, s.phase])).toEqual([
+      ['a.n', 'a.n', 'change'],
+      ['a.d', 'a.d', 'change'],
+      ['a.r#destroy', 'a.r', 'destroy'],
+      ['a.r', 'a.r', 'create'],
+      ['a.c', 'a.c', 'change'],
+    ]);
+  });
 });
 
 describe('prune and --target', () => {

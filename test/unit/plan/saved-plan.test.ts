@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { deletableTypes, RESOURCE_TYPES, type ResourceType } from '../../../src/kinds/registry.js';
+import { deletableTypes, RESOURCE_KINDS, RESOURCE_TYPES, type ResourceType } from '../../../src/kinds/registry.js';
 import { PlanFileError, StalePlanError } from '../../../src/errors.js';
-import { comparePlans, isPlanFileCandidate, parsePlanFile, savedTargets } from '../../../src/plan/saved-plan.js';
+import { comparePlans, describeStaleness, isPlanFileCandidate, looksLikePlanFile, parsePlanFile, savedTargets, toPlanDocument } from '../../../src/plan/saved-plan.js';
 import { payloadSchemas } from '../../../src/kinds/provider.js';
 import { providers } from '../../../src/kinds/providers.js';
 import { PLAN_FORMAT_VERSION, type Plan, type ResourceChange, type SavedChange } from '../../../src/plan/types.js';
@@ -325,6 +325,246 @@ describe('a depends_on structure the planner could not have written', () => {
   it('refuses a dependency that is not in the plan', () => {
     expect(failure(plan([change({ address: 'cloud_instance.a', action: 'no-op', depends_on: ['cloud_instance.gone'] })])).message).toContain(
       'depends on cloud_instance.gone, which is not in the plan',
+    );
+  });
+});
+
+describe('the plan document keeps every field of a plan', () => {
+  /** A change carrying every optional field a plan may hold, each with a value parsePlanFile accepts. */
+  const full = (): ResourceChange =>
+    change({
+      address: 'fastedge_app.api',
+      action: 'replace',
+      desired: { name: 'api', binary: 7, env: { IP: '${cloud_floating_ip.web_ip.floating_ip_address}' } },
+      before: { app_id: 3, name: 'api' },
+      after: { app_id: '(known after apply)', name: 'api' },
+      changes: [{ path: ['binary'], op: 'update', before: 6, after: 7, forces_replacement: true }],
+      payload: { name: 'api', binary: 7 },
+      depends_on: ['cloud_floating_ip.web_ip'],
+      unchanged_elements: { env: 2 },
+      identity: 'name = api',
+      destroy_note: 'the old app goes first',
+      moved_from: 'old-stack/fastedge_app.api',
+      sensitive: [{ path: ['env', 'TOKEN'], env: 'API_TOKEN' }],
+      resend_sensitive: true,
+      replaced_because: ['cloud_floating_ip.web_ip'],
+      references: [{ path: ['env', 'IP'], template: '${cloud_floating_ip.web_ip.floating_ip_address}', stringify: true }],
+      after_unknown: { app_id: true },
+      follow_up: { step: 'purge', summary: 'purge the cache', changes: [], notes: ['a note'], payload: { paths: ['/*'] } },
+    });
+  const pruned = () => deletion('fastedge_app.old', { pruned: true, warnings: ['w'], notes: ['n'] });
+  const fullPlan = () =>
+    plan(
+      [change({ address: FIP, action: 'no-op' }), full(), pruned()],
+      [check({ address: 'streaming_video_subtitles.tour', status: 'fail', message: 'missing', details: { missing: ['eng'] }, depends_on: [FIP] })],
+      {
+        stack: { sources: ['a.yaml', 'b.yaml'], digest: 'e'.repeat(64), name: 'prod' },
+        diagnostics: [
+          {
+            severity: 'warning',
+            code: 'w-1',
+            summary: 'a warning',
+            detail: 'more',
+            address: FIP,
+            range: { filename: 'a.yaml', start: { line: 2, column: 3 }, end: { line: 2, column: 9 } },
+          },
+          { severity: 'warning', code: 'w-2', summary: 'bare' },
+        ],
+      },
+    );
+
+  it('writes every optional field of a change, a check, a diagnostic and the stack, and reads them all back', () => {
+    const p = fullPlan();
+    const document = toPlanDocument(p);
+    expect(document).toEqual(JSON.parse(JSON.stringify(p)));
+    expect(parse(document)).toEqual(p);
+  });
+
+  it('writes nothing for the optional fields a change does not have', () => {
+    const bare = toPlanDocument(plan([change({ address: FIP, action: 'no-op' })])) as { stack: object; resource_changes: object[] };
+    expect(Object.keys(bare.resource_changes[0]!)).toEqual([
+      'address',
+      'type',
+      'name',
+      'action',
+      'desired',
+      'before',
+      'after',
+      'changes',
+      'fingerprint',
+      'lock_task_id',
+      'depends_on',
+      'warnings',
+      'notes',
+    ]);
+    expect(bare.stack).toEqual({ sources: ['stack.yaml'], digest: 'd'.repeat(64) });
+    expect(toPlanDocument(plan([], [], { stack: { sources: ['s.yaml'], digest: 'd'.repeat(64), name: null } })).stack).toEqual({ sources: ['s.yaml'], digest: 'd'.repeat(64) });
+  });
+
+  const fields = [
+    'identity',
+    'moved_from',
+    'sensitive',
+    'resend_sensitive',
+    'replaced_because',
+    'references',
+    'after_unknown',
+    'follow_up',
+    'destroy_note',
+    'unchanged_elements',
+    'payload',
+  ] as const;
+  for (const field of fields) {
+    it(`names ${field} dropped from a saved plan when the fresh plan has it`, () => {
+      const saved = fullPlan();
+      delete (saved.resource_changes[1] as unknown as Record<string, unknown>)[field];
+      const stale = comparePlans(saved, fullPlan());
+      expect(stale).toEqual([{ address: 'fastedge_app.api', differences: [`${field} in the plan file is not what the stack and the platform give now`] }]);
+    });
+  }
+
+  it('names pruned, type and name edited in a saved plan', () => {
+    const saved = fullPlan();
+    delete (saved.resource_changes[2] as unknown as Record<string, unknown>).pruned;
+    (saved.resource_changes[1] as unknown as Record<string, unknown>).name = 'other';
+    (saved.resource_changes[1] as unknown as Record<string, unknown>).type = 'cloud_instance';
+    expect(comparePlans(saved, fullPlan())).toEqual([
+      { address: 'fastedge_app.api', differences: ['type, name in the plan file are not what the stack and the platform give now'] },
+      { address: 'fastedge_app.old', differences: ['pruned in the plan file is not what the stack and the platform give now'] },
+    ]);
+  });
+
+  it('names a plan file with only its fingerprint edited', () => {
+    const saved = fullPlan();
+    saved.resource_changes[0]!.fingerprint = 'f'.repeat(64);
+    expect(comparePlans(saved, fullPlan())).toEqual([{ address: FIP, differences: ['fingerprint in the plan file is not what the stack and the platform give now'] }]);
+  });
+
+  it('names an edited check type or dependency, and a check only one plan has', () => {
+    const p = fullPlan();
+    const moved = { ...p, checks: [{ ...p.checks[0]!, depends_on: [] }] };
+    expect(comparePlans(moved, fullPlan()).map((s) => [s.address, s.differences])).toEqual([
+      ['streaming_video_subtitles.tour', ['the check in the plan file is not the check of this stack']],
+    ]);
+    expect(comparePlans({ ...p, checks: [] }, fullPlan())).toEqual([
+      { address: 'streaming_video_subtitles.tour', differences: ['a plan of this stack now has this check, but the plan file does not'] },
+    ]);
+    expect(comparePlans(fullPlan(), { ...p, checks: [] })).toEqual([
+      { address: 'streaming_video_subtitles.tour', differences: ['the check in the plan file is not the check of this stack'] },
+    ]);
+  });
+});
+
+describe('describeStaleness', () => {
+  it('says a resource appeared, vanished, or which fields changed, unset ones included', () => {
+    expect(describeStaleness({ address: FIP, before: null }, { a: 1 }).differences).toEqual(['did not exist when planned, exists now']);
+    expect(describeStaleness({ address: FIP, before: { a: 1 } }, null).differences).toEqual(['existed when planned, is gone now']);
+    expect(describeStaleness({ address: FIP, before: null }, null).differences).toEqual([]);
+    expect(describeStaleness({ address: FIP, before: { a: 1, b: 'x', same: [1] } }, { a: 2, c: true, same: [1] })).toEqual({
+      address: FIP,
+      differences: ['a: 1 when planned, now 2', 'b: "x" when planned, now (unset)', 'c: (unset) when planned, now true'],
+    });
+  });
+});
+
+describe('savedTargets and prune', () => {
+  const kept = change({ address: FIP, action: 'no-op' });
+  const other = change({ address: 'cloud_instance.web_vm', action: 'no-op' });
+  const prunedOne = deletion('fastedge_app.legacy', { pruned: true });
+
+  it('covers the whole stack when a plan prunes and holds every block (what prune destroys is not a block)', () => {
+    expect(savedTargets(plan([kept, other, prunedOne]), [FIP, 'cloud_instance.web_vm'])).toEqual([]);
+  });
+
+  it('refuses a plan that prunes but covers only some blocks: a targeted plan never prunes', () => {
+    expect(() => savedTargets(plan([kept, prunedOne]), [FIP, 'cloud_instance.web_vm'])).toThrow(StalePlanError);
+    expect(() => savedTargets(plan([kept, prunedOne]), [FIP, 'cloud_instance.web_vm'])).toThrow('the saved plan prunes, but does not cover every block of its stack');
+  });
+
+  it('counts checks among what a plan covers', () => {
+    const gate = check({ address: 'streaming_video_subtitles.tour', status: 'pass', message: 'ok' });
+    expect(savedTargets(plan([kept], [gate]), [FIP, 'streaming_video_subtitles.tour'])).toEqual([]);
+    expect(savedTargets(plan([kept], [gate]), [FIP, 'streaming_video_subtitles.tour', 'cloud_instance.web_vm'])).toEqual([FIP, 'streaming_video_subtitles.tour']);
+  });
+});
+
+describe('parsePlanFile refuses, each with its whole message', () => {
+  const refusal = (p: Plan | Record<string, unknown>) => {
+    const error = failure(p);
+    expect(error).toBeInstanceOf(PlanFileError);
+    return error.message;
+  };
+
+  it('text that is not JSON', () => {
+    expect(() => parsePlanFile('{"format_version": ', 'plan.json', {})).toThrow(
+      /^plan\.json is a corrupt plan file: it is not valid JSON \(.+\)\. Save a new one with edgeform plan --out FILE\.$/,
+    );
+  });
+
+  it('another major format version, with the format this edgeform reads', () => {
+    const major = Number(PLAN_FORMAT_VERSION.split('.')[0]);
+    expect(failure({ ...plan([]), format_version: `${major + 1}.0` }).message).toBe(
+      `plan.json was written in plan format ${major + 1}.0; this edgeform reads format ${PLAN_FORMAT_VERSION}. Run edgeform plan again.`,
+    );
+    expect(refusal({ ...plan([]), format_version: 'one' })).toBe('plan.json is a corrupt plan file: format_version: expected "MAJOR.MINOR", got "one"');
+    const { format_version: _, ...without } = plan([]);
+    expect(refusal(without)).toBe('plan.json is a corrupt plan file: format_version: expected "MAJOR.MINOR", got nothing');
+  });
+
+  it('an address twice, or one that is not its type and name', () => {
+    const twice = plan([change({ address: FIP, action: 'no-op' }), change({ address: FIP, action: 'no-op' })]);
+    expect(refusal(twice)).toBe(`plan.json is a corrupt plan file: ${FIP} appears more than once`);
+    const renamed = plan([{ ...change({ address: FIP, action: 'no-op' }), name: 'other' }]);
+    expect(refusal(renamed)).toBe(`plan.json is a corrupt plan file: address ${FIP} does not match type cloud_floating_ip and name other`);
+  });
+
+  it('a create or replace of a resource the stack deletes, and a create of a kind edgeform cannot create', () => {
+    expect(refusal(plan([change({ address: 'fastedge_app.a', action: 'create', desired: { ensure: 'absent' } })]))).toBe(
+      'plan.json is a corrupt plan file: resource_changes.0 (fastedge_app.a): action: a create of a resource whose desired.ensure is absent',
+    );
+    expect(refusal(plan([change({ address: 'fastedge_app.a', action: 'replace', desired: { ensure: 'absent' } })]))).toBe(
+      'plan.json is a corrupt plan file: resource_changes.0 (fastedge_app.a): action: a replace of a resource whose desired.ensure is absent',
+    );
+    const adoptOnly = RESOURCE_TYPES.find((t) => RESOURCE_KINDS[t].create === undefined)!;
+    expect(refusal(plan([change({ address: `${adoptOnly}.x`, action: 'create' })]))).toBe(
+      `plan.json is a corrupt plan file: resource_changes.0 (${adoptOnly}.x): action: edgeform cannot create a ${adoptOnly}`,
+    );
+    expect(refusal(plan([change({ address: `${adoptOnly}.x`, action: 'replace' })]))).toContain(`edgeform cannot create a ${adoptOnly}`);
+  });
+
+  it('an update without its payload, but not one whose references apply resolves', () => {
+    expect(refusal(withPayload(updates.fip!, undefined))).toBe(`plan.json is a corrupt plan file: resource_changes.0 (${FIP}): payload: an update needs its payload`);
+    const pending = change({ ...updates.fip!, references: [{ path: ['tags', 'ip'], template: '${cloud_floating_ip.other.id}' }] });
+    delete pending.payload;
+    expect(parse(plan([pending, change({ address: 'cloud_floating_ip.other', action: 'no-op' })])).resource_changes[0]!.references).toHaveLength(1);
+  });
+
+  it('a plan with errors', () => {
+    expect(refusal({ ...plan([]), errored: true })).toBe('plan.json is a plan with errors; it cannot be applied. Fix them and run edgeform plan again.');
+    expect(parsePlanFile(text({ ...plan([]), errored: true }), 'plan.json', {}, { allowErrored: true }).errored).toBe(true);
+  });
+});
+
+describe('looksLikePlanFile', () => {
+  it('is a JSON object with format_version and resource_changes, after any leading blanks', () => {
+    expect(looksLikePlanFile(` \n${text(plan([]))}`)).toBe(true);
+    expect(looksLikePlanFile('{"format_version": "1.0"}')).toBe(false);
+    expect(looksLikePlanFile('{"resource_changes": []}')).toBe(false);
+    expect(looksLikePlanFile('{ not json')).toBe(false);
+    expect(looksLikePlanFile('version: 1\n')).toBe(false);
+    expect(looksLikePlanFile('[{"format_version": "1.0", "resource_changes": []}]')).toBe(false);
+  });
+});
+
+describe('savedTargets names what its stack does not declare', () => {
+  it('every such address, and nothing is applied', () => {
+    const p = plan([
+      change({ address: FIP, action: 'no-op' }),
+      change({ address: 'fastedge_app.gone', action: 'no-op' }),
+      change({ address: 'fastedge_app.also', action: 'no-op' }),
+    ]);
+    expect(() => savedTargets(p, [FIP])).toThrow(
+      'the saved plan has fastedge_app.gone, fastedge_app.also, which its stack does not declare; nothing was applied. Run edgeform plan again and review the new plan.',
     );
   });
 });
