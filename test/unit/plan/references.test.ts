@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import type { BlockReference } from '../../../src/config/types.js';
 import type { ReadResult } from '../../../src/kinds/provider.js';
 import { isWholeTemplate, parseReference, parseTemplate, resolveTemplate, WHOLE_RESOURCE_REFERENCE, writeTemplate, type ReferenceTarget } from '../../../src/model/references.js';
-import { checkResolvedAttributes, pendingSources, readReferencedValue, resolvePending, resolveReferences, unknownsOf, type ReferenceSources } from '../../../src/plan/references.js';
+import {
+  checkResolvedAttributes,
+  pendingSources,
+  readReferencedValue,
+  resolvePending,
+  resolveReferences,
+  unknownsOf,
+  type ReferenceSources,
+} from '../../../src/plan/references.js';
 import { KNOWN_AFTER_APPLY, type FieldChange } from '../../../src/plan/types.js';
 
 const range = { filename: 'stack.yaml', start: { line: 1, column: 1 }, end: { line: 1, column: 2 } };
