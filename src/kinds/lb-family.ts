@@ -57,15 +57,24 @@ export async function onBalancer(ctx: ProviderContext, scope: CloudScope, lbId: 
   return mine;
 }
 
-/** Sends `write`, waiting out a busy balancer (see onBalancer). */
+/**
+ * Sends `write`, waiting out a busy balancer (see onBalancer). A 409 after which the balancer
+ * shows no task may be one that ended in between: the write is sent once more, and a second such
+ * 409 is the write's own failure.
+ */
 async function writeWhenFree(ctx: ProviderContext, scope: CloudScope, lbId: string, write: () => Promise<ApplyResult>): Promise<ApplyResult> {
+  let sentAgainWhenFree = false;
   for (let attempt = 0; ; attempt++) {
     try {
       return await write();
     } catch (error) {
       if (!(error instanceof ConflictError) || attempt >= MAX_BUSY_WAITS) throw error;
       const lock = await busyTask(ctx, scope, lbId);
-      if (lock === null) throw error;
+      if (lock === null) {
+        if (sentAgainWhenFree) throw error;
+        sentAgainWhenFree = true;
+        continue;
+      }
       ctx.progress(`load balancer ${lbId} is busy with task ${lock}: waiting for it, then sending again`, { taskIds: [lock] });
       await ctx.waitForTasks([lock], { scope: { projectId: scope.project_id, regionId: scope.region_id } });
     }

@@ -53,23 +53,26 @@ function comparable(live: Record<string, unknown>, declared: Member): Record<str
 }
 
 /**
- * The member changes, compared as a set by address and port (order does not matter): added,
- * removed, and changed (a declared setting that differs), each named by its `address:port`. Pure.
+ * Whether the declared members differ from the live ones, compared as a set by address and port
+ * (order does not matter): a member added or removed, or a declared setting that differs. Pure.
  */
-export function diffMembers(declared: readonly Member[], live: ReadonlyArray<Record<string, unknown>>): FieldChange[] {
+export function membersDiffer(declared: readonly Member[], live: ReadonlyArray<Record<string, unknown>>): boolean {
+  if (declared.length !== live.length) return true;
   const liveByKey = new Map(live.map((m) => [memberKey(m as { address: string; protocol_port: number }), m]));
-  const changes: FieldChange[] = [];
-  const seen = new Set<string>();
-  for (const m of declared) {
-    const key = memberKey(m);
-    seen.add(key);
-    const have = liveByKey.get(key);
-    const want = answeredMember(m);
-    if (have === undefined) changes.push({ path: ['members', key], op: 'add', after: want });
-    else if (canonicalJson(comparable(have, m)) !== canonicalJson(want)) changes.push({ path: ['members', key], op: 'update', before: comparable(have, m), after: want });
-  }
-  for (const [key, have] of liveByKey) if (!seen.has(key)) changes.push({ path: ['members', key], op: 'remove', before: have });
-  return changes;
+  return declared.some((m) => {
+    const have = liveByKey.get(memberKey(m));
+    return have === undefined || canonicalJson(comparable(have, m)) !== canonicalJson(answeredMember(m));
+  });
+}
+
+/** The live members in the declared order (those the block keeps first, by address and port), for a plan's before and after to line up. */
+function liveInDeclaredOrder(declared: readonly Member[], live: ReadonlyArray<Record<string, unknown>>): Array<Record<string, unknown>> {
+  const keys = declared.map(memberKey);
+  const rank = (m: Record<string, unknown>) => {
+    const at = keys.indexOf(memberKey(m as { address: string; protocol_port: number }));
+    return at === -1 ? keys.length : at;
+  };
+  return [...live].sort((a, b) => rank(a) - rank(b)).map((m, i) => (i < declared.length ? comparable(m, declared[i]!) : m));
 }
 
 /** The declared monitor fields, compared with the live monitor's: only what the block declares is managed. */
@@ -195,11 +198,14 @@ export const cloudLbPool: ResourceProvider<'cloud_lb_pool'> = {
     }
     if (d.members !== undefined) {
       const live = state.members as Array<Record<string, unknown>>;
-      before.members = live.map((m) => memberKey(m as { address: string; protocol_port: number }));
-      after.members = d.members.map(memberKey);
-      const memberChanges = diffMembers(d.members, live);
-      changes.push(...memberChanges);
-      if (memberChanges.length > 0) body.members = d.members;
+      // Whole values, so that an address known only after apply is a value of its own (a wildcard when apply checks its plan).
+      before.members = liveInDeclaredOrder(d.members, live);
+      after.members = d.members.map(answeredMember);
+      // One change of the whole list (a member's address may be known only after apply, so no per-member path could name it).
+      if (membersDiffer(d.members, live)) {
+        changes.push({ path: ['members'], op: 'update', before: before.members, after: after.members });
+        body.members = d.members;
+      }
     }
     let monitorRemovedFirst = false;
     if (d.healthmonitor !== undefined) {

@@ -7,7 +7,7 @@ import { balancerFields, balancerList } from './list.js';
  * flavor, VIP subnet and family, logging and user tags (`vip_network_id` is not answered, so it
  * is not written; a VIP subnet imported in the same stack is written as its reference). One that
  * an edgeform stack's ownership tags name is left out: it is that stack's. Its listeners and
- * pools come with it (`alsoImports`).
+ * pools come with it, and the secrets its listeners use (`alsoImports`).
  */
 export const balancerImport = defineImport('cloud_load_balancer', {
   scope: 'cloud',
@@ -34,5 +34,5 @@ export const balancerImport = defineImport('cloud_load_balancer', {
     ['vip_address', lb.vip_address ?? ''],
   ],
   ownedBy: (lb) => ownedByTags(lb.tags),
-  alsoImports: ['cloud_lb_listener', 'cloud_lb_pool'],
+  alsoImports: ['cloud_lb_listener', 'cloud_lb_pool', 'cloud_secret'],
 });

@@ -13,9 +13,11 @@ export function keyVariable(name: string): string {
 
 /**
  * Importing secrets: those of a project and region, each pinned by its id, with its name and
- * expiration. The platform never answers a secret's certificate nor its key: the block is written
- * with a `${env:...}` placeholder for the private key (never a value) and the import warns that
- * the variable must be set, and the certificate given, before the block can be created again.
+ * expiration. The platform never answers a secret's certificate nor its key, so the block has
+ * neither (an adopted secret needs none): its comment says which `${env:...}` reference to add,
+ * with the certificate, before the block could create the secret again. (The stack writer writes
+ * every value from the platform as data, so a `${env:...}` written as a value would read back as
+ * that literal text, not as a reference.)
  */
 export const secretImport = defineImport('cloud_secret', {
   scope: 'cloud',
@@ -27,12 +29,11 @@ export const secretImport = defineImport('cloud_secret', {
     region_id: s.region_id,
     certificate_id: secret.id,
     name: secret.name,
-    private_key: `\${env:${keyVariable(secret.name)}}`,
     ...(secret.expiration === undefined ? {} : { expiration: secret.expiration === null ? null : secret.expiration }),
   }),
   blockName: (secret) => secret.name,
   facts: (secret) => [
     ['name', secret.name],
-    ['private key', `not readable: set ${keyVariable(secret.name)} (the platform never answers a key)`],
+    ['private key', `not readable (the platform never answers one): to create it again, add private_key: \${env:${keyVariable(secret.name)}} and the certificate`],
   ],
 });
