@@ -4,6 +4,10 @@ import { cdnRule } from './cdn-rule/provider.js';
 import { cloudFloatingIp } from './cloud-floating-ip/provider.js';
 import { cloudInstance } from './cloud-instance/provider.js';
 import { cloudK8sCluster } from './cloud-k8s-cluster/provider.js';
+import { cloudLoadBalancer } from './cloud-load-balancer/provider.js';
+import { cloudLbListener } from './cloud-lb-listener/provider.js';
+import { cloudLbPool } from './cloud-lb-pool/provider.js';
+import { cloudSecret } from './cloud-secret/provider.js';
 import { cloudNetwork } from './cloud-network/provider.js';
 import { cloudSubnet } from './cloud-subnet/provider.js';
 import { cloudSshKey } from './cloud-ssh-key/provider.js';
@@ -46,6 +50,10 @@ export const providers: ProviderRegistry = {
     cloud_network: cloudNetwork,
     cloud_subnet: cloudSubnet,
     cloud_ssh_key: cloudSshKey,
+    cloud_load_balancer: cloudLoadBalancer,
+    cloud_lb_listener: cloudLbListener,
+    cloud_lb_pool: cloudLbPool,
+    cloud_secret: cloudSecret,
   },
   checks: {
     streaming_video_subtitles: streamingVideoSubtitles,

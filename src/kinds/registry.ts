@@ -4,6 +4,10 @@ import { cdnResourceKind } from './cdn-resource/schema.js';
 import { cdnRuleKind } from './cdn-rule/schema.js';
 import { cloudFloatingIpKind } from './cloud-floating-ip/schema.js';
 import { cloudInstanceKind } from './cloud-instance/schema.js';
+import { cloudLoadBalancerKind } from './cloud-load-balancer/schema.js';
+import { cloudLbListenerKind } from './cloud-lb-listener/schema.js';
+import { cloudLbPoolKind } from './cloud-lb-pool/schema.js';
+import { cloudSecretKind } from './cloud-secret/schema.js';
 import { cloudK8sClusterKind } from './cloud-k8s-cluster/schema.js';
 import { cloudNetworkKind } from './cloud-network/schema.js';
 import { cloudSubnetKind } from './cloud-subnet/schema.js';
@@ -39,6 +43,10 @@ export const RESOURCE_KINDS = byType('resource', {
   cloud_security_group: cloudSecurityGroupKind,
   cloud_volume: cloudVolumeKind,
   cloud_k8s_cluster: cloudK8sClusterKind,
+  cloud_secret: cloudSecretKind,
+  cloud_load_balancer: cloudLoadBalancerKind,
+  cloud_lb_listener: cloudLbListenerKind,
+  cloud_lb_pool: cloudLbPoolKind,
   fastedge_app: fastedgeAppKind,
   streaming_player: streamingPlayerKind,
   streaming_video_subtitle: streamingVideoSubtitleKind,

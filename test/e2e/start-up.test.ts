@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
+import { TEST_TLS_KEY } from '../helpers/tls-key.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BUNDLE = join(ROOT, 'dist/bin/');
@@ -124,8 +125,8 @@ describe('start-up loads only what the command needs', () => {
   });
 
   it('lists the stacks of a fleet and merges their reports, offline, without loading the API client, undici, the providers or the emulator', async () => {
-    // examples/cdn.yaml purges for ${env:RELEASE}: the listing loads each stack with the environment.
-    const { result, modules } = await loadedModules(['stacks', 'examples', '--format', 'json'], { RELEASE: '42' });
+    // examples/cdn.yaml purges for ${env:RELEASE}, examples/load-balanced.yaml reads ${env:WEB_TLS_KEY}: the listing loads each stack with the environment.
+    const { result, modules } = await loadedModules(['stacks', 'examples', '--format', 'json'], { RELEASE: '42', WEB_TLS_KEY: TEST_TLS_KEY });
     expect(result.code).toBe(0);
     expect(modules).toContain('dist/src/cli/stacks.js');
     expect(NETWORK_AND_EMULATOR(modules)).toEqual([]);

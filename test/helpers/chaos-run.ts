@@ -75,6 +75,8 @@ async function runChaos(
     'cdn_resource',
     'cdn_rule',
     'cloud_volume',
+    'cloud_lb_listener',
+    'cloud_lb_pool',
   ])
     expect(actions).toContain(`${kind} update`);
   for (const kind of [

@@ -27,7 +27,7 @@ export interface ChaosWorld {
 const id = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const FLAVORS = ['g2-standard-2-4', 'g2-standard-4-8', 'g2-standard-8-16'];
 
-/** Builds the chaos world: 50 floating IPs, 35 instances (25 resized, 5 deleted, 5 created with a floating IP by reference), 25 clusters, 20 settings, 20 each of apps, players, quota requests, 10 subtitles, 3 networks, 3 subnets, 2 SSH keys, a DNS zone with 12 record sets, CDN origin groups, resources and rules. */
+/** Builds the chaos world: 50 floating IPs, 35 instances (25 resized, 5 deleted, 5 created with a floating IP by reference), 25 clusters, 20 settings, 20 each of apps, players, quota requests, 10 subtitles, 3 networks, 3 subnets, 2 SSH keys, a load balancer with two listeners, two pools and a secret, a DNS zone with 12 record sets, CDN origin groups, resources and rules. */
 export function chaosWorld(): ChaosWorld {
   const floating_ips: Record<string, unknown>[] = [];
   const instances: Record<string, unknown>[] = [];
@@ -145,6 +145,8 @@ export function chaosWorld(): ChaosWorld {
     block(`vol_${i}`, { type: 'cloud_volume', volume_id: id('3b000000', i), name: `vol-${i}`, ...wanted });
   }
   // --- end security groups and volumes ---
+  const lb = lbChaosPart();
+  blocks.push(...lb.blocks);
   // The network and subnet the created instances' interfaces are on (vm branch), outside the stack.
   networks.push({ id: id('2c000000', 1), name: 'chaos-net' });
   subnets.push({ id: id('2d000000', 1), name: 'chaos-subnet', network_id: id('2c000000', 1), cidr: '10.0.0.0/16' });
@@ -159,6 +161,7 @@ export function chaosWorld(): ChaosWorld {
       images: [{ id: id('2b000000', 1), name: 'chaos-image' }],
       security_groups,
       volumes,
+      ...lb.fixtures,
       videos,
       k8s_versions: ['v1.28.9', 'v1.29.8', 'v1.30.6', 'v1.31.3', 'v1.32.1'],
       floating_ips,
@@ -249,6 +252,64 @@ function cdnChaosPart(): { fixtures: Record<string, unknown[]>; blocks: string[]
 }
 // ---- end of CDN
 
+// ---- load balancers (issue 34): a secret, a balancer with two listeners, one with a pool, in the
+// chaos world; kept in this one function (and the load balancer cases of emulatorResource and
+// expectedMutations).
+
+/** The chaos world's load balancer part: a secret and a balancer adopted as they are, a listener found by name as it is with its pool, another whose connection limit changes, and its pool gaining a member (both writes on the one balancer). */
+function lbChaosPart(): { fixtures: Pick<EmulatorFixtures, 'load_balancers' | 'secrets'>; blocks: string[] } {
+  const blocks: string[] = [];
+  const block = (name: string, fields: Record<string, unknown>) => blocks.push(`  ${name}: ${JSON.stringify(fields)}`);
+  const lbId = id('4a000000', 1);
+  const secretId = id('4b000000', 1);
+  const members = [{ address: '10.0.0.10', protocol_port: 8080 }];
+  const fixtures = {
+    secrets: [{ id: secretId, name: 'chaos-cert' }],
+    load_balancers: [
+      {
+        id: lbId,
+        name: 'chaos-lb',
+        flavor: 'lb1-1-2',
+        tags: { env: 'staging' },
+        listeners: [
+          { name: 'chaos-http', protocol: 'HTTP', protocol_port: 80, pool: { name: 'chaos-http-pool', protocol: 'HTTP', members: [{ address: '10.0.0.12', protocol_port: 80 }] } },
+          { name: 'chaos-https', protocol: 'TERMINATED_HTTPS', protocol_port: 443, secret_id: secretId, pool: { name: 'chaos-pool', protocol: 'HTTP', members } },
+        ],
+      },
+    ],
+  } as Pick<EmulatorFixtures, 'load_balancers' | 'secrets'>;
+  block('cert', { type: 'cloud_secret', certificate_id: secretId, name: 'chaos-cert' });
+  block('lb', { type: 'cloud_load_balancer', load_balancer_id: lbId, name: 'chaos-lb', tags: { env: 'staging' } });
+  block('lb_http', { type: 'cloud_lb_listener', load_balancer_id: '${cloud_load_balancer.lb.id}', name: 'chaos-http', protocol: 'HTTP', protocol_port: 80 });
+  block('lb_https', {
+    type: 'cloud_lb_listener',
+    load_balancer_id: '${cloud_load_balancer.lb.id}',
+    name: 'chaos-https',
+    protocol: 'TERMINATED_HTTPS',
+    protocol_port: 443,
+    certificate_id: '${cloud_secret.cert.id}',
+    connection_limit: 5000,
+  });
+  block('lb_pool', {
+    type: 'cloud_lb_pool',
+    load_balancer_id: '${cloud_load_balancer.lb.id}',
+    name: 'chaos-pool',
+    lb_algorithm: 'ROUND_ROBIN',
+    protocol: 'HTTP',
+    members: [...members, { address: '10.0.0.11', protocol_port: 8080 }],
+  });
+  block('lb_http_pool', {
+    type: 'cloud_lb_pool',
+    load_balancer_id: '${cloud_load_balancer.lb.id}',
+    name: 'chaos-http-pool',
+    lb_algorithm: 'ROUND_ROBIN',
+    protocol: 'HTTP',
+    members: [{ address: '10.0.0.12', protocol_port: 80 }],
+  });
+  return { fixtures, blocks };
+}
+// ---- end of load balancers
+
 /** Which emulator resource a planned change acts on, as the mutation log names it; one it creates by its ownership address (`kind @address`, see mutationsByResource). */
 export function emulatorResource(change: ResourceChange): string {
   const d = change.desired as Record<string, unknown>;
@@ -298,6 +359,16 @@ export function emulatorResource(change: ResourceChange): string {
     case 'cloud_volume':
       return place('volume', d.volume_id);
     // --- end security groups and volumes ---
+    // --- load balancers (issue 34) ---
+    case 'cloud_load_balancer':
+      return place('load_balancer', d.load_balancer_id);
+    case 'cloud_lb_listener':
+      return place('lb_listener', d.listener_id ?? change.before?.listener_id);
+    case 'cloud_lb_pool':
+      return place('lb_pool', d.pool_id ?? change.before?.pool_id);
+    case 'cloud_secret':
+      return place('secret', d.certificate_id);
+    // --- end load balancers ---
   }
 }
 
@@ -343,6 +414,13 @@ export function expectedMutations(change: ResourceChange): string[] {
     case 'cdn_rule':
       // A PATCH of the fields that differ: the emulator logs each changed field as sent.
       return [describeMutation({ change: 'update', after: (change.payload as { body: Record<string, unknown> }).body })];
+    case 'cloud_lb_listener':
+      return [describeMutation({ change: 'update_lblistener', after: (change.payload as { body: Record<string, unknown> }).body })];
+    case 'cloud_lb_pool': {
+      // The members as the pool keeps them: address:port, in the order sent.
+      const body = (change.payload as { body: { members?: Array<{ address: string; protocol_port: number }> } }).body;
+      return [describeMutation({ change: 'update_lbpool', after: { members: (body.members ?? []).map((m) => `${m.address}:${m.protocol_port}`) } })];
+    }
     default:
       throw new Error(`no update is expected of ${change.type}`);
   }

@@ -43,9 +43,13 @@ const FILE_SAMPLES: Readonly<Record<string, string>> = {
   public_key_file: read('examples/web-service.pub'),
   vtt_file: read('examples/subtitles/fre.vtt'),
   records_file: '$TTL 300\nwww IN A 192.0.2.10\n',
+  certificate_file: read('examples/load-balanced.crt'),
+  certificate_chain_file: read('examples/load-balanced.chain.crt'),
 };
 /** The value of every variable a snippet reads: one every sensitive field accepts (an S3 key id and secret). */
 const ENV_SAMPLE = 'EXAMPLEKEY0123456789abcdef';
+/** The value of a variable whose name ends in `_KEY` where a private key is read (cloud_secret): PEM-framed. */
+const PEM_KEY_SAMPLE = '-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIExampleExampleExampleExampleExample00\n-----END PRIVATE KEY-----\n';
 
 /** One fenced code block of a Markdown file. */
 interface Snippet {
@@ -123,7 +127,7 @@ function intoExample(example: string, blocks: string): string {
 
 /** ENV_SAMPLE for each variable the text reads. */
 function envOf(text: string): Record<string, string> {
-  return Object.fromEntries([...text.matchAll(/\$\{env:(\w+)\}/g)].map((m) => [m[1]!, ENV_SAMPLE]));
+  return Object.fromEntries([...text.matchAll(/\$\{env:(\w+)\}/g)].map((m) => [m[1]!, /TLS_KEY/.test(m[1]!) ? PEM_KEY_SAMPLE : ENV_SAMPLE]));
 }
 
 /** Writes the stack with a sample of every file its blocks name, loads it with the variables it reads set, and returns the problems. */

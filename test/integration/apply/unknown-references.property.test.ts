@@ -64,6 +64,16 @@ const BASE: Record<ResourceType, Record<string, unknown>> = {
   cdn_origin_group: { name: 'prop-origins', origins: [{ source: 'origin.prop.example' }] },
   cdn_resource: { cname: 'prop.chaos.example', origin_group: 1, description: 'a prop site' },
   cdn_rule: { resource_id: 1, name: 'prop-rule', rule: '/prop/.*', rule_type: 0, weight: 3 },
+  cloud_load_balancer: { name: 'prop-lb', flavor: 'lb1-2-4', tags: { env: 'prop' } },
+  cloud_lb_listener: { load_balancer_id: id('4a000000', 1), name: 'prop-listener', protocol: 'TCP', protocol_port: 8443, connection_limit: 3000 },
+  cloud_lb_pool: {
+    load_balancer_id: id('4a000000', 1),
+    name: 'prop-pool',
+    lb_algorithm: 'ROUND_ROBIN',
+    protocol: 'TCP',
+    members: [{ address: '10.0.0.20', protocol_port: 80, weight: 2 }],
+  },
+  cloud_secret: { certificate_id: id('4b000000', 1), name: 'chaos-cert' },
 };
 
 type Leaf = { path: (string | number)[]; value: string | number };

@@ -136,6 +136,10 @@ describe('edgeform import across projects and regions, with long lists', () => {
           `/cloud/v1/subnets/${place}`,
           `/cloud/v1/securitygroups/${place}`,
           `/cloud/v1/volumes/${place}`,
+          `/cloud/v1/secrets/${place}`,
+          `/cloud/v1/loadbalancers/${place}`,
+          `/cloud/v1/lblisteners/${place}`,
+          `/cloud/v1/lbpools/${place}`,
         ]),
       ].sort(),
     );

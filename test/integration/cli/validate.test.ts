@@ -4,6 +4,7 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { createAjv } from '../../helpers/ajv.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
+import { TEST_TLS_KEY } from '../../helpers/tls-key.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 /** Every example stack: the top-level examples/*.yaml files and the directory stack. */
@@ -14,8 +15,8 @@ const EXAMPLES = [...EXAMPLE_FILES, 'examples/multi-file'];
 
 describe('edgeform validate', () => {
   it.each(EXAMPLES)('accepts %s with exit 0', async (path) => {
-    // examples/cdn.yaml purges for each release (${env:RELEASE}).
-    const result = await runCliInProcess(['validate', path], { env: { RELEASE: '41' } });
+    // examples/cdn.yaml purges for each release (${env:RELEASE}); examples/load-balanced.yaml reads its TLS key (${env:WEB_TLS_KEY}).
+    const result = await runCliInProcess(['validate', path], { env: { RELEASE: '41', WEB_TLS_KEY: TEST_TLS_KEY } });
     expect(result.stderr).toBe('');
     expect(result.stdout).toMatch(/^Success! The stack is valid \(\d+ resources?, \d+ checks?\)\.\n$/);
     expect(result.code).toBe(0);

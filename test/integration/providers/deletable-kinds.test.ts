@@ -161,6 +161,10 @@ const TESTED_ELSEWHERE: Partial<Record<DeletableType, string>> = {
   cloud_ssh_key: 'test/integration/cli/network-chain.test.ts',
   cloud_security_group: 'test/integration/cli/security-group-volume-lifecycle.test.ts',
   cloud_volume: 'test/integration/cli/security-group-volume-lifecycle.test.ts',
+  cloud_load_balancer: 'test/integration/cli/load-balanced.test.ts',
+  cloud_lb_listener: 'test/integration/cli/load-balanced.test.ts',
+  cloud_lb_pool: 'test/integration/cli/load-balanced.test.ts',
+  cloud_secret: 'test/integration/cli/load-balanced.test.ts',
 };
 
 it('covers every kind edgeform can delete (here or in the file named for it)', () => {

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { defineKind, type TextProblem } from '../kind-spec.js';
+import { ensureDeletable, projectId, regionId, sensitiveField, uuid } from '../fields.js';
+
+/** The most bytes a certificate file may have (a long chain is a few kilobytes). */
+const MAX_PEM_BYTES = 64 * 1024;
+
+/** PEM-framed certificates (one or more `-----BEGIN CERTIFICATE-----` blocks). */
+const CERTIFICATES = /^\s*(-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\s*)+$/;
+/** A PEM-framed private key (PKCS#1, PKCS#8 or EC). */
+const PRIVATE_KEY = /^\s*-----BEGIN ((RSA |EC |ENCRYPTED )?PRIVATE KEY)-----[\s\S]+?-----END \1-----\s*$/;
+
+/** Why a certificate file's text is not PEM certificates, or null. */
+function checkCertificates(text: string): TextProblem | null {
+  return CERTIFICATES.test(text) ? null : { line: 1, column: 1, message: 'must hold PEM certificates (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----)' };
+}
+
+const pemCertificates = z.string().regex(CERTIFICATES, { error: 'must be PEM certificates (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----)' });
+
+const shape = () =>
+  z.strictObject({
+    project_id: projectId,
+    region_id: regionId,
+    certificate_id: uuid.optional().describe('The secret id (UUID) to adopt. Omit it to have edgeform find the secret by its name, or create it.'),
+    name: z.string().min(1).max(255).describe('The secret name (1–255 characters), unique in its project and region: how a block finds its secret.'),
+    certificate: pemCertificates
+      .optional()
+      .describe('The certificate (PEM). Required to create, here or as certificate_file; any change is -/+ (not readable: see --resend-sensitive).'),
+    certificate_file: z.string().min(1).optional().describe('A file next to the stack holding the certificate (PEM), instead of certificate.'),
+    certificate_chain: pemCertificates.optional().describe('The chain of intermediate certificates (PEM). Required to create, here or as certificate_chain_file.'),
+    certificate_chain_file: z.string().min(1).optional().describe('A file next to the stack holding the chain (PEM), instead of certificate_chain.'),
+    private_key: sensitiveField.optional().describe('The private key (PEM): exactly one ${env:NAME} reference (sensitive, write-only, never printed). Required to create.'),
+    expiration: z.iso.datetime({ offset: true }).nullable().optional().describe('When the secret expires (ISO 8601), null: never; a different one is -/+.'),
+    ensure: ensureDeletable,
+  });
+
+/**
+ * cloud_secret: a certificate bundle (certificate, chain, private key) for TERMINATED_HTTPS
+ * listeners, adopted by `certificate_id` or found by its name (two of one name are refused), created
+ * when none has it. Nothing of it changes in place: any change is `-/+`.
+ */
+export const cloudSecretKind = defineKind({
+  type: 'cloud_secret',
+  kind: 'resource',
+  description: 'A certificate bundle for HTTPS listeners, by certificate_id or by name; its private key comes only from the environment; any change replaces it (-/+).',
+  identity: ['certificate_id', 'name'],
+  create: { idField: 'certificate_id', key: ['name'] },
+  sensitive: [{ path: ['private_key'], value: z.string().regex(PRIVATE_KEY, { error: 'must be a PEM private key (-----BEGIN PRIVATE KEY----- ... -----END PRIVATE KEY-----)' }) }],
+  files: {
+    certificate_file: { into: 'certificate', what: 'a PEM certificate', maxBytes: MAX_PEM_BYTES, check: checkCertificates },
+    certificate_chain_file: { into: 'certificate_chain', what: 'PEM certificates', maxBytes: MAX_PEM_BYTES, check: checkCertificates },
+  },
+  readable: {
+    id: { type: 'string', description: 'The secret id (UUID).', read: (s) => s.certificate_id },
+    name: { type: 'string', description: 'The secret name.', read: (s) => s.name },
+  },
+  shape,
+  schema: (shape) =>
+    shape.superRefine((value, ctx) => {
+      for (const [text, file] of [
+        ['certificate', 'certificate_file'],
+        ['certificate_chain', 'certificate_chain_file'],
+      ] as const) {
+        if (value[text] !== undefined && value[file] !== undefined)
+          ctx.addIssue({ code: 'custom', path: [file], message: `must not be set together with ${text}: set either the text or the file it is in` });
+      }
+      if (value.certificate_id !== undefined || value.ensure !== 'present') return;
+      for (const [text, file] of [
+        ['certificate', 'certificate_file'],
+        ['certificate_chain', 'certificate_chain_file'],
+      ] as const) {
+        if (value[text] === undefined && value[file] === undefined)
+          ctx.addIssue({ code: 'custom', path: [text], message: `must be set (or ${file}) when certificate_id is not: edgeform creates the secret with it` });
+      }
+      if (value.private_key === undefined)
+        ctx.addIssue({ code: 'custom', path: ['private_key'], message: 'must be set when certificate_id is not: edgeform creates the secret with it (one ${env:NAME} reference)' });
+    }),
+});

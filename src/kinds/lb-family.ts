@@ -1,0 +1,231 @@
+import { z } from 'zod';
+import { ConflictError } from '../api/errors.js';
+import { apiPath } from '../api/path.js';
+import { KNOWN_AFTER_APPLY } from '../plan/types.js';
+import { onlyMatch } from './create.js';
+import { fetchListPage, listAll, type CloudScope, type KindList } from './kind-list.js';
+import { defineListReads } from './list-read.js';
+import type { ApplyResult, GroupRead, Observation, OwnedResource, ProviderContext, ResourceProvider, StackView } from './provider.js';
+import type { ResourceAttributes } from './registry.js';
+import { readOrGone } from './shared.js';
+
+/**
+ * What the load balancer kinds share (cloud_load_balancer, cloud_lb_listener, cloud_lb_pool):
+ * the platform's one lock per balancer. Every write to a balancer or to one of its listeners,
+ * pools, members or monitors is a task on the balancer, and the balancer refuses any other write
+ * while one runs (409, `PENDING_UPDATE`). So the writes of one balancer go one at a time
+ * (`onBalancer`: a queue per balancer and run, each write waiting for the one before it, its task
+ * included), and a 409 answered while the balancer shows a running task (another tool's, or one
+ * this run could not see) waits for that task and sends the request again: the 409 proves it was
+ * refused, so sending it again is safe. Writes to other balancers proceed in parallel.
+ */
+
+/** How many times a write refused by a busy balancer is sent again (each after its task ended). */
+export const MAX_BUSY_WAITS = 5;
+
+/** The fields of a balancer answer the busy wait reads: its lock and status. */
+const balancerLock = z.looseObject({ provisioning_status: z.string().nullish(), task_id: z.string().nullish() });
+
+/** A balancer's item path. */
+export const balancerPath = (p: number, r: number, id: string) => apiPath`/cloud/v1/loadbalancers/${p}/${r}/${id}`;
+
+/** The writes under way per balancer, per run (the run's API client). */
+const queues = new WeakMap<object, Map<string, Promise<unknown>>>();
+
+/** Whether a balancer id is known (a reference to a balancer still to be created is not, at plan). */
+export function balancerKnown(id: string | undefined): id is string {
+  return typeof id === 'string' && id !== '' && id !== KNOWN_AFTER_APPLY && !id.includes('${');
+}
+
+/**
+ * Runs `write` (a change of the balancer `lbId` or of one of its children) after every write of
+ * that balancer queued before it in this run has ended, and sends it again while the balancer
+ * answers 409 with a task running (waiting for that task first; at most MAX_BUSY_WAITS times).
+ * A 409 without a running task (two listeners on one port) is the write's own failure.
+ */
+export async function onBalancer(ctx: ProviderContext, scope: CloudScope, lbId: string | undefined, write: () => Promise<ApplyResult>): Promise<ApplyResult> {
+  if (!balancerKnown(lbId)) return write();
+  let perRun = queues.get(ctx.api);
+  if (!perRun) queues.set(ctx.api, (perRun = new Map()));
+  const before = perRun.get(lbId) ?? Promise.resolve();
+  const mine = before.catch(() => undefined).then(() => writeWhenFree(ctx, scope, lbId, write));
+  const settled = mine.catch(() => undefined);
+  perRun.set(lbId, settled);
+  void settled.then(() => {
+    if (perRun.get(lbId) === settled) perRun.delete(lbId);
+  });
+  return mine;
+}
+
+/**
+ * Sends `write`, waiting out a busy balancer (see onBalancer). A 409 after which the balancer
+ * shows no task may be one that ended in between: the write is sent once more, and a second such
+ * 409 is the write's own failure.
+ */
+async function writeWhenFree(ctx: ProviderContext, scope: CloudScope, lbId: string, write: () => Promise<ApplyResult>): Promise<ApplyResult> {
+  let sentAgainWhenFree = false;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!(error instanceof ConflictError) || attempt >= MAX_BUSY_WAITS) throw error;
+      const lock = await busyTask(ctx, scope, lbId);
+      if (lock === null) {
+        if (sentAgainWhenFree) throw error;
+        sentAgainWhenFree = true;
+        continue;
+      }
+      ctx.progress(`load balancer ${lbId} is busy with task ${lock}: waiting for it, then sending again`, { taskIds: [lock] });
+      await ctx.waitForTasks([lock], { scope: { projectId: scope.project_id, regionId: scope.region_id } });
+    }
+  }
+}
+
+/** The task a balancer is busy with (its `task_id` while PENDING_*), or null. */
+async function busyTask(ctx: ProviderContext, scope: CloudScope, lbId: string): Promise<string | null> {
+  const lb = (await ctx.api.get(balancerPath(scope.project_id, scope.region_id, lbId), { schema: balancerLock, signal: ctx.signal })).body;
+  return lb.task_id && (lb.provisioning_status ?? '').startsWith('PENDING_') ? lb.task_id : null;
+}
+
+/**
+ * The balancers a stack owns for prune of their children: each `cloud_load_balancer` block the
+ * stack declares (not `ensure: absent`, whose children go with it) whose read found it, by id,
+ * with the block's address and place. Listeners and pools carry no tags: only those of these
+ * balancers are ever pruned.
+ */
+export function ownedBalancers(stack: StackView | undefined): Map<string, { address: string; scope: CloudScope }> {
+  const owned = new Map<string, { address: string; scope: CloudScope }>();
+  if (stack?.read === undefined) return owned;
+  for (const block of stack.read('cloud_load_balancer')) {
+    if (block.attributes.ensure === 'absent' || block.observation?.exists !== true) continue;
+    const id = block.observation.state.load_balancer_id as string;
+    if (!owned.has(id)) owned.set(id, { address: block.address, scope: { project_id: block.attributes.project_id, region_id: block.attributes.region_id } });
+  }
+  return owned;
+}
+
+/** The kinds that are children of a balancer: written on its lock, found by (balancer, name), pruned only inside a balancer the stack owns. */
+export type BalancerChildType = 'cloud_lb_listener' | 'cloud_lb_pool';
+
+/** What a child kind declares for its reads and prune (see defineChildReads). */
+export interface ChildSpec<T extends BalancerChildType, Item> {
+  type: T;
+  /** The attribute holding the platform id (`listener_id`). */
+  idField: keyof ResourceAttributes[T] & string;
+  /** What the kind is called in messages: "listener". */
+  noun: string;
+  /** Every child of the kind in a project and region (one list serves all the place's balancers). */
+  list: KindList<CloudScope, Item>;
+  /** GET one by id (throws NotFoundError on 404). */
+  get(ctx: ProviderContext, desired: ResourceAttributes[T], id: string): Promise<Item>;
+  itemId(item: Item): string;
+  /** The balancer an item belongs to (null: none it names). */
+  balancerOf(item: Item): string | null;
+  itemName(item: Item): string;
+  observe(item: Item): Observation & { exists: true };
+}
+
+/** The attributes every child kind has. */
+interface ChildAttributes {
+  project_id: number;
+  region_id: number;
+  load_balancer_id: string;
+  name: string;
+}
+
+/**
+ * The reads and prune listing of a balancer's child kind (listeners, pools). A block names its
+ * platform id or is found by its balancer and name; every block of a project and region, of every
+ * balancer, is read from one list of the place's children (its pages), so a no-change plan of N
+ * balancers with their listeners and pools costs the list pages, not a request per child. A block
+ * whose balancer is still to be created (its id known after apply) has no child yet: known absent
+ * without a request of its own. A child is pruned only when it belongs to a balancer a
+ * `cloud_load_balancer` block of the stack declares and no block of the kind declares it.
+ */
+export function defineChildReads<T extends BalancerChildType, Item>(
+  spec: ChildSpec<T, Item>,
+): {
+  read: ResourceProvider<T>['read'];
+  groupRead: GroupRead<T>;
+  readOrGone(ctx: ProviderContext, d: ResourceAttributes[T], id: string): Promise<Item | null>;
+  findByName(ctx: ProviderContext, d: ResourceAttributes[T]): Promise<Item | null>;
+  pruneListing: NonNullable<ResourceProvider<T>['pruneListing']>;
+} {
+  const attrs = (d: ResourceAttributes[T]) => d as unknown as ChildAttributes;
+  const idOf = (d: ResourceAttributes[T]) => (d as unknown as Record<string, unknown>)[spec.idField] as string | undefined;
+  const place = (d: ResourceAttributes[T]): CloudScope => ({ project_id: attrs(d).project_id, region_id: attrs(d).region_id });
+  const keyOf = (lb: string, name: string) => `${lb}/${name}`;
+  const pick = (d: ResourceAttributes[T], matches: readonly Item[]) => {
+    const identity = `name ${JSON.stringify(attrs(d).name)} in load balancer ${attrs(d).load_balancer_id}`;
+    const item = onlyMatch(
+      matches.filter((m) => spec.balancerOf(m) === attrs(d).load_balancer_id && spec.itemName(m) === attrs(d).name),
+      spec.itemId,
+      { type: spec.type, identity, idField: spec.idField },
+    );
+    return item === null ? null : { item, foundBy: identity };
+  };
+  const readOne = (ctx: ProviderContext, d: ResourceAttributes[T], id: string) => readOrGone(() => spec.get(ctx, d, id));
+  const findByName = async (ctx: ProviderContext, d: ResourceAttributes[T]) => {
+    if (!balancerKnown(attrs(d).load_balancer_id)) return null;
+    return pick(d, await listAll(ctx, spec.list, place(d), spec.itemId))?.item ?? null;
+  };
+  const endpoint = {
+    paging: spec.list.paging,
+    describe: ([d]: readonly ResourceAttributes[T][]) => `GET ${spec.list.path(place(d!))}`,
+  };
+  const reads = defineListReads<T, Item>({
+    readOne: (ctx, d) => readOne(ctx, d, idOf(d) ?? ''),
+    project: (_ctx, _d, item) => spec.observe(item),
+    hasId: (d) => idOf(d) !== undefined,
+    async find(ctx, d) {
+      if (!balancerKnown(attrs(d).load_balancer_id)) return null;
+      return pick(d, await listAll(ctx, spec.list, place(d), spec.itemId));
+    },
+    findInList: {
+      key: (d) => keyOf(attrs(d).load_balancer_id, attrs(d).name),
+      itemKey: (item) => keyOf(spec.balancerOf(item) ?? '', spec.itemName(item)),
+      pick: (d, matches) => pick(d, matches),
+    },
+    list: {
+      ...endpoint,
+      group: (d) => `${attrs(d).project_id}/${attrs(d).region_id}`,
+      memberId: (d) => idOf(d) ?? '',
+      itemId: spec.itemId,
+      fetchPage: (ctx, [d], page) => fetchListPage(ctx, spec.list, place(d), page),
+    },
+  });
+  const pruneListing: NonNullable<ResourceProvider<T>['pruneListing']> = {
+    afterReads: true,
+    async list(ctx, declared, stack) {
+      const stackName = stack?.name ?? null;
+      const balancers = ownedBalancers(stack);
+      if (stackName === null || balancers.size === 0 || stack?.read === undefined) return [];
+      const taken = new Set<string>();
+      for (const d of declared) if (idOf(d) !== undefined) taken.add(idOf(d)!);
+      const blocks = stack.read(spec.type);
+      for (const block of blocks) if (block.observation?.exists === true) taken.add(block.observation.state[spec.idField] as string);
+      // A block whose read failed (two children of its name) may be any child of its name in its balancer.
+      const unread = blocks.filter((b) => b.observation === undefined).map((b) => attrs(b.attributes));
+      const places = new Map([...balancers.values()].map(({ scope }) => [`${scope.project_id}/${scope.region_id}`, scope]));
+      const found: OwnedResource<T>[] = [];
+      for (const scope of places.values()) {
+        for (const item of (await readOrGone(() => listAll(ctx, spec.list, scope, spec.itemId))) ?? []) {
+          const lb = spec.balancerOf(item);
+          const owner = lb === null ? undefined : balancers.get(lb);
+          if (owner === undefined || taken.has(spec.itemId(item))) continue;
+          if (unread.some((d) => d.name === spec.itemName(item) && (d.load_balancer_id === lb || !balancerKnown(d.load_balancer_id)))) continue;
+          found.push({
+            stack: stackName,
+            address: `${spec.type}.${lb}/${spec.itemId(item)}`,
+            place: `${scope.project_id}/${scope.region_id}`,
+            desired: { ...scope, [spec.idField]: spec.itemId(item), load_balancer_id: lb, name: spec.itemName(item), ensure: 'absent' } as unknown as ResourceAttributes[T],
+            observation: spec.observe(item),
+            pruneReason: `no block declares it, and it is a ${spec.noun} (${JSON.stringify(spec.itemName(item))}) of ${owner.address}, which this stack declares (prune: true)`,
+          });
+        }
+      }
+      return found;
+    },
+  };
+  return { read: reads.read, groupRead: reads.groupRead, readOrGone: readOne, findByName, pruneListing };
+}
