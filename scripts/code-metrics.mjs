@@ -40,8 +40,8 @@ export const GENERATED = new Set(['src/kinds/cdn-options-schema.ts', 'src/emulat
 export const GOALS = {
   longFunctions: { goal: 0, now: 0 },
   configImportsPlan: { goal: 0, now: 0 },
-  nonNull: { goal: 148, now: 370 },
-  unexplainedCasts: { goal: 0, now: 14 },
+  nonNull: { goal: 148, now: 372 },
+  unexplainedCasts: { goal: 0, now: 12 },
 };
 
 const LONG_FUNCTION_LINES = 100;

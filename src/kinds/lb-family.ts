@@ -6,7 +6,7 @@ import { onlyMatch } from './create.js';
 import { fetchListPage, listAll, type CloudScope, type KindList } from './kind-list.js';
 import { defineListReads } from './list-read.js';
 import type { ApplyResult, GroupRead, Observation, OwnedResource, ProviderContext, ResourceProvider, StackView } from './provider.js';
-import type { ResourceAttributes } from './registry.js';
+import { RESOURCE_KINDS, type ResourceAttributes } from './registry.js';
 import { readOrGone } from './shared.js';
 
 /**
@@ -110,8 +110,6 @@ export type BalancerChildType = 'cloud_lb_listener' | 'cloud_lb_pool';
 /** What a child kind declares for its reads and prune (see defineChildReads). */
 export interface ChildSpec<T extends BalancerChildType, Item> {
   type: T;
-  /** The attribute holding the platform id (`listener_id`). */
-  idField: keyof ResourceAttributes[T] & string;
   /** What the kind is called in messages: "listener". */
   noun: string;
   /** Every child of the kind in a project and region (one list serves all the place's balancers). */
@@ -151,8 +149,12 @@ export function defineChildReads<T extends BalancerChildType, Item>(
   findByName(ctx: ProviderContext, d: ResourceAttributes[T]): Promise<Item | null>;
   pruneListing: NonNullable<ResourceProvider<T>['pruneListing']>;
 } {
+  // Both child kinds' shapes have these fields, which the generic attribute type of T does not show.
   const attrs = (d: ResourceAttributes[T]) => d as unknown as ChildAttributes;
-  const idOf = (d: ResourceAttributes[T]) => (d as unknown as Record<string, unknown>)[spec.idField] as string | undefined;
+  // The kind's id field, stated once in its KindSpec.
+  const idField = RESOURCE_KINDS[spec.type].idField;
+  // Read by its name: the id field is not a field of ChildAttributes.
+  const idOf = (d: ResourceAttributes[T]) => (d as unknown as Record<string, unknown>)[idField] as string | undefined;
   const place = (d: ResourceAttributes[T]): CloudScope => ({ project_id: attrs(d).project_id, region_id: attrs(d).region_id });
   const keyOf = (lb: string, name: string) => `${lb}/${name}`;
   const pick = (d: ResourceAttributes[T], matches: readonly Item[]) => {
@@ -160,7 +162,7 @@ export function defineChildReads<T extends BalancerChildType, Item>(
     const item = onlyMatch(
       matches.filter((m) => spec.balancerOf(m) === attrs(d).load_balancer_id && spec.itemName(m) === attrs(d).name),
       spec.itemId,
-      { type: spec.type, identity, idField: spec.idField },
+      { type: spec.type, identity },
     );
     return item === null ? null : { item, foundBy: identity };
   };
@@ -203,7 +205,7 @@ export function defineChildReads<T extends BalancerChildType, Item>(
       const taken = new Set<string>();
       for (const d of declared) if (idOf(d) !== undefined) taken.add(idOf(d)!);
       const blocks = stack.read(spec.type);
-      for (const block of blocks) if (block.observation?.exists === true) taken.add(block.observation.state[spec.idField] as string);
+      for (const block of blocks) if (block.observation?.exists === true) taken.add(block.observation.state[idField] as string);
       // A block whose read failed (two children of its name) may be any child of its name in its balancer.
       const unread = blocks.filter((b) => b.observation === undefined).map((b) => attrs(b.attributes));
       const places = new Map([...balancers.values()].map(({ scope }) => [`${scope.project_id}/${scope.region_id}`, scope]));
@@ -218,7 +220,8 @@ export function defineChildReads<T extends BalancerChildType, Item>(
             stack: stackName,
             address: `${spec.type}.${lb}/${spec.itemId(item)}`,
             place: `${scope.project_id}/${scope.region_id}`,
-            desired: { ...scope, [spec.idField]: spec.itemId(item), load_balancer_id: lb, name: spec.itemName(item), ensure: 'absent' } as unknown as ResourceAttributes[T],
+            // A pruned child's block as the planner takes it: the fields its delete needs, keyed by the kind's id field.
+            desired: { ...scope, [idField]: spec.itemId(item), load_balancer_id: lb, name: spec.itemName(item), ensure: 'absent' } as unknown as ResourceAttributes[T],
             observation: spec.observe(item),
             pruneReason: `no block declares it, and it is a ${spec.noun} (${JSON.stringify(spec.itemName(item))}) of ${owner.address}, which this stack declares (prune: true)`,
           });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
-import { canonicalJson } from '../../plan/fingerprint.js';
+import { canonicalJson } from '../../model/fingerprint.js';
 import type { FieldChange } from '../../plan/types.js';
 import { createPlan } from '../create.js';
 import { defineChildReads, onBalancer } from '../lb-family.js';
@@ -56,7 +56,6 @@ const payloadSchema = z.object({ body: z.record(z.string(), z.unknown()) });
 
 const reads = defineChildReads({
   type: 'cloud_lb_listener',
-  idField: 'listener_id',
   noun: 'listener',
   list: listenerList,
   get: async (ctx, d, id) => (await ctx.api.get(listenerPath(d.project_id, d.region_id, id), { schema: listenerAnswer, signal: ctx.signal })).body,
@@ -75,7 +74,6 @@ const found = (l: Listener | null) => l !== null;
  * its own block first). Each waits its turn on the balancer (lb-family.ts).
  */
 const lifecycle = defineLifecycle('cloud_lb_listener', {
-  idField: 'listener_id',
   updateVerbs: ['Modifying', 'Modified'],
   tasks: { scope: cloudTaskScope, lock: (l: Listener) => l.task_id ?? null },
   replace: true,
@@ -151,7 +149,7 @@ export const cloudLbListener: ResourceProvider<'cloud_lb_listener'> = {
       forced && d.listener_id !== undefined
         ? [
             {
-              field: changes.find((c) => c.forces_replacement)!.path[0] as string,
+              field: changes.find((c) => c.forces_replacement)?.path[0] ?? 'protocol',
               summary: `${changes
                 .filter((c) => c.forces_replacement)
                 .map((c) => c.path[0])

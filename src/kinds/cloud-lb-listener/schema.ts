@@ -49,7 +49,8 @@ export const cloudLbListenerKind = defineKind({
   description:
     'A listener of a cloud load balancer, by listener_id or by name within its balancer; protocol, port and balancer are set at create (-/+), the rest changes in place.',
   identity: ['listener_id', 'name'],
-  create: { idField: 'listener_id', key: ['load_balancer_id', 'name'] },
+  idField: 'listener_id',
+  create: { key: ['load_balancer_id', 'name'] },
   resolvedBeforeRead: ['load_balancer_id'],
   readable: {
     id: { type: 'string', description: 'The listener id (UUID).', read: (s) => s.listener_id },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
-import { canonicalJson } from '../../plan/fingerprint.js';
+import { canonicalJson } from '../../model/fingerprint.js';
 import type { FieldChange } from '../../plan/types.js';
 import { createPlan } from '../create.js';
 import { defineChildReads, onBalancer } from '../lb-family.js';
@@ -83,7 +83,6 @@ function monitorDiffers(declared: NonNullable<Desired['healthmonitor']>, live: R
 
 const reads = defineChildReads({
   type: 'cloud_lb_pool',
-  idField: 'pool_id',
   noun: 'pool',
   list: poolList,
   get: async (ctx, d, id) => (await ctx.api.get(poolPath(d.project_id, d.region_id, id), { schema: poolAnswer, signal: ctx.signal })).body,
@@ -121,7 +120,6 @@ const patchPath = (d: Desired, id: string | number) => apiPath`/cloud/v2/lbpools
  * when its type changes) and delete (`delete_lbpool`). Each waits its turn on the balancer.
  */
 const lifecycle = defineLifecycle('cloud_lb_pool', {
-  idField: 'pool_id',
   updateVerbs: ['Modifying', 'Modified'],
   tasks: { scope: cloudTaskScope, lock: (p: Pool) => p.task_id ?? null },
   replace: true,

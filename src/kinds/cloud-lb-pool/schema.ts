@@ -92,7 +92,8 @@ export const cloudLbPoolKind = defineKind({
   kind: 'resource',
   description: 'A pool of a cloud load balancer with its members and health monitor, by pool_id or by name within its balancer; a changed member list is one PATCH.',
   identity: ['pool_id', 'name'],
-  create: { idField: 'pool_id', key: ['load_balancer_id', 'name'] },
+  idField: 'pool_id',
+  create: { key: ['load_balancer_id', 'name'] },
   resolvedBeforeRead: ['load_balancer_id'],
   readable: {
     id: { type: 'string', description: 'The pool id (UUID).', read: (s) => s.pool_id },

@@ -51,7 +51,6 @@ function observe(lb: Balancer): Observation & { exists: true } {
 
 const owned = defineOwnedCloud({
   type: 'cloud_load_balancer',
-  idField: 'load_balancer_id',
   noun: 'load balancer',
   list: balancerList,
   get: async (ctx, d, id) => (await ctx.api.get(balancerPath(d.project_id, d.region_id, id), { schema: balancerAnswer, signal: ctx.signal })).body,
@@ -94,7 +93,6 @@ const patchPath = (d: Desired, id: string | number) => apiPath`/cloud/v2/loadbal
  * waits its turn on the balancer (lb-family.ts).
  */
 const lifecycle = defineLifecycle('cloud_load_balancer', {
-  idField: 'load_balancer_id',
   updateVerbs: ['Modifying', 'Modified'],
   tasks: { scope: cloudTaskScope, lock: (lb: Balancer) => lb.task_id ?? null },
   replace: true,

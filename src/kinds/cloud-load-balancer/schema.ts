@@ -57,7 +57,8 @@ export const cloudLoadBalancerKind = defineKind({
   description:
     'A cloud load balancer: adopted by id, or created and found again by its ownership tags; name, logging and user tags change in place, a different flavor resizes it, the VIP is set at create.',
   identity: ['load_balancer_id'],
-  create: { idField: 'load_balancer_id', key: 'owner' },
+  idField: 'load_balancer_id',
+  create: { key: 'owner' },
   readable: {
     id: { type: 'string', description: 'The load balancer id (UUID).', read: (s) => s.load_balancer_id },
     name: { type: 'string', description: 'The balancer name.', read: (s) => s.name },

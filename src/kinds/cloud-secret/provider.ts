@@ -30,7 +30,7 @@ function pickByName(d: Desired, secrets: readonly Secret[]): { item: Secret; fou
   const item = onlyMatch(
     secrets.filter((s) => s.name === d.name),
     (s) => s.id,
-    { type: 'cloud_secret', identity, idField: 'certificate_id' },
+    { type: 'cloud_secret', identity },
   );
   return item === null ? null : { item, foundBy: identity };
 }
@@ -78,7 +78,6 @@ function envName(reference: string): string {
  * pool uses the secret). Nothing changes in place: a change is a delete, then a create.
  */
 const lifecycle = defineLifecycle('cloud_secret', {
-  idField: 'certificate_id',
   updateVerbs: ['Replacing', 'Replaced'],
   tasks: { scope: cloudTaskScope, lock: () => null },
   replace: true,

@@ -44,7 +44,8 @@ export const cloudSecretKind = defineKind({
   kind: 'resource',
   description: 'A certificate bundle for HTTPS listeners, by certificate_id or by name; its private key comes only from the environment; any change replaces it (-/+).',
   identity: ['certificate_id', 'name'],
-  create: { idField: 'certificate_id', key: ['name'] },
+  idField: 'certificate_id',
+  create: { key: ['name'] },
   sensitive: [{ path: ['private_key'], value: z.string().regex(PRIVATE_KEY, { error: 'must be a PEM private key (-----BEGIN PRIVATE KEY----- ... -----END PRIVATE KEY-----)' }) }],
   files: {
     certificate_file: { into: 'certificate', what: 'a PEM certificate', maxBytes: MAX_PEM_BYTES, check: checkCertificates },

@@ -306,6 +306,7 @@ function sortKey(index: LbIndex, lb: LoadBalancerRecord, field: string): string 
     case 'operating_status':
       return balancerOperating(index, lb);
     default:
+      // Any other filter field, by its name: the record's type has no index signature.
       return String((lb as unknown as Record<string, unknown>)[field] ?? '');
   }
 }

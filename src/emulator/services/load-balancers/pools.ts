@@ -519,6 +519,7 @@ export function finishPoolTask(state: LbTaskState, task: LbTask, ok: boolean): v
     case 'update_lbpool': {
       pool.provisioning_status = 'ACTIVE';
       if (!ok) return;
+      // The task's effect is the PoolChange this collection queued with it (the task store keeps it untyped).
       const change = effect as unknown as PoolChange;
       Object.assign(pool, change.changes);
       const after: Record<string, unknown> = { ...change.changes };
