@@ -43,7 +43,9 @@ describe('edgeform cost: what a stack cost, from the cost report filtered by its
     expect(text.stdout).toContain('  floatingip in region 76: 0.24 EUR');
     expect(text.stdout).toContain('  volume standard in region 76: 0.048 EUR');
     expect(text.stdout).toContain('Total: 0.29 EUR');
-    expect(text.stdout).toContain('Counted: resources carrying the tag edgeform-stack=shop, which edgeform writes on cloud_floating_ip, cloud_instance, cloud_network');
+    expect(text.stdout).toContain(
+      'Counted: resources carrying the tag edgeform-stack=shop, which edgeform writes on cloud_floating_ip, cloud_instance, cloud_load_balancer, cloud_network',
+    );
     // The demo world's own instances and IPs carry no such tag: not counted.
     expect(text.stdout).not.toMatch(/^ {2}instance /m);
     expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`POST ${TOTALS}`]);

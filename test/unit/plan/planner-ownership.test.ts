@@ -6,12 +6,12 @@ import { resource, stackOf } from '../../helpers/stack.js';
 /**
  * The planner's judgement of owner marks (EDGEFORM_OWNER_KEY) and of a container's pruning owner
  * (Ownership.scope "prune", a DNS zone), with a stand-in kind: its state is
- * `{ id, owner: 'STACK/ADDRESS#MARK' | null, size }`, MARK one of valid, previous, missing, invalid;
+ * `{ floating_ip_id, owner: 'STACK/ADDRESS#MARK' | null, size }`, MARK one of valid, previous, missing, invalid;
  * its claim rewrites the owner.
  */
 function planners(scope?: 'prune', noun?: string): ResourcePlanners {
   const diff = (desired: Record<string, unknown>, state: Record<string, unknown>): ProviderPlan => {
-    const before = { id: state.id, size: state.size };
+    const before = { floating_ip_id: state.floating_ip_id, size: state.size };
     const changed = desired.size !== undefined && desired.size !== state.size;
     return {
       action: changed ? 'update' : 'no-op',
@@ -31,11 +31,10 @@ function planners(scope?: 'prune', noun?: string): ResourcePlanners {
     return { stack: stack!, address: address ?? '', mark: (mark ?? 'valid') as 'valid' };
   };
   const kind = {
-    idField: 'id',
-    summarize: (state: Record<string, unknown>) => ({ id: state.id, size: state.size }),
+    summarize: (state: Record<string, unknown>) => ({ floating_ip_id: state.floating_ip_id, size: state.size }),
     plan: diff,
     create: {
-      plan: (desired: Record<string, unknown>) => ({ ...diff(desired, { id: '(known after apply)' }), action: 'create' as const }),
+      plan: (desired: Record<string, unknown>) => ({ ...diff(desired, { floating_ip_id: '(known after apply)' }), action: 'create' as const }),
       identity: () => null,
     },
     ownership: {
@@ -54,8 +53,8 @@ function planners(scope?: 'prune', noun?: string): ResourcePlanners {
   return { cloud_floating_ip: kind } as unknown as ResourcePlanners;
 }
 
-const block = (attributes: Record<string, unknown> = {}) => resource('cloud_floating_ip', 'ip', { place: 'p1', ensure: 'present', id: 'x1', ...attributes } as never);
-const found = (owner: string | null): ReadResult => ({ ok: true, observation: { exists: true, state: { id: 'x1', owner, size: 1 } } });
+const block = (attributes: Record<string, unknown> = {}) => resource('cloud_floating_ip', 'ip', { place: 'p1', ensure: 'present', floating_ip_id: 'x1', ...attributes } as never);
+const found = (owner: string | null): ReadResult => ({ ok: true, observation: { exists: true, state: { floating_ip_id: 'x1', owner, size: 1 } } });
 
 function plan(read: ReadResult, options: { scope?: 'prune'; noun?: string; prune?: boolean; attributes?: Record<string, unknown> } = {}) {
   return buildPlan({
