@@ -39,15 +39,7 @@ const instancePriceAnswer = z.looseObject({
 });
 
 /** LoadBalancerPricingPreviewResponseSerializer: the totals, and the external IP's part of them. */
-const balancerPriceAnswer = z.looseObject({
-  currency_code: z.string().nullish(),
-  total_price_per_month: money,
-  price_without_discount_per_month: money,
-  discount_percent: money,
-  price_status: priceStatus,
-  tax_percent: money,
-  per_month: z.looseObject({ external_ip: money }).nullish(),
-});
+const balancerPriceAnswer = instancePriceAnswer.extend({ discount_percent: money, per_month: z.looseObject({ external_ip: money }).nullish() });
 
 /** RegionalDiffQuotasSchema (and K8sClusterQuotaResponseSerializer): the exceeded quotas only, as `_limit`, `_requested`, `_usage` numbers. */
 const limitsAnswer = z.record(z.string(), z.unknown());

@@ -94,6 +94,24 @@ function volumesOf(ctx: Ctx, body: Record<string, unknown>): Array<Record<string
   return volumes;
 }
 
+/** The totals every v2 price preview carries (instances, load balancers), and how its parts are priced: discounted, with tax, null when not shown. */
+function previewPricing(list: PriceList) {
+  const shown = list.price_status === 'show';
+  const tax = (n: number) => round(n * (1 + list.tax_percent / 100));
+  const off = (n: number) => n * (1 - list.discount_percent / 100);
+  return {
+    shown,
+    part: (perHour: number, hours: number) => (shown ? tax(off(perHour) * hours) : null),
+    totals: (perHour: number) => ({
+      price_status: list.price_status,
+      price_without_discount_per_month: shown ? tax(perHour * HOURS_PER_MONTH) : null,
+      tax_percent: list.tax_percent,
+      total_price_per_hour: shown ? tax(off(perHour)) : null,
+      total_price_per_month: shown ? tax(off(perHour) * HOURS_PER_MONTH) : null,
+    }),
+  };
+}
+
 /** POST /cloud/v2/pricing/{p}/{r}/instances (InstancePricingPreviewV2ResponseSerializer): flavor, new floating IPs and volumes, per month and hour. */
 function instancePreview(ctx: Ctx): Reply {
   const body = cloudObjectBody(ctx);
@@ -108,14 +126,12 @@ function instancePreview(ctx: Ctx): Reply {
     const type = typeof v.type_name === 'string' ? v.type_name : 'standard';
     byType[type] = (byType[type] ?? 0) + volumePerHour(ctx, v, `volumes.${i}.`, INSTANCE_VOLUME_SOURCES) * count;
   });
-  const shown = list.price_status === 'show';
-  const tax = (n: number) => round(n * (1 + list.tax_percent / 100));
-  const off = (n: number) => n * (1 - list.discount_percent / 100);
+  const { shown, part, totals } = previewPricing(list);
   const detail = (hours: number) =>
     shown
       ? {
-          flavor: tax(off(flavor) * hours),
-          floating_ip: tax(off(fips) * hours),
+          flavor: part(flavor, hours),
+          floating_ip: part(fips, hours),
           external_ip: null,
           volumes: {
             cold: null,
@@ -123,7 +139,7 @@ function instancePreview(ctx: Ctx): Reply {
             ssd_lowlatency: null,
             standard: null,
             ultra: null,
-            ...Object.fromEntries(Object.entries(byType).map(([t, n]) => [t, tax(off(n) * hours)])),
+            ...Object.fromEntries(Object.entries(byType).map(([t, n]) => [t, part(n, hours)])),
           },
         }
       : { flavor: null, floating_ip: null, external_ip: null, volumes: null };
@@ -135,11 +151,7 @@ function instancePreview(ctx: Ctx): Reply {
     per_gb: null,
     per_hour: detail(1),
     per_month: detail(HOURS_PER_MONTH),
-    price_status: list.price_status,
-    price_without_discount_per_month: shown ? tax(total * HOURS_PER_MONTH) : null,
-    tax_percent: list.tax_percent,
-    total_price_per_hour: shown ? tax(off(total)) : null,
-    total_price_per_month: shown ? tax(off(total) * HOURS_PER_MONTH) : null,
+    ...totals(total),
     vm_count: count,
   });
 }
@@ -209,20 +221,14 @@ function balancerPreview(ctx: Ctx): Reply {
   const list = ctx.state.priceList;
   const parts = { external_ip: externalIp ? list.external_ip_per_hour : 0, flavor: flavorRate, floating_ip: newFloatingIp ? list.floating_ip_per_hour : 0 };
   const total = parts.external_ip + parts.flavor + parts.floating_ip;
-  const shown = list.price_status === 'show';
-  const tax = (n: number) => round(n * (1 + list.tax_percent / 100));
-  const off = (n: number) => n * (1 - list.discount_percent / 100);
-  const detail = (hours: number) => Object.fromEntries(Object.entries(parts).map(([k, n]) => [k, shown ? tax(off(n) * hours) : null]));
+  const { shown, part, totals } = previewPricing(list);
+  const detail = (hours: number) => Object.fromEntries(Object.entries(parts).map(([k, n]) => [k, part(n, hours)]));
   return jsonReply(200, {
     currency_code: shown ? list.currency_code : null,
     discount_percent: shown ? list.discount_percent : null,
     per_hour: detail(1),
     per_month: detail(HOURS_PER_MONTH),
-    price_status: list.price_status,
-    price_without_discount_per_month: shown ? tax(total * HOURS_PER_MONTH) : null,
-    tax_percent: list.tax_percent,
-    total_price_per_hour: shown ? tax(off(total)) : null,
-    total_price_per_month: shown ? tax(off(total) * HOURS_PER_MONTH) : null,
+    ...totals(total),
   });
 }
 
