@@ -122,4 +122,14 @@ describe('the quota check (plan --check-quota, on by default in apply)', () => {
     expect(writesSeen(emu).filter((w) => !w.endsWith('/check_limits'))).toEqual([]);
     expect([...emu.state.loadBalancers.values()].filter((lb) => lb.region_id === 76)).toHaveLength(used);
   });
+
+  it("counts the emulator's balancers in client_quotas, so import lists them where they are without --region-id", async () => {
+    emu = await startTestEmulator({ taskDurationMs: 0 });
+    expect((await emu.call('POST', '/cloud/v1/loadbalancers/1/76', { body: { name: 'counted-lb' } })).status).toBe(200);
+    emu.requests.length = 0;
+    const imported = await runCliInProcess(['import', 'cloud_load_balancer'], { env: emulatorEnv(emu) });
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toContain('name: counted-lb');
+    expect(emu.requests.map((r) => r.path)).toContain('/cloud/v1/loadbalancers/1/76');
+  });
 });
