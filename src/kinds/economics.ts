@@ -4,14 +4,21 @@ import type { ResourceType } from './registry.js';
 
 /**
  * A request to one of the platform's pricing routes (`/cloud/v1|v2/pricing/{p}/{r}/...`), and the
- * shape its answer has: `item` (ItemPriceResponseSerializer) or `instance` (the v2 instance
- * preview, InstancePricingPreviewV2ResponseSerializer).
+ * shape its answer has: `item` (ItemPriceResponseSerializer), `instance` (the v2 instance
+ * preview, InstancePricingPreviewV2ResponseSerializer) or `loadbalancer` (the v2 balancer preview,
+ * LoadBalancerPricingPreviewResponseSerializer).
  */
 export interface PriceRequest {
   method: 'GET' | 'POST';
   path: string;
   body?: Record<string, unknown>;
-  answer: 'item' | 'instance';
+  answer: 'item' | 'instance' | 'loadbalancer';
+  /**
+   * The answer's external IP (`per_month.external_ip`) is left out of the price: a balancer whose
+   * VIP is on a network the plan creates is priced without the network's id, which the preview
+   * reads as an external VIP.
+   */
+  withoutExternalIp?: boolean;
   /**
    * Requests of one batch key are sent as one, the key's `count` summed into the body's `count`
    * (the floating IP creates of a place); the line then names every block of the batch.

@@ -38,6 +38,9 @@ const instancePriceAnswer = z.looseObject({
   tax_percent: money,
 });
 
+/** LoadBalancerPricingPreviewResponseSerializer: the totals, and the external IP's part of them. */
+const balancerPriceAnswer = instancePriceAnswer.extend({ discount_percent: money, per_month: z.looseObject({ external_ip: money }).nullish() });
+
 /** RegionalDiffQuotasSchema (and K8sClusterQuotaResponseSerializer): the exceeded quotas only, as `_limit`, `_requested`, `_usage` numbers. */
 const limitsAnswer = z.record(z.string(), z.unknown());
 
@@ -213,6 +216,21 @@ async function askPrice(ctx: ProviderContext, request: PriceRequest): Promise<Pr
         .body;
       const discount = a.discount_percent === null || a.discount_percent === undefined ? null : Number(a.discount_percent);
       return quote(a.price_status, a.currency_code, a.total_price_per_month, a.price_without_discount_per_month, Number.isFinite(discount) ? discount : null, a.tax_percent);
+    }
+    if (request.answer === 'loadbalancer') {
+      const a = (await ctx.api.request({ method: request.method, path: request.path, body: request.body, schema: balancerPriceAnswer, retry: 'idempotent', signal: ctx.signal }))
+        .body;
+      // The external IP the preview counts for a VIP whose network it was not told (one the plan creates).
+      const less = request.withoutExternalIp ? (a.per_month?.external_ip ?? 0) : 0;
+      const minus = (n: number | null | undefined) => (n === null || n === undefined ? n : Math.round((n - less) * 100_000) / 100_000);
+      return quote(
+        a.price_status,
+        a.currency_code,
+        minus(a.total_price_per_month),
+        less === 0 ? a.price_without_discount_per_month : null,
+        a.discount_percent ?? null,
+        a.tax_percent,
+      );
     }
     const a = (await ctx.api.request({ method: request.method, path: request.path, body: request.body, schema: itemPriceAnswer, retry: 'idempotent', signal: ctx.signal })).body;
     return quote(a.price_status, a.currency_code, a.price_per_month, a.price_without_discount_per_month, a.discount_percent ?? null, a.tax_percent);

@@ -94,10 +94,14 @@ export function describeQuote(q: PriceQuote | undefined): string {
   return `${formatMoney(q.per_month)} ${q.currency}/month${extras.length > 0 ? ` (${extras.join(', ')})` : ''}`;
 }
 
-/** A monthly amount with two decimals at least (small prices keep their digits: 0.0365). */
+/**
+ * A monthly amount with two decimals at least (small prices keep their digits: 0.0365), read to
+ * five places first so a difference's float residue (32.12 − 17.52) keeps its two decimals.
+ */
 export function formatMoney(n: number): string {
-  const fixed = n.toFixed(2);
-  return Number(fixed) === n ? fixed : String(Number(n.toFixed(5)));
+  const exact = Number(n.toFixed(5));
+  const fixed = exact.toFixed(2);
+  return Number(fixed) === exact ? fixed : String(exact);
 }
 
 /** `+12.00`, `-3.50`, `0.00`: a difference with its sign. */

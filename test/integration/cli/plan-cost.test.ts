@@ -4,6 +4,8 @@ import { runCliInProcess } from '../../helpers/cli-in-process.js';
 import { example } from '../../helpers/demo-stacks.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
+import { TEST_TLS_KEY } from '../../helpers/tls-key.js';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const PRICING = (r: { path: string }) => r.path.startsWith('/cloud/v1/pricing/') || r.path.startsWith('/cloud/v2/pricing/');
@@ -46,6 +48,35 @@ describe('plan --cost: monthly prices from the platform pricing routes', () => {
     });
     const md = await runCliInProcess(['plan', example('web-service.yaml'), '--cost', '--format', 'markdown'], { env: emulatorEnv(emu) });
     expect(md.stdout).toContain('**Cost:** `0.00 → 34.31 EUR (+34.31) (not priced: cloud_network, cloud_security_group, cloud_ssh_key, cloud_subnet)` per month.');
+  });
+
+  it('prices the load-balanced example: the balancer by the v2 preview, without an external IP for its VIP on the network the plan creates', async () => {
+    emu = await startTestEmulator({ taskDurationMs: 0 });
+    const env = { ...emulatorEnv(emu), WEB_TLS_KEY: TEST_TLS_KEY };
+    const plan = await runCliInProcess(['plan', example('load-balanced.yaml'), '--cost'], { env });
+    expect(plan.code, plan.stderr).toBe(0);
+    // lb1-1-2: 1 vCPU at 0.01/h and 2 GiB at 0.005/h, 730 h; its VIP is on lb-net, so no external IP (0.004/h) is counted.
+    expect(plan.stdout).toContain('+ cloud_load_balancer.lb: 14.60 EUR/month');
+    // Each instance: 2 vCPU + 4 GiB and its 20 GiB boot volume; the floating IP; the balancer.
+    expect(plan.stdout).toContain('+ cloud_instance.web_1: 30.66 EUR/month');
+    expect(plan.stdout).toContain('+ cloud_floating_ip.lb_ip: 3.65 EUR/month');
+    expect(plan.stdout).toMatch(/Monthly cost of the changes: 0\.00 → 79\.57 EUR \(\+79\.57\) \(not priced: [^)]*cloud_lb_listener, cloud_lb_pool[^)]*\)/);
+    const balancer = emu.requests.filter((r) => r.route === '/cloud/v2/pricing/{project_id}/{region_id}/loadbalancers');
+    expect(balancer.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(['POST /cloud/v2/pricing/1/76/loadbalancers 200']);
+    expect(writesSeen(emu).filter((w) => !w.includes('/pricing/'))).toEqual([]);
+  });
+
+  it('prices a balancer resize as the current flavor against the new one', async () => {
+    emu = await startTestEmulator({ taskDurationMs: 0 });
+    const dir = writeStackFiles({
+      'stack.yaml': 'version: 1\nname: lbs\ndefaults: { project_id: 1, region_id: 76 }\nresources:\n  lb:\n    type: cloud_load_balancer\n    name: edge-lb\n    flavor: lb1-1-2\n',
+    });
+    expect((await runCliInProcess(['apply', join(dir, 'stack.yaml'), '--auto-approve'], { env: emulatorEnv(emu) })).code).toBe(0);
+    writeFileSync(join(dir, 'stack.yaml'), readFileSync(join(dir, 'stack.yaml'), 'utf8').replace('lb1-1-2', 'lb1-2-4'));
+    const plan = await runCliInProcess(['plan', join(dir, 'stack.yaml'), '--cost'], { env: emulatorEnv(emu) });
+    expect(plan.code, plan.stderr).toBe(0);
+    // External VIP: the flavor (1 vCPU + 2 GiB, then 2 vCPU + 4 GiB) and its external IP (2.92 a month).
+    expect(plan.stdout).toContain('~ cloud_load_balancer.lb: 17.52 EUR/month → 32.12 EUR/month (+14.60)');
   });
 
   it('prices a resize as a difference: the current price against the new flavor', async () => {

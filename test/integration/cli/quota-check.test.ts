@@ -98,4 +98,38 @@ describe('the quota check (plan --check-quota, on by default in apply)', () => {
     expect(emu.requests.filter((r) => r.path === '/cloud/v2/client_quotas')).toHaveLength(1);
     expect(emu.requests.filter((r) => r.path.endsWith('/check_limits'))).toHaveLength(1);
   });
+
+  it('refuses load balancer creates over loadbalancer_count before any write, said once though check_limits says it too', async () => {
+    emu = await startTestEmulator({ taskDurationMs: 0 });
+    const used = [...emu.state.loadBalancers.values()].filter((lb) => lb.region_id === 76).length;
+    emu.state.quotaLimits.regional.set(76, { loadbalancer_count_limit: used + 1 });
+    const balancers = ['a', 'b'].map((n) => `  lb_${n}:\n    type: cloud_load_balancer\n    name: edge-${n}\n    flavor: lb1-1-2\n`).join('');
+    const stack = join(writeStackFiles({ 'stack.yaml': `version: 1\nname: prod\ndefaults: { project_id: 1, region_id: 76 }\nresources:\n${balancers}` }), 'stack.yaml');
+
+    const plan = await runCliInProcess(['plan', stack, '--check-quota'], { env: emulatorEnv(emu) });
+    expect(plan.code).toBe(1);
+    const said = plan.stdout + plan.stderr;
+    expect(said).toContain(`the plan needs 2 more load balancers in region 76, but its quota loadbalancer_count_limit is ${used + 1} with ${used} used: 1 missing`);
+    expect(said).toContain(`loadbalancer_count_limit: ${used + 2}`);
+    expect(said.match(/quota loadbalancer_count_limit is/g)).toHaveLength(1);
+    // Each balancer's check_limits is asked (what its VIP takes), on its own.
+    expect(emu.requests.filter((r) => r.path === '/cloud/v1/loadbalancers/1/76/check_limits')).toHaveLength(2);
+
+    emu.requests.length = 0;
+    const apply = await runCliInProcess(['apply', stack, '--auto-approve'], { env: emulatorEnv(emu) });
+    expect(apply.code).toBe(1);
+    expect(apply.stdout + apply.stderr).toContain('loadbalancer_count_limit');
+    expect(writesSeen(emu).filter((w) => !w.endsWith('/check_limits'))).toEqual([]);
+    expect([...emu.state.loadBalancers.values()].filter((lb) => lb.region_id === 76)).toHaveLength(used);
+  });
+
+  it("counts the emulator's balancers in client_quotas, so import lists them where they are without --region-id", async () => {
+    emu = await startTestEmulator({ taskDurationMs: 0 });
+    expect((await emu.call('POST', '/cloud/v1/loadbalancers/1/76', { body: { name: 'counted-lb' } })).status).toBe(200);
+    emu.requests.length = 0;
+    const imported = await runCliInProcess(['import', 'cloud_load_balancer'], { env: emulatorEnv(emu) });
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toContain('name: counted-lb');
+    expect(emu.requests.map((r) => r.path)).toContain('/cloud/v1/loadbalancers/1/76');
+  });
 });

@@ -1,7 +1,7 @@
 /**
  * Contract tests of the emulator's billing service against the vendor OpenAPI
  * (test/fixtures/openapi/cloud_api.yaml): the pricing previews, an instance's current price,
- * the instance check_limits route, the cost report totals and the client quotas answer match
+ * the instance and load balancer check_limits routes, the load balancer preview, the cost report totals and the client quotas answer match
  * their operations' response schemas in every price status, and requests shaped as the vendor's
  * request schemas are served.
  */
@@ -16,6 +16,8 @@ const VOLUMES = '/cloud/v1/pricing/{project_id}/{region_id}/volumes';
 const INSTANCES = '/cloud/v2/pricing/{project_id}/{region_id}/instances';
 const INSTANCE = '/cloud/v1/pricing/{project_id}/{region_id}/instances/{instance_id}';
 const CHECK = '/cloud/v2/instances/{project_id}/{region_id}/check_limits';
+const BALANCERS = '/cloud/v2/pricing/{project_id}/{region_id}/loadbalancers';
+const CHECK_LB = '/cloud/v1/loadbalancers/{project_id}/{region_id}/check_limits';
 const TOTALS = '/cloud/v1/cost_report/totals';
 const QUOTAS = '/cloud/v2/client_quotas';
 
@@ -42,6 +44,8 @@ describe('emulator billing service: the vendor shapes', () => {
     expectValid(requestValidator(CLOUD, 'POST', VOLUMES), { source: 'new-volume', size: 20, type_name: 'standard' });
     expectValid(requestValidator(CLOUD, 'POST', INSTANCES), preview);
     expectValid(requestValidator(CLOUD, 'POST', CHECK), { flavor: 'g2-standard-2-4', names: ['web'], interfaces: [], volumes: [] });
+    expectValid(requestValidator(CLOUD, 'POST', BALANCERS), { flavor: 'lb1-2-4', vip_network_id: '00000000-0000-4000-8000-000000000001', vip_ip_family: 'ipv4' });
+    expectValid(requestValidator(CLOUD, 'POST', CHECK_LB), { vip_network_id: '00000000-0000-4000-8000-000000000001', vip_ip_family: 'ipv4' });
     expectValid(requestValidator(CLOUD, 'POST', TOTALS), report);
   });
 
@@ -53,14 +57,17 @@ describe('emulator billing service: the vendor shapes', () => {
       const vm = await expectDocumentedAnswer(emu, CLOUD, 'POST', INSTANCES, '/cloud/v2/pricing/1/76/instances', 200, preview);
       const current = await expectDocumentedAnswer(emu, CLOUD, 'GET', INSTANCE, `/cloud/v1/pricing/1/76/instances/${DEMO.instance}`, 200);
       const totals = await expectDocumentedAnswer(emu, CLOUD, 'POST', TOTALS, TOTALS, 200, report);
-      for (const answer of [fip, volume, vm, current, totals]) expect(answer.price_status).toBe(status);
+      const lb = await expectDocumentedAnswer(emu, CLOUD, 'POST', BALANCERS, '/cloud/v2/pricing/1/76/loadbalancers', 200, { flavor: 'lb1-1-2', floating_ip: { source: 'new' } });
+      for (const answer of [fip, volume, vm, current, totals, lb]) expect(answer.price_status).toBe(status);
       if (status === 'show') {
         expect(fip).toMatchObject({ currency_code: 'EUR', price_per_month: 10.95 });
         expect(volume.price_per_month).toBe(1.46);
         expect(vm).toMatchObject({ vm_count: 2, per_month: { floating_ip: 0 } });
+        // lb1-1-2: 1 vCPU at 0.01/h and 2 GiB at 0.005/h; an external VIP's IP at 0.004/h; a new floating IP at 0.005/h.
+        expect(lb).toMatchObject({ currency_code: 'EUR', per_month: { flavor: 14.6, external_ip: 2.92, floating_ip: 3.65 }, total_price_per_month: 21.17 });
       } else {
         // Never 0: no price at all.
-        expect([fip.price_per_month, volume.price_per_month, vm.total_price_per_month, current.price_per_month]).toEqual([null, null, null, null]);
+        expect([fip.price_per_month, volume.price_per_month, vm.total_price_per_month, current.price_per_month, lb.total_price_per_month]).toEqual([null, null, null, null, null]);
       }
     });
 
@@ -75,10 +82,37 @@ describe('emulator billing service: the vendor shapes', () => {
     emu.state.quotaLimits.regional.delete(76);
   });
 
+  it('answers the load balancer check_limits with only what is exceeded, and counts the balancers it holds in client_quotas', async () => {
+    const path = '/cloud/v1/loadbalancers/1/76/check_limits';
+    const network = { vip_network_id: '00000000-0000-4000-8000-000000000001' };
+    expect(await expectDocumentedAnswer(emu, CLOUD, 'POST', CHECK_LB, path, 200, network)).toEqual({});
+    const region = async () => (await emu.call('GET', QUOTAS)).body.regional_quotas.find((q: { region_id: number }) => q.region_id === 76);
+    const before = (await region()).loadbalancer_count_usage;
+    expect((await emu.call('POST', '/cloud/v1/loadbalancers/1/76', { body: { name: 'counted-lb' } })).status).toBe(200);
+    const held = [...emu.state.loadBalancers.values()].filter((lb) => lb.region_id === 76).length;
+    expect(held).toBe(before + 1);
+    expect((await region()).loadbalancer_count_usage).toBe(held);
+    emu.state.quotaLimits.regional.set(76, { loadbalancer_count_limit: held });
+    const over = await expectDocumentedAnswer(emu, CLOUD, 'POST', CHECK_LB, path, 200, { floating_ip: { source: 'new' } });
+    expect(over).toEqual({ loadbalancer_count_limit: held, loadbalancer_count_requested: 1, loadbalancer_count_usage: held });
+    emu.state.quotaLimits.regional.delete(76);
+  });
+
+  it('prices a balancer on a network of the client without an external IP, and an existing floating IP as its own', async () => {
+    const lb = await expectDocumentedAnswer(emu, CLOUD, 'POST', BALANCERS, '/cloud/v2/pricing/1/76/loadbalancers', 200, {
+      flavor: 'lb1-1-2',
+      vip_network_id: '00000000-0000-4000-8000-000000000001',
+      floating_ip: { source: 'existing', existing_floating_id: '00000000-0000-4000-8000-000000000002' },
+    });
+    expect(lb).toMatchObject({ per_month: { flavor: 14.6, external_ip: 0, floating_ip: 0 }, total_price_per_month: 14.6 });
+  });
+
   it('refuses what the vendor refuses: a missing count, a period over 31 days, an unknown field, an unknown instance', async () => {
     expect((await emu.call('POST', '/cloud/v1/pricing/1/76/floating_ips', { body: {} })).status).toBe(400);
     expect((await emu.call('POST', TOTALS, { body: { ...report, time_from: '2025-11-01T00:00:00Z' } })).status).toBe(400);
     expect((await emu.call('POST', TOTALS, { body: { ...report, extra: 1 } })).status).toBe(400);
     expect((await emu.call('GET', '/cloud/v1/pricing/1/76/instances/00000000-0000-4000-8000-00000000dead')).status).toBe(404);
+    expect((await emu.call('POST', '/cloud/v2/pricing/1/76/loadbalancers', { body: {} })).status).toBe(400);
+    expect((await emu.call('POST', '/cloud/v2/pricing/1/76/loadbalancers', { body: { flavor: 'lb9-9-9' } })).status).toBe(400);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { floatingIpEconomics } from '../../../src/kinds/cloud-floating-ip/economics.js';
 import { instanceEconomics } from '../../../src/kinds/cloud-instance/economics.js';
+import { loadBalancerEconomics } from '../../../src/kinds/cloud-load-balancer/economics.js';
 import { volumeEconomics } from '../../../src/kinds/cloud-volume/economics.js';
 import type { ResourceChange } from '../../../src/plan/types.js';
 
@@ -57,5 +58,32 @@ describe('kind economics: quota demands and pricing requests from the change alo
     expect(floatingIpEconomics.price!(change('cloud_floating_ip', 'create', {}))?.after?.batch).toEqual({ key: 'floating_ips 1/76' });
     expect(floatingIpEconomics.price!(change('cloud_floating_ip', 'update', {}))).toBeUndefined();
     expect(floatingIpEconomics.quota!(change('cloud_floating_ip', 'delete', {}))).toEqual([]);
+  });
+
+  it('counts a balancer create as one loadbalancer_count, and asks its check_limits with the VIP it knows', () => {
+    const net = '00000000-0000-4000-8000-000000000001';
+    expect(loadBalancerEconomics.quota!(change('cloud_load_balancer', 'create', { flavor: 'lb1-1-2' }))).toEqual([
+      { address: 'cloud_load_balancer.x', scope: 76, counter: 'loadbalancer_count', amount: 1 },
+    ]);
+    expect(loadBalancerEconomics.quota!(change('cloud_load_balancer', 'update', { flavor: 'lb1-2-4' }, { flavor: 'lb1-1-2' }))).toEqual([]);
+    const check = loadBalancerEconomics.checkLimits!(change('cloud_load_balancer', 'create', { vip_network_id: net, vip_ip_family: 'ipv4', floating_ip_id: 'f' }));
+    expect(check).toMatchObject({ path: '/cloud/v1/loadbalancers/1/76/check_limits', body: { vip_network_id: net, vip_ip_family: 'ipv4' } });
+    // The floating IP of its own block is counted by that block.
+    expect(check?.body).not.toHaveProperty('floating_ip');
+    // A VIP on a network the plan creates: no id to send (the count is held against client_quotas).
+    expect(loadBalancerEconomics.checkLimits!(change('cloud_load_balancer', 'create', { vip_network_id: '(known after apply)' }))).toBeUndefined();
+  });
+
+  it('prices a balancer create by the v2 preview, its external IP left out for a VIP on a network the plan creates, and a resize before and after', () => {
+    const created = loadBalancerEconomics.price!(change('cloud_load_balancer', 'create', { flavor: 'lb1-1-2', vip_network_id: '(known after apply)', floating_ip_id: 'f' }));
+    expect(created).toEqual({
+      after: { method: 'POST', path: '/cloud/v2/pricing/1/76/loadbalancers', body: { flavor: 'lb1-1-2' }, answer: 'loadbalancer', withoutExternalIp: true },
+    });
+    const external = loadBalancerEconomics.price!(change('cloud_load_balancer', 'create', { flavor: 'lb1-1-2' }));
+    expect(external?.after).not.toHaveProperty('withoutExternalIp');
+    const resize = loadBalancerEconomics.price!(change('cloud_load_balancer', 'update', { flavor: 'lb1-2-4' }, { flavor: 'lb1-1-2' }));
+    expect([resize?.before?.body, resize?.after?.body]).toEqual([{ flavor: 'lb1-1-2' }, { flavor: 'lb1-2-4' }]);
+    // A rename is no price change.
+    expect(loadBalancerEconomics.price!(change('cloud_load_balancer', 'update', { flavor: 'lb1-1-2', name: 'n' }, { flavor: 'lb1-1-2', name: 'm' }))).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeQuote, summarizeCost, type PriceQuote } from '../../../src/plan/cost.js';
+import { describeQuote, formatDifference, formatMoney, summarizeCost, type PriceQuote } from '../../../src/plan/cost.js';
 import { costSummary } from '../../../src/render/cost-text.js';
 
 const eur = (per_month: number | null, status: PriceQuote['status'] = 'show'): PriceQuote => ({
@@ -12,6 +12,12 @@ const eur = (per_month: number | null, status: PriceQuote['status'] = 'show'): P
 });
 
 describe('summarizeCost: totals per currency, and what is not priced', () => {
+  it('keeps two decimals on a difference with float residue, and the digits of a small price', () => {
+    expect(formatDifference(32.12 - 17.52)).toBe('+14.60');
+    expect(formatMoney(0.0365)).toBe('0.0365');
+    expect(formatMoney(29.2)).toBe('29.20');
+  });
+
   it('totals before, after and the difference per currency', () => {
     const cost = summarizeCost(
       [

@@ -24,6 +24,8 @@ export interface PriceList {
   vcpu_per_hour: number;
   ram_gib_per_hour: number;
   flavor_per_hour: Record<string, number>;
+  /** The external (public) IP of a balancer whose VIP is on the external network, per hour. */
+  external_ip_per_hour: number;
 }
 
 /** Per region, the limits the account's quotas have (`floating_count_limit: 3`); an unlisted limit is the emulator's default. */
@@ -50,6 +52,7 @@ const priceListFixture = z.strictObject({
   vcpu_per_hour: z.number().min(0).default(0.01),
   ram_gib_per_hour: z.number().min(0).default(0.005),
   flavor_per_hour: z.record(z.string(), z.number().min(0)).default({}),
+  external_ip_per_hour: z.number().min(0).default(0.004),
 });
 
 const quotaLimitsFixture = z.strictObject({
@@ -64,7 +67,8 @@ export function defaultPriceList(): PriceList {
 
 /**
  * Prices, quota checks and costs (cloud billing): the pricing previews (floating IPs, volumes,
- * instances v2, an instance's current price), the instance check_limits route, and the cost
+ * instances v2, an instance's current price, load balancers v2), the instance and load balancer
+ * check_limits routes, and the cost
  * report totals. Fixtures: `price_list` (see PriceList) and `quota_limits` (the limits
  * GET /cloud/v2/client_quotas reports, usage being counted from the world).
  */

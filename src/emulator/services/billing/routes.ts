@@ -94,6 +94,24 @@ function volumesOf(ctx: Ctx, body: Record<string, unknown>): Array<Record<string
   return volumes;
 }
 
+/** The totals every v2 price preview carries (instances, load balancers), and how its parts are priced: discounted, with tax, null when not shown. */
+function previewPricing(list: PriceList) {
+  const shown = list.price_status === 'show';
+  const tax = (n: number) => round(n * (1 + list.tax_percent / 100));
+  const off = (n: number) => n * (1 - list.discount_percent / 100);
+  return {
+    shown,
+    part: (perHour: number, hours: number) => (shown ? tax(off(perHour) * hours) : null),
+    totals: (perHour: number) => ({
+      price_status: list.price_status,
+      price_without_discount_per_month: shown ? tax(perHour * HOURS_PER_MONTH) : null,
+      tax_percent: list.tax_percent,
+      total_price_per_hour: shown ? tax(off(perHour)) : null,
+      total_price_per_month: shown ? tax(off(perHour) * HOURS_PER_MONTH) : null,
+    }),
+  };
+}
+
 /** POST /cloud/v2/pricing/{p}/{r}/instances (InstancePricingPreviewV2ResponseSerializer): flavor, new floating IPs and volumes, per month and hour. */
 function instancePreview(ctx: Ctx): Reply {
   const body = cloudObjectBody(ctx);
@@ -108,14 +126,12 @@ function instancePreview(ctx: Ctx): Reply {
     const type = typeof v.type_name === 'string' ? v.type_name : 'standard';
     byType[type] = (byType[type] ?? 0) + volumePerHour(ctx, v, `volumes.${i}.`, INSTANCE_VOLUME_SOURCES) * count;
   });
-  const shown = list.price_status === 'show';
-  const tax = (n: number) => round(n * (1 + list.tax_percent / 100));
-  const off = (n: number) => n * (1 - list.discount_percent / 100);
+  const { shown, part, totals } = previewPricing(list);
   const detail = (hours: number) =>
     shown
       ? {
-          flavor: tax(off(flavor) * hours),
-          floating_ip: tax(off(fips) * hours),
+          flavor: part(flavor, hours),
+          floating_ip: part(fips, hours),
           external_ip: null,
           volumes: {
             cold: null,
@@ -123,7 +139,7 @@ function instancePreview(ctx: Ctx): Reply {
             ssd_lowlatency: null,
             standard: null,
             ultra: null,
-            ...Object.fromEntries(Object.entries(byType).map(([t, n]) => [t, tax(off(n) * hours)])),
+            ...Object.fromEntries(Object.entries(byType).map(([t, n]) => [t, part(n, hours)])),
           },
         }
       : { flavor: null, floating_ip: null, external_ip: null, volumes: null };
@@ -135,11 +151,7 @@ function instancePreview(ctx: Ctx): Reply {
     per_gb: null,
     per_hour: detail(1),
     per_month: detail(HOURS_PER_MONTH),
-    price_status: list.price_status,
-    price_without_discount_per_month: shown ? tax(total * HOURS_PER_MONTH) : null,
-    tax_percent: list.tax_percent,
-    total_price_per_hour: shown ? tax(off(total)) : null,
-    total_price_per_month: shown ? tax(off(total) * HOURS_PER_MONTH) : null,
+    ...totals(total),
     vm_count: count,
   });
 }
@@ -171,6 +183,57 @@ function checkInstanceLimits(ctx: Ctx): Reply {
     volume_count: volumes.length * count,
     volume_size: volumes.reduce((n, v) => n + (typeof v.size === 'number' ? v.size : 0), 0) * count,
   };
+  return jsonReply(200, exceededQuotas(ctx, requested));
+}
+
+/** A balancer flavor of the region's catalogue, priced from the list (`flavor_per_hour`) or by its vCPUs and RAM; 400 for a flavor the region lacks. */
+function balancerFlavorPerHour(ctx: Ctx, body: Record<string, unknown>): number {
+  if (body.flavor === undefined) fail(cloudError(400, 'flavor: Field required', ctx.requestId));
+  if (typeof body.flavor !== 'string') fail(cloudError(400, 'flavor: Input should be a valid string', ctx.requestId));
+  const list = ctx.state.priceList;
+  const flavor = ctx.state.lbFlavors.get(body.flavor);
+  if (!flavor) fail(cloudError(400, `flavor: ${body.flavor} is not a load balancer flavor of the region`, ctx.requestId));
+  return list.flavor_per_hour[flavor.flavor_id] ?? flavor.vcpus * list.vcpu_per_hour + (flavor.ram / 1024) * list.ram_gib_per_hour;
+}
+
+/** What a balancer's VIP takes: an external IP when it is on no network of the client (neither `vip_network_id` nor `vip_port_id`), and whether a new floating IP is asked for. */
+function balancerVip(ctx: Ctx, body: Record<string, unknown>): { externalIp: boolean; newFloatingIp: boolean } {
+  for (const key of ['vip_network_id', 'vip_port_id', 'vip_subnet_id'])
+    if (body[key] !== undefined && body[key] !== null && typeof body[key] !== 'string') fail(cloudError(400, `${key}: Input should be a valid string`, ctx.requestId));
+  const fip = body.floating_ip;
+  if (fip !== undefined && (!isPlainObject(fip) || (fip.source !== 'new' && fip.source !== 'existing')))
+    fail(cloudError(400, "floating_ip.source: Input should be 'new' or 'existing'", ctx.requestId));
+  if (isPlainObject(fip) && fip.source === 'existing' && typeof fip.existing_floating_id !== 'string')
+    fail(cloudError(400, 'floating_ip.existing_floating_id: Field required', ctx.requestId));
+  const onClientNetwork = typeof body.vip_network_id === 'string' || typeof body.vip_port_id === 'string';
+  return { externalIp: !onClientNetwork, newFloatingIp: isPlainObject(fip) && fip.source === 'new' };
+}
+
+/**
+ * POST /cloud/v2/pricing/{p}/{r}/loadbalancers (LoadBalancerPricingPreviewResponseSerializer):
+ * the flavor, the external IP of an external VIP and a new floating IP (an existing one is billed
+ * as its own), per hour and month, every price null when the account's plan hides them.
+ */
+function balancerPreview(ctx: Ctx): Reply {
+  const body = cloudObjectBody(ctx);
+  const flavorRate = balancerFlavorPerHour(ctx, body);
+  const { externalIp, newFloatingIp } = balancerVip(ctx, body);
+  const list = ctx.state.priceList;
+  const parts = { external_ip: externalIp ? list.external_ip_per_hour : 0, flavor: flavorRate, floating_ip: newFloatingIp ? list.floating_ip_per_hour : 0 };
+  const total = parts.external_ip + parts.flavor + parts.floating_ip;
+  const { shown, part, totals } = previewPricing(list);
+  const detail = (hours: number) => Object.fromEntries(Object.entries(parts).map(([k, n]) => [k, part(n, hours)]));
+  return jsonReply(200, {
+    currency_code: shown ? list.currency_code : null,
+    discount_percent: shown ? list.discount_percent : null,
+    per_hour: detail(1),
+    per_month: detail(HOURS_PER_MONTH),
+    ...totals(total),
+  });
+}
+
+/** The quotas a request would exceed, as check_limits answers them (`_limit`, `_requested`, `_usage`); `{}` when it fits. */
+function exceededQuotas(ctx: Ctx, requested: Record<string, number>): Record<string, number> {
   const region = Number(ctx.params.region_id);
   const quotas: Record<string, number> = accountQuotas(ctx).regional_quotas.find((q) => q.region_id === region) ?? {};
   const exceeded: Record<string, number> = {};
@@ -180,7 +243,18 @@ function checkInstanceLimits(ctx: Ctx): Reply {
     if (n === 0 || limit === undefined || usage + n <= limit) continue;
     Object.assign(exceeded, { [`${name}_limit`]: limit, [`${name}_requested`]: n, [`${name}_usage`]: usage });
   }
-  return jsonReply(200, exceeded);
+  return exceeded;
+}
+
+/**
+ * POST /cloud/v1/loadbalancers/{p}/{r}/check_limits (LoadbalancerQuotaSerializer): the quotas one
+ * balancer would exceed: the balancer count and a new floating IP (the emulator counts no usage
+ * of external IPs, so it never answers `external_ip_count`).
+ */
+function checkBalancerLimits(ctx: Ctx): Reply {
+  const body = cloudObjectBody(ctx);
+  const { newFloatingIp } = balancerVip(ctx, body);
+  return jsonReply(200, exceededQuotas(ctx, { loadbalancer_count: 1, floating_count: newFloatingIp ? 1 : 0 }));
 }
 
 const REPORT_KEYS = new Set(['enable_last_day', 'projects', 'regions', 'response_format', 'rounding', 'schema_filter', 'tags', 'time_from', 'time_to', 'types']);
@@ -287,12 +361,14 @@ function costTotals(ctx: Ctx): Reply {
   return jsonReply(200, { count: results.length, price_status: list.price_status, results });
 }
 
-/** The pricing previews, the instance check_limits route and the cost report totals. */
+/** The pricing previews, the instance and load balancer check_limits routes and the cost report totals. */
 export const billingRoutes: ServiceRoute<Needs>[] = [
   { method: 'POST', pattern: '/cloud/v1/pricing/{project_id}/{region_id}/floating_ips', handler: floatingIpPrice },
   { method: 'POST', pattern: '/cloud/v1/pricing/{project_id}/{region_id}/volumes', handler: volumePrice },
   { method: 'POST', pattern: '/cloud/v2/pricing/{project_id}/{region_id}/instances', handler: instancePreview },
   { method: 'GET', pattern: '/cloud/v1/pricing/{project_id}/{region_id}/instances/{instance_id}', handler: instancePrice },
   { method: 'POST', pattern: '/cloud/v2/instances/{project_id}/{region_id}/check_limits', handler: checkInstanceLimits },
+  { method: 'POST', pattern: '/cloud/v2/pricing/{project_id}/{region_id}/loadbalancers', handler: balancerPreview },
+  { method: 'POST', pattern: '/cloud/v1/loadbalancers/{project_id}/{region_id}/check_limits', handler: checkBalancerLimits },
   { method: 'POST', pattern: '/cloud/v1/cost_report/totals', handler: costTotals },
 ];

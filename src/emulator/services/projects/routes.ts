@@ -5,6 +5,7 @@ import type { RouteContext, ServiceRoute } from '../../router.js';
 import type { FloatingIpSlice } from '../floating-ips/index.js';
 import type { InstanceSlice } from '../instances/index.js';
 import type { K8sSlice } from '../k8s/index.js';
+import type { LoadBalancerSlice } from '../load-balancers/index.js';
 import type { NetworkSlice } from '../networks/index.js';
 import { GLOBAL_LIMIT_KEYS, REGIONAL_LIMIT_KEYS } from '../quota/routes.js';
 import type { SecurityGroupSlice } from '../security-groups/index.js';
@@ -21,7 +22,7 @@ import type { ProjectRecord, ProjectSlice, RegionRecord } from './index.js';
  * they list too; the client quotas count every cloud kind's resources.
  */
 /** What the project routes (and the account quotas) read of the state. */
-export type Needs = ProjectSlice & FloatingIpSlice & InstanceSlice & K8sSlice & NetworkSlice & SecurityGroupSlice & VolumeSlice & SshKeySlice & BillingSlice;
+export type Needs = ProjectSlice & FloatingIpSlice & InstanceSlice & K8sSlice & NetworkSlice & SecurityGroupSlice & VolumeSlice & SshKeySlice & BillingSlice & LoadBalancerSlice;
 type Ctx = RouteContext<Needs>;
 
 /**
@@ -236,6 +237,7 @@ export function accountQuotas(ctx: RouteContext<Needs>): AccountQuotas {
     ['subnet_count', ctx.state.subnets.values()],
     ['firewall_count', ctx.state.securityGroups.values()],
     ['volume_count', ctx.state.volumes.values()],
+    ['loadbalancer_count', ctx.state.loadBalancers.values()],
   ];
   for (const [name, items] of counted) for (const item of items) add(item.region_id, `${name}_usage`);
   for (const volume of ctx.state.volumes.values()) add(volume.region_id, 'volume_size_usage', volume.size);
