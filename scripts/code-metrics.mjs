@@ -41,7 +41,7 @@ export const GOALS = {
   longFunctions: { goal: 0, now: 0 },
   configImportsPlan: { goal: 0, now: 0 },
   nonNull: { goal: 148, now: 372 },
-  unexplainedCasts: { goal: 0, now: 12 },
+  unexplainedCasts: { goal: 0, now: 0 },
 };
 
 const LONG_FUNCTION_LINES = 100;

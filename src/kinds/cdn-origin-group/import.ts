@@ -16,8 +16,10 @@ export const originGroupImport = defineImport('cdn_origin_group', {
     origin_group_id: group.id,
     name: group.name,
     // An S3 origin lacks its keys (write-only): the block is refused, and the group left out.
+    // The platform's values as they are: import writes them as data, and reading the stack back checks them against the kind's schema.
     origins: originsOf(group) as never,
     ...(group.use_next === undefined ? {} : { use_next: group.use_next }),
+    // The same for its upstream conditions.
     ...(group.proxy_next_upstream ? { proxy_next_upstream: [...group.proxy_next_upstream].sort() as never } : {}),
   }),
   blockName: (group) => group.name,

@@ -47,12 +47,14 @@ export const resourceImport = defineImport('cdn_resource', {
       resource_id: resource.id,
       cname: resource.cname,
       ...(s.origin_group === null ? {} : { origin_group: s.origin_group as number }),
+      // The platform's value as it is: import writes it as data, and reading the stack back checks it against the kind's schema.
       ...(s.origin_protocol === null ? {} : { origin_protocol: s.origin_protocol as never }),
       ...((s.secondary_hostnames as string[]).length > 0 ? { secondary_hostnames: s.secondary_hostnames as string[] } : {}),
       ...(s.active === null ? {} : { active: s.active as boolean }),
       ...(s.description === '' ? {} : { description: s.description as string }),
       ssl_enabled: s.ssl_enabled as boolean,
       ...(automated ? { ssl_automated: true } : s.ssl_data === null ? {} : { ssl_data: s.ssl_data as number }),
+      // The platform's value as it is: import writes it as data, and reading the stack back checks it against the kind's schema.
       ...(Object.keys(options).length > 0 ? { options: options as never } : {}),
     };
   },

@@ -79,7 +79,9 @@ export const ruleImport = defineImport('cdn_rule', {
       ...(rule.weight === null || rule.weight === undefined ? {} : { weight: rule.weight }),
       ...(rule.active === undefined ? {} : { active: rule.active }),
       origin_group: rule.originGroup ?? null,
+      // The platform's value as it is: import writes it as data, and reading the stack back checks it against the kind's schema.
       override_origin_protocol: (rule.overrideOriginProtocol ?? null) as never,
+      // The same for the rule's options.
       ...(Object.keys(options).length > 0 ? { options: options as never } : {}),
     };
   },

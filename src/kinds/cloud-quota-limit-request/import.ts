@@ -11,6 +11,7 @@ export const requestImport = defineImport('cloud_quota_limit_request', {
     return {
       request_id: request.id,
       ...(request.description ? { description: request.description } : {}),
+      // The platform's value as it is: import writes it as data, and reading the stack back checks it against the kind's schema.
       ...(Object.keys(limits).length > 0 ? { requested_limits: limits as never } : {}),
     };
   },

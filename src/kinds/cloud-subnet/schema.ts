@@ -30,6 +30,7 @@ export function cidrsOverlap(a: string, b: string): boolean {
     const [x, xBits] = ipaddr().parseCIDR(a);
     const [y, yBits] = ipaddr().parseCIDR(b);
     if (x.kind() !== y.kind()) return false;
+    // match takes an address of its own kind; the kinds are equal here (checked above).
     return xBits <= yBits ? y.match(x as never, xBits) : x.match(y as never, yBits);
   } catch {
     return false;
@@ -107,6 +108,7 @@ export const cloudSubnetKind = defineKind({
       if (version && 'version' in version && typeof value.gateway_ip === 'string' && ipVersionOf(value.gateway_ip) !== undefined) {
         const [net, bits] = ipaddr().parseCIDR(value.cidr!);
         const gateway = ipaddr().parse(value.gateway_ip);
+        // match takes an address of its own kind, which the first test makes sure of.
         if (gateway.kind() !== net.kind() || !gateway.match(net as never, bits))
           ctx.addIssue({ code: 'custom', path: ['gateway_ip'], message: `must be inside cidr ${value.cidr!}` });
       }

@@ -17,6 +17,7 @@ export const rrsetImport = defineImport('dns_rrset', {
   itemId: ({ zone, rrset }) => `${zone}/${canonicalName(rrset.name)}/${rrset.type.toUpperCase()}`,
   attributes: ({ zone, rrset }: ZonedRrset) => {
     const type = rrset.type.toUpperCase() as RecordType;
+    // The platform's record set as written: the stack read back checks it against dns_rrset's schema.
     return {
       zone,
       name: canonicalName(rrset.name),

@@ -57,6 +57,7 @@ function checkBlock(block: readonly string[], at: number): TextProblem | null {
 function checkTiming(line: string, lineNumber: number): TextProblem | null {
   const m = /^([ \t]*)(\S+)([ \t]+)-->([ \t]+)(\S+)(.*)$/.exec(line);
   if (!m) return { line: lineNumber, column: 1, message: 'a timing line is "START --> END", with spaces around the arrow' };
+  // Every group of the timing pattern takes part in a match (none is optional), so each is a string.
   const [, lead, startText, gap1, gap2, endText, rest] = m as unknown as [string, string, string, string, string, string, string];
   const startColumn = lead.length + 1;
   const endColumn = startColumn + startText.length + gap1.length + 3 + gap2.length;

@@ -132,8 +132,8 @@ const policyFixture = z.strictObject({
   redirect_prefix: z.string().nullable().default(null),
   /** A pool of the same balancer (by id). */
   redirect_pool_id: uuid.nullable().default(null),
-  // z.union needs a tuple type; the mapped array is that tuple of the codes' literals.
   redirect_http_code: z
+    // z.union needs a tuple type; the mapped array is that tuple of the codes' literals.
     .union(REDIRECT_CODES.map((c) => z.literal(c)) as unknown as [z.ZodLiteral<301>, z.ZodLiteral<302>])
     .nullable()
     .default(null),
