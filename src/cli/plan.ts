@@ -50,7 +50,7 @@ export const planCommand = defineCommand<PlanArgs>({
     if (args.stacks !== undefined) {
       if (args.out !== undefined || args.target.length > 0) throw new UsageError('--out and --target go with one stack, not --stacks');
       const { runSweep } = await import('./sweep-command.js');
-      return runSweep('plan', { ...args, stacks: args.stacks, format: args.format }, io);
+      return runSweep('plan', { ...args, stacks: args.stacks, format: args.format, assess: { cost: args.cost, quota: args.checkQuota } }, io);
     }
     const path = args.path!;
     const view = createPlanView(args.format, io, { stackLabel: path, commit: commitFromEnv(io.env) });

@@ -1,3 +1,4 @@
+import type { AssessOptions } from '../kinds/plan-economics.js';
 import pLimit from 'p-limit';
 import type { ApiClient } from '../api/client.js';
 import { resolveBaseUrl } from '../api/base-url.js';
@@ -32,6 +33,8 @@ export interface SweepOptions {
   reporter?: RunReporter;
   /** Given the sensitive values of every stack once they are loaded (CliIO.protect). */
   protect?: (values: readonly string[]) => void;
+  /** The quota check and prices of each stack's plan (assessPlan), as `plan --check-quota --cost` asks. */
+  assess?: AssessOptions;
 }
 
 /** The stacks a sweep plans at once (each reads at most --parallelism requests at once through the one shared client). */
@@ -121,6 +124,7 @@ export async function sweepStacks(fleet: Fleet, options: SweepOptions, onStack: 
           baseUrl: api.baseUrl,
           diagnostics: item.diagnostics,
           foreign,
+          ...(options.assess ? { assess: options.assess } : {}),
           ...(stack.name === undefined ? {} : { keepReads: (r: ReadonlyMap<string, ReadResult>) => reads.set(stack.name!, r) }),
         });
         if (stack.name !== undefined) planned.set(stack.name, plan);

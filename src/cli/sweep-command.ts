@@ -1,3 +1,4 @@
+import type { AssessOptions } from '../kinds/plan-economics.js';
 import { buildDriftReport } from '../plan/drift.js';
 import { createSweepView, type SweptStack } from '../render/sweep-view.js';
 import { driftExitCode } from './drift.js';
@@ -16,6 +17,8 @@ export interface SweepArgs {
   changedSince?: string | undefined;
   parallelism: number;
   detailedExitcode: boolean;
+  /** plan's `--cost` and `--check-quota`, held against each stack's plan as a single stack's run holds them. */
+  assess?: AssessOptions | undefined;
 }
 
 /**
@@ -33,7 +36,15 @@ export async function runSweep(command: 'plan' | 'drift', args: SweepArgs, io: C
     let exitCode: number = ExitCode.ok;
     await sweepStacks(
       fleet,
-      { root: args.stacks, env: io.env, parallelism: args.parallelism, signal, reporter: createRunReporter(io), protect: (v) => io.protect(v) },
+      {
+        root: args.stacks,
+        env: io.env,
+        parallelism: args.parallelism,
+        signal,
+        reporter: createRunReporter(io),
+        protect: (v) => io.protect(v),
+        ...(args.assess ? { assess: args.assess } : {}),
+      },
       (result) => {
         const code = stackExitCode(command, result);
         counts.stacks++;

@@ -37,6 +37,23 @@ describe('plan --stacks and drift --stacks: one sweep over many stacks', () => {
     return { root, env };
   }
 
+  it('prices and quota-checks each stack with --cost and --check-quota, as a run of that stack alone does', async () => {
+    emu = await startTestEmulator({ taskDurationMs: 0 });
+    const env = emulatorEnv(emu);
+    const root = writeStackFiles({ 'a.yaml': ipStack('a', 3), 'b.yaml': ipStack('b', 2) });
+    const swept = await runCliInProcess(['plan', '--stacks', root, '--cost', '--check-quota'], { env });
+    expect(swept.code, swept.stderr).toBe(0);
+    const section = (name: string) => swept.stdout.slice(swept.stdout.indexOf(`=== ${name} (`)).split(/\n=== /)[0]!;
+    expect(section('a')).toContain('+ 3 × cloud_floating_ip (ip0, ip1, ip2): 10.95 EUR/month');
+    expect(section('a')).toContain('Monthly cost of the changes: 0.00 → 10.95 EUR (+10.95)');
+    expect(section('b')).toContain('Monthly cost of the changes: 0.00 → 7.30 EUR (+7.30)');
+    const asked = emu.requests.map((r) => `${r.method} ${r.route}`);
+    // Each stack's floating IPs of one place priced in one request, its quotas read once; nothing written.
+    expect(asked.filter((r) => r.includes('/pricing/'))).toHaveLength(2);
+    expect(asked.filter((r) => r === 'GET /cloud/v2/client_quotas')).toHaveLength(2);
+    expect(asked.filter((r) => !r.startsWith('GET ') && !r.includes('/pricing/'))).toEqual([]);
+  });
+
   it('reads each list of a place once for the whole sweep, where separate runs read it once per stack', async () => {
     const { root, env } = await appliedFleet();
     const swept = await runCliInProcess(['drift', '--stacks', root, '--format', 'json'], { env });
