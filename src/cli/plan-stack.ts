@@ -17,6 +17,7 @@ import { createProviderContext } from '../kinds/context.js';
 import { ownerSealFromEnv } from '../kinds/owner-seal.js';
 import type { ProviderContext, ReadResult } from '../kinds/provider.js';
 import { readStack } from '../kinds/read-stack.js';
+import { refuseBlockedDestroys } from '../plan/destroy-blockers.js';
 import { assessPlan, type AssessOptions } from '../kinds/plan-economics.js';
 import { providers } from '../kinds/providers.js';
 import { VERSION } from '../version.js';
@@ -250,7 +251,8 @@ export async function readAndPlanStack(ctx: ProviderContext, stack: Stack, optio
     ...(options.resendSensitive && options.resendSensitive.length > 0 ? { resendSensitive: new Set(options.resendSensitive) } : {}),
     ...(ctx.seal ? { seal: ctx.seal } : {}),
   });
-  return options.assess ? await assessPlan(ctx, plan, options.assess) : plan;
+  const refused = refuseBlockedDestroys(plan, stack, { reads: observations.reads, owned: observations.owned, planners: providers.resources });
+  return options.assess ? await assessPlan(ctx, refused, options.assess) : refused;
 }
 
 /** `--resend-sensitive ADDR` of plan and apply: a resource whose sensitive values are sent again (to rotate them). */

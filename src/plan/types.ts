@@ -396,6 +396,14 @@ export interface OwnershipRules<T extends ResourceType = ResourceType> {
  * The pure parts of one kind's provider, which is all the planner needs of it: the provider
  * interface (ResourceProvider in src/kinds/provider.ts) extends it with the parts that do I/O.
  */
+/** Something on the platform that uses a resource, so that the platform refuses to delete the resource while it exists. */
+export interface DestroyBlocker {
+  /** Its platform id, as the destroy of its own block would name it. */
+  id: string;
+  /** How a message names it, e.g. `subnet 2446… (web-sub)`. */
+  label: string;
+}
+
 export interface ResourcePlanner<T extends ResourceType = ResourceType> {
   /**
    * Present when edgeform can create this kind (see KindSpec.create): how a block whose
@@ -417,6 +425,12 @@ export interface ResourcePlanner<T extends ResourceType = ResourceType> {
    * beside the action (`deactivates first`); undefined when the delete is all. Pure.
    */
   destroyNote?(state: Record<string, unknown>): string | undefined;
+  /**
+   * What the platform refuses to delete a resource in this state for while it exists (a network's
+   * subnets, a volume's instances), each by its platform id and a label for messages: a destroy
+   * is refused at plan unless the same plan destroys them too (see destroy-blockers.ts). Pure.
+   */
+  destroyBlockers?(state: Record<string, unknown>): DestroyBlocker[];
   /** The identifying and declared fields of an existing resource, as `before` shows them. Pure. */
   summarize(state: Record<string, unknown>): Record<string, unknown>;
   /**

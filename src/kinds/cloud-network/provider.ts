@@ -96,6 +96,8 @@ export const cloudNetwork: ResourceProvider<'cloud_network'> = {
     identity: owned.create.identity,
   },
   ownership: owned.ownership((desired, state) => cloudNetwork.plan(desired, state)),
+  // The platform refuses to delete a network that still has subnets (409 naming them).
+  destroyBlockers: (state) => (state.subnets as string[]).map((id) => ({ id, label: `subnet ${id}` })),
   summarize: (state) => ({ network_id: state.network_id, name: state.name, network_type: state.network_type, tags: userTags(state.tags as LiveTag[]) }),
   plan: (desired, state) =>
     owned.planDiff(desired, state, [

@@ -52,6 +52,7 @@ function observe(v: Volume): Observation & { exists: true } {
       status: v.status,
       image_id: v.volume_image_metadata?.image_id ?? null,
       attached_to: (v.attachments ?? []).map((a) => `${a.instance_name ?? ''} (${a.server_id ?? ''})`),
+      attached_servers: (v.attachments ?? []).flatMap((a) => (a.server_id ? [{ id: a.server_id, name: a.instance_name ?? null }] : [])),
       tags: v.tags.map(({ key, value, read_only }) => ({ key, value, read_only })),
     },
     lockTaskId: v.task_id ?? null,
@@ -232,6 +233,10 @@ export const cloudVolume: ResourceProvider<'cloud_volume'> = {
   },
 
   ownership: owned.ownership((d, state) => planVolume(d, state)),
+
+  // The platform deletes only an available (detached) volume: the instances it is attached to go first.
+  destroyBlockers: (state) =>
+    (state.attached_servers as Array<{ id: string; name: string | null }>).map((s) => ({ id: s.id, label: `instance ${s.id}${s.name ? ` (${s.name})` : ''}` })),
 
   summarize: (state) => ({
     volume_id: state.volume_id,

@@ -97,7 +97,7 @@ describe('networks, subnets and SSH keys through the CLI', () => {
     expect(deletes.findIndex((w) => w.includes('/subnets/'))).toBeLessThan(deletes.findIndex((w) => w.includes('/networks/')));
   });
 
-  it('a network the platform refuses to delete (it still has a subnet) fails naming the subnet', async () => {
+  it('a network the platform would refuse to delete (it still has a subnet this plan keeps) is refused at plan, located, before any write', async () => {
     emu = await startTestEmulator({ taskDurationMs: 0 });
     const env = emulatorEnv(emu);
     const dir = writeStackFiles({ 'stack.yaml': stack() });
@@ -111,9 +111,13 @@ describe('networks, subnets and SSH keys through the CLI', () => {
         .replace('    tags: { env: prod }\n', '    tags: { env: prod }\n    ensure: absent\n')
         .replace('network_id: ${cloud_network.net.id}', `network_id: ${subnet!.network_id}`),
     );
+    emu.requests.length = 0;
     const refused = await runCliInProcess(['apply', file, '--auto-approve'], { env });
     expect(refused.code).toBe(1);
-    expect(refused.stdout + refused.stderr).toContain(`has subnets ${subnet!.id} (prod-subnet)`);
+    expect(refused.stdout + refused.stderr).toContain(
+      `${file}:5:3: error: cloud_network.net cannot be destroyed: the platform refuses to delete it while subnet ${subnet!.id} uses it, and this plan does not destroy that`,
+    );
+    expect(emu.requests.filter((r) => r.method !== 'GET' && !r.path.startsWith('/__emulator/'))).toEqual([]);
     expect(emu.state.networks.size).toBe(1);
   });
 

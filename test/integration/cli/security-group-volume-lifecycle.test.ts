@@ -211,7 +211,7 @@ describe('cloud_volume through the CLI', () => {
     expect(writesSeen(emu).at(-1)).toBe(`DELETE ${VOL_LIST}/${volume.id}`);
   });
 
-  it('a changed source plans a replacement naming the field; an attached volume is not deleted, the instance named', async () => {
+  it('a changed source plans a replacement naming the field; deleting an attached volume is refused at plan, the instance named', async () => {
     emu = await startTestEmulator({ taskDurationMs: 0 });
     const env = emulatorEnv(emu);
     const dir = writeStackFiles({ 'stack.yaml': stackYaml(VOLUME('size: 10')) });
@@ -228,9 +228,13 @@ describe('cloud_volume through the CLI', () => {
     const [vm] = emu.state.instances.values();
     vm!.volumes.push({ id: volume.id, delete_on_termination: false });
     writeFileSync(stack, stackYaml(VOLUME('ensure: absent')));
+    emu.requests.length = 0;
     const refused = await runCliInProcess(['apply', stack, '--auto-approve'], { env });
     expect(refused.code).toBe(1);
-    expect(refused.stdout + refused.stderr).toContain(`is attached to instance ${vm!.name} (${vm!.id})`);
+    expect(refused.stdout + refused.stderr).toContain(
+      `cloud_volume.data cannot be destroyed: the platform refuses to delete it while instance ${vm!.id} (${vm!.name}) uses it, and this plan does not destroy that`,
+    );
+    expect(emu.requests.filter((r) => r.method !== 'GET' && !r.path.startsWith('/__emulator/'))).toEqual([]);
     expect(emu.state.volumes.has(volume.id)).toBe(true);
   });
 });

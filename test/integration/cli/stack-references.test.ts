@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { emulatorEnv } from '../../helpers/apply.js';
@@ -132,5 +133,62 @@ describe('edgeform stacks and ${stack:...}', () => {
     expect(byPath.bad!.diagnostics[0]!.summary).toContain('no stack under the root is named "nett"');
     const text = await runCliInProcess(['stacks', root]);
     expect(text.stdout).toContain('after   net (the stacks its ${stack:...} references read)');
+  });
+});
+
+describe('${stack:...} to a resource its stack replaces', () => {
+  // net owns the network; web puts its own subnet on it, through the network's id.
+  const NETWORK = (type = '') => `version: 1
+name: net
+defaults: { project_id: 1, region_id: 76 }
+resources:
+  lan: { type: cloud_network, name: lan${type} }
+`;
+  const SUBNET = (ensure = '') => `version: 1
+name: web
+defaults: { project_id: 1, region_id: 76 }
+resources:
+  front: { type: cloud_subnet, name: front, network_id: "\${stack:net/cloud_network.lan.id}", cidr: 10.1.0.0/24${ensure} }
+`;
+
+  it("is refused at plan, in the stack that replaces it, while the other stack's subnet is on it; once that stack gives the subnet up, it applies", async () => {
+    const emu = await startTestEmulator({ taskDurationMs: 0 });
+    try {
+      const env = emulatorEnv(emu);
+      const root = writeStackFiles({ 'net.yaml': NETWORK(), 'web.yaml': SUBNET() });
+      expect((await runCliInProcess(['apply', '--stacks', root, '--auto-approve'], { env })).code).toBe(0);
+      const [subnet] = emu.state.subnets.values();
+
+      // A new network type cannot be set in place: net replaces the network web's subnet is on.
+      writeFileSync(join(root, 'net.yaml'), NETWORK(', network_type: vlan'));
+      emu.requests.length = 0;
+      const plan = await runCliInProcess(['plan', '--stacks', root, '--format', 'json'], { env });
+      expect(plan.code).toBe(1);
+      const netDoc = sweepDocuments(plan.stdout).find((d) => d.name === 'net')!;
+      expect(netDoc.diagnostics).toEqual([
+        expect.objectContaining({
+          severity: 'error',
+          code: 'destroy-blocked',
+          range: expect.objectContaining({ filename: join(root, 'net.yaml'), start: { line: 5, column: 3 } }),
+          summary: `cloud_network.lan cannot be replaced (destroyed, then created again): the platform refuses to delete it while subnet ${subnet!.id} uses it, and this plan does not destroy that`,
+        }),
+      ]);
+      const apply = await runCliInProcess(['apply', '--stacks', root, '--auto-approve'], { env });
+      expect(apply.code).toBe(1);
+      expect(apply.stdout).toContain('not started: web');
+      expect(writes(emu)).toEqual([]);
+
+      // What the error's detail says: give the subnet up with the network unchanged, apply, then change the network.
+      writeFileSync(join(root, 'net.yaml'), NETWORK());
+      writeFileSync(join(root, 'web.yaml'), SUBNET(', ensure: absent'));
+      expect((await runCliInProcess(['apply', '--stacks', root, '--auto-approve'], { env })).code).toBe(0);
+      writeFileSync(join(root, 'net.yaml'), NETWORK(', network_type: vlan'));
+      const replaced = await runCliInProcess(['apply', '--stacks', root, '--auto-approve'], { env });
+      expect(replaced.code, replaced.stdout + replaced.stderr).toBe(0);
+      expect([...emu.state.networks.values()].map((n) => n.type)).toEqual(['vlan']);
+      expect(emu.state.subnets.size).toBe(0);
+    } finally {
+      await emu.close();
+    }
   });
 });
