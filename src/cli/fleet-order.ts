@@ -69,7 +69,7 @@ export function referenceError(use: StackReferenceUse, summary: string, detail?:
  */
 export function fleetOrder(members: readonly FleetMember[]): FleetStack[] {
   const byName = new Map<string, FleetMember[]>();
-  for (const member of members) if (member.name !== null && member.stack?.name !== undefined) byName.set(member.name, [...(byName.get(member.name) ?? []), member]);
+  for (const member of members) if (member.name !== null) byName.set(member.name, [...(byName.get(member.name) ?? []), member]);
   const names = [...byName.keys()];
   const out: FleetStack[] = members.map((m) => ({ ...m, diagnostics: [...m.diagnostics], reads: [] }));
   const uses = new Map<FleetStack, StackReferenceUse[]>();
@@ -83,10 +83,16 @@ export function fleetOrder(members: readonly FleetMember[]): FleetStack[] {
       const named = byName.get(use.target.stack);
       if (use.target.stack === member.stack.name) error(`it names its own stack`, `Within a stack, write \${${use.target.type}.${use.target.name}.${use.target.field}}.`);
       else if (named === undefined)
-        error(`no stack under the root is named "${use.target.stack}"${didYouMean(use.target.stack, names)}`, 'NAME is the `name:` of another stack of the fleet.');
+        error(
+          `no stack under the root is named "${use.target.stack}"${didYouMean(
+            use.target.stack,
+            names.filter((n) => n !== member.name),
+          )}`,
+          'NAME is the `name:` of another stack of the fleet.',
+        );
       else if (named.length > 1)
         error(`${named.length} stacks are named "${use.target.stack}" (${named.map((m) => m.path).join(', ')}); a stack's name must be unique in the fleet`);
-      else if (!named[0]!.valid || named[0]!.stack === undefined) error(`stack "${use.target.stack}" (${named[0]!.path}) is not valid`);
+      else if (!named[0]!.valid || named[0]!.stack === undefined) error(`stack "${use.target.stack}" (${named[0]!.path}) is not valid: fix its errors first`);
       else {
         const address = `${use.target.type}.${use.target.name}`;
         const other = named[0]!.stack;

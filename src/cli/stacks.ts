@@ -142,7 +142,7 @@ async function listStack(candidate: StackCandidate, loaded: LoadStackResult, env
       };
     }
   }
-  return { ...candidate, name: null, valid: false, digest: null, baseUrl: null, places: [], files: await ownFiles(candidate), diagnostics, stackReads: [] };
+  return { ...candidate, name: loaded.name ?? null, valid: false, digest: null, baseUrl: null, places: [], files: await ownFiles(candidate), diagnostics, stackReads: [] };
 }
 
 /** The stack's own files when it could not be loaded: the file, or the YAML files of the directory. */

@@ -142,7 +142,7 @@ export function toPosixPath(path: string): string {
 
 /** A stack of the fleet as `edgeform stacks` lists it: where it is, what it is and what it reads. */
 export interface ListedStack extends StackCandidate {
-  /** Its `name:`, or null (none, or the stack is invalid). */
+  /** Its `name:`, or null (none, or not a valid name); an invalid stack keeps a valid name. */
   name: string | null;
   /** Valid: no error diagnostics. */
   valid: boolean;

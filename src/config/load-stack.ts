@@ -62,6 +62,8 @@ export interface LoadStackResult {
   diagnostics: Diagnostic[];
   /** filename → text, for code frames when rendering diagnostics. */
   files: ReadonlyMap<string, string>;
+  /** Its `name:` when that setting is valid, also when other parts are not (a fleet names an invalid stack by it). */
+  name?: string;
 }
 
 interface Setting {
@@ -134,7 +136,7 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
     diagnostics,
     files.map((f) => f.filename),
   );
-  if (hasErrors(sorted)) return { diagnostics: sorted, files: fileTexts };
+  if (hasErrors(sorted)) return { diagnostics: sorted, files: fileTexts, ...(valid.name === undefined ? {} : { name: valid.name }) };
   return { stack: assembleStack(files, typed, valid), diagnostics: sorted, files: fileTexts };
 }
 

@@ -136,6 +136,35 @@ describe('edgeform stacks and ${stack:...}', () => {
   });
 });
 
+describe('${stack:...} to a stack with errors of its own', () => {
+  it('names that stack as invalid (it keeps its name), never "no stack is named", and lists it by name', async () => {
+    const invalidNet = NET.replace('tags: { role: edge }', 'tags: { role: edge }, colour: blue');
+    const root = writeStackFiles({ 'net.yaml': invalidNet, 'web.yaml': web() });
+    const run = await runCliInProcess(['stacks', root, '--format', 'json']);
+    expect(run.code).toBe(1);
+    const listing = JSON.parse(run.stdout) as { stacks: Array<{ path: string; name: string | null; valid: boolean; diagnostics: Array<{ summary: string }> }> };
+    const net = listing.stacks.find((s) => s.path.endsWith('net.yaml'))!;
+    const webStack = listing.stacks.find((s) => s.path.endsWith('web.yaml'))!;
+    expect(net).toMatchObject({ name: 'net', valid: false });
+    expect(webStack.valid).toBe(false);
+    expect(webStack.diagnostics.map((d) => d.summary)).toEqual([
+      `\${stack:net/cloud_floating_ip.edge.floating_ip_address}: stack "net" (${join(root, 'net.yaml')}) is not valid: fix its errors first`,
+    ]);
+    const plan = await runCliInProcess(['plan', '--stacks', root]);
+    expect(plan.stdout).toContain(`=== net (${join(root, 'net.yaml')}) ===`);
+    expect(plan.stdout).not.toContain('did you mean');
+  });
+
+  it('suggests a name of another stack, never its own', async () => {
+    const root = writeStackFiles({ 'net.yaml': NET, 'web.yaml': web('${stack:wbe/cloud_floating_ip.edge.id}') });
+    const run = await runCliInProcess(['stacks', root, '--format', 'json']);
+    const listing = JSON.parse(run.stdout) as { stacks: Array<{ name: string | null; diagnostics: Array<{ summary: string }> }> };
+    const summary = listing.stacks.find((s) => s.name === 'web')!.diagnostics[0]!.summary;
+    expect(summary).toContain('no stack under the root is named "wbe"');
+    expect(summary).not.toContain('did you mean "web"');
+  });
+});
+
 describe('${stack:...} to a resource its stack replaces', () => {
   // net owns the network; web puts its own subnet on it, through the network's id.
   const NETWORK = (type = '') => `version: 1

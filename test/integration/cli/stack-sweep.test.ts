@@ -92,7 +92,7 @@ describe('plan --stacks and drift --stacks: one sweep over many stacks', () => {
       ['b', 2],
       ['c', 0],
       ['d', 0],
-      [null, 1],
+      ['e', 1], // an invalid stack keeps its (valid) name
     ]);
     expect(docs[4]).toMatchObject({ valid: false, path: join(broken, 'e.yaml') });
     expect(readsSeen(emu!)).toEqual(['/cloud/v1/floatingips/1/76', '/cloud/v1/floatingips/1/77']);
