@@ -273,6 +273,7 @@ function lbChaosPart(): { fixtures: Pick<EmulatorFixtures, 'load_balancers' | 's
         tags: { env: 'staging' },
         listeners: [
           {
+            id: id('4c000000', 1),
             name: 'chaos-http',
             protocol: 'HTTP',
             protocol_port: 80,
@@ -287,7 +288,14 @@ function lbChaosPart(): { fixtures: Pick<EmulatorFixtures, 'load_balancers' | 's
               },
             ],
           },
-          { name: 'chaos-https', protocol: 'TERMINATED_HTTPS', protocol_port: 443, secret_id: secretId, pool: { name: 'chaos-pool', protocol: 'HTTP', members } },
+          {
+            name: 'chaos-https',
+            protocol: 'TERMINATED_HTTPS',
+            protocol_port: 443,
+            secret_id: secretId,
+            pool: { name: 'chaos-pool', protocol: 'HTTP', members },
+            l7_policies: [{ name: 'chaos-reject-bots', action: 'REJECT', rules: [{ type: 'HEADER', compare_type: 'CONTAINS', key: 'User-Agent', value: 'bot' }] }],
+          },
         ],
       },
     ],
@@ -313,6 +321,14 @@ function lbChaosPart(): { fixtures: Pick<EmulatorFixtures, 'load_balancers' | 's
     redirect_prefix: 'https://chaos.example',
     redirect_http_code: 301,
     rules: [{ type: 'PATH', compare_type: 'STARTS_WITH', value: '/' }],
+  });
+  // One that stays as it is (a no-op read with its rules).
+  block('lb_reject', {
+    type: 'cloud_lb_l7policy',
+    listener_id: '${cloud_lb_listener.lb_https.id}',
+    name: 'chaos-reject-bots',
+    action: 'REJECT',
+    rules: [{ type: 'HEADER', compare_type: 'CONTAINS', key: 'User-Agent', value: 'bot' }],
   });
   block('lb_pool', {
     type: 'cloud_lb_pool',

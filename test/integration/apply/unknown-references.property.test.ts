@@ -75,7 +75,7 @@ const BASE: Record<ResourceType, Record<string, unknown>> = {
   },
   cloud_secret: { certificate_id: id('4b000000', 1), name: 'chaos-cert' },
   cloud_lb_l7policy: {
-    listener_id: id('4a000000', 1),
+    listener_id: id('4c000000', 1),
     name: 'prop-policy',
     action: 'REDIRECT_PREFIX',
     redirect_prefix: 'https://prop.example',
