@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { ConflictError } from '../api/errors.js';
 import { apiPath } from '../api/path.js';
-import { KNOWN_AFTER_APPLY } from '../plan/types.js';
+import { KNOWN_AFTER_APPLY, type FieldChange } from '../plan/types.js';
 import { onlyMatch } from './create.js';
 import { fetchListPage, listAll, type CloudScope, type KindList } from './kind-list.js';
 import { defineListReads } from './list-read.js';
-import type { ApplyResult, GroupRead, Observation, OwnedResource, ProviderContext, ResourceProvider, StackView } from './provider.js';
+import type { ApplyResult, GroupRead, Observation, OwnedResource, PlanProblem, ProviderContext, ResourceProvider, StackView } from './provider.js';
 import { RESOURCE_KINDS, type ResourceAttributes } from './registry.js';
 import { readOrGone } from './shared.js';
 
@@ -281,4 +281,21 @@ export async function balancerOfListener(ctx: ProviderContext, scope: CloudScope
     async () => (await ctx.api.get(apiPath`/cloud/v1/lblisteners/${scope.project_id}/${scope.region_id}/${listenerId}`, { schema: listenerBalancer, signal: ctx.signal })).body,
   );
   return listener?.load_balancer_id ?? undefined;
+}
+
+/**
+ * The plan error of a child adopted by its platform id (`idField` set) whose change would replace
+ * it: the new one could no longer be named by that id. None when nothing forces a replacement or
+ * the block names no id (found by its parent and name, it is simply made again).
+ */
+export function adoptedReplaceErrors(changes: readonly FieldChange[], adopted: { idField: string; id: string | undefined; noun: string; parent: string }): PlanProblem[] {
+  const forced = changes.filter((c) => c.forces_replacement);
+  if (forced.length === 0 || adopted.id === undefined) return [];
+  return [
+    {
+      field: String(forced[0]!.path[0]),
+      summary: `${forced.map((c) => c.path[0]).join(' and ')} of ${adopted.noun} ${adopted.id} cannot change in place`,
+      detail: `edgeform would destroy the ${adopted.noun} and create a new one, which ${adopted.idField} could no longer name: remove ${adopted.idField} (the ${adopted.noun} is found by its ${adopted.parent} and name), or declare what the ${adopted.noun} has.`,
+    },
+  ];
 }

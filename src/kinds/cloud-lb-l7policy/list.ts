@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
+import { cloudTaggedList } from '../cloud-owned.js';
 import { listAll, type CloudScope, type KindList } from '../kind-list.js';
 import type { ProviderContext } from '../provider.js';
 
@@ -36,18 +37,10 @@ const ruleAnswer = z.looseObject({
 /** A rule as edgeform reads it. */
 export type Rule = z.infer<typeof ruleAnswer>;
 
-const page = z.looseObject({ count: z.int().min(0), results: z.array(policyAnswer) });
 const rulePage = z.looseObject({ count: z.int().min(0), results: z.array(ruleAnswer) });
 
 /** Every L7 policy of a project and region (L7PolicyCollectionSerializer, `limit`/`offset`, 1,000 a page). */
-export const policyList: KindList<CloudScope, Policy> = {
-  paging: { kind: 'offset', maxPageSize: 1000 },
-  path: (s) => apiPath`/cloud/v1/l7policies/${s.project_id}/${s.region_id}`,
-  async fetchPage(ctx, s, { limit, offset }) {
-    const body = (await ctx.api.get(policyList.path(s), { schema: page, query: { limit, offset }, signal: ctx.signal })).body;
-    return { items: body.results, total: body.count };
-  },
-};
+export const policyList = cloudTaggedList((s) => apiPath`/cloud/v1/l7policies/${s.project_id}/${s.region_id}`, policyAnswer);
 
 /** The rules of one policy (L7RuleCollectionSerializer): the policy list names them by id only. */
 const ruleList: KindList<CloudScope & { policy_id: string }, Rule> = {

@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
 import { canonicalJson } from '../../model/fingerprint.js';
 import { KNOWN_AFTER_APPLY, type FieldChange } from '../../plan/types.js';
+import { cloudTaggedList } from '../cloud-owned.js';
 import { createPlan, withCreateFacts } from '../create.js';
 import { listAll } from '../kind-list.js';
-import { balancerKnown, balancerOfListener, defineChildReads, onBalancer } from '../lb-family.js';
+import { adoptedReplaceErrors, balancerKnown, balancerOfListener, defineChildReads, onBalancer } from '../lb-family.js';
 import { cloudTaskScope, defineLifecycle } from '../lifecycle.js';
 import type { ApplyResult, PlanProblem, ProviderContext, ProviderPlan, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
@@ -64,17 +65,8 @@ const reads = defineChildReads({
 
 /** The fields of the lists the balancer check reads: a listener's balancer, a pool's. */
 const brief = z.looseObject({ id: z.string(), load_balancer_id: z.string().nullish(), loadbalancers: z.array(z.looseObject({ id: z.string() })).nullish() });
-const briefPage = z.looseObject({ count: z.int().min(0), results: z.array(brief) });
-const briefList = (kind: 'lblisteners' | 'lbpools') => ({
-  paging: { kind: 'offset' as const, maxPageSize: 1000 },
-  path: (s: { project_id: number; region_id: number }) => apiPath`/cloud/v1/${kind}/${s.project_id}/${s.region_id}`,
-  async fetchPage(ctx: ProviderContext, s: { project_id: number; region_id: number }, { limit, offset }: { limit: number; offset: number }) {
-    const body = (await ctx.api.get(apiPath`/cloud/v1/${kind}/${s.project_id}/${s.region_id}`, { schema: briefPage, query: { limit, offset }, signal: ctx.signal })).body;
-    return { items: body.results, total: body.count };
-  },
-});
-const listenerBrief = briefList('lblisteners');
-const poolBrief = briefList('lbpools');
+const listenerBrief = cloudTaggedList((s) => apiPath`/cloud/v1/lblisteners/${s.project_id}/${s.region_id}`, brief);
+const poolBrief = cloudTaggedList((s) => apiPath`/cloud/v1/lbpools/${s.project_id}/${s.region_id}`, brief);
 
 /**
  * What a REDIRECT_TO_POOL policy's create is checked against: the balancer of its listener and
@@ -248,17 +240,7 @@ export const cloudLbL7policy: ResourceProvider<'cloud_lb_l7policy'> = {
       after.rules = d.rules.map(answeredRule);
       if (removeRules.length > 0 || addRules.length > 0) changes.push({ path: ['rules'], op: 'update', before: before.rules, after: after.rules });
     }
-    const errors: PlanProblem[] =
-      forces && d.l7policy_id !== undefined
-        ? [
-            {
-              field: 'listener_id',
-              summary: `listener_id of L7 policy ${d.l7policy_id} cannot change in place`,
-              detail:
-                'edgeform would destroy the policy and create a new one, which l7policy_id could no longer name: remove l7policy_id (the policy is found by its listener and name), or declare its listener.',
-            },
-          ]
-        : [];
+    const errors = adoptedReplaceErrors(changes, { idField: 'l7policy_id', id: d.l7policy_id, noun: 'L7 policy', parent: 'listener' });
     const action = forces ? 'replace' : changes.length > 0 ? 'update' : 'no-op';
     const ownChanged = changed.size > 0;
     const payload = action === 'update' ? { payload: { body: ownChanged ? patchBody(d, changed) : null, remove_rules: removeRules, add_rules: addRules } } : {};

@@ -209,6 +209,16 @@ describe('cloud_lb_l7policy', () => {
     expect([...emu.state.lbL7Policies.values()].find((p) => p.name === 'to-pool')?.redirect_pool_id).toBe(POOL);
   });
 
+  it('refuses at plan a policy adopted by its id whose listener changes: the new policy could not be named by that id', async () => {
+    await seed();
+    const yaml = stack(`    l7policy_id: ${REDIRECT}\n${REDIRECT_BLOCK.replace('http.id', 'http_alt.id')}`);
+    const plan = await cli(['plan', join(writeStackFiles({ 'stack.yaml': yaml }), 'stack.yaml')]);
+    expect(plan.code).toBe(1);
+    expect(plan.stdout + plan.stderr).toContain(`listener_id of L7 policy ${REDIRECT} cannot change in place`);
+    expect(plan.stdout + plan.stderr).toContain('remove l7policy_id (the L7 policy is found by its listener and name)');
+    expect(writes()).toEqual([]);
+  });
+
   it('imports policies with their rules, the listener and the pool as references, and the import plans clean', async () => {
     const ours = FIXTURES.load_balancers[0]!;
     const listeners = [
