@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NotFoundError } from '../../api/errors.js';
 import { apiPath } from '../../api/path.js';
 import { canonicalJson } from '../../model/fingerprint.js';
 import { KNOWN_AFTER_APPLY, type FieldChange } from '../../plan/types.js';
@@ -118,7 +119,8 @@ async function writeRules(ctx: ProviderContext, d: Desired, id: string, remove: 
     try {
       await sendRuleTask(ctx, d, { method: 'DELETE', path: rulePath(d.project_id, d.region_id, id, ruleId) });
     } catch (error) {
-      if (!(error instanceof Error && 'status' in error && error.status === 404)) throw error;
+      // Already gone: what the delete asked for.
+      if (!(error instanceof NotFoundError)) throw error;
     }
   }
   for (const rule of add) await sendRuleTask(ctx, d, { method: 'POST', path: rulesPath(d.project_id, d.region_id, id), body: rule });
