@@ -20,7 +20,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readCpuProfile, timeInside } from './cpu-profile.js';
 import { CLI, median, measureLatency, runCli, runNode, startEmulator, type EmulatorProcess, type Run } from './processes.js';
-import { deleteAppsWorld, dnsWorld, fleetWorld, floatingIpWorld, identityWorld, mixedWorld, resizeWorld, tinyWorld, zoneFileWorld, type World } from './worlds.js';
+import { balancerWorld, deleteAppsWorld, dnsWorld, fleetWorld, floatingIpWorld, identityWorld, mixedWorld, resizeWorld, tinyWorld, zoneFileWorld, type World } from './worlds.js';
 
 /** One measured figure with its ideal and its target. */
 interface Row {
@@ -751,6 +751,7 @@ try {
   if (wanted('reads-identity')) {
     await planReads('reads-identity', `re-plan of ${IDENTITY_LABEL}, converged`, identityWorld(dir, IDENTITY_FIPS, IDENTITY_APPS, true), nodeMs, { value: 0.01, is: 'issue 20' });
   }
+  if (wanted('reads-lb')) await planReads('reads-lb', '300 load balancers with 2 listeners and a pool each, no change (1,200 resources)', balancerWorld(dir, 300), nodeMs);
   if (wanted('compute-plan') || wanted('compute-validate')) await compute(floatingIpWorld(dir, 10_000), floatingIpWorld(dir, 20_000), nodeMs);
   if (wanted('compute-dns')) await computeDns(dnsWorld(dir, 10_000, 1, true), nodeMs);
   if (wanted('apply-noticed') || wanted('apply-wall')) await applyResizes(resizeWorld(dir, 200));

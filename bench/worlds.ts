@@ -77,6 +77,37 @@ export function floatingIpWorld(dir: string, n: number): World {
 }
 
 /**
+ * `n` load balancers of stack "lbs" in one project/region, each with an HTTP listener and its
+ * pool (one member) and a TCP listener, declared as they are: a no-change plan (issue 34). Its
+ * `listPages` are the balancers' list (filtered by the stack's ownership tag), the listeners' and
+ * the pools', each cut in pages of 1,000: not one request per child.
+ */
+export function balancerWorld(dir: string, n: number): World {
+  const lines = ['name: lbs', 'defaults: { project_id: 1, region_id: 76 }', 'resources:'];
+  const load_balancers = [];
+  for (let i = 0; i < n; i++) {
+    const lb = `\${cloud_load_balancer.lb_${i}.id}`;
+    load_balancers.push({
+      id: uuid('7a000000', i),
+      name: `lb-${i}`,
+      tags: { 'edgeform-stack': 'lbs', 'edgeform-address': `cloud_load_balancer.lb_${i}` },
+      listeners: [
+        { name: 'http', protocol: 'HTTP', protocol_port: 80, pool: { name: 'web', protocol: 'HTTP', members: [{ address: '10.0.0.10', protocol_port: 8080 }] } },
+        { name: 'tcp', protocol: 'TCP', protocol_port: 5432 },
+      ],
+    });
+    lines.push(
+      `  lb_${i}: { type: cloud_load_balancer, name: lb-${i} }`,
+      `  http_${i}: { type: cloud_lb_listener, name: http, load_balancer_id: "${lb}", protocol: HTTP, protocol_port: 80 }`,
+      `  tcp_${i}: { type: cloud_lb_listener, name: tcp, load_balancer_id: "${lb}", protocol: TCP, protocol_port: 5432 }`,
+      `  pool_${i}: { type: cloud_lb_pool, name: web, load_balancer_id: "${lb}", listener_id: "\${cloud_lb_listener.http_${i}.id}", lb_algorithm: ROUND_ROBIN, protocol: HTTP, members: [{ address: 10.0.0.10, protocol_port: 8080 }] }`,
+    );
+  }
+  const pages = (items: number) => Math.max(1, Math.ceil(items / PAGE_SIZES.cloud));
+  return write(dir, `balancers-${n}`, lines, { load_balancers }, 4 * n, pages(n) + pages(2 * n) + pages(n), `/cloud/v1/loadbalancers/1/76/${uuid('7a000000', 0)}`);
+}
+
+/**
  * `n` instances in one project/region, each to be resized to a flavor it offers: the apply
  * world (every resize is one platform task).
  */

@@ -6,7 +6,7 @@
  * again by its ownership tags, and a FastEdge app reading the address of a floating IP made in
  * the same apply (a reference, known after apply), and a virtual machine made from nothing (network,
  * subnet, security group, SSH key, floating IP, instance) and destroyed again, and a CDN site (origin group, resource, rules,
- * a Let's Encrypt certificate) created, its cache purged for a new release, then a rule dropped and pruned, and two instances behind a load balancer with HTTPS made and destroyed. Every step runs the real CLI as a user would; the script checks
+ * a Let's Encrypt certificate) created, its cache purged for a new release, then a rule dropped and pruned, and two instances behind a load balancer with HTTPS (HTTP redirected to it) made and destroyed. Every step runs the real CLI as a user would; the script checks
  * each exit code.
  */
 import { spawn } from 'node:child_process';
@@ -156,16 +156,27 @@ try {
       .replace(/^ {2}api:\n(?: {4}.*\n)+/m, ''),
   );
   await step('25. The "api" rule is dropped from the stack, with prune: true: destroyed (deactivated first)', ['apply', pruning, '--auto-approve'], 0);
-  await step("26. Two instances behind a load balancer with HTTPS: 11 to add, the certificate's key only from the environment", ['plan', LB_STACK, '--detailed-exitcode'], 2);
-  await waitingOnTasks(() =>
-    step("27. Apply: the chain, then the balancer; its listeners and pool one at a time on the balancer's lock", ['apply', LB_STACK, '--auto-approve'], 0, onApplyOutput),
+  await step(
+    "26. Two instances behind a load balancer with HTTPS, HTTP redirected to it: 12 to add, the certificate's key only from the environment",
+    ['plan', LB_STACK, '--detailed-exitcode'],
+    2,
   );
-  await step('28. Plan it again: balancer by its ownership tags, listeners and pool by name, nothing to do', ['plan', LB_STACK, '--detailed-exitcode'], 0);
+  await waitingOnTasks(() =>
+    step(
+      "27. Apply: the chain, then the balancer; its listeners, pool and L7 policy one at a time on the balancer's lock",
+      ['apply', LB_STACK, '--auto-approve'],
+      0,
+      onApplyOutput,
+    ),
+  );
+  await step('28. Plan it again: balancer by its ownership tags, listeners, pool and policy by name, nothing to do', ['plan', LB_STACK, '--detailed-exitcode'], 0);
   const lbGone = join(work, 'load-balanced.yaml');
   writeFileSync(lbGone, readFileSync(LB_STACK, 'utf8').replace(/^( {2}[a-z_0-9]+:\n {4}type: .*)$/gm, '$1\n    ensure: absent'));
   copyFileSync('examples/load-balanced.crt', join(work, 'load-balanced.crt'));
   copyFileSync('examples/load-balanced.chain.crt', join(work, 'load-balanced.chain.crt'));
-  await waitingOnTasks(() => step('29. ensure: absent on every block: the pool, the listeners, then the balancer', ['apply', lbGone, '--auto-approve'], 0, onApplyOutput));
+  await waitingOnTasks(() =>
+    step('29. ensure: absent on every block: the policy and the pool, the listeners, then the balancer', ['apply', lbGone, '--auto-approve'], 0, onApplyOutput),
+  );
 } finally {
   await emulator.close();
   rmSync(work, { recursive: true, force: true });

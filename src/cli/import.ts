@@ -182,8 +182,9 @@ export function intoZoneFiles(found: readonly ImportedResource[]): { found: Impo
 /**
  * What an import of one KIND keeps of what was found (`--all` keeps everything): the KIND's
  * resources (with `--name`, those it names: `matchesName`); of the kinds they bring, those whose
- * `refersTo` fields of KIND name a resource kept (a zone's record sets, a resource's rules), then
- * those a kept resource's `refersTo` field names (a resource's or rule's origin group), each once.
+ * `refersTo` fields of KIND name a resource kept (a zone's record sets, a resource's rules), and
+ * those whose `refersTo` fields name only kept resources of the kinds brought (a balancer's
+ * listeners' L7 policies), then those a kept resource's `refersTo` field names (a resource's or rule's origin group), each once.
  * Pure.
  */
 export function keepNamed(found: readonly ImportedResource[], request: ImportRequest): ImportedResource[] {
@@ -196,6 +197,20 @@ export function keepNamed(found: readonly ImportedResource[], request: ImportReq
     if (r.type === named.type) continue;
     const links = Object.entries(r.refersTo ?? {}).filter(([, to]) => targetType(to) === named.type);
     if (links.length > 0 && links.every(([field]) => keptIds.has(String(r.attributes[field])))) kept.add(r);
+  }
+  for (const r of kept) keptIds.add(r.id);
+  // Then, until nothing more is kept, what names only kept resources of the kinds brought (a listener's L7 policies, the pool they redirect to).
+  const brought = new Set(request.kinds.slice(1).map((k) => k.type));
+  for (let more = true; more;) {
+    more = false;
+    for (const r of found) {
+      if (kept.has(r) || r.type === named.type) continue;
+      const links = Object.entries(r.refersTo ?? {}).filter(([field, to]) => brought.has(targetType(to)) && r.attributes[field] !== undefined && r.attributes[field] !== null);
+      if (links.length === 0 || !links.every(([field]) => keptIds.has(String(r.attributes[field])))) continue;
+      kept.add(r);
+      keptIds.add(r.id);
+      more = true;
+    }
   }
   // What the kept resources name (by kind and id), brought once however many name it.
   const namedByKept = new Set(

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { ConflictError } from '../api/errors.js';
 import { apiPath } from '../api/path.js';
-import { KNOWN_AFTER_APPLY } from '../plan/types.js';
+import { KNOWN_AFTER_APPLY, type FieldChange } from '../plan/types.js';
 import { onlyMatch } from './create.js';
 import { fetchListPage, listAll, type CloudScope, type KindList } from './kind-list.js';
 import { defineListReads } from './list-read.js';
-import type { ApplyResult, GroupRead, Observation, OwnedResource, ProviderContext, ResourceProvider, StackView } from './provider.js';
+import type { ApplyResult, GroupRead, Observation, OwnedResource, PlanProblem, ProviderContext, ResourceProvider, StackView } from './provider.js';
 import { RESOURCE_KINDS, type ResourceAttributes } from './registry.js';
 import { readOrGone } from './shared.js';
 
@@ -104,8 +104,19 @@ export function ownedBalancers(stack: StackView | undefined): Map<string, { addr
   return owned;
 }
 
-/** The kinds that are children of a balancer: written on its lock, found by (balancer, name), pruned only inside a balancer the stack owns. */
-export type BalancerChildType = 'cloud_lb_listener' | 'cloud_lb_pool';
+/** The kinds that are children of a balancer: written on its lock, found by (parent, name), pruned only inside a balancer the stack owns. */
+export type BalancerChildType = 'cloud_lb_listener' | 'cloud_lb_pool' | 'cloud_lb_l7policy';
+
+/** The balancer of each listener the stack's `cloud_lb_listener` blocks found (by listener id). */
+function listenerBalancers(stack: StackView | undefined): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const block of stack?.read?.('cloud_lb_listener') ?? []) {
+    if (block.observation?.exists !== true) continue;
+    const { listener_id, load_balancer_id } = block.observation.state;
+    if (typeof listener_id === 'string' && typeof load_balancer_id === 'string') found.set(listener_id, load_balancer_id);
+  }
+  return found;
+}
 
 /** What a child kind declares for its reads and prune (see defineChildReads). */
 export interface ChildSpec<T extends BalancerChildType, Item> {
@@ -117,17 +128,27 @@ export interface ChildSpec<T extends BalancerChildType, Item> {
   /** GET one by id (throws NotFoundError on 404). */
   get(ctx: ProviderContext, desired: ResourceAttributes[T], id: string): Promise<Item>;
   itemId(item: Item): string;
-  /** The balancer an item belongs to (null: none it names). */
-  balancerOf(item: Item): string | null;
+  /**
+   * The balancer an item belongs to (null: none it names or known); `listeners` maps the
+   * listeners the stack's blocks found to their balancers, for a child that names only its listener.
+   */
+  balancerOf(item: Item, listeners: ReadonlyMap<string, string>): string | null;
+  /** The block field naming the child's parent, by which (with the name) it is found: its balancer (the default) or its listener. */
+  parentField?: 'load_balancer_id' | 'listener_id';
+  /** The parent an item belongs to (see parentField); default balancerOf. */
+  parentOf?(item: Item): string | null;
   itemName(item: Item): string;
   observe(item: Item): Observation & { exists: true };
+  /** A block's observation when it needs more than the list's item (a policy's rules); default observe. */
+  detail?(ctx: ProviderContext, desired: ResourceAttributes[T], item: Item): Promise<Observation>;
 }
 
 /** The attributes every child kind has. */
 interface ChildAttributes {
   project_id: number;
   region_id: number;
-  load_balancer_id: string;
+  load_balancer_id?: string;
+  listener_id?: string;
   name: string;
 }
 
@@ -156,11 +177,15 @@ export function defineChildReads<T extends BalancerChildType, Item>(
   // Read by its name: the id field is not a field of ChildAttributes.
   const idOf = (d: ResourceAttributes[T]) => (d as unknown as Record<string, unknown>)[idField] as string | undefined;
   const place = (d: ResourceAttributes[T]): CloudScope => ({ project_id: attrs(d).project_id, region_id: attrs(d).region_id });
-  const keyOf = (lb: string, name: string) => `${lb}/${name}`;
+  const keyOf = (parent: string, name: string) => `${parent}/${name}`;
+  const parentField = spec.parentField ?? 'load_balancer_id';
+  const parentNoun = parentField === 'listener_id' ? 'listener' : 'load balancer';
+  const parentOf = spec.parentOf ?? ((item: Item) => spec.balancerOf(item, new Map()));
+  const parent = (d: ResourceAttributes[T]) => attrs(d)[parentField] ?? '';
   const pick = (d: ResourceAttributes[T], matches: readonly Item[]) => {
-    const identity = `name ${JSON.stringify(attrs(d).name)} in load balancer ${attrs(d).load_balancer_id}`;
+    const identity = `name ${JSON.stringify(attrs(d).name)} in ${parentNoun} ${parent(d)}`;
     const item = onlyMatch(
-      matches.filter((m) => spec.balancerOf(m) === attrs(d).load_balancer_id && spec.itemName(m) === attrs(d).name),
+      matches.filter((m) => parentOf(m) === parent(d) && spec.itemName(m) === attrs(d).name),
       spec.itemId,
       { type: spec.type, identity },
     );
@@ -168,7 +193,7 @@ export function defineChildReads<T extends BalancerChildType, Item>(
   };
   const readOne = (ctx: ProviderContext, d: ResourceAttributes[T], id: string) => readOrGone(() => spec.get(ctx, d, id));
   const findByName = async (ctx: ProviderContext, d: ResourceAttributes[T]) => {
-    if (!balancerKnown(attrs(d).load_balancer_id)) return null;
+    if (!balancerKnown(parent(d))) return null;
     return pick(d, await listAll(ctx, spec.list, place(d), spec.itemId))?.item ?? null;
   };
   const endpoint = {
@@ -177,15 +202,15 @@ export function defineChildReads<T extends BalancerChildType, Item>(
   };
   const reads = defineListReads<T, Item>({
     readOne: (ctx, d) => readOne(ctx, d, idOf(d) ?? ''),
-    project: (_ctx, _d, item) => spec.observe(item),
+    project: (ctx, d, item) => (spec.detail ? spec.detail(ctx, d, item) : spec.observe(item)),
     hasId: (d) => idOf(d) !== undefined,
     async find(ctx, d) {
-      if (!balancerKnown(attrs(d).load_balancer_id)) return null;
+      if (!balancerKnown(parent(d))) return null;
       return pick(d, await listAll(ctx, spec.list, place(d), spec.itemId));
     },
     findInList: {
-      key: (d) => keyOf(attrs(d).load_balancer_id, attrs(d).name),
-      itemKey: (item) => keyOf(spec.balancerOf(item) ?? '', spec.itemName(item)),
+      key: (d) => keyOf(parent(d), attrs(d).name),
+      itemKey: (item) => keyOf(parentOf(item) ?? '', spec.itemName(item)),
       pick: (d, matches) => pick(d, matches),
     },
     list: {
@@ -208,20 +233,29 @@ export function defineChildReads<T extends BalancerChildType, Item>(
       for (const block of blocks) if (block.observation?.exists === true) taken.add(block.observation.state[idField] as string);
       // A block whose read failed (two children of its name) may be any child of its name in its balancer.
       const unread = blocks.filter((b) => b.observation === undefined).map((b) => attrs(b.attributes));
+      const listeners = listenerBalancers(stack);
       const places = new Map([...balancers.values()].map(({ scope }) => [`${scope.project_id}/${scope.region_id}`, scope]));
       const found: OwnedResource<T>[] = [];
       for (const scope of places.values()) {
         for (const item of (await readOrGone(() => listAll(ctx, spec.list, scope, spec.itemId))) ?? []) {
-          const lb = spec.balancerOf(item);
+          const lb = spec.balancerOf(item, listeners);
           const owner = lb === null ? undefined : balancers.get(lb);
           if (owner === undefined || taken.has(spec.itemId(item))) continue;
-          if (unread.some((d) => d.name === spec.itemName(item) && (d.load_balancer_id === lb || !balancerKnown(d.load_balancer_id)))) continue;
+          const of = parentOf(item);
+          if (unread.some((d) => d.name === spec.itemName(item) && (d[parentField] === of || !balancerKnown(d[parentField])))) continue;
           found.push({
             stack: stackName,
             address: `${spec.type}.${lb}/${spec.itemId(item)}`,
             place: `${scope.project_id}/${scope.region_id}`,
             // A pruned child's block as the planner takes it: the fields its delete needs, keyed by the kind's id field.
-            desired: { ...scope, [idField]: spec.itemId(item), load_balancer_id: lb, name: spec.itemName(item), ensure: 'absent' } as unknown as ResourceAttributes[T],
+            desired: {
+              ...scope,
+              [idField]: spec.itemId(item),
+              load_balancer_id: lb,
+              [parentField]: of,
+              name: spec.itemName(item),
+              ensure: 'absent',
+            } as unknown as ResourceAttributes[T],
             observation: spec.observe(item),
             pruneReason: `no block declares it, and it is a ${spec.noun} (${JSON.stringify(spec.itemName(item))}) of ${owner.address}, which this stack declares (prune: true)`,
           });
@@ -231,4 +265,37 @@ export function defineChildReads<T extends BalancerChildType, Item>(
     },
   };
   return { read: reads.read, groupRead: reads.groupRead, readOrGone: readOne, findByName, pruneListing };
+}
+
+/** The field of a listener answer a child naming only its listener needs: its balancer. */
+const listenerBalancer = z.looseObject({ load_balancer_id: z.string().nullish() });
+
+/**
+ * The balancer of a listener, for a write of a child that names only its listener (an L7 policy)
+ * to wait its turn on (onBalancer): one GET of the listener. Undefined when the listener is gone
+ * (its children went with it) or names none.
+ */
+export async function balancerOfListener(ctx: ProviderContext, scope: CloudScope, listenerId: string): Promise<string | undefined> {
+  if (!balancerKnown(listenerId)) return undefined;
+  const listener = await readOrGone(
+    async () => (await ctx.api.get(apiPath`/cloud/v1/lblisteners/${scope.project_id}/${scope.region_id}/${listenerId}`, { schema: listenerBalancer, signal: ctx.signal })).body,
+  );
+  return listener?.load_balancer_id ?? undefined;
+}
+
+/**
+ * The plan error of a child adopted by its platform id (`idField` set) whose change would replace
+ * it: the new one could no longer be named by that id. None when nothing forces a replacement or
+ * the block names no id (found by its parent and name, it is simply made again).
+ */
+export function adoptedReplaceErrors(changes: readonly FieldChange[], adopted: { idField: string; id: string | undefined; noun: string; parent: string }): PlanProblem[] {
+  const forced = changes.filter((c) => c.forces_replacement);
+  if (forced.length === 0 || adopted.id === undefined) return [];
+  return [
+    {
+      field: String(forced[0]!.path[0]),
+      summary: `${forced.map((c) => c.path[0]).join(' and ')} of ${adopted.noun} ${adopted.id} cannot change in place`,
+      detail: `edgeform would destroy the ${adopted.noun} and create a new one, which ${adopted.idField} could no longer name: remove ${adopted.idField} (the ${adopted.noun} is found by its ${adopted.parent} and name), or declare what the ${adopted.noun} has.`,
+    },
+  ];
 }

@@ -5,6 +5,7 @@ import { cloudFloatingIp } from './cloud-floating-ip/provider.js';
 import { cloudInstance } from './cloud-instance/provider.js';
 import { cloudK8sCluster } from './cloud-k8s-cluster/provider.js';
 import { cloudLoadBalancer } from './cloud-load-balancer/provider.js';
+import { cloudLbL7policy } from './cloud-lb-l7policy/provider.js';
 import { cloudLbListener } from './cloud-lb-listener/provider.js';
 import { cloudLbPool } from './cloud-lb-pool/provider.js';
 import { cloudSecret } from './cloud-secret/provider.js';
@@ -53,6 +54,7 @@ export const providers: ProviderRegistry = {
     cloud_load_balancer: cloudLoadBalancer,
     cloud_lb_listener: cloudLbListener,
     cloud_lb_pool: cloudLbPool,
+    cloud_lb_l7policy: cloudLbL7policy,
     cloud_secret: cloudSecret,
   },
   checks: {

@@ -5,6 +5,7 @@ import { cdnRuleKind } from './cdn-rule/schema.js';
 import { cloudFloatingIpKind } from './cloud-floating-ip/schema.js';
 import { cloudInstanceKind } from './cloud-instance/schema.js';
 import { cloudLoadBalancerKind } from './cloud-load-balancer/schema.js';
+import { cloudLbL7policyKind } from './cloud-lb-l7policy/schema.js';
 import { cloudLbListenerKind } from './cloud-lb-listener/schema.js';
 import { cloudLbPoolKind } from './cloud-lb-pool/schema.js';
 import { cloudSecretKind } from './cloud-secret/schema.js';
@@ -47,6 +48,7 @@ export const RESOURCE_KINDS = byType('resource', {
   cloud_load_balancer: cloudLoadBalancerKind,
   cloud_lb_listener: cloudLbListenerKind,
   cloud_lb_pool: cloudLbPoolKind,
+  cloud_lb_l7policy: cloudLbL7policyKind,
   fastedge_app: fastedgeAppKind,
   streaming_player: streamingPlayerKind,
   streaming_video_subtitle: streamingVideoSubtitleKind,

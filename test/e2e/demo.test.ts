@@ -36,10 +36,10 @@ describe('npm run demo', () => {
     expect(output).toContain('Plan: 0 to add, 0 to change, 0 to destroy, then 1 purge.');
     expect(output).toContain('cdn_resource.site: Purged');
     expect(output).toContain('Apply complete! Resources: 0 added, 0 changed, 0 destroyed. 1 purge done.');
-    // Two instances behind a load balancer with HTTPS, made from nothing and destroyed; its TLS key never printed.
-    expect(output).toContain('Plan: 11 to add, 0 to change, 0 to destroy.');
-    expect(output).toContain('Apply complete! Resources: 11 added, 0 changed, 0 destroyed.');
-    expect(output).toContain('Apply complete! Resources: 0 added, 0 changed, 11 destroyed.');
+    // Two instances behind a load balancer with HTTPS (HTTP redirected to it by an L7 policy), made from nothing and destroyed; its TLS key never printed.
+    expect(output).toContain('Plan: 12 to add, 0 to change, 0 to destroy.');
+    expect(output).toContain('Apply complete! Resources: 12 added, 0 changed, 0 destroyed.');
+    expect(output).toContain('Apply complete! Resources: 0 added, 0 changed, 12 destroyed.');
     expect(output).not.toContain('DemoKeyDemoKey');
     expect(output).not.toContain('✘');
     expect(output).toContain('Demo complete');

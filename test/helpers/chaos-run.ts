@@ -77,6 +77,7 @@ async function runChaos(
     'cloud_volume',
     'cloud_lb_listener',
     'cloud_lb_pool',
+    'cloud_lb_l7policy',
   ])
     expect(actions).toContain(`${kind} update`);
   for (const kind of [

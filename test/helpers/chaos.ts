@@ -272,8 +272,30 @@ function lbChaosPart(): { fixtures: Pick<EmulatorFixtures, 'load_balancers' | 's
         flavor: 'lb1-1-2',
         tags: { env: 'staging' },
         listeners: [
-          { name: 'chaos-http', protocol: 'HTTP', protocol_port: 80, pool: { name: 'chaos-http-pool', protocol: 'HTTP', members: [{ address: '10.0.0.12', protocol_port: 80 }] } },
-          { name: 'chaos-https', protocol: 'TERMINATED_HTTPS', protocol_port: 443, secret_id: secretId, pool: { name: 'chaos-pool', protocol: 'HTTP', members } },
+          {
+            id: id('4c000000', 1),
+            name: 'chaos-http',
+            protocol: 'HTTP',
+            protocol_port: 80,
+            pool: { name: 'chaos-http-pool', protocol: 'HTTP', members: [{ address: '10.0.0.12', protocol_port: 80 }] },
+            l7_policies: [
+              {
+                name: 'chaos-to-https',
+                action: 'REDIRECT_PREFIX',
+                redirect_prefix: 'https://chaos.example',
+                redirect_http_code: 302,
+                rules: [{ type: 'PATH', compare_type: 'STARTS_WITH', value: '/' }],
+              },
+            ],
+          },
+          {
+            name: 'chaos-https',
+            protocol: 'TERMINATED_HTTPS',
+            protocol_port: 443,
+            secret_id: secretId,
+            pool: { name: 'chaos-pool', protocol: 'HTTP', members },
+            l7_policies: [{ name: 'chaos-reject-bots', action: 'REJECT', rules: [{ type: 'HEADER', compare_type: 'CONTAINS', key: 'User-Agent', value: 'bot' }] }],
+          },
         ],
       },
     ],
@@ -289,6 +311,24 @@ function lbChaosPart(): { fixtures: Pick<EmulatorFixtures, 'load_balancers' | 's
     protocol_port: 443,
     certificate_id: '${cloud_secret.cert.id}',
     connection_limit: 5000,
+  });
+  // An L7 policy whose redirect code changes (one PATCH on the balancer, its rule kept).
+  block('lb_redirect', {
+    type: 'cloud_lb_l7policy',
+    listener_id: '${cloud_lb_listener.lb_http.id}',
+    name: 'chaos-to-https',
+    action: 'REDIRECT_PREFIX',
+    redirect_prefix: 'https://chaos.example',
+    redirect_http_code: 301,
+    rules: [{ type: 'PATH', compare_type: 'STARTS_WITH', value: '/' }],
+  });
+  // One that stays as it is (a no-op read with its rules).
+  block('lb_reject', {
+    type: 'cloud_lb_l7policy',
+    listener_id: '${cloud_lb_listener.lb_https.id}',
+    name: 'chaos-reject-bots',
+    action: 'REJECT',
+    rules: [{ type: 'HEADER', compare_type: 'CONTAINS', key: 'User-Agent', value: 'bot' }],
   });
   block('lb_pool', {
     type: 'cloud_lb_pool',
@@ -366,6 +406,8 @@ export function emulatorResource(change: ResourceChange): string {
       return place('lb_listener', d.listener_id ?? change.before?.listener_id);
     case 'cloud_lb_pool':
       return place('lb_pool', d.pool_id ?? change.before?.pool_id);
+    case 'cloud_lb_l7policy':
+      return place('lb_l7policy', d.l7policy_id ?? change.before?.l7policy_id);
     case 'cloud_secret':
       return place('secret', d.certificate_id);
     // --- end load balancers ---
@@ -421,6 +463,9 @@ export function expectedMutations(change: ResourceChange): string[] {
       const body = (change.payload as { body: { members?: Array<{ address: string; protocol_port: number }> } }).body;
       return [describeMutation({ change: 'update_lbpool', after: { members: (body.members ?? []).map((m) => `${m.address}:${m.protocol_port}`) } })];
     }
+    case 'cloud_lb_l7policy':
+      // The PATCH's fields that differ, as the emulator logs them (the rules are changes of their own).
+      return [describeMutation({ change: 'update_l7policy', after: Object.fromEntries(change.changes.filter((c) => c.path[0] !== 'rules').map((c) => [c.path[0], c.after])) })];
     default:
       throw new Error(`no update is expected of ${change.type}`);
   }

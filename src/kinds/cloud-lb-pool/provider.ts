@@ -3,7 +3,7 @@ import { apiPath } from '../../api/path.js';
 import { canonicalJson } from '../../model/fingerprint.js';
 import type { FieldChange } from '../../plan/types.js';
 import { createPlan } from '../create.js';
-import { defineChildReads, onBalancer } from '../lb-family.js';
+import { adoptedReplaceErrors, defineChildReads, onBalancer } from '../lb-family.js';
 import { cloudTaskScope, defineLifecycle } from '../lifecycle.js';
 import type { ProviderPlan, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
@@ -217,17 +217,7 @@ export const cloudLbPool: ResourceProvider<'cloud_lb_pool'> = {
       }
     }
     const forced = changes.filter((c) => c.forces_replacement);
-    const errors =
-      forced.length > 0 && d.pool_id !== undefined
-        ? [
-            {
-              field: forced[0]!.path[0]!,
-              summary: `${forced.map((c) => c.path[0]).join(' and ')} of pool ${d.pool_id} cannot change in place`,
-              detail:
-                'edgeform would destroy the pool and create a new one, which pool_id could no longer name: remove pool_id (the pool is found by its balancer and name), or declare what the pool has.',
-            },
-          ]
-        : [];
+    const errors = adoptedReplaceErrors(changes, { idField: 'pool_id', id: d.pool_id, noun: 'pool', parent: 'balancer' });
     const action = forced.length > 0 ? 'replace' : changes.length > 0 ? 'update' : 'no-op';
     const notes = monitorRemovedFirst ? ['the health monitor type changes: the monitor is removed, then the new one added (two PATCHes)'] : [];
     const payload = action === 'update' ? { body: vendorBody(body), ...(monitorRemovedFirst ? { monitor_removed_first: true } : {}) } : undefined;

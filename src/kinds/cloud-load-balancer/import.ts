@@ -34,5 +34,5 @@ export const balancerImport = defineImport('cloud_load_balancer', {
     ['vip_address', lb.vip_address ?? ''],
   ],
   ownedBy: (lb) => ownedByTags(lb.tags),
-  alsoImports: ['cloud_lb_listener', 'cloud_lb_pool', 'cloud_secret'],
+  alsoImports: ['cloud_lb_listener', 'cloud_lb_pool', 'cloud_lb_l7policy', 'cloud_secret'],
 });

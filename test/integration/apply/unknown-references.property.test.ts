@@ -74,6 +74,13 @@ const BASE: Record<ResourceType, Record<string, unknown>> = {
     members: [{ address: '10.0.0.20', protocol_port: 80, weight: 2 }],
   },
   cloud_secret: { certificate_id: id('4b000000', 1), name: 'chaos-cert' },
+  cloud_lb_l7policy: {
+    listener_id: id('4c000000', 1),
+    name: 'prop-policy',
+    action: 'REDIRECT_PREFIX',
+    redirect_prefix: 'https://prop.example',
+    rules: [{ type: 'PATH', compare_type: 'STARTS_WITH', value: '/' }],
+  },
 };
 
 type Leaf = { path: (string | number)[]; value: string | number };

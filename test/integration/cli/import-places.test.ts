@@ -140,6 +140,7 @@ describe('edgeform import across projects and regions, with long lists', () => {
           `/cloud/v1/loadbalancers/${place}`,
           `/cloud/v1/lblisteners/${place}`,
           `/cloud/v1/lbpools/${place}`,
+          `/cloud/v1/l7policies/${place}`,
         ]),
       ].sort(),
     );

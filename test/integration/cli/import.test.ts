@@ -38,6 +38,7 @@ const DEMO_COUNTS: Record<ResourceType, number> = {
   cloud_load_balancer: 0,
   cloud_lb_listener: 0,
   cloud_lb_pool: 0,
+  cloud_lb_l7policy: 0,
   cloud_secret: 0,
 };
 

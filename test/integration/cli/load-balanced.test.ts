@@ -25,10 +25,10 @@ const uuid = (prefix: string, n: number) => `${prefix}-0000-4000-8000-${String(n
 
 /** The vendor's path template of a load balancer family request path (`/cloud/v2/lbpools/1/76/<id>` → `.../{pool_id}`). */
 function templateOf(path: string): string | undefined {
-  const m = /^\/cloud\/(v1|v2)\/(loadbalancers|lblisteners|lbpools|secrets)\/\d+\/\d+(\/[^/]+)?(\/resize)?$/.exec(path);
+  const m = /^\/cloud\/(v1|v2)\/(loadbalancers|lblisteners|lbpools|secrets|l7policies)\/\d+\/\d+(\/[^/]+)?(\/resize|\/rules)?(\/[^/]+)?$/.exec(path);
   if (!m) return undefined;
-  const param = { loadbalancers: 'loadbalancer_id', lblisteners: 'listener_id', lbpools: 'pool_id', secrets: 'secret_id' }[m[2] as 'lbpools'];
-  return `/cloud/${m[1]}/${m[2]}/{project_id}/{region_id}${m[3] ? `/{${param}}` : ''}${m[4] ?? ''}`;
+  const param = { loadbalancers: 'loadbalancer_id', lblisteners: 'listener_id', lbpools: 'pool_id', secrets: 'secret_id', l7policies: 'l7policy_id' }[m[2] as 'lbpools'];
+  return `/cloud/${m[1]}/${m[2]}/{project_id}/{region_id}${m[3] ? `/{${param}}` : ''}${m[4] ?? ''}${m[5] ? '/{l7rule_id}' : ''}`;
 }
 
 /** Files of the example, for a copy of it in a temporary directory. */
@@ -69,10 +69,10 @@ describe('examples/load-balanced.yaml', () => {
   };
   const lbWrites = () => emu.requests.filter((r) => r.method !== 'GET' && templateOf(r.path) !== undefined && r.status < 300).map((r) => `${r.method} ${templateOf(r.path)!}`);
 
-  it('plans 11 creates, applies them in dependency order with each balancer write alone, then no changes; a member added is one pool PATCH; absent destroys in reverse order', async () => {
+  it('plans 12 creates (the HTTP listener redirecting to HTTPS), applies them in dependency order with each balancer write alone, then no changes; a member added is one pool PATCH; absent destroys in reverse order', async () => {
     const plan = await cli(['plan', EXAMPLE, '--detailed-exitcode']);
     expect(plan.code, plan.stderr).toBe(2);
-    expect(plan.stdout).toContain('Plan: 11 to add, 0 to change, 0 to destroy.');
+    expect(plan.stdout).toContain('Plan: 12 to add, 0 to change, 0 to destroy.');
     expect(plan.stdout).toContain('+ load_balancer_id: (known after apply)');
     expect(plan.stdout).toContain('# members[1].address = ${cloud_instance.web_2.fixed_ip_address} (known after apply)');
     expect(plan.stdout).toContain('+ private_key: "${env:WEB_TLS_KEY}"');
@@ -81,15 +81,19 @@ describe('examples/load-balanced.yaml', () => {
     proxy.requests.length = 0;
     const applied = await cli(['apply', EXAMPLE, '--auto-approve']);
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
-    expect(applied.stdout).toContain('Apply complete! Resources: 11 added, 0 changed, 0 destroyed.');
-    const posts = lbWrites();
-    expect(posts).toEqual([
-      'POST /cloud/v2/secrets/{project_id}/{region_id}',
-      'POST /cloud/v1/loadbalancers/{project_id}/{region_id}',
-      'POST /cloud/v1/lblisteners/{project_id}/{region_id}',
-      'POST /cloud/v1/lblisteners/{project_id}/{region_id}',
-      'POST /cloud/v1/lbpools/{project_id}/{region_id}',
-    ]);
+    expect(applied.stdout).toContain('Apply complete! Resources: 12 added, 0 changed, 0 destroyed.');
+    const posts = lbWrites().sort();
+    expect(posts).toEqual(
+      [
+        'POST /cloud/v2/secrets/{project_id}/{region_id}',
+        'POST /cloud/v1/loadbalancers/{project_id}/{region_id}',
+        'POST /cloud/v1/lblisteners/{project_id}/{region_id}',
+        'POST /cloud/v1/lblisteners/{project_id}/{region_id}',
+        'POST /cloud/v1/lbpools/{project_id}/{region_id}',
+        'POST /cloud/v1/l7policies/{project_id}/{region_id}',
+        'POST /cloud/v1/l7policies/{project_id}/{region_id}/{l7policy_id}/rules',
+      ].sort(),
+    );
     // The balancer's children were written one at a time: it never answered "busy".
     expect(emu.requests.filter((r) => r.status === 409)).toEqual([]);
     // Every request the kinds sent is one the vendor documents: bodies and queries.
@@ -107,6 +111,17 @@ describe('examples/load-balanced.yaml', () => {
     const [pool] = [...emu.state.lbPools.values()];
     expect(pool!.members.map((m) => `${m.address}:${m.protocol_port}`)).toEqual(['10.30.0.2:8080', '10.30.0.3:8080']);
     expect(pool!.healthmonitor?.url_path).toBe('/healthz');
+    // The HTTP listener redirects every path to HTTPS with a 301.
+    const [policy] = [...emu.state.lbL7Policies.values()];
+    const http = [...emu.state.lbListeners.values()].find((l) => l.name === 'http')!;
+    expect([policy!.listener_id, policy!.action, policy!.redirect_prefix, policy!.redirect_http_code, policy!.position]).toEqual([
+      http.id,
+      'REDIRECT_PREFIX',
+      'https://web.example.com',
+      301,
+      1,
+    ]);
+    expect(policy!.rules.map((r) => `${r.type} ${r.compare_type} ${r.value}`)).toEqual(['PATH STARTS_WITH /']);
 
     const again = await cli(['plan', EXAMPLE, '--detailed-exitcode']);
     expect(again.code, again.stdout + again.stderr).toBe(0);
@@ -139,17 +154,20 @@ describe('examples/load-balanced.yaml', () => {
     emu.requests.length = 0;
     const destroyed = await cli(['apply', join(gone, 'load-balanced.yaml'), '--auto-approve']);
     expect(destroyed.code, destroyed.stdout + destroyed.stderr).toBe(0);
-    expect(destroyed.stdout).toContain('Apply complete! Resources: 0 added, 0 changed, 12 destroyed.');
+    expect(destroyed.stdout).toContain('Apply complete! Resources: 0 added, 0 changed, 13 destroyed.');
     const deletes = lbWrites();
     const first = (template: string) => deletes.indexOf(`DELETE ${template}`);
     const last = (template: string) => deletes.lastIndexOf(`DELETE ${template}`);
     const listeners = '/cloud/v1/lblisteners/{project_id}/{region_id}/{listener_id}';
     // The pool before the listener it is on (the other listener has none and may go first), the balancer and the secret after both listeners.
     expect(first('/cloud/v1/lbpools/{project_id}/{region_id}/{pool_id}')).toBeLessThan(last(listeners));
+    // The L7 policy before its listener.
+    expect(first('/cloud/v1/l7policies/{project_id}/{region_id}/{l7policy_id}')).toBeGreaterThanOrEqual(0);
+    expect(first('/cloud/v1/l7policies/{project_id}/{region_id}/{l7policy_id}')).toBeLessThan(last(listeners));
     expect(first('/cloud/v1/loadbalancers/{project_id}/{region_id}/{loadbalancer_id}')).toBeGreaterThan(last(listeners));
     expect(first('/cloud/v1/secrets/{project_id}/{region_id}/{secret_id}')).toBeGreaterThan(last(listeners));
-    expect(deletes).toHaveLength(5);
-    expect([emu.state.loadBalancers.size, emu.state.lbListeners.size, emu.state.lbPools.size, emu.state.secrets.size]).toEqual([0, 0, 0, 0]);
+    expect(deletes).toHaveLength(6);
+    expect([emu.state.loadBalancers.size, emu.state.lbListeners.size, emu.state.lbPools.size, emu.state.lbL7Policies.size, emu.state.secrets.size]).toEqual([0, 0, 0, 0, 0]);
   });
 });
 

@@ -164,6 +164,7 @@ const TESTED_ELSEWHERE: Partial<Record<DeletableType, string>> = {
   cloud_load_balancer: 'test/integration/cli/load-balanced.test.ts',
   cloud_lb_listener: 'test/integration/cli/load-balanced.test.ts',
   cloud_lb_pool: 'test/integration/cli/load-balanced.test.ts',
+  cloud_lb_l7policy: 'test/integration/cli/load-balanced.test.ts',
   cloud_secret: 'test/integration/cli/load-balanced.test.ts',
 };
 
