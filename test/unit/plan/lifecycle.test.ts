@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildPlan, type ResourcePlanners } from '../../../src/plan/planner.js';
+import { buildPlan, OWNERSHIP_UNPROVEN, type ResourcePlanners } from '../../../src/plan/planner.js';
 import { applySteps } from '../../../src/plan/apply-steps.js';
 import { KNOWN_AFTER_APPLY, type ResourceChange } from '../../../src/plan/types.js';
 import { createPlan } from '../../../src/kinds/create.js';
@@ -152,6 +152,101 @@ describe('prune', () => {
     const result = plan([kept], reads, { name: 'prod', prune: true, owned: [{ type: 'fastedge_app', ok: true, resources: [owned('cloud_floating_ip.x', 3)] }] });
     expect(result.resource_changes.map((c) => c.address)).toEqual(['fastedge_app.kept']);
     expect(result.diagnostics).toEqual([expect.objectContaining({ severity: 'warning', code: 'prune-skipped' })]);
+  });
+
+  const prune = (...resources: OwnedResource[]) => plan([kept], reads, { name: 'prod', prune: true, owned: [{ type: 'fastedge_app', ok: true, resources }] });
+  const outcome = (result: ReturnType<typeof plan>) => ({
+    deleted: result.resource_changes.filter((c) => c.action === 'delete').map((c) => c.address),
+    diagnostics: result.diagnostics.map((d) => [d.severity, d.code, d.summary, d.address]),
+  });
+
+  it('destroys the resource as it was listed: its name, its lock, what waits for its destroy, and why it is pruned', () => {
+    const listed: OwnedResource = {
+      ...owned('fastedge_app.gone', 2),
+      dependsOn: ['fastedge_app.kept'],
+      pruneReason: 'no block declares it, and the kind says why',
+      observation: { exists: true, state: { app_id: 2, name: 'app-2' }, lockTaskId: 'task-9' },
+    };
+    const [change] = prune(listed).resource_changes;
+    expect(change).toEqual({
+      address: 'fastedge_app.gone',
+      type: 'fastedge_app',
+      name: 'gone',
+      desired: { app_id: 2, ensure: 'absent' },
+      depends_on: ['fastedge_app.kept'],
+      lock_task_id: 'task-9',
+      action: 'delete',
+      before: { app_id: 2, name: 'app-2' },
+      after: null,
+      changes: [],
+      fingerprint: expect.any(String),
+      warnings: ['locked by running platform task task-9; apply waits for it to finish before changing anything'],
+      notes: ['no block declares it, and the kind says why'],
+      pruned: true,
+    });
+    // The listing's desired says present: a delete says ensure: absent whatever it wrote, and nothing waits for it.
+    const plain = prune({ ...owned('fastedge_app.gone', 2), desired: { app_id: 2, ensure: 'present' } as never }).resource_changes[0]!;
+    expect([plain.desired, plain.depends_on, plain.lock_task_id, plain.warnings, plain.notes]).toEqual([
+      { app_id: 2, ensure: 'absent' },
+      [],
+      null,
+      [],
+      ["no block declares it any more, and it carries this stack's ownership tags (prune: true)"],
+    ]);
+  });
+
+  it("never destroys another stack's resource", () => {
+    expect(outcome(prune({ ...owned('fastedge_app.gone', 2), stack: 'staging' }))).toEqual({ deleted: [], diagnostics: [] });
+  });
+
+  it('leaves alone, with a warning naming it, a resource whose owner mark is unproven', () => {
+    expect(outcome(prune({ ...owned('fastedge_app.gone', 2), unproven: 'it has no owner mark while EDGEFORM_OWNER_KEY is set' }))).toEqual({
+      deleted: [],
+      diagnostics: [
+        [
+          'warning',
+          OWNERSHIP_UNPROVEN,
+          'prune: fastedge_app.gone (fastedge_app 2) names stack "prod", but it has no owner mark while EDGEFORM_OWNER_KEY is set; it is left alone',
+          'fastedge_app.gone',
+        ],
+      ],
+    });
+  });
+
+  it('leaves alone every resource of an address two marked resources carry in one place (a copied mark)', () => {
+    const copy = (id: number, place = 'account'): OwnedResource => ({ ...owned('fastedge_app.gone', id), mark: 'valid', place });
+    const why = (id: number) => [
+      'warning',
+      OWNERSHIP_UNPROVEN,
+      `prune: fastedge_app.gone (fastedge_app ${id}) names stack "prod", but it carries the same ownership (fastedge_app.gone) as another fastedge_app in account: a copied mark; it is left alone`,
+      'fastedge_app.gone',
+    ];
+    expect(outcome(prune(copy(2), copy(3), { ...owned('fastedge_app.other', 4), mark: 'valid' }))).toEqual({ deleted: ['fastedge_app.other'], diagnostics: [why(2), why(3)] });
+  });
+
+  it('destroys one resource per address: a second one (unmarked, or marked in another place) is left alone with a warning', () => {
+    const skipped = [
+      'warning',
+      'prune-skipped',
+      'prune: a fastedge_app carries stack "prod"\'s ownership tags with address "fastedge_app.gone", like another one; it is left alone',
+      undefined,
+    ];
+    expect(outcome(prune(owned('fastedge_app.gone', 2), owned('fastedge_app.gone', 3)))).toEqual({ deleted: ['fastedge_app.gone'], diagnostics: [skipped] });
+    const marked = (id: number, place: string): OwnedResource => ({ ...owned('fastedge_app.gone', id), mark: 'valid', place });
+    expect(outcome(prune(marked(2, 'account'), marked(3, 'elsewhere')))).toEqual({ deleted: ['fastedge_app.gone'], diagnostics: [skipped] });
+  });
+
+  it('leaves alone a mark that is not an address of its kind: another kind, or the type without a name', () => {
+    const notOfKind = (address: string) => [
+      'warning',
+      'prune-skipped',
+      `prune: a fastedge_app carries stack "prod"'s ownership tags with address "${address}", which is not an address of its kind; it is left alone`,
+      undefined,
+    ];
+    expect(outcome(prune(owned('cloud_floating_ip.x', 3), owned('fastedge_app', 4)))).toEqual({
+      deleted: [],
+      diagnostics: [notOfKind('cloud_floating_ip.x'), notOfKind('fastedge_app')],
+    });
   });
 
   it('a listing that failed is an error: prune cannot say what it would leave behind', () => {
