@@ -274,7 +274,64 @@ describe('foreign ownership', () => {
   });
 });
 
+describe('foreign ownership, the edges', () => {
+  it('names a foreign owner without an address as such, and the takeover with the block type', () => {
+    const result = plan([block('mine', { floating_ip_id: 'A' })], { 'cloud_floating_ip.mine': found({ floating_ip_id: 'A', owner: 'other/', size: 1 }) }, undefined);
+    expect(result.diagnostics.map((d) => [d.severity, d.summary, d.detail])).toEqual([
+      [
+        'error',
+        'cloud_floating_ip.mine: cloud_floating_ip "A" carries the ownership tags of stack "other" (no address); adopting it by id would take it from that stack',
+        'To take it over, add "moved_from: other/cloud_floating_ip.NAME" to this block (and remove its block from stack "other"); otherwise adopt another cloud_floating_ip.',
+      ],
+    ]);
+  });
+
+  it('is not taken over by a moved_from naming another address of that stack', () => {
+    const taken = block('mine', { floating_ip_id: 'A' }, { stack: 'other', address: 'cloud_floating_ip.elsewhere' });
+    const result = plan([taken], { 'cloud_floating_ip.mine': found({ floating_ip_id: 'A', owner: 'other/cloud_floating_ip.shared', size: 1 }) }, []);
+    expect(result.resource_changes).toEqual([]);
+    expect(result.diagnostics.map((d) => d.summary)).toEqual([
+      'cloud_floating_ip.mine: cloud_floating_ip "A" carries the ownership tags of stack "other" (cloud_floating_ip.shared); adopting it by id would take it from that stack',
+    ]);
+  });
+
+  it("adopts by id what this stack's tags name under another address of its own (no takeover needed)", () => {
+    const result = plan(
+      [block('mine', { floating_ip_id: 'A' })],
+      { 'cloud_floating_ip.mine': found({ floating_ip_id: 'A', owner: 'prod/cloud_floating_ip.other', size: 1 }) },
+      undefined,
+    );
+    expect([result.errored, result.resource_changes.map((c) => c.action), result.diagnostics]).toEqual([false, ['no-op'], []]);
+  });
+});
+
 describe('rename warnings of a block that would be created', () => {
+  it('say prune destroys the undeclared address, and write the moved_from with the stack where the stack was renamed', () => {
+    const result = plan([block('web', {})], { 'cloud_floating_ip.web': missing }, [tagged('B', 'prod', 'cloud_floating_ip.legacy')], { prune: true, renamedFrom: 'old' });
+    const warning = result.diagnostics.find((d) => d.severity === 'warning')!;
+    expect([warning.summary, warning.detail]).toEqual([
+      'cloud_floating_ip.web would be created, but stack "prod" holds cloud_floating_ip.legacy (cloud_floating_ip "B"), which no block declares (prune: true destroys it)',
+      'If this block was renamed from cloud_floating_ip.legacy, add "moved_from: prod/cloud_floating_ip.legacy" to it: the resource is then re-tagged, not created anew and the old one left or pruned.',
+    ]);
+  });
+
+  it('say nothing of an address of another kind, or of one another block moves from', () => {
+    const db = block('db', { floating_ip_id: 'D' }, { stack: 'prod', address: 'cloud_floating_ip.legacy' });
+    const result = plan(
+      [block('web', {}), db],
+      { 'cloud_floating_ip.web': missing, 'cloud_floating_ip.db': found({ floating_ip_id: 'D', owner: 'prod/cloud_floating_ip.legacy', size: 1 }) },
+      [tagged('B', 'prod', 'cloud_instance.legacy'), tagged('D', 'prod', 'cloud_floating_ip.legacy')],
+    );
+    expect(result.diagnostics).toEqual([]);
+  });
+
+  it('name an address another stack holds twice in the place once', () => {
+    const result = plan([block('web', {})], { 'cloud_floating_ip.web': missing }, [tagged('A', 'old', 'cloud_floating_ip.web'), tagged('B', 'old', 'cloud_floating_ip.web')]);
+    expect(result.diagnostics.map((d) => d.summary)).toEqual([
+      'cloud_floating_ip.web would be created, and stack "old" holds a resource at the same address: was this stack renamed from "old"?',
+    ]);
+  });
+
   it('names both: the same address under another stack, and an undeclared address of this stack in the same place', () => {
     const result = plan(
       [block('web', {}), block('kept', { floating_ip_id: 'K' })],

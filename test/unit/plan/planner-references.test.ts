@@ -40,21 +40,37 @@ const planners = (() => {
     summarize: (state: Record<string, unknown>) => ({ app_id: state.app_id, name: state.name, comment: state.comment }),
     plan,
     create: {
-      plan: (desired: Record<string, unknown>) => createPlan({ name: desired.name, comment: desired.comment }, 'app_id', { name: desired.name }),
+      // An app commented `no-create` is one the kind refuses to create (its own error).
+      plan: (desired: Record<string, unknown>) =>
+        desired.comment === 'no-create'
+          ? { ...createPlan({}, 'app_id', {}), errors: [{ summary: 'an app commented no-create cannot be created', field: 'comment' }] }
+          : createPlan({ name: desired.name, comment: desired.comment }, 'app_id', { name: desired.name }),
       identity: (desired: Record<string, unknown>) => (desired.app_id === undefined ? `name ${JSON.stringify(desired.name)}` : null),
     },
   };
-  return { fastedge_app: app } as unknown as ResourcePlanners;
+  // An adopt-only kind (no create) with the same rules: `name` cannot change in place.
+  const network = { idField: 'network_id', summarize: app.summarize, plan };
+  return { fastedge_app: app, cloud_network: network } as unknown as ResourcePlanners;
 })();
 
 const range = (line: number) => ({ filename: 'stack.yaml', start: { line, column: 11 }, end: { line, column: 40 } });
 
 /** A fastedge_app block; `refs` maps a top-level field to the template it holds (line: where it stands). */
-function app(name: string, attributes: Record<string, unknown>, refs: Record<string, [template: string, line: number]> = {}) {
+function app(
+  name: string,
+  attributes: Record<string, unknown>,
+  refs: Record<string, [template: string, line: number]> = {},
+  type: 'fastedge_app' | 'cloud_network' = 'fastedge_app',
+) {
   const references: BlockReference[] = Object.entries(refs).map(([field, [template, line]]) => ({ path: [field], template, parts: parseTemplate(template)!, range: range(line) }));
   const dependsOn = [...new Set(references.flatMap((r) => templateTargets(r.parts).map(referenceAddress)))];
-  const withRefs = { ensure: 'present', binary: 7, ...attributes, ...Object.fromEntries(Object.entries(refs).map(([field, [template]]) => [field, template])) };
-  return { ...resource('fastedge_app', name, withRefs as never, dependsOn), ...(references.length > 0 ? { references } : {}) };
+  const withRefs = {
+    ensure: 'present',
+    ...(type === 'fastedge_app' ? { binary: 7 } : { project_id: 1, region_id: 1 }),
+    ...attributes,
+    ...Object.fromEntries(Object.entries(refs).map(([field, [template]]) => [field, template])),
+  };
+  return { ...resource(type, name, withRefs as never, dependsOn), ...(references.length > 0 ? { references } : {}) };
 }
 const found = (state: Record<string, unknown>): ReadResult => ({ ok: true, observation: { exists: true, state } });
 
@@ -151,6 +167,33 @@ describe('references to a replaced block', () => {
     });
     expect(errors(p).map((e) => e.detail)).toEqual([
       'Remove app_id from fastedge_app.d: edgeform then replaces it together with fastedge_app.b and finds it again by its name. Or keep fastedge_app.b as it is (fastedge_app.b is replaced because fastedge_app.a is replaced).',
+    ]);
+  });
+
+  it('refuse a dependant whose kind cannot be created, naming both and what to keep', () => {
+    const net = app('net', {}, { name: ['${fastedge_app.a.name}-net', 6] }, 'cloud_network');
+    const p = plan([a, net], { 'fastedge_app.a': aRead, 'cloud_network.net': found({ network_id: 'n1', name: 'a-old-net' }) });
+    expect(errors(p)).toEqual([
+      {
+        severity: 'error',
+        code: 'plan-error',
+        summary:
+          'cloud_network.net would have to be replaced with fastedge_app.a, which is replaced (name reads ${fastedge_app.a.name}-net), but edgeform cannot create a cloud_network',
+        detail: 'Keep fastedge_app.a as it is (its name cannot change in place).',
+        address: 'cloud_network.net',
+        range: range(6),
+      },
+    ]);
+  });
+
+  it("refuse a dependant whose replacement the kind refuses to create, with the kind's reason", () => {
+    const b = app('b', { comment: 'no-create' }, { name: ['${fastedge_app.a.name}-b', 5] });
+    const p = plan([a, b], { 'fastedge_app.a': aRead, 'fastedge_app.b': found({ app_id: 2, name: 'a-old-b', comment: 'no-create' }) });
+    expect(errors(p).map((e) => [e.summary, e.detail])).toEqual([
+      [
+        'fastedge_app.b would have to be replaced with fastedge_app.a, which is replaced (name reads ${fastedge_app.a.name}-b), but fastedge_app.b: an app commented no-create cannot be created',
+        'Keep fastedge_app.a as it is (its name cannot change in place).',
+      ],
     ]);
   });
 
