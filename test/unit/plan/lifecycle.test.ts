@@ -33,7 +33,8 @@ const planners = (() => {
       identity: (desired: Record<string, unknown>) => (desired.app_id === undefined ? `name ${JSON.stringify(desired.name)}` : null),
     },
   };
-  return { fastedge_app: app } as unknown as ResourcePlanners;
+  // A kind whose platform id is its natural key (a DNS zone's name), with the same rules.
+  return { fastedge_app: app, dns_zone: app } as unknown as ResourcePlanners;
 })();
 
 const block = (name: string, attributes: Record<string, unknown>, dependsOn: string[] = []) =>
@@ -93,6 +94,12 @@ describe('adopting and missing', () => {
     expect(result.errored).toBe(true);
     expect(result.diagnostics[0]).toMatchObject({ code: 'resource-missing', address: 'fastedge_app.edge' });
     expect(result.diagnostics[0]!.detail).toContain('remove app_id to have edgeform create the fastedge_app');
+  });
+
+  it('a block of a kind whose id is its natural key (a DNS zone by its name) is created when absent, though it names its id', () => {
+    const zone = resource('dns_zone', 'shop', { ensure: 'present', name: 'shop.example' } as never);
+    const result = plan([zone as never], { 'dns_zone.shop': missing });
+    expect([result.errored, result.resource_changes.map((c) => [c.address, c.action])]).toEqual([false, [['dns_zone.shop', 'create']]]);
   });
 
   it('ensure: absent of a block found by identity destroys it; of one found nowhere is a no-op', () => {

@@ -131,6 +131,14 @@ describe("a container's pruning owner", () => {
     expect(error![3]).toContain('remove them on the platform to have this stack claim it afresh.');
   });
 
+  it("is written by a pruning stack's create (a claim), and by no other create", () => {
+    const missing: ReadResult = { ok: true, observation: { exists: false } };
+    const create = { attributes: { floating_ip_id: undefined } };
+    expect(outcome(plan(missing, { ...prune, ...create }))).toEqual({ action: 'create', claim: true, diagnostics: [] });
+    expect(outcome(plan(missing, { ...prune, ...create, prune: false }))).toEqual({ action: 'create', claim: undefined, diagnostics: [] });
+    expect(outcome(plan(missing, { ...create, prune: true }))).toEqual({ action: 'create', claim: undefined, diagnostics: [] });
+  });
+
   it('is neither checked nor written by a stack without prune: true', () => {
     expect(outcome(plan(found('other/#valid'), { ...prune, prune: false }))).toEqual({ action: 'no-op', claim: undefined, diagnostics: [] });
   });

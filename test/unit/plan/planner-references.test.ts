@@ -204,6 +204,35 @@ describe('references to a replaced block', () => {
   });
 });
 
+describe('a block the kind cannot replace', () => {
+  it('is refused where a field that cannot change in place differs and the kind cannot be created', () => {
+    const net = app('net', { name: 'net-new' }, {}, 'cloud_network');
+    const p = plan([net], { 'cloud_network.net': found({ network_id: 'n1', name: 'net-old' }) });
+    expect([p.resource_changes, errors(p).map((e) => [e.summary, e.address])]).toEqual([
+      [],
+      [['cloud_network.net: a field that cannot change in place differs, and edgeform cannot create a cloud_network', 'cloud_network.net']],
+    ]);
+  });
+
+  it("is refused with the kind's own error where the kind refuses to create its replacement", () => {
+    const b = app('b', { name: 'b-new', comment: 'no-create' });
+    const p = plan([b], { 'fastedge_app.b': found({ app_id: 2, name: 'b-old', comment: 'no-create' }) });
+    expect([p.resource_changes, errors(p).map((e) => e.summary)]).toEqual([[], ['fastedge_app.b: an app commented no-create cannot be created']]);
+  });
+
+  it('that names an id that does not exist is an error saying the kind is adopt-only', () => {
+    const net = app('net', { name: 'net', network_id: '7c1d0a52-5f2e-4c3b-9d6a-1e2f3a4b5c6d' }, {}, 'cloud_network');
+    const p = plan([net], { 'cloud_network.net': { ok: true, observation: { exists: false } } });
+    expect(errors(p).map((e) => [e.code, e.summary, e.detail])).toEqual([
+      [
+        'resource-missing',
+        'cloud_network.net: cloud_network "7c1d0a52-5f2e-4c3b-9d6a-1e2f3a4b5c6d" does not exist; edgeform adopts existing resources by id',
+        'edgeform cannot create a cloud_network (the kind is adopt-only): check the id, or remove the block if the resource was deleted on purpose.',
+      ],
+    ]);
+  });
+});
+
 describe('references the plan resolves', () => {
   it('write the observed value in where the referenced block keeps its field', () => {
     const b = app('b', {}, { name: ['${fastedge_app.a.name}-b', 5], comment: ['id ${fastedge_app.a.id}', 6] });
