@@ -88,6 +88,13 @@ describe('adopting and missing', () => {
     expect(result.summary.add).toBe(0);
   });
 
+  it('a block adopted by its id carries no identity, kept or deleted', () => {
+    for (const ensure of ['present', 'absent']) {
+      const change = plan([block('edge', { app_id: 7, name: 'edge', ensure })], { 'fastedge_app.edge': found({ app_id: 7, name: 'edge' }) }).resource_changes[0]!;
+      expect(Object.keys(change), ensure).not.toContain('identity');
+    }
+  });
+
   it('a block that names an id that does not exist is an error, never a create', () => {
     const result = plan([block('edge', { app_id: 9, name: 'edge' })], { 'fastedge_app.edge': missing });
     expect(result.resource_changes).toEqual([]);

@@ -130,6 +130,7 @@ describe('a move (moved_from, renamed_from)', () => {
     expect(result.diagnostics[0]).toMatchObject({ severity: 'error', range, summary: expect.stringContaining('both the old and the new address exist') });
     expect(result.diagnostics[0]!.summary).toContain('prod/cloud_floating_ip.old');
     expect(result.diagnostics[0]!.summary).toContain('prod/cloud_floating_ip.web');
+    expect(result.diagnostics[0]!.detail).toBe('A move re-tags one resource: destroy or re-tag one of them first, or remove moved_from.');
   });
 
   it("only in the block's own place; an old address nothing carries is a warning, and the block is created", () => {

@@ -157,6 +157,19 @@ describe('references to a replaced block', () => {
     );
   });
 
+  it('name three replaced blocks in plan order, whatever order the template reads them in', () => {
+    const c = app('c', { name: 'c-new' });
+    const e = app('e', { name: 'e-new' });
+    const b = app('b', { app_id: 2 }, { name: ['${fastedge_app.a.name}-${fastedge_app.e.name}-${fastedge_app.c.name}', 5] });
+    const p = plan([b, c, a, e], {
+      'fastedge_app.a': aRead,
+      'fastedge_app.c': found({ app_id: 3, name: 'c-old' }),
+      'fastedge_app.e': found({ app_id: 5, name: 'e-old' }),
+      'fastedge_app.b': found({ app_id: 2, name: 'a-old-e-old-c-old' }),
+    });
+    expect(errors(p)[0]!.summary).toMatch(/^fastedge_app\.b would have to be replaced with fastedge_app\.c, fastedge_app\.a and fastedge_app\.e, which are replaced /);
+  });
+
   it('say a dependency is itself replaced because of another, down a chain', () => {
     const b = app('b', {}, { name: ['${fastedge_app.a.name}-b', 5] });
     const d = app('d', { app_id: 4 }, { name: ['${fastedge_app.b.name}-d', 9] });
