@@ -247,6 +247,13 @@ describe('a block the kind cannot replace', () => {
 });
 
 describe('references the plan resolves', () => {
+  it('read a block deleted as observed in a block deleted before it (a delete waits on no reference)', () => {
+    const gone = app('gone', { ensure: 'absent' }, { comment: ['${fastedge_app.a.name}', 5] });
+    const p = plan([app('a', { name: 'a-old', ensure: 'absent' }), gone], { 'fastedge_app.a': aRead, 'fastedge_app.gone': found({ app_id: 9, name: 'gone', comment: 'x' }) });
+    const change = p.resource_changes.find((c) => c.address === 'fastedge_app.gone')!;
+    expect([change.action, (change.desired as Record<string, unknown>).comment, change.references]).toEqual(['delete', 'a-old', undefined]);
+  });
+
   it('write the observed value in where the referenced block keeps its field', () => {
     const b = app('b', {}, { name: ['${fastedge_app.a.name}-b', 5], comment: ['id ${fastedge_app.a.id}', 6] });
     const p = plan([app('a', { name: 'a-old' }), b], { 'fastedge_app.a': aRead, 'fastedge_app.b': found({ app_id: 2, name: 'a-old-b', comment: 'id 1' }) });
@@ -302,6 +309,10 @@ describe('references the plan resolves', () => {
         range: range(5),
       },
     ]);
+    expect(plan([a, b, c], reads, ['fastedge_app.a', 'fastedge_app.c']).diagnostics).toHaveLength(1);
+    // A block left out that reads only what is kept is no error.
+    const d = app('d', {}, { name: ['${fastedge_app.c.name}-d', 7] });
+    expect(plan([a, c, d], { ...reads, 'fastedge_app.d': found({ app_id: 4, name: 'c-d' }) }, ['fastedge_app.a', 'fastedge_app.c']).diagnostics).toEqual([]);
     expect(errors(plan([a, b, c], reads, ['fastedge_app.a', 'fastedge_app.b']))).toEqual([]);
     expect(errors(plan([app('a', { name: 'a-old' }), b, c], reads, ['fastedge_app.a']))).toEqual([]);
   });
