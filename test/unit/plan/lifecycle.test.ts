@@ -267,6 +267,7 @@ describe('prune', () => {
     const result = plan([kept], reads, { name: 'prod', prune: true, owned: [{ type: 'fastedge_app', ok: false, error: { summary: 'HTTP 500' } }] });
     expect(result.errored).toBe(true);
     expect(result.diagnostics[0]!.summary).toContain('prune: listing the fastedge_app resources of stack "prod" failed: HTTP 500');
+    expect(result.diagnostics[0]!.code).toBe('plan-error');
   });
 });
 

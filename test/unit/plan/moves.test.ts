@@ -140,6 +140,8 @@ describe('a move (moved_from, renamed_from)', () => {
     expect(result.diagnostics).toEqual([
       expect.objectContaining({ severity: 'warning', summary: expect.stringContaining('no cloud_floating_ip in p1 carries those ownership tags') }),
     ]);
+    // A warning does not make the plan errored.
+    expect(result.errored).toBe(false);
   });
 
   it('prune never destroys what a block moves from', () => {
@@ -181,7 +183,8 @@ describe('a move that cannot be carried out as written', () => {
   });
 
   it('is refused where it would replace the resource, naming the field that cannot change in place, at that field: move first, then change', () => {
-    expect(outcome(plan([moving({ region: 'r2' })], { 'cloud_floating_ip.web': missing }, [old()]))).toEqual({
+    // size changes in place too: only region is named.
+    expect(outcome(plan([moving({ region: 'r2', size: 5 })], { 'cloud_floating_ip.web': missing }, [old()]))).toEqual({
       changes: [],
       diagnostics: [
         {
@@ -235,6 +238,7 @@ describe('a move that cannot be carried out as written', () => {
         },
       ],
     });
+    expect(failed.diagnostics[0]!.code).toBe('plan-error');
     const twice = plan([moving({})], { 'cloud_floating_ip.web': missing }, [old(), { ...tagged('B', 'prod', 'cloud_floating_ip.old') }]);
     expect(outcome(twice)).toEqual({
       changes: [],
@@ -328,8 +332,12 @@ describe('rename warnings of a block that would be created', () => {
 
   it('name an address another stack holds twice in the place once', () => {
     const result = plan([block('web', {})], { 'cloud_floating_ip.web': missing }, [tagged('A', 'old', 'cloud_floating_ip.web'), tagged('B', 'old', 'cloud_floating_ip.web')]);
-    expect(result.diagnostics.map((d) => d.summary)).toEqual([
-      'cloud_floating_ip.web would be created, and stack "old" holds a resource at the same address: was this stack renamed from "old"?',
+    expect(result.diagnostics.map((d) => [d.code, d.summary, d.detail])).toEqual([
+      [
+        'rename-suspected',
+        'cloud_floating_ip.web would be created, and stack "old" holds a resource at the same address: was this stack renamed from "old"?',
+        'If it was, add "renamed_from: old" at the top of this stack: that resource is then re-tagged, not created anew. Unrelated stacks may use the same addresses; then nothing needs to change.',
+      ],
     ]);
   });
 

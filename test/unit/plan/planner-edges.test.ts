@@ -153,7 +153,8 @@ describe('buildPlan, the rest of what a plan says', () => {
     expect(withChecks({ 'streaming_ai_tasks.gate': { status: 'error', message: 'HTTP 500' } }).resource_changes[0]!.warnings).toEqual([
       'depends on check streaming_ai_tasks.gate, which could not be evaluated; apply will skip this resource',
     ]);
-    expect(withChecks({ 'streaming_ai_tasks.gate': { status: 'pass', message: 'ok' } }).resource_changes[0]!.warnings).toEqual([]);
+    const passing = withChecks({ 'streaming_ai_tasks.gate': { status: 'pass', message: 'ok' } });
+    expect([passing.resource_changes[0]!.warnings, passing.diagnostics, passing.checks.map((c) => c.action)]).toEqual([[], [], ['read']]);
   });
 
   it('keeps the diagnostics found before reading (an unknown --target), which make it errored', () => {

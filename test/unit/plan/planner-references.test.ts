@@ -233,6 +233,16 @@ describe('a block the kind cannot replace', () => {
     expect([p.resource_changes, errors(p).map((e) => e.summary)]).toEqual([[], ['fastedge_app.b: an app commented no-create cannot be created']]);
   });
 
+  it("is refused, for a new block, with the kind's own error where the kind refuses the create", () => {
+    const p = plan([app('c', { name: 'c', comment: 'no-create' })], { 'fastedge_app.c': { ok: true, observation: { exists: false } } });
+    expect([p.resource_changes, errors(p).map((e) => e.summary)]).toEqual([[], ['fastedge_app.c: an app commented no-create cannot be created']]);
+  });
+
+  it('is replaced with the note of the field that forces it', () => {
+    const p = plan([app('b', { name: 'b-new' })], { 'fastedge_app.b': found({ app_id: 2, name: 'b-old' }) });
+    expect(p.resource_changes[0]!.notes).toEqual(['name cannot be changed in place: the fastedge_app is destroyed and created again']);
+  });
+
   it('that names an id that does not exist is an error saying the kind is adopt-only', () => {
     const net = app('net', { name: 'net', network_id: '7c1d0a52-5f2e-4c3b-9d6a-1e2f3a4b5c6d' }, {}, 'cloud_network');
     const p = plan([net], { 'cloud_network.net': { ok: true, observation: { exists: false } } });
@@ -252,6 +262,13 @@ describe('references the plan resolves', () => {
     const p = plan([app('a', { name: 'a-old', ensure: 'absent' }), gone], { 'fastedge_app.a': aRead, 'fastedge_app.gone': found({ app_id: 9, name: 'gone', comment: 'x' }) });
     const change = p.resource_changes.find((c) => c.address === 'fastedge_app.gone')!;
     expect([change.action, (change.desired as Record<string, unknown>).comment, change.references]).toEqual(['delete', 'a-old', undefined]);
+  });
+
+  it('leave a delete that reads a replaced block without pending references: it waits on none', () => {
+    const gone = app('gone', { ensure: 'absent' }, { comment: ['${fastedge_app.a.name}', 5] });
+    const p = plan([a, gone], { 'fastedge_app.a': aRead, 'fastedge_app.gone': found({ app_id: 9, name: 'gone', comment: 'x' }) });
+    const change = p.resource_changes.find((c) => c.address === 'fastedge_app.gone')!;
+    expect([change.action, change.references, change.after_unknown]).toEqual(['delete', undefined, undefined]);
   });
 
   it('write the observed value in where the referenced block keeps its field', () => {
