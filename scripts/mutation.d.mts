@@ -48,3 +48,15 @@ export declare function recordRun(file: string, sha256: string, mutants: readonl
 export declare function staleModules(modules: Record<string, MutationModule>, scores: Record<string, RecordedRun>): Record<string, string>;
 export declare function renderScoreTable(modules: Record<string, MutationModule>, scores: Record<string, RecordedRun>): string;
 export declare function replaceScoreTable(text: string, table: string): string;
+/** A Stryker JSON report (mutation-testing-report-schema), the parts the script reads. */
+export interface MutationReport {
+  files: Record<
+    string,
+    {
+      source: string;
+      mutants: Array<{ mutatorName: string; replacement?: string; status: string; location: { start: { line: number; column: number }; end: { line: number; column: number } } }>;
+    }
+  >;
+}
+export declare function survivorRanges(report: MutationReport, file: string): string[];
+export declare function mergeRetested(report: MutationReport, retested: MutationReport, file: string): MutationReport;

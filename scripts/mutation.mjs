@@ -5,6 +5,7 @@
 //   npm run mutation -- graph planner  runs Stryker on each named module, one after another
 //   npm run mutation -- graph --force  the same without the incremental file (every mutant again)
 //   npm run mutation -- graph --rescore  records the last run again after a judgement changed (no Stryker)
+//   npm run mutation -- graph --survivors  re-tests only the last run's survivors against the tests as they are now
 //
 // A run mutates the module's one file (stryker/modules.json) and runs only the unit test files that
 // hold its contract, one worker, incremental (reports/mutation/MODULE/incremental.json, kept on
@@ -153,6 +154,32 @@ export function strykerOptions(name, module, force) {
   };
 }
 
+/**
+ * Where each surviving mutant of a report's file stands, as Stryker's `mutate` ranges (FILE:LINE:COLUMN-LINE:COLUMN),
+ * one column wider on each side so that the mutant itself is inside; a mutant nested in it is re-tested too.
+ */
+export function survivorRanges(report, file) {
+  const survivors = (report.files[file]?.mutants ?? []).filter((m) => m.status === 'Survived' || m.status === 'NoCoverage');
+  const range = ({ start, end }) => `${file}:${start.line}:${Math.max(0, start.column - 1)}-${end.line}:${end.column + 1}`;
+  return [...new Set(survivors.map((m) => range(m.location)))];
+}
+
+/**
+ * A report with its survivors' statuses taken from a re-test of them (`retested`, a report of the same source):
+ * the mutants it killed are killed; every other mutant keeps its status. Adding tests can only kill more, so a
+ * full run followed by re-tests of its survivors counts what a full run with the new tests would.
+ */
+export function mergeRetested(report, retested, file) {
+  if (retested.files[file]?.source !== report.files[file]?.source) throw new Error(`the re-test of ${file} mutated another source than its last run`);
+  const key = (m) => JSON.stringify([m.mutatorName, m.location, m.replacement]);
+  const again = new Map((retested.files[file]?.mutants ?? []).map((m) => [key(m), m.status]));
+  const mutants = report.files[file].mutants.map((m) => {
+    const status = again.get(key(m));
+    return (m.status === 'Survived' || m.status === 'NoCoverage') && status !== undefined ? { ...m, status } : m;
+  });
+  return { ...report, files: { ...report.files, [file]: { ...report.files[file], mutants } } };
+}
+
 /** The source text between a report location's start and end (lines and columns from 1). */
 function textAt(lines, { start, end }) {
   if (start.line === end.line) return (lines[start.line - 1] ?? '').slice(start.column - 1, end.column - 1);
@@ -160,13 +187,29 @@ function textAt(lines, { start, end }) {
   return [(lines[start.line - 1] ?? '').slice(start.column - 1), ...middle, (lines[end.line - 1] ?? '').slice(0, end.column - 1)].join('\n');
 }
 
-async function runModule(name, module, force, rescore) {
+async function runModule(name, module, force, rescore, survivors) {
   if (!rescore) {
     const { Stryker } = await import('@stryker-mutator/core');
     // Read by stryker/vitest.config.ts in Stryker's workers, which inherit the environment.
     process.env.EDGEFORM_MUTATION_TESTS = JSON.stringify(module.tests);
     process.env.EDGEFORM_MUTATION_ISOLATE = module.staticMutants === 'ignore' ? '0' : '1';
-    await new Stryker(strykerOptions(name, module, force)).runMutationTest();
+    if (survivors) {
+      // Only the last run's survivors, against the tests as they are now; their new statuses go into that run's report.
+      const last = readJson(`reports/mutation/${name}/mutation.json`);
+      if (last.files[module.file]?.source !== readFileSync(join(root, module.file), 'utf8'))
+        throw new Error(`${module.file} is not the source of the last run's report: run npm run mutation -- ${name}`);
+      const retestFile = `reports/mutation/${name}/survivors.json`;
+      const options = {
+        ...strykerOptions(name, module, true),
+        mutate: survivorRanges(last, module.file),
+        incremental: false,
+        reporters: ['progress', 'json'],
+        jsonReporter: { fileName: retestFile },
+      };
+      delete options.htmlReporter;
+      await new Stryker(options).runMutationTest();
+      writeFileSync(join(root, `reports/mutation/${name}/mutation.json`), JSON.stringify(mergeRetested(last, readJson(retestFile), module.file)));
+    } else await new Stryker(strykerOptions(name, module, force)).runMutationTest();
   }
   // The JSON report (mutation-testing-report-schema) counts lines and columns from 1.
   const report = readJson(`reports/mutation/${name}/mutation.json`);
@@ -205,7 +248,8 @@ async function runModule(name, module, force, rescore) {
 async function main(args) {
   const force = args.includes('--force');
   const rescore = args.includes('--rescore');
-  const names = args.filter((a) => a !== '--force' && a !== '--rescore');
+  const survivors = args.includes('--survivors');
+  const names = args.filter((a) => a !== '--force' && a !== '--rescore' && a !== '--survivors');
   const modules = readJson(MODULES_FILE).modules;
   if (names.length === 0) {
     const scores = readJson(SCORES_FILE).modules;
@@ -215,7 +259,7 @@ async function main(args) {
       const score = run === undefined ? 'no recorded run' : `${run.score} % (${run.scoreWithoutEquivalent} % without equivalent mutants), target ${module.target} %`;
       console.log(`${name.padEnd(18)} ${module.file.padEnd(32)} ${score}${stale[name] ? `  STALE: ${stale[name]}` : ''}`);
     }
-    console.log('\nnpm run mutation -- MODULE [MODULE...] [--force | --rescore]');
+    console.log('\nnpm run mutation -- MODULE [MODULE...] [--force | --rescore | --survivors]');
     return 0;
   }
   const unknown = names.filter((n) => !Object.hasOwn(modules, n));
@@ -226,7 +270,7 @@ async function main(args) {
   let ok = true;
   for (const name of names) {
     mkdirSync(dirname(join(root, `reports/mutation/${name}/x`)), { recursive: true });
-    ok = (await runModule(name, modules[name], force, rescore)) && ok;
+    ok = (await runModule(name, modules[name], force, rescore, survivors)) && ok;
   }
   return ok ? 0 : 1;
 }

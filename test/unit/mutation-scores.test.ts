@@ -12,7 +12,10 @@ import {
   renderScoreTable,
   replaceScoreTable,
   staleModules,
+  mergeRetested,
+  survivorRanges,
   type Judgement,
+  type MutationReport,
   type MutationModule,
   type RecordedRun,
   type RunMutant,
@@ -100,6 +103,23 @@ describe('scripts/mutation.mjs', () => {
       b: `its recorded run mutated src/elsewhere.ts, not ${MODULES_FILE}`,
       c: `${MODULES_FILE} changed since its recorded run`,
     });
+  });
+
+  const at = (line: number, column: number, length = 3) => ({ start: { line, column }, end: { line, column: column + length } });
+  const report = (source: string, statuses: string[]): MutationReport => ({
+    files: { 'f.ts': { source, mutants: statuses.map((status, i) => ({ mutatorName: 'EqualityOperator', replacement: 'x <= y', status, location: at(i + 1, 5) })) } },
+  });
+
+  it('re-tests the survivors of the last run where each stands, one column wider on each side', () => {
+    expect(survivorRanges(report('s', ['Killed', 'Survived', 'NoCoverage', 'Timeout']), 'f.ts')).toEqual(['f.ts:2:4-2:9', 'f.ts:3:4-3:9']);
+  });
+
+  it('takes a survivor re-tested from the re-test, and keeps every other status, killed ones killed', () => {
+    const last = report('s', ['Killed', 'Survived', 'Survived', 'NoCoverage']);
+    const retested = report('s', ['Survived', 'Killed', 'Survived', 'Killed']);
+    retested.files['f.ts']!.mutants.splice(2, 1);
+    expect(mergeRetested(last, retested, 'f.ts').files['f.ts']!.mutants.map((m) => m.status)).toEqual(['Killed', 'Killed', 'Survived', 'Killed']);
+    expect(() => mergeRetested(last, report('other', []), 'f.ts')).toThrow('mutated another source');
   });
 
   it('replaces only the table between its markers', () => {

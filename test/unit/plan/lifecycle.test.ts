@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildPlan, type ResourcePlanners } from '../../../src/plan/planner.js';
+import { buildPlan, OWNERSHIP_UNPROVEN, type ResourcePlanners } from '../../../src/plan/planner.js';
 import { applySteps } from '../../../src/plan/apply-steps.js';
 import { KNOWN_AFTER_APPLY, type ResourceChange } from '../../../src/plan/types.js';
 import { createPlan } from '../../../src/kinds/create.js';
@@ -33,7 +33,8 @@ const planners = (() => {
       identity: (desired: Record<string, unknown>) => (desired.app_id === undefined ? `name ${JSON.stringify(desired.name)}` : null),
     },
   };
-  return { fastedge_app: app } as unknown as ResourcePlanners;
+  // A kind whose platform id is its natural key (a DNS zone's name), with the same rules.
+  return { fastedge_app: app, dns_zone: app } as unknown as ResourcePlanners;
 })();
 
 const block = (name: string, attributes: Record<string, unknown>, dependsOn: string[] = []) =>
@@ -87,12 +88,25 @@ describe('adopting and missing', () => {
     expect(result.summary.add).toBe(0);
   });
 
+  it('a block adopted by its id carries no identity, kept or deleted', () => {
+    for (const ensure of ['present', 'absent']) {
+      const change = plan([block('edge', { app_id: 7, name: 'edge', ensure })], { 'fastedge_app.edge': found({ app_id: 7, name: 'edge' }) }).resource_changes[0]!;
+      expect(Object.keys(change), ensure).not.toContain('identity');
+    }
+  });
+
   it('a block that names an id that does not exist is an error, never a create', () => {
     const result = plan([block('edge', { app_id: 9, name: 'edge' })], { 'fastedge_app.edge': missing });
     expect(result.resource_changes).toEqual([]);
     expect(result.errored).toBe(true);
     expect(result.diagnostics[0]).toMatchObject({ code: 'resource-missing', address: 'fastedge_app.edge' });
     expect(result.diagnostics[0]!.detail).toContain('remove app_id to have edgeform create the fastedge_app');
+  });
+
+  it('a block of a kind whose id is its natural key (a DNS zone by its name) is created when absent, though it names its id', () => {
+    const zone = resource('dns_zone', 'shop', { ensure: 'present', name: 'shop.example' } as never);
+    const result = plan([zone as never], { 'dns_zone.shop': missing });
+    expect([result.errored, result.resource_changes.map((c) => [c.address, c.action])]).toEqual([false, [['dns_zone.shop', 'create']]]);
   });
 
   it('ensure: absent of a block found by identity destroys it; of one found nowhere is a no-op', () => {
@@ -154,10 +168,106 @@ describe('prune', () => {
     expect(result.diagnostics).toEqual([expect.objectContaining({ severity: 'warning', code: 'prune-skipped' })]);
   });
 
+  const prune = (...resources: OwnedResource[]) => plan([kept], reads, { name: 'prod', prune: true, owned: [{ type: 'fastedge_app', ok: true, resources }] });
+  const outcome = (result: ReturnType<typeof plan>) => ({
+    deleted: result.resource_changes.filter((c) => c.action === 'delete').map((c) => c.address),
+    diagnostics: result.diagnostics.map((d) => [d.severity, d.code, d.summary, d.address]),
+  });
+
+  it('destroys the resource as it was listed: its name, its lock, what waits for its destroy, and why it is pruned', () => {
+    const listed: OwnedResource = {
+      ...owned('fastedge_app.gone', 2),
+      dependsOn: ['fastedge_app.kept'],
+      pruneReason: 'no block declares it, and the kind says why',
+      observation: { exists: true, state: { app_id: 2, name: 'app-2' }, lockTaskId: 'task-9' },
+    };
+    const [change] = prune(listed).resource_changes;
+    expect(change).toEqual({
+      address: 'fastedge_app.gone',
+      type: 'fastedge_app',
+      name: 'gone',
+      desired: { app_id: 2, ensure: 'absent' },
+      depends_on: ['fastedge_app.kept'],
+      lock_task_id: 'task-9',
+      action: 'delete',
+      before: { app_id: 2, name: 'app-2' },
+      after: null,
+      changes: [],
+      fingerprint: expect.any(String),
+      warnings: ['locked by running platform task task-9; apply waits for it to finish before changing anything'],
+      notes: ['no block declares it, and the kind says why'],
+      pruned: true,
+    });
+    // The listing's desired says present: a delete says ensure: absent whatever it wrote, and nothing waits for it.
+    const plain = prune({ ...owned('fastedge_app.gone', 2), desired: { app_id: 2, ensure: 'present' } as never }).resource_changes[0]!;
+    expect([plain.desired, plain.depends_on, plain.lock_task_id, plain.warnings, plain.notes]).toEqual([
+      { app_id: 2, ensure: 'absent' },
+      [],
+      null,
+      [],
+      ["no block declares it any more, and it carries this stack's ownership tags (prune: true)"],
+    ]);
+  });
+
+  it("never destroys another stack's resource", () => {
+    expect(outcome(prune({ ...owned('fastedge_app.gone', 2), stack: 'staging' }))).toEqual({ deleted: [], diagnostics: [] });
+  });
+
+  it('leaves alone, with a warning naming it, a resource whose owner mark is unproven', () => {
+    expect(outcome(prune({ ...owned('fastedge_app.gone', 2), unproven: 'it has no owner mark while EDGEFORM_OWNER_KEY is set' }))).toEqual({
+      deleted: [],
+      diagnostics: [
+        [
+          'warning',
+          OWNERSHIP_UNPROVEN,
+          'prune: fastedge_app.gone (fastedge_app 2) names stack "prod", but it has no owner mark while EDGEFORM_OWNER_KEY is set; it is left alone',
+          'fastedge_app.gone',
+        ],
+      ],
+    });
+  });
+
+  it('leaves alone every resource of an address two marked resources carry in one place (a copied mark)', () => {
+    const copy = (id: number, place = 'account'): OwnedResource => ({ ...owned('fastedge_app.gone', id), mark: 'valid', place });
+    const why = (id: number) => [
+      'warning',
+      OWNERSHIP_UNPROVEN,
+      `prune: fastedge_app.gone (fastedge_app ${id}) names stack "prod", but it carries the same ownership (fastedge_app.gone) as another fastedge_app in account: a copied mark; it is left alone`,
+      'fastedge_app.gone',
+    ];
+    expect(outcome(prune(copy(2), copy(3), { ...owned('fastedge_app.other', 4), mark: 'valid' }))).toEqual({ deleted: ['fastedge_app.other'], diagnostics: [why(2), why(3)] });
+  });
+
+  it('destroys one resource per address: a second one (unmarked, or marked in another place) is left alone with a warning', () => {
+    const skipped = [
+      'warning',
+      'prune-skipped',
+      'prune: a fastedge_app carries stack "prod"\'s ownership tags with address "fastedge_app.gone", like another one; it is left alone',
+      undefined,
+    ];
+    expect(outcome(prune(owned('fastedge_app.gone', 2), owned('fastedge_app.gone', 3)))).toEqual({ deleted: ['fastedge_app.gone'], diagnostics: [skipped] });
+    const marked = (id: number, place: string): OwnedResource => ({ ...owned('fastedge_app.gone', id), mark: 'valid', place });
+    expect(outcome(prune(marked(2, 'account'), marked(3, 'elsewhere')))).toEqual({ deleted: ['fastedge_app.gone'], diagnostics: [skipped] });
+  });
+
+  it('leaves alone a mark that is not an address of its kind: another kind, or the type without a name', () => {
+    const notOfKind = (address: string) => [
+      'warning',
+      'prune-skipped',
+      `prune: a fastedge_app carries stack "prod"'s ownership tags with address "${address}", which is not an address of its kind; it is left alone`,
+      undefined,
+    ];
+    expect(outcome(prune(owned('cloud_floating_ip.x', 3), owned('fastedge_app', 4)))).toEqual({
+      deleted: [],
+      diagnostics: [notOfKind('cloud_floating_ip.x'), notOfKind('fastedge_app')],
+    });
+  });
+
   it('a listing that failed is an error: prune cannot say what it would leave behind', () => {
     const result = plan([kept], reads, { name: 'prod', prune: true, owned: [{ type: 'fastedge_app', ok: false, error: { summary: 'HTTP 500' } }] });
     expect(result.errored).toBe(true);
     expect(result.diagnostics[0]!.summary).toContain('prune: listing the fastedge_app resources of stack "prod" failed: HTTP 500');
+    expect(result.diagnostics[0]!.code).toBe('plan-error');
   });
 });
 

@@ -15,13 +15,19 @@ const planners = (() => {
   const diff = (desired: Record<string, unknown>, state: Record<string, unknown>): ProviderPlan => {
     const before = { floating_ip_id: state.floating_ip_id, size: state.size };
     const changed = desired.size !== undefined && desired.size !== state.size;
+    // `region` and `zone` cannot change in place (a replace); `replace: true` replaces without saying which field forces it.
+    const forced = (['region', 'zone'] as const).filter((f) => desired[f] !== undefined && desired[f] !== state[f]);
     return {
-      action: changed ? 'update' : 'no-op',
+      action: forced.length > 0 || desired.replace === true ? 'replace' : changed ? 'update' : 'no-op',
       before,
       after: { ...before, size: desired.size ?? state.size },
-      changes: changed ? [{ path: ['size'], op: 'update', before: state.size, after: desired.size }] : [],
+      changes: [
+        ...(changed ? [{ path: ['size'], op: 'update' as const, before: state.size, after: desired.size }] : []),
+        ...forced.map((f) => ({ path: [f], op: 'update' as const, before: state[f], after: desired[f], forces_replacement: true })),
+      ],
       ...(changed ? { payload: { size: desired.size } } : {}),
-      errors: [],
+      // A negative size is the kind's own error.
+      errors: typeof desired.size === 'number' && desired.size < 0 ? [{ summary: 'size must be positive', field: 'size', detail: 'Give a size of 1 or more.' }] : [],
       warnings: [],
       notes: [],
     };
@@ -45,7 +51,7 @@ const planners = (() => {
         const planned = diff(desired, state);
         const current = owner(state);
         if (current?.stack === ref.stack && current.address === ref.address) return planned;
-        return { ...planned, action: 'update' as const, payload: { ...planned.payload, owner: `${ref.stack}/${ref.address}` } };
+        return { ...planned, action: planned.action === 'no-op' ? ('update' as const) : planned.action, payload: { ...planned.payload, owner: `${ref.stack}/${ref.address}` } };
       },
     },
   };
@@ -67,8 +73,13 @@ const tagged = (id: string, stack: string, address: string, place = 'p1', size =
 const missing: ReadResult = { ok: true, observation: { exists: false } };
 const found = (state: Record<string, unknown>): ReadResult => ({ ok: true, observation: { exists: true, state } });
 
-function plan(blocks: ReturnType<typeof block>[], reads: Record<string, ReadResult>, owned: OwnedResource[] | undefined, options: { prune?: boolean; renamedFrom?: string } = {}) {
-  const listing: OwnedRead[] | undefined = owned && [{ type: 'cloud_floating_ip', ok: true, resources: owned }];
+function plan(
+  blocks: ReturnType<typeof block>[],
+  reads: Record<string, ReadResult>,
+  owned: OwnedResource[] | OwnedRead | undefined,
+  options: { prune?: boolean; renamedFrom?: string } = {},
+) {
+  const listing: OwnedRead[] | undefined = owned && (Array.isArray(owned) ? [{ type: 'cloud_floating_ip', ok: true, resources: owned }] : [owned]);
   return buildPlan({
     stack: { ...stackOf(blocks), name: 'prod', prune: options.prune ?? false, ...(options.renamedFrom ? { renamedFrom: options.renamedFrom } : {}) },
     reads: new Map(Object.entries(reads)),
@@ -119,6 +130,7 @@ describe('a move (moved_from, renamed_from)', () => {
     expect(result.diagnostics[0]).toMatchObject({ severity: 'error', range, summary: expect.stringContaining('both the old and the new address exist') });
     expect(result.diagnostics[0]!.summary).toContain('prod/cloud_floating_ip.old');
     expect(result.diagnostics[0]!.summary).toContain('prod/cloud_floating_ip.web');
+    expect(result.diagnostics[0]!.detail).toBe('A move re-tags one resource: destroy or re-tag one of them first, or remove moved_from.');
   });
 
   it("only in the block's own place; an old address nothing carries is a warning, and the block is created", () => {
@@ -128,6 +140,8 @@ describe('a move (moved_from, renamed_from)', () => {
     expect(result.diagnostics).toEqual([
       expect.objectContaining({ severity: 'warning', summary: expect.stringContaining('no cloud_floating_ip in p1 carries those ownership tags') }),
     ]);
+    // A warning does not make the plan errored.
+    expect(result.errored).toBe(false);
   });
 
   it('prune never destroys what a block moves from', () => {
@@ -140,6 +154,107 @@ describe('a move (moved_from, renamed_from)', () => {
       ['cloud_floating_ip.gone', 'delete', true, undefined],
       ['cloud_floating_ip.web', 'update', false, 'old/cloud_floating_ip.web'],
     ]);
+  });
+});
+
+describe('a move that cannot be carried out as written', () => {
+  const fieldRange = (line: number): SourceRange => ({ filename: 'stack.yaml', start: { line, column: 5 }, end: { line, column: 9 } });
+  // The block's fields where the stack file writes them, so an error about one points at it.
+  const moving = (attributes: Record<string, unknown>) => ({
+    ...block('web', attributes, { stack: 'prod', address: 'cloud_floating_ip.old' }),
+    fieldSources: { size: { range: fieldRange(3) }, region: { range: fieldRange(4) }, zone: { range: fieldRange(5) } },
+  });
+  const old = (state: Record<string, unknown> = {}): OwnedResource => {
+    const resource = tagged('A', 'prod', 'cloud_floating_ip.old');
+    return { ...resource, observation: { ...resource.observation, state: { ...resource.observation.state, region: 'r1', zone: 'z1', ...state } } };
+  };
+  const outcome = (result: ReturnType<typeof plan>) => ({
+    changes: result.resource_changes.map((c) => [c.address, c.action]),
+    diagnostics: result.diagnostics.map((d) => ({ severity: d.severity, summary: d.summary, detail: d.detail, range: d.range })),
+  });
+
+  it("is the kind's own error where the claim of the old resource fails, at the field, and nothing is planned for the block", () => {
+    const result = plan([moving({ size: -1 })], { 'cloud_floating_ip.web': missing }, [old()]);
+    expect(result.errored).toBe(true);
+    expect(outcome(result)).toEqual({
+      changes: [],
+      diagnostics: [{ severity: 'error', summary: 'cloud_floating_ip.web: size must be positive', detail: 'Give a size of 1 or more.', range: fieldRange(3) }],
+    });
+  });
+
+  it('is refused where it would replace the resource, naming the field that cannot change in place, at that field: move first, then change', () => {
+    // size changes in place too: only region is named.
+    expect(outcome(plan([moving({ region: 'r2', size: 5 })], { 'cloud_floating_ip.web': missing }, [old()]))).toEqual({
+      changes: [],
+      diagnostics: [
+        {
+          severity: 'error',
+          summary: 'cloud_floating_ip.web: moved from prod/cloud_floating_ip.old, but region cannot change in place: move it first, then change it',
+          detail: 'Apply the move alone (with region as the resource has it), then change it in another apply.',
+          range: fieldRange(4),
+        },
+      ],
+    });
+  });
+
+  it('names every field that cannot change in place, at the first, and a replace that names none in general words', () => {
+    expect(outcome(plan([moving({ region: 'r2', zone: 'z2' })], { 'cloud_floating_ip.web': missing }, [old()])).diagnostics).toEqual([
+      {
+        severity: 'error',
+        summary: 'cloud_floating_ip.web: moved from prod/cloud_floating_ip.old, but region and zone cannot change in place: move it first, then change it',
+        detail: 'Apply the move alone (with region and zone as the resource has them), then change them in another apply.',
+        range: fieldRange(4),
+      },
+    ]);
+    expect(outcome(plan([moving({ replace: true })], { 'cloud_floating_ip.web': missing }, [old()])).diagnostics).toEqual([
+      {
+        severity: 'error',
+        summary: 'cloud_floating_ip.web: moved from prod/cloud_floating_ip.old, but a field that cannot change in place differs: move it first, then change it',
+        detail: 'Apply the move alone (with those fields as the resource has them), then change them in another apply.',
+        range: moving({}).range,
+      },
+    ]);
+  });
+
+  it("carries the old resource's lock, and no identity (the change acts on the resource by its id)", () => {
+    const locked = old();
+    const result = plan([moving({})], { 'cloud_floating_ip.web': missing }, [{ ...locked, observation: { ...locked.observation, lockTaskId: 'task-7' } }]);
+    const [change] = result.resource_changes;
+    expect(change).toMatchObject({ action: 'update', moved_from: 'prod/cloud_floating_ip.old', lock_task_id: 'task-7' });
+    expect(change!.warnings).toEqual(['locked by running platform task task-7; apply waits for it to finish before changing anything']);
+    expect(change!.identity).toBeUndefined();
+  });
+
+  it('is an error at moved_from where listing what carries the old tags failed, and where two resources carry them', () => {
+    const failed = plan([moving({})], { 'cloud_floating_ip.web': missing }, { type: 'cloud_floating_ip', ok: false, error: { summary: 'HTTP 503' } });
+    expect(outcome(failed)).toEqual({
+      changes: [],
+      diagnostics: [
+        {
+          severity: 'error',
+          summary: 'cloud_floating_ip.web: moved_from prod/cloud_floating_ip.old: listing the cloud_floating_ip resources failed: HTTP 503',
+          detail: undefined,
+          range,
+        },
+      ],
+    });
+    expect(failed.diagnostics[0]!.code).toBe('plan-error');
+    const twice = plan([moving({})], { 'cloud_floating_ip.web': missing }, [old(), { ...tagged('B', 'prod', 'cloud_floating_ip.old') }]);
+    expect(outcome(twice)).toEqual({
+      changes: [],
+      diagnostics: [
+        {
+          severity: 'error',
+          summary: 'cloud_floating_ip.web: moved_from prod/cloud_floating_ip.old: 2 cloud_floating_ip resources carry those ownership tags ("A", "B")',
+          detail: undefined,
+          range,
+        },
+      ],
+    });
+  });
+
+  it('is a plain create, without a warning, where no listing was made (the kind lists nothing for this stack)', () => {
+    expect(outcome(plan([moving({})], { 'cloud_floating_ip.web': missing }, undefined))).toEqual({ changes: [['cloud_floating_ip.web', 'create']], diagnostics: [] });
   });
 });
 
@@ -164,7 +279,68 @@ describe('foreign ownership', () => {
   });
 });
 
+describe('foreign ownership, the edges', () => {
+  it('names a foreign owner without an address as such, and the takeover with the block type', () => {
+    const result = plan([block('mine', { floating_ip_id: 'A' })], { 'cloud_floating_ip.mine': found({ floating_ip_id: 'A', owner: 'other/', size: 1 }) }, undefined);
+    expect(result.diagnostics.map((d) => [d.severity, d.summary, d.detail])).toEqual([
+      [
+        'error',
+        'cloud_floating_ip.mine: cloud_floating_ip "A" carries the ownership tags of stack "other" (no address); adopting it by id would take it from that stack',
+        'To take it over, add "moved_from: other/cloud_floating_ip.NAME" to this block (and remove its block from stack "other"); otherwise adopt another cloud_floating_ip.',
+      ],
+    ]);
+  });
+
+  it('is not taken over by a moved_from naming another address of that stack', () => {
+    const taken = block('mine', { floating_ip_id: 'A' }, { stack: 'other', address: 'cloud_floating_ip.elsewhere' });
+    const result = plan([taken], { 'cloud_floating_ip.mine': found({ floating_ip_id: 'A', owner: 'other/cloud_floating_ip.shared', size: 1 }) }, []);
+    expect(result.resource_changes).toEqual([]);
+    expect(result.diagnostics.map((d) => d.summary)).toEqual([
+      'cloud_floating_ip.mine: cloud_floating_ip "A" carries the ownership tags of stack "other" (cloud_floating_ip.shared); adopting it by id would take it from that stack',
+    ]);
+  });
+
+  it("adopts by id what this stack's tags name under another address of its own (no takeover needed)", () => {
+    const result = plan(
+      [block('mine', { floating_ip_id: 'A' })],
+      { 'cloud_floating_ip.mine': found({ floating_ip_id: 'A', owner: 'prod/cloud_floating_ip.other', size: 1 }) },
+      undefined,
+    );
+    expect([result.errored, result.resource_changes.map((c) => c.action), result.diagnostics]).toEqual([false, ['no-op'], []]);
+  });
+});
+
 describe('rename warnings of a block that would be created', () => {
+  it('say prune destroys the undeclared address, and write the moved_from with the stack where the stack was renamed', () => {
+    const result = plan([block('web', {})], { 'cloud_floating_ip.web': missing }, [tagged('B', 'prod', 'cloud_floating_ip.legacy')], { prune: true, renamedFrom: 'old' });
+    const warning = result.diagnostics.find((d) => d.severity === 'warning')!;
+    expect([warning.summary, warning.detail]).toEqual([
+      'cloud_floating_ip.web would be created, but stack "prod" holds cloud_floating_ip.legacy (cloud_floating_ip "B"), which no block declares (prune: true destroys it)',
+      'If this block was renamed from cloud_floating_ip.legacy, add "moved_from: prod/cloud_floating_ip.legacy" to it: the resource is then re-tagged, not created anew and the old one left or pruned.',
+    ]);
+  });
+
+  it('say nothing of an address of another kind, or of one another block moves from', () => {
+    const db = block('db', { floating_ip_id: 'D' }, { stack: 'prod', address: 'cloud_floating_ip.legacy' });
+    const result = plan(
+      [block('web', {}), db],
+      { 'cloud_floating_ip.web': missing, 'cloud_floating_ip.db': found({ floating_ip_id: 'D', owner: 'prod/cloud_floating_ip.legacy', size: 1 }) },
+      [tagged('B', 'prod', 'cloud_instance.legacy'), tagged('D', 'prod', 'cloud_floating_ip.legacy')],
+    );
+    expect(result.diagnostics).toEqual([]);
+  });
+
+  it('name an address another stack holds twice in the place once', () => {
+    const result = plan([block('web', {})], { 'cloud_floating_ip.web': missing }, [tagged('A', 'old', 'cloud_floating_ip.web'), tagged('B', 'old', 'cloud_floating_ip.web')]);
+    expect(result.diagnostics.map((d) => [d.code, d.summary, d.detail])).toEqual([
+      [
+        'rename-suspected',
+        'cloud_floating_ip.web would be created, and stack "old" holds a resource at the same address: was this stack renamed from "old"?',
+        'If it was, add "renamed_from: old" at the top of this stack: that resource is then re-tagged, not created anew. Unrelated stacks may use the same addresses; then nothing needs to change.',
+      ],
+    ]);
+  });
+
   it('names both: the same address under another stack, and an undeclared address of this stack in the same place', () => {
     const result = plan(
       [block('web', {}), block('kept', { floating_ip_id: 'K' })],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createPlan } from '../../../src/kinds/create.js';
 import type { ProviderPlan, ReadResult } from '../../../src/kinds/provider.js';
-import { buildPlan, type ResourcePlanners } from '../../../src/plan/planner.js';
+import { buildPlan, observedFields, type ResourcePlanners } from '../../../src/plan/planner.js';
 import { checkBlock, resource, stackOf } from '../../helpers/stack.js';
 
 /**
@@ -133,5 +133,82 @@ describe('buildPlan, what a change carries besides its action', () => {
       'depends on check streaming_ai_tasks.gate, which is failing; apply will skip this resource',
     ]);
     expect(p.resource_changes[0]!.lock_task_id).toBe('t-1');
+  });
+});
+
+describe('buildPlan, the rest of what a plan says', () => {
+  const gate = checkBlock('streaming_ai_tasks', 'gate', { max_count: 0 } as never);
+  const withChecks = (outcomes: Record<string, { status: 'pass' | 'fail' | 'error'; message: string }>, blocks = [app('a', {}, ['streaming_ai_tasks.gate'])]) =>
+    buildPlan({
+      stack: stackOf(blocks, [gate]),
+      reads: new Map(blocks.map((b) => [b.address, found({})])),
+      checks: new Map(Object.entries(outcomes)),
+      planners,
+      baseUrl: 'http://127.0.0.1:1',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      edgeformVersion: '0.0.0',
+    });
+
+  it('warns of a check that could not be evaluated, and says nothing of one that passes', () => {
+    expect(withChecks({ 'streaming_ai_tasks.gate': { status: 'error', message: 'HTTP 500' } }).resource_changes[0]!.warnings).toEqual([
+      'depends on check streaming_ai_tasks.gate, which could not be evaluated; apply will skip this resource',
+    ]);
+    const passing = withChecks({ 'streaming_ai_tasks.gate': { status: 'pass', message: 'ok' } });
+    expect([passing.resource_changes[0]!.warnings, passing.diagnostics, passing.checks.map((c) => c.action)]).toEqual([[], [], ['read']]);
+  });
+
+  it('keeps the diagnostics found before reading (an unknown --target), which make it errored', () => {
+    const p = buildPlan({
+      stack: stackOf([app('a')]),
+      reads: new Map([['fastedge_app.a', found({})]]),
+      checks: new Map(),
+      planners,
+      baseUrl: 'http://127.0.0.1:1',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      edgeformVersion: '0.0.0',
+      diagnostics: [{ severity: 'error', code: 'unknown-target', summary: '--target fastedge_app.nope: no such block' }],
+    });
+    expect([p.errored, p.diagnostics.map((d) => d.code)]).toEqual([true, ['unknown-target']]);
+  });
+
+  it('counts creates as adds, and a plan that only deletes is applyable', () => {
+    const deletes = plan([app('a', { ensure: 'absent' })], { 'fastedge_app.a': found({}) });
+    expect([deletes.summary, deletes.applyable]).toEqual([{ add: 0, change: 0, destroy: 1, read: 0 }, true]);
+    const creates = plan([app('new')], { 'fastedge_app.new': { ok: true, observation: { exists: false } } });
+    expect([creates.summary, creates.applyable]).toEqual([{ add: 1, change: 0, destroy: 0, read: 0 }, true]);
+  });
+
+  it('names the stack in its record only when the stack has a name', () => {
+    const named = buildPlan({
+      stack: { ...stackOf([]), name: 'prod' },
+      reads: new Map(),
+      checks: new Map(),
+      planners,
+      baseUrl: 'http://127.0.0.1:1',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      edgeformVersion: '0.0.0',
+    });
+    expect([named.stack.name, Object.keys(plan([], {}).stack)]).toEqual(['prod', ['sources', 'digest']]);
+  });
+
+  it('carries the identity a resource was found by, or for a create the one it will be found by', () => {
+    const byName = plan([app('a')], { 'fastedge_app.a': { ok: true, observation: { exists: true, state: { app_id: 1, comment: 'c' }, foundBy: 'name "a"' } } });
+    expect(byName.resource_changes[0]!.identity).toBe('name "a"');
+    expect(plan([app('a')], { 'fastedge_app.a': { ok: true, observation: { exists: false } } }).resource_changes[0]!.identity).toBe('name');
+  });
+});
+
+describe('observedFields (what apply fingerprints again before it acts)', () => {
+  // A kind whose summary of a resource (what a delete shows) differs from its diff's before.
+  const kind = {
+    summarize: (state: Record<string, unknown>) => ({ summary: state.app_id }),
+    plan: (desired: Record<string, unknown>, state: Record<string, unknown>) => ({ before: { diffed: state.app_id, comment: desired.comment } }),
+  } as unknown as Parameters<typeof observedFields>[0];
+
+  it("is the kind's summary of a resource to delete, the diff's before otherwise, and null for what does not exist", () => {
+    const observed = { exists: true as const, state: { app_id: 1 } };
+    expect(observedFields(kind, { ensure: 'absent' } as never, observed)).toEqual({ summary: 1 });
+    expect(observedFields(kind, { ensure: 'present', comment: 'd' } as never, observed)).toEqual({ diffed: 1, comment: 'd' });
+    expect(observedFields(kind, { ensure: 'present' } as never, { exists: false })).toBeNull();
   });
 });

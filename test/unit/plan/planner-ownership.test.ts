@@ -108,6 +108,28 @@ describe('owner marks', () => {
   });
 });
 
+describe("the run's owner seal", () => {
+  it('is what the kind judges a mark with: a mark made with it is kept, the same resource judged without it is re-marked', () => {
+    // A kind whose mark verifies only with the seal it was made with.
+    const sealed = planners();
+    const kind = sealed.cloud_floating_ip as unknown as { ownership: { owner: (state: Record<string, unknown>, desired: unknown, seal?: unknown) => unknown } };
+    kind.ownership.owner = (state, _desired, seal) => ({ stack: 'prod', address: 'cloud_floating_ip.ip', mark: seal === state.sealedWith ? 'valid' : 'previous' });
+    const run = (seal?: object) =>
+      buildPlan({
+        stack: { ...stackOf([block()]), name: 'prod', prune: false },
+        reads: new Map([['cloud_floating_ip.ip', { ok: true, observation: { exists: true, state: { floating_ip_id: 'x1', size: 1, sealedWith: key } } }]]),
+        checks: new Map(),
+        planners: sealed,
+        baseUrl: 'http://127.0.0.1:1',
+        createdAt: '2026-01-01T00:00:00.000Z',
+        edgeformVersion: '0.0.0',
+        ...(seal ? { seal: seal as never } : {}),
+      }).resource_changes[0]!.action;
+    const key = { key: 'k' };
+    expect([run(key), run()]).toEqual(['no-op', 'update']);
+  });
+});
+
 describe("a container's pruning owner", () => {
   const prune = { scope: 'prune' as const, noun: 'owner record', prune: true };
 
@@ -129,6 +151,14 @@ describe("a container's pruning owner", () => {
     expect(error![1]).toBe(OWNERSHIP_UNPROVEN);
     expect(error![2]).toContain("carries this stack's owner record, but its owner mark does not verify");
     expect(error![3]).toContain('remove them on the platform to have this stack claim it afresh.');
+  });
+
+  it("is written by a pruning stack's create (a claim), and by no other create", () => {
+    const missing: ReadResult = { ok: true, observation: { exists: false } };
+    const create = { attributes: { floating_ip_id: undefined } };
+    expect(outcome(plan(missing, { ...prune, ...create }))).toEqual({ action: 'create', claim: true, diagnostics: [] });
+    expect(outcome(plan(missing, { ...prune, ...create, prune: false }))).toEqual({ action: 'create', claim: undefined, diagnostics: [] });
+    expect(outcome(plan(missing, { ...create, prune: true }))).toEqual({ action: 'create', claim: undefined, diagnostics: [] });
   });
 
   it('is neither checked nor written by a stack without prune: true', () => {

@@ -40,21 +40,37 @@ const planners = (() => {
     summarize: (state: Record<string, unknown>) => ({ app_id: state.app_id, name: state.name, comment: state.comment }),
     plan,
     create: {
-      plan: (desired: Record<string, unknown>) => createPlan({ name: desired.name, comment: desired.comment }, 'app_id', { name: desired.name }),
+      // An app commented `no-create` is one the kind refuses to create (its own error).
+      plan: (desired: Record<string, unknown>) =>
+        desired.comment === 'no-create'
+          ? { ...createPlan({}, 'app_id', {}), errors: [{ summary: 'an app commented no-create cannot be created', field: 'comment' }] }
+          : createPlan({ name: desired.name, comment: desired.comment }, 'app_id', { name: desired.name }),
       identity: (desired: Record<string, unknown>) => (desired.app_id === undefined ? `name ${JSON.stringify(desired.name)}` : null),
     },
   };
-  return { fastedge_app: app } as unknown as ResourcePlanners;
+  // An adopt-only kind (no create) with the same rules: `name` cannot change in place.
+  const network = { idField: 'network_id', summarize: app.summarize, plan };
+  return { fastedge_app: app, cloud_network: network } as unknown as ResourcePlanners;
 })();
 
 const range = (line: number) => ({ filename: 'stack.yaml', start: { line, column: 11 }, end: { line, column: 40 } });
 
 /** A fastedge_app block; `refs` maps a top-level field to the template it holds (line: where it stands). */
-function app(name: string, attributes: Record<string, unknown>, refs: Record<string, [template: string, line: number]> = {}) {
+function app(
+  name: string,
+  attributes: Record<string, unknown>,
+  refs: Record<string, [template: string, line: number]> = {},
+  type: 'fastedge_app' | 'cloud_network' = 'fastedge_app',
+) {
   const references: BlockReference[] = Object.entries(refs).map(([field, [template, line]]) => ({ path: [field], template, parts: parseTemplate(template)!, range: range(line) }));
   const dependsOn = [...new Set(references.flatMap((r) => templateTargets(r.parts).map(referenceAddress)))];
-  const withRefs = { ensure: 'present', binary: 7, ...attributes, ...Object.fromEntries(Object.entries(refs).map(([field, [template]]) => [field, template])) };
-  return { ...resource('fastedge_app', name, withRefs as never, dependsOn), ...(references.length > 0 ? { references } : {}) };
+  const withRefs = {
+    ensure: 'present',
+    ...(type === 'fastedge_app' ? { binary: 7 } : { project_id: 1, region_id: 1 }),
+    ...attributes,
+    ...Object.fromEntries(Object.entries(refs).map(([field, [template]]) => [field, template])),
+  };
+  return { ...resource(type, name, withRefs as never, dependsOn), ...(references.length > 0 ? { references } : {}) };
 }
 const found = (state: Record<string, unknown>): ReadResult => ({ ok: true, observation: { exists: true, state } });
 
@@ -141,6 +157,19 @@ describe('references to a replaced block', () => {
     );
   });
 
+  it('name three replaced blocks in plan order, whatever order the template reads them in', () => {
+    const c = app('c', { name: 'c-new' });
+    const e = app('e', { name: 'e-new' });
+    const b = app('b', { app_id: 2 }, { name: ['${fastedge_app.a.name}-${fastedge_app.e.name}-${fastedge_app.c.name}', 5] });
+    const p = plan([b, c, a, e], {
+      'fastedge_app.a': aRead,
+      'fastedge_app.c': found({ app_id: 3, name: 'c-old' }),
+      'fastedge_app.e': found({ app_id: 5, name: 'e-old' }),
+      'fastedge_app.b': found({ app_id: 2, name: 'a-old-e-old-c-old' }),
+    });
+    expect(errors(p)[0]!.summary).toMatch(/^fastedge_app\.b would have to be replaced with fastedge_app\.c, fastedge_app\.a and fastedge_app\.e, which are replaced /);
+  });
+
   it('say a dependency is itself replaced because of another, down a chain', () => {
     const b = app('b', {}, { name: ['${fastedge_app.a.name}-b', 5] });
     const d = app('d', { app_id: 4 }, { name: ['${fastedge_app.b.name}-d', 9] });
@@ -154,6 +183,33 @@ describe('references to a replaced block', () => {
     ]);
   });
 
+  it('refuse a dependant whose kind cannot be created, naming both and what to keep', () => {
+    const net = app('net', {}, { name: ['${fastedge_app.a.name}-net', 6] }, 'cloud_network');
+    const p = plan([a, net], { 'fastedge_app.a': aRead, 'cloud_network.net': found({ network_id: 'n1', name: 'a-old-net' }) });
+    expect(errors(p)).toEqual([
+      {
+        severity: 'error',
+        code: 'plan-error',
+        summary:
+          'cloud_network.net would have to be replaced with fastedge_app.a, which is replaced (name reads ${fastedge_app.a.name}-net), but edgeform cannot create a cloud_network',
+        detail: 'Keep fastedge_app.a as it is (its name cannot change in place).',
+        address: 'cloud_network.net',
+        range: range(6),
+      },
+    ]);
+  });
+
+  it("refuse a dependant whose replacement the kind refuses to create, with the kind's reason", () => {
+    const b = app('b', { comment: 'no-create' }, { name: ['${fastedge_app.a.name}-b', 5] });
+    const p = plan([a, b], { 'fastedge_app.a': aRead, 'fastedge_app.b': found({ app_id: 2, name: 'a-old-b', comment: 'no-create' }) });
+    expect(errors(p).map((e) => [e.summary, e.detail])).toEqual([
+      [
+        'fastedge_app.b would have to be replaced with fastedge_app.a, which is replaced (name reads ${fastedge_app.a.name}-b), but fastedge_app.b: an app commented no-create cannot be created',
+        'Keep fastedge_app.a as it is (its name cannot change in place).',
+      ],
+    ]);
+  });
+
   it('keep the kind’s own error where planning as if the dependency were kept fails too', () => {
     const b = app('b', { app_id: 2 }, { name: ['${fastedge_app.a.name}-b', 5] });
     const p = plan([a, b], { 'fastedge_app.a': aRead, 'fastedge_app.b': found({ app_id: 2, name: 'unrelated' }) });
@@ -161,7 +217,60 @@ describe('references to a replaced block', () => {
   });
 });
 
+describe('a block the kind cannot replace', () => {
+  it('is refused where a field that cannot change in place differs and the kind cannot be created', () => {
+    const net = app('net', { name: 'net-new' }, {}, 'cloud_network');
+    const p = plan([net], { 'cloud_network.net': found({ network_id: 'n1', name: 'net-old' }) });
+    expect([p.resource_changes, errors(p).map((e) => [e.summary, e.address])]).toEqual([
+      [],
+      [['cloud_network.net: a field that cannot change in place differs, and edgeform cannot create a cloud_network', 'cloud_network.net']],
+    ]);
+  });
+
+  it("is refused with the kind's own error where the kind refuses to create its replacement", () => {
+    const b = app('b', { name: 'b-new', comment: 'no-create' });
+    const p = plan([b], { 'fastedge_app.b': found({ app_id: 2, name: 'b-old', comment: 'no-create' }) });
+    expect([p.resource_changes, errors(p).map((e) => e.summary)]).toEqual([[], ['fastedge_app.b: an app commented no-create cannot be created']]);
+  });
+
+  it("is refused, for a new block, with the kind's own error where the kind refuses the create", () => {
+    const p = plan([app('c', { name: 'c', comment: 'no-create' })], { 'fastedge_app.c': { ok: true, observation: { exists: false } } });
+    expect([p.resource_changes, errors(p).map((e) => e.summary)]).toEqual([[], ['fastedge_app.c: an app commented no-create cannot be created']]);
+  });
+
+  it('is replaced with the note of the field that forces it', () => {
+    const p = plan([app('b', { name: 'b-new' })], { 'fastedge_app.b': found({ app_id: 2, name: 'b-old' }) });
+    expect(p.resource_changes[0]!.notes).toEqual(['name cannot be changed in place: the fastedge_app is destroyed and created again']);
+  });
+
+  it('that names an id that does not exist is an error saying the kind is adopt-only', () => {
+    const net = app('net', { name: 'net', network_id: '7c1d0a52-5f2e-4c3b-9d6a-1e2f3a4b5c6d' }, {}, 'cloud_network');
+    const p = plan([net], { 'cloud_network.net': { ok: true, observation: { exists: false } } });
+    expect(errors(p).map((e) => [e.code, e.summary, e.detail])).toEqual([
+      [
+        'resource-missing',
+        'cloud_network.net: cloud_network "7c1d0a52-5f2e-4c3b-9d6a-1e2f3a4b5c6d" does not exist; edgeform adopts existing resources by id',
+        'edgeform cannot create a cloud_network (the kind is adopt-only): check the id, or remove the block if the resource was deleted on purpose.',
+      ],
+    ]);
+  });
+});
+
 describe('references the plan resolves', () => {
+  it('read a block deleted as observed in a block deleted before it (a delete waits on no reference)', () => {
+    const gone = app('gone', { ensure: 'absent' }, { comment: ['${fastedge_app.a.name}', 5] });
+    const p = plan([app('a', { name: 'a-old', ensure: 'absent' }), gone], { 'fastedge_app.a': aRead, 'fastedge_app.gone': found({ app_id: 9, name: 'gone', comment: 'x' }) });
+    const change = p.resource_changes.find((c) => c.address === 'fastedge_app.gone')!;
+    expect([change.action, (change.desired as Record<string, unknown>).comment, change.references]).toEqual(['delete', 'a-old', undefined]);
+  });
+
+  it('leave a delete that reads a replaced block without pending references: it waits on none', () => {
+    const gone = app('gone', { ensure: 'absent' }, { comment: ['${fastedge_app.a.name}', 5] });
+    const p = plan([a, gone], { 'fastedge_app.a': aRead, 'fastedge_app.gone': found({ app_id: 9, name: 'gone', comment: 'x' }) });
+    const change = p.resource_changes.find((c) => c.address === 'fastedge_app.gone')!;
+    expect([change.action, change.references, change.after_unknown]).toEqual(['delete', undefined, undefined]);
+  });
+
   it('write the observed value in where the referenced block keeps its field', () => {
     const b = app('b', {}, { name: ['${fastedge_app.a.name}-b', 5], comment: ['id ${fastedge_app.a.id}', 6] });
     const p = plan([app('a', { name: 'a-old' }), b], { 'fastedge_app.a': aRead, 'fastedge_app.b': found({ app_id: 2, name: 'a-old-b', comment: 'id 1' }) });
@@ -217,6 +326,10 @@ describe('references the plan resolves', () => {
         range: range(5),
       },
     ]);
+    expect(plan([a, b, c], reads, ['fastedge_app.a', 'fastedge_app.c']).diagnostics).toHaveLength(1);
+    // A block left out that reads only what is kept is no error.
+    const d = app('d', {}, { name: ['${fastedge_app.c.name}-d', 7] });
+    expect(plan([a, c, d], { ...reads, 'fastedge_app.d': found({ app_id: 4, name: 'c-d' }) }, ['fastedge_app.a', 'fastedge_app.c']).diagnostics).toEqual([]);
     expect(errors(plan([a, b, c], reads, ['fastedge_app.a', 'fastedge_app.b']))).toEqual([]);
     expect(errors(plan([app('a', { name: 'a-old' }), b, c], reads, ['fastedge_app.a']))).toEqual([]);
   });

@@ -568,3 +568,111 @@ describe('savedTargets names what its stack does not declare', () => {
     );
   });
 });
+
+describe('parsePlanFile refuses, each with its whole message (the edges)', () => {
+  const refusal = (p: unknown) => {
+    let thrown: unknown;
+    try {
+      parsePlanFile(JSON.stringify(p), 'plan.json', payloadSchemas(providers.resources));
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(PlanFileError);
+    return (thrown as Error).message;
+  };
+  const [major, minor] = PLAN_FORMAT_VERSION.split('.').map(Number) as [number, number];
+
+  it('a document that is null, or whose resource_changes is not a list, as a corrupt file', () => {
+    expect(refusal(null)).toBe('plan.json is a corrupt plan file: format_version: expected "MAJOR.MINOR", got nothing');
+    expect(refusal({ ...plan([]), resource_changes: 'none' })).toBe('plan.json is a corrupt plan file: resource_changes: Invalid input: expected array, received string');
+  });
+
+  it('a key of its own at the top of the document, at (root)', () => {
+    expect(refusal({ ...plan([]), extra: 1 })).toBe('plan.json is a corrupt plan file: (root): Unrecognized key: "extra"');
+  });
+
+  it('a format version that is a number, has more than two parts, or text around it', () => {
+    for (const version of [Number(PLAN_FORMAT_VERSION), `${PLAN_FORMAT_VERSION}.0`, `v${PLAN_FORMAT_VERSION}`]) {
+      expect(refusal({ ...plan([]), format_version: version })).toBe(`plan.json is a corrupt plan file: format_version: expected "MAJOR.MINOR", got ${JSON.stringify(version)}`);
+    }
+  });
+
+  it('a format version of several digits by what it says: another major version, or a newer minor one', () => {
+    const stale = (version: string) => {
+      try {
+        parsePlanFile(JSON.stringify({ ...plan([]), format_version: version }), 'plan.json', {});
+      } catch (error) {
+        return [(error as Error).constructor.name, (error as Error).message];
+      }
+      return undefined;
+    };
+    expect(stale(`${major + 10}.0`)).toEqual([
+      'StalePlanError',
+      `plan.json was written in plan format ${major + 10}.0; this edgeform reads format ${PLAN_FORMAT_VERSION}. Run edgeform plan again.`,
+    ]);
+    expect(stale(`${major}.${minor + 10}`)?.[0]).toBe('StalePlanError');
+    expect(stale(`${major}.${minor + 10}`)?.[1]).toContain(`was written in plan format ${major}.${minor + 10} by a newer edgeform`);
+  });
+
+  it('a delete whose desired says nothing of ensure, and an update of a resource the stack deletes', () => {
+    expect(refusal(plan([deletion('fastedge_app.legacy', { desired: {} })]))).toBe(
+      'plan.json is a corrupt plan file: resource_changes.0 (fastedge_app.legacy): action: a delete needs desired.ensure: absent, got nothing',
+    );
+    expect(refusal(plan([change({ ...updates.instance!, desired: { ensure: 'absent' } })]))).toBe(
+      'plan.json is a corrupt plan file: resource_changes.0 (cloud_instance.web_vm): action: an update of a resource whose desired.ensure is absent',
+    );
+  });
+});
+
+describe('the plan document, its optional parts', () => {
+  const cost = {
+    lines: [{ addresses: [FIP], type: 'cloud_floating_ip', action: 'update' as const }],
+    totals: [{ currency: 'EUR', before: 1, after: 2, difference: 1 }],
+    not_priced: [],
+    hidden: false,
+    unknown: 0,
+  };
+
+  it('writes the cost of a plan made with --cost, reads it back, and writes no cost key without it', () => {
+    const priced = plan([change({ address: FIP, action: 'no-op' })], [], { cost } as Partial<Plan>);
+    expect((toPlanDocument(priced) as { cost?: unknown }).cost).toEqual(cost);
+    expect(parse(toPlanDocument(priced)).cost).toEqual(cost);
+    expect(Object.keys(toPlanDocument(plan([])))).not.toContain('cost');
+  });
+
+  it('writes no key for a stack without a name, a check without details, a diagnostic without detail or address', () => {
+    const document = toPlanDocument(
+      plan([], [check({ address: 'streaming_video_subtitles.tour', status: 'pass', message: 'ok' })], { diagnostics: [{ severity: 'warning', code: 'w', summary: 'bare' }] }),
+    ) as { stack: object; checks: object[]; diagnostics: object[] };
+    expect(Object.keys(document.stack)).toEqual(['sources', 'digest']);
+    expect(Object.keys(document.checks[0]!)).not.toContain('details');
+    expect(Object.keys(document.diagnostics[0]!)).toEqual(['severity', 'code', 'summary']);
+  });
+});
+
+describe('comparePlans, a change the fresh plan no longer has', () => {
+  it('says so for its address', () => {
+    const gone = change({ address: 'fastedge_app.legacy', action: 'delete', desired: { ensure: 'absent' } });
+    expect(comparePlans(plan([gone]), plan([]))).toEqual([
+      { address: 'fastedge_app.legacy', differences: ['is in the plan file, but a plan of this stack now has no change for it'] },
+    ]);
+  });
+});
+
+describe('isPlanFileCandidate, by the end of its name and its first bytes', () => {
+  const bytes = (s: string) => Buffer.from(s);
+  it('goes by the last extension only', () => {
+    expect(isPlanFileCandidate('plan.yaml.json', bytes('version: 1'))).toBe(true);
+    expect(isPlanFileCandidate('notes.json.txt', bytes('version: 1'))).toBe(false);
+  });
+
+  it('skips a byte order mark and blanks (tabs and carriage returns too) before the brace', () => {
+    expect(isPlanFileCandidate('plan', bytes('\r\n{"format_version"'))).toBe(true);
+    expect(isPlanFileCandidate('plan', bytes('\t{"format_version"'))).toBe(true);
+  });
+
+  it('reads text whose first character only resembles a byte order mark in some of its bytes as text', () => {
+    // U+2EFF, U+FF3F, U+FEFE, U+203F, U+F03F: three UTF-8 bytes each, sharing one or two with the mark (EF BB BF).
+    for (const first of ['\u2eff', '\uff3f', '\ufefe', '\u203f', '\uf03f']) expect(isPlanFileCandidate('plan', bytes(`${first}{"format_version"`)), first).toBe(false);
+  });
+});
