@@ -6,7 +6,7 @@
  * The one thing the index does that the Pool needs is done here the same way: it installs the
  * request API on Dispatcher's prototype (`Object.assign(Dispatcher.prototype, api)` in
  * undici/index.js; `request` is the only method of it the client calls). undici declares no
- * `exports` map, so these paths are its published files; test/unit/api/pool.test.ts checks that
+ * `exports` map, so these paths are its published files; test/integration/api/undici-pool.test.ts checks that
  * they are the same classes and method the index gives.
  */
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
