@@ -30,8 +30,10 @@ export interface CreatesWorld {
  * Task slots: at most --max-tasks creates hold a task at once, each from the read before it is
  * sent to the read that confirms it (the read, the create, the poll that sees the task end and
  * the confirming read: task + 4L), so N_task creates take at least ⌈N_task / max-tasks⌉ such
- * rounds. With 500 ms tasks, 1,000 floating IPs and the default 200 slots, the slots bound
- * (5 × (500 ms + 4L)) is above the requests' (500 ms + 1,000·L/10).
+ * rounds. At the defaults (500 slots, P = 10) the slots bind only for tasks longer than about
+ * (N/P − 4·⌈N/500⌉)·L / (⌈N/500⌉ − 1): for 1,000 creates at L = 20 ms, 1.8 s; with 200 slots
+ * (the default before), 1,000 floating IPs with 0.5 s tasks took at least 5 × (0.5 s + 4L),
+ * more than 0.5 s + N·L/P.
  */
 export function createsIdealMs(w: CreatesWorld): number {
   const L = w.latencyMs;

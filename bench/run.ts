@@ -20,6 +20,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readCpuProfile, timeInside } from './cpu-profile.js';
 import { createsIdealMs } from './ideals.js';
+import { DEFAULT_MAX_TASKS as APPLY_MAX_TASKS } from '../src/cli/plan-stack.js';
 import { CLI, median, measureLatency, runCli, runNode, startEmulator, type EmulatorProcess, type Run } from './processes.js';
 import { deleteAppsWorld, dnsWorld, fleetWorld, floatingIpWorld, identityWorld, mixedWorld, resizeWorld, tinyWorld, zoneFileWorld, type World } from './worlds.js';
 
@@ -50,8 +51,6 @@ const REQUESTS_PER_RESIZE = 2;
 
 /** apply's default --parallelism: the 200 resizes run as a user runs them. */
 const APPLY_PARALLELISM = 10;
-/** apply's default --max-tasks (DEFAULT_MAX_TASKS in src/cli/plan-stack.ts). */
-const APPLY_MAX_TASKS = 200;
 const TASK_DURATION_MS = 2_000;
 /**
  * The executor's scheduling steps (src/apply/executor.ts): the loop, the pass over the ready
@@ -558,7 +557,7 @@ interface CreatesRow {
 
 /**
  * apply of a world against a platform holding none of it: every block is created, at the
- * defaults (--parallelism 10, --max-tasks 200). Requests per resource, counted by the emulator,
+ * defaults (--parallelism 10, --max-tasks 500). Requests per resource, counted by the emulator,
  * against the row's ideal; the wall against createsIdealMs (issue 33's task + N·L/P, with the
  * start-up and the plan's read every apply has, and the rounds of task slots when those bind),
  * at most 1.2 times it. The note gives the CLI's CPU time and the emulator's (its own process,
