@@ -89,6 +89,12 @@ export interface EmulatorProcess {
   requests(): Promise<Array<{ method: string; path: string; route: string; status: number }>>;
   /** The changes made since the last reset, with the time each took effect (a task's end). */
   mutations(): Promise<Array<{ time: number; kind: string; id: string; change: string; taskId: string | null }>>;
+  /**
+   * The emulator process's CPU time so far (user + system, ms), read from /proc: it runs on the
+   * same cores as the CLI, so what it spends answering is in the CLI's wall too. Undefined where
+   * /proc is not there (not Linux).
+   */
+  cpuMs(): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -125,8 +131,33 @@ export async function startEmulator(options: { fixtures: string; latencyMs: numb
         (r) => !r.path.startsWith('/__emulator/'),
       ),
     mutations: async () => (await control<{ mutations: Array<{ time: number; kind: string; id: string; change: string; taskId: string | null }> }>('GET', 'mutations')).mutations,
+    cpuMs: () => processCpuMs(child.pid),
     stop: () => stopProcess(child),
   };
+}
+
+/** Clock ticks per second of /proc/PID/stat's times (USER_HZ: 100 on every Linux architecture node runs on). */
+const USER_HZ = 100;
+
+/** A child process's user + system CPU time in ms, from /proc/PID/stat; undefined when it cannot be read. */
+export function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    return cpuMsOfStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * utime + stime of a /proc/PID/stat line, in ms: the 14th and 15th fields, counted after the
+ * command name in parentheses (which may hold spaces and parentheses itself). Pure.
+ */
+export function cpuMsOfStat(stat: string): number | undefined {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields from the 3rd (state) on: utime is the 14th of the line, the 12th here.
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return Number.isFinite(ticks) ? (ticks * 1000) / USER_HZ : undefined;
 }
 
 function stopProcess(child: ChildProcess): Promise<void> {

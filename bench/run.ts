@@ -19,6 +19,8 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readCpuProfile, timeInside } from './cpu-profile.js';
+import { createsIdealMs } from './ideals.js';
+import { DEFAULT_MAX_TASKS as APPLY_MAX_TASKS } from '../src/cli/plan-stack.js';
 import { CLI, median, measureLatency, runCli, runNode, startEmulator, type EmulatorProcess, type Run } from './processes.js';
 import { balancerWorld, deleteAppsWorld, dnsWorld, fleetWorld, floatingIpWorld, identityWorld, mixedWorld, resizeWorld, tinyWorld, zoneFileWorld, type World } from './worlds.js';
 
@@ -38,6 +40,8 @@ interface Row {
   met: boolean;
   /** Anything else worth reading beside the figure. */
   note?: string;
+  /** The machine's 1-minute load average when the row was recorded: what a wall time means here. */
+  load?: number;
 }
 
 const LATENCY_MS = 20;
@@ -77,12 +81,14 @@ const dir = mkdtempSync(join(tmpdir(), 'edgeform-bench-'));
 const rows: Row[] = [];
 const emulators: EmulatorProcess[] = [];
 
-function record(row: Omit<Row, 'met'>): void {
-  const full: Row = { ...row, met: row.value <= row.target };
+function record(row: Omit<Row, 'met' | 'load'>): void {
+  const full: Row = { ...row, met: row.value <= row.target, load: loadavg()[0]! };
   rows.push(full);
   const ratio = full.ideal > 0 ? `×${(full.value / full.ideal).toFixed(2)}` : '';
+  // A wall time is read beside the load it was measured at (CPU times, in the notes, much less so).
+  const load = full.unit === 'ms' ? ` (load ${full.load!.toFixed(1)})` : '';
   process.stdout.write(
-    `${full.met ? 'ok  ' : 'MISS'} ${full.what}: ${format(full.value, full.unit)} | ideal ${format(full.ideal, full.unit)} (${full.idealIs}) ${ratio} | target ≤ ${format(full.target, full.unit)} (${full.targetIs})${full.note ? `\n     ${full.note}` : ''}\n`,
+    `${full.met ? 'ok  ' : 'MISS'} ${full.what}: ${format(full.value, full.unit)}${load} | ideal ${format(full.ideal, full.unit)} (${full.idealIs}) ${ratio} | target ≤ ${format(full.target, full.unit)} (${full.targetIs})${full.note ? `\n     ${full.note}` : ''}\n`,
   );
 }
 
@@ -541,6 +547,8 @@ interface CreatesRow {
   world: World;
   /** How long each create's platform task takes; 0: the creates start no task (DNS, FastEdge). */
   taskMs: number;
+  /** How many of the creates start a task (and hold a task slot while it runs). */
+  taskCreates: number;
   /** The requests per resource it may take, and why. */
   requests: { ideal: number; idealIs: string; target: number; targetIs: string };
   /** Whether the base build can apply this world (it may predate the kind). */
@@ -549,18 +557,24 @@ interface CreatesRow {
 
 /**
  * apply of a world against a platform holding none of it: every block is created, at the
- * defaults (--parallelism 10, --max-tasks 200). Requests per resource, counted by the emulator,
- * against the row's ideal; the wall against a task's duration plus N·L/P (every create one
- * request, all tasks overlapping: issue 33), at most 1.2 times it.
+ * defaults (--parallelism 10, --max-tasks 500). Requests per resource, counted by the emulator,
+ * against the row's ideal; the wall against createsIdealMs (issue 33's task + N·L/P, with the
+ * start-up and the plan's read every apply has, and the rounds of task slots when those bind),
+ * at most 1.2 times it. The note gives the CLI's CPU time and the emulator's (its own process,
+ * on the same cores: what it spends answering is in the wall too).
  */
-async function applyCreates(row: CreatesRow): Promise<void> {
+async function applyCreates(row: CreatesRow, nodeMs: number): Promise<void> {
   const { world } = row;
   const emulator = await startEmulator({ fixtures: world.fixtures, latencyMs: LATENCY_MS, ...(row.taskMs > 0 ? { taskDurationMs: row.taskMs } : {}) });
   emulators.push(emulator);
   const L = await measureLatency(emulator, world.probe);
   const perResource: number[] = [];
   let breakdown = '';
+  const emulatorCpuMs: number[] = [];
+  let emulatorCpuBefore = emulator.cpuMs();
   const count = async (_run: Run, base: boolean) => {
+    const emulatorCpuNow = emulator.cpuMs();
+    if (!base && emulatorCpuBefore !== undefined && emulatorCpuNow !== undefined) emulatorCpuMs.push(emulatorCpuNow - emulatorCpuBefore);
     if (base) return;
     const requests = await emulator.requests();
     perResource.push(requests.length / world.resources);
@@ -572,7 +586,11 @@ async function applyCreates(row: CreatesRow): Promise<void> {
       .map(([route, n]) => `${n} ${route}`)
       .join(', ');
   };
-  const both = await repeatBoth(row.label, () => emulator.reset(), ['apply', world.stack, '--auto-approve', '--format', 'json'], emulator.env, true, row.compare, count);
+  const reset = async () => {
+    await emulator.reset();
+    emulatorCpuBefore = emulator.cpuMs();
+  };
+  const both = await repeatBoth(row.label, reset, ['apply', world.stack, '--auto-approve', '--format', 'json'], emulator.env, true, row.compare, count);
   record({
     id: row.id,
     what: `requests per resource, apply creating ${row.label}`,
@@ -583,7 +601,11 @@ async function applyCreates(row: CreatesRow): Promise<void> {
     note: `first run: ${breakdown}`,
   });
   const walls = both.runs.map((r) => r.wallMs);
-  const ideal = row.taskMs + (world.resources * L) / APPLY_PARALLELISM;
+  const shape = { creates: world.resources, taskCreates: row.taskCreates, taskMs: row.taskMs, listPages: world.listPages, latencyMs: L, parallelism: APPLY_PARALLELISM };
+  const ideal = createsIdealMs({ ...shape, maxTasks: APPLY_MAX_TASKS, startupMs: nodeMs });
+  const issueIdeal = row.taskMs + (world.resources * L) / APPLY_PARALLELISM;
+  const slotsBind = ideal > createsIdealMs({ ...shape, maxTasks: Number.POSITIVE_INFINITY, startupMs: nodeMs });
+  const emulatorCpu = emulatorCpuMs.length === 0 ? '' : `, the emulator's ${median(emulatorCpuMs).toFixed(0)} ms`;
   record({
     id: `${row.id}-wall`,
     what: `apply creating ${row.label}, wall (default --parallelism ${APPLY_PARALLELISM} and --max-tasks)`,
@@ -591,10 +613,14 @@ async function applyCreates(row: CreatesRow): Promise<void> {
     value: median(walls),
     samples: walls,
     ideal,
-    idealIs: `${row.taskMs > 0 ? `one task (${row.taskMs} ms) + ` : ''}N·L/P, L = ${L.toFixed(1)} ms`,
+    idealIs: `node -e 0 + the plan's list pages + ${
+      slotsBind
+        ? `${Math.ceil(row.taskCreates / APPLY_MAX_TASKS)} rounds of ${APPLY_MAX_TASKS} task slots × (task + 4L)`
+        : `${row.taskMs > 0 ? `one task (${row.taskMs} ms) + ` : ''}N·L/P`
+    }, L = ${L.toFixed(1)} ms`,
     target: 1.2 * ideal,
     targetIs: 'issue 33: 1.2 × ideal',
-    note: `CPU ${median(both.runs.map((r) => r.usage!.cpuMs)).toFixed(0)} ms`,
+    note: `CPU ${median(both.runs.map((r) => r.usage!.cpuMs)).toFixed(0)} ms${emulatorCpu}; against issue 33's ideal alone (${row.taskMs > 0 ? 'task + ' : ''}N·L/P = ${issueIdeal.toFixed(0)} ms) the wall is ×${(median(walls) / issueIdeal).toFixed(2)}`,
   });
   recordCpu(row.id, `apply creating ${row.label}`, both);
 }
@@ -607,6 +633,7 @@ function identityCreates(world: World, fips: number, label: string, id: string):
     label,
     world,
     taskMs: CREATE_TASK_MS,
+    taskCreates: fips,
     requests: {
       ideal,
       idealIs: `one create per resource and one task poll per floating IP (${world.resources + fips} for ${world.resources})`,
@@ -628,6 +655,7 @@ function dnsCreates(world: World, id: string, label: string): CreatesRow {
     label,
     world,
     taskMs: 0,
+    taskCreates: 0,
     requests: {
       ideal: (world.resources + pages) / world.resources,
       idealIs: `one create per record set and ${pages} list pages (each zone listed by the plan and before acting)`,
@@ -756,11 +784,12 @@ try {
   if (wanted('compute-dns')) await computeDns(dnsWorld(dir, 10_000, 1, true), nodeMs);
   if (wanted('apply-noticed') || wanted('apply-wall')) await applyResizes(resizeWorld(dir, 200));
   if (wanted('apply-identity'))
-    await applyCreates(identityCreates(identityWorld(dir, IDENTITY_FIPS, IDENTITY_APPS, false), IDENTITY_FIPS, IDENTITY_LABEL, 'apply-identity-creates'));
-  if (wanted('apply-fip')) await applyCreates(identityCreates(identityWorld(dir, 1_000, 0, false), 1_000, '1,000 floating IPs found by ownership tags', 'apply-fip-creates'));
+    await applyCreates(identityCreates(identityWorld(dir, IDENTITY_FIPS, IDENTITY_APPS, false), IDENTITY_FIPS, IDENTITY_LABEL, 'apply-identity-creates'), nodeMs);
+  if (wanted('apply-fip'))
+    await applyCreates(identityCreates(identityWorld(dir, 1_000, 0, false), 1_000, '1,000 floating IPs found by ownership tags', 'apply-fip-creates'), nodeMs);
   if (wanted('apply-dns-creates')) {
-    await applyCreates(dnsCreates(dnsWorld(dir, 1_000, 1, false), 'apply-dns-creates', '1,000 DNS record sets in one zone'));
-    await applyCreates(dnsCreates(dnsWorld(dir, 1_000, 50, false), 'apply-dns-creates-50', '1,000 DNS record sets over 50 zones'));
+    await applyCreates(dnsCreates(dnsWorld(dir, 1_000, 1, false), 'apply-dns-creates', '1,000 DNS record sets in one zone'), nodeMs);
+    await applyCreates(dnsCreates(dnsWorld(dir, 1_000, 50, false), 'apply-dns-creates-50', '1,000 DNS record sets over 50 zones'), nodeMs);
   }
   if (wanted('import')) await importAll(mixedWorld(dir, 10_000), nodeMs);
   if (wanted('schedule')) await applyScheduling(deleteAppsWorld(dir, 10_000));

@@ -5,7 +5,8 @@
  * on the size of answers, answers checked against the caller's schema, typed errors, and secret
  * redaction of everything it throws.
  */
-import { Pool, type Dispatcher } from 'undici';
+import type { Dispatcher, Pool as UndiciPool } from 'undici';
+import { Pool } from './pool.js';
 import type { z } from 'zod';
 import { checkAnswer, type AnswerForm } from './answer.js';
 import { authorizationHeader } from './auth.js';
@@ -241,7 +242,7 @@ interface Transport {
   now: () => number;
   baseHeaders: Readonly<Record<string, string>>;
   limiter: RequestLimiter;
-  pool: Pool;
+  pool: UndiciPool;
 }
 
 /** How one attempt of a request ended. */
