@@ -117,7 +117,8 @@ export const cloudSecret: ResourceProvider<'cloud_secret'> = {
         name: d.name,
         certificate: describePem(d.certificate),
         certificate_chain: describePem(d.certificate_chain),
-        private_key: d.private_key,
+        // A key read from a file is shown by the file's name (its attribute holds a fingerprint).
+        ...(d.private_key_file === undefined ? { private_key: d.private_key } : { private_key_file: d.private_key_file }),
         expiration: d.expiration,
       };
       const sensitive: SensitiveValue[] = d.private_key === undefined ? [] : [{ path: ['payload', 'private_key'], env: envName(d.private_key) }];
@@ -141,7 +142,10 @@ export const cloudSecret: ResourceProvider<'cloud_secret'> = {
       if (expirationInstant(d.expiration) !== expirationInstant(state.expiration as string | null))
         changes.push({ path: ['expiration'], op: 'update', before: state.expiration, after: d.expiration, forces_replacement: true });
     }
-    if (options?.resendSensitive) changes.push({ path: ['private_key'], op: 'update', before: '(sensitive)', after: d.private_key, forces_replacement: true });
+    if (options?.resendSensitive) {
+      const [field, after] = d.private_key_file === undefined ? ['private_key', d.private_key] : ['private_key_file', d.private_key_file];
+      changes.push({ path: [field], op: 'update', before: '(sensitive)', after, forces_replacement: true });
+    }
     const after = { ...before, ...(d.expiration === undefined ? {} : { expiration: d.expiration }) };
     if (changes.length === 0) return { action: 'no-op', before, after, changes, errors: [], warnings: [], notes: [] };
     const errors =
