@@ -1,7 +1,9 @@
 import { boolCoreTag, boolYaml11Tag, floatCoreTag, floatYaml11Tag, intCoreTag, intYaml11Tag, mergeTag, NOT_RESOLVED, nullCoreTag, nullYaml11Tag, timestampTag } from 'js-yaml';
 import { Document, visit, type Pair, type Scalar, type YAMLMap } from 'yaml';
 import { API_KEY_ENV } from '../env.js';
-import type { ResourceType } from '../kinds/registry.js';
+import { RESOURCE_KINDS, type ResourceType } from '../kinds/registry.js';
+import type { Diagnostic } from './diagnostics.js';
+import { releaseSecretIds } from './sensitive-fields.js';
 import { canonicalJson } from '../model/fingerprint.js';
 import { writeReference } from '../model/references.js';
 import { blockFieldRank } from './format-stack.js';
@@ -391,7 +393,14 @@ function readBack(text: string, layout: Layout, env: Readonly<Record<string, str
   const file = readSourceFile(WRITTEN_FILE, text, { ...placeheld, [API_KEY_ENV]: env[API_KEY_ENV] });
   const problems = new Map<number, string>();
   const blocks = file.root?.entries?.get('resources')?.entries;
-  const errors = file.diagnostics.filter((d) => d.severity === 'error');
+  // A field holding the id of a secret resource (`secret_id`) is no credential, as when the stack is loaded.
+  const released = new Set<Diagnostic>();
+  layout.blocks.forEach((block, i) => {
+    const node = blocks?.get(layout.names[i]!);
+    const kind = RESOURCE_KINDS[block.type as ResourceType];
+    if (node && kind.secretIds) for (const refusal of releaseSecretIds(kind, node).released) released.add(refusal);
+  });
+  const errors = file.diagnostics.filter((d) => d.severity === 'error' && !released.has(d));
   if (errors.length > 0) {
     // Where each block stands, to find whose each problem is (ranges cost time: only now).
     const spans = layout.names.map((name) => {

@@ -97,6 +97,14 @@ export interface KindSpec<Shape extends z.ZodObject = z.ZodObject, Type extends 
    * reads the variable when it sends the request. Their schema in `shape` is sensitiveField.
    */
   readonly sensitive?: readonly SensitiveField[];
+  /**
+   * Top-level fields whose name looks like a credential's (`secret_id`) but that hold the id of a
+   * secret resource (a `cloud_secret`), not a secret: the stack reader's refusal of such a key is
+   * dropped for them (see releaseSecretIds), and they are read as any other field.
+   */
+  readonly secretIds?: readonly string[];
+  /** Names a field had before (old → current): an old name is an unknown field that suggests the current one. */
+  readonly formerNames?: Readonly<Record<string, string>>;
   readonly shape: Shape;
   /** What the loader validates with: `shape` plus the cross-field rules, if any (same output). */
   readonly schema: z.ZodType;

@@ -17,7 +17,7 @@ export const secretImport = defineImport('cloud_secret', {
   attributes: (secret, s) => ({
     project_id: s.project_id,
     region_id: s.region_id,
-    certificate_id: secret.id,
+    secret_id: secret.id,
     name: secret.name,
     ...(secret.expiration === undefined ? {} : { expiration: secret.expiration === null ? null : secret.expiration }),
   }),

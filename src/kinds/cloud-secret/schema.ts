@@ -26,7 +26,7 @@ const shape = () =>
   z.strictObject({
     project_id: projectId,
     region_id: regionId,
-    certificate_id: uuid.optional().describe('The secret id (UUID) to adopt. Omit it to have edgeform find the secret by its name, or create it.'),
+    secret_id: uuid.optional().describe('The secret id (UUID) to adopt. Omit it to have edgeform find the secret by its name, or create it.'),
     name: z.string().min(1).max(255).describe('The secret name (1–255 characters), unique in its project and region: how a block finds its secret.'),
     certificate: pemCertificates
       .optional()
@@ -55,15 +55,18 @@ const PAIRS = [
 
 /**
  * cloud_secret: a certificate bundle (certificate, chain, private key) for TERMINATED_HTTPS
- * listeners, adopted by `certificate_id` or found by its name (two of one name are refused), created
+ * listeners, adopted by `secret_id` or found by its name (two of one name are refused), created
  * when none has it. Nothing of it changes in place: any change is `-/+`.
  */
 export const cloudSecretKind = defineKind({
   type: 'cloud_secret',
   kind: 'resource',
-  description: 'A certificate bundle for HTTPS listeners, by certificate_id or by name; its private key comes only from the environment; any change replaces it (-/+).',
-  identity: ['certificate_id', 'name'],
-  idField: 'certificate_id',
+  description: 'A certificate bundle for HTTPS listeners, by secret_id or by name; its private key comes only from the environment; any change replaces it (-/+).',
+  identity: ['secret_id', 'name'],
+  secretIds: ['secret_id'],
+  terraform: { resource: 'gcore_secret', fields: { project_name: 'project_id', region_name: 'region_id' } },
+  formerNames: { certificate_id: 'secret_id' },
+  idField: 'secret_id',
   create: { key: ['name'] },
   sensitive: [{ path: ['private_key'], value: z.string().regex(PRIVATE_KEY, { error: 'must be a PEM private key (-----BEGIN PRIVATE KEY----- ... -----END PRIVATE KEY-----)' }) }],
   files: {
@@ -72,7 +75,7 @@ export const cloudSecretKind = defineKind({
     private_key_file: { into: 'private_key', what: 'a PEM private key', maxBytes: MAX_PEM_BYTES, check: checkPrivateKey, sensitive: true },
   },
   readable: {
-    id: { type: 'string', description: 'The secret id (UUID).', read: (s) => s.certificate_id },
+    id: { type: 'string', description: 'The secret id (UUID).', read: (s) => s.secret_id },
     name: { type: 'string', description: 'The secret name.', read: (s) => s.name },
   },
   shape,
@@ -82,10 +85,10 @@ export const cloudSecretKind = defineKind({
         if (value[text] !== undefined && value[file] !== undefined)
           ctx.addIssue({ code: 'custom', path: [file], message: `must not be set together with ${text}: set either the text or the file it is in` });
       }
-      if (value.certificate_id !== undefined || value.ensure !== 'present') return;
+      if (value.secret_id !== undefined || value.ensure !== 'present') return;
       for (const [text, file] of PAIRS) {
         if (value[text] === undefined && value[file] === undefined)
-          ctx.addIssue({ code: 'custom', path: [text], message: `must be set (or ${file}) when certificate_id is not: edgeform creates the secret with it` });
+          ctx.addIssue({ code: 'custom', path: [text], message: `must be set (or ${file}) when secret_id is not: edgeform creates the secret with it` });
       }
     }),
 });

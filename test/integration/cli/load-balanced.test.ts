@@ -281,7 +281,7 @@ describe('load balancer kinds', () => {
     // The key is never written: the block adopts the secret by its id and reads its key from a variable the warning names.
     expect(text).toContain('    private_key: "${env:TLS_KEY_WEB_CERT}"\n');
     expect(imported.stderr).toContain('Warning: cloud_secret.web-cert: private_key is written as ${env:TLS_KEY_WEB_CERT} (the platform never answers it): set TLS_KEY_WEB_CERT');
-    expect(text).toContain('certificate_id: "${cloud_secret.web-cert.id}"');
+    expect(text).toContain('secret_id: "${cloud_secret.web-cert.id}"');
     expect(text).toContain('load_balancer_id: "${cloud_load_balancer.web-lb.id}"');
     expect(text).toContain('listener_id: "${cloud_lb_listener.https.id}"');
     expect(text).not.toContain('PRIVATE KEY');

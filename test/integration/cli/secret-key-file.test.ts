@@ -101,6 +101,6 @@ describe('cloud_secret private_key_file', () => {
     const neither = writeStackFiles({ 'stack.yaml': stack(''), 'web.crt': CERT });
     const none = await cli(['validate', join(neither, 'stack.yaml')]);
     expect(none.code).toBe(1);
-    expect(none.stderr).toContain('must be set (or private_key_file) when certificate_id is not');
+    expect(none.stderr).toContain('must be set (or private_key_file) when secret_id is not');
   });
 });

@@ -395,7 +395,7 @@ resources:
     const secret = (name: string, id: string): DraftBlock => ({
       type: 'cloud_secret',
       name,
-      attributes: { project_id: 1, region_id: 76, certificate_id: id, name },
+      attributes: { project_id: 1, region_id: 76, secret_id: id, name },
       comment: 'imported',
       envPlaceholders: { private_key: 'TLS_KEY' },
     });
