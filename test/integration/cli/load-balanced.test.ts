@@ -294,6 +294,24 @@ describe('load balancer kinds', () => {
     expect(plan.stdout).toContain('No changes.');
   });
 
+  it('imports the secrets of a region that holds nothing else of the family (client_quotas counts them), each key a placeholder named after its block', async () => {
+    await seed({
+      secrets: [
+        { id: uuid('5c000000', 1), name: 'tls-secret' },
+        { id: uuid('5c000000', 2), name: 'tls_secret' },
+      ],
+    });
+    const imported = await runCliInProcess(['import', 'cloud_secret'], { env: env() });
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toContain(`secret_id: ${uuid('5c000000', 1)}`);
+    expect(imported.stdout).toContain(`secret_id: ${uuid('5c000000', 2)}`);
+    // Block names leave out the credential word; the two variables stay apart.
+    expect(imported.stdout).toContain('  tls:\n');
+    expect(imported.stdout).toContain('private_key: "${env:TLS_KEY_TLS}"');
+    expect(imported.stdout).toContain('private_key: "${env:TLS_KEY_TLS_2}"');
+    expect(imported.stderr).toContain('set TLS_KEY_TLS_2');
+  });
+
   it('refuses a secret whose name two secrets of the place share, naming both', async () => {
     await seed({
       secrets: [
