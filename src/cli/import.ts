@@ -377,6 +377,7 @@ export const importCommand = defineCommand<ImportArgs>({
             comment: `imported from ${r.source}`,
             id: r.id,
             ...(r.refersTo ? { refersTo: r.refersTo } : {}),
+            ...(r.envPlaceholders ? { envPlaceholders: r.envPlaceholders } : {}),
           })),
           ...(baseUrl !== DEFAULT_BASE_URL ? { baseUrl } : {}),
           header: [
@@ -397,6 +398,7 @@ export const importCommand = defineCommand<ImportArgs>({
           written = writeStack(draft(), io.env);
         }
         for (const item of skipped) view.itemSkipped(item.type, item.source, item.reason);
+        for (const p of written.placeholders) view.placeholder(p.address, p.field, p.variable);
         const text = written.text;
         if (args.out === undefined) {
           view.stack(text);

@@ -9,6 +9,7 @@ import type { Diagnostic } from '../config/diagnostics.js';
 import { hasErrors } from '../config/diagnostics.js';
 import { loadStack } from '../config/load-stack.js';
 import { sensitiveValues } from '../config/sensitive-fields.js';
+import { withSensitiveFiles } from '../config/file-fields.js';
 import type { Stack } from '../config/types.js';
 import { buildPlan } from '../plan/planner.js';
 import { selectTargets } from '../plan/targets.js';
@@ -178,7 +179,8 @@ export async function planStack(options: PlanStackOptions): Promise<InvalidStack
   const stack = loaded.stack;
   // The values of the stack's sensitive fields are redacted like the API key, should the platform
   // echo one, and from everything the run writes.
-  const secrets = sensitiveValues(stack.resources, options.env);
+  const env = withSensitiveFiles(options.env, stack);
+  const secrets = sensitiveValues(stack.resources, env);
   options.protect?.(secrets);
   const targeted = typeof options.targets === 'function' ? options.targets(stack) : options.targets;
   const targets = selectTargets(stack, targeted);
@@ -188,7 +190,7 @@ export async function planStack(options: PlanStackOptions): Promise<InvalidStack
   await options.admit?.(stack, baseUrl);
   // Interrupted while admitting (waiting on the file system for a lock): connect to nothing.
   options.signal.throwIfAborted();
-  const { api, ctx } = connect(baseUrl, { ...options, secrets });
+  const { api, ctx } = connect(baseUrl, { ...options, env, secrets });
   try {
     const plan = await readAndPlanStack(ctx, stack, {
       ...options,

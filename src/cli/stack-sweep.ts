@@ -5,6 +5,7 @@ import { resolveBaseUrl } from '../api/base-url.js';
 import { hasErrors, type Diagnostic } from '../config/diagnostics.js';
 import { parseShard } from '../config/shards.js';
 import { sensitiveValues } from '../config/sensitive-fields.js';
+import { withSensitiveFiles } from '../config/file-fields.js';
 import type { Stack } from '../config/types.js';
 import { UsageError } from '../errors.js';
 import type { ProviderContext, ReadResult } from '../kinds/provider.js';
@@ -81,7 +82,7 @@ interface SweepConnection {
  */
 export async function sweepStacks(fleet: Fleet, options: SweepOptions, onStack: (result: SweptStack) => void): Promise<void> {
   const connections = new Map<string, SweepConnection>();
-  const secrets = fleet.stacks.flatMap((s) => (s.stack ? sensitiveValues(s.stack.resources, options.env) : []));
+  const secrets = fleet.stacks.flatMap((s) => (s.stack ? sensitiveValues(s.stack.resources, withSensitiveFiles(options.env, s.stack)) : []));
   options.protect?.(secrets);
   const total = fleet.stacks.length;
   let done = 0;

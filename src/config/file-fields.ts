@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { ALL_KINDS } from '../kinds/registry.js';
@@ -14,9 +15,13 @@ import type { TypedBlock } from './validate-block.js';
  * attribute's size limit, and its text must pass the attribute's check. Every problem is a
  * diagnostic: at the attribute's value in the stack when the file cannot be used, at the line
  * and column of the file itself when its text is wrong (that file's text then goes into
- * `files`, for the code frame).
+ * `files`, for the code frame). A sensitive file (FileField.sensitive: a private key) is never
+ * put into an attribute nor into `files`: its problems stand at the attribute and never quote
+ * it, its attribute `into` gets a `${env:NAME}` reference named after the text's sha256, and
+ * the text is returned as that variable's value (variable → text; see Stack.sensitiveFiles).
  */
-export async function resolveFileFields(blocks: Iterable<TypedBlock>, stackDir: string, diagnostics: Diagnostic[], files: Map<string, string>): Promise<void> {
+export async function resolveFileFields(blocks: Iterable<TypedBlock>, stackDir: string, diagnostics: Diagnostic[], files: Map<string, string>): Promise<Record<string, string>> {
+  const sensitive: Record<string, string> = {};
   let root: string | null = null;
   for (const typed of blocks) {
     const block = typed.block;
@@ -79,6 +84,16 @@ export async function resolveFileFields(blocks: Iterable<TypedBlock>, stackDir: 
         continue;
       }
       const problem = spec.check(decoded.text);
+      if (problem && spec.sensitive) {
+        fail('invalid-file', `${field} ${JSON.stringify(path)} is not ${spec.what}: ${problem.message}`, `${shown} is sensitive: its text is not shown.`);
+        continue;
+      }
+      if (spec.sensitive) {
+        const name = sensitiveFileVariable(decoded.text);
+        sensitive[name] = decoded.text;
+        attributes[spec.into] = `\${env:${name}}`;
+        continue;
+      }
       if (problem) {
         files.set(shown, decoded.text);
         fail(
@@ -92,6 +107,21 @@ export async function resolveFileFields(blocks: Iterable<TypedBlock>, stackDir: 
       attributes[spec.into] = decoded.text;
     }
   }
+  return sensitive;
+}
+
+/** The variable a sensitive file's text is the value of: `EDGEFORM_FILE_SHA256_` and the text's sha256 (hex), a fingerprint that never shows it. */
+function sensitiveFileVariable(text: string): string {
+  return `EDGEFORM_FILE_SHA256_${createHash('sha256').update(text).digest('hex')}`;
+}
+
+/**
+ * The environment a stack's run reads its sensitive values from: `env` with the text of each
+ * sensitive file the stack names (Stack.sensitiveFiles) as the value of its variable, so such a
+ * text is redacted and sent exactly as a sensitive `${env:NAME}` value is.
+ */
+export function withSensitiveFiles(env: NodeJS.ProcessEnv, stack: { sensitiveFiles?: Readonly<Record<string, string>> }): NodeJS.ProcessEnv {
+  return stack.sensitiveFiles === undefined ? env : { ...env, ...stack.sensitiveFiles };
 }
 
 function inside(dir: string, path: string): boolean {

@@ -18,10 +18,12 @@ export function locate(root: SourceNode, path: readonly PropertyKey[]): { node: 
 
 /** `; did you mean "ssh_key_name" (the Terraform provider's "keypair_name")?` when `key` is another tool's name for an allowed field at `path`. */
 function otherName(context: IssueContext, path: readonly PropertyKey[], key: string, allowed: readonly string[]): string | undefined {
-  if (!context.otherNames) return undefined;
   const pattern = [...path.map((segment) => (typeof segment === 'number' ? '*' : String(segment))), key].join('.');
-  const field = context.otherNames.fields[pattern];
-  return field !== undefined && allowed.includes(field) ? `; did you mean "${field}" (${context.otherNames.whose}'s "${key}")?` : undefined;
+  for (const names of context.otherNames ?? []) {
+    const field = names.fields[pattern];
+    if (field !== undefined && allowed.includes(field)) return `; did you mean "${field}" (${names.former ? `"${key}" is its former name` : `${names.whose}'s "${key}"`})?`;
+  }
+  return undefined;
 }
 
 /** How to word and place the issues of one validated mapping (a block, `provider:`, `defaults:`). */
@@ -40,11 +42,11 @@ export interface IssueContext {
   /** Detail for a missing top-level field, e.g. "or set it under defaults:". */
   missingDetail?: (field: string) => string | undefined;
   /**
-   * Another tool's names for fields (the Terraform provider's, KindSpec.terraform): by the path
-   * where a name stands (`interfaces.*.existing_fip_id`, `*` for list items), the field meant
-   * there; `whose` names the tool in the suggestion.
+   * Other names for fields (the Terraform provider's, KindSpec.terraform; edgeform's former ones,
+   * KindSpec.formerNames, `former`): by the path where a name stands (`interfaces.*.existing_fip_id`,
+   * `*` for list items), the field meant there; `whose` names the tool in the suggestion.
    */
-  otherNames?: { whose: string; fields: Readonly<Record<string, string>> };
+  otherNames?: ReadonlyArray<{ whose: string; fields: Readonly<Record<string, string>>; former?: true }>;
 }
 
 /**

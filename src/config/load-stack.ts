@@ -123,7 +123,7 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
   if (settings.name === undefined) addDiagnostics(diagnostics, checkOwnedBlocksHaveStackName(typed));
   addDiagnostics(diagnostics, resolveMoves(typed, valid, settings.renamed_from?.node.range));
   // Files blocks name (a subtitle's vtt_file) are read into their attributes, so the digest covers them.
-  await resolveFileFields(typed.values(), dirname(files[0]!.filename), diagnostics, fileTexts);
+  const sensitiveFiles = await resolveFileFields(typed.values(), dirname(files[0]!.filename), diagnostics, fileTexts);
   // The record sets of the zone files dns_zone blocks name become dns_rrset blocks.
   expandZoneRecordFiles(typed, diagnostics, fileTexts);
   addDiagnostics(diagnostics, checkAcrossBlocks(typed));
@@ -137,7 +137,7 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
     files.map((f) => f.filename),
   );
   if (hasErrors(sorted)) return { diagnostics: sorted, files: fileTexts, ...(valid.name === undefined ? {} : { name: valid.name }) };
-  return { stack: assembleStack(files, typed, valid), diagnostics: sorted, files: fileTexts };
+  return { stack: assembleStack(files, typed, valid, sensitiveFiles), diagnostics: sorted, files: fileTexts };
 }
 
 /**
@@ -293,7 +293,7 @@ function warnUnusedDefaults(defaults: ReadonlyMap<string, SourceNode>, usedDefau
 }
 
 /** The Stack of valid blocks and settings; its digest is computed when first asked for. */
-function assembleStack(files: readonly SourceFile[], typed: ReadonlyMap<string, TypedBlock>, valid: ValidSettings): Stack {
+function assembleStack(files: readonly SourceFile[], typed: ReadonlyMap<string, TypedBlock>, valid: ValidSettings, sensitiveFiles: Record<string, string>): Stack {
   const { provider, name, prune, renamedFrom } = valid;
   const blocks = [...typed.values()].map((t) => t.block!);
   const resources = blocks.filter((b): b is ResourceBlock => b.kind === 'resource');
@@ -310,6 +310,7 @@ function assembleStack(files: readonly SourceFile[], typed: ReadonlyMap<string, 
     provider,
     resources,
     checks,
+    ...(Object.keys(sensitiveFiles).length === 0 ? {} : { sensitiveFiles }),
     get digest() {
       return (digest ??= digestStack(provider, resources, checks, { name, prune, renamedFrom }));
     },

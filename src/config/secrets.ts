@@ -10,6 +10,11 @@ export function isSecretFieldName(key: string): boolean {
   return SECRET_WORDS.some((word) => normal.includes(word));
 }
 
+/** `text` without the words isSecretFieldName looks for (with `-`, `_`, `.` or spaces between their letters, or before them): what remains of a live name for a block name. */
+export function withoutSecretWords(text: string): string {
+  return SECRET_WORDS.reduce((out, word) => out.replace(new RegExp(`[-_\\s.]*${word.split('').join('[-_\\s.]*')}`, 'gi'), ''), text);
+}
+
 /** True for a string shaped like a platform API key (`<digits>$<long token>`, e.g. `29841$c767b250…`). */
 export function looksLikeApiKey(value: string): boolean {
   return value.includes('$') && API_KEY_SHAPE.test(value);

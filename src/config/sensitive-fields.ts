@@ -77,6 +77,29 @@ export function claimSensitive(
   return { attributes: out, nodes, ok };
 }
 
+/**
+ * Puts back the block's fields its kind declares ids of secret resources (KindSpec.secretIds,
+ * `secret_id`), which the reader withheld as credentials, among its ordinary entries and into its
+ * value, with the former names of fields (KindSpec.formerNames, `sni_secret_ids`, which the
+ * schema then refuses as unknown with the current name), and returns the refusals that no longer
+ * stand (with what reading the values found, to report). Other withheld keys stay refused.
+ */
+export function releaseSecretIds(kind: KindSpec, root: SourceNode): { released: Diagnostic[]; found: Diagnostic[] } {
+  const released: Diagnostic[] = [];
+  const found: Diagnostic[] = [];
+  // A former name of such a field is no credential either: it is told the current name.
+  for (const field of [...(kind.secretIds ?? []), ...Object.keys(kind.formerNames ?? {})]) {
+    const node = root.withheld?.get(field);
+    if (node === undefined || root.entries === undefined || root.entries.has(field)) continue;
+    root.withheld!.delete(field);
+    root.entries.set(field, node);
+    (root.value as Record<string, unknown>)[field] = node.value;
+    if (node.refusal) released.push(node.refusal);
+    found.push(...(node.claimDiagnostics ?? []));
+  }
+  return { released, found };
+}
+
 /** Why a sensitive field's value is not acceptable (the schema's message, which never quotes it), or undefined. */
 export function checkValue(field: SensitiveField, value: unknown): string | undefined {
   const checked = field.value.safeParse(value);

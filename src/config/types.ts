@@ -91,6 +91,12 @@ export interface Stack {
   provider: { base_url?: string };
   resources: ResourceBlock[];
   checks: CheckBlock[];
+  /**
+   * The text of each sensitive file its blocks name (FileField.sensitive), by the variable their
+   * attribute's `${env:NAME}` reference names (see withSensitiveFiles); absent when none. Never
+   * written anywhere: the digest covers the variable's name, a fingerprint of the text.
+   */
+  sensitiveFiles?: Readonly<Record<string, string>>;
   /** sha256 (hex) of the canonical JSON of the resolved stack; a saved plan records it. */
   digest: string;
 }

@@ -6,7 +6,7 @@ import { issuesToDiagnostics, locate } from './issue-diagnostics.js';
 import { CHECK_KINDS, RESOURCE_KINDS, type KindSpec } from '../kinds/registry.js';
 import { takesMoves } from '../kinds/kind-spec.js';
 import { checkBlockReferences } from './references.js';
-import { claimSensitive } from './sensitive-fields.js';
+import { claimSensitive, releaseSecretIds } from './sensitive-fields.js';
 import { valueForSchema } from './schema-walk.js';
 import { whereValueStands } from './source-node.js';
 import type { SourceNode } from './source-tree.js';
@@ -75,6 +75,12 @@ export function validateBlock(
   }
   const kind = resolveKind(raw, node.entries, keyRange, error);
   if (!kind) return undefined;
+  // Fields holding the id of a secret resource are not credentials (KindSpec.secretIds).
+  if (kind.secretIds) {
+    const { released, found } = releaseSecretIds(kind, node);
+    released.forEach((refusal) => claimed.add(refusal));
+    diagnostics.push(...found);
+  }
   const address = `${kind.type}.${name}`;
 
   const dependsOn = readDependsOn(node.entries.get('depends_on'), address, error);
@@ -170,7 +176,10 @@ function parseAttributes(
       address,
       skip: (path) => inherited.has(String(path[0])),
       missingDetail: (field) => missingFieldDetail(kind, field),
-      ...(kind.terraform ? { otherNames: { whose: 'the Terraform provider', fields: kind.terraform.fields } } : {}),
+      otherNames: [
+        ...(kind.terraform ? [{ whose: 'the Terraform provider', fields: kind.terraform.fields }] : []),
+        ...(kind.formerNames ? [{ whose: 'edgeform', fields: kind.formerNames, former: true as const }] : []),
+      ],
     }),
   );
   return undefined;

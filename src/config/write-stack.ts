@@ -1,12 +1,14 @@
 import { boolCoreTag, boolYaml11Tag, floatCoreTag, floatYaml11Tag, intCoreTag, intYaml11Tag, mergeTag, NOT_RESOLVED, nullCoreTag, nullYaml11Tag, timestampTag } from 'js-yaml';
 import { Document, visit, type Pair, type Scalar, type YAMLMap } from 'yaml';
 import { API_KEY_ENV } from '../env.js';
-import type { ResourceType } from '../kinds/registry.js';
+import { RESOURCE_KINDS, type ResourceType } from '../kinds/registry.js';
+import type { Diagnostic } from './diagnostics.js';
+import { releaseSecretIds } from './sensitive-fields.js';
 import { canonicalJson } from '../model/fingerprint.js';
 import { writeReference } from '../model/references.js';
 import { blockFieldRank } from './format-stack.js';
 import { STACK_VERSION } from './load-stack.js';
-import { isSecretFieldName } from './secrets.js';
+import { isSecretFieldName, withoutSecretWords } from './secrets.js';
 import { readSourceFile } from './source-tree.js';
 import { NAME_PATTERN } from './validate-block.js';
 
@@ -29,6 +31,14 @@ export interface DraftBlock {
    * field whose value is that id.
    */
   refersTo?: Readonly<Record<string, ReferTarget>>;
+  /**
+   * Sensitive fields the platform never answers (a secret's `private_key`), by field: the prefix
+   * of the environment variable the block reads it from (`TLS_KEY`). Each is written as
+   * `${env:PREFIX_BLOCKNAME}`, a name the writer makes from the written block name (letters and
+   * digits upper-cased, anything else `_`, made unique in the stack), so no live text reaches it
+   * but as those characters; WrittenStack.placeholders names each, for the warning to set it.
+   */
+  envPlaceholders?: Readonly<Record<string, string>>;
 }
 
 /** What a `refersTo` field names: a kind (the reference reads `id`), or a kind and the readable field it reads. */
@@ -65,14 +75,16 @@ const EDGE_SPACE = /(?:^|\n) | (?:\n|$)/;
 const escapeChar = (char: string) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 /**
- * A block name made from a live name or id: every run of characters a name may not hold
- * becomes `_`, a name that would not start with a letter or `_` is prefixed with the kind's
- * type, and it is cut to MAX_BLOCK_NAME characters; a name that looks like a credential's
- * (`api_token`), which the stack reader refuses as a key, becomes the type. The result always
- * matches NAME_PATTERN.
+ * A block name made from a live name or id: the words of a credential's name (`secret`,
+ * `token`: the stack reader refuses a key holding one) are left out, every run of characters a
+ * name may not hold becomes `_`, a name that would not start with a letter or `_` is prefixed
+ * with the kind's type (without those words: `cloud_secret` gives `cloud`), and it is cut to
+ * MAX_BLOCK_NAME characters; a name left empty is that type. The result always matches
+ * NAME_PATTERN and never looks like a credential's.
  */
-export function sanitizeBlockName(hint: string, type: string): string {
-  let name = hint
+export function sanitizeBlockName(hint: string, kind: string): string {
+  const type = withoutSecretWords(kind).replace(/^_+|_+$/g, '') || 'block';
+  let name = withoutSecretWords(hint)
     .replace(/[^a-zA-Z0-9_-]+/g, '_')
     .replace(/^_+|_+$/g, '')
     .slice(0, MAX_BLOCK_NAME);
@@ -116,6 +128,15 @@ export interface LeftOutBlock {
 export interface WrittenStack {
   text: string;
   leftOut: LeftOutBlock[];
+  /** Each `${env:NAME}` written for a DraftBlock.envPlaceholders field: the block's address, the field and the variable to set. */
+  placeholders: EnvPlaceholder[];
+}
+
+/** A `${env:NAME}` a written stack reads (see DraftBlock.envPlaceholders). */
+export interface EnvPlaceholder {
+  address: string;
+  field: string;
+  variable: string;
 }
 
 /**
@@ -150,7 +171,7 @@ export function writeStack(draft: StackDraft, env: Readonly<Record<string, strin
     const layout = layOut(kept.map((k) => k.block));
     const text = render(draft, layout);
     const problems = readBack(text, layout, env);
-    if (problems.size === 0) return { text, leftOut: leftOut.sort((x, y) => x.index - y.index) };
+    if (problems.size === 0) return { text, leftOut: leftOut.sort((x, y) => x.index - y.index), placeholders: layout.placeholders };
     for (const [i, reason] of problems) leftOut.push({ index: kept[i]!.index, reason });
     kept = kept.filter((_, i) => !problems.has(i));
   }
@@ -174,6 +195,25 @@ interface Layout {
   /** By block, the fields that hold a reference (`${TYPE.NAME.id}`, written as it is, not as data). */
   references: Array<ReadonlySet<string>>;
   comments: string[];
+  placeholders: EnvPlaceholder[];
+}
+
+/** The variable name of an env placeholder: PREFIX_ and the block name in letters, digits and `_` (the prefix is the kind's own, [A-Z][A-Z0-9_]*). */
+function placeholderVariable(prefix: string, blockName: string, taken: Set<string>): string {
+  if (!/^[A-Z][A-Z0-9_]*$/.test(prefix)) throw new Error(`writeStack: env placeholder prefix ${JSON.stringify(prefix)} is not a variable name (this is a bug)`);
+  const base = [
+    prefix,
+    blockName
+      .toUpperCase()
+      .replace(/[^A-Z0-9]+/g, '_')
+      .replace(/^_+|_+$/g, ''),
+  ]
+    .filter((part) => part !== '')
+    .join('_');
+  let name = base;
+  for (let n = 2; taken.has(name); n++) name = `${base}_${n}`;
+  taken.add(name);
+  return name;
 }
 
 function layOut(blocks: readonly DraftBlock[]): Layout {
@@ -187,18 +227,27 @@ function layOut(blocks: readonly DraftBlock[]): Layout {
   const references = blocks.map(() => new Set<string>());
   // The blocks each block refers to so far: a reference that would close a cycle stays a literal id.
   const refersTo = blocks.map(() => new Set<number>());
+  const placeholders: EnvPlaceholder[] = [];
+  const variables = new Set<string>();
   return {
     defaults,
     names,
+    placeholders,
     blocks: blocks.map((block, i) => {
       const rank = blockFieldRank(block.type);
-      const fields = Object.keys(block.attributes)
-        .filter((f) => !(f in defaults))
-        .sort((a, b) => rank(a) - rank(b));
+      const placeholderFields = Object.entries(block.envPlaceholders ?? {}).map(([field, prefix]) => {
+        const variable = placeholderVariable(prefix, names[i]!, variables);
+        placeholders.push({ address: `${block.type}.${names[i]!}`, field, variable });
+        references[i]!.add(field);
+        return [field, `\${env:${variable}}`] as const;
+      });
+      const placeheld = new Map<string, unknown>(placeholderFields);
+      const fields = [...Object.keys(block.attributes).filter((f) => !placeheld.has(f)), ...placeheld.keys()].filter((f) => !(f in defaults)).sort((a, b) => rank(a) - rank(b));
       return {
         type: block.type,
         ...Object.fromEntries(
           fields.map((f) => {
+            if (placeheld.has(f)) return [f, placeheld.get(f)];
             const value = block.attributes[f];
             const named = block.refersTo?.[f];
             const to = named === undefined ? undefined : typeof named === 'string' ? { type: named, field: 'id' } : named;
@@ -339,10 +388,19 @@ const TYPED_SCALARS = [nullCoreTag, boolCoreTag, intCoreTag, floatCoreTag, nullY
  * not: a diagnostic in it, or a value that differs.
  */
 function readBack(text: string, layout: Layout, env: Readonly<Record<string, string | undefined>>): Map<number, string> {
-  const file = readSourceFile(WRITTEN_FILE, text, { [API_KEY_ENV]: env[API_KEY_ENV] });
+  // A placeholder's variable reads back as its own reference, which the block holds as written.
+  const placeheld = Object.fromEntries(layout.placeholders.map((p) => [p.variable, `\${env:${p.variable}}`]));
+  const file = readSourceFile(WRITTEN_FILE, text, { ...placeheld, [API_KEY_ENV]: env[API_KEY_ENV] });
   const problems = new Map<number, string>();
   const blocks = file.root?.entries?.get('resources')?.entries;
-  const errors = file.diagnostics.filter((d) => d.severity === 'error');
+  // A field holding the id of a secret resource (`secret_id`) is no credential, as when the stack is loaded.
+  const released = new Set<Diagnostic>();
+  layout.blocks.forEach((block, i) => {
+    const node = blocks?.get(layout.names[i]!);
+    const kind = RESOURCE_KINDS[block.type as ResourceType];
+    if (node && kind.secretIds) for (const refusal of releaseSecretIds(kind, node).released) released.add(refusal);
+  });
+  const errors = file.diagnostics.filter((d) => d.severity === 'error' && !released.has(d));
   if (errors.length > 0) {
     // Where each block stands, to find whose each problem is (ranges cost time: only now).
     const spans = layout.names.map((name) => {

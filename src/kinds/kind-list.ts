@@ -162,6 +162,12 @@ export interface KindImportSpec<T extends ResourceType, S extends ScopeKind, Ite
    * `resource_id`) or named by a kept block's `refersTo` field (a resource's `origin_group`).
    */
   alsoImports?: readonly ResourceType[];
+  /**
+   * Sensitive fields the platform never answers (a secret's `private_key`), by field: the prefix
+   * of the `${env:NAME}` placeholder import writes for it (see DraftBlock.envPlaceholders), with a
+   * warning naming the variable to set.
+   */
+  envPlaceholders?: Readonly<Record<string, string>>;
   /** Whether a block's attributes are what `--name NAME` names; absent: its `name` attribute equals NAME. Pure. */
   matchesName?(attributes: ImportedAttributes<T>, name: string): boolean;
   /**
@@ -204,6 +210,8 @@ export interface ImportedResource {
   id: string;
   /** Its attributes holding the id of another kind (KindImportSpec.refersTo). */
   refersTo?: Readonly<Record<string, ImportReferTarget>>;
+  /** Its sensitive fields written as `${env:...}` placeholders (KindImportSpec.envPlaceholders). */
+  envPlaceholders?: Readonly<Record<string, string>>;
 }
 
 /** A live item a kind's import left out, and why: the import goes on without it and says so. */
@@ -299,6 +307,7 @@ export function defineImport<T extends ResourceType, S extends ScopeKind, Item>(
           source,
           id,
           ...(spec.refersTo ? { refersTo: spec.refersTo as Record<string, ImportReferTarget> } : {}),
+          ...(spec.envPlaceholders ? { envPlaceholders: spec.envPlaceholders } : {}),
         });
       }
       return discovery;

@@ -97,6 +97,14 @@ export interface KindSpec<Shape extends z.ZodObject = z.ZodObject, Type extends 
    * reads the variable when it sends the request. Their schema in `shape` is sensitiveField.
    */
   readonly sensitive?: readonly SensitiveField[];
+  /**
+   * Top-level fields whose name looks like a credential's (`secret_id`) but that hold the id of a
+   * secret resource (a `cloud_secret`), not a secret: the stack reader's refusal of such a key is
+   * dropped for them (see releaseSecretIds), and they are read as any other field.
+   */
+  readonly secretIds?: readonly string[];
+  /** Names a field had before (old → current): an old name is an unknown field that suggests the current one. */
+  readonly formerNames?: Readonly<Record<string, string>>;
   readonly shape: Shape;
   /** What the loader validates with: `shape` plus the cross-field rules, if any (same output). */
   readonly schema: z.ZodType;
@@ -167,8 +175,17 @@ export interface FileField {
   readonly what: string;
   /** The most bytes the file may have (the platform's own limit). */
   readonly maxBytes: number;
-  /** The first problem of the text, or null when it is acceptable. Pure. */
+  /** The first problem of the text, or null when it is acceptable (a sensitive file's message never quotes it). Pure. */
   check(text: string): TextProblem | null;
+  /**
+   * The file holds a secret (a private key) and `into` is a sensitive field (KindSpec.sensitive):
+   * its text is handled as the value of a sensitive `${env:NAME}` reference, never as an
+   * attribute. `into` holds a reference to a variable named after the text's sha256 (so plans
+   * and plan files hold the fingerprint, never the text; a changed file makes a saved plan
+   * stale), and the loader hands the text to the run as that variable's value (Stack.sensitiveFiles):
+   * sent only in the request, redacted from all output, and no code frame ever shows the file.
+   */
+  readonly sensitive?: true;
 }
 
 /** Whether a block of this kind takes `moved_from:` and moves with `renamed_from:`: its resources carry ownership tags, or an owner record (KindSpec.ownerRecord). */

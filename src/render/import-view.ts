@@ -27,6 +27,8 @@ export interface ImportView {
   skipped(type: string, reason: string): void;
   /** A live resource left out (it would make no valid block, or would not read back as it is), and why (always shown). */
   itemSkipped(type: string, source: string, reason: string): void;
+  /** A sensitive field written as `${env:VARIABLE}` (the platform never answers it): the variable to set before a plan (always shown). */
+  placeholder(address: string, field: string, variable: string): void;
   /** The stack, when it goes to stdout. */
   stack(text: string): void;
   /** The stack was written to `file`. */
@@ -65,6 +67,11 @@ export function createImportView(output: ViewOutput, options: { progress: boolea
     },
     itemSkipped(type, source, reason) {
       output.err(`Warning: a ${type} not imported: ${formatName(source)}: ${formatName(reason)}`);
+    },
+    placeholder(address, field, variable) {
+      output.err(
+        `Warning: ${address}: ${field} is written as \${env:${variable}} (the platform never answers it): set ${variable} to its value before edgeform plan reads the stack`,
+      );
     },
     stack(text) {
       output.out(text);

@@ -300,7 +300,7 @@ function lbChaosPart(): { fixtures: Pick<EmulatorFixtures, 'load_balancers' | 's
       },
     ],
   } as Pick<EmulatorFixtures, 'load_balancers' | 'secrets'>;
-  block('cert', { type: 'cloud_secret', certificate_id: secretId, name: 'chaos-cert' });
+  block('cert', { type: 'cloud_secret', secret_id: secretId, name: 'chaos-cert' });
   block('lb', { type: 'cloud_load_balancer', load_balancer_id: lbId, name: 'chaos-lb', tags: { env: 'staging' } });
   block('lb_http', { type: 'cloud_lb_listener', load_balancer_id: '${cloud_load_balancer.lb.id}', name: 'chaos-http', protocol: 'HTTP', protocol_port: 80 });
   block('lb_https', {
@@ -309,7 +309,7 @@ function lbChaosPart(): { fixtures: Pick<EmulatorFixtures, 'load_balancers' | 's
     name: 'chaos-https',
     protocol: 'TERMINATED_HTTPS',
     protocol_port: 443,
-    certificate_id: '${cloud_secret.cert.id}',
+    secret_id: '${cloud_secret.cert.id}',
     connection_limit: 5000,
   });
   // An L7 policy whose redirect code changes (one PATCH on the balancer, its rule kept).
@@ -409,7 +409,7 @@ export function emulatorResource(change: ResourceChange): string {
     case 'cloud_lb_l7policy':
       return place('lb_l7policy', d.l7policy_id ?? change.before?.l7policy_id);
     case 'cloud_secret':
-      return place('secret', d.certificate_id);
+      return place('secret', d.secret_id);
     // --- end load balancers ---
   }
 }

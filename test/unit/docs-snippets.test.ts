@@ -7,6 +7,7 @@ import { loadStack } from '../../src/config/load-stack.js';
 import { readSourceFile } from '../../src/config/source-tree.js';
 import { ALL_KINDS } from '../../src/kinds/registry.js';
 import { writeStackFiles } from '../helpers/stack-files.js';
+import { TEST_TLS_KEY } from '../helpers/tls-key.js';
 
 /**
  * Every YAML snippet of README.md and docs/*.md that shows a stack is read with the real loader
@@ -45,6 +46,7 @@ const FILE_SAMPLES: Readonly<Record<string, string>> = {
   records_file: '$TTL 300\nwww IN A 192.0.2.10\n',
   certificate_file: read('examples/load-balanced.crt'),
   certificate_chain_file: read('examples/load-balanced.chain.crt'),
+  private_key_file: TEST_TLS_KEY,
 };
 /** The value of every variable a snippet reads: one every sensitive field accepts (an S3 key id and secret). */
 const ENV_SAMPLE = 'EXAMPLEKEY0123456789abcdef';

@@ -13,7 +13,7 @@ export const listenerImport = defineImport('cloud_lb_listener', {
   list: listenerList,
   itemId: (l) => l.id,
   attributes: (l, s) => {
-    const { certificate_id, sni_certificate_ids, user_list, load_balancer_id, protocol, connection_limit, ...fields } = listenerFields(l);
+    const { secret_id, sni_secret_id, user_list, load_balancer_id, protocol, connection_limit, ...fields } = listenerFields(l);
     return {
       project_id: s.project_id,
       region_id: s.region_id,
@@ -21,8 +21,8 @@ export const listenerImport = defineImport('cloud_lb_listener', {
       load_balancer_id: load_balancer_id ?? '',
       protocol: protocol as 'HTTP',
       ...(connection_limit === null ? {} : { connection_limit }),
-      ...(certificate_id === null ? {} : { certificate_id }),
-      ...(sni_certificate_ids.length === 0 ? {} : { sni_certificate_ids }),
+      ...(secret_id === null ? {} : { secret_id }),
+      ...(sni_secret_id.length === 0 ? {} : { sni_secret_id }),
       ...(user_list.length === 0 ? {} : { user_list }),
     };
   },
@@ -31,5 +31,5 @@ export const listenerImport = defineImport('cloud_lb_listener', {
     ['name', l.name],
     ['port', `${l.protocol} ${l.protocol_port}`],
   ],
-  refersTo: { load_balancer_id: 'cloud_load_balancer', certificate_id: 'cloud_secret', sni_certificate_ids: 'cloud_secret' },
+  refersTo: { load_balancer_id: 'cloud_load_balancer', secret_id: 'cloud_secret', sni_secret_id: 'cloud_secret' },
 });

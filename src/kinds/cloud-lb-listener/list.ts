@@ -54,8 +54,8 @@ export function listenerFields(l: Listener) {
     timeout_client_data: l.timeout_client_data ?? null,
     timeout_member_connect: l.timeout_member_connect ?? null,
     timeout_member_data: l.timeout_member_data ?? null,
-    certificate_id: l.secret_id ?? null,
-    sni_certificate_ids: [...(l.sni_secret_id ?? [])],
+    secret_id: l.secret_id ?? null,
+    sni_secret_id: [...(l.sni_secret_id ?? [])],
     user_list: (l.user_list ?? []).map((u) => ({ username: u.username, encrypted_password: u.encrypted_password })),
   };
 }

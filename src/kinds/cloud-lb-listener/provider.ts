@@ -12,32 +12,10 @@ import { listenerAnswer, listenerFields, listenerList, listenerPath, type Listen
 
 type Desired = ResourceAttributes['cloud_lb_listener'];
 
-/** Fields changed in place by the v2 PATCH (PatchLbListenerSerializer), by block name; see vendorBody for the vendor's names. */
-const IN_PLACE = [
-  'allowed_cidrs',
-  'connection_limit',
-  'timeout_client_data',
-  'timeout_member_connect',
-  'timeout_member_data',
-  'certificate_id',
-  'sni_certificate_ids',
-  'user_list',
-] as const;
+/** Fields changed in place by the v2 PATCH (PatchLbListenerSerializer), in the vendor's names. */
+const IN_PLACE = ['allowed_cidrs', 'connection_limit', 'timeout_client_data', 'timeout_member_connect', 'timeout_member_data', 'secret_id', 'sni_secret_id', 'user_list'] as const;
 /** Fields set at create only: a different value replaces the listener. */
 const CREATE_ONLY = ['load_balancer_id', 'protocol', 'protocol_port', 'insert_x_forwarded'] as const;
-
-/**
- * A request body in the vendor's names: the block's `certificate_id` and `sni_certificate_ids`
- * are the vendor's `secret_id` and `sni_secret_id` (a stack refuses keys that name a secret).
- */
-function vendorBody(fields: Record<string, unknown>): Record<string, unknown> {
-  const { certificate_id, sni_certificate_ids, ...rest } = fields;
-  return {
-    ...rest,
-    ...(certificate_id === undefined ? {} : { secret_id: certificate_id }),
-    ...(sni_certificate_ids === undefined ? {} : { sni_secret_id: sni_certificate_ids }),
-  };
-}
 
 /** The connection limit as the platform answers it: -1 (no limit) is 100000. */
 const answeredLimit = (limit: number | undefined) => (limit === -1 ? 100_000 : limit);
@@ -121,7 +99,7 @@ export const cloudLbListener: ResourceProvider<'cloud_lb_listener'> = {
     plan(d): ProviderPlan {
       const fields: Record<string, unknown> = { load_balancer_id: d.load_balancer_id, name: d.name };
       for (const field of [...CREATE_ONLY, ...IN_PLACE]) if (d[field] !== undefined) fields[field] = d[field];
-      return createPlan({ project_id: d.project_id, region_id: d.region_id, ...fields }, 'listener_id', { body: vendorBody(fields) });
+      return createPlan({ project_id: d.project_id, region_id: d.region_id, ...fields }, 'listener_id', { body: fields });
     },
     identity: (d) => (d.listener_id === undefined ? `name ${JSON.stringify(d.name)} in its load balancer` : null),
   },
@@ -160,6 +138,6 @@ export const cloudLbListener: ResourceProvider<'cloud_lb_listener'> = {
           ]
         : [];
     const action = forced ? 'replace' : changes.length > 0 ? 'update' : 'no-op';
-    return { action, before, after, changes, ...(action === 'update' ? { payload: { body: vendorBody(body) } } : {}), errors, warnings: [], notes: [] };
+    return { action, before, after, changes, ...(action === 'update' ? { payload: { body } } : {}), errors, warnings: [], notes: [] };
   },
 };

@@ -29,8 +29,8 @@ const shape = () =>
     timeout_client_data: lbTimeout.optional().describe('Client inactivity timeout in ms; null: the platform default (50000); changed in place.'),
     timeout_member_connect: lbTimeout.optional().describe('Backend connect timeout in ms; null: the platform default (5000); changed in place.'),
     timeout_member_data: lbTimeout.optional().describe('Backend inactivity timeout in ms; null: the platform default (50000); changed in place.'),
-    certificate_id: uuid.nullable().optional().describe('The certificate of a TERMINATED_HTTPS listener, usually ${cloud_secret.NAME.id}; changed in place.'),
-    sni_certificate_ids: z.array(uuid).optional().describe("More certificates chosen by SNI (the vendor's sni_secret_id); the whole list is managed; changed in place."),
+    secret_id: uuid.nullable().optional().describe('The certificate of a TERMINATED_HTTPS listener, usually ${cloud_secret.NAME.id}; changed in place.'),
+    sni_secret_id: z.array(uuid).optional().describe('More certificates chosen by SNI, usually [${cloud_secret.NAME.id}, ...]; the whole list is managed; changed in place.'),
     user_list: z
       .array(z.strictObject({ username: z.string().min(1), encrypted_password: z.string().min(1) }))
       .optional()
@@ -49,6 +49,9 @@ export const cloudLbListenerKind = defineKind({
   description:
     'A listener of a cloud load balancer, by listener_id or by name within its balancer; protocol, port and balancer are set at create (-/+), the rest changes in place.',
   identity: ['listener_id', 'name'],
+  secretIds: ['secret_id', 'sni_secret_id'],
+  terraform: { resource: 'gcore_lblistener', fields: { project_name: 'project_id', region_name: 'region_id', loadbalancer_id: 'load_balancer_id' } },
+  formerNames: { certificate_id: 'secret_id', sni_certificate_ids: 'sni_secret_id', sni_secret_ids: 'sni_secret_id' },
   idField: 'listener_id',
   create: { key: ['load_balancer_id', 'name'] },
   resolvedBeforeRead: ['load_balancer_id'],
@@ -66,13 +69,13 @@ export const cloudLbListenerKind = defineKind({
           ctx.addIssue({ code: 'custom', path: [field], message: 'must be set when listener_id is not: edgeform creates the listener with it' });
       }
       const https = value.protocol === 'TERMINATED_HTTPS';
-      if (value.protocol !== undefined && https && creating && (value.certificate_id === undefined || value.certificate_id === null))
-        ctx.addIssue({ code: 'custom', path: ['certificate_id'], message: 'must be set for a TERMINATED_HTTPS listener (its certificate, usually ${cloud_secret.NAME.id})' });
+      if (value.protocol !== undefined && https && creating && (value.secret_id === undefined || value.secret_id === null))
+        ctx.addIssue({ code: 'custom', path: ['secret_id'], message: 'must be set for a TERMINATED_HTTPS listener (its certificate, usually ${cloud_secret.NAME.id})' });
       if (value.protocol !== undefined && !https && value.protocol !== 'PROMETHEUS') {
-        if (value.certificate_id !== undefined && value.certificate_id !== null)
-          ctx.addIssue({ code: 'custom', path: ['certificate_id'], message: `is only for TERMINATED_HTTPS and PROMETHEUS listeners, not ${value.protocol}` });
-        if (value.sni_certificate_ids !== undefined && value.sni_certificate_ids.length > 0)
-          ctx.addIssue({ code: 'custom', path: ['sni_certificate_ids'], message: `are only for TERMINATED_HTTPS and PROMETHEUS listeners, not ${value.protocol}` });
+        if (value.secret_id !== undefined && value.secret_id !== null)
+          ctx.addIssue({ code: 'custom', path: ['secret_id'], message: `is only for TERMINATED_HTTPS and PROMETHEUS listeners, not ${value.protocol}` });
+        if (value.sni_secret_id !== undefined && value.sni_secret_id.length > 0)
+          ctx.addIssue({ code: 'custom', path: ['sni_secret_id'], message: `are only for TERMINATED_HTTPS and PROMETHEUS listeners, not ${value.protocol}` });
       }
       if (value.insert_x_forwarded === true && value.protocol !== undefined && value.protocol !== 'HTTP' && !https)
         ctx.addIssue({ code: 'custom', path: ['insert_x_forwarded'], message: `is only for HTTP and TERMINATED_HTTPS listeners, not ${value.protocol}` });

@@ -12,8 +12,7 @@ export const poolImport = defineImport('cloud_lb_pool', {
   list: poolList,
   itemId: (p) => p.id,
   attributes: (p, s) => {
-    const { load_balancer_id, listener_id, session_persistence, certificate_id, ca_certificate_id, crl_id, healthmonitor, members, lb_algorithm, protocol, ...fields } =
-      poolFields(p);
+    const { load_balancer_id, listener_id, session_persistence, secret_id, ca_secret_id, crl_secret_id, healthmonitor, members, lb_algorithm, protocol, ...fields } = poolFields(p);
     return {
       project_id: s.project_id,
       region_id: s.region_id,
@@ -23,9 +22,9 @@ export const poolImport = defineImport('cloud_lb_pool', {
       lb_algorithm: lb_algorithm as 'ROUND_ROBIN',
       protocol: protocol as 'HTTP',
       ...(session_persistence === null ? {} : { session_persistence: session_persistence as ImportedAttributes<'cloud_lb_pool'>['session_persistence'] }),
-      ...(certificate_id === null ? {} : { certificate_id }),
-      ...(ca_certificate_id === null ? {} : { ca_certificate_id }),
-      ...(crl_id === null ? {} : { crl_id }),
+      ...(secret_id === null ? {} : { secret_id }),
+      ...(ca_secret_id === null ? {} : { ca_secret_id }),
+      ...(crl_secret_id === null ? {} : { crl_secret_id }),
       members: members.map(({ monitor_address, monitor_port, ...m }) => ({
         ...m,
         ...(monitor_address === null ? {} : { monitor_address }),
@@ -43,8 +42,8 @@ export const poolImport = defineImport('cloud_lb_pool', {
   refersTo: {
     load_balancer_id: 'cloud_load_balancer',
     listener_id: 'cloud_lb_listener',
-    certificate_id: 'cloud_secret',
-    ca_certificate_id: 'cloud_secret',
-    crl_id: 'cloud_secret',
+    secret_id: 'cloud_secret',
+    ca_secret_id: 'cloud_secret',
+    crl_secret_id: 'cloud_secret',
   },
 });

@@ -98,9 +98,9 @@ export function poolFields(p: Pool) {
     timeout_client_data: p.timeout_client_data ?? null,
     timeout_member_connect: p.timeout_member_connect ?? null,
     timeout_member_data: p.timeout_member_data ?? null,
-    certificate_id: p.secret_id ?? null,
-    ca_certificate_id: p.ca_secret_id ?? null,
-    crl_id: p.crl_secret_id ?? null,
+    secret_id: p.secret_id ?? null,
+    ca_secret_id: p.ca_secret_id ?? null,
+    crl_secret_id: p.crl_secret_id ?? null,
     members: (p.members ?? []).map((m) => ({
       address: m.address,
       protocol_port: m.protocol_port,

@@ -21,9 +21,9 @@ const IN_PLACE = [
   'timeout_client_data',
   'timeout_member_connect',
   'timeout_member_data',
-  'certificate_id',
-  'ca_certificate_id',
-  'crl_id',
+  'secret_id',
+  'ca_secret_id',
+  'crl_secret_id',
 ] as const;
 /** Fields set at create only: a different value replaces the pool. */
 const CREATE_ONLY = ['load_balancer_id', 'listener_id'] as const;
@@ -103,14 +103,6 @@ function createBody(d: Desired): Record<string, unknown> {
   return body;
 }
 
-/** The block's names of the TLS fields → the vendor's (a stack refuses keys that name a secret). */
-const VENDOR_NAMES: Readonly<Record<string, string>> = { certificate_id: 'secret_id', ca_certificate_id: 'ca_secret_id', crl_id: 'crl_secret_id' };
-
-/** A request body in the vendor's names. */
-function vendorBody(fields: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(fields).map(([k, v]) => [VENDOR_NAMES[k] ?? k, v]));
-}
-
 const patchPath = (d: Desired, id: string | number) => apiPath`/cloud/v2/lbpools/${d.project_id}/${d.region_id}/${String(id)}`;
 
 /**
@@ -171,7 +163,7 @@ export const cloudLbPool: ResourceProvider<'cloud_lb_pool'> = {
     plan(d): ProviderPlan {
       const declared: Record<string, unknown> = { project_id: d.project_id, region_id: d.region_id, load_balancer_id: d.load_balancer_id, name: d.name };
       for (const field of [...CREATE_ONLY, ...IN_PLACE, 'members', 'healthmonitor'] as const) if (d[field] !== undefined) declared[field] = d[field];
-      return createPlan(declared, 'pool_id', { body: vendorBody(createBody(d)) });
+      return createPlan(declared, 'pool_id', { body: createBody(d) });
     },
     identity: (d) => (d.pool_id === undefined ? `name ${JSON.stringify(d.name)} in its load balancer` : null),
   },
@@ -220,7 +212,7 @@ export const cloudLbPool: ResourceProvider<'cloud_lb_pool'> = {
     const errors = adoptedReplaceErrors(changes, { idField: 'pool_id', id: d.pool_id, noun: 'pool', parent: 'balancer' });
     const action = forced.length > 0 ? 'replace' : changes.length > 0 ? 'update' : 'no-op';
     const notes = monitorRemovedFirst ? ['the health monitor type changes: the monitor is removed, then the new one added (two PATCHes)'] : [];
-    const payload = action === 'update' ? { body: vendorBody(body), ...(monitorRemovedFirst ? { monitor_removed_first: true } : {}) } : undefined;
+    const payload = action === 'update' ? { body, ...(monitorRemovedFirst ? { monitor_removed_first: true } : {}) } : undefined;
     return { action, before, after, changes, ...(payload ? { payload } : {}), errors, warnings: [], notes };
   },
 };

@@ -71,9 +71,9 @@ const shape = () =>
     timeout_client_data: lbTimeout.optional().describe('Client inactivity timeout in ms; changed in place.'),
     timeout_member_connect: lbTimeout.optional().describe('Member connect timeout in ms; changed in place.'),
     timeout_member_data: lbTimeout.optional().describe('Member inactivity timeout in ms; changed in place.'),
-    certificate_id: uuid.nullable().optional().describe('TLS to the members: the client certificate (${cloud_secret.NAME.id}); changed in place.'),
-    ca_certificate_id: uuid.nullable().optional().describe('TLS to the members: the CA certificate that checks them; changed in place.'),
-    crl_id: uuid.nullable().optional().describe('TLS to the members: the revocation list; changed in place.'),
+    secret_id: uuid.nullable().optional().describe('TLS to the members: the client certificate (${cloud_secret.NAME.id}); changed in place.'),
+    ca_secret_id: uuid.nullable().optional().describe('TLS to the members: the CA certificate that checks them; changed in place.'),
+    crl_secret_id: uuid.nullable().optional().describe('TLS to the members: the revocation list; changed in place.'),
     members: z
       .array(memberSchema)
       .optional()
@@ -92,6 +92,12 @@ export const cloudLbPoolKind = defineKind({
   kind: 'resource',
   description: 'A pool of a cloud load balancer with its members and health monitor, by pool_id or by name within its balancer; a changed member list is one PATCH.',
   identity: ['pool_id', 'name'],
+  secretIds: ['secret_id', 'ca_secret_id', 'crl_secret_id'],
+  terraform: {
+    resource: 'gcore_lbpool',
+    fields: { project_name: 'project_id', region_name: 'region_id', loadbalancer_id: 'load_balancer_id', health_monitor: 'healthmonitor' },
+  },
+  formerNames: { certificate_id: 'secret_id', ca_certificate_id: 'ca_secret_id', crl_id: 'crl_secret_id' },
   idField: 'pool_id',
   create: { key: ['load_balancer_id', 'name'] },
   resolvedBeforeRead: ['load_balancer_id'],

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineKind } from '../kind-spec.js';
-import { cloudResourceName, ensureDeletable, positiveId, projectId, regionId, tagsPolicy, userDeclaredTags, uuid } from '../fields.js';
+import { cloudResourceName, ensureDeletable, positiveId, projectId, regionId, tagsPolicy, TERRAFORM_CLOUD_FIELDS, userDeclaredTags, uuid } from '../fields.js';
 
 /** The vendor's load balancer flavor names (`lb1-1-2`). */
 const flavorName = z.string().min(1, { error: 'must not be empty' }).max(255, { error: 'must be at most 255 characters' });
@@ -57,6 +57,7 @@ export const cloudLoadBalancerKind = defineKind({
   description:
     'A cloud load balancer: adopted by id, or created and found again by its ownership tags; name, logging and user tags change in place, a different flavor resizes it, the VIP is set at create.',
   identity: ['load_balancer_id'],
+  terraform: { resource: 'gcore_loadbalancerv2', fields: TERRAFORM_CLOUD_FIELDS },
   idField: 'load_balancer_id',
   create: { key: 'owner' },
   readable: {

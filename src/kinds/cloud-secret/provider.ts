@@ -35,7 +35,7 @@ function pickByName(d: Desired, secrets: readonly Secret[]): { item: Secret; fou
   return item === null ? null : { item, foundBy: identity };
 }
 
-const observe = (s: Secret) => ({ exists: true as const, state: { certificate_id: s.id, name: s.name, expiration: s.expiration ?? null } });
+const observe = (s: Secret) => ({ exists: true as const, state: { secret_id: s.id, name: s.name, expiration: s.expiration ?? null } });
 
 const readOne = (ctx: ProviderContext, d: Desired, id: string) =>
   readOrGone(async () => (await ctx.api.get(secretPath(d.project_id, d.region_id, id), { schema: secretAnswer, signal: ctx.signal })).body);
@@ -43,14 +43,14 @@ const readOne = (ctx: ProviderContext, d: Desired, id: string) =>
 const findByName = async (ctx: ProviderContext, d: Desired) => pickByName(d, await listAll(ctx, secretList, place(d), (s) => s.id));
 
 const reads = defineListReads<'cloud_secret', Secret>({
-  readOne: (ctx, d) => readOne(ctx, d, d.certificate_id ?? ''),
+  readOne: (ctx, d) => readOne(ctx, d, d.secret_id ?? ''),
   project: (_ctx, _d, s) => observe(s),
-  hasId: (d) => d.certificate_id !== undefined,
+  hasId: (d) => d.secret_id !== undefined,
   find: (ctx, d) => findByName(ctx, d),
   findInList: { key: (d) => d.name, itemKey: (s) => s.name, pick: (d, matches) => pickByName(d, matches) },
   list: {
     group: (d) => `${d.project_id}/${d.region_id}`,
-    memberId: (d) => d.certificate_id ?? '',
+    memberId: (d) => d.secret_id ?? '',
     itemId: (s) => s.id,
     paging: secretList.paging,
     describe: ([d]) => `GET ${secretList.path(place(d))}`,
@@ -94,7 +94,7 @@ const lifecycle = defineLifecycle('cloud_secret', {
 });
 
 /**
- * Secrets (certificate bundles for TERMINATED_HTTPS listeners): a block names its `certificate_id` or
+ * Secrets (certificate bundles for TERMINATED_HTTPS listeners): a block names its `secret_id` or
  * is found by its name in its project and region (two of one name are refused: the platform
  * allows them, edgeform could not tell which is the block's); every secret of a place is read
  * from one list. The platform never answers the certificate nor the key, so only the name and
@@ -108,7 +108,7 @@ export const cloudSecret: ResourceProvider<'cloud_secret'> = {
   read: reads.read,
   groupRead: reads.groupRead,
   import: secretImport,
-  summarize: (state) => ({ certificate_id: state.certificate_id, name: state.name, expiration: state.expiration }),
+  summarize: (state) => ({ secret_id: state.secret_id, name: state.name, expiration: state.expiration }),
   create: {
     plan(d): ProviderPlan {
       const declared = {
@@ -117,7 +117,8 @@ export const cloudSecret: ResourceProvider<'cloud_secret'> = {
         name: d.name,
         certificate: describePem(d.certificate),
         certificate_chain: describePem(d.certificate_chain),
-        private_key: d.private_key,
+        // A key read from a file is shown by the file's name (its attribute holds a fingerprint).
+        ...(d.private_key_file === undefined ? { private_key: d.private_key } : { private_key_file: d.private_key_file }),
         expiration: d.expiration,
       };
       const sensitive: SensitiveValue[] = d.private_key === undefined ? [] : [{ path: ['payload', 'private_key'], env: envName(d.private_key) }];
@@ -128,30 +129,33 @@ export const cloudSecret: ResourceProvider<'cloud_secret'> = {
       };
       const errors = (['certificate', 'certificate_chain', 'private_key'] as const)
         .filter((f) => d[f] === undefined)
-        .map((field) => ({ field, summary: `creating a cloud_secret needs ${field}`, detail: 'Add it to the block, or set certificate_id to adopt an existing secret.' }));
-      return createPlan(declared, 'certificate_id', body, { sensitive, errors });
+        .map((field) => ({ field, summary: `creating a cloud_secret needs ${field}`, detail: 'Add it to the block, or set secret_id to adopt an existing secret.' }));
+      return createPlan(declared, 'secret_id', body, { sensitive, errors });
     },
-    identity: (d) => (d.certificate_id === undefined ? `name ${JSON.stringify(d.name)}` : null),
+    identity: (d) => (d.secret_id === undefined ? `name ${JSON.stringify(d.name)}` : null),
   },
   plan(d, state, options) {
-    const before: Record<string, unknown> = { certificate_id: state.certificate_id, name: state.name };
+    const before: Record<string, unknown> = { secret_id: state.secret_id, name: state.name };
     const changes: FieldChange[] = [];
     if (d.expiration !== undefined) {
       before.expiration = state.expiration;
       if (expirationInstant(d.expiration) !== expirationInstant(state.expiration as string | null))
         changes.push({ path: ['expiration'], op: 'update', before: state.expiration, after: d.expiration, forces_replacement: true });
     }
-    if (options?.resendSensitive) changes.push({ path: ['private_key'], op: 'update', before: '(sensitive)', after: d.private_key, forces_replacement: true });
+    if (options?.resendSensitive) {
+      const [field, after] = d.private_key_file === undefined ? ['private_key', d.private_key] : ['private_key_file', d.private_key_file];
+      changes.push({ path: [field], op: 'update', before: '(sensitive)', after, forces_replacement: true });
+    }
     const after = { ...before, ...(d.expiration === undefined ? {} : { expiration: d.expiration }) };
     if (changes.length === 0) return { action: 'no-op', before, after, changes, errors: [], warnings: [], notes: [] };
     const errors =
-      d.certificate_id === undefined
+      d.secret_id === undefined
         ? []
         : [
             {
               field: changes[0]!.path[0]!,
-              summary: `secret ${d.certificate_id} cannot change in place`,
-              detail: 'edgeform would destroy the secret and create a new one, which certificate_id could no longer name: remove certificate_id (the secret is found by its name).',
+              summary: `secret ${d.secret_id} cannot change in place`,
+              detail: 'edgeform would destroy the secret and create a new one, which secret_id could no longer name: remove secret_id (the secret is found by its name).',
             },
           ];
     return {

@@ -73,7 +73,7 @@ const BASE: Record<ResourceType, Record<string, unknown>> = {
     protocol: 'TCP',
     members: [{ address: '10.0.0.20', protocol_port: 80, weight: 2 }],
   },
-  cloud_secret: { certificate_id: id('4b000000', 1), name: 'chaos-cert' },
+  cloud_secret: { secret_id: id('4b000000', 1), name: 'chaos-cert' },
   cloud_lb_l7policy: {
     listener_id: id('4c000000', 1),
     name: 'prop-policy',

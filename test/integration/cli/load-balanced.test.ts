@@ -264,7 +264,7 @@ describe('load balancer kinds', () => {
     expect(tcp.connection_limit).toBe(500);
   });
 
-  it('imports balancers with their listeners, pools and secrets, the key never written (its comment names the ${env:...} to add), and the import plans clean', async () => {
+  it('imports balancers with their listeners, pools and secrets, the key never written (a ${env:...} placeholder, with a warning naming it), and the import plans clean once it is set', async () => {
     const secretId = uuid('5c000000', 1);
     await seed({
       secrets: [{ id: secretId, name: 'web-cert' }],
@@ -296,16 +296,38 @@ describe('load balancer kinds', () => {
     expect(imported.code, imported.stderr).toBe(0);
     const text = readFileSync(file, 'utf8');
     expect(text).toContain('type: cloud_secret');
-    // The key is never written: the block adopts the secret by its id, and its comment says what to add to create it again.
-    expect(text).not.toMatch(/^\s+private_key:/m);
-    expect(text).toContain('not readable (the platform never answers one): to create it again, add private_key: ${env:TLS_KEY_WEB_CERT} and the certificate');
-    expect(text).toContain('certificate_id: "${cloud_secret.web-cert.id}"');
+    // The key is never written: the block adopts the secret by its id and reads its key from a variable the warning names.
+    expect(text).toContain('    private_key: "${env:TLS_KEY_WEB_CERT}"\n');
+    expect(imported.stderr).toContain('Warning: cloud_secret.web-cert: private_key is written as ${env:TLS_KEY_WEB_CERT} (the platform never answers it): set TLS_KEY_WEB_CERT');
+    expect(text).toContain('secret_id: "${cloud_secret.web-cert.id}"');
     expect(text).toContain('load_balancer_id: "${cloud_load_balancer.web-lb.id}"');
     expect(text).toContain('listener_id: "${cloud_lb_listener.https.id}"');
     expect(text).not.toContain('PRIVATE KEY');
-    const plan = await runCliInProcess(['plan', file, '--detailed-exitcode'], { env: env() });
+    // Unset, the variable is a located error naming it; set, the import plans clean.
+    const unset = await runCliInProcess(['plan', file], { env: env() });
+    expect(unset.code).toBe(1);
+    expect(unset.stderr).toContain('environment variable TLS_KEY_WEB_CERT is not set');
+    const plan = await runCliInProcess(['plan', file, '--detailed-exitcode'], { env: { ...env(), TLS_KEY_WEB_CERT: TEST_TLS_KEY } });
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
     expect(plan.stdout).toContain('No changes.');
+  });
+
+  it('imports the secrets of a region that holds nothing else of the family (client_quotas counts them), each key a placeholder named after its block', async () => {
+    await seed({
+      secrets: [
+        { id: uuid('5c000000', 1), name: 'tls-secret' },
+        { id: uuid('5c000000', 2), name: 'tls_secret' },
+      ],
+    });
+    const imported = await runCliInProcess(['import', 'cloud_secret'], { env: env() });
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toContain(`secret_id: ${uuid('5c000000', 1)}`);
+    expect(imported.stdout).toContain(`secret_id: ${uuid('5c000000', 2)}`);
+    // Block names leave out the credential word; the two variables stay apart.
+    expect(imported.stdout).toContain('  tls:\n');
+    expect(imported.stdout).toContain('private_key: "${env:TLS_KEY_TLS}"');
+    expect(imported.stdout).toContain('private_key: "${env:TLS_KEY_TLS_2}"');
+    expect(imported.stderr).toContain('set TLS_KEY_TLS_2');
   });
 
   it('refuses a secret whose name two secrets of the place share, naming both', async () => {

@@ -98,6 +98,54 @@ describe('emulator billing service: the vendor shapes', () => {
     emu.state.quotaLimits.regional.delete(76);
   });
 
+  it('counts secrets and external IPs in client_quotas, answers an external VIP over its quota in check_limits, and prices balancers in the cost report', async () => {
+    const own = await startTestEmulator({
+      fixtures: {
+        secrets: [{ id: '5c000000-0000-4000-8000-000000000001', name: 'only-secret' }],
+        load_balancers: [{ id: '5a000000-0000-4000-8000-000000000001', name: 'external', flavor: 'lb1-1-2', tags: { 'edgeform-stack': 'prod' } }],
+      },
+    });
+    try {
+      const region = async () => (await own.call('GET', QUOTAS)).body.regional_quotas.find((q: { region_id: number }) => q.region_id === 76);
+      const usage = await region();
+      // The region holds a secret (import lists the secrets only where this is not 0) and a balancer whose VIP is on the external network.
+      expect(usage.secret_count_usage).toBe(1);
+      const external = usage.external_ip_count_usage;
+      expect(external).toBeGreaterThanOrEqual(1);
+      await expectDocumentedAnswer(own, CLOUD, 'GET', QUOTAS, QUOTAS, 200);
+
+      own.state.quotaLimits.regional.set(76, { external_ip_count_limit: external });
+      const path = '/cloud/v1/loadbalancers/1/76/check_limits';
+      expect(await expectDocumentedAnswer(own, CLOUD, 'POST', CHECK_LB, path, 200, {})).toEqual({
+        external_ip_count_limit: external,
+        external_ip_count_requested: 1,
+        external_ip_count_usage: external,
+      });
+      // A VIP on a network of the client takes no external IP; an instance's external interface takes one.
+      expect(await expectDocumentedAnswer(own, CLOUD, 'POST', CHECK_LB, path, 200, { vip_network_id: '00000000-0000-4000-8000-000000000001' })).toEqual({});
+      const vm = await expectDocumentedAnswer(own, CLOUD, 'POST', CHECK, '/cloud/v2/instances/1/76/check_limits', 200, {
+        flavor: 'g2-standard-2-4',
+        interfaces: [{ type: 'external' }],
+      });
+      expect(vm).toMatchObject({ external_ip_count_requested: 1 });
+      own.state.quotaLimits.regional.delete(76);
+
+      own.clock.advance(10 * 3_600_000);
+      // The emulator's clock starts on 2026-01-01: the ten hours since.
+      const today = { ...report, time_from: '2026-01-01T00:00:00Z', time_to: '2026-01-01T00:00:00Z' };
+      const totals = await expectDocumentedAnswer(own, CLOUD, 'POST', TOTALS, TOTALS, 200, today);
+      const { discount_percent, tax_percent } = own.state.priceList;
+      const cost = (perHour: number) => Math.round(10 * perHour * (1 - discount_percent / 100) * (1 + tax_percent / 100) * 1e4) / 1e4;
+      // lb1-1-2 at 0.02/h (1 vCPU at 0.01, 2 GiB at 0.005) and its external IP at 0.004/h, for 10 hours.
+      expect(totals.results.map((r: { type: string; flavor?: string; billing_value: number; cost: number }) => [r.type, r.flavor, r.billing_value, r.cost])).toEqual([
+        ['load_balancer', 'lb1-1-2', 600, cost(0.02)],
+        ['external_ip', undefined, 600, cost(0.004)],
+      ]);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('prices a balancer on a network of the client without an external IP, and an existing floating IP as its own', async () => {
     const lb = await expectDocumentedAnswer(emu, CLOUD, 'POST', BALANCERS, '/cloud/v2/pricing/1/76/loadbalancers', 200, {
       flavor: 'lb1-1-2',

@@ -391,6 +391,27 @@ resources:
     expect((await load(text)).diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   });
 
+  it('writes an env placeholder as ${env:PREFIX_BLOCK}, a name of letters, digits and _ only and unique in the stack, whatever the live name holds', () => {
+    const secret = (name: string, id: string): DraftBlock => ({
+      type: 'cloud_secret',
+      name,
+      attributes: { project_id: 1, region_id: 76, secret_id: id, name },
+      comment: 'imported',
+      envPlaceholders: { private_key: 'TLS_KEY' },
+    });
+    const names = ['web-cert', 'web_cert', 'x}${env:EDGEFORM_API_KEY}\n#', '\u202e', 'secret'];
+    const result = writeStack({ blocks: names.map((n, i) => secret(n, `5c000000-0000-4000-8000-00000000000${i}`)) });
+    expect(result.leftOut.map((l) => l.reason)).toEqual([]);
+    const variables = result.placeholders.map((p) => p.variable);
+    for (const v of variables) expect(v).toMatch(/^TLS_KEY(_[A-Z0-9]+)*$/);
+    expect(new Set(variables).size).toBe(names.length);
+    expect(variables.slice(0, 2)).toEqual(['TLS_KEY_WEB_CERT', 'TLS_KEY_WEB_CERT_2']);
+    expect(result.placeholders.map((p) => p.field)).toEqual(names.map(() => 'private_key'));
+    // Each placeholder is the only ${env: the file holds as a reference: every live text stays data ($${).
+    const references = [...result.text.matchAll(/(?<!\$)\$\{env:([^}]*)\}/g)].map((m) => m[1]);
+    expect(references).toEqual(variables);
+  });
+
   it('leaves out a block holding the API key of the environment', () => {
     const key = 'emu$write-stack-key-0123456789abcdef';
     const result = writeStack({ blocks: [{ type: 'fastedge_app', name: 'a', attributes: { app_id: 1, name: `x ${key}` }, comment: 'c' }] }, { EDGEFORM_API_KEY: key });
@@ -429,7 +450,11 @@ describe('block names', () => {
     expect(sanitizeBlockName('-x', 'fastedge_app')).toBe('fastedge_app_-x');
     expect(sanitizeBlockName('日本', 'streaming_player')).toBe('streaming_player');
     expect(sanitizeBlockName('', 'streaming_player')).toBe('streaming_player');
-    expect(sanitizeBlockName('${env:SECRET_TOKEN}', 'streaming_player')).toBe('streaming_player');
+    // The words of a credential's name are left out (the reader refuses a key holding one), here and in the type.
+    expect(sanitizeBlockName('${env:SECRET_TOKEN}', 'streaming_player')).toBe('env');
+    expect(sanitizeBlockName('tls-secret', 'cloud_secret')).toBe('tls');
+    expect(sanitizeBlockName('Secret', 'cloud_secret')).toBe('cloud');
+    expect(sanitizeBlockName('4-api-key', 'cloud_secret')).toBe('cloud_4');
   });
 
   it('numbers names already taken, across kinds', () => {

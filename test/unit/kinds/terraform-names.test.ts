@@ -90,3 +90,48 @@ describe("the Terraform provider's names of each kind's fields", () => {
     ]);
   });
 });
+
+describe('the load balancer kinds: fields holding the id of a secret, and their former names', () => {
+  const load = async (blocks: string[]) => {
+    const stack = ['version: 1', 'name: lb', 'defaults: { project_id: 1, region_id: 76 }', 'resources:', ...blocks, ''].join('\n');
+    const dir = writeStackFiles({ 'stack.yaml': stack });
+    return (await loadStack(join(dir, 'stack.yaml'), {})).diagnostics.map((d) => [d.summary, d.range?.start.line, d.range?.start.column]);
+  };
+  const LB = '5a000000-0000-4000-8000-000000000001';
+  const SECRET = '5c000000-0000-4000-8000-000000000001';
+  const listener = (extra: string) => `  https: { type: cloud_lb_listener, name: https, load_balancer_id: ${LB}, protocol: TERMINATED_HTTPS, protocol_port: 443, ${extra} }`;
+
+  it('reads the vendor names secret_id, sni_secret_id, ca_secret_id and crl_secret_id as ids, not credentials', async () => {
+    expect(
+      await load([
+        `  cert: { type: cloud_secret, name: web-cert, secret_id: ${SECRET} }`,
+        listener(`secret_id: "\${cloud_secret.cert.id}", sni_secret_id: ["\${cloud_secret.cert.id}"]`),
+        `  pool: { type: cloud_lb_pool, name: web, load_balancer_id: ${LB}, lb_algorithm: ROUND_ROBIN, protocol: HTTPS, secret_id: ${SECRET}, ca_secret_id: ${SECRET}, crl_secret_id: ${SECRET} }`,
+      ]),
+    ).toEqual([]);
+  });
+
+  it('still refuses any other key that names a credential in those blocks', async () => {
+    expect(await load([listener(`secret_id: ${SECRET}, client_secret: x`)])).toEqual([['"client_secret" looks like a credential; a stack never holds secrets', 5, 203]]);
+  });
+
+  it("suggests the current name for a former one, and the kind's field for the Terraform provider's name", async () => {
+    expect(
+      await load([
+        listener(`certificate_id: ${SECRET}, sni_certificate_ids: []`),
+        `  cert: { type: cloud_secret, name: web-cert, certificate_id: ${SECRET} }`,
+        `  pool: { type: cloud_lb_pool, name: web, loadbalancer_id: ${LB}, lb_algorithm: ROUND_ROBIN, protocol: HTTP, crl_id: ${SECRET}, health_monitor: {} }`,
+        `  l2: { type: cloud_lb_listener, name: l2, loadbalancer_id: ${LB}, protocol: TCP, protocol_port: 80, sni_secret_ids: [] }`,
+      ]).then((d) => d.map(([summary]) => String(summary)).filter((summary) => summary.startsWith('unknown field'))),
+    ).toEqual([
+      'unknown field "certificate_id" in cloud_lb_listener; did you mean "secret_id" ("certificate_id" is its former name)?',
+      'unknown field "sni_certificate_ids" in cloud_lb_listener; did you mean "sni_secret_id" ("sni_certificate_ids" is its former name)?',
+      'unknown field "certificate_id" in cloud_secret; did you mean "secret_id" ("certificate_id" is its former name)?',
+      'unknown field "loadbalancer_id" in cloud_lb_pool; did you mean "load_balancer_id" (the Terraform provider\'s "loadbalancer_id")?',
+      'unknown field "crl_id" in cloud_lb_pool; did you mean "crl_secret_id" ("crl_id" is its former name)?',
+      'unknown field "health_monitor" in cloud_lb_pool; did you mean "healthmonitor" (the Terraform provider\'s "health_monitor")?',
+      'unknown field "loadbalancer_id" in cloud_lb_listener; did you mean "load_balancer_id" (the Terraform provider\'s "loadbalancer_id")?',
+      'unknown field "sni_secret_ids" in cloud_lb_listener; did you mean "sni_secret_id" ("sni_secret_ids" is its former name)?',
+    ]);
+  });
+});

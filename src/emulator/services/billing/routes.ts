@@ -4,6 +4,7 @@ import { fail, jsonReply, type Reply } from '../../reply.js';
 import type { RouteContext, ServiceRoute } from '../../router.js';
 import type { Tag } from '../../tags.js';
 import { flavorSize } from '../instances/flavors.js';
+import { hasExternalVip } from '../load-balancers/model.js';
 import { accountQuotas, type Needs } from '../projects/routes.js';
 import type { PriceList } from './index.js';
 
@@ -88,6 +89,11 @@ function newFloatingIps(ctx: Ctx, interfaces: unknown): number {
   return interfaces.filter((i) => isPlainObject(i) && isPlainObject(i.floating_ip) && i.floating_ip.source === 'new').length;
 }
 
+/** How many of a create's interfaces (already checked to be a list) are on the external network: each takes an external IP. */
+function externalInterfaces(interfaces: unknown): number {
+  return Array.isArray(interfaces) ? interfaces.filter((i) => isPlainObject(i) && i.type === 'external').length : 0;
+}
+
 function volumesOf(ctx: Ctx, body: Record<string, unknown>): Array<Record<string, unknown>> {
   const volumes = body.volumes ?? [];
   if (!Array.isArray(volumes) || !volumes.every(isPlainObject)) fail(cloudError(400, 'volumes: Input should be a valid list of objects', ctx.requestId));
@@ -167,7 +173,8 @@ function instancePrice(ctx: Ctx): Reply {
 /**
  * POST /cloud/v2/instances/{p}/{r}/check_limits (RegionalDiffQuotasSchema): only the quotas the
  * requested instances would exceed, each as `_limit`, `_requested` and `_usage`: instances, vCPUs,
- * RAM (MiB), new floating IPs, and the volumes made with them (count and GiB); `{}` when they fit.
+ * RAM (MiB), new floating IPs, external IPs (an external interface each), and the volumes made
+ * with them (count and GiB); `{}` when they fit.
  */
 function checkInstanceLimits(ctx: Ctx): Reply {
   const body = cloudObjectBody(ctx);
@@ -180,6 +187,7 @@ function checkInstanceLimits(ctx: Ctx): Reply {
     cpu_count: flavor.vcpus * count,
     ram: flavor.ram * count,
     floating_count: body.interfaces === undefined ? 0 : newFloatingIps(ctx, body.interfaces) * count,
+    external_ip_count: body.interfaces === undefined ? 0 : externalInterfaces(body.interfaces) * count,
     volume_count: volumes.length * count,
     volume_size: volumes.reduce((n, v) => n + (typeof v.size === 'number' ? v.size : 0), 0) * count,
   };
@@ -190,10 +198,8 @@ function checkInstanceLimits(ctx: Ctx): Reply {
 function balancerFlavorPerHour(ctx: Ctx, body: Record<string, unknown>): number {
   if (body.flavor === undefined) fail(cloudError(400, 'flavor: Field required', ctx.requestId));
   if (typeof body.flavor !== 'string') fail(cloudError(400, 'flavor: Input should be a valid string', ctx.requestId));
-  const list = ctx.state.priceList;
-  const flavor = ctx.state.lbFlavors.get(body.flavor);
-  if (!flavor) fail(cloudError(400, `flavor: ${body.flavor} is not a load balancer flavor of the region`, ctx.requestId));
-  return list.flavor_per_hour[flavor.flavor_id] ?? flavor.vcpus * list.vcpu_per_hour + (flavor.ram / 1024) * list.ram_gib_per_hour;
+  if (!ctx.state.lbFlavors.has(body.flavor)) fail(cloudError(400, `flavor: ${body.flavor} is not a load balancer flavor of the region`, ctx.requestId));
+  return lbFlavorPerHour(ctx, body.flavor);
 }
 
 /** What a balancer's VIP takes: an external IP when it is on no network of the client (neither `vip_network_id` nor `vip_port_id`), and whether a new floating IP is asked for. */
@@ -248,13 +254,21 @@ function exceededQuotas(ctx: Ctx, requested: Record<string, number>): Record<str
 
 /**
  * POST /cloud/v1/loadbalancers/{p}/{r}/check_limits (LoadbalancerQuotaSerializer): the quotas one
- * balancer would exceed: the balancer count and a new floating IP (the emulator counts no usage
- * of external IPs, so it never answers `external_ip_count`).
+ * balancer would exceed: the balancer count, the external IP of a VIP on the external network and
+ * a new floating IP.
  */
 function checkBalancerLimits(ctx: Ctx): Reply {
   const body = cloudObjectBody(ctx);
-  const { newFloatingIp } = balancerVip(ctx, body);
-  return jsonReply(200, exceededQuotas(ctx, { loadbalancer_count: 1, floating_count: newFloatingIp ? 1 : 0 }));
+  const { externalIp, newFloatingIp } = balancerVip(ctx, body);
+  return jsonReply(200, exceededQuotas(ctx, { loadbalancer_count: 1, external_ip_count: externalIp ? 1 : 0, floating_count: newFloatingIp ? 1 : 0 }));
+}
+
+/** A balancer flavor's price per hour: the list's `flavor_per_hour`, else by its vCPUs and RAM; 0 for a flavor the region's catalogue lacks. */
+function lbFlavorPerHour(ctx: Ctx, name: string): number {
+  const list = ctx.state.priceList;
+  const flavor = ctx.state.lbFlavors.get(name);
+  if (!flavor) return list.flavor_per_hour[name] ?? 0;
+  return list.flavor_per_hour[flavor.flavor_id] ?? flavor.vcpus * list.vcpu_per_hour + (flavor.ram / 1024) * list.ram_gib_per_hour;
 }
 
 const REPORT_KEYS = new Set(['enable_last_day', 'projects', 'regions', 'response_format', 'rounding', 'schema_filter', 'tags', 'time_from', 'time_to', 'types']);
@@ -294,7 +308,8 @@ function readIds(ctx: Ctx, value: unknown, name: string): number[] | undefined {
 
 /**
  * POST /cloud/v1/cost_report/totals (CostReportTotalsResponseSerializer): what the floating IPs,
- * instances and volumes the emulator holds cost from `time_from`'s day to `time_to`'s day (that
+ * instances, volumes and load balancers (their flavor, and the external IP of an external VIP)
+ * the emulator holds cost from `time_from`'s day to `time_to`'s day (that
  * day too with `enable_last_day`), priced by the price list for the minutes each existed in the
  * period (up to now), filtered by tags, regions, projects and types, totalled per type, region
  * and flavor or volume type. Resources deleted are no longer counted (the emulator keeps no
@@ -356,6 +371,11 @@ function costTotals(ctx: Ctx): Reply {
   for (const fip of ctx.state.floatingIps.values()) count('floatingip', fip, list.floating_ip_per_hour, {}, 'minutes', 1);
   for (const vm of ctx.state.instances.values()) count('instance', vm, flavorPerHour(ctx, vm.flavor_id), { flavor: vm.flavor_id }, 'minutes', 1);
   for (const v of ctx.state.volumes.values()) count('volume', v, v.size * (list.volume_gib_per_hour[v.volume_type] ?? 0), { volume_type: v.volume_type }, 'gbminutes', v.size);
+  for (const lb of ctx.state.loadBalancers.values()) {
+    count('load_balancer', lb, lbFlavorPerHour(ctx, lb.flavor), { flavor: lb.flavor }, 'minutes', 1);
+    // A VIP on the external network is billed as an external IP (TotalExternalIpWithCostSerializer).
+    if (hasExternalVip(lb)) count('external_ip', lb, list.external_ip_per_hour, {}, 'minutes', 1);
+  }
   const rounding = body.rounding !== false;
   const results = [...totals.values()].map((t) => ({ ...t, billing_value: round(t.billing_value), cost: shown ? (rounding ? round(t.cost) : t.cost) : null }));
   return jsonReply(200, { count: results.length, price_status: list.price_status, results });

@@ -101,6 +101,11 @@ export interface LoadBalancerRecord extends Placement {
 }
 
 /** One user of a listener's basic authentication (UserListItem). */
+/** Whether a balancer's VIP is on the external network (no network of the client): it takes, and is billed, an external IP. */
+export function hasExternalVip(lb: Pick<LoadBalancerRecord, 'vip_network_id'>): boolean {
+  return lb.vip_network_id === null;
+}
+
 export interface ListenerUser {
   username: string;
   encrypted_password: string;

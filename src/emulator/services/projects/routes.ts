@@ -6,6 +6,7 @@ import type { FloatingIpSlice } from '../floating-ips/index.js';
 import type { InstanceSlice } from '../instances/index.js';
 import type { K8sSlice } from '../k8s/index.js';
 import type { LoadBalancerSlice } from '../load-balancers/index.js';
+import { hasExternalVip } from '../load-balancers/model.js';
 import type { NetworkSlice } from '../networks/index.js';
 import { GLOBAL_LIMIT_KEYS, REGIONAL_LIMIT_KEYS } from '../quota/routes.js';
 import type { SecurityGroupSlice } from '../security-groups/index.js';
@@ -238,9 +239,13 @@ export function accountQuotas(ctx: RouteContext<Needs>): AccountQuotas {
     ['firewall_count', ctx.state.securityGroups.values()],
     ['volume_count', ctx.state.volumes.values()],
     ['loadbalancer_count', ctx.state.loadBalancers.values()],
+    ['secret_count', ctx.state.secrets.values()],
   ];
   for (const [name, items] of counted) for (const item of items) add(item.region_id, `${name}_usage`);
   for (const volume of ctx.state.volumes.values()) add(volume.region_id, 'volume_size_usage', volume.size);
+  // An external IP: each instance port on the external network, each balancer whose VIP is on it.
+  for (const instance of ctx.state.instances.values()) add(instance.region_id, 'external_ip_count_usage', instance.ports.filter((p) => p.type === 'external').length);
+  for (const lb of ctx.state.loadBalancers.values()) if (hasExternalVip(lb)) add(lb.region_id, 'external_ip_count_usage');
   for (const instance of ctx.state.instances.values()) {
     const flavor = flavorSize(ctx.state, instance.flavor_id);
     add(instance.region_id, 'cpu_count_usage', flavor.vcpus);
