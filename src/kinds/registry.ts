@@ -91,6 +91,41 @@ export type DeletableType = { [T in ResourceType]: 'absent' extends ResourceAttr
 /** Resource and check kinds together, by type (resources first). */
 export const ALL_KINDS: Readonly<Record<ResourceType | CheckType, KindSpec>> = { ...RESOURCE_KINDS, ...CHECK_KINDS };
 
+/** The platform services edgeform reads and writes, each an API of its own (its base path, its quotas). */
+export type Service = 'cloud' | 'dns' | 'cdn' | 'fastedge' | 'streaming' | 'iam';
+
+/**
+ * The platform service each kind's resources live in, declared per kind (a kind's type names its
+ * family by convention only): what `stacks` groups the places a stack reads by. Every kind is in
+ * it, or the registry does not compile.
+ */
+export const KIND_SERVICE: { readonly [T in ResourceType | CheckType]: Service } = {
+  cloud_floating_ip: 'cloud',
+  cloud_instance: 'cloud',
+  cloud_network: 'cloud',
+  cloud_subnet: 'cloud',
+  cloud_ssh_key: 'cloud',
+  cloud_security_group: 'cloud',
+  cloud_volume: 'cloud',
+  cloud_k8s_cluster: 'cloud',
+  cloud_secret: 'cloud',
+  cloud_load_balancer: 'cloud',
+  cloud_lb_listener: 'cloud',
+  cloud_lb_pool: 'cloud',
+  fastedge_app: 'fastedge',
+  streaming_player: 'streaming',
+  streaming_video_subtitle: 'streaming',
+  iam_reseller_notification_setting: 'iam',
+  cloud_quota_limit_request: 'cloud',
+  dns_zone: 'dns',
+  dns_rrset: 'dns',
+  cdn_origin_group: 'cdn',
+  cdn_resource: 'cdn',
+  cdn_rule: 'cdn',
+  streaming_video_subtitles: 'streaming',
+  streaming_ai_tasks: 'streaming',
+};
+
 /** Every resource type, in registry order. */
 export const RESOURCE_TYPES: readonly ResourceType[] = Object.values(RESOURCE_KINDS).map((kind) => kind.type);
 
