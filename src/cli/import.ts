@@ -12,7 +12,7 @@ import { type ImportedResource, type ImportReferTarget, type ImportScope, type K
 import type { ProviderContext } from '../kinds/provider.js';
 import { providers } from '../kinds/providers.js';
 import { listVideos } from '../kinds/streaming-videos.js';
-import { CHECK_TYPES, RESOURCE_KINDS, RESOURCE_TYPES, type ResourceType } from '../kinds/registry.js';
+import { CHECK_TYPES, RESOURCE_TYPES, zoneRecordsKind, type ResourceType } from '../kinds/registry.js';
 import { createImportView, describePlace, type ImportView } from '../render/import-view.js';
 import { defineCommand } from './command.js';
 import { withInterrupts } from './interrupt.js';
@@ -140,7 +140,7 @@ export function resolveImportRequest(
  * zone block's `records_file:`; the others stay blocks. Pure.
  */
 export function intoZoneFiles(found: readonly ImportedResource[]): { found: ImportedResource[]; files: Array<{ path: string; text: string }> } {
-  const spec = RESOURCE_KINDS.dns_rrset.zoneRecords!;
+  const spec = zoneRecordsKind('dns_rrset').records;
   const zones = new Map(found.filter((r) => r.type === 'dns_zone').map((r) => [r.id, { zone: r, sets: [] as ZoneRecordSetInput[] }]));
   const moved = new Set<ImportedResource>();
   for (const r of found) {

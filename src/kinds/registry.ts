@@ -19,7 +19,7 @@ import { dnsZoneKind } from './dns-zone/schema.js';
 import { cloudVolumeKind } from './cloud-volume/schema.js';
 import { fastedgeAppKind } from './fastedge-app/schema.js';
 import { iamResellerNotificationSettingKind } from './iam-reseller-notification-setting/schema.js';
-import type { KindSpec } from './kind-spec.js';
+import type { KindSpec, ZoneRecordsSpec } from './kind-spec.js';
 import { streamingAiTasksKind } from './streaming-ai-tasks/schema.js';
 import { streamingPlayerKind } from './streaming-player/schema.js';
 import { streamingVideoSubtitleKind } from './streaming-video-subtitle/schema.js';
@@ -146,4 +146,15 @@ let deletable: readonly DeletableType[] | undefined;
  */
 export function deletableTypes(): readonly DeletableType[] {
   return (deletable ??= RESOURCE_TYPES.filter(isDeletable));
+}
+
+/**
+ * The kind a zone file's record sets become blocks of (a file attribute's `zoneFile.records`), with
+ * what it tells the zone file loader; an error naming the kind when it declares no `zoneRecords`
+ * (a kind's declaration is wrong, not the stack).
+ */
+export function zoneRecordsKind(type: string): { kind: KindSpec; records: ZoneRecordsSpec } {
+  const kind = Object.values(ALL_KINDS).find((k) => k.type === type);
+  if (kind?.zoneRecords === undefined) throw new Error(`${type} is named as the kind of a zone file's record sets and declares no zoneRecords`);
+  return { kind, records: kind.zoneRecords };
 }

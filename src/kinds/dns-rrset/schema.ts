@@ -365,7 +365,18 @@ export const dnsRrsetKind = defineKind({
   },
   zoneRecords: {
     types: RECORD_TYPES,
-    content: (type, rdata, origin) => contentFromRdata(type as RecordType, rdata, origin),
+    recordsField: 'resource_records',
+    declares: (attributes) => {
+      const block = attributes as RrsetBlock;
+      return { zone: canonicalName(block.zone), name: ownerName(block.name, block.zone), type: block.record_type };
+    },
+    attributes: (zone, set) => ({
+      zone,
+      name: set.name,
+      record_type: set.type,
+      ttl: set.ttl,
+      resource_records: set.records.map((r) => ({ content: contentFromRdata(set.type as RecordType, r.rdata, r.origin) })),
+    }),
     rdata: (type, content) => rdataFromContent(type as RecordType, content),
   },
   checkAcross: (blocks) => cnameBesideOthers(blocks as ReadonlyArray<RrsetBlock>),
