@@ -335,16 +335,16 @@ class EventReader extends NodeChecks {
       const { value, at } = this.scalarAt(event, cursor, indicator, tag);
       this.count(at);
       if (depth > MAX_DEPTH) this.stop(tooDeep(), at);
-      const end = event.valueStart === -1 ? at[1]! : Math.max(at[1]!, event.valueEnd);
+      const end = event.valueStart === -1 ? at[1] : Math.max(at[1], event.valueEnd);
       if (tag !== undefined && !SCALAR_TAG_NAMES.includes(tag)) {
         this.unsupportedTag(tag, at);
         return { node: this.failedAt(at), end };
       }
-      if (at[1]! - at[0]! > MAX_VALUE_LENGTH) {
+      if (at[1] - at[0] > MAX_VALUE_LENGTH) {
         this.stop(
           {
             code: 'value-too-long',
-            summary: `this value is ${(at[1]! - at[0]!).toLocaleString('en-US')} characters long; edgeform reads at most ${MAX_VALUE_LENGTH.toLocaleString('en-US')}`,
+            summary: `this value is ${(at[1] - at[0]).toLocaleString('en-US')} characters long; edgeform reads at most ${MAX_VALUE_LENGTH.toLocaleString('en-US')}`,
             detail: 'No field of a stack needs a value anywhere near this long; check that the file is the stack you meant.',
           },
           at,
@@ -401,7 +401,7 @@ class EventReader extends NodeChecks {
     this.count(at);
     if (anchor === undefined || anchor.open || this.expanding.some((e) => e.anchor === anchor)) {
       this.error('yaml-syntax', anchor ? `alias *${name} refers to a value that contains it` : `alias *${name} refers to no anchor`, this.lines.range(at));
-      return { node: this.failedAt(at), end: at[1]! };
+      return { node: this.failedAt(at), end: at[1] };
     }
     if (this.resolve(anchor)) {
       this.stop(
@@ -422,7 +422,7 @@ class EventReader extends NodeChecks {
       const first = anchor.events[0]!;
       const cursor = first.type === EVENT_ID.SCALAR ? Math.max(first.anchorEnd, first.tagEnd) : 0;
       const read = this.node(cursor, null, parentKey, depth);
-      return { node: relocate(read.node, at), end: at[1]! };
+      return { node: relocate(read.node, at), end: at[1] };
     } finally {
       this.expanding.pop();
       this.events = events;
@@ -559,7 +559,7 @@ class EventReader extends NodeChecks {
       this.count(keyAt);
       if (keyValue === null || typeof keyValue === 'object') {
         this.error('invalid-key', 'mapping keys must be plain strings', this.lines.range(keyAt));
-        cursor = this.skipNext(Math.max(keyAt[1]!, keyEvent.valueEnd), flow ? null : ':', depth + 1).end;
+        cursor = this.skipNext(Math.max(keyAt[1], keyEvent.valueEnd), flow ? null : ':', depth + 1).end;
         continue;
       }
       const key = String(keyValue);
@@ -569,7 +569,7 @@ class EventReader extends NodeChecks {
         // A credential's value is read (a sensitive field may claim it) but kept apart and masked;
         // what reading it found is reported only if it is claimed (the refusal says enough otherwise).
         const reported = this.diagnostics.length;
-        const { node: kept, end } = this.node(keyAt[1]!, flow ? null : ':', key, depth + 1);
+        const { node: kept, end } = this.node(keyAt[1], flow ? null : ':', key, depth + 1);
         kept.setKeyAt(keyAt);
         kept.refusal = verdict.withhold;
         kept.claimDiagnostics = this.diagnostics.splice(reported);
@@ -580,12 +580,12 @@ class EventReader extends NodeChecks {
       }
       if (verdict !== 'accept' || entries.has(key)) {
         if (verdict === 'accept') this.error('duplicate-key', `duplicate key "${key}" (first defined at line ${entries.get(key)!.keyRange!.start.line})`, this.lines.range(keyAt));
-        const skipped = this.skipNext(keyAt[1]!, flow ? null : ':', depth + 1);
+        const skipped = this.skipNext(keyAt[1], flow ? null : ':', depth + 1);
         if (typeof verdict === 'object') this.secretSpans.push(skipped.node.offsets() as [number, number]);
         cursor = skipped.end;
         continue;
       }
-      const { node, end } = this.node(keyAt[1]!, flow ? null : ':', key, depth + 1);
+      const { node, end } = this.node(keyAt[1], flow ? null : ':', key, depth + 1);
       node.setKeyAt(keyAt);
       entries.set(key, node);
       value[key] = node.value;
