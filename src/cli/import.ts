@@ -6,7 +6,7 @@ import { redact, secretsFromEnv } from '../api/redact.js';
 import { didYouMean } from '../config/did-you-mean.js';
 import { writeStack, type DraftBlock, type StackDraft } from '../config/write-stack.js';
 import { formatZoneFile, type ZoneRecordSetInput } from '../config/zone-file.js';
-import { EdgeformError, RunFatalError, UsageError } from '../errors.js';
+import { EdgeformError, RunFatalError, UsageError, must } from '../errors.js';
 import { countsNone, listProjects, listRegions, readQuotaUsage, type QuotaUsage } from '../kinds/cloud-scopes.js';
 import { type ImportedResource, type ImportReferTarget, type ImportScope, type KindDiscovery, type KindImporter, type ScopeKind } from '../kinds/kind-list.js';
 import type { ProviderContext } from '../kinds/provider.js';
@@ -227,7 +227,7 @@ export function leaveToOwners(discovery: KindDiscovery): KindDiscovery {
       continue;
     }
     const [field, to] = link;
-    const stack = owners.get(`${targetType(to)}/${String(r.attributes[field])}`)!;
+    const stack = must(owners.get(`${targetType(to)}/${String(r.attributes[field])}`), 'owners.get(`${targetType(to)}/${String(r.attributes[field])}`)');
     skipped.push({
       type: r.type,
       source: r.source,
@@ -338,7 +338,7 @@ export const importCommand = defineCommand<ImportArgs>({
         const discovered = leaveToOwners(await discover(ctx, request, view, args.parallelism));
         const unmatched = unmatchedNames(discovered.found, request);
         if (unmatched.length > 0) {
-          const kind = request.kinds[0]!.type;
+          const kind = must(request.kinds[0], 'request.kinds[0]').type;
           const list = unmatched.map((n) => JSON.stringify(n)).join(', ');
           // What another stack owns is left out before names are matched: say so, it may be the one named.
           const owned = discovered.skipped.filter((s) => s.type === kind && s.owned !== undefined);
@@ -365,7 +365,7 @@ export const importCommand = defineCommand<ImportArgs>({
           })),
           ...(baseUrl !== DEFAULT_BASE_URL ? { baseUrl } : {}),
           header: [
-            `Written by edgeform import ${args.all ? '--all' : args.kind!}: each block adopts a live resource by its platform id.`,
+            `Written by edgeform import ${args.all ? '--all' : must(args.kind, 'args.kind')}: each block adopts a live resource by its platform id.`,
             ...request.skipped.map(([type, reason]) => `Not imported: ${type} (${reason}).`),
             ...skipped.map((item) => `Not imported: ${item.type} ${item.source} (${item.reason}).`),
           ],
