@@ -1,3 +1,4 @@
+import { must } from '../errors.js';
 import {
   boolCoreTag,
   CHOMPING_MODE,
@@ -136,7 +137,7 @@ function syntaxError(error: YAMLException, text: string, lines: FileLines): Diag
     // mapping: the collection one too deep is the one before.
     if (/^[[{-]/.test(text.slice(at, at + 1))) {
       let before = at - 1;
-      while (before > 0 && /\s/.test(text[before]!)) before -= 1;
+      while (before > 0 && /\s/.test(must(text[before], 'text[before]'))) before -= 1;
       if (/[[{-]/.test(text[before] ?? '')) at = before;
     }
     const problem = tooDeep();
@@ -159,13 +160,13 @@ function syntaxError(error: YAMLException, text: string, lines: FileLines): Diag
 function unquotedInterpolation(error: YAMLException, text: string, at: number): string | undefined {
   if (!/missed comma/.test(error.reason) || text[at] !== '{' || text[at - 1] !== '$') return undefined;
   let start = at - 1;
-  while (start > 0 && !/[\s[{,]/.test(text[start - 1]!)) start -= 1;
+  while (start > 0 && !/[\s[{,]/.test(must(text[start - 1], 'text[start - 1]'))) start -= 1;
   const close = text.indexOf('}', at);
   const lineEnd = text.indexOf('\n', at);
   const end = close === -1 || (lineEnd !== -1 && lineEnd < close) ? (lineEnd === -1 ? text.length : lineEnd) : close + 1;
   let value = text.slice(start, end);
   // The rest of the plain value after the reference (`:8080/` in `[http://${...}:8080/]`).
-  const rest = /^[^\s,\]}]*/.exec(text.slice(end))![0];
+  const rest = must(/^[^\s,\]}]*/.exec(text.slice(end)), '/^[^\\s,\\]}]*/.exec(text.slice(end))')[0];
   value += rest;
   return value.length > 200 ? `${value.slice(0, 200)}…` : value;
 }
@@ -419,7 +420,7 @@ class EventReader extends NodeChecks {
     this.events = replay(anchor.events);
     this.expanding.push({ anchor, at });
     try {
-      const first = anchor.events[0]!;
+      const first = must(anchor.events[0], 'anchor.events[0]');
       const cursor = first.type === EVENT_ID.SCALAR ? Math.max(first.anchorEnd, first.tagEnd) : 0;
       const read = this.node(cursor, null, parentKey, depth);
       return { node: relocate(read.node, at), end: at[1] };
@@ -454,7 +455,7 @@ class EventReader extends NodeChecks {
 
   /** The yaml library's getAliasCount of the node whose events start at `from`, and the index after them. */
   private aliasCount(events: readonly Event[], from: number): { count: number; next: number } {
-    const event = events[from]!;
+    const event = must(events[from], 'events[from]');
     if (event.type === EVENT_ID.ALIAS) {
       const use = this.aliasTargets.get(event)?.use;
       return { count: use ? use.count * use.aliasCount : 0, next: from + 1 };
@@ -462,7 +463,7 @@ class EventReader extends NodeChecks {
     if (event.type !== EVENT_ID.MAPPING && event.type !== EVENT_ID.SEQUENCE) return { count: 1, next: from + 1 };
     let count = 0;
     let at = from + 1;
-    while (at < events.length && events[at]!.type !== EVENT_ID.POP) {
+    while (at < events.length && must(events[at], 'events[at]').type !== EVENT_ID.POP) {
       const item = this.aliasCount(events, at);
       count = Math.max(count, item.count);
       at = item.next;
@@ -539,7 +540,7 @@ class EventReader extends NodeChecks {
     const value: Record<string, unknown> = {};
     let cursor = start + (flow ? 1 : 0);
     while (this.peek()?.type !== EVENT_ID.POP) {
-      const keyEvent = this.peek()!;
+      const keyEvent = must(this.peek(), 'this.peek()');
       if (keyEvent.type !== EVENT_ID.SCALAR) {
         // A list, mapping or alias as a key.
         const keyStart =
@@ -579,7 +580,12 @@ class EventReader extends NodeChecks {
         continue;
       }
       if (verdict !== 'accept' || entries.has(key)) {
-        if (verdict === 'accept') this.error('duplicate-key', `duplicate key "${key}" (first defined at line ${entries.get(key)!.keyRange!.start.line})`, this.lines.range(keyAt));
+        if (verdict === 'accept')
+          this.error(
+            'duplicate-key',
+            `duplicate key "${key}" (first defined at line ${must(entries.get(key)?.keyRange, "the first key's range").start.line})`,
+            this.lines.range(keyAt),
+          );
         const skipped = this.skipNext(keyAt[1], flow ? null : ':', depth + 1);
         if (typeof verdict === 'object') this.secretSpans.push(skipped.node.offsets() as [number, number]);
         cursor = skipped.end;
@@ -639,8 +645,8 @@ class EventReader extends NodeChecks {
     const { diagnostics, secretSpans } = this;
     const before = [diagnostics.length, secretSpans.length];
     const read = this.node(cursor, indicator, undefined, depth);
-    diagnostics.length = before[0]!;
-    secretSpans.length = before[1]!;
+    diagnostics.length = must(before[0], 'before[0]');
+    secretSpans.length = must(before[1], 'before[1]');
     return read;
   }
 }
