@@ -304,3 +304,25 @@ export class ZoneFileSyntaxError extends EdgeformError {
     super(code, summary);
   }
 }
+
+/**
+ * A value the code knows is there, missing: an invariant of edgeform broken (a bug), never the
+ * stack's or the platform's doing, which have named errors of their own. Deliberately not an
+ * EdgeformError: the CLI boundary reports it as a bug.
+ */
+export class InvariantError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvariantError';
+  }
+}
+
+/**
+ * `value`, which the caller knows is set (a key it put in the map, an item its index was checked
+ * against, a group its pattern always fills); an InvariantError naming `what` when it is not,
+ * where a `!` would have let undefined run on.
+ */
+export function must<T>(value: T, what: string): NonNullable<T> {
+  if (value === undefined || value === null) throw new InvariantError(`edgeform bug: ${what} is missing`);
+  return value;
+}

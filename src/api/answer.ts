@@ -4,6 +4,7 @@
  * turns an answer of another shape into a description of the first field that does not fit,
  * `tags.0.key: expected string, got number 1`, never into a TypeError further on. Pure.
  */
+import { must } from '../errors.js';
 import type { z } from 'zod';
 
 /**
@@ -39,7 +40,7 @@ export function checkAnswer<T>(
   const parsed = schema.safeParse(body);
   if (parsed.success) return { ok: true, value: parsed.data };
   const issues = parsed.error.issues;
-  const issue = issues[0]!;
+  const issue = must(issues[0], 'issues[0]');
   // Redacted before anything is cut short, so no fragment of a secret survives the cut.
   const quote = (text: string) => {
     const clean = redact(text);

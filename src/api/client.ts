@@ -28,7 +28,7 @@ import { DEFAULT_RETRY_POLICY, decideRetry, parseRetryAfter, type AttemptFailure
 import { redactDeep, sanitizeError, scrubOwnError } from './sanitize.js';
 import { createRequestLimiter, type RequestLimiter } from './request-limiter.js';
 import { abortReason, sleep as realSleep, type Sleep } from './sleep.js';
-import { EdgeformError } from '../errors.js';
+import { EdgeformError, must } from '../errors.js';
 import { VERSION } from '../version.js';
 
 /** HTTP methods the platform's API uses. */
@@ -378,7 +378,7 @@ function decideNextAttempt<T>(t: Transport, req: ApiRequestOptions<T>, outcome: 
     throw declareDown(t, breaker, outcome.toError({ note: breaker.describe('budget', outcome.reason), quotaExhausted: false, platformDown: true }));
   }
   const charged = quota && decision.cost !== undefined;
-  if (charged) quota.take(decision.cost!);
+  if (charged) quota.take(must(decision.cost, 'decision.cost'));
   t.options.onRetry?.({
     method: req.method,
     path: redact(req.path, t.secrets),
@@ -387,7 +387,7 @@ function decideNextAttempt<T>(t: Transport, req: ApiRequestOptions<T>, outcome: 
     reason: outcome.reason,
     status: outcome.failure.kind === 'status' ? outcome.failure.status : null,
   });
-  return charged ? { delayMs: decision.delayMs, cost: decision.cost! } : { delayMs: decision.delayMs };
+  return charged ? { delayMs: decision.delayMs, cost: must(decision.cost, 'decision.cost') } : { delayMs: decision.delayMs };
 }
 
 /** Trips the breaker with the (redacted) error that proves the platform down; returns what the run rejects with. */

@@ -15,7 +15,7 @@ export const sleep: Sleep = (ms, signal) =>
     }
     const onAbort = () => {
       clearTimeout(timer);
-      reject(abortReason(signal!));
+      reject(abortReason(must(signal, 'signal')));
     };
     const timer = setTimeout(
       () => {
@@ -36,3 +36,4 @@ export function abortReason(signal: AbortSignal): unknown {
 export function isAbortError(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'AbortError';
 }
+import { must } from '../errors.js';

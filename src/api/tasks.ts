@@ -17,7 +17,7 @@
  * again for that project and region: its tasks are read one by one instead.
  */
 import { z } from 'zod';
-import { RunFatalError, TaskFailedError, TaskPollError, TaskTimeoutError } from '../errors.js';
+import { RunFatalError, TaskFailedError, TaskPollError, TaskTimeoutError, must } from '../errors.js';
 import type { ApiClient, Query } from './client.js';
 import { toOneLine } from './error-body.js';
 import { ApiConnectionError, ApiError } from './errors.js';
@@ -248,7 +248,7 @@ export function createTaskPoller(client: Pick<ApiClient, 'get' | 'redact'>, opti
     looping: false,
     wake: null,
     onRunAbort: () => {
-      failEveryWait(p, abortReason(p.runSignal!));
+      failEveryWait(p, abortReason(must(p.runSignal, 'p.runSignal')));
       p.wake?.abort();
     },
   };
@@ -368,7 +368,7 @@ function record(p: Poller, t: Tracked, task: Task): void {
     waiter.results.set(t.id, task);
     if (waiter.ids.every((id) => waiter.results.has(id))) {
       detach(p, waiter);
-      waiter.resolve(waiter.ids.map((id) => waiter.results.get(id)!));
+      waiter.resolve(waiter.ids.map((id) => must(waiter.results.get(id), 'waiter.results.get(id)')));
     }
   }
 }
@@ -434,7 +434,7 @@ async function list(p: Poller, scope: TaskScope, members: readonly Tracked[]): P
 
 /** Polls one group: a list for several tasks of a known project and region, else each task by id. */
 async function pollGroup(p: Poller, members: readonly Tracked[], tick: number): Promise<void> {
-  const scope = members[0]!.scope;
+  const scope = must(members[0], 'members[0]').scope;
   let byId = members;
   if (members.length > 1 && scope && !p.listsRefused.has(scopeKey(scope))) {
     const rest = takeListed(p, scope, members, await list(p, scope, members), tick);
@@ -572,5 +572,5 @@ export function waitForTasks(client: Pick<ApiClient, 'get' | 'redact'>, taskIds:
 /** Waits on one task (see waitForTasks): resolves with it once FINISHED. */
 export async function pollTask(client: Pick<ApiClient, 'get' | 'redact'>, taskId: string, options: PollTaskOptions = {}): Promise<Task> {
   const [task] = await waitForTasks(client, [taskId], options);
-  return task!;
+  return must(task, 'task');
 }

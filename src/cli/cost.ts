@@ -3,7 +3,7 @@ import { resolveBaseUrl } from '../api/base-url.js';
 import { hasErrors } from '../config/diagnostics.js';
 import { discoverStacks } from '../config/discover-stacks.js';
 import { loadStack } from '../config/load-stack.js';
-import { EdgeformError, UsageError } from '../errors.js';
+import { EdgeformError, UsageError, must } from '../errors.js';
 import { readStackSpend } from '../kinds/stack-spend.js';
 import type { StackSpend } from '../plan/cost.js';
 import { COST_FORMATS, createCostView, type CostFormat, type SpendFailure } from '../render/cost-view.js';
@@ -58,7 +58,7 @@ export const costCommand = defineCommand<CostArgs>({
   async run(args, io) {
     if ((args.path === undefined) === (args.stacks === undefined)) throw new UsageError('edgeform cost takes a stack (PATH) or --stacks ROOT, one of the two');
     const period = costPeriod(args.since, args.until, new Date());
-    const paths = args.stacks === undefined ? [args.path!] : await stackPaths(args.stacks);
+    const paths = args.stacks === undefined ? [must(args.path, 'args.path')] : await stackPaths(args.stacks);
     const view = createCostView(args.format, io);
     return withInterrupts(io, async (signal) => {
       const spends: StackSpend[] = [];

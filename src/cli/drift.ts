@@ -1,3 +1,4 @@
+import { must } from '../errors.js';
 import { buildDriftReport, type DriftReport } from '../plan/drift.js';
 import { createDriftView, DRIFT_FORMATS, type DriftFormat } from '../render/drift-view.js';
 import { defineCommand } from './command.js';
@@ -41,7 +42,7 @@ export const driftCommand = defineCommand<DriftArgs>({
       const { runSweep } = await import('./sweep-command.js');
       return runSweep('drift', { ...args, stacks: args.stacks, format: args.format }, io);
     }
-    const path = args.path!;
+    const path = must(args.path, 'args.path');
     const view = createDriftView(args.format, io, { stackLabel: path });
     return withInterrupts(io, async (signal) => {
       const result = await planStack({

@@ -1,3 +1,4 @@
+import { must } from '../errors.js';
 import type { Diagnostic } from '../config/diagnostics.js';
 import { didYouMean } from '../config/did-you-mean.js';
 import type { BlockReference, ResourceBlock, Stack } from '../config/types.js';
@@ -81,8 +82,9 @@ export function fleetOrder(members: readonly FleetMember[]): FleetStack[] {
         member.valid = false;
       };
       const named = byName.get(use.target.stack);
+      const [only] = named ?? [];
       if (use.target.stack === member.stack.name) error(`it names its own stack`, `Within a stack, write \${${use.target.type}.${use.target.name}.${use.target.field}}.`);
-      else if (named === undefined)
+      else if (named === undefined || only === undefined)
         error(
           `no stack under the root is named "${use.target.stack}"${didYouMean(
             use.target.stack,
@@ -92,10 +94,10 @@ export function fleetOrder(members: readonly FleetMember[]): FleetStack[] {
         );
       else if (named.length > 1)
         error(`${named.length} stacks are named "${use.target.stack}" (${named.map((m) => m.path).join(', ')}); a stack's name must be unique in the fleet`);
-      else if (!named[0]!.valid || named[0]!.stack === undefined) error(`stack "${use.target.stack}" (${named[0]!.path}) is not valid: fix its errors first`);
+      else if (!only.valid || only.stack === undefined) error(`stack "${use.target.stack}" (${only.path}) is not valid: fix its errors first`);
       else {
         const address = `${use.target.type}.${use.target.name}`;
-        const other = named[0]!.stack;
+        const other = only.stack;
         const block = other.resources.find((b) => b.address === address);
         if (block === undefined)
           error(
@@ -103,7 +105,7 @@ export function fleetOrder(members: readonly FleetMember[]): FleetStack[] {
               address,
               other.resources.map((b) => b.address),
             )}`,
-            `The blocks of ${named[0]!.path} are read by their address.`,
+            `The blocks of ${only.path} are read by their address.`,
           );
         else if ((block.attributes as { ensure?: unknown }).ensure === 'absent')
           error(`stack "${use.target.stack}" declares ${address} with ensure: absent: it will not exist to be read`);
@@ -119,18 +121,24 @@ export function fleetOrder(members: readonly FleetMember[]): FleetStack[] {
 
 /** The stacks in dependency order (Kahn's, the fleet's order among the ready); a cycle is an error in each of its stacks. */
 function orderByReads(stacks: FleetStack[], uses: ReadonlyMap<FleetStack, StackReferenceUse[]>): FleetStack[] {
-  const byName = new Map(stacks.filter((s) => s.name !== null).map((s) => [s.name!, s]));
+  const byName = new Map(stacks.filter((s) => s.name !== null).map((s) => [must(s.name, 's.name'), s]));
   const ordered: FleetStack[] = [];
   const placed = new Set<FleetStack>();
   let left = [...stacks];
   while (left.length > 0) {
-    const ready = left.filter((s) => s.reads.every((name) => placed.has(byName.get(name)!) || byName.get(name) === undefined));
+    // A name no stack of the fleet has is no stack to wait for (its reference is an error of its own).
+    const ready = left.filter((s) =>
+      s.reads.every((name) => {
+        const target = byName.get(name);
+        return target === undefined || placed.has(target);
+      }),
+    );
     if (ready.length === 0) {
       // What is left holds a cycle (or waits on one): each stack of a cycle says so, at its reference into it.
       for (const stack of left) {
         const cycle = cycleFrom(stack, byName);
         if (cycle === undefined) continue;
-        const next = cycle[1]!;
+        const next = must(cycle[1], 'cycle[1]');
         const use = uses.get(stack)?.find((u) => u.target.stack === next);
         stack.diagnostics.push({
           severity: 'error',
@@ -156,7 +164,7 @@ function orderByReads(stacks: FleetStack[], uses: ReadonlyMap<FleetStack, StackR
 
 /** The cycle through `start` (names, `start` first and last), or undefined when it is on none. */
 function cycleFrom(start: FleetStack, byName: ReadonlyMap<string, FleetStack>): string[] | undefined {
-  const path: string[] = [start.name!];
+  const path: string[] = [must(start.name, 'start.name')];
   const seen = new Set<FleetStack>();
   const walk = (at: FleetStack): boolean => {
     for (const name of at.reads) {

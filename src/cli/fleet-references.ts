@@ -1,6 +1,6 @@
 import type { Diagnostic } from '../config/diagnostics.js';
 import type { ResourceBlock, Stack } from '../config/types.js';
-import { EdgeformError } from '../errors.js';
+import { EdgeformError, must } from '../errors.js';
 import type { Observation, ProviderContext, ReadResult, ResourceRef } from '../kinds/provider.js';
 import { providers } from '../kinds/providers.js';
 import { stackReferenceAddress } from '../model/stack-reference.js';
@@ -42,10 +42,10 @@ export function foreignReader(
   fleet: readonly FleetStack[],
   options: ForeignReadOptions,
 ): (stack: Stack, ctx: ProviderContext) => Promise<{ reads: Map<string, ReadResult>; diagnostics: Diagnostic[] }> {
-  const stacks = new Map(fleet.filter((s) => s.stack?.name !== undefined).map((s) => [s.stack!.name!, s.stack!]));
+  const stacks = new Map(fleet.filter((s) => s.stack?.name !== undefined).map((s) => [must(s.stack?.name, "a valid stack's name"), must(s.stack, 's.stack')]));
   const cache = new Map<string, Promise<ReadResult>>();
   const readBlock = (ctx: ProviderContext, other: Stack, block: ResourceBlock): Promise<ReadResult> => {
-    const key = stackReferenceAddress({ stack: other.name!, type: block.type, name: block.name });
+    const key = stackReferenceAddress({ stack: must(other.name, 'other.name'), type: block.type, name: block.name });
     let read = cache.get(key);
     if (read === undefined) {
       const provider = providers.resources[block.type] as { read(ctx: ProviderContext, desired: unknown, ref: ResourceRef): Promise<Observation> };

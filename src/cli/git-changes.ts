@@ -4,7 +4,7 @@ import { access } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { classifyYaml } from '../config/discover-stacks.js';
 import { isStackFileName } from '../config/stack-files.js';
-import { EdgeformError, UsageError } from '../errors.js';
+import { EdgeformError, UsageError, must } from '../errors.js';
 
 /** Output of one git command, or why it failed. */
 type GitResult = { ok: true; stdout: string } | { ok: false; missing: boolean; stderr: string };
@@ -14,7 +14,14 @@ function git(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<GitRe
     execFile('git', args, { cwd, env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (!error) return done({ ok: true, stdout });
       const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-      done({ ok: false, missing, stderr: (stderr || error.message).trim().split('\n')[0]!.slice(0, 300) });
+      done({
+        ok: false,
+        missing,
+        stderr: (stderr || error.message)
+          .trim()
+          .replace(/\n[\s\S]*/, '')
+          .slice(0, 300),
+      });
     });
   });
 }

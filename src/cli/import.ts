@@ -6,13 +6,13 @@ import { redact, secretsFromEnv } from '../api/redact.js';
 import { didYouMean } from '../config/did-you-mean.js';
 import { writeStack, type DraftBlock, type StackDraft } from '../config/write-stack.js';
 import { formatZoneFile, type ZoneRecordSetInput } from '../config/zone-file.js';
-import { EdgeformError, RunFatalError, UsageError } from '../errors.js';
+import { EdgeformError, RunFatalError, UsageError, must } from '../errors.js';
 import { countsNone, listProjects, listRegions, readQuotaUsage, type QuotaUsage } from '../kinds/cloud-scopes.js';
 import { type ImportedResource, type ImportReferTarget, type ImportScope, type KindDiscovery, type KindImporter, type ScopeKind } from '../kinds/kind-list.js';
 import type { ProviderContext } from '../kinds/provider.js';
 import { providers } from '../kinds/providers.js';
 import { listVideos } from '../kinds/streaming-videos.js';
-import { CHECK_TYPES, RESOURCE_KINDS, RESOURCE_TYPES, type ResourceType } from '../kinds/registry.js';
+import { CHECK_TYPES, RESOURCE_TYPES, zoneRecordsKind, type ResourceType } from '../kinds/registry.js';
 import { createImportView, describePlace, type ImportView } from '../render/import-view.js';
 import { defineCommand } from './command.js';
 import { withInterrupts } from './interrupt.js';
@@ -140,7 +140,7 @@ export function resolveImportRequest(
  * zone block's `records_file:`; the others stay blocks. Pure.
  */
 export function intoZoneFiles(found: readonly ImportedResource[]): { found: ImportedResource[]; files: Array<{ path: string; text: string }> } {
-  const spec = RESOURCE_KINDS.dns_rrset.zoneRecords!;
+  const spec = zoneRecordsKind('dns_rrset').records;
   const zones = new Map(found.filter((r) => r.type === 'dns_zone').map((r) => [r.id, { zone: r, sets: [] as ZoneRecordSetInput[] }]));
   const moved = new Set<ImportedResource>();
   for (const r of found) {
@@ -242,7 +242,7 @@ export function leaveToOwners(discovery: KindDiscovery): KindDiscovery {
       continue;
     }
     const [field, to] = link;
-    const stack = owners.get(`${targetType(to)}/${String(r.attributes[field])}`)!;
+    const stack = must(owners.get(`${targetType(to)}/${String(r.attributes[field])}`), 'owners.get(`${targetType(to)}/${String(r.attributes[field])}`)');
     skipped.push({
       type: r.type,
       source: r.source,
@@ -353,7 +353,7 @@ export const importCommand = defineCommand<ImportArgs>({
         const discovered = leaveToOwners(await discover(ctx, request, view, args.parallelism));
         const unmatched = unmatchedNames(discovered.found, request);
         if (unmatched.length > 0) {
-          const kind = request.kinds[0]!.type;
+          const kind = must(request.kinds[0], 'request.kinds[0]').type;
           const list = unmatched.map((n) => JSON.stringify(n)).join(', ');
           // What another stack owns is left out before names are matched: say so, it may be the one named.
           const owned = discovered.skipped.filter((s) => s.type === kind && s.owned !== undefined);
@@ -381,7 +381,7 @@ export const importCommand = defineCommand<ImportArgs>({
           })),
           ...(baseUrl !== DEFAULT_BASE_URL ? { baseUrl } : {}),
           header: [
-            `Written by edgeform import ${args.all ? '--all' : args.kind!}: each block adopts a live resource by its platform id.`,
+            `Written by edgeform import ${args.all ? '--all' : must(args.kind, 'args.kind')}: each block adopts a live resource by its platform id.`,
             ...request.skipped.map(([type, reason]) => `Not imported: ${type} (${reason}).`),
             ...skipped.map((item) => `Not imported: ${item.type} ${item.source} (${item.reason}).`),
           ],

@@ -6,7 +6,7 @@ import { createPlanView, PLAN_FORMATS, type PlanFormat, type PlanView } from '..
 import { looksLikePlanFile, toPlanDocument } from '../plan/saved-plan.js';
 import type { Plan } from '../plan/types.js';
 import { stackRecord } from '../plan/planner.js';
-import { UsageError } from '../errors.js';
+import { UsageError, must } from '../errors.js';
 import { defineCommand } from './command.js';
 import { commitFromEnv, ExitCode, type CliIO } from './io.js';
 import { createRunReporter } from './run-reporter.js';
@@ -52,7 +52,7 @@ export const planCommand = defineCommand<PlanArgs>({
       const { runSweep } = await import('./sweep-command.js');
       return runSweep('plan', { ...args, stacks: args.stacks, format: args.format, assess: { cost: args.cost, quota: args.checkQuota } }, io);
     }
-    const path = args.path!;
+    const path = must(args.path, 'args.path');
     const view = createPlanView(args.format, io, { stackLabel: path, commit: commitFromEnv(io.env) });
     return withInterrupts(io, async (signal) => {
       const result = await planStack({

@@ -1,5 +1,5 @@
 import { resolveBaseUrl } from '../api/base-url.js';
-import { UsageError } from '../errors.js';
+import { UsageError, must } from '../errors.js';
 import {
   describeDuration,
   describeTarget,
@@ -69,7 +69,7 @@ export const purgeCommand = defineCommand<PurgeArgs>({
     let intent: PurgeIntent | null = null;
     return withInterrupts(io, async (signal) => {
       try {
-        const found = args.cname !== undefined ? await byCname(args.cname, flagged!, io, signal, args.parallelism) : await byStack(args, flagged, io, view, signal);
+        const found = args.cname !== undefined ? await byCname(args.cname, must(flagged, 'flagged'), io, signal, args.parallelism) : await byStack(args, flagged, io, view, signal);
         if (typeof found === 'number') return found;
         const { ctx, close } = found;
         try {
@@ -161,10 +161,10 @@ async function byCname(cname: string, target: PurgeTarget, io: CliIO, signal: Ab
  * a rule's scoped by its pattern.
  */
 async function byStack(args: PurgeArgs, flagged: PurgeTarget | undefined, io: CliIO, view: PurgeView, signal: AbortSignal): Promise<Found | number> {
-  const address = args.target!;
+  const address = must(args.target, 'args.target');
   if (!/^cdn_(resource|rule)\.[^.]+$/.test(address)) throw new UsageError(`--target ${address}: purge takes a cdn_resource or cdn_rule block (TYPE.NAME)`);
   const result = await planStack({
-    path: args.path!,
+    path: must(args.path, 'args.path'),
     env: io.env,
     parallelism: args.parallelism,
     targets: [address],
@@ -200,7 +200,8 @@ async function byStack(args: PurgeArgs, flagged: PurgeTarget | undefined, io: Cl
 function targetOf(change: ResourceChange, flagged: PurgeTarget | undefined): PurgeTarget {
   const declared = (change.desired as { purge?: PurgeSpec }).purge;
   if (flagged === undefined && declared === undefined) throw new UsageError(`${change.address} declares no purge: give --paths, --urls or --all`);
-  const spec: PurgeSpec = flagged === undefined ? declared! : flagged.type === 'all' ? { all: true } : flagged.type === 'urls' ? { urls: flagged.items } : { paths: flagged.items };
+  const spec: PurgeSpec =
+    flagged === undefined ? must(declared, 'declared') : flagged.type === 'all' ? { all: true } : flagged.type === 'urls' ? { urls: flagged.items } : { paths: flagged.items };
   if (change.type !== 'cdn_rule') return resourceTarget(spec);
   const rule = (change.desired.rule ?? change.before?.rule) as string | undefined;
   const ruleType = (change.desired.rule_type ?? change.before?.rule_type) as 0 | 1 | undefined;

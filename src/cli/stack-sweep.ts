@@ -7,7 +7,7 @@ import { parseShard } from '../config/shards.js';
 import { sensitiveValues } from '../config/sensitive-fields.js';
 import { withSensitiveFiles } from '../config/file-fields.js';
 import type { Stack } from '../config/types.js';
-import { UsageError } from '../errors.js';
+import { UsageError, must } from '../errors.js';
 import type { ProviderContext, ReadResult } from '../kinds/provider.js';
 import { createReadOnce } from '../kinds/read-stack.js';
 import type { Plan } from '../plan/types.js';
@@ -117,7 +117,7 @@ export async function sweepStacks(fleet: Fleet, options: SweepOptions, onStack: 
     await Promise.all(item.reads.map((name) => waits.get(name)));
     await limit(async () => {
       options.signal.throwIfAborted();
-      const stack = item.stack!;
+      const stack = must(item.stack, 'item.stack');
       try {
         const { api, ctx } = connectionOf(stack);
         const plan = await readAndPlanStack(ctx, stack, {
@@ -126,7 +126,7 @@ export async function sweepStacks(fleet: Fleet, options: SweepOptions, onStack: 
           diagnostics: item.diagnostics,
           foreign,
           ...(options.assess ? { assess: options.assess } : {}),
-          ...(stack.name === undefined ? {} : { keepReads: (r: ReadonlyMap<string, ReadResult>) => reads.set(stack.name!, r) }),
+          ...(stack.name === undefined ? {} : { keepReads: (r: ReadonlyMap<string, ReadResult>) => reads.set(must(stack.name, 'stack.name'), r) }),
         });
         if (stack.name !== undefined) planned.set(stack.name, plan);
         finish({ ...identity, kind: 'planned', plan, files: item.files });

@@ -1,3 +1,4 @@
+import { must } from '../errors.js';
 import type { Dirent } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import { join, posix, sep } from 'node:path';
@@ -44,9 +45,12 @@ export function classifyYaml(text: string): { kind: 'stack' | 'fragment' } | { k
   const keys: string[] = [];
   let version: string | undefined;
   for (const match of text.matchAll(/^([A-Za-z_][\w-]*)[ \t]*:(.*)$/gm)) {
-    const key = match[1]!;
+    const key = must(match[1], 'match[1]');
     keys.push(key);
-    if (key === 'version' && version === undefined) version = match[2]!.replace(/\s+#.*$/, '').trim();
+    if (key === 'version' && version === undefined)
+      version = must(match[2], 'match[2]')
+        .replace(/\s+#.*$/, '')
+        .trim();
   }
   if (version !== undefined) {
     if (/^(?:1|"1"|'1')$/.test(version)) return { kind: 'stack' };

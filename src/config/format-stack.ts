@@ -1,4 +1,5 @@
 import { isMap, isScalar, LineCounter, parseDocument, visit, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
+import { must } from '../errors.js';
 import { ALL_KINDS, type KindSpec } from '../kinds/registry.js';
 import { TOP_LEVEL_KEYS } from './types.js';
 
@@ -39,7 +40,7 @@ function parse(text: string): { ok: true; root: YAMLMap | null } | { ok: false; 
   const error = doc.errors[0];
   if (error) {
     const at = error.linePos?.[0] ?? { line: 1, col: 1 };
-    return { ok: false, error: { line: at.line, column: at.col, message: error.message.split('\n')[0]! } };
+    return { ok: false, error: { line: at.line, column: at.col, message: error.message.replace(/\n[\s\S]*/, '') } };
   }
   const duplicate = duplicateKey(doc);
   if (duplicate !== undefined) {
@@ -78,7 +79,7 @@ function blockMaps(root: YAMLMap | null): YAMLMap[] {
     if (!isMap(blocks) || blocks.flow) continue;
     for (const pair of blocks.items) if (isMap(pair.value) && !pair.value.flow) maps.push(pair.value);
   }
-  return maps.sort((a, b) => a.range![0] - b.range![0]);
+  return maps.sort((a, b) => rangeOf(a)[0] - rangeOf(b)[0]);
 }
 
 /** The rank of each key of one block: type, identity, schema order, unknown keys, depends_on. */
@@ -115,13 +116,15 @@ function reorderSpan(text: string, map: YAMLMap | null, rank: (key: string) => n
   const pairs = map.items as Array<Pair<Node, Node | null>>;
   const sorted = pairs.map((pair, i) => ({ i, r: rank(isScalar(pair.key) ? String(pair.key.value) : String(pair.key)) })).sort((a, b) => a.r - b.r || a.i - b.i);
   if (sorted.every((s, i) => s.i === i)) return text;
-  const starts = pairs.map((pair, i) => spanStart(text, pair.key.range![0], !(topLevel && i === 0)));
-  const last = pairs[pairs.length - 1]!;
-  const end = lineEnd(text, (last.value?.range ?? last.key.range)![1]);
-  const spans = pairs.map((_, i) => text.slice(starts[i]!, i + 1 < pairs.length ? starts[i + 1]! : end));
-  const missingBreak = !spans[spans.length - 1]!.endsWith('\n');
-  if (missingBreak) spans[spans.length - 1] += '\n';
-  let body = sorted.map((s) => spans[s.i]!).join('');
+  const starts = pairs.map((pair, i) => spanStart(text, rangeOf(pair.key)[0], !(topLevel && i === 0)));
+  const last = must(pairs.at(-1), 'the last pair of a map of two or more');
+  const end = lineEnd(text, must(last.value?.range ?? last.key.range, "a parsed pair's range")[1]);
+  // Each span runs to the next one's start; the last one to the end of its value's line.
+  const spans = starts.map((start, i) => text.slice(start, starts[i + 1] ?? end));
+  const lastSpan = spans.length - 1;
+  const missingBreak = !must(spans[lastSpan], 'the last span').endsWith('\n');
+  if (missingBreak) spans[lastSpan] += '\n';
+  let body = sorted.map((s) => must(spans[s.i], "a pair's span")).join('');
   if (missingBreak) body = body.slice(0, -1);
   return text.slice(0, starts[0]) + body + text.slice(end);
 }
@@ -143,4 +146,9 @@ function lineEnd(text: string, offset: number): number {
   if (offset > 0 && text[offset - 1] === '\n') return offset;
   const at = text.indexOf('\n', offset);
   return at === -1 ? text.length : at + 1;
+}
+
+/** A node's range in the text: the parser sets it on every node it reads. */
+function rangeOf(node: Node): NonNullable<Node['range']> {
+  return must(node.range, "a parsed node's range");
 }

@@ -1,3 +1,4 @@
+import { must } from '../errors.js';
 import { z } from 'zod';
 import { defaultsSchema } from './defaults.js';
 import { PROVIDER_SCHEMA, PRUNE_SCHEMA, RENAMED_FROM_SCHEMA, STACK_NAME_SCHEMA, STACK_VERSION } from './load-stack.js';
@@ -42,7 +43,7 @@ function fileBlockSchema(kind: KindSpec) {
 function stackFileSchema() {
   const blocks = (kinds: Record<string, KindSpec>) => {
     const [first, ...rest] = Object.values(kinds).map(fileBlockSchema);
-    return z.record(z.string().regex(NAME_PATTERN), z.discriminatedUnion('type', [first!, ...rest]));
+    return z.record(z.string().regex(NAME_PATTERN), z.discriminatedUnion('type', [must(first, 'first'), ...rest]));
   };
   return z
     .strictObject({
@@ -67,10 +68,10 @@ function stackFileSchema() {
 export function buildStackJsonSchema(): JsonSchema {
   const schema = z.toJSONSchema(stackFileSchema(), { target: 'draft-2020-12', io: 'input' }) as JsonSchema;
   const properties = schema.properties as Record<string, JsonSchema>;
-  properties.provider = allowEnvInFields(properties.provider!, []);
-  properties.defaults = allowEnvInFields(properties.defaults!, []);
+  properties.provider = allowEnvInFields(must(properties.provider, 'properties.provider'), []);
+  properties.defaults = allowEnvInFields(must(properties.defaults, 'properties.defaults'), []);
   for (const section of ['resources', 'checks'] as const) {
-    const union = (properties[section]!.additionalProperties as JsonSchema).oneOf as JsonSchema[];
+    const union = (must(properties[section], 'properties[section]').additionalProperties as JsonSchema).oneOf as JsonSchema[];
     // A resource's fields may also hold a whole ${TYPE.NAME.FIELD} reference (validate checks which).
     const ref = section === 'resources' ? '#/$defs/reference' : '#/$defs/env_reference';
     union.forEach((block, i) => (union[i] = allowEnvInFields(block, ['type', 'depends_on', 'moved_from'], ref)));

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { z } from 'zod';
 import { buildGraph, findCycles } from '../model/graph.js';
 import { canonicalJson } from '../model/fingerprint.js';
+import { must } from '../errors.js';
 import { validateDefaults } from './defaults.js';
 import { addDiagnostics, hasErrors, type Diagnostic, type SourceRange } from './diagnostics.js';
 import { didYouMean } from './did-you-mean.js';
@@ -98,12 +99,13 @@ interface ValidSettings {
 export async function loadStack(path: string, env: Env = process.env): Promise<LoadStackResult> {
   const { files, diagnostics } = await readStackFiles(path, env);
   const fileTexts = new Map<string, string>(files.map((f) => [f.filename, f.text]));
-  if (files.length === 0) return { diagnostics, files: fileTexts };
+  const [firstFile] = files;
+  if (firstFile === undefined) return { diagnostics, files: fileTexts };
 
   const { settings, rawBlocks } = splitTopLevel(files, diagnostics);
   // A file with broken YAML may hold what the others miss (a version, the blocks others depend on): do not guess.
   const anySyntaxErrors = files.some((f) => f.syntaxErrors);
-  if (!settings.version && !anySyntaxErrors) diagnostics.push(missingVersion(files[0]!.filename));
+  if (!settings.version && !anySyntaxErrors) diagnostics.push(missingVersion(firstFile.filename));
   const valid = validateSettings(settings, diagnostics);
   const usedDefaults = new Set<string>();
   const typed = await validateBlocks(rawBlocks, valid.defaults, usedDefaults, diagnostics);
@@ -123,13 +125,13 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
   if (settings.name === undefined) addDiagnostics(diagnostics, checkOwnedBlocksHaveStackName(typed));
   addDiagnostics(diagnostics, resolveMoves(typed, valid, settings.renamed_from?.node.range));
   // Files blocks name (a subtitle's vtt_file) are read into their attributes, so the digest covers them.
-  const sensitiveFiles = await resolveFileFields(typed.values(), dirname(files[0]!.filename), diagnostics, fileTexts);
+  const sensitiveFiles = await resolveFileFields(typed.values(), dirname(firstFile.filename), diagnostics, fileTexts);
   // The record sets of the zone files dns_zone blocks name become dns_rrset blocks.
   expandZoneRecordFiles(typed, diagnostics, fileTexts);
   addDiagnostics(diagnostics, checkAcrossBlocks(typed));
   addDiagnostics(diagnostics, warnUnusedDefaults(valid.defaults, usedDefaults, typed.size));
   if (rawBlocks.length === 0 && !hasErrors(diagnostics)) {
-    diagnostics.push({ severity: 'warning', code: 'empty-stack', summary: 'the stack declares no resources and no checks', range: startOf(files[0]!.filename) });
+    diagnostics.push({ severity: 'warning', code: 'empty-stack', summary: 'the stack declares no resources and no checks', range: startOf(firstFile.filename) });
   }
 
   const sorted = sortDiagnostics(
@@ -162,7 +164,7 @@ function splitTopLevel(files: readonly SourceFile[], diagnostics: Diagnostic[]):
         if (key === 'version') checkVersion(child, diagnostics);
         if (first && key !== 'version') {
           diagnostics.push(
-            error('conflicting-setting', `${key} is already set in ${at(first.node.keyRange!)}`, keyRange, {
+            error('conflicting-setting', `${key} is already set in ${at(first.node.keyRange ?? first.node.range)}`, keyRange, {
               detail: `A directory stack takes ${key}: from one file only; keep it in ${first.filename}.`,
             }),
           );
@@ -203,9 +205,9 @@ function validateSettings(settings: Settings, diagnostics: Diagnostic[]): ValidS
   const provider = settings.provider ? validateProvider(settings.provider.node, diagnostics) : {};
   const name = settings.name ? validateSetting(settings.name.node, STACK_NAME_SCHEMA, 'name', diagnostics) : undefined;
   const prune = (settings.prune ? validateSetting(settings.prune.node, PRUNE_SCHEMA, 'prune', diagnostics) : undefined) ?? false;
-  if (prune && settings.name === undefined) {
+  if (prune && settings.prune && settings.name === undefined) {
     diagnostics.push(
-      error('missing-stack-name', "prune: true needs the stack's name", settings.prune!.node.keyRange ?? settings.prune!.node.range, {
+      error('missing-stack-name', "prune: true needs the stack's name", settings.prune.node.keyRange ?? settings.prune.node.range, {
         detail: 'Prune destroys what carries this stack\'s ownership tags, which name the stack: add "name: <stack name>" at the top of the stack.',
       }),
     );
@@ -295,7 +297,7 @@ function warnUnusedDefaults(defaults: ReadonlyMap<string, SourceNode>, usedDefau
 /** The Stack of valid blocks and settings; its digest is computed when first asked for. */
 function assembleStack(files: readonly SourceFile[], typed: ReadonlyMap<string, TypedBlock>, valid: ValidSettings, sensitiveFiles: Record<string, string>): Stack {
   const { provider, name, prune, renamedFrom } = valid;
-  const blocks = [...typed.values()].map((t) => t.block!);
+  const blocks = [...typed.values()].map((t) => must(t.block, `the valid block ${t.address}`));
   const resources = blocks.filter((b): b is ResourceBlock => b.kind === 'resource');
   const checks = blocks.filter((b): b is CheckBlock => b.kind === 'check');
   // The digest is computed when first asked for (plan and apply ask; validate never does): it
@@ -395,10 +397,10 @@ function checkAcrossBlocks(blocks: ReadonlyMap<string, TypedBlock>): Diagnostic[
   for (const type of Object.keys(RESOURCE_KINDS) as Array<keyof typeof RESOURCE_KINDS>) {
     const check = RESOURCE_KINDS[type].checkAcross;
     if (!check) continue;
-    const ofKind = [...blocks.values()].flatMap((t) => (t.block?.kind === 'resource' && t.block.type === type ? [t] : []));
-    for (const problem of check(ofKind.map((t) => t.block!.attributes as Record<string, unknown>))) {
-      const typed = ofKind[problem.index]!;
-      const source = typed.block!.fieldSources[problem.field];
+    const ofKind = [...blocks.values()].flatMap((t) => (t.block?.kind === 'resource' && t.block.type === type ? [{ typed: t, block: t.block }] : []));
+    for (const problem of check(ofKind.map((t) => t.block.attributes as Record<string, unknown>))) {
+      const { typed, block } = must(ofKind[problem.index], `the ${type} block a rule across blocks names`);
+      const source = block.fieldSources[problem.field];
       // A block a zone file made has no field sources: its problem is at its line of the file.
       const where = source === undefined ? typed.address : `${typed.address}: ${problem.field}`;
       out.push(error('invalid-value', `${where}: ${problem.message}`, source?.range ?? typed.keyRange, { address: typed.address }));
@@ -471,7 +473,7 @@ function resolveMoves(
     }
     const stack = explicit?.stack ?? renamedFrom ?? name;
     const address = explicit?.address ?? block.address;
-    const range = explicit?.range ?? renamedRange!;
+    const range = explicit?.range ?? must(renamedRange, 'the place of renamed_from:');
     const old = `${stack}/${address}`;
     if (stack === name && address === block.address) {
       out.push(
@@ -565,8 +567,11 @@ function checkDependencies(blocks: ReadonlyMap<string, TypedBlock>): Diagnostic[
   if (!dependsOnAny) return out;
   const graph = buildGraph([...blocks.values()].map((b) => ({ address: b.address, dependsOn: b.dependsOn.map((d) => d.address) })));
   for (const cycle of findCycles(graph)) {
-    const [from, to] = [cycle[0]!, cycle[1]!];
-    const edge = blocks.get(from)!.dependsOn.find((d) => d.address === to)!;
+    const [from, to] = cycle;
+    const edge = must(
+      blocks.get(must(from, "a cycle's first block"))?.dependsOn.find((d) => d.address === to),
+      `the edge ${from} -> ${to} of a cycle`,
+    );
     out.push(
       error('dependency-cycle', `dependency cycle: ${cycle.join(' -> ')}`, edge.range, {
         address: from,

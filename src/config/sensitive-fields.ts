@@ -1,3 +1,4 @@
+import { must } from '../errors.js';
 import type { Diagnostic } from './diagnostics.js';
 import { RESOURCE_KINDS, type KindSpec } from '../kinds/registry.js';
 import type { SensitiveField } from '../kinds/kind-spec.js';
@@ -103,7 +104,7 @@ export function releaseSecretIds(kind: KindSpec, root: SourceNode): { released: 
 /** Why a sensitive field's value is not acceptable (the schema's message, which never quotes it), or undefined. */
 export function checkValue(field: SensitiveField, value: unknown): string | undefined {
   const checked = field.value.safeParse(value);
-  return checked.success ? undefined : checked.error.issues[0]!.message;
+  return checked.success ? undefined : must(checked.error.issues[0], 'checked.error.issues[0]').message;
 }
 
 /** The nodes a sensitive field's path names in a block's tree (`*`: each list item), with their paths. */
@@ -181,7 +182,7 @@ export function checkSensitiveElsewhere(roots: Iterable<SourceNode>, sensitive: 
       const name = node.envReferences?.find((n) => owners.has(n)) ?? values.find((v) => (node.value as string).includes(v.value))?.name;
       if (name !== undefined) {
         const via = node.envReferences?.includes(name) ? `\${env:${name}}` : `the value of \${env:${name}}`;
-        const at = owners.get(name)!.range;
+        const at = must(owners.get(name), 'owners.get(name)').range;
         diagnostics.push({
           severity: 'error',
           code: 'secret-in-stack',

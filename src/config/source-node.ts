@@ -42,7 +42,7 @@ export interface SourceNode {
 }
 
 /** Offsets in a file's text: start, then end of the value. */
-export type Offsets = readonly number[];
+export type Offsets = readonly [start: number, end: number];
 
 /** What FileLines needs of a line table (lineTable's). */
 export interface LinePositions {
@@ -85,8 +85,8 @@ export class FileLines {
 
   range([start, end]: Offsets): SourceRange {
     if (typeof this.#lines === 'function') this.#lines = this.#lines();
-    const a = this.#lines.linePos(start!);
-    const b = this.#lines.linePos(end ?? start!);
+    const a = this.#lines.linePos(start);
+    const b = this.#lines.linePos(end ?? start);
     return { filename: this.filename, start: { line: a.line, column: a.col }, end: { line: b.line, column: b.col } };
   }
 }
@@ -121,8 +121,8 @@ export class FileNode implements SourceNode {
     readonly lines: FileLines,
     at: Offsets,
   ) {
-    this.start = at[0]!;
-    this.end = at[1] ?? at[0]!;
+    this.start = at[0];
+    this.end = at[1] ?? at[0];
   }
 
   get range(): SourceRange {
@@ -145,8 +145,8 @@ export class FileNode implements SourceNode {
 
   /** The node as the value of a mapping key standing at `offsets`. */
   setKeyAt(offsets: Offsets): void {
-    this.#keyStart = offsets[0]!;
-    this.#keyEnd = offsets[1] ?? offsets[0]!;
+    this.#keyStart = offsets[0];
+    this.#keyEnd = offsets[1] ?? offsets[0];
     this.#keyRange = undefined;
   }
 }
@@ -219,7 +219,7 @@ export class NodeChecks {
       this.error('secret-in-stack', `this key contains the API key (the value of ${API_KEY_ENV}); a stack never holds secrets`, keyRange(), {
         detail: 'The key is not shown. Remove it from the stack.',
       });
-      this.secretSpans.push([keyAt[0]!, keyAt[1]!]);
+      this.secretSpans.push([keyAt[0], keyAt[1]]);
       return 'refuse';
     }
     if (!isTagMap && isSecretFieldName(key)) {
@@ -253,7 +253,7 @@ export class NodeChecks {
   /** The node of a scalar's resolved value: strings interpolated and checked for secrets; a secret's span is masked. */
   scalar(value: unknown, at: Offsets): FileNode {
     const converted = this.convertScalar(value, at);
-    if (converted.secret) this.secretSpans.push([at[0]!, at[1]!]);
+    if (converted.secret) this.secretSpans.push([at[0], at[1]]);
     return converted;
   }
 

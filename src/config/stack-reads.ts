@@ -1,14 +1,14 @@
 import { dirname, join } from 'node:path';
-import { ALL_KINDS } from '../kinds/registry.js';
+import { ALL_KINDS, KIND_SERVICE, type Service } from '../kinds/registry.js';
 import type { Block, Stack } from './types.js';
 
 /**
- * A place on the platform where blocks are read: the platform service (the kind's family:
- * `cloud`, `dns`, `cdn`, ...) and, where the blocks name them, its coordinates (a project and
+ * A place on the platform where blocks are read: the platform service (the one the kind
+ * declares, see KIND_SERVICE) and, where the blocks name them, its coordinates (a project and
  * region, a DNS zone, a reseller, a video).
  */
 export interface Place {
-  service: string;
+  service: Service;
   project_id?: number;
   region_id?: number;
   zone?: string;
@@ -21,7 +21,7 @@ const PLACE_FIELDS = ['project_id', 'region_id', 'zone', 'reseller_id', 'video_i
 
 /**
  * The places a stack's blocks (resources and checks, `defaults:` applied) are read in, each
- * once, sorted: the service is the kind's family (the type's first word: `cloud`, `dns`, `cdn`,
+ * once, sorted: the service is the one the kind declares (KIND_SERVICE: `cloud`, `dns`, `cdn`,
  * `fastedge`, `streaming`, `iam`), with the coordinates the block names literally (a value
  * that is a reference to another block is not known offline and is left out). Pure.
  */
@@ -29,7 +29,7 @@ export function stackPlaces(stack: Pick<Stack, 'resources' | 'checks'>): Place[]
   const places = new Map<string, Place>();
   for (const block of [...stack.resources, ...stack.checks] as Block[]) {
     const attributes = block.attributes as Record<string, unknown>;
-    const place: Record<string, string | number> = { service: block.type.split('_')[0]! };
+    const place: Record<string, string | number> = { service: KIND_SERVICE[block.type] };
     for (const field of PLACE_FIELDS) {
       const value = attributes[field];
       if (typeof value === 'number' || (typeof value === 'string' && !value.includes('${'))) place[field] = value;

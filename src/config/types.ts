@@ -1,3 +1,4 @@
+import { must } from '../errors.js';
 import { CHECK_KINDS, type CheckAttributes, type CheckType, type ResourceAttributes, type ResourceType } from '../kinds/registry.js';
 import type { SourceRange } from './diagnostics.js';
 import type { TemplatePart } from '../model/references.js';
@@ -11,7 +12,7 @@ export const TOP_LEVEL_KEYS = ['version', 'name', 'renamed_from', 'prune', 'prov
 
 /** Whether an address (TYPE.NAME) names a check rather than a resource. */
 export function isCheckAddress(address: string): boolean {
-  return Object.hasOwn(CHECK_KINDS, address.split('.')[0]!);
+  return Object.hasOwn(CHECK_KINDS, address.replace(/\..*/s, ''));
 }
 
 /** What every block of a stack carries besides its attributes. */

@@ -1,3 +1,4 @@
+import { must } from '../errors.js';
 import { boolCoreTag, boolYaml11Tag, floatCoreTag, floatYaml11Tag, intCoreTag, intYaml11Tag, mergeTag, NOT_RESOLVED, nullCoreTag, nullYaml11Tag, timestampTag } from 'js-yaml';
 import { Document, visit, type Pair, type Scalar, type YAMLMap } from 'yaml';
 import { API_KEY_ENV } from '../env.js';
@@ -172,7 +173,10 @@ export function writeStack(draft: StackDraft, env: Readonly<Record<string, strin
     const text = render(draft, layout);
     const problems = readBack(text, layout, env);
     if (problems.size === 0) return { text, leftOut: leftOut.sort((x, y) => x.index - y.index), placeholders: layout.placeholders };
-    for (const [i, reason] of problems) leftOut.push({ index: kept[i]!.index, reason });
+    kept.forEach((k, i) => {
+      const reason = problems.get(i);
+      if (reason !== undefined) leftOut.push({ index: k.index, reason });
+    });
     kept = kept.filter((_, i) => !problems.has(i));
   }
   throw new Error('writeStack: the stack does not read back after leaving out every block that did not (this is a bug)');
@@ -220,7 +224,8 @@ function layOut(blocks: readonly DraftBlock[]): Layout {
   const defaults: Record<string, unknown> = {};
   for (const field of DEFAULTABLE) {
     const values = new Set(blocks.filter((b) => field in b.attributes).map((b) => JSON.stringify(b.attributes[field])));
-    if (values.size === 1) defaults[field] = JSON.parse([...values][0]!) as unknown;
+    // The one value every block that has the field gives it.
+    if (values.size === 1) for (const value of values) defaults[field] = JSON.parse(value) as unknown;
   }
   const names = uniqueBlockNames(blocks);
   const referable = referableBlocks(blocks);
@@ -234,11 +239,14 @@ function layOut(blocks: readonly DraftBlock[]): Layout {
     names,
     placeholders,
     blocks: blocks.map((block, i) => {
+      const ownTargets = must(refersTo[i], "a block's targets");
+      const ownReferences = must(references[i], "a block's reference fields");
       const rank = blockFieldRank(block.type);
+      const name = must(names[i], "a block's name");
       const placeholderFields = Object.entries(block.envPlaceholders ?? {}).map(([field, prefix]) => {
-        const variable = placeholderVariable(prefix, names[i]!, variables);
-        placeholders.push({ address: `${block.type}.${names[i]!}`, field, variable });
-        references[i]!.add(field);
+        const variable = placeholderVariable(prefix, name, variables);
+        placeholders.push({ address: `${block.type}.${name}`, field, variable });
+        ownReferences.add(field);
         return [field, `\${env:${variable}}`] as const;
       });
       const placeheld = new Map<string, unknown>(placeholderFields);
@@ -253,21 +261,22 @@ function layOut(blocks: readonly DraftBlock[]): Layout {
             const to = named === undefined ? undefined : typeof named === 'string' ? { type: named, field: 'id' } : named;
             /** The reference a value is written as, or undefined when it stays data. */
             const refer = (item: unknown): string | undefined => {
-              const target = to !== undefined && (typeof item === 'string' || typeof item === 'number') ? referable.get(referableKey(to.type, String(item))) : undefined;
+              if (to === undefined || (typeof item !== 'string' && typeof item !== 'number')) return undefined;
+              const target = referable.get(referableKey(to.type, String(item)));
               if (target === undefined || reaches(target, i, refersTo)) return undefined;
-              refersTo[i]!.add(target);
-              return writeReference({ type: to!.type, name: names[target]!, field: to!.field });
+              ownTargets.add(target);
+              return writeReference({ type: to.type, name: must(names[target], "a referable block's name"), field: to.field });
             };
             // A list of ids (an instance's volume_ids): each item that names a block is written as a reference, the others as data.
             if (Array.isArray(value) && to !== undefined) {
               const items = value.map((item) => ({ item, reference: refer(item) }));
               if (items.every((x) => x.reference === undefined)) return [f, value];
-              references[i]!.add(f);
+              ownReferences.add(f);
               return [f, items.map((x) => x.reference ?? asData(x.item))];
             }
             const reference = refer(value);
             if (reference === undefined) return [f, value];
-            references[i]!.add(f);
+            ownReferences.add(f);
             return [f, reference];
           }),
         ),
@@ -282,12 +291,11 @@ function layOut(blocks: readonly DraftBlock[]): Layout {
 function reaches(from: number, to: number, edges: ReadonlyArray<ReadonlySet<number>>): boolean {
   const seen = new Set<number>();
   const stack = [from];
-  while (stack.length > 0) {
-    const at = stack.pop()!;
+  for (let at = stack.pop(); at !== undefined; at = stack.pop()) {
     if (at === to) return true;
     if (seen.has(at)) continue;
     seen.add(at);
-    stack.push(...edges[at]!);
+    stack.push(...must(edges[at], "a block's edges"));
   }
   return false;
 }
@@ -312,7 +320,12 @@ function render(draft: StackDraft, layout: Layout): string {
   const resources = Object.fromEntries(
     layout.names.map((name, i) => [
       name,
-      Object.fromEntries(Object.entries(layout.blocks[i]!).map(([field, value]) => [field, layout.references[i]!.has(field) ? value : asData(value)])),
+      Object.fromEntries(
+        Object.entries(must(layout.blocks[i], 'a laid out block')).map(([field, value]) => [
+          field,
+          must(layout.references[i], "a block's reference fields").has(field) ? value : asData(value),
+        ]),
+      ),
     ]),
   );
   const doc = new Document({
@@ -324,7 +337,7 @@ function render(draft: StackDraft, layout: Layout): string {
   doc.commentBefore = [schemaLine(draft.schemaPath), ...(draft.header ?? [])].map(commentText).join('\n');
   const map = doc.get('resources', true) as YAMLMap<Scalar, unknown>;
   (map.items as Array<Pair<Scalar, unknown>>).forEach((pair, i) => {
-    pair.key.commentBefore = commentText(layout.comments[i]!);
+    pair.key.commentBefore = commentText(must(layout.comments[i], "a block's comment"));
     if (i > 0) pair.key.spaceBefore = true;
   });
   visit(doc, {
@@ -417,7 +430,7 @@ function readBack(text: string, layout: Layout, env: Readonly<Record<string, str
   }
   layout.blocks.forEach((block, i) => {
     if (problems.has(i)) return;
-    const node = blocks?.get(layout.names[i]!);
+    const node = blocks?.get(must(layout.names[i], "a block's name"));
     if (!node) problems.set(i, 'it would not read back: the block is missing');
     else if (canonicalJson(node.value) !== canonicalJson(block)) problems.set(i, 'it would not read back as its live values');
   });

@@ -1,3 +1,4 @@
+import { must } from '../errors.js';
 import { COLLECTION_STYLE, EVENT_ID, parseEvents, SCALAR_STYLE, type Event } from 'js-yaml';
 
 /** The events of a file for the stack reader (yaml-reader.ts), in document order. */
@@ -193,8 +194,8 @@ class SlicedEvents implements EventStream {
     let removed = 0;
     for (const body of bodies) {
       parts.push(text.slice(kept, body.cuts[0]));
-      shifts.push({ from: body.cuts[0]! - removed, by: body.end - body.cuts[0]! });
-      removed += body.end - body.cuts[0]!;
+      shifts.push({ from: must(body.cuts[0], 'body.cuts[0]') - removed, by: body.end - must(body.cuts[0], 'body.cuts[0]') });
+      removed += body.end - must(body.cuts[0], 'body.cuts[0]');
       kept = body.end;
     }
     parts.push(text.slice(kept));
@@ -252,7 +253,7 @@ class SlicedEvents implements EventStream {
   /** A slice's events, without its document and mapping (but for the first's mapping), at the text's offsets. */
   private parseSlice(body: Body, index: number): EventStream & { readonly taken: boolean } {
     slicesParsed.count += 1;
-    const start = body.cuts[index]!;
+    const start = must(body.cuts[index], 'body.cuts[index]');
     const end = body.cuts[index + 1] ?? body.end;
     let events: Event[];
     try {
@@ -272,15 +273,15 @@ class SlicedEvents implements EventStream {
       map.tagStart !== -1 ||
       map.start !== body.indent ||
       last < 4 ||
-      events[last - 1]!.type !== EVENT_ID.POP ||
-      events[last - 2]!.type !== EVENT_ID.POP
+      must(events[last - 1], 'events[last - 1]').type !== EVENT_ID.POP ||
+      must(events[last - 2], 'events[last - 2]').type !== EVENT_ID.POP
     ) {
       return this.refuse();
     }
     const from = index === 0 ? 1 : 2;
     const to = last - 2;
     const at = (offset: number) => offset + start;
-    for (let i = from; i < to; i++) move(events[i]!, at);
+    for (let i = from; i < to; i++) move(must(events[i], 'events[i]'), at);
     return arrayStream(events, from, to);
   }
 }

@@ -1,3 +1,4 @@
+import { must } from '../errors.js';
 import {
   boolCoreTag,
   CHOMPING_MODE,
@@ -136,7 +137,7 @@ function syntaxError(error: YAMLException, text: string, lines: FileLines): Diag
     // mapping: the collection one too deep is the one before.
     if (/^[[{-]/.test(text.slice(at, at + 1))) {
       let before = at - 1;
-      while (before > 0 && /\s/.test(text[before]!)) before -= 1;
+      while (before > 0 && /\s/.test(must(text[before], 'text[before]'))) before -= 1;
       if (/[[{-]/.test(text[before] ?? '')) at = before;
     }
     const problem = tooDeep();
@@ -159,13 +160,13 @@ function syntaxError(error: YAMLException, text: string, lines: FileLines): Diag
 function unquotedInterpolation(error: YAMLException, text: string, at: number): string | undefined {
   if (!/missed comma/.test(error.reason) || text[at] !== '{' || text[at - 1] !== '$') return undefined;
   let start = at - 1;
-  while (start > 0 && !/[\s[{,]/.test(text[start - 1]!)) start -= 1;
+  while (start > 0 && !/[\s[{,]/.test(must(text[start - 1], 'text[start - 1]'))) start -= 1;
   const close = text.indexOf('}', at);
   const lineEnd = text.indexOf('\n', at);
   const end = close === -1 || (lineEnd !== -1 && lineEnd < close) ? (lineEnd === -1 ? text.length : lineEnd) : close + 1;
   let value = text.slice(start, end);
   // The rest of the plain value after the reference (`:8080/` in `[http://${...}:8080/]`).
-  const rest = /^[^\s,\]}]*/.exec(text.slice(end))![0];
+  const rest = must(/^[^\s,\]}]*/.exec(text.slice(end)), '/^[^\\s,\\]}]*/.exec(text.slice(end))')[0];
   value += rest;
   return value.length > 200 ? `${value.slice(0, 200)}…` : value;
 }
@@ -335,16 +336,16 @@ class EventReader extends NodeChecks {
       const { value, at } = this.scalarAt(event, cursor, indicator, tag);
       this.count(at);
       if (depth > MAX_DEPTH) this.stop(tooDeep(), at);
-      const end = event.valueStart === -1 ? at[1]! : Math.max(at[1]!, event.valueEnd);
+      const end = event.valueStart === -1 ? at[1] : Math.max(at[1], event.valueEnd);
       if (tag !== undefined && !SCALAR_TAG_NAMES.includes(tag)) {
         this.unsupportedTag(tag, at);
         return { node: this.failedAt(at), end };
       }
-      if (at[1]! - at[0]! > MAX_VALUE_LENGTH) {
+      if (at[1] - at[0] > MAX_VALUE_LENGTH) {
         this.stop(
           {
             code: 'value-too-long',
-            summary: `this value is ${(at[1]! - at[0]!).toLocaleString('en-US')} characters long; edgeform reads at most ${MAX_VALUE_LENGTH.toLocaleString('en-US')}`,
+            summary: `this value is ${(at[1] - at[0]).toLocaleString('en-US')} characters long; edgeform reads at most ${MAX_VALUE_LENGTH.toLocaleString('en-US')}`,
             detail: 'No field of a stack needs a value anywhere near this long; check that the file is the stack you meant.',
           },
           at,
@@ -401,7 +402,7 @@ class EventReader extends NodeChecks {
     this.count(at);
     if (anchor === undefined || anchor.open || this.expanding.some((e) => e.anchor === anchor)) {
       this.error('yaml-syntax', anchor ? `alias *${name} refers to a value that contains it` : `alias *${name} refers to no anchor`, this.lines.range(at));
-      return { node: this.failedAt(at), end: at[1]! };
+      return { node: this.failedAt(at), end: at[1] };
     }
     if (this.resolve(anchor)) {
       this.stop(
@@ -419,10 +420,10 @@ class EventReader extends NodeChecks {
     this.events = replay(anchor.events);
     this.expanding.push({ anchor, at });
     try {
-      const first = anchor.events[0]!;
+      const first = must(anchor.events[0], 'anchor.events[0]');
       const cursor = first.type === EVENT_ID.SCALAR ? Math.max(first.anchorEnd, first.tagEnd) : 0;
       const read = this.node(cursor, null, parentKey, depth);
-      return { node: relocate(read.node, at), end: at[1]! };
+      return { node: relocate(read.node, at), end: at[1] };
     } finally {
       this.expanding.pop();
       this.events = events;
@@ -454,7 +455,7 @@ class EventReader extends NodeChecks {
 
   /** The yaml library's getAliasCount of the node whose events start at `from`, and the index after them. */
   private aliasCount(events: readonly Event[], from: number): { count: number; next: number } {
-    const event = events[from]!;
+    const event = must(events[from], 'events[from]');
     if (event.type === EVENT_ID.ALIAS) {
       const use = this.aliasTargets.get(event)?.use;
       return { count: use ? use.count * use.aliasCount : 0, next: from + 1 };
@@ -462,7 +463,7 @@ class EventReader extends NodeChecks {
     if (event.type !== EVENT_ID.MAPPING && event.type !== EVENT_ID.SEQUENCE) return { count: 1, next: from + 1 };
     let count = 0;
     let at = from + 1;
-    while (at < events.length && events[at]!.type !== EVENT_ID.POP) {
+    while (at < events.length && must(events[at], 'events[at]').type !== EVENT_ID.POP) {
       const item = this.aliasCount(events, at);
       count = Math.max(count, item.count);
       at = item.next;
@@ -539,7 +540,7 @@ class EventReader extends NodeChecks {
     const value: Record<string, unknown> = {};
     let cursor = start + (flow ? 1 : 0);
     while (this.peek()?.type !== EVENT_ID.POP) {
-      const keyEvent = this.peek()!;
+      const keyEvent = must(this.peek(), 'this.peek()');
       if (keyEvent.type !== EVENT_ID.SCALAR) {
         // A list, mapping or alias as a key.
         const keyStart =
@@ -559,7 +560,7 @@ class EventReader extends NodeChecks {
       this.count(keyAt);
       if (keyValue === null || typeof keyValue === 'object') {
         this.error('invalid-key', 'mapping keys must be plain strings', this.lines.range(keyAt));
-        cursor = this.skipNext(Math.max(keyAt[1]!, keyEvent.valueEnd), flow ? null : ':', depth + 1).end;
+        cursor = this.skipNext(Math.max(keyAt[1], keyEvent.valueEnd), flow ? null : ':', depth + 1).end;
         continue;
       }
       const key = String(keyValue);
@@ -569,7 +570,7 @@ class EventReader extends NodeChecks {
         // A credential's value is read (a sensitive field may claim it) but kept apart and masked;
         // what reading it found is reported only if it is claimed (the refusal says enough otherwise).
         const reported = this.diagnostics.length;
-        const { node: kept, end } = this.node(keyAt[1]!, flow ? null : ':', key, depth + 1);
+        const { node: kept, end } = this.node(keyAt[1], flow ? null : ':', key, depth + 1);
         kept.setKeyAt(keyAt);
         kept.refusal = verdict.withhold;
         kept.claimDiagnostics = this.diagnostics.splice(reported);
@@ -579,13 +580,18 @@ class EventReader extends NodeChecks {
         continue;
       }
       if (verdict !== 'accept' || entries.has(key)) {
-        if (verdict === 'accept') this.error('duplicate-key', `duplicate key "${key}" (first defined at line ${entries.get(key)!.keyRange!.start.line})`, this.lines.range(keyAt));
-        const skipped = this.skipNext(keyAt[1]!, flow ? null : ':', depth + 1);
+        if (verdict === 'accept')
+          this.error(
+            'duplicate-key',
+            `duplicate key "${key}" (first defined at line ${must(entries.get(key)?.keyRange, "the first key's range").start.line})`,
+            this.lines.range(keyAt),
+          );
+        const skipped = this.skipNext(keyAt[1], flow ? null : ':', depth + 1);
         if (typeof verdict === 'object') this.secretSpans.push(skipped.node.offsets() as [number, number]);
         cursor = skipped.end;
         continue;
       }
-      const { node, end } = this.node(keyAt[1]!, flow ? null : ':', key, depth + 1);
+      const { node, end } = this.node(keyAt[1], flow ? null : ':', key, depth + 1);
       node.setKeyAt(keyAt);
       entries.set(key, node);
       value[key] = node.value;
@@ -639,8 +645,8 @@ class EventReader extends NodeChecks {
     const { diagnostics, secretSpans } = this;
     const before = [diagnostics.length, secretSpans.length];
     const read = this.node(cursor, indicator, undefined, depth);
-    diagnostics.length = before[0]!;
-    secretSpans.length = before[1]!;
+    diagnostics.length = must(before[0], 'before[0]');
+    secretSpans.length = must(before[1], 'before[1]');
     return read;
   }
 }

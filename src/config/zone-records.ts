@@ -1,113 +1,125 @@
 import { dirname, join } from 'node:path';
 import { canonicalName, ownerName } from '../kinds/dns-names.js';
-import { RESOURCE_KINDS } from '../kinds/registry.js';
+import { ALL_KINDS, zoneRecordsKind, type KindSpec } from '../kinds/registry.js';
 import type { Diagnostic, SourceRange } from './diagnostics.js';
-import type { ResourceBlock } from './types.js';
+import type { Block, ResourceBlock } from './types.js';
 import type { TypedBlock } from './validate-block.js';
 import { parseZoneFile, readTtl, type ZoneRecordSet } from './zone-file.js';
 
 /** The identity of a record set: ZONE/NAME/TYPE, canonical. */
 const identity = (zone: string, name: string, type: string) => `${zone}/${name}/${type}`;
 
+/** A block's zone files: each file attribute its kind declares a zone file (FileField.zoneFile), with the kind its record sets become blocks of. */
+function zoneFilesOf(kind: KindSpec): Array<{ field: string; into: string; origin: string } & ReturnType<typeof zoneRecordsKind>> {
+  return Object.entries(kind.files ?? {}).flatMap(([field, file]) =>
+    file.zoneFile === undefined ? [] : [{ field, into: file.into, origin: file.zoneFile.origin, ...zoneRecordsKind(file.zoneFile.records) }],
+  );
+}
+
 /**
- * The record sets of the zone files `dns_zone` blocks name (`records_file:`, read into
- * `records_text` by resolveFileFields), each added to `typed` as a `dns_rrset` block (address
- * `dns_rrset.ZONE/NAME/TYPE`, the set's id on the platform, as prune addresses the record sets
- * it finds; no block name can be one; it depends on its zone's block)
+ * The record sets of the zone files blocks name in a file attribute their kind declares a zone
+ * file (a `dns_zone`'s `records_file:`, read into `records_text` by resolveFileFields), each
+ * added to `typed` as a block of the kind the declaration names (`dns_rrset`; address
+ * `TYPE.ZONE/NAME/TYPE`, the set's id on the platform, as prune addresses the record sets it
+ * finds; no block name can be one; it depends on its zone's block)
  * so it is planned, digested and pruned against as if declared. The file is parsed with the
- * zone's name as origin; a record set is checked by the dns_rrset kind's schema (contents per
+ * zone's name as origin; a record set is checked by that kind's schema (contents per
  * type, TTL, CNAME rules) and every problem is an error at its line and column in the zone file.
- * The zone's own SOA and apex NS are skipped; a type a dns_rrset cannot hold, or a record set a
- * dns_rrset block declares too, is an error; the valid record sets are added all the same, so the
+ * The zone's own SOA and apex NS are skipped; a type the kind cannot hold, or a record set a
+ * block declares too, is an error; the valid record sets are added all the same, so the
  * rules across blocks run in the same round. The zone file's text goes into `files` (for the code
  * frame of any error at its lines).
  */
 export function expandZoneRecordFiles(typed: Map<string, TypedBlock>, diagnostics: Diagnostic[], files: Map<string, string>): void {
-  const declared = new Map<string, ResourceBlock<'dns_rrset'>>();
+  const declared = new Map<string, Block>();
   for (const t of typed.values()) {
     const b = t.block;
-    if (b?.kind !== 'resource' || b.type !== 'dns_rrset') continue;
-    const zone = canonicalName(b.attributes.zone);
-    declared.set(identity(zone, ownerName(b.attributes.name, b.attributes.zone), b.attributes.record_type), b);
+    const records = b?.kind === 'resource' ? ALL_KINDS[b.type].zoneRecords : undefined;
+    if (b === undefined || records === undefined) continue;
+    const set = records.declares(b.attributes);
+    declared.set(`${b.type}.${identity(set.zone, set.name, set.type)}`, b);
   }
   for (const t of [...typed.values()]) {
     const b = t.block;
-    if (b?.kind !== 'resource' || b.type !== 'dns_zone') continue;
-    const attributes = b.attributes as typeof b.attributes & { records_text?: string };
-    const at = b.fieldSources.records_file?.range;
-    if (attributes.records_file === undefined || attributes.records_text === undefined || at === undefined) continue;
-    const shown = join(dirname(at.filename), attributes.records_file);
-    const origin = canonicalName(attributes.name);
-    const parsed = parseZoneFile(attributes.records_text, { file: shown, origin });
-    const errors: Diagnostic[] = parsed.diagnostics.map((d) => ({ ...d, address: b.address }));
-    const blocks: TypedBlock[] = [];
-    for (const set of parsed.recordSets) {
-      if (set.type === 'SOA' && set.name === origin) {
-        const unapplied = soaNotApplied(set, origin, attributes);
-        if (unapplied !== undefined) diagnostics.push({ ...unapplied, address: b.address });
+    if (b?.kind !== 'resource') continue;
+    for (const zoneFile of zoneFilesOf(ALL_KINDS[b.type])) {
+      const attributes: Readonly<Record<string, unknown>> = b.attributes;
+      const path = attributes[zoneFile.field];
+      const text = attributes[zoneFile.into];
+      const zoneName = attributes[zoneFile.origin];
+      const at = b.fieldSources[zoneFile.field]?.range;
+      if (typeof path !== 'string' || typeof text !== 'string' || typeof zoneName !== 'string' || at === undefined) continue;
+      const shown = join(dirname(at.filename), path);
+      const origin = canonicalName(zoneName);
+      const parsed = parseZoneFile(text, { file: shown, origin });
+      const errors: Diagnostic[] = parsed.diagnostics.map((d) => ({ ...d, address: b.address }));
+      const blocks: TypedBlock[] = [];
+      const { kind, records } = zoneFile;
+      for (const set of parsed.recordSets) {
+        if (set.type === 'SOA' && set.name === origin) {
+          const unapplied = soaNotApplied(set, origin, attributes, b.type);
+          if (unapplied !== undefined) diagnostics.push({ ...unapplied, address: b.address });
+        }
+        if (set.type === 'SOA' || (set.type === 'NS' && set.name === origin)) continue;
+        const fail = (summary: string, range: SourceRange, detail?: string) =>
+          errors.push({ severity: 'error', code: 'invalid-file', summary, address: b.address, range, ...(detail === undefined ? {} : { detail }) });
+        if (!records.types.includes(set.type)) {
+          fail(`${set.name} ${set.type}: a ${kind.type} holds ${records.types.join(', ')}, not ${set.type}`, set.at);
+          continue;
+        }
+        const other = declared.get(`${kind.type}.${identity(origin, set.name, set.type)}`);
+        if (other !== undefined) {
+          fail(
+            `${set.name} ${set.type} is in ${shown} and declared by ${other.address} (${other.range.filename}:${other.range.start.line}:${other.range.start.column})`,
+            set.at,
+            'A record set comes from one place: remove it from the zone file or remove the block.',
+          );
+          continue;
+        }
+        const block = recordSetBlock(zoneFile, b.address, origin, set, fail);
+        if (block !== undefined) blocks.push(block);
       }
-      if (set.type === 'SOA' || (set.type === 'NS' && set.name === origin)) continue;
-      const fail = (summary: string, range: SourceRange, detail?: string) =>
-        errors.push({ severity: 'error', code: 'invalid-file', summary, address: b.address, range, ...(detail === undefined ? {} : { detail }) });
-      const { types } = RESOURCE_KINDS.dns_rrset.zoneRecords!;
-      if (!types.includes(set.type)) {
-        fail(`${set.name} ${set.type}: a dns_rrset holds ${types.join(', ')}, not ${set.type}`, set.at);
-        continue;
-      }
-      const other = declared.get(identity(origin, set.name, set.type));
-      if (other !== undefined) {
-        fail(
-          `${set.name} ${set.type} is in ${shown} and declared by ${other.address} (${other.range.filename}:${other.range.start.line}:${other.range.start.column})`,
-          set.at,
-          'A record set comes from one place: remove it from the zone file or remove the block.',
-        );
-        continue;
-      }
-      const block = rrsetBlock(b.address, origin, set, fail);
-      if (block !== undefined) blocks.push(block);
+      // Its text frames any error at its lines, these and those of the rules across blocks.
+      files.set(shown, text);
+      diagnostics.push(...errors);
+      // The record sets that are valid join the stack even when others are not, so the rules across
+      // blocks (a CNAME beside another type) report in the same round as the file's own errors.
+      for (const block of blocks) typed.set(block.address, block);
     }
-    // Its text frames any error at its lines, these and those of the rules across blocks.
-    files.set(shown, attributes.records_text);
-    diagnostics.push(...errors);
-    // The record sets that are valid join the stack even when others are not, so the rules across
-    // blocks (a CNAME beside another type) report in the same round as the file's own errors.
-    for (const block of blocks) typed.set(block.address, block);
   }
 }
 
-/** One record set of a zone file as a dns_rrset block, or undefined (each problem through `fail`) when the kind refuses it. */
-function rrsetBlock(zoneAddress: string, origin: string, set: ZoneRecordSet, fail: (summary: string, range: SourceRange) => void): TypedBlock | undefined {
-  const type = set.type;
-  const { content } = RESOURCE_KINDS.dns_rrset.zoneRecords!;
-  const raw = {
-    zone: origin,
-    name: set.name,
-    record_type: type,
-    ttl: set.ttl,
-    resource_records: set.records.map((r) => ({ content: content(type, r.rdata, r.origin) })),
-  };
-  const result = RESOURCE_KINDS.dns_rrset.schema.safeParse(raw);
+/** One record set of a zone file as a block of the kind that holds record sets, or undefined (each problem through `fail`) when the kind refuses it. */
+function recordSetBlock(
+  { kind, records }: ReturnType<typeof zoneRecordsKind>,
+  zoneAddress: string,
+  origin: string,
+  set: ZoneRecordSet,
+  fail: (summary: string, range: SourceRange) => void,
+): TypedBlock | undefined {
+  const result = kind.schema.safeParse(records.attributes(origin, set));
   if (!result.success) {
     for (const issue of result.error.issues) {
       const [field, index] = issue.path;
-      const record = field === 'resource_records' && typeof index === 'number' ? set.records[index] : undefined;
+      const record = field === records.recordsField && typeof index === 'number' ? set.records[index] : undefined;
       fail(`${set.name} ${set.type}: ${issue.message}`, record?.at ?? set.at);
     }
     return undefined;
   }
-  const name = identity(origin, set.name, type);
-  const address = `dns_rrset.${name}`;
-  // A block the loader makes from a zone file, typed as the blocks it reads from the stack.
+  const name = identity(origin, set.name, set.type);
+  const address = `${kind.type}.${name}`;
+  // A block the loader makes from a zone file, typed as the blocks it reads from the stack (its
+  // attributes are what the kind's schema produced).
   const block = {
     kind: 'resource',
-    type: 'dns_rrset',
+    type: kind.type,
     name,
     address,
     attributes: result.data,
     dependsOn: [zoneAddress],
     range: set.at,
     fieldSources: {},
-  } as unknown as ResourceBlock<'dns_rrset'>;
+  } as unknown as ResourceBlock;
   return { address, keyRange: set.at, dependsOn: [], block };
 }
 
@@ -120,7 +132,7 @@ const SOA_FIELDS = ['primary_server', 'contact', undefined, 'refresh', 'retry', 
  * it too. Undefined when the block declares every one of them alike (or the record is malformed:
  * its own checks are the platform's).
  */
-function soaNotApplied(set: ZoneRecordSet, origin: string, zone: Readonly<Record<string, unknown>>): Omit<Diagnostic, 'address'> | undefined {
+function soaNotApplied(set: ZoneRecordSet, origin: string, zone: Readonly<Record<string, unknown>>, zoneType: string): Omit<Diagnostic, 'address'> | undefined {
   const record = set.records[0];
   if (record === undefined || record.rdata.length !== SOA_FIELDS.length) return undefined;
   const absolute = (name: string) => canonicalName(name.endsWith('.') ? name : `${name}.${record.origin}`);
@@ -138,7 +150,7 @@ function soaNotApplied(set: ZoneRecordSet, origin: string, zone: Readonly<Record
     severity: 'warning',
     code: 'soa-not-applied',
     summary: `${origin} SOA: ${unapplied.join(', ')} ${unapplied.length === 1 ? 'is' : 'are'} not applied`,
-    detail: `edgeform does not send a zone file's SOA (the platform keeps the zone's): declare ${unapplied.map((u) => u.split(' ')[0]).join(', ')} on the dns_zone block to manage ${unapplied.length === 1 ? 'it' : 'them'}, or leave ${unapplied.length === 1 ? 'it' : 'them'} out.`,
+    detail: `edgeform does not send a zone file's SOA (the platform keeps the zone's): declare ${unapplied.map((u) => u.split(' ')[0]).join(', ')} on the ${zoneType} block to manage ${unapplied.length === 1 ? 'it' : 'them'}, or leave ${unapplied.length === 1 ? 'it' : 'them'} out.`,
     range: record.at,
   };
 }

@@ -25,7 +25,7 @@ export function splitPurgeRecord(description: string | null | undefined): { rest
   const match = RECORD.exec(live);
   if (!match) return { rest: live, record: {} };
   const record: Record<string, string> = {};
-  for (const entry of match[1]!.split(',')) {
+  for (const entry of must(match[1], 'match[1]').split(',')) {
     const at = entry.indexOf('=');
     if (at <= 0) continue;
     try {
@@ -41,7 +41,7 @@ export function splitPurgeRecord(description: string | null | undefined): { rest
 export function withPurgeRecord(rest: string, record: PurgeRecord): string {
   const keys = Object.keys(record).sort();
   if (keys.length === 0) return rest;
-  const token = `[edgeform-purged:${keys.map((k) => `${k}=${encodeURIComponent(record[k]!)}`).join(',')}]`;
+  const token = `[edgeform-purged:${keys.map((k) => `${k}=${encodeURIComponent(must(record[k], 'record[k]'))}`).join(',')}]`;
   return rest === '' ? token : `${rest} ${token}`;
 }
 
@@ -50,3 +50,4 @@ export function recordPurge(description: string | null | undefined, key: string,
   const { rest, record } = splitPurgeRecord(description);
   return withPurgeRecord(rest, { ...record, [key]: value });
 }
+import { must } from '../errors.js';

@@ -1,3 +1,4 @@
+import { must } from '../errors.js';
 import { z } from 'zod';
 
 /**
@@ -76,7 +77,7 @@ const shape = z.strictObject({
 export const purgeField = shape.superRefine((value, ctx) => {
   const given = (['paths', 'urls', 'all'] as const).filter((k) => value[k] !== undefined);
   if (given.length === 0) ctx.addIssue({ code: 'custom', message: 'says what to purge: paths, urls or all: true' });
-  if (given.length > 1) ctx.addIssue({ code: 'custom', path: [given[1]!], message: `set one of paths, urls and all: true, not ${given.join(' and ')}` });
+  if (given.length > 1) ctx.addIssue({ code: 'custom', path: [must(given[1], 'given[1]')], message: `set one of paths, urls and all: true, not ${given.join(' and ')}` });
 });
 
 /** A block's `purge:` as the schema reads it. */
@@ -91,8 +92,8 @@ export function rulePrefix(rule: string, ruleType: 0 | 1 | undefined): string {
   if (ruleType === 1 || !pattern.startsWith('/')) pattern = `/${pattern}`;
   let prefix = '';
   for (let i = 0; i < pattern.length; i++) {
-    const ch = pattern[i]!;
-    if (ch === '\\' && i + 1 < pattern.length && !/[a-zA-Z0-9]/.test(pattern[i + 1]!)) {
+    const ch = must(pattern[i], 'pattern[i]');
+    if (ch === '\\' && i + 1 < pattern.length && !/[a-zA-Z0-9]/.test(must(pattern[i + 1], 'pattern[i + 1]'))) {
       if (/[?*{]/.test(pattern[i + 2] ?? '')) break;
       prefix += pattern[++i];
       continue;
@@ -139,7 +140,7 @@ export function ruleScopeProblems(
   const regex = ruleRegExp(rule, ruleType);
   const out: Array<{ field: 'urls' | 'paths'; index: number; message: string }> = [];
   (purge.urls ?? []).forEach((url, index) => {
-    const path = url.split('?')[0]!;
+    const path = url.replace(/\?.*/s, '');
     const inside = regex === null ? path.startsWith(prefix) : regex.test(path);
     if (!inside)
       out.push({ field: 'urls', index, message: `is outside the rule's pattern ${JSON.stringify(rule)}: a rule purges only what it matches (purge it on the resource)` });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RateLimitError } from '../api/errors.js';
-import { TaskTimeoutError } from '../errors.js';
+import { TaskTimeoutError, must } from '../errors.js';
 import { apiPath } from '../api/path.js';
 import type { Action, FieldChange, PlannedFollowUp } from '../plan/types.js';
 import { recordPurge, RESOURCE_KEY, ruleKey, splitPurgeRecord, type PurgeRecord } from './cdn-purge-record.js';
@@ -313,5 +313,5 @@ export async function findResourceByCname(ctx: ProviderContext, cname: string): 
     })
   ).body;
   const found = (Array.isArray(page) ? page : page.results).filter((r) => r.cname === cname);
-  return found.length === 1 ? found[0]! : null;
+  return found.length === 1 ? must(found[0], 'found[0]') : null;
 }

@@ -1,3 +1,4 @@
+import { must } from '../errors.js';
 import { z } from 'zod';
 import { createPlan, onlyMatch } from './create.js';
 import { ADDRESS_TAG, isOwnershipTag, MARK_TAG, STACK_TAG, type TagsPolicy } from './fields.js';
@@ -114,7 +115,10 @@ const markSubject = (type: ResourceType, place: CloudPlace, stack: string, addre
 export function judgedOwner(tags: readonly LiveTag[], type: ResourceType, place: CloudPlace, seal: OwnerSeal | undefined): Owner | null {
   const owner = ownerOf(tags);
   if (owner === null || seal?.keyed !== true) return owner;
-  return { ...owner, mark: seal.judge(markSubject(type, place, owner.stack, owner.address), userTag(tags, MARK_TAG))! };
+  return {
+    ...owner,
+    mark: must(seal.judge(markSubject(type, place, owner.stack, owner.address), userTag(tags, MARK_TAG)), 'seal.judge(markSubject(type, place, owner.stack, owner.address), us...'),
+  };
 }
 
 /** Why prune must leave a resource whose tags name an owner with this mark verdict (see OwnedResource.unproven), or nothing. */
@@ -155,7 +159,10 @@ export function ownershipPatch(
   const tags = ownershipTags(type, place, ref);
   if (remark) {
     const why = current.mark === 'previous' ? 'it was made with EDGEFORM_OWNER_KEY_PREVIOUS' : 'it had none';
-    return { patch: { [MARK_TAG]: tags[MARK_TAG]! }, note: `the owner mark (${MARK_TAG}) is re-made with EDGEFORM_OWNER_KEY (${why}); nothing is created or destroyed` };
+    return {
+      patch: { [MARK_TAG]: must(tags[MARK_TAG], 'tags[MARK_TAG]') },
+      note: `the owner mark (${MARK_TAG}) is re-made with EDGEFORM_OWNER_KEY (${why}); nothing is created or destroyed`,
+    };
   }
   const staleMark: Record<string, null> = tags[MARK_TAG] === undefined && userTag(live, MARK_TAG) !== undefined ? { [MARK_TAG]: null } : {};
   const from = current === null ? 'none' : `${STACK_TAG}=${current.stack}, ${ADDRESS_TAG}=${current.address}`;
@@ -321,7 +328,7 @@ function ownedReads<T extends ResourceType, Item extends OwnedCloudItem>(k: Owne
         paging: spec.list.paging,
         canMatch: ([ref]) => ref?.stack !== null && ref?.stack !== undefined,
         describe: ([d]) => `GET ${spec.list.path(scopeOf(d))}`,
-        fetchPage: (ctx, [d], [ref], page) => fetchListPage(ctx, spec.list, { ...scopeOf(d), filter: ownedListFilter(ctx, ref!.stack) }, page),
+        fetchPage: (ctx, [d], [ref], page) => fetchListPage(ctx, spec.list, { ...scopeOf(d), filter: ownedListFilter(ctx, must(ref, 'ref').stack) }, page),
       },
     },
     list: {

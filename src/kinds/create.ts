@@ -1,4 +1,4 @@
-import { AmbiguousIdentityError } from '../errors.js';
+import { AmbiguousIdentityError, must } from '../errors.js';
 import { KNOWN_AFTER_APPLY, type FieldChange } from '../plan/types.js';
 import type { GroupRead, MemberRead, Observation, ProviderContext, ProviderPlan, ResourceProvider } from './provider.js';
 import { RESOURCE_KINDS, type ResourceAttributes, type ResourceType } from './registry.js';
@@ -83,7 +83,7 @@ export function withCreateFacts<T extends ResourceType>(
           results.map(async (result, i): Promise<MemberRead> => {
             if (!result.ok) return result;
             try {
-              return { ok: true, observation: await add(ctx, members[i]!, result.observation) };
+              return { ok: true, observation: await add(ctx, must(members[i], 'members[i]'), result.observation) };
             } catch (error) {
               return { ok: false, error };
             }

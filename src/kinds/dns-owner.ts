@@ -1,3 +1,4 @@
+import { must } from '../errors.js';
 import { z } from 'zod';
 import { ZONE_OWNER_META_KEY } from './fields.js';
 import { OWNER_KEY_ENV } from '../env.js';
@@ -37,7 +38,9 @@ const markSubject = (stack: string, address: string, zone: string) => ({ type: '
 export function zoneOwner(record: ZoneOwnerRecord | null, zone: string, seal: OwnerSeal | undefined): Owner | null {
   if (record === null) return null;
   const owner = { stack: record.stack, address: record.address ?? '' };
-  return seal?.keyed === true ? { ...owner, mark: seal.judge(markSubject(owner.stack, owner.address, zone), record.mark)! } : owner;
+  return seal?.keyed === true
+    ? { ...owner, mark: must(seal.judge(markSubject(owner.stack, owner.address, zone), record.mark), 'seal.judge(markSubject(owner.stack, owner.address, zone), record.mark)') }
+    : owner;
 }
 
 /** Why prune must leave the record sets of a zone whose owner record names the stack with this owner (see OwnedResource.unproven), if it must. */

@@ -1,3 +1,4 @@
+import { must } from '../errors.js';
 import type { ProviderContext } from './provider.js';
 import type { ListEndpoint, ListMembers } from './list-read.js';
 import { readAllPages, type ListPage, type PageRequest, type Paging } from './paging.js';
@@ -296,7 +297,7 @@ export function defineImport<T extends ResourceType, S extends ScopeKind, Item>(
         const attributes = { ...spec.attributes(item, scope) } as Record<string, unknown>;
         const parsed = RESOURCE_KINDS[type].schema.safeParse(attributes);
         if (!parsed.success) {
-          const issue = parsed.error.issues[0]!;
+          const issue = must(parsed.error.issues[0], 'parsed.error.issues[0]');
           discovery.skipped.push({ type, source, reason: `it makes no valid ${type} block: ${issue.path.map(String).join('.') || '(block)'}: ${issue.message}` });
           continue;
         }

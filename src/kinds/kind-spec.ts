@@ -161,9 +161,13 @@ export interface TextProblem {
 export interface ZoneRecordsSpec {
   /** The record types a block holds (upper case). */
   readonly types: readonly string[];
-  /** A record's content (the vendor's array) from a zone file record's data tokens of `type`, names relative to `origin` made fully qualified. Pure. */
-  content(type: string, rdata: readonly string[], origin: string): unknown[];
-  /** The inverse: a record's data tokens from its content (names absolute, with the trailing dot). Pure. */
+  /** The attribute holding the records, in the file's order (a problem at its index is at that record's line). */
+  readonly recordsField: string;
+  /** The record set a block of the kind declares: its zone and owner name (canonical) and its type. Pure. */
+  declares(attributes: Readonly<Record<string, unknown>>): { zone: string; name: string; type: string };
+  /** A block's attributes (before the kind's schema checks them) for a zone file's record set: its name (absolute) and type, TTL and each record's data tokens, names relative to `origin`. Pure. */
+  attributes(zone: string, set: { name: string; type: string; ttl: number; records: ReadonlyArray<{ rdata: readonly string[]; origin: string }> }): Record<string, unknown>;
+  /** A record's data tokens from its content (names absolute, with the trailing dot). Pure. */
   rdata(type: string, content: readonly unknown[]): string[];
 }
 
@@ -186,6 +190,11 @@ export interface FileField {
    * sent only in the request, redacted from all output, and no code frame ever shows the file.
    */
   readonly sensitive?: true;
+  /**
+   * The file is a BIND zone file whose record sets become blocks of the kind `records` (one that
+   * declares `zoneRecords`), its origin the block's attribute `origin` (a DNS zone's `name`).
+   */
+  readonly zoneFile?: { readonly records: string; readonly origin: string };
 }
 
 /** Whether a block of this kind takes `moved_from:` and moves with `renamed_from:`: its resources carry ownership tags, or an owner record (KindSpec.ownerRecord). */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { NotFoundError } from '../api/errors.js';
 import { isUnknownOutcome } from '../api/retry.js';
 import { taskIdsSchema, type TaskScope } from '../api/tasks.js';
-import { PlanPayloadError } from '../errors.js';
+import { PlanPayloadError, must } from '../errors.js';
 import { setAtPath } from '../model/references.js';
 import type { ChangeFields, ResourceChange } from '../plan/types.js';
 import type { ApplyResult, FinishedTask, Observation, ProviderContext, ResourceProvider } from './provider.js';
@@ -234,7 +234,7 @@ function lifecycleRunner<T extends ResourceType, Item, C, U>(lifecycle: Lifecycl
       const planned = requirePayload(change, step.payload);
       const input: CreateInput<T, C> = { change, desired: change.desired, payload: withSensitiveValues(ctx, change, planned) };
       const request = step.request(input);
-      if (!step.tasks) return sendCreate(ctx, request, step.answer && ((item: Item) => step.answer!.observe(input, item)), step.answer?.schema);
+      if (!step.tasks) return sendCreate(ctx, request, step.answer && ((item: Item) => must(step.answer, 'step.answer').observe(input, item)), step.answer?.schema);
       const finished: FinishedTask[] = [];
       const collecting: ProviderContext = {
         ...ctx,
@@ -259,7 +259,7 @@ function lifecycleRunner<T extends ResourceType, Item, C, U>(lifecycle: Lifecycl
       if (step.tasks) return send(ctx, request, step.tasks, input);
       // Setting fields to values: repeating the request is harmless.
       const answer = await ctx.api.request({ ...request, retry: 'idempotent', signal: ctx.signal });
-      return step.answer ? answered(answer.body, step.answer.schema, (item) => step.answer!.observe(input, item)) : undefined;
+      return step.answer ? answered(answer.body, step.answer.schema, (item) => must(step.answer, 'step.answer').observe(input, item)) : undefined;
     },
     async delete(ctx: ProviderContext, change: ResourceChange<T>, step: DeleteStep<T, Item>): Promise<ApplyResult> {
       const input: DeleteInput<T> = { change, desired: change.desired, id: targetId(change, RESOURCE_KINDS[change.type].idField) };
@@ -368,5 +368,5 @@ function targetId<T extends ResourceType>(change: ResourceChange<T>, idField: st
 
 /** `a`, `a or b`, `a, b or c`. */
 function listOf(words: readonly string[]): string {
-  return words.length <= 1 ? (words[0] ?? 'nothing') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)!}`;
+  return words.length <= 1 ? (words[0] ?? 'nothing') : `${words.slice(0, -1).join(', ')} or ${must(words.at(-1), 'words.at(-1)')}`;
 }

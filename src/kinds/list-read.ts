@@ -1,3 +1,4 @@
+import { must } from '../errors.js';
 import { NotFoundError, UnexpectedResponseError } from '../api/errors.js';
 import { readPages, type ListPage, type PageRequest, type Paging } from './paging.js';
 import type { GroupRead, GroupReadContext, MemberRead, Observation, ProviderContext, ResourceProvider, ResourceRef } from './provider.js';
@@ -147,7 +148,7 @@ export function defineListReads<T extends ResourceType, Item>(spec: ListReadSpec
         return (await Promise.all(chunks)).flat();
       };
       const own = spec.findInList?.list;
-      const keyedAt = own && spec.hasId ? members.flatMap((member, i) => (spec.hasId!(member) === false ? [i] : [])) : [];
+      const keyedAt = own && spec.hasId ? members.flatMap((member, i) => (must(spec.hasId, 'spec.hasId')(member) === false ? [i] : [])) : [];
       if (own === undefined || keyedAt.length === 0) return readChunks(members, refs);
       // Members without their id found in a list of their own (filtered by what they share), all
       // in one reading of it; the others by the group's list (in chunks, for a list filtered by ids).
@@ -158,26 +159,27 @@ export function defineListReads<T extends ResourceType, Item>(spec: ListReadSpec
         if (ref === undefined) throw new Error('a grouped read of blocks without their id needs their refs');
         return ref;
       };
-      const alone = async (i: number): Promise<MemberRead> => (await readChunk(ctx, spec, readById, read, [members[i]!], [refOf(i)]))[0]!;
+      const alone = async (i: number): Promise<MemberRead> =>
+        must((await readChunk(ctx, spec, readById, read, [must(members[i], 'members[i]')], [refOf(i)]))[0], 'the read of one member');
       const [byId, found] = await Promise.all([
         readChunks(
-          idAt.map((i) => members[i]!),
+          idAt.map((i) => must(members[i], 'members[i]')),
           idAt.map((i) => refs?.[i]),
         ),
         keyedAt.length === 1
-          ? Promise.all([alone(keyedAt[0]!)])
+          ? Promise.all([alone(must(keyedAt[0], 'keyedAt[0]'))])
           : findInOwnList(
               ctx,
               spec,
               own,
-              keyedAt.map((i) => members[i]!),
+              keyedAt.map((i) => must(members[i], 'members[i]')),
               keyedAt.map(refOf),
-              (k) => alone(keyedAt[k]!),
+              (k) => alone(must(keyedAt[k], 'keyedAt[k]')),
             ),
       ]);
       const merged: MemberRead[] = new Array(members.length);
-      idAt.forEach((i, k) => (merged[i] = byId[k]!));
-      keyedAt.forEach((i, k) => (merged[i] = found[k]!));
+      idAt.forEach((i, k) => (merged[i] = must(byId[k], 'byId[k]')));
+      keyedAt.forEach((i, k) => (merged[i] = must(found[k], 'found[k]')));
       return merged;
     },
   };
@@ -218,7 +220,7 @@ async function pickListed<T extends ResourceType, Item>(
   ref: ResourceRef,
   keyed: ReadonlyMap<string, readonly Item[]>,
 ): Promise<MemberRead> {
-  const finder = spec.findInList!;
+  const finder = must(spec.findInList, 'spec.findInList');
   try {
     const found = finder.pick(member, keyed.get(finder.key(member, ref)) ?? [], ref);
     if (found === null) return { ok: true, observation: { exists: false } };
@@ -240,7 +242,7 @@ async function readChunk<T extends ResourceType, Item>(
   // Members without their id, found by their key in the group's list (see ListReadSpec.findInList;
   // those with a list of their own never come here but alone).
   const finder = spec.findInList;
-  const byKey = finder && spec.hasId ? members.map((member) => spec.hasId!(member) === false) : members.map(() => false);
+  const byKey = finder && spec.hasId ? members.map((member) => must(spec.hasId, 'spec.hasId')(member) === false) : members.map(() => false);
   const refOf = (i: number): ResourceRef => {
     const ref = refs?.[i];
     if (ref === undefined) throw new Error('a grouped read of blocks without their id needs their refs');
@@ -267,7 +269,7 @@ async function readChunk<T extends ResourceType, Item>(
   });
   const projected: Array<MemberRead | Promise<MemberRead> | undefined> = new Array(members.length);
   const onFound = (id: string, item: Item): void => {
-    for (const i of at.get(id) ?? []) projected[i] = projectNow(ctx, spec, members[i]!, item);
+    for (const i of at.get(id) ?? []) projected[i] = projectNow(ctx, spec, must(members[i], 'members[i]'), item);
   };
   const onItem =
     finder && keyed.size > 0
@@ -280,7 +282,7 @@ async function readChunk<T extends ResourceType, Item>(
   try {
     listing = await listMembers(ctx, spec.list, [head, ...tail], at, onFound, onItem);
   } catch (error) {
-    return afterFailedList(ctx, error, members.length, (i) => readAlone(members[i]!, i));
+    return afterFailedList(ctx, error, members.length, (i) => readAlone(must(members[i], 'members[i]'), i));
   }
   return Promise.all(
     members.map((member, i) => {
@@ -307,10 +309,10 @@ async function findInOwnList<T extends ResourceType, Item>(
   alone: (k: number) => Promise<MemberRead>,
 ): Promise<MemberRead[]> {
   if (!list.canMatch(refs)) return members.map(() => ({ ok: true, observation: { exists: false } }));
-  const finder = spec.findInList!;
+  const finder = must(spec.findInList, 'spec.findInList');
   // Members of a group read are the kind's attributes, which is what ListMembers holds.
   const listed = members as unknown as ListMembers<T>;
-  const keyed = new Map<string, Item[]>(members.map((member, k) => [finder.key(member, refs[k]!), []]));
+  const keyed = new Map<string, Item[]>(members.map((member, k) => [finder.key(member, must(refs[k], 'refs[k]')), []]));
   let complete: boolean;
   try {
     ({ complete } = await readPages(
@@ -328,7 +330,7 @@ async function findInOwnList<T extends ResourceType, Item>(
   } catch (error) {
     return afterFailedList(ctx, error, members.length, alone);
   }
-  return Promise.all(members.map((member, k) => (complete ? pickListed(spec, ctx, member, refs[k]!, keyed) : alone(k))));
+  return Promise.all(members.map((member, k) => (complete ? pickListed(spec, ctx, member, must(refs[k], 'refs[k]'), keyed) : alone(k))));
 }
 
 /**

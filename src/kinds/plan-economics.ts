@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Diagnostic } from '../config/diagnostics.js';
-import { EdgeformError } from '../errors.js';
+import { EdgeformError, must } from '../errors.js';
 import { summarizeCost, type CostLine, type PriceQuote } from '../plan/cost.js';
 import { checkQuotas, type QuotaDemand } from '../plan/quota.js';
 import type { Plan, ResourceChange } from '../plan/types.js';
@@ -137,7 +137,7 @@ async function askLimits(ctx: ProviderContext, check: LimitsCheck, addresses: st
       code: 'quota-exceeded',
       summary: `the plan needs ${requested} more ${counter} in region ${region ?? '?'}, but its quota ${key} is ${limit} with ${usage} used: ${missing} missing (check_limits)`,
       detail: `Requested by ${addresses.join(', ')}. Nothing was sent. Ask for a higher limit with a cloud_quota_limit_request block (regional_limits: [{ region_id: ${region ?? '?'}, ${key}: ${usage + requested} }]), or plan fewer or smaller resources.`,
-      ...(addresses.length === 1 ? { address: addresses[0]! } : {}),
+      ...(addresses.length === 1 ? { address: must(addresses[0], 'addresses[0]') } : {}),
     });
   }
   return problems;
@@ -187,7 +187,7 @@ async function pricePlan(ctx: ProviderContext, changes: readonly ResourceChange[
         if ('problem' in got) entry.line.problem = got.problem;
         else entry.line[side] = got;
       }
-      const address = entry.line.addresses.length === 1 ? { address: entry.line.addresses[0]! } : {};
+      const address = entry.line.addresses.length === 1 ? { address: must(entry.line.addresses[0], 'entry.line.addresses[0]') } : {};
       if (entry.line.problem !== undefined)
         warnings.push({ severity: 'warning', code: 'price-unknown', summary: `price unknown for ${entry.line.addresses.join(', ')}: ${entry.line.problem}`, ...address });
       else if ([entry.line.before, entry.line.after].some((q) => q?.status === 'error'))

@@ -20,7 +20,7 @@ import { dnsZoneKind } from './dns-zone/schema.js';
 import { cloudVolumeKind } from './cloud-volume/schema.js';
 import { fastedgeAppKind } from './fastedge-app/schema.js';
 import { iamResellerNotificationSettingKind } from './iam-reseller-notification-setting/schema.js';
-import type { KindSpec } from './kind-spec.js';
+import type { KindSpec, ZoneRecordsSpec } from './kind-spec.js';
 import { streamingAiTasksKind } from './streaming-ai-tasks/schema.js';
 import { streamingPlayerKind } from './streaming-player/schema.js';
 import { streamingVideoSubtitleKind } from './streaming-video-subtitle/schema.js';
@@ -93,6 +93,42 @@ export type DeletableType = { [T in ResourceType]: 'absent' extends ResourceAttr
 /** Resource and check kinds together, by type (resources first). */
 export const ALL_KINDS: Readonly<Record<ResourceType | CheckType, KindSpec>> = { ...RESOURCE_KINDS, ...CHECK_KINDS };
 
+/** The platform services edgeform reads and writes, each an API of its own (its base path, its quotas). */
+export type Service = 'cloud' | 'dns' | 'cdn' | 'fastedge' | 'streaming' | 'iam';
+
+/**
+ * The platform service each kind's resources live in, declared per kind (a kind's type names its
+ * family by convention only): what `stacks` groups the places a stack reads by. Every kind is in
+ * it, or the registry does not compile.
+ */
+export const KIND_SERVICE: { readonly [T in ResourceType | CheckType]: Service } = {
+  cloud_floating_ip: 'cloud',
+  cloud_instance: 'cloud',
+  cloud_network: 'cloud',
+  cloud_subnet: 'cloud',
+  cloud_ssh_key: 'cloud',
+  cloud_security_group: 'cloud',
+  cloud_volume: 'cloud',
+  cloud_k8s_cluster: 'cloud',
+  cloud_secret: 'cloud',
+  cloud_load_balancer: 'cloud',
+  cloud_lb_listener: 'cloud',
+  cloud_lb_pool: 'cloud',
+  cloud_lb_l7policy: 'cloud',
+  fastedge_app: 'fastedge',
+  streaming_player: 'streaming',
+  streaming_video_subtitle: 'streaming',
+  iam_reseller_notification_setting: 'iam',
+  cloud_quota_limit_request: 'cloud',
+  dns_zone: 'dns',
+  dns_rrset: 'dns',
+  cdn_origin_group: 'cdn',
+  cdn_resource: 'cdn',
+  cdn_rule: 'cdn',
+  streaming_video_subtitles: 'streaming',
+  streaming_ai_tasks: 'streaming',
+};
+
 /** Every resource type, in registry order. */
 export const RESOURCE_TYPES: readonly ResourceType[] = Object.values(RESOURCE_KINDS).map((kind) => kind.type);
 
@@ -113,4 +149,15 @@ let deletable: readonly DeletableType[] | undefined;
  */
 export function deletableTypes(): readonly DeletableType[] {
   return (deletable ??= RESOURCE_TYPES.filter(isDeletable));
+}
+
+/**
+ * The kind a zone file's record sets become blocks of (a file attribute's `zoneFile.records`), with
+ * what it tells the zone file loader; an error naming the kind when it declares no `zoneRecords`
+ * (a kind's declaration is wrong, not the stack).
+ */
+export function zoneRecordsKind(type: string): { kind: KindSpec; records: ZoneRecordsSpec } {
+  const kind = Object.values(ALL_KINDS).find((k) => k.type === type);
+  if (kind?.zoneRecords === undefined) throw new Error(`${type} is named as the kind of a zone file's record sets and declares no zoneRecords`);
+  return { kind, records: kind.zoneRecords };
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ApiConnectionError, ApiError, BadRequestError, ConflictError, NotFoundError, UnprocessableEntityError } from '../api/errors.js';
 import { computeBackoff, isUnknownOutcome } from '../api/retry.js';
 import type { TaskScope } from '../api/tasks.js';
-import { PlanPayloadError, StillLockedError } from '../errors.js';
+import { PlanPayloadError, StillLockedError, must } from '../errors.js';
 import type { ChangeFields } from '../plan/types.js';
 import type { ApplyResult, ProviderContext } from './provider.js';
 
@@ -22,7 +22,7 @@ export function requirePayload<S extends z.ZodType>(change: Pick<ChangeFields, '
   }
   const parsed = schema.safeParse(change.payload);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
+  const issue = must(parsed.error.issues[0], 'parsed.error.issues[0]');
   throw new PlanPayloadError(change, `${['payload', ...issue.path.map(String)].join('.')}: ${issue.message}`);
 }
 

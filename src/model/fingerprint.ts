@@ -1,3 +1,4 @@
+import { must } from '../errors.js';
 import { hash } from 'node:crypto';
 
 /**
@@ -37,7 +38,7 @@ function sortedCopy(value: unknown, key: string): unknown {
 }
 
 function isSorted(names: readonly string[]): boolean {
-  for (let i = 1; i < names.length; i++) if (names[i - 1]! > names[i]!) return false;
+  for (let i = 1; i < names.length; i++) if (must(names[i - 1], 'names[i - 1]') > must(names[i], 'names[i]')) return false;
   return true;
 }
 

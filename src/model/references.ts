@@ -3,6 +3,7 @@
  * text and references, and paths into attributes. Pure text and values: it knows no kind, no
  * plan and no stack, so config/, plan/ and the kinds may all use it (see docs/architecture.md).
  */
+import { must } from '../errors.js';
 import { isStackReference, parseStackReference, stackReferenceAddress, writeStackReference } from './stack-reference.js';
 
 /** What one `${TYPE.NAME.FIELD}` names: a block's address (`TYPE.NAME`) and the attribute it reads. */
@@ -27,7 +28,7 @@ export const WHOLE_RESOURCE_REFERENCE = /^\$\{(?:stack:[A-Za-z0-9][A-Za-z0-9._-]
 export function parseReference(inner: string): ReferenceTarget | undefined {
   if (inner.startsWith('stack:')) return parseStackReference(inner);
   const match = REFERENCE_INNER.exec(inner);
-  return match ? { type: match[1]!, name: match[2]!, field: match[3]! } : undefined;
+  return match ? { type: must(match[1], 'match[1]'), name: must(match[2], 'match[2]'), field: must(match[3], 'match[3]') } : undefined;
 }
 
 /** `TYPE.NAME` of a reference's block. */
@@ -107,7 +108,7 @@ export function setAtPath<T>(root: T, path: readonly (string | number)[], value:
   if (path.length === 0) return value as T;
   const [head, ...rest] = path;
   const container = (Array.isArray(root) ? [...(root as unknown[])] : { ...(root as Record<string, unknown>) }) as Record<string | number, unknown>;
-  container[head!] = setAtPath(container[head!], rest, value);
+  container[must(head, 'head')] = setAtPath(container[must(head, 'head')], rest, value);
   return container as T;
 }
 

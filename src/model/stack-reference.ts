@@ -21,7 +21,7 @@ export const STACK_REFERENCE_INNER = /^stack:([A-Za-z0-9][A-Za-z0-9._-]{0,62})\/
 /** The reference to another stack `${...}` holds, or undefined when it is not `stack:NAME/TYPE.BLOCK.FIELD`. */
 export function parseStackReference(inner: string): StackReferenceTarget | undefined {
   const match = STACK_REFERENCE_INNER.exec(inner);
-  return match ? { stack: match[1]!, type: match[2]!, name: match[3]!, field: match[4]! } : undefined;
+  return match ? { stack: must(match[1], 'match[1]'), type: must(match[2], 'match[2]'), name: must(match[3], 'match[3]'), field: must(match[4], 'match[4]') } : undefined;
 }
 
 /** Whether a reference target reads another stack. */
@@ -41,3 +41,4 @@ export function writeStackReference(target: StackReferenceTarget): string {
 export function stackReferenceAddress(target: Pick<StackReferenceTarget, 'stack' | 'type' | 'name'>): string {
   return `stack:${target.stack}/${target.type}.${target.name}`;
 }
+import { must } from '../errors.js';

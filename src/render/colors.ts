@@ -1,3 +1,4 @@
+import { must } from '../errors.js';
 import kleur from 'kleur';
 
 /** The styles the views use. */
@@ -35,7 +36,7 @@ export function createColors(enabled: boolean): Colors {
     try {
       let chain: kleur.Kleur = kleur;
       for (const style of styles.slice(0, -1)) chain = chain[style]();
-      return chain[styles[styles.length - 1]!](text);
+      return chain[must(styles[styles.length - 1], 'styles[styles.length - 1]')](text);
     } finally {
       kleur.enabled = global;
     }

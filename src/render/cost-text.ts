@@ -1,3 +1,4 @@
+import { must } from '../errors.js';
 import { formatMessage } from './values.js';
 import { describeQuote, formatDifference, formatMoney, hasPrice, type CostLine, type PlanCost } from '../plan/cost.js';
 
@@ -6,7 +7,7 @@ const MAX_COST_LINES = 50;
 
 /** `cloud_floating_ip.a` or `3 × cloud_floating_ip (a, b, c)`: what a line prices. */
 function lineSubject(line: CostLine): string {
-  if (line.addresses.length === 1) return line.addresses[0]!;
+  if (line.addresses.length === 1) return must(line.addresses[0], 'line.addresses[0]');
   const names = line.addresses.map((a) => a.slice(a.indexOf('.') + 1));
   const shown = names.length > 4 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
   return `${line.addresses.length} × ${line.type} (${shown})`;

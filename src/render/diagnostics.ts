@@ -1,3 +1,4 @@
+import { must } from '../errors.js';
 import type { BabelCodeFrameOptions } from '@babel/code-frame';
 import { lazily } from '../lazily.js';
 
@@ -127,8 +128,8 @@ function indexLines(text: string): SourceLines {
 
 /** Line `n` (1-based) without its line break (a CRLF file's "\r" included). */
 function lineAt(source: SourceLines, n: number): string {
-  const start = source.starts[n - 1]!;
-  const end = n < source.starts.length ? source.starts[n]! - 1 : source.text.length;
+  const start = must(source.starts[n - 1], 'source.starts[n - 1]');
+  const end = n < source.starts.length ? must(source.starts[n], 'source.starts[n]') - 1 : source.text.length;
   const line = source.text.slice(start, end);
   return line.endsWith('\r') ? line.slice(0, -1) : line;
 }

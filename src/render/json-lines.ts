@@ -38,7 +38,7 @@ function* members(value: unknown, indent: string, prefix: string, suffix: string
     if (entries.length > 0) {
       yield `${indent}${prefix}{\n`;
       for (let i = 0; i < entries.length; i++) {
-        const [key, x] = entries[i]!;
+        const [key, x] = must(entries[i], 'entries[i]');
         yield* members(x, inner, `${JSON.stringify(key)}: `, i < entries.length - 1 ? ',' : '', depth - 1);
       }
       yield `${indent}}${suffix}\n`;
@@ -48,3 +48,4 @@ function* members(value: unknown, indent: string, prefix: string, suffix: string
   const text = JSON.stringify(v, null, 2) ?? 'null';
   yield `${indent}${prefix}${indent === '' ? text : text.replaceAll('\n', `\n${indent}`)}${suffix}\n`;
 }
+import { must } from '../errors.js';

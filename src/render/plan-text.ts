@@ -1,3 +1,4 @@
+import { must } from '../errors.js';
 import type { Diagnostic } from '../config/diagnostics.js';
 import { costText } from './cost-text.js';
 import { describeReplaced, KNOWN_AFTER_APPLY, type Action, type CheckResult, type FieldChange, type Plan, type PlannedFollowUp, type ResourceChange } from '../plan/types.js';
@@ -132,7 +133,7 @@ function summarised(changes: readonly ResourceChange[]): Map<string, { shown: Se
     long.set(type, {
       shown: new Set([...list.slice(0, SHOWN_AT_ENDS), ...list.slice(-SHOWN_AT_ENDS)]),
       hidden: list.length - 2 * SHOWN_AT_ENDS,
-      firstHidden: list[SHOWN_AT_ENDS]!,
+      firstHidden: must(list[SHOWN_AT_ENDS], 'list[SHOWN_AT_ENDS]'),
     });
   }
   return long;
@@ -273,7 +274,7 @@ function renderFieldChanges(change: ResourceChange, colors: Colors): string[] {
   const lines: string[] = [];
   const groups = new Map<string, FieldChange[]>();
   for (const c of change.changes) {
-    const head = formatName(c.path[0]!);
+    const head = formatName(must(c.path[0], 'c.path[0]'));
     const group = groups.get(head);
     if (group) group.push(c);
     else groups.set(head, [c]);

@@ -1,3 +1,4 @@
+import { must } from '../errors.js';
 import type { FleetReport, StackDifference, StackReport, StackStatus } from '../plan/fleet-report.js';
 import { clipText } from './escape.js';
 import { MARKDOWN_LIMIT } from './plan-markdown.js';
@@ -131,7 +132,7 @@ function differenceCount(s: StackReport, command: FleetReport['command']): strin
 
 /** An errored stack: its first error in the open, all of them (bounded) folded. */
 function errorItem(s: StackReport, detailed: boolean): string[] {
-  const first = s.errors[0]!;
+  const first = must(s.errors[0], 's.errors[0]');
   const line = `- ${stackLabel(s)}: ${markdownCode(first.code)} ${markdownCode(clipText(first.summary, 600))}${first.where ? ` at ${markdownCode(first.where)}` : ''}`;
   if (!detailed || s.errors.length === 1) return [line + (s.errors.length > 1 ? ` (and ${s.errors.length - 1} more)` : '')];
   return [

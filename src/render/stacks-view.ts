@@ -1,3 +1,4 @@
+import { must } from '../errors.js';
 import type { Diagnostic } from '../config/diagnostics.js';
 import type { ListedStack, SkippedFile } from '../config/discover-stacks.js';
 import type { Place } from '../config/stack-reads.js';
@@ -107,7 +108,7 @@ function renderStacksText(listing: StackListing, color: boolean): string {
       continue;
     }
     out.push(`${colors.green('✓')} ${s.path} (${what})`);
-    out.push(`    digest  ${s.digest!.slice(0, 12)}`, `    on      ${s.baseUrl}`);
+    out.push(`    digest  ${must(s.digest, 's.digest').slice(0, 12)}`, `    on      ${s.baseUrl}`);
     out.push(`    reads   ${s.places.length === 0 ? '(nothing)' : s.places.map(describePlace).join('; ')}`);
     out.push(`    files   ${s.files.join(', ')}`);
     if (s.stackReads.length > 0) out.push(`    after   ${s.stackReads.join(', ')} (the stacks its \${stack:...} references read)`);

@@ -74,6 +74,7 @@ export function markdownCode(text: string, options: { inTable?: boolean } = {}):
 export function escapeTerminalOutput(text: string, options: { color: boolean }): string {
   return text.replace(UNSAFE_OUTPUT, (match, sgr: string | undefined) => {
     if (sgr === undefined) return escapeChar(match);
-    return options.color ? sgr : `${escapeChar(sgr[0]!)}${sgr.slice(1)}`;
+    return options.color ? sgr : `${escapeChar(must(sgr[0], 'sgr[0]'))}${sgr.slice(1)}`;
   });
 }
+import { must } from '../errors.js';

@@ -2,7 +2,17 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ChangedSincePlanError, EdgeformError, InconsistentResultError, StalePlanError, StoppedError, TaskFailedError, TaskTimeoutError } from '../../src/errors.js';
+import {
+  ChangedSincePlanError,
+  EdgeformError,
+  InconsistentResultError,
+  InvariantError,
+  must,
+  StalePlanError,
+  StoppedError,
+  TaskFailedError,
+  TaskTimeoutError,
+} from '../../src/errors.js';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
@@ -52,6 +62,23 @@ describe('the shared errors', () => {
     const error = new StoppedError('stopped at v1.30.6');
     expect(error).toBeInstanceOf(EdgeformError);
     expect(error.code).toBe('EDGEFORM_STOPPED');
+  });
+});
+
+describe('must: a value the code knows is there', () => {
+  it('gives the value back, falsy ones included, and throws a bug (not an EdgeformError) naming what is missing', () => {
+    expect(must(0, 'a count')).toBe(0);
+    expect(must('', 'a text')).toBe('');
+    expect(must(new Map([['a', 1]]).get('a'), 'the entry a')).toBe(1);
+    expect(() => must(new Map<string, number>().get('a'), 'the entry a')).toThrow(new InvariantError('edgeform bug: the entry a is missing'));
+    expect(() => must(null, 'x')).toThrow(InvariantError);
+    let error: unknown;
+    try {
+      must(undefined, 'x');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).not.toBeInstanceOf(EdgeformError);
   });
 });
 

@@ -1,3 +1,4 @@
+import { must } from '../../errors.js';
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
 import { createPlan, onlyMatch } from '../create.js';
@@ -27,7 +28,7 @@ type DesiredOrigin = NonNullable<Desired['origins']>[number];
 /** An origin as plans compare it (see OriginState): an S3 origin's keys `(sensitive)`, as the state has them: write-only. */
 function comparable(o: DesiredOrigin): OriginState {
   const flags = { backup: o.backup, enabled: o.enabled };
-  if (o.s3 === undefined) return { source: o.source!, ...flags };
+  if (o.s3 === undefined) return { source: must(o.source, 'o.source'), ...flags };
   const { type, bucket_name, region, storage_hostname } = o.s3;
   const s3 = { type, bucket_name, ...(region === undefined ? {} : { region }), ...(storage_hostname === undefined ? {} : { storage_hostname }) };
   return { s3: { ...s3, access_key_id: SENSITIVE, secret_access_key: SENSITIVE }, ...flags };
@@ -54,7 +55,7 @@ function payloadOf(fields: Record<string, unknown>, origins: readonly DesiredOri
   const sensitive: SensitiveValue[] = [];
   const sources = origins?.map((o, i) => {
     const flags = { backup: o.backup, enabled: o.enabled };
-    if (o.s3 === undefined) return { source: o.source!, ...flags };
+    if (o.s3 === undefined) return { source: must(o.source, 'o.source'), ...flags };
     const keys = { s3_access_key_id: o.s3.access_key_id, s3_secret_access_key: o.s3.secret_access_key };
     for (const [field, reference] of Object.entries(keys)) sensitive.push({ path: ['body', 'sources', i, 'config', field], env: envName(reference) });
     const config = {
@@ -113,7 +114,8 @@ function pickByName(desired: Desired, groups: readonly OriginGroup[]): { item: O
 }
 
 const reads = defineListReads<'cdn_origin_group', OriginGroup>({
-  readOne: (ctx, desired) => readOrGone(async () => (await ctx.api.get(groupPath(desired.origin_group_id!), { schema: originGroupAnswer, signal: ctx.signal })).body),
+  readOne: (ctx, desired) =>
+    readOrGone(async () => (await ctx.api.get(groupPath(must(desired.origin_group_id, 'desired.origin_group_id')), { schema: originGroupAnswer, signal: ctx.signal })).body),
   project: (_ctx, _desired, group) => ({ exists: true, state: groupState(group) }),
   hasId: (desired) => desired.origin_group_id !== undefined,
   async find(ctx, desired) {
@@ -193,7 +195,7 @@ export const cdnOriginGroup: ResourceProvider<'cdn_origin_group'> = {
             ]
           : [];
       const { payload, sensitive } = payloadOf(want, desired.origins);
-      return createPlan(want, 'origin_group_id', payload!, { errors, ...(sensitive ? { sensitive } : {}) });
+      return createPlan(want, 'origin_group_id', must(payload, 'payload'), { errors, ...(sensitive ? { sensitive } : {}) });
     },
     identity: (desired) => (desired.origin_group_id === undefined ? `name ${JSON.stringify(desired.name)}` : null),
   },

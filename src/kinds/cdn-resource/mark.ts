@@ -20,7 +20,7 @@ export function splitMark(description: string | null | undefined): { text: strin
   const live = description ?? '';
   const match = MARK.exec(live);
   if (!match) return { text: live, stack: null };
-  return { text: live.slice(0, match.index), stack: match[1]!, ...(match[2] === undefined ? {} : { mark: match[2] }) };
+  return { text: live.slice(0, match.index), stack: must(match[1], 'match[1]'), ...(match[2] === undefined ? {} : { mark: match[2] }) };
 }
 
 /** The description to send: the user's text with the stack's mark (and owner mark, when given) appended; none without a stack. */
@@ -31,3 +31,4 @@ export function withMark(text: string, stack: string | null, mark?: string): str
 
 /** What an owner mark of a CDN resource binds: the stack and the cname (unique on the platform, never changed by edgeform). */
 export const cdnMarkSubject = (stack: string, cname: string) => ({ type: 'cdn_resource', stack, address: '', identity: cname });
+import { must } from '../../errors.js';

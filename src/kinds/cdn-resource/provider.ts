@@ -1,3 +1,4 @@
+import { must } from '../../errors.js';
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
 import { deactivateBeforeDelete } from '../cdn-deactivate.js';
@@ -82,7 +83,8 @@ function pickByCname(desired: Desired, resources: readonly CdnResource[]): { ite
 }
 
 const reads = defineListReads<'cdn_resource', CdnResource>({
-  readOne: (ctx, desired) => readOrGone(async () => (await ctx.api.get(resourcePath(desired.resource_id!), { schema: resourceAnswer, signal: ctx.signal })).body),
+  readOne: (ctx, desired) =>
+    readOrGone(async () => (await ctx.api.get(resourcePath(must(desired.resource_id, 'desired.resource_id')), { schema: resourceAnswer, signal: ctx.signal })).body),
   project: (_ctx, _desired, resource) => ({ exists: true, state: resourceState(resource) }),
   hasId: (desired) => desired.resource_id !== undefined,
   async find(ctx, desired) {
@@ -131,7 +133,7 @@ function markOfDeclared(state: Record<string, unknown>, ref: ResourceRef | undef
     return {
       remark: {
         stack: ref.stack,
-        mark: ref.seal!.mark(cdnMarkSubject(ref.stack, state.cname as string)),
+        mark: must(ref.seal, 'ref.seal').mark(cdnMarkSubject(ref.stack, state.cname as string)),
         note: `the owner mark in the description's stack mark is re-made with EDGEFORM_OWNER_KEY (${why}); nothing else changes`,
       },
     };
@@ -207,7 +209,7 @@ const groupRead: GroupRead<'cdn_resource'> = {
   ...reads.groupRead,
   async read(ctx, members, refs) {
     const results = await reads.groupRead.read(ctx, members, refs);
-    const wanting = members.map((m, i) => declaresAutomated(m) && results[i]!.ok && (results[i] as { observation: Observation }).observation.exists);
+    const wanting = members.map((m, i) => declaresAutomated(m) && must(results[i], 'results[i]').ok && (results[i] as { observation: Observation }).observation.exists);
     if (!wanting.includes(true)) return results;
     let automated: Set<number>;
     try {
@@ -269,7 +271,7 @@ export const cdnResource: ResourceProvider<'cdn_resource'> = {
     const letsencrypt = payload?.success ? payload.data.letsencrypt : undefined;
     if (letsencrypt === undefined) return lifecycle.apply(ctx, change);
     // The declared fields first (an update with only ssl_automated sends no PATCH of its own).
-    if (change.action === 'create' || Object.keys(payload!.data!.body).length > 0) {
+    if (change.action === 'create' || Object.keys(must(payload?.data, "the update payload's data").body).length > 0) {
       const sent = await lifecycle.apply(ctx, change);
       if (sent === 'unacknowledged') return sent;
     }

@@ -1,3 +1,4 @@
+import { must } from '../../errors.js';
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
 import { planDeclaredOptions } from '../cdn-options-plan.js';
@@ -75,7 +76,7 @@ function pickByName(desired: Desired, rules: readonly CdnRule[]): { item: CdnRul
 const reads = defineListReads<'cdn_rule', CdnRule>({
   readOne: (ctx, desired) =>
     resourceKnown(desired)
-      ? readOrGone(async () => (await ctx.api.get(rulePath(desired.resource_id, desired.rule_id!), { schema: ruleAnswer, signal: ctx.signal })).body)
+      ? readOrGone(async () => (await ctx.api.get(rulePath(desired.resource_id, must(desired.rule_id, 'desired.rule_id')), { schema: ruleAnswer, signal: ctx.signal })).body)
       : Promise.resolve(null),
   project: (_ctx, desired, rule) => ({ exists: true, state: ruleState(desired.resource_id, rule) }),
   hasId: (desired) => desired.rule_id !== undefined,
@@ -121,11 +122,11 @@ const groupRead: GroupRead<'cdn_rule'> = {
   ...reads.groupRead,
   async read(ctx, members, refs) {
     const results = await reads.groupRead.read(ctx, members, refs);
-    const wanting = members.map((m, i) => wantsPurged(m) && results[i]!.ok && (results[i] as { observation: Observation }).observation.exists);
+    const wanting = members.map((m, i) => wantsPurged(m) && must(results[i], 'results[i]').ok && (results[i] as { observation: Observation }).observation.exists);
     const at = wanting.indexOf(true);
     if (at === -1) return results;
     try {
-      const record = await ctx.schedule(() => readPurgeRecord(ctx, members[at]!.resource_id));
+      const record = await ctx.schedule(() => readPurgeRecord(ctx, must(members[at], 'members[at]').resource_id));
       return results.map((r, i): MemberRead => (wanting[i] && r.ok ? { ok: true, observation: withRulePurged(r.observation, record) } : r));
     } catch (error) {
       if (ctx.signal.aborted) throw error;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
-import { PlanPayloadError } from '../../errors.js';
+import { PlanPayloadError, must } from '../../errors.js';
 import { fingerprint } from '../../model/fingerprint.js';
 import { KNOWN_AFTER_APPLY, type FieldChange, type ResourceChange } from '../../plan/types.js';
 import { createPlan, onlyMatch, REPLACED_STATE, withCreateFacts } from '../create.js';
@@ -168,7 +168,7 @@ const reads = defineListReads<'cloud_instance', Instance>({
       canMatch: ([ref]) => ref?.stack !== null && ref?.stack !== undefined,
       describe: ([d]) => `GET ${instanceList.path(d)}`,
       fetchPage: (ctx, [d], [ref], page) =>
-        fetchListPage(ctx, instanceTaggedList, { project_id: d.project_id, region_id: d.region_id, tagKeyValue: JSON.stringify({ [STACK_TAG]: ref!.stack }) }, page),
+        fetchListPage(ctx, instanceTaggedList, { project_id: d.project_id, region_id: d.region_id, tagKeyValue: JSON.stringify({ [STACK_TAG]: must(ref, 'ref').stack }) }, page),
     },
   },
   list: {
@@ -198,7 +198,9 @@ async function createFacts(ctx: ProviderContext, d: Desired): Promise<Record<str
   return {
     ...(await placeFacts(ctx, d)),
     region_flavors: flavors,
-    ...(keys === undefined ? {} : { ssh_keys: [...keys.map((k) => ({ key: k.name })), ...declaredKeys.map((k) => ({ key: k.name!, label: 'created by this stack' }))] }),
+    ...(keys === undefined
+      ? {}
+      : { ssh_keys: [...keys.map((k) => ({ key: k.name })), ...declaredKeys.map((k) => ({ key: must(k.name, 'k.name'), label: 'created by this stack' }))] }),
     ...(images === undefined ? {} : { images: images.map((i) => ({ key: i.id, label: i.name })) }),
   };
 }
@@ -644,7 +646,7 @@ export const cloudInstance: ResourceProvider<'cloud_instance'> = {
         // The instance list has no filter by tag key: the place's whole list, kept where the tags name a stack.
         for (const vm of await listAll(ctx, instanceList, scope, (x) => x.id)) {
           if (ownerOf(vm.tags) === null) continue;
-          const owner = judgedOwner(vm.tags, 'cloud_instance', scope, ctx.seal)!;
+          const owner = must(judgedOwner(vm.tags, 'cloud_instance', scope, ctx.seal), 'the owner of an owned instance');
           owned.push({
             ...owner,
             ...unprovenByTags(owner),

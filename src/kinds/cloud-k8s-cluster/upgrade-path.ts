@@ -1,5 +1,6 @@
 // The functions, not the package: semver's index loads all of its 48 modules (about 15 ms of
 // every plan's start-up); these are its documented per-function entry points.
+import { must } from '../../errors.js';
 import compare from 'semver/functions/compare.js';
 import eq from 'semver/functions/eq.js';
 import parse from 'semver/functions/parse.js';
@@ -16,7 +17,7 @@ import type { SemVer } from 'semver';
 /** A parsed version, or null when the text is not `vMAJOR.MINOR.PATCH`. */
 export function parseK8sVersion(text: string): SemVer | null {
   const match = /^v?(\d+\.\d+\.\d+)$/.exec(text.trim());
-  return match ? parse(match[1]!) : null;
+  return match ? parse(must(match[1], 'match[1]')) : null;
 }
 
 /** One step of an upgrade path; `version` is undefined when the platform decides it later. */
@@ -79,7 +80,7 @@ export function planUpgradePath(current: string, target: string, offered: readon
   }
   const first = nextUpgradeStep(current, target, offered);
   if (first.kind === 'error') return first;
-  const firstVersion = parseK8sVersion(first.version)!;
+  const firstVersion = must(parseK8sVersion(first.version), 'parseK8sVersion(first.version)');
   const steps: UpgradeStep[] = [{ minor: `v${firstVersion.major}.${firstVersion.minor}`, version: first.version }];
   for (let minor = firstVersion.minor + 1; minor <= tgt.minor && !first.final; minor++) {
     steps.push({ minor: `v${tgt.major}.${minor}`, version: minor === tgt.minor ? formatVersion(tgt) : undefined });

@@ -1,3 +1,4 @@
+import { must } from '../../errors.js';
 import { apiPath } from '../../api/path.js';
 import { z } from 'zod';
 import { canonicalJson } from '../../model/fingerprint.js';
@@ -35,7 +36,7 @@ function listRequests(ctx: ProviderContext): Promise<Request[]> {
 
 /** The one request among `requests` with the block's description; more than one is an error naming them. */
 function pickByDescription(d: Desired, requests: readonly Request[]): { item: Request; foundBy: string } | null {
-  const description = d.description!;
+  const description = must(d.description, 'd.description');
   const identity = describeKey(description);
   const item = onlyMatch(
     requests.filter((r) => r.description === description),
@@ -46,7 +47,7 @@ function pickByDescription(d: Desired, requests: readonly Request[]): { item: Re
 }
 
 const reads = defineListReads<'cloud_quota_limit_request', Request>({
-  readOne: (ctx, d) => readOrGone(async () => (await ctx.api.get(requestPath(d.request_id!), { schema: requestAnswer, signal: ctx.signal })).body),
+  readOne: (ctx, d) => readOrGone(async () => (await ctx.api.get(requestPath(must(d.request_id, 'd.request_id')), { schema: requestAnswer, signal: ctx.signal })).body),
   project: (_ctx, _desired, r) => ({
     exists: true,
     state: { request_id: r.id, status: r.status, description: r.description ?? null, requested_limits: normalizeLimits(r.requested_limits) },
@@ -58,7 +59,7 @@ const reads = defineListReads<'cloud_quota_limit_request', Request>({
   // Blocks found by description are found in the account's whole list (the group's list is
   // filtered by the ids it reads), read to its end once for all of them.
   findInList: {
-    key: (d) => d.description!,
+    key: (d) => must(d.description, 'd.description'),
     itemKey: (r) => r.description ?? undefined,
     pick: pickByDescription,
     list: {
@@ -73,7 +74,7 @@ const reads = defineListReads<'cloud_quota_limit_request', Request>({
     memberId: (d) => String(d.request_id),
     itemId: (r) => String(r.id),
     maxMembersPerList: QUOTA_REQUEST_IDS_PER_LIST,
-    ...listEndpointOf(requestList, (members) => ({ request_ids: members.map((m) => m.request_id!) })),
+    ...listEndpointOf(requestList, (members) => ({ request_ids: members.map((m) => must(m.request_id, 'm.request_id')) })),
   },
 });
 
@@ -149,7 +150,7 @@ export const cloudQuotaLimitRequest: ResourceProvider<'cloud_quota_limit_request
         ...base,
         errors: [
           {
-            field: changes[0]!.path[0] as string,
+            field: must(changes[0], 'changes[0]').path[0] as string,
             summary: `${fields} of quota limit request ${desired.request_id} differ, and a request cannot be changed in place`,
             detail:
               'edgeform would destroy the request and create a new one, which request_id could no longer name: remove request_id to have edgeform replace it (found again by its description), or declare what the request has.',

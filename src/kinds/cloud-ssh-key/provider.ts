@@ -1,3 +1,4 @@
+import { must } from '../../errors.js';
 import { z } from 'zod';
 import { onlyMatch } from '../create.js';
 import { createPlan } from '../create.js';
@@ -36,9 +37,9 @@ const reads = defineListReads<'cloud_ssh_key', SshKey>({
   project: (_ctx, _desired, key) => observe(key),
   hasId: (d) => d.ssh_key_id !== undefined,
   async find(ctx, d) {
-    return pickByName(d, await listAll(ctx, sshKeyList, { project_id: d.project_id, name: d.name! }, (k) => k.id));
+    return pickByName(d, await listAll(ctx, sshKeyList, { project_id: d.project_id, name: must(d.name, 'd.name') }, (k) => k.id));
   },
-  findInList: { key: (d) => d.name!, itemKey: (key) => key.name, pick: pickByName },
+  findInList: { key: (d) => must(d.name, 'd.name'), itemKey: (key) => key.name, pick: pickByName },
   list: {
     group: (d) => String(d.project_id),
     memberId: (d) => d.ssh_key_id ?? '',
@@ -90,7 +91,7 @@ export const cloudSshKey: ResourceProvider<'cloud_ssh_key'> = {
     if (d.name !== undefined && d.name !== state.name) changes.push({ path: ['name'], op: 'update', before: state.name, after: d.name, forces_replacement: true });
     const want = d.public_key === undefined ? undefined : publicKeyBody(d.public_key);
     if (want !== undefined && want !== publicKeyBody(String(state.public_key))) {
-      changes.push({ path: ['public_key'], op: 'update', before: String(state.public_key), after: d.public_key!.trim(), forces_replacement: true });
+      changes.push({ path: ['public_key'], op: 'update', before: String(state.public_key), after: must(d.public_key, 'd.public_key').trim(), forces_replacement: true });
     }
     const base = { before, after: before, changes, warnings: [], notes: [] };
     if (changes.length === 0) return { action: 'no-op', ...base, errors: [] };
@@ -100,7 +101,7 @@ export const cloudSshKey: ResourceProvider<'cloud_ssh_key'> = {
         ...base,
         errors: [
           {
-            field: changes[0]!.path[0]!,
+            field: must(changes[0]?.path[0], 'the changed field'),
             summary: `${changes.map((c) => c.path[0]).join(' and ')} of SSH key ${d.ssh_key_id} differ, and a key cannot change in place`,
             detail:
               'edgeform would delete the key and create a new one, which ssh_key_id could no longer name: remove ssh_key_id to have edgeform replace it (found again by its name), or declare what the key has.',

@@ -1,3 +1,4 @@
+import { must } from '../../errors.js';
 import { z } from 'zod';
 import { lazily } from '../../lazily.js';
 import { defineKind, type TextProblem } from '../kind-spec.js';
@@ -29,8 +30,8 @@ function checkPublicKey(text: string): TextProblem | null {
   const lines = text.split('\n').filter((line) => line.trim() !== '');
   if (lines.length !== 1) return { line: 1, column: 1, message: `a public key file holds one key line (ssh-ed25519 AAAA... comment); this one has ${lines.length}` };
   if (/PRIVATE KEY/.test(text)) return { line: 1, column: 1, message: 'this is a private key: name the public half (the .pub file)' };
-  return publicKeyBody(lines[0]!) === undefined
-    ? { line: text.split('\n').indexOf(lines[0]!) + 1, column: 1, message: 'not an OpenSSH public key line (TYPE BASE64 [comment], e.g. ssh-ed25519 AAAA...)' }
+  return publicKeyBody(must(lines[0], 'lines[0]')) === undefined
+    ? { line: text.split('\n').indexOf(must(lines[0], 'lines[0]')) + 1, column: 1, message: 'not an OpenSSH public key line (TYPE BASE64 [comment], e.g. ssh-ed25519 AAAA...)' }
     : null;
 }
 

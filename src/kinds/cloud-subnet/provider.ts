@@ -1,3 +1,4 @@
+import { must } from '../../errors.js';
 import { z } from 'zod';
 import { KNOWN_AFTER_APPLY } from '../../plan/types.js';
 import { networkList } from '../cloud-lists.js';
@@ -95,7 +96,7 @@ function createProblems(d: Desired, facts: Readonly<Record<string, unknown>> | u
   if (network) problems.push(network);
   const subnets = facts?.subnets as Array<{ id: string; name: string; network_id: string; cidr: string }> | undefined;
   if (subnets && d.network_id !== undefined && d.network_id !== KNOWN_AFTER_APPLY && d.cidr !== undefined) {
-    const clash = subnets.find((x) => x.network_id === d.network_id && cidrsOverlap(x.cidr, d.cidr!));
+    const clash = subnets.find((x) => x.network_id === d.network_id && cidrsOverlap(x.cidr, must(d.cidr, 'd.cidr')));
     if (clash)
       problems.push({
         field: 'cidr',

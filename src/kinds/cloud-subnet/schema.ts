@@ -1,3 +1,4 @@
+import { must } from '../../errors.js';
 import { z } from 'zod';
 import { lazily } from '../../lazily.js';
 import { defineKind } from '../kind-spec.js';
@@ -106,11 +107,11 @@ export const cloudSubnetKind = defineKind({
         ctx.addIssue({ code: 'custom', path: ['cidr'], message: `is an IPv${version.version} network, but ip_version is ${value.ip_version}` });
       // A gateway that is not an address (a reference's stand-in) is judged by its own field's rule.
       if (version && 'version' in version && typeof value.gateway_ip === 'string' && ipVersionOf(value.gateway_ip) !== undefined) {
-        const [net, bits] = ipaddr().parseCIDR(value.cidr!);
+        const [net, bits] = ipaddr().parseCIDR(must(value.cidr, 'value.cidr'));
         const gateway = ipaddr().parse(value.gateway_ip);
         // match takes an address of its own kind, which the first test makes sure of.
         if (gateway.kind() !== net.kind() || !gateway.match(net as never, bits))
-          ctx.addIssue({ code: 'custom', path: ['gateway_ip'], message: `must be inside cidr ${value.cidr!}` });
+          ctx.addIssue({ code: 'custom', path: ['gateway_ip'], message: `must be inside cidr ${must(value.cidr, 'value.cidr')}` });
       }
       if (value.gateway_ip === null && value.connect_to_network_router !== false)
         ctx.addIssue({ code: 'custom', path: ['connect_to_network_router'], message: 'must be false when gateway_ip is null (the platform requires it)' });

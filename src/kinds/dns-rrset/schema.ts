@@ -1,3 +1,4 @@
+import { must } from '../../errors.js';
 import { isIPv4, isIPv6 } from 'node:net';
 import { z } from 'zod';
 import { defineKind } from '../kind-spec.js';
@@ -113,7 +114,7 @@ export function contentProblem(type: RecordType, content: readonly unknown[]): C
     case 'SRV': {
       const bad = [first, second, third].findIndex((v) => uintOf(v, 65535) === null);
       const names = ['priority', 'weight', 'port'];
-      return arity(4) ?? (bad >= 0 ? at(bad, `the SRV ${names[bad]!} ${JSON.stringify(content[bad])} must be an integer 0..65535`) : at(3, hostProblem(fourth)));
+      return arity(4) ?? (bad >= 0 ? at(bad, `the SRV ${must(names[bad], 'names[bad]')} ${JSON.stringify(content[bad])} must be an integer 0..65535`) : at(3, hostProblem(fourth)));
     }
     case 'CAA':
       return (
@@ -176,7 +177,7 @@ function describeArity(type: RecordType): string {
 export function normaliseContent(type: RecordType, content: readonly unknown[]): unknown[] {
   if (contentProblem(type, content) !== null) return [...content];
   const host = (v: unknown) => canonicalName(String(v));
-  const num = (v: unknown) => uintOf(v, Number.MAX_SAFE_INTEGER)!;
+  const num = (v: unknown) => must(uintOf(v, Number.MAX_SAFE_INTEGER), 'uintOf(v, Number.MAX_SAFE_INTEGER)');
   switch (type) {
     case 'A':
       return [String(content[0]).trim()];
@@ -365,7 +366,18 @@ export const dnsRrsetKind = defineKind({
   },
   zoneRecords: {
     types: RECORD_TYPES,
-    content: (type, rdata, origin) => contentFromRdata(type as RecordType, rdata, origin),
+    recordsField: 'resource_records',
+    declares: (attributes) => {
+      const block = attributes as RrsetBlock;
+      return { zone: canonicalName(block.zone), name: ownerName(block.name, block.zone), type: block.record_type };
+    },
+    attributes: (zone, set) => ({
+      zone,
+      name: set.name,
+      record_type: set.type,
+      ttl: set.ttl,
+      resource_records: set.records.map((r) => ({ content: contentFromRdata(set.type as RecordType, r.rdata, r.origin) })),
+    }),
     rdata: (type, content) => rdataFromContent(type as RecordType, content),
   },
   checkAcross: (blocks) => cnameBesideOthers(blocks as ReadonlyArray<RrsetBlock>),
@@ -487,15 +499,15 @@ export function cnameBesideOthers(blocks: ReadonlyArray<RrsetBlock>): Array<{ in
   });
   const problems: Array<{ index: number; field: string; message: string }> = [];
   for (const indexes of byName.values()) {
-    const cname = indexes.find((i) => blocks[i]!.record_type === 'CNAME');
+    const cname = indexes.find((i) => must(blocks[i], 'blocks[i]').record_type === 'CNAME');
     if (cname === undefined || indexes.length < 2) continue;
-    const name = ownerName(blocks[cname]!.name, blocks[cname]!.zone);
+    const name = ownerName(must(blocks[cname], 'blocks[cname]').name, must(blocks[cname], 'blocks[cname]').zone);
     for (const i of indexes) {
       if (i === cname) continue;
       problems.push({
         index: i,
         field: 'record_type',
-        message: `a CNAME cannot stand beside other record types: ${name} has a CNAME record set (in another block) and this ${blocks[i]!.record_type}`,
+        message: `a CNAME cannot stand beside other record types: ${name} has a CNAME record set (in another block) and this ${must(blocks[i], 'blocks[i]').record_type}`,
       });
     }
   }

@@ -3,7 +3,7 @@ import { fetchListPage } from '../kind-list.js';
 import { NotFoundError } from '../../api/errors.js';
 import { apiPath } from '../../api/path.js';
 import { isUnknownOutcome } from '../../api/retry.js';
-import { PlanPayloadError } from '../../errors.js';
+import { PlanPayloadError, must } from '../../errors.js';
 import { createPlan } from '../create.js';
 import { declaredFields, diffDeclared } from '../declared-fields.js';
 import { canonicalName } from '../dns-names.js';
@@ -130,8 +130,8 @@ function claimZone(desired: Zone, state: Record<string, unknown>, ref: ResourceR
   const note =
     current === null
       ? `the zone's meta records ${describeOwner(record)} as the one stack that prunes its record sets (meta.edgeform, not shown as drift)`
-      : judged!.stack === ref.stack && judged!.address === ref.address
-        ? `the owner mark of the zone's owner record is re-made with EDGEFORM_OWNER_KEY (${judged!.mark === 'previous' ? 'it was made with EDGEFORM_OWNER_KEY_PREVIOUS' : 'it had none'})`
+      : must(judged, 'judged').stack === ref.stack && must(judged, 'judged').address === ref.address
+        ? `the owner mark of the zone's owner record is re-made with EDGEFORM_OWNER_KEY (${must(judged, 'judged').mark === 'previous' ? 'it was made with EDGEFORM_OWNER_KEY_PREVIOUS' : 'it had none'})`
         : `the zone's pruning owner moves from ${describeOwner(current)} to ${describeOwner(record)} (meta.edgeform)`;
   const payload = (planned.payload ?? {}) as ZonePayload;
   return { ...planned, action: 'update', payload: { ...payload, body: updateBody(desired, state, record) }, notes: [...planned.notes, note] };
@@ -190,8 +190,8 @@ export const dnsZone: ResourceProvider<'dns_zone'> = {
     const soaChanged = diff.changed.some((f) => (SOA_FIELDS as readonly string[]).includes(f));
     const payload: ZonePayload = {
       ...(soaChanged ? { body: updateBody(desired, state) } : {}),
-      ...(diff.changed.includes('enabled') ? { enabled: desired.enabled! } : {}),
-      ...(diff.changed.includes('dnssec') ? { dnssec: desired.dnssec! } : {}),
+      ...(diff.changed.includes('enabled') ? { enabled: must(desired.enabled, 'desired.enabled') } : {}),
+      ...(diff.changed.includes('dnssec') ? { dnssec: must(desired.dnssec, 'desired.dnssec') } : {}),
     };
     return {
       action: diff.changes.length > 0 ? 'update' : 'no-op',

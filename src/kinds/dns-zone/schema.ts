@@ -72,8 +72,17 @@ export const dnsZoneKind = defineKind({
   create: { key: ['name'] },
   ownerRecord: true,
   // The zone file's text goes into records_text; the loader (src/config/zone-records.ts) parses
-  // it with the zone's name as origin, which this check, given the text alone, cannot know.
-  files: { records_file: { into: 'records_text', what: 'a BIND zone file', maxBytes: MAX_ZONE_FILE_BYTES, check: () => null } },
+  // it with the zone's name as origin, which this check, given the text alone, cannot know, and
+  // makes each record set a dns_rrset block.
+  files: {
+    records_file: {
+      into: 'records_text',
+      what: 'a BIND zone file',
+      maxBytes: MAX_ZONE_FILE_BYTES,
+      check: () => null,
+      zoneFile: { records: 'dns_rrset', origin: 'name' },
+    },
+  },
   readable: {
     id: { type: 'string', description: 'The zone name: a zone is identified by it.', read: (s) => s.name },
     name: { type: 'string', description: 'The zone name (lower case, no trailing dot).', read: (s) => s.name },

@@ -1,3 +1,4 @@
+import { must } from '../../errors.js';
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
 import { createPlan, onlyMatch } from '../create.js';
@@ -78,7 +79,7 @@ function pickByName(desired: ResourceAttributes['fastedge_app'], apps: readonly 
 }
 
 const reads = defineListReads<'fastedge_app', ReadApp>({
-  readOne: (ctx, desired) => readApp(ctx, desired.app_id!),
+  readOne: (ctx, desired) => readApp(ctx, must(desired.app_id, 'desired.app_id')),
   async project(ctx, desired, read) {
     // A list item (app_short) has no env or rsp_headers: a block that declares them reads the app itself.
     if (!read.full && (desired.env !== undefined || desired.rsp_headers !== undefined)) {
@@ -90,11 +91,11 @@ const reads = defineListReads<'fastedge_app', ReadApp>({
   hasId: (desired) => desired.app_id !== undefined,
   async find(ctx, desired) {
     // The list's name filter matches in part and ignores case: only the exact name is the block's.
-    const named = await listAll(ctx, appsNamedList, { name: desired.name! }, (app) => String(app.id));
+    const named = await listAll(ctx, appsNamedList, { name: must(desired.name, 'desired.name') }, (app) => String(app.id));
     return pickByName(desired, named.map(listedApp));
   },
   findInList: {
-    key: (desired) => desired.name!,
+    key: (desired) => must(desired.name, 'desired.name'),
     itemKey: (read) => read.app.name,
     pick: pickByName,
   },

@@ -1,3 +1,4 @@
+import { must } from '../../errors.js';
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
 import type { FieldChange } from '../../plan/types.js';
@@ -46,7 +47,11 @@ function pickByKey(d: Desired, settings: readonly Setting[]): { item: Setting; f
 
 /** Reads one setting (GET), a reseller's settings (the list), or finds one by its natural key, with one projection. */
 const reads = defineListReads<'iam_reseller_notification_setting', Setting>({
-  readOne: (ctx, d) => readOrGone(async () => (await ctx.api.get(settingPath(d.reseller_id, d.notification_settings_id!), { schema: settingAnswer, signal: ctx.signal })).body),
+  readOne: (ctx, d) =>
+    readOrGone(
+      async () =>
+        (await ctx.api.get(settingPath(d.reseller_id, must(d.notification_settings_id, 'd.notification_settings_id')), { schema: settingAnswer, signal: ctx.signal })).body,
+    ),
   project: (_ctx, _desired, s) => ({ exists: true, state: { notification_settings_id: s.id, notification_type: s.notification_type, email: s.email, enabled: s.enabled } }),
   hasId: (d) => d.notification_settings_id !== undefined,
   async find(ctx, d) {

@@ -1,3 +1,4 @@
+import { must } from '../../errors.js';
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
 import { createPlan, onlyMatch } from '../create.js';
@@ -30,7 +31,7 @@ async function readPlayer(ctx: ProviderContext, id: number): Promise<Player | nu
 
 /** The one player with the block's name among `players`; two or more are an error naming every id (names are not unique on the platform). */
 function pickByName(desired: { name?: string | undefined }, players: readonly Player[]): { item: Player; foundBy: string } | null {
-  const name = desired.name!;
+  const name = must(desired.name, 'desired.name');
   const identity = `name ${JSON.stringify(name)}`;
   const player = onlyMatch(
     players.filter((p) => p.name === name),
@@ -67,7 +68,7 @@ function createSettings(desired: Readonly<Record<string, unknown>>): Record<stri
 }
 
 const reads = defineListReads<'streaming_player', Player>({
-  readOne: (ctx, desired) => readPlayer(ctx, desired.player_id!),
+  readOne: (ctx, desired) => readPlayer(ctx, must(desired.player_id, 'desired.player_id')),
   project: (_ctx, _desired, player) => ({ exists: true, state: stateOf(player) }),
   hasId: (desired) => desired.player_id !== undefined,
   async find(ctx, desired) {
@@ -76,7 +77,7 @@ const reads = defineListReads<'streaming_player', Player>({
   },
   // Players found by name are found in the one player list, read to its end once for all of them.
   findInList: {
-    key: (desired) => desired.name!,
+    key: (desired) => must(desired.name, 'desired.name'),
     itemKey: (player) => player.name,
     pick: pickByName,
   },

@@ -1,3 +1,4 @@
+import { must } from '../../errors.js';
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
 import type { FieldChange } from '../../plan/types.js';
@@ -51,7 +52,10 @@ function pickByLanguage(d: Desired, subtitles: readonly Subtitle[]): { item: Sub
 
 const reads = defineListReads<'streaming_video_subtitle', Subtitle>({
   readOne: (ctx, d) =>
-    readOrGone(async () => ({ ...(await ctx.api.get(subtitlePath(d.video_id, d.subtitle_id!), { schema: subtitleAnswer, signal: ctx.signal })).body, video_id: d.video_id })),
+    readOrGone(async () => ({
+      ...(await ctx.api.get(subtitlePath(d.video_id, must(d.subtitle_id, 'd.subtitle_id')), { schema: subtitleAnswer, signal: ctx.signal })).body,
+      video_id: d.video_id,
+    })),
   project: (_ctx, d, s) => ({ exists: true, state: { subtitle_id: s.id, video_id: d.video_id, language: s.language, name: s.name ?? null, vtt: s.vtt ?? '' } }),
   hasId: (d) => d.subtitle_id !== undefined,
   async find(ctx: ProviderContext, d) {

@@ -1,3 +1,4 @@
+import { must } from '../../errors.js';
 import { z } from 'zod';
 import { defineKind, type TextProblem } from '../kind-spec.js';
 import { ensureDeletable, positiveId } from '../fields.js';
@@ -28,7 +29,7 @@ export function checkWebVtt(text: string): TextProblem | null {
   let i = 1;
   // The header runs to the first blank line.
   while (i < lines.length && lines[i] !== '') {
-    if (lines[i]!.includes('-->')) return { line: i + 1, column: 1, message: 'a blank line must separate the "WEBVTT" header from the first cue' };
+    if (must(lines[i], 'lines[i]').includes('-->')) return { line: i + 1, column: 1, message: 'a blank line must separate the "WEBVTT" header from the first cue' };
     i++;
   }
   while (i < lines.length) {
@@ -45,13 +46,13 @@ export function checkWebVtt(text: string): TextProblem | null {
 
 /** Checks one block (lines between blank lines) starting at 1-based line `at`. */
 function checkBlock(block: readonly string[], at: number): TextProblem | null {
-  const head = block[0]!;
+  const head = must(block[0], 'block[0]');
   if (!head.includes('-->') && /^(NOTE|STYLE|REGION)(?:[ \t]|$)/.test(head)) return null;
   const timingIndex = head.includes('-->') ? 0 : block[1]?.includes('-->') ? 1 : -1;
   if (timingIndex === -1) {
     return { line: at, column: 1, message: `a cue needs a timing line "00:00:01.000 --> 00:00:04.000" ${block.length > 1 ? 'after its identifier' : 'here'}` };
   }
-  return checkTiming(block[timingIndex]!, at + timingIndex);
+  return checkTiming(must(block[timingIndex], 'block[timingIndex]'), at + timingIndex);
 }
 
 function checkTiming(line: string, lineNumber: number): TextProblem | null {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { classifyYaml, discoverStacks } from '../../../src/config/discover-stacks.js';
 import { loadStack } from '../../../src/config/load-stack.js';
 import { stackFiles, stackPlaces } from '../../../src/config/stack-reads.js';
+import { ALL_KINDS, KIND_SERVICE } from '../../../src/kinds/registry.js';
 import { writeFleet } from '../../helpers/fleet.js';
 
 describe('discoverStacks: every stack under a root', () => {
@@ -71,6 +72,15 @@ describe('classifyYaml: what a YAML file is, from its top-level keys', () => {
 });
 
 describe('what a stack reads: its places and its files', () => {
+  it('reads a block in the service its kind declares (KIND_SERVICE), for every kind, not in a word parsed out of its type', () => {
+    expect(Object.keys(KIND_SERVICE).sort()).toEqual(Object.keys(ALL_KINDS).sort());
+    // Only the fields stackPlaces reads: a block's type and attributes.
+    const block = (type: keyof typeof KIND_SERVICE, attributes: Record<string, unknown>) => ({ type, attributes }) as never;
+    expect(
+      stackPlaces({ resources: [block('iam_reseller_notification_setting', { reseller_id: 7 }), block('cdn_rule', {})], checks: [block('streaming_ai_tasks', { video_id: 3 })] }),
+    ).toEqual([{ service: 'cdn' }, { service: 'iam', reseller_id: 7 }, { service: 'streaming', video_id: 3 }]);
+  });
+
   it('names each place its blocks read (defaults applied) and every file it reads, relative like the stack path', async () => {
     const root = writeFleet();
     const web = (await loadStack(join(root, 'prod/web.yaml'), {})).stack!;

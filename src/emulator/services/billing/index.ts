@@ -1,3 +1,4 @@
+import { must } from '../../../errors.js';
 import { z } from 'zod';
 import { CLOUD_PRODUCT } from '../../cloud-common.js';
 import { int } from '../../fixture-parts.js';
@@ -80,7 +81,7 @@ export const billingService = defineService({
     slice.priceList = structuredClone(price_list);
     slice.quotaLimits = {
       global: { ...quota_limits.global },
-      regional: new Map(quota_limits.regional.map(({ region_id, ...limits }) => [region_id!, limits])),
+      regional: new Map(quota_limits.regional.map(({ region_id, ...limits }) => [must(region_id, 'region_id'), limits])),
     };
   },
   dump: (state) => ({

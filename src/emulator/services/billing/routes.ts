@@ -1,3 +1,4 @@
+import { must } from '../../../errors.js';
 import { cloudError, cloudObjectBody } from '../../cloud-common.js';
 import { isPlainObject, parseDate } from '../../format.js';
 import { fail, jsonReply, type Reply } from '../../reply.js';
@@ -56,7 +57,7 @@ function volumePerHour(ctx: Ctx, body: Record<string, unknown>, where: string, s
   if (type !== null && (typeof type !== 'string' || rates[type] === undefined))
     fail(cloudError(400, `${where}type_name: Input should be one of ${Object.keys(rates).join(', ')}`, ctx.requestId));
   if (body.source === 'existing-volume') return 0;
-  return (size ?? 0) * rates[type ?? 'standard']!;
+  return (size ?? 0) * must(rates[type ?? 'standard'], "the volume type's rate");
 }
 
 /** POST /cloud/v1/pricing/{p}/{r}/floating_ips: `{count}` floating IPs' price. */
@@ -164,7 +165,7 @@ function instancePreview(ctx: Ctx): Reply {
 
 /** GET /cloud/v1/pricing/{p}/{r}/instances/{instance_id}: the current price of an instance's flavor; 404 when there is no such instance. */
 function instancePrice(ctx: Ctx): Reply {
-  const instance = ctx.state.instances.get(ctx.params.instance_id!);
+  const instance = ctx.state.instances.get(must(ctx.params.instance_id, 'ctx.params.instance_id'));
   if (!instance || instance.project_id !== Number(ctx.params.project_id) || instance.region_id !== Number(ctx.params.region_id))
     fail(cloudError(404, `Instance ${ctx.params.instance_id} not found`, ctx.requestId, 'NotFound'));
   return jsonReply(200, itemPrice(ctx.state.priceList, flavorPerHour(ctx, instance.flavor_id)));

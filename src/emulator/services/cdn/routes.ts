@@ -1,3 +1,4 @@
+import { must } from '../../../errors.js';
 import type { z } from 'zod';
 import { defineCollection, type Created } from '../../collection.js';
 import { isPlainObject, parseDate, parseIntStrict } from '../../format.js';
@@ -340,7 +341,7 @@ function buildGroup(ctx: Ctx): Created<CdnOriginGroupRecord> {
   const write = readGroupWrite(ctx, 'create', undefined);
   const group: CdnOriginGroupRecord = {
     id: ctx.state.cdnNextIds.originGroup++,
-    name: write.name!,
+    name: must(write.name, 'write.name'),
     use_next: write.use_next ?? false,
     proxy_next_upstream: write.proxy_next_upstream ?? ['error', 'timeout'],
     auth_type: write.auth_type ?? 'none',
@@ -818,10 +819,10 @@ const rules = defineCollection<State, CdnRuleRecord, RuleScope, undefined, 'inte
       const rule: CdnRuleRecord = {
         id: ctx.state.cdnNextIds.rule++,
         resource: scope.resource,
-        name: write.name!,
+        name: must(write.name, 'write.name'),
         active: write.active ?? true,
-        rule: write.rule!,
-        ruleType: write.ruleType!,
+        rule: must(write.rule, 'write.rule'),
+        ruleType: must(write.ruleType, 'write.ruleType'),
         weight: write.weight ?? 1,
         originGroup: write.originGroup ?? null,
         overrideOriginProtocol: write.overrideOriginProtocol ?? null,

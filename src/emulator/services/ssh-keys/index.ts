@@ -1,3 +1,4 @@
+import { must } from '../../../errors.js';
 import { generateKeyPairSync } from 'node:crypto';
 import sshpk from 'sshpk';
 import { z } from 'zod';
@@ -161,7 +162,7 @@ export const sshKeysService = defineService({
         project_id: x.project_id ?? world.project_id,
         name: x.name,
         public_key: x.public_key.trim(),
-        fingerprint: sshFingerprint(x.public_key)!,
+        fingerprint: must(sshFingerprint(x.public_key), 'sshFingerprint(x.public_key)'),
         shared_in_project: x.shared_in_project,
         created_at: fixtureDate(x.created_at),
       });
