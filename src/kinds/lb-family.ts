@@ -221,7 +221,29 @@ export function defineChildReads<T extends BalancerChildType, Item>(
       fetchPage: (ctx, [d], page) => fetchListPage(ctx, spec.list, place(d), page),
     },
   });
-  const pruneListing: NonNullable<ResourceProvider<T>['pruneListing']> = {
+  const pruneListing = childPruneListing(spec, { idField, parentField, parentOf, idOf, attrs });
+  return { read: reads.read, groupRead: reads.groupRead, readOrGone: readOne, findByName, pruneListing };
+}
+
+/** How defineChildReads reads a child kind's blocks, for its prune listing. */
+interface ChildFields<T extends BalancerChildType, Item> {
+  idField: string;
+  parentField: 'load_balancer_id' | 'listener_id';
+  parentOf(item: Item): string | null;
+  idOf(d: ResourceAttributes[T]): string | undefined;
+  attrs(d: ResourceAttributes[T]): ChildAttributes;
+}
+
+/**
+ * A child kind's prune listing: the children of the balancers the stack's `cloud_load_balancer`
+ * blocks declare (prune: true) that no block of the kind declares or may be (a block whose read
+ * failed may be any child of its name in its parent).
+ */
+function childPruneListing<T extends BalancerChildType, Item>(
+  spec: ChildSpec<T, Item>,
+  { idField, parentField, parentOf, idOf, attrs }: ChildFields<T, Item>,
+): NonNullable<ResourceProvider<T>['pruneListing']> {
+  return {
     afterReads: true,
     async list(ctx, declared, stack) {
       const stackName = stack?.name ?? null;
@@ -264,7 +286,6 @@ export function defineChildReads<T extends BalancerChildType, Item>(
       return found;
     },
   };
-  return { read: reads.read, groupRead: reads.groupRead, readOrGone: readOne, findByName, pruneListing };
 }
 
 /** The field of a listener answer a child naming only its listener needs: its balancer. */
