@@ -21,11 +21,18 @@ export async function testPostgres(): Promise<TestPostgres> {
 
 /** The sessions of the test database named after an apply of the stack `name` (`edgeform apply NAME on HOST …`): their application_name. */
 export async function applySessions(db: TestPostgres, name: string): Promise<string[]> {
+  return (await applySessionQueries(db, name)).map((s) => s.application_name);
+}
+
+/** The same sessions with the last query each ran (pg_stat_activity.query): what a session has done so far. */
+export async function applySessionQueries(db: TestPostgres, name: string): Promise<Array<{ application_name: string; query: string }>> {
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ application_name: string }>('SELECT application_name FROM pg_stat_activity WHERE application_name LIKE $1', [`edgeform apply ${name} %`]);
-    return rows.map((r) => r.application_name);
+    const { rows } = await client.query<{ application_name: string; query: string | null }>('SELECT application_name, query FROM pg_stat_activity WHERE application_name LIKE $1', [
+      `edgeform apply ${name} %`,
+    ]);
+    return rows.map((r) => ({ application_name: r.application_name, query: r.query ?? '' }));
   } finally {
     await client.end();
   }

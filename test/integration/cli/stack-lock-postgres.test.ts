@@ -10,7 +10,7 @@ import { runCliInProcess } from '../../helpers/cli-in-process.js';
 import { FIP_PATCH, RESIZE_POST, TWO_BRANCHES } from '../../helpers/demo-stacks.js';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { closedPort } from '../../helpers/loopback-server.js';
-import { applySessions, testPostgres, type TestPostgres } from '../../helpers/postgres.js';
+import { applySessionQueries, applySessions, testPostgres, type TestPostgres } from '../../helpers/postgres.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -105,9 +105,12 @@ describe('the apply lock across machines (EDGEFORM_LOCK_URL)', () => {
     expect(short.stderr).toContain(`Waiting: waiting up to 1 s (--lock-timeout) for the stack named "${name}" on ${emu.url}, locked by \`edgeform apply `);
     expect(short.stderr).toContain('is running: it is locked by');
 
+    // The refused apply's session has ended (only the holder's is left), so a refusal seen below is the waiter's.
+    await waitFor(async () => (await sessionsOf(name)).length === 1, { what: 'the refused apply to close its session' });
     const waiter = runCliInProcess(['apply', checkout(name), '--auto-approve', '--lock-timeout', '5m'], { env: machine(emu) });
-    // Both sessions are open: the holder's, and the waiter's trying again.
-    await waitFor(async () => (await sessionsOf(name)).length === 2, { what: 'the waiting apply to open its session' });
+    // The waiter was refused once: after a refused try it asks who holds the lock (its session's last
+    // query reads pg_locks), so it says it waits whatever happens after; only then does the holder end.
+    await waitFor(async () => (await applySessionQueries(db, name)).some((s) => s.query.includes('pg_locks')), { what: 'the waiting apply to be refused once' });
     expect((await holder.finish()).code).toBe(0);
     const waited = await driveTasks(emu, waiter);
     expect(waited.code).toBe(0);
