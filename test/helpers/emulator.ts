@@ -1,3 +1,4 @@
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { startEmulator, demoFixturesPath, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
 
 /** A parsed answer of the emulator. */
@@ -45,6 +46,23 @@ export async function startTestEmulator(options: EmulatorOptions = {}): Promise<
     return { status: res.status, headers: res.headers, text, body: parsed };
   };
   return Object.assign(emulator, { call });
+}
+
+/**
+ * Registers the usual lifecycle of a test file (or describe block) against one emulator: started
+ * before its first test (`options` as startTestEmulator's), reset before each test unless
+ * `resetEach: false` (tests that build on the state the previous one left), closed after the
+ * last. `use` receives it once started.
+ */
+export function useTestEmulator(use: (emu: TestEmulator) => void, options: EmulatorOptions & { resetEach?: boolean } = {}): void {
+  const { resetEach = true, ...emulatorOptions } = options;
+  let emu: TestEmulator | undefined;
+  beforeAll(async () => {
+    emu = await startTestEmulator(emulatorOptions);
+    use(emu);
+  });
+  if (resetEach) beforeEach(() => emu?.reset());
+  afterAll(() => emu?.close());
 }
 
 /** The tags of a floating IP as the emulator holds them, key → value. */

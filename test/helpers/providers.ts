@@ -2,9 +2,9 @@ import { clientAround, createApiClient, type ApiClient, type ApiRequestOptions }
 import type { Sleep } from '../../src/api/sleep.js';
 import type { CheckBlock, ResourceBlock } from '../../src/config/types.js';
 import type { ResourceType } from '../../src/kinds/registry.js';
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { afterEach, beforeEach } from 'vitest';
 import type { Emulator, EmulatorOptions } from '../../src/emulator/index.js';
-import { startTestEmulator, type TestEmulator } from './emulator.js';
+import { type TestEmulator, useTestEmulator } from './emulator.js';
 import { buildPlan } from '../../src/plan/planner.js';
 import type { Plan, ResourceChange } from '../../src/plan/types.js';
 import { createProviderContext } from '../../src/kinds/context.js';
@@ -118,12 +118,8 @@ export function routesSeen(emu: Pick<Emulator, 'requests'>, filter: (route: stri
 export function useProviderHarness(use: (emu: TestEmulator, harness: ProviderHarness) => void, options: EmulatorOptions = {}): void {
   let emu: TestEmulator;
   let harness: ProviderHarness;
-  beforeAll(async () => {
-    emu = await startTestEmulator(options);
-  });
-  afterAll(() => emu.close());
+  useTestEmulator((started) => (emu = started), options);
   beforeEach(() => {
-    emu.reset();
     harness = createProviderHarness(emu);
     use(emu, harness);
   });
