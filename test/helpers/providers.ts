@@ -80,6 +80,11 @@ export function createProviderHarness(emu: Pick<Emulator, 'url' | 'apiKey' | 'cl
   return { ctx, api, sent, retryDelays, pollDelays, providerSleeps, progress, close: () => client.close() };
 }
 
+/** The desired attributes of a test's block: these defaults, with the test's own over them. */
+export const desiredOf =
+  <T extends object>(defaults: T) =>
+  (over: Partial<T> = {}): T => ({ ...defaults, ...over });
+
 /** Reads one block through the real read path and plans it with the real planner. */
 export async function planBlocks(ctx: ProviderContext, resources: ResourceBlock[], checks: CheckBlock[] = []): Promise<Plan> {
   const stack = stackOf(resources, checks);
