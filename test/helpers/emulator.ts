@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { startEmulator, demoFixturesPath, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
 
 /** A parsed answer of the emulator. */
@@ -63,6 +63,22 @@ export function useTestEmulator(use: (emu: TestEmulator) => void, options: Emula
   });
   if (resetEach) beforeEach(() => emu?.reset());
   afterAll(() => emu?.close());
+}
+
+/**
+ * Registers, after each test, the closing of what the test left open: `open` names it (the
+ * file's emulator, API client, harness: whichever the test started), closed in that order; what
+ * an earlier test already closed is not closed again.
+ */
+export function closeAfterEach(open: () => ReadonlyArray<{ close(): unknown } | undefined>): void {
+  const closed = new WeakSet<object>();
+  afterEach(async () => {
+    for (const o of open()) {
+      if (o === undefined || closed.has(o)) continue;
+      closed.add(o);
+      await o.close();
+    }
+  });
 }
 
 /** The tags of a floating IP as the emulator holds them, key → value. */

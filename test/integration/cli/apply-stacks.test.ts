@@ -2,10 +2,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOCK_DIR_ENV, StackLocks } from '../../../src/cli/stack-lock.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { emulatorEnv } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 /** A stack `name` with one floating IP `ip` in project 1, `region`, whose tag `upstream` may read another stack. */
@@ -23,10 +23,7 @@ const ownedBy = (emu: TestEmulator, name: string) => [...emu.state.floatingIps.v
 
 describe('apply --stacks: the fleet applied in the order its ${stack:...} references make', () => {
   let emu: TestEmulator | undefined;
-  afterEach(async () => {
-    await emu?.close();
-    emu = undefined;
-  });
+  closeAfterEach(() => [emu]);
 
   it('applies what a stack reads first, stops the dependants of a failed stack, and reports applied, failed, not started', async () => {
     emu = await startTestEmulator({ taskDurationMs: 0 });

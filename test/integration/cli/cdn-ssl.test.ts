@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 /** An origin group and a resource on it; `ssl` is the resource's SSL lines. */
@@ -22,10 +22,7 @@ ${ssl}`;
 
 describe("cdn_resource ssl_automated: a Let's Encrypt certificate", () => {
   let emu: TestEmulator | undefined;
-  afterEach(async () => {
-    await emu?.close();
-    emu = undefined;
-  });
+  closeAfterEach(() => [emu]);
 
   it('creates the resource, creates and attaches the certificate and waits for it; plans no changes (one certificate list); false revokes; true again reuses it', async () => {
     emu = await startTestEmulator({ taskDurationMs: 0 });

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { emulatorEnv } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 import { tempDir } from '../../helpers/import.js';
 
 const VM = 'a7e7e8d6-0b4c-4c2e-9d1e-2f0f0c7b9a11';
@@ -26,10 +26,7 @@ const FIXTURES = {
 
 describe('edgeform import of an instance with an attached volume', () => {
   let emu: TestEmulator | undefined;
-  afterEach(async () => {
-    await emu?.close();
-    emu = undefined;
-  });
+  closeAfterEach(() => [emu]);
 
   it('writes the volume as a reference to the imported volume block, and the result plans clean', async () => {
     emu = await startTestEmulator({ fixtures: FIXTURES });

@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 const SG_V2 = '/cloud/v2/security_groups/1/76';
@@ -28,10 +28,7 @@ const SELF = `      - { direction: ingress, protocol: tcp, port_range_min: 5432,
 
 describe('cloud_security_group through the CLI', () => {
   let emu: TestEmulator | undefined;
-  afterEach(async () => {
-    await emu?.close();
-    emu = undefined;
-  });
+  closeAfterEach(() => [emu]);
   const start = async () => {
     emu = await startTestEmulator({ taskDurationMs: 0 });
     return { emu, env: emulatorEnv(emu) };
@@ -170,10 +167,7 @@ const VOLUME = (fields: string) => `  data:
 
 describe('cloud_volume through the CLI', () => {
   let emu: TestEmulator | undefined;
-  afterEach(async () => {
-    await emu?.close();
-    emu = undefined;
-  });
+  closeAfterEach(() => [emu]);
   const volumeOf = (e: TestEmulator) => [...e.state.volumes.values()].find((v) => v.tags.some((t) => t.key === 'edgeform-address' && t.value === 'cloud_volume.data'));
 
   it('creates, plans no changes, extends (a task), refuses a smaller size at the value, retypes, and destroys', async () => {

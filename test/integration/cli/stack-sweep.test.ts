@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { emulatorEnv } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 import { readsSeen, sweepDocuments } from '../../helpers/fleet.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
@@ -13,10 +13,7 @@ const ipStack = (name: string, count: number, region = 76) =>
 
 describe('plan --stacks and drift --stacks: one sweep over many stacks', () => {
   let emu: TestEmulator | undefined;
-  afterEach(async () => {
-    await emu?.close();
-    emu = undefined;
-  });
+  closeAfterEach(() => [emu]);
 
   const FLEET = {
     'a.yaml': ipStack('a', 3),

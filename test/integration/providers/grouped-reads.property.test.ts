@@ -15,7 +15,7 @@ import type { ProviderRegistry } from '../../../src/kinds/provider.js';
 import { providers } from '../../../src/kinds/providers.js';
 import { readStack } from '../../../src/kinds/read-stack.js';
 import { RESOURCE_TYPES } from '../../../src/kinds/registry.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 import { createProviderHarness, type ProviderHarness } from '../../helpers/providers.js';
 import { resource, stackOf } from '../../helpers/stack.js';
 
@@ -179,10 +179,7 @@ function groupCount(blocks: readonly ResourceBlock[]): number {
 }
 
 let emu: TestEmulator | undefined;
-afterEach(async () => {
-  await emu?.close();
-  emu = undefined;
-});
+closeAfterEach(() => [emu]);
 
 describe('grouped reads (property)', () => {
   it('plans made with grouped reads equal plans made with single reads, over random worlds', async () => {
