@@ -12,6 +12,8 @@ import { readStack } from '../../src/kinds/read-stack.js';
 import { providers } from '../../src/kinds/providers.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { writeStackFiles } from './stack-files.js';
+import { IN_SYNC } from './demo-stacks.js';
+import { startTestEmulator, type TestEmulator } from './emulator.js';
 import { waitFor } from './wait.js';
 
 /** The demo world's fixtures as a plain object, to extend with more resources for one test. */
@@ -84,4 +86,10 @@ export async function driveTasks<T>(emu: Emulator, done: Promise<T>, stepMs = 20
 /** The environment that points the CLI at an emulator, polling tasks every 20 ms. */
 export function emulatorEnv(emu: Emulator): Record<string, string> {
   return { EDGEFORM_BASE_URL: emu.url, EDGEFORM_API_KEY: emu.apiKey, EDGEFORM_TASK_POLL_INTERVAL: '20' };
+}
+
+/** What a drift test starts from: the demo world (tasks done at once), its environment, and the stack it is in sync with, written to a temporary folder. */
+export async function startInSync(): Promise<{ emu: TestEmulator; env: Record<string, string>; stack: string }> {
+  const emu = await startTestEmulator({ taskDurationMs: 0 });
+  return { emu, env: emulatorEnv(emu), stack: join(writeStackFiles({ 'stack.yaml': IN_SYNC }), 'stack.yaml') };
 }
