@@ -12,7 +12,9 @@ import { readStack } from '../../src/kinds/read-stack.js';
 import { providers } from '../../src/kinds/providers.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { writeStackFiles } from './stack-files.js';
-import { IN_SYNC } from './demo-stacks.js';
+import { FIP_PATCH, IN_SYNC, RESIZE_POST } from './demo-stacks.js';
+import type { CliResult } from './cli.js';
+import { runCliInProcess } from './cli-in-process.js';
 import { startTestEmulator, type TestEmulator } from './emulator.js';
 import { waitFor } from './wait.js';
 
@@ -92,4 +94,28 @@ export function emulatorEnv(emu: Emulator): Record<string, string> {
 export async function startInSync(): Promise<{ emu: TestEmulator; env: Record<string, string>; stack: string }> {
   const emu = await startTestEmulator({ taskDurationMs: 0 });
   return { emu, env: emulatorEnv(emu), stack: join(writeStackFiles({ 'stack.yaml': IN_SYNC }), 'stack.yaml') };
+}
+
+/**
+ * Starts `edgeform apply PATH --auto-approve` in-process on a stack of the demo world's two
+ * branches and resolves once it holds its locks and waits on its tasks: it resized web_vm and
+ * patched web_ip, and sends nothing until their tasks finish (the clock moves). `finish` drives
+ * it to the end; `cleanup` gets it too, so a failing test still ends the apply.
+ */
+export async function holdWithApply(
+  emu: Emulator,
+  path: string,
+  env: Record<string, string>,
+  cleanup: Array<() => Promise<unknown>>,
+): Promise<{ finish: () => Promise<CliResult> }> {
+  const running = runCliInProcess(['apply', path, '--auto-approve'], { env });
+  const waiting = () => writesSeen(emu).includes(RESIZE_POST) && writesSeen(emu).includes(FIP_PATCH) && emu.state.pendingTasks.length >= 2;
+  await Promise.race([
+    running.then((r) => Promise.reject(new Error(`the holding apply ended early: ${r.stderr}`))),
+    waitFor(waiting, { what: 'the holding apply to wait on its tasks' }),
+  ]);
+  let finished: Promise<CliResult> | undefined;
+  const finish = () => (finished ??= driveTasks(emu, running));
+  cleanup.push(finish);
+  return { finish };
 }
