@@ -15,6 +15,8 @@ import { writeStackFiles } from './stack-files.js';
 import { FIP_PATCH, IN_SYNC, RESIZE_POST } from './demo-stacks.js';
 import type { CliResult } from './cli.js';
 import { runCliInProcess } from './cli-in-process.js';
+import { afterEach } from 'vitest';
+import type { EmulatorOptions } from '../../src/emulator/index.js';
 import { startTestEmulator, type TestEmulator } from './emulator.js';
 import { waitFor } from './wait.js';
 
@@ -88,6 +90,23 @@ export async function driveTasks<T>(emu: Emulator, done: Promise<T>, stepMs = 20
 /** The environment that points the CLI at an emulator, polling tasks every 20 ms. */
 export function emulatorEnv(emu: Emulator): Record<string, string> {
   return { EDGEFORM_BASE_URL: emu.url, EDGEFORM_API_KEY: emu.apiKey, EDGEFORM_TASK_POLL_INTERVAL: '20' };
+}
+
+/**
+ * Registers the closing, after each test, of the emulators the test starts, and returns the
+ * starter: an emulator (tasks done at once unless `options` say otherwise) and the CLI's
+ * environment for it.
+ */
+export function useCliEmulators(): (options?: EmulatorOptions) => Promise<{ emu: TestEmulator; env: Record<string, string> }> {
+  const started: TestEmulator[] = [];
+  afterEach(async () => {
+    for (const emu of started.splice(0)) await emu.close();
+  });
+  return async (options = {}) => {
+    const emu = await startTestEmulator({ taskDurationMs: 0, ...options });
+    started.push(emu);
+    return { emu, env: emulatorEnv(emu) };
+  };
 }
 
 /** What a drift test starts from: the demo world (tasks done at once), its environment, and the stack it is in sync with, written to a temporary folder. */

@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
+import { emulatorEnv, writesSeen, useCliEmulators } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { DEMO, floatingIpTags, seedFloatingIp, startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
+import { closeAfterEach, DEMO, floatingIpTags, seedFloatingIp, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 import { createOwnerSeal } from '../../../src/kinds/owner-seal.js';
 
@@ -24,13 +24,7 @@ const WEB = `  web_ip:
 const markOf = (address: string, key = KEY) => createOwnerSeal(key).mark({ type: 'cloud_floating_ip', stack: 'prod', address, identity: '1/76' })!;
 
 describe('owner marks on cloud resources: prune proves ownership with EDGEFORM_OWNER_KEY', () => {
-  let emu: TestEmulator | undefined;
-  closeAfterEach(() => [emu]);
-
-  async function start(): Promise<{ emu: TestEmulator; env: Record<string, string> }> {
-    emu = await startTestEmulator({ taskDurationMs: 0 });
-    return { emu, env: emulatorEnv(emu) };
-  }
+  const start = useCliEmulators();
   const tagsOf = floatingIpTags;
   const seed = seedFloatingIp;
   /** Writes tags on an existing floating IP by hand (the platform's PATCH), as someone with a tag editor would. */
