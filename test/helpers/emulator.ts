@@ -81,6 +81,15 @@ export function closeAfterEach(open: () => ReadonlyArray<{ close(): unknown } | 
   });
 }
 
+/** Closers run after each test, last first, and emptied: what a test starts and must end even when it fails. */
+export function cleanupAfterEach(): Array<() => Promise<unknown>> {
+  const cleanup: Array<() => Promise<unknown>> = [];
+  afterEach(async () => {
+    for (const close of cleanup.splice(0).reverse()) await close();
+  });
+  return cleanup;
+}
+
 /** The tags of a floating IP as the emulator holds them, key → value. */
 export function floatingIpTags(emu: TestEmulator, id: string): Record<string, string> {
   return Object.fromEntries(emu.state.floatingIps.get(id)!.tags.map((t) => [t.key, t.value]));

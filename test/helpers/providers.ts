@@ -1,6 +1,6 @@
 import { clientAround, createApiClient, type ApiClient, type ApiRequestOptions } from '../../src/api/client.js';
 import type { Sleep } from '../../src/api/sleep.js';
-import type { CheckBlock, ResourceBlock } from '../../src/config/types.js';
+import type { CheckBlock, ResourceBlock, Stack } from '../../src/config/types.js';
 import type { ResourceType } from '../../src/kinds/registry.js';
 import { afterEach, beforeEach } from 'vitest';
 import type { Emulator, EmulatorOptions } from '../../src/emulator/index.js';
@@ -9,7 +9,7 @@ import { buildPlan } from '../../src/plan/planner.js';
 import type { Plan, ResourceChange } from '../../src/plan/types.js';
 import { createProviderContext } from '../../src/kinds/context.js';
 import type { ProviderContext } from '../../src/kinds/provider.js';
-import { readStack } from '../../src/kinds/read-stack.js';
+import { readStack, type StackObservations } from '../../src/kinds/read-stack.js';
 import { providers } from '../../src/kinds/providers.js';
 import { stackOf } from './stack.js';
 
@@ -88,7 +88,11 @@ export const desiredOf =
 /** Reads one block through the real read path and plans it with the real planner. */
 export async function planBlocks(ctx: ProviderContext, resources: ResourceBlock[], checks: CheckBlock[] = []): Promise<Plan> {
   const stack = stackOf(resources, checks);
-  const observations = await readStack(ctx, stack, providers, { parallelism: 4 });
+  return planOver(stack, await readStack(ctx, stack, providers, { parallelism: 4 }));
+}
+
+/** The real planner's plan of a stack over what was read of it, made by a fixed test run (base URL, time, version). */
+export function planOver(stack: Stack, observations: Pick<StackObservations, 'reads' | 'checks'>): Plan {
   return buildPlan({
     stack,
     reads: observations.reads,

@@ -1,14 +1,14 @@
 import { mkdtempSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { advisoryLockKey } from '../../../src/cli/postgres-lock.js';
 import { LOCK_DIR_ENV, stackLockKey } from '../../../src/cli/stack-lock.js';
 import { driveTasks, emulatorEnv, holdWithApply, writesSeen } from '../../helpers/apply.js';
 import type { CliResult } from '../../helpers/cli.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
 import { TWO_BRANCHES } from '../../helpers/demo-stacks.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, cleanupAfterEach } from '../../helpers/emulator.js';
 import { closedPort } from '../../helpers/loopback-server.js';
 import { applySessions, testPostgres, type TestPostgres } from '../../helpers/postgres.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
@@ -23,10 +23,7 @@ import { waitFor } from '../../helpers/wait.js';
 let db: TestPostgres;
 beforeAll(async () => void (db = await testPostgres()));
 
-const cleanup: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const close of cleanup.splice(0).reverse()) await close();
-});
+const cleanup = cleanupAfterEach();
 
 async function emulator(): Promise<TestEmulator> {
   const emu = await startTestEmulator();

@@ -2,13 +2,13 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { holderPathOf, LOCK_DIR_ENV, stackLockPath } from '../../../src/cli/stack-lock.js';
 import { driveTasks, emulatorEnv, holdWithApply, writesSeen } from '../../helpers/apply.js';
 import type { CliResult } from '../../helpers/cli.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
 import { TWO_BRANCHES } from '../../helpers/demo-stacks.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, cleanupAfterEach } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -19,10 +19,7 @@ import { waitFor } from '../../helpers/wait.js';
  * machine share one.
  */
 describe('the apply lock of a stack', () => {
-  const cleanup: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const close of cleanup.splice(0).reverse()) await close();
-  });
+  const cleanup = cleanupAfterEach();
 
   async function emulator(): Promise<TestEmulator> {
     const emu = await startTestEmulator();
