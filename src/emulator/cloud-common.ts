@@ -7,6 +7,7 @@ import type { RouteContext } from './router.js';
 import { countResults, offsetLimit, unpaged, type PagingStyle } from './paging.js';
 import { applyTagsPatch, parseTagsPatch, readOnlyKeysTouched, sameTags, userTagMap, type Tag, type TagsPatch } from './tags.js';
 import { defineCollection, type Collection, type CollectionSpec } from './collection.js';
+import type { Lockable } from './tasks.js';
 
 // What the cloud services (floating IPs, instances, Kubernetes, tasks, quota requests) share.
 
@@ -61,6 +62,18 @@ export interface Placement {
   project_id: number;
   region_id: number;
   region: string;
+}
+
+/** The task fields of a cloud record a create task makes: its lock (Lockable), the task that made it, its times. */
+export interface TaskMade extends Lockable {
+  creator_task_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The task fields of a record made now: no task holds it yet (the create task locks it), none is named its creator, no failure is planned. */
+export function madeNow(now: number): TaskMade {
+  return { task_id: null, creator_task_id: null, created_at: now, updated_at: now, next_task_error: null };
 }
 
 /** The placement fields of a cloud fixture: each defaults to the fixtures' world. */

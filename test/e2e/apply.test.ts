@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EmulatorOptions } from '../../src/emulator/index.js';
 import { driveTasks, emulatorEnv, writesSeen } from '../helpers/apply.js';
 import { runCli, startCli } from '../helpers/cli.js';
-import { DEMO, startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { DEMO, startTestEmulator, type TestEmulator, closeAfterEach } from '../helpers/emulator.js';
 import { startLoopbackServer } from '../helpers/loopback-server.js';
 import { writeStackFiles } from '../helpers/stack-files.js';
 import { waitFor } from '../helpers/wait.js';
@@ -30,10 +30,7 @@ const countOf = (emu: TestEmulator, write: string) => writesSeen(emu).filter((w)
 describe('edgeform apply (built CLI)', () => {
   let emu: TestEmulator | undefined;
 
-  afterEach(async () => {
-    await emu?.close();
-    emu = undefined;
-  });
+  closeAfterEach(() => [emu]);
 
   async function start(options: EmulatorOptions = {}): Promise<{ emu: TestEmulator; env: Record<string, string> }> {
     emu = await startTestEmulator({ taskDurationMs: 0, ...options });

@@ -1,18 +1,15 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { emulatorEnv } from '../helpers/apply.js';
 import { runCli } from '../helpers/cli.js';
-import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { type TestEmulator, useTestEmulator } from '../helpers/emulator.js';
 
 /** import through the built executable: the stack it writes plans clean. The rest is held in-process (test/integration/cli/import.test.ts). */
 describe('edgeform import (built CLI)', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator();
-  });
-  afterAll(() => emu.close());
+  useTestEmulator((started) => (emu = started), { resetEach: false });
 
   it('writes --all into a file that plan --detailed-exitcode reports no changes for', async () => {
     const env = emulatorEnv(emu);

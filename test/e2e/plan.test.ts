@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
-import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { type TestEmulator, useTestEmulator } from '../helpers/emulator.js';
 
 /**
  * plan through the built executable: the exit codes of changes and of a run that cannot start.
@@ -8,13 +8,7 @@ import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
  */
 let emu: TestEmulator;
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(async () => {
-  await emu.close();
-});
-beforeEach(() => emu.reset());
+useTestEmulator((started) => (emu = started));
 
 /** Runs `edgeform plan ARGS` against the emulator; env entries override (undefined removes). */
 async function plan(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {

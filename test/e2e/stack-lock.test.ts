@@ -1,23 +1,20 @@
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { stackLockPath } from '../../src/cli/stack-lock.js';
 import { driveTasks, emulatorEnv, writesSeen } from '../helpers/apply.js';
 import { startCli } from '../helpers/cli.js';
 import { runCliInProcess } from '../helpers/cli-in-process.js';
 import { RESIZE_POST, TWO_BRANCHES } from '../helpers/demo-stacks.js';
-import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../helpers/emulator.js';
 import { writeStackFiles } from '../helpers/stack-files.js';
 import { waitFor } from '../helpers/wait.js';
 
 /** A killed apply leaves its locks behind: only a real process can die with them held. */
 describe('the apply lock of a killed apply', () => {
   let emu: TestEmulator | undefined;
-  afterEach(async () => {
-    await emu?.close();
-    emu = undefined;
-  });
+  closeAfterEach(() => [emu]);
 
   it('is taken over at once by the next apply on this host, which says whose it was', async () => {
     emu = await startTestEmulator();

@@ -12,6 +12,12 @@ import { readStack } from '../../src/kinds/read-stack.js';
 import { providers } from '../../src/kinds/providers.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { writeStackFiles } from './stack-files.js';
+import { FIP_PATCH, IN_SYNC, RESIZE_POST } from './demo-stacks.js';
+import type { CliResult } from './cli.js';
+import { runCliInProcess } from './cli-in-process.js';
+import { afterEach } from 'vitest';
+import type { EmulatorOptions } from '../../src/emulator/index.js';
+import { startTestEmulator, type TestEmulator } from './emulator.js';
 import { waitFor } from './wait.js';
 
 /** The demo world's fixtures as a plain object, to extend with more resources for one test. */
@@ -84,4 +90,51 @@ export async function driveTasks<T>(emu: Emulator, done: Promise<T>, stepMs = 20
 /** The environment that points the CLI at an emulator, polling tasks every 20 ms. */
 export function emulatorEnv(emu: Emulator): Record<string, string> {
   return { EDGEFORM_BASE_URL: emu.url, EDGEFORM_API_KEY: emu.apiKey, EDGEFORM_TASK_POLL_INTERVAL: '20' };
+}
+
+/**
+ * Registers the closing, after each test, of the emulators the test starts, and returns the
+ * starter: an emulator (tasks done at once unless `options` say otherwise) and the CLI's
+ * environment for it.
+ */
+export function useCliEmulators(): (options?: EmulatorOptions) => Promise<{ emu: TestEmulator; env: Record<string, string> }> {
+  const started: TestEmulator[] = [];
+  afterEach(async () => {
+    for (const emu of started.splice(0)) await emu.close();
+  });
+  return async (options = {}) => {
+    const emu = await startTestEmulator({ taskDurationMs: 0, ...options });
+    started.push(emu);
+    return { emu, env: emulatorEnv(emu) };
+  };
+}
+
+/** What a drift test starts from: the demo world (tasks done at once), its environment, and the stack it is in sync with, written to a temporary folder. */
+export async function startInSync(): Promise<{ emu: TestEmulator; env: Record<string, string>; stack: string }> {
+  const emu = await startTestEmulator({ taskDurationMs: 0 });
+  return { emu, env: emulatorEnv(emu), stack: join(writeStackFiles({ 'stack.yaml': IN_SYNC }), 'stack.yaml') };
+}
+
+/**
+ * Starts `edgeform apply PATH --auto-approve` in-process on a stack of the demo world's two
+ * branches and resolves once it holds its locks and waits on its tasks: it resized web_vm and
+ * patched web_ip, and sends nothing until their tasks finish (the clock moves). `finish` drives
+ * it to the end; `cleanup` gets it too, so a failing test still ends the apply.
+ */
+export async function holdWithApply(
+  emu: Emulator,
+  path: string,
+  env: Record<string, string>,
+  cleanup: Array<() => Promise<unknown>>,
+): Promise<{ finish: () => Promise<CliResult> }> {
+  const running = runCliInProcess(['apply', path, '--auto-approve'], { env });
+  const waiting = () => writesSeen(emu).includes(RESIZE_POST) && writesSeen(emu).includes(FIP_PATCH) && emu.state.pendingTasks.length >= 2;
+  await Promise.race([
+    running.then((r) => Promise.reject(new Error(`the holding apply ended early: ${r.stderr}`))),
+    waitFor(waiting, { what: 'the holding apply to wait on its tasks' }),
+  ]);
+  let finished: Promise<CliResult> | undefined;
+  const finish = () => (finished ??= driveTasks(emu, running));
+  cleanup.push(finish);
+  return { finish };
 }

@@ -1,3 +1,4 @@
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { startEmulator, demoFixturesPath, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
 
 /** A parsed answer of the emulator. */
@@ -45,6 +46,48 @@ export async function startTestEmulator(options: EmulatorOptions = {}): Promise<
     return { status: res.status, headers: res.headers, text, body: parsed };
   };
   return Object.assign(emulator, { call });
+}
+
+/**
+ * Registers the usual lifecycle of a test file (or describe block) against one emulator: started
+ * before its first test (`options` as startTestEmulator's), reset before each test unless
+ * `resetEach: false` (tests that build on the state the previous one left), closed after the
+ * last. `use` receives it once started.
+ */
+export function useTestEmulator(use: (emu: TestEmulator) => void, options: EmulatorOptions & { resetEach?: boolean } = {}): void {
+  const { resetEach = true, ...emulatorOptions } = options;
+  let emu: TestEmulator | undefined;
+  beforeAll(async () => {
+    emu = await startTestEmulator(emulatorOptions);
+    use(emu);
+  });
+  if (resetEach) beforeEach(() => emu?.reset());
+  afterAll(() => emu?.close());
+}
+
+/**
+ * Registers, after each test, the closing of what the test left open: `open` names it (the
+ * file's emulator, API client, harness: whichever the test started), closed in that order; what
+ * an earlier test already closed is not closed again.
+ */
+export function closeAfterEach(open: () => ReadonlyArray<{ close(): unknown } | undefined>): void {
+  const closed = new WeakSet<object>();
+  afterEach(async () => {
+    for (const o of open()) {
+      if (o === undefined || closed.has(o)) continue;
+      closed.add(o);
+      await o.close();
+    }
+  });
+}
+
+/** Closers run after each test, last first, and emptied: what a test starts and must end even when it fails. */
+export function cleanupAfterEach(): Array<() => Promise<unknown>> {
+  const cleanup: Array<() => Promise<unknown>> = [];
+  afterEach(async () => {
+    for (const close of cleanup.splice(0).reverse()) await close();
+  });
+  return cleanup;
 }
 
 /** The tags of a floating IP as the emulator holds them, key → value. */

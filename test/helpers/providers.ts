@@ -1,15 +1,15 @@
 import { clientAround, createApiClient, type ApiClient, type ApiRequestOptions } from '../../src/api/client.js';
 import type { Sleep } from '../../src/api/sleep.js';
-import type { CheckBlock, ResourceBlock } from '../../src/config/types.js';
+import type { CheckBlock, ResourceBlock, Stack } from '../../src/config/types.js';
 import type { ResourceType } from '../../src/kinds/registry.js';
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { afterEach, beforeEach } from 'vitest';
 import type { Emulator, EmulatorOptions } from '../../src/emulator/index.js';
-import { startTestEmulator, type TestEmulator } from './emulator.js';
+import { type TestEmulator, useTestEmulator } from './emulator.js';
 import { buildPlan } from '../../src/plan/planner.js';
 import type { Plan, ResourceChange } from '../../src/plan/types.js';
 import { createProviderContext } from '../../src/kinds/context.js';
 import type { ProviderContext } from '../../src/kinds/provider.js';
-import { readStack } from '../../src/kinds/read-stack.js';
+import { readStack, type StackObservations } from '../../src/kinds/read-stack.js';
 import { providers } from '../../src/kinds/providers.js';
 import { stackOf } from './stack.js';
 
@@ -80,10 +80,19 @@ export function createProviderHarness(emu: Pick<Emulator, 'url' | 'apiKey' | 'cl
   return { ctx, api, sent, retryDelays, pollDelays, providerSleeps, progress, close: () => client.close() };
 }
 
+/** The desired attributes of a test's block: these defaults, with the test's own over them. */
+export const desiredOf =
+  <T extends object>(defaults: T) =>
+  (over: Partial<T> = {}): T => ({ ...defaults, ...over });
+
 /** Reads one block through the real read path and plans it with the real planner. */
 export async function planBlocks(ctx: ProviderContext, resources: ResourceBlock[], checks: CheckBlock[] = []): Promise<Plan> {
   const stack = stackOf(resources, checks);
-  const observations = await readStack(ctx, stack, providers, { parallelism: 4 });
+  return planOver(stack, await readStack(ctx, stack, providers, { parallelism: 4 }));
+}
+
+/** The real planner's plan of a stack over what was read of it, made by a fixed test run (base URL, time, version). */
+export function planOver(stack: Stack, observations: Pick<StackObservations, 'reads' | 'checks'>): Plan {
   return buildPlan({
     stack,
     reads: observations.reads,
@@ -118,12 +127,8 @@ export function routesSeen(emu: Pick<Emulator, 'requests'>, filter: (route: stri
 export function useProviderHarness(use: (emu: TestEmulator, harness: ProviderHarness) => void, options: EmulatorOptions = {}): void {
   let emu: TestEmulator;
   let harness: ProviderHarness;
-  beforeAll(async () => {
-    emu = await startTestEmulator(options);
-  });
-  afterAll(() => emu.close());
+  useTestEmulator((started) => (emu = started), options);
   beforeEach(() => {
-    emu.reset();
     harness = createProviderHarness(emu);
     use(emu, harness);
   });

@@ -9,7 +9,7 @@ import { clientAround, createApiClient, withRunFatalErrors, type ApiClient, type
 import { createTaskPoller, type TaskPoller, type TaskPollerOptions, type TaskScope } from '../../../src/api/tasks.js';
 import { RunFatalError, TaskFailedError, TaskPollError } from '../../../src/errors.js';
 import { demoFixtures } from '../../helpers/apply.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 import { queryChecker } from '../../helpers/openapi.js';
 
 const fipId = (project: number, n: number) => `1f000000-0000-4000-8000-${String(project * 1000 + n).padStart(12, '0')}`;
@@ -19,11 +19,7 @@ const checkListQuery = queryChecker('cloud_api.yaml', 'GET', '/cloud/v1/tasks');
 
 let emu: TestEmulator | undefined;
 let client: ApiClient | undefined;
-afterEach(async () => {
-  await client?.close();
-  await emu?.close();
-  emu = client = undefined;
-});
+closeAfterEach(() => [client, emu]);
 
 /** A request the poller sent, with the emulator time it was sent at. */
 type Sent = ApiRequestOptions & { at: number };

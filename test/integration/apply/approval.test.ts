@@ -1,9 +1,9 @@
 import { PassThrough } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { applyCommand } from '../../../src/cli/apply.js';
 import { createIO } from '../../../src/cli/io.js';
 import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 import { waitFor } from '../../helpers/wait.js';
 
 const NOTIFICATIONS = new URL('../../../examples/notifications.yaml', import.meta.url).pathname;
@@ -28,10 +28,7 @@ function fakeTerminal() {
  */
 describe('apply approval on a terminal', () => {
   let emu: TestEmulator | undefined;
-  afterEach(async () => {
-    await emu?.close();
-    emu = undefined;
-  });
+  closeAfterEach(() => [emu]);
 
   async function runApply(format: 'text' | 'json' = 'text') {
     emu = await startTestEmulator({ taskDurationMs: 0 });

@@ -15,7 +15,7 @@ import type { ProviderContext } from '../../../src/kinds/provider.js';
 import { providers } from '../../../src/kinds/providers.js';
 import type { Plan } from '../../../src/plan/types.js';
 import { planYaml, writesSeen } from '../../helpers/apply.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 import { closedPort } from '../../helpers/loopback-server.js';
 
 const STACK = 'version: 1\nname: demo\ndefaults: { project_id: 1, region_id: 76 }\nresources:\n  api_ip: { type: cloud_floating_ip, tags: { env: prod, service: api } }\n';
@@ -24,11 +24,7 @@ const quickConfirm: ConfirmPolicy = { attempts: 3, delayMs: () => 0, sleep: () =
 
 const clients: ApiClient[] = [];
 let emu: TestEmulator | undefined;
-afterEach(async () => {
-  for (const c of clients.splice(0)) await c.close();
-  await emu?.close();
-  emu = undefined;
-});
+closeAfterEach(() => [...clients.splice(0), emu]);
 
 function client(baseUrl: string, apiKey: string, breaker: OutageBreaker): ApiClient {
   const api = createApiClient({ baseUrl, apiKey, retryQuota: createRetryQuota(), outage: breaker, sleep: async () => undefined, random: () => 0 });

@@ -8,7 +8,7 @@ import type { Plan } from '../../../src/plan/types.js';
 import type { ProviderContext } from '../../../src/kinds/provider.js';
 import { providers } from '../../../src/kinds/providers.js';
 import { connectTo, driveTasks, extraFipBlocks, extraFipId, planYaml, withExtraFloatingIps, writesSeen } from '../../helpers/apply.js';
-import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { DEMO, startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 import { waitFor } from '../../helpers/wait.js';
 
 const HEADER = 'version: 1\ndefaults: { project_id: 1, region_id: 76 }\nresources:\n';
@@ -83,12 +83,7 @@ describe('executePlan against the emulator', () => {
   let emu: TestEmulator | undefined;
   let api: ApiClient | undefined;
 
-  afterEach(async () => {
-    await api?.close();
-    await emu?.close();
-    api = undefined;
-    emu = undefined;
-  });
+  closeAfterEach(() => [api, emu]);
 
   async function setUp(options: EmulatorOptions, yaml: string, abort?: AbortController): Promise<{ emu: TestEmulator; ctx: ProviderContext; plan: Plan }> {
     emu = await startTestEmulator(options);

@@ -17,7 +17,7 @@ import { providers } from '../../../src/kinds/providers.js';
 import { readStack } from '../../../src/kinds/read-stack.js';
 import type { ResourceChange } from '../../../src/plan/types.js';
 import { demoFixtures, planYaml } from '../../helpers/apply.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 const STACK = 'prod';
@@ -31,11 +31,7 @@ const fipId = (n: number) => `3c000000-0000-4000-8000-${String(n).padStart(12, '
 
 let emu: TestEmulator | undefined;
 let api: ApiClient | undefined;
-afterEach(async () => {
-  await api?.close();
-  await emu?.close();
-  emu = api = undefined;
-});
+closeAfterEach(() => [api, emu]);
 
 /**
  * `perPlace` floating IPs without their id in each of the two places and `apps` apps found by

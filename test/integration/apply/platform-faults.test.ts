@@ -18,7 +18,7 @@ import type { ProviderContext } from '../../../src/kinds/provider.js';
 import { readStack } from '../../../src/kinds/read-stack.js';
 import { providers } from '../../../src/kinds/providers.js';
 import { extraFipBlocks, extraFipId, planYaml, withExtraFloatingIps, writesSeen } from '../../helpers/apply.js';
-import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { DEMO, startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 import { closedPort } from '../../helpers/loopback-server.js';
 import { stackOf, resource } from '../../helpers/stack.js';
 
@@ -33,11 +33,7 @@ const quickConfirm: ConfirmPolicy = { attempts: 3, delayMs: () => 0, sleep: () =
 
 const clients: ApiClient[] = [];
 let emu: TestEmulator | undefined;
-afterEach(async () => {
-  for (const c of clients.splice(0)) await c.close();
-  await emu?.close();
-  emu = undefined;
-});
+closeAfterEach(() => [...clients.splice(0), emu]);
 
 /**
  * A client and context that never wait on the wall clock: retry waits are only recorded, and

@@ -12,7 +12,7 @@ import { createApiClient } from '../../../src/api/client.js';
 import { createProviderContext } from '../../../src/kinds/context.js';
 import { providers } from '../../../src/kinds/providers.js';
 import { demoFixtures, planYaml, writesSeen } from '../../helpers/apply.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 
 const FLAVORS = ['g2-standard-2-4', 'g2-standard-4-8', 'g2-standard-8-16'];
 const vmId = (n: number) => `2b000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -22,11 +22,7 @@ const FLAVOR_ROUTE = `${ONE}/available_flavors`;
 
 let emu: TestEmulator | undefined;
 let api: ApiClient | undefined;
-afterEach(async () => {
-  await api?.close();
-  await emu?.close();
-  emu = api = undefined;
-});
+closeAfterEach(() => [api, emu]);
 
 /** `count` instances on the first flavor, a stack resizing them all to the second, and a context on the emulator's clock. */
 async function resizeWorld(count: number, options: { taskDurationMs?: number; readLagMs?: number; before?: (e: TestEmulator) => Promise<void> } = {}) {

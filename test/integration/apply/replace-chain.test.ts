@@ -13,7 +13,7 @@ import { providers } from '../../../src/kinds/providers.js';
 import type { Plan } from '../../../src/plan/types.js';
 import { connectTo, planYaml, writesSeen } from '../../helpers/apply.js';
 import { chainStack } from '../../helpers/cloud-chain.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 
 const quickConfirm: ConfirmPolicy = { attempts: 3, delayMs: () => 0, sleep: () => Promise.resolve() };
 const statuses = (outcome: ApplyOutcome) =>
@@ -23,11 +23,7 @@ const actions = (plan: Plan) => plan.resource_changes.filter((c) => c.action !==
 describe('a replacement chain stopped between its steps', () => {
   let emu: TestEmulator | undefined;
   let api: ApiClient | undefined;
-  afterEach(async () => {
-    await api?.close();
-    await emu?.close();
-    api = emu = undefined;
-  });
+  closeAfterEach(() => [api, emu]);
 
   async function setUp(): Promise<{
     emu: TestEmulator;

@@ -15,7 +15,7 @@ import { createProviderContext } from '../../../src/kinds/context.js';
 import { providers } from '../../../src/kinds/providers.js';
 import { demoFixtures, driveTasks, emulatorEnv, planYaml } from '../../helpers/apply.js';
 import { captureStream } from '../../helpers/capture.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -25,11 +25,7 @@ const TASK_ROUTES = new Set(['/cloud/v1/tasks', '/cloud/v1/tasks/{task_id}']);
 
 let emu: TestEmulator | undefined;
 let api: ApiClient | undefined;
-afterEach(async () => {
-  await api?.close();
-  await emu?.close();
-  emu = api = undefined;
-});
+closeAfterEach(() => [api, emu]);
 
 /** An emulator with `count` instances to resize, and the stack that resizes them all. */
 async function resizeWorld(count: number, options: { taskDurationMs?: number; latencyMs?: number } = {}) {

@@ -12,7 +12,7 @@ import { createProviderContext } from '../../../src/kinds/context.js';
 import type { ProviderContext } from '../../../src/kinds/provider.js';
 import { providers } from '../../../src/kinds/providers.js';
 import { demoFixtures, planYaml } from '../../helpers/apply.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 
 const ZONE = 'answers.example';
 const STACK = `version: 1\nresources:\n  www: { type: dns_rrset, zone: ${ZONE}, name: www, record_type: A, ttl: 120, resource_records: [{ content: [192.0.2.7] }] }\n`;
@@ -20,11 +20,7 @@ const quickConfirm: ConfirmPolicy = { attempts: 3, delayMs: () => 0, sleep: () =
 
 const clients: ApiClient[] = [];
 let emu: TestEmulator | undefined;
-afterEach(async () => {
-  for (const c of clients.splice(0)) await c.close();
-  await emu?.close();
-  emu = undefined;
-});
+closeAfterEach(() => [...clients.splice(0), emu]);
 
 /** A run's context whose writes' answers pass through `answer` (the platform's own, by default); `seen` gets each request as it is asked for. */
 function context(e: TestEmulator, answer: (body: unknown) => unknown = (body) => body, seen?: (req: Parameters<ApiClient['request']>[0]) => void): ProviderContext {

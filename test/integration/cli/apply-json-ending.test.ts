@@ -4,20 +4,14 @@
  * approve on. stdout holds JSON lines only; every line parses.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 import { closedPort } from '../../helpers/loopback-server.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await startTestEmulator({ taskDurationMs: 0 });
-});
-afterAll(async () => {
-  await emu.close();
-});
-beforeEach(() => emu.reset());
+useTestEmulator((started) => (emu = started), { taskDurationMs: 0 });
 
 const env = () => ({ EDGEFORM_BASE_URL: emu.url, EDGEFORM_API_KEY: emu.apiKey, EDGEFORM_TASK_POLL_INTERVAL: '20' });
 

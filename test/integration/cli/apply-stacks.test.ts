@@ -2,10 +2,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOCK_DIR_ENV, StackLocks } from '../../../src/cli/stack-lock.js';
-import { afterEach, describe, expect, it } from 'vitest';
-import { emulatorEnv } from '../../helpers/apply.js';
+import { describe, expect, it } from 'vitest';
+import { emulatorEnv, useCliEmulators } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { type TestEmulator } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 /** A stack `name` with one floating IP `ip` in project 1, `region`, whose tag `upstream` may read another stack. */
@@ -22,15 +22,10 @@ const writes = (emu: TestEmulator) => emu.requests.filter((r) => r.method !== 'G
 const ownedBy = (emu: TestEmulator, name: string) => [...emu.state.floatingIps.values()].filter((f) => f.tags.some((t) => t.key === 'edgeform-stack' && t.value === name));
 
 describe('apply --stacks: the fleet applied in the order its ${stack:...} references make', () => {
-  let emu: TestEmulator | undefined;
-  afterEach(async () => {
-    await emu?.close();
-    emu = undefined;
-  });
+  const start = useCliEmulators();
 
   it('applies what a stack reads first, stops the dependants of a failed stack, and reports applied, failed, not started', async () => {
-    emu = await startTestEmulator({ taskDurationMs: 0 });
-    const env = emulatorEnv(emu);
+    const { emu, env } = await start();
     // Named so that the fleet's own order (by path) is the wrong one: only the references order them.
     const root = writeStackFiles({
       '1-web.yaml': stack('web', 76, '${stack:net/cloud_floating_ip.ip.floating_ip_address}'),
@@ -67,7 +62,7 @@ describe('apply --stacks: the fleet applied in the order its ${stack:...} refere
   });
 
   it('refuses a cycle between stacks, naming them, before anything is sent', async () => {
-    emu = await startTestEmulator({ taskDurationMs: 0 });
+    const { emu } = await start();
     const root = writeStackFiles({
       'a.yaml': stack('a', 76, '${stack:b/cloud_floating_ip.ip.id}'),
       'b.yaml': stack('b', 76, '${stack:a/cloud_floating_ip.ip.id}'),
@@ -80,7 +75,7 @@ describe('apply --stacks: the fleet applied in the order its ${stack:...} refere
   });
 
   it('takes the lock of each stack: a stack another apply holds fails, its readers are not started, the rest applies', async () => {
-    emu = await startTestEmulator({ taskDurationMs: 0 });
+    const { emu } = await start();
     const root = writeStackFiles({
       'net.yaml': stack('net', 76),
       'web.yaml': stack('web', 76, '${stack:net/cloud_floating_ip.ip.id}'),

@@ -1,10 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { emulatorEnv } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
-import { tempDir } from '../../helpers/import.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
+import { tempDir, importTo, expectPlansClean } from '../../helpers/import.js';
 
 const FIXTURES = {
   cdn_origin_groups: [
@@ -52,33 +52,22 @@ const SHARED = {
 
 describe('edgeform import of CDN kinds', () => {
   let emu: TestEmulator | undefined;
-  afterEach(async () => {
-    await emu?.close();
-    emu = undefined;
-  });
+  closeAfterEach(() => [emu]);
 
   it('imports the origin group, the resource and its rule with references between them, and the result plans clean', async () => {
     emu = await startTestEmulator({ fixtures: FIXTURES });
     const env = emulatorEnv(emu);
-    const file = join(tempDir(), 'stack.yaml');
-    const imported = await runCliInProcess(['import', '--all', '--out', file], { env });
-    expect(imported.code, imported.stderr).toBe(0);
-    const text = readFileSync(file, 'utf8');
+    const { file, text } = await importTo(['--all'], env);
     expect(text).toContain('origin_group: "${cdn_origin_group.web-origins.id}"');
     expect(text).toContain('resource_id: "${cdn_resource.cdn_example_com.id}"');
     expect(text).toContain('description: main\n');
     expect(text).toContain('gzipOn:');
-    const plan = await runCliInProcess(['plan', file, '--detailed-exitcode'], { env });
-    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
-    expect(plan.stdout).toContain('No changes');
+    await expectPlansClean(file, env);
   });
   it('import cdn_resource --cname: each named resource with its rules and its origin group (written once though shared), with references, planning clean', async () => {
     emu = await startTestEmulator({ fixtures: SHARED });
     const env = emulatorEnv(emu);
-    const file = join(tempDir(), 'stack.yaml');
-    const imported = await runCliInProcess(['import', 'cdn_resource', '--cname', 'cdn.example.com', '--cname', 'IMG.example.com', '--out', file], { env });
-    expect(imported.code, imported.stderr).toBe(0);
-    const text = readFileSync(file, 'utf8');
+    const { file, text } = await importTo(['cdn_resource', '--cname', 'cdn.example.com', '--cname', 'IMG.example.com'], env);
     // The shared group once, the other group and resource not at all.
     expect(text.match(/type: cdn_origin_group/g)).toHaveLength(1);
     expect(text).toContain('origin_group_id: 10');
@@ -98,9 +87,7 @@ describe('edgeform import of CDN kinds', () => {
     // Only the named resources' rules are listed: no request for the rules of resource 222.
     const ruleLists = emu.requests.filter((r) => r.method === 'GET' && /^\/cdn\/resources\/\d+\/rules/.test(r.path)).map((r) => r.path.split('?')[0]);
     expect(ruleLists.sort()).toEqual(['/cdn/resources/220/rules', '/cdn/resources/221/rules']);
-    const plan = await runCliInProcess(['plan', file, '--detailed-exitcode'], { env });
-    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
-    expect(plan.stdout).toContain('No changes');
+    await expectPlansClean(file, env);
   });
 
   it("leaves out a resource another stack's mark names, and its rules, with a warning naming that stack", async () => {

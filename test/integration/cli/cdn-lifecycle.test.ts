@@ -1,19 +1,16 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 const EXAMPLE = readFileSync('examples/cdn.yaml', 'utf8');
 
 describe('CDN kinds through the CLI: origin group, resource with options, rules', () => {
   let emu: TestEmulator | undefined;
-  afterEach(async () => {
-    await emu?.close();
-    emu = undefined;
-  });
+  closeAfterEach(() => [emu]);
 
   it('creates examples/cdn.yaml, plans no changes, changes one option, and destroys rules, resource (deactivated first), then the group', async () => {
     emu = await startTestEmulator({ taskDurationMs: 0 });

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
 import type { CliResult } from '../../helpers/cli.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 /**
@@ -59,10 +59,7 @@ resources:
 `;
 
 let emu: TestEmulator | undefined;
-afterEach(async () => {
-  await emu?.close();
-  emu = undefined;
-});
+closeAfterEach(() => [emu]);
 
 const stackIn = (text: string) => join(writeStackFiles({ 'stack.yaml': text }), 'stack.yaml');
 const readsSince = (from: number) =>

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -45,10 +45,7 @@ resources:
 
 describe('purging CDN caches: declared in the stack, and on demand', () => {
   let emu: TestEmulator | undefined;
-  afterEach(async () => {
-    await emu?.close();
-    emu = undefined;
-  });
+  closeAfterEach(() => [emu]);
 
   async function setUp(taskDurationMs = 0): Promise<{ env: (release: string) => Record<string, string>; stack: string; resourceId: () => number }> {
     emu = await startTestEmulator({ taskDurationMs });

@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 import { startLoopbackServer } from '../../helpers/loopback-server.js';
 import { requestValidator } from '../../helpers/openapi.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
@@ -45,10 +45,7 @@ function expectNoSecret(...texts: string[]): void {
 
 describe('cdn_origin_group S3 origins: keys only from the environment, never printed', () => {
   let emu: TestEmulator | undefined;
-  afterEach(async () => {
-    await emu?.close();
-    emu = undefined;
-  });
+  closeAfterEach(() => [emu]);
 
   it('refuses at validate, where it stands, a sensitive variable read again by a plain field, and sends nothing', async () => {
     emu = await startTestEmulator({ taskDurationMs: 0 });

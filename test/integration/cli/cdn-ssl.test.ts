@@ -1,9 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
+import { describe, expect, it } from 'vitest';
+import { writesSeen, useCliEmulators } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 /** An origin group and a resource on it; `ssl` is the resource's SSL lines. */
@@ -21,15 +20,10 @@ resources:
 ${ssl}`;
 
 describe("cdn_resource ssl_automated: a Let's Encrypt certificate", () => {
-  let emu: TestEmulator | undefined;
-  afterEach(async () => {
-    await emu?.close();
-    emu = undefined;
-  });
+  const start = useCliEmulators();
 
   it('creates the resource, creates and attaches the certificate and waits for it; plans no changes (one certificate list); false revokes; true again reuses it', async () => {
-    emu = await startTestEmulator({ taskDurationMs: 0 });
-    const env = emulatorEnv(emu);
+    const { emu, env } = await start();
     const dir = writeStackFiles({ 'stack.yaml': stack('cdn.example.com', '    ssl_automated: true\n') });
     const file = join(dir, 'stack.yaml');
 
@@ -78,8 +72,7 @@ describe("cdn_resource ssl_automated: a Let's Encrypt certificate", () => {
   });
 
   it('a stack without ssl_automated never lists certificates', async () => {
-    emu = await startTestEmulator({ taskDurationMs: 0 });
-    const env = emulatorEnv(emu);
+    const { emu, env } = await start();
     const dir = writeStackFiles({ 'stack.yaml': stack('cdn.example.com', '    ssl_enabled: false\n') });
     const applied = await runCliInProcess(['apply', join(dir, 'stack.yaml'), '--auto-approve'], { env });
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
@@ -88,8 +81,7 @@ describe("cdn_resource ssl_automated: a Let's Encrypt certificate", () => {
   });
 
   it('an issuing that fails is a named error naming the resource and the platform reason; the certificate is detached and the next plan issues again', async () => {
-    emu = await startTestEmulator({ taskDurationMs: 0 });
-    const env = emulatorEnv(emu);
+    const { emu, env } = await start();
     const dir = writeStackFiles({ 'stack.yaml': stack('cdn.example.invalid', '    ssl_automated: true\n') });
     const file = join(dir, 'stack.yaml');
     const applied = await runCliInProcess(['apply', file, '--auto-approve'], { env });

@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { emulatorEnv } from '../../helpers/apply.js';
 import type { CliResult } from '../../helpers/cli.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 /**
@@ -16,12 +16,7 @@ import { writeStackFiles } from '../../helpers/stack-files.js';
 
 let emu: TestEmulator;
 let env: Record<string, string>;
-beforeAll(async () => {
-  emu = await startTestEmulator({ taskDurationMs: 0 });
-  env = emulatorEnv(emu);
-});
-afterAll(() => emu.close());
-beforeEach(() => emu.reset());
+useTestEmulator((started) => ([emu, env] = [started, emulatorEnv(started)]), { taskDurationMs: 0 });
 
 const run = async (args: string[]): Promise<CliResult> => {
   const result = await runCliInProcess(args, { env });

@@ -1,10 +1,10 @@
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { demoFixtures, emulatorEnv } from '../../helpers/apply.js';
 import type { CliResult } from '../../helpers/cli.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 /**
@@ -15,10 +15,18 @@ import { writeStackFiles } from '../../helpers/stack-files.js';
 const output = (r: CliResult) => `${r.stdout}\n${r.stderr}`;
 
 let emu: TestEmulator | undefined;
-afterEach(async () => {
-  await emu?.close();
-  emu = undefined;
-});
+closeAfterEach(() => [emu]);
+
+/** Starts the demo world and applies examples/dns.yaml to it; the emulator and the CLI's environment for it. */
+async function withDnsExample(): Promise<{ emu: TestEmulator; env: Record<string, string> }> {
+  const started = await startTestEmulator({});
+  emu = started;
+  const env = emulatorEnv(started);
+  const file = join(writeStackFiles({}), 'dns.yaml');
+  copyFileSync('examples/dns.yaml', file);
+  expect((await runCliInProcess(['apply', file, '--auto-approve'], { env })).code).toBe(0);
+  return { emu: started, env };
+}
 
 const stackIn = (text: string) => join(writeStackFiles({ 'stack.yaml': text }), 'stack.yaml');
 
@@ -97,11 +105,7 @@ describe('DNS reads and import', () => {
   });
 
   it('imports the zones and record sets it applied (import --all) into a stack that plans no changes', async () => {
-    emu = await startTestEmulator({});
-    const env = emulatorEnv(emu);
-    const file = join(writeStackFiles({}), 'dns.yaml');
-    copyFileSync('examples/dns.yaml', file);
-    expect((await runCliInProcess(['apply', file, '--auto-approve'], { env })).code).toBe(0);
+    const { env } = await withDnsExample();
     const out = join(writeStackFiles({}), 'imported.yaml');
     const imported = await runCliInProcess(['import', 'dns_zone', '--out', out], { env });
     expect(imported.code, output(imported)).toBe(0);
@@ -113,11 +117,7 @@ describe('DNS reads and import', () => {
   });
 
   it('import dns_zone --name: the zone named and its record sets, each naming it by reference, in a stack that plans no changes', async () => {
-    emu = await startTestEmulator({});
-    const env = emulatorEnv(emu);
-    const file = join(writeStackFiles({}), 'dns.yaml');
-    copyFileSync('examples/dns.yaml', file);
-    expect((await runCliInProcess(['apply', file, '--auto-approve'], { env })).code).toBe(0);
+    const { emu, env } = await withDnsExample();
     const out = join(writeStackFiles({}), 'imported.yaml');
     const before = emu.requests.length;
     const imported = await runCliInProcess(['import', 'dns_zone', '--name', 'Example.NET.', '--out', out], { env });
@@ -141,11 +141,7 @@ describe('DNS reads and import', () => {
   });
 
   it('import dns_zone --name --records-file: the zone with its record sets in a zone file beside the stack, which plans no changes', async () => {
-    emu = await startTestEmulator({});
-    const env = emulatorEnv(emu);
-    const file = join(writeStackFiles({}), 'dns.yaml');
-    copyFileSync('examples/dns.yaml', file);
-    expect((await runCliInProcess(['apply', file, '--auto-approve'], { env })).code).toBe(0);
+    const { env } = await withDnsExample();
     const dir = writeStackFiles({});
     const out = join(dir, 'imported.yaml');
     const imported = await runCliInProcess(['import', 'dns_zone', '--name', 'example.net', '--records-file', '--out', out], { env });

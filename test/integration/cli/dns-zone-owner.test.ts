@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
 import type { CliResult } from '../../helpers/cli.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 import { createOwnerSeal } from '../../../src/kinds/owner-seal.js';
 
@@ -18,10 +18,7 @@ const output = (r: CliResult) => `${r.stdout}\n${r.stderr}`;
 const KEY = 'Owner-Key+zones/0042ZZqq-distinct';
 
 let emu: TestEmulator | undefined;
-afterEach(async () => {
-  await emu?.close();
-  emu = undefined;
-});
+closeAfterEach(() => [emu]);
 
 const txt = (key: string, name: string, text: string) =>
   `  ${key}:\n    type: dns_rrset\n    zone: \${dns_zone.main.name}\n    name: ${name}\n    record_type: TXT\n    resource_records: [{ content: ["${text}"] }]\n`;

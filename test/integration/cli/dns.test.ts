@@ -1,10 +1,10 @@
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { emulatorEnv } from '../../helpers/apply.js';
 import type { CliResult } from '../../helpers/cli.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 /**
@@ -16,10 +16,7 @@ import { writeStackFiles } from '../../helpers/stack-files.js';
 const output = (r: CliResult) => `${r.stdout}\n${r.stderr}`;
 
 let emu: TestEmulator | undefined;
-afterEach(async () => {
-  await emu?.close();
-  emu = undefined;
-});
+closeAfterEach(() => [emu]);
 
 const stackIn = (text: string) => join(writeStackFiles({ 'stack.yaml': text }), 'stack.yaml');
 

@@ -1,26 +1,18 @@
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { emulatorEnv } from '../../helpers/apply.js';
+import { describe, expect, it } from 'vitest';
+import { startInSync } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { closeAfterEach, DEMO, type TestEmulator } from '../../helpers/emulator.js';
 import { closedPort } from '../../helpers/loopback-server.js';
-import { writeStackFiles } from '../../helpers/stack-files.js';
-import { IN_SYNC } from '../../helpers/demo-stacks.js';
 
 describe('edgeform drift', () => {
   let emu: TestEmulator;
   let env: Record<string, string>;
   let stack: string;
 
+  closeAfterEach(() => [emu]);
   async function start(): Promise<void> {
-    emu = await startTestEmulator({ taskDurationMs: 0 });
-    env = emulatorEnv(emu);
-    stack = join(writeStackFiles({ 'stack.yaml': IN_SYNC }), 'stack.yaml');
+    ({ emu, env, stack } = await startInSync());
   }
-
-  afterEach(async () => {
-    await emu?.close();
-  });
 
   const drift = (...args: string[]) => runCliInProcess(['drift', stack, ...args], { env });
 

@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EmulatorOptions } from '../../../src/emulator/index.js';
 import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { DEMO, floatingIpTags, seedFloatingIp, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { DEMO, floatingIpTags, seedFloatingIp, startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 import { example } from '../../helpers/demo-stacks.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
@@ -23,10 +23,7 @@ const WEB = (fields = 'tags: { env: prod }') => `  web_ip:
 
 describe('cloud_floating_ip through the CLI: create, adopt by tags, update, destroy, prune', () => {
   let emu: TestEmulator | undefined;
-  afterEach(async () => {
-    await emu?.close();
-    emu = undefined;
-  });
+  closeAfterEach(() => [emu]);
 
   async function start(options: EmulatorOptions = {}): Promise<{ emu: TestEmulator; env: Record<string, string> }> {
     emu = await startTestEmulator({ taskDurationMs: 0, ...options });

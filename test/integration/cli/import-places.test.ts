@@ -12,7 +12,7 @@ import type { EmulatorFixtures } from '../../../src/emulator/index.js';
 import { captureStream } from '../../helpers/capture.js';
 import { cliEnv } from '../../helpers/cli.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 import { blocks, expectFormatted, tempDir, type Block } from '../../helpers/import.js';
 
 const FIP_LIST = '/cloud/v1/floatingips/{project_id}/{region_id}';
@@ -84,11 +84,7 @@ const FLOATING_IP_AND_CLUSTER_LISTS = [
 
 describe('edgeform import across projects and regions, with long lists', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator({ fixtures: WIDE_WORLD, apiKey: KEY });
-  });
-  afterAll(() => emu.close());
-  beforeEach(() => emu.reset());
+  useTestEmulator((started) => (emu = started), { fixtures: WIDE_WORLD, apiKey: KEY });
 
   const env = { EDGEFORM_BASE_URL: '', EDGEFORM_API_KEY: KEY };
 

@@ -10,10 +10,10 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EmulatorFixtures } from '../../../src/emulator/index.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 import { anyString } from '../../helpers/code-points.js';
 
 /** Variables a pipeline may hold: none of their values may reach the platform, the stack or any output. */
@@ -151,10 +151,7 @@ function fixturesOf(w: World): { fixtures: EmulatorFixtures; items: number } {
 }
 
 let emu: TestEmulator | undefined;
-afterEach(async () => {
-  await emu?.close();
-  emu = undefined;
-});
+closeAfterEach(() => [emu]);
 
 describe('import then plan (property)', () => {
   it('import --all then plan exits 0 with no changes and sends nothing but reads, whatever the live text and the environment hold', async () => {

@@ -1,11 +1,11 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RESOURCE_KINDS, RESOURCE_TYPES, type ResourceType } from '../../../src/kinds/registry.js';
 import type { CliResult } from '../../helpers/cli.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { DEMO, type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 import { blocks, expectFormatted, tempDir, type Block } from '../../helpers/import.js';
 
 const FIP_LIST = '/cloud/v1/floatingips/{project_id}/{region_id}';
@@ -44,11 +44,7 @@ const DEMO_COUNTS: Record<ResourceType, number> = {
 
 describe('edgeform import against the demo world', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator();
-  });
-  afterAll(() => emu.close());
-  beforeEach(() => emu.reset());
+  useTestEmulator((started) => (emu = started));
 
   const env = () => ({ EDGEFORM_BASE_URL: emu.url, EDGEFORM_API_KEY: emu.apiKey });
   async function edgeform(args: string[], extraEnv: Record<string, string | undefined> = {}): Promise<CliResult> {
@@ -271,10 +267,7 @@ describe('edgeform import against the demo world', () => {
 
 describe('edgeform import: what it refuses', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator();
-  });
-  afterAll(() => emu.close());
+  useTestEmulator((started) => (emu = started), { resetEach: false });
 
   const run = (args: string[]) => runCliInProcess(['import', ...args], { env: { EDGEFORM_BASE_URL: emu.url, EDGEFORM_API_KEY: emu.apiKey } });
   const cases: Array<[string, string[], string]> = [

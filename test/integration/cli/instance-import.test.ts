@@ -1,10 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { emulatorEnv } from '../../helpers/apply.js';
-import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
-import { tempDir } from '../../helpers/import.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
+import { importTo, expectPlansClean } from '../../helpers/import.js';
 
 const VM = 'a7e7e8d6-0b4c-4c2e-9d1e-2f0f0c7b9a11';
 const DATA = 'b1000000-0000-4000-8000-000000000001';
@@ -26,22 +23,14 @@ const FIXTURES = {
 
 describe('edgeform import of an instance with an attached volume', () => {
   let emu: TestEmulator | undefined;
-  afterEach(async () => {
-    await emu?.close();
-    emu = undefined;
-  });
+  closeAfterEach(() => [emu]);
 
   it('writes the volume as a reference to the imported volume block, and the result plans clean', async () => {
     emu = await startTestEmulator({ fixtures: FIXTURES });
     const env = emulatorEnv(emu);
-    const file = join(tempDir(), 'stack.yaml');
-    const imported = await runCliInProcess(['import', '--all', '--out', file], { env });
-    expect(imported.code, imported.stderr).toBe(0);
-    const text = readFileSync(file, 'utf8');
+    const { file, text } = await importTo(['--all'], env);
     expect(text).toMatch(/volume_ids:\n\s+- "\$\{cloud_volume\.data\.id\}"/);
     expect(text).not.toContain(`- ${DATA}`);
-    const plan = await runCliInProcess(['plan', file, '--detailed-exitcode'], { env });
-    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
-    expect(plan.stdout).toContain('No changes');
+    await expectPlansClean(file, env);
   });
 });

@@ -4,12 +4,13 @@
  * destroyed in reverse order, and the platform's refusal to delete a network with subnets
  * reported with what uses it.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { importTo, expectPlansClean } from '../../helpers/import.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 const PUBLIC_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILGCMcs7ZtF7TfYiAv0HJvqzMsyVFPkV6e8MLCALgTbj ops@example';
@@ -37,10 +38,7 @@ ${opts.ensure ? `    ensure: ${opts.ensure}\n` : ''}`;
 
 describe('networks, subnets and SSH keys through the CLI', () => {
   let emu: TestEmulator | undefined;
-  afterEach(async () => {
-    await emu?.close();
-    emu = undefined;
-  });
+  closeAfterEach(() => [emu]);
 
   it('creates network → subnet and a key, plans clean, updates in place, replaces the subnet on a new CIDR, destroys in reverse order', async () => {
     emu = await startTestEmulator({ taskDurationMs: 0 });
@@ -132,15 +130,10 @@ describe('networks, subnets and SSH keys through the CLI', () => {
       },
     });
     const env = emulatorEnv(emu);
-    const file = join(writeStackFiles({}), 'stack.yaml');
-    const imported = await runCliInProcess(['import', '--all', '--out', file], { env });
-    expect(imported.code, imported.stderr).toBe(0);
-    const text = readFileSync(file, 'utf8');
+    const { file, text } = await importTo(['--all'], env);
     expect(text).toContain('network_id: "${cloud_network.legacy-net.id}"');
     expect(text).toContain(`public_key: ${PUBLIC_KEY}`);
-    const plan = await runCliInProcess(['plan', file, '--detailed-exitcode'], { env });
-    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
-    expect(plan.stdout).toContain('No changes');
+    await expectPlansClean(file, env);
   });
 
   it('validate reads public_key_file next to the stack and refuses a file that is not one public key line, naming the file, line and column', async () => {

@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
+import { describe, expect, it } from 'vitest';
+import { emulatorEnv, writesSeen, useCliEmulators } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { DEMO, floatingIpTags, seedFloatingIp, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { closeAfterEach, DEMO, floatingIpTags, seedFloatingIp, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 import { createOwnerSeal } from '../../../src/kinds/owner-seal.js';
 
@@ -24,16 +24,7 @@ const WEB = `  web_ip:
 const markOf = (address: string, key = KEY) => createOwnerSeal(key).mark({ type: 'cloud_floating_ip', stack: 'prod', address, identity: '1/76' })!;
 
 describe('owner marks on cloud resources: prune proves ownership with EDGEFORM_OWNER_KEY', () => {
-  let emu: TestEmulator | undefined;
-  afterEach(async () => {
-    await emu?.close();
-    emu = undefined;
-  });
-
-  async function start(): Promise<{ emu: TestEmulator; env: Record<string, string> }> {
-    emu = await startTestEmulator({ taskDurationMs: 0 });
-    return { emu, env: emulatorEnv(emu) };
-  }
+  const start = useCliEmulators();
   const tagsOf = floatingIpTags;
   const seed = seedFloatingIp;
   /** Writes tags on an existing floating IP by hand (the platform's PATCH), as someone with a tag editor would. */
@@ -228,10 +219,7 @@ describe('owner marks on cloud resources: prune proves ownership with EDGEFORM_O
 
 describe('owner marks on CDN resources: the description mark carries a keyed hash of the stack and the cname', () => {
   let emu: TestEmulator | undefined;
-  afterEach(async () => {
-    await emu?.close();
-    emu = undefined;
-  });
+  closeAfterEach(() => [emu]);
   const cdnMark = (cname: string, key = KEY) => createOwnerSeal(key).mark({ type: 'cdn_resource', stack: 'shop', address: '', identity: cname })!;
   const FIXTURES = {
     cdn_origin_groups: [{ id: 10, name: 'shop-origins', sources: [{ source: 'origin.shop.example' }] }],

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 /** An Ed25519 public key line (made for these tests; its private half was never kept). */
@@ -18,10 +18,7 @@ const IMAGE = '0a1b2c3d-0000-4000-8000-0000000000aa';
 const HEADER = 'version: 1\nname: refusals\ndefaults: { project_id: 1, region_id: 76 }\nresources:\n';
 
 let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await startTestEmulator({ taskDurationMs: 0 });
-});
-afterAll(() => emu.close());
+useTestEmulator((started) => (emu = started), { taskDurationMs: 0, resetEach: false });
 beforeEach(() => {
   emu.reset();
   emu.state.sshKeys.set('77777777-0000-4000-8000-000000000001', {

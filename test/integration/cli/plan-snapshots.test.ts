@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../../../cmd/run-cli.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 import { captureStream, maskVolatile } from '../../helpers/capture.js';
 
 /**
@@ -17,11 +17,7 @@ const FORMATS = [
 
 let emu: TestEmulator;
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(() => emu.close());
-beforeEach(() => emu.reset());
+useTestEmulator((started) => (emu = started));
 
 async function plan(stack: string, format: string): Promise<{ code: number; stdout: string; stderr: string }> {
   const path = stack === 'multi-file' ? 'examples/multi-file' : `examples/${stack}.yaml`;

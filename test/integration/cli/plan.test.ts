@@ -1,12 +1,12 @@
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../../../cmd/run-cli.js';
 import { captureStream } from '../../helpers/capture.js';
 import type { CliResult } from '../../helpers/cli.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { DEMO, type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 import { PLAN_FORMAT_VERSION } from '../../../src/plan/types.js';
 
@@ -17,13 +17,7 @@ let emu: TestEmulator;
 /** Every text the CLI produced in this file (stdout, stderr, saved plans): none may hold the key. */
 const outputs: string[] = [];
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(async () => {
-  await emu.close();
-});
-beforeEach(() => emu.reset());
+useTestEmulator((started) => (emu = started));
 
 /** Runs `edgeform plan ARGS` against the emulator; env entries override (undefined removes). */
 async function plan(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {

@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
+import { describe, expect, it } from 'vitest';
+import { emulatorEnv, writesSeen, useCliEmulators } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { DEMO, floatingIpTags, seedFloatingIp, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { DEMO, floatingIpTags, seedFloatingIp, type TestEmulator } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 const LIST = '/cloud/v1/floatingips/1/76';
@@ -19,16 +19,7 @@ const block = (name: string, extra = '') => `  ${name}:
 ${extra}`;
 
 describe('renames and foreign ownership through the CLI', () => {
-  let emu: TestEmulator | undefined;
-  afterEach(async () => {
-    await emu?.close();
-    emu = undefined;
-  });
-
-  async function start(): Promise<{ emu: TestEmulator; env: Record<string, string> }> {
-    emu = await startTestEmulator({ taskDurationMs: 0 });
-    return { emu, env: emulatorEnv(emu) };
-  }
+  const start = useCliEmulators();
   const tagsOf = floatingIpTags;
   const seed = seedFloatingIp;
   const owned = (stack: string, address: string) => ({ env: 'prod', 'edgeform-stack': stack, 'edgeform-address': address });

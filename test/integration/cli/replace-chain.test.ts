@@ -8,10 +8,10 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { driveTasks, emulatorEnv } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 import { CHAIN_IMAGE as IMAGE, chainStack } from '../../helpers/cloud-chain.js';
 
@@ -40,10 +40,7 @@ function writes(emu: TestEmulator): { done: string[]; refused: string[] } {
 
 describe('replacing what others use', () => {
   let emu: TestEmulator | undefined;
-  afterEach(async () => {
-    await emu?.close();
-    emu = undefined;
-  });
+  closeAfterEach(() => [emu]);
 
   /** The stack's instances (the demo world has one of its own). */
   const appInstances = () => [...emu!.state.instances.values()].filter((vm) => vm.name === 'app-1');

@@ -4,10 +4,10 @@
  * ends its stdout with the change_summary event.
  */
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { emulatorEnv, extraFipBlocks, withExtraFloatingIps, writesSeen } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 import { closedPort } from '../../helpers/loopback-server.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
@@ -15,10 +15,7 @@ const RESOURCES = 30;
 const WRONG_KEY = 'wrong$key-4f1d';
 
 let emu: TestEmulator | undefined;
-afterEach(async () => {
-  await emu?.close();
-  emu = undefined;
-});
+closeAfterEach(() => [emu]);
 
 async function setUp(): Promise<{ emu: TestEmulator; stack: string; env: Record<string, string> }> {
   emu = await startTestEmulator({ taskDurationMs: 0, fixtures: withExtraFloatingIps(RESOURCES) });

@@ -1,22 +1,16 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../../../cmd/run-cli.js';
 import { captureStream } from '../../helpers/capture.js';
 import { cliEnv } from '../../helpers/cli.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { DEMO, type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 import { sendJson, startLoopbackServer } from '../../helpers/loopback-server.js';
 
 let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(async () => {
-  await emu.close();
-});
-beforeEach(() => emu.reset());
+useTestEmulator((started) => (emu = started));
 
 const platform = (extra: Record<string, string | undefined> = {}) => ({ EDGEFORM_BASE_URL: emu.url, EDGEFORM_API_KEY: emu.apiKey, ...extra });
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { DEMO, type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 /**
@@ -41,12 +41,7 @@ let cwd: string;
 let env: Record<string, string>;
 let original: string;
 
-beforeAll(async () => {
-  emu = await startTestEmulator({ taskDurationMs: 0 });
-});
-afterAll(async () => {
-  await emu.close();
-});
+useTestEmulator((started) => (emu = started), { taskDurationMs: 0, resetEach: false });
 beforeEach(async () => {
   emu.reset();
   cwd = writeStackFiles({ 'stack.yaml': STACK });

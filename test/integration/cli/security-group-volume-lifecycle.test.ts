@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
+import { describe, expect, it } from 'vitest';
+import { writesSeen, useCliEmulators } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { type TestEmulator } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 const SG_V2 = '/cloud/v2/security_groups/1/76';
@@ -27,15 +27,7 @@ const HTTPS6 = `      - { direction: ingress, ethertype: IPv6, protocol: tcp, po
 const SELF = `      - { direction: ingress, protocol: tcp, port_range_min: 5432, remote_group_id: self }`;
 
 describe('cloud_security_group through the CLI', () => {
-  let emu: TestEmulator | undefined;
-  afterEach(async () => {
-    await emu?.close();
-    emu = undefined;
-  });
-  const start = async () => {
-    emu = await startTestEmulator({ taskDurationMs: 0 });
-    return { emu, env: emulatorEnv(emu) };
-  };
+  const start = useCliEmulators();
   const groupOf = (e: TestEmulator) => [...e.state.securityGroups.values()].find((g) => g.tags.some((t) => t.key === 'edgeform-address' && t.value === 'cloud_security_group.web'));
 
   it('creates with its rules, plans no changes (the default egress rules are no drift), changes only the changed rules, and deletes', async () => {
@@ -169,16 +161,11 @@ const VOLUME = (fields: string) => `  data:
 `;
 
 describe('cloud_volume through the CLI', () => {
-  let emu: TestEmulator | undefined;
-  afterEach(async () => {
-    await emu?.close();
-    emu = undefined;
-  });
+  const start = useCliEmulators();
   const volumeOf = (e: TestEmulator) => [...e.state.volumes.values()].find((v) => v.tags.some((t) => t.key === 'edgeform-address' && t.value === 'cloud_volume.data'));
 
   it('creates, plans no changes, extends (a task), refuses a smaller size at the value, retypes, and destroys', async () => {
-    emu = await startTestEmulator({ taskDurationMs: 0 });
-    const env = emulatorEnv(emu);
+    const { emu, env } = await start();
     const dir = writeStackFiles({ 'stack.yaml': stackYaml(VOLUME('size: 10\n    tags: { env: prod }')) });
     const stack = join(dir, 'stack.yaml');
 
@@ -212,8 +199,7 @@ describe('cloud_volume through the CLI', () => {
   });
 
   it('a changed source plans a replacement naming the field; deleting an attached volume is refused at plan, the instance named', async () => {
-    emu = await startTestEmulator({ taskDurationMs: 0 });
-    const env = emulatorEnv(emu);
+    const { emu, env } = await start();
     const dir = writeStackFiles({ 'stack.yaml': stackYaml(VOLUME('size: 10')) });
     const stack = join(dir, 'stack.yaml');
     expect((await runCliInProcess(['apply', stack, '--auto-approve'], { env })).code).toBe(0);

@@ -1,14 +1,14 @@
 import { mkdtempSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { advisoryLockKey } from '../../../src/cli/postgres-lock.js';
 import { LOCK_DIR_ENV, stackLockKey } from '../../../src/cli/stack-lock.js';
-import { driveTasks, emulatorEnv, writesSeen } from '../../helpers/apply.js';
+import { driveTasks, emulatorEnv, holdWithApply, writesSeen } from '../../helpers/apply.js';
 import type { CliResult } from '../../helpers/cli.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { FIP_PATCH, RESIZE_POST, TWO_BRANCHES } from '../../helpers/demo-stacks.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { TWO_BRANCHES } from '../../helpers/demo-stacks.js';
+import { startTestEmulator, type TestEmulator, cleanupAfterEach } from '../../helpers/emulator.js';
 import { closedPort } from '../../helpers/loopback-server.js';
 import { applySessionQueries, applySessions, testPostgres, type TestPostgres } from '../../helpers/postgres.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
@@ -23,10 +23,7 @@ import { waitFor } from '../../helpers/wait.js';
 let db: TestPostgres;
 beforeAll(async () => void (db = await testPostgres()));
 
-const cleanup: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const close of cleanup.splice(0).reverse()) await close();
-});
+const cleanup = cleanupAfterEach();
 
 async function emulator(): Promise<TestEmulator> {
   const emu = await startTestEmulator();
@@ -48,20 +45,6 @@ const machine = (emu: TestEmulator, extra: Record<string, string> = {}) => ({
 
 const sessionsOf = (name: string) => applySessions(db, name);
 
-/** Starts an apply that takes its locks and waits on its tasks (the clock is manual); `finish` drives it to the end. */
-async function holdWithApply(emu: TestEmulator, stack: string, env: Record<string, string>): Promise<{ finish: () => Promise<CliResult> }> {
-  const running = runCliInProcess(['apply', stack, '--auto-approve'], { env });
-  const waiting = () => writesSeen(emu).includes(RESIZE_POST) && writesSeen(emu).includes(FIP_PATCH) && emu.state.pendingTasks.length >= 2;
-  await Promise.race([
-    running.then((r) => Promise.reject(new Error(`the holding apply ended early: ${r.stderr}`))),
-    waitFor(waiting, { what: 'the holding apply to wait on its tasks' }),
-  ]);
-  let finished: Promise<CliResult> | undefined;
-  const finish = () => (finished ??= driveTasks(emu, running));
-  cleanup.push(finish);
-  return { finish };
-}
-
 /** What the output may never hold: the database password, as written or URL-encoded. */
 const expectNoPassword = (result: CliResult) => {
   for (const form of [db.password, encodeURIComponent(db.password)]) expect(result.stdout + result.stderr).not.toContain(form);
@@ -73,7 +56,7 @@ describe('the apply lock across machines (EDGEFORM_LOCK_URL)', () => {
     const name = uniqueName();
     const job = { GITHUB_SERVER_URL: 'https://github.example', GITHUB_REPOSITORY: 'acme/stacks', GITHUB_RUN_ID: '4242' };
     const stackA = checkout(name);
-    const holder = await holdWithApply(emu, stackA, machine(emu, job));
+    const holder = await holdWithApply(emu, stackA, machine(emu, job), cleanup);
     // The holder's session is named after what applies.
     expect(await sessionsOf(name)).toEqual([`edgeform apply ${name} on ${hostname()} https://github.example/acme/stacks/actions/runs/4242`.slice(0, 63)]);
 
@@ -99,7 +82,7 @@ describe('the apply lock across machines (EDGEFORM_LOCK_URL)', () => {
   it('--lock-timeout waits for the holder with backoff, then applies; a shorter wait ends refused', async () => {
     const emu = await emulator();
     const name = uniqueName();
-    const holder = await holdWithApply(emu, checkout(name), machine(emu));
+    const holder = await holdWithApply(emu, checkout(name), machine(emu), cleanup);
     const short = await runCliInProcess(['apply', checkout(name), '--auto-approve', '--lock-timeout', '1s'], { env: machine(emu) });
     expect(short.code).toBe(1);
     expect(short.stderr).toContain(`Waiting: waiting up to 1 s (--lock-timeout) for the stack named "${name}" on ${emu.url}, locked by \`edgeform apply `);

@@ -2,13 +2,13 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { holderPathOf, LOCK_DIR_ENV, stackLockPath } from '../../../src/cli/stack-lock.js';
-import { driveTasks, emulatorEnv, writesSeen } from '../../helpers/apply.js';
+import { driveTasks, emulatorEnv, holdWithApply, writesSeen } from '../../helpers/apply.js';
 import type { CliResult } from '../../helpers/cli.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { FIP_PATCH, RESIZE_POST, TWO_BRANCHES } from '../../helpers/demo-stacks.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { TWO_BRANCHES } from '../../helpers/demo-stacks.js';
+import { startTestEmulator, type TestEmulator, cleanupAfterEach } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -19,10 +19,7 @@ import { waitFor } from '../../helpers/wait.js';
  * machine share one.
  */
 describe('the apply lock of a stack', () => {
-  const cleanup: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const close of cleanup.splice(0).reverse()) await close();
-  });
+  const cleanup = cleanupAfterEach();
 
   async function emulator(): Promise<TestEmulator> {
     const emu = await startTestEmulator();
@@ -35,20 +32,7 @@ describe('the apply lock of a stack', () => {
   const stackFile = (yaml = TWO_BRANCHES) => join(writeStackFiles({ 'stack.yaml': yaml }), 'stack.yaml');
   const named = (name: string) => `name: ${name}\n${TWO_BRANCHES}`;
 
-  /** Starts `edgeform apply PATH --auto-approve` and resolves once it holds its locks and waits on a task; `finish` drives it to the end. */
-  async function holdWithApply(emu: TestEmulator, path: string, env = envOf(emu)): Promise<{ finish: () => Promise<CliResult> }> {
-    const running = runCliInProcess(['apply', path, '--auto-approve'], { env });
-    // Once it resized web_vm and patched web_ip, it sends nothing until their tasks finish (the clock moves).
-    const waiting = () => writesSeen(emu).includes(RESIZE_POST) && writesSeen(emu).includes(FIP_PATCH) && emu.state.pendingTasks.length >= 2;
-    await Promise.race([
-      running.then((r) => Promise.reject(new Error(`the holding apply ended early: ${r.stderr}`))),
-      waitFor(waiting, { what: 'the holding apply to wait on its tasks' }),
-    ]);
-    let finished: Promise<CliResult> | undefined;
-    const finish = () => (finished ??= driveTasks(emu, running));
-    cleanup.push(finish);
-    return { finish };
-  }
+  const hold = (emu: TestEmulator, path: string) => holdWithApply(emu, path, envOf(emu), cleanup);
 
   /** Runs an apply to its end, driving the tasks it waits on. */
   const secondApply = (emu: TestEmulator, args: string[], options: { env?: Record<string, string>; cwd?: string } = {}) =>
@@ -73,7 +57,7 @@ describe('the apply lock of a stack', () => {
   it('refuses a second apply of the same stack while one holds the lock, sending nothing, and names who holds it', async () => {
     const emu = await emulator();
     const stack = stackFile();
-    const holder = await holdWithApply(emu, stack);
+    const holder = await hold(emu, stack);
     const result = await refusedApply(emu, ['apply', stack, '--auto-approve']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
@@ -94,7 +78,7 @@ describe('the apply lock of a stack', () => {
     const stack = stackFile();
     const link = join(mkdtempSync(join(tmpdir(), 'edgeform-link-')), 'prod.yaml');
     symlinkSync(stack, link);
-    const holder = await holdWithApply(emu, stack);
+    const holder = await hold(emu, stack);
     const result = await refusedApply(emu, ['apply', link, '--auto-approve']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`another edgeform apply of ${link} is running: it is locked by \`edgeform apply ${stack} --auto-approve\``);
@@ -110,7 +94,7 @@ describe('the apply lock of a stack', () => {
     const work = join(root, 'work');
     mkdirSync(work);
     symlinkSync(stackDir, join(work, 'x'));
-    const holder = await holdWithApply(emu, stackDir);
+    const holder = await hold(emu, stackDir);
     // The system reads ./x/../x as stacks/x (x/.. is the symlink target's parent); the path as typed would say work/x.
     const result = await refusedApply(emu, ['apply', './x/../x', '--auto-approve'], { cwd: work });
     expect(result.code).toBe(1);
@@ -124,7 +108,7 @@ describe('the apply lock of a stack', () => {
     const copyDir = writeStackFiles({ 'stack.yaml': named('shop') });
     const planFile = join(copyDir, 'plan.json');
     expect((await runCliInProcess(['plan', 'stack.yaml', '--out', planFile], { env: envOf(emu), cwd: copyDir })).code).toBe(0);
-    const holder = await holdWithApply(emu, first);
+    const holder = await hold(emu, first);
 
     const fromStack = await refusedApply(emu, ['apply', join(copyDir, 'stack.yaml'), '--auto-approve']);
     expect(fromStack.code).toBe(1);
@@ -140,7 +124,7 @@ describe('the apply lock of a stack', () => {
   it('refuses an apply of a named stack through another spelling of the same platform (localhost for 127.0.0.1) while the first runs, naming its holder', async () => {
     const emu = await emulator();
     const first = stackFile(named('shop'));
-    const holder = await holdWithApply(emu, first);
+    const holder = await hold(emu, first);
     const port = new URL(emu.url).port;
     for (const spelling of [`http://localhost:${port}/`, `http://[::1]:${port}`, `HTTP://LOCALHOST.:${port}//`]) {
       const result = await refusedApply(emu, ['apply', stackFile(named('shop')), '--auto-approve'], { env: { ...envOf(emu), EDGEFORM_BASE_URL: spelling } });
@@ -155,7 +139,7 @@ describe('the apply lock of a stack', () => {
   it('lets a named stack apply to another platform while its namesake applies to this one', async () => {
     const emu = await emulator();
     const other = await emulator();
-    const holder = await holdWithApply(emu, stackFile(named('shop')));
+    const holder = await hold(emu, stackFile(named('shop')));
     const result = await secondApply(other, ['apply', stackFile(named('shop')), '--auto-approve']);
     expect(result.code).toBe(0);
     expect(writesSeen(other).length).toBeGreaterThan(0);

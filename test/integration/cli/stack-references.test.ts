@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { emulatorEnv } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 import { readsSeen, sweepDocuments } from '../../helpers/fleet.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
@@ -27,10 +27,7 @@ const writes = (emu: TestEmulator) => emu.requests.filter((r) => r.method !== 'G
 
 describe('${stack:NAME/TYPE.BLOCK.FIELD}: a field of a resource another stack owns', () => {
   let emu: TestEmulator | undefined;
-  afterEach(async () => {
-    await emu?.close();
-    emu = undefined;
-  });
+  closeAfterEach(() => [emu]);
   async function start(): Promise<Record<string, string>> {
     emu = await startTestEmulator({ taskDurationMs: 0 });
     return emulatorEnv(emu);

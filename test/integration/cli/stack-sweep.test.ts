@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { emulatorEnv } from '../../helpers/apply.js';
+import { describe, expect, it } from 'vitest';
+import { useCliEmulators } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import type { TestEmulator } from '../../helpers/emulator.js';
 import { readsSeen, sweepDocuments } from '../../helpers/fleet.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
@@ -12,11 +12,7 @@ const ipStack = (name: string, count: number, region = 76) =>
   `version: 1\nname: ${name}\ndefaults: { project_id: 1, region_id: ${region} }\nresources:\n${Array.from({ length: count }, (_, i) => `  ip${i}: { type: cloud_floating_ip, tags: { env: prod } }\n`).join('')}`;
 
 describe('plan --stacks and drift --stacks: one sweep over many stacks', () => {
-  let emu: TestEmulator | undefined;
-  afterEach(async () => {
-    await emu?.close();
-    emu = undefined;
-  });
+  const start = useCliEmulators();
 
   const FLEET = {
     'a.yaml': ipStack('a', 3),
@@ -25,21 +21,19 @@ describe('plan --stacks and drift --stacks: one sweep over many stacks', () => {
     'd.yaml': ipStack('d', 2, 77),
   };
 
-  async function appliedFleet(): Promise<{ root: string; env: Record<string, string> }> {
-    emu = await startTestEmulator({ taskDurationMs: 0 });
-    const env = emulatorEnv(emu);
+  async function appliedFleet(): Promise<{ emu: TestEmulator; root: string; env: Record<string, string> }> {
+    const { emu, env } = await start();
     const root = writeStackFiles(FLEET);
     for (const file of Object.keys(FLEET)) {
       const applied = await runCliInProcess(['apply', join(root, file), '--auto-approve'], { env });
       expect(applied.code, applied.stderr).toBe(0);
     }
     emu.requests.length = 0;
-    return { root, env };
+    return { emu, root, env };
   }
 
   it('prices and quota-checks each stack with --cost and --check-quota, as a run of that stack alone does', async () => {
-    emu = await startTestEmulator({ taskDurationMs: 0 });
-    const env = emulatorEnv(emu);
+    const { emu, env } = await start();
     const root = writeStackFiles({ 'a.yaml': ipStack('a', 3), 'b.yaml': ipStack('b', 2) });
     const swept = await runCliInProcess(['plan', '--stacks', root, '--cost', '--check-quota'], { env });
     expect(swept.code, swept.stderr).toBe(0);
@@ -55,7 +49,7 @@ describe('plan --stacks and drift --stacks: one sweep over many stacks', () => {
   });
 
   it('reads each list of a place once for the whole sweep, where separate runs read it once per stack', async () => {
-    const { root, env } = await appliedFleet();
+    const { emu, root, env } = await appliedFleet();
     const swept = await runCliInProcess(['drift', '--stacks', root, '--format', 'json'], { env });
     expect(swept.code, swept.stderr).toBe(0);
     const docs = sweepDocuments(swept.stdout).sort((x, y) => String(x.path).localeCompare(String(y.path)));
@@ -67,21 +61,21 @@ describe('plan --stacks and drift --stacks: one sweep over many stacks', () => {
     ]);
     expect(docs.map((d) => d.path)).toEqual([join(root, 'a.yaml'), join(root, 'b.yaml'), join(root, 'c/c.yaml'), join(root, 'd.yaml')]);
     // One list per place (1/76 and 1/77) for ten blocks of four stacks.
-    expect(readsSeen(emu!)).toEqual(['/cloud/v1/floatingips/1/76', '/cloud/v1/floatingips/1/77']);
+    expect(readsSeen(emu)).toEqual(['/cloud/v1/floatingips/1/76', '/cloud/v1/floatingips/1/77']);
 
-    emu!.requests.length = 0;
+    emu.requests.length = 0;
     for (const file of Object.keys(FLEET)) expect((await runCliInProcess(['drift', join(root, file)], { env })).code).toBe(0);
     // Separately: one list per stack (each filtered by its own name).
-    expect(readsSeen(emu!)).toHaveLength(4);
+    expect(readsSeen(emu)).toHaveLength(4);
   });
 
   it('gives each stack its own result and exit code, and one stack error stops none of the others', async () => {
-    const { root, env } = await appliedFleet();
+    const { emu, root, env } = await appliedFleet();
     // Drift in b (a tag changed on the platform), and an invalid stack beside them.
-    const fip = [...emu!.state.floatingIps.values()].find((f) => f.tags.some((t) => t.key === 'edgeform-stack' && t.value === 'b'))!;
+    const fip = [...emu.state.floatingIps.values()].find((f) => f.tags.some((t) => t.key === 'edgeform-stack' && t.value === 'b'))!;
     fip.tags = fip.tags.map((t) => (t.key === 'env' ? { ...t, value: 'dev' } : t));
     const broken = writeStackFiles({ ...FLEET, 'e.yaml': 'version: 1\nname: e\nresources:\n  x: { type: cloud_floating_ip, project_id: 1, region_id: 76, bogus: 1 }\n' });
-    emu!.requests.length = 0;
+    emu.requests.length = 0;
 
     const drift = await runCliInProcess(['drift', '--stacks', broken, '--format', 'json'], { env });
     expect(drift.code).toBe(1);
@@ -95,7 +89,7 @@ describe('plan --stacks and drift --stacks: one sweep over many stacks', () => {
       ['e', 1], // an invalid stack keeps its (valid) name
     ]);
     expect(docs[4]).toMatchObject({ valid: false, path: join(broken, 'e.yaml') });
-    expect(readsSeen(emu!)).toEqual(['/cloud/v1/floatingips/1/76', '/cloud/v1/floatingips/1/77']);
+    expect(readsSeen(emu)).toEqual(['/cloud/v1/floatingips/1/76', '/cloud/v1/floatingips/1/77']);
 
     const onlyDrift = await runCliInProcess(['drift', '--stacks', root], { env });
     expect(onlyDrift.code).toBe(2);
@@ -123,7 +117,7 @@ describe('plan --stacks and drift --stacks: one sweep over many stacks', () => {
   });
 
   it('prunes what a stack owns and no longer declares from the shared list, and leaves the items of the other stacks alone', async () => {
-    const { root, env } = await appliedFleet();
+    const { emu, root, env } = await appliedFleet();
     // a drops ip2 and prunes; b declares the same as before.
     writeFileSync(join(root, 'a.yaml'), ipStack('a', 2).replace('name: a', 'name: a\nprune: true'));
     const plan = await runCliInProcess(['plan', '--stacks', root, '--format', 'json', '--detailed-exitcode'], { env });
@@ -135,12 +129,12 @@ describe('plan --stacks and drift --stacks: one sweep over many stacks', () => {
         .map((c) => `${c.action} ${c.address}`);
     expect(changes('a')).toEqual(['delete cloud_floating_ip.ip2']);
     expect(changes('b')).toEqual([]);
-    expect(readsSeen(emu!)).toEqual(['/cloud/v1/floatingips/1/76', '/cloud/v1/floatingips/1/77']);
+    expect(readsSeen(emu)).toEqual(['/cloud/v1/floatingips/1/76', '/cloud/v1/floatingips/1/77']);
   });
 
   it('fails the stacks of a place whose list cannot be read, and compares the others', async () => {
-    const { root, env } = await appliedFleet();
-    emu!.faults.failNext({ method: 'GET', path: '/cloud/v1/floatingips/1/77', status: 403, count: 1 });
+    const { emu, root, env } = await appliedFleet();
+    emu.faults.failNext({ method: 'GET', path: '/cloud/v1/floatingips/1/77', status: 403, count: 1 });
     const drift = await runCliInProcess(['drift', '--stacks', root, '--format', 'json'], { env });
     expect(drift.code).toBe(1);
     const docs = sweepDocuments(drift.stdout).sort((x, y) => String(x.name).localeCompare(String(y.name)));

@@ -5,10 +5,10 @@
  * exits 0, as docs/commands.md says. What the run could not start after that still fails it.
  */
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { emulatorEnv, writesSeen } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { DEMO, startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -18,10 +18,7 @@ const HEADER = 'version: 1\ndefaults: { project_id: 1, region_id: 76 }\nresource
 const WEB_IP = `  web_ip: { type: cloud_floating_ip, floating_ip_id: ${DEMO.fip}, tags_policy: merge, tags: { env: unconfirmed } }\n`;
 
 let emu: TestEmulator | undefined;
-afterEach(async () => {
-  await emu?.close();
-  emu = undefined;
-});
+closeAfterEach(() => [emu]);
 
 /**
  * Runs `edgeform apply` on `yaml` against a seeded emulator whose tasks wait on its clock: once the

@@ -5,10 +5,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { emulatorEnv } from '../../helpers/apply.js';
+import { describe, expect, it } from 'vitest';
+import { useCliEmulators } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 const SCRIPT = '#cloud-config\nruncmd:\n  - echo hello > /tmp/hello\n';
@@ -38,15 +37,10 @@ resources:
 `;
 
 describe('values known after apply', () => {
-  let emu: TestEmulator | undefined;
-  afterEach(async () => {
-    await emu?.close();
-    emu = undefined;
-  });
+  const start = useCliEmulators();
 
   it('an instance with user_data_file whose references are unknown at plan time is created on the first apply, with the script the plan promised, and again when it is replaced with its subnet; the next plan is a no-op', async () => {
-    emu = await startTestEmulator({ taskDurationMs: 0 });
-    const env = emulatorEnv(emu);
+    const { emu, env } = await start();
     const file = join(writeStackFiles({ 'stack.yaml': stack, 'init.yaml': SCRIPT }), 'stack.yaml');
     const plan = await runCliInProcess(['plan', file], { env });
     expect(plan.code, plan.stderr).toBe(0);

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { emulatorEnv } from '../../helpers/apply.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 /**
@@ -13,11 +13,7 @@ import { writeStackFiles } from '../../helpers/stack-files.js';
  */
 let emu: TestEmulator;
 let env: Record<string, string>;
-beforeAll(async () => {
-  emu = await startTestEmulator({ taskDurationMs: 0 });
-  env = emulatorEnv(emu);
-});
-afterAll(() => emu.close());
+useTestEmulator((started) => ([emu, env] = [started, emulatorEnv(started)]), { taskDurationMs: 0, resetEach: false });
 
 const EXAMPLE = 'examples/web-service.yaml';
 const writes = (method: string) => emu.requests.filter((r) => r.method === method && r.status < 300).map((r) => r.route);

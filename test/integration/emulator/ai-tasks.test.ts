@@ -1,15 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { startTestEmulator, type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 
 type Task = { task_id: string; task_name: string; status: string; task_data: Record<string, unknown> };
 
 describe('emulator streaming AI tasks', () => {
   let emu: TestEmulator;
   const list = async (query = ''): Promise<{ status: number; body: any }> => emu.call('GET', `/streaming/ai/tasks${query}`);
-  beforeAll(async () => {
-    emu = await startTestEmulator();
-  });
-  afterAll(() => emu.close());
+  useTestEmulator((started) => (emu = started), { resetEach: false });
 
   it('pages 10 tasks by default with count, next and previous', async () => {
     const res = await list();

@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 
 let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-beforeEach(() => emu.reset());
-afterAll(() => emu.close());
+useTestEmulator((started) => (emu = started));
 
 describe('emulator FastEdge app writes', () => {
   it('POST creates a draft app with the next id, found by name, and records the create', async () => {

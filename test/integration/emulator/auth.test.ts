@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { DEMO, startTestEmulator, type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 
 const FIP = `/cloud/v1/floatingips/1/76/${DEMO.fip}`;
 
 describe('emulator auth', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator();
-  });
-  afterAll(() => emu.close());
+  useTestEmulator((started) => (emu = started), { resetEach: false });
 
   it('generates a default key that contains a $', () => {
     expect(emu.apiKey).toMatch(/^emu\$[0-9a-f]+$/);

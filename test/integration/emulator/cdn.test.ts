@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EmulatorFixturesError, loadFixtures } from '../../../src/emulator/index.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 
 const FIXTURES = {
   cdn_origin_groups: [
@@ -31,11 +31,7 @@ const DELETE_ACTIVE = 'Deletion of this instance is currently not possible as it
 
 describe('emulator CDN', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator({ fixtures: FIXTURES, control: true });
-  });
-  beforeEach(() => emu.reset());
-  afterAll(() => emu.close());
+  useTestEmulator((started) => (emu = started), { fixtures: FIXTURES, control: true });
 
   describe('origin groups', () => {
     it('lists a plain array without limit, and {count, next, previous, results} with it', async () => {

@@ -4,11 +4,11 @@
  * ToggleDNSSECRequestBody, and every query a plan's reads send (the zone list filtered by name,
  * a zone's record set list) is a documented parameter of its operation.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dnsRrset } from '../../../src/kinds/dns-rrset/provider.js';
 import { dnsZone } from '../../../src/kinds/dns-zone/provider.js';
 import type { ResourceAttributes } from '../../../src/kinds/registry.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 import { expectValid, queryChecker, requestValidator } from '../../helpers/openapi.js';
 import { createProviderHarness } from '../../helpers/providers.js';
 import { resource, stackOf } from '../../helpers/stack.js';
@@ -96,10 +96,7 @@ describe('dns_zone and dns_rrset requests (contract)', () => {
 
 describe('dns reads send documented queries (contract)', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator();
-  });
-  afterAll(() => emu.close());
+  useTestEmulator((started) => (emu = started), { resetEach: false });
 
   it('the zone list filtered by name and a zone record set list', async () => {
     const h = createProviderHarness(emu);

@@ -6,9 +6,9 @@
  * is not one, an unknown record type). The vendor documents its errors as 400 with an `error`;
  * the emulator answers `{"error": "..."}` for them, and for the 404 and 409 the vendor leaves out.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EmulatorFixtures } from '../../../src/emulator/index.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 import { expectValid, loadSpec, queryChecker, requestValidator, responseValidator } from '../../helpers/openapi.js';
 
 const DNS = 'dns_api.yaml';
@@ -51,11 +51,7 @@ export const DNS_FIXTURES: EmulatorFixtures = {
 };
 
 let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await startTestEmulator({ fixtures: DNS_FIXTURES });
-});
-beforeEach(() => emu.reset());
-afterAll(() => emu.close());
+useTestEmulator((started) => (emu = started), { fixtures: DNS_FIXTURES });
 
 /** Whether the vendor documents `status` for the operation. */
 function documented(method: string, template: string, status: number): boolean {

@@ -5,13 +5,13 @@
  * 400 `{error}`, players 422 `{"errors": {field: [message]}}` as documented), and the request
  * bodies edgeform's providers build validate against the vendor's request schemas.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fastedgeApp } from '../../../src/kinds/fastedge-app/provider.js';
 import { providers } from '../../../src/kinds/providers.js';
 import { readStack } from '../../../src/kinds/read-stack.js';
 import type { ResourceAttributes } from '../../../src/kinds/registry.js';
 import { streamingPlayer } from '../../../src/kinds/streaming-player/provider.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 import { componentValidator, expectValid, loadSpec, queryChecker, requestValidator, responseValidator, expectDocumentedAnswer } from '../../helpers/openapi.js';
 import { createProviderHarness } from '../../helpers/providers.js';
 import { resource, stackOf } from '../../helpers/stack.js';
@@ -28,11 +28,7 @@ const P = {
 };
 
 let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-beforeEach(() => emu.reset());
-afterAll(() => emu.close());
+useTestEmulator((started) => (emu = started));
 
 const expectResponse = (file: string, method: string, template: string, path: string, status: number, body?: unknown) =>
   expectDocumentedAnswer(emu, file, method, template, path, status, body);

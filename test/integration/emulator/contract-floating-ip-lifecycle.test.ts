@@ -3,8 +3,8 @@
  * vendor OpenAPI (test/fixtures/openapi/cloud_api.yaml): answers match the operation's response
  * schema, requests the vendor schema rejects are rejected (400), those it accepts are served.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { DEMO, type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 import { expectValid, queryParameterValidator, requestValidator, responseValidator } from '../../helpers/openapi.js';
 
 const CLOUD = 'cloud_api.yaml';
@@ -15,11 +15,7 @@ const list = '/cloud/v1/floatingips/1/76';
 
 describe('floating IP create and delete: the emulator against the vendor OpenAPI', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator({ taskDurationMs: 1000 });
-  });
-  beforeEach(() => emu.reset());
-  afterAll(() => emu.close());
+  useTestEmulator((started) => (emu = started), { taskDurationMs: 1000 });
 
   it('POST create answers TaskIDsSerializer; the created IP matches FloatingIPSerializer while locked and after', async () => {
     const body = { tags: { 'edgeform-stack': 'prod', 'edgeform-address': 'cloud_floating_ip.web' } };

@@ -3,9 +3,9 @@
  * the vendor OpenAPI (test/fixtures/openapi/cloud_api.yaml): answers match the operation's
  * response schema, requests the vendor schema rejects are rejected (400), those it accepts are served.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { makeCloudChain, type CloudChain } from '../../helpers/cloud-chain.js';
-import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { DEMO, type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 import { expectValid, queryChecker, requestValidator, responseValidator } from '../../helpers/openapi.js';
 
 const CLOUD = 'cloud_api.yaml';
@@ -36,14 +36,10 @@ const full = () => ({
 
 describe('instance create and delete: the emulator against the vendor OpenAPI', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator({ taskDurationMs: 1000 });
-  });
+  useTestEmulator((started) => (emu = started), { taskDurationMs: 1000 });
   beforeEach(async () => {
-    emu.reset();
     chain = await makeCloudChain(emu);
   });
-  afterAll(() => emu.close());
 
   it('POST create answers TaskIDsSerializer; the instance matches InstanceSerializer while building and after; the task matches TaskSerializer', async () => {
     expectValid(requestValidator(CLOUD, 'POST', CREATE), full());

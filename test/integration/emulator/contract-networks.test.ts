@@ -3,8 +3,8 @@
  * (test/fixtures/openapi/cloud_api.yaml): every operation's answer matches its response schema,
  * requests the vendor schema rejects are rejected (400), those it accepts are served.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 import { expectDocumentedAnswer, expectValid, queryParameterValidator, requestValidator } from '../../helpers/openapi.js';
 
 const CLOUD = 'cloud_api.yaml';
@@ -23,11 +23,7 @@ export const PUBLIC_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILGCMcs7ZtF7TfYiA
 
 describe('networks, subnets and SSH keys: the emulator against the vendor OpenAPI', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator({ taskDurationMs: 1000 });
-  });
-  beforeEach(() => emu.reset());
-  afterAll(() => emu.close());
+  useTestEmulator((started) => (emu = started), { taskDurationMs: 1000 });
 
   /** Creates a network (and waits for its task); resolves with its id. */
   async function createNetwork(body: Record<string, unknown> = { name: 'net-1' }): Promise<string> {

@@ -4,8 +4,8 @@
  * schema; requests the vendor schema rejects are refused (400); the platform's refusals (a group
  * an instance uses, an attached volume, a smaller size) name what is in the way.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 import { expectValid, queryParameterValidator, requestValidator, responseValidator } from '../../helpers/openapi.js';
 
 const CLOUD = 'cloud_api.yaml';
@@ -46,11 +46,7 @@ const fixtures = {
 
 describe('security groups: the emulator against the vendor OpenAPI', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator({ taskDurationMs: 1000, fixtures });
-  });
-  beforeEach(() => emu.reset());
-  afterAll(() => emu.close());
+  useTestEmulator((started) => (emu = started), { taskDurationMs: 1000, fixtures });
   const base = '/cloud/v2/security_groups/1/76';
   const v1 = '/cloud/v1/securitygroups/1/76';
 
@@ -165,11 +161,7 @@ describe('security groups: the emulator against the vendor OpenAPI', () => {
 
 describe('volumes: the emulator against the vendor OpenAPI', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator({ taskDurationMs: 1000, fixtures });
-  });
-  beforeEach(() => emu.reset());
-  afterAll(() => emu.close());
+  useTestEmulator((started) => (emu = started), { taskDurationMs: 1000, fixtures });
   const list = '/cloud/v1/volumes/1/76';
 
   const creates: Array<{ name: string; body: Record<string, unknown>; size: number; bootable: boolean }> = [

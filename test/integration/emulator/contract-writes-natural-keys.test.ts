@@ -6,9 +6,9 @@
  * refused (with the vendor's error shape). Also: the quota limit names edgeform validates
  * offline are exactly the vendor's.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GLOBAL_LIMIT_FIELDS, REGIONAL_LIMIT_FIELDS } from '../../../src/kinds/cloud-quota-limit-request/schema.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 import { componentValidator, expectValid, loadSpec, requestValidator, responseValidator } from '../../helpers/openapi.js';
 
 const CLOUD = 'cloud_api.yaml';
@@ -27,11 +27,7 @@ const P = {
 const VTT = 'WEBVTT\n\n1\n00:00:01.000 --> 00:00:04.000\nBonjour.\n';
 
 let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-beforeEach(() => emu.reset());
-afterAll(() => emu.close());
+useTestEmulator((started) => (emu = started));
 
 /** Sends a request the vendor's request schema judges `valid` (or not), and checks the emulator agrees and answers in the documented shape. */
 async function expectCall(file: string, method: string, template: string, path: string, status: number, body?: unknown, validBody?: boolean): Promise<any> {

@@ -4,8 +4,8 @@
  * are rejected by the emulator too. The relaxations applied to the vendor schemas are listed in
  * test/helpers/openapi.ts.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { DEMO, type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 import { componentValidator, expectValid, queryChecker, queryParameterValidator, requestValidator, responseValidator, expectDocumentedAnswer } from '../../helpers/openapi.js';
 
 const CLOUD = 'cloud_api.yaml';
@@ -51,11 +51,7 @@ const setting = '/iam/reselling/resellers/7/notification_settings/3';
 
 describe('emulator contract with the vendor OpenAPI (responses)', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator({ taskDurationMs: 1000 });
-  });
-  beforeEach(() => emu.reset());
-  afterAll(() => emu.close());
+  useTestEmulator((started) => (emu = started), { taskDurationMs: 1000 });
 
   const expectResponse = (file: string, method: string, template: string, path: string, status: number, body?: unknown) =>
     expectDocumentedAnswer(emu, file, method, template, path, status, body);
@@ -202,10 +198,7 @@ describe('emulator contract with the vendor OpenAPI (responses)', () => {
 
 describe('emulator contract with the vendor OpenAPI (list endpoints and their paging)', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator({ taskDurationMs: 1000 });
-  });
-  afterAll(() => emu.close());
+  useTestEmulator((started) => (emu = started), { taskDurationMs: 1000, resetEach: false });
 
   /** A list endpoint, read page after page: every page matches the vendor schema and together they hold the whole list once. */
   const lists: Array<{ name: string; file: string; template: string; path: string; pages: string[]; items: (body: any) => any[]; total: number }> = [
@@ -334,11 +327,7 @@ describe('emulator contract with the vendor OpenAPI (list endpoints and their pa
 
 describe('emulator contract with the vendor OpenAPI (requests)', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator({ taskDurationMs: 1000 });
-  });
-  beforeEach(() => emu.reset());
-  afterAll(() => emu.close());
+  useTestEmulator((started) => (emu = started), { taskDurationMs: 1000 });
 
   const cases: Array<{ name: string; file: string; method: string; template: string; path: string; body: unknown }> = [
     { name: 'notification setting with a bad e-mail', file: IAM, method: 'PATCH', template: P.setting, path: setting, body: { notification_type: 'failed_login', email: 'nope' } },

@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { DEMO, startTestEmulator, type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 
 describe('emulator control routes', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator({ control: true, taskDurationMs: 1000 });
-  });
-  beforeEach(() => emu.reset());
-  afterAll(() => emu.close());
+  useTestEmulator((started) => (emu = started), { control: true, taskDurationMs: 1000 });
 
   it('are off by default (404)', async () => {
     const plain = await startTestEmulator();

@@ -4,9 +4,9 @@
  * qualified, the serial and SOA, the refusals, the mutation log, the state dump, reset and the
  * fixtures checks.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EmulatorFixturesError, loadFixtures, type EmulatorFixtures } from '../../../src/emulator/index.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 
 const ZONES = 23;
 const FIXTURES: EmulatorFixtures = {
@@ -21,11 +21,7 @@ const FIXTURES: EmulatorFixtures = {
 };
 
 let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await startTestEmulator({ fixtures: FIXTURES, control: true });
-});
-beforeEach(() => emu.reset());
-afterAll(() => emu.close());
+useTestEmulator((started) => (emu = started), { fixtures: FIXTURES, control: true });
 
 async function ok(method: string, path: string, body?: unknown): Promise<any> {
   const res = await emu.call(method, path, body === undefined ? {} : { body });

@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 
 describe('emulator FastEdge apps', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator();
-  });
-  beforeEach(() => emu.reset());
-  afterAll(() => emu.close());
+  useTestEmulator((started) => (emu = started));
 
   it('lists apps as {apps, count}', async () => {
     const res = await emu.call('GET', '/fastedge/v1/apps');

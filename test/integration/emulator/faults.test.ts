@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { INJECTED_TASK_ERROR, type EmulatorOptions } from '../../../src/emulator/index.js';
-import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { DEMO, startTestEmulator, type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 
 const V2 = `/cloud/v2/floatingips/1/76/${DEMO.fip}`;
 const RESIZE = `/cloud/v1/instances/1/76/${DEMO.instance}/changeflavor`;
@@ -31,11 +31,7 @@ async function statuses(emu: TestEmulator, requests: Array<[string, string]>): P
 
 describe('emulator faults', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator({ taskDurationMs: 1000 });
-  });
-  beforeEach(() => emu.reset());
-  afterAll(() => emu.close());
+  useTestEmulator((started) => (emu = started), { taskDurationMs: 1000 });
 
   it('failNext answers the status once, with the cloud error body, changing nothing', async () => {
     emu.faults.failNext({ method: 'POST', path: RESIZE, status: 500 });

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { DEMO, type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 
 const LIST = '/cloud/v1/floatingips/1/76';
 const ONE = (id: string) => `/cloud/v1/floatingips/1/76/${id}`;
@@ -7,11 +7,7 @@ const tagsOf = (fip: { tags: Array<{ key: string; value: string }> }): Record<st
 
 describe('emulator floating IPs: create, delete and the tag filter', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator({ taskDurationMs: 1000 });
-  });
-  beforeEach(() => emu.reset());
-  afterAll(() => emu.close());
+  useTestEmulator((started) => (emu = started), { taskDurationMs: 1000 });
 
   async function create(body: unknown = { tags: { 'edgeform-stack': 'prod', env: 'dev' } }): Promise<{ taskId: string; id: string }> {
     const res = await emu.call('POST', LIST, { body });

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { DEMO, type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 
 const ONE = `/cloud/v1/floatingips/1/76/${DEMO.fip}`;
 const V2 = `/cloud/v2/floatingips/1/76/${DEMO.fip}`;
@@ -7,11 +7,7 @@ const tagsOf = (fip: { tags: Array<{ key: string; value: string; read_only: bool
 
 describe('emulator floating IPs', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator({ taskDurationMs: 1000 });
-  });
-  beforeEach(() => emu.reset());
-  afterAll(() => emu.close());
+  useTestEmulator((started) => (emu = started), { taskDurationMs: 1000 });
 
   it('GET one answers the FloatingIPSerializer fields with +0000 datetimes and no lock', async () => {
     const res = await emu.call('GET', ONE);

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 
 const LIST = '/iam/reselling/resellers/7/notification_settings';
 const ONE = `${LIST}/3`;
@@ -7,11 +7,7 @@ const valid = { notification_type: 'failed_login', email: 'sec@example.com', ena
 
 describe('emulator IAM reseller notification settings', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator();
-  });
-  beforeEach(() => emu.reset());
-  afterAll(() => emu.close());
+  useTestEmulator((started) => (emu = started));
 
   it('lists as {count, next, previous, results}', async () => {
     const res = await emu.call('GET', LIST);

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { makeCloudChain, type CloudChain } from '../../helpers/cloud-chain.js';
-import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { DEMO, type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 
 const CREATE = '/cloud/v2/instances/1/76';
 const LIST = '/cloud/v1/instances/1/76';
@@ -21,14 +21,10 @@ const body = (extra: Record<string, unknown> = {}) => ({
 
 describe('emulator instance create and delete', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator({ taskDurationMs: 1000 });
-  });
+  useTestEmulator((started) => (emu = started), { taskDurationMs: 1000 });
   beforeEach(async () => {
-    emu.reset();
     chain = await makeCloudChain(emu);
   });
-  afterAll(() => emu.close());
 
   async function create(extra: Record<string, unknown> = {}): Promise<{ id: string; taskId: string }> {
     const res = await emu.call('POST', CREATE, { body: body(extra) });

@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO, startTestEmulator, type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 
 const ONE = `/cloud/v1/instances/1/76/${DEMO.instance}`;
 
 describe('emulator instances', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator({ taskDurationMs: 2000, readLagMs: 500 });
-  });
-  beforeEach(() => emu.reset());
-  afterAll(() => emu.close());
+  useTestEmulator((started) => (emu = started), { taskDurationMs: 2000, readLagMs: 500 });
 
   it('GET answers the flavor at flavor.flavor_id, status and a null task_id', async () => {
     const res = await emu.call('GET', ONE);

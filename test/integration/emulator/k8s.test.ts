@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 import { upgradeVersions } from '../../../src/emulator/services/k8s/routes.js';
 
 const ONE = '/cloud/v2/k8s/clusters/1/76/prod-eu';
 
 describe('emulator Kubernetes clusters', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator({ taskDurationMs: 3000 });
-  });
-  beforeEach(() => emu.reset());
-  afterAll(() => emu.close());
+  useTestEmulator((started) => (emu = started), { taskDurationMs: 3000 });
 
   it('GET by name answers version, status and a null task_id', async () => {
     const res = await emu.call('GET', ONE);

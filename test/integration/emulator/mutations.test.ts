@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { DEMO, type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 
 const RESIZE = `/cloud/v1/instances/1/76/${DEMO.instance}/changeflavor`;
 const FIP_V1 = `/cloud/v1/floatingips/1/76/${DEMO.fip}`;
@@ -9,11 +9,7 @@ const SETTING = '/iam/reselling/resellers/7/notification_settings/3';
 
 describe('the emulator records the changes it made (mutation log)', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator({ control: true, taskDurationMs: 1000 });
-  });
-  beforeEach(() => emu.reset());
-  afterAll(() => emu.close());
+  useTestEmulator((started) => (emu = started), { control: true, taskDurationMs: 1000 });
 
   it('records a task change when the task finishes, not when it is accepted', async () => {
     const task = (await emu.call('POST', RESIZE, { body: { flavor_id: 'g2-standard-4-8' } })).body.tasks[0];

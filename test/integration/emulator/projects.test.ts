@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestEmulator, type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 
 const ids = (body: { results: Array<{ id: number }> }) => body.results.map((r) => r.id);
 
 describe('emulator projects and regions (demo world)', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator();
-  });
-  beforeEach(() => emu.reset());
-  afterAll(() => emu.close());
+  useTestEmulator((started) => (emu = started));
 
   it("lists the world's project as the default project when the fixtures name none", async () => {
     const res = await emu.call('GET', '/cloud/v1/projects');

@@ -1,13 +1,10 @@
 import { Agent, request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { DEMO, type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 
 describe('emulator routing and bodies', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator();
-  });
-  afterAll(() => emu.close());
+  useTestEmulator((started) => (emu = started), { resetEach: false });
 
   it('answers 404 for an unknown route', async () => {
     const res = await emu.call('GET', '/cloud/v1/nothing-here');

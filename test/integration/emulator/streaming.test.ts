@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { startTestEmulator, type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 
 describe('emulator streaming players, videos and subtitles', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator();
-  });
-  beforeEach(() => emu.reset());
-  afterAll(() => emu.close());
+  useTestEmulator((started) => (emu = started));
 
   it('lists players as a bare array', async () => {
     const res = await emu.call('GET', '/streaming/players');

@@ -1,16 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { demoFixtures } from '../../helpers/apply.js';
-import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { DEMO, startTestEmulator, type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 
 const RESIZE = `/cloud/v1/instances/1/76/${DEMO.instance}/changeflavor`;
 
 describe('emulator cloud tasks', () => {
   let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator({ taskDurationMs: 2000 });
-  });
-  beforeEach(() => emu.reset());
-  afterAll(() => emu.close());
+  useTestEmulator((started) => (emu = started), { taskDurationMs: 2000 });
 
   async function startResize(): Promise<string> {
     const res = await emu.call('POST', RESIZE, { body: { flavor_id: 'g2-standard-4-8' } });

@@ -3,7 +3,7 @@ import { createApiClient } from '../../../src/api/client.js';
 import { CertificateIssueError } from '../../../src/errors.js';
 import { createProviderContext } from '../../../src/kinds/context.js';
 import { issueCertificate } from '../../../src/kinds/cdn-resource/certificates.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 
 const FIXTURES = {
   cdn_origin_groups: [{ id: 10, name: 'web', sources: [{ source: 'origin.example.com' }] }],
@@ -15,10 +15,7 @@ const FIXTURES = {
 
 describe("issuing a CDN resource's Let's Encrypt certificate", () => {
   let emu: TestEmulator | undefined;
-  afterEach(async () => {
-    await emu?.close();
-    emu = undefined;
-  });
+  closeAfterEach(() => [emu]);
 
   /** A context whose waits move the emulator's clock: issuing takes 5 minutes of emulator time, no wall-clock time. */
   const connect = (e: TestEmulator) => {

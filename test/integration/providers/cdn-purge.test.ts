@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { sendPurge } from '../../../src/kinds/cdn-purge.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
 import { createProviderHarness, type ProviderHarness } from '../../helpers/providers.js';
 
 /** A CDN resource to purge: id 1 (the test adds it to the demo world). */
@@ -19,11 +19,7 @@ const purgeLog = (emu: TestEmulator, id: number) => emu.requests.filter((r) => r
 describe('sendPurge: the platform limits, kept on the emulator clock', () => {
   let emu: TestEmulator | undefined;
   let h: ProviderHarness | undefined;
-  afterEach(async () => {
-    await h?.close();
-    await emu?.close();
-    emu = h = undefined;
-  });
+  closeAfterEach(() => [h, emu]);
 
   it('splits 25 patterns into requests of 10 and sends one a minute, never answered 429', async () => {
     emu = await startTestEmulator();

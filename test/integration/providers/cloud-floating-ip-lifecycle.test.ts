@@ -9,7 +9,7 @@ import { readStack } from '../../../src/kinds/read-stack.js';
 import { buildPlan } from '../../../src/plan/planner.js';
 import { KNOWN_AFTER_APPLY, type Plan, type ResourceChange } from '../../../src/plan/types.js';
 import { DEMO, type TestEmulator } from '../../helpers/emulator.js';
-import { routesSeen, useProviderHarness, type ProviderHarness } from '../../helpers/providers.js';
+import { routesSeen, useProviderHarness, type ProviderHarness, desiredOf } from '../../helpers/providers.js';
 import { resource, stackOf } from '../../helpers/stack.js';
 import { startLoopbackServer } from '../../helpers/loopback-server.js';
 import { createApiClient } from '../../../src/api/client.js';
@@ -20,22 +20,12 @@ const ONE = '/cloud/v1/floatingips/{project_id}/{region_id}/{floating_ip_id}';
 const STACK = 'prod';
 const WEB: ResourceRef = { address: 'cloud_floating_ip.web', stack: STACK };
 
-const desired = (over: Partial<ResourceAttributes['cloud_floating_ip']> = {}): ResourceAttributes['cloud_floating_ip'] => ({
-  project_id: 1,
-  region_id: 76,
-  tags: { env: 'prod' },
-  tags_policy: 'authoritative',
-  ensure: 'present',
-  ...over,
-});
+const desired = desiredOf<ResourceAttributes['cloud_floating_ip']>({ project_id: 1, region_id: 76, tags: { env: 'prod' }, tags_policy: 'authoritative', ensure: 'present' });
 
 let emu: TestEmulator;
 let h: ProviderHarness;
 
-useProviderHarness((e, harness) => {
-  emu = e;
-  h = harness;
-});
+useProviderHarness((e, harness) => ([emu, h] = [e, harness]));
 
 /** Puts a floating IP carrying these tags straight into the emulator (as an earlier run's create would have); returns its id. */
 async function seed(tags: Record<string, string>): Promise<string> {

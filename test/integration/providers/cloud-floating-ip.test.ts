@@ -4,7 +4,7 @@ import type { ResourceAttributes } from '../../../src/kinds/registry.js';
 import { StillLockedError } from '../../../src/errors.js';
 import { cloudFloatingIp } from '../../../src/kinds/cloud-floating-ip/provider.js';
 import { DEMO, type TestEmulator } from '../../helpers/emulator.js';
-import { planChange, routesSeen, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
+import { planChange, routesSeen, type ProviderHarness, useProviderHarness, desiredOf } from '../../helpers/providers.js';
 import { resource } from '../../helpers/stack.js';
 import { REF } from '../../helpers/ref.js';
 
@@ -12,23 +12,19 @@ const V1_ONE = '/cloud/v1/floatingips/{project_id}/{region_id}/{floating_ip_id}'
 const V2_ONE = '/cloud/v2/floatingips/{project_id}/{region_id}/{floating_ip_id}';
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
-const desired = (over: Partial<ResourceAttributes['cloud_floating_ip']> = {}): ResourceAttributes['cloud_floating_ip'] => ({
+const desired = desiredOf<ResourceAttributes['cloud_floating_ip']>({
   project_id: 1,
   region_id: 76,
   floating_ip_id: DEMO.fip,
   tags: { env: 'prod', team: 'edge' },
   tags_policy: 'authoritative',
   ensure: 'present',
-  ...over,
 });
 
 let emu: TestEmulator;
 let h: ProviderHarness;
 
-useProviderHarness((e, harness) => {
-  emu = e;
-  h = harness;
-});
+useProviderHarness((e, harness) => ([emu, h] = [e, harness]));
 
 /** The live tags of a floating IP in the emulator, user and read-only, as key=value strings. */
 function liveTags(id: string): string[] {

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { emulatorEnv } from '../../helpers/apply.js';
 import type { CliResult } from '../../helpers/cli.js';
 import { runCliInProcess } from '../../helpers/cli-in-process.js';
 import { CHAIN_PUBLIC_KEY, makeCloudChain, type CloudChain } from '../../helpers/cloud-chain.js';
-import { DEMO, startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
+import { DEMO, type TestEmulator, useTestEmulator } from '../../helpers/emulator.js';
 import { writeStackFiles } from '../../helpers/stack-files.js';
 
 /**
@@ -15,11 +15,7 @@ import { writeStackFiles } from '../../helpers/stack-files.js';
 
 let emu: TestEmulator;
 let env: Record<string, string>;
-beforeAll(async () => {
-  emu = await startTestEmulator({ taskDurationMs: 0 });
-  env = emulatorEnv(emu);
-});
-afterAll(() => emu.close());
+useTestEmulator((started) => ([emu, env] = [started, emulatorEnv(started)]), { taskDurationMs: 0, resetEach: false });
 let chain: CloudChain;
 beforeEach(async () => {
   emu.reset();

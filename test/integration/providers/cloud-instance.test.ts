@@ -3,7 +3,7 @@ import { ApiConnectionError, InternalServerError } from '../../../src/api/errors
 import type { ResourceAttributes } from '../../../src/kinds/registry.js';
 import { cloudInstance } from '../../../src/kinds/cloud-instance/provider.js';
 import { DEMO, type TestEmulator } from '../../helpers/emulator.js';
-import { planBlocks, planChange, routesSeen, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
+import { planBlocks, planChange, routesSeen, type ProviderHarness, useProviderHarness, desiredOf } from '../../helpers/providers.js';
 import { resource } from '../../helpers/stack.js';
 import { REF } from '../../helpers/ref.js';
 
@@ -11,22 +11,12 @@ const ONE = '/cloud/v1/instances/{project_id}/{region_id}/{instance_id}';
 const CHANGEFLAVOR = `${ONE}/changeflavor`;
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
-const desired = (over: Partial<ResourceAttributes['cloud_instance']> = {}): ResourceAttributes['cloud_instance'] => ({
-  project_id: 1,
-  region_id: 76,
-  instance_id: DEMO.instance,
-  flavor_id: 'g2-standard-4-8',
-  ensure: 'present',
-  ...over,
-});
+const desired = desiredOf<ResourceAttributes['cloud_instance']>({ project_id: 1, region_id: 76, instance_id: DEMO.instance, flavor_id: 'g2-standard-4-8', ensure: 'present' });
 
 let emu: TestEmulator;
 let h: ProviderHarness;
 
-useProviderHarness((e, harness) => {
-  emu = e;
-  h = harness;
-});
+useProviderHarness((e, harness) => ([emu, h] = [e, harness]));
 
 describe('cloud_instance read', () => {
   it('observes name, status, flavor and the flavors a resize may move to', async () => {

@@ -4,7 +4,7 @@ import type { ResourceAttributes } from '../../../src/kinds/registry.js';
 import { cloudK8sCluster, decideUpgradeProgress } from '../../../src/kinds/cloud-k8s-cluster/provider.js';
 import type { ProviderContext } from '../../../src/kinds/provider.js';
 import { DEMO, type TestEmulator } from '../../helpers/emulator.js';
-import { planBlocks, planChange, routesSeen, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
+import { planBlocks, planChange, routesSeen, type ProviderHarness, useProviderHarness, desiredOf } from '../../helpers/providers.js';
 import { resource } from '../../helpers/stack.js';
 import { REF } from '../../helpers/ref.js';
 
@@ -12,22 +12,12 @@ const ONE = '/cloud/v2/k8s/clusters/{project_id}/{region_id}/{cluster_name}';
 const UPGRADE_VERSIONS = `${ONE}/upgrade_versions`;
 const UPGRADE = `${ONE}/upgrade`;
 
-const desired = (over: Partial<ResourceAttributes['cloud_k8s_cluster']> = {}): ResourceAttributes['cloud_k8s_cluster'] => ({
-  project_id: 1,
-  region_id: 76,
-  cluster_name: DEMO.cluster,
-  version: 'v1.31.3',
-  ensure: 'present',
-  ...over,
-});
+const desired = desiredOf<ResourceAttributes['cloud_k8s_cluster']>({ project_id: 1, region_id: 76, cluster_name: DEMO.cluster, version: 'v1.31.3', ensure: 'present' });
 
 let emu: TestEmulator;
 let h: ProviderHarness;
 
-useProviderHarness((e, harness) => {
-  emu = e;
-  h = harness;
-});
+useProviderHarness((e, harness) => ([emu, h] = [e, harness]));
 
 const liveVersion = () => emu.state.k8sClusters.get(`1/76/${DEMO.cluster}`)!.version;
 

@@ -14,10 +14,7 @@ const block = (over: Partial<Desired> = {}) => resource('cloud_quota_limit_reque
 
 let emu: TestEmulator;
 let h: ProviderHarness;
-useProviderHarness((e, harness) => {
-  emu = e;
-  h = harness;
-});
+useProviderHarness((e, harness) => ([emu, h] = [e, harness]));
 
 const named = (description: string) => [...emu.state.quotaRequests.values()].filter((r) => r.description === description);
 

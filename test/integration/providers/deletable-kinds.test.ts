@@ -17,10 +17,7 @@ import { REF } from '../../helpers/ref.js';
 let emu: TestEmulator;
 let h: ProviderHarness;
 
-useProviderHarness((e, harness) => {
-  emu = e;
-  h = harness;
-});
+useProviderHarness((e, harness) => ([emu, h] = [e, harness]));
 
 /**
  * One kind edgeform can delete, on the demo world: the object to delete, another that stays,

@@ -17,10 +17,7 @@ const block = (attributes: Partial<App>, name = 'edge') => resource('fastedge_ap
 let emu: TestEmulator;
 let h: ProviderHarness;
 
-useProviderHarness((e, harness) => {
-  emu = e;
-  h = harness;
-});
+useProviderHarness((e, harness) => ([emu, h] = [e, harness]));
 
 const apply = (change: ResourceChange) => bindProvider(providers.resources, change, REF.stack).apply(h.ctx);
 const appsNamed = (name: string) => [...emu.state.fastedgeApps.values()].filter((a) => a.name === name);

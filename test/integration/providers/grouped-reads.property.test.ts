@@ -6,17 +6,16 @@
  * group.
  */
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ResourceBlock } from '../../../src/config/types.js';
 import type { EmulatorFixtures } from '../../../src/emulator/index.js';
 import { canonicalJson } from '../../../src/model/fingerprint.js';
-import { buildPlan } from '../../../src/plan/planner.js';
 import type { ProviderRegistry } from '../../../src/kinds/provider.js';
 import { providers } from '../../../src/kinds/providers.js';
 import { readStack } from '../../../src/kinds/read-stack.js';
 import { RESOURCE_TYPES } from '../../../src/kinds/registry.js';
-import { startTestEmulator, type TestEmulator } from '../../helpers/emulator.js';
-import { createProviderHarness, type ProviderHarness } from '../../helpers/providers.js';
+import { startTestEmulator, type TestEmulator, closeAfterEach } from '../../helpers/emulator.js';
+import { createProviderHarness, planOver, type ProviderHarness } from '../../helpers/providers.js';
 import { resource, stackOf } from '../../helpers/stack.js';
 
 /** The same providers, each reading one resource at a time (no grouped read). */
@@ -179,10 +178,7 @@ function groupCount(blocks: readonly ResourceBlock[]): number {
 }
 
 let emu: TestEmulator | undefined;
-afterEach(async () => {
-  await emu?.close();
-  emu = undefined;
-});
+closeAfterEach(() => [emu]);
 
 describe('grouped reads (property)', () => {
   it('plans made with grouped reads equal plans made with single reads, over random worlds', async () => {
@@ -200,15 +196,7 @@ describe('grouped reads (property)', () => {
           const planWith = async (registry: ProviderRegistry, harness: ProviderHarness) => {
             const before = emu!.requests.length;
             const observations = await readStack(harness.ctx, stack, registry, { parallelism: 4, pageSize: w.pageSize });
-            const plan = buildPlan({
-              stack,
-              reads: observations.reads,
-              checks: observations.checks,
-              planners: providers.resources,
-              baseUrl: 'http://127.0.0.1:1',
-              createdAt: '2026-01-01T00:00:00.000Z',
-              edgeformVersion: '0.0.0-test',
-            });
+            const plan = planOver(stack, observations);
             return { plan, requests: emu!.requests.length - before };
           };
           const grouped = await planWith(providers, harnesses[0]);

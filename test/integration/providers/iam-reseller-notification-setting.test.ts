@@ -2,29 +2,25 @@ import { describe, expect, it } from 'vitest';
 import type { ResourceAttributes } from '../../../src/kinds/registry.js';
 import { iamResellerNotificationSetting } from '../../../src/kinds/iam-reseller-notification-setting/provider.js';
 import { type TestEmulator } from '../../helpers/emulator.js';
-import { planChange, type ProviderHarness, useProviderHarness } from '../../helpers/providers.js';
+import { planChange, type ProviderHarness, useProviderHarness, desiredOf } from '../../helpers/providers.js';
 import { resource } from '../../helpers/stack.js';
 import { REF } from '../../helpers/ref.js';
 
 const ONE = '/iam/reselling/resellers/{resellerId}/notification_settings/{notificationSettingsId}';
 
-const desired = (over: Partial<ResourceAttributes['iam_reseller_notification_setting']> = {}): ResourceAttributes['iam_reseller_notification_setting'] => ({
+const desired = desiredOf<ResourceAttributes['iam_reseller_notification_setting']>({
   reseller_id: 7,
   notification_settings_id: 3,
   notification_type: 'failed_login',
   email: 'sec@example.com',
   enabled: true,
   ensure: 'present',
-  ...over,
 });
 
 let emu: TestEmulator;
 let h: ProviderHarness;
 
-useProviderHarness((e, harness) => {
-  emu = e;
-  h = harness;
-});
+useProviderHarness((e, harness) => ([emu, h] = [e, harness]));
 
 describe('iam_reseller_notification_setting read', () => {
   it('observes the type, e-mail and enabled flag', async () => {

@@ -34,10 +34,7 @@ const manyTasks: EmulatorFixtures = {
 describe('streaming_ai_tasks check on the demo world', () => {
   let emu: TestEmulator;
   let h: ProviderHarness;
-  useProviderHarness((e, harness) => {
-    emu = e;
-    h = harness;
-  });
+  useProviderHarness((e, harness) => ([emu, h] = [e, harness]));
 
   it('passes when no task matches and max_count is 0', async () => {
     const outcome = await streamingAiTasks.evaluate(h.ctx, { where: { task_name: 'transcription', status: 'FAILURE' }, max_count: 0 });

@@ -18,10 +18,7 @@ const block = (attributes: Partial<Player>, name = 'main') => resource('streamin
 let emu: TestEmulator;
 let h: ProviderHarness;
 
-useProviderHarness((e, harness) => {
-  emu = e;
-  h = harness;
-});
+useProviderHarness((e, harness) => ([emu, h] = [e, harness]));
 
 const apply = (change: ResourceChange) => bindProvider(providers.resources, change, REF.stack).apply(h.ctx);
 const playersNamed = (name: string) => [...emu.state.players.values()].filter((p) => p.name === name);

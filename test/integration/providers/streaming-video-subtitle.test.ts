@@ -18,10 +18,7 @@ const block = (over: Partial<Desired> = {}) => resource('streaming_video_subtitl
 
 let emu: TestEmulator;
 let h: ProviderHarness;
-useProviderHarness((e, harness) => {
-  emu = e;
-  h = harness;
-});
+useProviderHarness((e, harness) => ([emu, h] = [e, harness]));
 
 const subtitles = (language: string) => emu.state.videos.get(9876)!.subtitles.filter((s) => s.language === language);
 

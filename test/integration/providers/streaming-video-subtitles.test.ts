@@ -9,10 +9,7 @@ const SUBTITLES = '/streaming/videos/{video_id}/subtitles';
 let emu: TestEmulator;
 let h: ProviderHarness;
 
-useProviderHarness((e, harness) => {
-  emu = e;
-  h = harness;
-});
+useProviderHarness((e, harness) => ([emu, h] = [e, harness]));
 
 describe('streaming_video_subtitles check', () => {
   it('passes when every required language has a subtitle', async () => {

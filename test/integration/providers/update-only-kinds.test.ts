@@ -9,10 +9,7 @@ import { REF } from '../../helpers/ref.js';
 
 let emu: TestEmulator;
 let h: ProviderHarness;
-useProviderHarness((e, harness) => {
-  emu = e;
-  h = harness;
-});
+useProviderHarness((e, harness) => ([emu, h] = [e, harness]));
 
 const base = { project_id: 1, region_id: 76, ensure: 'present' as const };
 /** Each kind edgeform can update but never delete, with a planned update on the demo world. */

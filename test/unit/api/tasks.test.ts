@@ -73,26 +73,12 @@ describe('parsePlatformTime', () => {
  * sleep advances. Unit-level only: the real HTTP path is in test/integration/api.
  */
 function scripted(states: Array<Partial<Task>>) {
-  let t = 0;
-  const gets: string[] = [];
-  const sleeps: number[] = [];
-  const client = {
-    redact: (s: string) => s,
-    get: async <T>(path: string, _opts?: ApiCallOptions): Promise<ApiResponse<T>> => {
-      gets.push(path);
-      const state = states[Math.min(gets.length - 1, states.length - 1)]!;
-      const body = { id: 't-1', task_type: 'resize_vm', created_on: null, ...state } as unknown as T;
-      return { status: 200, headers: {}, body, requestId: null };
-    },
-  };
+  const s = scriptedWithFailures(states);
   return {
-    client,
-    gets,
-    sleeps,
-    now: () => t,
-    sleep: async (ms: number) => {
-      sleeps.push(ms);
-      t += ms;
+    ...s,
+    /** The paths read, in order. */
+    get gets(): string[] {
+      return s.gets.map((g) => g.path);
     },
   };
 }
@@ -217,7 +203,7 @@ const connectionError = () => new ApiConnectionError({ method: 'GET', path: '/cl
 const timeoutError = () =>
   new ApiTimeoutError({ method: 'GET', path: '/cloud/v1/tasks/t-1', requestSent: true, reason: 'UND_ERR_HEADERS_TIMEOUT', detail: 'headers', phase: 'headers', timeoutMs: 30_000 });
 
-/** Like scripted, but each step is a task state or an error the client throws. */
+/** The stand-in of `scripted`, where each step is a task state or an error the client throws; `gets` records each read's retry option too. */
 function scriptedWithFailures(steps: Array<Partial<Task> | Error>) {
   let t = 0;
   const gets: Array<{ path: string; retry: unknown }> = [];

@@ -1,4 +1,4 @@
-import { cloudError, cloudObjectBody, cloudCreateTags, type CloudScope } from '../../cloud-common.js';
+import { cloudError, cloudObjectBody, cloudCreateTags, madeNow, type CloudScope } from '../../cloud-common.js';
 import type { Created, TaskStart } from '../../collection.js';
 import { stableUuid } from '../../fixture-parts.js';
 import { UUID_PATTERN, isPlainObject } from '../../format.js';
@@ -364,11 +364,7 @@ export function makeVolumes(ctx: Ctx, scope: CloudScope, request: CreateRequest,
       volume_image_metadata: v.image_id === null ? null : { image_id: v.image_id },
       snapshot_ids: [],
       tags: Object.entries(v.tags).map(([key, value]) => ({ key, value, read_only: false })),
-      task_id: null,
-      creator_task_id: null,
-      created_at: ctx.now,
-      updated_at: ctx.now,
-      next_task_error: null,
+      ...madeNow(ctx.now),
     });
   }
 }

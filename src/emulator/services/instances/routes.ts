@@ -299,18 +299,7 @@ function listAvailableFlavors(ctx: Ctx): Reply {
   const withPrices = ctx.query.get('include_prices') === 'true';
   const results = vm.available_flavors.map((id) => {
     const f = ensureFlavor(ctx.state, id);
-    const item: Record<string, unknown> = {
-      flavor_id: f.flavor_id,
-      flavor_name: f.flavor_name,
-      vcpus: f.vcpus,
-      ram: f.ram,
-      disabled: f.disabled,
-      os_type: f.os_type,
-      architecture: f.architecture,
-      hardware_description: { vcpus: `${f.vcpus} vCPU`, ram: `${f.ram} MiB` },
-      capacity: null,
-      reserved_capacity: null,
-    };
+    const item: Record<string, unknown> = { ...flavorItem(f), capacity: null, reserved_capacity: null };
     if (withPrices) Object.assign(item, { currency_code: null, price_per_hour: null, price_per_month: null, price_status: null });
     return item;
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CLOUD_PRODUCT, placeIn, placementFixture, type Placement } from '../../cloud-common.js';
+import { CLOUD_PRODUCT, placeIn, placementFixture, type Placement, type TaskMade } from '../../cloud-common.js';
 import { datetime, fixtureDate, fixtureTags, int, listSection, nextTaskError, stableUuid, tagMap, uuid } from '../../fixture-parts.js';
 import { defineService } from '../../service.js';
 import { userTagMap, type Tag } from '../../tags.js';
@@ -8,7 +8,7 @@ import { firstHost, hostCount, parseNetwork, type IpNetwork } from '../../cidr.j
 import { networks, subnets } from './routes.js';
 
 /** A network as held in memory (API field names; datetimes as epoch ms). */
-export interface NetworkRecord extends Placement {
+export interface NetworkRecord extends Placement, TaskMade {
   id: string;
   name: string;
   type: 'vlan' | 'vxlan';
@@ -19,13 +19,6 @@ export interface NetworkRecord extends Placement {
   shared: boolean;
   port_security_enabled: boolean;
   tags: Tag[];
-  /** The task holding the lock, or null. */
-  task_id: string | null;
-  creator_task_id: string | null;
-  created_at: number;
-  updated_at: number;
-  /** When set, the next task started on this network ends in ERROR with this message. */
-  next_task_error: string | null;
 }
 
 /** A static route a subnet advertises by DHCP. */
@@ -35,7 +28,7 @@ export interface HostRoute {
 }
 
 /** A subnet as held in memory (API field names; datetimes as epoch ms). */
-export interface SubnetRecord extends Placement {
+export interface SubnetRecord extends Placement, TaskMade {
   id: string;
   name: string;
   network_id: string;
@@ -47,11 +40,6 @@ export interface SubnetRecord extends Placement {
   gateway_ip: string | null;
   total_ips: number | null;
   tags: Tag[];
-  task_id: string | null;
-  creator_task_id: string | null;
-  created_at: number;
-  updated_at: number;
-  next_task_error: string | null;
 }
 
 /** The network service's slice of the state: networks and their subnets, by id. */

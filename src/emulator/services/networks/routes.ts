@@ -13,6 +13,7 @@ import {
   type TagFilter,
   tagFilter,
   defineCloudCollection,
+  madeNow,
 } from '../../cloud-common.js';
 import { contains, firstHost, hostCount, isIpAddress, overlaps, parseNetwork, type IpNetwork } from '../../cidr.js';
 import type { Created } from '../../collection.js';
@@ -132,11 +133,7 @@ function buildNetwork(ctx: Ctx, scope: CloudScope): Created<NetworkRecord> {
     shared: false,
     port_security_enabled: true,
     tags,
-    task_id: null,
-    creator_task_id: null,
-    created_at: ctx.now,
-    updated_at: ctx.now,
-    next_task_error: null,
+    ...madeNow(ctx.now),
   };
   return { record, task: { type: 'create_network', data: body, createdResources: { networks: [id] } } };
 }
@@ -284,11 +281,7 @@ function buildSubnet(ctx: Ctx, scope: CloudScope): Created<SubnetRecord> {
     gateway_ip: gateway,
     total_ips: hostCount(parsed),
     tags,
-    task_id: null,
-    creator_task_id: null,
-    created_at: ctx.now,
-    updated_at: ctx.now,
-    next_task_error: null,
+    ...madeNow(ctx.now),
   };
   return { record, task: { type: 'create_subnet', data: body, createdResources: { subnets: [id] } } };
 }

@@ -1,4 +1,4 @@
-import type { Placement } from '../../cloud-common.js';
+import type { Placement, TaskMade } from '../../cloud-common.js';
 import type { Tag } from '../../tags.js';
 
 /** The volume types a volume can be created with (VolumeTypeName). */
@@ -7,7 +7,7 @@ export const VOLUME_TYPES = ['cold', 'ssd_hiiops', 'ssd_local', 'ssd_lowlatency'
 export const RETYPABLE_VOLUME_TYPES = ['ssd_hiiops', 'standard'] as const;
 
 /** A volume as held in memory (API field names; datetimes as epoch ms). Its attachments are the instances listing it. */
-export interface VolumeRecord extends Placement {
+export interface VolumeRecord extends Placement, TaskMade {
   id: string;
   name: string;
   size: number;
@@ -19,11 +19,6 @@ export interface VolumeRecord extends Placement {
   /** The snapshots of this volume (a volume can be made from one). */
   snapshot_ids: string[];
   tags: Tag[];
-  task_id: string | null;
-  creator_task_id: string | null;
-  created_at: number;
-  updated_at: number;
-  next_task_error: string | null;
 }
 
 /** The volume service's slice of the state. */

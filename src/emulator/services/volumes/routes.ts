@@ -13,6 +13,7 @@ import {
   type TagFilter,
   defineCloudCollection,
   patchTags,
+  madeNow,
 } from '../../cloud-common.js';
 import type { Created } from '../../collection.js';
 import { stableUuid } from '../../fixture-parts.js';
@@ -135,11 +136,7 @@ function buildVolume(ctx: Ctx, scope: CloudScope): Created<VolumeRecord> {
     volume_image_metadata: imageId === null ? null : { image_id: imageId },
     snapshot_ids: [],
     tags,
-    task_id: null,
-    creator_task_id: null,
-    created_at: ctx.now,
-    updated_at: ctx.now,
-    next_task_error: null,
+    ...madeNow(ctx.now),
   };
   return { record, task: { type: 'create_volume', data: body, createdResources: { volumes: [id] } } };
 }
