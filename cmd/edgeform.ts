@@ -44,6 +44,9 @@ if (isMain()) {
     process.stdout.write(`${VERSION}\n`);
   } else {
     const { runCli } = await import('./run-cli.js');
+    // This process is the run's own: a large input may bound its heap's growth (in-process test runs never do).
+    const { enableHeapBound } = await import('../src/cli/heap-growth.js');
+    enableHeapBound();
     process.exitCode = await runCli(argv);
   }
 }

@@ -14,10 +14,11 @@ import type { TypedBlock } from './validate-block.js';
  * attribute's size limit, and its text must pass the attribute's check. Every problem is a
  * diagnostic: at the attribute's value in the stack when the file cannot be used, at the line
  * and column of the file itself when its text is wrong (that file's text then goes into
- * `files`, for the code frame).
+ * `files`, for the code frame). Returns how many bytes it read.
  */
-export async function resolveFileFields(blocks: Iterable<TypedBlock>, stackDir: string, diagnostics: Diagnostic[], files: Map<string, string>): Promise<void> {
+export async function resolveFileFields(blocks: Iterable<TypedBlock>, stackDir: string, diagnostics: Diagnostic[], files: Map<string, string>): Promise<number> {
   let root: string | null = null;
+  let read = 0;
   for (const typed of blocks) {
     const block = typed.block;
     const fileFields = block ? ALL_KINDS[block.type].files : undefined;
@@ -66,6 +67,7 @@ export async function resolveFileFields(blocks: Iterable<TypedBlock>, stackDir: 
           continue;
         }
         bytes = await readFile(real);
+        read += bytes.length;
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'ENOENT')
@@ -92,6 +94,7 @@ export async function resolveFileFields(blocks: Iterable<TypedBlock>, stackDir: 
       attributes[spec.into] = decoded.text;
     }
   }
+  return read;
 }
 
 function inside(dir: string, path: string): boolean {
