@@ -43,10 +43,10 @@ if (isMain()) {
     const { VERSION } = await import('../src/version.js');
     process.stdout.write(`${VERSION}\n`);
   } else {
+    // This process is the run's own: a large input may bound its heap's growth (src/cli/heap-growth.ts;
+    // in-process test runs never do). A mark, not an import: --help and completion load no command's modules.
+    Object.assign(globalThis, { [Symbol.for('edgeform.executable')]: true });
     const { runCli } = await import('./run-cli.js');
-    // This process is the run's own: a large input may bound its heap's growth (in-process test runs never do).
-    const { enableHeapBound } = await import('../src/cli/heap-growth.js');
-    enableHeapBound();
     process.exitCode = await runCli(argv);
   }
 }

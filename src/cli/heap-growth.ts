@@ -11,26 +11,24 @@ export const BOUNDED_HEAP_FROM_BYTES = 1024 * 1024;
  */
 export const HEAP_GROWING_PERCENT = 10;
 
-let enabled = false;
+/**
+ * The mark the executable (cmd/edgeform.ts) sets on `globalThis` before it loads the command
+ * line: only its own process bounds its heap's growth, never a test that runs the CLI
+ * in-process, whose process the setting would outlive.
+ */
+export const EXECUTABLE_MARK = Symbol.for('edgeform.executable');
+
 let bounded = false;
 
 /**
- * Lets this process bound its heap's growth (boundHeapGrowth): called by the executable only,
- * never by a test that runs the CLI in-process, whose process the setting would outlive.
- */
-export function enableHeapBound(): void {
-  enabled = true;
-}
-
-/**
  * Given the size of a command's input once it is read: from BOUNDED_HEAP_FROM_BYTES on, and when
- * the executable enabled it, V8 grows the heap by HEAP_GROWING_PERCENT over the live set after
+ * in the executable's own process, V8 grows the heap by HEAP_GROWING_PERCENT over the live set after
  * each full collection (`--heap-growing-percent`) instead of its own, larger factor, for the rest
  * of the run. It is not a limit: a run whose live set is larger still finishes, with more frequent
  * collections (CPU traded for peak memory). Returns whether the bound is in force.
  */
 export function boundHeapGrowth(inputBytes: number): boolean {
-  if (!bounded && enabled && inputBytes >= BOUNDED_HEAP_FROM_BYTES) {
+  if (!bounded && Reflect.get(globalThis, EXECUTABLE_MARK) === true && inputBytes >= BOUNDED_HEAP_FROM_BYTES) {
     setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
     bounded = true;
   }
