@@ -43,6 +43,9 @@ if (isMain()) {
     const { VERSION } = await import('../src/version.js');
     process.stdout.write(`${VERSION}\n`);
   } else {
+    // This process is the run's own: a large input may bound its heap's growth (src/cli/heap-growth.ts;
+    // in-process test runs never do). A mark, not an import: --help and completion load no command's modules.
+    Object.assign(globalThis, { [Symbol.for('edgeform.executable')]: true });
     const { runCli } = await import('./run-cli.js');
     process.exitCode = await runCli(argv);
   }

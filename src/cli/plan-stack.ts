@@ -23,6 +23,7 @@ import { assessPlan, type AssessOptions } from '../kinds/plan-economics.js';
 import { providers } from '../kinds/providers.js';
 import { VERSION } from '../version.js';
 import { refuseStackReferences } from './fleet-references.js';
+import { boundHeapGrowth } from './heap-growth.js';
 import type { RunReporter } from './run-reporter.js';
 
 /** Settings shared by plan, apply and drift. */
@@ -172,7 +173,7 @@ export function pollScheduleFromEnv(env: NodeJS.ProcessEnv): TaskPollSchedule | 
  * sent when it is invalid), check --target addresses, read the live state, build the plan.
  */
 export async function planStack(options: PlanStackOptions): Promise<InvalidStack | PlannedStack> {
-  const loaded = await loadStack(options.path, options.env);
+  const loaded = await loadStack(options.path, options.env, { onInputRead: boundHeapGrowth });
   // Interrupted while the stack was read: connect to nothing.
   options.signal.throwIfAborted();
   if (!loaded.stack || hasErrors(loaded.diagnostics)) return { kind: 'invalid', diagnostics: loaded.diagnostics, files: loaded.files };

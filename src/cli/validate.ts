@@ -1,4 +1,5 @@
 import { loadStack } from '../config/load-stack.js';
+import { boundHeapGrowth } from './heap-growth.js';
 import { createValidateView, VALIDATE_FORMATS, type ValidateFormat } from '../render/validate-view.js';
 import { defineCommand } from './command.js';
 import { ExitCode } from './io.js';
@@ -24,7 +25,7 @@ export const validateCommand = defineCommand<ValidateArgs>({
   plain: (path) => ({ path, format: DEFAULT_FORMAT }),
   async run(args, io) {
     const view = createValidateView(args.format, io);
-    const { stack, diagnostics, files } = await loadStack(args.path, io.env);
+    const { stack, diagnostics, files } = await loadStack(args.path, io.env, { onInputRead: boundHeapGrowth });
     view.result(stack ? { resources: stack.resources.length, checks: stack.checks.length } : null, diagnostics, files);
     return stack ? ExitCode.ok : ExitCode.error;
   },

@@ -19,10 +19,17 @@ import type { TypedBlock } from './validate-block.js';
  * put into an attribute nor into `files`: its problems stand at the attribute and never quote
  * it, its attribute `into` gets a `${env:NAME}` reference named after the text's sha256, and
  * the text is returned as that variable's value (variable → text; see Stack.sensitiveFiles).
+ * Returns those, and how many bytes it read.
  */
-export async function resolveFileFields(blocks: Iterable<TypedBlock>, stackDir: string, diagnostics: Diagnostic[], files: Map<string, string>): Promise<Record<string, string>> {
+export async function resolveFileFields(
+  blocks: Iterable<TypedBlock>,
+  stackDir: string,
+  diagnostics: Diagnostic[],
+  files: Map<string, string>,
+): Promise<{ sensitive: Record<string, string>; bytes: number }> {
   const sensitive: Record<string, string> = {};
   let root: string | null = null;
+  let read = 0;
   for (const typed of blocks) {
     const block = typed.block;
     const fileFields = block ? ALL_KINDS[block.type].files : undefined;
@@ -71,6 +78,7 @@ export async function resolveFileFields(blocks: Iterable<TypedBlock>, stackDir: 
           continue;
         }
         bytes = await readFile(real);
+        read += bytes.length;
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'ENOENT')
@@ -107,7 +115,7 @@ export async function resolveFileFields(blocks: Iterable<TypedBlock>, stackDir: 
       attributes[spec.into] = decoded.text;
     }
   }
-  return sensitive;
+  return { sensitive, bytes: read };
 }
 
 /** The variable a sensitive file's text is the value of: `EDGEFORM_FILE_SHA256_` and the text's sha256 (hex), a fingerprint that never shows it. */

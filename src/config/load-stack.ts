@@ -67,6 +67,16 @@ export interface LoadStackResult {
   name?: string;
 }
 
+/** Settings of loadStack. */
+export interface LoadStackOptions {
+  /**
+   * Called once every input is read (the stack files and the files they name, such as a zone
+   * file), before the blocks a zone file makes are built, with their size in bytes: the CLI
+   * bounds its heap's growth for a large input (src/cli/heap-growth.ts).
+   */
+  onInputRead?: (bytes: number) => void;
+}
+
 interface Setting {
   node: SourceNode;
   filename: string;
@@ -96,7 +106,7 @@ interface ValidSettings {
  * validate the settings, then each block against its kind; check what spans blocks
  * (dependencies, ownership, moves); read the files blocks name; warn; assemble the Stack.
  */
-export async function loadStack(path: string, env: Env = process.env): Promise<LoadStackResult> {
+export async function loadStack(path: string, env: Env = process.env, options: LoadStackOptions = {}): Promise<LoadStackResult> {
   const { files, diagnostics } = await readStackFiles(path, env);
   const fileTexts = new Map<string, string>(files.map((f) => [f.filename, f.text]));
   const [firstFile] = files;
@@ -125,7 +135,8 @@ export async function loadStack(path: string, env: Env = process.env): Promise<L
   if (settings.name === undefined) addDiagnostics(diagnostics, checkOwnedBlocksHaveStackName(typed));
   addDiagnostics(diagnostics, resolveMoves(typed, valid, settings.renamed_from?.node.range));
   // Files blocks name (a subtitle's vtt_file) are read into their attributes, so the digest covers them.
-  const sensitiveFiles = await resolveFileFields(typed.values(), dirname(firstFile.filename), diagnostics, fileTexts);
+  const { sensitive: sensitiveFiles, bytes: fileBytes } = await resolveFileFields(typed.values(), dirname(firstFile.filename), diagnostics, fileTexts);
+  options.onInputRead?.(files.reduce((sum, f) => sum + Buffer.byteLength(f.text), fileBytes));
   // The record sets of the zone files dns_zone blocks name become dns_rrset blocks.
   expandZoneRecordFiles(typed, diagnostics, fileTexts);
   addDiagnostics(diagnostics, checkAcrossBlocks(typed));

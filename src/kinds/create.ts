@@ -3,6 +3,20 @@ import { KNOWN_AFTER_APPLY, type FieldChange } from '../plan/types.js';
 import type { GroupRead, MemberRead, Observation, ProviderContext, ProviderPlan, ResourceProvider } from './provider.js';
 import { RESOURCE_KINDS, type ResourceAttributes, type ResourceType } from './registry.js';
 
+/** The path of each top-level field (a kind's schema names them: a few dozen in all), made once. */
+const FIELD_PATHS = new Map<string, string[]>();
+
+/**
+ * The path of a top-level field, `[field]`: one array for every create plan's change of that
+ * field (nothing writes to a change's path), not one each: a zone file's 174,145 record sets
+ * are as many creates of five fields each.
+ */
+function fieldPath(field: string): string[] {
+  let path = FIELD_PATHS.get(field);
+  if (path === undefined) FIELD_PATHS.set(field, (path = [field]));
+  return path;
+}
+
 /**
  * The create plan of a resource (ResourceProvider.create.plan): `after` is what the stack
  * declares (`declared`, only fields the block sets) with the platform id `(known after apply)`,
@@ -15,7 +29,7 @@ export function createPlan(
   extra: Partial<Pick<ProviderPlan, 'errors' | 'warnings' | 'notes' | 'sensitive'>> = {},
 ): ProviderPlan {
   const fields = Object.entries(declared).filter(([field, value]) => field !== idField && value !== undefined);
-  const changes: FieldChange[] = fields.map(([field, after]) => ({ path: [field], op: 'add', after }));
+  const changes: FieldChange[] = fields.map(([field, after]) => ({ path: fieldPath(field), op: 'add', after }));
   return {
     action: 'create',
     before: {},

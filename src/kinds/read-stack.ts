@@ -131,9 +131,16 @@ function startReading(ctx: ProviderContext, stack: Stack, registry: ProviderRegi
   const isSelected = (address: string) => !options.selected || options.selected.has(address);
   // The first run-fatal error: aborts the reads in flight (through their signal) and skips the rest.
   const halt = new AbortController();
+  // The blocks of a kind, gathered once a reading: a kind's create facts ask for them once per
+  // block (each record set to create, for its zone), which over the whole stack was quadratic.
+  const byType = new Map<ResourceType, readonly unknown[]>();
   const view: StackView = {
     name: stack.name ?? null,
-    blocks: <B extends ResourceType>(type: B) => stack.resources.filter((b) => b.type === type).map((b) => b.attributes as ResourceAttributes[B]),
+    blocks: <B extends ResourceType>(type: B) => {
+      let found = byType.get(type) as readonly ResourceAttributes[B][] | undefined;
+      if (found === undefined) byType.set(type, (found = stack.resources.filter((b) => b.type === type).map((b) => b.attributes as ResourceAttributes[B])));
+      return found;
+    },
   };
   // A sweep of many stacks hands its own readOnce (one page cache for the whole sweep): kept; else
   // a list page asked for twice in this reading (a grouped read and a prune listing) is fetched once.

@@ -42,7 +42,10 @@ function isSorted(names: readonly string[]): boolean {
   return true;
 }
 
+/** The fingerprint of nothing observed (every create's): computed once, one string for all of them. */
+const NOTHING = hash('sha256', 'null', 'hex');
+
 /** sha256 (hex) of a value's canonical JSON: the staleness fingerprint of observed fields. */
 export function fingerprint(value: unknown): string {
-  return hash('sha256', canonicalJson(value ?? null), 'hex');
+  return value === null || value === undefined ? NOTHING : hash('sha256', canonicalJson(value), 'hex');
 }

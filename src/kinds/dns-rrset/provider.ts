@@ -304,14 +304,17 @@ export const dnsRrset: ResourceProvider<'dns_rrset'> = {
         });
       const declared: Record<string, unknown> = { zone: zoneOf(desired), name: nameOf(desired), record_type: desired.record_type };
       if (desired.ttl !== undefined) declared.ttl = desired.ttl;
-      declared.resource_records = declaredRecords(desired);
+      // One list of the normalised records, which `after`, its change and the request body share.
+      const records = declaredRecords(desired);
+      declared.resource_records = records;
       if (desired.pickers !== undefined) declared.pickers = desired.pickers;
       if (desired.meta !== undefined) declared.meta = desired.meta;
       const cname = cnameProblem(desired, facts);
-      const planned = createPlan(declared, 'rrset_id', { body: bodyOf(desired) }, { errors: [...(zone ? [zone] : []), ...(cname ? [cname] : [])] });
+      const planned = createPlan(declared, 'rrset_id', { body: bodyOf(desired, undefined, records) }, { errors: [...(zone ? [zone] : []), ...(cname ? [cname] : [])] });
       const { rrset_id: _unknown, ...after } = planned.after;
       return { ...planned, after: { ...after, name: nameOf(desired) } };
     },
-    identity: (desired) => `${nameOf(desired)} ${desired.record_type} in zone ${zoneOf(desired)}`,
+    // Joined, not a template: one flat string that each create's change keeps, not a chain of concatenations.
+    identity: (desired) => [nameOf(desired), desired.record_type, 'in zone', zoneOf(desired)].join(' '),
   },
 };
