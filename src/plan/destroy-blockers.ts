@@ -1,7 +1,7 @@
 import type { Diagnostic } from '../config/diagnostics.js';
 import type { Stack } from '../config/types.js';
 import { RESOURCE_KINDS, type ResourceType } from '../kinds/registry.js';
-import type { OwnedRead, Plan, ReadResult, ResourceChange, ResourcePlanner } from './types.js';
+import type { DestroyBlocker, OwnedRead, Plan, ReadResult, ResourceChange, ResourcePlanner } from './types.js';
 
 /** The code of a destroy the platform would refuse because something this plan keeps still uses the resource. */
 export const DESTROY_BLOCKED = 'destroy-blocked';
@@ -10,14 +10,16 @@ export const DESTROY_BLOCKED = 'destroy-blocked';
 export interface DestroyInput {
   reads: ReadonlyMap<string, ReadResult>;
   owned?: readonly OwnedRead[];
-  planners: { readonly [T in ResourceType]?: Pick<ResourcePlanner, 'destroyBlockers'> };
+  planners: { readonly [T in ResourceType]?: Pick<ResourcePlanner, 'destroyBlockers' | 'usedIds'> };
 }
 
 /**
  * The plan, with an error for each destroy (delete, the destroy half of a replace, a prune) the
- * platform would refuse because an object it knows still uses the resource (a network's subnets,
- * a volume's instances: ResourcePlanner.destroyBlockers) and this plan does not destroy that
- * object. Such an apply would fail half-way (the 409 comes after the destroys before it were
+ * platform would refuse because something still uses the resource and this plan does not
+ * destroy it: an object the resource's own answer names (a network's subnets, a volume's
+ * instances: ResourcePlanner.destroyBlockers), or a block of the stack whose resource uses it
+ * (a listener's secret: ResourcePlanner.usedIds; an in-place update of that block comes after
+ * the destroy, too late). Such an apply would fail half-way (the 409 comes after the destroys before it were
  * sent), and a second run would fail the same way: refused here instead, before any write.
  * Objects of another stack (a `${stack:...}` reader) are the usual case: a run of the fleet
  * applies one stack after the other, so the reader's own replacement comes too late.
@@ -32,11 +34,14 @@ export function refuseBlockedDestroys(plan: Plan, stack: Stack, input: DestroyIn
     if (typeof id === 'string') destroyedIds.add(id);
   }
   const ranges = new Map(stack.resources.map((b) => [b.address, b.range]));
+  const users = usersByUsedId(stack, destroys, input);
   const problems: Diagnostic[] = [];
   for (const change of destroys) {
     const state = states.get(change.address);
-    const blockers = state === undefined ? [] : (input.planners[change.type]?.destroyBlockers?.(state) ?? []);
-    const kept = blockers.filter((b) => !destroyedIds.has(b.id));
+    const id = state?.[RESOURCE_KINDS[change.type].idField];
+    // What the resource's answer names, unless this plan destroys it too; and the blocks this plan keeps that use it.
+    const named = state === undefined ? [] : (input.planners[change.type]?.destroyBlockers?.(state) ?? []);
+    const kept = [...named.filter((b) => !destroyedIds.has(b.id)), ...(typeof id === 'string' ? (users.get(id) ?? []) : [])];
     if (kept.length === 0) continue;
     const range = ranges.get(change.address);
     const what = change.action === 'replace' ? 'replaced (destroyed, then created again)' : change.pruned ? 'pruned' : 'destroyed';
@@ -55,6 +60,19 @@ export function refuseBlockedDestroys(plan: Plan, stack: Stack, input: DestroyIn
   }
   if (problems.length === 0) return plan;
   return { ...plan, diagnostics: [...plan.diagnostics, ...problems], errored: true, applyable: false };
+}
+
+/** The blocks this plan keeps (not destroyed) by each platform id their resource uses (ResourcePlanner.usedIds), as blockers of its delete. */
+function usersByUsedId(stack: Stack, destroys: readonly ResourceChange[], input: DestroyInput): Map<string, DestroyBlocker[]> {
+  const destroyed = new Set(destroys.map((c) => c.address));
+  const users = new Map<string, DestroyBlocker[]>();
+  for (const block of stack.resources) {
+    const usedIds = input.planners[block.type]?.usedIds;
+    const read = input.reads.get(block.address);
+    if (usedIds === undefined || destroyed.has(block.address) || !read?.ok || !read.observation.exists) continue;
+    for (const id of usedIds(read.observation.state)) users.set(id, [...(users.get(id) ?? []), { id, label: block.address }]);
+  }
+  return users;
 }
 
 /** The state each destroy was planned from: its block's read, or for a prune the listing that found it. */

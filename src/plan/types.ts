@@ -431,6 +431,12 @@ export interface ResourcePlanner<T extends ResourceType = ResourceType> {
    * is refused at plan unless the same plan destroys them too (see destroy-blockers.ts). Pure.
    */
   destroyBlockers?(state: Record<string, unknown>): DestroyBlocker[];
+  /**
+   * The platform ids of what a resource in this state uses that the platform refuses to delete
+   * while it does (a listener's secrets): the other side of destroyBlockers, for what only the
+   * user knows of (a secret's answer does not list its listeners). Pure.
+   */
+  usedIds?(state: Record<string, unknown>): string[];
   /** The identifying and declared fields of an existing resource, as `before` shows them. Pure. */
   summarize(state: Record<string, unknown>): Record<string, unknown>;
   /**

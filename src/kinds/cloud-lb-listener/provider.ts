@@ -86,6 +86,8 @@ export const cloudLbListener: ResourceProvider<'cloud_lb_listener'> = {
   read: reads.read,
   groupRead: reads.groupRead,
   pruneListing: reads.pruneListing,
+  // The platform refuses to delete a secret a listener uses (409): a plan that destroys one this listener keeps is refused.
+  usedIds: (state) => [state.secret_id, ...(state.sni_secret_id as unknown[])].filter((id): id is string => typeof id === 'string'),
   import: listenerImport,
   apply: (ctx, change) => onBalancer(ctx, change.desired, change.desired.load_balancer_id, () => lifecycle.apply(ctx, change)),
   summarize: (state) => ({

@@ -151,6 +151,8 @@ export const cloudLbPool: ResourceProvider<'cloud_lb_pool'> = {
   read: reads.read,
   groupRead: reads.groupRead,
   pruneListing: reads.pruneListing,
+  // The platform refuses to delete a secret a pool uses (409): a plan that destroys one this pool keeps is refused.
+  usedIds: (state) => [state.secret_id, state.ca_secret_id, state.crl_secret_id].filter((id): id is string => typeof id === 'string'),
   import: poolImport,
   apply: (ctx, change) => onBalancer(ctx, change.desired, change.desired.load_balancer_id, () => lifecycle.apply(ctx, change)),
   summarize: (state) => ({

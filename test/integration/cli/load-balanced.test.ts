@@ -127,6 +127,16 @@ describe('examples/load-balanced.yaml', () => {
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(again.stdout).toContain('No changes.');
 
+    // Sending the certificate again replaces the secret, which the HTTPS listener uses: the platform
+    // would refuse its delete (409), so the plan refuses it, at the secret's block, before any write.
+    emu.requests.length = 0;
+    const rotate = await cli(['apply', EXAMPLE, '--auto-approve', '--resend-sensitive', 'cloud_secret.cert']);
+    expect(rotate.code).toBe(1);
+    expect(rotate.stdout + rotate.stderr).toMatch(
+      /load-balanced\.yaml:62:3: error: cloud_secret\.cert cannot be replaced \(destroyed, then created again\): the platform refuses to delete it while cloud_lb_listener\.https uses it, and this plan does not destroy that/,
+    );
+    expect(lbWrites()).toEqual([]);
+
     // A third instance, added as a member: one pool PATCH that keeps the two members it had.
     const third = readFileSync(EXAMPLE, 'utf8')
       .replace(

@@ -5,8 +5,10 @@ import { change, plan } from '../../helpers/plan.js';
 import { resource, stackOf } from '../../helpers/stack.js';
 
 // A network blocks its delete by its subnets, as the cloud_network kind declares (by platform id).
+// A listener uses its secret, as the cloud_lb_listener kind declares (the platform refuses to delete a secret in use).
 const planners: DestroyInput['planners'] = {
   cloud_network: { destroyBlockers: (state) => (state.subnets as string[]).map((id) => ({ id, label: `subnet ${id}` })) },
+  cloud_lb_listener: { usedIds: (state) => [state.secret_id as string] },
 };
 const read = (state: Record<string, unknown>): ReadResult => ({ ok: true, observation: { exists: true, state } });
 const NET = 'net-1';
@@ -80,5 +82,24 @@ describe('refuseBlockedDestroys: a destroy the platform would refuse for what th
     expect(refuseBlockedDestroys(ip, stack, { reads: new Map([['cloud_floating_ip.ip', read({ floating_ip_id: 'f' })]]), planners })).toBe(ip);
     const empty = plan([change({ address: 'cloud_network.net', action: 'delete' })]);
     expect(refuseBlockedDestroys(empty, stack, { reads: reads([]), planners })).toBe(empty);
+  });
+
+  it("refuses a secret's replace while a listener the plan keeps (even one it updates) uses it, naming the listener's block", () => {
+    const stackWithUsers = stackOf([
+      resource('cloud_secret', 'tls', { project_id: 1, region_id: 76 } as never),
+      resource('cloud_lb_listener', 'https', { project_id: 1, region_id: 76 } as never),
+    ]);
+    const secretReads = new Map<string, ReadResult>([
+      ['cloud_secret.tls', read({ secret_id: 'sec-1' })],
+      ['cloud_lb_listener.https', read({ listener_id: 'lis-1', secret_id: 'sec-1' })],
+    ]);
+    const kept = plan([change({ address: 'cloud_secret.tls', action: 'replace' }), change({ address: 'cloud_lb_listener.https', action: 'update' })]);
+    const [problem] = refuseBlockedDestroys(kept, stackWithUsers, { reads: secretReads, planners }).diagnostics;
+    expect(problem!.summary).toBe(
+      'cloud_secret.tls cannot be replaced (destroyed, then created again): the platform refuses to delete it while cloud_lb_listener.https uses it, and this plan does not destroy that',
+    );
+    // A listener destroyed in the same plan (before the secret: it reads it) frees it.
+    const both = plan([change({ address: 'cloud_secret.tls', action: 'delete' }), change({ address: 'cloud_lb_listener.https', action: 'delete' })]);
+    expect(refuseBlockedDestroys(both, stackWithUsers, { reads: secretReads, planners })).toBe(both);
   });
 });
