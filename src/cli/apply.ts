@@ -284,7 +284,7 @@ async function applyStackLocked(
   }
   try {
     const { plan } = result;
-    view.plan(plan, result.files);
+    await view.plan(plan, result.files);
     if (plan.errored) {
       view.planErrored(plan);
       return ExitCode.error;

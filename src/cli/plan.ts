@@ -77,7 +77,7 @@ export const planCommand = defineCommand<PlanArgs>({
       try {
         // One plan value for every output: `--format json` prints exactly the document --out writes.
         const planned = withRelativeSources(result.plan);
-        view.plan(planned, result.files);
+        await view.plan(planned, result.files);
         if (args.out) {
           if (planned.errored) await refuseToSave(args.out, view);
           else await savePlan(args.out, planned, io.env, view);

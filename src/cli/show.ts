@@ -38,7 +38,7 @@ export const showCommand = defineCommand<ShowArgs>({
     // The sticky-comment marker names the stack as `plan --format markdown PATH` would for a one-file stack.
     const view = createPlanView(args.format, io, { stackLabel: sources.length === 1 ? (sources[0] ?? args.planfile) : args.planfile, commit: commitFromEnv(io.env) });
     // The views read only what a saved plan has too (a SavedChange differs in `desired`, which they never show).
-    view.plan(saved as unknown as Plan, new Map());
+    await view.plan(saved as unknown as Plan, new Map());
     return ExitCode.ok;
   },
 });

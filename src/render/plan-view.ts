@@ -18,7 +18,8 @@ export interface PlanView {
   /** The stack is invalid: nothing was read or changed. */
   invalidStack(diagnostics: readonly Diagnostic[], files: StackFiles): void;
   /** The plan, with its diagnostics. */
-  plan(plan: Plan, files: StackFiles): void;
+  /** The plan, with its diagnostics; done when it is written (the JSON document waits for a slow reader). */
+  plan(plan: Plan, files: StackFiles): void | Promise<void>;
   /** The plan was written to `file` (--out). */
   saved(file: string): void;
   /** The plan has errors and was not written to `file`; `removedOlder` when an older plan file there was removed. */
@@ -62,8 +63,12 @@ export function createPlanView(format: PlanFormat, output: ViewOutput, options: 
       ...notes,
       invalidStack: (diagnostics) => output.out(formatDiagnosticsJson(diagnostics)),
       // Written a change at a time (jsonLines): a plan of 175,000 changes is never one string.
-      plan: (plan) => {
-        for (const chunk of jsonLines(toPlanJson(plan))) output.out(chunk);
+      // Each chunk waits for a slow reader: piped, the document is never held whole in memory.
+      plan: async (plan) => {
+        for (const chunk of jsonLines(toPlanJson(plan))) {
+          if (output.outPaced) await output.outPaced(chunk);
+          else output.out(chunk);
+        }
       },
       failed: (failure) => output.out(JSON.stringify(toPlanFailureJson(failure, options.stackLabel), null, 2)),
     }),

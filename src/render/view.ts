@@ -13,6 +13,8 @@ export interface ViewOutput {
   /** Whether colour is on for this run (decided once by the CLI); views of uncoloured formats ignore it. */
   readonly color: boolean;
   out(text: string): void;
+  /** As out, waiting for a slow reader (CliIO.outPaced); absent: out. */
+  outPaced?(text: string): Promise<void>;
   err(text: string): void;
 }
 

@@ -1,6 +1,8 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createIO, decideColor } from '../../../src/cli/io.js';
+import { createPlanView } from '../../../src/render/plan-view.js';
+import { change, plan } from '../../helpers/plan.js';
 
 /** A stream that keeps what is written, claiming to be a terminal or not. */
 function sink(isTTY: boolean): Writable & { isTTY: boolean; text: () => string } {
@@ -96,5 +98,36 @@ describe('decideColor, the one place edgeform decides colour', () => {
   it('is what the output boundary tells the views', () => {
     expect(createIO({ env: {}, stdout: sink(true), stderr: sink(false), argv: ['plan', 'x'] }).color).toBe(true);
     expect(createIO({ env: {}, stdout: sink(true), stderr: sink(false), argv: ['plan', 'x', '--no-color'] }).color).toBe(false);
+  });
+});
+
+describe('the JSON plan written to a slow pipe', () => {
+  it('waits for the reader: what stdout buffers stays bounded however large the plan is (a pipe is asynchronous in Node)', async () => {
+    // A pipe that takes 1 KiB at a time, each acknowledged only on a later turn of the event loop.
+    let written = 0;
+    const stdout = new Writable({
+      highWaterMark: 1024,
+      write(chunk: Buffer, _encoding, done) {
+        written += chunk.length;
+        setImmediate(done);
+      },
+    });
+    // What the pipe holds that the reader has not taken, measured after every write.
+    let most = 0;
+    const write = stdout.write.bind(stdout) as (chunk: string) => boolean;
+    stdout.write = ((chunk: string) => {
+      const ok = write(chunk);
+      most = Math.max(most, stdout.writableLength);
+      return ok;
+    }) as typeof stdout.write;
+    const io = createIO({ env: {}, stdout, stderr: new Writable({ write: (_c, _e, done) => done() }) });
+    const changes = Array.from({ length: 6000 }, (_, i) =>
+      change({ address: `dns_rrset.example.com/h${i}.example.com./A`, action: 'create', after: { zone: 'example.com', ttl: 300 } }),
+    );
+    await createPlanView('json', io, { stackLabel: 'big.yaml' }).plan(plan(changes), new Map());
+    await new Promise((resolve) => stdout.end(resolve));
+    expect(written).toBeGreaterThan(1_200_000);
+    // Never more than one chunk of the document (about 64 KiB of whole lines) waiting behind the reader, not the whole plan.
+    expect(most).toBeLessThan(2 * 64 * 1024);
   });
 });
