@@ -19,8 +19,9 @@ export interface DestroyInput {
  * destroy it: an object the resource's own answer names (a network's subnets, a volume's
  * instances: ResourcePlanner.destroyBlockers), or a block of the stack whose resource uses it
  * (a listener's secret: ResourcePlanner.usedIds; an in-place update of that block comes after
- * the destroy, too late). Such an apply would fail half-way (the 409 comes after the destroys before it were
- * sent), and a second run would fail the same way: refused here instead, before any write.
+ * the destroy, too late). Such an apply would fail half-way (the 409 comes once the destroys
+ * ordered before it have run), and a second run would fail the same way: refused here instead,
+ * before any write.
  * Objects of another stack (a `${stack:...}` reader) are the usual case: a run of the fleet
  * applies one stack after the other, so the reader's own replacement comes too late.
  */
