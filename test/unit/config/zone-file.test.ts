@@ -292,6 +292,8 @@ describe('parseZoneFile diagnostics, whole', () => {
       ['$TTL 60\nwww.example.net. A 192.0.2.1\n', 'zone-file-name', '2:1-2:17', undefined],
       ['   A 192.0.2.1\n', 'zone-file-syntax', '1:1-1:1', undefined],
       ['$TTL 60\na..b A 192.0.2.1\n', 'zone-file-name', '2:1-2:5', undefined],
+      [`$TTL 60\n${'a'.repeat(64)} A 192.0.2.1\n`, 'zone-file-name', '2:1-2:65', undefined],
+      [`$TTL 60\n${Array(70).fill('abc').join('.')} A 192.0.2.1\n`, 'zone-file-name', '2:1-2:280', undefined],
       ['$TTL 60\nwww 300 A 192.0.2.1\nwww 600 A 192.0.2.2\n', 'zone-file-ttl', '3:5-3:8', 'A record set has one TTL; give every record of it the same.'],
       ['$TTL 60\nwww 300 A 192.0.2.1\nwww A 192.0.2.2\n', 'zone-file-ttl', '3:1-3:1', 'A record set has one TTL; give every record of it the same.'],
       ['$TTL 1 2\n', 'zone-file-syntax', '1:8-1:9', undefined],

@@ -294,5 +294,20 @@ describe('checking attributes whose references apply resolved', () => {
     // Two references: an issue at either place is the reference's.
     const two = checkResolvedAttributes('fastedge_app', { name: 'gw', binary: 7, env: { A: 'ok', B: 5 } }, planned, [{ path: ['env', 'A'] }, { path: ['env', 'B'] }]);
     expect(two).toMatch(/^env\.B: the resolved value 5 is not valid: /);
+    // The same problem before and after at the place of one of two references: still the reference's.
+    const atSecond = checkResolvedAttributes('fastedge_app', { name: 'gw', binary: 7, env: 5 }, { name: 'gw', binary: 7, env: 5 }, [{ path: ['name'] }, { path: ['env'] }]);
+    expect(atSecond).toMatch(/^env: the resolved value 5 is not valid: /);
+  });
+
+  it("places a reference by its whole path: a problem the plan had beside it, under the same map, is not the reference's", () => {
+    const had = { name: 'gw', binary: 7, env: { A: KNOWN_AFTER_APPLY, B: 5 } };
+    expect(checkResolvedAttributes('fastedge_app', { ...had, env: { A: 'ok', B: 5 } }, had, [{ path: ['env', 'A'] }])).toBeUndefined();
+  });
+
+  it('tells a problem the plan had from a new one outside the references by its place and message', () => {
+    // The plan had a bad status; the resolved attributes also bring a bad binary, which is new.
+    const had = { name: 'gw', binary: 7, status: 'not-a-status', env: { IP: KNOWN_AFTER_APPLY } };
+    const message = checkResolvedAttributes('fastedge_app', { ...had, binary: 'seven', env: { IP: '1.2.3.4' } }, had, [{ path: ['env', 'IP'] }]);
+    expect(message).toMatch(/^binary: the resolved value "seven" is not valid: /);
   });
 });
