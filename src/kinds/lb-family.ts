@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConflictError } from '../api/errors.js';
 import { apiPath } from '../api/path.js';
+import { canonicalJson } from '../model/fingerprint.js';
 import { KNOWN_AFTER_APPLY, type FieldChange } from '../plan/types.js';
 import { onlyMatch } from './create.js';
 import { fetchListPage, listAll, type CloudScope, type KindList } from './kind-list.js';
@@ -302,6 +303,48 @@ export async function balancerOfListener(ctx: ProviderContext, scope: CloudScope
     async () => (await ctx.api.get(apiPath`/cloud/v1/lblisteners/${scope.project_id}/${scope.region_id}/${listenerId}`, { schema: listenerBalancer, signal: ctx.signal })).body,
   );
   return listener?.load_balancer_id ?? undefined;
+}
+
+/** A child's declared fields against its state: what plan shows and what its PATCH sends (see diffChildFields). */
+export interface ChildFieldsDiff {
+  before: Record<string, unknown>;
+  after: Record<string, unknown>;
+  changes: FieldChange[];
+  /** The fields that differ and change in place, with their declared values: the PATCH body. */
+  body: Record<string, unknown>;
+}
+
+/**
+ * The diff of a listener's or pool's name and plain fields: a field the block leaves out
+ * (`want` undefined) is not managed; one that differs is a change, forcing replacement when it is
+ * among `createOnly` and otherwise sent in the PATCH body. `before`/`after` start from the child's
+ * id, balancer and name. Pure.
+ */
+export function diffChildFields<Field extends string>(
+  state: Record<string, unknown>,
+  declared: { idField: string; name: string },
+  fields: { createOnly: readonly Field[]; inPlace: readonly Field[] },
+  want: (field: Field) => unknown,
+): ChildFieldsDiff {
+  const before: Record<string, unknown> = { [declared.idField]: state[declared.idField], load_balancer_id: state.load_balancer_id, name: state.name };
+  const after: Record<string, unknown> = { ...before, name: declared.name };
+  const changes: FieldChange[] = [];
+  const body: Record<string, unknown> = {};
+  if (declared.name !== state.name) {
+    changes.push({ path: ['name'], op: 'update', before: state.name, after: declared.name });
+    body.name = declared.name;
+  }
+  for (const field of [...fields.createOnly, ...fields.inPlace]) {
+    const value = want(field);
+    if (value === undefined) continue;
+    before[field] = state[field];
+    after[field] = value;
+    if (canonicalJson(value) === canonicalJson(state[field])) continue;
+    const forces = fields.createOnly.includes(field);
+    changes.push({ path: [field], op: 'update', before: state[field], after: value, ...(forces ? { forces_replacement: true } : {}) });
+    if (!forces) body[field] = value;
+  }
+  return { before, after, changes, body };
 }
 
 /**

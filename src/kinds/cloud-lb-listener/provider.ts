@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
-import { canonicalJson } from '../../model/fingerprint.js';
-import type { FieldChange } from '../../plan/types.js';
 import { createPlan } from '../create.js';
-import { defineChildReads, onBalancer } from '../lb-family.js';
+import { adoptedReplaceErrors, defineChildReads, diffChildFields, onBalancer } from '../lb-family.js';
 import { cloudTaskScope, defineLifecycle } from '../lifecycle.js';
 import type { ProviderPlan, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
@@ -106,39 +104,11 @@ export const cloudLbListener: ResourceProvider<'cloud_lb_listener'> = {
     identity: (d) => (d.listener_id === undefined ? `name ${JSON.stringify(d.name)} in its load balancer` : null),
   },
   plan(d, state) {
-    const before: Record<string, unknown> = { listener_id: state.listener_id, load_balancer_id: state.load_balancer_id, name: state.name };
-    const after: Record<string, unknown> = { ...before, name: d.name };
-    const changes: FieldChange[] = [];
-    const body: Record<string, unknown> = {};
-    if (d.name !== state.name) {
-      changes.push({ path: ['name'], op: 'update', before: state.name, after: d.name });
-      body.name = d.name;
-    }
-    for (const field of [...CREATE_ONLY, ...IN_PLACE]) {
-      const value = answered(d, field);
-      if (value === undefined) continue;
-      before[field] = state[field];
-      after[field] = value;
-      if (canonicalJson(value) === canonicalJson(state[field])) continue;
-      const forces = (CREATE_ONLY as readonly string[]).includes(field);
-      changes.push({ path: [field], op: 'update', before: state[field], after: value, ...(forces ? { forces_replacement: true } : {}) });
-      if (!forces) body[field] = value;
-    }
+    const { before, after, changes, body } = diffChildFields(state, { idField: 'listener_id', name: d.name }, { createOnly: CREATE_ONLY, inPlace: IN_PLACE }, (field) =>
+      answered(d, field),
+    );
     const forced = changes.some((c) => c.forces_replacement);
-    const errors =
-      forced && d.listener_id !== undefined
-        ? [
-            {
-              field: changes.find((c) => c.forces_replacement)?.path[0] ?? 'protocol',
-              summary: `${changes
-                .filter((c) => c.forces_replacement)
-                .map((c) => c.path[0])
-                .join(' and ')} of listener ${d.listener_id} cannot change in place`,
-              detail:
-                'edgeform would destroy the listener and create a new one, which listener_id could no longer name: remove listener_id (the listener is found by its balancer and name), or declare what the listener has.',
-            },
-          ]
-        : [];
+    const errors = adoptedReplaceErrors(changes, { idField: 'listener_id', id: d.listener_id, noun: 'listener', parent: 'balancer' });
     const action = forced ? 'replace' : changes.length > 0 ? 'update' : 'no-op';
     return { action, before, after, changes, ...(action === 'update' ? { payload: { body } } : {}), errors, warnings: [], notes: [] };
   },

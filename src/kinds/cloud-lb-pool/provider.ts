@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { apiPath } from '../../api/path.js';
 import { canonicalJson } from '../../model/fingerprint.js';
-import type { FieldChange } from '../../plan/types.js';
 import { createPlan } from '../create.js';
-import { adoptedReplaceErrors, defineChildReads, onBalancer } from '../lb-family.js';
+import { adoptedReplaceErrors, defineChildReads, diffChildFields, onBalancer } from '../lb-family.js';
 import { cloudTaskScope, defineLifecycle } from '../lifecycle.js';
 import type { ProviderPlan, ResourceProvider } from '../provider.js';
 import type { ResourceAttributes } from '../registry.js';
@@ -170,24 +169,7 @@ export const cloudLbPool: ResourceProvider<'cloud_lb_pool'> = {
     identity: (d) => (d.pool_id === undefined ? `name ${JSON.stringify(d.name)} in its load balancer` : null),
   },
   plan(d, state) {
-    const before: Record<string, unknown> = { pool_id: state.pool_id, load_balancer_id: state.load_balancer_id, name: state.name };
-    const after: Record<string, unknown> = { ...before, name: d.name };
-    const changes: FieldChange[] = [];
-    const body: Record<string, unknown> = {};
-    if (d.name !== state.name) {
-      changes.push({ path: ['name'], op: 'update', before: state.name, after: d.name });
-      body.name = d.name;
-    }
-    for (const field of [...CREATE_ONLY, ...IN_PLACE]) {
-      const want = d[field];
-      if (want === undefined) continue;
-      before[field] = state[field];
-      after[field] = want;
-      if (canonicalJson(want) === canonicalJson(state[field])) continue;
-      const forces = (CREATE_ONLY as readonly string[]).includes(field);
-      changes.push({ path: [field], op: 'update', before: state[field], after: want, ...(forces ? { forces_replacement: true } : {}) });
-      if (!forces) body[field] = want;
-    }
+    const { before, after, changes, body } = diffChildFields(state, { idField: 'pool_id', name: d.name }, { createOnly: CREATE_ONLY, inPlace: IN_PLACE }, (field) => d[field]);
     if (d.members !== undefined) {
       const live = state.members as Array<Record<string, unknown>>;
       // Whole values, so that an address known only after apply is a value of its own (a wildcard when apply checks its plan).
